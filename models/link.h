@@ -1,0 +1,90 @@
+/* link.h — a full-duplex PCIe link between a host (root port) and a device (endpoint), modelled in time.
+ *
+ * Contract (what the rest of pciesim may rely on):
+ * - A Link has two ports, LINK_HOST and LINK_DEVICE. Each port transmits on one direction (host: downstream,
+ *   device: upstream) and receives on the other. Upstream = device -> host.
+ * - Sending: a user asks link_port_can_send(port, tlp); when TRUE it may call link_port_send(), which consumes the
+ *   receiver's flow-control credits at once (spec §2.6.1: the transmitter gates on credits) and takes ownership of
+ *   the TLP. The port then serialises it in submission order, after sequence number, framing, lane placement,
+ *   SKP ordered sets and DLLPs of higher priority. When can_send was FALSE, the port calls the tx-ready callback
+ *   the next time its state changes in a way that may allow sending (credits returned, queue or replay space freed).
+ * - Receiving: after the last symbol of a TLP arrives and the receive pipeline latency has passed, the rx callback
+ *   receives the TLP and owns it. The receiver calls link_port_consume() when its consumer has taken the TLP out
+ *   of the receive buffer; only then are the credits freed and, per spec §2.6.1.2, an UpdateFC DLLP scheduled.
+ *   The receiver then frees the TLP with tlp_free() on the link's pool (link_pool()).
+ * - Acks: every TLP is acknowledged by the receiving data link layer within the spec's Ack latency limit
+ *   (pcie-protocol.md §3), coalesced; Acks free replay-buffer space at the transmitter.
+ * - Accounting: every picosecond of each direction is attributed to exactly one of payload, TLP overhead
+ *   (framing + header + ECRC + LCRC), DLLP, ordered set, or idle/padding. link_usage() returns the fractions
+ *   over a window, which always sum to 1.
+ * - Parameters are plain values (LinkParams), so the link does not depend on the configuration module.
+ */
+#pragma once
+
+#include "sim/engine.h"
+#include "models/tlp.h"
+
+typedef enum { LINK_HOST = 0, LINK_DEVICE = 1 } LinkEnd;
+typedef enum { LINK_DOWNSTREAM = 0, LINK_UPSTREAM = 1 } LinkDir;
+
+/* Credits one receiver advertises (spec §2.6.1, §3.4.2). 0 means infinite, as the InitFC encoding does. */
+typedef struct {
+  uint32_t ph, pd, nph, npd, cplh, cpld;
+} FcCredits;
+
+typedef struct {
+  int gen; /* 1..5: 2.5, 5, 8, 16, 32 GT/s (spec Table 1-1) */
+  int lanes; /* 1, 2, 4, 8, 16 */
+  uint32_t max_payload_bytes; /* MPS, drives the Ack latency limit (pcie-protocol.md §3) */
+  SimTime tx_pipeline_ps; /* transmitter PHY/DLL pipeline: TLP accepted -> first symbol on the wire */
+  SimTime rx_pipeline_ps; /* receiver PHY/DLL/TL pipeline: last symbol in -> TLP delivered */
+  SimTime flight_ps; /* channel propagation, each way */
+  uint32_t replay_buffer_bytes; /* transmit replay buffer; 0 = unlimited */
+  uint32_t tx_queue_tlps; /* TLPs the transaction layer may queue ahead of the wire; 0 = unlimited */
+  SimTime updatefc_period_ps; /* periodic UpdateFC for finite types; spec: at least every 30 us */
+  FcCredits host_rx_credits; /* advertised by the host's receiver (limits device -> host TLPs) */
+  FcCredits device_rx_credits; /* advertised by the device's receiver (limits host -> device TLPs) */
+} LinkParams;
+
+typedef struct Link Link;
+typedef struct LinkPort LinkPort;
+
+typedef void (*LinkRxFn) (void *ctx, LinkPort *port, Tlp *tlp);
+typedef void (*LinkTxReadyFn) (void *ctx, LinkPort *port);
+
+Link *link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool);
+void link_free (Link *link);
+
+LinkPort *link_port (Link *link, LinkEnd end);
+TlpPool *link_pool (Link *link);
+void link_port_set_rx (LinkPort *port, LinkRxFn fn, void *ctx);
+void link_port_set_tx_ready (LinkPort *port, LinkTxReadyFn fn, void *ctx);
+
+gboolean link_port_can_send (LinkPort *port, const Tlp *tlp);
+void link_port_send (LinkPort *port, Tlp *tlp);
+void link_port_consume (LinkPort *port, const Tlp *tlp);
+
+/* Per-direction byte-time accounting. */
+typedef struct {
+  double payload, tlp_overhead, dllp, ordered_sets, idle; /* fractions, sum 1 */
+} LinkUsage;
+
+typedef struct {
+  uint64_t tlps, dllps, acks, updatefcs, skps;
+  uint64_t payload_bytes; /* TLP payload delivered on this direction */
+} LinkCounters;
+
+/* Restart the accounting window of both directions at the current time. */
+void link_stats_reset (Link *link);
+LinkUsage link_usage (const Link *link, LinkDir dir);
+LinkCounters link_counters (const Link *link, LinkDir dir);
+
+/* End-of-run checks: nothing unacknowledged, credits within [0, advertised], queues empty. Sets error. */
+gboolean link_check_invariants (const Link *link, GError **error);
+
+/* The vendor "theoretical maximum" (published-calibration.md §1): lanes x per-lane MB/s after 8b/10b
+ * (Gen3 counted as 1000, Gen4 2000, Gen5 4000 MB/s) x MPS / (MPS + 20). */
+double link_theoretical_mbps (int gen, int lanes, uint32_t max_payload_bytes);
+/* The most a saturating posted-write stream of MPS-sized 3-DW-header MWrs can carry on this link with its
+ * framing, encoding, lane placement, SKP ordered sets and the minimum reverse-direction DLLP traffic. */
+double link_protocol_limit_mbps (const LinkParams *params);

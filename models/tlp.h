@@ -1,0 +1,60 @@
+/* tlp.h — transaction-layer packets: kinds, sizes, credit costs, and the free-list pool they live in.
+ *
+ * Contract:
+ * - A Tlp is owned by exactly one party at a time: the pool, a sender's queue, the link, or the receiver that was
+ *   handed it. The receiver returns it with tlp_free() when done; nothing else frees TLPs.
+ * - tlp_pool_alloc() never calls malloc once the pool has grown to the working-set size (it grows by chunks).
+ * - Byte and credit figures follow the PCIe Base Spec r6.3 (§2.2 headers, §2.6.1 credits) and are pure functions
+ *   of the TLP's fields, so the link, the accounting and the tests all agree on them.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum {
+  TLP_MWR, /* posted memory write with data */
+  TLP_MRD, /* non-posted memory read request, no data */
+  TLP_CPLD, /* completion with data */
+  TLP_CPL, /* completion without data */
+  TLP_MSI, /* message-signalled interrupt: a 1-DW MWr, counted separately for reports */
+  TLP_KIND_COUNT
+} TlpKind;
+
+/* Flow-control classes (spec §2.6.1): each has a header and a data credit type. */
+typedef enum { FC_P, FC_NP, FC_CPL, FC_CLASS_COUNT } FcClass;
+
+typedef struct Tlp Tlp;
+struct Tlp {
+  Tlp *next; /* intrusive link for queues and the free list */
+  TlpKind kind;
+  uint8_t header_bytes; /* 12 (3 DW) or 16 (4 DW); completions are always 12 */
+  bool ecrc; /* 4-byte end-to-end CRC appended (spec §2.7) */
+  uint32_t payload_bytes; /* data carried (0 for MRd, Cpl) */
+  uint64_t address; /* MWr/MRd target; CplD: address of the first payload byte (for ordering checks) */
+  uint32_t length_bytes; /* MRd: bytes requested; CplD: byte count still outstanding incl. this one (§2.2.9) */
+  uint16_t tag; /* MRd and its completions */
+  uint16_t seq; /* data-link sequence number, set by the link */
+  uint64_t stamp_ps; /* free for the owner: e.g. when a request was issued */
+  void *owner; /* requester context, carried back on completions */
+  uint64_t cookie; /* owner-defined */
+};
+
+typedef struct TlpPool TlpPool;
+
+TlpPool *tlp_pool_new (void);
+void tlp_pool_free (TlpPool *pool);
+Tlp *tlp_alloc (TlpPool *pool); /* zero-filled */
+void tlp_free (TlpPool *pool, Tlp *tlp);
+/* TLPs currently handed out (leak check at the end of a run). */
+size_t tlp_pool_live (const TlpPool *pool);
+/* TLP structs ever allocated (memory check). */
+size_t tlp_pool_capacity (const TlpPool *pool);
+
+FcClass tlp_fc_class (TlpKind kind);
+/* Data credits: ceil(payload / 16 bytes), spec §2.6.1 ("4 DW = 1 data credit"). */
+uint32_t tlp_data_credits (const Tlp *tlp);
+/* Header + optional ECRC + payload: what the transaction layer hands the data link layer. */
+uint32_t tlp_transaction_bytes (const Tlp *tlp);
+const char *tlp_kind_name (TlpKind kind);

@@ -1,0 +1,297 @@
+/* engine.c — binary min-heap of (time, sequence) keys over a pool of event records.
+ *
+ * The heap holds small key entries (time, seq, slot) so sift operations touch 24-byte records instead of
+ * chasing pointers; each record remembers its heap position so cancel is O(log n). Records live in one
+ * array grown by doubling and recycled through a free list threaded through `next_free`. */
+#include "engine.h"
+
+#include <string.h>
+
+typedef struct {
+  SimTime time;
+  uint64_t seq;
+  uint32_t slot;
+} HeapEntry;
+
+typedef struct {
+  SimEventFn fn;
+  void *ctx;
+  uint64_t arg;
+  uint32_t gen;
+  /* Position in heap while pending; UINT32_MAX while free. */
+  uint32_t heap_pos;
+  uint32_t next_free;
+} EventRec;
+
+struct SimEngine {
+  SimTime now;
+  uint64_t seed;
+  uint64_t next_seq;
+  uint64_t executed;
+  gboolean stop;
+
+  HeapEntry *heap;
+  uint32_t heap_len;
+  uint32_t heap_cap;
+
+  EventRec *recs;
+  uint32_t recs_cap;
+  uint32_t free_head;
+};
+
+#define NO_SLOT UINT32_MAX
+
+static inline gboolean
+entry_less (const HeapEntry *a, const HeapEntry *b)
+{
+  return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+}
+
+static inline void
+heap_place (SimEngine *e, uint32_t pos, HeapEntry entry)
+{
+  e->heap[pos] = entry;
+  e->recs[entry.slot].heap_pos = pos;
+}
+
+static void
+sift_up (SimEngine *e, uint32_t pos)
+{
+  HeapEntry entry = e->heap[pos];
+  while (pos > 0) {
+    uint32_t parent = (pos - 1) / 2;
+    if (!entry_less (&entry, &e->heap[parent]))
+      break;
+    heap_place (e, pos, e->heap[parent]);
+    pos = parent;
+  }
+  heap_place (e, pos, entry);
+}
+
+static void
+sift_down (SimEngine *e, uint32_t pos)
+{
+  HeapEntry entry = e->heap[pos];
+  uint32_t n = e->heap_len;
+  for (;;) {
+    uint32_t child = 2 * pos + 1;
+    if (child >= n)
+      break;
+    if (child + 1 < n && entry_less (&e->heap[child + 1], &e->heap[child]))
+      child++;
+    if (!entry_less (&e->heap[child], &entry))
+      break;
+    heap_place (e, pos, e->heap[child]);
+    pos = child;
+  }
+  heap_place (e, pos, entry);
+}
+
+static void
+grow_records (SimEngine *e)
+{
+  uint32_t old = e->recs_cap;
+  uint32_t cap = old ? old * 2 : 256;
+  if (cap <= old)
+    g_error ("event pool exhausted at %u records", old);
+  e->recs = g_renew (EventRec, e->recs, cap);
+  e->heap = g_renew (HeapEntry, e->heap, cap);
+  e->heap_cap = cap;
+  /* Thread the new records onto the free list in ascending order so slot reuse is deterministic. */
+  for (uint32_t i = old; i < cap; i++) {
+    e->recs[i] = (EventRec) { .gen = 1, .heap_pos = NO_SLOT, .next_free = i + 1 < cap ? i + 1 : e->free_head };
+  }
+  e->free_head = old;
+  e->recs_cap = cap;
+}
+
+SimEngine *
+sim_engine_new (uint64_t seed)
+{
+  SimEngine *e = g_new0 (SimEngine, 1);
+  e->seed = seed;
+  e->free_head = NO_SLOT;
+  grow_records (e);
+  return e;
+}
+
+void
+sim_engine_free (SimEngine *engine)
+{
+  if (!engine)
+    return;
+  g_free (engine->heap);
+  g_free (engine->recs);
+  g_free (engine);
+}
+
+SimTime
+sim_now (const SimEngine *engine)
+{
+  return engine->now;
+}
+
+uint64_t
+sim_seed (const SimEngine *engine)
+{
+  return engine->seed;
+}
+
+SimEventId
+sim_schedule_at (SimEngine *e, SimTime at, SimEventFn fn, void *ctx, uint64_t arg)
+{
+  if (G_UNLIKELY (at < e->now))
+    g_error ("event scheduled in the past: %" G_GUINT64_FORMAT " ps < now %" G_GUINT64_FORMAT " ps", at, e->now);
+  if (e->free_head == NO_SLOT)
+    grow_records (e);
+  uint32_t slot = e->free_head;
+  EventRec *r = &e->recs[slot];
+  e->free_head = r->next_free;
+  r->fn = fn;
+  r->ctx = ctx;
+  r->arg = arg;
+  uint32_t pos = e->heap_len++;
+  e->heap[pos] = (HeapEntry) { at, e->next_seq++, slot };
+  r->heap_pos = pos;
+  sift_up (e, pos);
+  return (SimEventId) { slot, r->gen };
+}
+
+SimEventId
+sim_schedule_in (SimEngine *e, SimTime delay, SimEventFn fn, void *ctx, uint64_t arg)
+{
+  if (G_UNLIKELY (delay > SIM_TIME_MAX - e->now))
+    g_error ("event delay overflows simulated time");
+  return sim_schedule_at (e, e->now + delay, fn, ctx, arg);
+}
+
+static void
+release_slot (SimEngine *e, uint32_t slot)
+{
+  EventRec *r = &e->recs[slot];
+  r->gen++;
+  r->heap_pos = NO_SLOT;
+  r->next_free = e->free_head;
+  e->free_head = slot;
+}
+
+/* Remove the heap entry at pos, keeping the heap property. */
+static void
+heap_remove (SimEngine *e, uint32_t pos)
+{
+  uint32_t last = --e->heap_len;
+  if (pos == last)
+    return;
+  HeapEntry moved = e->heap[last];
+  heap_place (e, pos, moved);
+  if (pos > 0 && entry_less (&moved, &e->heap[(pos - 1) / 2]))
+    sift_up (e, pos);
+  else
+    sift_down (e, pos);
+}
+
+gboolean
+sim_event_pending (const SimEngine *e, SimEventId id)
+{
+  return id.slot < e->recs_cap && e->recs[id.slot].gen == id.gen && e->recs[id.slot].heap_pos != NO_SLOT;
+}
+
+gboolean
+sim_cancel (SimEngine *e, SimEventId id)
+{
+  if (!sim_event_pending (e, id))
+    return FALSE;
+  heap_remove (e, e->recs[id.slot].heap_pos);
+  release_slot (e, id.slot);
+  return TRUE;
+}
+
+uint64_t
+sim_run_until (SimEngine *e, SimTime limit)
+{
+  uint64_t n = 0;
+  e->stop = FALSE;
+  while (e->heap_len > 0 && !e->stop) {
+    HeapEntry top = e->heap[0];
+    if (top.time > limit)
+      break;
+    EventRec *r = &e->recs[top.slot];
+    SimEventFn fn = r->fn;
+    void *ctx = r->ctx;
+    uint64_t arg = r->arg;
+    heap_remove (e, 0);
+    /* Free before calling so the handler can reuse the slot when it reschedules itself. */
+    release_slot (e, top.slot);
+    e->now = top.time;
+    fn (e, ctx, arg);
+    n++;
+  }
+  e->executed += n;
+  return n;
+}
+
+uint64_t
+sim_run (SimEngine *e)
+{
+  return sim_run_until (e, SIM_TIME_MAX);
+}
+
+void
+sim_stop (SimEngine *e)
+{
+  e->stop = TRUE;
+}
+
+gboolean
+sim_stopped (const SimEngine *e)
+{
+  return e->stop;
+}
+
+size_t
+sim_pending (const SimEngine *e)
+{
+  return e->heap_len;
+}
+
+SimTime
+sim_next_time (const SimEngine *e)
+{
+  return e->heap_len ? e->heap[0].time : SIM_TIME_MAX;
+}
+
+uint64_t
+sim_events_executed (const SimEngine *e)
+{
+  return e->executed;
+}
+
+size_t
+sim_event_capacity (const SimEngine *e)
+{
+  return e->recs_cap;
+}
+
+/* SplitMix64 finaliser: a cheap bijective mix so nearby (seed, id) pairs give unrelated streams. */
+static uint64_t
+mix64 (uint64_t x)
+{
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+uint64_t
+sim_component_seed (uint64_t run_seed, uint32_t component_id)
+{
+  return mix64 (mix64 (run_seed) ^ ((uint64_t) component_id * 0xd1b54a32d192ed03ULL));
+}
+
+GRand *
+sim_rand_new (const SimEngine *e, uint32_t component_id)
+{
+  uint64_t s = sim_component_seed (e->seed, component_id);
+  guint32 words[2] = { (guint32) s, (guint32) (s >> 32) };
+  return g_rand_new_with_seed_array (words, 2);
+}

@@ -1,0 +1,22 @@
+/* avst.c — Avalon-ST beat counts; the alignment rules and their sources are in avst.h. */
+#include "models/avst.h"
+
+uint32_t
+avst_beats (uint32_t width_bits, gboolean header_own_beat, uint32_t header_bytes, uint64_t address,
+  uint32_t payload_bytes)
+{
+  uint32_t per_beat = width_bits / 32; /* DWs per beat */
+  uint32_t hdr_dw = header_bytes / 4;
+  uint32_t data_dw = (payload_bytes + 3) / 4;
+  if (data_dw == 0)
+    return (hdr_dw + per_beat - 1) / per_beat;
+  uint32_t start;
+  if (header_own_beat)
+    start = ((hdr_dw + per_beat - 1) / per_beat) * per_beat;
+  else {
+    /* Address bit 2 says whether the first data DW is the upper half of a qword; data keeps that position. */
+    gboolean odd = (address & 4) != 0;
+    start = hdr_dw == 3 ? (odd ? 3 : 4) : (odd ? 5 : 4);
+  }
+  return (start + data_dw + per_beat - 1) / per_beat;
+}

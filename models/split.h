@@ -1,0 +1,39 @@
+/* split.h — how PCIe cuts a transfer into TLPs: requests by MPS/MRRS and the 4 KB rule, read completions by
+ * the read completion boundary (RCB) and the completer's MPS.
+ *
+ * Contract:
+ * - Pure functions of their arguments: no state, no allocation, so the host, the DMA engines and the tests all
+ *   apply one rule. The "next" functions are the hot-path form (one chunk at a time, O(1)); the array forms are
+ *   for tests and tools.
+ * - Requests (spec r6.3 §2.2.7): no MWr or MRd crosses a 4 KB address boundary; each is <= the given maximum
+ *   (MPS for writes, MRRS for reads). Chunks are taken greedily from the start address, as AN-456's chaining DMA
+ *   does: it does not realign its first request, so an unaligned buffer costs one extra short TLP per 4 KB page.
+ * - Completions (spec §2.3.1.1, pcie-protocol.md §6): a request that fits one completion (<= MPS and, for the RCB
+ *   policy, inside one RCB block) gets one; otherwise the first completion ends on an RCB multiple, middle ones
+ *   are multiples of RCB, each is <= MPS, and they come in increasing address order. Completions never cross
+ *   4 KB either (the request does not).
+ * - rcb and mps are powers of two with rcb <= mps (64 or 128; 128..4096); callers validate.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdint.h>
+
+/* How large a completer makes its completions. Both are legal; chipsets differ (pcie-protocol.md §6). */
+typedef enum {
+  CPL_POLICY_MPS, /* as large as MPS allows, cut only on RCB multiples: e.g. 256-byte completions */
+  CPL_POLICY_RCB, /* one completion per RCB block ("cache-line completions" with RCB 64) */
+} CplPolicy;
+
+#define SPLIT_PAGE_BYTES 4096u /* spec §2.2.7: requests never cross a 4 KB boundary */
+
+/* Size of the next request starting at addr with `remaining` bytes left, limited by max_bytes and 4 KB. */
+uint32_t split_next_request (uint64_t addr, uint64_t remaining, uint32_t max_bytes);
+/* Size of the next completion of a read at addr with `remaining` bytes of the request not yet completed. */
+uint32_t split_next_completion (uint64_t addr, uint32_t remaining, uint32_t rcb, uint32_t mps, CplPolicy policy);
+
+/* Array forms. Each writes at most `max` sizes to out[] and returns how many chunks the transfer needs
+ * (which may exceed max: then out[] holds the first max). */
+guint split_requests (uint64_t addr, uint64_t len, uint32_t max_bytes, uint32_t *out, guint max);
+guint host_split_completions (uint64_t addr, uint32_t len, uint32_t rcb, uint32_t mps, CplPolicy policy,
+  uint32_t *out, guint max);

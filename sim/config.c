@@ -1,0 +1,710 @@
+/* config.c — the key table, include resolution, --set overrides and typed conversion.
+ *
+ * Loading is three passes over one located tree: (1) read the file and its includes, merging them;
+ * (2) graft --set values into the tree; (3) walk the tree against the key table, converting each value into
+ * PsConfig and reporting the first problem at its node. Defaults come from the table as YAML text and go
+ * through the same conversion, so a default can never be a value the file itself could not give. */
+#include "config.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "ytree.h"
+
+typedef enum { K_INT, K_DOUBLE, K_BOOL, K_STRING, K_MODES } KeyType;
+
+/* Integer value constraints: a range, optionally only powers of two, or an explicit list. */
+typedef struct {
+  const char *path;
+  KeyType type;
+  size_t offset;
+  double min, max;
+  gboolean pow2;
+  const int64_t *allowed; /* terminated by -1 */
+  const char *dflt; /* YAML text; NULL = required (or absent for published.*) */
+  const char *unit;
+  const char *doc; /* meaning and source */
+} KeyDef;
+
+#define OFF(field) offsetof (PsConfig, field)
+
+static const int64_t lanes_allowed[] = { 1, 2, 4, 8, 16, -1 };
+static const int64_t rcb_allowed[] = { 64, 128, -1 };
+static const int64_t addr_allowed[] = { 32, 64, -1 };
+static const int64_t width_allowed[] = { 64, 128, 256, 512, -1 };
+
+#define CREDIT_KEYS(prefix, field, who)                                                                        \
+  { prefix ".ph", K_INT, OFF (field.ph), 0, 2032, FALSE, NULL, "0", "credits",                              \
+    "posted-header credits " who " advertises; 0 = infinite (spec §3.4.2, Table 2-48 scaled limits)" },      \
+  { prefix ".pd", K_INT, OFF (field.pd), 0, 32752, FALSE, NULL, "0", "credits (16 bytes)",                   \
+    "posted-data credits " who " advertises; 0 = infinite" },                                                \
+  { prefix ".nph", K_INT, OFF (field.nph), 0, 2032, FALSE, NULL, "0", "credits",                            \
+    "non-posted-header credits " who " advertises; 0 = infinite" },                                          \
+  { prefix ".npd", K_INT, OFF (field.npd), 0, 32752, FALSE, NULL, "0", "credits (16 bytes)",                 \
+    "non-posted-data credits " who " advertises; 0 = infinite" },                                            \
+  { prefix ".cplh", K_INT, OFF (field.cplh), 0, 2032, FALSE, NULL, "0", "credits",                          \
+    "completion-header credits " who " advertises; 0 = infinite (endpoints must, spec §2.6.1)" },            \
+  { prefix ".cpld", K_INT, OFF (field.cpld), 0, 32752, FALSE, NULL, "0", "credits (16 bytes)",               \
+    "completion-data credits " who " advertises; 0 = infinite" }
+
+static const KeyDef keys[] = {
+  { "name", K_STRING, OFF (name), 0, 0, FALSE, NULL, "", "", "label printed in reports (default: file name)" },
+
+  { "link.gen", K_INT, OFF (link.gen), 1, 5, FALSE, NULL, NULL, "generation",
+    "PCIe generation: 1..5 = 2.5, 5, 8, 16, 32 GT/s (spec Table 1-1)" },
+  { "link.lanes", K_INT, OFF (link.lanes), 1, 16, FALSE, lanes_allowed, NULL, "lanes",
+    "negotiated link width (spec §4.2.4.9; x12/x32 are not modelled)" },
+  { "link.max_payload", K_INT, OFF (link.max_payload), 128, 4096, TRUE, NULL, "128", "bytes",
+    "Max_Payload_Size (spec §7.5.3.4; default 128 is the spec's reset value)" },
+  { "link.max_read_request", K_INT, OFF (link.max_read_request), 128, 4096, TRUE, NULL, "512", "bytes",
+    "Max_Read_Request_Size (spec §7.5.3.4; default 512 is the spec's reset value)" },
+  { "link.read_completion_boundary", K_INT, OFF (link.read_completion_boundary), 64, 128, FALSE, rcb_allowed,
+    "64", "bytes", "root complex RCB (spec §2.3.1.1; Link Control bit 3 resets to 0 = 64 bytes)" },
+  { "link.ecrc", K_BOOL, OFF (link.ecrc), 0, 0, FALSE, NULL, "false", "",
+    "append a 4-byte ECRC to every TLP (spec §2.7)" },
+  { "link.address_bits", K_INT, OFF (link.address_bits), 32, 64, FALSE, addr_allowed, "32", "bits",
+    "DMA addresses: 32 gives 3-DW MWr/MRd headers, 64 gives 4-DW (spec §2.2.4)" },
+  { "link.tx_pipeline_ns", K_DOUBLE, OFF (link.tx_pipeline_ns), 0, 1e6, FALSE, NULL, "0", "ns",
+    "transmit pipeline, TLP accepted -> first symbol on the wire (device files state theirs)" },
+  { "link.rx_pipeline_ns", K_DOUBLE, OFF (link.rx_pipeline_ns), 0, 1e6, FALSE, NULL, "0", "ns",
+    "receive pipeline, last symbol in -> TLP handed to the transaction layer" },
+  { "link.flight_ns", K_DOUBLE, OFF (link.flight_ns), 0, 1e6, FALSE, NULL, "1", "ns",
+    "channel propagation each way (about 20 cm of board trace and connector)" },
+  { "link.replay_buffer_bytes", K_INT, OFF (link.replay_buffer_bytes), 0, 1 << 24, FALSE, NULL, "0", "bytes",
+    "transmit replay buffer; a full buffer stalls new TLPs; 0 = unlimited" },
+  { "link.tx_queue_tlps", K_INT, OFF (link.tx_queue_tlps), 0, 1 << 20, FALSE, NULL, "0", "TLPs",
+    "TLPs the transaction layer queues ahead of the wire; 0 = unlimited" },
+  { "link.updatefc_period_ns", K_DOUBLE, OFF (link.updatefc_period_ns), 100, 30000, FALSE, NULL, "30000", "ns",
+    "periodic UpdateFC for every finite credit type (spec §2.6.1.2: at least every 30 us)" },
+
+  { "endpoint.tags", K_INT, OFF (endpoint.tags), 1, 256, FALSE, NULL, "32", "tags",
+    "outstanding read requests (spec §2.2.6.2: 32 with 5-bit tags, 256 with 8-bit extended tags)" },
+  { "endpoint.datapath_bits", K_INT, OFF (endpoint.datapath_bits), 64, 512, FALSE, width_allowed, "64", "bits",
+    "application interface width (Avalon-ST; pcie-protocol.md §7)" },
+  { "endpoint.clock_mhz", K_DOUBLE, OFF (endpoint.clock_mhz), 1, 1000, FALSE, NULL, "125", "MHz",
+    "application interface clock (pcie-protocol.md §7)" },
+  { "endpoint.soft_ip", K_BOOL, OFF (endpoint.soft_ip), 0, 0, FALSE, NULL, "false", "",
+    "transaction and data link layers built in FPGA fabric rather than hard IP" },
+  CREDIT_KEYS ("endpoint.rx_credits", endpoint.rx_credits, "the endpoint"),
+  { "endpoint.completion_buffer_bytes", K_INT, OFF (endpoint.completion_buffer_bytes), 0, 1 << 24, FALSE, NULL,
+    "0", "bytes", "receive buffer for read completions; outstanding read bytes never exceed it; 0 = unlimited" },
+
+  CREDIT_KEYS ("host.rx_credits", host.rx_credits, "the root port"),
+  { "host.read_latency_ns", K_DOUBLE, OFF (host.read_latency_ns), 0, 1e7, FALSE, NULL, "500", "ns",
+    "root complex: MRd received -> first completion ready (pcie-bench: 0.5-1.3 us round trips)" },
+  { "host.read_latency_ns_per_kb", K_DOUBLE, OFF (host.read_latency_ns_per_kb), 0, 1e6, FALSE, NULL, "0",
+    "ns per 1024 bytes", "size-dependent part of the read latency" },
+  { "host.completion_bytes", K_INT, OFF (host.completion_bytes), 0, 4096, FALSE, NULL, "0", "bytes",
+    "completion size policy: 0 = up to MPS; else the chunk size the chipset returns (often 64, a cache line)" },
+  { "host.completion_mbps", K_DOUBLE, OFF (host.completion_mbps), 0, 1e6, FALSE, NULL, "0", "MB/s",
+    "rate at which the host can return completion data; 0 = unlimited" },
+  { "host.write_drain_mbps", K_DOUBLE, OFF (host.write_drain_mbps), 0, 1e6, FALSE, NULL, "0", "MB/s",
+    "rate at which the host drains posted writes from its receive buffer; 0 = unlimited" },
+  { "host.pio_latency_ns", K_DOUBLE, OFF (host.pio_latency_ns), 0, 1e7, FALSE, NULL, "0", "ns",
+    "software: decision to start a DMA -> its PIO write leaves the root port" },
+  { "host.msi_latency_ns", K_DOUBLE, OFF (host.msi_latency_ns), 0, 1e8, FALSE, NULL, "0", "ns",
+    "software: MSI received -> handler has seen it" },
+
+  { "benchmark.transfer_bytes", K_INT, OFF (benchmark.transfer_bytes), 4, (double) (1ULL << 40), FALSE, NULL,
+    "102400", "bytes", "bytes per DMA transfer (AN-456 uses 100 KB = 102400)" },
+  { "benchmark.iterations", K_INT, OFF (benchmark.iterations), 1, 1000000, FALSE, NULL, "20", "",
+    "transfers averaged (AN-456 uses 20)" },
+  { "benchmark.modes", K_MODES, OFF (benchmark.modes), 0, 0, FALSE, NULL, "[read, write, simultaneous]", "",
+    "modes run by default: read, write, simultaneous, or all" },
+
+  { "published.source", K_STRING, OFF (published.source), 0, 0, FALSE, NULL, NULL, "",
+    "where the published figures come from (document and table)" },
+  { "published.dma_read_mbps", K_DOUBLE, OFF (published.dma_read_mbps), 0, 1e6, FALSE, NULL, NULL, "MB/s",
+    "published DMA read throughput (compared only, never a model input)" },
+  { "published.dma_write_mbps", K_DOUBLE, OFF (published.dma_write_mbps), 0, 1e6, FALSE, NULL, NULL, "MB/s",
+    "published DMA write throughput" },
+  { "published.simultaneous_read_mbps", K_DOUBLE, OFF (published.simultaneous_read_mbps), 0, 1e6, FALSE, NULL,
+    NULL, "MB/s", "published read throughput with both engines running" },
+  { "published.simultaneous_write_mbps", K_DOUBLE, OFF (published.simultaneous_write_mbps), 0, 1e6, FALSE, NULL,
+    NULL, "MB/s", "published write throughput with both engines running" },
+  { "published.theoretical_mbps", K_DOUBLE, OFF (published.theoretical_mbps), 0, 1e6, FALSE, NULL, NULL,
+    "MB/s", "the vendor's theoretical maximum as printed" },
+};
+
+#define N_KEYS G_N_ELEMENTS (keys)
+
+static const KeyDef *
+find_key (const char *path)
+{
+  for (size_t i = 0; i < N_KEYS; i++)
+    if (strcmp (keys[i].path, path) == 0)
+      return &keys[i];
+  return NULL;
+}
+
+/* A section is a proper prefix of some key at a dot. */
+static gboolean
+is_section (const char *path)
+{
+  size_t n = strlen (path);
+  for (size_t i = 0; i < N_KEYS; i++)
+    if (strncmp (keys[i].path, path, n) == 0 && keys[i].path[n] == '.')
+      return TRUE;
+  return FALSE;
+}
+
+gboolean
+ps_config_key_exists (const char *path)
+{
+  return find_key (path) != NULL;
+}
+
+guint
+ps_edit_distance (const char *a, const char *b)
+{
+  size_t la = strlen (a), lb = strlen (b);
+  g_autofree guint *row = g_new (guint, lb + 1);
+  for (size_t j = 0; j <= lb; j++)
+    row[j] = (guint) j;
+  for (size_t i = 1; i <= la; i++) {
+    guint diag = row[0];
+    row[0] = (guint) i;
+    for (size_t j = 1; j <= lb; j++) {
+      guint up = row[j];
+      guint cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      row[j] = MIN (MIN (row[j] + 1, row[j - 1] + 1), diag + cost);
+      diag = up;
+    }
+  }
+  return row[lb];
+}
+
+/* Closest key or section name directly under `prefix` ("" for the top level), or NULL if none is close. */
+static char *
+suggest (const char *prefix, const char *word)
+{
+  size_t np = strlen (prefix);
+  char *best = NULL;
+  guint best_d = G_MAXUINT;
+  for (size_t i = 0; i < N_KEYS; i++) {
+    const char *p = keys[i].path;
+    if (np && (strncmp (p, prefix, np) != 0 || p[np] != '.'))
+      continue;
+    const char *rest = np ? p + np + 1 : p;
+    g_autofree char *child = g_strndup (rest, strcspn (rest, "."));
+    guint d = ps_edit_distance (child, word);
+    if (d < best_d) {
+      best_d = d;
+      g_free (best);
+      best = g_steal_pointer (&child);
+    }
+  }
+  if (!best || best_d > MAX (2u, (guint) strlen (word) / 3)) {
+    g_free (best);
+    return NULL;
+  }
+  return best;
+}
+
+/* Closest full key path, for a --set whose section is misspelt too. */
+static char *
+suggest_path (const char *path)
+{
+  const KeyDef *best = NULL;
+  guint best_d = G_MAXUINT;
+  for (size_t i = 0; i < N_KEYS; i++) {
+    guint d = ps_edit_distance (keys[i].path, path);
+    if (d < best_d) {
+      best_d = d;
+      best = &keys[i];
+    }
+  }
+  return best && best_d <= MAX (2u, (guint) strlen (path) / 4) ? g_strdup (best->path) : NULL;
+}
+
+static void
+node_error (GError **error, PsErrorCode code, const YNode *n, const char *fmt, ...) G_GNUC_PRINTF (4, 5);
+
+static void
+node_error (GError **error, PsErrorCode code, const YNode *n, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  ps_error_located (error, code, n->origin, n->line, n->col, "%s", msg);
+}
+
+unsigned
+ps_mode_parse (const char *word)
+{
+  if (strcmp (word, "read") == 0)
+    return PS_MODE_READ;
+  if (strcmp (word, "write") == 0)
+    return PS_MODE_WRITE;
+  if (strcmp (word, "simultaneous") == 0)
+    return PS_MODE_SIMULTANEOUS;
+  if (strcmp (word, "all") == 0)
+    return PS_MODE_ALL;
+  return 0;
+}
+
+const char *
+ps_mode_name (unsigned mode)
+{
+  switch (mode) {
+  case PS_MODE_READ:
+    return "read";
+  case PS_MODE_WRITE:
+    return "write";
+  case PS_MODE_SIMULTANEOUS:
+    return "simultaneous";
+  default:
+    return "all";
+  }
+}
+
+static gboolean
+want_scalar (const KeyDef *k, const YNode *n, const char *what, GError **error)
+{
+  if (n->kind != YNODE_SCALAR) {
+    node_error (error, PS_ERROR_DATA, n, "%s must be %s, not %s", k->path, what, ytree_kind_name (n->kind));
+    return FALSE;
+  }
+  if (k->type != K_STRING && !n->plain) {
+    node_error (error, PS_ERROR_DATA, n, "%s must be %s, not a quoted string", k->path, what);
+    return FALSE;
+  }
+  if (k->type != K_STRING && n->value[0] == '\0') {
+    node_error (error, PS_ERROR_DATA, n, "%s has no value (expected %s)", k->path, what);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+convert_int (const KeyDef *k, const YNode *n, int64_t *out, GError **error)
+{
+  if (!want_scalar (k, n, "an integer", error))
+    return FALSE;
+  gint64 v;
+  g_autoptr (GError) e = NULL;
+  if (!g_ascii_string_to_signed (n->value, 10, G_MININT64, G_MAXINT64, &v, &e)) {
+    if (g_error_matches (e, G_NUMBER_PARSER_ERROR, G_NUMBER_PARSER_ERROR_OUT_OF_BOUNDS))
+      node_error (error, PS_ERROR_DATA, n, "%s: %s does not fit in 64 bits", k->path, n->value);
+    else
+      node_error (error, PS_ERROR_DATA, n, "%s must be an integer, got '%s'", k->path, n->value);
+    return FALSE;
+  }
+  if (k->allowed) {
+    GString *list = g_string_new (NULL);
+    gboolean ok = FALSE;
+    for (const int64_t *a = k->allowed; *a >= 0; a++) {
+      ok = ok || *a == v;
+      g_string_append_printf (list, "%s%" G_GINT64_FORMAT, a == k->allowed ? "" : a[1] < 0 ? " or " : ", ", *a);
+    }
+    if (!ok)
+      node_error (error, PS_ERROR_DATA, n, "%s must be %s (got %" G_GINT64_FORMAT ")", k->path, list->str, v);
+    g_string_free (list, TRUE);
+    if (!ok)
+      return FALSE;
+  }
+  if (k->pow2 && ((double) v < k->min || (double) v > k->max || (v & (v - 1)) != 0)) {
+    node_error (error, PS_ERROR_DATA, n, "%s must be a power of two from %.0f to %.0f (got %" G_GINT64_FORMAT ")",
+                k->path, k->min, k->max, v);
+    return FALSE;
+  }
+  if ((double) v < k->min || (double) v > k->max) {
+    node_error (error, PS_ERROR_DATA, n, "%s must be between %.0f and %.0f (got %" G_GINT64_FORMAT ")", k->path,
+                k->min, k->max, v);
+    return FALSE;
+  }
+  *out = v;
+  return TRUE;
+}
+
+static gboolean
+convert_double (const KeyDef *k, const YNode *n, double *out, GError **error)
+{
+  if (!want_scalar (k, n, "a number", error))
+    return FALSE;
+  char *end = NULL;
+  double v = g_ascii_strtod (n->value, &end);
+  if (end == n->value || *end != '\0' || !isfinite (v)) {
+    node_error (error, PS_ERROR_DATA, n, "%s must be a number, got '%s'", k->path, n->value);
+    return FALSE;
+  }
+  if (v < k->min || v > k->max) {
+    node_error (error, PS_ERROR_DATA, n, "%s must be between %g and %g (got %g)", k->path, k->min, k->max, v);
+    return FALSE;
+  }
+  *out = v;
+  return TRUE;
+}
+
+static gboolean
+convert_modes (const KeyDef *k, const YNode *n, unsigned *out, GError **error)
+{
+  const YNode *one = n;
+  guint count = 1;
+  if (n->kind == YNODE_SEQ) {
+    count = n->items->len;
+    if (count == 0) {
+      node_error (error, PS_ERROR_DATA, n, "%s lists no mode", k->path);
+      return FALSE;
+    }
+  } else if (n->kind != YNODE_SCALAR) {
+    node_error (error, PS_ERROR_DATA, n, "%s must be a mode or a list of modes, not %s", k->path,
+                ytree_kind_name (n->kind));
+    return FALSE;
+  }
+  unsigned mask = 0;
+  for (guint i = 0; i < count; i++) {
+    if (n->kind == YNODE_SEQ)
+      one = n->items->pdata[i];
+    unsigned m = one->kind == YNODE_SCALAR ? ps_mode_parse (one->value) : 0;
+    if (!m) {
+      node_error (error, PS_ERROR_DATA, one, "%s: unknown mode%s%s (expected read, write, simultaneous or all)",
+                  k->path, one->kind == YNODE_SCALAR ? " " : "", one->kind == YNODE_SCALAR ? one->value : "");
+      return FALSE;
+    }
+    mask |= m;
+  }
+  *out = mask;
+  return TRUE;
+}
+
+static gboolean
+convert_value (const KeyDef *k, const YNode *n, PsConfig *cfg, GError **error)
+{
+  void *field = (char *) cfg + k->offset;
+  switch (k->type) {
+  case K_INT:
+    return convert_int (k, n, field, error);
+  case K_DOUBLE:
+    return convert_double (k, n, field, error);
+  case K_BOOL:
+    if (!want_scalar (k, n, "true or false", error))
+      return FALSE;
+    if (strcmp (n->value, "true") == 0 || strcmp (n->value, "false") == 0) {
+      *(bool *) field = n->value[0] == 't';
+      return TRUE;
+    }
+    node_error (error, PS_ERROR_DATA, n, "%s must be true or false, got '%s'", k->path, n->value);
+    return FALSE;
+  case K_STRING:
+    if (!want_scalar (k, n, "a string", error))
+      return FALSE;
+    g_free (*(char **) field);
+    *(char **) field = g_strdup (n->value);
+    return TRUE;
+  case K_MODES:
+    return convert_modes (k, n, field, error);
+  }
+  return FALSE;
+}
+
+/* --- loading ------------------------------------------------------------------------------------------- */
+
+static YNode *load_with_includes (const char *path, GPtrArray *stack, GError **error);
+
+static gboolean
+apply_include (YNode *base, const YNode *inc, const char *including, GPtrArray *stack, GError **error)
+{
+  if (inc->kind != YNODE_SCALAR || inc->value[0] == '\0') {
+    node_error (error, PS_ERROR_DATA, inc, "include must be a file path or a list of file paths");
+    return FALSE;
+  }
+  g_autofree char *dir = g_path_get_dirname (including);
+  g_autofree char *path = g_path_is_absolute (inc->value) ? g_strdup (inc->value)
+                                                            : g_build_filename (dir, inc->value, NULL);
+  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR)) {
+    node_error (error, PS_ERROR_NOINPUT, inc, "included file '%s' does not exist", path);
+    return FALSE;
+  }
+  g_autofree char *real = realpath (path, NULL);
+  for (guint i = 0; real && i < stack->len; i++) {
+    if (strcmp (stack->pdata[i], real) == 0) {
+      node_error (error, PS_ERROR_DATA, inc, "include cycle: '%s' includes itself through '%s'", including, path);
+      return FALSE;
+    }
+  }
+  YNode *sub = load_with_includes (path, stack, error);
+  if (!sub)
+    return FALSE;
+  ytree_merge (base, sub);
+  return TRUE;
+}
+
+static YNode *
+load_with_includes (const char *path, GPtrArray *stack, GError **error)
+{
+  g_autoptr (YNode) tree = ytree_load_file (path, error);
+  if (!tree) {
+    if (error && !*error)
+      ps_error_located (error, PS_ERROR_DATA, path, 1, 1, "empty file: a config is a mapping of keys");
+    return NULL;
+  }
+  if (tree->kind != YNODE_MAP) {
+    node_error (error, PS_ERROR_DATA, tree, "a config must be a mapping of keys, not %s", ytree_kind_name (tree->kind));
+    return NULL;
+  }
+  if (stack->len >= 16) {
+    node_error (error, PS_ERROR_DATA, tree, "includes nested more than 16 deep");
+    return NULL;
+  }
+  g_autoptr (YNode) base = ytree_map_new (path, 1, 1);
+  g_autoptr (YNode) inc = ytree_map_take (tree, "include");
+  if (inc) {
+    char *real = realpath (path, NULL);
+    g_ptr_array_add (stack, real ? real : g_strdup (path));
+    gboolean ok = TRUE;
+    if (inc->kind == YNODE_SEQ) {
+      for (guint i = 0; ok && i < inc->items->len; i++)
+        ok = apply_include (base, inc->items->pdata[i], path, stack, error);
+    } else {
+      ok = apply_include (base, inc, path, stack, error);
+    }
+    g_ptr_array_remove_index (stack, stack->len - 1);
+    if (!ok)
+      return NULL;
+  }
+  ytree_merge (base, g_steal_pointer (&tree));
+  return g_steal_pointer (&base);
+}
+
+/* Graft one --set KEY=VALUE into the merged tree. */
+static gboolean
+apply_set (YNode *root, const char *set, GError **error)
+{
+  const char *eq = strchr (set, '=');
+  if (!eq || eq == set) {
+    ps_error_plain (error, PS_ERROR_USAGE, "--set %s: expected KEY.PATH=VALUE", set);
+    return FALSE;
+  }
+  g_autofree char *origin = g_strdup_printf ("--set %s", set);
+  g_autofree char *path = g_strndup (set, (gsize) (eq - set));
+  const YNode key_pos = { .origin = origin, .line = 1, .col = 1 };
+  if (!find_key (path) && !is_section (path)) {
+    const char *dot = strrchr (path, '.');
+    g_autofree char *prefix = dot ? g_strndup (path, (gsize) (dot - path)) : g_strdup ("");
+    g_autofree char *hint = suggest (prefix, dot ? dot + 1 : path);
+    g_autofree char *full = hint ? (*prefix ? g_strconcat (prefix, ".", hint, NULL) : g_strdup (hint))
+                                 : suggest_path (path);
+    if (full)
+      node_error (error, PS_ERROR_DATA, &key_pos, "unknown key '%s' (did you mean '%s'?)", path, full);
+    else
+      node_error (error, PS_ERROR_DATA, &key_pos, "unknown key '%s'", path);
+    return FALSE;
+  }
+  YNode *value = ytree_load_string (origin, eq + 1, (int) (eq - set) + 1, error);
+  if (!value) {
+    if (error && *error)
+      return FALSE;
+    value = ytree_scalar_new (origin, 1, (int) (eq - set) + 2, "");
+  }
+  /* Walk/create the sections leading to the leaf. */
+  g_auto (GStrv) parts = g_strsplit (path, ".", -1);
+  YNode *map = root;
+  for (guint i = 0; parts[i + 1]; i++) {
+    YNode *next = ytree_map_get (map, parts[i]);
+    if (!next) {
+      next = ytree_map_new (origin, 1, 1);
+      ytree_map_set (map, parts[i], next, &key_pos);
+    } else if (next->kind != YNODE_MAP) {
+      node_error (error, PS_ERROR_DATA, &key_pos, "cannot set '%s': '%s' is not a mapping", path, parts[i]);
+      ytree_free (value);
+      return FALSE;
+    }
+    map = next;
+  }
+  const char *leaf = parts[g_strv_length (parts) - 1];
+  YNode *old = ytree_map_get (map, leaf);
+  if (old && old->kind == YNODE_MAP && value->kind == YNODE_MAP)
+    ytree_merge (old, value);
+  else
+    ytree_map_set (map, leaf, value, &key_pos);
+  return TRUE;
+}
+
+typedef struct {
+  PsConfig *cfg;
+  GHashTable *seen; /* key path -> value node (not owned) */
+} Walk;
+
+static gboolean
+walk_map (Walk *w, const YNode *map, const char *prefix, GError **error)
+{
+  for (guint i = 0; i < map->keys->len; i++) {
+    const YNode *kn = map->keys->pdata[i];
+    const YNode *vn = map->items->pdata[i];
+    g_autofree char *path = *prefix ? g_strconcat (prefix, ".", kn->value, NULL) : g_strdup (kn->value);
+    const KeyDef *k = find_key (path);
+    if (k) {
+      if (!convert_value (k, vn, w->cfg, error))
+        return FALSE;
+      g_hash_table_insert (w->seen, (gpointer) k->path, (gpointer) vn);
+    } else if (is_section (path)) {
+      if (vn->kind != YNODE_MAP) {
+        node_error (error, PS_ERROR_DATA, vn, "'%s' must be a mapping of keys, not %s", path,
+                    ytree_kind_name (vn->kind));
+        return FALSE;
+      }
+      if (!walk_map (w, vn, path, error))
+        return FALSE;
+    } else {
+      g_autofree char *hint = suggest (prefix, kn->value);
+      if (hint)
+        node_error (error, PS_ERROR_DATA, kn, "unknown key '%s' (did you mean '%s%s%s'?)", path, prefix,
+                    *prefix ? "." : "", hint);
+      else
+        node_error (error, PS_ERROR_DATA, kn, "unknown key '%s'", path);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* Checks that need several keys; each points at the node whose value makes the combination impossible. */
+static gboolean
+check_combinations (Walk *w, const YNode *root, GError **error)
+{
+  PsConfig *c = w->cfg;
+  const YNode *at;
+  if (c->benchmark.transfer_bytes % 4 != 0) {
+    at = g_hash_table_lookup (w->seen, "benchmark.transfer_bytes");
+    node_error (error, PS_ERROR_DATA, at ? at : root,
+                "benchmark.transfer_bytes must be a multiple of 4 (DMA moves whole DWs), got %" G_GINT64_FORMAT,
+                c->benchmark.transfer_bytes);
+    return FALSE;
+  }
+  if (c->endpoint.completion_buffer_bytes != 0 && c->endpoint.completion_buffer_bytes < c->link.max_read_request) {
+    at = g_hash_table_lookup (w->seen, "endpoint.completion_buffer_bytes");
+    node_error (error, PS_ERROR_DATA, at ? at : root,
+                "endpoint.completion_buffer_bytes (%" G_GINT64_FORMAT ") is smaller than one read request "
+                "(link.max_read_request %" G_GINT64_FORMAT "): no read could ever be issued",
+                c->endpoint.completion_buffer_bytes, c->link.max_read_request);
+    return FALSE;
+  }
+  int64_t cb = c->host.completion_bytes;
+  if (cb != 0 && (cb > c->link.max_payload || cb % c->link.read_completion_boundary != 0)) {
+    at = g_hash_table_lookup (w->seen, "host.completion_bytes");
+    node_error (error, PS_ERROR_DATA, at ? at : root,
+                "host.completion_bytes (%" G_GINT64_FORMAT ") must be a multiple of the read completion boundary "
+                "(%" G_GINT64_FORMAT ") and at most max_payload (%" G_GINT64_FORMAT ") (spec §2.3.1.1)",
+                cb, c->link.read_completion_boundary, c->link.max_payload);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+set_defaults (PsConfig *cfg)
+{
+  for (size_t i = 0; i < N_KEYS; i++) {
+    const KeyDef *k = &keys[i];
+    if (k->type == K_DOUBLE)
+      *(double *) ((char *) cfg + k->offset) = NAN;
+    if (!k->dflt)
+      continue;
+    g_autoptr (GError) e = NULL;
+    g_autoptr (YNode) n = ytree_load_string ("<default>", k->dflt, 0, &e);
+    if (!n)
+      n = ytree_scalar_new ("<default>", 1, 1, "");
+    if (!convert_value (k, n, cfg, &e))
+      g_error ("default of %s is invalid: %s", k->path, e->message);
+  }
+}
+
+PsConfig *
+ps_config_load (const char *path, const char *const *sets, GError **error)
+{
+  g_autoptr (GPtrArray) stack = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (YNode) root = load_with_includes (path, stack, error);
+  if (!root)
+    return NULL;
+  for (const char *const *s = sets; s && *s; s++)
+    if (!apply_set (root, *s, error))
+      return NULL;
+
+  g_autoptr (PsConfig) cfg = g_new0 (PsConfig, 1);
+  cfg->path = g_strdup (path);
+  set_defaults (cfg);
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  Walk w = { cfg, seen };
+  if (!walk_map (&w, root, "", error))
+    return NULL;
+
+  for (size_t i = 0; i < N_KEYS; i++) {
+    const KeyDef *k = &keys[i];
+    if (!k->dflt && !g_str_has_prefix (k->path, "published.") && !g_hash_table_contains (seen, k->path)) {
+      ps_error_located (error, PS_ERROR_DATA, path, 1, 1, "required key '%s' is missing (%s)", k->path, k->doc);
+      return NULL;
+    }
+  }
+  cfg->published.present = ytree_map_get (root, "published") != NULL;
+  if (!cfg->name || !*cfg->name) {
+    g_free (cfg->name);
+    g_autofree char *base = g_path_get_basename (path);
+    char *dot = strrchr (base, '.');
+    cfg->name = dot ? g_strndup (base, (gsize) (dot - base)) : g_strdup (base);
+  }
+  if (!check_combinations (&w, root, error))
+    return NULL;
+  return g_steal_pointer (&cfg);
+}
+
+void
+ps_config_free (PsConfig *cfg)
+{
+  if (!cfg)
+    return;
+  g_free (cfg->path);
+  g_free (cfg->name);
+  g_free (cfg->published.source);
+  g_free (cfg);
+}
+
+static const char *
+type_name (const KeyDef *k)
+{
+  switch (k->type) {
+  case K_INT:
+    return k->pow2 ? "power of two" : k->allowed ? "one of" : "integer";
+  case K_DOUBLE:
+    return "number";
+  case K_BOOL:
+    return "boolean";
+  case K_STRING:
+    return "string";
+  case K_MODES:
+    return "modes";
+  }
+  return "?";
+}
+
+void
+ps_config_print_keys (GString *out, gboolean markdown)
+{
+  if (markdown)
+    g_string_append (out, "| key | type | default | unit | meaning and source |\n|---|---|---|---|---|\n");
+  for (size_t i = 0; i < N_KEYS; i++) {
+    const KeyDef *k = &keys[i];
+    g_autofree char *range = NULL;
+    if (k->allowed) {
+      GString *s = g_string_new (NULL);
+      for (const int64_t *a = k->allowed; *a >= 0; a++)
+        g_string_append_printf (s, "%s%" G_GINT64_FORMAT, a == k->allowed ? "" : "/", *a);
+      range = g_string_free (s, FALSE);
+    } else if (k->type == K_INT || k->type == K_DOUBLE) {
+      range = g_strdup_printf ("%g–%g", k->min, k->max);
+    } else {
+      range = g_strdup ("");
+    }
+    const char *dflt = k->dflt ? k->dflt : g_str_has_prefix (k->path, "published.") ? "(absent)" : "(required)";
+    if (markdown)
+      g_string_append_printf (out, "| `%s` | %s %s | `%s` | %s | %s |\n", k->path, type_name (k), range, dflt, k->unit,
+                              k->doc);
+    else
+      g_string_append_printf (out, "%-36s %-14s %-10s %-12s %s\n", k->path, type_name (k), dflt, k->unit, k->doc);
+  }
+}

@@ -1,0 +1,26 @@
+/* error.h — pciesim's GError domain. Each code is the process exit status it leads to (sysexits.h), so the
+ * command line never has to translate: main() exits with error->code.
+ *
+ * Messages are complete lines. A located one reads "FILE:LINE:COL: error: MESSAGE" (1-based line and column);
+ * one without a location reads "pciesim: error: MESSAGE". ps_error_located() builds the first form. */
+#pragma once
+
+#include <glib.h>
+
+#define PS_ERROR (ps_error_quark ())
+GQuark ps_error_quark (void);
+
+typedef enum {
+  PS_ERROR_FAILED = 1, /* a result is beyond tolerance (validate) — not an error of the program */
+  PS_ERROR_USAGE = 64, /* EX_USAGE: bad command line */
+  PS_ERROR_DATA = 65, /* EX_DATAERR: a config or scenario is wrong */
+  PS_ERROR_NOINPUT = 66, /* EX_NOINPUT: a named file does not exist or cannot be read */
+  PS_ERROR_INTERNAL = 70, /* EX_SOFTWARE: an invariant broke; the result would be wrong */
+  PS_ERROR_CANTCREAT = 73, /* EX_CANTCREAT: the output file cannot be written */
+} PsErrorCode;
+
+/* "FILE:LINE:COL: error: MESSAGE" with line and col 1-based. */
+void ps_error_located (GError **error, PsErrorCode code, const char *file, int line, int col, const char *fmt, ...)
+    G_GNUC_PRINTF (6, 7);
+/* "pciesim: error: MESSAGE". */
+void ps_error_plain (GError **error, PsErrorCode code, const char *fmt, ...) G_GNUC_PRINTF (3, 4);

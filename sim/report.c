@@ -1,0 +1,366 @@
+/* report.c — table, CSV, Markdown and JSON renderings of a PsRunResult. */
+#include "report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "error.h"
+#include "pciesim-version.h"
+
+PsFormat
+ps_format_parse (const char *word, gboolean *ok)
+{
+  static const char *names[] = { "table", "csv", "json", "markdown" };
+  for (int i = 0; i < 4; i++)
+    if (strcmp (word, names[i]) == 0) {
+      *ok = TRUE;
+      return (PsFormat) i;
+    }
+  *ok = FALSE;
+  return PS_FORMAT_TABLE;
+}
+
+int
+ps_result_figures (const PsRunResult *r, PsFigure out[4])
+{
+  const PsConfig *c = r->config;
+  const PsModeResult *m = r->modes;
+  const gboolean sim = m[PS_SIMULTANEOUS].ran;
+  out[0] = (PsFigure) { .label = "DMA read", .key = "read", .simulated = m[PS_READ].ran ? m[PS_READ].mbps : NAN,
+                        .published = c->published.dma_read_mbps };
+  out[1] = (PsFigure) { .label = "DMA write", .key = "write", .simulated = m[PS_WRITE].ran ? m[PS_WRITE].mbps : NAN,
+                        .published = c->published.dma_write_mbps };
+  out[2] = (PsFigure) { .label = "Simultaneous read", .key = "simultaneous_read",
+                        .simulated = sim ? m[PS_SIMULTANEOUS].read_mbps : NAN,
+                        .published = c->published.simultaneous_read_mbps };
+  out[3] = (PsFigure) { .label = "Simultaneous write", .key = "simultaneous_write",
+                        .simulated = sim ? m[PS_SIMULTANEOUS].write_mbps : NAN,
+                        .published = c->published.simultaneous_write_mbps };
+  for (int i = 0; i < 4; i++) {
+    PsFigure *f = &out[i];
+    /* A measurement above what the protocol can carry is an artifact: no honest model matches it. */
+    f->above_limit = isfinite (f->published) && isfinite (r->protocol_limit_mbps) &&
+                     f->published > r->protocol_limit_mbps;
+    f->error_pct = isfinite (f->simulated) && isfinite (f->published) && f->published > 0
+                       ? (f->simulated - f->published) / f->published * 100.0
+                       : NAN;
+  }
+  return 4;
+}
+
+void
+ps_json_string (GString *out, const char *s)
+{
+  g_string_append_c (out, '"');
+  for (const unsigned char *p = (const unsigned char *) (s ? s : ""); *p; p++) {
+    switch (*p) {
+    case '"':
+      g_string_append (out, "\\\"");
+      break;
+    case '\\':
+      g_string_append (out, "\\\\");
+      break;
+    case '\n':
+      g_string_append (out, "\\n");
+      break;
+    case '\t':
+      g_string_append (out, "\\t");
+      break;
+    case '\r':
+      g_string_append (out, "\\r");
+      break;
+    default:
+      if (*p < 0x20)
+        g_string_append_printf (out, "\\u%04x", *p);
+      else
+        g_string_append_c (out, (char) *p);
+    }
+  }
+  g_string_append_c (out, '"');
+}
+
+/* JSON has no NaN: absent figures are null. */
+static void
+json_num (GString *out, double v, int decimals)
+{
+  if (isfinite (v))
+    g_string_append_printf (out, "%.*f", decimals, v);
+  else
+    g_string_append (out, "null");
+}
+
+static void
+json_usage (GString *out, const PsUsage *u)
+{
+  g_string_append (out, "{\"payload\": ");
+  json_num (out, u->payload, 6);
+  g_string_append (out, ", \"tlp_overhead\": ");
+  json_num (out, u->tlp_overhead, 6);
+  g_string_append (out, ", \"dllp\": ");
+  json_num (out, u->dllp, 6);
+  g_string_append (out, ", \"ordered_sets\": ");
+  json_num (out, u->ordered_sets, 6);
+  g_string_append (out, ", \"idle\": ");
+  json_num (out, u->idle, 6);
+  g_string_append (out, "}");
+}
+
+/* The mode whose link usage is shown at top level: the busiest one run. */
+static const PsModeResult *
+headline_mode (const PsRunResult *r)
+{
+  static const int order[] = { PS_SIMULTANEOUS, PS_WRITE, PS_READ };
+  for (int i = 0; i < 3; i++)
+    if (r->modes[order[i]].ran)
+      return &r->modes[order[i]];
+  return NULL;
+}
+
+static const char *const mode_keys[PS_N_MODES] = { "read", "write", "simultaneous" };
+
+static void
+render_json (GString *o, const PsRunResult *r, gboolean with_wall)
+{
+  const PsConfig *c = r->config;
+  g_string_append (o, "{\n  \"schema\": 1,\n  \"version\": ");
+  ps_json_string (o, PCIESIM_VERSION);
+  g_string_append (o, ",\n  \"config\": ");
+  ps_json_string (o, c->path);
+  g_string_append (o, ",\n  \"name\": ");
+  ps_json_string (o, c->name);
+  g_string_append (o, ",\n  \"model\": ");
+  ps_json_string (o, r->model);
+  g_string_append_printf (o,
+                          ",\n  \"link\": {\"gen\": %" G_GINT64_FORMAT ", \"lanes\": %" G_GINT64_FORMAT
+                          ", \"max_payload\": %" G_GINT64_FORMAT ", \"max_read_request\": %" G_GINT64_FORMAT
+                          ", \"read_completion_boundary\": %" G_GINT64_FORMAT "},\n",
+                          c->link.gen, c->link.lanes, c->link.max_payload, c->link.max_read_request,
+                          c->link.read_completion_boundary);
+  g_string_append (o, "  \"theoretical_mbps\": ");
+  json_num (o, r->theoretical_mbps, 1);
+  g_string_append (o, ",\n  \"protocol_limit_mbps\": ");
+  json_num (o, r->protocol_limit_mbps, 1);
+  g_string_append (o, ",\n  \"results\": {");
+  gboolean first = TRUE;
+  for (int i = 0; i < PS_N_MODES; i++) {
+    const PsModeResult *m = &r->modes[i];
+    if (!m->ran)
+      continue;
+    g_string_append_printf (o, "%s\n    \"%s\": {", first ? "" : ",", mode_keys[i]);
+    first = FALSE;
+    if (i == PS_SIMULTANEOUS) {
+      g_string_append (o, "\"read_mbps\": ");
+      json_num (o, m->read_mbps, 2);
+      g_string_append (o, ", \"write_mbps\": ");
+      json_num (o, m->write_mbps, 2);
+    } else {
+      g_string_append (o, "\"mbps\": ");
+      json_num (o, m->mbps, 2);
+    }
+    g_string_append (o, ",\n      \"link_usage\": {\"upstream\": ");
+    json_usage (o, &m->upstream);
+    g_string_append (o, ",\n                     \"downstream\": ");
+    json_usage (o, &m->downstream);
+    g_string_append_printf (o, "},\n      \"events\": %" G_GUINT64_FORMAT ", \"sim_time_ns\": ", m->events);
+    json_num (o, m->sim_time_ns, 3);
+    g_string_append (o, "}");
+  }
+  g_string_append (o, first ? "},\n" : "\n  },\n");
+
+  const PsModeResult *h = headline_mode (r);
+  if (h) {
+    g_string_append (o, "  \"link_usage\": {\"upstream\": ");
+    json_usage (o, &h->upstream);
+    g_string_append (o, ",\n                 \"downstream\": ");
+    json_usage (o, &h->downstream);
+    g_string_append (o, "},\n");
+  }
+
+  if (c->published.present) {
+    PsFigure f[4];
+    ps_result_figures (r, f);
+    g_string_append (o, "  \"published\": {\"source\": ");
+    ps_json_string (o, c->published.source);
+    const char *pk[] = { "dma_read_mbps", "dma_write_mbps", "simultaneous_read_mbps", "simultaneous_write_mbps" };
+    for (int i = 0; i < 4; i++) {
+      if (!isfinite (f[i].published))
+        continue;
+      g_string_append_printf (o, ", \"%s\": ", pk[i]);
+      json_num (o, f[i].published, 1);
+    }
+    if (isfinite (c->published.theoretical_mbps)) {
+      g_string_append (o, ", \"theoretical_mbps\": ");
+      json_num (o, c->published.theoretical_mbps, 1);
+    }
+    g_string_append (o, "},\n  \"comparison\": [");
+    gboolean firstc = TRUE;
+    for (int i = 0; i < 4; i++) {
+      if (!isfinite (f[i].published) || !isfinite (f[i].simulated))
+        continue;
+      g_string_append_printf (o, "%s\n    {\"figure\": \"%s\", \"simulated_mbps\": ", firstc ? "" : ",", f[i].key);
+      firstc = FALSE;
+      json_num (o, f[i].simulated, 2);
+      g_string_append (o, ", \"published_mbps\": ");
+      json_num (o, f[i].published, 1);
+      g_string_append (o, ", \"error_pct\": ");
+      json_num (o, f[i].error_pct, 2);
+      g_string_append_printf (o, ", \"above_protocol_limit\": %s}", f[i].above_limit ? "true" : "false");
+    }
+    g_string_append (o, firstc ? "],\n" : "\n  ],\n");
+  }
+
+  uint64_t events = 0;
+  double sim_ns = 0;
+  for (int i = 0; i < PS_N_MODES; i++) {
+    events += r->modes[i].events;
+    sim_ns += r->modes[i].sim_time_ns;
+  }
+  g_string_append_printf (o, "  \"stats\": {\"events\": %" G_GUINT64_FORMAT ", \"sim_time_ns\": ", events);
+  json_num (o, sim_ns, 3);
+  if (with_wall) {
+    g_string_append (o, ", \"wall_s\": ");
+    json_num (o, r->wall_s, 3);
+  }
+  g_string_append (o, "}\n}\n");
+}
+
+static void
+fmt_cell (char *buf, size_t n, double v, const char *fmt)
+{
+  if (isfinite (v))
+    g_snprintf (buf, n, fmt, v);
+  else
+    g_strlcpy (buf, "-", n);
+}
+
+static void
+render_table (GString *o, const PsRunResult *r, gboolean markdown)
+{
+  const PsConfig *c = r->config;
+  PsFigure f[4];
+  ps_result_figures (r, f);
+  if (!markdown) {
+    g_string_append_printf (o, "%s — Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT ", MPS %" G_GINT64_FORMAT
+                               ", MRRS %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT " tags, %" G_GINT64_FORMAT
+                               "-bit @ %g MHz (%s)\n",
+                            c->name, c->link.gen, c->link.lanes, c->link.max_payload, c->link.max_read_request,
+                            c->endpoint.tags, c->endpoint.datapath_bits, c->endpoint.clock_mhz, r->model);
+    g_string_append_printf (o, "%" G_GINT64_FORMAT " bytes x %" G_GINT64_FORMAT
+                               " iterations; theoretical %.1f MB/s, protocol limit %.1f MB/s\n\n",
+                            c->benchmark.transfer_bytes, c->benchmark.iterations, r->theoretical_mbps,
+                            r->protocol_limit_mbps);
+    g_string_append (o, "figure               simulated  published  theoretical  %theor.   error\n");
+  } else {
+    g_string_append (o, "| figure | simulated MB/s | published MB/s | theoretical MB/s | % of theoretical | error |\n");
+    g_string_append (o, "|---|---:|---:|---:|---:|---:|\n");
+  }
+  gboolean flagged = FALSE;
+  for (int i = 0; i < 4; i++) {
+    if (!isfinite (f[i].simulated) && !isfinite (f[i].published))
+      continue;
+    char sim[32], pub[32], pct[32], err[40];
+    fmt_cell (sim, sizeof sim, f[i].simulated, "%.1f");
+    fmt_cell (pub, sizeof pub, f[i].published, "%.1f");
+    fmt_cell (pct, sizeof pct, isfinite (f[i].simulated) ? f[i].simulated / r->theoretical_mbps * 100 : NAN,
+              "%.1f%%");
+    fmt_cell (err, sizeof err, f[i].error_pct, "%+.1f%%");
+    if (f[i].above_limit) {
+      g_strlcpy (err, "flagged*", sizeof err);
+      flagged = TRUE;
+    }
+    if (markdown)
+      g_string_append_printf (o, "| %s | %s | %s | %.1f | %s | %s |\n", f[i].label, sim, pub, r->theoretical_mbps,
+                              pct, err);
+    else
+      g_string_append_printf (o, "%-20s %9s  %9s  %11.1f  %7s  %7s\n", f[i].label, sim, pub, r->theoretical_mbps,
+                              pct, err);
+  }
+  if (flagged)
+    g_string_append_printf (o, "%s* published figure is above the protocol limit (%.1f MB/s): a measurement "
+                               "artifact no honest model can match; left out of error statistics\n",
+                            markdown ? "\n" : "", r->protocol_limit_mbps);
+  if (markdown)
+    return;
+
+  const PsModeResult *h = headline_mode (r);
+  if (!h)
+    return;
+  g_string_append_printf (o, "\nlink usage (%s mode)  payload  TLP ovh   DLLP  ord.sets   idle\n",
+                          h == &r->modes[PS_SIMULTANEOUS] ? "simultaneous" : h == &r->modes[PS_WRITE] ? "write"
+                                                                                                       : "read");
+  const PsUsage *u[2] = { &h->upstream, &h->downstream };
+  const char *names[2] = { "upstream", "downstream" };
+  for (int i = 0; i < 2; i++)
+    g_string_append_printf (o, "  %-19s %6.2f%%  %6.2f%%  %5.2f%%  %6.2f%%  %6.2f%%\n", names[i],
+                            u[i]->payload * 100, u[i]->tlp_overhead * 100, u[i]->dllp * 100,
+                            u[i]->ordered_sets * 100, u[i]->idle * 100);
+}
+
+static void
+csv_num (GString *o, double v)
+{
+  if (isfinite (v))
+    g_string_append_printf (o, ",%.2f", v);
+  else
+    g_string_append (o, ",");
+}
+
+static void
+render_csv (GString *o, const PsRunResult *r)
+{
+  PsFigure f[4];
+  ps_result_figures (r, f);
+  g_string_append (o, "config,figure,simulated_mbps,published_mbps,theoretical_mbps,protocol_limit_mbps,error_pct,"
+                      "above_protocol_limit\n");
+  for (int i = 0; i < 4; i++) {
+    if (!isfinite (f[i].simulated))
+      continue;
+    g_string_append_printf (o, "%s,%s", r->config->name, f[i].key);
+    csv_num (o, f[i].simulated);
+    csv_num (o, f[i].published);
+    csv_num (o, r->theoretical_mbps);
+    csv_num (o, r->protocol_limit_mbps);
+    csv_num (o, f[i].error_pct);
+    g_string_append_printf (o, ",%s\n", f[i].above_limit ? "true" : "false");
+  }
+}
+
+void
+ps_report_render (GString *out, const PsRunResult *r, PsFormat format, gboolean with_wall)
+{
+  switch (format) {
+  case PS_FORMAT_TABLE:
+    render_table (out, r, FALSE);
+    break;
+  case PS_FORMAT_MARKDOWN:
+    render_table (out, r, TRUE);
+    break;
+  case PS_FORMAT_CSV:
+    render_csv (out, r);
+    break;
+  case PS_FORMAT_JSON:
+    render_json (out, r, with_wall);
+    break;
+  }
+}
+
+gboolean
+ps_write_output (const char *path, const GString *data, GError **error)
+{
+  if (!path || strcmp (path, "-") == 0) {
+    if (fwrite (data->str, 1, data->len, stdout) != data->len || fflush (stdout) != 0) {
+      ps_error_plain (error, PS_ERROR_CANTCREAT, "writing standard output failed");
+      return FALSE;
+    }
+    return TRUE;
+  }
+  /* g_file_set_contents writes a temporary file beside the target and renames it over: readers never see
+   * a half-written file, and a failure leaves no file behind. */
+  g_autoptr (GError) e = NULL;
+  if (!g_file_set_contents (path, data->str, (gssize) data->len, &e)) {
+    ps_error_plain (error, PS_ERROR_CANTCREAT, "%s", e->message);
+    return FALSE;
+  }
+  return TRUE;
+}

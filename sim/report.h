@@ -1,0 +1,64 @@
+/* report.h — the one place that knows output formats: a human table, CSV, Markdown and the JSON contract
+ * (schema 1, shared/reference/design.md). Models fill a PsRunResult; nothing else prints results.
+ *
+ * Contract:
+ * - Rendering is a pure function of the result (plus `with_wall`: wall time is the only nondeterministic value,
+ *   and it appears only in JSON `stats.wall_s`), so same config + same seed gives the same bytes.
+ * - JSON keys of schema 1 are never renamed; new keys may be added.
+ * - A published figure above the protocol limit is flagged in every format and excluded from error statistics.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+
+typedef enum { PS_FORMAT_TABLE, PS_FORMAT_CSV, PS_FORMAT_JSON, PS_FORMAT_MARKDOWN } PsFormat;
+
+typedef struct {
+  double payload, tlp_overhead, dllp, ordered_sets, idle; /* fractions of the direction's time, sum 1 */
+} PsUsage;
+
+typedef struct {
+  bool ran;
+  double mbps; /* read or write mode */
+  double read_mbps, write_mbps; /* simultaneous mode */
+  PsUsage upstream, downstream;
+  uint64_t events;
+  double sim_time_ns;
+} PsModeResult;
+
+/* Indices into PsRunResult.modes. */
+enum { PS_READ, PS_WRITE, PS_SIMULTANEOUS, PS_N_MODES };
+
+typedef struct {
+  const PsConfig *config;
+  const char *model; /* what produced the figures, e.g. "chaining-dma" or "stream" */
+  double theoretical_mbps;
+  double protocol_limit_mbps;
+  PsModeResult modes[PS_N_MODES];
+  double wall_s;
+} PsRunResult;
+
+/* One comparable figure: simulated vs published. */
+typedef struct {
+  const char *label; /* "DMA read", … */
+  const char *key; /* "read", "write", "simultaneous_read", "simultaneous_write" */
+  double simulated; /* NaN if the mode did not run */
+  double published; /* NaN if not published */
+  double error_pct; /* (simulated - published) / published * 100, NaN if either is missing */
+  bool above_limit; /* published figure exceeds the protocol limit: flagged, not counted */
+} PsFigure;
+
+/* The four AN-456 figures of a result, in table order. Returns the number filled (always 4). */
+int ps_result_figures (const PsRunResult *r, PsFigure out[4]);
+
+PsFormat ps_format_parse (const char *word, gboolean *ok);
+void ps_report_render (GString *out, const PsRunResult *r, PsFormat format, gboolean with_wall);
+/* JSON string literal with escapes, appended to out. */
+void ps_json_string (GString *out, const char *s);
+
+/* Write `data` to `path` atomically (temporary file + rename), or to stdout when path is NULL or "-". */
+gboolean ps_write_output (const char *path, const GString *data, GError **error);

@@ -1,0 +1,360 @@
+/* ytree.c — libyaml document API -> located YNode tree, with the guards listed in ytree.h. */
+#include "ytree.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <yaml.h>
+
+#include "error.h"
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (yaml_parser_t, yaml_parser_delete)
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (yaml_document_t, yaml_document_delete)
+
+const char *
+ytree_kind_name (YNodeKind kind)
+{
+  switch (kind) {
+  case YNODE_SCALAR:
+    return "a scalar";
+  case YNODE_MAP:
+    return "a mapping";
+  case YNODE_SEQ:
+    return "a sequence";
+  }
+  return "?";
+}
+
+static YNode *
+node_new (YNodeKind kind, const char *origin, int line, int col)
+{
+  YNode *n = g_new0 (YNode, 1);
+  n->kind = kind;
+  n->origin = g_strdup (origin);
+  n->line = line;
+  n->col = col;
+  if (kind == YNODE_MAP) {
+    n->keys = g_ptr_array_new_with_free_func ((GDestroyNotify) ytree_free);
+    n->items = g_ptr_array_new_with_free_func ((GDestroyNotify) ytree_free);
+  } else if (kind == YNODE_SEQ) {
+    n->items = g_ptr_array_new_with_free_func ((GDestroyNotify) ytree_free);
+  }
+  return n;
+}
+
+YNode *
+ytree_scalar_new (const char *origin, int line, int col, const char *value)
+{
+  YNode *n = node_new (YNODE_SCALAR, origin, line, col);
+  n->value = g_strdup (value);
+  n->plain = TRUE;
+  return n;
+}
+
+YNode *
+ytree_map_new (const char *origin, int line, int col)
+{
+  return node_new (YNODE_MAP, origin, line, col);
+}
+
+void
+ytree_free (YNode *node)
+{
+  if (!node)
+    return;
+  g_free (node->origin);
+  g_free (node->value);
+  if (node->keys)
+    g_ptr_array_unref (node->keys);
+  if (node->items)
+    g_ptr_array_unref (node->items);
+  g_free (node);
+}
+
+YNode *
+ytree_copy (const YNode *src)
+{
+  YNode *n = node_new (src->kind, src->origin, src->line, src->col);
+  n->value = g_strdup (src->value);
+  n->plain = src->plain;
+  if (src->keys)
+    for (guint i = 0; i < src->keys->len; i++)
+      g_ptr_array_add (n->keys, ytree_copy (src->keys->pdata[i]));
+  if (src->items)
+    for (guint i = 0; i < src->items->len; i++)
+      g_ptr_array_add (n->items, ytree_copy (src->items->pdata[i]));
+  return n;
+}
+
+static int
+map_index (const YNode *map, const char *key)
+{
+  if (!map || map->kind != YNODE_MAP)
+    return -1;
+  for (guint i = 0; i < map->keys->len; i++)
+    if (strcmp (((YNode *) map->keys->pdata[i])->value, key) == 0)
+      return (int) i;
+  return -1;
+}
+
+YNode *
+ytree_map_get (const YNode *map, const char *key)
+{
+  int i = map_index (map, key);
+  return i < 0 ? NULL : map->items->pdata[i];
+}
+
+YNode *
+ytree_map_key_node (const YNode *map, const char *key)
+{
+  int i = map_index (map, key);
+  return i < 0 ? NULL : map->keys->pdata[i];
+}
+
+YNode *
+ytree_map_take (YNode *map, const char *key)
+{
+  int i = map_index (map, key);
+  if (i < 0)
+    return NULL;
+  YNode *v = g_ptr_array_steal_index (map->items, (guint) i);
+  g_ptr_array_remove_index (map->keys, (guint) i);
+  return v;
+}
+
+void
+ytree_map_set (YNode *map, const char *key, YNode *value, const YNode *key_pos)
+{
+  int i = map_index (map, key);
+  if (i >= 0) {
+    ytree_free (map->items->pdata[i]);
+    map->items->pdata[i] = value;
+    return;
+  }
+  const YNode *pos = key_pos ? key_pos : value;
+  g_ptr_array_add (map->keys, ytree_scalar_new (pos->origin, pos->line, pos->col, key));
+  g_ptr_array_add (map->items, value);
+}
+
+void
+ytree_merge (YNode *base, YNode *top)
+{
+  g_assert (base->kind == YNODE_MAP && top->kind == YNODE_MAP);
+  for (guint i = 0; i < top->keys->len; i++) {
+    YNode *k = top->keys->pdata[i];
+    YNode *v = top->items->pdata[i];
+    top->items->pdata[i] = NULL;
+    YNode *old = ytree_map_get (base, k->value);
+    if (old && old->kind == YNODE_MAP && v->kind == YNODE_MAP)
+      ytree_merge (old, v);
+    else
+      ytree_map_set (base, k->value, v, k);
+  }
+  ytree_free (top);
+}
+
+/* --- loading ------------------------------------------------------------------------------------------- */
+
+typedef struct {
+  const char *origin;
+  int col_offset;
+  yaml_document_t *doc;
+  guint8 *visited; /* per libyaml node index: an alias shows up as a second visit */
+  GError **error;
+} Loader;
+
+static int
+col_of (const Loader *ld, yaml_mark_t m)
+{
+  return (int) m.column + 1 + (m.line == 0 ? ld->col_offset : 0);
+}
+
+static YNode *
+convert (Loader *ld, int index, int depth)
+{
+  yaml_node_t *yn = yaml_document_get_node (ld->doc, index);
+  int line = (int) yn->start_mark.line + 1;
+  int col = col_of (ld, yn->start_mark);
+  if (ld->visited[index]) {
+    ps_error_located (ld->error, PS_ERROR_DATA, ld->origin, line, col,
+                      "this node is reused through a YAML alias; anchors and aliases are not supported (write the value out)");
+    return NULL;
+  }
+  ld->visited[index] = 1;
+  if (depth > YTREE_MAX_DEPTH) {
+    ps_error_located (ld->error, PS_ERROR_DATA, ld->origin, line, col, "nesting deeper than %d levels",
+                      YTREE_MAX_DEPTH);
+    return NULL;
+  }
+  if (yn->tag && !g_str_has_prefix ((const char *) yn->tag, "tag:yaml.org,2002:")) {
+    ps_error_located (ld->error, PS_ERROR_DATA, ld->origin, line, col, "YAML tag '%s' is not supported",
+                      (const char *) yn->tag);
+    return NULL;
+  }
+  switch (yn->type) {
+  case YAML_SCALAR_NODE: {
+    YNode *n = node_new (YNODE_SCALAR, ld->origin, line, col);
+    n->value = g_strndup ((const char *) yn->data.scalar.value, yn->data.scalar.length);
+    n->plain = yn->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+    if (strlen (n->value) != yn->data.scalar.length) {
+      ps_error_located (ld->error, PS_ERROR_DATA, ld->origin, line, col, "NUL character in a scalar");
+      ytree_free (n);
+      return NULL;
+    }
+    return n;
+  }
+  case YAML_SEQUENCE_NODE: {
+    g_autoptr (YNode) n = node_new (YNODE_SEQ, ld->origin, line, col);
+    for (yaml_node_item_t *it = yn->data.sequence.items.start; it < yn->data.sequence.items.top; it++) {
+      YNode *c = convert (ld, *it, depth + 1);
+      if (!c)
+        return NULL;
+      g_ptr_array_add (n->items, c);
+    }
+    return g_steal_pointer (&n);
+  }
+  case YAML_MAPPING_NODE: {
+    g_autoptr (YNode) n = node_new (YNODE_MAP, ld->origin, line, col);
+    for (yaml_node_pair_t *p = yn->data.mapping.pairs.start; p < yn->data.mapping.pairs.top; p++) {
+      g_autoptr (YNode) k = convert (ld, p->key, depth + 1);
+      if (!k)
+        return NULL;
+      if (k->kind != YNODE_SCALAR) {
+        ps_error_located (ld->error, PS_ERROR_DATA, k->origin, k->line, k->col, "mapping keys must be scalars");
+        return NULL;
+      }
+      YNode *dup = ytree_map_key_node (n, k->value);
+      if (dup) {
+        ps_error_located (ld->error, PS_ERROR_DATA, k->origin, k->line, k->col,
+                          "duplicate key '%s' (first defined at line %d)", k->value, dup->line);
+        return NULL;
+      }
+      YNode *v = convert (ld, p->value, depth + 1);
+      if (!v)
+        return NULL;
+      g_ptr_array_add (n->keys, g_steal_pointer (&k));
+      g_ptr_array_add (n->items, v);
+    }
+    return g_steal_pointer (&n);
+  }
+  case YAML_NO_NODE:
+    break;
+  }
+  ps_error_located (ld->error, PS_ERROR_DATA, ld->origin, line, col, "unexpected YAML node");
+  return NULL;
+}
+
+/* libyaml reports reader (encoding) errors as a byte offset only: turn it into line and column. */
+static void
+offset_to_mark (const char *text, size_t len, size_t offset, int *line, int *col)
+{
+  *line = 1;
+  *col = 1;
+  for (size_t i = 0; i < offset && i < len; i++) {
+    if (text[i] == '\n') {
+      (*line)++;
+      *col = 1;
+    } else {
+      (*col)++;
+    }
+  }
+}
+
+static void
+parser_error (const yaml_parser_t *p, const char *origin, const char *text, size_t len, int col_offset,
+              GError **error)
+{
+  int line, col;
+  if (p->error == YAML_READER_ERROR) {
+    offset_to_mark (text, len, p->problem_offset, &line, &col);
+    ps_error_located (error, PS_ERROR_DATA, origin, line, col, "not a valid YAML text: %s",
+                      p->problem ? p->problem : "unreadable input");
+    return;
+  }
+  if (p->error == YAML_MEMORY_ERROR) {
+    ps_error_located (error, PS_ERROR_DATA, origin, 1, 1, "YAML parser ran out of memory");
+    return;
+  }
+  line = (int) p->problem_mark.line + 1;
+  col = (int) p->problem_mark.column + 1 + (p->problem_mark.line == 0 ? col_offset : 0);
+  if (p->context)
+    ps_error_located (error, PS_ERROR_DATA, origin, line, col, "%s %s at line %d column %d",
+                      p->problem ? p->problem : "syntax error", p->context, (int) p->context_mark.line + 1,
+                      (int) p->context_mark.column + 1 + (p->context_mark.line == 0 ? col_offset : 0));
+  else
+    ps_error_located (error, PS_ERROR_DATA, origin, line, col, "%s", p->problem ? p->problem : "syntax error");
+}
+
+YNode *
+ytree_load_string (const char *origin, const char *text, int col_offset, GError **error)
+{
+  size_t len = strlen (text);
+  g_auto (yaml_parser_t) parser;
+  if (!yaml_parser_initialize (&parser))
+    g_error ("out of memory initialising libyaml");
+  yaml_parser_set_input_string (&parser, (const unsigned char *) text, len);
+
+  g_auto (yaml_document_t) doc;
+  if (!yaml_parser_load (&parser, &doc)) {
+    memset (&doc, 0, sizeof doc); /* nothing to delete */
+    parser_error (&parser, origin, text, len, col_offset, error);
+    return NULL;
+  }
+  yaml_node_t *root = yaml_document_get_root_node (&doc);
+  if (!root)
+    return NULL; /* empty document */
+
+  /* A second document in the stream would silently be ignored: refuse it instead. */
+  yaml_document_t extra;
+  if (!yaml_parser_load (&parser, &extra)) {
+    parser_error (&parser, origin, text, len, col_offset, error);
+    return NULL;
+  }
+  yaml_node_t *extra_root = yaml_document_get_root_node (&extra);
+  if (extra_root) {
+    int line = (int) extra.start_mark.line + 1, col = (int) extra.start_mark.column + 1;
+    yaml_document_delete (&extra);
+    ps_error_located (error, PS_ERROR_DATA, origin, line, col, "more than one YAML document");
+    return NULL;
+  }
+  yaml_document_delete (&extra);
+
+  size_t n_nodes = (size_t) (doc.nodes.top - doc.nodes.start);
+  g_autofree guint8 *visited = g_new0 (guint8, n_nodes + 1);
+  Loader ld = { origin, col_offset, &doc, visited, error };
+  return convert (&ld, 1, 0);
+}
+
+YNode *
+ytree_load_file (const char *path, GError **error)
+{
+  struct stat st;
+  if (stat (path, &st) != 0) {
+    int e = errno;
+    ps_error_plain (error, PS_ERROR_NOINPUT, "%s: %s", path, g_strerror (e));
+    return NULL;
+  }
+  if (!S_ISREG (st.st_mode)) {
+    ps_error_plain (error, PS_ERROR_NOINPUT, "%s: not a regular file", path);
+    return NULL;
+  }
+  if (st.st_size > YTREE_MAX_FILE_BYTES) {
+    ps_error_located (error, PS_ERROR_DATA, path, 1, 1, "file is %lld bytes; configs are limited to %d bytes",
+                      (long long) st.st_size, YTREE_MAX_FILE_BYTES);
+    return NULL;
+  }
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  g_autoptr (GError) local = NULL;
+  if (!g_file_get_contents (path, &text, &len, &local)) {
+    ps_error_plain (error, PS_ERROR_NOINPUT, "%s", local->message);
+    return NULL;
+  }
+  if (strlen (text) != len) {
+    int line, col;
+    offset_to_mark (text, len, strlen (text), &line, &col);
+    ps_error_located (error, PS_ERROR_DATA, path, line, col, "NUL byte: not a YAML text file");
+    return NULL;
+  }
+  return ytree_load_string (path, text, 0, error);
+}

@@ -225,11 +225,12 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
   g_string_append (o, "}\n}\n");
 }
 
+/* A table cell: the number with `decimals` and a suffix, a leading sign when `sign`, or "-" when absent. */
 static void
-fmt_cell (char *buf, size_t n, double v, const char *fmt)
+fmt_cell (char *buf, size_t n, double v, gboolean sign, const char *suffix)
 {
   if (isfinite (v))
-    g_snprintf (buf, n, fmt, v);
+    g_snprintf (buf, n, sign ? "%+.1f%s" : "%.1f%s", v, suffix);
   else
     g_strlcpy (buf, "-", n);
 }
@@ -260,11 +261,11 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
     if (!isfinite (f[i].simulated) && !isfinite (f[i].published))
       continue;
     char sim[32], pub[32], pct[32], err[40];
-    fmt_cell (sim, sizeof sim, f[i].simulated, "%.1f");
-    fmt_cell (pub, sizeof pub, f[i].published, "%.1f");
+    fmt_cell (sim, sizeof sim, f[i].simulated, FALSE, "");
+    fmt_cell (pub, sizeof pub, f[i].published, FALSE, "");
     fmt_cell (pct, sizeof pct, isfinite (f[i].simulated) ? f[i].simulated / r->theoretical_mbps * 100 : NAN,
-              "%.1f%%");
-    fmt_cell (err, sizeof err, f[i].error_pct, "%+.1f%%");
+              FALSE, "%");
+    fmt_cell (err, sizeof err, f[i].error_pct, TRUE, "%");
     if (f[i].above_limit) {
       g_strlcpy (err, "flagged*", sizeof err);
       flagged = TRUE;

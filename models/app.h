@@ -1,0 +1,70 @@
+/* app.h — the endpoint's application-layer datapath: the Avalon-ST-like streaming interface between the PCIe
+ * hard (or soft) IP and the user's logic (here the chaining DMA), in beats of an application clock.
+ *
+ * Contract:
+ * - Transmit: clients (the DMA engines) register in priority order and are pulled, never pushed: when the
+ *   datapath is free the arbiter asks each client to describe its next TLP (peek), skips clients whose TLP the
+ *   link cannot take now (flow-control credits or queue space: link_port_can_send), and takes one TLP from the
+ *   winner. The TLP then occupies the interface for avst_beats() beats plus tx_gap_cycles, and is handed to
+ *   link_port_send() at the end of its last beat (store-and-forward into the IP's transmit buffer: the IP cannot
+ *   put a TLP on the wire faster than the application delivers it). Clients call app_kick() when they get new work.
+ * - Arbitration: APP_ARB_ROUND_ROBIN rotates among ready clients starting after the last winner (what AN-456's
+ *   chaining DMA does between its read and write engines, so neither starves); APP_ARB_PRIORITY always picks the
+ *   lowest-numbered ready client. Both skip a client blocked on credits, as the hard IP's per-type credit
+ *   signals (tx_cred) let the application do.
+ * - Receive: TLPs from the link (whose rx_pipeline_ps already holds the IP's receive latency) pass one at a time
+ *   through the receive interface, each taking avst_beats() + rx_overhead_cycles. At the end of its beats the handler sees the TLP, then the
+ *   app calls link_port_consume() (the IP's receive buffer slot is free only once the application has read it)
+ *   and frees it. Handlers must not keep or free the TLP.
+ * - Every beat starts on an edge of the application clock; times are integer picoseconds.
+ * - No allocation after app_new(): queues are intrusive lists through Tlp.next.
+ */
+#pragma once
+
+#include "models/link.h"
+
+typedef enum {
+  APP_ARB_ROUND_ROBIN,
+  APP_ARB_PRIORITY,
+} AppArbitration;
+
+typedef struct {
+  uint32_t width_bits; /* interface width: 64, 128 or 256 (pcie-protocol.md §7 lists which IP uses which) */
+  double clock_mhz; /* application clock: 62.5, 125 or 250 MHz for the hard IPs of §7; soft IP its own */
+  gboolean header_own_beat; /* TRUE: header never shares a beat with data (256-bit Avalon-MM DMA style) */
+  uint32_t tx_gap_cycles; /* idle beats after each transmitted TLP: arbiter/state-machine turnaround */
+  AppArbitration arbitration; /* transmit arbitration between clients */
+  uint32_t rx_overhead_cycles; /* extra beats per received TLP: the DMA's completion bookkeeping */
+} AppParams;
+
+typedef struct App App;
+
+typedef struct {
+  /* Fill probe->kind, header_bytes, payload_bytes and address of the next TLP; FALSE when nothing to send. */
+  gboolean (*peek) (void *ctx, Tlp *probe);
+  /* Commit and return that TLP, allocated from the pool and matching the probe. */
+  Tlp *(*take) (void *ctx);
+  /* The TLP's last beat has left the application layer and the link owns it (may be NULL). */
+  void (*sent) (void *ctx, const Tlp *tlp);
+} AppTxClient;
+
+typedef void (*AppRxFn) (void *ctx, const Tlp *tlp);
+
+/* Validates params (width 64/128/256, clock > 0). */
+gboolean app_params_check (const AppParams *p, GError **error);
+
+/* Takes over the port's rx and tx-ready callbacks. TLPs come from and go back to `pool` (the link's). */
+App *app_new (SimEngine *engine, const AppParams *params, LinkPort *port, TlpPool *pool);
+void app_free (App *app);
+/* Clients are numbered in registration order; that order is the priority for APP_ARB_PRIORITY. */
+guint app_add_client (App *app, const AppTxClient *client, void *ctx);
+void app_set_rx (App *app, AppRxFn fn, void *ctx);
+/* A client has new work (or was unblocked): the arbiter looks again if the datapath is idle. */
+void app_kick (App *app);
+
+SimTime app_cycle_ps (const App *app);
+/* Beats the datapath spent transmitting / receiving (utilisation figures for reports). */
+uint64_t app_tx_beats (const App *app);
+uint64_t app_rx_beats (const App *app);
+/* Nothing queued in either direction. */
+gboolean app_idle (const App *app);

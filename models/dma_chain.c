@@ -1,0 +1,496 @@
+/* dma_chain.c — AN-456 chaining DMA engines (contract in dma_chain.h). */
+#include "models/dma_chain.h"
+
+#include "models/split.h"
+#include "sim/error.h"
+
+#define MSI_ADDRESS 0xFEE00000u /* x86 local APIC window: the address every MSI on these hosts targets */
+
+typedef enum { TAIL_DATA, TAIL_STATUS, TAIL_MSI, TAIL_DONE } EngineTail;
+
+typedef struct DmaEngine DmaEngine;
+
+typedef struct {
+  DmaEngine *engine; /* NULL when the tag is free */
+  gboolean desc; /* a descriptor fetch rather than data */
+  uint32_t remaining; /* bytes still to come */
+  uint64_t next_address; /* completions arrive in increasing address order (spec §2.3.1.1) */
+  uint32_t n_desc; /* descriptor fetch: how many descriptors it carries */
+  uint64_t desc_address;
+} TagEntry;
+
+struct DmaEngine {
+  DmaChain *dma;
+  DmaDir dir;
+  uint32_t regs[4];
+  gboolean running;
+  uint32_t n_desc;
+  uint64_t table;
+  gboolean msi;
+
+  /* Descriptor fetch and FIFO. */
+  uint32_t desc_requested; /* descriptors asked for so far */
+  uint32_t desc_inflight; /* asked for, not yet arrived */
+  DmaDescriptor fifo[DMA_MAX_DESC_FIFO];
+  uint32_t fifo_head, fifo_count;
+  uint32_t desc_taken; /* descriptors moved into `cur` */
+
+  /* The descriptor being transferred. */
+  gboolean have_cur;
+  uint64_t cur_host, cur_left;
+  SimTime cur_ready_ps; /* after desc_setup_cycles */
+  gboolean wake_pending;
+
+  uint64_t requested, completed; /* data bytes of this run: issued (MRd length / MWr payload), finished */
+  EngineTail tail;
+  uint32_t runs;
+  SimTime counter_start_ps, counter_stop_ps;
+};
+
+struct DmaChain {
+  SimEngine *engine;
+  DmaParams p;
+  App *app;
+  TlpPool *pool;
+  uint64_t bar0;
+  DmaMemReadFn mem_read;
+  void *mem_ctx;
+  SimTime setup_ps;
+
+  DmaEngine eng[DMA_DIR_COUNT];
+  TagEntry tag[DMA_MAX_TAGS];
+  uint16_t free_tags[DMA_MAX_TAGS]; /* stack of free tag numbers */
+  uint32_t n_free_tags;
+  uint32_t cpl_outstanding; /* completion-buffer bytes requested and not yet taken in */
+  DmaCounters c;
+  DmaCounterFn notify;
+  void *notify_ctx;
+};
+
+gboolean
+dma_params_check (const DmaParams *p, GError **error)
+{
+  static const uint32_t sizes[] = { 128, 256, 512, 1024, 2048, 4096 };
+  gboolean mps_ok = FALSE, mrrs_ok = FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++) {
+    mps_ok |= p->max_payload_bytes == sizes[i];
+    mrrs_ok |= p->max_read_request_bytes == sizes[i];
+  }
+  if (!mps_ok || !mrrs_ok) {
+    ps_error_plain (error, PS_ERROR_DATA, "max payload %u / max read request %u: each must be 128..4096, a power of 2",
+      p->max_payload_bytes, p->max_read_request_bytes);
+    return FALSE;
+  }
+  if (p->tags < 1 || p->tags > DMA_MAX_TAGS) {
+    ps_error_plain (error, PS_ERROR_DATA, "tags %u: must be 1..%u", p->tags, DMA_MAX_TAGS);
+    return FALSE;
+  }
+  if (p->cpl_buffer_bytes != 0 && p->cpl_buffer_bytes < p->max_read_request_bytes) {
+    /* A buffer smaller than one request would deadlock the read engine. */
+    ps_error_plain (error, PS_ERROR_DATA, "completion buffer %u bytes is smaller than one %u-byte read request",
+      p->cpl_buffer_bytes, p->max_read_request_bytes);
+    return FALSE;
+  }
+  if (p->desc_per_fetch < 1 || p->desc_per_fetch * DMA_DESC_BYTES > p->max_read_request_bytes
+      || p->desc_fifo_entries < p->desc_per_fetch || p->desc_fifo_entries > DMA_MAX_DESC_FIFO) {
+    ps_error_plain (error, PS_ERROR_DATA, "descriptors per fetch %u / FIFO %u: need 1 <= per fetch <= FIFO <= %u "
+      "and per fetch x 16 <= max read request", p->desc_per_fetch, p->desc_fifo_entries, DMA_MAX_DESC_FIFO);
+    return FALSE;
+  }
+  if (p->desc_max_bytes % 4 != 0) {
+    ps_error_plain (error, PS_ERROR_DATA, "descriptor size %u bytes: must be whole DWs", p->desc_max_bytes);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* --- tags and completion buffer ------------------------------------------------------------------------- */
+
+static gboolean
+read_fits (const DmaChain *d, uint32_t bytes)
+{
+  return d->n_free_tags > 0 && (d->p.cpl_buffer_bytes == 0 || d->cpl_outstanding + bytes <= d->p.cpl_buffer_bytes);
+}
+
+static uint16_t
+tag_get (DmaChain *d, DmaEngine *e, gboolean desc, uint64_t address, uint32_t bytes)
+{
+  uint16_t t = d->free_tags[--d->n_free_tags];
+  d->tag[t] = (TagEntry) { .engine = e, .desc = desc, .remaining = bytes, .next_address = address };
+  d->cpl_outstanding += bytes;
+  d->c.tags_in_use++;
+  d->c.tags_high_water = MAX (d->c.tags_high_water, d->c.tags_in_use);
+  d->c.cpl_buffer_high_water_bytes = MAX (d->c.cpl_buffer_high_water_bytes, d->cpl_outstanding);
+  return t;
+}
+
+static void
+tag_put (DmaChain *d, uint16_t t)
+{
+  d->tag[t].engine = NULL;
+  d->free_tags[d->n_free_tags++] = t;
+  d->c.tags_in_use--;
+}
+
+/* --- engine state --------------------------------------------------------------------------------------- */
+
+static void
+wake (SimEngine *se, void *ctx, uint64_t arg)
+{
+  DmaEngine *e = ctx;
+  e->wake_pending = FALSE;
+  app_kick (e->dma->app);
+}
+
+/* Move the next fetched descriptor into `cur`, starting its setup time. */
+static void
+take_descriptor (DmaEngine *e)
+{
+  DmaChain *d = e->dma;
+  while (!e->have_cur && e->fifo_count > 0) {
+    DmaDescriptor *x = &e->fifo[e->fifo_head];
+    e->fifo_head = (e->fifo_head + 1) % DMA_MAX_DESC_FIFO;
+    e->fifo_count--;
+    e->desc_taken++;
+    if (x->length_bytes == 0)
+      continue;
+    e->have_cur = TRUE;
+    e->cur_host = x->host_address;
+    e->cur_left = x->length_bytes;
+    e->cur_ready_ps = sim_now (d->engine) + d->setup_ps;
+  }
+}
+
+static gboolean
+data_done (const DmaEngine *e)
+{
+  return e->desc_taken == e->n_desc && !e->have_cur && e->completed == e->requested;
+}
+
+/* Size of the next descriptor fetch, 0 when none is due. */
+static uint32_t
+desc_fetch_bytes (const DmaEngine *e)
+{
+  const DmaParams *p = &e->dma->p;
+  uint32_t left = e->n_desc - e->desc_requested;
+  uint32_t want = MIN (left, p->desc_per_fetch);
+  if (want == 0 || e->fifo_count + e->desc_inflight + want > p->desc_fifo_entries)
+    return 0;
+  uint64_t addr = e->table + DMA_DESC_BYTES * (1 + (uint64_t) e->desc_requested);
+  return split_next_request (addr, (uint64_t) want * DMA_DESC_BYTES, p->max_read_request_bytes);
+}
+
+static uint8_t
+header_for (uint64_t address)
+{
+  /* 64-bit addressing only when the address needs it (spec §2.2.4.1: a 4-DW header with upper bits 0 is illegal). */
+  return address > 0xffffffffu ? 16 : 12;
+}
+
+/* What a probe/TLP is for; kept in Tlp.cookie while the TLP is ours (the host reads only an MSI's cookie, and
+ * an MSI's is replaced by its message number when taken). */
+enum { ACT_DESC = 1, ACT_DATA, ACT_STATUS, ACT_MSI };
+
+/* What the engine would send next, without committing. Order inside an engine: a due descriptor fetch first
+ * (it feeds everything after it), then data, then the EPLAST status write, then the MSI. */
+static gboolean
+engine_peek (void *ctx, Tlp *probe)
+{
+  DmaEngine *e = ctx;
+  DmaChain *d = e->dma;
+  if (!e->running)
+    return FALSE;
+  uint32_t fetch = desc_fetch_bytes (e);
+  if (fetch > 0 && read_fits (d, fetch)) {
+    uint64_t addr = e->table + DMA_DESC_BYTES * (1 + (uint64_t) e->desc_requested);
+    *probe = (Tlp) { .kind = TLP_MRD, .header_bytes = header_for (addr), .address = addr, .length_bytes = fetch,
+                     .cookie = ACT_DESC };
+    return TRUE;
+  }
+  take_descriptor (e);
+  if (e->have_cur) {
+    SimTime now = sim_now (d->engine);
+    if (now < e->cur_ready_ps) {
+      if (!e->wake_pending) {
+        e->wake_pending = TRUE;
+        sim_schedule_at (d->engine, e->cur_ready_ps, wake, e, 0);
+      }
+      return FALSE;
+    }
+    if (e->dir == DMA_WRITE) {
+      uint32_t n = split_next_request (e->cur_host, e->cur_left, d->p.max_payload_bytes);
+      *probe = (Tlp) { .kind = TLP_MWR, .header_bytes = header_for (e->cur_host), .address = e->cur_host,
+                       .payload_bytes = n, .cookie = ACT_DATA };
+      return TRUE;
+    }
+    uint32_t n = split_next_request (e->cur_host, e->cur_left, d->p.max_read_request_bytes);
+    if (!read_fits (d, n))
+      return FALSE; /* a completion freeing a tag or buffer space kicks the app */
+    *probe = (Tlp) { .kind = TLP_MRD, .header_bytes = header_for (e->cur_host), .address = e->cur_host,
+                     .length_bytes = n, .cookie = ACT_DATA };
+    return TRUE;
+  }
+  if (e->tail == TAIL_STATUS && data_done (e)) {
+    *probe = (Tlp) { .kind = TLP_MWR, .header_bytes = header_for (e->table + 12), .address = e->table + 12,
+                     .payload_bytes = 4, .cookie = ACT_STATUS };
+    return TRUE;
+  }
+  if (e->tail == TAIL_MSI) {
+    *probe = (Tlp) { .kind = TLP_MSI, .header_bytes = 12, .address = MSI_ADDRESS, .payload_bytes = 4,
+                     .cookie = ACT_MSI };
+    return TRUE;
+  }
+  return FALSE;
+}
+
+static void
+finish_run (DmaEngine *e)
+{
+  e->tail = TAIL_DONE;
+  e->running = FALSE;
+  e->runs++;
+}
+
+static void
+advance_cur (DmaEngine *e, uint32_t bytes)
+{
+  e->cur_host += bytes;
+  e->cur_left -= bytes;
+  e->have_cur = e->cur_left > 0;
+}
+
+static Tlp *
+engine_take (void *ctx)
+{
+  DmaEngine *e = ctx;
+  DmaChain *d = e->dma;
+  Tlp probe;
+  gboolean ok = engine_peek (e, &probe);
+  g_assert (ok);
+  Tlp *t = tlp_alloc (d->pool);
+  *t = probe;
+  t->owner = e;
+  switch (probe.cookie) {
+  case ACT_DESC: {
+    uint32_t n = probe.length_bytes / DMA_DESC_BYTES;
+    t->tag = tag_get (d, e, TRUE, probe.address, probe.length_bytes);
+    d->tag[t->tag].n_desc = n;
+    d->tag[t->tag].desc_address = probe.address;
+    e->desc_requested += n;
+    e->desc_inflight += n;
+    d->c.desc_fetches++;
+    d->c.mrds++;
+    break;
+  }
+  case ACT_DATA:
+    e->requested += probe.kind == TLP_MRD ? probe.length_bytes : probe.payload_bytes;
+    if (probe.kind == TLP_MRD) {
+      t->tag = tag_get (d, e, FALSE, probe.address, probe.length_bytes);
+      d->c.read_bytes_requested += probe.length_bytes;
+      d->c.mrds++;
+      advance_cur (e, probe.length_bytes);
+    } else {
+      d->c.mwrs++;
+      advance_cur (e, probe.payload_bytes);
+    }
+    break;
+  case ACT_STATUS:
+    d->c.mwrs++;
+    e->tail = e->msi ? TAIL_MSI : TAIL_DONE;
+    if (!e->msi)
+      finish_run (e);
+    break;
+  case ACT_MSI:
+    t->cookie = e->dir; /* MSI data: message 0 = write engine, 1 = read engine */
+    finish_run (e);
+    break;
+  default:
+    g_assert_not_reached ();
+  }
+  return t;
+}
+
+static void
+stop_counter (DmaEngine *e)
+{
+  e->counter_stop_ps = sim_now (e->dma->engine);
+  if (e->dma->notify != NULL)
+    e->dma->notify (e->dma->notify_ctx, e->dir, TRUE);
+}
+
+/* The app handed a TLP to the link: for the write engine that is when its data "has been transferred". */
+static void
+engine_sent (void *ctx, const Tlp *t)
+{
+  DmaEngine *e = ctx;
+  if (t->kind == TLP_MWR && t->cookie == ACT_DATA) {
+    e->completed += t->payload_bytes;
+    e->dma->c.write_bytes_sent += t->payload_bytes;
+    if (data_done (e))
+      stop_counter (e);
+  }
+}
+
+/* --- receive: completions and register writes ------------------------------------------------------------ */
+
+static void
+on_cpl (DmaChain *d, const Tlp *t)
+{
+  g_assert (t->tag < DMA_MAX_TAGS && d->tag[t->tag].engine != NULL);
+  TagEntry *g = &d->tag[t->tag];
+  DmaEngine *e = g->engine;
+  d->c.cpls++;
+  if (t->address != g->next_address || t->payload_bytes > g->remaining)
+    d->c.out_of_order_cpls++;
+  g->next_address = t->address + t->payload_bytes;
+  g->remaining -= MIN (g->remaining, t->payload_bytes);
+  /* The application has taken the data out of the IP's buffer (the app consumes right after this handler). */
+  d->cpl_outstanding -= t->payload_bytes;
+  if (!g->desc) {
+    e->completed += t->payload_bytes;
+    d->c.read_bytes_completed += t->payload_bytes;
+    d->c.ep_bytes_written += t->payload_bytes; /* endpoint memory is written as the data streams in */
+  }
+  if (g->remaining == 0) {
+    if (g->desc) {
+      /* All descriptor bytes are in: their contents become visible to the engine. */
+      for (uint32_t i = 0; i < g->n_desc; i++) {
+        DmaDescriptor x = { 0 };
+        gboolean ok = d->mem_read (d->mem_ctx, g->desc_address + (uint64_t) i * DMA_DESC_BYTES, &x);
+        g_assert (ok);
+        e->fifo[(e->fifo_head + e->fifo_count) % DMA_MAX_DESC_FIFO] = x;
+        e->fifo_count++;
+      }
+      e->desc_inflight -= g->n_desc;
+    }
+    tag_put (d, t->tag);
+  }
+  if (e->dir == DMA_READ && e->running && !g->desc && data_done (e))
+    stop_counter (e);
+  app_kick (d->app);
+}
+
+static void
+engine_start (DmaEngine *e, const Tlp *t)
+{
+  DmaChain *d = e->dma;
+  g_assert (!e->running); /* software programs an engine only after it reported the previous run */
+  e->running = TRUE;
+  e->n_desc = (e->regs[0] & 0xffffu);
+  e->msi = (e->regs[0] >> 16) & 1;
+  e->table = (uint64_t) e->regs[1] << 32 | e->regs[2];
+  g_assert (e->regs[3] + 1 == e->n_desc); /* RCLAST is the last descriptor's index */
+  e->desc_requested = e->desc_inflight = e->desc_taken = 0;
+  e->fifo_head = e->fifo_count = 0;
+  e->have_cur = FALSE;
+  e->requested = e->completed = 0;
+  e->tail = TAIL_STATUS;
+  e->counter_start_ps = d->p.counter_start == DMA_COUNTER_AT_HOST ? t->stamp_ps : sim_now (d->engine);
+  e->counter_stop_ps = 0;
+  if (d->notify != NULL)
+    d->notify (d->notify_ctx, e->dir, FALSE);
+  app_kick (d->app);
+}
+
+static void
+on_rx (void *ctx, const Tlp *t)
+{
+  DmaChain *d = ctx;
+  if (t->kind == TLP_CPLD || t->kind == TLP_CPL) {
+    on_cpl (d, t);
+    return;
+  }
+  g_assert (t->kind == TLP_MWR && t->address >= d->bar0 && t->address < d->bar0 + 0x20);
+  uint64_t off = t->address - d->bar0;
+  DmaEngine *e = &d->eng[off >= 0x10 ? DMA_READ : DMA_WRITE];
+  uint32_t dw = (uint32_t) (off & 0xf) / 4;
+  e->regs[dw] = (uint32_t) t->cookie;
+  if (dw == DMA_REG_START_DW)
+    engine_start (e, t);
+}
+
+/* --- life cycle ------------------------------------------------------------------------------------------ */
+
+DmaChain *
+dma_chain_new (SimEngine *engine, const DmaParams *params, App *app, TlpPool *pool, uint64_t bar0,
+  DmaMemReadFn mem_read, void *mem_ctx)
+{
+  DmaChain *d = g_new0 (DmaChain, 1);
+  d->engine = engine;
+  d->p = *params;
+  d->app = app;
+  d->pool = pool;
+  d->bar0 = bar0;
+  d->mem_read = mem_read;
+  d->mem_ctx = mem_ctx;
+  d->setup_ps = (SimTime) params->desc_setup_cycles * app_cycle_ps (app);
+  /* Tag numbers are handed out lowest first (pushed in reverse), like a priority encoder would. */
+  for (uint32_t i = 0; i < params->tags; i++)
+    d->free_tags[i] = (uint16_t) (params->tags - 1 - i);
+  d->n_free_tags = params->tags;
+  static const AppTxClient client = { engine_peek, engine_take, engine_sent };
+  for (int dir = 0; dir < DMA_DIR_COUNT; dir++) {
+    d->eng[dir].dma = d;
+    d->eng[dir].dir = (DmaDir) dir;
+    d->eng[dir].tail = TAIL_DONE;
+    app_add_client (app, &client, &d->eng[dir]);
+  }
+  app_set_rx (app, on_rx, d);
+  return d;
+}
+
+void
+dma_chain_set_counter_notify (DmaChain *d, DmaCounterFn fn, void *ctx)
+{
+  d->notify = fn;
+  d->notify_ctx = ctx;
+}
+
+void
+dma_chain_free (DmaChain *d)
+{
+  g_free (d);
+}
+
+DmaEngineStatus
+dma_chain_status (const DmaChain *d, DmaDir dir)
+{
+  const DmaEngine *e = &d->eng[dir];
+  return (DmaEngineStatus) { .running = e->running, .runs = e->runs, .counter_start_ps = e->counter_start_ps,
+                             .counter_stop_ps = e->counter_stop_ps, .bytes = e->completed };
+}
+
+DmaCounters
+dma_chain_counters (const DmaChain *d)
+{
+  return d->c;
+}
+
+gboolean
+dma_chain_check_invariants (const DmaChain *d, GError **error)
+{
+  const DmaCounters *c = &d->c;
+  if (d->n_free_tags != d->p.tags || d->cpl_outstanding != 0) {
+    ps_error_plain (error, PS_ERROR_INTERNAL, "DMA: %u of %u tags not retired, %u completion-buffer bytes held",
+      d->p.tags - d->n_free_tags, d->p.tags, d->cpl_outstanding);
+    return FALSE;
+  }
+  if (c->read_bytes_requested != c->read_bytes_completed || c->read_bytes_completed != c->ep_bytes_written) {
+    ps_error_plain (error, PS_ERROR_INTERNAL, "DMA read: %" G_GUINT64_FORMAT " bytes requested, %" G_GUINT64_FORMAT
+      " completed, %" G_GUINT64_FORMAT " written to endpoint memory", c->read_bytes_requested,
+      c->read_bytes_completed, c->ep_bytes_written);
+    return FALSE;
+  }
+  if (c->out_of_order_cpls != 0) {
+    ps_error_plain (error, PS_ERROR_INTERNAL, "DMA: %" G_GUINT64_FORMAT " completions out of address order",
+      c->out_of_order_cpls);
+    return FALSE;
+  }
+  for (int dir = 0; dir < DMA_DIR_COUNT; dir++)
+    if (d->eng[dir].running) {
+      ps_error_plain (error, PS_ERROR_INTERNAL, "DMA %s engine still running at the end",
+        dir == DMA_WRITE ? "write" : "read");
+      return FALSE;
+    }
+  return TRUE;
+}

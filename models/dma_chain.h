@@ -1,0 +1,97 @@
+/* dma_chain.h — the AN-456 chaining DMA in the endpoint's application layer: a write engine (endpoint memory
+ * -> host memory, MWr) and a read engine (host memory -> endpoint memory, MRd + CplD) that can run at once.
+ *
+ * Contract:
+ * - Programming (AN-456 "chaining DMA descriptor header" registers in BAR0): the write engine's header is at
+ *   BAR0 + 0x00..0x0C, the read engine's at + 0x10..0x1C; DW0 = control (bits 15:0 number of descriptors,
+ *   bit 16 MSI enable), DW1/DW2 = descriptor table address high/low, DW3 = RCLAST, the index of the last
+ *   descriptor; writing DW3 starts the engine. Register values arrive in the PIO MWr's cookie.
+ * - Descriptor table in host memory: 4 DW of header (DW3 = EPLAST, the status word the engine writes back)
+ *   followed by 4-DW descriptors (length, endpoint address, host address). The engine fetches descriptors with
+ *   MRds of desc_per_fetch descriptors (<= MRRS, no 4 KB crossing) into a FIFO of desc_fifo_entries, and reads
+ *   their contents through DmaMemReadFn when the last completion byte of the fetch has arrived (timing comes from
+ *   the TLPs; contents from the host memory model).
+ * - Data: the write engine issues MWr <= MPS, the read engine MRd <= MRRS, neither crossing 4 KB (split.h).
+ *   Reads are limited by free tags (1..256, shared by both engines and descriptor fetches: one requester ID)
+ *   and by cpl_buffer_bytes, the endpoint's completion buffer: bytes requested and not yet taken out of the
+ *   buffer by the application never exceed it (endpoints advertise infinite completion credits, so the
+ *   requester must hold itself back; spec §2.6.1, pcie-protocol.md §6).
+ * - End of a run: the engine writes EPLAST (a 1-DW MWr to table + 12) after its last data, then an MSI if the
+ *   control word enabled it (data = 0 for the write engine, 1 for the read engine).
+ * - Performance counter: starts when the DW3 (start) write is decoded by the engine (DMA_COUNTER_AT_ENDPOINT,
+ *   where AN-456's counter physically is) or when that write left the host (DMA_COUNTER_AT_HOST); it stops at
+ *   the last data: for writes when the last data MWr leaves the application layer for the IP, for reads when the
+ *   last completion data has been taken in. It therefore includes the first descriptor fetch.
+ * - The engines are clients of App (app.h); DmaChain takes the app's receive handler. No allocation per TLP.
+ */
+#pragma once
+
+#include "models/app.h"
+
+typedef enum { DMA_WRITE = 0, DMA_READ = 1, DMA_DIR_COUNT } DmaDir;
+
+typedef enum {
+  DMA_COUNTER_AT_ENDPOINT, /* start when the engine decodes the start write (hardware counter) */
+  DMA_COUNTER_AT_HOST, /* start when the start write left the root port */
+} DmaCounterStart;
+
+typedef struct {
+  uint32_t length_bytes;
+  uint64_t ep_address;
+  uint64_t host_address;
+} DmaDescriptor;
+
+#define DMA_DESC_BYTES 16u /* 4 DW per descriptor and for the table header (AN-456) */
+#define DMA_MAX_TAGS 256u /* 8-bit extended tags */
+#define DMA_MAX_DESC_FIFO 256u
+#define DMA_REG_START_DW 3u
+
+typedef struct {
+  uint32_t max_payload_bytes; /* MPS: largest MWr (AN-456 runs: 256) */
+  uint32_t max_read_request_bytes; /* MRRS: largest MRd (AN-456 runs: 512) */
+  uint32_t tags; /* read tags the endpoint may use, 1..256 (AN-456 runs: 32) */
+  uint32_t cpl_buffer_bytes; /* endpoint completion buffer ("RX buffer credit allocation"); 0 = unlimited */
+  uint32_t desc_max_bytes; /* driver: largest transfer per descriptor (e.g. 4096 = one per page); 0 = one */
+  uint32_t desc_per_fetch; /* descriptors read by one descriptor MRd */
+  uint32_t desc_fifo_entries; /* descriptors an engine can hold; a fetch goes out when a batch fits */
+  uint32_t desc_setup_cycles; /* app cycles from taking a descriptor to its first data TLP */
+  gboolean addr64; /* host data buffers above 4 GB: MWr/MRd carry 4-DW headers */
+  gboolean msi; /* software enables the end-of-run MSI (else it polls EPLAST) */
+  DmaCounterStart counter_start;
+} DmaParams;
+
+typedef struct DmaChain DmaChain;
+
+/* Read one 4-DW descriptor at host `address` (the host memory model). FALSE if nothing is there. */
+typedef gboolean (*DmaMemReadFn) (void *ctx, uint64_t address, DmaDescriptor *out);
+
+gboolean dma_params_check (const DmaParams *p, GError **error);
+
+DmaChain *dma_chain_new (SimEngine *engine, const DmaParams *params, App *app, TlpPool *pool, uint64_t bar0,
+  DmaMemReadFn mem_read, void *mem_ctx);
+void dma_chain_free (DmaChain *dma);
+
+/* Called when an engine's performance counter starts (stopped = FALSE) and stops (TRUE). */
+typedef void (*DmaCounterFn) (void *ctx, DmaDir dir, gboolean stopped);
+void dma_chain_set_counter_notify (DmaChain *dma, DmaCounterFn fn, void *ctx);
+
+typedef struct {
+  gboolean running; /* started and not yet finished (EPLAST and MSI out) */
+  uint32_t runs; /* completed runs */
+  SimTime counter_start_ps, counter_stop_ps; /* last run */
+  uint64_t bytes; /* data bytes of the last run */
+} DmaEngineStatus;
+
+DmaEngineStatus dma_chain_status (const DmaChain *dma, DmaDir dir);
+
+typedef struct {
+  uint64_t read_bytes_requested, read_bytes_completed, ep_bytes_written; /* read engine, all runs */
+  uint64_t write_bytes_sent; /* write engine MWr payload, all runs */
+  uint64_t desc_fetches, mrds, mwrs, cpls, out_of_order_cpls;
+  uint32_t tags_in_use, tags_high_water;
+  uint32_t cpl_buffer_high_water_bytes;
+} DmaCounters;
+
+DmaCounters dma_chain_counters (const DmaChain *dma);
+/* Every tag retired, buffer empty, engines idle, completions in address order, requested = completed. */
+gboolean dma_chain_check_invariants (const DmaChain *dma, GError **error);

@@ -1,0 +1,352 @@
+/* host.c — root complex completer, posted-write sink and benchmark software (contract in host.h). */
+#include "models/host.h"
+
+#include <math.h>
+
+#include "sim/error.h"
+
+#define HOST_MAX_WATCH 4
+
+typedef struct {
+  Tlp *head, *tail;
+} TlpFifo;
+
+static void
+fifo_push (TlpFifo *f, Tlp *t)
+{
+  t->next = NULL;
+  if (f->tail != NULL)
+    f->tail->next = t;
+  else
+    f->head = t;
+  f->tail = t;
+}
+
+static Tlp *
+fifo_pop (TlpFifo *f)
+{
+  Tlp *t = f->head;
+  if (t != NULL) {
+    f->head = t->next;
+    if (f->head == NULL)
+      f->tail = NULL;
+    t->next = NULL;
+  }
+  return t;
+}
+
+struct Host {
+  SimEngine *engine;
+  HostParams p;
+  uint32_t mps;
+  LinkPort *port;
+  TlpPool *pool;
+
+  /* Parameters in engine units, converted once. */
+  SimTime read_latency_ps, cpl_overhead_ps, write_latency_ps, msi_latency_ps, poll_ps;
+  double read_ps_per_byte, cpl_ps_per_byte, drain_ps_per_byte;
+
+  TlpFifo tx; /* completions and PIO writes, in the order the root port will send them */
+  gboolean tx_blocked;
+
+  /* Completer: consumed MRds whose data is still to return. stamp_ps = data ready; address and length_bytes
+   * advance as completions leave, so the head always describes the next completion. */
+  TlpFifo reqs;
+  SimTime ret_free; /* return path busy until */
+  gboolean ret_pending;
+
+  /* Sink: received MWr/MSI; stamp_ps = when each releases its buffer slot. */
+  TlpFifo sink;
+  SimTime sink_free;
+
+  struct {
+    uint64_t address;
+    HostEventFn fn;
+    void *ctx;
+  } watch[HOST_MAX_WATCH];
+  guint n_watch;
+  HostEventFn msi_fn;
+  void *msi_ctx;
+
+  HostCounters c;
+};
+
+static SimTime
+ns_ps (double ns)
+{
+  return (SimTime) llround (ns * 1000.0);
+}
+
+gboolean
+host_params_check (const HostParams *p, uint32_t mps, GError **error)
+{
+  if (p->rcb_bytes != 64 && p->rcb_bytes != 128) {
+    ps_error_plain (error, PS_ERROR_DATA, "host read completion boundary %u bytes: must be 64 or 128", p->rcb_bytes);
+    return FALSE;
+  }
+  if (mps < p->rcb_bytes || (mps & (mps - 1)) != 0) {
+    ps_error_plain (error, PS_ERROR_DATA, "max payload %u bytes: must be a power of two >= RCB %u", mps,
+      p->rcb_bytes);
+    return FALSE;
+  }
+  const double v[] = { p->read_latency_ns, p->read_latency_per_byte_ps, p->cpl_rate_mbps, p->cpl_overhead_ns,
+                       p->write_drain_mbps, p->write_latency_ns, p->sw_pio_latency_ns, p->sw_pio_gap_ns,
+                       p->msi_latency_ns, p->poll_interval_ns, p->iteration_gap_ns };
+  for (guint i = 0; i < G_N_ELEMENTS (v); i++)
+    if (!(v[i] >= 0.0 && v[i] < 1e12)) {
+      ps_error_plain (error, PS_ERROR_DATA, "host parameter #%u is %g: must be finite and >= 0", i, v[i]);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+tx_drain (Host *h)
+{
+  while (h->tx.head != NULL) {
+    if (!link_port_can_send (h->port, h->tx.head)) {
+      h->tx_blocked = TRUE;
+      return;
+    }
+    Tlp *t = fifo_pop (&h->tx);
+    t->stamp_ps = sim_now (h->engine); /* "left the host": the performance counter may start here */
+    link_port_send (h->port, t);
+  }
+  h->tx_blocked = FALSE;
+}
+
+static void
+on_tx_ready (void *ctx, LinkPort *port)
+{
+  tx_drain (ctx);
+}
+
+/* --- completer ------------------------------------------------------------------------------------------ */
+
+static void ret_schedule (Host *h);
+
+static void
+ret_emit (SimEngine *e, void *ctx, uint64_t size)
+{
+  Host *h = ctx;
+  Tlp *r = h->reqs.head;
+  Tlp *c = tlp_alloc (h->pool);
+  c->kind = TLP_CPLD;
+  c->header_bytes = 12; /* completions always have a 3-DW header (spec §2.2.9) */
+  c->payload_bytes = (uint32_t) size;
+  c->address = r->address;
+  c->length_bytes = r->length_bytes; /* byte count: what remains of the request, this completion included */
+  c->tag = r->tag;
+  c->owner = r->owner;
+  c->cookie = r->cookie;
+  h->c.cpls++;
+  h->c.cpl_bytes += size;
+  r->address += size;
+  r->length_bytes -= (uint32_t) size;
+  if (r->length_bytes == 0)
+    tlp_free (h->pool, fifo_pop (&h->reqs));
+  fifo_push (&h->tx, c);
+  tx_drain (h);
+  h->ret_pending = FALSE;
+  ret_schedule (h);
+}
+
+/* Plan the next completion: it leaves the return path once its data is ready and the path has moved the
+ * previous completion's data. One event per completion, none while idle. */
+static void
+ret_schedule (Host *h)
+{
+  if (h->ret_pending || h->reqs.head == NULL)
+    return;
+  Tlp *r = h->reqs.head;
+  uint32_t size = split_next_completion (r->address, r->length_bytes, h->p.rcb_bytes, h->mps, h->p.cpl_policy);
+  SimTime start = MAX (MAX (sim_now (h->engine), r->stamp_ps), h->ret_free);
+  SimTime done = start + h->cpl_overhead_ps + (SimTime) llround (size * h->cpl_ps_per_byte);
+  h->ret_free = done;
+  h->ret_pending = TRUE;
+  sim_schedule_at (h->engine, done, ret_emit, h, size);
+}
+
+/* --- sink and software ---------------------------------------------------------------------------------- */
+
+/* arg packs the MSI's data (the message number) above its 32-bit address. */
+static void
+msi_fire (SimEngine *e, void *ctx, uint64_t arg)
+{
+  Host *h = ctx;
+  if (h->msi_fn != NULL)
+    h->msi_fn (h->msi_ctx, arg & 0xffffffffu, (uint32_t) (arg >> 32));
+}
+
+static void
+watch_fire (SimEngine *e, void *ctx, uint64_t i)
+{
+  Host *h = ctx;
+  h->watch[i].fn (h->watch[i].ctx, h->watch[i].address, 0);
+}
+
+static void sink_release (SimEngine *e, void *ctx, uint64_t arg);
+
+static void
+sink_schedule_head (Host *h)
+{
+  if (h->sink.head != NULL)
+    sim_schedule_at (h->engine, h->sink.head->stamp_ps, sink_release, h, 0);
+}
+
+static void
+sink_release (SimEngine *e, void *ctx, uint64_t arg)
+{
+  Host *h = ctx;
+  Tlp *t = fifo_pop (&h->sink);
+  SimTime now = sim_now (e);
+  h->c.bytes_written += t->payload_bytes;
+  if (t->kind == TLP_MSI) {
+    h->c.msis++;
+    g_assert (t->address <= 0xffffffffu); /* MSI targets the local APIC window, 0xFEEx_xxxx */
+    sim_schedule_at (e, now + h->msi_latency_ps, msi_fire, h, t->address | (t->cookie & 0xffffffffu) << 32);
+  } else {
+    h->c.writes++;
+    for (guint i = 0; i < h->n_watch; i++)
+      if (h->watch[i].address == t->address) {
+        /* Polling software sees the write at its next poll: the next multiple of the period. */
+        SimTime next = h->poll_ps > 0 ? (now / h->poll_ps + 1) * h->poll_ps : now;
+        sim_schedule_at (e, next, watch_fire, h, i);
+      }
+  }
+  link_port_consume (h->port, t);
+  tlp_free (h->pool, t);
+  sink_schedule_head (h);
+}
+
+static void
+on_rx (void *ctx, LinkPort *port, Tlp *t)
+{
+  Host *h = ctx;
+  SimTime now = sim_now (h->engine);
+  switch (t->kind) {
+  case TLP_MRD:
+    /* The root complex takes requests out of the receive buffer at once: NP credits return immediately and
+     * the request waits inside the root complex, not in the link. */
+    h->c.reads++;
+    h->c.read_bytes_requested += t->length_bytes;
+    link_port_consume (port, t);
+    t->stamp_ps = now + h->read_latency_ps + (SimTime) llround (t->length_bytes * h->read_ps_per_byte);
+    fifo_push (&h->reqs, t);
+    ret_schedule (h);
+    break;
+  case TLP_MWR:
+  case TLP_MSI: {
+    SimTime drained = MAX (now, h->sink_free) + (SimTime) llround (t->payload_bytes * h->drain_ps_per_byte);
+    h->sink_free = drained;
+    t->stamp_ps = drained + h->write_latency_ps;
+    gboolean was_empty = h->sink.head == NULL;
+    fifo_push (&h->sink, t);
+    if (was_empty)
+      sink_schedule_head (h);
+    break;
+  }
+  default:
+    /* The benchmark's host issues no reads of its own, so a completion here is a wiring error. */
+    g_error ("host received an unexpected %s", tlp_kind_name (t->kind));
+  }
+}
+
+static void
+pio_emit (SimEngine *e, void *ctx, uint64_t arg)
+{
+  Host *h = ctx;
+  Tlp *t = (Tlp *) (uintptr_t) arg;
+  fifo_push (&h->tx, t);
+  tx_drain (h);
+}
+
+SimTime
+host_pio_write (Host *h, SimTime delay_ps, uint64_t address, gboolean addr64, uint32_t value)
+{
+  /* Allocated now (from the pool, no malloc once warm) and carried through the event's argument. */
+  Tlp *t = tlp_alloc (h->pool);
+  t->kind = TLP_MWR;
+  t->header_bytes = addr64 ? 16 : 12;
+  t->payload_bytes = 4;
+  t->address = address;
+  t->cookie = value;
+  h->c.pio_writes++;
+  SimTime at = sim_now (h->engine) + delay_ps;
+  sim_schedule_at (h->engine, at, pio_emit, h, (uint64_t) (uintptr_t) t);
+  return at;
+}
+
+void
+host_watch_status (Host *h, uint64_t address, HostEventFn fn, void *ctx)
+{
+  g_assert (h->n_watch < HOST_MAX_WATCH);
+  h->watch[h->n_watch].address = address;
+  h->watch[h->n_watch].fn = fn;
+  h->watch[h->n_watch].ctx = ctx;
+  h->n_watch++;
+}
+
+void
+host_set_msi (Host *h, HostEventFn fn, void *ctx)
+{
+  h->msi_fn = fn;
+  h->msi_ctx = ctx;
+}
+
+/* bytes / (MB/s) in ps: 1 byte at 1 MB/s takes 1 us = 1e6 ps. */
+static double
+ps_per_byte (double mbps)
+{
+  return mbps > 0.0 ? 1e6 / mbps : 0.0;
+}
+
+Host *
+host_new (SimEngine *engine, const HostParams *params, uint32_t mps, LinkPort *port, TlpPool *pool)
+{
+  Host *h = g_new0 (Host, 1);
+  h->engine = engine;
+  h->p = *params;
+  h->mps = mps;
+  h->port = port;
+  h->pool = pool;
+  h->read_latency_ps = ns_ps (params->read_latency_ns);
+  h->read_ps_per_byte = params->read_latency_per_byte_ps;
+  h->cpl_overhead_ps = ns_ps (params->cpl_overhead_ns);
+  h->cpl_ps_per_byte = ps_per_byte (params->cpl_rate_mbps);
+  h->drain_ps_per_byte = ps_per_byte (params->write_drain_mbps);
+  h->write_latency_ps = ns_ps (params->write_latency_ns);
+  h->msi_latency_ps = ns_ps (params->msi_latency_ns);
+  h->poll_ps = ns_ps (params->poll_interval_ns);
+  link_port_set_rx (port, on_rx, h);
+  link_port_set_tx_ready (port, on_tx_ready, h);
+  return h;
+}
+
+void
+host_free (Host *h)
+{
+  g_free (h);
+}
+
+HostCounters
+host_counters (const Host *h)
+{
+  return h->c;
+}
+
+gboolean
+host_check_invariants (const Host *h, GError **error)
+{
+  if (h->reqs.head != NULL || h->sink.head != NULL || h->tx.head != NULL) {
+    ps_error_plain (error, PS_ERROR_INTERNAL, "host: work left at the end (requests %s, sink %s, transmit %s)",
+      h->reqs.head ? "pending" : "empty", h->sink.head ? "pending" : "empty", h->tx.head ? "pending" : "empty");
+    return FALSE;
+  }
+  if (h->c.cpl_bytes != h->c.read_bytes_requested) {
+    ps_error_plain (error, PS_ERROR_INTERNAL, "host: %" G_GUINT64_FORMAT " bytes requested but %" G_GUINT64_FORMAT
+      " completed", h->c.read_bytes_requested, h->c.cpl_bytes);
+    return FALSE;
+  }
+  return TRUE;
+}

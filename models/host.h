@@ -1,0 +1,71 @@
+/* host.h — the root complex and system memory at the host end of the link, plus the benchmark's software.
+ *
+ * Contract:
+ * - Completer. An MRd is taken out of the root port's receive buffer as soon as it arrives (its NP credit is
+ *   freed then; the root complex queues requests internally). Its data is ready read_latency_ns +
+ *   read_latency_per_byte_ps x length after arrival; requests overlap in that latency (memory-level
+ *   parallelism) but their data leaves through one return path, in arrival order, at cpl_rate_mbps plus
+ *   cpl_overhead_ns per completion. Completions are cut by split_next_completion() (RCB/MPS rules, split.h).
+ * - Posted-write sink. MWr/MSI data drains into memory at write_drain_mbps, one TLP after another; a TLP's
+ *   receive-buffer slot, and so its P credits, come back write_latency_ns after its data has drained. The
+ *   credits the root port advertises are LinkParams.host_rx_credits (finite P/NP, infinite Cpl).
+ * - Transmit: completions and PIO writes share one FIFO towards the link and go whenever link_port_can_send()
+ *   allows: the host never exceeds the endpoint's advertised credits.
+ * - Software. host_pio_write() queues register writes (each a 1-DW MWr) after the software latency, spaced by
+ *   sw_pio_gap_ns; the write's cookie carries the register value, its stamp_ps the time it left the host.
+ *   MSIs reach the handler set with host_set_msi() msi_latency_ns after their data drains; without MSI the
+ *   software polls a status address and notices a write at the next multiple of poll_interval_ns.
+ * - Rates of 0 mean "not limiting". Times are integer picoseconds inside; params are ns/ps/MB/s as named.
+ * - No allocation per TLP: requests are kept as their own (consumed) MRd TLPs on an intrusive FIFO.
+ */
+#pragma once
+
+#include "models/link.h"
+#include "models/split.h"
+
+typedef struct {
+  /* Completer (root complex + memory controller). */
+  uint32_t rcb_bytes; /* read completion boundary, 64 or 128 (Link Control bit 3, spec §2.3.1.1) */
+  CplPolicy cpl_policy; /* MPS-sized completions or one per RCB block ("cache-line" chipsets) */
+  double read_latency_ns; /* MRd delivered by the root port -> its first data ready (memory + coherency) */
+  double read_latency_per_byte_ps; /* size-dependent part of the same (pcie-bench: ~0.3 ns/B on SNB-EP) */
+  double cpl_rate_mbps; /* how fast the root complex can return completion data; 0 = unlimited */
+  double cpl_overhead_ns; /* fixed return-path time per completion TLP, on top of the data rate */
+  /* Posted-write sink. */
+  double write_drain_mbps; /* rate at which posted data is absorbed into memory; 0 = unlimited */
+  double write_latency_ns; /* drained -> receive-buffer slot (and its P credits) released */
+  /* Software. */
+  double sw_pio_latency_ns; /* software decides to start -> first PIO register write leaves the root port */
+  double sw_pio_gap_ns; /* between consecutive uncached register writes */
+  double msi_latency_ns; /* MSI written to the APIC -> driver handler runs */
+  double poll_interval_ns; /* status polling period when MSI is off */
+  double iteration_gap_ns; /* driver bookkeeping between one transfer's end and programming the next */
+} HostParams;
+
+typedef struct Host Host;
+
+/* address: the MSI or status address; value: MSI data (the message) or 0 for a status write. */
+typedef void (*HostEventFn) (void *ctx, uint64_t address, uint32_t value);
+
+gboolean host_params_check (const HostParams *p, uint32_t max_payload_bytes, GError **error);
+
+/* max_payload_bytes is the host's MPS (the link's). Takes over the host port's rx and tx-ready callbacks. */
+Host *host_new (SimEngine *engine, const HostParams *params, uint32_t max_payload_bytes, LinkPort *port,
+  TlpPool *pool);
+void host_free (Host *host);
+
+/* Queue a 1-DW register write after `delay_ps` (software latency, spacing); returns when it will be queued. */
+SimTime host_pio_write (Host *host, SimTime delay_ps, uint64_t address, gboolean addr64, uint32_t value);
+/* Software learns of a write to `address` by polling (used when MSI is off). */
+void host_watch_status (Host *host, uint64_t address, HostEventFn fn, void *ctx);
+void host_set_msi (Host *host, HostEventFn fn, void *ctx);
+
+typedef struct {
+  uint64_t reads, read_bytes_requested, cpls, cpl_bytes; /* completer */
+  uint64_t writes, bytes_written, msis; /* sink (MWr payload written to memory, status included) */
+  uint64_t pio_writes;
+} HostCounters;
+
+HostCounters host_counters (const Host *host);
+/* End-of-run: no request pending, sink empty, every read fully completed. */
+gboolean host_check_invariants (const Host *host, GError **error);

@@ -44,10 +44,21 @@ typedef struct {
   SimTime updatefc_period_ps; /* periodic UpdateFC for finite types; spec: at least every 30 us */
   FcCredits host_rx_credits; /* advertised by the host's receiver (limits device -> host TLPs) */
   FcCredits device_rx_credits; /* advertised by the device's receiver (limits host -> device TLPs) */
+  /* Added by the link model (zero keeps the documented default): */
+  uint32_t skp_interval_symbols; /* symbol times between SKP ordered sets; 0 = spec minimum interval (phy.c) */
+  uint32_t updatefc_hdr_threshold_credits; /* eager UpdateFC once this many header credits were freed; 0 = off */
+  uint32_t updatefc_data_threshold_credits; /* the same for data credits; 0 = spec §2.6.1.2 rule only */
 } LinkParams;
 
 typedef struct Link Link;
 typedef struct LinkPort LinkPort;
+
+#define LINK_ERROR (link_error_quark ())
+GQuark link_error_quark (void);
+typedef enum { LINK_ERROR_PARAM, LINK_ERROR_INVARIANT } LinkError;
+
+/* Checks ranges (gen, width, MPS, period <= 30 us). link_new() aborts on parameters this rejects. */
+gboolean link_params_validate (const LinkParams *params, GError **error);
 
 typedef void (*LinkRxFn) (void *ctx, LinkPort *port, Tlp *tlp);
 typedef void (*LinkTxReadyFn) (void *ctx, LinkPort *port);
@@ -63,12 +74,19 @@ void link_port_set_tx_ready (LinkPort *port, LinkTxReadyFn fn, void *ctx);
 gboolean link_port_can_send (LinkPort *port, const Tlp *tlp);
 void link_port_send (LinkPort *port, Tlp *tlp);
 void link_port_consume (LinkPort *port, const Tlp *tlp);
+/* TLPs accepted by link_port_send() that have not started on the wire yet. */
+uint32_t link_port_tx_queued (const LinkPort *port);
+LinkEnd link_port_end (const LinkPort *port);
+/* Ack latency limit of this link in symbol times (pcie-protocol.md §3), and one symbol time's start in ps. */
+uint32_t link_ack_limit_symbols (const Link *link);
+SimTime link_symbol_ps (const Link *link, uint64_t n);
 
 /* Per-direction byte-time accounting. */
 typedef struct {
   double payload, tlp_overhead, dllp, ordered_sets, idle; /* fractions, sum 1 */
 } LinkUsage;
 
+/* Counts since link_stats_reset() (or link-up); TLPs/DLLPs/SKPs counted when placed on the wire. */
 typedef struct {
   uint64_t tlps, dllps, acks, updatefcs, skps;
   uint64_t payload_bytes; /* TLP payload delivered on this direction */

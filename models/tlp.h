@@ -55,6 +55,11 @@ size_t tlp_pool_capacity (const TlpPool *pool);
 FcClass tlp_fc_class (TlpKind kind);
 /* Data credits: ceil(payload / 16 bytes), spec §2.6.1 ("4 DW = 1 data credit"). */
 uint32_t tlp_data_credits (const Tlp *tlp);
+/* Header credits: always 1 per TLP (spec §2.6.1). */
+uint32_t tlp_header_credits (const Tlp *tlp);
 /* Header + optional ECRC + payload: what the transaction layer hands the data link layer. */
 uint32_t tlp_transaction_bytes (const Tlp *tlp);
 const char *tlp_kind_name (TlpKind kind);
+/* Fill kind, header size, address and sizes: for MRd `payload_bytes` is the read length (length_bytes) and the
+ * TLP carries no data; MSI always carries 1 DW; addr64 selects a 4-DW header for MWr/MRd/MSI. */
+void tlp_set (Tlp *tlp, TlpKind kind, gboolean addr64, uint64_t address, uint32_t payload_bytes);

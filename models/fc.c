@@ -1,0 +1,123 @@
+/* fc.c — credit arithmetic; see fc.h for the policy. */
+#include "models/fc.h"
+
+void
+fc_tx_init (FcTx *tx, const FcAmounts *credits)
+{
+  *tx = (FcTx) { 0 };
+  for (int c = 0; c < FC_CLASS_COUNT; c++)
+    for (int p = 0; p < 2; p++) {
+      tx->infinite[c][p] = credits->n[c][p] == 0; /* pcie-protocol.md §5: 0 advertises infinite */
+      tx->limit[c][p] = credits->n[c][p];
+    }
+}
+
+static gboolean
+tx_part_ok (const FcTx *tx, FcClass cls, FcPart p, uint32_t n)
+{
+  return tx->infinite[cls][p] || tx->consumed[cls][p] + n <= tx->limit[cls][p];
+}
+
+gboolean
+fc_tx_can (const FcTx *tx, FcClass cls, uint32_t hdr, uint32_t data)
+{
+  return tx_part_ok (tx, cls, FC_HDR, hdr) && tx_part_ok (tx, cls, FC_DATA, data);
+}
+
+void
+fc_tx_consume (FcTx *tx, FcClass cls, uint32_t hdr, uint32_t data)
+{
+  g_assert (fc_tx_can (tx, cls, hdr, data));
+  tx->consumed[cls][FC_HDR] += hdr;
+  tx->consumed[cls][FC_DATA] += data;
+}
+
+void
+fc_tx_update (FcTx *tx, FcClass cls, uint64_t hdr_limit, uint64_t data_limit)
+{
+  /* DLLPs on one direction arrive in order, so a smaller limit can only come from an older UpdateFC. */
+  tx->limit[cls][FC_HDR] = MAX (tx->limit[cls][FC_HDR], hdr_limit);
+  tx->limit[cls][FC_DATA] = MAX (tx->limit[cls][FC_DATA], data_limit);
+}
+
+uint64_t
+fc_tx_available (const FcTx *tx, FcClass cls, FcPart part)
+{
+  if (tx->infinite[cls][part])
+    return UINT64_MAX;
+  g_assert (tx->consumed[cls][part] <= tx->limit[cls][part]);
+  return tx->limit[cls][part] - tx->consumed[cls][part];
+}
+
+void
+fc_rx_init (FcRx *rx, const FcAmounts *credits, const FcPolicy *policy)
+{
+  *rx = (FcRx) { 0 };
+  rx->policy = *policy;
+  for (int c = 0; c < FC_CLASS_COUNT; c++)
+    for (int p = 0; p < 2; p++) {
+      rx->infinite[c][p] = credits->n[c][p] == 0;
+      rx->advertised[c][p] = credits->n[c][p];
+      rx->limit_sent[c][p] = credits->n[c][p]; /* what InitFC told the transmitter */
+    }
+}
+
+void
+fc_rx_receive (FcRx *rx, FcClass cls, uint32_t hdr, uint32_t data)
+{
+  rx->received[cls][FC_HDR] += hdr;
+  rx->received[cls][FC_DATA] += data;
+  for (int p = 0; p < 2; p++)
+    if (!rx->infinite[cls][p] && rx->received[cls][p] - rx->freed[cls][p] > rx->advertised[cls][p])
+      g_error ("receive buffer overflow: class %d part %d holds %" G_GUINT64_FORMAT " > %u credits", cls, p,
+               rx->received[cls][p] - rx->freed[cls][p], rx->advertised[cls][p]);
+}
+
+gboolean
+fc_rx_free (FcRx *rx, FcClass cls, uint32_t hdr, uint32_t data)
+{
+  uint32_t n[2] = { hdr, data };
+  gboolean want = FALSE;
+  for (int p = 0; p < 2; p++) {
+    if (rx->infinite[cls][p] || n[p] == 0)
+      continue;
+    g_assert (rx->freed[cls][p] + n[p] <= rx->received[cls][p]);
+    /* Spec §2.6.1.2: what the transmitter may still send, as far as this receiver knows (it may have sent
+     * less than we think only if TLPs are still on the wire, which only delays the rule by one flight). */
+    uint64_t left = rx->limit_sent[cls][p] - MIN (rx->limit_sent[cls][p], rx->received[cls][p]);
+    uint64_t exhausted_below = p == FC_HDR ? 1 : MAX (rx->policy.mps_data_credits, 1u);
+    if (left < exhausted_below)
+      want = TRUE;
+    rx->freed[cls][p] += n[p];
+    uint32_t threshold = p == FC_HDR ? rx->policy.hdr_threshold_credits : rx->policy.data_threshold_credits;
+    uint64_t granted_unsent = rx->advertised[cls][p] + rx->freed[cls][p] - rx->limit_sent[cls][p];
+    if (threshold && granted_unsent >= threshold)
+      want = TRUE;
+  }
+  return want;
+}
+
+void
+fc_rx_current_limit (const FcRx *rx, FcClass cls, uint64_t *hdr_limit, uint64_t *data_limit)
+{
+  *hdr_limit = rx->advertised[cls][FC_HDR] + rx->freed[cls][FC_HDR];
+  *data_limit = rx->advertised[cls][FC_DATA] + rx->freed[cls][FC_DATA];
+}
+
+void
+fc_rx_mark_sent (FcRx *rx, FcClass cls)
+{
+  fc_rx_current_limit (rx, cls, &rx->limit_sent[cls][FC_HDR], &rx->limit_sent[cls][FC_DATA]);
+}
+
+gboolean
+fc_rx_class_finite (const FcRx *rx, FcClass cls)
+{
+  return !rx->infinite[cls][FC_HDR] || !rx->infinite[cls][FC_DATA];
+}
+
+uint64_t
+fc_rx_occupied (const FcRx *rx, FcClass cls, FcPart part)
+{
+  return rx->received[cls][part] - rx->freed[cls][part];
+}

@@ -1,0 +1,738 @@
+/* link.c — a full-duplex link: per direction a serialiser (transmitter) and a receiver, plus the data link
+ * layer (sequence numbers, replay buffer, coalesced Acks) and flow control (fc.c) on top of the PHY (phy.c).
+ *
+ * Events. Each direction has at most one "wire" event (the serialiser becomes free, or something became ready
+ * while it was idle) and one "arrival" event (the head of a FIFO of packets in flight: every packet on one
+ * direction sees the same latency, so arrivals are in order and one event suffices). Ack timers and periodic
+ * UpdateFC timers add a few events per Ack latency limit and per 30 us. Nothing allocates per packet: TLPs come
+ * from the pool, the in-flight FIFO and the replay ring grow by doubling and are then reused.
+ *
+ * Transmit priority (pcie-protocol.md §3, Mindshare p. 350): the packet in progress finishes; then ordered sets
+ * (SKP), Nak, Ack, UpdateFC, TLPs. Naks and replays never occur because the model has no bit errors.
+ *
+ * Pipelines. tx_pipeline_ps is applied between the serialiser and the channel (together with flight and the
+ * receiver's rx_pipeline_ps) rather than before the serialiser: a constant-latency pipeline gives the same
+ * arrival times either way, and this way the transmit queue holds only TLPs really waiting for the wire.
+ * DLLPs pass through the same pipelines as TLPs.
+ */
+#include "models/link.h"
+
+#include "models/fc.h"
+#include "models/phy.h"
+
+G_DEFINE_QUARK (pciesim-link-error-quark, link_error)
+
+/* Spec §2.6.1.2 (pcie-protocol.md §3): every finite credit type is refreshed at least every 30 us. */
+#define UPDATEFC_PERIOD_MAX_PS (30 * SIM_US)
+
+typedef enum { ARR_TLP, ARR_ACK, ARR_UPDATEFC } ArrivalKind;
+
+typedef struct {
+  SimTime at;
+  ArrivalKind kind;
+  FcClass cls;
+  Tlp *tlp;
+  uint64_t a, b; /* Ack: TLPs acknowledged (count); UpdateFC: header and data credit limits */
+} Arrival;
+
+typedef struct Dir Dir;
+
+struct LinkPort {
+  Link *link;
+  LinkEnd end;
+  LinkRxFn rx_fn;
+  void *rx_ctx;
+  LinkTxReadyFn ready_fn;
+  void *ready_ctx;
+  gboolean want_ready; /* can_send said no: call ready_fn on the next relevant change */
+};
+
+/* One direction. Its transmitter is port[dir] (host sends downstream), its receiver port[1 - dir]. */
+struct Dir {
+  Link *link;
+  LinkDir dir;
+
+  /* Transmitter: queue, serialiser cursor, sequence numbers, replay buffer, credits of the far receiver. */
+  Tlp *q_head, *q_tail;
+  uint32_t q_len;
+  uint64_t q_bytes; /* wire bytes queued, reserved against the replay buffer */
+  uint64_t cursor; /* first free slot (phy.h) */
+  SimEventId wire_ev;
+  SimTime wire_ev_at;
+  uint64_t skp_due_sym; /* next SKP is scheduled for this symbol time */
+  uint64_t tx_seq; /* TLPs given a sequence number so far */
+  uint64_t acked_seq; /* of those, acknowledged */
+  uint32_t *replay; /* ring of wire bytes per unacknowledged TLP, oldest at replay_head */
+  uint32_t replay_cap, replay_head;
+  uint64_t replay_bytes;
+  FcTx fc_tx;
+  /* DLLPs this transmitter owes the receiver of the opposite direction. */
+  gboolean ack_due;
+  gboolean fc_due[FC_CLASS_COUNT];
+
+  /* Receiver: in-flight FIFO, credits, Ack state. */
+  Arrival *arr;
+  uint32_t arr_cap, arr_head, arr_len;
+  SimEventId arr_ev;
+  FcRx fc_rx;
+  uint64_t rx_seq; /* TLPs received */
+  SimEventId ack_ev; /* Ack latency timer, running while TLPs await an Ack */
+  SimEventId fc_timer[FC_CLASS_COUNT];
+  SimTime fc_last_sent_ps[FC_CLASS_COUNT];
+
+  /* Accounting window: slot tallies for packets placed since win_start_slot. */
+  uint64_t win_start_slot;
+  uint64_t s_payload, s_overhead, s_dllp, s_os;
+  LinkCounters cnt;
+};
+
+struct Link {
+  SimEngine *engine;
+  LinkParams p;
+  TlpPool *pool;
+  Phy phy;
+  uint32_t ack_limit_symbols;
+  SimTime latency_ps; /* serialiser end -> far side: tx pipeline + flight + rx pipeline */
+  Dir d[2];
+  LinkPort port[2];
+};
+
+static void wire_fire (SimEngine *engine, void *ctx, uint64_t arg);
+static void arr_fire (SimEngine *engine, void *ctx, uint64_t arg);
+
+/* ---- parameters ---- */
+
+gboolean
+link_params_validate (const LinkParams *p, GError **error)
+{
+  Phy phy;
+  if (!phy_init (&phy, p->gen, p->lanes, p->skp_interval_symbols, error))
+    return FALSE;
+  uint32_t mps = p->max_payload_bytes;
+  /* pcie-protocol.md §6: MPS is a power of two from 128 to 4096 bytes. */
+  if (mps < 128 || mps > 4096 || (mps & (mps - 1))) {
+    g_set_error (error, LINK_ERROR, LINK_ERROR_PARAM, "max_payload_bytes %u is not 128..4096, power of 2", mps);
+    return FALSE;
+  }
+  if (p->updatefc_period_ps > UPDATEFC_PERIOD_MAX_PS) {
+    g_set_error (error, LINK_ERROR, LINK_ERROR_PARAM, "updatefc_period_ps %" G_GUINT64_FORMAT " exceeds 30 us",
+                 p->updatefc_period_ps);
+    return FALSE;
+  }
+  /* The largest TLP (4-DW header, ECRC, MPS payload, framing) must fit, or the transmitter would stall forever. */
+  uint32_t biggest = 16 + 4 + mps + phy.tlp_framing_bytes;
+  if (p->replay_buffer_bytes && p->replay_buffer_bytes < biggest) {
+    g_set_error (error, LINK_ERROR, LINK_ERROR_PARAM, "replay_buffer_bytes %u cannot hold one %u-byte TLP",
+                 p->replay_buffer_bytes, biggest);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+credits_matrix (const FcCredits *c, FcAmounts *a)
+{
+  uint32_t (*m)[2] = a->n;
+  m[FC_P][FC_HDR] = c->ph;
+  m[FC_P][FC_DATA] = c->pd;
+  m[FC_NP][FC_HDR] = c->nph;
+  m[FC_NP][FC_DATA] = c->npd;
+  m[FC_CPL][FC_HDR] = c->cplh;
+  m[FC_CPL][FC_DATA] = c->cpld;
+}
+
+Link *
+link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
+{
+  g_autoptr (GError) error = NULL;
+  if (!link_params_validate (params, &error))
+    g_error ("link_new: %s", error->message);
+  Link *l = g_new0 (Link, 1);
+  l->engine = engine;
+  l->p = *params;
+  if (!l->p.updatefc_period_ps)
+    l->p.updatefc_period_ps = UPDATEFC_PERIOD_MAX_PS;
+  l->pool = pool;
+  phy_init (&l->phy, params->gen, params->lanes, params->skp_interval_symbols, NULL);
+  l->ack_limit_symbols = phy_ack_limit_symbols (&l->phy, params->max_payload_bytes);
+  l->latency_ps = params->tx_pipeline_ps + params->flight_ps + params->rx_pipeline_ps;
+  FcPolicy policy = {
+    .mps_data_credits = params->max_payload_bytes / 16, /* spec §2.6.1: 16 bytes per data credit */
+    .hdr_threshold_credits = params->updatefc_hdr_threshold_credits,
+    .data_threshold_credits = params->updatefc_data_threshold_credits,
+  };
+  for (int i = 0; i < 2; i++) {
+    Dir *d = &l->d[i];
+    d->link = l;
+    d->dir = (LinkDir) i;
+    d->wire_ev = d->arr_ev = d->ack_ev = SIM_EVENT_NONE;
+    for (int c = 0; c < FC_CLASS_COUNT; c++)
+      d->fc_timer[c] = SIM_EVENT_NONE;
+    /* The first SKP falls one interval after link-up, like every later one. */
+    d->skp_due_sym = l->phy.skp_interval_symbols;
+    /* Upstream TLPs land in the host's receiver, downstream ones in the device's. */
+    FcAmounts m;
+    credits_matrix (i == LINK_UPSTREAM ? &params->host_rx_credits : &params->device_rx_credits, &m);
+    fc_tx_init (&d->fc_tx, &m);
+    fc_rx_init (&d->fc_rx, &m, &policy);
+    l->port[i] = (LinkPort) { .link = l, .end = (LinkEnd) i };
+  }
+  return l;
+}
+
+void
+link_free (Link *link)
+{
+  if (!link)
+    return;
+  for (int i = 0; i < 2; i++) {
+    Dir *d = &link->d[i];
+    sim_cancel (link->engine, d->wire_ev);
+    sim_cancel (link->engine, d->arr_ev);
+    sim_cancel (link->engine, d->ack_ev);
+    for (int c = 0; c < FC_CLASS_COUNT; c++)
+      sim_cancel (link->engine, d->fc_timer[c]);
+    /* TLPs still owned by the link go back to the pool so its leak count stays meaningful. */
+    for (Tlp *t = d->q_head, *n; t; t = n) {
+      n = t->next;
+      tlp_free (link->pool, t);
+    }
+    for (uint32_t k = 0; k < d->arr_len; k++) {
+      Arrival *a = &d->arr[(d->arr_head + k) % d->arr_cap];
+      if (a->kind == ARR_TLP)
+        tlp_free (link->pool, a->tlp);
+    }
+    g_free (d->arr);
+    g_free (d->replay);
+  }
+  g_free (link);
+}
+
+LinkPort *
+link_port (Link *link, LinkEnd end)
+{
+  return &link->port[end];
+}
+
+TlpPool *
+link_pool (Link *link)
+{
+  return link->pool;
+}
+
+void
+link_port_set_rx (LinkPort *port, LinkRxFn fn, void *ctx)
+{
+  port->rx_fn = fn;
+  port->rx_ctx = ctx;
+}
+
+void
+link_port_set_tx_ready (LinkPort *port, LinkTxReadyFn fn, void *ctx)
+{
+  port->ready_fn = fn;
+  port->ready_ctx = ctx;
+}
+
+LinkEnd
+link_port_end (const LinkPort *port)
+{
+  return port->end;
+}
+
+uint32_t
+link_ack_limit_symbols (const Link *link)
+{
+  return link->ack_limit_symbols;
+}
+
+SimTime
+link_symbol_ps (const Link *link, uint64_t n)
+{
+  return phy_sym_ps (&link->phy, n);
+}
+
+/* ---- small containers ---- */
+
+static void
+arr_push (Dir *d, const Arrival *a)
+{
+  if (d->arr_len == d->arr_cap) {
+    uint32_t cap = d->arr_cap ? d->arr_cap * 2 : 64;
+    Arrival *n = g_new (Arrival, cap);
+    for (uint32_t k = 0; k < d->arr_len; k++)
+      n[k] = d->arr[(d->arr_head + k) % d->arr_cap];
+    g_free (d->arr);
+    d->arr = n;
+    d->arr_cap = cap;
+    d->arr_head = 0;
+  }
+  d->arr[(d->arr_head + d->arr_len) % d->arr_cap] = *a;
+  if (d->arr_len++ == 0)
+    d->arr_ev = sim_schedule_at (d->link->engine, a->at, arr_fire, d, 0);
+}
+
+static void
+replay_push (Dir *d, uint32_t bytes)
+{
+  uint32_t len = (uint32_t) (d->tx_seq - d->acked_seq);
+  if (len == d->replay_cap) {
+    uint32_t cap = d->replay_cap ? d->replay_cap * 2 : 64;
+    uint32_t *n = g_new (uint32_t, cap);
+    for (uint32_t k = 0; k < len; k++)
+      n[k] = d->replay[(d->replay_head + k) % d->replay_cap];
+    g_free (d->replay);
+    d->replay = n;
+    d->replay_cap = cap;
+    d->replay_head = 0;
+  }
+  d->replay[(d->replay_head + len) % d->replay_cap] = bytes;
+  d->replay_bytes += bytes;
+}
+
+static void
+port_notify (LinkPort *port)
+{
+  if (port->want_ready && port->ready_fn) {
+    port->want_ready = FALSE;
+    port->ready_fn (port->ready_ctx, port);
+  }
+}
+
+/* ---- transmitter ---- */
+
+static uint64_t
+ceil_div (uint64_t a, uint64_t b)
+{
+  return (a + b - 1) / b;
+}
+
+static SimTime
+wire_free_ps (const Dir *d)
+{
+  const Phy *phy = &d->link->phy;
+  return phy_sym_ps (phy, ceil_div (d->cursor, phy->lanes));
+}
+
+static gboolean
+has_ready (const Dir *d)
+{
+  return d->ack_due || d->fc_due[FC_P] || d->fc_due[FC_NP] || d->fc_due[FC_CPL] || d->q_head;
+}
+
+static void
+wire_kick (Dir *d)
+{
+  if (!has_ready (d))
+    return;
+  SimEngine *e = d->link->engine;
+  SimTime at = MAX (sim_now (e), wire_free_ps (d));
+  if (sim_event_pending (e, d->wire_ev)) {
+    if (d->wire_ev_at <= at)
+      return;
+    sim_cancel (e, d->wire_ev);
+  }
+  d->wire_ev = sim_schedule_at (e, at, wire_fire, d, 0);
+  d->wire_ev_at = at;
+}
+
+/* Where the next packet may start: right behind the previous one if that ended within the symbol time just
+ * finishing (back to back, lane placement applies), otherwise lane 0 of the next symbol (§2: after idle a packet
+ * starts in lane 0). */
+static uint64_t
+wire_base (const Dir *d, uint64_t now_sym)
+{
+  uint32_t lanes = d->link->phy.lanes;
+  uint64_t now_slot = now_sym * lanes;
+  return d->cursor + lanes > now_slot ? d->cursor : now_slot;
+}
+
+static void
+skp_catch_up (Dir *d, uint64_t now_sym)
+{
+  const Phy *phy = &d->link->phy;
+  /* §4: SKPs are scheduled on a fixed interval and sent at the next packet boundary; one that fell due while
+   * the wire was idle went out at its due time (lane 0), so it is placed there retroactively. */
+  while (d->skp_due_sym <= now_sym) {
+    uint64_t due_slot = d->skp_due_sym * phy->lanes;
+    uint64_t base = d->cursor > due_slot ? d->cursor : due_slot;
+    PhyPlacement pl;
+    phy->ops->place_skp (phy, base, &pl);
+    d->s_os += pl.end_slot - pl.start_slot;
+    d->cursor = pl.end_slot;
+    d->cnt.skps++;
+    d->skp_due_sym += phy->skp_interval_symbols;
+  }
+}
+
+static void
+send_to_far_side (Dir *d, uint64_t end_slot, const Arrival *tmpl)
+{
+  const Phy *phy = &d->link->phy;
+  Arrival a = *tmpl;
+  a.at = phy_sym_ps (phy, ceil_div (end_slot, phy->lanes)) + d->link->latency_ps;
+  arr_push (d, &a);
+}
+
+static uint64_t
+place_dllp (Dir *d, uint64_t base)
+{
+  const Phy *phy = &d->link->phy;
+  uint32_t bytes = phy->ops->dllp_wire_bytes (phy);
+  PhyPlacement pl;
+  phy->ops->place_packet (phy, base, bytes, &pl);
+  d->cursor = pl.end_slot;
+  d->s_dllp += bytes;
+  d->cnt.dllps++;
+  return pl.end_slot;
+}
+
+static void
+wire_fire (SimEngine *e, void *ctx, uint64_t arg)
+{
+  (void) arg;
+  Dir *d = ctx;
+  Link *l = d->link;
+  const Phy *phy = &l->phy;
+  Dir *o = &l->d[1 - d->dir]; /* the opposite direction, whose receiver our DLLPs serve */
+  d->wire_ev = SIM_EVENT_NONE;
+  SimTime now = sim_now (e);
+  uint64_t now_sym = phy_sym_at_or_after (phy, now);
+  uint64_t base = wire_base (d, now_sym);
+  if (d->skp_due_sym <= now_sym) {
+    skp_catch_up (d, now_sym);
+    if (wire_free_ps (d) > now) {
+      /* Decide the next packet when the ordered set ends: a DLLP may become due meanwhile. */
+      wire_kick (d);
+      return;
+    }
+    base = wire_base (d, now_sym);
+  }
+  gboolean drained = FALSE;
+  if (d->ack_due) {
+    /* One Ack acknowledges everything received so far (coalescing, §3). */
+    uint64_t end = place_dllp (d, base);
+    d->ack_due = FALSE;
+    d->cnt.acks++;
+    send_to_far_side (d, end, &(Arrival) { .kind = ARR_ACK, .a = o->rx_seq });
+  } else if (d->fc_due[FC_P] || d->fc_due[FC_NP] || d->fc_due[FC_CPL]) {
+    FcClass c = d->fc_due[FC_P] ? FC_P : d->fc_due[FC_NP] ? FC_NP : FC_CPL;
+    uint64_t end = place_dllp (d, base);
+    Arrival a = { .kind = ARR_UPDATEFC, .cls = c };
+    /* The DLLP carries the limits as of now, so credits freed while it waited ride along. */
+    fc_rx_current_limit (&o->fc_rx, c, &a.a, &a.b);
+    fc_rx_mark_sent (&o->fc_rx, c);
+    o->fc_last_sent_ps[c] = now;
+    d->fc_due[c] = FALSE;
+    d->cnt.updatefcs++;
+    send_to_far_side (d, end, &a);
+  } else if (d->q_head) {
+    Tlp *t = d->q_head;
+    d->q_head = t->next;
+    if (!d->q_head)
+      d->q_tail = NULL;
+    t->next = NULL;
+    d->q_len--;
+    uint32_t bytes = phy->ops->tlp_wire_bytes (phy, t);
+    d->q_bytes -= bytes;
+    /* Spec §3: 12-bit sequence number; the model keeps the full count and the TLP carries its low bits. */
+    t->seq = (uint16_t) (d->tx_seq & 0xfff);
+    replay_push (d, bytes);
+    d->tx_seq++;
+    PhyPlacement pl;
+    phy->ops->place_packet (phy, base, bytes, &pl);
+    d->cursor = pl.end_slot;
+    d->s_payload += t->payload_bytes;
+    d->s_overhead += bytes - t->payload_bytes;
+    d->cnt.tlps++;
+    d->cnt.payload_bytes += t->payload_bytes;
+    send_to_far_side (d, pl.end_slot, &(Arrival) { .kind = ARR_TLP, .cls = tlp_fc_class (t->kind), .tlp = t });
+    drained = TRUE;
+  }
+  wire_kick (d);
+  if (drained)
+    port_notify (&l->port[d->dir]);
+}
+
+/* ---- receiver ---- */
+
+static void
+ack_fire (SimEngine *e, void *ctx, uint64_t arg)
+{
+  (void) e;
+  (void) arg;
+  Dir *d = ctx;
+  Dir *rev = &d->link->d[1 - d->dir];
+  d->ack_ev = SIM_EVENT_NONE;
+  rev->ack_due = TRUE;
+  wire_kick (rev);
+}
+
+static void
+fc_timer_fire (SimEngine *e, void *ctx, uint64_t arg)
+{
+  Dir *d = ctx;
+  FcClass c = (FcClass) arg;
+  Dir *rev = &d->link->d[1 - d->dir];
+  d->fc_timer[c] = SIM_EVENT_NONE;
+  SimTime due = d->fc_last_sent_ps[c] + d->link->p.updatefc_period_ps;
+  if (sim_now (e) < due) {
+    /* An UpdateFC went out since the timer was armed: the period counts from that one. */
+    d->fc_timer[c] = sim_schedule_at (e, due, fc_timer_fire, d, c);
+    return;
+  }
+  rev->fc_due[c] = TRUE;
+  wire_kick (rev);
+}
+
+static void
+receive_tlp (Dir *d, Tlp *t)
+{
+  Link *l = d->link;
+  SimEngine *e = l->engine;
+  FcClass c = tlp_fc_class (t->kind);
+  fc_rx_receive (&d->fc_rx, c, tlp_header_credits (t), tlp_data_credits (t));
+  g_assert (t->seq == (d->rx_seq & 0xfff)); /* no loss, no reordering on one direction */
+  d->rx_seq++;
+  /* §3: the Ack timer starts with the first TLP not yet covered by a scheduled Ack. */
+  if (!sim_event_pending (e, d->ack_ev) && !l->d[1 - d->dir].ack_due) {
+    uint64_t due_sym = phy_sym_at_or_after (&l->phy, sim_now (e)) + l->ack_limit_symbols;
+    d->ack_ev = sim_schedule_at (e, phy_sym_ps (&l->phy, due_sym), ack_fire, d, 0);
+  }
+  /* §2.6.1.2 periodic refresh, armed only by traffic so an idle link lets the engine drain. */
+  if (fc_rx_class_finite (&d->fc_rx, c) && !sim_event_pending (e, d->fc_timer[c])) {
+    SimTime due = MAX (sim_now (e), d->fc_last_sent_ps[c] + l->p.updatefc_period_ps);
+    d->fc_timer[c] = sim_schedule_at (e, due, fc_timer_fire, d, c);
+  }
+  LinkPort *port = &l->port[1 - d->dir];
+  if (port->rx_fn) {
+    port->rx_fn (port->rx_ctx, port, t);
+  } else {
+    /* No consumer attached: behave as an infinitely fast sink. */
+    link_port_consume (port, t);
+    tlp_free (l->pool, t);
+  }
+}
+
+static void
+receive_ack (Dir *d, uint64_t acked)
+{
+  /* An Ack travelling on d acknowledges TLPs sent on the opposite direction. */
+  Dir *o = &d->link->d[1 - d->dir];
+  g_assert (acked <= o->tx_seq);
+  while (o->acked_seq < acked) {
+    o->replay_bytes -= o->replay[o->replay_head];
+    o->replay_head = (o->replay_head + 1) % o->replay_cap;
+    o->acked_seq++;
+  }
+  port_notify (&d->link->port[o->dir]);
+}
+
+static void
+arr_fire (SimEngine *e, void *ctx, uint64_t arg)
+{
+  (void) arg;
+  Dir *d = ctx;
+  d->arr_ev = SIM_EVENT_NONE;
+  while (d->arr_len && d->arr[d->arr_head].at <= sim_now (e)) {
+    Arrival a = d->arr[d->arr_head];
+    d->arr_head = (d->arr_head + 1) % d->arr_cap;
+    d->arr_len--;
+    switch (a.kind) {
+    case ARR_TLP:
+      receive_tlp (d, a.tlp);
+      break;
+    case ARR_ACK:
+      receive_ack (d, a.a);
+      break;
+    case ARR_UPDATEFC: {
+      Dir *o = &d->link->d[1 - d->dir];
+      fc_tx_update (&o->fc_tx, a.cls, a.a, a.b);
+      port_notify (&d->link->port[o->dir]);
+      break;
+    }
+    default:
+      g_assert_not_reached ();
+    }
+  }
+  if (d->arr_len && !sim_event_pending (e, d->arr_ev))
+    d->arr_ev = sim_schedule_at (e, d->arr[d->arr_head].at, arr_fire, d, 0);
+}
+
+/* ---- the port API ---- */
+
+gboolean
+link_port_can_send (LinkPort *port, const Tlp *tlp)
+{
+  Link *l = port->link;
+  Dir *d = &l->d[port->end];
+  gboolean ok = TRUE;
+  if (l->p.tx_queue_tlps && d->q_len >= l->p.tx_queue_tlps)
+    ok = FALSE;
+  /* §3: a full replay buffer stalls new TLPs; queued TLPs already hold their future replay space. */
+  uint32_t bytes = l->phy.ops->tlp_wire_bytes (&l->phy, tlp);
+  if (l->p.replay_buffer_bytes && d->q_bytes + d->replay_bytes + bytes > l->p.replay_buffer_bytes)
+    ok = FALSE;
+  if (!fc_tx_can (&d->fc_tx, tlp_fc_class (tlp->kind), tlp_header_credits (tlp), tlp_data_credits (tlp)))
+    ok = FALSE;
+  if (!ok)
+    port->want_ready = TRUE;
+  return ok;
+}
+
+void
+link_port_send (LinkPort *port, Tlp *tlp)
+{
+  Link *l = port->link;
+  Dir *d = &l->d[port->end];
+  if (!link_port_can_send (port, tlp))
+    g_error ("link_port_send without credits or space (%s)", tlp_kind_name (tlp->kind));
+  /* §2.6.1: the transmitter consumes the receiver's credits when it commits to sending. */
+  fc_tx_consume (&d->fc_tx, tlp_fc_class (tlp->kind), tlp_header_credits (tlp), tlp_data_credits (tlp));
+  tlp->next = NULL;
+  if (d->q_tail)
+    d->q_tail->next = tlp;
+  else
+    d->q_head = tlp;
+  d->q_tail = tlp;
+  d->q_len++;
+  d->q_bytes += l->phy.ops->tlp_wire_bytes (&l->phy, tlp);
+  wire_kick (d);
+}
+
+void
+link_port_consume (LinkPort *port, const Tlp *tlp)
+{
+  Link *l = port->link;
+  Dir *d = &l->d[1 - port->end]; /* the direction this port receives on */
+  FcClass c = tlp_fc_class (tlp->kind);
+  if (fc_rx_free (&d->fc_rx, c, tlp_header_credits (tlp), tlp_data_credits (tlp))) {
+    Dir *rev = &l->d[port->end];
+    rev->fc_due[c] = TRUE;
+    wire_kick (rev);
+  }
+}
+
+uint32_t
+link_port_tx_queued (const LinkPort *port)
+{
+  return port->link->d[port->end].q_len;
+}
+
+/* ---- accounting ---- */
+
+void
+link_stats_reset (Link *link)
+{
+  const Phy *phy = &link->phy;
+  uint64_t now_sym = phy_sym_at_or_after (phy, sim_now (link->engine));
+  for (int i = 0; i < 2; i++) {
+    Dir *d = &link->d[i];
+    /* The window starts after whatever is already committed to the wire, so no packet is split by it. */
+    d->win_start_slot = MAX (d->cursor, now_sym * phy->lanes);
+    d->s_payload = d->s_overhead = d->s_dllp = d->s_os = 0;
+    d->cnt = (LinkCounters) { 0 };
+  }
+}
+
+LinkUsage
+link_usage (const Link *link, LinkDir dir)
+{
+  const Phy *phy = &link->phy;
+  const Dir *d = &link->d[dir];
+  uint64_t now_slot = phy_sym_at_or_after (phy, sim_now (link->engine)) * phy->lanes;
+  uint64_t end = MAX (d->cursor, now_slot);
+  uint64_t os = d->s_os;
+  /* SKPs that went out on an idle wire since the last packet are placed lazily (skp_catch_up); count them. */
+  uint64_t pos = d->cursor, os_len = (uint64_t) phy->skp_symbols * phy->lanes + phy->eds_bytes;
+  for (uint64_t due = d->skp_due_sym; due * phy->lanes < end; due += phy->skp_interval_symbols) {
+    pos = MAX (pos, due * phy->lanes) + os_len;
+    if (pos > end)
+      break;
+    os += os_len;
+  }
+  LinkUsage u = { 0 };
+  if (end <= d->win_start_slot) {
+    u.idle = 1.0;
+    return u;
+  }
+  double total = (double) (end - d->win_start_slot);
+  uint64_t busy = d->s_payload + d->s_overhead + d->s_dllp + os;
+  g_assert (busy <= end - d->win_start_slot);
+  u.payload = (double) d->s_payload / total;
+  u.tlp_overhead = (double) d->s_overhead / total;
+  u.dllp = (double) d->s_dllp / total;
+  u.ordered_sets = (double) os / total;
+  /* Padding and logical idle are whatever the packets did not use; derived so the fractions sum to 1. */
+  u.idle = 1.0 - (u.payload + u.tlp_overhead + u.dllp + u.ordered_sets);
+  return u;
+}
+
+LinkCounters
+link_counters (const Link *link, LinkDir dir)
+{
+  return link->d[dir].cnt;
+}
+
+gboolean
+link_check_invariants (const Link *link, GError **error)
+{
+  static const char *const dir_name[2] = { "downstream", "upstream" };
+  for (int i = 0; i < 2; i++) {
+    const Dir *d = &link->d[i];
+    const char *n = dir_name[i];
+    if (d->q_len || d->arr_len) {
+      g_set_error (error, LINK_ERROR, LINK_ERROR_INVARIANT, "%s: %u TLPs queued, %u packets in flight", n, d->q_len,
+                   d->arr_len);
+      return FALSE;
+    }
+    if (d->acked_seq != d->tx_seq || d->replay_bytes) {
+      g_set_error (error, LINK_ERROR, LINK_ERROR_INVARIANT, "%s: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+                   " TLPs never acknowledged", n, d->tx_seq - d->acked_seq, d->tx_seq);
+      return FALSE;
+    }
+    for (int c = 0; c < FC_CLASS_COUNT; c++)
+      for (int p = 0; p < 2; p++) {
+        if (!d->fc_tx.infinite[c][p] && d->fc_tx.consumed[c][p] > d->fc_tx.limit[c][p]) {
+          g_set_error (error, LINK_ERROR, LINK_ERROR_INVARIANT, "%s: class %d part %d consumed beyond limit", n, c,
+                       p);
+          return FALSE;
+        }
+        if (d->fc_rx.freed[c][p] > d->fc_rx.received[c][p]
+            || (!d->fc_rx.infinite[c][p] && fc_rx_occupied (&d->fc_rx, c, p) > d->fc_rx.advertised[c][p])) {
+          g_set_error (error, LINK_ERROR, LINK_ERROR_INVARIANT, "%s: class %d part %d receive credits out of range",
+                       n, c, p);
+          return FALSE;
+        }
+      }
+  }
+  return TRUE;
+}
+
+/* ---- analytic limits ---- */
+
+double
+link_theoretical_mbps (int gen, int lanes, uint32_t max_payload_bytes)
+{
+  /* published-calibration.md §1: per-lane MB/s after 8b/10b, Gen3+ counted without 128b/130b. */
+  static const double lane_mbps[] = { 0, 250, 500, 1000, 2000, 4000 };
+  if (gen < 1 || gen > 5)
+    return 0;
+  /* pcie-protocol.md §7: 3-DW header + 8 framing bytes = 20 per TLP. */
+  return lanes * lane_mbps[gen] * max_payload_bytes / (max_payload_bytes + 20.0);
+}
+
+double
+link_protocol_limit_mbps (const LinkParams *params)
+{
+  Phy phy;
+  if (!phy_init (&phy, params->gen, params->lanes, params->skp_interval_symbols, NULL))
+    return 0;
+  /* A saturating MWr stream: TLPs of MPS + 12-byte header + framing, all multiples of 4 bytes, so lane placement
+   * never pads between them; SKPs take at least their own slots (EDS included, no block padding) once per
+   * interval; the stream needs no DLLPs on its own direction (Acks and UpdateFCs travel the other way). */
+  double tlp = params->max_payload_bytes + 12.0 + phy.tlp_framing_bytes;
+  double os_share = ((double) phy.skp_symbols * phy.lanes + phy.eds_bytes)
+                    / ((double) phy.skp_interval_symbols * phy.lanes);
+  return phy_wire_mbps (&phy) * (1.0 - os_share) * params->max_payload_bytes / tlp;
+}

@@ -1,0 +1,313 @@
+/* stream.c — the streaming endpoint and its minimal host counterpart (sink for writes, completer for reads). */
+#include "models/stream.h"
+
+G_DEFINE_QUARK (pciesim-stream-error-quark, stream_error)
+
+/* Configurable default, because a saturating source needs only enough queued TLPs to keep the serialiser busy
+ * between two tx-ready callbacks; an unlimited queue would just hold the whole transfer in memory. */
+#define STREAM_TX_QUEUE_TLPS 4u
+/* Configurable default, because 1 MB spans hundreds of SKP intervals and Ack periods on every link, so the
+ * steady state dominates while a run stays in the millisecond range of wall time. */
+#define STREAM_DEFAULT_TOTAL_BYTES (UINT64_C (1) << 20)
+
+typedef struct {
+  SimEngine *engine;
+  Link *link;
+  TlpPool *pool;
+  StreamParams p;
+  LinkPort *dev, *host;
+  /* source */
+  uint64_t issued_bytes; /* MWr payload sent, or MRd bytes requested */
+  uint32_t tags_free;
+  /* host side */
+  Tlp *sink_head, *sink_tail; /* write: TLPs waiting for the consumer */
+  SimTime sink_busy_until;
+  SimEventId sink_ev;
+  Tlp *req_head, *req_tail; /* read: MRds waiting for / under completion; stamp_ps = ready time */
+  uint64_t req_done_bytes; /* of the head request, bytes already completed */
+  SimEventId req_ev;
+  /* measurement */
+  uint64_t delivered;
+  gboolean in_window;
+  SimTime t0;
+  uint64_t b0;
+  StreamResult *out;
+} Stream;
+
+static void source_pump (Stream *s);
+static void completer_pump (Stream *s);
+
+static void
+measure (Stream *s, uint32_t bytes)
+{
+  s->delivered += bytes;
+  SimTime now = sim_now (s->engine);
+  if (!s->in_window && s->delivered >= s->p.warmup_bytes) {
+    s->in_window = TRUE;
+    s->t0 = now;
+    s->b0 = s->delivered;
+    link_stats_reset (s->link);
+  }
+  if (s->delivered == s->p.total_bytes) {
+    StreamResult *o = s->out;
+    o->window_ps = now - s->t0;
+    o->mbps = o->window_ps ? (double) (s->delivered - s->b0) * 1e6 / (double) o->window_ps : 0;
+    for (int d = 0; d < 2; d++) {
+      o->usage[d] = link_usage (s->link, (LinkDir) d);
+      o->counters[d] = link_counters (s->link, (LinkDir) d);
+    }
+  }
+}
+
+/* ---- write mode ---- */
+
+static void
+sink_fire (SimEngine *e, void *ctx, uint64_t arg)
+{
+  (void) e;
+  (void) arg;
+  Stream *s = ctx;
+  s->sink_ev = SIM_EVENT_NONE;
+  Tlp *t = s->sink_head;
+  s->sink_head = t->next;
+  if (!s->sink_head)
+    s->sink_tail = NULL;
+  link_port_consume (s->host, t);
+  measure (s, t->payload_bytes);
+  tlp_free (s->pool, t);
+  if (s->sink_head) {
+    /* bytes / (MB/s) = bytes · 10^6 / rate picoseconds */
+    s->sink_busy_until += (SimTime) s->sink_head->payload_bytes * 1000000 / s->p.consumer_mbps;
+    s->sink_ev = sim_schedule_at (s->engine, s->sink_busy_until, sink_fire, s, 0);
+  }
+}
+
+static void
+host_rx_write (void *ctx, LinkPort *port, Tlp *tlp)
+{
+  (void) port;
+  Stream *s = ctx;
+  if (!s->p.consumer_mbps) {
+    link_port_consume (s->host, tlp);
+    measure (s, tlp->payload_bytes);
+    tlp_free (s->pool, tlp);
+    return;
+  }
+  tlp->next = NULL;
+  if (s->sink_tail)
+    s->sink_tail->next = tlp;
+  else
+    s->sink_head = tlp;
+  s->sink_tail = tlp;
+  if (s->sink_head == tlp) {
+    SimTime start = MAX (sim_now (s->engine), s->sink_busy_until);
+    s->sink_busy_until = start + (SimTime) tlp->payload_bytes * 1000000 / s->p.consumer_mbps;
+    s->sink_ev = sim_schedule_at (s->engine, s->sink_busy_until, sink_fire, s, 0);
+  }
+}
+
+/* ---- read mode ---- */
+
+static void
+req_fire (SimEngine *e, void *ctx, uint64_t arg)
+{
+  (void) e;
+  (void) arg;
+  Stream *s = ctx;
+  s->req_ev = SIM_EVENT_NONE;
+  completer_pump (s);
+}
+
+static void
+host_rx_read (void *ctx, LinkPort *port, Tlp *tlp)
+{
+  (void) port;
+  Stream *s = ctx;
+  /* The completer takes the request into its own queue at once, freeing the NPH credit. */
+  link_port_consume (s->host, tlp);
+  tlp->stamp_ps = sim_now (s->engine) + s->p.completer_latency_ps;
+  tlp->next = NULL;
+  if (s->req_tail)
+    s->req_tail->next = tlp;
+  else
+    s->req_head = tlp;
+  s->req_tail = tlp;
+  if (s->req_head == tlp)
+    completer_pump (s);
+}
+
+static void
+completer_pump (Stream *s)
+{
+  while (s->req_head) {
+    Tlp *r = s->req_head;
+    SimTime now = sim_now (s->engine);
+    if (r->stamp_ps > now) {
+      if (!sim_event_pending (s->engine, s->req_ev))
+        s->req_ev = sim_schedule_at (s->engine, r->stamp_ps, req_fire, s, 0);
+      return;
+    }
+    uint64_t addr = r->address + s->req_done_bytes;
+    uint32_t left = r->length_bytes - (uint32_t) s->req_done_bytes;
+    /* §6: completions end on RCB multiples (the first may be shorter) and never exceed the chosen size. */
+    uint32_t chunk = MIN (left, s->p.completion_bytes - (uint32_t) (addr % s->p.rcb_bytes));
+    Tlp probe = { .kind = TLP_CPLD, .header_bytes = 12, .payload_bytes = chunk };
+    if (!link_port_can_send (s->host, &probe))
+      return; /* the tx-ready callback resumes us */
+    Tlp *c = tlp_alloc (s->pool);
+    tlp_set (c, TLP_CPLD, FALSE, addr, chunk);
+    c->length_bytes = left; /* §2.2.9: byte count remaining, this completion included */
+    c->tag = r->tag;
+    c->owner = r->owner;
+    link_port_send (s->host, c);
+    s->req_done_bytes += chunk;
+    if (s->req_done_bytes == r->length_bytes) {
+      s->req_head = r->next;
+      if (!s->req_head)
+        s->req_tail = NULL;
+      s->req_done_bytes = 0;
+      tlp_free (s->pool, r);
+    }
+  }
+}
+
+static void
+dev_rx_read (void *ctx, LinkPort *port, Tlp *tlp)
+{
+  (void) port;
+  Stream *s = ctx;
+  link_port_consume (s->dev, tlp);
+  uint32_t bytes = tlp->payload_bytes;
+  gboolean last = tlp->length_bytes == tlp->payload_bytes;
+  tlp_free (s->pool, tlp);
+  if (last)
+    s->tags_free++;
+  measure (s, bytes);
+  if (last)
+    source_pump (s);
+}
+
+/* ---- source (device) ---- */
+
+static void
+source_pump (Stream *s)
+{
+  gboolean write = s->p.mode == STREAM_WRITE;
+  uint32_t unit = write ? s->p.link.max_payload_bytes : s->p.max_read_request_bytes;
+  while (s->issued_bytes < s->p.total_bytes && (write || s->tags_free > 0)) {
+    uint32_t n = (uint32_t) MIN ((uint64_t) unit, s->p.total_bytes - s->issued_bytes);
+    Tlp probe = { 0 };
+    tlp_set (&probe, write ? TLP_MWR : TLP_MRD, s->p.addr64, s->issued_bytes, n);
+    if (!link_port_can_send (s->dev, &probe))
+      return;
+    Tlp *t = tlp_alloc (s->pool);
+    *t = probe;
+    if (!write)
+      t->tag = (uint16_t) (s->p.tags - s->tags_free--);
+    s->issued_bytes += n;
+    link_port_send (s->dev, t);
+  }
+}
+
+static void
+dev_tx_ready (void *ctx, LinkPort *port)
+{
+  (void) port;
+  source_pump (ctx);
+}
+
+static void
+host_tx_ready (void *ctx, LinkPort *port)
+{
+  (void) port;
+  completer_pump (ctx);
+}
+
+static gboolean
+validate (StreamParams *p, GError **error)
+{
+  if (!link_params_validate (&p->link, error))
+    return FALSE;
+  if (!p->total_bytes)
+    p->total_bytes = STREAM_DEFAULT_TOTAL_BYTES;
+  if (!p->warmup_bytes)
+    p->warmup_bytes = p->total_bytes / 8;
+  if (!p->link.tx_queue_tlps)
+    p->link.tx_queue_tlps = STREAM_TX_QUEUE_TLPS;
+  if (!p->max_read_request_bytes)
+    p->max_read_request_bytes = 512; /* pcie-protocol.md §6: MRRS default */
+  if (!p->tags)
+    p->tags = 32; /* §6: 5-bit tags */
+  if (!p->rcb_bytes)
+    p->rcb_bytes = 64; /* §6: root complex RCB 64 or 128 */
+  if (!p->completion_bytes)
+    p->completion_bytes = p->link.max_payload_bytes;
+  uint32_t mrrs = p->max_read_request_bytes;
+  if (p->warmup_bytes >= p->total_bytes) {
+    g_set_error (error, STREAM_ERROR, STREAM_ERROR_PARAM, "warmup_bytes must be below total_bytes");
+    return FALSE;
+  }
+  if (mrrs < 128 || mrrs > 4096 || (mrrs & (mrrs - 1))) {
+    g_set_error (error, STREAM_ERROR, STREAM_ERROR_PARAM, "max_read_request_bytes %u is not 128..4096, power of 2",
+                 mrrs);
+    return FALSE;
+  }
+  if ((p->rcb_bytes != 64 && p->rcb_bytes != 128) || p->completion_bytes % p->rcb_bytes
+      || p->completion_bytes > p->link.max_payload_bytes) {
+    g_set_error (error, STREAM_ERROR, STREAM_ERROR_PARAM,
+                 "completion_bytes %u must be a multiple of rcb_bytes %u (64 or 128) and <= max payload",
+                 p->completion_bytes, p->rcb_bytes);
+    return FALSE;
+  }
+  /* §6: 10-bit tags give 768 usable. */
+  if (p->tags > 768) {
+    g_set_error (error, STREAM_ERROR, STREAM_ERROR_PARAM, "tags %u exceeds 768", p->tags);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+stream_run (const StreamParams *params, uint64_t seed, StreamResult *out, GError **error)
+{
+  Stream s = { 0 };
+  s.p = *params;
+  if (!validate (&s.p, error))
+    return FALSE;
+  *out = (StreamResult) { 0 };
+  s.out = out;
+  s.engine = sim_engine_new (seed);
+  s.pool = tlp_pool_new ();
+  s.link = link_new (s.engine, &s.p.link, s.pool);
+  s.dev = link_port (s.link, LINK_DEVICE);
+  s.host = link_port (s.link, LINK_HOST);
+  s.tags_free = s.p.tags;
+  s.sink_ev = s.req_ev = SIM_EVENT_NONE;
+  gboolean write = s.p.mode == STREAM_WRITE;
+  link_port_set_tx_ready (s.dev, dev_tx_ready, &s);
+  link_port_set_tx_ready (s.host, host_tx_ready, &s);
+  link_port_set_rx (s.host, write ? host_rx_write : host_rx_read, &s);
+  if (!write)
+    link_port_set_rx (s.dev, dev_rx_read, &s);
+  source_pump (&s);
+  sim_run (s.engine);
+  gboolean ok = TRUE;
+  if (s.delivered != s.p.total_bytes) {
+    g_set_error (error, STREAM_ERROR, STREAM_ERROR_RUN, "stream stalled: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+                 " bytes delivered", s.delivered, s.p.total_bytes);
+    ok = FALSE;
+  } else if (!link_check_invariants (s.link, error)) {
+    ok = FALSE;
+  }
+  out->payload_bytes = s.delivered;
+  out->sim_time_ps = sim_now (s.engine);
+  out->events = sim_events_executed (s.engine);
+  link_free (s.link);
+  if (ok && tlp_pool_live (s.pool) != 0) {
+    g_set_error (error, STREAM_ERROR, STREAM_ERROR_RUN, "%zu TLPs leaked", tlp_pool_live (s.pool));
+    ok = FALSE;
+  }
+  tlp_pool_free (s.pool);
+  sim_engine_free (s.engine);
+  return ok;
+}

@@ -1,0 +1,48 @@
+/* stream.h — a saturating streaming endpoint on one link: the simplest workload that gives a throughput figure.
+ *
+ * Contract:
+ * - Write mode: the device sends max-payload MWr TLPs upstream as fast as credits, the replay buffer and the
+ *   transmit queue allow; the host consumes each at consumer_mbps (0 = at once) and frees its credits.
+ * - Read mode: the device keeps up to `tags` MRd requests of max_read_request_bytes outstanding upstream; a
+ *   simple host completer answers each after completer_latency_ps with CplDs of completion_bytes split at RCB
+ *   boundaries (pcie-protocol.md §6), in address order. (The full host model is models/host.[ch].)
+ * - Throughput is measured in steady state: from the delivery that completes warmup_bytes to the last delivery,
+ *   payload bytes over that time, in MB/s (10^6 B/s). LinkUsage covers the same window.
+ * - Deterministic: no randomness is used; the seed only seeds the engine, for symmetry with other runs.
+ * - The run drains completely and then checks link_check_invariants(), so every TLP was acknowledged.
+ */
+#pragma once
+
+#include "models/link.h"
+
+typedef enum { STREAM_WRITE, STREAM_READ } StreamMode;
+
+typedef struct {
+  LinkParams link; /* tx_queue_tlps 0 is replaced by STREAM_TX_QUEUE_TLPS (see stream.c) */
+  StreamMode mode;
+  uint64_t total_bytes; /* payload to move; 0 = 1,048,576 */
+  uint64_t warmup_bytes; /* excluded from the measurement; 0 = total / 8 */
+  gboolean addr64; /* 4-DW MWr/MRd headers (64-bit addresses) instead of 3-DW */
+  uint32_t consumer_mbps; /* write mode: host sink rate in MB/s; 0 = consumes on arrival */
+  uint32_t max_read_request_bytes; /* read mode: MRRS; 0 = 512 (spec §7.5.3.4 default) */
+  uint32_t tags; /* read mode: outstanding requests; 0 = 32 (5-bit tags) */
+  uint32_t rcb_bytes; /* read mode: completer's read completion boundary; 0 = 64 (root complex, §6) */
+  uint32_t completion_bytes; /* read mode: CplD payload size, a multiple of RCB; 0 = max payload */
+  SimTime completer_latency_ps; /* read mode: MRd received -> first completion ready */
+} StreamParams;
+
+typedef struct {
+  double mbps; /* payload MB/s over the measurement window */
+  uint64_t payload_bytes; /* whole run */
+  SimTime window_ps; /* measurement window */
+  SimTime sim_time_ps; /* end of the drained run */
+  uint64_t events;
+  LinkUsage usage[2]; /* by LinkDir, over the window */
+  LinkCounters counters[2]; /* by LinkDir, over the window */
+} StreamResult;
+
+#define STREAM_ERROR (stream_error_quark ())
+GQuark stream_error_quark (void);
+typedef enum { STREAM_ERROR_PARAM, STREAM_ERROR_RUN } StreamError;
+
+gboolean stream_run (const StreamParams *p, uint64_t seed, StreamResult *out, GError **error);

@@ -260,6 +260,28 @@ offset_to_mark (const char *text, size_t len, size_t offset, int *line, int *col
   }
 }
 
+/* At the end of a text that lacks a final newline (every --set value, some hand-written files), libyaml reports
+ * the start of a line that does not exist; the last character is on the line before. Move such a mark to just
+ * past that character. Columns count characters, as libyaml's do. */
+static yaml_mark_t
+clamp_to_text (yaml_mark_t m, const char *text, size_t len)
+{
+  if (len == 0 || text[len - 1] == '\n' || text[len - 1] == '\r' || m.column != 0)
+    return m;
+  size_t newlines = 0;
+  const char *last_line = text;
+  for (size_t i = 0; i < len; i++)
+    if (text[i] == '\n') {
+      newlines++;
+      last_line = text + i + 1;
+    }
+  if (m.line != newlines + 1)
+    return m;
+  m.line = newlines;
+  m.column = (size_t) g_utf8_strlen (last_line, (gssize) (text + len - last_line));
+  return m;
+}
+
 static void
 parser_error (const yaml_parser_t *p, const char *origin, const char *text, size_t len, int col_offset,
               GError **error)
@@ -275,12 +297,14 @@ parser_error (const yaml_parser_t *p, const char *origin, const char *text, size
     ps_error_located (error, PS_ERROR_DATA, origin, 1, 1, "YAML parser ran out of memory");
     return;
   }
-  line = (int) p->problem_mark.line + 1;
-  col = (int) p->problem_mark.column + 1 + (p->problem_mark.line == 0 ? col_offset : 0);
+  yaml_mark_t pm = clamp_to_text (p->problem_mark, text, len);
+  yaml_mark_t cm = clamp_to_text (p->context_mark, text, len);
+  line = (int) pm.line + 1;
+  col = (int) pm.column + 1 + (pm.line == 0 ? col_offset : 0);
   if (p->context)
     ps_error_located (error, PS_ERROR_DATA, origin, line, col, "%s %s at line %d column %d",
-                      p->problem ? p->problem : "syntax error", p->context, (int) p->context_mark.line + 1,
-                      (int) p->context_mark.column + 1 + (p->context_mark.line == 0 ? col_offset : 0));
+                      p->problem ? p->problem : "syntax error", p->context, (int) cm.line + 1,
+                      (int) cm.column + 1 + (cm.line == 0 ? col_offset : 0));
   else
     ps_error_located (error, PS_ERROR_DATA, origin, line, col, "%s", p->problem ? p->problem : "syntax error");
 }

@@ -418,7 +418,8 @@ apply_include (YNode *base, const YNode *inc, const char *including, GPtrArray *
   g_autofree char *path = g_path_is_absolute (inc->value) ? g_strdup (inc->value)
                                                             : g_build_filename (dir, inc->value, NULL);
   if (!g_file_test (path, G_FILE_TEST_IS_REGULAR)) {
-    node_error (error, PS_ERROR_NOINPUT, inc, "included file '%s' does not exist", path);
+    node_error (error, PS_ERROR_NOINPUT, inc, "included file '%s' %s", path,
+                g_file_test (path, G_FILE_TEST_EXISTS) ? "is not a regular file" : "does not exist");
     return FALSE;
   }
   g_autofree char *real = realpath (path, NULL);

@@ -1,0 +1,604 @@
+/* test-config.c — the config loader: every rejection is located and coded, includes and --set override in the
+ * documented order, and a minimal config gets the defaults the key table documents.
+ *
+ * Each expected LINE:COL below was worked out by reading the snippet (1-based; a tab or space is one column),
+ * with the reasoning in the comment where it is not the first character of the named token. */
+#include <check.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim/config.h"
+#include "sim/error.h"
+#include "sim/ytree.h"
+
+/* One temporary directory per run, made and removed in the parent (unchecked fixture) so a failing test, which
+ * exits its forked child early, cannot leave files behind. Each test works in its own subdirectory. */
+static char *tmp_root;
+
+static void
+rm_rf (const char *path)
+{
+  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK)) {
+    GDir *d = g_dir_open (path, 0, NULL);
+    const char *name;
+    while (d && (name = g_dir_read_name (d))) {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+      rm_rf (child);
+    }
+    if (d)
+      g_dir_close (d);
+  }
+  g_remove (path);
+}
+
+static void
+setup_tmp (void)
+{
+  g_autoptr (GError) e = NULL;
+  tmp_root = g_dir_make_tmp ("pciesim-test-config-XXXXXX", &e);
+  ck_assert_msg (tmp_root != NULL, "g_dir_make_tmp: %s", e ? e->message : "?");
+}
+
+static void
+teardown_tmp (void)
+{
+  if (tmp_root)
+    rm_rf (tmp_root);
+  g_clear_pointer (&tmp_root, g_free);
+}
+
+/* A fresh directory under the run's root. */
+static char *
+case_dir (const char *name)
+{
+  char *dir = g_build_filename (tmp_root, name, NULL);
+  rm_rf (dir);
+  ck_assert_int_eq (g_mkdir_with_parents (dir, 0700), 0);
+  return dir;
+}
+
+/* Write `text` (len bytes, or all of it when len < 0) to dir/name, creating subdirectories; returns the path. */
+static char *
+write_file (const char *dir, const char *name, const char *text, gssize len)
+{
+  char *path = g_build_filename (dir, name, NULL);
+  g_autofree char *parent = g_path_get_dirname (path);
+  ck_assert_int_eq (g_mkdir_with_parents (parent, 0700), 0);
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (g_file_set_contents (path, text, len, &e), "writing %s: %s", path, e ? e->message : "?");
+  return path;
+}
+
+/* Load text as a config file with the given --set list; the error (or NULL) is returned through err. */
+static PsConfig *
+load_text (const char *dir, const char *text, const char *const *sets, GError **err)
+{
+  g_autofree char *path = write_file (dir, "c.yaml", text, -1);
+  return ps_config_load (path, sets, err);
+}
+
+/* --- the table of rejected files ----------------------------------------------------------------------- */
+
+typedef struct {
+  const char *name;
+  const char *text; /* NULL: make a directory of that name */
+} AuxFile;
+
+typedef struct {
+  const char *id;
+  const char *text; /* written to c.yaml and loaded */
+  gssize len; /* bytes of text, for texts with a NUL; 0 = up to the NUL */
+  AuxFile aux[2]; /* other files the snippet includes */
+  const char *where; /* the file the message must point into; NULL = c.yaml */
+  int line, col;
+  int code;
+  const char *needle; /* a part of the message that says what is wrong; NULL = location only */
+} BadCase;
+
+/* The simplest valid link section, for cases whose mistake lies elsewhere. */
+#define LINK "link:\n  gen: 2\n  lanes: 8\n"
+
+static const BadCase bad_cases[] = {
+  /* Syntax. The flow sequence opened on line 3 column 10 ("  lanes: [") is still open at the end of the
+   * stream, which libyaml reports where it notices: the start of the line after the last (4:1); the message
+   * then names the opening bracket. */
+  { "unclosed-bracket", "link:\n  gen: 2\n  lanes: [1, 2\n", 0, { { 0 } }, NULL, 4, 1, PS_ERROR_DATA,
+    "while parsing a flow sequence at line 3 column 10" },
+  /* Without a final newline the end of the stream is just past the last character, not on a line 2 that
+   * does not exist: "link: [1" opens at column 7 and ends at 9. */
+  { "unclosed-no-newline", "link: [1", 0, { { 0 } }, NULL, 1, 9, PS_ERROR_DATA,
+    "while parsing a flow sequence at line 1 column 7" },
+  { "unclosed-last-line", "link:\n  lanes: [1, 2", 0, { { 0 } }, NULL, 2, 15, PS_ERROR_DATA,
+    "while parsing a flow sequence at line 2 column 10" },
+  /* "link: {" opens at column 7; the end of the stream is on line 2. */
+  { "unclosed-brace", "link: {gen: 2, lanes: 8\n", 0, { { 0 } }, NULL, 2, 1, PS_ERROR_DATA,
+    "while parsing a flow mapping at line 1 column 7" },
+  /* "lanes" at column 3 matches no open indentation level (0 for link, 4 for gen): the key is unexpected. */
+  { "bad-indent-less", "link:\n    gen: 2\n  lanes: 8\n", 0, { { 0 } }, NULL, 3, 3, PS_ERROR_DATA,
+    "did not find expected key" },
+  /* "   lanes" continues the plain scalar "2"; the ':' at column 9 then has no key it could belong to. */
+  { "bad-indent-more", "link:\n  gen: 2\n   lanes: 8\n", 0, { { 0 } }, NULL, 3, 9, PS_ERROR_DATA, NULL },
+  { "tab-indent", "link:\n\tgen: 2\n", 0, { { 0 } }, NULL, 2, 1, PS_ERROR_DATA, "cannot start any token" },
+  /* "name: a: b": the second ':' is column 8. */
+  { "mapping-value-context", "name: a: b\n", 0, { { 0 } }, NULL, 1, 8, PS_ERROR_DATA,
+    "mapping values are not allowed" },
+
+  /* Document shape. */
+  { "empty-file", "", 0, { { 0 } }, NULL, 1, 1, PS_ERROR_DATA, "empty file" },
+  { "comments-only", "# nothing here\n\n", 0, { { 0 } }, NULL, 1, 1, PS_ERROR_DATA, "empty file" },
+  { "root-list", "# header\n- link\n- gen\n", 0, { { 0 } }, NULL, 2, 1, PS_ERROR_DATA,
+    "must be a mapping of keys, not a sequence" },
+  { "root-scalar", "# header\n  hello\n", 0, { { 0 } }, NULL, 2, 3, PS_ERROR_DATA,
+    "must be a mapping of keys, not a scalar" },
+  { "two-documents", "link:\n  gen: 2\n---\nlink:\n  gen: 3\n", 0, { { 0 } }, NULL, 3, 1, PS_ERROR_DATA,
+    "more than one YAML document" },
+  /* Bytes: "link:\n" is 6, "  gen: 2" 8 more, so the NUL is the 9th character of line 2. */
+  { "nul-byte", "link:\n  gen: 2\0\n", 16, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "NUL" },
+  /* 0xFF can never start a UTF-8 sequence; it stands where the value would, column 8. */
+  { "invalid-utf8", "link:\n  gen: \xff\n", 0, { { 0 } }, NULL, 2, 8, PS_ERROR_DATA, "UTF-8" },
+  /* "? [a]": the key is the flow sequence at column 3. */
+  { "non-scalar-key", "? [a]\n: 1\n", 0, { { 0 } }, NULL, 1, 3, PS_ERROR_DATA, "mapping keys must be scalars" },
+  { "yaml-tag", "link: !custom 3\n", 0, { { 0 } }, NULL, 1, 7, PS_ERROR_DATA, "tag '!custom'" },
+
+  /* Duplicate keys: the second occurrence is the mistake, the first is named. */
+  { "duplicate-top", LINK "link:\n  gen: 3\n", 0, { { 0 } }, NULL, 4, 1, PS_ERROR_DATA,
+    "duplicate key 'link' (first defined at line 1)" },
+  { "duplicate-nested", "link:\n  gen: 2\n  lanes: 8\n  gen: 3\n", 0, { { 0 } }, NULL, 4, 3, PS_ERROR_DATA,
+    "duplicate key 'gen' (first defined at line 2)" },
+
+  /* Keys the table does not know. */
+  { "unknown-key", LINK "  max_paylod: 256\n", 0, { { 0 } }, NULL, 4, 3, PS_ERROR_DATA,
+    "unknown key 'link.max_paylod' (did you mean 'link.max_payload'?)" },
+  { "unknown-nested-key", "endpoint:\n  rx_credits:\n    phh: 3\n", 0, { { 0 } }, NULL, 3, 5, PS_ERROR_DATA,
+    "unknown key 'endpoint.rx_credits.phh' (did you mean 'endpoint.rx_credits.ph'?)" },
+  { "misspelt-section", "lnik:\n  gen: 2\n", 0, { { 0 } }, NULL, 1, 1, PS_ERROR_DATA,
+    "unknown key 'lnik' (did you mean 'link'?)" },
+  { "unknown-section", LINK "telemetry:\n  on: true\n", 0, { { 0 } }, NULL, 4, 1, PS_ERROR_DATA,
+    "unknown key 'telemetry'" },
+  /* "link: 8": the value is column 7. */
+  { "section-not-map", "link: 8\n", 0, { { 0 } }, NULL, 1, 7, PS_ERROR_DATA,
+    "'link' must be a mapping of keys, not a scalar" },
+
+  /* Wrong types; the value of "  gen: " is column 8, of "  lanes: " 10, of "  ecrc: " 9,
+   * of "  iterations: " 15. A block mapping value starts at its first key (3:5). */
+  { "string-for-int", "link:\n  gen: two\n", 0, { { 0 } }, NULL, 2, 8, PS_ERROR_DATA,
+    "link.gen must be an integer, got 'two'" },
+  { "quoted-number", "link:\n  gen: \"2\"\n", 0, { { 0 } }, NULL, 2, 8, PS_ERROR_DATA, "not a quoted string" },
+  { "list-for-int", "link:\n  lanes: [8]\n", 0, { { 0 } }, NULL, 2, 10, PS_ERROR_DATA,
+    "link.lanes must be an integer, not a sequence" },
+  { "map-for-bool", "link:\n  ecrc:\n    on: true\n", 0, { { 0 } }, NULL, 3, 5, PS_ERROR_DATA,
+    "link.ecrc must be true or false, not a mapping" },
+  { "word-for-bool", "link:\n  ecrc: yes\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "got 'yes'" },
+  { "float-for-int", "benchmark:\n  iterations: 2.5\n", 0, { { 0 } }, NULL, 2, 15, PS_ERROR_DATA, "got '2.5'" },
+  /* "  modes: [read, copy]": '[' is column 10, "copy" column 17. */
+  { "unknown-mode", "benchmark:\n  modes: [read, copy]\n", 0, { { 0 } }, NULL, 2, 17, PS_ERROR_DATA,
+    "unknown mode copy" },
+
+  /* Out of range; "  tags: " puts the value at column 9, "  transfer_bytes: " at 19. */
+  { "gen-6", "link:\n  gen: 6\n", 0, { { 0 } }, NULL, 2, 8, PS_ERROR_DATA, "between 1 and 5 (got 6)" },
+  { "tags-0", "endpoint:\n  tags: 0\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "between 1 and 256 (got 0)" },
+  { "tags-257", "endpoint:\n  tags: 257\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "(got 257)" },
+  { "negative-transfer", "benchmark:\n  transfer_bytes: -4096\n", 0, { { 0 } }, NULL, 2, 19, PS_ERROR_DATA,
+    "(got -4096)" },
+  { "int-overflow", "benchmark:\n  transfer_bytes: 99999999999999999999\n", 0, { { 0 } }, NULL, 2, 19,
+    PS_ERROR_DATA, "does not fit in 64 bits" },
+
+  /* Values the spec forbids; "  max_payload: " puts the value at 16, "  read_completion_boundary: " at 29. */
+  { "lanes-3", "link:\n  gen: 2\n  lanes: 3\n", 0, { { 0 } }, NULL, 3, 10, PS_ERROR_DATA,
+    "link.lanes must be 1, 2, 4, 8 or 16 (got 3)" },
+  { "mps-100", "link:\n  max_payload: 100\n", 0, { { 0 } }, NULL, 2, 16, PS_ERROR_DATA,
+    "power of two from 128 to 4096 (got 100)" },
+  { "mps-8192", "link:\n  max_payload: 8192\n", 0, { { 0 } }, NULL, 2, 16, PS_ERROR_DATA,
+    "power of two from 128 to 4096 (got 8192)" },
+  { "rcb-32", "link:\n  read_completion_boundary: 32\n", 0, { { 0 } }, NULL, 2, 29, PS_ERROR_DATA,
+    "must be 64 or 128 (got 32)" },
+
+  /* Combinations; each points at the value that makes it impossible ("  completion_buffer_bytes: " -> 28,
+   * "  completion_bytes: " -> 21). */
+  { "transfer-not-dw", LINK "benchmark:\n  transfer_bytes: 1022\n", 0, { { 0 } }, NULL, 5, 19, PS_ERROR_DATA,
+    "multiple of 4" },
+  { "cplbuf-below-mrrs", LINK "  max_read_request: 1024\nendpoint:\n  completion_buffer_bytes: 512\n", 0,
+    { { 0 } }, NULL, 6, 28, PS_ERROR_DATA, "smaller than one read request" },
+  { "cpl-bytes-off-rcb", LINK "  max_payload: 256\nhost:\n  completion_bytes: 96\n", 0, { { 0 } }, NULL, 6, 21,
+    PS_ERROR_DATA, "multiple of the read completion boundary (64)" },
+
+  /* Aliases: the shared node is reported where it is defined, which libyaml marks at its anchor ("&g", 2:8). */
+  { "alias", "link:\n  gen: &g 2\n  lanes: *g\n", 0, { { 0 } }, NULL, 2, 8, PS_ERROR_DATA, "alias" },
+  { "undefined-alias", "link:\n  gen: 2\n  lanes: *nope\n", 0, { { 0 } }, NULL, 3, 10, PS_ERROR_DATA,
+    "undefined alias" },
+  /* "a: " then 40 '[': the k-th bracket is at column 3 + k and depth k, so the first too deep (33) is at 36. */
+  { "depth-33",
+    "a: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n", 0, { { 0 } }, NULL, 1,
+    36, PS_ERROR_DATA, "nesting deeper than 32" },
+
+  { "missing-required", "link:\n  gen: 2\n", 0, { { 0 } }, NULL, 1, 1, PS_ERROR_DATA,
+    "required key 'link.lanes' is missing" },
+  /* An empty value sits where it is missing, just past "  gen:" (2:7), not at the key that follows. */
+  { "empty-value", "link:\n  gen:\n  lanes: 8\n", 0, { { 0 } }, NULL, 2, 7, PS_ERROR_DATA,
+    "link.gen has no value" },
+
+  /* Includes. "include: " puts the path at column 10; in "include: [a.yaml, nope.yaml]" the second is at 19. */
+  { "include-missing", "include: nope.yaml\n" LINK, 0, { { 0 } }, NULL, 1, 10, PS_ERROR_NOINPUT,
+    "nope.yaml' does not exist" },
+  { "include-missing-in-list", "include: [a.yaml, nope.yaml]\n" LINK, 0, { { "a.yaml", "endpoint:\n  tags: 16\n" } },
+    NULL, 1, 19, PS_ERROR_NOINPUT, "nope.yaml' does not exist" },
+  /* c -> a -> b -> a: the include that closes the cycle is b's. */
+  { "include-cycle", "include: a.yaml\n" LINK, 0, { { "a.yaml", "include: b.yaml\n" }, { "b.yaml", "include: a.yaml\n" } },
+    "b.yaml", 1, 10, PS_ERROR_DATA, "include cycle" },
+  { "include-self", "include: c.yaml\n" LINK, 0, { { 0 } }, NULL, 1, 10, PS_ERROR_DATA, "include cycle" },
+  { "include-directory", "include: sub\n" LINK, 0, { { "sub", NULL } }, NULL, 1, 10, PS_ERROR_NOINPUT,
+    "sub' is not a regular file" },
+  /* A text file is one multi-line scalar: the error is in that file, where its text starts. */
+  { "include-text", "include: notes.txt\n" LINK, 0, { { "notes.txt", "These are notes,\nnot a config.\n" } },
+    "notes.txt", 1, 1, PS_ERROR_DATA, "must be a mapping of keys, not a scalar" },
+  { "include-binary", "include: logo.png\n" LINK, 0, { { "logo.png", "\x89PNG\r\n\x1a\n" } }, "logo.png", 1, 1,
+    PS_ERROR_DATA, "UTF-8" },
+  { "include-not-a-path", "include: {a: 1}\n" LINK, 0, { { 0 } }, NULL, 1, 10, PS_ERROR_DATA,
+    "include must be a file path" },
+  /* Errors inside an included file point into it: "  lanes: 3" -> 2:10 of base.yaml. */
+  { "error-in-include", "include: base.yaml\nlink:\n  gen: 2\n", 0, { { "base.yaml", "link:\n  lanes: 3\n" } },
+    "base.yaml", 2, 10, PS_ERROR_DATA, "link.lanes must be" },
+};
+
+START_TEST (test_bad_config)
+{
+  const BadCase *c = &bad_cases[_i];
+  g_autofree char *dir = case_dir (c->id);
+  for (guint i = 0; i < G_N_ELEMENTS (c->aux); i++) {
+    if (!c->aux[i].name)
+      continue;
+    if (c->aux[i].text) {
+      g_autofree char *p = write_file (dir, c->aux[i].name, c->aux[i].text, -1);
+    } else {
+      g_autofree char *p = g_build_filename (dir, c->aux[i].name, NULL);
+      ck_assert_int_eq (g_mkdir_with_parents (p, 0700), 0);
+    }
+  }
+  g_autofree char *path = write_file (dir, "c.yaml", c->text, c->len ? c->len : -1);
+  g_autoptr (GError) e = NULL;
+  g_autoptr (PsConfig) cfg = ps_config_load (path, NULL, &e);
+  ck_assert_msg (cfg == NULL && e != NULL, "%s: accepted", c->id);
+  ck_assert_msg (e->domain == PS_ERROR, "%s: error domain %s", c->id, g_quark_to_string (e->domain));
+  ck_assert_msg (e->code == c->code, "%s: code %d, want %d (%s)", c->id, e->code, c->code, e->message);
+
+  g_autofree char *where = g_build_filename (dir, c->where ? c->where : "c.yaml", NULL);
+  g_autofree char *prefix = g_strdup_printf ("%s:%d:%d: error: ", where, c->line, c->col);
+  ck_assert_msg (g_str_has_prefix (e->message, prefix), "%s: got '%s', want prefix '%s'", c->id, e->message, prefix);
+  ck_assert_msg (!c->needle || strstr (e->message, c->needle), "%s: '%s' does not say '%s'", c->id, e->message,
+                 c->needle);
+  /* The command line prints the message as one line. */
+  ck_assert_msg (!strchr (e->message, '\n'), "%s: message spans lines: '%s'", c->id, e->message);
+}
+END_TEST
+
+/* --- files that cannot be read ------------------------------------------------------------------------- */
+
+START_TEST (test_missing_config)
+{
+  g_autofree char *dir = case_dir ("missing");
+  g_autofree char *path = g_build_filename (dir, "none.yaml", NULL);
+  g_autoptr (GError) e = NULL;
+  g_autoptr (PsConfig) cfg = ps_config_load (path, NULL, &e);
+  ck_assert_ptr_null (cfg);
+  ck_assert_int_eq (e->code, PS_ERROR_NOINPUT);
+  ck_assert_msg (g_str_has_prefix (e->message, "pciesim: error: ") && strstr (e->message, path), "%s", e->message);
+
+  /* A directory named as the config is unreadable input too, not bad data. */
+  g_autoptr (GError) e2 = NULL;
+  g_autoptr (PsConfig) cfg2 = ps_config_load (dir, NULL, &e2);
+  ck_assert_ptr_null (cfg2);
+  ck_assert_int_eq (e2->code, PS_ERROR_NOINPUT);
+}
+END_TEST
+
+START_TEST (test_too_large)
+{
+  g_autofree char *dir = case_dir ("large");
+  /* A comment line just past the limit: valid YAML, so only the size guard can reject it. */
+  gsize n = YTREE_MAX_FILE_BYTES + 1;
+  g_autofree char *text = g_malloc (n + 1);
+  memset (text, 'x', n);
+  text[0] = '#';
+  text[n - 1] = '\n';
+  text[n] = '\0';
+  g_autofree char *path = write_file (dir, "c.yaml", text, (gssize) n);
+  g_autoptr (GError) e = NULL;
+  g_autoptr (PsConfig) cfg = ps_config_load (path, NULL, &e);
+  ck_assert_ptr_null (cfg);
+  ck_assert_int_eq (e->code, PS_ERROR_DATA);
+  g_autofree char *prefix = g_strdup_printf ("%s:1:1: error: ", path);
+  ck_assert_msg (g_str_has_prefix (e->message, prefix), "%s", e->message);
+}
+END_TEST
+
+/* --- includes ------------------------------------------------------------------------------------------ */
+
+START_TEST (test_include_override)
+{
+  g_autofree char *dir = case_dir ("include-override");
+  g_autofree char *b = write_file (dir, "base.yaml",
+                                   "link:\n  max_payload: 256\n  max_read_request: 1024\n  ecrc: true\n"
+                                   "endpoint:\n  tags: 64\n",
+                                   -1);
+  g_autoptr (GError) e = NULL;
+  g_autoptr (PsConfig) cfg
+      = load_text (dir, "include: base.yaml\nlink:\n  gen: 2\n  lanes: 8\n  max_payload: 512\n", NULL, &e);
+  ck_assert_msg (cfg != NULL, "%s", e ? e->message : "");
+  ck_assert_int_eq (cfg->link.max_payload, 512); /* the including file wins */
+  /* link was merged key by key: base's other link keys survive the including file's link: block. */
+  ck_assert_int_eq (cfg->link.max_read_request, 1024);
+  ck_assert (cfg->link.ecrc);
+  ck_assert_int_eq (cfg->link.gen, 2);
+  ck_assert_int_eq (cfg->endpoint.tags, 64);
+}
+END_TEST
+
+START_TEST (test_include_list_order)
+{
+  g_autofree char *dir = case_dir ("include-order");
+  g_autofree char *a = write_file (dir, "a.yaml", "link:\n  max_payload: 256\nendpoint:\n  tags: 16\n", -1);
+  g_autofree char *b = write_file (dir, "b.yaml", "endpoint:\n  tags: 64\n  rx_credits:\n    ph: 8\n", -1);
+  g_autofree char *x = write_file (dir, "x.yaml", "endpoint:\n  rx_credits:\n    pd: 100\n", -1);
+  g_autoptr (GError) e = NULL;
+  g_autoptr (PsConfig) cfg = load_text (dir, "include: [a.yaml, b.yaml, x.yaml]\n" LINK, NULL, &e);
+  ck_assert_msg (cfg != NULL, "%s", e ? e->message : "");
+  ck_assert_int_eq (cfg->endpoint.tags, 64); /* b after a */
+  ck_assert_int_eq (cfg->link.max_payload, 256); /* only a sets it */
+  /* Two levels down, b's and x's rx_credits merge rather than x replacing b's. */
+  ck_assert_int_eq (cfg->endpoint.rx_credits.ph, 8);
+  ck_assert_int_eq (cfg->endpoint.rx_credits.pd, 100);
+
+  /* The other order: a comes last and wins. */
+  g_autoptr (GError) e2 = NULL;
+  g_autoptr (PsConfig) cfg2 = load_text (dir, "include: [b.yaml, a.yaml]\n" LINK, NULL, &e2);
+  ck_assert_msg (cfg2 != NULL, "%s", e2 ? e2->message : "");
+  ck_assert_int_eq (cfg2->endpoint.tags, 16);
+}
+END_TEST
+
+START_TEST (test_include_nested_chain)
+{
+  /* c includes b includes a: each level overrides the one it includes. */
+  g_autofree char *dir = case_dir ("include-chain");
+  g_autofree char *a = write_file (dir, "a.yaml", "endpoint:\n  tags: 16\n  datapath_bits: 256\n"
+                                                  "benchmark:\n  iterations: 5\n", -1);
+  g_autofree char *b = write_file (dir, "b.yaml", "include: a.yaml\nendpoint:\n  tags: 64\n", -1);
+  g_autoptr (GError) e = NULL;
+  g_autoptr (PsConfig) cfg = load_text (dir, "include: b.yaml\n" LINK "benchmark:\n  iterations: 7\n", NULL, &e);
+  ck_assert_msg (cfg != NULL, "%s", e ? e->message : "");
+  ck_assert_int_eq (cfg->endpoint.tags, 64);
+  ck_assert_int_eq (cfg->endpoint.datapath_bits, 256);
+  ck_assert_int_eq (cfg->benchmark.iterations, 7);
+}
+END_TEST
+
+START_TEST (test_include_relative_paths)
+{
+  /* conf/sub/c.yaml includes ../common/base.yaml, which includes more/deep.yaml. A decoy common/base.yaml sits
+   * where the same relative path would lead from the working directory, so resolving against the cwd instead
+   * of the including file's directory gives a different tags value. */
+  g_autofree char *dir = case_dir ("include-relative");
+  g_autofree char *c = write_file (dir, "conf/sub/c.yaml", "include: ../common/base.yaml\n" LINK, -1);
+  g_autofree char *base
+      = write_file (dir, "conf/common/base.yaml", "include: more/deep.yaml\nendpoint:\n  tags: 48\n", -1);
+  g_autofree char *deep = write_file (dir, "conf/common/more/deep.yaml", "benchmark:\n  iterations: 3\n", -1);
+  g_autofree char *decoy = write_file (dir, "common/base.yaml", "endpoint:\n  tags: 99\n", -1);
+  g_autofree char *elsewhere = g_build_filename (dir, "elsewhere", NULL);
+  ck_assert_int_eq (g_mkdir_with_parents (elsewhere, 0700), 0);
+
+  g_autofree char *old_cwd = g_get_current_dir ();
+  ck_assert_int_eq (chdir (elsewhere), 0);
+  g_autoptr (GError) e = NULL;
+  /* The config itself is named relative to the cwd, as a user would type it. */
+  g_autoptr (PsConfig) cfg = ps_config_load ("../conf/sub/c.yaml", NULL, &e);
+  ck_assert_int_eq (chdir (old_cwd), 0);
+  ck_assert_msg (cfg != NULL, "%s", e ? e->message : "");
+  ck_assert_int_eq (cfg->endpoint.tags, 48);
+  ck_assert_int_eq (cfg->benchmark.iterations, 3);
+  ck_assert_str_eq (cfg->name, "c");
+}
+END_TEST
+
+/* --- --set --------------------------------------------------------------------------------------------- */
+
+START_TEST (test_set_overrides)
+{
+  g_autofree char *dir = case_dir ("set-overrides");
+  g_autofree char *b = write_file (dir, "base.yaml", "endpoint:\n  tags: 64\nlink:\n  max_payload: 256\n", -1);
+  const char *sets[] = { "link.max_payload=512", /* from the include */
+                         "link.gen=3", /* from the file */
+                         "endpoint.tags=128", "endpoint.tags=16", /* later --set wins */
+                         "host.read_latency_ns=700", /* a section the files never mention */
+                         "benchmark.modes=[read,write]", /* YAML value: a list */
+                         "link={max_read_request: 1024}", /* a mapping merges into the section */
+                         NULL };
+  g_autoptr (GError) e = NULL;
+  g_autoptr (PsConfig) cfg = load_text (dir, "include: base.yaml\n" LINK, sets, &e);
+  ck_assert_msg (cfg != NULL, "%s", e ? e->message : "");
+  ck_assert_int_eq (cfg->link.max_payload, 512);
+  ck_assert_int_eq (cfg->link.gen, 3);
+  ck_assert_int_eq (cfg->link.lanes, 8);
+  ck_assert_int_eq (cfg->link.max_read_request, 1024);
+  ck_assert_int_eq (cfg->endpoint.tags, 16);
+  ck_assert_double_eq (cfg->host.read_latency_ns, 700);
+  ck_assert_uint_eq (cfg->benchmark.modes, PS_MODE_READ | PS_MODE_WRITE);
+}
+END_TEST
+
+typedef struct {
+  const char *set;
+  int code;
+  const char *prefix; /* exact start of the message */
+  const char *needle;
+} BadSet;
+
+/* Columns of a --set count within KEY=VALUE: "link.lanes=3" has its value at column 12. */
+static const BadSet bad_sets[] = {
+  { "link.lans=8", PS_ERROR_DATA, "--set link.lans=8:1:1: error: ", "(did you mean 'link.lanes'?)" },
+  { "lnk.lanes=8", PS_ERROR_DATA, "--set lnk.lanes=8:1:1: error: ", "(did you mean 'link.lanes'?)" },
+  { "foo", PS_ERROR_USAGE, "pciesim: error: ", "--set foo: expected KEY.PATH=VALUE" },
+  { "=3", PS_ERROR_USAGE, "pciesim: error: ", "expected KEY.PATH=VALUE" },
+  { "link.lanes=3", PS_ERROR_DATA, "--set link.lanes=3:1:12: error: ", "link.lanes must be 1, 2, 4, 8 or 16" },
+  { "link.gen=", PS_ERROR_DATA, "--set link.gen=:1:10: error: ", "link.gen has no value" },
+  /* "link.gen=[1": the value's '[' is column 10 of KEY=VALUE and the text ends at 12, still on line 1. */
+  { "link.gen=[1", PS_ERROR_DATA, "--set link.gen=[1:1:12: error: ", "at line 1 column 10" },
+  /* "link.gen=a: b: c": the second ':' is column 14. */
+  { "link.gen=a: b: c", PS_ERROR_DATA, "--set link.gen=a: b: c:1:14: error: ", "mapping values are not allowed" },
+  { "link.gen.x=1", PS_ERROR_DATA, "--set link.gen.x=1:1:1: error: ", "unknown key 'link.gen.x'" },
+};
+
+START_TEST (test_set_bad)
+{
+  const BadSet *s = &bad_sets[_i];
+  g_autofree char *dir = case_dir ("set-bad");
+  const char *sets[] = { s->set, NULL };
+  g_autoptr (GError) e = NULL;
+  g_autoptr (PsConfig) cfg = load_text (dir, LINK, sets, &e);
+  ck_assert_msg (cfg == NULL && e, "--set %s accepted", s->set);
+  ck_assert_msg (e->code == s->code, "--set %s: code %d, want %d (%s)", s->set, e->code, s->code, e->message);
+  ck_assert_msg (g_str_has_prefix (e->message, s->prefix), "--set %s: got '%s', want prefix '%s'", s->set,
+                 e->message, s->prefix);
+  ck_assert_msg (strstr (e->message, s->needle), "--set %s: '%s' does not say '%s'", s->set, e->message, s->needle);
+}
+END_TEST
+
+/* --- defaults ------------------------------------------------------------------------------------------ */
+
+typedef enum { T_INT, T_DOUBLE, T_BOOL } FieldType;
+
+typedef struct {
+  const char *key;
+  const char *documented; /* the default column of `pciesim keys --format markdown` */
+  FieldType type;
+  size_t offset;
+  double value; /* what a config that omits the key gets */
+} Default;
+
+#define F(field) offsetof (PsConfig, field)
+
+/* Values from the key table's documentation (the spec's reset values and AN-456's settings). */
+static const Default defaults[] = {
+  { "link.max_payload", "128", T_INT, F (link.max_payload), 128 },
+  { "link.max_read_request", "512", T_INT, F (link.max_read_request), 512 },
+  { "link.read_completion_boundary", "64", T_INT, F (link.read_completion_boundary), 64 },
+  { "link.ecrc", "false", T_BOOL, F (link.ecrc), 0 },
+  { "link.address_bits", "32", T_INT, F (link.address_bits), 32 },
+  { "link.flight_ns", "1", T_DOUBLE, F (link.flight_ns), 1 },
+  { "link.replay_buffer_bytes", "0", T_INT, F (link.replay_buffer_bytes), 0 },
+  { "link.updatefc_period_ns", "30000", T_DOUBLE, F (link.updatefc_period_ns), 30000 },
+  { "endpoint.tags", "32", T_INT, F (endpoint.tags), 32 },
+  { "endpoint.datapath_bits", "64", T_INT, F (endpoint.datapath_bits), 64 },
+  { "endpoint.clock_mhz", "125", T_DOUBLE, F (endpoint.clock_mhz), 125 },
+  { "endpoint.soft_ip", "false", T_BOOL, F (endpoint.soft_ip), 0 },
+  { "endpoint.rx_credits.cplh", "0", T_INT, F (endpoint.rx_credits.cplh), 0 },
+  { "endpoint.completion_buffer_bytes", "0", T_INT, F (endpoint.completion_buffer_bytes), 0 },
+  { "host.read_latency_ns", "500", T_DOUBLE, F (host.read_latency_ns), 500 },
+  { "host.completion_bytes", "0", T_INT, F (host.completion_bytes), 0 },
+  { "benchmark.transfer_bytes", "102400", T_INT, F (benchmark.transfer_bytes), 102400 },
+  { "benchmark.iterations", "20", T_INT, F (benchmark.iterations), 20 },
+};
+
+/* The default cell of `key`'s row in the Markdown key table, or NULL. */
+static char *
+documented_default (const char *table, const char *key)
+{
+  g_autofree char *row_start = g_strdup_printf ("| `%s` |", key);
+  g_auto (GStrv) lines = g_strsplit (table, "\n", -1);
+  for (guint i = 0; lines[i]; i++) {
+    if (!g_str_has_prefix (lines[i], row_start))
+      continue;
+    g_auto (GStrv) cells = g_strsplit (lines[i], " | ", -1);
+    if (g_strv_length (cells) < 3)
+      return NULL;
+    return g_strndup (cells[2] + 1, strlen (cells[2]) - 2); /* strip the backticks */
+  }
+  return NULL;
+}
+
+START_TEST (test_defaults)
+{
+  g_autofree char *dir = case_dir ("defaults");
+  g_autoptr (GError) e = NULL;
+  g_autoptr (PsConfig) cfg = load_text (dir, "link:\n  gen: 2\n  lanes: 4\n", NULL, &e);
+  ck_assert_msg (cfg != NULL, "%s", e ? e->message : "");
+  g_autoptr (GString) table = g_string_new (NULL);
+  ps_config_print_keys (table, TRUE);
+  for (guint i = 0; i < G_N_ELEMENTS (defaults); i++) {
+    const Default *d = &defaults[i];
+    ck_assert_msg (ps_config_key_exists (d->key), "%s is not a key", d->key);
+    g_autofree char *doc = documented_default (table->str, d->key);
+    ck_assert_msg (doc && strcmp (doc, d->documented) == 0, "%s: documented default '%s', want '%s'", d->key,
+                   doc ? doc : "(no row)", d->documented);
+    const char *field = (const char *) cfg + d->offset;
+    double got = d->type == T_INT ? (double) *(const int64_t *) field
+                 : d->type == T_DOUBLE ? *(const double *) field
+                                       : (double) *(const bool *) field;
+    ck_assert_msg (got == d->value, "%s: default %g, want %g", d->key, got, d->value);
+  }
+  ck_assert_uint_eq (cfg->benchmark.modes, PS_MODE_ALL);
+  ck_assert_str_eq (cfg->name, "c"); /* the file name without its extension */
+  ck_assert (!cfg->published.present);
+  ck_assert (isnan (cfg->published.dma_read_mbps));
+  ck_assert_ptr_null (cfg->published.source);
+}
+END_TEST
+
+/* Every shipped config loads: they exercise includes and the published block on real files. */
+START_TEST (test_shipped_configs)
+{
+  const char *root = g_getenv ("PCIESIM_SOURCE_ROOT");
+  ck_assert_msg (root != NULL, "PCIESIM_SOURCE_ROOT is not set");
+  g_autofree char *configs = g_build_filename (root, "configs", NULL);
+  g_autoptr (GDir) d = g_dir_open (configs, 0, NULL);
+  ck_assert_ptr_nonnull (d);
+  guint n = 0;
+  for (const char *name; (name = g_dir_read_name (d));) {
+    if (!g_str_has_suffix (name, ".yaml"))
+      continue;
+    g_autofree char *path = g_build_filename (configs, name, NULL);
+    g_autoptr (GError) e = NULL;
+    g_autoptr (PsConfig) cfg = ps_config_load (path, NULL, &e);
+    ck_assert_msg (cfg != NULL, "%s: %s", name, e ? e->message : "");
+    ck_assert_msg (cfg->published.present && !isnan (cfg->published.dma_read_mbps), "%s: no published block", name);
+    n++;
+  }
+  ck_assert_uint_gt (n, 0);
+
+  g_autofree char *one = g_build_filename (configs, "svgx_g2_x8.yaml", NULL);
+  g_autoptr (GError) e = NULL;
+  g_autoptr (PsConfig) cfg = ps_config_load (one, NULL, &e);
+  ck_assert_msg (cfg != NULL, "%s", e ? e->message : "");
+  ck_assert_str_eq (cfg->name, "svgx_g2_x8");
+  ck_assert_int_eq (cfg->link.gen, 2);
+  ck_assert_int_eq (cfg->link.lanes, 8);
+  ck_assert_int_eq (cfg->link.max_payload, 256); /* from benchmarks/an456.yaml */
+  ck_assert_int_eq (cfg->endpoint.datapath_bits, 128);
+}
+END_TEST
+
+int
+main (void)
+{
+  Suite *s = suite_create ("config");
+  TCase *tc = tcase_create ("config");
+  tcase_add_unchecked_fixture (tc, setup_tmp, teardown_tmp);
+  tcase_add_loop_test (tc, test_bad_config, 0, G_N_ELEMENTS (bad_cases));
+  tcase_add_test (tc, test_missing_config);
+  tcase_add_test (tc, test_too_large);
+  tcase_add_test (tc, test_include_override);
+  tcase_add_test (tc, test_include_list_order);
+  tcase_add_test (tc, test_include_nested_chain);
+  tcase_add_test (tc, test_include_relative_paths);
+  tcase_add_test (tc, test_set_overrides);
+  tcase_add_loop_test (tc, test_set_bad, 0, G_N_ELEMENTS (bad_sets));
+  tcase_add_test (tc, test_defaults);
+  tcase_add_test (tc, test_shipped_configs);
+  suite_add_tcase (s, tc);
+  SRunner *r = srunner_create (s);
+  srunner_run_all (r, CK_NORMAL);
+  srunner_free (r);
+  return 0;
+}

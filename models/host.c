@@ -52,6 +52,8 @@ struct Host {
   /* Completer: consumed MRds whose data is still to return. stamp_ps = data ready; address and length_bytes
    * advance as completions leave, so the head always describes the next completion. */
   TlpFifo reqs;
+  uint32_t n_reqs;
+  TlpFifo held; /* MRds left in the root port's receive buffer while the request queue is full */
   SimTime ret_free; /* return path busy until */
   gboolean ret_pending;
 
@@ -89,7 +91,7 @@ host_params_check (const HostParams *p, uint32_t mps, GError **error)
       p->rcb_bytes);
     return FALSE;
   }
-  const double v[] = { p->read_latency_ns, p->read_latency_per_byte_ps, p->cpl_rate_mbps, p->cpl_overhead_ns,
+  const double v[] = { p->read_latency_ns, p->read_latency_ps_per_byte, p->cpl_rate_mbps, p->cpl_overhead_ns,
                        p->write_drain_mbps, p->write_latency_ns, p->sw_pio_latency_ns, p->sw_pio_gap_ns,
                        p->msi_latency_ns, p->poll_interval_ns, p->iteration_gap_ns };
   for (guint i = 0; i < G_N_ELEMENTS (v); i++)
@@ -125,6 +127,18 @@ on_tx_ready (void *ctx, LinkPort *port)
 
 static void ret_schedule (Host *h);
 
+/* Take an MRd into the root complex's request queue: only now is its receive-buffer slot (and NP credit) free,
+ * and only now does its latency start. */
+static void
+accept_read (Host *h, Tlp *t)
+{
+  link_port_consume (h->port, t);
+  t->stamp_ps = sim_now (h->engine) + h->read_latency_ps + (SimTime) llround (t->length_bytes * h->read_ps_per_byte);
+  fifo_push (&h->reqs, t);
+  h->n_reqs++;
+  ret_schedule (h);
+}
+
 static void
 ret_emit (SimEngine *e, void *ctx, uint64_t size)
 {
@@ -143,8 +157,12 @@ ret_emit (SimEngine *e, void *ctx, uint64_t size)
   h->c.cpl_bytes += size;
   r->address += size;
   r->length_bytes -= (uint32_t) size;
-  if (r->length_bytes == 0)
+  if (r->length_bytes == 0) {
     tlp_free (h->pool, fifo_pop (&h->reqs));
+    h->n_reqs--;
+    if (h->held.head != NULL)
+      accept_read (h, fifo_pop (&h->held));
+  }
   fifo_push (&h->tx, c);
   tx_drain (h);
   h->ret_pending = FALSE;
@@ -226,14 +244,14 @@ on_rx (void *ctx, LinkPort *port, Tlp *t)
   SimTime now = sim_now (h->engine);
   switch (t->kind) {
   case TLP_MRD:
-    /* The root complex takes requests out of the receive buffer at once: NP credits return immediately and
-     * the request waits inside the root complex, not in the link. */
+    /* With room in the request queue the root complex takes the request out of the receive buffer at once, so
+     * its NP credit returns immediately; otherwise it waits in the buffer, holding the credit. */
     h->c.reads++;
     h->c.read_bytes_requested += t->length_bytes;
-    link_port_consume (port, t);
-    t->stamp_ps = now + h->read_latency_ps + (SimTime) llround (t->length_bytes * h->read_ps_per_byte);
-    fifo_push (&h->reqs, t);
-    ret_schedule (h);
+    if (h->p.read_queue_depth == 0 || h->n_reqs < h->p.read_queue_depth)
+      accept_read (h, t);
+    else
+      fifo_push (&h->held, t);
     break;
   case TLP_MWR:
   case TLP_MSI: {
@@ -311,7 +329,7 @@ host_new (SimEngine *engine, const HostParams *params, uint32_t mps, LinkPort *p
   h->port = port;
   h->pool = pool;
   h->read_latency_ps = ns_ps (params->read_latency_ns);
-  h->read_ps_per_byte = params->read_latency_per_byte_ps;
+  h->read_ps_per_byte = params->read_latency_ps_per_byte;
   h->cpl_overhead_ps = ns_ps (params->cpl_overhead_ns);
   h->cpl_ps_per_byte = ps_per_byte (params->cpl_rate_mbps);
   h->drain_ps_per_byte = ps_per_byte (params->write_drain_mbps);
@@ -338,7 +356,7 @@ host_counters (const Host *h)
 gboolean
 host_check_invariants (const Host *h, GError **error)
 {
-  if (h->reqs.head != NULL || h->sink.head != NULL || h->tx.head != NULL) {
+  if (h->reqs.head != NULL || h->held.head != NULL || h->sink.head != NULL || h->tx.head != NULL) {
     ps_error_plain (error, PS_ERROR_INTERNAL, "host: work left at the end (requests %s, sink %s, transmit %s)",
       h->reqs.head ? "pending" : "empty", h->sink.head ? "pending" : "empty", h->tx.head ? "pending" : "empty");
     return FALSE;

@@ -1,0 +1,287 @@
+/* system.c — wiring and the AN-456 benchmark driver (contract in system.h). */
+#include "models/system.h"
+
+#include "sim/error.h"
+
+/* Host memory map. Any page-aligned values would do; these keep tables, buffers and BAR0 apart and put the data
+ * buffers above 4 GB only when the parameters ask for 64-bit addressing. */
+#define TABLE_BASE 0x10000000ull /* write engine's table; the read engine's follows at + TABLE_STRIDE */
+#define TABLE_STRIDE 0x01000000ull
+#define BUF_BASE_32 0x20000000ull
+#define BUF_BASE_64 0x100000000ull
+#define BUF_STRIDE 0x10000000ull /* per engine: 256 MB, larger than any transfer we accept */
+#define BAR0 0xD0000000ull
+
+struct System {
+  const SystemParams *p;
+  SystemMode mode;
+  SimEngine *engine;
+  TlpPool *pool;
+  Link *link;
+  Host *host;
+  App *app;
+  DmaChain *dma;
+
+  gboolean uses[DMA_DIR_COUNT];
+  uint32_t n_desc;
+  uint64_t buf[DMA_DIR_COUNT];
+
+  uint32_t iteration;
+  guint waiting; /* engines of this iteration not yet reported to software */
+  guint counting; /* counters running in this iteration */
+  gboolean finished;
+  double mbps_sum[DMA_DIR_COUNT], counter_ns_sum[DMA_DIR_COUNT];
+  SystemResult *out;
+};
+
+const char *
+system_mode_name (SystemMode mode)
+{
+  switch (mode) {
+  case SYSTEM_READ: return "read";
+  case SYSTEM_WRITE: return "write";
+  case SYSTEM_SIMULTANEOUS: return "simultaneous";
+  }
+  return "?";
+}
+
+gboolean
+system_params_check (const SystemParams *p, GError **error)
+{
+  if (!link_params_validate (&p->link, error) || !host_params_check (&p->host, p->link.max_payload_bytes, error)
+      || !app_params_check (&p->app, error) || !dma_params_check (&p->dma, error))
+    return FALSE;
+  if (p->dma.max_payload_bytes > p->link.max_payload_bytes) {
+    ps_error_plain (error, PS_ERROR_DATA, "DMA max payload %u exceeds the link's %u", p->dma.max_payload_bytes,
+      p->link.max_payload_bytes);
+    return FALSE;
+  }
+  if (p->transfer_bytes == 0 || p->transfer_bytes % 4 != 0 || p->transfer_bytes > BUF_STRIDE) {
+    ps_error_plain (error, PS_ERROR_DATA, "transfer of %" G_GUINT64_FORMAT " bytes: must be whole DWs, 4..%llu",
+      p->transfer_bytes, BUF_STRIDE);
+    return FALSE;
+  }
+  if (p->iterations == 0) {
+    ps_error_plain (error, PS_ERROR_DATA, "iterations must be at least 1");
+    return FALSE;
+  }
+  uint64_t per = p->dma.desc_max_bytes ? p->dma.desc_max_bytes : p->transfer_bytes;
+  uint64_t n = (p->transfer_bytes + per - 1) / per;
+  if (n > 0xffff || n * DMA_DESC_BYTES + DMA_DESC_BYTES > TABLE_STRIDE) {
+    ps_error_plain (error, PS_ERROR_DATA, "%" G_GUINT64_FORMAT " descriptors per transfer: at most 65535", n);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static uint64_t
+table_addr (DmaDir dir)
+{
+  return TABLE_BASE + (uint64_t) dir * TABLE_STRIDE;
+}
+
+/* Host memory model: descriptor i of an engine covers bytes [i * per, ...) of its transfer. */
+static gboolean
+mem_read (void *ctx, uint64_t address, DmaDescriptor *out)
+{
+  System *s = ctx;
+  uint64_t per = s->p->dma.desc_max_bytes ? s->p->dma.desc_max_bytes : s->p->transfer_bytes;
+  for (int dir = 0; dir < DMA_DIR_COUNT; dir++) {
+    uint64_t first = table_addr (dir) + DMA_DESC_BYTES;
+    if (address < first || (address - first) % DMA_DESC_BYTES != 0 || (address - first) / DMA_DESC_BYTES >= s->n_desc)
+      continue;
+    uint64_t i = (address - first) / DMA_DESC_BYTES;
+    uint64_t off = i * per;
+    *out = (DmaDescriptor) { .length_bytes = (uint32_t) MIN (per, s->p->transfer_bytes - off),
+                             .ep_address = off, .host_address = s->buf[dir] + off };
+    return TRUE;
+  }
+  return FALSE;
+}
+
+static SimTime
+ns_ps (double ns)
+{
+  return (SimTime) (ns * 1000.0 + 0.5);
+}
+
+/* Software programs every engine of the mode: DW0..DW3 of its descriptor header, one uncached store each. */
+static void
+start_iteration (SimEngine *e, void *ctx, uint64_t arg)
+{
+  System *s = ctx;
+  const HostParams *hp = &s->p->host;
+  SimTime t = ns_ps (hp->sw_pio_latency_ns), gap = ns_ps (hp->sw_pio_gap_ns);
+  s->waiting = 0;
+  s->counting = 0;
+  for (int dir = 0; dir < DMA_DIR_COUNT; dir++) {
+    if (!s->uses[dir])
+      continue;
+    uint64_t regs = BAR0 + 0x10 * (uint64_t) dir;
+    uint64_t table = table_addr (dir);
+    uint32_t v[4] = { s->n_desc | (s->p->dma.msi ? 1u << 16 : 0), (uint32_t) (table >> 32), (uint32_t) table,
+                      s->n_desc - 1 };
+    for (int dw = 0; dw < 4; dw++) {
+      host_pio_write (s->host, t, regs + 4 * (uint64_t) dw, FALSE, v[dw]);
+      t += gap;
+    }
+    s->waiting++;
+  }
+}
+
+static void
+engine_reported (System *s, DmaDir dir)
+{
+  g_assert (s->uses[dir] && s->waiting > 0);
+  DmaEngineStatus st = dma_chain_status (s->dma, dir);
+  g_assert (st.counter_stop_ps > st.counter_start_ps);
+  SimTime dt = st.counter_stop_ps - st.counter_start_ps;
+  /* bytes / ps * 1e12 = B/s; / 1e6 = MB/s. */
+  s->mbps_sum[dir] += (double) s->p->transfer_bytes * 1e6 / (double) dt;
+  s->counter_ns_sum[dir] += (double) dt / 1000.0;
+  if (--s->waiting > 0)
+    return;
+  if (++s->iteration < s->p->iterations) {
+    sim_schedule_in (s->engine, ns_ps (s->p->host.iteration_gap_ns), start_iteration, s, 0);
+    return;
+  }
+  s->finished = TRUE;
+  s->out->sim_time_ps = sim_now (s->engine);
+  sim_stop (s->engine);
+}
+
+static void
+on_msi (void *ctx, uint64_t address, uint32_t value)
+{
+  engine_reported (ctx, value == DMA_READ ? DMA_READ : DMA_WRITE);
+}
+
+static void
+on_status (void *ctx, uint64_t address, uint32_t value)
+{
+  engine_reported (ctx, address == table_addr (DMA_READ) + 12 ? DMA_READ : DMA_WRITE);
+}
+
+/* Measure link usage over the last iteration's counter window only: steady state, no inter-iteration idle. */
+static void
+on_counter (void *ctx, DmaDir dir, gboolean stopped)
+{
+  System *s = ctx;
+  if (s->iteration + 1 != s->p->iterations)
+    return;
+  if (!stopped) {
+    if (s->counting++ == 0)
+      link_stats_reset (s->link);
+    return;
+  }
+  if (--s->counting > 0)
+    return;
+  s->out->upstream = link_usage (s->link, LINK_UPSTREAM);
+  s->out->downstream = link_usage (s->link, LINK_DOWNSTREAM);
+  s->out->upstream_counters = link_counters (s->link, LINK_UPSTREAM);
+  s->out->downstream_counters = link_counters (s->link, LINK_DOWNSTREAM);
+}
+
+gboolean
+system_check_invariants (const System *s, GError **error)
+{
+  if (!link_check_invariants (s->link, error) || !host_check_invariants (s->host, error)
+      || !dma_chain_check_invariants (s->dma, error))
+    return FALSE;
+  HostCounters hc = host_counters (s->host);
+  DmaCounters dc = dma_chain_counters (s->dma);
+  uint64_t runs = 0, want_read = 0, want_write = 0;
+  if (s->uses[DMA_READ]) {
+    want_read = s->p->transfer_bytes * s->p->iterations;
+    runs += s->p->iterations;
+  }
+  if (s->uses[DMA_WRITE]) {
+    want_write = s->p->transfer_bytes * s->p->iterations;
+    runs += s->p->iterations;
+  }
+  /* Host memory receives the write data plus one 4-byte EPLAST per engine run (and a 4-byte MSI when on). */
+  uint64_t status_bytes = runs * 4 * (s->p->dma.msi ? 2 : 1);
+  if (dc.ep_bytes_written != want_read || dc.write_bytes_sent != want_write
+      || hc.bytes_written != want_write + status_bytes) {
+    ps_error_plain (error, PS_ERROR_INTERNAL, "bytes moved do not add up: endpoint memory got %" G_GUINT64_FORMAT
+      " of %" G_GUINT64_FORMAT ", write engine sent %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+      ", host memory got %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT, dc.ep_bytes_written, want_read,
+      dc.write_bytes_sent, want_write, hc.bytes_written, want_write + status_bytes);
+    return FALSE;
+  }
+  if (tlp_pool_live (s->pool) != 0) {
+    ps_error_plain (error, PS_ERROR_INTERNAL, "%zu TLPs not returned to the pool", tlp_pool_live (s->pool));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+system_run (const SystemParams *p, SystemMode mode, uint64_t seed, SystemResult *out, GError **error)
+{
+  if (!system_params_check (p, error))
+    return FALSE;
+  *out = (SystemResult) { 0 };
+  System s = { .p = p, .mode = mode, .out = out };
+  s.uses[DMA_READ] = mode != SYSTEM_WRITE;
+  s.uses[DMA_WRITE] = mode != SYSTEM_READ;
+  uint64_t per = p->dma.desc_max_bytes ? p->dma.desc_max_bytes : p->transfer_bytes;
+  s.n_desc = (uint32_t) ((p->transfer_bytes + per - 1) / per);
+  for (int dir = 0; dir < DMA_DIR_COUNT; dir++)
+    s.buf[dir] = (p->dma.addr64 ? BUF_BASE_64 : BUF_BASE_32) + (uint64_t) dir * BUF_STRIDE;
+
+  s.engine = sim_engine_new (seed);
+  s.pool = tlp_pool_new ();
+  s.link = link_new (s.engine, &p->link, s.pool);
+  s.host = host_new (s.engine, &p->host, p->link.max_payload_bytes, link_port (s.link, LINK_HOST), s.pool);
+  s.app = app_new (s.engine, &p->app, link_port (s.link, LINK_DEVICE), s.pool);
+  s.dma = dma_chain_new (s.engine, &p->dma, s.app, s.pool, BAR0, mem_read, &s);
+  dma_chain_set_counter_notify (s.dma, on_counter, &s);
+  if (p->dma.msi)
+    host_set_msi (s.host, on_msi, &s);
+  else
+    for (int dir = 0; dir < DMA_DIR_COUNT; dir++)
+      host_watch_status (s.host, table_addr (dir) + 12, on_status, &s);
+
+  sim_schedule_at (s.engine, 0, start_iteration, &s, 0);
+  /* Budget: far beyond any legal run (1 MB/s would be a broken model), so hitting it means a deadlock; the
+   * link's periodic UpdateFC timers keep events flowing, so "queue empty" cannot be the test. */
+  SimTime budget = SIM_MS * 1000 + (SimTime) p->iterations * p->transfer_bytes * SIM_US;
+  sim_run_until (s.engine, budget);
+  gboolean ok = TRUE;
+  if (!s.finished) {
+    ps_error_plain (error, PS_ERROR_INTERNAL, "%s run stopped making progress at iteration %u of %u (t = %.3f us)",
+      system_mode_name (mode), s.iteration + 1, p->iterations, (double) sim_now (s.engine) / 1e6);
+    ok = FALSE;
+  } else {
+    /* Let the last Acks and UpdateFCs settle so the link's end-of-run checks see a quiet link: many Ack and
+     * UpdateFC periods (each <= 30 us). */
+    sim_run_until (s.engine, sim_now (s.engine) + 200 * SIM_US);
+    ok = system_check_invariants (&s, error);
+  }
+  if (ok) {
+    for (int dir = 0; dir < DMA_DIR_COUNT; dir++) {
+      if (!s.uses[dir])
+        continue;
+      double mbps = s.mbps_sum[dir] / p->iterations, ns = s.counter_ns_sum[dir] / p->iterations;
+      if (dir == DMA_READ) {
+        out->read_mbps = mbps;
+        out->read_counter_ns = ns;
+      } else {
+        out->write_mbps = mbps;
+        out->write_counter_ns = ns;
+      }
+    }
+    out->host = host_counters (s.host);
+    out->dma = dma_chain_counters (s.dma);
+  }
+  out->events = sim_events_executed (s.engine);
+  out->tlp_pool_capacity = tlp_pool_capacity (s.pool);
+  dma_chain_free (s.dma);
+  app_free (s.app);
+  host_free (s.host);
+  link_free (s.link);
+  tlp_pool_free (s.pool);
+  sim_engine_free (s.engine);
+  return ok;
+}

@@ -1,0 +1,55 @@
+/* system.h — one host, one link, one endpoint with the AN-456 chaining DMA, and the benchmark that drives them.
+ *
+ * Contract:
+ * - system_run() builds a fresh engine, TLP pool, link, host, application datapath and DMA from plain parameter
+ *   structs, runs `iterations` transfers of `transfer_bytes` in the given mode and tears everything down: runs
+ *   never influence each other and the same params + seed give the same result.
+ * - Per iteration the host software writes the descriptor tables into host memory (untimed: done before the
+ *   run starts, as the published application does outside its measurement), then programs each engine with four
+ *   PIO register writes (write engine first in simultaneous mode), and waits for each engine's MSI (or polls its
+ *   EPLAST). Throughput per engine per iteration = bytes / counter time (dma_chain.h); the result is the mean over
+ *   iterations, in MB/s = 10^6 B/s, as AN-456's application computes it.
+ * - Link usage is measured over the last iteration's counter window: from the first counter start to the last
+ *   counter stop.
+ * - Before returning a figure the run checks every invariant (system_check_invariants()); a broken one is an
+ *   error (PS_ERROR_INTERNAL) and no figure is returned. A run that does not finish within its time budget
+ *   (deadlock, e.g. credits never returned) is an error too.
+ * - Host memory layout (page-aligned): descriptor tables below 4 GB; data buffers above 4 GB when dma.addr64;
+ *   BAR0 32-bit non-prefetchable. Descriptors cover at most dma.desc_max_bytes each.
+ */
+#pragma once
+
+#include "models/dma_chain.h"
+#include "models/host.h"
+
+typedef enum { SYSTEM_READ, SYSTEM_WRITE, SYSTEM_SIMULTANEOUS } SystemMode;
+
+typedef struct {
+  LinkParams link;
+  HostParams host;
+  AppParams app;
+  DmaParams dma;
+  uint64_t transfer_bytes; /* per transfer per engine (AN-456: 102,400) */
+  uint32_t iterations; /* transfers averaged (AN-456: 20) */
+} SystemParams;
+
+typedef struct {
+  double read_mbps, write_mbps; /* mean over iterations; 0 for an engine the mode does not run */
+  double read_counter_ns, write_counter_ns; /* mean counter time per transfer */
+  LinkUsage upstream, downstream; /* last iteration's measured window */
+  LinkCounters upstream_counters, downstream_counters; /* the same window */
+  uint64_t events; /* engine events executed, settle phase included */
+  SimTime sim_time_ps; /* when the last iteration's software saw its end */
+  HostCounters host;
+  DmaCounters dma;
+  size_t tlp_pool_capacity; /* TLP structs ever allocated: the working set */
+} SystemResult;
+
+gboolean system_params_check (const SystemParams *p, GError **error);
+gboolean system_run (const SystemParams *p, SystemMode mode, uint64_t seed, SystemResult *out, GError **error);
+const char *system_mode_name (SystemMode mode);
+
+typedef struct System System;
+/* Bytes requested = completed = written at the destination, every tag retired, host and link drained, TLP pool
+ * empty. system_run() calls it; exposed for tests that build a System by hand. */
+gboolean system_check_invariants (const System *sys, GError **error);

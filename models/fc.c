@@ -12,6 +12,7 @@ fc_tx_init (FcTx *tx, const FcAmounts *credits)
     }
 }
 
+/* Absolute counters: "consumed + n <= limit" is the spec's modular test without the modulus. */
 static gboolean
 tx_part_ok (const FcTx *tx, FcClass cls, FcPart p, uint32_t n)
 {
@@ -62,6 +63,7 @@ fc_rx_init (FcRx *rx, const FcAmounts *credits, const FcPolicy *policy)
     }
 }
 
+/* Overflow aborts: it can only mean a transmitter ignored credits, a model bug that must not be averaged away. */
 void
 fc_rx_receive (FcRx *rx, FcClass cls, uint32_t hdr, uint32_t data)
 {
@@ -97,6 +99,7 @@ fc_rx_free (FcRx *rx, FcClass cls, uint32_t hdr, uint32_t data)
   return want;
 }
 
+/* A receiver can grant its whole buffer minus what it still holds: advertised + freed, as an absolute limit. */
 void
 fc_rx_current_limit (const FcRx *rx, FcClass cls, uint64_t *hdr_limit, uint64_t *data_limit)
 {

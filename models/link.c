@@ -14,6 +14,11 @@
  * receiver's rx_pipeline_ps) rather than before the serialiser: a constant-latency pipeline gives the same
  * arrival times either way, and this way the transmit queue holds only TLPs really waiting for the wire.
  * DLLPs pass through the same pipelines as TLPs.
+ *
+ * Not modelled (no bit errors, links start trained): Nak, replay and the replay timer, InitFC exchange, DLLP
+ * CRCs, the 12-bit modular sequence and credit fields (absolute counters are used instead), flit mode.
+ * Known approximation: a packet that becomes ready exactly as the previous one ends mid-symbol (x8/x16) is
+ * placed back to back in the same symbol, although its decision instant is up to half a symbol late.
  */
 #include "models/link.h"
 
@@ -119,11 +124,12 @@ link_params_validate (const LinkParams *p, GError **error)
                  p->updatefc_period_ps);
     return FALSE;
   }
-  /* The largest TLP (4-DW header, ECRC, MPS payload, framing) must fit, or the transmitter would stall forever. */
-  uint32_t biggest = 16 + 4 + mps + phy.tlp_framing_bytes;
-  if (p->replay_buffer_bytes && p->replay_buffer_bytes < biggest) {
+  /* At least one max-payload TLP with a 3-DW header must fit, or the transmitter would stall forever
+   * (link_port_can_send() aborts on a bigger TLP that can never fit). */
+  uint32_t smallest_full = 12 + mps + phy.tlp_framing_bytes;
+  if (p->replay_buffer_bytes && p->replay_buffer_bytes < smallest_full) {
     g_set_error (error, LINK_ERROR, LINK_ERROR_PARAM, "replay_buffer_bytes %u cannot hold one %u-byte TLP",
-                 p->replay_buffer_bytes, biggest);
+                 p->replay_buffer_bytes, smallest_full);
     return FALSE;
   }
   return TRUE;
@@ -254,6 +260,8 @@ link_symbol_ps (const Link *link, uint64_t n)
 
 /* ---- small containers ---- */
 
+/* The FIFO grows by doubling and keeps its capacity, so steady-state traffic never allocates. Only an empty FIFO
+ * needs a new event: later arrivals are never earlier than the head (same latency, in-order serialiser). */
 static void
 arr_push (Dir *d, const Arrival *a)
 {
@@ -272,6 +280,7 @@ arr_push (Dir *d, const Arrival *a)
     d->arr_ev = sim_schedule_at (d->link->engine, a->at, arr_fire, d, 0);
 }
 
+/* Without errors the replay buffer never replays, so it holds only sizes: that is all the stall rule needs. */
 static void
 replay_push (Dir *d, uint32_t bytes)
 {
@@ -290,6 +299,7 @@ replay_push (Dir *d, uint32_t bytes)
   d->replay_bytes += bytes;
 }
 
+/* Edge-triggered: a user hears once per refused can_send, which keeps idle sources out of the hot path. */
 static void
 port_notify (LinkPort *port)
 {
@@ -307,6 +317,7 @@ ceil_div (uint64_t a, uint64_t b)
   return (a + b - 1) / b;
 }
 
+/* A packet ending mid-symbol keeps the wire until that symbol time ends: the next decision is at its boundary. */
 static SimTime
 wire_free_ps (const Dir *d)
 {
@@ -320,6 +331,7 @@ has_ready (const Dir *d)
   return d->ack_due || d->fc_due[FC_P] || d->fc_due[FC_NP] || d->fc_due[FC_CPL] || d->q_head;
 }
 
+/* Make sure a wire event exists no later than the serialiser can act; an earlier pending one already covers it. */
 static void
 wire_kick (Dir *d)
 {
@@ -365,6 +377,7 @@ skp_catch_up (Dir *d, uint64_t now_sym)
   }
 }
 
+/* The far side has a packet once its last symbol time is complete and the pipelines and flight have passed. */
 static void
 send_to_far_side (Dir *d, uint64_t end_slot, const Arrival *tmpl)
 {
@@ -410,7 +423,8 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
   }
   gboolean drained = FALSE;
   if (d->ack_due) {
-    /* One Ack acknowledges everything received so far (coalescing, §3). */
+    /* One Ack acknowledges everything received so far (coalescing, §3): the sequence number is read when the
+     * DLLP is built, so TLPs that arrived while it waited for the wire ride along. */
     uint64_t end = place_dllp (d, base);
     d->ack_due = FALSE;
     d->cnt.acks++;
@@ -561,6 +575,7 @@ arr_fire (SimEngine *e, void *ctx, uint64_t arg)
 
 /* ---- the port API ---- */
 
+/* Every refusal arms the tx-ready callback, so the caller may simply retry from it. */
 gboolean
 link_port_can_send (LinkPort *port, const Tlp *tlp)
 {
@@ -571,6 +586,8 @@ link_port_can_send (LinkPort *port, const Tlp *tlp)
     ok = FALSE;
   /* §3: a full replay buffer stalls new TLPs; queued TLPs already hold their future replay space. */
   uint32_t bytes = l->phy.ops->tlp_wire_bytes (&l->phy, tlp);
+  if (l->p.replay_buffer_bytes && bytes > l->p.replay_buffer_bytes)
+    g_error ("a %u-byte TLP can never fit the %u-byte replay buffer", bytes, l->p.replay_buffer_bytes);
   if (l->p.replay_buffer_bytes && d->q_bytes + d->replay_bytes + bytes > l->p.replay_buffer_bytes)
     ok = FALSE;
   if (!fc_tx_can (&d->fc_tx, tlp_fc_class (tlp->kind), tlp_header_credits (tlp), tlp_data_credits (tlp)))
@@ -600,6 +617,7 @@ link_port_send (LinkPort *port, Tlp *tlp)
   wire_kick (d);
 }
 
+/* Credits return only here, not on arrival: a slow consumer is what makes a receive buffer fill (§2.6.1). */
 void
 link_port_consume (LinkPort *port, const Tlp *tlp)
 {
@@ -628,6 +646,8 @@ link_stats_reset (Link *link)
   uint64_t now_sym = phy_sym_at_or_after (phy, sim_now (link->engine));
   for (int i = 0; i < 2; i++) {
     Dir *d = &link->d[i];
+    /* SKPs that fell due on an idle wire belong before the window: place them now, not retroactively later. */
+    skp_catch_up (d, now_sym);
     /* The window starts after whatever is already committed to the wire, so no packet is split by it. */
     d->win_start_slot = MAX (d->cursor, now_sym * phy->lanes);
     d->s_payload = d->s_overhead = d->s_dllp = d->s_os = 0;
@@ -635,6 +655,8 @@ link_stats_reset (Link *link)
   }
 }
 
+/* Fractions of lane-slots rather than of picoseconds: every slot lasts the same time (the 128b/130b sync bits
+ * are spread evenly, phy.h), so the two are equal, and integers keep the sum exact until the final division. */
 LinkUsage
 link_usage (const Link *link, LinkDir dir)
 {

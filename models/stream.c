@@ -37,6 +37,8 @@ typedef struct {
 static void source_pump (Stream *s);
 static void completer_pump (Stream *s);
 
+/* Deliveries are discrete, so the window runs from one delivery to another: (N - k) TLPs over (N - k) arrival
+ * intervals, which is the steady-state rate without the start-up latency of the first TLP. */
 static void
 measure (Stream *s, uint32_t bytes)
 {
@@ -61,6 +63,7 @@ measure (Stream *s, uint32_t bytes)
 
 /* ---- write mode ---- */
 
+/* The sink is a single server draining at consumer_mbps: one pending event for the head, none while empty. */
 static void
 sink_fire (SimEngine *e, void *ctx, uint64_t arg)
 {
@@ -136,6 +139,8 @@ host_rx_read (void *ctx, LinkPort *port, Tlp *tlp)
     completer_pump (s);
 }
 
+/* Requests are served in arrival order, one at a time, each after the fixed latency: the simplest completer that
+ * still splits at RCB/MPS like a root complex. The MRd struct itself is the queue entry, so nothing allocates. */
 static void
 completer_pump (Stream *s)
 {
@@ -189,6 +194,7 @@ dev_rx_read (void *ctx, LinkPort *port, Tlp *tlp)
 
 /* ---- source (device) ---- */
 
+/* Send until the link refuses (credits, replay space, queue) or tags run out; the refusal arms tx-ready. */
 static void
 source_pump (Stream *s)
 {
@@ -223,6 +229,7 @@ host_tx_ready (void *ctx, LinkPort *port)
   completer_pump (ctx);
 }
 
+/* Fills the documented defaults in place, then checks ranges from pcie-protocol.md §6. */
 static gboolean
 validate (StreamParams *p, GError **error)
 {
@@ -290,6 +297,7 @@ stream_run (const StreamParams *params, uint64_t seed, StreamResult *out, GError
   if (!write)
     link_port_set_rx (s.dev, dev_rx_read, &s);
   source_pump (&s);
+  /* Run to exhaustion, not to the last delivery: the final Acks and UpdateFCs must land for the invariants. */
   sim_run (s.engine);
   gboolean ok = TRUE;
   if (s.delivered != s.p.total_bytes) {

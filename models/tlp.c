@@ -53,6 +53,7 @@ pool_grow (TlpPool *pool)
   pool->capacity += TLP_POOL_CHUNK;
 }
 
+/* Zero-filled so stale fields of a recycled TLP (tag, owner, cookie) never leak into a new one. */
 Tlp *
 tlp_alloc (TlpPool *pool)
 {
@@ -65,6 +66,7 @@ tlp_alloc (TlpPool *pool)
   return tlp;
 }
 
+/* LIFO reuse keeps the hottest structs in cache; `live` is the leak check of tlp_pool_live(). */
 void
 tlp_free (TlpPool *pool, Tlp *tlp)
 {

@@ -3,6 +3,7 @@
 #include <check.h>
 #include <math.h>
 
+#include "models/fc.h"
 #include "models/link.h"
 #include "models/stream.h"
 
@@ -236,12 +237,71 @@ START_TEST (test_credit_limited)
 }
 END_TEST
 
+/* ---- replay buffer: a full buffer stalls new TLPs until the Ack returns ---- */
+
+START_TEST (test_replay_stall)
+{
+  uint32_t n = (uint32_t) _i + 1; /* replay buffer holds n TLPs */
+  LinkParams lp = base_params (2, 4, 256);
+  lp.tx_pipeline_ps = 100 * SIM_NS;
+  lp.rx_pipeline_ps = 100 * SIM_NS;
+  lp.flight_ps = 50 * SIM_NS;
+  lp.replay_buffer_bytes = n * 276; /* §2: 256 + 12 header + 8 framing per TLP */
+  StreamParams sp = { .link = lp, .mode = STREAM_WRITE };
+  StreamResult r;
+  g_autoptr (GError) err = NULL;
+  ck_assert_msg (stream_run (&sp, 1, &r, &err), "n=%u: %s", n, err ? err->message : "");
+  /* Gen2 x4, 2 ns symbols: TLP 69 symbols = 138 ns; one way 250 ns; Ack limit 214 - 45 = 169 symbols = 338 ns
+   * from the first TLP's arrival; all n TLPs arrive before it fires ((n-1)·138 < 338), so one Ack (4 ns)
+   * frees the whole buffer. Cycle = 138 + 250 + 338 + 4 + 250 ns per n TLPs. */
+  double cycle_ns = 138.0 + 250.0 + 169 * 2.0 + 4.0 + 250.0;
+  double want = n * 256.0 / cycle_ns * 1000.0;
+  ck_assert_msg (fabs (r.mbps - want) < 0.02 * want, "n=%u: %.1f MB/s, want %.1f", n, r.mbps, want);
+}
+END_TEST
+
+/* ---- UpdateFC policy in isolation (fc.c) ---- */
+
+START_TEST (test_fc_policy)
+{
+  gboolean eager = _i == 1;
+  FcAmounts adv = { .n = { [FC_P] = { 4, 64 } } }; /* PH 4, PD 64; NP and Cpl infinite */
+  FcPolicy pol = { .mps_data_credits = 16, .data_threshold_credits = eager ? 16 : 0 };
+  FcRx rx;
+  fc_rx_init (&rx, &adv, &pol);
+  FcTx tx;
+  fc_tx_init (&tx, &adv);
+  for (int i = 0; i < 4; i++) {
+    ck_assert_msg (fc_tx_can (&tx, FC_P, 1, 16), "case %d: TLP %d", _i, i);
+    fc_tx_consume (&tx, FC_P, 1, 16);
+    fc_rx_receive (&rx, FC_P, 1, 16);
+  }
+  ck_assert (!fc_tx_can (&tx, FC_P, 1, 1)); /* all 4 headers used */
+  ck_assert (fc_tx_can (&tx, FC_NP, 1, 0)); /* infinite class */
+  /* §2.6.1.2: with 4 TLPs outstanding, freeing the first three leaves the transmitter (as last advertised)
+   * with no header credits at all, so the spec rule fires on the first free already; the eager policy too. */
+  ck_assert_msg (fc_rx_free (&rx, FC_P, 1, 16), "case %d: exhausted type freed", _i);
+  fc_rx_mark_sent (&rx, FC_P);
+  uint64_t h, d;
+  fc_rx_current_limit (&rx, FC_P, &h, &d);
+  ck_assert (h == 5 && d == 80);
+  fc_tx_update (&tx, FC_P, h, d);
+  ck_assert_uint_eq (fc_tx_available (&tx, FC_P, FC_HDR), 1);
+  /* Next free: the transmitter still has 1 header and 16 data credits (not below one MPS TLP): only eager. */
+  ck_assert_msg (fc_rx_free (&rx, FC_P, 1, 16) == eager, "case %d: second free", _i);
+  ck_assert_uint_eq (fc_rx_occupied (&rx, FC_P, FC_DATA), 32);
+  /* A stale UpdateFC never lowers the limit. */
+  fc_tx_update (&tx, FC_P, 4, 64);
+  ck_assert_uint_eq (fc_tx_available (&tx, FC_P, FC_DATA), 16);
+}
+END_TEST
+
 /* ---- saturating reads: CplD stream minus the Acks for the MRds ---- */
 
 START_TEST (test_read_stream)
 {
   LinkParams lp = base_params (2, 4, 256);
-  lp.host_rx_credits.nph = 64;
+  lp.host_rx_credits.nph = 127; /* §5: the unscaled maximum */
   StreamParams sp = { .link = lp, .mode = STREAM_READ, .max_read_request_bytes = 512, .tags = 32,
                       .completion_bytes = 256, .rcb_bytes = 64, .completer_latency_ps = 500 * SIM_NS };
   StreamResult r;
@@ -255,6 +315,11 @@ START_TEST (test_read_stream)
   double want = wire_mbps (2, 4) * (1 - skp_share (2, 4) - 2.0 * acks) * 256.0 / 276.0;
   ck_assert_msg (fabs (r.mbps - want) < 0.005 * want, "read: %.2f MB/s, want %.2f", r.mbps, want);
   ck_assert (r.mbps <= link_protocol_limit_mbps (&lp));
+  /* An MRd goes every 276 ns (138 symbols), so 30 us use 108.7 of the 127 NPH credits: the §2.6.1.2 exhaustion
+   * rule never fires and the host refreshes NP credits only by the periodic rule, once per 30 us of traffic. */
+  double periods = (double) r.window_ps / (30.0 * SIM_US);
+  double got = (double) r.counters[LINK_DOWNSTREAM].updatefcs;
+  ck_assert_msg (fabs (got - periods) <= 1.0, "read: %.0f UpdateFCs in %.2f periods", got, periods);
 }
 END_TEST
 
@@ -311,6 +376,8 @@ main (void)
   tcase_add_loop_test (tc, test_lane_padding, 0, 2);
   tcase_add_loop_test (tc, test_ack_rate, 0, G_N_ELEMENTS (ack_rate_cases));
   tcase_add_loop_test (tc, test_credit_limited, 0, G_N_ELEMENTS (fc_cases));
+  tcase_add_loop_test (tc, test_replay_stall, 0, 2);
+  tcase_add_loop_test (tc, test_fc_policy, 0, 2);
   tcase_add_test (tc, test_read_stream);
   tcase_add_test (tc, test_invariants);
   suite_add_tcase (s, tc);

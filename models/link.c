@@ -82,7 +82,8 @@ struct Dir {
   FcRx fc_rx;
   uint64_t rx_seq; /* TLPs received */
   SimEventId ack_ev; /* Ack latency timer, running while TLPs await an Ack */
-  SimEventId fc_timer[FC_CLASS_COUNT];
+  SimEventId fc_timer[FC_CLASS_COUNT]; /* periodic refresh */
+  SimEventId fc_lat_timer[FC_CLASS_COUNT]; /* eager UpdateFC latency, running while freed credits are unsent */
   SimTime fc_last_sent_ps[FC_CLASS_COUNT];
 
   /* Accounting window: slot tallies for packets placed since win_start_slot. */
@@ -97,6 +98,7 @@ struct Link {
   TlpPool *pool;
   Phy phy;
   uint32_t ack_limit_symbols;
+  uint32_t updatefc_latency_symbols; /* resolved from LinkParams; 0 = off */
   SimTime latency_ps; /* serialiser end -> far side: tx pipeline + flight + rx pipeline */
   Dir d[2];
   LinkPort port[2];
@@ -161,6 +163,9 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
   l->pool = pool;
   phy_init (&l->phy, params->gen, params->lanes, params->skp_interval_symbols, NULL);
   l->ack_limit_symbols = phy_ack_limit_symbols (&l->phy, params->max_payload_bytes);
+  l->updatefc_latency_symbols = params->updatefc_latency_symbols == LINK_UPDATEFC_LATENCY_RECOMMENDED
+                                    ? l->ack_limit_symbols
+                                    : params->updatefc_latency_symbols;
   l->latency_ps = params->tx_pipeline_ps + params->flight_ps + params->rx_pipeline_ps;
   FcPolicy policy = {
     .mps_data_credits = params->max_payload_bytes / 16, /* spec §2.6.1: 16 bytes per data credit */
@@ -173,7 +178,7 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
     d->dir = (LinkDir) i;
     d->wire_ev = d->arr_ev = d->ack_ev = SIM_EVENT_NONE;
     for (int c = 0; c < FC_CLASS_COUNT; c++)
-      d->fc_timer[c] = SIM_EVENT_NONE;
+      d->fc_timer[c] = d->fc_lat_timer[c] = SIM_EVENT_NONE;
     /* The first SKP falls one interval after link-up, like every later one. */
     d->skp_due_sym = l->phy.skp_interval_symbols;
     /* Upstream TLPs land in the host's receiver, downstream ones in the device's. */
@@ -196,8 +201,10 @@ link_free (Link *link)
     sim_cancel (link->engine, d->wire_ev);
     sim_cancel (link->engine, d->arr_ev);
     sim_cancel (link->engine, d->ack_ev);
-    for (int c = 0; c < FC_CLASS_COUNT; c++)
+    for (int c = 0; c < FC_CLASS_COUNT; c++) {
       sim_cancel (link->engine, d->fc_timer[c]);
+      sim_cancel (link->engine, d->fc_lat_timer[c]);
+    }
     /* TLPs still owned by the link go back to the pool so its leak count stays meaningful. */
     for (Tlp *t = d->q_head, *n; t; t = n) {
       n = t->next;
@@ -437,6 +444,8 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
     fc_rx_current_limit (&o->fc_rx, c, &a.a, &a.b);
     fc_rx_mark_sent (&o->fc_rx, c);
     o->fc_last_sent_ps[c] = now;
+    sim_cancel (e, o->fc_lat_timer[c]); /* this DLLP carries everything freed so far */
+    o->fc_lat_timer[c] = SIM_EVENT_NONE;
     d->fc_due[c] = FALSE;
     d->cnt.updatefcs++;
     send_to_far_side (d, end, &a);
@@ -496,6 +505,17 @@ fc_timer_fire (SimEngine *e, void *ctx, uint64_t arg)
     return;
   }
   rev->fc_due[c] = TRUE;
+  wire_kick (rev);
+}
+
+static void
+fc_lat_fire (SimEngine *e, void *ctx, uint64_t arg)
+{
+  (void) e;
+  Dir *d = ctx;
+  Dir *rev = &d->link->d[1 - d->dir];
+  d->fc_lat_timer[arg] = SIM_EVENT_NONE;
+  rev->fc_due[arg] = TRUE;
   wire_kick (rev);
 }
 
@@ -624,10 +644,16 @@ link_port_consume (LinkPort *port, const Tlp *tlp)
   Link *l = port->link;
   Dir *d = &l->d[1 - port->end]; /* the direction this port receives on */
   FcClass c = tlp_fc_class (tlp->kind);
+  Dir *rev = &l->d[port->end];
   if (fc_rx_free (&d->fc_rx, c, tlp_header_credits (tlp), tlp_data_credits (tlp))) {
-    Dir *rev = &l->d[port->end];
     rev->fc_due[c] = TRUE;
     wire_kick (rev);
+  } else if (l->updatefc_latency_symbols && fc_rx_class_finite (&d->fc_rx, c) && !rev->fc_due[c]
+             && !sim_event_pending (l->engine, d->fc_lat_timer[c])) {
+    /* Eager policy: like the Ack timer, started by the first freed credit not yet on its way back. */
+    SimEngine *e = l->engine;
+    uint64_t due_sym = phy_sym_at_or_after (&l->phy, sim_now (e)) + l->updatefc_latency_symbols;
+    d->fc_lat_timer[c] = sim_schedule_at (e, phy_sym_ps (&l->phy, due_sym), fc_lat_fire, d, c);
   }
 }
 

@@ -48,7 +48,12 @@ typedef struct {
   uint32_t skp_interval_symbols; /* symbol times between SKP ordered sets; 0 = spec minimum interval (phy.c) */
   uint32_t updatefc_hdr_threshold_credits; /* eager UpdateFC once this many header credits were freed; 0 = off */
   uint32_t updatefc_data_threshold_credits; /* the same for data credits; 0 = spec §2.6.1.2 rule only */
+  /* Eager UpdateFC at most this many symbol times after credits are freed, coalescing like Acks; 0 = off.
+   * LINK_UPDATEFC_LATENCY_RECOMMENDED selects spec Table 2-54 (the Ack latency limit values, pcie-protocol.md §3). */
+  uint32_t updatefc_latency_symbols;
 } LinkParams;
+
+#define LINK_UPDATEFC_LATENCY_RECOMMENDED UINT32_MAX
 
 typedef struct Link Link;
 typedef struct LinkPort LinkPort;

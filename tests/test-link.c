@@ -296,6 +296,29 @@ START_TEST (test_fc_policy)
 }
 END_TEST
 
+/* ---- UpdateFC within the recommended latency (Table 2-54): coalesced like Acks ---- */
+
+START_TEST (test_updatefc_latency)
+{
+  /* Gen3 x1, MPS 256: latency 512 symbols (Table 3-12 = Table 2-54), a TLP every 276 symbols. Credits for 127
+   * TLPs (§5 unscaled maximum) never run out, so only the latency rule sends UpdateFCs: one per
+   * ceil(512 / 276) = 2 TLPs, exactly like the Acks, and the stream runs at the saturated rate. */
+  LinkParams lp = base_params (3, 1, 256);
+  lp.host_rx_credits.ph = 127;
+  lp.host_rx_credits.pd = 127 * 256 / 16;
+  lp.updatefc_latency_symbols = LINK_UPDATEFC_LATENCY_RECOMMENDED;
+  StreamParams sp = { .link = lp, .mode = STREAM_WRITE };
+  StreamResult r;
+  g_autoptr (GError) err = NULL;
+  ck_assert_msg (stream_run (&sp, 1, &r, &err), "%s", err ? err->message : "");
+  double k = ceil (512.0 / 276.0);
+  double per_update = (double) r.counters[LINK_UPSTREAM].tlps / (double) r.counters[LINK_DOWNSTREAM].updatefcs;
+  ck_assert_msg (fabs (per_update - k) < 0.02 * k, "%.3f TLPs per UpdateFC, want %.0f", per_update, k);
+  double want = wire_mbps (3, 1) * 256.0 / 276.0 * (1 - skp_share (3, 1));
+  ck_assert_msg (fabs (r.mbps - want) < 0.005 * want, "%.2f MB/s, want %.2f", r.mbps, want);
+}
+END_TEST
+
 /* ---- saturating reads: CplD stream minus the Acks for the MRds ---- */
 
 START_TEST (test_read_stream)
@@ -378,6 +401,7 @@ main (void)
   tcase_add_loop_test (tc, test_credit_limited, 0, G_N_ELEMENTS (fc_cases));
   tcase_add_loop_test (tc, test_replay_stall, 0, 2);
   tcase_add_loop_test (tc, test_fc_policy, 0, 2);
+  tcase_add_test (tc, test_updatefc_latency);
   tcase_add_test (tc, test_read_stream);
   tcase_add_test (tc, test_invariants);
   suite_add_tcase (s, tc);

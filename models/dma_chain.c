@@ -106,10 +106,21 @@ dma_params_check (const DmaParams *p, GError **error)
 
 /* --- tags and completion buffer ------------------------------------------------------------------------- */
 
+static uint32_t desc_fetch_bytes (const DmaEngine *e);
+
+/* A due descriptor fetch has first claim on the last free tag (with two or more tags). Without that, a read
+ * engine that always has a request ready takes every tag the moment it frees, and the write engine's next
+ * descriptor fetch starves until the read engine has issued its whole transfer. */
 static gboolean
-read_fits (const DmaChain *d, uint32_t bytes)
+read_fits (const DmaChain *d, uint32_t bytes, gboolean desc)
 {
-  return d->n_free_tags > 0 && (d->p.cpl_buffer_bytes == 0 || d->cpl_outstanding + bytes <= d->p.cpl_buffer_bytes);
+  uint32_t reserve = 0;
+  if (!desc && d->p.tags >= 2)
+    for (int dir = 0; dir < DMA_DIR_COUNT; dir++)
+      if (d->eng[dir].running && desc_fetch_bytes (&d->eng[dir]) > 0)
+        reserve = 1;
+  return d->n_free_tags > reserve
+         && (d->p.cpl_buffer_bytes == 0 || d->cpl_outstanding + bytes <= d->p.cpl_buffer_bytes);
 }
 
 static uint16_t
@@ -200,14 +211,16 @@ engine_peek (void *ctx, Tlp *probe)
   DmaChain *d = e->dma;
   if (!e->running)
     return FALSE;
+  /* Settle the descriptor FIFO first: taking a descriptor frees FIFO room, which may make a fetch due, and take()
+   * must see exactly the state this peek decided on. */
+  take_descriptor (e);
   uint32_t fetch = desc_fetch_bytes (e);
-  if (fetch > 0 && read_fits (d, fetch)) {
+  if (fetch > 0 && read_fits (d, fetch, TRUE)) {
     uint64_t addr = e->table + DMA_DESC_BYTES * (1 + (uint64_t) e->desc_requested);
     *probe = (Tlp) { .kind = TLP_MRD, .header_bytes = header_for (addr), .address = addr, .length_bytes = fetch,
                      .cookie = ACT_DESC };
     return TRUE;
   }
-  take_descriptor (e);
   if (e->have_cur) {
     SimTime now = sim_now (d->engine);
     if (now < e->cur_ready_ps) {
@@ -224,7 +237,7 @@ engine_peek (void *ctx, Tlp *probe)
       return TRUE;
     }
     uint32_t n = split_next_request (e->cur_host, e->cur_left, d->p.max_read_request_bytes);
-    if (!read_fits (d, n))
+    if (!read_fits (d, n, FALSE))
       return FALSE; /* a completion freeing a tag or buffer space kicks the app */
     *probe = (Tlp) { .kind = TLP_MRD, .header_bytes = header_for (e->cur_host), .address = e->cur_host,
                      .length_bytes = n, .cookie = ACT_DATA };

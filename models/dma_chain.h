@@ -12,8 +12,9 @@
  *   their contents through DmaMemReadFn when the last completion byte of the fetch has arrived (timing comes from
  *   the TLPs; contents from the host memory model).
  * - Data: the write engine issues MWr <= MPS, the read engine MRd <= MRRS, neither crossing 4 KB (split.h).
- *   Reads are limited by free tags (1..256, shared by both engines and descriptor fetches: one requester ID)
- *   and by cpl_buffer_bytes, the endpoint's completion buffer: bytes requested and not yet taken out of the
+ *   Reads are limited by free tags (1..256, shared by both engines and descriptor fetches: one requester ID;
+ *   with two or more tags a due descriptor fetch has first claim on the last free one, so a busy read engine
+ *   cannot starve the other engine of descriptors) and by cpl_buffer_bytes, the endpoint's completion buffer: bytes requested and not yet taken out of the
  *   buffer by the application never exceed it (endpoints advertise infinite completion credits, so the
  *   requester must hold itself back; spec §2.6.1, pcie-protocol.md §6).
  * - End of a run: the engine writes EPLAST (a 1-DW MWr to table + 12) after its last data, then an MSI if the

@@ -91,7 +91,7 @@ host_params_check (const HostParams *p, uint32_t mps, GError **error)
       p->rcb_bytes);
     return FALSE;
   }
-  const double v[] = { p->read_latency_ns, p->read_latency_ps_per_byte, p->cpl_rate_mbps, p->cpl_overhead_ns,
+  const double v[] = { p->read_latency_ns, p->read_latency_per_byte_ps, p->cpl_rate_mbps, p->cpl_overhead_ns,
                        p->write_drain_mbps, p->write_latency_ns, p->sw_pio_latency_ns, p->sw_pio_gap_ns,
                        p->msi_latency_ns, p->poll_interval_ns, p->iteration_gap_ns };
   for (guint i = 0; i < G_N_ELEMENTS (v); i++)
@@ -329,7 +329,7 @@ host_new (SimEngine *engine, const HostParams *params, uint32_t mps, LinkPort *p
   h->port = port;
   h->pool = pool;
   h->read_latency_ps = ns_ps (params->read_latency_ns);
-  h->read_ps_per_byte = params->read_latency_ps_per_byte;
+  h->read_ps_per_byte = params->read_latency_per_byte_ps;
   h->cpl_overhead_ps = ns_ps (params->cpl_overhead_ns);
   h->cpl_ps_per_byte = ps_per_byte (params->cpl_rate_mbps);
   h->drain_ps_per_byte = ps_per_byte (params->write_drain_mbps);

@@ -4,7 +4,7 @@
  * - Completer. An MRd is taken out of the root port's receive buffer as soon as it arrives (its NP credit is
  *   freed then) unless read_queue_depth requests are already in the root complex; then it waits there, in
  *   arrival order, until one finishes. Its data is ready read_latency_ns +
- *   read_latency_ps_per_byte x length after arrival; requests overlap in that latency (memory-level
+ *   read_latency_per_byte_ps x length after arrival; requests overlap in that latency (memory-level
  *   parallelism) but their data leaves through one return path, in arrival order, at cpl_rate_mbps plus
  *   cpl_overhead_ns per completion. Completions are cut by split_next_completion() (RCB/MPS rules, split.h).
  * - Posted-write sink. MWr/MSI data drains into memory at write_drain_mbps, one TLP after another; a TLP's
@@ -29,7 +29,7 @@ typedef struct {
   uint32_t rcb_bytes; /* read completion boundary, 64 or 128 (Link Control bit 3, spec §2.3.1.1) */
   CplPolicy cpl_policy; /* MPS-sized completions or one per RCB block ("cache-line" chipsets) */
   double read_latency_ns; /* MRd delivered by the root port -> its first data ready (memory + coherency) */
-  double read_latency_ps_per_byte; /* size-dependent part of the same (pcie-bench: ~0.3 ns/B on SNB-EP) */
+  double read_latency_per_byte_ps; /* size-dependent part of the same (pcie-bench: ~0.3 ns/B on SNB-EP) */
   double cpl_rate_mbps; /* how fast the root complex can return completion data; 0 = unlimited */
   double cpl_overhead_ns; /* fixed return-path time per completion TLP, on top of the data rate */
   uint32_t read_queue_depth; /* reads the root complex works on at once; more wait in the root port's receive

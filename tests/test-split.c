@@ -39,7 +39,7 @@ START_TEST (test_completion_properties)
 {
   GRand *r = g_rand_new_with_seed (4242);
   static const uint32_t mpss[] = { 128, 256, 512, 1024, 2048, 4096 };
-  for (int iter = 0; iter < 20000; iter++) {
+  for (int iter = 0; iter < 4000; iter++) {
     uint32_t rcb = g_rand_boolean (r) ? 64 : 128;
     uint32_t mps = mpss[g_rand_int_range (r, 0, 6)];
     CplPolicy pol = g_rand_boolean (r) ? CPL_POLICY_MPS : CPL_POLICY_RCB;

@@ -121,6 +121,14 @@ link_params_validate (const LinkParams *p, GError **error)
     g_set_error (error, LINK_ERROR, LINK_ERROR_PARAM, "max_payload_bytes %u is not 128..4096, power of 2", mps);
     return FALSE;
   }
+  /* An interval shorter than two ordered sets (with their block alignment) would leave no room for packets;
+   * the spec range is far above it (§4: 1180 symbols, 370 blocks), so anything near it is a typo. */
+  uint32_t min_skp = 2 * (phy.skp_symbols + phy.os_align_symbols);
+  if (p->skp_interval_symbols && p->skp_interval_symbols < min_skp) {
+    g_set_error (error, LINK_ERROR, LINK_ERROR_PARAM, "skp_interval_symbols %u is below %u", p->skp_interval_symbols,
+                 min_skp);
+    return FALSE;
+  }
   if (p->updatefc_period_ps > UPDATEFC_PERIOD_MAX_PS) {
     g_set_error (error, LINK_ERROR, LINK_ERROR_PARAM, "updatefc_period_ps %" G_GUINT64_FORMAT " exceeds 30 us",
                  p->updatefc_period_ps);

@@ -197,6 +197,13 @@ START_TEST (test_bad_params)
   g_clear_error (&err);
   p.updatefc_period_ps = 0;
   ck_assert (link_params_validate (&p, &err));
+  p.skp_interval_symbols = 40; /* < 2 × (16 + 16) at 128b/130b */
+  ck_assert (!link_params_validate (&p, &err));
+  g_clear_error (&err);
+  p.skp_interval_symbols = 0;
+  p.replay_buffer_bytes = 256 + 12 + 8 - 1; /* one byte short of a max-payload TLP */
+  ck_assert (!link_params_validate (&p, &err));
+  g_clear_error (&err);
 }
 END_TEST
 

@@ -15,7 +15,7 @@
 #include "error.h"
 #include "ytree.h"
 
-typedef enum { K_INT, K_DOUBLE, K_BOOL, K_STRING, K_MODES } KeyType;
+typedef enum { K_INT, K_DOUBLE, K_BOOL, K_STRING, K_MODES, K_ENUM } KeyType;
 
 /* Integer value constraints: a range, optionally only powers of two, or an explicit list. */
 typedef struct {
@@ -25,6 +25,7 @@ typedef struct {
   double min, max;
   gboolean pow2;
   const int64_t *allowed; /* terminated by -1 */
+  const char *const *words; /* K_ENUM: NULL-terminated names; the value stored is the index */
   const char *dflt; /* YAML text; NULL = required (or absent for published.*) */
   const char *unit;
   const char *doc; /* meaning and source */
@@ -36,97 +37,145 @@ static const int64_t lanes_allowed[] = { 1, 2, 4, 8, 16, -1 };
 static const int64_t rcb_allowed[] = { 64, 128, -1 };
 static const int64_t addr_allowed[] = { 32, 64, -1 };
 static const int64_t width_allowed[] = { 64, 128, 256, 512, -1 };
+static const char *const arbitration_words[] = { "round_robin", "priority", NULL };
+static const char *const counter_words[] = { "endpoint", "host", NULL };
+static const char *const updatefc_words[] = { "minimum", "recommended", NULL };
+static const char *const workload_words[] = { "chaining_dma", "stream", NULL };
 
 #define CREDIT_KEYS(prefix, field, who)                                                                        \
-  { prefix ".ph", K_INT, OFF (field.ph), 0, 2032, FALSE, NULL, "0", "credits",                              \
+  { prefix ".ph", K_INT, OFF (field.ph), 0, 2032, FALSE, NULL, NULL, "0", "credits",                              \
     "posted-header credits " who " advertises; 0 = infinite (spec §3.4.2, Table 2-48 scaled limits)" },      \
-  { prefix ".pd", K_INT, OFF (field.pd), 0, 32752, FALSE, NULL, "0", "credits (16 bytes)",                   \
+  { prefix ".pd", K_INT, OFF (field.pd), 0, 32752, FALSE, NULL, NULL, "0", "credits (16 bytes)",                   \
     "posted-data credits " who " advertises; 0 = infinite" },                                                \
-  { prefix ".nph", K_INT, OFF (field.nph), 0, 2032, FALSE, NULL, "0", "credits",                            \
+  { prefix ".nph", K_INT, OFF (field.nph), 0, 2032, FALSE, NULL, NULL, "0", "credits",                            \
     "non-posted-header credits " who " advertises; 0 = infinite" },                                          \
-  { prefix ".npd", K_INT, OFF (field.npd), 0, 32752, FALSE, NULL, "0", "credits (16 bytes)",                 \
+  { prefix ".npd", K_INT, OFF (field.npd), 0, 32752, FALSE, NULL, NULL, "0", "credits (16 bytes)",                 \
     "non-posted-data credits " who " advertises; 0 = infinite" },                                            \
-  { prefix ".cplh", K_INT, OFF (field.cplh), 0, 2032, FALSE, NULL, "0", "credits",                          \
+  { prefix ".cplh", K_INT, OFF (field.cplh), 0, 2032, FALSE, NULL, NULL, "0", "credits",                          \
     "completion-header credits " who " advertises; 0 = infinite (endpoints must, spec §2.6.1)" },            \
-  { prefix ".cpld", K_INT, OFF (field.cpld), 0, 32752, FALSE, NULL, "0", "credits (16 bytes)",               \
+  { prefix ".cpld", K_INT, OFF (field.cpld), 0, 32752, FALSE, NULL, NULL, "0", "credits (16 bytes)",               \
     "completion-data credits " who " advertises; 0 = infinite" }
 
 static const KeyDef keys[] = {
-  { "name", K_STRING, OFF (name), 0, 0, FALSE, NULL, "", "", "label printed in reports (default: file name)" },
+  { "name", K_STRING, OFF (name), 0, 0, FALSE, NULL, NULL, "", "", "label printed in reports (default: file name)" },
 
-  { "link.gen", K_INT, OFF (link.gen), 1, 5, FALSE, NULL, NULL, "generation",
+  { "link.gen", K_INT, OFF (link.gen), 1, 5, FALSE, NULL, NULL, NULL, "generation",
     "PCIe generation: 1..5 = 2.5, 5, 8, 16, 32 GT/s (spec Table 1-1)" },
-  { "link.lanes", K_INT, OFF (link.lanes), 1, 16, FALSE, lanes_allowed, NULL, "lanes",
+  { "link.lanes", K_INT, OFF (link.lanes), 1, 16, FALSE, lanes_allowed, NULL, NULL, "lanes",
     "negotiated link width (spec §4.2.4.9; x12/x32 are not modelled)" },
-  { "link.max_payload", K_INT, OFF (link.max_payload), 128, 4096, TRUE, NULL, "128", "bytes",
+  { "link.max_payload", K_INT, OFF (link.max_payload), 128, 4096, TRUE, NULL, NULL, "128", "bytes",
     "Max_Payload_Size (spec §7.5.3.4; default 128 is the spec's reset value)" },
-  { "link.max_read_request", K_INT, OFF (link.max_read_request), 128, 4096, TRUE, NULL, "512", "bytes",
+  { "link.max_read_request", K_INT, OFF (link.max_read_request), 128, 4096, TRUE, NULL, NULL, "512", "bytes",
     "Max_Read_Request_Size (spec §7.5.3.4; default 512 is the spec's reset value)" },
-  { "link.read_completion_boundary", K_INT, OFF (link.read_completion_boundary), 64, 128, FALSE, rcb_allowed,
+  { "link.read_completion_boundary", K_INT, OFF (link.read_completion_boundary), 64, 128, FALSE, rcb_allowed, NULL,
     "64", "bytes", "root complex RCB (spec §2.3.1.1; Link Control bit 3 resets to 0 = 64 bytes)" },
-  { "link.ecrc", K_BOOL, OFF (link.ecrc), 0, 0, FALSE, NULL, "false", "",
+  { "link.ecrc", K_BOOL, OFF (link.ecrc), 0, 0, FALSE, NULL, NULL, "false", "",
     "append a 4-byte ECRC to every TLP (spec §2.7)" },
-  { "link.address_bits", K_INT, OFF (link.address_bits), 32, 64, FALSE, addr_allowed, "32", "bits",
+  { "link.address_bits", K_INT, OFF (link.address_bits), 32, 64, FALSE, addr_allowed, NULL, "32", "bits",
     "DMA addresses: 32 gives 3-DW MWr/MRd headers, 64 gives 4-DW (spec §2.2.4)" },
-  { "link.tx_pipeline_ns", K_DOUBLE, OFF (link.tx_pipeline_ns), 0, 1e6, FALSE, NULL, "0", "ns",
+  { "link.tx_pipeline_ns", K_DOUBLE, OFF (link.tx_pipeline_ns), 0, 1e6, FALSE, NULL, NULL, "0", "ns",
     "transmit pipeline, TLP accepted -> first symbol on the wire (device files state theirs)" },
-  { "link.rx_pipeline_ns", K_DOUBLE, OFF (link.rx_pipeline_ns), 0, 1e6, FALSE, NULL, "0", "ns",
+  { "link.rx_pipeline_ns", K_DOUBLE, OFF (link.rx_pipeline_ns), 0, 1e6, FALSE, NULL, NULL, "0", "ns",
     "receive pipeline, last symbol in -> TLP handed to the transaction layer" },
-  { "link.flight_ns", K_DOUBLE, OFF (link.flight_ns), 0, 1e6, FALSE, NULL, "1", "ns",
+  { "link.flight_ns", K_DOUBLE, OFF (link.flight_ns), 0, 1e6, FALSE, NULL, NULL, "1", "ns",
     "channel propagation each way (about 20 cm of board trace and connector)" },
-  { "link.replay_buffer_bytes", K_INT, OFF (link.replay_buffer_bytes), 0, 1 << 24, FALSE, NULL, "0", "bytes",
+  { "link.replay_buffer_bytes", K_INT, OFF (link.replay_buffer_bytes), 0, 1 << 24, FALSE, NULL, NULL, "0", "bytes",
     "transmit replay buffer; a full buffer stalls new TLPs; 0 = unlimited" },
-  { "link.tx_queue_tlps", K_INT, OFF (link.tx_queue_tlps), 0, 1 << 20, FALSE, NULL, "0", "TLPs",
+  { "link.tx_queue_tlps", K_INT, OFF (link.tx_queue_tlps), 0, 1 << 20, FALSE, NULL, NULL, "0", "TLPs",
     "TLPs the transaction layer queues ahead of the wire; 0 = unlimited" },
-  { "link.updatefc_period_ns", K_DOUBLE, OFF (link.updatefc_period_ns), 100, 30000, FALSE, NULL, "30000", "ns",
+  { "link.updatefc_period_ns", K_DOUBLE, OFF (link.updatefc_period_ns), 100, 30000, FALSE, NULL, NULL, "30000", "ns",
     "periodic UpdateFC for every finite credit type (spec §2.6.1.2: at least every 30 us)" },
+  { "link.updatefc_policy", K_ENUM, OFF (link.updatefc_policy), 0, 0, FALSE, NULL, updatefc_words, "minimum", "",
+    "when receivers return credits: minimum = only the spec §2.6.1.2 rules (exhausted type, 30 us refresh); "
+    "recommended = also within the spec Table 2-54 latency after credits are freed, coalesced like Acks" },
+  { "link.updatefc_latency_symbols", K_INT, OFF (link.updatefc_latency_symbols), 0, 1 << 20, FALSE, NULL, NULL,
+    "0", "symbol times", "explicit UpdateFC latency instead of the policy's; 0 = use link.updatefc_policy" },
+  { "link.updatefc_hdr_threshold_credits", K_INT, OFF (link.updatefc_hdr_threshold_credits), 0, 2032, FALSE, NULL,
+    NULL, "0", "credits", "also send UpdateFC once this many header credits were freed; 0 = off" },
+  { "link.updatefc_data_threshold_credits", K_INT, OFF (link.updatefc_data_threshold_credits), 0, 32752, FALSE,
+    NULL, NULL, "0", "credits", "also send UpdateFC once this many data credits were freed; 0 = off" },
+  { "link.skp_interval_symbols", K_INT, OFF (link.skp_interval_symbols), 0, 1 << 20, FALSE, NULL, NULL, "0",
+    "symbol times", "between SKP ordered sets; 0 = the spec minimum (1180 at 8b/10b, 370 blocks at 128b/130b)" },
 
-  { "endpoint.tags", K_INT, OFF (endpoint.tags), 1, 256, FALSE, NULL, "32", "tags",
+  { "endpoint.tags", K_INT, OFF (endpoint.tags), 1, 256, FALSE, NULL, NULL, "32", "tags",
     "outstanding read requests (spec §2.2.6.2: 32 with 5-bit tags, 256 with 8-bit extended tags)" },
-  { "endpoint.datapath_bits", K_INT, OFF (endpoint.datapath_bits), 64, 512, FALSE, width_allowed, "64", "bits",
+  { "endpoint.datapath_bits", K_INT, OFF (endpoint.datapath_bits), 64, 512, FALSE, width_allowed, NULL, "64", "bits",
     "application interface width (Avalon-ST; pcie-protocol.md §7)" },
-  { "endpoint.clock_mhz", K_DOUBLE, OFF (endpoint.clock_mhz), 1, 1000, FALSE, NULL, "125", "MHz",
+  { "endpoint.clock_mhz", K_DOUBLE, OFF (endpoint.clock_mhz), 1, 1000, FALSE, NULL, NULL, "125", "MHz",
     "application interface clock (pcie-protocol.md §7)" },
-  { "endpoint.soft_ip", K_BOOL, OFF (endpoint.soft_ip), 0, 0, FALSE, NULL, "false", "",
+  { "endpoint.soft_ip", K_BOOL, OFF (endpoint.soft_ip), 0, 0, FALSE, NULL, NULL, "false", "",
     "transaction and data link layers built in FPGA fabric rather than hard IP" },
   CREDIT_KEYS ("endpoint.rx_credits", endpoint.rx_credits, "the endpoint"),
-  { "endpoint.completion_buffer_bytes", K_INT, OFF (endpoint.completion_buffer_bytes), 0, 1 << 24, FALSE, NULL,
+  { "endpoint.completion_buffer_bytes", K_INT, OFF (endpoint.completion_buffer_bytes), 0, 1 << 24, FALSE, NULL, NULL,
     "0", "bytes", "receive buffer for read completions; outstanding read bytes never exceed it; 0 = unlimited" },
+  { "endpoint.header_own_beat", K_BOOL, OFF (endpoint.header_own_beat), 0, 0, FALSE, NULL, NULL, "false", "",
+    "TLP header never shares an interface beat with data (256-bit Avalon-MM style)" },
+  { "endpoint.tx_gap_cycles", K_INT, OFF (endpoint.tx_gap_cycles), 0, 1000, FALSE, NULL, NULL, "0", "cycles",
+    "idle application-clock cycles after each transmitted TLP (arbiter turnaround)" },
+  { "endpoint.rx_overhead_cycles", K_INT, OFF (endpoint.rx_overhead_cycles), 0, 1000, FALSE, NULL, NULL, "0",
+    "cycles", "extra application-clock cycles per received TLP (completion bookkeeping)" },
+  { "endpoint.arbitration", K_ENUM, OFF (endpoint.arbitration), 0, 0, FALSE, NULL, arbitration_words,
+    "round_robin", "", "transmit arbitration between the DMA engines: round_robin or priority" },
+
+  { "dma.desc_max_bytes", K_INT, OFF (dma.desc_max_bytes), 0, 1 << 30, FALSE, NULL, NULL, "4096", "bytes",
+    "driver: largest transfer per descriptor (AN-456: one table entry per memory page); 0 = one descriptor" },
+  { "dma.desc_per_fetch", K_INT, OFF (dma.desc_per_fetch), 1, 256, FALSE, NULL, NULL, "1", "descriptors",
+    "descriptors read by one descriptor-fetch MRd" },
+  { "dma.desc_fifo_entries", K_INT, OFF (dma.desc_fifo_entries), 1, 256, FALSE, NULL, NULL, "32", "descriptors",
+    "descriptors one engine can hold; a fetch goes out when a batch fits" },
+  { "dma.desc_setup_cycles", K_INT, OFF (dma.desc_setup_cycles), 0, 100000, FALSE, NULL, NULL, "0", "cycles",
+    "application-clock cycles from taking a descriptor to its first data TLP" },
+  { "dma.msi", K_BOOL, OFF (dma.msi), 0, 0, FALSE, NULL, NULL, "true", "",
+    "the engine signals the end of a transfer with an MSI (AN-456: MSI, 4 messages); false = software polls" },
+  { "dma.counter_start", K_ENUM, OFF (dma.counter_start), 0, 0, FALSE, NULL, counter_words, "endpoint", "",
+    "performance counter starts when the engine decodes the start write (endpoint) or when it leaves the host" },
 
   CREDIT_KEYS ("host.rx_credits", host.rx_credits, "the root port"),
-  { "host.read_latency_ns", K_DOUBLE, OFF (host.read_latency_ns), 0, 1e7, FALSE, NULL, "500", "ns",
+  { "host.read_latency_ns", K_DOUBLE, OFF (host.read_latency_ns), 0, 1e7, FALSE, NULL, NULL, "500", "ns",
     "root complex: MRd received -> first completion ready (pcie-bench: 0.5-1.3 us round trips)" },
-  { "host.read_latency_ns_per_kb", K_DOUBLE, OFF (host.read_latency_ns_per_kb), 0, 1e6, FALSE, NULL, "0",
-    "ns per 1024 bytes", "size-dependent part of the read latency" },
-  { "host.completion_bytes", K_INT, OFF (host.completion_bytes), 0, 4096, FALSE, NULL, "0", "bytes",
+  { "host.read_latency_ps_per_byte", K_DOUBLE, OFF (host.read_latency_ps_per_byte), 0, 1e6, FALSE, NULL, NULL,
+    "0", "ps per byte", "size-dependent part of the read latency (pcie-bench: about 0.3 ns/B on Sandy Bridge-EP)" },
+  { "host.completion_bytes", K_INT, OFF (host.completion_bytes), 0, 4096, FALSE, NULL, NULL, "0", "bytes",
     "completion size policy: 0 = up to MPS; else the chunk size the chipset returns (often 64, a cache line)" },
-  { "host.completion_mbps", K_DOUBLE, OFF (host.completion_mbps), 0, 1e6, FALSE, NULL, "0", "MB/s",
+  { "host.completion_mbps", K_DOUBLE, OFF (host.completion_mbps), 0, 1e6, FALSE, NULL, NULL, "0", "MB/s",
     "rate at which the host can return completion data; 0 = unlimited" },
-  { "host.write_drain_mbps", K_DOUBLE, OFF (host.write_drain_mbps), 0, 1e6, FALSE, NULL, "0", "MB/s",
+  { "host.completion_overhead_ns", K_DOUBLE, OFF (host.completion_overhead_ns), 0, 1e6, FALSE, NULL, NULL, "0",
+    "ns", "fixed return-path time per completion TLP, on top of the data rate" },
+  { "host.write_drain_mbps", K_DOUBLE, OFF (host.write_drain_mbps), 0, 1e6, FALSE, NULL, NULL, "0", "MB/s",
     "rate at which the host drains posted writes from its receive buffer; 0 = unlimited" },
-  { "host.pio_latency_ns", K_DOUBLE, OFF (host.pio_latency_ns), 0, 1e7, FALSE, NULL, "0", "ns",
-    "software: decision to start a DMA -> its PIO write leaves the root port" },
-  { "host.msi_latency_ns", K_DOUBLE, OFF (host.msi_latency_ns), 0, 1e8, FALSE, NULL, "0", "ns",
+  { "host.write_latency_ns", K_DOUBLE, OFF (host.write_latency_ns), 0, 1e6, FALSE, NULL, NULL, "0", "ns",
+    "posted write drained -> its receive-buffer slot and P credits released" },
+  { "host.pio_latency_ns", K_DOUBLE, OFF (host.pio_latency_ns), 0, 1e7, FALSE, NULL, NULL, "0", "ns",
+    "software: decision to start a DMA -> its first PIO write leaves the root port" },
+  { "host.pio_gap_ns", K_DOUBLE, OFF (host.pio_gap_ns), 0, 1e7, FALSE, NULL, NULL, "0", "ns",
+    "software: between consecutive uncached register writes" },
+  { "host.msi_latency_ns", K_DOUBLE, OFF (host.msi_latency_ns), 0, 1e8, FALSE, NULL, NULL, "0", "ns",
     "software: MSI received -> handler has seen it" },
+  { "host.poll_interval_ns", K_DOUBLE, OFF (host.poll_interval_ns), 0, 1e8, FALSE, NULL, NULL, "1000", "ns",
+    "software: status polling period when MSI is off" },
+  { "host.iteration_gap_ns", K_DOUBLE, OFF (host.iteration_gap_ns), 0, 1e9, FALSE, NULL, NULL, "0", "ns",
+    "software: bookkeeping between one transfer's end and programming the next" },
 
-  { "benchmark.transfer_bytes", K_INT, OFF (benchmark.transfer_bytes), 4, (double) (1ULL << 40), FALSE, NULL,
+  { "benchmark.transfer_bytes", K_INT, OFF (benchmark.transfer_bytes), 4, (double) (1ULL << 40), FALSE, NULL, NULL,
     "102400", "bytes", "bytes per DMA transfer (AN-456 uses 100 KB = 102400)" },
-  { "benchmark.iterations", K_INT, OFF (benchmark.iterations), 1, 1000000, FALSE, NULL, "20", "",
+  { "benchmark.iterations", K_INT, OFF (benchmark.iterations), 1, 1000000, FALSE, NULL, NULL, "20", "",
     "transfers averaged (AN-456 uses 20)" },
-  { "benchmark.modes", K_MODES, OFF (benchmark.modes), 0, 0, FALSE, NULL, "[read, write, simultaneous]", "",
+  { "benchmark.modes", K_MODES, OFF (benchmark.modes), 0, 0, FALSE, NULL, NULL, "[read, write, simultaneous]", "",
     "modes run by default: read, write, simultaneous, or all" },
+  { "benchmark.workload", K_ENUM, OFF (benchmark.workload), 0, 0, FALSE, NULL, workload_words, "chaining_dma", "",
+    "chaining_dma (AN-456 engine, host and datapath) or stream (saturating link-only source, no DMA engine)" },
 
-  { "published.source", K_STRING, OFF (published.source), 0, 0, FALSE, NULL, NULL, "",
+  { "published.source", K_STRING, OFF (published.source), 0, 0, FALSE, NULL, NULL, NULL, "",
     "where the published figures come from (document and table)" },
-  { "published.dma_read_mbps", K_DOUBLE, OFF (published.dma_read_mbps), 0, 1e6, FALSE, NULL, NULL, "MB/s",
+  { "published.dma_read_mbps", K_DOUBLE, OFF (published.dma_read_mbps), 0, 1e6, FALSE, NULL, NULL, NULL, "MB/s",
     "published DMA read throughput (compared only, never a model input)" },
-  { "published.dma_write_mbps", K_DOUBLE, OFF (published.dma_write_mbps), 0, 1e6, FALSE, NULL, NULL, "MB/s",
+  { "published.dma_write_mbps", K_DOUBLE, OFF (published.dma_write_mbps), 0, 1e6, FALSE, NULL, NULL, NULL, "MB/s",
     "published DMA write throughput" },
-  { "published.simultaneous_read_mbps", K_DOUBLE, OFF (published.simultaneous_read_mbps), 0, 1e6, FALSE, NULL,
+  { "published.simultaneous_read_mbps", K_DOUBLE, OFF (published.simultaneous_read_mbps), 0, 1e6, FALSE, NULL, NULL,
     NULL, "MB/s", "published read throughput with both engines running" },
-  { "published.simultaneous_write_mbps", K_DOUBLE, OFF (published.simultaneous_write_mbps), 0, 1e6, FALSE, NULL,
+  { "published.simultaneous_write_mbps", K_DOUBLE, OFF (published.simultaneous_write_mbps), 0, 1e6, FALSE, NULL, NULL,
     NULL, "MB/s", "published write throughput with both engines running" },
-  { "published.theoretical_mbps", K_DOUBLE, OFF (published.theoretical_mbps), 0, 1e6, FALSE, NULL, NULL,
+  { "published.theoretical_mbps", K_DOUBLE, OFF (published.theoretical_mbps), 0, 1e6, FALSE, NULL, NULL, NULL,
     "MB/s", "the vendor's theoretical maximum as printed" },
 };
 
@@ -399,6 +448,19 @@ convert_value (const KeyDef *k, const YNode *n, PsConfig *cfg, GError **error)
     return TRUE;
   case K_MODES:
     return convert_modes (k, n, field, error);
+  case K_ENUM:
+    if (!want_scalar (k, n, "a word", error))
+      return FALSE;
+    for (int i = 0; k->words[i]; i++)
+      if (strcmp (k->words[i], n->value) == 0) {
+        *(int *) field = i;
+        return TRUE;
+      }
+    {
+      g_autofree char *list = g_strjoinv (", ", (char **) k->words);
+      node_error (error, PS_ERROR_DATA, n, "%s must be one of %s (got '%s')", k->path, list, n->value);
+    }
+    return FALSE;
   }
   return FALSE;
 }
@@ -679,6 +741,8 @@ type_name (const KeyDef *k)
     return "string";
   case K_MODES:
     return "modes";
+  case K_ENUM:
+    return "one of";
   }
   return "?";
 }
@@ -696,6 +760,8 @@ ps_config_print_keys (GString *out, gboolean markdown)
       for (const int64_t *a = k->allowed; *a >= 0; a++)
         g_string_append_printf (s, "%s%" G_GINT64_FORMAT, a == k->allowed ? "" : "/", *a);
       range = g_string_free (s, FALSE);
+    } else if (k->words) {
+      range = g_strjoinv ("/", (char **) k->words);
     } else if (k->type == K_INT || k->type == K_DOUBLE) {
       range = g_strdup_printf ("%g–%g", k->min, k->max);
     } else {

@@ -25,6 +25,11 @@ typedef enum {
   PS_MODE_ALL = 7,
 } PsModeMask;
 
+typedef enum { PS_ARB_ROUND_ROBIN, PS_ARB_PRIORITY } PsArbitration;
+typedef enum { PS_COUNTER_AT_ENDPOINT, PS_COUNTER_AT_HOST } PsCounterStart;
+typedef enum { PS_WORKLOAD_CHAINING_DMA, PS_WORKLOAD_STREAM } PsWorkload;
+typedef enum { PS_UPDATEFC_MINIMUM, PS_UPDATEFC_RECOMMENDED } PsUpdateFcPolicy;
+
 /* Credits one receiver advertises; 0 = infinite (the InitFC encoding, spec §3.4.2). */
 typedef struct {
   int64_t ph, pd, nph, npd, cplh, cpld;
@@ -43,6 +48,10 @@ typedef struct {
     int64_t replay_buffer_bytes;
     int64_t tx_queue_tlps;
     double updatefc_period_ns;
+    int updatefc_policy; /* PsUpdateFcPolicy */
+    int64_t updatefc_latency_symbols;
+    int64_t updatefc_hdr_threshold_credits, updatefc_data_threshold_credits;
+    int64_t skp_interval_symbols;
   } link;
 
   struct {
@@ -52,23 +61,42 @@ typedef struct {
     bool soft_ip;
     PsCredits rx_credits;
     int64_t completion_buffer_bytes;
+    bool header_own_beat;
+    int64_t tx_gap_cycles;
+    int64_t rx_overhead_cycles;
+    int arbitration; /* PsArbitration */
   } endpoint;
+
+  struct {
+    int64_t desc_max_bytes;
+    int64_t desc_per_fetch;
+    int64_t desc_fifo_entries;
+    int64_t desc_setup_cycles;
+    bool msi;
+    int counter_start; /* PsCounterStart */
+  } dma;
 
   struct {
     PsCredits rx_credits;
     double read_latency_ns; /* fixed part of the MRd -> first CplD latency */
-    double read_latency_ns_per_kb; /* size-dependent part */
+    double read_latency_ps_per_byte; /* size-dependent part */
     int64_t completion_bytes; /* 0 = up to MPS; else the chunk size the root complex returns */
     double completion_mbps; /* 0 = unlimited */
+    double completion_overhead_ns;
     double write_drain_mbps; /* 0 = unlimited */
+    double write_latency_ns;
     double pio_latency_ns;
+    double pio_gap_ns;
     double msi_latency_ns;
+    double poll_interval_ns;
+    double iteration_gap_ns;
   } host;
 
   struct {
     int64_t transfer_bytes;
     int64_t iterations;
     unsigned modes; /* PsModeMask */
+    int workload; /* PsWorkload */
   } benchmark;
 
   struct {

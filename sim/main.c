@@ -1,10 +1,180 @@
+/* main.c — the pciesim command line: dispatch on the first word, one GOptionContext per subcommand.
+ * Every failure funnels through finish(): one line on stderr, exit status = the PsErrorCode (sysexits). */
+#include <locale.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/topology.h"
 #include "pciesim-version.h"
+#include "sim/cli.h"
+#include "sim/config.h"
+#include "sim/error.h"
+#include "sim/report.h"
+#include "sim/validate.h"
+
+static const char *summary_text =
+    "Simulates a PCI Express link and a chaining-DMA engine and prints the DMA\n"
+    "throughput it predicts beside the published figures in the config.\n"
+    "\n"
+    "Commands:\n"
+    "  pciesim CONFIG [OPTION…]      run a config (the default command)\n"
+    "  pciesim validate [CONFIG…]    run every config with published figures and compare\n"
+    "  pciesim keys [--format F]     list every config key with its unit and source\n"
+    "\n"
+    "Exit status: 0 success, 64 usage error, 65 bad config data, 66 missing file,\n"
+    "70 internal error (an invariant broke), 73 cannot write the output.";
+
+static int
+finish (GError *error)
+{
+  if (!error)
+    return 0;
+  fprintf (stderr, "%s\n", error->message);
+  int code = error->domain == PS_ERROR ? error->code : PS_ERROR_USAGE;
+  g_error_free (error);
+  return code;
+}
+
+/* GOption reports its own errors without our prefix; wrap them as usage errors. */
+static GError *
+usage_error (GError *e)
+{
+  GError *u = NULL;
+  ps_error_plain (&u, PS_ERROR_USAGE, "%s (see pciesim --help)", e->message);
+  g_error_free (e);
+  return u;
+}
+
+static int
+cmd_keys (int argc, char **argv)
+{
+  g_autofree char *format = NULL;
+  GOptionEntry entries[] = {
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "table or markdown", "F" },
+    G_OPTION_ENTRY_NULL,
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("- list every config key");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  GError *e = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &e))
+    return finish (usage_error (e));
+  if (argc > 1 || (format && strcmp (format, "table") != 0 && strcmp (format, "markdown") != 0)) {
+    ps_error_plain (&e, PS_ERROR_USAGE, "usage: pciesim keys [--format table|markdown]");
+    return finish (e);
+  }
+  g_autoptr (GString) out = g_string_new (NULL);
+  ps_config_print_keys (out, format && strcmp (format, "markdown") == 0);
+  fputs (out->str, stdout);
+  return 0;
+}
+
+static gboolean
+parse_format (const char *word, PsFormat *out, GError **error)
+{
+  gboolean ok = TRUE;
+  if (word)
+    *out = ps_format_parse (word, &ok);
+  if (!ok)
+    ps_error_plain (error, PS_ERROR_USAGE, "unknown --format '%s' (table, csv, json or markdown)", word);
+  return ok;
+}
+
+static int
+cmd_validate (int argc, char **argv)
+{
+  g_autofree char *format = NULL, *output = NULL;
+  g_auto (GStrv) sets = NULL;
+  double tolerance = 5.0;
+  gint jobs = 0;
+  gint64 seed = 1;
+  GOptionEntry entries[] = {
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "table (default), csv, json or markdown", "FORMAT" },
+    { "tolerance", 't', 0, G_OPTION_ARG_DOUBLE, &tolerance, "largest acceptable |error| in percent (default 5)",
+      "PCT" },
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "worker threads (default: number of cores)", "N" },
+    { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "override a key in every config (repeatable)", "KEY=VALUE" },
+    { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "seed of every random stream (default 1)", "N" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "write the report to FILE atomically", "FILE" },
+    G_OPTION_ENTRY_NULL,
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("[CONFIG…] - compare simulated and published figures");
+  g_option_context_set_description (ctx, "Without CONFIG, every configs/*.yaml with a published: block is run.\n"
+                                         "Exit status 1 when any figure is beyond the tolerance.");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  GError *e = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &e))
+    return finish (usage_error (e));
+  PsValidate v = { .configs = (const char *const *) argv + 1, .sets = (const char *const *) sets,
+                   .tolerance_pct = tolerance, .jobs = jobs, .seed = (uint64_t) seed, .output = output };
+  if (!parse_format (format, &v.format, &e))
+    return finish (e);
+  if (!(tolerance >= 0) || jobs < 0) {
+    ps_error_plain (&e, PS_ERROR_USAGE, "--tolerance and --jobs must not be negative");
+    return finish (e);
+  }
+  int rc = ps_validate (&v, &e);
+  return rc < 0 ? finish (e) : rc;
+}
+
+static int
+cmd_run (int argc, char **argv)
+{
+  g_autofree char *mode = NULL, *format = NULL, *output = NULL;
+  g_auto (GStrv) sets = NULL;
+  gint64 seed = 1;
+  gboolean version = FALSE;
+  GOptionEntry entries[] = {
+    { "mode", 'm', 0, G_OPTION_ARG_STRING, &mode, "read, write, simultaneous or all (default: benchmark.modes)",
+      "MODE" },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "table (default), csv, json or markdown", "FORMAT" },
+    { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "override a config key, e.g. --set link.lanes=4 (repeatable)",
+      "KEY=VALUE" },
+    { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "seed of every random stream (default 1)", "N" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "write the report to FILE atomically (default stdout)",
+      "FILE" },
+    { "version", 'V', 0, G_OPTION_ARG_NONE, &version, "print the version and exit", NULL },
+    G_OPTION_ENTRY_NULL,
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("CONFIG - simulate a PCIe DMA benchmark");
+  g_option_context_set_summary (ctx, summary_text);
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  GError *e = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &e))
+    return finish (usage_error (e));
+  if (version) {
+    printf ("pciesim %s\n", PCIESIM_VERSION);
+    return 0;
+  }
+  if (argc != 2) {
+    ps_error_plain (&e, PS_ERROR_USAGE, "%s (see pciesim --help)",
+                    argc < 2 ? "no config file given" : "more than one config file given");
+    return finish (e);
+  }
+  PsCliRun run = { .config_path = argv[1], .sets = (const char *const *) sets, .seed = (uint64_t) seed,
+                   .format = PS_FORMAT_TABLE, .output = output };
+  if (!parse_format (format, &run.format, &e))
+    return finish (e);
+  if (mode) {
+    run.modes = ps_mode_parse (mode);
+    if (!run.modes) {
+      ps_error_plain (&e, PS_ERROR_USAGE, "unknown --mode '%s' (read, write, simultaneous or all)", mode);
+      return finish (e);
+    }
+  }
+  ps_cli_run (&run, &e);
+  return finish (e);
+}
+
 int
 main (int argc, char **argv)
 {
-  (void) argc;
-  (void) argv;
-  printf ("pciesim %s\n", PCIESIM_VERSION);
-  return 0;
+  setlocale (LC_ALL, "");
+  /* Numbers in reports must not depend on the user's locale (decimal commas would break CSV and JSON). */
+  setlocale (LC_NUMERIC, "C");
+  if (argc > 1 && strcmp (argv[1], "validate") == 0)
+    return cmd_validate (argc - 1, argv + 1);
+  if (argc > 1 && strcmp (argv[1], "keys") == 0)
+    return cmd_keys (argc - 1, argv + 1);
+  return cmd_run (argc, argv);
 }

@@ -1,0 +1,184 @@
+/* topology.c — PsConfig -> model parameter structs -> runs -> PsRunResult.
+ *
+ * The only place where config keys meet model fields; unit conversions (ns -> ps) happen here and nowhere else. */
+#include "topology.h"
+
+#include <math.h>
+
+#include "models/stream.h"
+#include "models/system.h"
+#include "sim/error.h"
+
+static SimTime
+ns_to_ps (double ns)
+{
+  return (SimTime) llround (ns * 1000.0);
+}
+
+static FcCredits
+credits (const PsCredits *c)
+{
+  return (FcCredits) { (uint32_t) c->ph, (uint32_t) c->pd, (uint32_t) c->nph,
+                       (uint32_t) c->npd, (uint32_t) c->cplh, (uint32_t) c->cpld };
+}
+
+void
+topology_link_params (const PsConfig *cfg, LinkParams *lp)
+{
+  *lp = (LinkParams) {
+    .gen = (int) cfg->link.gen,
+    .lanes = (int) cfg->link.lanes,
+    .max_payload_bytes = (uint32_t) cfg->link.max_payload,
+    .tx_pipeline_ps = ns_to_ps (cfg->link.tx_pipeline_ns),
+    .rx_pipeline_ps = ns_to_ps (cfg->link.rx_pipeline_ns),
+    .flight_ps = ns_to_ps (cfg->link.flight_ns),
+    .replay_buffer_bytes = (uint32_t) cfg->link.replay_buffer_bytes,
+    .tx_queue_tlps = (uint32_t) cfg->link.tx_queue_tlps,
+    .updatefc_period_ps = ns_to_ps (cfg->link.updatefc_period_ns),
+    .host_rx_credits = credits (&cfg->host.rx_credits),
+    .device_rx_credits = credits (&cfg->endpoint.rx_credits),
+    .skp_interval_symbols = (uint32_t) cfg->link.skp_interval_symbols,
+    .updatefc_hdr_threshold_credits = (uint32_t) cfg->link.updatefc_hdr_threshold_credits,
+    .updatefc_data_threshold_credits = (uint32_t) cfg->link.updatefc_data_threshold_credits,
+    .updatefc_latency_symbols = cfg->link.updatefc_latency_symbols
+                                    ? (uint32_t) cfg->link.updatefc_latency_symbols
+                                    : cfg->link.updatefc_policy == PS_UPDATEFC_RECOMMENDED
+                                          ? LINK_UPDATEFC_LATENCY_RECOMMENDED : 0,
+  };
+}
+
+static gboolean
+system_params (const PsConfig *cfg, SystemParams *sp, GError **error)
+{
+  *sp = (SystemParams) { 0 };
+  topology_link_params (cfg, &sp->link);
+  int64_t cb = cfg->host.completion_bytes;
+  if (cb != 0 && cb != cfg->link.max_payload && cb != cfg->link.read_completion_boundary) {
+    ps_error_plain (error, PS_ERROR_DATA,
+                    "%s: host.completion_bytes %" G_GINT64_FORMAT " is neither 0, the RCB nor max_payload; "
+                    "other chunk sizes are not modelled yet", cfg->path, cb);
+    return FALSE;
+  }
+  sp->host = (HostParams) {
+    .rcb_bytes = (uint32_t) cfg->link.read_completion_boundary,
+    .cpl_policy = cb != 0 && cb == cfg->link.read_completion_boundary && cb != cfg->link.max_payload
+                      ? CPL_POLICY_RCB : CPL_POLICY_MPS,
+    .read_latency_ns = cfg->host.read_latency_ns,
+    .read_latency_per_byte_ps = cfg->host.read_latency_ps_per_byte,
+    .cpl_rate_mbps = cfg->host.completion_mbps,
+    .cpl_overhead_ns = cfg->host.completion_overhead_ns,
+    .write_drain_mbps = cfg->host.write_drain_mbps,
+    .write_latency_ns = cfg->host.write_latency_ns,
+    .sw_pio_latency_ns = cfg->host.pio_latency_ns,
+    .sw_pio_gap_ns = cfg->host.pio_gap_ns,
+    .msi_latency_ns = cfg->host.msi_latency_ns,
+    .poll_interval_ns = cfg->host.poll_interval_ns,
+    .iteration_gap_ns = cfg->host.iteration_gap_ns,
+  };
+  sp->app = (AppParams) {
+    .width_bits = (uint32_t) cfg->endpoint.datapath_bits,
+    .clock_mhz = cfg->endpoint.clock_mhz,
+    .header_own_beat = cfg->endpoint.header_own_beat,
+    .tx_gap_cycles = (uint32_t) cfg->endpoint.tx_gap_cycles,
+    .arbitration = cfg->endpoint.arbitration == PS_ARB_PRIORITY ? APP_ARB_PRIORITY : APP_ARB_ROUND_ROBIN,
+    .rx_overhead_cycles = (uint32_t) cfg->endpoint.rx_overhead_cycles,
+  };
+  sp->dma = (DmaParams) {
+    .max_payload_bytes = (uint32_t) cfg->link.max_payload,
+    .max_read_request_bytes = (uint32_t) cfg->link.max_read_request,
+    .tags = (uint32_t) cfg->endpoint.tags,
+    .cpl_buffer_bytes = (uint32_t) cfg->endpoint.completion_buffer_bytes,
+    .desc_max_bytes = (uint32_t) cfg->dma.desc_max_bytes,
+    .desc_per_fetch = (uint32_t) cfg->dma.desc_per_fetch,
+    .desc_fifo_entries = (uint32_t) cfg->dma.desc_fifo_entries,
+    .desc_setup_cycles = (uint32_t) cfg->dma.desc_setup_cycles,
+    .addr64 = cfg->link.address_bits == 64,
+    .msi = cfg->dma.msi,
+    .counter_start = cfg->dma.counter_start == PS_COUNTER_AT_HOST ? DMA_COUNTER_AT_HOST : DMA_COUNTER_AT_ENDPOINT,
+  };
+  sp->transfer_bytes = (uint64_t) cfg->benchmark.transfer_bytes;
+  sp->iterations = (uint32_t) cfg->benchmark.iterations;
+  return TRUE;
+}
+
+static void
+usage_of (PsUsage *out, const LinkUsage *u)
+{
+  *out = (PsUsage) { u->payload, u->tlp_overhead, u->dllp, u->ordered_sets, u->idle };
+}
+
+static gboolean
+run_dma (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GError **error)
+{
+  SystemParams sp;
+  if (!system_params (cfg, &sp, error))
+    return FALSE;
+  static const SystemMode modes[PS_N_MODES] = { SYSTEM_READ, SYSTEM_WRITE, SYSTEM_SIMULTANEOUS };
+  SystemResult r;
+  if (!system_run (&sp, modes[mode], seed, &r, error))
+    return FALSE;
+  m->ran = true;
+  m->mbps = mode == PS_READ ? r.read_mbps : r.write_mbps;
+  m->read_mbps = r.read_mbps;
+  m->write_mbps = r.write_mbps;
+  usage_of (&m->upstream, &r.upstream);
+  usage_of (&m->downstream, &r.downstream);
+  m->events = r.events;
+  m->sim_time_ns = (double) r.sim_time_ps / 1000.0;
+  return TRUE;
+}
+
+/* The streaming source has no engines to run at once, so simultaneous mode is not offered. */
+static gboolean
+run_stream (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GError **error)
+{
+  if (mode == PS_SIMULTANEOUS)
+    return TRUE;
+  StreamParams sp = {
+    .mode = mode == PS_READ ? STREAM_READ : STREAM_WRITE,
+    .total_bytes = (uint64_t) cfg->benchmark.transfer_bytes,
+    .addr64 = cfg->link.address_bits == 64,
+    .consumer_mbps = (uint32_t) cfg->host.write_drain_mbps,
+    .max_read_request_bytes = (uint32_t) cfg->link.max_read_request,
+    .tags = (uint32_t) cfg->endpoint.tags,
+    .rcb_bytes = (uint32_t) cfg->link.read_completion_boundary,
+    .completion_bytes = (uint32_t) cfg->host.completion_bytes,
+    .completer_latency_ps = ns_to_ps (cfg->host.read_latency_ns),
+  };
+  topology_link_params (cfg, &sp.link);
+  StreamResult r;
+  g_autoptr (GError) e = NULL;
+  if (!stream_run (&sp, seed, &r, &e)) {
+    ps_error_plain (error, e->domain == STREAM_ERROR && e->code == STREAM_ERROR_PARAM ? PS_ERROR_DATA
+                                                                                      : PS_ERROR_INTERNAL,
+                    "%s: %s", cfg->path, e->message);
+    return FALSE;
+  }
+  m->ran = true;
+  m->mbps = r.mbps;
+  usage_of (&m->upstream, &r.usage[LINK_UPSTREAM]);
+  usage_of (&m->downstream, &r.usage[LINK_DOWNSTREAM]);
+  m->events = r.events;
+  m->sim_time_ns = (double) r.sim_time_ps / 1000.0;
+  return TRUE;
+}
+
+gboolean
+topology_run (const PsConfig *cfg, unsigned modes, uint64_t seed, PsRunResult *out, GError **error)
+{
+  LinkParams lp;
+  topology_link_params (cfg, &lp);
+  out->config = cfg;
+  gboolean stream = cfg->benchmark.workload == PS_WORKLOAD_STREAM;
+  out->model = stream ? "stream" : "chaining-dma";
+  out->theoretical_mbps = link_theoretical_mbps (lp.gen, lp.lanes, lp.max_payload_bytes);
+  out->protocol_limit_mbps = link_protocol_limit_mbps (&lp);
+  static const unsigned bits[PS_N_MODES] = { PS_MODE_READ, PS_MODE_WRITE, PS_MODE_SIMULTANEOUS };
+  for (int i = 0; i < PS_N_MODES; i++) {
+    if (!(modes & bits[i]))
+      continue;
+    if (!(stream ? run_stream : run_dma) (cfg, i, seed, &out->modes[i], error))
+      return FALSE;
+  }
+  return TRUE;
+}

@@ -1,0 +1,22 @@
+/* cli.c — one straight line: config_load -> topology_run -> report -> output. */
+#include "cli.h"
+
+#include "models/topology.h"
+#include "sim/config.h"
+
+gboolean
+ps_cli_run (const PsCliRun *run, GError **error)
+{
+  g_autoptr (PsConfig) cfg = ps_config_load (run->config_path, run->sets, error);
+  if (!cfg)
+    return FALSE;
+  unsigned modes = run->modes ? run->modes : cfg->benchmark.modes;
+  PsRunResult result = { 0 };
+  gint64 t0 = g_get_monotonic_time ();
+  if (!topology_run (cfg, modes, run->seed, &result, error))
+    return FALSE;
+  result.wall_s = (double) (g_get_monotonic_time () - t0) / 1e6;
+  g_autoptr (GString) out = g_string_new (NULL);
+  ps_report_render (out, &result, run->format, TRUE);
+  return ps_write_output (run->output, out, error);
+}

@@ -1,0 +1,199 @@
+/* validate.c — parallel runs of the published configs and one comparison table. */
+#include "validate.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "models/topology.h"
+#include "sim/config.h"
+#include "pciesim-version.h"
+#include "sim/error.h"
+
+typedef struct {
+  char *path;
+  const char *const *sets;
+  uint64_t seed;
+  PsConfig *cfg;
+  PsRunResult result;
+  GError *error;
+} Job;
+
+char *
+ps_default_configs_dir (void)
+{
+  if (g_file_test ("configs", G_FILE_TEST_IS_DIR))
+    return g_strdup ("configs");
+  return g_build_filename (PCIESIM_SOURCE_ROOT, "configs", NULL);
+}
+
+static gint
+cmp_str (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+GPtrArray *
+ps_find_published_configs (const char *dir, GError **error)
+{
+  g_autoptr (GError) e = NULL;
+  g_autoptr (GDir) d = g_dir_open (dir, 0, &e);
+  if (!d) {
+    ps_error_plain (error, PS_ERROR_NOINPUT, "%s", e->message);
+    return NULL;
+  }
+  g_autoptr (GPtrArray) all = g_ptr_array_new_with_free_func (g_free);
+  for (const char *n; (n = g_dir_read_name (d));)
+    if (g_str_has_suffix (n, ".yaml"))
+      g_ptr_array_add (all, g_build_filename (dir, n, NULL));
+  g_ptr_array_sort (all, cmp_str);
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < all->len; i++) {
+    g_autoptr (PsConfig) cfg = ps_config_load (all->pdata[i], NULL, error);
+    if (!cfg) {
+      g_ptr_array_unref (out);
+      return NULL;
+    }
+    if (cfg->published.present)
+      g_ptr_array_add (out, g_strdup (all->pdata[i]));
+  }
+  return out;
+}
+
+static void
+run_job (gpointer data, gpointer user)
+{
+  Job *j = data;
+  (void) user;
+  j->cfg = ps_config_load (j->path, j->sets, &j->error);
+  if (j->cfg)
+    topology_run (j->cfg, PS_MODE_ALL, j->seed, &j->result, &j->error);
+}
+
+typedef struct {
+  int counted, flagged, beyond;
+  double sum_abs, max_abs, theo_sum_abs;
+  const char *max_config, *max_figure;
+} Summary;
+
+static void
+render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
+{
+  gboolean md = v->format == PS_FORMAT_MARKDOWN, csv = v->format == PS_FORMAT_CSV, js = v->format == PS_FORMAT_JSON;
+  if (md)
+    g_string_append (o, "| config | figure | simulated MB/s | published MB/s | error | theoretical MB/s |\n"
+                        "|---|---|---:|---:|---:|---:|\n");
+  else if (csv)
+    g_string_append (o, "config,figure,simulated_mbps,published_mbps,error_pct,theoretical_mbps,flag\n");
+  else if (js)
+    g_string_append_printf (o, "{\n  \"schema\": 1,\n  \"tolerance_pct\": %.2f,\n  \"figures\": [", v->tolerance_pct);
+  else
+    g_string_append (o, "config               figure               simulated  published    error  theoretical\n");
+  gboolean first = TRUE;
+  for (guint i = 0; i < n; i++) {
+    Job *j = &jobs[i];
+    if (!j->cfg || j->error)
+      continue;
+    PsFigure f[4];
+    ps_result_figures (&j->result, f);
+    for (int k = 0; k < 4; k++) {
+      if (!isfinite (f[k].published) || !isfinite (f[k].simulated))
+        continue;
+      const char *flag = "";
+      double abs_err = fabs (f[k].error_pct);
+      if (f[k].above_limit) {
+        flag = "above-protocol-limit";
+        s->flagged++;
+      } else {
+        s->counted++;
+        s->sum_abs += abs_err;
+        s->theo_sum_abs += fabs (j->result.theoretical_mbps - f[k].published) / f[k].published * 100;
+        if (abs_err > s->max_abs) {
+          s->max_abs = abs_err;
+          s->max_config = j->cfg->name;
+          s->max_figure = f[k].key;
+        }
+        if (abs_err > v->tolerance_pct) {
+          s->beyond++;
+          flag = "beyond-tolerance";
+        }
+      }
+      if (md)
+        g_string_append_printf (o, "| %s | %s | %.1f | %.1f | %+.1f%%%s | %.1f |\n", j->cfg->name, f[k].label,
+                                f[k].simulated, f[k].published, f[k].error_pct,
+                                f[k].above_limit ? " (flagged: published above protocol limit)" : "",
+                                j->result.theoretical_mbps);
+      else if (csv)
+        g_string_append_printf (o, "%s,%s,%.2f,%.2f,%.2f,%.2f,%s\n", j->cfg->name, f[k].key, f[k].simulated,
+                                f[k].published, f[k].error_pct, j->result.theoretical_mbps, flag);
+      else if (js) {
+        g_string_append_printf (o, "%s\n    {\"config\": ", first ? "" : ",");
+        ps_json_string (o, j->cfg->name);
+        g_string_append_printf (o, ", \"figure\": \"%s\", \"simulated_mbps\": %.2f, \"published_mbps\": %.2f, "
+                                   "\"error_pct\": %.2f, \"theoretical_mbps\": %.2f, \"flag\": \"%s\"}",
+                                f[k].key, f[k].simulated, f[k].published, f[k].error_pct,
+                                j->result.theoretical_mbps, flag);
+      } else
+        g_string_append_printf (o, "%-20s %-20s %9.1f  %9.1f  %+6.1f%%  %11.1f  %s\n", j->cfg->name, f[k].label,
+                                f[k].simulated, f[k].published, f[k].error_pct, j->result.theoretical_mbps, flag);
+      first = FALSE;
+    }
+  }
+  double mean = s->counted ? s->sum_abs / s->counted : 0, theo = s->counted ? s->theo_sum_abs / s->counted : 0;
+  if (js) {
+    g_string_append_printf (o, "\n  ],\n  \"summary\": {\"figures\": %d, \"flagged\": %d, \"mean_abs_error_pct\": %.3f, "
+                               "\"max_abs_error_pct\": %.3f, \"beyond_tolerance\": %d, "
+                               "\"theoretical_mean_abs_error_pct\": %.3f}\n}\n",
+                            s->counted, s->flagged, mean, s->max_abs, s->beyond, theo);
+  } else if (!csv) {
+    g_string_append_printf (o, "%s%d figures (%d flagged and left out): mean |error| %.2f%%, max |error| %.2f%% (%s %s), "
+                               "%d beyond ±%g%%; the theoretical formula is %.2f%% off on average\n",
+                            md ? "\n" : "\n", s->counted, s->flagged, mean, s->max_abs,
+                            s->max_config ? s->max_config : "-", s->max_figure ? s->max_figure : "", s->beyond,
+                            v->tolerance_pct, theo);
+  }
+}
+
+int
+ps_validate (const PsValidate *v, GError **error)
+{
+  g_autoptr (GPtrArray) paths = NULL;
+  if (v->configs && v->configs[0]) {
+    paths = g_ptr_array_new_with_free_func (g_free);
+    for (const char *const *c = v->configs; *c; c++)
+      g_ptr_array_add (paths, g_strdup (*c));
+  } else {
+    g_autofree char *dir = ps_default_configs_dir ();
+    paths = ps_find_published_configs (dir, error);
+    if (!paths)
+      return -1;
+  }
+  guint n = paths->len;
+  g_autofree Job *jobs = g_new0 (Job, n);
+  int workers = v->jobs > 0 ? v->jobs : (int) g_get_num_processors ();
+  g_autoptr (GError) e = NULL;
+  GThreadPool *pool = g_thread_pool_new (run_job, NULL, MAX (workers, 1), TRUE, &e);
+  for (guint i = 0; i < n; i++) {
+    jobs[i] = (Job) { .path = paths->pdata[i], .sets = v->sets, .seed = v->seed };
+    g_thread_pool_push (pool, &jobs[i], NULL);
+  }
+  g_thread_pool_free (pool, FALSE, TRUE);
+
+  g_autoptr (GString) out = g_string_new (NULL);
+  Summary s = { 0 };
+  render (out, jobs, n, v, &s);
+  int rc = s.beyond > 0 ? 1 : 0;
+  GError *first_error = NULL;
+  for (guint i = 0; i < n; i++) {
+    if (jobs[i].error && !first_error)
+      first_error = g_steal_pointer (&jobs[i].error);
+    g_clear_error (&jobs[i].error);
+    ps_config_free (jobs[i].cfg);
+  }
+  if (first_error) {
+    g_propagate_error (error, first_error);
+    return -1;
+  }
+  if (!ps_write_output (v->output, out, error))
+    return -1;
+  return rc;
+}

@@ -24,11 +24,11 @@ struct App {
    * tx_st_ready handshake allows no more). */
   Tlp *tx_cur;
   guint tx_cur_client;
-  gboolean tx_streaming; /* beats still running; the end event is pending */
   gboolean tx_waiting_link; /* beats done, link_port_can_send said no: tx-ready callback pending */
   gboolean tx_arb_pending; /* an arbitration event is scheduled */
   SimTime tx_free_at; /* first edge at which the interface may start another TLP */
-  uint64_t tx_beats;
+  uint64_t tx_beats, tx_switch_cycles;
+  gboolean tx_any; /* a TLP has been sent: last_winner is meaningful for the switch penalty */
 
   /* Receive: FIFO through Tlp.next. The IP's receive pipeline delay is the link's rx_pipeline_ps; stamp_ps is
    * left alone so the sender's stamp (e.g. when a PIO write left the host) reaches the handler. */
@@ -98,7 +98,6 @@ static void
 tx_beats_done (SimEngine *e, void *ctx, uint64_t arg)
 {
   App *a = ctx;
-  a->tx_streaming = FALSE;
   tx_hand_over (a);
 }
 
@@ -122,13 +121,16 @@ tx_arbitrate (SimEngine *e, void *ctx, uint64_t arg)
     uint32_t beats = avst_beats (a->p.width_bits, a->p.header_own_beat, t->header_bytes, t->address,
       t->payload_bytes);
     a->tx_beats += beats;
+    /* Handing the interface to another source costs the multiplexer's turnaround before the first beat. */
+    uint32_t idle = a->tx_any && c != a->last_winner ? a->p.arb_switch_cycles : 0;
+    a->tx_switch_cycles += idle;
+    a->tx_any = TRUE;
     a->last_winner = c;
     a->tx_cur = t;
     a->tx_cur_client = c;
-    a->tx_streaming = TRUE;
-    SimTime now = sim_now (e);
-    a->tx_free_at = now + (SimTime) (beats + a->p.tx_gap_cycles) * a->cycle_ps;
-    sim_schedule_at (e, now + (SimTime) beats * a->cycle_ps, tx_beats_done, a, 0);
+    SimTime done = sim_now (e) + (SimTime) (idle + beats) * a->cycle_ps;
+    a->tx_free_at = done + (SimTime) a->p.tx_gap_cycles * a->cycle_ps;
+    sim_schedule_at (e, done, tx_beats_done, a, 0);
     return;
   }
   /* Nobody could go. Clients with work but no credits are woken by the link's tx-ready; idle ones by app_kick. */
@@ -250,6 +252,12 @@ uint64_t
 app_tx_beats (const App *a)
 {
   return a->tx_beats;
+}
+
+uint64_t
+app_tx_switch_cycles (const App *a)
+{
+  return a->tx_switch_cycles;
 }
 
 uint64_t

@@ -5,16 +5,17 @@
  * - Transmit: clients (the DMA engines) register in priority order and are pulled, never pushed: when the
  *   datapath is free the arbiter asks each client to describe its next TLP (peek), skips clients whose TLP the
  *   link cannot take now (flow-control credits or queue space: link_port_can_send), and takes one TLP from the
- *   winner. The TLP then occupies the interface for avst_beats() beats plus tx_gap_cycles, and is handed to
+ *   winner. The TLP then occupies the interface for avst_beats() beats (after arb_switch_cycles idle beats when
+ *   the winner differs from the previous TLP's), is followed by tx_gap_cycles idle beats, and is handed to
  *   link_port_send() at the end of its last beat (store-and-forward into the IP's transmit buffer: the IP cannot
  *   put a TLP on the wire faster than the application delivers it). Clients call app_kick() when they get new work.
  * - Arbitration: APP_ARB_ROUND_ROBIN rotates among ready clients starting after the last winner (what AN-456's
  *   chaining DMA does between its read and write engines, so neither starves); APP_ARB_PRIORITY always picks the
  *   lowest-numbered ready client. Both skip a client blocked on credits, as the hard IP's per-type credit
  *   signals (tx_cred) let the application do.
- * - Receive: TLPs from the link (whose rx_pipeline_ps already holds the IP's receive latency) pass one at a time
- *   through the receive interface, each taking avst_beats() + rx_overhead_cycles. At the end of its beats the handler sees the TLP, then the
- *   app calls link_port_consume() (the IP's receive buffer slot is free only once the application has read it)
+ * - Receive: TLPs from the link (whose rx_pipeline_ps already holds the IP's receive latency) pass one at a
+ *   time through the receive interface, each taking avst_beats() + rx_overhead_cycles. At the end of its beats
+ *   the handler sees the TLP, then the app calls link_port_consume() (the IP's receive buffer slot is free only once the application has read it)
  *   and frees it. Handlers must not keep or free the TLP.
  * - Every beat starts on an edge of the application clock; times are integer picoseconds.
  * - No allocation after app_new(): queues are intrusive lists through Tlp.next.
@@ -34,6 +35,11 @@ typedef struct {
   gboolean header_own_beat; /* TRUE: header never shares a beat with data (256-bit Avalon-MM DMA style) */
   uint32_t tx_gap_cycles; /* idle beats after each transmitted TLP: arbiter/state-machine turnaround */
   AppArbitration arbitration; /* transmit arbitration between clients */
+  uint32_t arb_switch_cycles; /* idle beats when the grant moves to a different client than the last TLP's:
+                               * the transmit multiplexer's handshake and pipeline refill between the DMA
+                               * modules (AN-456's chaining DMA muxes its read and write engines onto one
+                               * Avalon-ST source). Costs twice per read request slipped between writes, so it
+                               * weighs on writes in simultaneous mode only, and more at a slower clock. */
   uint32_t rx_overhead_cycles; /* extra beats per received TLP: the DMA's completion bookkeeping */
 } AppParams;
 
@@ -65,6 +71,8 @@ void app_kick (App *app);
 SimTime app_cycle_ps (const App *app);
 /* Beats the datapath spent transmitting / receiving (utilisation figures for reports). */
 uint64_t app_tx_beats (const App *app);
+/* Idle beats spent on arb_switch_cycles turnarounds. */
+uint64_t app_tx_switch_cycles (const App *app);
 uint64_t app_rx_beats (const App *app);
 /* Nothing queued in either direction. */
 gboolean app_idle (const App *app);

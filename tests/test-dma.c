@@ -30,7 +30,7 @@ base_params (void)
       .iteration_gap_ns = 2000,
     },
     .app = { .width_bits = 128, .clock_mhz = 250, .header_own_beat = FALSE, .tx_gap_cycles = 0,
-             .arbitration = APP_ARB_ROUND_ROBIN, .rx_overhead_cycles = 0 },
+             .arbitration = APP_ARB_ROUND_ROBIN, .arb_switch_cycles = 0, .rx_overhead_cycles = 0 },
     .dma = { .max_payload_bytes = 256, .max_read_request_bytes = 512, .tags = 32, .cpl_buffer_bytes = 0,
              .desc_max_bytes = 4096, .desc_per_fetch = 32, .desc_fifo_entries = 32, .desc_setup_cycles = 0,
              .addr64 = FALSE, .msi = TRUE, .counter_start = DMA_COUNTER_AT_ENDPOINT },
@@ -244,6 +244,16 @@ START_TEST (test_read_requests_take_write_beats)
   double d = write_counter_delta_ns (&p, SYSTEM_SIMULTANEOUS);
   double want = (400 * 34 + 200 * 2) * 8.0;
   ck_assert_msg (fabs (d - want) / want < 0.005, "simultaneous write: %.0f ns per 100 KB, hand %.0f", d, want);
+  /* With a 3-beat multiplexer turnaround each request slipped between two writes costs 2 switches. */
+  p = datapath_params ();
+  p.app.arb_switch_cycles = 3;
+  d = write_counter_delta_ns (&p, SYSTEM_SIMULTANEOUS);
+  want = (400 * 34 + 200 * (2 + 2 * 3)) * 8.0;
+  ck_assert_msg (fabs (d - want) / want < 0.005, "with switch beats: %.0f ns per 100 KB, hand %.0f", d, want);
+  /* Alone, the write engine never switches: no cost. */
+  d = write_counter_delta_ns (&p, SYSTEM_WRITE);
+  want = 400 * 34 * 8.0;
+  ck_assert_msg (fabs (d - want) / want < 0.002, "write alone with switch beats: %.0f ns, hand %.0f", d, want);
 }
 END_TEST
 

@@ -242,6 +242,12 @@ app_kick (App *a)
   schedule_arbitration (a);
 }
 
+LinkPort *
+app_port (const App *a)
+{
+  return a->port;
+}
+
 SimTime
 app_cycle_ps (const App *a)
 {

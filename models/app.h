@@ -69,6 +69,8 @@ void app_set_rx (App *app, AppRxFn fn, void *ctx);
 void app_kick (App *app);
 
 SimTime app_cycle_ps (const App *app);
+/* The link port the datapath feeds (for clients that need wire-level notifications). */
+LinkPort *app_port (const App *app);
 /* Beats the datapath spent transmitting / receiving (utilisation figures for reports). */
 uint64_t app_tx_beats (const App *app);
 /* Idle beats spent on arb_switch_cycles turnarounds. */

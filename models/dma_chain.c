@@ -42,6 +42,7 @@ struct DmaEngine {
   gboolean wake_pending;
 
   uint64_t requested, completed; /* data bytes of this run: issued (MRd length / MWr payload), finished */
+  const Tlp *last_data; /* write engine: its final data MWr, handed to the link and not yet on the wire */
   EngineTail tail;
   uint32_t runs;
   SimTime counter_start_ps, counter_stop_ps;
@@ -331,7 +332,10 @@ stop_counter (DmaEngine *e)
     e->dma->notify (e->dma->notify_ctx, e->dir, TRUE);
 }
 
-/* The app handed a TLP to the link: for the write engine that is when its data "has been transferred". */
+/* The app handed a TLP to the link. The write engine's data counts as sent now (it may start its status write),
+ * but its counter stops only when the last data has left the transmitter (on_placed): stopping it at the
+ * hand-off would credit the transfer with bytes still queued in the IP, a throughput above what the wire
+ * carries. */
 static void
 engine_sent (void *ctx, const Tlp *t)
 {
@@ -340,8 +344,20 @@ engine_sent (void *ctx, const Tlp *t)
     e->completed += t->payload_bytes;
     e->dma->c.write_bytes_sent += t->payload_bytes;
     if (data_done (e))
-      stop_counter (e);
+      e->last_data = t;
   }
+}
+
+static void
+on_placed (void *ctx, LinkPort *port, const Tlp *t, SimTime end_ps)
+{
+  (void) port;
+  DmaEngine *e = &((DmaChain *) ctx)->eng[DMA_WRITE];
+  if (t != e->last_data)
+    return;
+  e->last_data = NULL;
+  stop_counter (e);
+  e->counter_stop_ps = end_ps;
 }
 
 /* --- receive: completions and register writes ------------------------------------------------------------ */
@@ -449,6 +465,7 @@ dma_chain_new (SimEngine *engine, const DmaParams *params, App *app, TlpPool *po
     app_add_client (app, &client, &d->eng[dir]);
   }
   app_set_rx (app, on_rx, d);
+  link_port_set_tx_placed (app_port (app), on_placed, d);
   return d;
 }
 

@@ -49,6 +49,8 @@ struct LinkPort {
   void *rx_ctx;
   LinkTxReadyFn ready_fn;
   void *ready_ctx;
+  LinkTxPlacedFn placed_fn;
+  void *placed_ctx;
   gboolean want_ready; /* can_send said no: call ready_fn on the next relevant change */
 };
 
@@ -253,6 +255,13 @@ link_port_set_tx_ready (LinkPort *port, LinkTxReadyFn fn, void *ctx)
 {
   port->ready_fn = fn;
   port->ready_ctx = ctx;
+}
+
+void
+link_port_set_tx_placed (LinkPort *port, LinkTxPlacedFn fn, void *ctx)
+{
+  port->placed_fn = fn;
+  port->placed_ctx = ctx;
 }
 
 LinkEnd
@@ -477,6 +486,9 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
     d->s_overhead += bytes - t->payload_bytes;
     d->cnt.tlps++;
     d->cnt.payload_bytes += t->payload_bytes;
+    LinkPort *tx = &l->port[d->dir];
+    if (tx->placed_fn)
+      tx->placed_fn (tx->placed_ctx, tx, t, phy_sym_ps (phy, ceil_div (pl.end_slot, phy->lanes)));
     send_to_far_side (d, pl.end_slot, &(Arrival) { .kind = ARR_TLP, .cls = tlp_fc_class (t->kind), .tlp = t });
     drained = TRUE;
   }

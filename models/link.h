@@ -67,6 +67,9 @@ gboolean link_params_validate (const LinkParams *params, GError **error);
 
 typedef void (*LinkRxFn) (void *ctx, LinkPort *port, Tlp *tlp);
 typedef void (*LinkTxReadyFn) (void *ctx, LinkPort *port);
+/* A TLP has been placed on the wire; its last symbol leaves the transmitter at end_ps (>= now). The TLP is still
+ * the link's: the callback may read it but must not keep it. */
+typedef void (*LinkTxPlacedFn) (void *ctx, LinkPort *port, const Tlp *tlp, SimTime end_ps);
 
 Link *link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool);
 void link_free (Link *link);
@@ -75,6 +78,7 @@ LinkPort *link_port (Link *link, LinkEnd end);
 TlpPool *link_pool (Link *link);
 void link_port_set_rx (LinkPort *port, LinkRxFn fn, void *ctx);
 void link_port_set_tx_ready (LinkPort *port, LinkTxReadyFn fn, void *ctx);
+void link_port_set_tx_placed (LinkPort *port, LinkTxPlacedFn fn, void *ctx);
 
 gboolean link_port_can_send (LinkPort *port, const Tlp *tlp);
 void link_port_send (LinkPort *port, Tlp *tlp);

@@ -67,6 +67,7 @@ system_params (const PsConfig *cfg, SystemParams *sp, GError **error)
     .read_latency_per_byte_ps = cfg->host.read_latency_ps_per_byte,
     .cpl_rate_mbps = cfg->host.completion_mbps,
     .cpl_overhead_ns = cfg->host.completion_overhead_ns,
+    .read_queue_depth = (uint32_t) cfg->host.read_queue_depth,
     .write_drain_mbps = cfg->host.write_drain_mbps,
     .write_latency_ns = cfg->host.write_latency_ns,
     .sw_pio_latency_ns = cfg->host.pio_latency_ns,
@@ -82,6 +83,7 @@ system_params (const PsConfig *cfg, SystemParams *sp, GError **error)
     .tx_gap_cycles = (uint32_t) cfg->endpoint.tx_gap_cycles,
     .arbitration = cfg->endpoint.arbitration == PS_ARB_PRIORITY ? APP_ARB_PRIORITY : APP_ARB_ROUND_ROBIN,
     .rx_overhead_cycles = (uint32_t) cfg->endpoint.rx_overhead_cycles,
+    .arb_switch_cycles = (uint32_t) cfg->endpoint.arb_switch_cycles,
   };
   sp->dma = (DmaParams) {
     .max_payload_bytes = (uint32_t) cfg->link.max_payload,
@@ -179,6 +181,16 @@ topology_run (const PsConfig *cfg, unsigned modes, uint64_t seed, PsRunResult *o
       continue;
     if (!(stream ? run_stream : run_dma) (cfg, i, seed, &out->modes[i], error))
       return FALSE;
+    /* The protocol limit is an analytic upper bound for one direction: a figure above it means a model lets data
+     * through faster than the wire can carry it (e.g. a counter stopped before the data left), never a result. */
+    const PsModeResult *m = &out->modes[i];
+    double worst = MAX (m->mbps, MAX (m->read_mbps, m->write_mbps));
+    if (worst > out->protocol_limit_mbps * (1 + 1e-9)) {
+      ps_error_plain (error, PS_ERROR_INTERNAL,
+                      "%s: %s mode simulated %.1f MB/s, above the protocol limit of %.1f MB/s: a model is wrong",
+                      cfg->path, ps_mode_name (bits[i]), worst, out->protocol_limit_mbps);
+      return FALSE;
+    }
   }
   return TRUE;
 }

@@ -64,6 +64,7 @@ typedef struct {
     bool header_own_beat;
     int64_t tx_gap_cycles;
     int64_t rx_overhead_cycles;
+    int64_t arb_switch_cycles;
     int arbitration; /* PsArbitration */
   } endpoint;
 
@@ -83,6 +84,7 @@ typedef struct {
     int64_t completion_bytes; /* 0 = up to MPS; else the chunk size the root complex returns */
     double completion_mbps; /* 0 = unlimited */
     double completion_overhead_ns;
+    int64_t read_queue_depth;
     double write_drain_mbps; /* 0 = unlimited */
     double write_latency_ns;
     double pio_latency_ns;

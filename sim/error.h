@@ -2,7 +2,9 @@
  * command line never has to translate: main() exits with error->code.
  *
  * Messages are complete lines. A located one reads "FILE:LINE:COL: error: MESSAGE" (1-based line and column);
- * one without a location reads "pciesim: error: MESSAGE". ps_error_located() builds the first form. */
+ * one without a location reads "pciesim: error: MESSAGE". ps_error_located() builds the first form. Control
+ * characters in either (a quoted YAML key may hold a newline) are written as C escapes, so a message is always
+ * exactly one line. */
 #pragma once
 
 #include <glib.h>

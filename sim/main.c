@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "models/topology.h"
 #include "pciesim-version.h"
@@ -11,6 +12,7 @@
 #include "sim/config.h"
 #include "sim/error.h"
 #include "sim/report.h"
+#include "sim/sweep.h"
 #include "sim/validate.h"
 
 static const char *summary_text =
@@ -21,6 +23,8 @@ static const char *summary_text =
     "  pciesim CONFIG [OPTION…]      run a config (the default command)\n"
     "  pciesim validate [CONFIG…]    run every config with published figures and compare\n"
     "  pciesim keys [--format F]     list every config key with its unit and source\n"
+    "  pciesim sweep SCENARIO        run a what-if scenario's points (--jobs, --shard I/N, --resume)\n"
+    "  pciesim merge FILE… -o OUT    join sweep shards into the file one unsharded run writes\n"
     "\n"
     "Exit status: 0 success, 64 usage error, 65 bad config data, 66 missing file,\n"
     "70 internal error (an invariant broke), 73 cannot write the output.";
@@ -166,6 +170,74 @@ cmd_run (int argc, char **argv)
   return finish (e);
 }
 
+static int
+cmd_sweep (int argc, char **argv)
+{
+  g_autofree char *format = NULL, *output = NULL, *shard = NULL;
+  gint jobs = 0;
+  gint64 seed = 1;
+  gboolean resume = FALSE;
+  GOptionEntry entries[] = {
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "worker threads (default: number of cores)", "N" },
+    { "shard", 0, 0, G_OPTION_ARG_STRING, &shard, "run only share I of N (points whose index % N = I-1)", "I/N" },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "csv (default) or json", "FORMAT" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "write to FILE atomically (default stdout)", "FILE" },
+    { "resume", 'r', 0, G_OPTION_ARG_NONE, &resume, "keep the points already in --output FILE, run the rest", NULL },
+    { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "seed of every random stream (default 1)", "N" },
+    G_OPTION_ENTRY_NULL,
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("SCENARIO - run every point of a what-if scenario");
+  g_option_context_set_description (ctx, "One row per point, in a stable order, identical for any --jobs.\n"
+                                         "Shards of one sweep (--shard 1/N … N/N) join with pciesim merge.\n"
+                                         "A progress line goes to stderr when it is a terminal.");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  GError *e = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &e))
+    return finish (usage_error (e));
+  if (argc != 2) {
+    ps_error_plain (&e, PS_ERROR_USAGE, "usage: pciesim sweep SCENARIO [--jobs N] [--shard I/N] [--format csv|json] "
+                                        "[--output FILE] [--resume]");
+    return finish (e);
+  }
+  PsSweep s = { .scenario = argv[1], .jobs = jobs, .format = PS_FORMAT_CSV, .output = output, .resume = resume,
+                .progress = isatty (STDERR_FILENO), .seed = (uint64_t) seed };
+  if (!parse_format (format, &s.format, &e))
+    return finish (e);
+  if (s.format != PS_FORMAT_CSV && s.format != PS_FORMAT_JSON) {
+    ps_error_plain (&e, PS_ERROR_USAGE, "sweep writes csv or json, not '%s'", format);
+    return finish (e);
+  }
+  if (jobs < 0) {
+    ps_error_plain (&e, PS_ERROR_USAGE, "--jobs must not be negative");
+    return finish (e);
+  }
+  if (shard && !ps_sweep_parse_shard (shard, &s.shard_index, &s.shard_count, &e))
+    return finish (e);
+  ps_sweep_run (&s, &e);
+  return finish (e);
+}
+
+static int
+cmd_merge (int argc, char **argv)
+{
+  g_autofree char *output = NULL;
+  GOptionEntry entries[] = {
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "write to FILE atomically (default stdout)", "FILE" },
+    G_OPTION_ENTRY_NULL,
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("FILE… - join the shards of one sweep");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  GError *e = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &e))
+    return finish (usage_error (e));
+  if (argc < 2) {
+    ps_error_plain (&e, PS_ERROR_USAGE, "usage: pciesim merge FILE… [--output FILE]");
+    return finish (e);
+  }
+  ps_sweep_merge ((const char *const *) argv + 1, output, &e);
+  return finish (e);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -176,5 +248,9 @@ main (int argc, char **argv)
     return cmd_validate (argc - 1, argv + 1);
   if (argc > 1 && strcmp (argv[1], "keys") == 0)
     return cmd_keys (argc - 1, argv + 1);
+  if (argc > 1 && strcmp (argv[1], "sweep") == 0)
+    return cmd_sweep (argc - 1, argv + 1);
+  if (argc > 1 && strcmp (argv[1], "merge") == 0)
+    return cmd_merge (argc - 1, argv + 1);
   return cmd_run (argc, argv);
 }

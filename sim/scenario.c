@@ -1,0 +1,821 @@
+/* scenario.c — scenario file -> PsScenario (axes, zip groups, overrides, metrics) and per-point configs. */
+#include "scenario.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "sim/error.h"
+
+static const char *const top_keys[] = { "name", "description", "base", "overrides", "modes",
+                                        "axes", "zip", "metrics", NULL };
+static const char *const axis_keys[] = { "key", "values", "range", NULL };
+static const char *const range_keys[] = { "from", "to", "step", "scale", NULL };
+
+/* Located at a scenario node; a macro so that ps_error_located's printf checking sees the caller's format. */
+#define node_error(error, code, n, ...) ps_error_located ((error), (code), (n)->origin, (n)->line, (n)->col, __VA_ARGS__)
+
+/* Closest word of `words` to `word`, or NULL when nothing is close enough to be a plausible typo. */
+static const char *
+closest (const char *const *words, guint n, const char *word)
+{
+  const char *best = NULL;
+  guint best_d = G_MAXUINT;
+  for (guint i = 0; i < n; i++) {
+    guint d = ps_edit_distance (words[i], word);
+    if (d < best_d) {
+      best_d = d;
+      best = words[i];
+    }
+  }
+  return best && best_d <= MAX (2u, (guint) strlen (word) / 3) ? best : NULL;
+}
+
+/* config.h lists keys only through `pciesim keys`; its table rendering starts each line with the key path,
+ * which is enough for suggestions without widening config.h for a message. Built per call: errors only. */
+static GPtrArray *
+config_key_list (void)
+{
+  g_autoptr (GString) table = g_string_new (NULL);
+  ps_config_print_keys (table, FALSE);
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  g_auto (GStrv) lines = g_strsplit (table->str, "\n", -1);
+  for (char **l = lines; *l; l++)
+    if (**l)
+      g_ptr_array_add (out, g_strndup (*l, strcspn (*l, " ")));
+  return out;
+}
+
+static gboolean
+is_config_section (const char *path)
+{
+  g_autoptr (GPtrArray) keys = config_key_list ();
+  size_t n = strlen (path);
+  for (guint i = 0; i < keys->len; i++)
+    if (strncmp (keys->pdata[i], path, n) == 0 && ((char *) keys->pdata[i])[n] == '.')
+      return TRUE;
+  return FALSE;
+}
+
+static void
+unknown_config_key (GError **error, const YNode *at, const char *what, const char *path)
+{
+  g_autoptr (GPtrArray) keys = config_key_list ();
+  const char *hint = closest ((const char *const *) keys->pdata, keys->len, path);
+  if (hint)
+    node_error (error, PS_ERROR_DATA, at, "%s '%s' is not a config key (did you mean '%s'?)", what, path, hint);
+  else
+    node_error (error, PS_ERROR_DATA, at, "%s '%s' is not a config key (see pciesim keys)", what, path);
+}
+
+/* Every key of `map` must be one of `allowed`. */
+static gboolean
+check_keys (const YNode *map, const char *const *allowed, const char *where, GError **error)
+{
+  for (guint i = 0; i < map->keys->len; i++) {
+    const YNode *k = map->keys->pdata[i];
+    if (g_strv_contains (allowed, k->value))
+      continue;
+    const char *hint = closest (allowed, g_strv_length ((char **) allowed), k->value);
+    if (hint)
+      node_error (error, PS_ERROR_DATA, k, "unknown key '%s' in %s (did you mean '%s'?)", k->value, where, hint);
+    else
+      node_error (error, PS_ERROR_DATA, k, "unknown key '%s' in %s", k->value, where);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+want_kind (const YNode *n, YNodeKind kind, const char *what, GError **error)
+{
+  if (n->kind == kind)
+    return TRUE;
+  node_error (error, PS_ERROR_DATA, n, "%s must be %s, not %s", what, ytree_kind_name (kind), ytree_kind_name (n->kind));
+  return FALSE;
+}
+
+/* --- YAML text of a node, for --set values ---------------------------------------------------------------- */
+
+/* Quoted scalars stay quoted: config.c takes only plain scalars as numbers or booleans, and a value must mean
+ * the same on an axis as in a config file. */
+static void
+emit_yaml (GString *o, const YNode *n)
+{
+  switch (n->kind) {
+  case YNODE_SCALAR:
+    if (n->plain) {
+      g_string_append (o, n->value);
+      break;
+    }
+    g_string_append_c (o, '"');
+    for (const char *p = n->value; *p; p++) {
+      if (*p == '"' || *p == '\\')
+        g_string_append_c (o, '\\');
+      g_string_append_c (o, *p);
+    }
+    g_string_append_c (o, '"');
+    break;
+  case YNODE_SEQ:
+    g_string_append_c (o, '[');
+    for (guint i = 0; i < n->items->len; i++) {
+      if (i)
+        g_string_append (o, ", ");
+      emit_yaml (o, n->items->pdata[i]);
+    }
+    g_string_append_c (o, ']');
+    break;
+  case YNODE_MAP:
+    g_string_append_c (o, '{');
+    for (guint i = 0; i < n->keys->len; i++) {
+      g_string_append_printf (o, "%s%s: ", i ? ", " : "", ((YNode *) n->keys->pdata[i])->value);
+      emit_yaml (o, n->items->pdata[i]);
+    }
+    g_string_append_c (o, '}');
+    break;
+  }
+}
+
+static char *
+set_string (const char *key, const YNode *value)
+{
+  GString *o = g_string_new (key);
+  g_string_append_c (o, '=');
+  emit_yaml (o, value);
+  return g_string_free (o, FALSE);
+}
+
+/* --- overrides ------------------------------------------------------------------------------------------- */
+
+/* `overrides:` may nest sections or use dotted paths; both flatten to one --set per key. */
+static gboolean
+flatten_overrides (PsScenario *s, const YNode *map, const char *prefix, GError **error)
+{
+  for (guint i = 0; i < map->keys->len; i++) {
+    const YNode *k = map->keys->pdata[i], *v = map->items->pdata[i];
+    g_autofree char *path = *prefix ? g_strconcat (prefix, ".", k->value, NULL) : g_strdup (k->value);
+    if (ps_config_key_exists (path)) {
+      g_ptr_array_add (s->sets, set_string (path, v));
+      g_ptr_array_add (s->set_nodes, (gpointer) v);
+    } else if (is_config_section (path)) {
+      if (!want_kind (v, YNODE_MAP, path, error) || !flatten_overrides (s, v, path, error))
+        return FALSE;
+    } else {
+      unknown_config_key (error, k, "override", path);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* --- axes ------------------------------------------------------------------------------------------------ */
+
+static gboolean
+number_of (const YNode *n, const char *what, double *out, GError **error)
+{
+  char *end = NULL;
+  if (n->kind == YNODE_SCALAR && n->plain) {
+    *out = g_ascii_strtod (n->value, &end);
+    if (end != n->value && *end == '\0' && isfinite (*out))
+      return TRUE;
+  }
+  node_error (error, PS_ERROR_DATA, n, "%s must be a number", what);
+  return FALSE;
+}
+
+/* Integral values print as integers so that `1024` on an axis and `1024` from a range are the same text. */
+static char *
+number_text (double v)
+{
+  if (v == floor (v) && fabs (v) < 9007199254740992.0)
+    return g_strdup_printf ("%.0f", v);
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  return g_strdup (g_ascii_formatd (buf, sizeof buf, "%.12g", v));
+}
+
+static gboolean
+expand_range (PsAxis *a, const YNode *r, GError **error)
+{
+  if (!want_kind (r, YNODE_MAP, "range", error) || !check_keys (r, range_keys, "range", error))
+    return FALSE;
+  const YNode *from_n = ytree_map_get (r, "from"), *to_n = ytree_map_get (r, "to");
+  const YNode *step_n = ytree_map_get (r, "step"), *scale_n = ytree_map_get (r, "scale");
+  if (!from_n || !to_n) {
+    node_error (error, PS_ERROR_DATA, r, "range needs from: and to:");
+    return FALSE;
+  }
+  double from, to, step = 1;
+  if (!number_of (from_n, "range from", &from, error) || !number_of (to_n, "range to", &to, error))
+    return FALSE;
+  gboolean pow2 = FALSE;
+  if (scale_n) {
+    if (scale_n->kind != YNODE_SCALAR || (strcmp (scale_n->value, "linear") && strcmp (scale_n->value, "pow2"))) {
+      node_error (error, PS_ERROR_DATA, scale_n, "range scale must be linear or pow2");
+      return FALSE;
+    }
+    pow2 = strcmp (scale_n->value, "pow2") == 0;
+  }
+  if (step_n && pow2) {
+    node_error (error, PS_ERROR_DATA, step_n, "a pow2 range doubles each value: it takes no step");
+    return FALSE;
+  }
+  if (step_n && !number_of (step_n, "range step", &step, error))
+    return FALSE;
+  if (to < from || step <= 0 || (pow2 && from <= 0)) {
+    node_error (error, PS_ERROR_DATA, r, "%s", to < from ? "range to is below from"
+                                              : step <= 0 ? "range step must be positive"
+                                                          : "a pow2 range must start above 0");
+    return FALSE;
+  }
+  /* Counted before generating, so a range of a billion values fails fast instead of filling memory. */
+  double count = pow2 ? floor (log2 (to / from) + 1e-9) + 1 : floor ((to - from) / step + 1e-9) + 1;
+  if (count > PS_SCENARIO_MAX_POINTS) {
+    node_error (error, PS_ERROR_DATA, r, "range has %.0f values, more than the %u a sweep may have", count,
+                PS_SCENARIO_MAX_POINTS);
+    return FALSE;
+  }
+  for (guint i = 0; i < (guint) count; i++) {
+    double v = pow2 ? from * ldexp (1.0, (int) i) : from + step * i;
+    g_autofree char *text = number_text (v);
+    g_ptr_array_add (a->values, ytree_scalar_new (r->origin, r->line, r->col, text));
+  }
+  return TRUE;
+}
+
+static void
+axis_free (gpointer p)
+{
+  PsAxis *a = p;
+  g_free (a->key);
+  g_ptr_array_unref (a->values);
+  g_free (a);
+}
+
+static gboolean
+load_axis (PsScenario *s, const YNode *entry, GError **error)
+{
+  if (!want_kind (entry, YNODE_MAP, "an axis", error) || !check_keys (entry, axis_keys, "an axis", error))
+    return FALSE;
+  const YNode *key = ytree_map_get (entry, "key"), *values = ytree_map_get (entry, "values"),
+              *range = ytree_map_get (entry, "range");
+  if (!key || !want_kind (key, YNODE_SCALAR, "an axis key", error)) {
+    if (!key)
+      node_error (error, PS_ERROR_DATA, entry, "an axis needs key: (a config key such as endpoint.tags)");
+    return FALSE;
+  }
+  if (!ps_config_key_exists (key->value)) {
+    unknown_config_key (error, key, "axis key", key->value);
+    return FALSE;
+  }
+  /* Modes are chosen once per scenario (they decide the columns); published figures never feed a model. */
+  if (strcmp (key->value, "benchmark.modes") == 0 || strcmp (key->value, "name") == 0 ||
+      g_str_has_prefix (key->value, "published.")) {
+    node_error (error, PS_ERROR_DATA, key, "'%s' cannot be an axis%s", key->value,
+                strcmp (key->value, "benchmark.modes") == 0 ? " (use the scenario's modes: key)" : "");
+    return FALSE;
+  }
+  for (guint i = 0; i < s->axes->len; i++)
+    if (strcmp (((PsAxis *) s->axes->pdata[i])->key, key->value) == 0) {
+      node_error (error, PS_ERROR_DATA, key, "axis '%s' is given twice", key->value);
+      return FALSE;
+    }
+  if (!values == !range) {
+    node_error (error, PS_ERROR_DATA, entry, "axis '%s' needs either values: or range:", key->value);
+    return FALSE;
+  }
+  PsAxis *a = g_new0 (PsAxis, 1);
+  a->key = g_strdup (key->value);
+  a->values = g_ptr_array_new_with_free_func ((GDestroyNotify) ytree_free);
+  a->at = entry;
+  a->group = -1;
+  g_ptr_array_add (s->axes, a);
+  if (range)
+    return expand_range (a, range, error);
+  if (!want_kind (values, YNODE_SEQ, "values", error))
+    return FALSE;
+  if (values->items->len == 0) {
+    node_error (error, PS_ERROR_DATA, values, "axis '%s' lists no values", a->key);
+    return FALSE;
+  }
+  for (guint i = 0; i < values->items->len; i++) {
+    const YNode *v = values->items->pdata[i];
+    /* One value is one CSV cell and one line of output: no nesting, no line breaks. */
+    if (!want_kind (v, YNODE_SCALAR, "an axis value", error))
+      return FALSE;
+    if (strpbrk (v->value, "\n\r")) {
+      node_error (error, PS_ERROR_DATA, v, "an axis value must fit on one line");
+      return FALSE;
+    }
+    g_ptr_array_add (a->values, ytree_copy (v));
+  }
+  return TRUE;
+}
+
+static PsAxis *
+axis_named (const PsScenario *s, const char *key)
+{
+  for (guint i = 0; i < s->axes->len; i++)
+    if (strcmp (((PsAxis *) s->axes->pdata[i])->key, key) == 0)
+      return s->axes->pdata[i];
+  return NULL;
+}
+
+/* `zip: [a, b]` is one group; `zip: [[a, b], [c, d]]` several. Group numbers are then given in axis order so
+ * that the point order depends only on where the axes are written. */
+static gboolean
+load_zip (PsScenario *s, const YNode *zip, GError **error)
+{
+  if (zip && !want_kind (zip, YNODE_SEQ, "zip", error))
+    return FALSE;
+  gboolean flat = zip && zip->items->len && ((YNode *) zip->items->pdata[0])->kind == YNODE_SCALAR;
+  guint n_lists = !zip ? 0 : flat ? 1 : zip->items->len;
+  g_autofree int *tag = g_new0 (int, s->axes->len + 1); /* per axis: 0 alone, else zip list number + 1 */
+  for (guint g = 0; g < n_lists; g++) {
+    const YNode *list = flat ? zip : zip->items->pdata[g];
+    if (!want_kind (list, YNODE_SEQ, "a zip group", error))
+      return FALSE;
+    if (list->items->len < 2) {
+      node_error (error, PS_ERROR_DATA, list, "a zip group pairs at least two axes");
+      return FALSE;
+    }
+    guint len0 = 0;
+    for (guint i = 0; i < list->items->len; i++) {
+      const YNode *name = list->items->pdata[i];
+      if (!want_kind (name, YNODE_SCALAR, "a zipped axis", error))
+        return FALSE;
+      PsAxis *a = axis_named (s, name->value);
+      if (!a) {
+        node_error (error, PS_ERROR_DATA, name, "zip names '%s', which is not an axis", name->value);
+        return FALSE;
+      }
+      guint ai = 0;
+      while (s->axes->pdata[ai] != a)
+        ai++;
+      if (tag[ai]) {
+        node_error (error, PS_ERROR_DATA, name, "axis '%s' is zipped twice", name->value);
+        return FALSE;
+      }
+      tag[ai] = (int) g + 1;
+      if (i == 0)
+        len0 = a->values->len;
+      else if (a->values->len != len0) {
+        node_error (error, PS_ERROR_DATA, name, "zipped axes must have as many values: '%s' has %u, '%s' has %u",
+                    name->value, a->values->len, ((YNode *) list->items->pdata[0])->value, len0);
+        return FALSE;
+      }
+    }
+  }
+  g_autofree int *group_of_list = g_new (int, n_lists + 1);
+  for (guint g = 0; g <= n_lists; g++)
+    group_of_list[g] = -1;
+  guint64 points = 1;
+  for (guint i = 0; i < s->axes->len; i++) {
+    PsAxis *a = s->axes->pdata[i];
+    if (tag[i] && group_of_list[tag[i]] >= 0) {
+      a->group = group_of_list[tag[i]];
+      continue;
+    }
+    a->group = (int) s->n_groups++;
+    if (tag[i])
+      group_of_list[tag[i]] = a->group;
+    points *= a->values->len;
+    if (points > PS_SCENARIO_MAX_POINTS) {
+      node_error (error, PS_ERROR_DATA, a->at, "the axes make more than %u points", PS_SCENARIO_MAX_POINTS);
+      return FALSE;
+    }
+  }
+  s->n_points = (guint) points;
+  return TRUE;
+}
+
+/* --- metrics --------------------------------------------------------------------------------------------- */
+
+static const char *const mode_words[PS_N_MODES] = { "read", "write", "simultaneous" };
+static const char *const usage_words[5] = { "payload", "tlp_overhead", "dllp", "ordered_sets", "idle" };
+
+/* The vocabulary, built once: per point, then per mode its figures, % of theoretical, usage, events, time. */
+static GArray *
+metric_table (void)
+{
+  static GArray *table;
+  if (g_once_init_enter (&table)) {
+    GArray *t = g_array_new (FALSE, TRUE, sizeof (PsMetric));
+    PsMetric m = { g_strdup ("theoretical_mbps"), PS_METRIC_THEORETICAL, -1, 0, 0, 0 };
+    g_array_append_val (t, m);
+    m = (PsMetric) { g_strdup ("protocol_limit_mbps"), PS_METRIC_PROTOCOL_LIMIT, -1, 0, 0, 0 };
+    g_array_append_val (t, m);
+    for (int mode = 0; mode < PS_N_MODES; mode++) {
+      int n_fig = mode == PS_SIMULTANEOUS ? 2 : 1;
+      for (int f = 0; f < n_fig; f++) {
+        const char *fig = mode != PS_SIMULTANEOUS ? "" : f ? "_write" : "_read";
+        m = (PsMetric) { g_strdup_printf ("%s%s_mbps", mode_words[mode], fig), PS_METRIC_MBPS, mode, f, 0, 0 };
+        g_array_append_val (t, m);
+      }
+      for (int f = 0; f < n_fig; f++) {
+        const char *fig = mode != PS_SIMULTANEOUS ? "" : f ? "_write" : "_read";
+        m = (PsMetric) { g_strdup_printf ("%s%s_pct_theoretical", mode_words[mode], fig), PS_METRIC_PCT_THEORETICAL,
+                         mode, f, 0, 0 };
+        g_array_append_val (t, m);
+      }
+      for (int d = 0; d < 2; d++)
+        for (int c = 0; c < 5; c++) {
+          m = (PsMetric) { g_strdup_printf ("%s_%s_%s_pct", mode_words[mode], d ? "down" : "up", usage_words[c]),
+                           PS_METRIC_USAGE, mode, 0, d, c };
+          g_array_append_val (t, m);
+        }
+      m = (PsMetric) { g_strdup_printf ("%s_events", mode_words[mode]), PS_METRIC_EVENTS, mode, 0, 0, 0 };
+      g_array_append_val (t, m);
+      m = (PsMetric) { g_strdup_printf ("%s_sim_time_ns", mode_words[mode]), PS_METRIC_SIM_TIME, mode, 0, 0, 0 };
+      g_array_append_val (t, m);
+    }
+    g_once_init_leave (&table, t);
+  }
+  return table;
+}
+
+const char *const *
+ps_metric_names (void)
+{
+  static const char **names;
+  if (g_once_init_enter (&names)) {
+    GArray *t = metric_table ();
+    const char **n = g_new0 (const char *, t->len + 1);
+    for (guint i = 0; i < t->len; i++)
+      n[i] = g_array_index (t, PsMetric, i).name;
+    g_once_init_leave (&names, n);
+  }
+  return names;
+}
+
+static const PsMetric *
+metric_find (const char *name)
+{
+  GArray *t = metric_table ();
+  for (guint i = 0; i < t->len; i++)
+    if (strcmp (g_array_index (t, PsMetric, i).name, name) == 0)
+      return &g_array_index (t, PsMetric, i);
+  return NULL;
+}
+
+static void
+add_metric (PsScenario *s, const PsMetric *m)
+{
+  PsMetric copy = *m;
+  copy.name = g_strdup (m->name);
+  g_array_append_val (s->metrics, copy);
+}
+
+static const unsigned mode_bits[PS_N_MODES] = { PS_MODE_READ, PS_MODE_WRITE, PS_MODE_SIMULTANEOUS };
+
+static void
+default_metrics (PsScenario *s)
+{
+  GArray *t = metric_table ();
+  for (guint i = 0; i < t->len; i++) {
+    const PsMetric *m = &g_array_index (t, PsMetric, i);
+    gboolean per_mode = m->kind == PS_METRIC_MBPS || m->kind == PS_METRIC_PCT_THEORETICAL || m->kind == PS_METRIC_USAGE;
+    if (m->kind == PS_METRIC_THEORETICAL || (per_mode && (s->modes & mode_bits[m->mode])))
+      add_metric (s, m);
+  }
+}
+
+static gboolean
+load_metrics (PsScenario *s, const YNode *list, GError **error)
+{
+  if (!want_kind (list, YNODE_SEQ, "metrics", error))
+    return FALSE;
+  for (guint i = 0; i < list->items->len; i++) {
+    const YNode *n = list->items->pdata[i];
+    if (!want_kind (n, YNODE_SCALAR, "a metric", error))
+      return FALSE;
+    const PsMetric *m = metric_find (n->value);
+    if (!m) {
+      const char *const *names = ps_metric_names ();
+      const char *hint = closest (names, g_strv_length ((char **) names), n->value);
+      node_error (error, PS_ERROR_DATA, n, "unknown metric '%s'%s%s%s", n->value, hint ? " (did you mean '" : "",
+                  hint ? hint : "", hint ? "'?)" : "");
+      return FALSE;
+    }
+    if (m->mode >= 0 && !(s->modes & mode_bits[m->mode])) {
+      node_error (error, PS_ERROR_DATA, n, "metric '%s' needs %s mode, which this scenario does not run", n->value,
+                  mode_words[m->mode]);
+      return FALSE;
+    }
+    for (guint j = 0; j < s->metrics->len; j++)
+      if (strcmp (g_array_index (s->metrics, PsMetric, j).name, n->value) == 0) {
+        node_error (error, PS_ERROR_DATA, n, "metric '%s' is listed twice", n->value);
+        return FALSE;
+      }
+    add_metric (s, m);
+  }
+  if (s->metrics->len == 0) {
+    node_error (error, PS_ERROR_DATA, list, "metrics lists nothing to record");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+double
+ps_metric_value (const PsMetric *m, const PsRunResult *r)
+{
+  if (m->kind == PS_METRIC_THEORETICAL)
+    return r->theoretical_mbps;
+  if (m->kind == PS_METRIC_PROTOCOL_LIMIT)
+    return r->protocol_limit_mbps;
+  const PsModeResult *mr = &r->modes[m->mode];
+  if (!mr->ran)
+    return NAN;
+  double mbps = m->mode != PS_SIMULTANEOUS ? mr->mbps : m->figure ? mr->write_mbps : mr->read_mbps;
+  const PsUsage *u = m->downstream ? &mr->downstream : &mr->upstream;
+  const double usage[5] = { u->payload, u->tlp_overhead, u->dllp, u->ordered_sets, u->idle };
+  switch (m->kind) {
+  case PS_METRIC_MBPS:
+    return mbps;
+  case PS_METRIC_PCT_THEORETICAL:
+    return mbps / r->theoretical_mbps * 100.0;
+  case PS_METRIC_USAGE:
+    return usage[m->category] * 100.0;
+  case PS_METRIC_EVENTS:
+    return (double) mr->events;
+  case PS_METRIC_SIM_TIME:
+    return mr->sim_time_ns;
+  default:
+    return NAN;
+  }
+}
+
+void
+ps_metric_format (GString *out, const PsMetric *m, double v)
+{
+  if (!isfinite (v))
+    return;
+  if (m->kind == PS_METRIC_EVENTS)
+    g_string_append_printf (out, "%.0f", v);
+  else
+    g_string_append_printf (out, "%.*f", m->kind == PS_METRIC_SIM_TIME ? 3 : 2, v);
+}
+
+/* --- errors of one point --------------------------------------------------------------------------------- */
+
+/* The text after "LOCATION: error: " of a message from error.h, and the location ("pciesim" when unlocated). */
+static const char *
+split_message (const char *msg, char **location)
+{
+  const char *e = strstr (msg, ": error: ");
+  if (!e) {
+    *location = NULL;
+    return msg;
+  }
+  *location = g_strndup (msg, (gsize) (e - msg));
+  return e + strlen (": error: ");
+}
+
+/* An error from loading or running point `index` (or the base when index is G_MAXUINT), moved to the scenario:
+ * onto the override or axis value that caused it when its origin is one of our --set strings, else onto the
+ * `axes:` entry with the point's values spelled out. Errors in the base file itself keep their location. */
+static GError *
+relocate (const PsScenario *s, guint index, char **sets, const YNode *const *nodes, GError *e)
+{
+  g_autofree char *loc = NULL;
+  const char *text = split_message (e->message, &loc);
+  g_autoptr (GString) values = g_string_new (NULL);
+  for (guint a = 0; index != G_MAXUINT && a < s->axes->len; a++)
+    g_string_append_printf (values, "%s%s=%s", a ? ", " : "", ((PsAxis *) s->axes->pdata[a])->key,
+                            nodes[s->sets->len + a]->value);
+  GError *out = NULL;
+  for (int i = (int) g_strv_length (sets) - 1; loc && i >= 0; i--) {
+    if (!g_str_has_prefix (loc, "--set ") || !g_str_has_prefix (loc + 6, sets[i]) || loc[6 + strlen (sets[i])] != ':')
+      continue;
+    const YNode *n = nodes[i];
+    /* An override can be wrong only in combination with a point's values (checked once without them). */
+    if ((guint) i < s->sets->len && index != G_MAXUINT)
+      ps_error_located (&out, e->code, n->origin, n->line, n->col, "override, at point %u (%s): %s", index + 1,
+                        values->str, text);
+    else if ((guint) i < s->sets->len)
+      ps_error_located (&out, e->code, n->origin, n->line, n->col, "override: %s", text);
+    else
+      ps_error_located (&out, e->code, n->origin, n->line, n->col, "axis %s = %s (point %u): %s",
+                        ((PsAxis *) s->axes->pdata[(guint) i - s->sets->len])->key, n->value, index + 1, text);
+    g_error_free (e);
+    return out;
+  }
+  if (index == G_MAXUINT)
+    return e;
+  const YNode *axes = ytree_map_get (s->tree, "axes");
+  gboolean elsewhere = loc && strcmp (loc, "pciesim") != 0;
+  ps_error_located (&out, e->code, axes->origin, axes->line, axes->col, "point %u (%s): %s%s%s", index + 1,
+                    values->str, elsewhere ? loc : "", elsewhere ? ": " : "", text);
+  g_error_free (e);
+  return out;
+}
+
+void
+ps_scenario_point_coords (const PsScenario *s, guint index, guint *value_index)
+{
+  /* Mixed radix over the groups, last group fastest; every axis of a group shares its digit. */
+  g_autofree guint *digit = g_new0 (guint, s->n_groups + 1);
+  guint rest = index;
+  for (int g = (int) s->n_groups - 1; g >= 0; g--) {
+    guint radix = 1;
+    for (guint a = 0; a < s->axes->len; a++)
+      if (((PsAxis *) s->axes->pdata[a])->group == g) {
+        radix = ((PsAxis *) s->axes->pdata[a])->values->len;
+        break;
+      }
+    digit[g] = rest % radix;
+    rest /= radix;
+  }
+  for (guint a = 0; a < s->axes->len; a++)
+    value_index[a] = digit[((PsAxis *) s->axes->pdata[a])->group];
+}
+
+/* The sets of a point and, parallel to them, the nodes that wrote each. */
+static char **
+point_sets (const PsScenario *s, guint index, const YNode ***nodes)
+{
+  guint n = s->sets->len + s->axes->len;
+  char **sets = g_new0 (char *, n + 1);
+  *nodes = g_new0 (const YNode *, n + 1);
+  for (guint i = 0; i < s->sets->len; i++) {
+    sets[i] = g_strdup (s->sets->pdata[i]);
+    (*nodes)[i] = s->set_nodes->pdata[i];
+  }
+  g_autofree guint *vi = g_new0 (guint, s->axes->len + 1);
+  ps_scenario_point_coords (s, index, vi);
+  for (guint a = 0; a < s->axes->len; a++) {
+    const PsAxis *ax = s->axes->pdata[a];
+    const YNode *v = ax->values->pdata[vi[a]];
+    sets[s->sets->len + a] = set_string (ax->key, v);
+    (*nodes)[s->sets->len + a] = v;
+  }
+  return sets;
+}
+
+char **
+ps_scenario_point_sets (const PsScenario *s, guint index)
+{
+  g_autofree const YNode **nodes = NULL;
+  return point_sets (s, index, &nodes);
+}
+
+void
+ps_scenario_locate_error (const PsScenario *s, guint index, GError **error)
+{
+  if (!error || !*error)
+    return;
+  g_autofree const YNode **nodes = NULL;
+  g_auto (GStrv) sets = point_sets (s, index, &nodes);
+  *error = relocate (s, index, sets, nodes, *error);
+}
+
+PsConfig *
+ps_scenario_point_config (const PsScenario *s, guint index, GError **error)
+{
+  g_autofree const YNode **nodes = NULL;
+  g_auto (GStrv) sets = point_sets (s, index, &nodes);
+  GError *e = NULL;
+  PsConfig *cfg = ps_config_load (s->base, (const char *const *) sets, &e);
+  if (!cfg)
+    g_propagate_error (error, relocate (s, index, sets, nodes, e));
+  return cfg;
+}
+
+/* --- loading --------------------------------------------------------------------------------------------- */
+
+static gboolean
+load_modes (PsScenario *s, const YNode *n, GError **error)
+{
+  guint count = n->kind == YNODE_SEQ ? n->items->len : 1;
+  if (n->kind == YNODE_MAP || count == 0) {
+    node_error (error, PS_ERROR_DATA, n, "modes must be a mode or a list of modes (read, write, simultaneous, all)");
+    return FALSE;
+  }
+  for (guint i = 0; i < count; i++) {
+    const YNode *one = n->kind == YNODE_SEQ ? n->items->pdata[i] : n;
+    unsigned m = one->kind == YNODE_SCALAR ? ps_mode_parse (one->value) : 0;
+    if (!m) {
+      node_error (error, PS_ERROR_DATA, one, "unknown mode (expected read, write, simultaneous or all)");
+      return FALSE;
+    }
+    s->modes |= m;
+  }
+  return TRUE;
+}
+
+static gboolean
+load_base (PsScenario *s, const YNode *base, GError **error)
+{
+  if (!want_kind (base, YNODE_SCALAR, "base", error))
+    return FALSE;
+  g_autofree char *dir = g_path_get_dirname (s->path);
+  s->base = g_path_is_absolute (base->value) ? g_strdup (base->value) : g_build_filename (dir, base->value, NULL);
+  if (!g_file_test (s->base, G_FILE_TEST_IS_REGULAR)) {
+    node_error (error, PS_ERROR_NOINPUT, base, "base config '%s' %s", s->base,
+                g_file_test (s->base, G_FILE_TEST_EXISTS) ? "is not a regular file" : "does not exist");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+load_tree (PsScenario *s, GError **error)
+{
+  const YNode *t = s->tree;
+  if (!check_keys (t, top_keys, "a scenario", error))
+    return FALSE;
+  const YNode *n;
+  if ((n = ytree_map_get (t, "name")) && !want_kind (n, YNODE_SCALAR, "name", error))
+    return FALSE;
+  if (n)
+    s->name = g_strdup (n->value);
+  if ((n = ytree_map_get (t, "description")) && !want_kind (n, YNODE_SCALAR, "description", error))
+    return FALSE;
+  if (!(n = ytree_map_get (t, "base"))) {
+    node_error (error, PS_ERROR_DATA, t, "a scenario needs base: (the config every point starts from)");
+    return FALSE;
+  }
+  if (!load_base (s, n, error))
+    return FALSE;
+  if ((n = ytree_map_get (t, "overrides")) &&
+      (!want_kind (n, YNODE_MAP, "overrides", error) || !flatten_overrides (s, n, "", error)))
+    return FALSE;
+  if (!(n = ytree_map_get (t, "axes"))) {
+    node_error (error, PS_ERROR_DATA, t, "a scenario needs axes: (a list of {key, values or range})");
+    return FALSE;
+  }
+  if (!want_kind (n, YNODE_SEQ, "axes", error))
+    return FALSE;
+  if (n->items->len == 0) {
+    node_error (error, PS_ERROR_DATA, n, "axes lists no axis");
+    return FALSE;
+  }
+  for (guint i = 0; i < n->items->len; i++)
+    if (!load_axis (s, n->items->pdata[i], error))
+      return FALSE;
+  if (!load_zip (s, ytree_map_get (t, "zip"), error))
+    return FALSE;
+
+  /* The base with overrides but no axis value: its mistakes are every point's, so report them once here. */
+  g_autofree const YNode **nodes = g_new0 (const YNode *, s->sets->len + 1);
+  g_auto (GStrv) sets = g_new0 (char *, s->sets->len + 1);
+  for (guint i = 0; i < s->sets->len; i++) {
+    sets[i] = g_strdup (s->sets->pdata[i]);
+    nodes[i] = s->set_nodes->pdata[i];
+  }
+  GError *e = NULL;
+  g_autoptr (PsConfig) base = ps_config_load (s->base, (const char *const *) sets, &e);
+  if (!base) {
+    g_propagate_error (error, relocate (s, G_MAXUINT, sets, nodes, e));
+    return FALSE;
+  }
+  if ((n = ytree_map_get (t, "modes")) && !load_modes (s, n, error))
+    return FALSE;
+  if (!n)
+    s->modes = base->benchmark.modes;
+  if ((n = ytree_map_get (t, "metrics")))
+    return load_metrics (s, n, error);
+  default_metrics (s);
+  return TRUE;
+}
+
+PsScenario *
+ps_scenario_load (const char *path, GError **error)
+{
+  g_autoptr (PsScenario) s = g_new0 (PsScenario, 1);
+  s->path = g_strdup (path);
+  s->sets = g_ptr_array_new_with_free_func (g_free);
+  s->set_nodes = g_ptr_array_new ();
+  s->axes = g_ptr_array_new_with_free_func (axis_free);
+  s->metrics = g_array_new (FALSE, TRUE, sizeof (PsMetric));
+  s->tree = ytree_load_file (path, error);
+  if (!s->tree) {
+    if (error && !*error)
+      ps_error_located (error, PS_ERROR_DATA, path, 1, 1, "empty file: a scenario is a mapping with base: and axes:");
+    return NULL;
+  }
+  if (!want_kind (s->tree, YNODE_MAP, "a scenario", error) || !load_tree (s, error))
+    return NULL;
+  if (!s->name) {
+    g_autofree char *base = g_path_get_basename (path);
+    char *dot = strrchr (base, '.');
+    s->name = dot ? g_strndup (base, (gsize) (dot - base)) : g_strdup (base);
+  }
+  return g_steal_pointer (&s);
+}
+
+void
+ps_scenario_free (PsScenario *s)
+{
+  if (!s)
+    return;
+  g_free (s->path);
+  g_free (s->name);
+  g_free (s->base);
+  g_ptr_array_unref (s->sets);
+  g_ptr_array_unref (s->set_nodes);
+  g_ptr_array_unref (s->axes);
+  for (guint i = 0; i < s->metrics->len; i++)
+    g_free (g_array_index (s->metrics, PsMetric, i).name);
+  g_array_unref (s->metrics);
+  ytree_free (s->tree);
+  g_free (s);
+}

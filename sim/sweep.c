@@ -1,0 +1,592 @@
+/* sweep.c — points -> worker threads -> rows -> one file; reading files back for --resume and merge.
+ *
+ * A sweep file is a prologue (CSV header, or the JSON object up to "points": [), one line per point, and an
+ * epilogue that depends on nothing but the format. Writing, resuming and merging all go through
+ * render_file() and parse_file() below, which is what makes their outputs agree byte for byte. */
+#include "sweep.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/topology.h"
+#include "pciesim-version.h"
+#include "sim/error.h"
+#include "sim/scenario.h"
+
+/* Rewrite a partial output at most this often, and never spend more than ~5% of the time doing it. */
+#define CHECKPOINT_MIN_US (5 * G_USEC_PER_SEC)
+#define PROGRESS_PERIOD_US (G_USEC_PER_SEC / 4)
+
+gboolean
+ps_sweep_parse_shard (const char *spec, guint *index, guint *count, GError **error)
+{
+  guint64 i = 0, n = 0;
+  const char *slash = strchr (spec, '/');
+  g_autofree char *left = slash ? g_strndup (spec, (gsize) (slash - spec)) : NULL;
+  if (!slash || !g_ascii_string_to_unsigned (left, 10, 1, G_MAXUINT, &i, NULL) ||
+      !g_ascii_string_to_unsigned (slash + 1, 10, 1, G_MAXUINT, &n, NULL) || i > n) {
+    ps_error_plain (error, PS_ERROR_USAGE, "--shard '%s': expected I/N with 1 <= I <= N, e.g. 2/8", spec);
+    return FALSE;
+  }
+  *index = (guint) i;
+  *count = (guint) n;
+  return TRUE;
+}
+
+/* --- cells and lines ------------------------------------------------------------------------------------- */
+
+/* RFC 4180: quote a cell only when it holds a separator, a quote or edge spaces that readers would trim. */
+static void
+csv_cell (GString *o, const char *v)
+{
+  size_t n = strlen (v);
+  if (!strpbrk (v, ",\"") && !(n && (v[0] == ' ' || v[n - 1] == ' '))) {
+    g_string_append (o, v);
+    return;
+  }
+  g_string_append_c (o, '"');
+  for (const char *p = v; *p; p++) {
+    if (*p == '"')
+      g_string_append_c (o, '"');
+    g_string_append_c (o, *p);
+  }
+  g_string_append_c (o, '"');
+}
+
+/* JSON's number grammar, stricter than strtod (no hex, no inf, no leading '+' or zeros). */
+static gboolean
+json_number_like (const char *s)
+{
+  const char *p = s;
+  if (*p == '-')
+    p++;
+  if (*p == '0')
+    p++;
+  else if (g_ascii_isdigit (*p))
+    while (g_ascii_isdigit (*p))
+      p++;
+  else
+    return FALSE;
+  if (*p == '.') {
+    if (!g_ascii_isdigit (*++p))
+      return FALSE;
+    while (g_ascii_isdigit (*p))
+      p++;
+  }
+  if (*p == 'e' || *p == 'E') {
+    p++;
+    if (*p == '+' || *p == '-')
+      p++;
+    if (!g_ascii_isdigit (*p))
+      return FALSE;
+    while (g_ascii_isdigit (*p))
+      p++;
+  }
+  return *p == '\0';
+}
+
+/* An axis value as written: plain numbers and booleans stay JSON numbers and booleans, the rest are strings. */
+static void
+json_value (GString *o, const YNode *v)
+{
+  if (v->plain && (json_number_like (v->value) || !strcmp (v->value, "true") || !strcmp (v->value, "false")))
+    g_string_append (o, v->value);
+  else
+    ps_json_string (o, v->value);
+}
+
+static void
+render_prologue (GString *o, const PsScenario *s, PsFormat format, uint64_t seed)
+{
+  if (format == PS_FORMAT_CSV) {
+    g_string_append (o, "id");
+    for (guint a = 0; a < s->axes->len; a++) {
+      g_string_append_c (o, ',');
+      csv_cell (o, ((PsAxis *) s->axes->pdata[a])->key);
+    }
+    for (guint m = 0; m < s->metrics->len; m++)
+      g_string_append_printf (o, ",%s", g_array_index (s->metrics, PsMetric, m).name);
+    g_string_append_c (o, '\n');
+    return;
+  }
+  g_string_append (o, "{\n  \"schema\": 1,\n  \"version\": ");
+  ps_json_string (o, PCIESIM_VERSION);
+  g_string_append (o, ",\n  \"scenario\": ");
+  ps_json_string (o, s->name);
+  g_string_append_printf (o, ",\n  \"seed\": %" G_GUINT64_FORMAT ",\n  \"points_total\": %u,\n  \"axes\": [",
+                          seed, s->n_points);
+  for (guint a = 0; a < s->axes->len; a++) {
+    g_string_append (o, a ? ", " : "");
+    ps_json_string (o, ((PsAxis *) s->axes->pdata[a])->key);
+  }
+  g_string_append (o, "],\n  \"metrics\": [");
+  for (guint m = 0; m < s->metrics->len; m++)
+    g_string_append_printf (o, "%s\"%s\"", m ? ", " : "", g_array_index (s->metrics, PsMetric, m).name);
+  g_string_append (o, "],\n  \"points\": [\n");
+}
+
+/* The part of a point's line fixed by the scenario alone (id and axis values): resume checks rows against it. */
+static void
+render_row_prefix (GString *o, const PsScenario *s, guint index, PsFormat format)
+{
+  g_autofree guint *vi = g_new0 (guint, s->axes->len + 1);
+  ps_scenario_point_coords (s, index, vi);
+  if (format == PS_FORMAT_CSV)
+    g_string_append_printf (o, "%u", index + 1);
+  else
+    g_string_append_printf (o, "    {\"id\": %u, \"params\": {", index + 1);
+  for (guint a = 0; a < s->axes->len; a++) {
+    const PsAxis *ax = s->axes->pdata[a];
+    const YNode *v = ax->values->pdata[vi[a]];
+    if (format == PS_FORMAT_CSV) {
+      g_string_append_c (o, ',');
+      csv_cell (o, v->value);
+    } else {
+      g_string_append (o, a ? ", " : "");
+      ps_json_string (o, ax->key);
+      g_string_append (o, ": ");
+      json_value (o, v);
+    }
+  }
+  if (format == PS_FORMAT_JSON)
+    g_string_append (o, "}, \"metrics\": {");
+}
+
+static char *
+render_row (const PsScenario *s, guint index, PsFormat format, const PsRunResult *r)
+{
+  GString *o = g_string_new (NULL);
+  render_row_prefix (o, s, index, format);
+  for (guint m = 0; m < s->metrics->len; m++) {
+    const PsMetric *metric = &g_array_index (s->metrics, PsMetric, m);
+    double v = ps_metric_value (metric, r);
+    if (format == PS_FORMAT_CSV) {
+      g_string_append_c (o, ',');
+      ps_metric_format (o, metric, v);
+    } else {
+      g_string_append_printf (o, "%s\"%s\": ", m ? ", " : "", metric->name);
+      if (isfinite (v))
+        ps_metric_format (o, metric, v);
+      else
+        g_string_append (o, "null");
+    }
+  }
+  if (format == PS_FORMAT_JSON)
+    g_string_append (o, "}}");
+  return g_string_free (o, FALSE);
+}
+
+/* rows: n lines without terminator; NULL entries (points not finished yet) are left out. */
+static void
+render_file (GString *o, PsFormat format, const char *prologue, char *const *rows, guint n)
+{
+  g_string_append (o, prologue);
+  gboolean first = TRUE;
+  for (guint i = 0; i < n; i++) {
+    if (!rows[i])
+      continue;
+    if (format == PS_FORMAT_JSON && !first)
+      g_string_append (o, ",\n");
+    g_string_append (o, rows[i]);
+    if (format == PS_FORMAT_CSV)
+      g_string_append_c (o, '\n');
+    first = FALSE;
+  }
+  if (format == PS_FORMAT_JSON)
+    g_string_append (o, first ? "  ]\n}\n" : "\n  ]\n}\n");
+}
+
+/* --- reading a sweep file back --------------------------------------------------------------------------- */
+
+typedef struct {
+  PsFormat format;
+  char *prologue; /* NULL when the file stops inside it */
+  GPtrArray *rows; /* complete point lines, terminator and JSON comma removed */
+  gboolean closed; /* ends as a finished file would (a cut last line or missing JSON epilogue makes it FALSE) */
+} SweepFile;
+
+static void
+sweep_file_clear (SweepFile *f)
+{
+  g_free (f->prologue);
+  if (f->rows)
+    g_ptr_array_unref (f->rows);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SweepFile, sweep_file_clear)
+
+static const char json_rows_start[] = "  \"points\": [\n";
+static const char json_rows_end[] = "  ]\n}\n";
+
+static void
+parse_file (const char *text, gsize len, SweepFile *f)
+{
+  f->format = len && text[0] == '{' ? PS_FORMAT_JSON : PS_FORMAT_CSV;
+  f->rows = g_ptr_array_new_with_free_func (g_free);
+  const char *end = text + len, *p;
+  if (f->format == PS_FORMAT_CSV) {
+    p = memchr (text, '\n', len);
+    if (!p)
+      return;
+    p++;
+  } else {
+    const char *start = g_strstr_len (text, (gssize) len, json_rows_start);
+    if (!start)
+      return;
+    p = start + strlen (json_rows_start);
+  }
+  f->prologue = g_strndup (text, (gsize) (p - text));
+  while (p < end) {
+    const char *nl = memchr (p, '\n', (size_t) (end - p));
+    if (!nl)
+      return; /* a cut last line is no row */
+    gsize n = (gsize) (nl - p);
+    if (f->format == PS_FORMAT_JSON && n == 3 && memcmp (p, json_rows_end, 3) == 0) {
+      f->closed = (size_t) (end - p) == strlen (json_rows_end) && memcmp (p, json_rows_end, strlen (json_rows_end)) == 0;
+      return;
+    }
+    if (f->format == PS_FORMAT_JSON && n && p[n - 1] == ',')
+      n--;
+    g_ptr_array_add (f->rows, g_strndup (p, n));
+    p = nl + 1;
+  }
+  f->closed = f->format == PS_FORMAT_CSV;
+}
+
+/* The id a line starts with (1-based), or 0 when it is not a point line. */
+static guint
+row_id (const char *row, PsFormat format)
+{
+  static const char json_head[] = "    {\"id\": ";
+  if (format == PS_FORMAT_JSON) {
+    if (!g_str_has_prefix (row, json_head) || !g_str_has_suffix (row, "}}"))
+      return 0;
+    row += strlen (json_head);
+  }
+  char *end = NULL;
+  errno = 0;
+  guint64 id = g_ascii_strtoull (row, &end, 10);
+  if (end == row || errno || id == 0 || id > G_MAXUINT || *end != ',')
+    return 0;
+  return (guint) id;
+}
+
+static gboolean
+read_text (const char *path, char **text, gsize *len, GError **error)
+{
+  g_autoptr (GError) e = NULL;
+  if (g_file_get_contents (path, text, len, &e))
+    return TRUE;
+  ps_error_plain (error, PS_ERROR_NOINPUT, "%s", e->message);
+  return FALSE;
+}
+
+/* --- running --------------------------------------------------------------------------------------------- */
+
+typedef struct {
+  const PsScenario *sc;
+  PsFormat format;
+  uint64_t seed;
+  guint first, step; /* the shard: points first, first + step, … */
+  gboolean validating; /* phase 1 only loads configs; set before each phase's pushes */
+  GMutex lock;
+  GCond cond;
+  guint done; /* jobs finished in this phase */
+  guint fail_index; /* lowest failing point, G_MAXUINT if none */
+  GError *fail;
+  char **rows; /* by position in the shard; a worker fills its own slot under the lock */
+} Runner;
+
+static void
+run_point (gpointer data, gpointer user)
+{
+  Runner *r = user;
+  guint pos = GPOINTER_TO_UINT (data) - 1, index = r->first + pos * r->step;
+  g_mutex_lock (&r->lock);
+  /* Points after a failure need not run: the error reported is the lowest failing point's either way. */
+  gboolean skip = index > r->fail_index;
+  g_mutex_unlock (&r->lock);
+  GError *e = NULL;
+  char *row = NULL;
+  if (!skip) {
+    g_autoptr (PsConfig) cfg = ps_scenario_point_config (r->sc, index, &e);
+    PsRunResult result = { 0 };
+    if (cfg && !r->validating) {
+      if (topology_run (cfg, r->sc->modes, r->seed, &result, &e))
+        row = render_row (r->sc, index, r->format, &result);
+      else
+        ps_scenario_locate_error (r->sc, index, &e);
+    }
+  }
+  g_mutex_lock (&r->lock);
+  if (e && index < r->fail_index) {
+    r->fail_index = index;
+    g_clear_error (&r->fail);
+    r->fail = g_steal_pointer (&e);
+  }
+  r->rows[pos] = row ? row : r->rows[pos];
+  r->done++;
+  g_cond_signal (&r->cond);
+  g_mutex_unlock (&r->lock);
+  g_clear_error (&e);
+}
+
+static void
+format_duration (char *buf, size_t n, double s)
+{
+  guint64 t = (guint64) (s + 0.5);
+  if (t >= 3600)
+    g_snprintf (buf, n, "%" G_GUINT64_FORMAT ":%02u:%02u", t / 3600, (guint) (t / 60 % 60), (guint) (t % 60));
+  else
+    g_snprintf (buf, n, "%u:%02u", (guint) (t / 60), (guint) (t % 60));
+}
+
+static void
+progress_line (const PsScenario *s, guint done, guint total, gint64 t0, gboolean final)
+{
+  double el = (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
+  double rate = el > 0 ? done / el : 0;
+  if (final) {
+    fprintf (stderr, "\r%s: %u points in %.2f s (%.1f points/s)\033[K\n", s->name, done, el, rate);
+    return;
+  }
+  char left[32] = "?";
+  if (done > 0)
+    format_duration (left, sizeof left, (total - done) / rate);
+  fprintf (stderr, "\r%s: %u/%u points, %.1f points/s, %s left\033[K", s->name, done, total, rate, left);
+  fflush (stderr);
+}
+
+typedef struct {
+  const PsSweep *opt;
+  const char *prologue;
+  gint64 last_write, write_cost;
+} Checkpoint;
+
+/* Write the rows finished so far; row strings never change once set, so only the pointer copy needs the lock. */
+static void
+checkpoint (Checkpoint *c, Runner *r, guint n_sel)
+{
+  gint64 now = g_get_monotonic_time ();
+  if (!c->opt->output || !strcmp (c->opt->output, "-") || now - c->last_write < MAX (CHECKPOINT_MIN_US, 20 * c->write_cost))
+    return;
+  g_autofree char **snap = g_new (char *, n_sel + 1);
+  g_mutex_lock (&r->lock);
+  memcpy (snap, r->rows, n_sel * sizeof *snap);
+  g_mutex_unlock (&r->lock);
+  g_autoptr (GString) out = g_string_new (NULL);
+  render_file (out, r->format, c->prologue, snap, n_sel);
+  g_autoptr (GError) ignored = NULL;
+  /* A failed checkpoint only costs resumability; the final write reports the problem. */
+  ps_write_output (c->opt->output, out, &ignored);
+  c->last_write = g_get_monotonic_time ();
+  c->write_cost = c->last_write - now;
+}
+
+/* Run one phase over the positions in `todo`; FALSE when a point failed (its error in r->fail). */
+static gboolean
+run_phase (Runner *r, GThreadPool *pool, GArray *todo, gboolean validating, Checkpoint *cp, guint n_sel)
+{
+  r->validating = validating;
+  r->done = 0;
+  for (guint i = 0; i < todo->len; i++)
+    g_thread_pool_push (pool, GUINT_TO_POINTER (g_array_index (todo, guint, i) + 1), NULL);
+  gint64 t0 = g_get_monotonic_time ();
+  gboolean progress = cp->opt->progress && !validating;
+  g_mutex_lock (&r->lock);
+  while (r->done < todo->len) {
+    g_cond_wait_until (&r->cond, &r->lock, g_get_monotonic_time () + PROGRESS_PERIOD_US);
+    guint done = r->done;
+    g_mutex_unlock (&r->lock);
+    if (progress)
+      progress_line (r->sc, done, todo->len, t0, FALSE);
+    if (!validating)
+      checkpoint (cp, r, n_sel);
+    g_mutex_lock (&r->lock);
+  }
+  g_mutex_unlock (&r->lock);
+  if (progress)
+    progress_line (r->sc, todo->len, todo->len, t0, TRUE);
+  return r->fail == NULL;
+}
+
+/* Take the rows of an earlier (possibly cut) output that belong to this run; anything else is an error, since
+ * silently dropping or overwriting rows of another sweep would lose results. */
+static gboolean
+resume_rows (Runner *r, const char *path, const char *prologue, guint *kept, GError **error)
+{
+  *kept = 0;
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    return TRUE;
+  if (!read_text (path, &text, &len, error))
+    return FALSE;
+  g_auto (SweepFile) f = { 0 };
+  parse_file (text, len, &f);
+  if (!f.prologue) {
+    /* Cut inside the header: nothing to keep, but only if it is the start of what we would write. */
+    if (len <= strlen (prologue) && memcmp (text, prologue, len) == 0)
+      return TRUE;
+  }
+  if (!f.prologue || f.format != r->format || strcmp (f.prologue, prologue) != 0) {
+    ps_error_plain (error, PS_ERROR_DATA, "%s: not an output of this scenario in this format (its header differs); "
+                                          "remove it or run without --resume", path);
+    return FALSE;
+  }
+  g_autoptr (GString) want = g_string_new (NULL);
+  guint first_line = 1;
+  for (const char *c = prologue; *c; c++)
+    first_line += *c == '\n';
+  for (guint i = 0; i < f.rows->len; i++) {
+    const char *row = f.rows->pdata[i];
+    guint id = row_id (row, f.format);
+    guint index = id - 1;
+    g_string_truncate (want, 0);
+    if (id && index < r->sc->n_points)
+      render_row_prefix (want, r->sc, index, r->format);
+    if (!id || index >= r->sc->n_points || index < r->first || (index - r->first) % r->step != 0 ||
+        !g_str_has_prefix (row, want->str)) {
+      ps_error_plain (error, PS_ERROR_DATA, "%s: line %u is not a point of this %s (remove the file or run "
+                                            "without --resume)", path, first_line + i,
+                      r->step > 1 ? "shard" : "scenario");
+      return FALSE;
+    }
+    guint pos = (index - r->first) / r->step;
+    if (!r->rows[pos])
+      (*kept)++;
+    g_free (r->rows[pos]);
+    r->rows[pos] = g_strdup (row);
+  }
+  return TRUE;
+}
+
+gboolean
+ps_sweep_run (const PsSweep *opt, GError **error)
+{
+  if (opt->resume && (!opt->output || !strcmp (opt->output, "-"))) {
+    ps_error_plain (error, PS_ERROR_USAGE, "--resume needs --output FILE (the file to complete)");
+    return FALSE;
+  }
+  g_autoptr (PsScenario) sc = ps_scenario_load (opt->scenario, error);
+  if (!sc)
+    return FALSE;
+  Runner r = { .sc = sc, .format = opt->format, .seed = opt->seed, .fail_index = G_MAXUINT };
+  r.first = opt->shard_count ? opt->shard_index - 1 : 0;
+  r.step = opt->shard_count ? opt->shard_count : 1;
+  guint n_sel = r.first < sc->n_points ? (sc->n_points - r.first + r.step - 1) / r.step : 0;
+  r.rows = g_new0 (char *, n_sel + 1);
+  g_mutex_init (&r.lock);
+  g_cond_init (&r.cond);
+  g_autoptr (GString) prologue = g_string_new (NULL);
+  render_prologue (prologue, sc, opt->format, opt->seed);
+
+  gboolean ok = TRUE;
+  guint kept = 0;
+  if (opt->resume)
+    ok = resume_rows (&r, opt->output, prologue->str, &kept, error);
+  g_autoptr (GArray) todo = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint pos = 0; ok && pos < n_sel; pos++)
+    if (!r.rows[pos])
+      g_array_append_val (todo, pos);
+
+  Checkpoint cp = { .opt = opt, .prologue = prologue->str, .last_write = g_get_monotonic_time () };
+  if (ok && kept && opt->progress)
+    fprintf (stderr, "%s: %u of %u points already in %s\n", sc->name, kept, n_sel, opt->output);
+  if (ok && todo->len) {
+    int workers = opt->jobs > 0 ? opt->jobs : (int) g_get_num_processors ();
+    workers = (int) MIN ((guint) MAX (workers, 1), todo->len);
+    GThreadPool *pool = g_thread_pool_new (run_point, &r, workers, TRUE, NULL);
+    /* Phase 1 loads every config so that a bad value fails before hours of good points have run. */
+    ok = run_phase (&r, pool, todo, TRUE, &cp, n_sel) && run_phase (&r, pool, todo, FALSE, &cp, n_sel);
+    g_thread_pool_free (pool, FALSE, TRUE);
+    if (!ok)
+      g_propagate_error (error, g_steal_pointer (&r.fail));
+  }
+  if (ok) {
+    g_autoptr (GString) out = g_string_new (NULL);
+    render_file (out, opt->format, prologue->str, r.rows, n_sel);
+    ok = ps_write_output (opt->output, out, error);
+  }
+  for (guint i = 0; i < n_sel; i++)
+    g_free (r.rows[i]);
+  g_free (r.rows);
+  g_clear_error (&r.fail);
+  g_mutex_clear (&r.lock);
+  g_cond_clear (&r.cond);
+  return ok;
+}
+
+/* --- merge ----------------------------------------------------------------------------------------------- */
+
+static gint
+cmp_row_id (gconstpointer a, gconstpointer b, gpointer format)
+{
+  guint x = row_id (*(char *const *) a, GPOINTER_TO_INT (format)), y = row_id (*(char *const *) b, GPOINTER_TO_INT (format));
+  return x < y ? -1 : x > y;
+}
+
+gboolean
+ps_sweep_merge (const char *const *inputs, const char *output, GError **error)
+{
+  if (!inputs || !inputs[0]) {
+    ps_error_plain (error, PS_ERROR_USAGE, "merge needs at least one sweep output");
+    return FALSE;
+  }
+  g_autofree char *prologue = NULL;
+  PsFormat format = PS_FORMAT_CSV;
+  g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func (g_free);
+  for (const char *const *in = inputs; *in; in++) {
+    g_autofree char *text = NULL;
+    gsize len = 0;
+    if (!read_text (*in, &text, &len, error))
+      return FALSE;
+    g_auto (SweepFile) f = { 0 };
+    parse_file (text, len, &f);
+    if (!f.prologue || !f.closed) {
+      ps_error_plain (error, PS_ERROR_DATA, "%s: not a complete sweep output (cut short? finish it with "
+                                            "pciesim sweep --resume)", *in);
+      return FALSE;
+    }
+    if (!prologue) {
+      prologue = g_steal_pointer (&f.prologue);
+      format = f.format;
+    } else if (f.format != format || strcmp (prologue, f.prologue) != 0) {
+      ps_error_plain (error, PS_ERROR_DATA, "%s: header differs from %s's: not a shard of the same sweep", *in,
+                      inputs[0]);
+      return FALSE;
+    }
+    for (guint i = 0; i < f.rows->len; i++) {
+      if (!row_id (f.rows->pdata[i], format)) {
+        ps_error_plain (error, PS_ERROR_DATA, "%s: point line %u is malformed", *in, i + 1);
+        return FALSE;
+      }
+      g_ptr_array_add (rows, g_steal_pointer (&f.rows->pdata[i]));
+    }
+  }
+  g_ptr_array_sort_with_data (rows, cmp_row_id, GINT_TO_POINTER (format));
+  /* The same shard given twice is harmless; two different rows for one point are not. */
+  guint n = 0;
+  for (guint i = 0; i < rows->len; i++) {
+    guint id = row_id (rows->pdata[i], format);
+    if (n && id == row_id (rows->pdata[n - 1], format)) {
+      if (strcmp (rows->pdata[i], rows->pdata[n - 1]) != 0) {
+        ps_error_plain (error, PS_ERROR_DATA, "point %u appears twice with different values", id);
+        return FALSE;
+      }
+      continue;
+    }
+    if (id != n + 1) {
+      ps_error_plain (error, PS_ERROR_DATA, "point %u is missing (a shard not given, or not finished?)", n + 1);
+      return FALSE;
+    }
+    char *keep = rows->pdata[i];
+    rows->pdata[i] = rows->pdata[n];
+    rows->pdata[n++] = keep;
+  }
+  g_autoptr (GString) out = g_string_new (NULL);
+  render_file (out, format, prologue, (char *const *) rows->pdata, n);
+  return ps_write_output (output, out, error);
+}

@@ -140,15 +140,30 @@ void
 ytree_merge (YNode *base, YNode *top)
 {
   g_assert (base->kind == YNODE_MAP && top->kind == YNODE_MAP);
+  /* Every loaded file is merged into a map, so one linear lookup per key would make loading quadratic in the
+   * size of a mapping: index base's keys (text -> position + 1) once instead. */
+  g_autoptr (GHashTable) index = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < base->keys->len; i++)
+    g_hash_table_insert (index, ((YNode *) base->keys->pdata[i])->value, GUINT_TO_POINTER (i + 1));
   for (guint i = 0; i < top->keys->len; i++) {
     YNode *k = top->keys->pdata[i];
     YNode *v = top->items->pdata[i];
     top->items->pdata[i] = NULL;
-    YNode *old = ytree_map_get (base, k->value);
-    if (old && old->kind == YNODE_MAP && v->kind == YNODE_MAP)
+    guint at = GPOINTER_TO_UINT (g_hash_table_lookup (index, k->value));
+    if (!at) {
+      YNode *kn = ytree_scalar_new (k->origin, k->line, k->col, k->value);
+      g_ptr_array_add (base->keys, kn);
+      g_ptr_array_add (base->items, v);
+      g_hash_table_insert (index, kn->value, GUINT_TO_POINTER (base->keys->len));
+      continue;
+    }
+    YNode *old = base->items->pdata[at - 1];
+    if (old->kind == YNODE_MAP && v->kind == YNODE_MAP) {
       ytree_merge (old, v);
-    else
-      ytree_map_set (base, k->value, v, k);
+    } else {
+      ytree_free (old);
+      base->items->pdata[at - 1] = v; /* the key keeps its first position, as ytree_map_set does */
+    }
   }
   ytree_free (top);
 }
@@ -163,10 +178,17 @@ typedef struct {
   GError **error;
 } Loader;
 
+/* 1-based column; col_offset shifts line 1 only (a --set value sits after its KEY=). */
+static int
+col_of_mark (yaml_mark_t m, int col_offset)
+{
+  return (int) m.column + 1 + (m.line == 0 ? col_offset : 0);
+}
+
 static int
 col_of (const Loader *ld, yaml_mark_t m)
 {
-  return (int) m.column + 1 + (m.line == 0 ? ld->col_offset : 0);
+  return col_of_mark (m, ld->col_offset);
 }
 
 static YNode *
@@ -215,6 +237,8 @@ convert (Loader *ld, int index, int depth)
   }
   case YAML_MAPPING_NODE: {
     g_autoptr (YNode) n = node_new (YNODE_MAP, ld->origin, line, col);
+    /* key text -> key node, so duplicate detection stays linear in the size of the mapping */
+    g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
     for (yaml_node_pair_t *p = yn->data.mapping.pairs.start; p < yn->data.mapping.pairs.top; p++) {
       g_autoptr (YNode) k = convert (ld, p->key, depth + 1);
       if (!k)
@@ -223,7 +247,7 @@ convert (Loader *ld, int index, int depth)
         ps_error_located (ld->error, PS_ERROR_DATA, k->origin, k->line, k->col, "mapping keys must be scalars");
         return NULL;
       }
-      YNode *dup = ytree_map_key_node (n, k->value);
+      const YNode *dup = g_hash_table_lookup (seen, k->value);
       if (dup) {
         ps_error_located (ld->error, PS_ERROR_DATA, k->origin, k->line, k->col,
                           "duplicate key '%s' (first defined at line %d)", k->value, dup->line);
@@ -232,6 +256,7 @@ convert (Loader *ld, int index, int depth)
       YNode *v = convert (ld, p->value, depth + 1);
       if (!v)
         return NULL;
+      g_hash_table_insert (seen, k->value, k);
       g_ptr_array_add (n->keys, g_steal_pointer (&k));
       g_ptr_array_add (n->items, v);
     }
@@ -309,10 +334,78 @@ parser_error (const yaml_parser_t *p, const char *origin, const char *text, size
     ps_error_located (error, PS_ERROR_DATA, origin, line, col, "%s", p->problem ? p->problem : "syntax error");
 }
 
+/* Depth, anchors and aliases are checked on libyaml's event stream before it composes a document, because
+ * composing is where the cost lies: its scanner rechecks every open flow level on each token and its anchor
+ * table checks every earlier anchor, both quadratic, so a 1 MiB file of '[' took about 14 minutes and one of
+ * '&a' anchors about 20 s before convert() could object. Stopping at the first offending event keeps loading
+ * linear. Anchors are refused with aliases: without an alias an anchor does nothing. Syntax errors are left
+ * for the document load to report, so they read the same whether or not this pass runs. */
+static gboolean
+check_events (const char *origin, const char *text, size_t len, int col_offset, GError **error)
+{
+  g_auto (yaml_parser_t) parser;
+  if (!yaml_parser_initialize (&parser))
+    g_error ("out of memory initialising libyaml");
+  yaml_parser_set_input_string (&parser, (const unsigned char *) text, len);
+  int open = 0; /* collections enclosing the next node: its depth as convert() counts it */
+  for (;;) {
+    yaml_event_t ev;
+    if (!yaml_parser_parse (&parser, &ev))
+      return TRUE;
+    const yaml_char_t *anchor = NULL;
+    gboolean node = FALSE, alias = FALSE;
+    switch (ev.type) {
+    case YAML_SCALAR_EVENT:
+      node = TRUE;
+      anchor = ev.data.scalar.anchor;
+      break;
+    case YAML_SEQUENCE_START_EVENT:
+      node = TRUE;
+      anchor = ev.data.sequence_start.anchor;
+      break;
+    case YAML_MAPPING_START_EVENT:
+      node = TRUE;
+      anchor = ev.data.mapping_start.anchor;
+      break;
+    case YAML_ALIAS_EVENT:
+      node = alias = TRUE;
+      anchor = ev.data.alias.anchor;
+      break;
+    case YAML_SEQUENCE_END_EVENT:
+    case YAML_MAPPING_END_EVENT:
+      open--;
+      break;
+    default:
+      break;
+    }
+    int line = (int) ev.start_mark.line + 1, col = col_of_mark (ev.start_mark, col_offset);
+    gboolean done = ev.type == YAML_STREAM_END_EVENT;
+    if (node && open > YTREE_MAX_DEPTH) {
+      ps_error_located (error, PS_ERROR_DATA, origin, line, col, "nesting deeper than %d levels", YTREE_MAX_DEPTH);
+      done = TRUE;
+    } else if (anchor) {
+      ps_error_located (error, PS_ERROR_DATA, origin, line, col,
+                        "YAML %s '%c%s': anchors and aliases are not supported (write the value out)",
+                        alias ? "alias" : "anchor", alias ? '*' : '&', (const char *) anchor);
+      done = TRUE;
+    }
+    if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT)
+      open++;
+    yaml_event_delete (&ev);
+    if (done)
+      return !(error && *error);
+  }
+}
+
 YNode *
 ytree_load_string (const char *origin, const char *text, int col_offset, GError **error)
 {
   size_t len = strlen (text);
+  g_autoptr (GError) local = NULL;
+  if (!check_events (origin, text, len, col_offset, &local)) {
+    g_propagate_error (error, g_steal_pointer (&local));
+    return NULL;
+  }
   g_auto (yaml_parser_t) parser;
   if (!yaml_parser_initialize (&parser))
     g_error ("out of memory initialising libyaml");

@@ -205,10 +205,14 @@ static const BadCase bad_cases[] = {
   { "cpl-bytes-off-rcb", LINK "  max_payload: 256\nhost:\n  completion_bytes: 96\n", 0, { { 0 } }, NULL, 6, 21,
     PS_ERROR_DATA, "multiple of the read completion boundary (64)" },
 
-  /* Aliases: the shared node is reported where it is defined, which libyaml marks at its anchor ("&g", 2:8). */
-  { "alias", "link:\n  gen: &g 2\n  lanes: *g\n", 0, { { 0 } }, NULL, 2, 8, PS_ERROR_DATA, "alias" },
-  { "undefined-alias", "link:\n  gen: 2\n  lanes: *nope\n", 0, { { 0 } }, NULL, 3, 10, PS_ERROR_DATA,
-    "undefined alias" },
+  /* Anchors and aliases: the first of them is the mistake ("&g" at 2:8, "*nope" at 3:10), whether or not the
+   * other half exists. */
+  { "alias", "link:\n  gen: &g 2\n  lanes: *g\n", 0, { { 0 } }, NULL, 2, 8, PS_ERROR_DATA,
+    "YAML anchor '&g': anchors and aliases are not supported" },
+  { "alias-only", "link:\n  gen: 2\n  lanes: *nope\n", 0, { { 0 } }, NULL, 3, 10, PS_ERROR_DATA,
+    "YAML alias '*nope'" },
+  { "anchor-only", "link: &l\n  gen: 2\n  lanes: 8\n", 0, { { 0 } }, NULL, 1, 7, PS_ERROR_DATA,
+    "YAML anchor '&l'" },
   /* "a: " then 40 '[': the k-th bracket is at column 3 + k and depth k, so the first too deep (33) is at 36. */
   { "depth-33",
     "a: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n", 0, { { 0 } }, NULL, 1,
@@ -311,6 +315,57 @@ START_TEST (test_too_large)
   ck_assert_int_eq (e->code, PS_ERROR_DATA);
   g_autofree char *prefix = g_strdup_printf ("%s:1:1: error: ", path);
   ck_assert_msg (g_str_has_prefix (e->message, prefix), "%s", e->message);
+}
+END_TEST
+
+/* Loading is linear: files just under the size limit that drive libyaml's quadratic paths (deep flow nesting,
+ * many anchors) must be refused at their first offending node, well inside Check's timeout. */
+START_TEST (test_pathological_fast)
+{
+  g_autofree char *dir = case_dir ("pathological");
+  gsize n = YTREE_MAX_FILE_BYTES - 16;
+  g_autoptr (GString) deep = g_string_new ("a: ");
+  while (deep->len < n)
+    g_string_append_c (deep, '[');
+  g_string_append_c (deep, '\n');
+  g_autoptr (GError) e = NULL;
+  g_autoptr (PsConfig) cfg = load_text (dir, deep->str, NULL, &e);
+  ck_assert_ptr_null (cfg);
+  /* As in depth-33 of the table: the 33rd '[' is column 36. */
+  g_autofree char *prefix = g_strdup_printf ("%s/c.yaml:1:36: error: nesting deeper than 32", dir);
+  ck_assert_msg (g_str_has_prefix (e->message, prefix), "%s", e->message);
+
+  g_autoptr (GString) anchors = g_string_new ("name: x\nlist: [");
+  for (guint i = 0; anchors->len < n; i++)
+    g_string_append_printf (anchors, "&a%u x, ", i);
+  g_string_append (anchors, "y]\n");
+  g_autoptr (GError) e2 = NULL;
+  g_autoptr (PsConfig) cfg2 = load_text (dir, anchors->str, NULL, &e2);
+  ck_assert_ptr_null (cfg2);
+  /* "list: [" puts the first anchor at 2:8. */
+  g_autofree char *prefix2 = g_strdup_printf ("%s/c.yaml:2:8: error: YAML anchor '&a0'", dir);
+  ck_assert_msg (g_str_has_prefix (e2->message, prefix2), "%s", e2->message);
+
+  /* A flat mapping of ~80k keys whose last key repeats the first: found at its line, in linear time. */
+  g_autoptr (GString) keys = g_string_new (NULL);
+  guint lines = 0;
+  while (keys->len < n - 16)
+    g_string_append_printf (keys, "k%u: 1\n", lines++);
+  g_string_append (keys, "k0: 2\n");
+  g_autoptr (GError) e3 = NULL;
+  g_autoptr (PsConfig) cfg3 = load_text (dir, keys->str, NULL, &e3);
+  ck_assert_ptr_null (cfg3);
+  g_autofree char *prefix3
+      = g_strdup_printf ("%s/c.yaml:%u:1: error: duplicate key 'k0' (first defined at line 1)", dir, lines + 1);
+  ck_assert_msg (g_str_has_prefix (e3->message, prefix3), "%s", e3->message);
+
+  /* Without the repeat, the map is built and merged whole before the first key is found unknown. */
+  g_string_truncate (keys, keys->len - strlen ("k0: 2\n"));
+  g_autoptr (GError) e4 = NULL;
+  g_autoptr (PsConfig) cfg4 = load_text (dir, keys->str, NULL, &e4);
+  ck_assert_ptr_null (cfg4);
+  g_autofree char *prefix4 = g_strdup_printf ("%s/c.yaml:1:1: error: unknown key 'k0'", dir);
+  ck_assert_msg (g_str_has_prefix (e4->message, prefix4), "%s", e4->message);
 }
 END_TEST
 
@@ -584,10 +639,14 @@ main (void)
 {
   Suite *s = suite_create ("config");
   TCase *tc = tcase_create ("config");
+  /* Generous for sanitizer builds, yet far below the minutes the quadratic inputs of test_pathological_fast
+   * took before loading was made linear. */
+  tcase_set_timeout (tc, 30);
   tcase_add_unchecked_fixture (tc, setup_tmp, teardown_tmp);
   tcase_add_loop_test (tc, test_bad_config, 0, G_N_ELEMENTS (bad_cases));
   tcase_add_test (tc, test_missing_config);
   tcase_add_test (tc, test_too_large);
+  tcase_add_test (tc, test_pathological_fast);
   tcase_add_test (tc, test_include_override);
   tcase_add_test (tc, test_include_list_order);
   tcase_add_test (tc, test_include_nested_chain);

@@ -84,6 +84,7 @@ struct Dir {
   FcRx fc_rx;
   uint64_t rx_seq; /* TLPs received */
   SimEventId ack_ev; /* Ack latency timer, running while TLPs await an Ack */
+  uint32_t rx_unacked; /* TLPs received since the last Ack was scheduled */
   SimEventId fc_timer[FC_CLASS_COUNT]; /* periodic refresh */
   SimEventId fc_lat_timer[FC_CLASS_COUNT]; /* eager UpdateFC latency, running while freed credits are unsent */
   SimTime fc_last_sent_ps[FC_CLASS_COUNT];
@@ -452,6 +453,7 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
     uint64_t end = place_dllp (d, base);
     d->ack_due = FALSE;
     d->cnt.acks++;
+    o->rx_unacked = 0;
     send_to_far_side (d, end, &(Arrival) { .kind = ARR_ACK, .a = o->rx_seq });
   } else if (d->fc_due[FC_P] || d->fc_due[FC_NP] || d->fc_due[FC_CPL]) {
     FcClass c = d->fc_due[FC_P] ? FC_P : d->fc_due[FC_NP] ? FC_NP : FC_CPL;
@@ -507,6 +509,7 @@ ack_fire (SimEngine *e, void *ctx, uint64_t arg)
   Dir *d = ctx;
   Dir *rev = &d->link->d[1 - d->dir];
   d->ack_ev = SIM_EVENT_NONE;
+  d->rx_unacked = 0;
   rev->ack_due = TRUE;
   wire_kick (rev);
 }
@@ -552,6 +555,12 @@ receive_tlp (Dir *d, Tlp *t)
   if (!sim_event_pending (e, d->ack_ev) && !l->d[1 - d->dir].ack_due) {
     uint64_t due_sym = phy_sym_at_or_after (&l->phy, sim_now (e)) + l->ack_limit_symbols;
     d->ack_ev = sim_schedule_at (e, phy_sym_ps (&l->phy, due_sym), ack_fire, d, 0);
+  }
+  uint32_t every = d->dir == LINK_UPSTREAM ? l->p.host_ack_every_tlps : l->p.device_ack_every_tlps;
+  if (every && ++d->rx_unacked >= every && !l->d[1 - d->dir].ack_due) {
+    /* Count-triggered Ack: the same DLLP the timer would send, only sooner; it restarts the timer (§3.6.3.1). */
+    sim_cancel (e, d->ack_ev);
+    ack_fire (e, d, 0);
   }
   /* §2.6.1.2 periodic refresh, armed only by traffic so an idle link lets the engine drain. */
   if (fc_rx_class_finite (&d->fc_rx, c) && !sim_event_pending (e, d->fc_timer[c])) {

@@ -51,6 +51,10 @@ typedef struct {
   /* Eager UpdateFC at most this many symbol times after credits are freed, coalescing like Acks; 0 = off.
    * LINK_UPDATEFC_LATENCY_RECOMMENDED selects spec Table 2-54 (the Ack latency limit values, pcie-protocol.md §3). */
   uint32_t updatefc_latency_symbols;
+  /* Acknowledge at the latest after this many TLPs, even before the Ack latency timer expires (the spec sets only
+   * an upper bound on Ack latency, §3.6.3.1; many designs Ack more often). 0 = timer only. Per receiver. */
+  uint32_t host_ack_every_tlps;
+  uint32_t device_ack_every_tlps;
 } LinkParams;
 
 #define LINK_UPDATEFC_LATENCY_RECOMMENDED UINT32_MAX

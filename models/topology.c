@@ -38,6 +38,8 @@ topology_link_params (const PsConfig *cfg, LinkParams *lp)
     .host_rx_credits = credits (&cfg->host.rx_credits),
     .device_rx_credits = credits (&cfg->endpoint.rx_credits),
     .skp_interval_symbols = (uint32_t) cfg->link.skp_interval_symbols,
+    .host_ack_every_tlps = (uint32_t) cfg->host.ack_every_tlps,
+    .device_ack_every_tlps = (uint32_t) cfg->endpoint.ack_every_tlps,
     .updatefc_hdr_threshold_credits = (uint32_t) cfg->link.updatefc_hdr_threshold_credits,
     .updatefc_data_threshold_credits = (uint32_t) cfg->link.updatefc_data_threshold_credits,
     .updatefc_latency_symbols = cfg->link.updatefc_latency_symbols
@@ -182,10 +184,12 @@ topology_run (const PsConfig *cfg, unsigned modes, uint64_t seed, PsRunResult *o
     if (!(stream ? run_stream : run_dma) (cfg, i, seed, &out->modes[i], error))
       return FALSE;
     /* The protocol limit is an analytic upper bound for one direction: a figure above it means a model lets data
-     * through faster than the wire can carry it (e.g. a counter stopped before the data left), never a result. */
+     * through faster than the wire can carry it (e.g. a counter stopped before the data left), never a result.
+     * The bound is a long-run average over SKP intervals; a finite window can hold one SKP ordered set fewer
+     * than average (at most 4/1180 = 0.34% of one interval, < 0.05% of a window of ten), hence the slack. */
     const PsModeResult *m = &out->modes[i];
     double worst = MAX (m->mbps, MAX (m->read_mbps, m->write_mbps));
-    if (worst > out->protocol_limit_mbps * (1 + 1e-9)) {
+    if (worst > out->protocol_limit_mbps * (1 + 5e-4)) {
       ps_error_plain (error, PS_ERROR_INTERNAL,
                       "%s: %s mode simulated %.1f MB/s, above the protocol limit of %.1f MB/s: a model is wrong",
                       cfg->path, ps_mode_name (bits[i]), worst, out->protocol_limit_mbps);

@@ -117,6 +117,9 @@ static const KeyDef keys[] = {
     "cycles", "extra application-clock cycles per received TLP (completion bookkeeping)" },
   { "endpoint.arb_switch_cycles", K_INT, OFF (endpoint.arb_switch_cycles), 0, 1000, FALSE, NULL, NULL, "0",
     "cycles", "idle application-clock cycles when the transmit grant moves from one DMA engine to the other" },
+  { "endpoint.ack_every_tlps", K_INT, OFF (endpoint.ack_every_tlps), 0, 4096, FALSE, NULL, NULL, "0", "TLPs",
+    "the endpoint's data link layer Acks at the latest after this many TLPs (the spec bounds only the latency, "
+    "§3.6.3.1); 0 = Ack latency timer only" },
   { "endpoint.arbitration", K_ENUM, OFF (endpoint.arbitration), 0, 0, FALSE, NULL, arbitration_words,
     "round_robin", "", "transmit arbitration between the DMA engines: round_robin or priority" },
 
@@ -146,6 +149,8 @@ static const KeyDef keys[] = {
     "ns", "fixed return-path time per completion TLP, on top of the data rate" },
   { "host.read_queue_depth", K_INT, OFF (host.read_queue_depth), 0, 4096, FALSE, NULL, NULL, "0", "requests",
     "reads the root complex works on at once; more wait in the root port holding their NP credit; 0 = unlimited" },
+  { "host.ack_every_tlps", K_INT, OFF (host.ack_every_tlps), 0, 4096, FALSE, NULL, NULL, "0", "TLPs",
+    "the root port Acks at the latest after this many TLPs; 0 = Ack latency timer only" },
   { "host.write_drain_mbps", K_DOUBLE, OFF (host.write_drain_mbps), 0, 1e6, FALSE, NULL, NULL, "0", "MB/s",
     "rate at which the host drains posted writes from its receive buffer; 0 = unlimited" },
   { "host.write_latency_ns", K_DOUBLE, OFF (host.write_latency_ns), 0, 1e6, FALSE, NULL, NULL, "0", "ns",

@@ -65,6 +65,7 @@ typedef struct {
     int64_t tx_gap_cycles;
     int64_t rx_overhead_cycles;
     int64_t arb_switch_cycles;
+    int64_t ack_every_tlps;
     int arbitration; /* PsArbitration */
   } endpoint;
 
@@ -85,6 +86,7 @@ typedef struct {
     double completion_mbps; /* 0 = unlimited */
     double completion_overhead_ns;
     int64_t read_queue_depth;
+    int64_t ack_every_tlps;
     double write_drain_mbps; /* 0 = unlimited */
     double write_latency_ns;
     double pio_latency_ns;

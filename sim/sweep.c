@@ -255,6 +255,21 @@ parse_file (const char *text, gsize len, SweepFile *f)
   f->closed = f->format == PS_FORMAT_CSV;
 }
 
+/* Fields of a CSV line, counting quoted separators as text. */
+static guint
+csv_fields (const char *line)
+{
+  guint n = 1;
+  gboolean quoted = FALSE;
+  for (const char *c = line; *c; c++) {
+    if (*c == '"')
+      quoted = !quoted;
+    else if (*c == ',' && !quoted)
+      n++;
+  }
+  return n;
+}
+
 /* The id a line starts with (1-based), or 0 when it is not a point line. */
 static guint
 row_id (const char *row, PsFormat format)
@@ -437,7 +452,7 @@ resume_rows (Runner *r, const char *path, const char *prologue, guint *kept, GEr
     return FALSE;
   }
   g_autoptr (GString) want = g_string_new (NULL);
-  guint first_line = 1;
+  guint first_line = 1, header_fields = csv_fields (prologue);
   for (const char *c = prologue; *c; c++)
     first_line += *c == '\n';
   for (guint i = 0; i < f.rows->len; i++) {
@@ -448,7 +463,7 @@ resume_rows (Runner *r, const char *path, const char *prologue, guint *kept, GEr
     if (id && index < r->sc->n_points)
       render_row_prefix (want, r->sc, index, r->format);
     if (!id || index >= r->sc->n_points || index < r->first || (index - r->first) % r->step != 0 ||
-        !g_str_has_prefix (row, want->str)) {
+        !g_str_has_prefix (row, want->str) || (f.format == PS_FORMAT_CSV && csv_fields (row) != header_fields)) {
       ps_error_plain (error, PS_ERROR_DATA, "%s: line %u is not a point of this %s (remove the file or run "
                                             "without --resume)", path, first_line + i,
                       r->step > 1 ? "shard" : "scenario");
@@ -585,6 +600,12 @@ ps_sweep_merge (const char *const *inputs, const char *output, GError **error)
     char *keep = rows->pdata[i];
     rows->pdata[i] = rows->pdata[n];
     rows->pdata[n++] = keep;
+  }
+  /* JSON says how many points the sweep has, which catches even a missing last shard. */
+  const char *total = format == PS_FORMAT_JSON ? strstr (prologue, "\"points_total\": ") : NULL;
+  if (total && g_ascii_strtoull (total + strlen ("\"points_total\": "), NULL, 10) != n) {
+    ps_error_plain (error, PS_ERROR_DATA, "point %u is missing (a shard not given, or not finished?)", n + 1);
+    return FALSE;
   }
   g_autoptr (GString) out = g_string_new (NULL);
   render_file (out, format, prologue, (char *const *) rows->pdata, n);

@@ -1,0 +1,524 @@
+/* test-sweep.c — `pciesim sweep` and `pciesim merge` as a batch system meets them: outputs identical for any
+ * --jobs, shards that merge into the unsharded file, --resume that completes a cut file, located scenario
+ * errors and usage errors. Scenarios are written to a temporary directory and kept tiny (4 KB transfers, one
+ * iteration, read mode) so the suite stays fast under the sanitizers. PCIESIM_EXE and PCIESIM_SOURCE_ROOT come
+ * from tests/meson.build. */
+#include <check.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "sim/error.h"
+
+static char *tmp;
+
+/* Unchecked fixture: made and removed in the parent, since a failing test ends its forked child early. */
+static void
+make_tmp (void)
+{
+  tmp = g_dir_make_tmp ("pciesim-test-sweep-XXXXXX", NULL);
+  ck_assert (tmp != NULL);
+}
+
+static void
+remove_tmp (void)
+{
+  g_autoptr (GDir) d = g_dir_open (tmp, 0, NULL);
+  for (const char *n; d && (n = g_dir_read_name (d));) {
+    g_autofree char *p = g_build_filename (tmp, n, NULL);
+    g_remove (p);
+  }
+  g_rmdir (tmp);
+  g_clear_pointer (&tmp, g_free);
+}
+
+typedef struct {
+  int status;
+  char *out, *err;
+} Result;
+
+static void
+result_clear (Result *r)
+{
+  g_free (r->out);
+  g_free (r->err);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Result, result_clear)
+
+/* Run pciesim with a NULL-terminated argv (without the program) in the source root. */
+static void
+pciesim (Result *r, const char *const *args)
+{
+  const char *exe = g_getenv ("PCIESIM_EXE"), *root = g_getenv ("PCIESIM_SOURCE_ROOT");
+  ck_assert_msg (exe && root, "PCIESIM_EXE and PCIESIM_SOURCE_ROOT must be set (tests/meson.build does)");
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_ptr_array_add (argv, (gpointer) exe);
+  for (const char *const *a = args; *a; a++)
+    g_ptr_array_add (argv, (gpointer) *a);
+  g_ptr_array_add (argv, NULL);
+  int ws = 0;
+  g_autoptr (GError) e = NULL;
+  memset (r, 0, sizeof *r);
+  ck_assert_msg (g_spawn_sync (root, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &r->out, &r->err, &ws,
+                               &e), "spawn: %s", e ? e->message : "?");
+  r->status = WIFEXITED (ws) ? WEXITSTATUS (ws) : -1;
+}
+
+#define PCIESIM(r, ...) pciesim ((r), (const char *const[]) { __VA_ARGS__, NULL })
+
+static char *
+tmp_path (const char *name)
+{
+  return g_build_filename (tmp, name, NULL);
+}
+
+static char *
+write_tmp (const char *name, const char *text)
+{
+  char *p = tmp_path (name);
+  ck_assert (g_file_set_contents (p, text, -1, NULL));
+  return p;
+}
+
+static char *
+slurp (const char *path)
+{
+  char *text = NULL;
+  ck_assert_msg (g_file_get_contents (path, &text, NULL, NULL), "cannot read %s", path);
+  return text;
+}
+
+/* A small scenario on the shipped Gen2 x8 config: `axes` is YAML text placed under axes:. */
+static char *
+scenario (const char *name, const char *axes)
+{
+  g_autofree char *text = g_strdup_printf ("base: %s/configs/svgx_g2_x8.yaml\n"
+                                           "overrides:\n"
+                                           "  benchmark.transfer_bytes: 4096\n"
+                                           "  benchmark.iterations: 1\n"
+                                           "modes: [read]\n"
+                                           "axes:\n%s",
+                                           g_getenv ("PCIESIM_SOURCE_ROOT"), axes);
+  return write_tmp (name, text);
+}
+
+/* 4 x 2 = 8 points. */
+static const char axes8[] = "  - key: endpoint.tags\n    values: [1, 2, 4, 32]\n"
+                            "  - key: link.max_payload\n    range: {from: 128, to: 256, scale: pow2}\n";
+
+/* Run a sweep that must succeed; args[0] names the output file in tmp, the rest are options. Returns the
+ * output file's text. */
+static char *
+sweep_ok (const char *scen, const char *const *args0)
+{
+  g_autofree char *out = tmp_path (args0[0]);
+  const char *const *extra = args0 + 1;
+  g_autoptr (GPtrArray) args = g_ptr_array_new ();
+  g_ptr_array_add (args, "sweep");
+  g_ptr_array_add (args, (gpointer) scen);
+  g_ptr_array_add (args, "--output");
+  g_ptr_array_add (args, out);
+  for (const char *const *a = extra; a && *a; a++)
+    g_ptr_array_add (args, (gpointer) *a);
+  g_ptr_array_add (args, NULL);
+  g_auto (Result) r;
+  pciesim (&r, (const char *const *) args->pdata);
+  ck_assert_msg (r.status == 0, "sweep %s failed (%d): %s", scen, r.status, r.err);
+  /* stderr is not a terminal here, so no progress line may appear. */
+  ck_assert_msg (r.err[0] == '\0', "sweep wrote to stderr: %s", r.err);
+  return slurp (out);
+}
+
+#define SWEEP_OK(scen, ...) sweep_ok ((scen), (const char *const[]) { __VA_ARGS__, NULL })
+
+/* --- determinism, order, values -------------------------------------------------------------------------- */
+
+START_TEST (test_jobs_same_bytes)
+{
+  g_autofree char *s = scenario ("jobs.yaml", axes8);
+  const char *formats[] = { "csv", "json" };
+  for (int f = 0; f < 2; f++) {
+    g_autofree char *one = SWEEP_OK (s, "j1", "--jobs", "1", "--format", formats[f]);
+    g_autofree char *two = SWEEP_OK (s, "j2", "--jobs", "2", "--format", formats[f]);
+    g_autofree char *four = SWEEP_OK (s, "j4", "--jobs", "4", "--format", formats[f]);
+    ck_assert_msg (strcmp (one, two) == 0 && strcmp (one, four) == 0, "%s differs between --jobs 1, 2, 4",
+                   formats[f]);
+  }
+}
+END_TEST
+
+/* Column n (0-based) of a CSV line. */
+static char *
+csv_field (const char *line, int n)
+{
+  g_auto (GStrv) f = g_strsplit (line, ",", -1);
+  ck_assert_int_lt (n, (int) g_strv_length (f));
+  return g_strdup (f[n]);
+}
+
+START_TEST (test_order_and_columns)
+{
+  g_autofree char *s = scenario ("order.yaml", axes8);
+  g_autofree char *csv = SWEEP_OK (s, "order.csv", "--jobs", "2");
+  g_auto (GStrv) lines = g_strsplit (csv, "\n", -1);
+  /* 1 header + 8 points + the empty string after the final newline. */
+  ck_assert_int_eq (g_strv_length (lines), 10);
+  ck_assert_msg (g_str_has_prefix (lines[0], "id,endpoint.tags,link.max_payload,theoretical_mbps,read_mbps,"
+                                             "read_pct_theoretical,read_up_payload_pct,"), "%s", lines[0]);
+  ck_assert_msg (!strstr (lines[0], "write_") && !strstr (lines[0], "simultaneous_"), "unrun modes: %s", lines[0]);
+  /* First axis slowest, as nested loops: tags 1,1,2,2,4,4,32,32 and payload 128,256 alternating. */
+  const char *tags[] = { "1", "1", "2", "2", "4", "4", "32", "32" };
+  for (int i = 0; i < 8; i++) {
+    g_autofree char *id = csv_field (lines[i + 1], 0), *t = csv_field (lines[i + 1], 1),
+                    *mps = csv_field (lines[i + 1], 2);
+    g_autofree char *want_id = g_strdup_printf ("%d", i + 1);
+    ck_assert_str_eq (id, want_id);
+    ck_assert_str_eq (t, tags[i]);
+    ck_assert_str_eq (mps, i % 2 ? "256" : "128");
+    /* % of theoretical is derived from the two MB/s columns (both rounded to 0.01). */
+    g_autofree char *theo = csv_field (lines[i + 1], 3), *mbps = csv_field (lines[i + 1], 4),
+                    *pct = csv_field (lines[i + 1], 5);
+    double want = g_ascii_strtod (mbps, NULL) / g_ascii_strtod (theo, NULL) * 100;
+    ck_assert_msg (fabs (g_ascii_strtod (pct, NULL) - want) < 0.01, "point %d: pct %s vs %.3f", i + 1, pct, want);
+  }
+}
+END_TEST
+
+/* A point's figure is what a plain run of the same config with the same --set values prints. */
+START_TEST (test_point_matches_single_run)
+{
+  g_autofree char *s = scenario ("single.yaml", axes8);
+  g_autofree char *json = SWEEP_OK (s, "single.json", "--format", "json");
+  g_autoptr (JsonParser) p = json_parser_new ();
+  ck_assert (json_parser_load_from_data (p, json, -1, NULL));
+  JsonObject *root = json_node_get_object (json_parser_get_root (p));
+  ck_assert_int_eq (json_object_get_int_member (root, "points_total"), 8);
+  JsonArray *points = json_object_get_array_member (root, "points");
+  ck_assert_int_eq (json_array_get_length (points), 8);
+  /* Point 6 = tags 4 (third value), payload 256 (second). */
+  JsonObject *pt = json_array_get_object_element (points, 5);
+  ck_assert_int_eq (json_object_get_int_member (pt, "id"), 6);
+  JsonObject *params = json_object_get_object_member (pt, "params");
+  ck_assert_int_eq (json_object_get_int_member (params, "endpoint.tags"), 4);
+  ck_assert_int_eq (json_object_get_int_member (params, "link.max_payload"), 256);
+  double swept = json_object_get_double_member (json_object_get_object_member (pt, "metrics"), "read_mbps");
+
+  g_autofree char *cfg = g_strdup_printf ("%s/configs/svgx_g2_x8.yaml", g_getenv ("PCIESIM_SOURCE_ROOT"));
+  g_auto (Result) r;
+  PCIESIM (&r, cfg, "--mode", "read", "--format", "json", "--set", "benchmark.transfer_bytes=4096", "--set",
+           "benchmark.iterations=1", "--set", "endpoint.tags=4", "--set", "link.max_payload=256");
+  ck_assert_msg (r.status == 0, "%s", r.err);
+  g_autoptr (JsonParser) q = json_parser_new ();
+  ck_assert (json_parser_load_from_data (q, r.out, -1, NULL));
+  JsonObject *res = json_object_get_object_member (json_node_get_object (json_parser_get_root (q)), "results");
+  double single = json_object_get_double_member (json_object_get_object_member (res, "read"), "mbps");
+  ck_assert_msg (fabs (swept - single) < 0.006, "sweep %.2f vs run %.2f", swept, single);
+}
+END_TEST
+
+/* zip pairs axes; ranges expand to the values a reader would write out by hand. */
+START_TEST (test_zip_and_ranges)
+{
+  g_autofree char *s = scenario ("zip.yaml", "  - key: link.gen\n    range: {from: 1, to: 3}\n"
+                                             "  - key: link.max_read_request\n    values: [128, 256]\n"
+                                             "  - key: link.lanes\n    range: {from: 1, to: 4, scale: pow2}\n"
+                                             "zip: [link.gen, link.lanes]\n");
+  g_autofree char *csv = SWEEP_OK (s, "zip.csv", "--jobs", "2");
+  /* The zip group (gen, lanes) takes gen's place: 3 pairs x 2 MRRS values, pairs varying slowest. */
+  const char *want[] = { "1,1,128,1", "2,1,256,1", "3,2,128,2", "4,2,256,2", "5,3,128,4", "6,3,256,4" };
+  g_auto (GStrv) lines = g_strsplit (csv, "\n", -1);
+  ck_assert_int_eq (g_strv_length (lines), 8);
+  ck_assert_msg (g_str_has_prefix (lines[0], "id,link.gen,link.max_read_request,link.lanes,"), "%s", lines[0]);
+  for (int i = 0; i < 6; i++)
+    ck_assert_msg (g_str_has_prefix (lines[i + 1], want[i]) && lines[i + 1][strlen (want[i])] == ',',
+                   "row %d: '%s', want '%s,…'", i + 1, lines[i + 1], want[i]);
+}
+END_TEST
+
+/* --- shards and merge ------------------------------------------------------------------------------------ */
+
+START_TEST (test_shards_merge)
+{
+  g_autofree char *s = scenario ("shard.yaml", axes8);
+  const char *formats[] = { "csv", "json" };
+  for (int f = 0; f < 2; f++) {
+    g_autofree char *full = SWEEP_OK (s, "full", "--format", formats[f]);
+    g_autofree char *a = SWEEP_OK (s, "s1", "--shard", "1/3", "--format", formats[f]);
+    g_autofree char *b = SWEEP_OK (s, "s2", "--shard", "2/3", "--format", formats[f]);
+    g_autofree char *c = SWEEP_OK (s, "s3", "--shard", "3/3", "--format", formats[f]);
+    if (f == 0) {
+      /* Round robin over 8 points: shard 1 has 1,4,7; shard 2 has 2,5,8; shard 3 has 3,6. */
+      g_auto (GStrv) l1 = g_strsplit (a, "\n", -1), l3 = g_strsplit (c, "\n", -1);
+      ck_assert_int_eq (g_strv_length (l1), 5);
+      ck_assert_int_eq (g_strv_length (l3), 4);
+      ck_assert (g_str_has_prefix (l1[1], "1,") && g_str_has_prefix (l1[2], "4,") && g_str_has_prefix (l1[3], "7,"));
+      ck_assert (g_str_has_prefix (l3[1], "3,") && g_str_has_prefix (l3[2], "6,"));
+    }
+    g_autofree char *p1 = tmp_path ("s1"), *p2 = tmp_path ("s2"), *p3 = tmp_path ("s3"), *m = tmp_path ("merged");
+    g_auto (Result) r;
+    /* Any order of inputs. */
+    PCIESIM (&r, "merge", p3, p1, p2, "--output", m);
+    ck_assert_msg (r.status == 0, "merge: %s", r.err);
+    g_autofree char *merged = slurp (m);
+    ck_assert_msg (strcmp (merged, full) == 0, "%s: merged shards differ from the unsharded output", formats[f]);
+    g_auto (Result) missing;
+    PCIESIM (&missing, "merge", p1, p3);
+    ck_assert_msg (missing.status == PS_ERROR_DATA && strstr (missing.err, "point 2 is missing"), "%d %s",
+                   missing.status, missing.err);
+  }
+}
+END_TEST
+
+START_TEST (test_merge_errors)
+{
+  g_autofree char *s = scenario ("merr.yaml", axes8);
+  g_autofree char *csv = SWEEP_OK (s, "m.csv");
+  g_autofree char *json = SWEEP_OK (s, "m.json", "--format", "json");
+  g_autofree char *pc = tmp_path ("m.csv"), *pj = tmp_path ("m.json"), *none = tmp_path ("none.csv");
+  g_auto (Result) r1;
+  PCIESIM (&r1, "merge", pc, none);
+  ck_assert_int_eq (r1.status, PS_ERROR_NOINPUT);
+  g_auto (Result) r2;
+  PCIESIM (&r2, "merge", pc, pj);
+  ck_assert_msg (r2.status == PS_ERROR_DATA && strstr (r2.err, "header differs"), "%s", r2.err);
+  /* Same point, different figures: a shard of another run. */
+  g_autofree char *edited = g_strdup (csv);
+  char *row2 = strstr (edited, "\n2,");
+  char *digit = strchr (row2 + 3, '.') + 1;
+  *digit = *digit == '9' ? '8' : (char) (*digit + 1);
+  g_autofree char *pe = write_tmp ("edited.csv", edited);
+  g_auto (Result) r3;
+  PCIESIM (&r3, "merge", pc, pe);
+  ck_assert_msg (r3.status == PS_ERROR_DATA && strstr (r3.err, "point 2 appears twice"), "%s", r3.err);
+  /* A cut file is refused: merging it would silently lose points. */
+  g_autofree char *cut = g_strndup (csv, strlen (csv) - 5);
+  g_autofree char *pcut = write_tmp ("cut.csv", cut);
+  g_auto (Result) r4;
+  PCIESIM (&r4, "merge", pcut);
+  ck_assert_msg (r4.status == PS_ERROR_DATA && strstr (r4.err, "not a complete sweep output"), "%s", r4.err);
+}
+END_TEST
+
+/* --- resume ---------------------------------------------------------------------------------------------- */
+
+START_TEST (test_resume_completes)
+{
+  g_autofree char *s = scenario ("resume.yaml", axes8);
+  const char *formats[] = { "csv", "json" };
+  for (int f = 0; f < 2; f++) {
+    g_autofree char *full = SWEEP_OK (s, "resume-full", "--format", formats[f]);
+    size_t len = strlen (full);
+    /* Cut inside the header, at a line boundary, inside a row, and just before the end. */
+    const char *first_row = strstr (full, f ? "    {\"id\": 1" : "\n1,");
+    size_t cuts[] = { 3, (size_t) (first_row - full) + 1, len / 2, len - 2 };
+    for (int c = 0; c < 4; c++) {
+      g_autofree char *partial = g_strndup (full, cuts[c]);
+      g_autofree char *p = write_tmp ("resume-out", partial);
+      g_autofree char *done = SWEEP_OK (s, "resume-out", "--resume", "--jobs", "2", "--format", formats[f]);
+      ck_assert_msg (strcmp (done, full) == 0, "%s cut at %zu: resumed output differs", formats[f], cuts[c]);
+    }
+    /* No file yet: --resume runs everything. */
+    g_autofree char *p = tmp_path ("resume-new");
+    g_remove (p);
+    g_autofree char *fresh = SWEEP_OK (s, "resume-new", "--resume", "--format", formats[f]);
+    ck_assert_str_eq (fresh, full);
+  }
+}
+END_TEST
+
+/* Resume must keep rows it did not compute: prove it by planting a row no simulation would produce. */
+START_TEST (test_resume_keeps_rows)
+{
+  g_autofree char *s = scenario ("keep.yaml", axes8);
+  g_autofree char *full = SWEEP_OK (s, "keep-full");
+  g_auto (GStrv) lines = g_strsplit (full, "\n", -1);
+  /* Point 1 is tags 1, payload 128, then one metric per header column after the first three: all 1.25. */
+  GString *row = g_string_new ("1,1,128");
+  guint commas = 0;
+  for (const char *c = lines[0]; *c; c++)
+    commas += *c == ',';
+  for (guint m = 0; m + 2 < commas; m++)
+    g_string_append (row, ",1.25");
+  g_autofree char *want = g_string_free (row, FALSE);
+  g_autofree char *planted = g_strdup_printf ("%s\n%s\n", lines[0], want);
+  g_autofree char *p = write_tmp ("keep-out", planted);
+  g_autofree char *done = SWEEP_OK (s, "keep-out", "--resume");
+  g_auto (GStrv) got = g_strsplit (done, "\n", -1);
+  ck_assert_str_eq (got[1], want);
+  ck_assert_str_eq (got[2], lines[2]);
+  ck_assert_int_eq (g_strv_length (got), g_strv_length (lines));
+}
+END_TEST
+
+START_TEST (test_resume_foreign_file)
+{
+  g_autofree char *s = scenario ("foreign.yaml", axes8);
+  g_autofree char *p = write_tmp ("foreign.csv", "id,something,else\n1,2,3\n");
+  g_auto (Result) r;
+  PCIESIM (&r, "sweep", s, "--resume", "--output", p);
+  ck_assert_msg (r.status == PS_ERROR_DATA && strstr (r.err, "not an output of this scenario"), "%s", r.err);
+  g_autofree char *kept = slurp (p);
+  ck_assert_str_eq (kept, "id,something,else\n1,2,3\n");
+  /* A shard's file resumed as another shard holds points that are not its own. */
+  SWEEP_OK (s, "shard1.csv", "--shard", "1/2");
+  g_autofree char *p1 = tmp_path ("shard1.csv");
+  g_auto (Result) r2;
+  PCIESIM (&r2, "sweep", s, "--resume", "--shard", "2/2", "--output", p1);
+  ck_assert_msg (r2.status == PS_ERROR_DATA && strstr (r2.err, "line 2 is not a point of this shard"), "%s", r2.err);
+}
+END_TEST
+
+/* --- errors ---------------------------------------------------------------------------------------------- */
+
+typedef struct {
+  const char *text; /* scenario body; BASE is replaced by the shipped config's path */
+  int status;
+  int line, col; /* hand-counted from `text`; 0 = not located in the scenario */
+  const char *needle;
+} BadCase;
+
+static const BadCase bad_cases[] = {
+  { "base: BASE\naxis:\n  - {key: endpoint.tags, values: [1]}\n", 65, 2, 1, "did you mean 'axes'?" },
+  { "base: BASE\naxes:\n  - key: endpoint.tagz\n    values: [1]\n", 65, 3, 10, "did you mean 'endpoint.tags'?" },
+  /* The bad value is the second item of a flow sequence: "    values: [1, 512]" -> column 17. */
+  { "base: BASE\naxes:\n  - key: endpoint.tags\n    values: [1, 512]\n", 65, 4, 17,
+    "axis endpoint.tags = 512 (point 2): endpoint.tags must be between 1 and 256" },
+  /* A range value is located at the range. */
+  { "base: BASE\naxes:\n  - key: link.max_payload\n    range: {from: 128, to: 8192, scale: pow2}\n", 65, 4, 12,
+    "axis link.max_payload = 8192 (point 7)" },
+  { "base: BASE\naxes:\n  - key: endpoint.tags\n    range: {from: 1, to: 4, scale: log}\n", 65, 4, 36,
+    "scale must be linear or pow2" },
+  { "base: BASE\naxes:\n  - key: endpoint.tags\n    range: {from: 8, to: 4}\n", 65, 4, 12, "to is below from" },
+  { "base: BASE\noverrides:\n  link:\n    lanes: 3\naxes:\n  - {key: endpoint.tags, values: [1]}\n", 65, 4, 12,
+    "override: link.lanes must be" },
+  { "base: BASE\noverrides:\n  link.lane: 4\naxes:\n  - {key: endpoint.tags, values: [1]}\n", 65, 3, 3,
+    "did you mean 'link.lanes'?" },
+  { "base: BASE\naxes:\n  - key: endpoint.tags\n    values: []\n", 65, 4, 13, "lists no values" },
+  { "base: BASE\naxes:\n  - key: endpoint.tags\n", 65, 3, 5, "needs either values: or range:" },
+  { "base: BASE\naxes:\n  - {key: endpoint.tags, values: [1, 2]}\n  - {key: link.lanes, values: [1, 2, 4]}\n"
+    "zip: [endpoint.tags, link.lanes]\n", 65, 5, 22, "as many values" },
+  { "base: BASE\naxes:\n  - {key: endpoint.tags, values: [1]}\nzip: [endpoint.tags, link.gen]\n", 65, 4, 22,
+    "'link.gen', which is not an axis" },
+  { "base: BASE\nmodes: read\nmetrics: [write_mbps]\naxes:\n  - {key: endpoint.tags, values: [1]}\n", 65, 3, 11,
+    "needs write mode" },
+  { "base: BASE\naxes:\n  - {key: benchmark.modes, values: [read]}\n", 65, 3, 11, "cannot be an axis" },
+  { "base: BASE\naxes:\n  - {key: endpoint.tags, values: [1]}\n  - {key: endpoint.tags, values: [2]}\n", 65, 4,
+    11, "given twice" },
+  { "base: no-such-config.yaml\naxes:\n  - {key: endpoint.tags, values: [1]}\n", 66, 1, 7, "does not exist" },
+  { "axes:\n  - {key: endpoint.tags, values: [1]}\n", 65, 1, 1, "needs base:" },
+  /* ytree's own checks apply to scenarios too. */
+  { "base: BASE\naxes:\n  - {key: endpoint.tags, values: [1]}\nbase: BASE\n", 65, 4, 1, "duplicate" },
+};
+
+START_TEST (test_scenario_errors)
+{
+  const BadCase *c = &bad_cases[_i];
+  g_autofree char *base = g_strdup_printf ("%s/configs/svgx_g2_x8.yaml", g_getenv ("PCIESIM_SOURCE_ROOT"));
+  g_auto (GStrv) parts = g_strsplit (c->text, "BASE", -1);
+  g_autofree char *text = g_strjoinv (base, parts);
+  g_autofree char *name = g_strdup_printf ("bad%d.yaml", _i);
+  g_autofree char *p = write_tmp (name, text);
+  g_auto (Result) r;
+  PCIESIM (&r, "sweep", p);
+  ck_assert_msg (r.status == c->status, "case %d: status %d, want %d (%s)", _i, r.status, c->status, r.err);
+  g_autofree char *loc = g_strdup_printf ("%s:%d:%d: error: ", p, c->line, c->col);
+  ck_assert_msg (g_str_has_prefix (r.err, loc), "case %d: '%s' does not start with '%s'", _i, r.err, loc);
+  ck_assert_msg (strstr (r.err, c->needle), "case %d: '%s' does not say '%s'", _i, r.err, c->needle);
+  const char *nl = strchr (r.err, '\n');
+  ck_assert_msg (nl && nl[1] == '\0', "case %d: stderr is not one line: %s", _i, r.err);
+  ck_assert_msg (r.out[0] == '\0', "case %d: wrote output on error", _i);
+}
+END_TEST
+
+typedef struct {
+  const char *args[6];
+  const char *needle;
+} UsageCase;
+
+static const UsageCase usage_cases[] = {
+  { { "--shard", "0/3" }, "--shard '0/3'" },
+  { { "--shard", "4/3" }, "--shard '4/3'" },
+  { { "--shard", "a/b" }, "--shard 'a/b'" },
+  { { "--shard", "3" }, "--shard '3'" },
+  { { "--shard", "1/0" }, "--shard '1/0'" },
+  { { "--shard", "-1/3" }, "--shard '-1/3'" },
+  { { "--format", "table" }, "csv or json" },
+  { { "--resume" }, "--resume needs --output" },
+  { { "--jobs", "-2" }, "--jobs" },
+};
+
+START_TEST (test_usage_errors)
+{
+  const UsageCase *c = &usage_cases[_i];
+  g_autofree char *s = scenario ("usage.yaml", axes8);
+  const char *args[9] = { "sweep", s };
+  for (int i = 0; c->args[i]; i++)
+    args[2 + i] = c->args[i];
+  g_auto (Result) r;
+  pciesim (&r, args);
+  ck_assert_msg (r.status == PS_ERROR_USAGE, "case %d: status %d, want 64 (%s)", _i, r.status, r.err);
+  ck_assert_msg (strstr (r.err, c->needle), "case %d: '%s' does not say '%s'", _i, r.err, c->needle);
+  ck_assert_str_eq (r.out, "");
+}
+END_TEST
+
+START_TEST (test_usage_no_scenario)
+{
+  g_auto (Result) r1;
+  PCIESIM (&r1, "sweep");
+  ck_assert_int_eq (r1.status, PS_ERROR_USAGE);
+  g_auto (Result) r2;
+  PCIESIM (&r2, "merge");
+  ck_assert_int_eq (r2.status, PS_ERROR_USAGE);
+  g_auto (Result) r3;
+  PCIESIM (&r3, "sweep", "scenarios/no_such_scenario.yaml");
+  ck_assert_int_eq (r3.status, PS_ERROR_NOINPUT);
+}
+END_TEST
+
+/* An output that cannot be written is EX_CANTCREAT, and nothing is left behind. */
+START_TEST (test_unwritable_output)
+{
+  g_autofree char *s = scenario ("unwritable.yaml", "  - {key: endpoint.tags, values: [1]}\n");
+  g_autofree char *out = g_build_filename (tmp, "no-such-dir", "out.csv", NULL);
+  g_auto (Result) r;
+  PCIESIM (&r, "sweep", s, "--output", out);
+  ck_assert_int_eq (r.status, PS_ERROR_CANTCREAT);
+}
+END_TEST
+
+static Suite *
+sweep_suite (void)
+{
+  Suite *s = suite_create ("sweep");
+  TCase *t = tcase_create ("sweep");
+  tcase_add_unchecked_fixture (t, make_tmp, remove_tmp);
+  tcase_set_timeout (t, 120);
+  tcase_add_test (t, test_jobs_same_bytes);
+  tcase_add_test (t, test_order_and_columns);
+  tcase_add_test (t, test_point_matches_single_run);
+  tcase_add_test (t, test_zip_and_ranges);
+  tcase_add_test (t, test_shards_merge);
+  tcase_add_test (t, test_merge_errors);
+  tcase_add_test (t, test_resume_completes);
+  tcase_add_test (t, test_resume_keeps_rows);
+  tcase_add_test (t, test_resume_foreign_file);
+  tcase_add_loop_test (t, test_scenario_errors, 0, G_N_ELEMENTS (bad_cases));
+  tcase_add_loop_test (t, test_usage_errors, 0, G_N_ELEMENTS (usage_cases));
+  tcase_add_test (t, test_usage_no_scenario);
+  tcase_add_test (t, test_unwritable_output);
+  suite_add_tcase (s, t);
+  return s;
+}
+
+int
+main (void)
+{
+  SRunner *sr = srunner_create (sweep_suite ());
+  srunner_run_all (sr, CK_ENV);
+  srunner_free (sr);
+  return 0;
+}

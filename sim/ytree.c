@@ -208,11 +208,6 @@ convert (Loader *ld, int index, int depth)
                       YTREE_MAX_DEPTH);
     return NULL;
   }
-  if (yn->tag && !g_str_has_prefix ((const char *) yn->tag, "tag:yaml.org,2002:")) {
-    ps_error_located (ld->error, PS_ERROR_DATA, ld->origin, line, col, "YAML tag '%s' is not supported",
-                      (const char *) yn->tag);
-    return NULL;
-  }
   switch (yn->type) {
   case YAML_SCALAR_NODE: {
     YNode *n = node_new (YNODE_SCALAR, ld->origin, line, col);
@@ -334,7 +329,7 @@ parser_error (const yaml_parser_t *p, const char *origin, const char *text, size
     ps_error_located (error, PS_ERROR_DATA, origin, line, col, "%s", p->problem ? p->problem : "syntax error");
 }
 
-/* Depth, anchors and aliases are checked on libyaml's event stream before it composes a document, because
+/* Depth, anchors, aliases and tags are checked on libyaml's event stream before it composes a document, because
  * composing is where the cost lies: its scanner rechecks every open flow level on each token and its anchor
  * table checks every earlier anchor, both quadratic, so a 1 MiB file of '[' took about 14 minutes and one of
  * '&a' anchors about 20 s before convert() could object. Stopping at the first offending event keeps loading
@@ -352,20 +347,23 @@ check_events (const char *origin, const char *text, size_t len, int col_offset, 
     yaml_event_t ev;
     if (!yaml_parser_parse (&parser, &ev))
       return TRUE;
-    const yaml_char_t *anchor = NULL;
+    const yaml_char_t *anchor = NULL, *tag = NULL;
     gboolean node = FALSE, alias = FALSE;
     switch (ev.type) {
     case YAML_SCALAR_EVENT:
       node = TRUE;
       anchor = ev.data.scalar.anchor;
+      tag = ev.data.scalar.tag;
       break;
     case YAML_SEQUENCE_START_EVENT:
       node = TRUE;
       anchor = ev.data.sequence_start.anchor;
+      tag = ev.data.sequence_start.tag;
       break;
     case YAML_MAPPING_START_EVENT:
       node = TRUE;
       anchor = ev.data.mapping_start.anchor;
+      tag = ev.data.mapping_start.tag;
       break;
     case YAML_ALIAS_EVENT:
       node = alias = TRUE;
@@ -387,6 +385,12 @@ check_events (const char *origin, const char *text, size_t len, int col_offset, 
       ps_error_located (error, PS_ERROR_DATA, origin, line, col,
                         "YAML %s '%c%s': anchors and aliases are not supported (write the value out)",
                         alias ? "alias" : "anchor", alias ? '*' : '&', (const char *) anchor);
+      done = TRUE;
+    } else if (tag) {
+      /* Only explicit tags reach events. Every one is refused, the standard ones too: !!str 8 would turn a number
+       * into a string behind a plain-looking value, and language tags (!!python/object) ask a loader to run code. */
+      ps_error_located (error, PS_ERROR_DATA, origin, line, col, "YAML tag '%s' is not supported (write the plain value)",
+                        (const char *) tag);
       done = TRUE;
     }
     if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT)
@@ -465,6 +469,12 @@ ytree_load_file (const char *path, GError **error)
   g_autoptr (GError) local = NULL;
   if (!g_file_get_contents (path, &text, &len, &local)) {
     ps_error_plain (error, PS_ERROR_NOINPUT, "%s", local->message);
+    return NULL;
+  }
+  /* libyaml would read UTF-16 with a BOM, but our texts are C strings and every tool around them (grep, diff,
+   * --set) speaks UTF-8; the NUL check below would catch it with a misleading message, so name it instead. */
+  if (len >= 2 && (memcmp (text, "\xff\xfe", 2) == 0 || memcmp (text, "\xfe\xff", 2) == 0)) {
+    ps_error_located (error, PS_ERROR_DATA, path, 1, 1, "the file is UTF-16 text; save it as UTF-8");
     return NULL;
   }
   if (strlen (text) != len) {

@@ -1,0 +1,416 @@
+/* test-cli.c — the real pciesim binary as a user or script meets it: exit statuses (sysexits), one-line error
+ * messages on stderr, --output that never leaves a partial or clobbered file, and the JSON contract of schema 1
+ * (shared/reference/design.md). PCIESIM_EXE and PCIESIM_SOURCE_ROOT come from tests/meson.build. */
+#include <check.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "pciesim-version.h"
+#include "sim/error.h"
+
+#define CONFIG "configs/svgx_g2_x8.yaml"
+
+static char *tmp_root;
+
+static void
+rm_rf (const char *path)
+{
+  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK)) {
+    GDir *d = g_dir_open (path, 0, NULL);
+    const char *name;
+    while (d && (name = g_dir_read_name (d))) {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+      rm_rf (child);
+    }
+    if (d)
+      g_dir_close (d);
+  }
+  g_remove (path);
+}
+
+/* Made and removed in the parent (unchecked fixture): a failing test exits its forked child before any cleanup. */
+static void
+setup_tmp (void)
+{
+  g_autoptr (GError) e = NULL;
+  tmp_root = g_dir_make_tmp ("pciesim-test-cli-XXXXXX", &e);
+  ck_assert_msg (tmp_root != NULL, "g_dir_make_tmp: %s", e ? e->message : "?");
+}
+
+static void
+teardown_tmp (void)
+{
+  if (tmp_root)
+    rm_rf (tmp_root);
+  g_clear_pointer (&tmp_root, g_free);
+}
+
+static char *
+case_dir (const char *name)
+{
+  char *dir = g_build_filename (tmp_root, name, NULL);
+  ck_assert_int_eq (g_mkdir_with_parents (dir, 0700), 0);
+  return dir;
+}
+
+typedef struct {
+  int status; /* exit status, or -1 if killed by a signal */
+  char *out, *err;
+} Run;
+
+static void
+run_clear (Run *r)
+{
+  g_free (r->out);
+  g_free (r->err);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
+
+/* Run pciesim with the NULL-terminated arguments, in the source root so configs/… paths resolve. */
+static void
+run_pciesim (Run *r, const char *first, ...)
+{
+  const char *exe = g_getenv ("PCIESIM_EXE");
+  const char *root = g_getenv ("PCIESIM_SOURCE_ROOT");
+  ck_assert_msg (exe && root, "PCIESIM_EXE and PCIESIM_SOURCE_ROOT must be set (tests/meson.build does)");
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_ptr_array_add (argv, (gpointer) exe);
+  va_list ap;
+  va_start (ap, first);
+  for (const char *a = first; a; a = va_arg (ap, const char *))
+    g_ptr_array_add (argv, (gpointer) a);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+
+  int wait_status = 0;
+  g_autoptr (GError) e = NULL;
+  memset (r, 0, sizeof *r);
+  ck_assert_msg (g_spawn_sync (root, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &r->out, &r->err,
+                               &wait_status, &e),
+                 "spawning %s: %s", exe, e ? e->message : "?");
+  r->status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;
+}
+
+/* stderr is exactly one line (the error), as error.h promises; the prefix says where. */
+static void
+assert_one_error_line (const Run *r, const char *prefix)
+{
+  const char *nl = strchr (r->err, '\n');
+  ck_assert_msg (nl && nl[1] == '\0', "stderr is not one line: '%s'", r->err);
+  ck_assert_msg (g_str_has_prefix (r->err, prefix), "stderr '%s' does not start with '%s'", r->err, prefix);
+}
+
+static char *
+write_file (const char *dir, const char *name, const char *text)
+{
+  char *path = g_build_filename (dir, name, NULL);
+  ck_assert (g_file_set_contents (path, text, -1, NULL));
+  return path;
+}
+
+static guint
+count_entries (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  guint n = 0;
+  while (d && g_dir_read_name (d))
+    n++;
+  return n;
+}
+
+/* --- help, version, usage errors ----------------------------------------------------------------------- */
+
+START_TEST (test_help)
+{
+  g_auto (Run) r;
+  run_pciesim (&r, "--help", NULL);
+  ck_assert_int_eq (r.status, 0);
+  /* The subcommands are only discoverable through --help, so it must name them. */
+  ck_assert_msg (strstr (r.out, "pciesim CONFIG") && strstr (r.out, "pciesim validate") && strstr (r.out, "pciesim keys"),
+                 "--help does not list the commands:\n%s", r.out);
+  ck_assert_msg (strstr (r.out, "--format") && strstr (r.out, "--set") && strstr (r.out, "--output"), "%s", r.out);
+}
+END_TEST
+
+START_TEST (test_version)
+{
+  g_auto (Run) r;
+  run_pciesim (&r, "--version", NULL);
+  ck_assert_int_eq (r.status, 0);
+  ck_assert_str_eq (r.out, "pciesim " PCIESIM_VERSION "\n");
+  ck_assert_str_eq (r.err, "");
+}
+END_TEST
+
+typedef struct {
+  const char *args[5];
+  const char *needle;
+} UsageCase;
+
+static const UsageCase usage_cases[] = {
+  { { NULL }, "no config file given" },
+  { { "--bogus", CONFIG }, "--bogus" },
+  { { "--format", "xml", CONFIG }, "'xml'" },
+  { { "--mode", "copy", CONFIG }, "'copy'" },
+  { { CONFIG, CONFIG }, "more than one config" },
+  { { "--set", "foo", CONFIG }, "--set foo" },
+  { { "keys", "--format", "json" }, "usage: pciesim keys" },
+};
+
+START_TEST (test_usage_errors)
+{
+  const UsageCase *c = &usage_cases[_i];
+  g_auto (Run) r;
+  run_pciesim (&r, c->args[0], c->args[1], c->args[2], c->args[3], NULL);
+  ck_assert_msg (r.status == PS_ERROR_USAGE, "case %d: status %d, want 64 (%s)", _i, r.status, r.err);
+  assert_one_error_line (&r, "pciesim: error: ");
+  ck_assert_msg (strstr (r.err, c->needle), "case %d: '%s' does not say '%s'", _i, r.err, c->needle);
+  ck_assert_msg (r.out[0] == '\0', "case %d: wrote to stdout on error: %s", _i, r.out);
+}
+END_TEST
+
+/* --- input errors -------------------------------------------------------------------------------------- */
+
+START_TEST (test_missing_config)
+{
+  g_auto (Run) r;
+  run_pciesim (&r, "configs/no_such_config.yaml", NULL);
+  ck_assert_int_eq (r.status, PS_ERROR_NOINPUT);
+  assert_one_error_line (&r, "pciesim: error: configs/no_such_config.yaml: ");
+}
+END_TEST
+
+START_TEST (test_bad_data)
+{
+  g_autofree char *dir = case_dir ("bad-data");
+  g_autofree char *path = write_file (dir, "bad.yaml", "link:\n  gen: 2\n  lanes: 3\n");
+  g_auto (Run) r;
+  run_pciesim (&r, path, NULL);
+  ck_assert_int_eq (r.status, PS_ERROR_DATA);
+  /* "  lanes: 3" -> line 3, column 10. */
+  g_autofree char *want = g_strdup_printf ("%s:3:10: error: link.lanes must be 1, 2, 4, 8 or 16 (got 3)\n", path);
+  ck_assert_str_eq (r.err, want);
+  ck_assert_str_eq (r.out, "");
+}
+END_TEST
+
+START_TEST (test_bad_set)
+{
+  g_auto (Run) r;
+  run_pciesim (&r, CONFIG, "--set", "link.lanes=3", NULL);
+  ck_assert_int_eq (r.status, PS_ERROR_DATA);
+  /* The --set is the location: its value starts at column 12 of "link.lanes=3". */
+  assert_one_error_line (&r, "--set link.lanes=3:1:12: error: link.lanes must be");
+
+  g_auto (Run) r2;
+  run_pciesim (&r2, CONFIG, "--set", "link.lans=8", NULL);
+  ck_assert_int_eq (r2.status, PS_ERROR_DATA);
+  assert_one_error_line (&r2, "--set link.lans=8:1:1: error: unknown key 'link.lans' (did you mean 'link.lanes'?)");
+}
+END_TEST
+
+/* --- --output ------------------------------------------------------------------------------------------ */
+
+START_TEST (test_output_success)
+{
+  g_autofree char *dir = case_dir ("output-ok");
+  g_autofree char *out = g_build_filename (dir, "report.csv", NULL);
+  g_auto (Run) r;
+  run_pciesim (&r, CONFIG, "--mode", "read", "--format", "csv", "--output", out, NULL);
+  ck_assert_msg (r.status == 0, "status %d: %s", r.status, r.err);
+  ck_assert_str_eq (r.out, "");
+  g_autofree char *text = NULL;
+  ck_assert (g_file_get_contents (out, &text, NULL, NULL));
+  /* Same bytes as on stdout: the file is the report, and a CSV report is deterministic. */
+  g_auto (Run) r2;
+  run_pciesim (&r2, CONFIG, "--mode", "read", "--format", "csv", NULL);
+  ck_assert_int_eq (r2.status, 0);
+  ck_assert_str_eq (text, r2.out);
+  ck_assert_uint_eq (count_entries (dir), 1); /* no temporary file left beside it */
+}
+END_TEST
+
+START_TEST (test_output_failure)
+{
+  g_autofree char *dir = case_dir ("output-fail");
+  g_autofree char *bad = write_file (dir, "bad.yaml", "link:\n  gen: 9\n  lanes: 8\n");
+  g_autofree char *out = g_build_filename (dir, "report.json", NULL);
+
+  /* A failed run creates nothing… */
+  g_auto (Run) r;
+  run_pciesim (&r, bad, "--format", "json", "--output", out, NULL);
+  ck_assert_int_eq (r.status, PS_ERROR_DATA);
+  ck_assert_msg (!g_file_test (out, G_FILE_TEST_EXISTS), "a failed run left %s", out);
+  ck_assert_uint_eq (count_entries (dir), 1); /* only bad.yaml: no temporary file either */
+
+  /* …and leaves an earlier report alone, for data and usage errors alike. */
+  g_autofree char *keep = write_file (dir, "report.json", "earlier report\n");
+  g_auto (Run) r2;
+  run_pciesim (&r2, bad, "--output", out, NULL);
+  ck_assert_int_eq (r2.status, PS_ERROR_DATA);
+  g_auto (Run) r3;
+  run_pciesim (&r3, CONFIG, "--mode", "copy", "--output", out, NULL);
+  ck_assert_int_eq (r3.status, PS_ERROR_USAGE);
+  g_autofree char *text = NULL;
+  ck_assert (g_file_get_contents (out, &text, NULL, NULL));
+  ck_assert_str_eq (text, "earlier report\n");
+  ck_assert_uint_eq (count_entries (dir), 2);
+
+  /* An output that cannot be created is EX_CANTCREAT, not a usage or data error. */
+  g_autofree char *nowhere = g_build_filename (dir, "no-such-dir", "report.json", NULL);
+  g_auto (Run) r4;
+  run_pciesim (&r4, CONFIG, "--mode", "read", "--output", nowhere, NULL);
+  ck_assert_msg (r4.status == PS_ERROR_CANTCREAT, "status %d: %s", r4.status, r4.err);
+  assert_one_error_line (&r4, "pciesim: error: ");
+}
+END_TEST
+
+/* --- JSON contract ------------------------------------------------------------------------------------- */
+
+static JsonObject *
+member_object (JsonObject *o, const char *name)
+{
+  ck_assert_msg (json_object_has_member (o, name), "JSON lacks '%s'", name);
+  JsonNode *n = json_object_get_member (o, name);
+  ck_assert_msg (JSON_NODE_HOLDS_OBJECT (n), "'%s' is not an object", name);
+  return json_node_get_object (n);
+}
+
+static double
+member_number (JsonObject *o, const char *name)
+{
+  ck_assert_msg (json_object_has_member (o, name), "JSON lacks '%s'", name);
+  JsonNode *n = json_object_get_member (o, name);
+  GType t = json_node_get_value_type (n);
+  ck_assert_msg (JSON_NODE_HOLDS_VALUE (n) && (t == G_TYPE_INT64 || t == G_TYPE_DOUBLE), "'%s' is not a number",
+                 name);
+  return json_node_get_double (n);
+}
+
+static void
+assert_usage (JsonObject *usage)
+{
+  static const char *const dirs[] = { "upstream", "downstream" };
+  static const char *const parts[] = { "payload", "tlp_overhead", "dllp", "ordered_sets", "idle" };
+  for (guint d = 0; d < G_N_ELEMENTS (dirs); d++) {
+    JsonObject *o = member_object (usage, dirs[d]);
+    double sum = 0;
+    for (guint p = 0; p < G_N_ELEMENTS (parts); p++) {
+      double f = member_number (o, parts[p]);
+      ck_assert_msg (f >= 0 && f <= 1, "%s.%s = %g is not a fraction", dirs[d], parts[p], f);
+      sum += f;
+    }
+    /* report.h: the fractions of a direction's time sum to 1 (printed to 6 decimals). */
+    ck_assert_msg (sum > 0.9999 && sum < 1.0001, "%s fractions sum to %g", dirs[d], sum);
+  }
+}
+
+static JsonParser *
+run_json (const char *mode)
+{
+  g_auto (Run) r;
+  if (mode)
+    run_pciesim (&r, CONFIG, "--format", "json", "--mode", mode, NULL);
+  else
+    run_pciesim (&r, CONFIG, "--format", "json", NULL);
+  ck_assert_msg (r.status == 0, "status %d: %s", r.status, r.err);
+  JsonParser *p = json_parser_new ();
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (json_parser_load_from_data (p, r.out, -1, &e), "not JSON: %s\n%s", e ? e->message : "", r.out);
+  ck_assert_msg (JSON_NODE_HOLDS_OBJECT (json_parser_get_root (p)), "JSON root is not an object");
+  return p;
+}
+
+START_TEST (test_json_schema)
+{
+  g_autoptr (JsonParser) p = run_json (NULL);
+  JsonObject *root = json_node_get_object (json_parser_get_root (p));
+  ck_assert_int_eq (json_object_get_int_member (root, "schema"), 1);
+  ck_assert_str_eq (json_object_get_string_member (root, "version"), PCIESIM_VERSION);
+  ck_assert_str_eq (json_object_get_string_member (root, "config"), CONFIG);
+  ck_assert_str_eq (json_object_get_string_member (root, "name"), "svgx_g2_x8");
+
+  JsonObject *link = member_object (root, "link");
+  ck_assert_int_eq (json_object_get_int_member (link, "gen"), 2);
+  ck_assert_int_eq (json_object_get_int_member (link, "lanes"), 8);
+  ck_assert_int_eq (json_object_get_int_member (link, "max_payload"), 256);
+  ck_assert_int_eq (json_object_get_int_member (link, "max_read_request"), 512);
+
+  double theoretical = member_number (root, "theoretical_mbps");
+  double limit = member_number (root, "protocol_limit_mbps");
+  ck_assert_msg (theoretical > 0 && limit > 0 && limit <= theoretical, "theoretical %g, limit %g", theoretical,
+                 limit);
+
+  /* The config's benchmark.modes is all three, so all three results are present. */
+  JsonObject *results = member_object (root, "results");
+  ck_assert_double_gt (member_number (member_object (results, "read"), "mbps"), 0);
+  ck_assert_double_gt (member_number (member_object (results, "write"), "mbps"), 0);
+  JsonObject *sim = member_object (results, "simultaneous");
+  ck_assert_double_gt (member_number (sim, "read_mbps"), 0);
+  ck_assert_double_gt (member_number (sim, "write_mbps"), 0);
+
+  assert_usage (member_object (root, "link_usage"));
+  ck_assert (json_object_has_member (member_object (root, "published"), "dma_read_mbps"));
+
+  JsonObject *stats = member_object (root, "stats");
+  ck_assert_double_gt (member_number (stats, "events"), 0);
+  ck_assert_double_gt (member_number (stats, "sim_time_ns"), 0);
+  ck_assert_double_ge (member_number (stats, "wall_s"), 0);
+}
+END_TEST
+
+START_TEST (test_json_one_mode)
+{
+  /* design.md: a mode that was not run is absent from results. */
+  g_autoptr (JsonParser) p = run_json ("write");
+  JsonObject *results = member_object (json_node_get_object (json_parser_get_root (p)), "results");
+  ck_assert (json_object_has_member (results, "write"));
+  ck_assert (!json_object_has_member (results, "read"));
+  ck_assert (!json_object_has_member (results, "simultaneous"));
+}
+END_TEST
+
+/* --- keys ---------------------------------------------------------------------------------------------- */
+
+START_TEST (test_keys)
+{
+  g_auto (Run) r;
+  run_pciesim (&r, "keys", NULL);
+  ck_assert_int_eq (r.status, 0);
+  ck_assert_msg (g_str_has_prefix (r.out, "link.gen ") || strstr (r.out, "\nlink.gen "), "no link.gen:\n%s", r.out);
+  ck_assert_msg (strstr (r.out, "\nbenchmark.transfer_bytes "), "no benchmark.transfer_bytes:\n%s", r.out);
+
+  g_auto (Run) md;
+  run_pciesim (&md, "keys", "--format", "markdown", NULL);
+  ck_assert_int_eq (md.status, 0);
+  ck_assert_msg (strstr (md.out, "\n| `link.gen` |"), "no link.gen row:\n%s", md.out);
+}
+END_TEST
+
+int
+main (void)
+{
+  Suite *s = suite_create ("cli");
+  TCase *tc = tcase_create ("cli");
+  /* Each test spawns full simulations; sanitizer builds are many times slower than the 4 s default allows. */
+  tcase_set_timeout (tc, 120);
+  tcase_add_unchecked_fixture (tc, setup_tmp, teardown_tmp);
+  tcase_add_test (tc, test_help);
+  tcase_add_test (tc, test_version);
+  tcase_add_loop_test (tc, test_usage_errors, 0, G_N_ELEMENTS (usage_cases));
+  tcase_add_test (tc, test_missing_config);
+  tcase_add_test (tc, test_bad_data);
+  tcase_add_test (tc, test_bad_set);
+  tcase_add_test (tc, test_output_success);
+  tcase_add_test (tc, test_output_failure);
+  tcase_add_test (tc, test_json_schema);
+  tcase_add_test (tc, test_json_one_mode);
+  tcase_add_test (tc, test_keys);
+  suite_add_tcase (s, tc);
+  SRunner *r = srunner_create (s);
+  srunner_run_all (r, CK_NORMAL);
+  srunner_free (r);
+  return 0;
+}

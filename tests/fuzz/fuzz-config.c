@@ -1,0 +1,90 @@
+/* fuzz-config.c — libFuzzer harness for the config loader (ps_config_load), the path every user file takes.
+ *
+ * The input is written to a file in a private temporary directory and loaded as a config, so the file checks
+ * (size, NUL bytes) and includes relative to it run as they do for the command line. The directory links to the
+ * include directories of configs/ (benchmarks/, hosts/, families/), so seeds taken from configs/ load whole. If the input starts with
+ * "#set " the rest of its first line is also passed as one --set override, which reaches apply_set().
+ *
+ * Oracles besides the sanitizers: a rejection must carry a PsErrorCode of the pciesim domain and a one-line
+ * message (main() prints it as the only line of stderr), and an accepted config must have its required fields. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pciesim-version.h"
+#include "sim/config.h"
+#include "sim/error.h"
+
+int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
+
+static char *path;
+
+/* The shared include files of configs/, linked beside the fuzzed file so `include: [hosts/x.yaml]` resolves. */
+static void
+link_includes (const char *dir)
+{
+  g_autofree char *configs = g_build_filename (PCIESIM_SOURCE_ROOT, "configs", NULL);
+  g_autoptr (GDir) d = g_dir_open (configs, 0, NULL);
+  const char *name;
+  while (d && (name = g_dir_read_name (d))) {
+    g_autofree char *src = g_build_filename (configs, name, NULL);
+    g_autofree char *dst = g_build_filename (dir, name, NULL);
+    if (g_file_test (src, G_FILE_TEST_IS_DIR) && symlink (src, dst) != 0)
+      abort ();
+  }
+}
+
+/* Plain stdio: g_file_set_contents() renames and may fsync, which costs most of an iteration. */
+static void
+write_input (const uint8_t *data, size_t size)
+{
+  FILE *f = fopen (path, "wb");
+  if (!f || fwrite (data, 1, size, f) != size || fclose (f) != 0)
+    abort ();
+}
+
+static void
+check_error (const GError *e)
+{
+  if (e->domain != PS_ERROR || (e->code != PS_ERROR_DATA && e->code != PS_ERROR_NOINPUT && e->code != PS_ERROR_USAGE))
+    abort ();
+  if (strchr (e->message, '\n') || strchr (e->message, '\r'))
+    abort ();
+}
+
+int
+LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
+{
+  if (!path) {
+    char *dir = g_dir_make_tmp ("pciesim-fuzz-config-XXXXXX", NULL);
+    if (!dir)
+      abort ();
+    link_includes (dir);
+    path = g_build_filename (dir, "c.yaml", NULL);
+    g_free (dir);
+  }
+  write_input (data, size);
+  char *set = NULL;
+  if (size > 5 && memcmp (data, "#set ", 5) == 0) {
+    const uint8_t *nl = memchr (data, '\n', size);
+    set = g_strndup ((const char *) data + 5, (gsize) ((nl ? nl : data + size) - data - 5));
+  }
+  const char *sets[] = { set, NULL };
+  GError *e = NULL;
+  PsConfig *cfg = ps_config_load (path, sets, &e);
+  if (cfg) {
+    if (e || cfg->link.gen < 1 || cfg->link.lanes < 1 || !cfg->name)
+      abort ();
+    ps_config_free (cfg);
+  } else {
+    if (!e)
+      abort ();
+    check_error (e);
+    g_error_free (e);
+  }
+  g_free (set);
+  return 0;
+}

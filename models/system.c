@@ -9,7 +9,7 @@
 #define TABLE_STRIDE 0x01000000ull
 #define BUF_BASE_32 0x20000000ull
 #define BUF_BASE_64 0x100000000ull
-#define BUF_STRIDE 0x10000000ull /* per engine: 256 MB, larger than any transfer we accept */
+#define BUF_STRIDE 0x40000000ull /* per engine: 1 GB, the largest transfer we accept (the 1 GB benchmark runs) */
 #define BAR0 0xD0000000ull
 
 struct System {

@@ -1,0 +1,66 @@
+/* test-matrix.c — every generation (1–5) × every width (x1…x16) runs end to end through the real binary, and
+ * each run obeys the two bounds no model may break: the write figure stays at or below the analytic protocol
+ * limit, and every direction's time is fully accounted for (usage fractions sum to 1). */
+#include <check.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+
+static const int widths[] = { 1, 2, 4, 8, 16 };
+
+static double
+usage_sum (JsonObject *usage)
+{
+  static const char *parts[] = { "payload", "tlp_overhead", "dllp", "ordered_sets", "idle" };
+  double s = 0;
+  for (size_t i = 0; i < G_N_ELEMENTS (parts); i++)
+    s += json_object_get_double_member (usage, parts[i]);
+  return s;
+}
+
+START_TEST (test_gen_width)
+{
+  int gen = 1 + _i / 5, lanes = widths[_i % 5];
+  const char *exe = g_getenv ("PCIESIM_EXE");
+  const char *root = g_getenv ("PCIESIM_SOURCE_ROOT");
+  ck_assert (exe && root);
+  g_autofree char *config = g_build_filename (root, "configs", "svgx_g2_x8.yaml", NULL);
+  g_autofree char *set_gen = g_strdup_printf ("link.gen=%d", gen);
+  g_autofree char *set_lanes = g_strdup_printf ("link.lanes=%d", lanes);
+  /* Two iterations keep 25 runs quick; the bounds hold for any transfer. */
+  const char *argv[] = { exe, config, "--mode", "write", "--format", "json", "--set", set_gen, "--set", set_lanes,
+                         "--set", "benchmark.iterations=2", NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  int status = 0;
+  g_autoptr (GError) e = NULL;
+  ck_assert (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &e));
+  ck_assert_msg (g_spawn_check_wait_status (status, NULL), "Gen%d x%d failed: %s", gen, lanes, err);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  ck_assert (json_parser_load_from_data (p, out, -1, NULL));
+  JsonObject *doc = json_node_get_object (json_parser_get_root (p));
+  double limit = json_object_get_double_member (doc, "protocol_limit_mbps");
+  JsonObject *w = json_object_get_object_member (json_object_get_object_member (doc, "results"), "write");
+  double mbps = json_object_get_double_member (w, "mbps");
+  ck_assert_msg (mbps > 0 && mbps <= limit, "Gen%d x%d: write %.1f MB/s vs protocol limit %.1f", gen, lanes, mbps,
+                 limit);
+  JsonObject *u = json_object_get_object_member (w, "link_usage");
+  /* Fractions are printed with 6 decimals: five of them sum to 1 within 5e-6 plus rounding. */
+  ck_assert_msg (fabs (usage_sum (json_object_get_object_member (u, "upstream")) - 1) < 1e-5, "Gen%d x%d upstream",
+                 gen, lanes);
+  ck_assert_msg (fabs (usage_sum (json_object_get_object_member (u, "downstream")) - 1) < 1e-5,
+                 "Gen%d x%d downstream", gen, lanes);
+}
+END_TEST
+
+int
+main (void)
+{
+  Suite *s = suite_create ("matrix");
+  TCase *tc = tcase_create ("gen_width");
+  tcase_set_timeout (tc, 60);
+  tcase_add_loop_test (tc, test_gen_width, 0, 25);
+  suite_add_tcase (s, tc);
+  SRunner *r = srunner_create (s);
+  srunner_run_all (r, CK_ENV);
+  srunner_free (r);
+  return 0;
+}

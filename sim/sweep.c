@@ -408,15 +408,18 @@ run_phase (Runner *r, GThreadPool *pool, GArray *todo, gboolean validating, Chec
   r->done = 0;
   for (guint i = 0; i < todo->len; i++)
     g_thread_pool_push (pool, GUINT_TO_POINTER (g_array_index (todo, guint, i) + 1), NULL);
-  gint64 t0 = g_get_monotonic_time ();
+  gint64 t0 = g_get_monotonic_time (), shown = t0;
   gboolean progress = cp->opt->progress && !validating;
   g_mutex_lock (&r->lock);
   while (r->done < todo->len) {
     g_cond_wait_until (&r->cond, &r->lock, g_get_monotonic_time () + PROGRESS_PERIOD_US);
     guint done = r->done;
     g_mutex_unlock (&r->lock);
-    if (progress)
+    /* Workers wake us at every point; the line changes only a few times a second. */
+    if (progress && g_get_monotonic_time () - shown >= PROGRESS_PERIOD_US) {
       progress_line (r->sc, done, todo->len, t0, FALSE);
+      shown = g_get_monotonic_time ();
+    }
     if (!validating)
       checkpoint (cp, r, n_sel);
     g_mutex_lock (&r->lock);

@@ -363,7 +363,7 @@ START_TEST (test_resume_foreign_file)
   g_autofree char *kept = slurp (p);
   ck_assert_str_eq (kept, "id,something,else\n1,2,3\n");
   /* A shard's file resumed as another shard holds points that are not its own. */
-  SWEEP_OK (s, "shard1.csv", "--shard", "1/2");
+  g_free (SWEEP_OK (s, "shard1.csv", "--shard", "1/2"));
   g_autofree char *p1 = tmp_path ("shard1.csv");
   g_auto (Result) r2;
   PCIESIM (&r2, "sweep", s, "--resume", "--shard", "2/2", "--output", p1);

@@ -1,0 +1,201 @@
+/* test-catalogue.c — every config the repository ships, through the real binary: each configs/NAME.yaml runs
+ * (`pciesim CONFIG --format json --set benchmark.iterations=2`), exits 0, prints the schema-1 JSON contract
+ * (shared/reference/design.md), and no simulated figure is above the protocol limit it reports. Also: every
+ * device of the AN-456 catalogue (published-calibration.md §1) has its config, and only the calibrated ones
+ * carry published figures (the others' measurements are held back on purpose).
+ * PCIESIM_EXE and PCIESIM_SOURCE_ROOT come from tests/meson.build. */
+#include <check.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+/* configs/NAME.yaml paths relative to the source root, sorted; filled by main() before the runner forks. */
+static GPtrArray *configs;
+
+/* The AN-456 device catalogue, published-calibration.md §1, and which rows are calibrated (Tables 8 and 11). */
+static const struct {
+  const char *name;
+  gboolean published;
+} an456[] = {
+  { "a10gx_g3_x4", FALSE }, { "a10gx_g2_x8", FALSE }, { "a10gx_g1_x1", FALSE },
+  { "svgx_g3_x4", TRUE }, { "svgx_g2_x8", TRUE }, { "svgx_g2_x4", TRUE }, { "svgx_g2_x1", TRUE },
+  { "svgx_g1_x8", TRUE }, { "svgx_g1_x4", TRUE }, { "svgx_g1_x1", TRUE },
+  { "cvgt_g2_x4", FALSE }, { "cvgt_g1_x4", FALSE }, { "cvgt_g1_x1", FALSE },
+  { "avgt_g2_x4", FALSE }, { "avgt_g2_x1", FALSE }, { "avgt_g1_x8", FALSE }, { "avgt_g1_x4", FALSE },
+  { "avgt_g1_x1", FALSE },
+  { "sivgx_g2_x8", TRUE }, { "sivgx_g2_x4_avst128", TRUE }, { "sivgx_g2_x4_avst64", TRUE },
+  { "sivgx_g2_x1", TRUE }, { "sivgx_g1_x8_avst128", TRUE }, { "sivgx_g1_x8_avst64", TRUE },
+  { "sivgx_g1_x4", TRUE }, { "sivgx_g1_x1", TRUE }, { "sivgx_g1_x4_soft", TRUE }, { "sivgx_g1_x1_soft", TRUE },
+  { "aiigx_g1_x8", FALSE }, { "aiigx_g1_x4", FALSE }, { "aiigx_g1_x1", FALSE }, { "aiigx_g1_x4_soft", FALSE },
+  { "aiigx_g1_x1_soft", FALSE },
+  { "civgx_g1_x1", FALSE },
+};
+
+/* topology.c's own guard: the protocol limit is a long-run average over SKP intervals, and a finite window can
+ * hold one SKP ordered set fewer than average (< 0.05%). */
+#define LIMIT_SLACK 5e-4
+
+static const char *
+source_root (void)
+{
+  const char *root = g_getenv ("PCIESIM_SOURCE_ROOT");
+  ck_assert_msg (root, "PCIESIM_SOURCE_ROOT must be set (tests/meson.build does)");
+  return root;
+}
+
+static JsonObject *
+member_object (JsonObject *o, const char *name, const char *config)
+{
+  ck_assert_msg (json_object_has_member (o, name), "%s: JSON lacks '%s'", config, name);
+  JsonNode *n = json_object_get_member (o, name);
+  ck_assert_msg (JSON_NODE_HOLDS_OBJECT (n), "%s: '%s' is not an object", config, name);
+  return json_node_get_object (n);
+}
+
+static double
+member_number (JsonObject *o, const char *name, const char *config)
+{
+  ck_assert_msg (json_object_has_member (o, name), "%s: JSON lacks '%s'", config, name);
+  JsonNode *n = json_object_get_member (o, name);
+  GType t = json_node_get_value_type (n);
+  ck_assert_msg (JSON_NODE_HOLDS_VALUE (n) && (t == G_TYPE_INT64 || t == G_TYPE_DOUBLE),
+                 "%s: '%s' is not a number", config, name);
+  return json_node_get_double (n);
+}
+
+static void
+assert_usage (JsonObject *usage, const char *config)
+{
+  static const char *const dirs[] = { "upstream", "downstream" };
+  static const char *const parts[] = { "payload", "tlp_overhead", "dllp", "ordered_sets", "idle" };
+  for (guint d = 0; d < G_N_ELEMENTS (dirs); d++) {
+    JsonObject *o = member_object (usage, dirs[d], config);
+    double sum = 0;
+    for (guint p = 0; p < G_N_ELEMENTS (parts); p++)
+      sum += member_number (o, parts[p], config);
+    ck_assert_msg (sum > 0.9999 && sum < 1.0001, "%s: %s link-usage fractions sum to %g", config, dirs[d], sum);
+  }
+}
+
+/* A simulated figure: positive and not above the protocol limit. */
+static void
+assert_figure (JsonObject *mode, const char *key, double limit, const char *config, const char *mode_name)
+{
+  double v = member_number (mode, key, config);
+  ck_assert_msg (v > 0, "%s %s.%s = %g", config, mode_name, key, v);
+  ck_assert_msg (v <= limit * (1 + LIMIT_SLACK), "%s %s.%s = %.2f MB/s is above the protocol limit %.2f MB/s",
+                 config, mode_name, key, v, limit);
+}
+
+START_TEST (test_config_runs)
+{
+  const char *config = configs->pdata[_i];
+  const char *exe = g_getenv ("PCIESIM_EXE");
+  ck_assert_msg (exe, "PCIESIM_EXE must be set (tests/meson.build does)");
+  /* Two iterations: the contract, not the figures, is under test here (test-calibration checks those). */
+  const char *argv[] = { exe, config, "--format", "json", "--set", "benchmark.iterations=2", NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  int wait_status = 0;
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (g_spawn_sync (source_root (), (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                               &wait_status, &e),
+                 "spawning %s: %s", exe, e ? e->message : "?");
+  ck_assert_msg (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0, "%s: exit %d: %s", config,
+                 WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1, err);
+
+  g_autoptr (JsonParser) p = json_parser_new ();
+  ck_assert_msg (json_parser_load_from_data (p, out, -1, &e), "%s: not JSON: %s", config, e ? e->message : "");
+  JsonNode *rootn = json_parser_get_root (p);
+  ck_assert_msg (JSON_NODE_HOLDS_OBJECT (rootn), "%s: JSON root is not an object", config);
+  JsonObject *root = json_node_get_object (rootn);
+  ck_assert_int_eq (json_object_get_int_member (root, "schema"), 1);
+  ck_assert_msg (json_object_has_member (root, "version") && json_object_has_member (root, "name")
+                     && json_object_has_member (root, "model"),
+                 "%s: version, name or model missing", config);
+  ck_assert_str_eq (json_object_get_string_member (root, "config"), config);
+  JsonObject *link = member_object (root, "link", config);
+  static const char *const link_keys[] = { "gen", "lanes", "max_payload", "max_read_request",
+                                           "read_completion_boundary" };
+  for (guint k = 0; k < G_N_ELEMENTS (link_keys); k++)
+    ck_assert_double_gt (member_number (link, link_keys[k], config), 0);
+
+  double theoretical = member_number (root, "theoretical_mbps", config);
+  double limit = member_number (root, "protocol_limit_mbps", config);
+  ck_assert_msg (theoretical > 0 && limit > 0 && limit <= theoretical, "%s: theoretical %g, limit %g", config,
+                 theoretical, limit);
+
+  JsonObject *results = member_object (root, "results", config);
+  ck_assert_msg (json_object_get_size (results) > 0, "%s: no mode ran", config);
+  static const char *const modes[] = { "read", "write", "simultaneous" };
+  for (guint m = 0; m < G_N_ELEMENTS (modes); m++) {
+    if (!json_object_has_member (results, modes[m]))
+      continue;
+    JsonObject *r = member_object (results, modes[m], config);
+    if (m == 2) {
+      assert_figure (r, "read_mbps", limit, config, modes[m]);
+      assert_figure (r, "write_mbps", limit, config, modes[m]);
+    } else
+      assert_figure (r, "mbps", limit, config, modes[m]);
+    assert_usage (member_object (r, "link_usage", config), config);
+    ck_assert_double_gt (member_number (r, "events", config), 0);
+    ck_assert_double_gt (member_number (r, "sim_time_ns", config), 0);
+  }
+  assert_usage (member_object (root, "link_usage", config), config);
+  JsonObject *stats = member_object (root, "stats", config);
+  ck_assert_double_gt (member_number (stats, "events", config), 0);
+}
+END_TEST
+
+/* Every AN-456 device has a config; the calibrated ones carry their published figures, the held-back ones not. */
+START_TEST (test_an456_complete)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (an456); i++) {
+    g_autofree char *file = g_strdup_printf ("%s.yaml", an456[i].name);
+    g_autofree char *path = g_build_filename (source_root (), "configs", file, NULL);
+    g_autofree char *text = NULL;
+    ck_assert_msg (g_file_get_contents (path, &text, NULL, NULL), "AN-456 device %s has no config %s",
+                   an456[i].name, path);
+    gboolean has_published = g_str_has_prefix (text, "published:") || strstr (text, "\npublished:") != NULL;
+    ck_assert_msg (has_published == an456[i].published, "%s: %s", an456[i].name,
+                   an456[i].published ? "calibrated row without its published figures"
+                                      : "held-back row carries published figures (published-calibration.md §1)");
+  }
+}
+END_TEST
+
+static gint
+cmp_str (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+int
+main (void)
+{
+  configs = g_ptr_array_new_with_free_func (g_free);
+  const char *root = g_getenv ("PCIESIM_SOURCE_ROOT");
+  g_autofree char *dir = g_build_filename (root ? root : ".", "configs", NULL);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  for (const char *n; d && (n = g_dir_read_name (d));)
+    if (g_str_has_suffix (n, ".yaml"))
+      g_ptr_array_add (configs, g_build_filename ("configs", n, NULL));
+  g_ptr_array_sort (configs, cmp_str);
+
+  Suite *s = suite_create ("catalogue");
+  TCase *tc = tcase_create ("configs");
+  /* Each config is three full runs; sanitizer builds are many times slower than the default allows. */
+  tcase_set_timeout (tc, 120);
+  tcase_add_test (tc, test_an456_complete);
+  /* At least the 34 AN-456 devices; an empty list would make the loop test vacuous. */
+  if (configs->len < G_N_ELEMENTS (an456)) {
+    g_printerr ("test-catalogue: only %u configs found under %s\n", configs->len, dir);
+    return 1;
+  }
+  tcase_add_loop_test (tc, test_config_runs, 0, (int) configs->len);
+  suite_add_tcase (s, tc);
+  SRunner *r = srunner_create (s);
+  srunner_run_all (r, CK_NORMAL);
+  srunner_free (r);
+  g_ptr_array_unref (configs);
+  return 0;
+}

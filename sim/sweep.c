@@ -6,6 +6,7 @@
 #include "sweep.h"
 
 #include <errno.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -378,6 +379,7 @@ typedef struct {
   const PsSweep *opt;
   const char *prologue;
   gint64 last_write, write_cost;
+  gboolean written;
 } Checkpoint;
 
 /* Write the rows finished so far; row strings never change once set, so only the pointer copy needs the lock. */
@@ -395,7 +397,7 @@ checkpoint (Checkpoint *c, Runner *r, guint n_sel)
   render_file (out, r->format, c->prologue, snap, n_sel);
   g_autoptr (GError) ignored = NULL;
   /* A failed checkpoint only costs resumability; the final write reports the problem. */
-  ps_write_output (c->opt->output, out, &ignored);
+  c->written |= ps_write_output (c->opt->output, out, &ignored);
   c->last_write = g_get_monotonic_time ();
   c->write_cost = c->last_write - now;
 }
@@ -511,6 +513,7 @@ ps_sweep_run (const PsSweep *opt, GError **error)
       g_array_append_val (todo, pos);
 
   Checkpoint cp = { .opt = opt, .prologue = prologue->str, .last_write = g_get_monotonic_time () };
+  gboolean existed = opt->output && g_file_test (opt->output, G_FILE_TEST_EXISTS);
   if (ok && kept && opt->progress)
     fprintf (stderr, "%s: %u of %u points already in %s\n", sc->name, kept, n_sel, opt->output);
   if (ok && todo->len) {
@@ -522,6 +525,9 @@ ps_sweep_run (const PsSweep *opt, GError **error)
     g_thread_pool_free (pool, FALSE, TRUE);
     if (!ok)
       g_propagate_error (error, g_steal_pointer (&r.fail));
+    /* A failed run leaves no file it created: only a killed one leaves its checkpoint to resume from. */
+    if (!ok && cp.written && !existed)
+      g_unlink (opt->output);
   }
   if (ok) {
     g_autoptr (GString) out = g_string_new (NULL);

@@ -14,6 +14,7 @@
  * - The output file is only ever replaced whole (temporary file + rename). While a long sweep runs it is
  *   rewritten every few seconds with the points finished so far; --resume reads it back (tolerating a cut
  *   last line, e.g. of a killed `sweep > file`), keeps rows that match this scenario's points, runs the rest.
+ *   A run that fails removes the file if it created it; only a killed run leaves a checkpoint behind.
  * - Models keep no global mutable state (checked when this was written: no writable statics in models/ or the
  *   engine), so each worker runs its point on its own engine without locks.
  */

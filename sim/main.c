@@ -29,6 +29,8 @@ static const char *summary_text =
     "Exit status: 0 success, 64 usage error, 65 bad config data, 66 missing file,\n"
     "70 internal error (an invariant broke), 73 cannot write the output.";
 
+/* The single exit path: whatever failed, the user sees one line and the PsErrorCode becomes the status. A GError
+ * from outside our domain (GOption's) can only come from the command line, hence usage. */
 static int
 finish (GError *error)
 {
@@ -50,6 +52,7 @@ usage_error (GError *e)
   return u;
 }
 
+/* `pciesim keys`: the key table is the documentation of record; README's key list is generated from it. */
 static int
 cmd_keys (int argc, char **argv)
 {
@@ -73,6 +76,7 @@ cmd_keys (int argc, char **argv)
   return 0;
 }
 
+/* Shared by every subcommand so the list of formats and its error message exist once. */
 static gboolean
 parse_format (const char *word, PsFormat *out, GError **error)
 {
@@ -84,6 +88,7 @@ parse_format (const char *word, PsFormat *out, GError **error)
   return ok;
 }
 
+/* `pciesim validate`: comparison of every published figure, for CI and for the README table. */
 static int
 cmd_validate (int argc, char **argv)
 {
@@ -109,6 +114,7 @@ cmd_validate (int argc, char **argv)
   GError *e = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &e))
     return finish (usage_error (e));
+  /* Remaining arguments are config paths: GOption leaves them in argv after parsing. */
   PsValidate v = { .configs = (const char *const *) argv + 1, .sets = (const char *const *) sets,
                    .tolerance_pct = tolerance, .jobs = jobs, .seed = (uint64_t) seed, .output = output };
   if (!parse_format (format, &v.format, &e))
@@ -121,6 +127,7 @@ cmd_validate (int argc, char **argv)
   return rc < 0 ? finish (e) : rc;
 }
 
+/* The default command: run one config. Options mirror fio's (--format, --output) because users know them. */
 static int
 cmd_run (int argc, char **argv)
 {
@@ -150,6 +157,7 @@ cmd_run (int argc, char **argv)
     printf ("pciesim %s\n", PCIESIM_VERSION);
     return 0;
   }
+  /* Exactly one config: a second positional argument is more likely a typo than a wish to run two. */
   if (argc != 2) {
     ps_error_plain (&e, PS_ERROR_USAGE, "%s (see pciesim --help)",
                     argc < 2 ? "no config file given" : "more than one config file given");
@@ -238,6 +246,7 @@ cmd_merge (int argc, char **argv)
   return finish (e);
 }
 
+/* Dispatch on the first word (like git or GLib's gio tool) so subcommands get their own options and --help. */
 int
 main (int argc, char **argv)
 {

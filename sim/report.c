@@ -8,6 +8,7 @@
 #include "error.h"
 #include "pciesim-version.h"
 
+/* Word -> format; the order of names matches the PsFormat enum. */
 PsFormat
 ps_format_parse (const char *word, gboolean *ok)
 {
@@ -53,6 +54,7 @@ ps_result_figures (const PsRunResult *r, PsFigure out[4])
   return 4;
 }
 
+/* JSON string escaping per RFC 8259: quotes, backslash and control characters; UTF-8 passes through. */
 void
 ps_json_string (GString *out, const char *s)
 {
@@ -123,6 +125,8 @@ headline_mode (const PsRunResult *r)
 
 static const char *const mode_keys[PS_N_MODES] = { "read", "write", "simultaneous" };
 
+/* Schema 1 (design.md). Keys are written in a fixed order with fixed precision, so the same result always gives
+ * the same bytes; wall time, the one nondeterministic value, appears only when the caller asks for it. */
 static void
 render_json (GString *o, const PsRunResult *r, gboolean with_wall)
 {
@@ -214,6 +218,7 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
     g_string_append (o, firstc ? "],\n" : "\n  ],\n");
   }
 
+  /* stats sum over modes: each mode ran on its own engine, so events and simulated time add up. */
   uint64_t events = 0;
   double sim_ns = 0;
   for (int i = 0; i < PS_N_MODES; i++) {
@@ -239,6 +244,8 @@ fmt_cell (char *buf, size_t n, double v, gboolean sign, const char *suffix)
     g_strlcpy (buf, "-", n);
 }
 
+/* The human table: one line per figure that ran, then the headline mode's link usage per direction. Markdown
+ * shares the figure rows so README tables and terminal output cannot disagree. */
 static void
 render_table (GString *o, const PsRunResult *r, gboolean markdown)
 {
@@ -311,6 +318,7 @@ csv_num (GString *o, double v)
     g_string_append (o, ",");
 }
 
+/* One row per figure that ran, numbers with two decimals, empty cells for absent values. */
 static void
 render_csv (GString *o, const PsRunResult *r)
 {
@@ -331,6 +339,7 @@ render_csv (GString *o, const PsRunResult *r)
   }
 }
 
+/* Entry point: the one switch on PsFormat in the program. */
 void
 ps_report_render (GString *out, const PsRunResult *r, PsFormat format, gboolean with_wall)
 {

@@ -9,6 +9,8 @@
 #include "pciesim-version.h"
 #include "sim/error.h"
 
+/* One config's run. Workers write only their own Job; the main thread reads them after the pool has joined,
+ * so no locking is needed and the report order is the input order whatever finished first. */
 typedef struct {
   char *path;
   const char *const *sets;
@@ -18,6 +20,7 @@ typedef struct {
   GError *error;
 } Job;
 
+/* ./configs first so a user's own checkout (or a copy with edited configs) wins over the built-in tree. */
 char *
 ps_default_configs_dir (void)
 {
@@ -26,6 +29,7 @@ ps_default_configs_dir (void)
   return g_build_filename (PCIESIM_SOURCE_ROOT, "configs", NULL);
 }
 
+/* Directory order is filesystem-dependent; sorting makes the report (and CI logs) identical everywhere. */
 static gint
 cmp_str (gconstpointer a, gconstpointer b)
 {
@@ -47,6 +51,8 @@ ps_find_published_configs (const char *dir, GError **error)
       g_ptr_array_add (all, g_build_filename (dir, n, NULL));
   g_ptr_array_sort (all, cmp_str);
   GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  /* Loading every file both filters and validates: a broken config under configs/ must fail validate loudly
+   * rather than silently drop out of the statistics. */
   for (guint i = 0; i < all->len; i++) {
     g_autoptr (PsConfig) cfg = ps_config_load (all->pdata[i], NULL, error);
     if (!cfg) {
@@ -59,6 +65,7 @@ ps_find_published_configs (const char *dir, GError **error)
   return out;
 }
 
+/* Every published row runs all three modes, whatever its benchmark.modes says: the comparison needs them. */
 static void
 run_job (gpointer data, gpointer user)
 {
@@ -69,6 +76,8 @@ run_job (gpointer data, gpointer user)
     topology_run (j->cfg, PS_MODE_ALL, j->seed, &j->result, &j->error);
 }
 
+/* Running totals for the summary line. The theoretical formula's error is accumulated over the same figures so
+ * the two means compare like with like. */
 typedef struct {
   int counted, flagged, beyond;
   double sum_abs, max_abs, theo_sum_abs;
@@ -100,6 +109,7 @@ render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
         continue;
       const char *flag = "";
       double abs_err = fabs (f[k].error_pct);
+      /* A published figure above the protocol limit is a measurement artifact: report it, never score it. */
       if (f[k].above_limit) {
         flag = "above-protocol-limit";
         s->flagged++;
@@ -138,6 +148,7 @@ render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
       first = FALSE;
     }
   }
+  /* CSV stays a pure table (one row per figure) so it can be loaded as is; the other formats end with the summary. */
   double mean = s->counted ? s->sum_abs / s->counted : 0, theo = s->counted ? s->theo_sum_abs / s->counted : 0;
   if (js) {
     g_string_append_printf (o, "\n  ],\n  \"summary\": {\"figures\": %d, \"flagged\": %d, \"mean_abs_error_pct\": %.3f, "
@@ -169,6 +180,8 @@ ps_validate (const PsValidate *v, GError **error)
   }
   guint n = paths->len;
   g_autofree Job *jobs = g_new0 (Job, n);
+  /* Runs are independent (each builds its own engine and models), so they parallelise perfectly; the pool is
+   * exclusive so it never outlives this call. */
   int workers = v->jobs > 0 ? v->jobs : (int) g_get_num_processors ();
   g_autoptr (GError) e = NULL;
   GThreadPool *pool = g_thread_pool_new (run_job, NULL, MAX (workers, 1), TRUE, &e);
@@ -181,6 +194,7 @@ ps_validate (const PsValidate *v, GError **error)
   g_autoptr (GString) out = g_string_new (NULL);
   Summary s = { 0 };
   render (out, jobs, n, v, &s);
+  /* Exit status 1 (not an error code) lets CI gate on accuracy while still showing the whole table. */
   int rc = s.beyond > 0 ? 1 : 0;
   GError *first_error = NULL;
   for (guint i = 0; i < n; i++) {
@@ -189,6 +203,7 @@ ps_validate (const PsValidate *v, GError **error)
     g_clear_error (&jobs[i].error);
     ps_config_free (jobs[i].cfg);
   }
+  /* Report the first failing config only after rendering, so every job has finished and been freed. */
   if (first_error) {
     g_propagate_error (error, first_error);
     return -1;

@@ -31,8 +31,11 @@ typedef struct {
   const char *doc; /* meaning and source */
 } KeyDef;
 
+/* The table addresses PsConfig fields by offset so one generic converter serves every key; adding a key is one
+ * line here plus one field in config.h. */
 #define OFF(field) offsetof (PsConfig, field)
 
+/* Value lists the spec allows (x12/x32 exist on paper but no modelled device uses them). */
 static const int64_t lanes_allowed[] = { 1, 2, 4, 8, 16, -1 };
 static const int64_t rcb_allowed[] = { 64, 128, -1 };
 static const int64_t addr_allowed[] = { 32, 64, -1 };
@@ -42,6 +45,7 @@ static const char *const counter_words[] = { "endpoint", "host", NULL };
 static const char *const updatefc_words[] = { "minimum", "recommended", NULL };
 static const char *const workload_words[] = { "chaining_dma", "stream", NULL };
 
+/* The six credit types appear twice (host and endpoint receivers); the macro keeps their ranges identical. */
 #define CREDIT_KEYS(prefix, field, who)                                                                        \
   { prefix ".ph", K_INT, OFF (field.ph), 0, 2032, FALSE, NULL, NULL, "0", "credits",                              \
     "posted-header credits " who " advertises; 0 = infinite (spec §3.4.2, Table 2-48 scaled limits)" },      \
@@ -56,6 +60,7 @@ static const char *const workload_words[] = { "chaining_dma", "stream", NULL };
   { prefix ".cpld", K_INT, OFF (field.cpld), 0, 32752, FALSE, NULL, NULL, "0", "credits (16 bytes)",               \
     "completion-data credits " who " advertises; 0 = infinite" }
 
+/* The key table: the interface users and scripts depend on. Keys are added, never renamed (design.md). */
 static const KeyDef keys[] = {
   { "name", K_STRING, OFF (name), 0, 0, FALSE, NULL, NULL, "", "", "label printed in reports (default: file name)" },
 
@@ -191,6 +196,7 @@ static const KeyDef keys[] = {
 
 #define N_KEYS G_N_ELEMENTS (keys)
 
+/* Linear search: ~70 keys, and lookups happen only while loading. */
 static const KeyDef *
 find_key (const char *path)
 {
@@ -217,6 +223,7 @@ ps_config_key_exists (const char *path)
   return find_key (path) != NULL;
 }
 
+/* Levenshtein distance with one rolling row: keys are short, so O(n·m) is nothing. */
 guint
 ps_edit_distance (const char *a, const char *b)
 {
@@ -322,6 +329,8 @@ ps_mode_name (unsigned mode)
   }
 }
 
+/* Numbers and booleans must be plain scalars: "8" is a string in YAML, and accepting it would make a quoted
+ * value mean different things in different places. */
 static gboolean
 want_scalar (const KeyDef *k, const YNode *n, const char *what, GError **error)
 {
@@ -340,6 +349,7 @@ want_scalar (const KeyDef *k, const YNode *n, const char *what, GError **error)
   return TRUE;
 }
 
+/* Integers are strict decimal (no 0x, no 8.0): configs are read by people, and sizes must be exact. */
 static gboolean
 convert_int (const KeyDef *k, const YNode *n, int64_t *out, GError **error)
 {
@@ -381,6 +391,7 @@ convert_int (const KeyDef *k, const YNode *n, int64_t *out, GError **error)
   return TRUE;
 }
 
+/* Doubles reject NaN and infinities: every model parameter is a finite physical quantity. */
 static gboolean
 convert_double (const KeyDef *k, const YNode *n, double *out, GError **error)
 {
@@ -400,6 +411,7 @@ convert_double (const KeyDef *k, const YNode *n, double *out, GError **error)
   return TRUE;
 }
 
+/* A mode list may be one word or a sequence; "all" expands to every mode. */
 static gboolean
 convert_modes (const KeyDef *k, const YNode *n, unsigned *out, GError **error)
 {
@@ -477,6 +489,8 @@ convert_value (const KeyDef *k, const YNode *n, PsConfig *cfg, GError **error)
 
 /* --- loading ------------------------------------------------------------------------------------------- */
 
+/* Include resolution: depth-first, included files merged in order, then the including file on top. The stack
+ * holds canonical paths of the files being loaded, which is what detects cycles through different spellings. */
 static YNode *load_with_includes (const char *path, GPtrArray *stack, GError **error);
 
 static gboolean
@@ -604,6 +618,8 @@ typedef struct {
   GHashTable *seen; /* key path -> value node (not owned) */
 } Walk;
 
+/* Pass 3: every key is either a leaf in the table (converted) or a section (recursed into); anything else is
+ * unknown, reported with the closest name at the same level. */
 static gboolean
 walk_map (Walk *w, const YNode *map, const char *prefix, GError **error)
 {
@@ -670,6 +686,7 @@ check_combinations (Walk *w, const YNode *root, GError **error)
   return TRUE;
 }
 
+/* Defaults go through the same converter as file values, so a bad default aborts at start-up in every test. */
 static void
 set_defaults (PsConfig *cfg)
 {
@@ -688,6 +705,8 @@ set_defaults (PsConfig *cfg)
   }
 }
 
+/* The three passes described at the top of the file; published.* keys may be absent, nothing else without a
+ * default may. */
 PsConfig *
 ps_config_load (const char *path, const char *const *sets, GError **error)
 {
@@ -737,6 +756,7 @@ ps_config_free (PsConfig *cfg)
   g_free (cfg);
 }
 
+/* Human-readable type for `pciesim keys`. */
 static const char *
 type_name (const KeyDef *k)
 {

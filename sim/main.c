@@ -184,7 +184,7 @@ cmd_sweep (int argc, char **argv)
   g_autofree char *format = NULL, *output = NULL, *shard = NULL;
   gint jobs = 0;
   gint64 seed = 1;
-  gboolean resume = FALSE;
+  gboolean resume = FALSE, list = FALSE;
   GOptionEntry entries[] = {
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "worker threads (default: number of cores)", "N" },
     { "shard", 0, 0, G_OPTION_ARG_STRING, &shard, "run only share I of N (points whose index % N = I-1)", "I/N" },
@@ -192,6 +192,8 @@ cmd_sweep (int argc, char **argv)
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "write to FILE atomically (default stdout)", "FILE" },
     { "resume", 'r', 0, G_OPTION_ARG_NONE, &resume, "keep the points already in --output FILE, run the rest", NULL },
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "seed of every random stream (default 1)", "N" },
+    { "list", 'l', 0, G_OPTION_ARG_NONE, &list, "check every point's config and list the points (CSV), run none",
+      NULL },
     G_OPTION_ENTRY_NULL,
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("SCENARIO - run every point of a what-if scenario");
@@ -208,15 +210,15 @@ cmd_sweep (int argc, char **argv)
     return finish (e);
   }
   PsSweep s = { .scenario = argv[1], .jobs = jobs, .format = PS_FORMAT_CSV, .output = output, .resume = resume,
-                .progress = isatty (STDERR_FILENO), .seed = (uint64_t) seed };
+                .progress = isatty (STDERR_FILENO), .seed = (uint64_t) seed, .list = list };
   if (!parse_format (format, &s.format, &e))
     return finish (e);
   if (s.format != PS_FORMAT_CSV && s.format != PS_FORMAT_JSON) {
     ps_error_plain (&e, PS_ERROR_USAGE, "sweep writes csv or json, not '%s'", format);
     return finish (e);
   }
-  if (jobs < 0) {
-    ps_error_plain (&e, PS_ERROR_USAGE, "--jobs must not be negative");
+  if (jobs < 0 || (list && resume)) {
+    ps_error_plain (&e, PS_ERROR_USAGE, jobs < 0 ? "--jobs must not be negative" : "--list runs nothing to resume");
     return finish (e);
   }
   if (shard && !ps_sweep_parse_shard (shard, &s.shard_index, &s.shard_count, &e))

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "models/topology.h"
 #include "pciesim-version.h"
@@ -198,6 +199,22 @@ render_file (GString *o, PsFormat format, const char *prologue, char *const *row
   }
   if (format == PS_FORMAT_JSON)
     g_string_append (o, first ? "  ]\n}\n" : "\n  ]\n}\n");
+}
+
+/* --list: the points' ids and axis values as CSV, without metrics. */
+static void
+render_list (GString *o, const PsScenario *s, guint first, guint step, guint n_sel)
+{
+  g_string_append (o, "id");
+  for (guint a = 0; a < s->axes->len; a++) {
+    g_string_append_c (o, ',');
+    csv_cell (o, ((PsAxis *) s->axes->pdata[a])->key);
+  }
+  g_string_append_c (o, '\n');
+  for (guint pos = 0; pos < n_sel; pos++) {
+    render_row_prefix (o, s, first + pos * step, PS_FORMAT_CSV);
+    g_string_append_c (o, '\n');
+  }
 }
 
 /* --- reading a sweep file back --------------------------------------------------------------------------- */
@@ -483,6 +500,25 @@ resume_rows (Runner *r, const char *path, const char *prologue, guint *kept, GEr
   return TRUE;
 }
 
+/* Fail before the sweep rather than after it when the output's directory takes no new file (the final write
+ * is a temporary file there renamed over the target). */
+static gboolean
+check_writable (const char *output, GError **error)
+{
+  if (!output || !strcmp (output, "-"))
+    return TRUE;
+  g_autofree char *dir = g_path_get_dirname (output);
+  g_autofree char *probe = g_build_filename (dir, ".pciesim-probe-XXXXXX", NULL);
+  int fd = g_mkstemp (probe);
+  if (fd < 0) {
+    ps_error_plain (error, PS_ERROR_CANTCREAT, "cannot write '%s': %s", output, g_strerror (errno));
+    return FALSE;
+  }
+  close (fd);
+  g_unlink (probe);
+  return TRUE;
+}
+
 gboolean
 ps_sweep_run (const PsSweep *opt, GError **error)
 {
@@ -491,7 +527,7 @@ ps_sweep_run (const PsSweep *opt, GError **error)
     return FALSE;
   }
   g_autoptr (PsScenario) sc = ps_scenario_load (opt->scenario, error);
-  if (!sc)
+  if (!sc || !check_writable (opt->output, error))
     return FALSE;
   Runner r = { .sc = sc, .format = opt->format, .seed = opt->seed, .fail_index = G_MAXUINT };
   r.first = opt->shard_count ? opt->shard_index - 1 : 0;
@@ -521,7 +557,7 @@ ps_sweep_run (const PsSweep *opt, GError **error)
     workers = (int) MIN ((guint) MAX (workers, 1), todo->len);
     GThreadPool *pool = g_thread_pool_new (run_point, &r, workers, TRUE, NULL);
     /* Phase 1 loads every config so that a bad value fails before hours of good points have run. */
-    ok = run_phase (&r, pool, todo, TRUE, &cp, n_sel) && run_phase (&r, pool, todo, FALSE, &cp, n_sel);
+    ok = run_phase (&r, pool, todo, TRUE, &cp, n_sel) && (opt->list || run_phase (&r, pool, todo, FALSE, &cp, n_sel));
     g_thread_pool_free (pool, FALSE, TRUE);
     if (!ok)
       g_propagate_error (error, g_steal_pointer (&r.fail));
@@ -531,7 +567,10 @@ ps_sweep_run (const PsSweep *opt, GError **error)
   }
   if (ok) {
     g_autoptr (GString) out = g_string_new (NULL);
-    render_file (out, opt->format, prologue->str, r.rows, n_sel);
+    if (opt->list)
+      render_list (out, sc, r.first, r.step, n_sel);
+    else
+      render_file (out, opt->format, prologue->str, r.rows, n_sel);
     ok = ps_write_output (opt->output, out, error);
   }
   for (guint i = 0; i < n_sel; i++)

@@ -33,6 +33,7 @@ typedef struct {
   const char *output; /* NULL or "-" = stdout */
   gboolean resume; /* needs output */
   gboolean progress; /* progress line and timing summary on stderr */
+  gboolean list; /* load every point's config, then write only "id,AXIS…" rows (CSV) instead of running */
   uint64_t seed;
 } PsSweep;
 

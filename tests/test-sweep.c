@@ -238,6 +238,32 @@ START_TEST (test_zip_and_ranges)
 }
 END_TEST
 
+/* Every shipped scenario loads and every point's config is valid; point counts are the products of the axis
+ * lengths read off each file (zipped axes count once). */
+START_TEST (test_shipped_scenarios)
+{
+  static const struct {
+    const char *name;
+    guint points;
+  } shipped[] = {
+    { "tags_vs_payload", 9 * 4 }, /* tags 1..256 pow2, payload 128..1024 pow2 */
+    { "transfer_size", 21 }, /* 64 B .. 64 MB pow2, zipped with iterations */
+    { "gen_width", 5 * 5 }, /* gen 1..5, lanes 1..16 pow2 */
+    { "read_request", 4 * 6 }, /* 4 tag counts, MRRS 128..4096 pow2 */
+    { "posted_credits", 6 * 6 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (shipped); i++) {
+    g_autofree char *path = g_strdup_printf ("scenarios/%s.yaml", shipped[i].name);
+    g_auto (Result) r;
+    PCIESIM (&r, "sweep", path, "--list");
+    ck_assert_msg (r.status == 0, "%s: %s", path, r.err);
+    g_auto (GStrv) lines = g_strsplit (r.out, "\n", -1);
+    ck_assert_msg (g_strv_length (lines) == shipped[i].points + 2, "%s: %u lines for %u points", path,
+                   g_strv_length (lines), shipped[i].points);
+  }
+}
+END_TEST
+
 /* --- shards and merge ------------------------------------------------------------------------------------ */
 
 START_TEST (test_shards_merge)
@@ -448,6 +474,7 @@ static const UsageCase usage_cases[] = {
   { { "--format", "table" }, "csv or json" },
   { { "--resume" }, "--resume needs --output" },
   { { "--jobs", "-2" }, "--jobs" },
+  { { "--list", "--resume", "--output", "x.csv" }, "--list runs nothing" },
 };
 
 START_TEST (test_usage_errors)
@@ -501,6 +528,7 @@ sweep_suite (void)
   tcase_add_test (t, test_order_and_columns);
   tcase_add_test (t, test_point_matches_single_run);
   tcase_add_test (t, test_zip_and_ranges);
+  tcase_add_test (t, test_shipped_scenarios);
   tcase_add_test (t, test_shards_merge);
   tcase_add_test (t, test_merge_errors);
   tcase_add_test (t, test_resume_completes);

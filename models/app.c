@@ -28,6 +28,7 @@ struct App {
   gboolean tx_arb_pending; /* an arbitration event is scheduled */
   SimTime tx_free_at; /* first edge at which the interface may start another TLP */
   uint64_t tx_beats, tx_switch_cycles;
+  uint64_t tx_kind_beats[TLP_KIND_COUNT];
   gboolean tx_any; /* a TLP has been sent: last_winner is meaningful for the switch penalty */
 
   /* Receive: FIFO through Tlp.next. The IP's receive pipeline delay is the link's rx_pipeline_ps; stamp_ps is
@@ -124,6 +125,7 @@ tx_arbitrate (SimEngine *e, void *ctx, uint64_t arg)
     /* Handing the interface to another source costs the multiplexer's turnaround before the first beat. */
     uint32_t idle = a->tx_any && c != a->last_winner ? a->p.arb_switch_cycles : 0;
     a->tx_switch_cycles += idle;
+    a->tx_kind_beats[t->kind] += beats;
     a->tx_any = TRUE;
     a->last_winner = c;
     a->tx_cur = t;
@@ -264,6 +266,13 @@ uint64_t
 app_tx_switch_cycles (const App *a)
 {
   return a->tx_switch_cycles;
+}
+
+uint64_t
+app_tx_kind_beats (const App *a, TlpKind kind)
+{
+  g_assert (kind < TLP_KIND_COUNT);
+  return a->tx_kind_beats[kind];
 }
 
 uint64_t

@@ -75,6 +75,9 @@ LinkPort *app_port (const App *app);
 uint64_t app_tx_beats (const App *app);
 /* Idle beats spent on arb_switch_cycles turnarounds. */
 uint64_t app_tx_switch_cycles (const App *app);
+/* Transmit beats of TLPs of one kind (e.g. what read requests take from writes on a shared interface,
+ * pcie-protocol.md §7). */
+uint64_t app_tx_kind_beats (const App *app, TlpKind kind);
 uint64_t app_rx_beats (const App *app);
 /* Nothing queued in either direction. */
 gboolean app_idle (const App *app);

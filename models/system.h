@@ -36,6 +36,11 @@ typedef struct {
 typedef struct {
   double read_mbps, write_mbps; /* mean over iterations; 0 for an engine the mode does not run */
   double read_counter_ns, write_counter_ns; /* mean counter time per transfer */
+  /* Write bytes / (write counter time minus the transmit-interface cycles spent on read requests (MRd beats) and
+   * on engine turnarounds (arb_switch_cycles) inside that window), mean over iterations: the write figure with
+   * the read-request cycles not counted, as Intel reports for its Avalon-MM DMA (published-calibration.md §2.1).
+   * A what-if figure of the interface, not a rate the wire carried. 0 when the mode runs no write engine. */
+  double write_mbps_excluding_read_requests;
   LinkUsage upstream, downstream; /* last iteration's measured window */
   LinkCounters upstream_counters, downstream_counters; /* the same window */
   uint64_t events; /* engine events executed, settle phase included */

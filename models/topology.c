@@ -125,6 +125,7 @@ run_dma (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GError *
   m->mbps = mode == PS_READ ? r.read_mbps : r.write_mbps;
   m->read_mbps = r.read_mbps;
   m->write_mbps = r.write_mbps;
+  m->write_mbps_excluding_read_requests = r.write_mbps_excluding_read_requests;
   usage_of (&m->upstream, &r.upstream);
   usage_of (&m->downstream, &r.downstream);
   m->events = r.events;

@@ -162,6 +162,14 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
       json_num (o, m->read_mbps, 2);
       g_string_append (o, ", \"write_mbps\": ");
       json_num (o, m->write_mbps, 2);
+      /* Added keys (schema 1 grows, never renames): the Avalon-MM DMA's reported figures, §2.1 of
+       * published-calibration.md — both directions averaged, and writes without the read-request cycles. */
+      g_string_append (o, ", \"both_directions_mean_mbps\": ");
+      json_num (o, (m->read_mbps + m->write_mbps) / 2, 2);
+      if (m->write_mbps_excluding_read_requests > 0) {
+        g_string_append (o, ", \"write_mbps_excluding_read_requests\": ");
+        json_num (o, m->write_mbps_excluding_read_requests, 2);
+      }
     } else {
       g_string_append (o, "\"mbps\": ");
       json_num (o, m->mbps, 2);
@@ -288,6 +296,11 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
       g_string_append_printf (o, "%-20s %9s  %9s  %11.1f  %7s  %7s\n", f[i].label, sim, pub, r->theoretical_mbps,
                               pct, err);
   }
+  const PsModeResult *sm = &r->modes[PS_SIMULTANEOUS];
+  if (!markdown && sm->ran && sm->write_mbps_excluding_read_requests > 0)
+    g_string_append_printf (o, "Simultaneous: both directions averaged %.1f MB/s; write excluding read-request "
+                               "cycles %.1f MB/s\n",
+                            (sm->read_mbps + sm->write_mbps) / 2, sm->write_mbps_excluding_read_requests);
   if (flagged)
     g_string_append_printf (o, "%s* published figure is above the protocol limit (%.1f MB/s): a measurement "
                                "artifact no honest model can match; left out of error statistics\n",

@@ -25,6 +25,9 @@ typedef struct {
   bool ran;
   double mbps; /* read or write mode */
   double read_mbps, write_mbps; /* simultaneous mode */
+  /* Simultaneous mode, DMA workload: the write figure with the transmit interface's read-request cycles not
+   * counted (models/system.h); 0 when not produced. */
+  double write_mbps_excluding_read_requests;
   PsUsage upstream, downstream;
   uint64_t events;
   double sim_time_ns;

@@ -1,6 +1,8 @@
 /* fc.c — credit arithmetic; see fc.h for the policy. */
 #include "models/fc.h"
 
+#include "sim/error.h"
+
 void
 fc_tx_init (FcTx *tx, const FcAmounts *credits)
 {
@@ -28,7 +30,11 @@ fc_tx_can (const FcTx *tx, FcClass cls, uint32_t hdr, uint32_t data)
 void
 fc_tx_consume (FcTx *tx, FcClass cls, uint32_t hdr, uint32_t data)
 {
-  g_assert (fc_tx_can (tx, cls, hdr, data));
+  PS_INVARIANT (fc_tx_can (tx, cls, hdr, data),
+                "credits: transmitter consumed class %d %u hdr + %u data beyond its limits %" G_GUINT64_FORMAT
+                "/%" G_GUINT64_FORMAT " (consumed %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT ")",
+                cls, hdr, data, tx->limit[cls][FC_HDR], tx->limit[cls][FC_DATA], tx->consumed[cls][FC_HDR],
+                tx->consumed[cls][FC_DATA]);
   tx->consumed[cls][FC_HDR] += hdr;
   tx->consumed[cls][FC_DATA] += data;
 }
@@ -46,7 +52,9 @@ fc_tx_available (const FcTx *tx, FcClass cls, FcPart part)
 {
   if (tx->infinite[cls][part])
     return UINT64_MAX;
-  g_assert (tx->consumed[cls][part] <= tx->limit[cls][part]);
+  PS_INVARIANT (tx->consumed[cls][part] <= tx->limit[cls][part],
+                "credits: class %d part %d below zero (consumed %" G_GUINT64_FORMAT " > limit %" G_GUINT64_FORMAT ")",
+                cls, part, tx->consumed[cls][part], tx->limit[cls][part]);
   return tx->limit[cls][part] - tx->consumed[cls][part];
 }
 
@@ -63,16 +71,17 @@ fc_rx_init (FcRx *rx, const FcAmounts *credits, const FcPolicy *policy)
     }
 }
 
-/* Overflow aborts: it can only mean a transmitter ignored credits, a model bug that must not be averaged away. */
+/* Overflow is an internal error: it can only mean a transmitter ignored credits, a model bug that must not be
+ * averaged away. */
 void
 fc_rx_receive (FcRx *rx, FcClass cls, uint32_t hdr, uint32_t data)
 {
   rx->received[cls][FC_HDR] += hdr;
   rx->received[cls][FC_DATA] += data;
   for (int p = 0; p < 2; p++)
-    if (!rx->infinite[cls][p] && rx->received[cls][p] - rx->freed[cls][p] > rx->advertised[cls][p])
-      g_error ("receive buffer overflow: class %d part %d holds %" G_GUINT64_FORMAT " > %u credits", cls, p,
-               rx->received[cls][p] - rx->freed[cls][p], rx->advertised[cls][p]);
+    PS_INVARIANT (rx->infinite[cls][p] || rx->received[cls][p] - rx->freed[cls][p] <= rx->advertised[cls][p],
+                  "credits: receive buffer overflow, class %d part %d holds %" G_GUINT64_FORMAT " > %u advertised",
+                  cls, p, rx->received[cls][p] - rx->freed[cls][p], rx->advertised[cls][p]);
 }
 
 gboolean
@@ -83,7 +92,9 @@ fc_rx_free (FcRx *rx, FcClass cls, uint32_t hdr, uint32_t data)
   for (int p = 0; p < 2; p++) {
     if (rx->infinite[cls][p] || n[p] == 0)
       continue;
-    g_assert (rx->freed[cls][p] + n[p] <= rx->received[cls][p]);
+    PS_INVARIANT (rx->freed[cls][p] + n[p] <= rx->received[cls][p],
+                  "credits: class %d part %d freeing %u with %" G_GUINT64_FORMAT " freed of %" G_GUINT64_FORMAT
+                  " received (more returned than taken)", cls, p, n[p], rx->freed[cls][p], rx->received[cls][p]);
     /* Spec §2.6.1.2: what the transmitter may still send, as far as this receiver knows (it may have sent
      * less than we think only if TLPs are still on the wire, which only delays the rule by one flight). */
     uint64_t left = rx->limit_sent[cls][p] - MIN (rx->limit_sent[cls][p], rx->received[cls][p]);

@@ -24,6 +24,7 @@
 
 #include "models/fc.h"
 #include "models/phy.h"
+#include "sim/error.h"
 
 G_DEFINE_QUARK (pciesim-link-error-quark, link_error)
 
@@ -105,7 +106,18 @@ struct Link {
   SimTime latency_ps; /* serialiser end -> far side: tx pipeline + flight + rx pipeline */
   Dir d[2];
   LinkPort port[2];
+  /* Test hook (link_inject_fault): the fault, the direction it hits and a countdown to the packet it hits. */
+  LinkFault fault;
+  LinkDir fault_dir;
+  uint64_t fault_countdown;
 };
+
+/* TRUE once, for the nth packet of the faulted kind on the faulted direction. */
+static gboolean
+fault_hits (Link *l, LinkFault kind, LinkDir dir)
+{
+  return l->fault == kind && l->fault_dir == dir && l->fault_countdown-- == 0;
+}
 
 static void wire_fire (SimEngine *engine, void *ctx, uint64_t arg);
 static void arr_fire (SimEngine *engine, void *ctx, uint64_t arg);
@@ -461,6 +473,8 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
     Arrival a = { .kind = ARR_UPDATEFC, .cls = c };
     /* The DLLP carries the limits as of now, so credits freed while it waited ride along. */
     fc_rx_current_limit (&o->fc_rx, c, &a.a, &a.b);
+    if (fault_hits (d->link, LINK_FAULT_EXTRA_CREDIT, d->dir))
+      a.a++;
     fc_rx_mark_sent (&o->fc_rx, c);
     o->fc_last_sent_ps[c] = now;
     sim_cancel (e, o->fc_lat_timer[c]); /* this DLLP carries everything freed so far */
@@ -479,6 +493,8 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
     d->q_bytes -= bytes;
     /* Spec §3: 12-bit sequence number; the model keeps the full count and the TLP carries its low bits. */
     t->seq = (uint16_t) (d->tx_seq & 0xfff);
+    if (fault_hits (d->link, LINK_FAULT_SKIP_SEQ, d->dir))
+      t->seq = (uint16_t) ((t->seq + 1) & 0xfff);
     replay_push (d, bytes);
     d->tx_seq++;
     PhyPlacement pl;
@@ -549,7 +565,11 @@ receive_tlp (Dir *d, Tlp *t)
   SimEngine *e = l->engine;
   FcClass c = tlp_fc_class (t->kind);
   fc_rx_receive (&d->fc_rx, c, tlp_header_credits (t), tlp_data_credits (t));
-  g_assert (t->seq == (d->rx_seq & 0xfff)); /* no loss, no reordering on one direction */
+  /* No loss and no reordering on one direction: each TLP carries the next sequence number. */
+  PS_INVARIANT (t->seq == (d->rx_seq & 0xfff),
+                "link %s: received sequence number %u, expected %u (TLP %" G_GUINT64_FORMAT ")",
+                d->dir == LINK_UPSTREAM ? "upstream" : "downstream", t->seq, (unsigned) (d->rx_seq & 0xfff),
+                d->rx_seq);
   d->rx_seq++;
   /* §3: the Ack timer starts with the first TLP not yet covered by a scheduled Ack. */
   if (!sim_event_pending (e, d->ack_ev) && !l->d[1 - d->dir].ack_due) {
@@ -582,7 +602,8 @@ receive_ack (Dir *d, uint64_t acked)
 {
   /* An Ack travelling on d acknowledges TLPs sent on the opposite direction. */
   Dir *o = &d->link->d[1 - d->dir];
-  g_assert (acked <= o->tx_seq);
+  PS_INVARIANT (acked <= o->tx_seq,
+                "link: Ack for TLP %" G_GUINT64_FORMAT " but only %" G_GUINT64_FORMAT " were sent", acked, o->tx_seq);
   while (o->acked_seq < acked) {
     o->replay_bytes -= o->replay[o->replay_head];
     o->replay_head = (o->replay_head + 1) % o->replay_cap;
@@ -610,6 +631,16 @@ arr_fire (SimEngine *e, void *ctx, uint64_t arg)
       break;
     case ARR_UPDATEFC: {
       Dir *o = &d->link->d[1 - d->dir];
+      /* A limit beyond what the receiver can hold (its advertisement plus all it ever freed) would let the
+       * transmitter overrun the buffer: credits above the advertisement. */
+      const FcRx *far = &o->fc_rx;
+      PS_INVARIANT ((far->infinite[a.cls][FC_HDR] || a.a <= far->advertised[a.cls][FC_HDR] + far->freed[a.cls][FC_HDR])
+                    && (far->infinite[a.cls][FC_DATA]
+                        || a.b <= far->advertised[a.cls][FC_DATA] + far->freed[a.cls][FC_DATA]),
+                    "credits: UpdateFC grants class %d limits %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT
+                    " beyond the receiver's %u/%u advertised + %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " freed",
+                    a.cls, a.a, a.b, far->advertised[a.cls][FC_HDR], far->advertised[a.cls][FC_DATA],
+                    far->freed[a.cls][FC_HDR], far->freed[a.cls][FC_DATA]);
       fc_tx_update (&o->fc_tx, a.cls, a.a, a.b);
       port_notify (&d->link->port[o->dir]);
       break;
@@ -651,8 +682,8 @@ link_port_send (LinkPort *port, Tlp *tlp)
 {
   Link *l = port->link;
   Dir *d = &l->d[port->end];
-  if (!link_port_can_send (port, tlp))
-    g_error ("link_port_send without credits or space (%s)", tlp_kind_name (tlp->kind));
+  PS_INVARIANT (link_port_can_send (port, tlp), "link_port_send of a %s without credits or space",
+                tlp_kind_name (tlp->kind));
   /* §2.6.1: the transmitter consumes the receiver's credits when it commits to sending. */
   fc_tx_consume (&d->fc_tx, tlp_fc_class (tlp->kind), tlp_header_credits (tlp), tlp_data_credits (tlp));
   tlp->next = NULL;
@@ -784,6 +815,43 @@ link_check_invariants (const Link *link, GError **error)
       }
   }
   return TRUE;
+}
+
+void
+link_describe_wait (const Link *link, GString *out)
+{
+  static const char *const dir_name[2] = { "downstream", "upstream" };
+  static const char *const class_name[FC_CLASS_COUNT] = { "P", "NP", "Cpl" };
+  for (int i = 0; i < 2; i++) {
+    const Dir *d = &link->d[i];
+    const LinkPort *sender = &link->port[i];
+    uint64_t unacked = d->tx_seq - d->acked_seq;
+    if (!sender->want_ready && d->q_len == 0 && unacked == 0)
+      continue;
+    g_string_append_printf (out, "%slink %s: %s, %u TLPs queued", out->len ? "; " : "", dir_name[i],
+                            sender->want_ready ? "sender blocked" : "sender not blocked", d->q_len);
+    if (link->p.tx_queue_tlps)
+      g_string_append_printf (out, " (limit %u)", link->p.tx_queue_tlps);
+    g_string_append_printf (out, ", %" G_GUINT64_FORMAT " unacknowledged", unacked);
+    if (link->p.replay_buffer_bytes)
+      g_string_append_printf (out, ", replay buffer %" G_GUINT64_FORMAT " of %u bytes",
+                              d->replay_bytes + d->q_bytes, link->p.replay_buffer_bytes);
+    /* Credits left per finite type: a 0 here next to a blocked sender is the usual deadlock. */
+    for (int c = 0; c < FC_CLASS_COUNT; c++)
+      for (int p = 0; p < 2; p++)
+        if (!d->fc_tx.infinite[c][p])
+          g_string_append_printf (out, ", %s%s credits %" G_GUINT64_FORMAT " of %u", class_name[c],
+                                  p == FC_HDR ? "H" : "D", fc_tx_available (&d->fc_tx, c, p),
+                                  d->fc_rx.advertised[c][p]);
+  }
+}
+
+void
+link_inject_fault (Link *link, LinkFault fault, LinkDir dir, uint64_t nth)
+{
+  link->fault = fault;
+  link->fault_dir = dir;
+  link->fault_countdown = nth;
 }
 
 /* ---- analytic limits ---- */

@@ -112,6 +112,15 @@ LinkCounters link_counters (const Link *link, LinkDir dir);
 
 /* End-of-run checks: nothing unacknowledged, credits within [0, advertised], queues empty. Sets error. */
 gboolean link_check_invariants (const Link *link, GError **error);
+/* What each direction waits for (blocked sender, queue, unacknowledged TLPs, replay space, credits left of each
+ * finite type), appended to `out` in one line; idle directions are left out. For the deadlock watchdog. */
+void link_describe_wait (const Link *link, GString *out);
+
+/* Test hook: corrupt the nth (0-based) packet of one kind on direction `dir`, so tests can see the continuous
+ * checks catch it: SKIP_SEQ gives a TLP the wrong sequence number; EXTRA_CREDIT makes an UpdateFC grant one
+ * header credit more than the receiver freed. Never called in a real run. */
+typedef enum { LINK_FAULT_NONE, LINK_FAULT_SKIP_SEQ, LINK_FAULT_EXTRA_CREDIT } LinkFault;
+void link_inject_fault (Link *link, LinkFault fault, LinkDir dir, uint64_t nth);
 
 /* The vendor "theoretical maximum" (published-calibration.md §1): lanes x per-lane MB/s after 8b/10b
  * (Gen3 counted as 1000, Gen4 2000, Gen5 4000 MB/s) x MPS / (MPS + 20). */

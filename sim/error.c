@@ -1,6 +1,8 @@
 #include "error.h"
 
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 G_DEFINE_QUARK (pciesim-error-quark, ps_error)
 
@@ -51,4 +53,18 @@ ps_error_plain (GError **error, PsErrorCode code, const char *fmt, ...)
   va_end (ap);
   msg = one_line (msg);
   g_set_error (error, PS_ERROR, code, "pciesim: error: %s", msg);
+}
+
+void
+ps_invariant_failed (const char *file, int line, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  char *msg = one_line (g_strdup_vprintf (fmt, ap));
+  va_end (ap);
+  /* stdout may hold a half-written report in its buffer: drop it rather than let exit() flush it. */
+  fprintf (stderr, "pciesim: error: internal: %s (%s:%d)\n", msg, file, line);
+  fflush (stderr);
+  g_free (msg);
+  _exit (PS_ERROR_INTERNAL);
 }

@@ -1,6 +1,7 @@
 /* dma_chain.c — AN-456 chaining DMA engines (contract in dma_chain.h). */
 #include "models/dma_chain.h"
 
+#include "models/pattern.h"
 #include "models/split.h"
 #include "sim/error.h"
 
@@ -365,7 +366,12 @@ on_placed (void *ctx, LinkPort *port, const Tlp *t, SimTime end_ps)
 static void
 on_cpl (DmaChain *d, const Tlp *t)
 {
-  g_assert (t->tag < DMA_MAX_TAGS && d->tag[t->tag].engine != NULL);
+  if (t->tag >= DMA_MAX_TAGS || d->tag[t->tag].engine == NULL) {
+    /* An Unexpected Completion (spec §2.3.2): no request of ours holds this tag, e.g. a duplicate. It is dropped
+     * and counted; the end-of-run check turns any into an error. */
+    d->c.unexpected_cpls++;
+    return;
+  }
   TagEntry *g = &d->tag[t->tag];
   DmaEngine *e = g->engine;
   d->c.cpls++;
@@ -376,6 +382,7 @@ on_cpl (DmaChain *d, const Tlp *t)
   /* The application has taken the data out of the IP's buffer (the app consumes right after this handler). */
   d->cpl_outstanding -= t->payload_bytes;
   if (!g->desc) {
+    d->c.read_checksum += pattern_sum (t->address, t->payload_bytes);
     e->completed += t->payload_bytes;
     d->c.read_bytes_completed += t->payload_bytes;
     d->c.ep_bytes_written += t->payload_bytes; /* endpoint memory is written as the data streams in */
@@ -511,9 +518,9 @@ dma_chain_check_invariants (const DmaChain *d, GError **error)
       c->read_bytes_completed, c->ep_bytes_written);
     return FALSE;
   }
-  if (c->out_of_order_cpls != 0) {
-    ps_error_plain (error, PS_ERROR_INTERNAL, "DMA: %" G_GUINT64_FORMAT " completions out of address order",
-      c->out_of_order_cpls);
+  if (c->out_of_order_cpls != 0 || c->unexpected_cpls != 0) {
+    ps_error_plain (error, PS_ERROR_INTERNAL, "DMA: %" G_GUINT64_FORMAT " completions out of address order, %"
+      G_GUINT64_FORMAT " unexpected (no request held their tag)", c->out_of_order_cpls, c->unexpected_cpls);
     return FALSE;
   }
   for (int dir = 0; dir < DMA_DIR_COUNT; dir++)
@@ -523,4 +530,28 @@ dma_chain_check_invariants (const DmaChain *d, GError **error)
       return FALSE;
     }
   return TRUE;
+}
+
+void
+dma_chain_describe_wait (const DmaChain *d, GString *out)
+{
+  for (int dir = 0; dir < DMA_DIR_COUNT; dir++) {
+    const DmaEngine *e = &d->eng[dir];
+    if (!e->running)
+      continue;
+    g_string_append_printf (out, "%s%s engine: descriptors %u of %u taken (%u being fetched), %" G_GUINT64_FORMAT
+      " data bytes done of %" G_GUINT64_FORMAT " issued", out->len ? "; " : "", dir == DMA_WRITE ? "write" : "read",
+      e->desc_taken, e->n_desc, e->desc_inflight, e->completed, e->requested);
+    if (e->tail != TAIL_DONE && data_done (e))
+      g_string_append (out, e->tail == TAIL_STATUS ? ", EPLAST write not sent" : ", MSI not sent");
+  }
+  if (d->n_free_tags < d->p.tags) {
+    /* The oldest-numbered busy tag shows what the requester waits for. */
+    uint32_t t = 0;
+    while (d->tag[t].engine == NULL)
+      t++;
+    g_string_append_printf (out, "%stags: %u of %u outstanding (tag %u waits for %u bytes at 0x%" G_GINT64_MODIFIER
+      "x%s), completion buffer %u bytes held", out->len ? "; " : "", d->p.tags - d->n_free_tags, d->p.tags, t,
+      d->tag[t].remaining, d->tag[t].next_address, d->tag[t].desc ? ", a descriptor fetch" : "", d->cpl_outstanding);
+  }
 }

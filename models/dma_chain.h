@@ -89,10 +89,16 @@ typedef struct {
   uint64_t read_bytes_requested, read_bytes_completed, ep_bytes_written; /* read engine, all runs */
   uint64_t write_bytes_sent; /* write engine MWr payload, all runs */
   uint64_t desc_fetches, mrds, mwrs, cpls, out_of_order_cpls;
+  uint64_t unexpected_cpls; /* completions whose tag no request held (duplicates): dropped */
+  uint64_t read_checksum; /* pattern_sum() of every read data completion taken in (pattern.h) */
   uint32_t tags_in_use, tags_high_water;
   uint32_t cpl_buffer_high_water_bytes;
 } DmaCounters;
 
 DmaCounters dma_chain_counters (const DmaChain *dma);
-/* Every tag retired, buffer empty, engines idle, completions in address order, requested = completed. */
+/* Every tag retired, buffer empty, engines idle, completions in address order and all expected,
+ * requested = completed. */
 gboolean dma_chain_check_invariants (const DmaChain *dma, GError **error);
+/* What the running engines wait for (descriptors, data, tags, completion buffer), appended to `out` in one line;
+ * nothing when idle. For the deadlock watchdog's message. */
+void dma_chain_describe_wait (const DmaChain *dma, GString *out);

@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "models/pattern.h"
 #include "sim/error.h"
 
 #define HOST_MAX_WATCH 4
@@ -71,6 +72,11 @@ struct Host {
   void *msi_ctx;
 
   HostCounters c;
+
+  /* Test hook (host_inject_fault): which completion to tamper with, and one held back for a swap. */
+  HostFault fault;
+  uint64_t fault_at, cpl_index;
+  Tlp *swapped;
 };
 
 static SimTime
@@ -155,6 +161,7 @@ ret_emit (SimEngine *e, void *ctx, uint64_t size)
   c->cookie = r->cookie;
   h->c.cpls++;
   h->c.cpl_bytes += size;
+  h->c.cpl_checksum += pattern_sum (c->address, size);
   r->address += size;
   r->length_bytes -= (uint32_t) size;
   if (r->length_bytes == 0) {
@@ -163,7 +170,20 @@ ret_emit (SimEngine *e, void *ctx, uint64_t size)
     if (h->held.head != NULL)
       accept_read (h, fifo_pop (&h->held));
   }
-  fifo_push (&h->tx, c);
+  if (h->fault == HOST_FAULT_NONE || h->cpl_index++ != h->fault_at) {
+    fifo_push (&h->tx, c);
+    if (h->swapped != NULL)
+      fifo_push (&h->tx, g_steal_pointer (&h->swapped));
+  } else if (h->fault == HOST_FAULT_DROP_CPL) {
+    tlp_free (h->pool, c);
+  } else if (h->fault == HOST_FAULT_DUP_CPL) {
+    Tlp *twin = tlp_alloc (h->pool);
+    *twin = *c;
+    fifo_push (&h->tx, c);
+    fifo_push (&h->tx, twin);
+  } else {
+    h->swapped = c; /* HOST_FAULT_SWAP_CPL: sent right after the next completion */
+  }
   tx_drain (h);
   h->ret_pending = FALSE;
   ret_schedule (h);
@@ -225,6 +245,7 @@ sink_release (SimEngine *e, void *ctx, uint64_t arg)
     sim_schedule_at (e, now + h->msi_latency_ps, msi_fire, h, t->address | (t->cookie & 0xffffffffu) << 32);
   } else {
     h->c.writes++;
+    h->c.write_checksum += pattern_sum (t->address, t->payload_bytes);
     for (guint i = 0; i < h->n_watch; i++)
       if (h->watch[i].address == t->address) {
         /* Polling software sees the write at its next poll: the next multiple of the period. */
@@ -344,6 +365,8 @@ host_new (SimEngine *engine, const HostParams *params, uint32_t mps, LinkPort *p
 void
 host_free (Host *h)
 {
+  if (h->swapped != NULL)
+    tlp_free (h->pool, h->swapped);
   g_free (h);
 }
 
@@ -356,7 +379,8 @@ host_counters (const Host *h)
 gboolean
 host_check_invariants (const Host *h, GError **error)
 {
-  if (h->reqs.head != NULL || h->held.head != NULL || h->sink.head != NULL || h->tx.head != NULL) {
+  if (h->reqs.head != NULL || h->held.head != NULL || h->sink.head != NULL || h->tx.head != NULL
+      || h->swapped != NULL) {
     ps_error_plain (error, PS_ERROR_INTERNAL, "host: work left at the end (requests %s, sink %s, transmit %s)",
       h->reqs.head ? "pending" : "empty", h->sink.head ? "pending" : "empty", h->tx.head ? "pending" : "empty");
     return FALSE;
@@ -367,4 +391,31 @@ host_check_invariants (const Host *h, GError **error)
     return FALSE;
   }
   return TRUE;
+}
+
+void
+host_inject_fault (Host *h, HostFault fault, uint64_t nth)
+{
+  h->fault = fault;
+  h->fault_at = nth;
+}
+
+static guint
+fifo_len (const TlpFifo *f)
+{
+  guint n = 0;
+  for (const Tlp *t = f->head; t != NULL; t = t->next)
+    n++;
+  return n;
+}
+
+void
+host_describe_wait (const Host *h, GString *out)
+{
+  guint reqs = fifo_len (&h->reqs), held = fifo_len (&h->held), sink = fifo_len (&h->sink), tx = fifo_len (&h->tx);
+  if (reqs + held + sink + tx == 0)
+    return;
+  g_string_append_printf (out, "%shost: %u reads in the root complex, %u held in the receive buffer, %u posted "
+    "writes draining, %u TLPs waiting to transmit%s", out->len ? "; " : "", reqs, held, sink, tx,
+    h->tx_blocked ? " (blocked by the link)" : "");
 }

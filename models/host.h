@@ -67,8 +67,18 @@ typedef struct {
   uint64_t reads, read_bytes_requested, cpls, cpl_bytes; /* completer */
   uint64_t writes, bytes_written, msis; /* sink (MWr payload written to memory, status included) */
   uint64_t pio_writes;
+  uint64_t cpl_checksum; /* pattern_sum() of every completion's data as sent (pattern.h) */
+  uint64_t write_checksum; /* pattern_sum() of every MWr payload written to memory (MSIs are not memory) */
 } HostCounters;
 
 HostCounters host_counters (const Host *host);
 /* End-of-run: no request pending, sink empty, every read fully completed. */
 gboolean host_check_invariants (const Host *host, GError **error);
+/* What the host still holds (reads, posted writes, transmit queue), appended to `out` in one line; nothing
+ * when idle. For the deadlock watchdog's message. */
+void host_describe_wait (const Host *host, GString *out);
+
+/* Test hook: tamper with the nth completion (0-based) the completer emits, so tests can see the integrity and
+ * deadlock checks catch it. Never called in a real run. */
+typedef enum { HOST_FAULT_NONE, HOST_FAULT_DROP_CPL, HOST_FAULT_DUP_CPL, HOST_FAULT_SWAP_CPL } HostFault;
+void host_inject_fault (Host *host, HostFault fault, uint64_t nth);

@@ -1,6 +1,7 @@
 /* system.c — wiring and the AN-456 benchmark driver (contract in system.h). */
 #include "models/system.h"
 
+#include "models/pattern.h"
 #include "sim/error.h"
 
 /* Host memory map. Any page-aligned values would do; these keep tables, buffers and BAR0 apart and put the data
@@ -30,6 +31,9 @@ struct System {
   guint waiting; /* engines of this iteration not yet reported to software */
   guint counting; /* counters running in this iteration */
   gboolean finished;
+  gboolean stalled; /* the watchdog stopped the run */
+  SimTime watchdog_ps; /* effective bound, stretched by the host's longest quiet stretch */
+  uint64_t last_progress;
   double mbps_sum[DMA_DIR_COUNT], counter_ns_sum[DMA_DIR_COUNT];
   /* Read-request cycles on the transmit interface during the current write counter window (see SystemResult). */
   uint64_t write_rr_cycles_at_start;
@@ -203,12 +207,112 @@ on_counter (void *ctx, DmaDir dir, gboolean stopped)
   s->out->downstream_counters = link_counters (s->link, LINK_DOWNSTREAM);
 }
 
+/* Deliveries anywhere in the system: the watchdog's sign of life. */
+static uint64_t
+progress (const System *s)
+{
+  HostCounters hc = host_counters (s->host);
+  DmaCounters dc = dma_chain_counters (s->dma);
+  return hc.reads + hc.writes + hc.msis + hc.pio_writes + dc.cpls + dc.unexpected_cpls + dc.mrds + dc.mwrs;
+}
+
+/* Longest stretch in which a healthy run may deliver nothing: every wait the host parameters can impose on one
+ * request, added up (a generous upper bound; the link's own delays are microseconds). */
+static SimTime
+quiet_ps (const SystemParams *p)
+{
+  const HostParams *h = &p->host;
+  double mps = p->link.max_payload_bytes, ns = h->read_latency_ns + h->read_latency_per_byte_ps
+    * p->dma.max_read_request_bytes / 1000.0 + h->cpl_overhead_ns + h->write_latency_ns + h->msi_latency_ns
+    + h->poll_interval_ns + h->sw_pio_latency_ns + 8 * h->sw_pio_gap_ns;
+  if (h->cpl_rate_mbps > 0)
+    ns += mps * 1000.0 / h->cpl_rate_mbps;
+  if (h->write_drain_mbps > 0)
+    ns += mps * 1000.0 / h->write_drain_mbps;
+  return (SimTime) (ns * 1000.0);
+}
+
+static void
+watchdog (SimEngine *e, void *ctx, uint64_t arg)
+{
+  System *s = ctx;
+  uint64_t now = progress (s);
+  if (s->waiting > 0 && now == s->last_progress) {
+    s->stalled = TRUE;
+    sim_stop (e);
+    return;
+  }
+  s->last_progress = now;
+  sim_schedule_in (e, s->watchdog_ps, watchdog, s, 0);
+}
+
+static void
+deadlock_error (const System *s, const char *how, GError **error)
+{
+  g_autoptr (GString) why = g_string_new (NULL);
+  dma_chain_describe_wait (s->dma, why);
+  host_describe_wait (s->host, why);
+  link_describe_wait (s->link, why);
+  ps_error_plain (error, PS_ERROR_INTERNAL, "deadlock in the %s run, iteration %u of %u, t = %.3f us: %s; waiting: %s",
+    system_mode_name (s->mode), s->iteration + 1, s->p->iterations, (double) sim_now (s->engine) / 1e6, how,
+    why->len ? why->str : "nothing (software never heard of the end)");
+}
+
+/* The link reports in its own error domain; an invariant it finds broken is still an internal error here. */
+static gboolean
+as_internal (gboolean ok, GError **error)
+{
+  if (!ok && error && *error && (*error)->domain != PS_ERROR) {
+    GError *e = *error;
+    *error = NULL;
+    ps_error_plain (error, PS_ERROR_INTERNAL, "%s", e->message);
+    g_error_free (e);
+  }
+  return ok;
+}
+
+/* What the host and the endpoint must have folded into their checksums (pattern.h), from the memory layout
+ * alone, per iteration: the read engine's whole buffer as data completions; every used engine's descriptor
+ * table (after its 16-byte header) as completions too; the write engine's whole buffer and each engine's
+ * 4-byte EPLAST as host memory writes. */
+static gboolean
+check_integrity (const System *s, const HostCounters *hc, const DmaCounters *dc, GError **error)
+{
+  uint64_t n = s->p->iterations, want_data = 0, want_cpl = 0, want_mem = 0;
+  for (int dir = 0; dir < DMA_DIR_COUNT; dir++) {
+    if (!s->uses[dir])
+      continue;
+    uint64_t buf = n * pattern_sum (s->buf[dir], s->p->transfer_bytes);
+    want_cpl += n * pattern_sum (table_addr (dir) + DMA_DESC_BYTES, (uint64_t) s->n_desc * DMA_DESC_BYTES);
+    want_mem += n * pattern_sum (table_addr (dir) + 12, 4);
+    if (dir == DMA_READ)
+      want_data = buf;
+    else
+      want_mem += buf;
+  }
+  want_cpl += want_data;
+  if (dc->read_checksum != want_data || hc->cpl_checksum != want_cpl || hc->write_checksum != want_mem) {
+    ps_error_plain (error, PS_ERROR_INTERNAL, "data integrity: checksum mismatch (read data received %016"
+      G_GINT64_MODIFIER "x, expected %016" G_GINT64_MODIFIER "x; completions sent %016" G_GINT64_MODIFIER
+      "x, expected %016" G_GINT64_MODIFIER "x; host memory %016" G_GINT64_MODIFIER "x, expected %016"
+      G_GINT64_MODIFIER "x): data was dropped, duplicated or misplaced", dc->read_checksum, want_data,
+      hc->cpl_checksum, want_cpl, hc->write_checksum, want_mem);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 gboolean
 system_check_invariants (const System *s, GError **error)
 {
-  if (!link_check_invariants (s->link, error) || !host_check_invariants (s->host, error)
+  if (!as_internal (link_check_invariants (s->link, error), error) || !host_check_invariants (s->host, error)
       || !dma_chain_check_invariants (s->dma, error))
     return FALSE;
+  if (sim_next_time (s->engine) < sim_now (s->engine)) {
+    ps_error_plain (error, PS_ERROR_INTERNAL, "an event is scheduled at %" G_GUINT64_FORMAT " ps, before now (%"
+      G_GUINT64_FORMAT " ps)", sim_next_time (s->engine), sim_now (s->engine));
+    return FALSE;
+  }
   HostCounters hc = host_counters (s->host);
   DmaCounters dc = dma_chain_counters (s->dma);
   uint64_t runs = 0, want_read = 0, want_write = 0;
@@ -230,6 +334,8 @@ system_check_invariants (const System *s, GError **error)
       dc.write_bytes_sent, want_write, hc.bytes_written, want_write + status_bytes);
     return FALSE;
   }
+  if (!check_integrity (s, &hc, &dc, error))
+    return FALSE;
   if (tlp_pool_live (s->pool) != 0) {
     ps_error_plain (error, PS_ERROR_INTERNAL, "%zu TLPs not returned to the pool", tlp_pool_live (s->pool));
     return FALSE;
@@ -264,15 +370,24 @@ system_run (const SystemParams *p, SystemMode mode, uint64_t seed, SystemResult 
     for (int dir = 0; dir < DMA_DIR_COUNT; dir++)
       host_watch_status (s.host, table_addr (dir) + 12, on_status, &s);
 
+  if (p->host_fault != HOST_FAULT_NONE)
+    host_inject_fault (s.host, p->host_fault, p->host_fault_at);
+  if (p->link_fault != LINK_FAULT_NONE)
+    link_inject_fault (s.link, p->link_fault, p->link_fault_dir, p->link_fault_at);
+
   sim_schedule_at (s.engine, 0, start_iteration, &s, 0);
-  /* Budget: far beyond any legal run (1 MB/s would be a broken model), so hitting it means a deadlock; the
-   * link's periodic UpdateFC timers keep events flowing, so "queue empty" cannot be the test. */
+  s.watchdog_ps = (p->watchdog_ps ? p->watchdog_ps : SYSTEM_WATCHDOG_DEFAULT_PS) + quiet_ps (p);
+  sim_schedule_in (s.engine, s.watchdog_ps, watchdog, &s, 0);
+  /* Backstop for a run that keeps delivering but never ends (a livelock the watchdog cannot see): far beyond
+   * any legal run, as 1 MB/s would be a broken model. */
   SimTime budget = SIM_MS * 1000 + (SimTime) p->iterations * p->transfer_bytes * SIM_US;
   sim_run_until (s.engine, budget);
   gboolean ok = TRUE;
   if (!s.finished) {
-    ps_error_plain (error, PS_ERROR_INTERNAL, "%s run stopped making progress at iteration %u of %u (t = %.3f us)",
-      system_mode_name (mode), s.iteration + 1, p->iterations, (double) sim_now (s.engine) / 1e6);
+    g_autofree char *how = s.stalled
+      ? g_strdup_printf ("nothing delivered for %.3f us", (double) s.watchdog_ps / 1e6)
+      : g_strdup (sim_pending (s.engine) ? "not finished within the time budget" : "no event left to run");
+    deadlock_error (&s, how, error);
     ok = FALSE;
   } else {
     /* Let the last Acks and UpdateFCs settle so the link's end-of-run checks see a quiet link: many Ack and

@@ -12,8 +12,15 @@
  * - Link usage is measured over the last iteration's counter window: from the first counter start to the last
  *   counter stop.
  * - Before returning a figure the run checks every invariant (system_check_invariants()); a broken one is an
- *   error (PS_ERROR_INTERNAL) and no figure is returned. A run that does not finish within its time budget
- *   (deadlock, e.g. credits never returned) is an error too.
+ *   error (PS_ERROR_INTERNAL) and no figure is returned. The invariants include data integrity: every DW
+ *   carries a pattern of its address (pattern.h) and the checksums the host and the endpoint fold from what they
+ *   received must equal those of the ranges the descriptors asked for, so a completion dropped, duplicated or
+ *   sent to the wrong address shows up even when the byte counts happen to agree.
+ * - Deadlock watchdog: when watchdog_ps of simulated time pass with an engine still owed to software and no TLP
+ *   delivered anywhere, the run stops with PS_ERROR_INTERNAL naming what each component waits for (credits of
+ *   which type, tags, replay buffer, queued TLPs). The bound is stretched by the longest quiet stretch the host
+ *   parameters allow (latencies, polling, rates), so a slow but legal config never trips it. A run that keeps
+ *   delivering but never finishes stops at a generous time budget instead.
  * - Host memory layout (page-aligned): descriptor tables below 4 GB; data buffers above 4 GB when dma.addr64;
  *   BAR0 32-bit non-prefetchable. Descriptors cover at most dma.desc_max_bytes each.
  */
@@ -31,7 +38,16 @@ typedef struct {
   DmaParams dma;
   uint64_t transfer_bytes; /* per transfer per engine (AN-456: 102,400) */
   uint32_t iterations; /* transfers averaged (AN-456: 20) */
+  SimTime watchdog_ps; /* deadlock watchdog (see above); 0 = SYSTEM_WATCHDOG_DEFAULT_PS */
+  /* Test hooks: faults injected into one run so tests can watch the checks catch them. Zero in real runs. */
+  HostFault host_fault;
+  uint64_t host_fault_at; /* 0-based index of the completion it hits */
+  LinkFault link_fault;
+  LinkDir link_fault_dir;
+  uint64_t link_fault_at; /* 0-based index of the TLP or UpdateFC it hits */
 } SystemParams;
+
+#define SYSTEM_WATCHDOG_DEFAULT_PS (10 * SIM_MS)
 
 typedef struct {
   double read_mbps, write_mbps; /* mean over iterations; 0 for an engine the mode does not run */

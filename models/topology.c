@@ -102,6 +102,7 @@ system_params (const PsConfig *cfg, SystemParams *sp, GError **error)
   };
   sp->transfer_bytes = (uint64_t) cfg->benchmark.transfer_bytes;
   sp->iterations = (uint32_t) cfg->benchmark.iterations;
+  sp->watchdog_ps = ns_to_ps (cfg->benchmark.watchdog_ns);
   return TRUE;
 }
 

@@ -179,6 +179,9 @@ static const KeyDef keys[] = {
     "modes run by default: read, write, simultaneous, or all" },
   { "benchmark.workload", K_ENUM, OFF (benchmark.workload), 0, 0, FALSE, NULL, workload_words, "chaining_dma", "",
     "chaining_dma (AN-456 engine, host and datapath) or stream (saturating link-only source, no DMA engine)" },
+  { "benchmark.watchdog_ns", K_DOUBLE, OFF (benchmark.watchdog_ns), 1000, 1e12, FALSE, NULL, NULL, "1e7", "ns",
+    "deadlock watchdog: stop with an internal error naming what each component waits for when this much "
+    "simulated time passes with a transfer unfinished and no TLP delivered (stretched by the host's longest wait)" },
 
   { "published.source", K_STRING, OFF (published.source), 0, 0, FALSE, NULL, NULL, NULL, "",
     "where the published figures come from (document and table)" },

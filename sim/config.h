@@ -101,6 +101,7 @@ typedef struct {
     int64_t iterations;
     unsigned modes; /* PsModeMask */
     int workload; /* PsWorkload */
+    double watchdog_ns; /* deadlock watchdog bound */
   } benchmark;
 
   struct {

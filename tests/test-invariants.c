@@ -1,0 +1,194 @@
+/* test-invariants.c — the run's self-checks catch what they promise (system.h, link.h, host.h, error.h): faults
+ * injected through the test hooks end in an internal error (PS_ERROR_INTERNAL, exit 70) that names the broken
+ * state, never in a figure; a deadlocked config is stopped by the watchdog with what each component waits for;
+ * a slow but legal config is not mistaken for a deadlock.
+ *
+ * Which completion each fault hits was worked out from the parameters: a 102,400-byte read in 4 KB descriptors
+ * is preceded by one 400-byte descriptor fetch (25 descriptors), which the host returns in two completions cut
+ * at the 256-byte boundary (0x10..0x100 and 0x100..0x1a0, MPS 256); completions 2 and 3 are the two 256-byte
+ * halves of the first 512-byte data read (MRRS 512). */
+#include <check.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "models/system.h"
+#include "sim/error.h"
+
+static SystemParams
+params (void)
+{
+  return (SystemParams) {
+    .link = {
+      .gen = 2, .lanes = 8, .max_payload_bytes = 256,
+      .tx_pipeline_ps = 100 * SIM_NS, .rx_pipeline_ps = 100 * SIM_NS, .flight_ps = 10 * SIM_NS,
+      .updatefc_period_ps = 20 * SIM_US,
+      /* Finite posted and non-posted credits at the host, so writes need UpdateFCs; completions infinite. */
+      .host_rx_credits = { .ph = 32, .pd = 256, .nph = 16, .npd = 16 },
+      .device_rx_credits = { .ph = 64, .pd = 256, .nph = 64, .npd = 64 },
+    },
+    .host = { .rcb_bytes = 64, .cpl_policy = CPL_POLICY_MPS, .read_latency_ns = 500, .sw_pio_latency_ns = 500,
+              .sw_pio_gap_ns = 50, .msi_latency_ns = 1000, .iteration_gap_ns = 2000 },
+    .app = { .width_bits = 128, .clock_mhz = 250, .arbitration = APP_ARB_ROUND_ROBIN },
+    .dma = { .max_payload_bytes = 256, .max_read_request_bytes = 512, .tags = 32, .desc_max_bytes = 4096,
+             .desc_per_fetch = 32, .desc_fifo_entries = 32, .msi = TRUE, .counter_start = DMA_COUNTER_AT_ENDPOINT },
+    .transfer_bytes = 102400,
+    .iterations = 2,
+  };
+}
+
+/* Run and expect an internal error whose message holds every one of the NULL-terminated fragments. */
+static void
+expect_internal (const SystemParams *p, SystemMode mode, const char *first, ...)
+{
+  SystemResult r;
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (!system_run (p, mode, 1, &r, &e), "the faulty run returned a figure");
+  ck_assert (e != NULL);
+  ck_assert_msg (g_error_matches (e, PS_ERROR, PS_ERROR_INTERNAL), "not an internal error: %s", e->message);
+  ck_assert_msg (!strchr (e->message, '\n'), "message is not one line: %s", e->message);
+  va_list ap;
+  va_start (ap, first);
+  for (const char *f = first; f; f = va_arg (ap, const char *))
+    ck_assert_msg (strstr (e->message, f), "'%s' not in: %s", f, e->message);
+  va_end (ap);
+}
+
+START_TEST (test_clean_runs)
+{
+  /* The hooks are off by default and every mode passes every check: the faults below are what fails. */
+  SystemParams p = params ();
+  for (SystemMode m = SYSTEM_READ; m <= SYSTEM_SIMULTANEOUS; m++) {
+    SystemResult r;
+    g_autoptr (GError) e = NULL;
+    ck_assert_msg (system_run (&p, m, 1, &r, &e), "%s: %s", system_mode_name (m), e ? e->message : "?");
+  }
+}
+END_TEST
+
+START_TEST (test_dropped_completion_deadlocks)
+{
+  /* The second half of the first data read never comes: its tag is never retired and the engine waits for
+   * 256 bytes at buffer offset 256 forever. The watchdog must say so. */
+  SystemParams p = params ();
+  p.host_fault = HOST_FAULT_DROP_CPL;
+  p.host_fault_at = 3;
+  expect_internal (&p, SYSTEM_READ, "deadlock", "nothing delivered", "read engine", "tags: 1 of 32 outstanding",
+                   "waits for 256 bytes", NULL);
+}
+END_TEST
+
+START_TEST (test_duplicated_completion)
+{
+  /* The first half of the first data read arrives twice: the copy is out of address order for its tag, and
+   * the completion that follows finds the tag already retired (unexpected). */
+  SystemParams p = params ();
+  p.host_fault = HOST_FAULT_DUP_CPL;
+  p.host_fault_at = 2;
+  expect_internal (&p, SYSTEM_READ, "out of address order", "1 unexpected", NULL);
+}
+END_TEST
+
+START_TEST (test_duplicated_last_completion)
+{
+  /* A copy of a request's last completion. The original retires the tag, and the tag goes straight back out
+   * with the next read (free tags are a stack), so the copy lands on that new request: out of order for it,
+   * and it eats 256 of the new request's bytes, so the new request's own second half then finds its tag retired
+   * (one unexpected) after its first half also mismatched: two out of order. */
+  SystemParams p = params ();
+  p.host_fault = HOST_FAULT_DUP_CPL;
+  p.host_fault_at = 3;
+  expect_internal (&p, SYSTEM_READ, "2 completions out of address order, 1 unexpected", NULL);
+}
+END_TEST
+
+START_TEST (test_swapped_completions)
+{
+  /* The two halves of one request swapped: byte counts and checksums agree, the per-tag order does not. */
+  SystemParams p = params ();
+  p.host_fault = HOST_FAULT_SWAP_CPL;
+  p.host_fault_at = 2;
+  expect_internal (&p, SYSTEM_READ, "2 completions out of address order", NULL);
+}
+END_TEST
+
+/* The continuous checks stop the process at once: these run in Check's forked child and must exit 70. */
+START_TEST (test_extra_credit_exits_70)
+{
+  /* The host's first UpdateFC (downstream) grants one posted-header credit more than it ever freed. */
+  SystemParams p = params ();
+  p.link_fault = LINK_FAULT_EXTRA_CREDIT;
+  p.link_fault_dir = LINK_DOWNSTREAM;
+  p.link_fault_at = 0;
+  SystemResult r;
+  system_run (&p, SYSTEM_WRITE, 1, &r, NULL);
+}
+END_TEST
+
+START_TEST (test_bad_sequence_exits_70)
+{
+  /* The sixth upstream TLP carries the seventh's sequence number. */
+  SystemParams p = params ();
+  p.link_fault = LINK_FAULT_SKIP_SEQ;
+  p.link_fault_dir = LINK_UPSTREAM;
+  p.link_fault_at = 5;
+  SystemResult r;
+  system_run (&p, SYSTEM_WRITE, 1, &r, NULL);
+}
+END_TEST
+
+START_TEST (test_slow_host_is_not_a_deadlock)
+{
+  /* 50 ms between the MSI and its handler is five default watchdog periods with nothing delivered, yet legal:
+   * the watchdog stretches by the host's waits. */
+  SystemParams p = params ();
+  p.host.msi_latency_ns = 50e6;
+  p.iterations = 1;
+  SystemResult r;
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (system_run (&p, SYSTEM_WRITE, 1, &r, &e), "%s", e ? e->message : "?");
+}
+END_TEST
+
+/* --- end to end: a config that deadlocks --------------------------------------------------------------- */
+
+START_TEST (test_deadlocked_config)
+{
+  /* 8 posted-data credits at the host hold 128 bytes, less than one 256-byte MWr (16 credits, spec §2.6.1):
+   * the write engine can never send its first data TLP. The binary must exit 70 with one line naming the
+   * blocked upstream sender and the PD credits, and print no figure. */
+  const char *exe = g_getenv ("PCIESIM_EXE"), *root = g_getenv ("PCIESIM_SOURCE_ROOT");
+  ck_assert (exe && root);
+  const char *argv[] = { exe, "configs/svgx_g2_x8.yaml", "--mode", "write", "--set", "host.rx_credits.pd=8",
+                         "--set", "benchmark.watchdog_ns=100000", NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  int status = 0;
+  ck_assert (g_spawn_sync (root, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, NULL));
+  ck_assert_msg (WIFEXITED (status) && WEXITSTATUS (status) == 70, "status %d, stderr %s", status, err);
+  ck_assert_str_eq (out, "");
+  const char *nl = strchr (err, '\n');
+  ck_assert_msg (nl && nl[1] == '\0', "stderr is not one line: %s", err);
+  ck_assert_msg (g_str_has_prefix (err, "pciesim: error: deadlock in the write run, iteration 1 of"), "%s", err);
+  ck_assert_msg (strstr (err, "link upstream: sender blocked") && strstr (err, "PD credits 8 of 8"), "%s", err);
+}
+END_TEST
+
+int
+main (void)
+{
+  Suite *s = suite_create ("invariants");
+  TCase *tc = tcase_create ("faults");
+  tcase_add_test (tc, test_clean_runs);
+  tcase_add_test (tc, test_dropped_completion_deadlocks);
+  tcase_add_test (tc, test_duplicated_completion);
+  tcase_add_test (tc, test_duplicated_last_completion);
+  tcase_add_test (tc, test_swapped_completions);
+  tcase_add_exit_test (tc, test_extra_credit_exits_70, PS_ERROR_INTERNAL);
+  tcase_add_exit_test (tc, test_bad_sequence_exits_70, PS_ERROR_INTERNAL);
+  tcase_add_test (tc, test_slow_host_is_not_a_deadlock);
+  tcase_add_test (tc, test_deadlocked_config);
+  suite_add_tcase (s, tc);
+  SRunner *r = srunner_create (s);
+  srunner_run_all (r, CK_NORMAL);
+  srunner_free (r);
+  return 0;
+}

@@ -45,6 +45,8 @@ config_key_list (void)
   return out;
 }
 
+/* Overrides may nest (`endpoint: {tags: 8}`) like a config file does, so a path that is only a prefix of keys is
+ * a section to descend into rather than a typo. */
 static gboolean
 is_config_section (const char *path)
 {
@@ -56,6 +58,8 @@ is_config_section (const char *path)
   return FALSE;
 }
 
+/* Suggestions compare whole dotted paths, so a typo in the section (`endpiont.tags`) is caught as well as one in
+ * the leaf. */
 static void
 unknown_config_key (GError **error, const YNode *at, const char *what, const char *path)
 {
@@ -85,6 +89,8 @@ check_keys (const YNode *map, const char *const *allowed, const char *where, GEr
   return TRUE;
 }
 
+/* Scenario files are as strict as configs: a list where a mapping belongs is an error at that node, never
+ * silently read as something else. */
 static gboolean
 want_kind (const YNode *n, YNodeKind kind, const char *what, GError **error)
 {
@@ -135,6 +141,8 @@ emit_yaml (GString *o, const YNode *n)
   }
 }
 
+/* Points reach the config loader as --set strings, the one override path config.c already validates and
+ * locates; the origin text ("--set KEY=VALUE") is what relocate() later recognises. */
 static char *
 set_string (const char *key, const YNode *value)
 {
@@ -192,6 +200,8 @@ number_text (double v)
   return g_strdup (g_ascii_formatd (buf, sizeof buf, "%.12g", v));
 }
 
+/* A range becomes explicit value nodes, all located at the range, so the rest of the code (and the errors)
+ * never distinguishes ranges from lists. */
 static gboolean
 expand_range (PsAxis *a, const YNode *r, GError **error)
 {
@@ -250,6 +260,8 @@ axis_free (gpointer p)
   g_free (a);
 }
 
+/* One `axes:` entry: {key, values} or {key, range}. Checks that need only the axis happen here; values are
+ * checked against the key's range when the points' configs load. */
 static gboolean
 load_axis (PsScenario *s, const YNode *entry, GError **error)
 {
@@ -310,6 +322,7 @@ load_axis (PsScenario *s, const YNode *entry, GError **error)
   return TRUE;
 }
 
+/* zip: names axes by their key, the only name an axis has. */
 static PsAxis *
 axis_named (const PsScenario *s, const char *key)
 {
@@ -432,6 +445,7 @@ metric_table (void)
   return table;
 }
 
+/* For did-you-mean: the names of the table, in table order, built once and shared by every thread. */
 const char *const *
 ps_metric_names (void)
 {
@@ -456,6 +470,7 @@ metric_find (const char *name)
   return NULL;
 }
 
+/* The scenario owns copies so that freeing it never touches the shared table. */
 static void
 add_metric (PsScenario *s, const PsMetric *m)
 {
@@ -466,6 +481,8 @@ add_metric (PsScenario *s, const PsMetric *m)
 
 static const unsigned mode_bits[PS_N_MODES] = { PS_MODE_READ, PS_MODE_WRITE, PS_MODE_SIMULTANEOUS };
 
+/* Enough to plot any mode's throughput and see where its link time goes; events and simulated time are left
+ * to scenarios that ask for them, as they matter for performance work, not for what-if answers. */
 static void
 default_metrics (PsScenario *s)
 {
@@ -478,6 +495,7 @@ default_metrics (PsScenario *s)
   }
 }
 
+/* A metric of a mode the scenario does not run would be an always-empty column: refuse it at its node. */
 static gboolean
 load_metrics (PsScenario *s, const YNode *list, GError **error)
 {
@@ -543,6 +561,7 @@ ps_metric_value (const PsMetric *m, const PsRunResult *r)
   }
 }
 
+/* Two decimals like the run report's CSV, so a sweep cell and `pciesim CONFIG --format csv` agree. */
 void
 ps_metric_format (GString *out, const PsMetric *m, double v)
 {
@@ -667,6 +686,8 @@ ps_scenario_locate_error (const PsScenario *s, guint index, GError **error)
   *error = relocate (s, index, sets, nodes, *error);
 }
 
+/* The whole config is loaded per point (under a millisecond, against milliseconds of simulation): the loader's
+ * include, --set and combination checks then hold for every point exactly as for a hand-written config. */
 PsConfig *
 ps_scenario_point_config (const PsScenario *s, guint index, GError **error)
 {
@@ -701,6 +722,7 @@ load_modes (PsScenario *s, const YNode *n, GError **error)
   return TRUE;
 }
 
+/* Relative to the scenario, like a config's include:, so scenarios run from any working directory. */
 static gboolean
 load_base (PsScenario *s, const YNode *base, GError **error)
 {
@@ -716,6 +738,8 @@ load_base (PsScenario *s, const YNode *base, GError **error)
   return TRUE;
 }
 
+/* Order matters for the messages: the file's own shape first, then the base and overrides, then modes and
+ * metrics, which depend on the base's benchmark.modes. */
 static gboolean
 load_tree (PsScenario *s, GError **error)
 {

@@ -237,12 +237,14 @@ expand_range (PsAxis *a, const YNode *r, GError **error)
     return FALSE;
   }
   /* Counted before generating, so a range of a billion values fails fast instead of filling memory. */
+  /* The epsilon keeps `to` itself in the range when (to - from) / step is an integer computed inexactly. */
   double count = pow2 ? floor (log2 (to / from) + 1e-9) + 1 : floor ((to - from) / step + 1e-9) + 1;
   if (count > PS_SCENARIO_MAX_POINTS) {
     node_error (error, PS_ERROR_DATA, r, "range has %.0f values, more than the %u a sweep may have", count,
                 PS_SCENARIO_MAX_POINTS);
     return FALSE;
   }
+  /* from + step * i rather than a running sum, so a long range accumulates no rounding drift. */
   for (guint i = 0; i < (guint) count; i++) {
     double v = pow2 ? from * ldexp (1.0, (int) i) : from + step * i;
     g_autofree char *text = number_text (v);
@@ -339,6 +341,7 @@ load_zip (PsScenario *s, const YNode *zip, GError **error)
 {
   if (zip && !want_kind (zip, YNODE_SEQ, "zip", error))
     return FALSE;
+  /* The common case, one pair, reads best without the extra brackets; the first item decides the form. */
   gboolean flat = zip && zip->items->len && ((YNode *) zip->items->pdata[0])->kind == YNODE_SCALAR;
   guint n_lists = !zip ? 0 : flat ? 1 : zip->items->len;
   g_autofree int *tag = g_new0 (int, s->axes->len + 1); /* per axis: 0 alone, else zip list number + 1 */
@@ -363,6 +366,7 @@ load_zip (PsScenario *s, const YNode *zip, GError **error)
       guint ai = 0;
       while (s->axes->pdata[ai] != a)
         ai++;
+      /* Two groups sharing an axis would have to advance together: that is one group, written twice. */
       if (tag[ai]) {
         node_error (error, PS_ERROR_DATA, name, "axis '%s' is zipped twice", name->value);
         return FALSE;
@@ -380,6 +384,7 @@ load_zip (PsScenario *s, const YNode *zip, GError **error)
   g_autofree int *group_of_list = g_new (int, n_lists + 1);
   for (guint g = 0; g <= n_lists; g++)
     group_of_list[g] = -1;
+  /* Only a group's first axis multiplies the point count; checked at each step so it cannot overflow. */
   guint64 points = 1;
   for (guint i = 0; i < s->axes->len; i++) {
     PsAxis *a = s->axes->pdata[i];
@@ -601,6 +606,8 @@ relocate (const PsScenario *s, guint index, char **sets, const YNode *const *nod
     g_string_append_printf (values, "%s%s=%s", a ? ", " : "", ((PsAxis *) s->axes->pdata[a])->key,
                             nodes[s->sets->len + a]->value);
   GError *out = NULL;
+  /* Last to first: an axis value overrides an override of the same key, and only the later one can be the
+   * value that failed. */
   for (int i = (int) g_strv_length (sets) - 1; loc && i >= 0; i--) {
     if (!g_str_has_prefix (loc, "--set ") || !g_str_has_prefix (loc + 6, sets[i]) || loc[6 + strlen (sets[i])] != ':')
       continue;
@@ -617,8 +624,11 @@ relocate (const PsScenario *s, guint index, char **sets, const YNode *const *nod
     g_error_free (e);
     return out;
   }
+  /* Without a point, an error that is not an override's lies in the base file and already says where. */
   if (index == G_MAXUINT)
     return e;
+  /* Otherwise no single node is to blame (a combination check, a model rejecting the mix): point at the
+   * axes and spell the point out. */
   const YNode *axes = ytree_map_get (s->tree, "axes");
   gboolean elsewhere = loc && strcmp (loc, "pciesim") != 0;
   ps_error_located (&out, e->code, axes->origin, axes->line, axes->col, "point %u (%s): %s%s%s", index + 1,
@@ -634,6 +644,7 @@ ps_scenario_point_coords (const PsScenario *s, guint index, guint *value_index)
   g_autofree guint *digit = g_new0 (guint, s->n_groups + 1);
   guint rest = index;
   for (int g = (int) s->n_groups - 1; g >= 0; g--) {
+    /* A group's radix is the length of any of its axes: zip made them equal. */
     guint radix = 1;
     for (guint a = 0; a < s->axes->len; a++)
       if (((PsAxis *) s->axes->pdata[a])->group == g) {
@@ -793,6 +804,7 @@ load_tree (PsScenario *s, GError **error)
   }
   if ((n = ytree_map_get (t, "modes")) && !load_modes (s, n, error))
     return FALSE;
+  /* Without modes:, the base's own benchmark.modes, so a scenario on a read-only config stays read-only. */
   if (!n)
     s->modes = base->benchmark.modes;
   if ((n = ytree_map_get (t, "metrics")))

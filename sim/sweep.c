@@ -28,6 +28,7 @@ ps_sweep_parse_shard (const char *spec, guint *index, guint *count, GError **err
   guint64 i = 0, n = 0;
   const char *slash = strchr (spec, '/');
   g_autofree char *left = slash ? g_strndup (spec, (gsize) (slash - spec)) : NULL;
+  /* g_ascii_string_to_unsigned rejects signs, spaces and trailing junk, so "-1/3", " 1/3" and "1/3x" fail. */
   if (!slash || !g_ascii_string_to_unsigned (left, 10, 1, G_MAXUINT, &i, NULL) ||
       !g_ascii_string_to_unsigned (slash + 1, 10, 1, G_MAXUINT, &n, NULL) || i > n) {
     ps_error_plain (error, PS_ERROR_USAGE, "--shard '%s': expected I/N with 1 <= I <= N, e.g. 2/8", spec);
@@ -266,6 +267,7 @@ parse_file (const char *text, gsize len, SweepFile *f)
     if (!nl)
       return; /* a cut last line is no row */
     gsize n = (gsize) (nl - p);
+    /* "  ]" ends the points; a finished file then has exactly the epilogue render_file() writes. */
     if (f->format == PS_FORMAT_JSON && n == 3 && memcmp (p, json_rows_end, 3) == 0) {
       f->closed = (size_t) (end - p) == strlen (json_rows_end) && memcmp (p, json_rows_end, strlen (json_rows_end)) == 0;
       return;
@@ -275,6 +277,7 @@ parse_file (const char *text, gsize len, SweepFile *f)
     g_ptr_array_add (f->rows, g_strndup (p, n));
     p = nl + 1;
   }
+  /* CSV has no epilogue: every complete line is a finished file. JSON without its "  ]" was cut. */
   f->closed = f->format == PS_FORMAT_CSV;
 }
 
@@ -485,6 +488,7 @@ resume_rows (Runner *r, const char *path, const char *prologue, guint *kept, GEr
     if (len <= strlen (prologue) && memcmp (text, prologue, len) == 0)
       return TRUE;
   }
+  /* The header carries the axes and metrics (and JSON the seed and version): equal headers, same sweep. */
   if (!f.prologue || f.format != r->format || strcmp (f.prologue, prologue) != 0) {
     ps_error_plain (error, PS_ERROR_DATA, "%s: not an output of this scenario in this format (its header differs); "
                                           "remove it or run without --resume", path);
@@ -548,6 +552,7 @@ ps_sweep_run (const PsSweep *opt, GError **error)
   if (!sc || !check_writable (opt->output, error))
     return FALSE;
   Runner r = { .sc = sc, .format = opt->format, .seed = opt->seed, .fail_index = G_MAXUINT };
+  /* A shard is an arithmetic progression of point indices, so a position maps to its point without a table. */
   r.first = opt->shard_count ? opt->shard_index - 1 : 0;
   r.step = opt->shard_count ? opt->shard_count : 1;
   guint n_sel = r.first < sc->n_points ? (sc->n_points - r.first + r.step - 1) / r.step : 0;
@@ -572,6 +577,7 @@ ps_sweep_run (const PsSweep *opt, GError **error)
     fprintf (stderr, "%s: %u of %u points already in %s\n", sc->name, kept, n_sel, opt->output);
   if (ok && todo->len) {
     int workers = opt->jobs > 0 ? opt->jobs : (int) g_get_num_processors ();
+    /* More threads than points would only idle. */
     workers = (int) MIN ((guint) MAX (workers, 1), todo->len);
     if (n_sel <= KEEP_CONFIGS_MAX)
       r.configs = g_new0 (PsConfig *, n_sel + 1);
@@ -655,6 +661,7 @@ ps_sweep_merge (const char *const *inputs, const char *output, GError **error)
       g_ptr_array_add (rows, g_steal_pointer (&f.rows->pdata[i]));
     }
   }
+  /* Sorting by id restores point order whatever the sharding was (round robin or anything else). */
   g_ptr_array_sort_with_data (rows, cmp_row_id, GINT_TO_POINTER (format));
   /* The same shard given twice is harmless; two different rows for one point are not. */
   guint n = 0;
@@ -671,6 +678,7 @@ ps_sweep_merge (const char *const *inputs, const char *output, GError **error)
       ps_error_plain (error, PS_ERROR_DATA, "point %u is missing (a shard not given, or not finished?)", n + 1);
       return FALSE;
     }
+    /* Compact in place; the duplicates swapped behind n are freed with the array. */
     char *keep = rows->pdata[i];
     rows->pdata[i] = rows->pdata[n];
     rows->pdata[n++] = keep;

@@ -113,11 +113,15 @@ emit_yaml (GString *o, const YNode *n)
       g_string_append (o, n->value);
       break;
     }
+    /* Escaped control characters: a raw line break inside double quotes would be folded into a space. */
     g_string_append_c (o, '"');
-    for (const char *p = n->value; *p; p++) {
-      if (*p == '"' || *p == '\\')
-        g_string_append_c (o, '\\');
-      g_string_append_c (o, *p);
+    for (const unsigned char *p = (const unsigned char *) n->value; *p; p++) {
+      if (*p < 0x20)
+        g_string_append_printf (o, "\\x%02x", *p);
+      else if (*p == '"' || *p == '\\')
+        g_string_append_printf (o, "\\%c", *p);
+      else
+        g_string_append_c (o, (char) *p);
     }
     g_string_append_c (o, '"');
     break;

@@ -328,6 +328,58 @@ START_TEST (test_merge_errors)
 }
 END_TEST
 
+/* scripts/sweep-parallel: N shards through GNU parallel, merged into the unsharded bytes. */
+START_TEST (test_sweep_parallel_script)
+{
+  g_autofree char *s = scenario ("par.yaml", axes8);
+  g_autofree char *full = SWEEP_OK (s, "par-full");
+  g_autofree char *out = tmp_path ("par-merged.csv");
+  g_autofree char *script = g_build_filename (g_getenv ("PCIESIM_SOURCE_ROOT"), "scripts", "sweep-parallel", NULL);
+  g_autofree char *env = g_strdup_printf ("PCIESIM=%s", g_getenv ("PCIESIM_EXE"));
+  const char *argv[] = { "env", env, script, s, "3", "--output", out, NULL };
+  g_autofree char *err = NULL;
+  int ws = 0;
+  ck_assert (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+                           NULL, &err, &ws, NULL));
+  ck_assert_msg (WIFEXITED (ws) && WEXITSTATUS (ws) == 0, "sweep-parallel failed: %s", err);
+  g_autofree char *merged = slurp (out);
+  ck_assert_str_eq (merged, full);
+  /* The shard directory goes once the merge has succeeded. */
+  g_autofree char *shards = g_strconcat (out, ".shards", NULL);
+  ck_assert (!g_file_test (shards, G_FILE_TEST_EXISTS));
+}
+END_TEST
+
+/* scripts/plot draws PNG and SVG from a sweep CSV, and names the columns when asked for one that is not there. */
+START_TEST (test_plot_script)
+{
+  g_autofree char *s = scenario ("plot.yaml", axes8);
+  g_autofree char *csv = SWEEP_OK (s, "plot.csv");
+  g_autofree char *in = tmp_path ("plot.csv"), *png = tmp_path ("plot.png"), *svg = tmp_path ("plot.svg");
+  g_autofree char *script = g_build_filename (g_getenv ("PCIESIM_SOURCE_ROOT"), "scripts", "plot", NULL);
+  const char *line[] = { script, "line", in, "--x", "endpoint.tags", "--y", "read_mbps", "--series",
+                         "link.max_payload", "--logx", "-o", png, NULL };
+  const char *heat[] = { script, "heatmap", in, "--x", "link.max_payload", "--y", "endpoint.tags", "--z",
+                         "read_mbps", "-o", svg, NULL };
+  const char *bad[] = { script, "line", in, "--x", "endpoint.tagz", "--y", "read_mbps", "-o", png, NULL };
+  const char *const *cmds[] = { line, heat, bad };
+  const int want[] = { 0, 0, 65 };
+  for (int i = 0; i < 3; i++) {
+    g_autofree char *err = NULL;
+    int ws = 0;
+    ck_assert (g_spawn_sync (NULL, (char **) cmds[i], NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err, &ws,
+                             NULL));
+    ck_assert_msg (WIFEXITED (ws) && WEXITSTATUS (ws) == want[i], "plot %d: status %d: %s", i, ws, err);
+  }
+  g_autofree char *png_data = NULL, *svg_data = NULL;
+  gsize png_len = 0;
+  ck_assert (g_file_get_contents (png, &png_data, &png_len, NULL));
+  ck_assert_msg (png_len > 8 && memcmp (png_data, "\x89PNG\r\n\x1a\n", 8) == 0, "not a PNG");
+  svg_data = slurp (svg);
+  ck_assert_msg (strstr (svg_data, "<svg") != NULL, "not an SVG");
+}
+END_TEST
+
 /* --- resume ---------------------------------------------------------------------------------------------- */
 
 START_TEST (test_resume_completes)
@@ -531,6 +583,8 @@ sweep_suite (void)
   tcase_add_test (t, test_shipped_scenarios);
   tcase_add_test (t, test_shards_merge);
   tcase_add_test (t, test_merge_errors);
+  tcase_add_test (t, test_sweep_parallel_script);
+  tcase_add_test (t, test_plot_script);
   tcase_add_test (t, test_resume_completes);
   tcase_add_test (t, test_resume_keeps_rows);
   tcase_add_test (t, test_resume_foreign_file);

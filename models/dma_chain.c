@@ -23,6 +23,7 @@ typedef struct {
 struct DmaEngine {
   DmaChain *dma;
   DmaDir dir;
+  uint32_t channel;
   uint32_t regs[4];
   gboolean running;
   uint32_t n_desc;
@@ -59,7 +60,9 @@ struct DmaChain {
   void *mem_ctx;
   SimTime setup_ps;
 
-  DmaEngine eng[DMA_DIR_COUNT];
+  /* Engine of channel c, direction dir: eng[c * DMA_DIR_COUNT + dir]; n_eng = channels x 2. */
+  DmaEngine eng[DMA_MAX_CHANNELS * DMA_DIR_COUNT];
+  uint32_t n_eng;
   TagEntry tag[DMA_MAX_TAGS];
   uint16_t free_tags[DMA_MAX_TAGS]; /* stack of free tag numbers */
   uint32_t n_free_tags;
@@ -99,6 +102,11 @@ dma_params_check (const DmaParams *p, GError **error)
       "and per fetch x 16 <= max read request", p->desc_per_fetch, p->desc_fifo_entries, DMA_MAX_DESC_FIFO);
     return FALSE;
   }
+  if (p->channels > DMA_MAX_CHANNELS) {
+    ps_error_plain (error, PS_ERROR_DATA, "%u DMA channels: at most %u per direction", p->channels,
+      DMA_MAX_CHANNELS);
+    return FALSE;
+  }
   if (p->desc_max_bytes % 4 != 0) {
     ps_error_plain (error, PS_ERROR_DATA, "descriptor size %u bytes: must be whole DWs", p->desc_max_bytes);
     return FALSE;
@@ -118,8 +126,8 @@ read_fits (const DmaChain *d, uint32_t bytes, gboolean desc)
 {
   uint32_t reserve = 0;
   if (!desc && d->p.tags >= 2)
-    for (int dir = 0; dir < DMA_DIR_COUNT; dir++)
-      if (d->eng[dir].running && desc_fetch_bytes (&d->eng[dir]) > 0)
+    for (uint32_t i = 0; i < d->n_eng; i++)
+      if (d->eng[i].running && desc_fetch_bytes (&d->eng[i]) > 0)
         reserve = 1;
   return d->n_free_tags > reserve
          && (d->p.cpl_buffer_bytes == 0 || d->cpl_outstanding + bytes <= d->p.cpl_buffer_bytes);
@@ -316,7 +324,8 @@ engine_take (void *ctx)
       finish_run (e);
     break;
   case ACT_MSI:
-    t->cookie = e->dir; /* MSI data: message 0 = write engine, 1 = read engine */
+    /* MSI data: message 0 = write engine, 1 = read engine (AN-456); channel c's add 2c. */
+    t->cookie = e->channel * DMA_DIR_COUNT + e->dir;
     finish_run (e);
     break;
   default:
@@ -353,8 +362,12 @@ static void
 on_placed (void *ctx, LinkPort *port, const Tlp *t, SimTime end_ps)
 {
   (void) port;
-  DmaEngine *e = &((DmaChain *) ctx)->eng[DMA_WRITE];
-  if (t != e->last_data)
+  DmaChain *d = ctx;
+  DmaEngine *e = NULL;
+  for (uint32_t i = DMA_WRITE; i < d->n_eng && e == NULL; i += DMA_DIR_COUNT)
+    if (t == d->eng[i].last_data)
+      e = &d->eng[i];
+  if (e == NULL)
     return;
   e->last_data = NULL;
   stop_counter (e);
@@ -436,9 +449,11 @@ on_rx (void *ctx, const Tlp *t)
     on_cpl (d, t);
     return;
   }
-  g_assert (t->kind == TLP_MWR && t->address >= d->bar0 && t->address < d->bar0 + 0x20);
+  g_assert (t->kind == TLP_MWR && t->address >= d->bar0
+            && t->address < d->bar0 + DMA_CHANNEL_REG_STRIDE * (d->n_eng / DMA_DIR_COUNT));
   uint64_t off = t->address - d->bar0;
-  DmaEngine *e = &d->eng[off >= 0x10 ? DMA_READ : DMA_WRITE];
+  DmaEngine *e = &d->eng[(off / DMA_CHANNEL_REG_STRIDE) * DMA_DIR_COUNT
+                         + ((off % DMA_CHANNEL_REG_STRIDE) >= 0x10 ? DMA_READ : DMA_WRITE)];
   uint32_t dw = (uint32_t) (off & 0xf) / 4;
   e->regs[dw] = (uint32_t) t->cookie;
   if (dw == DMA_REG_START_DW)
@@ -465,11 +480,14 @@ dma_chain_new (SimEngine *engine, const DmaParams *params, App *app, TlpPool *po
     d->free_tags[i] = (uint16_t) (params->tags - 1 - i);
   d->n_free_tags = params->tags;
   static const AppTxClient client = { engine_peek, engine_take, engine_sent };
-  for (int dir = 0; dir < DMA_DIR_COUNT; dir++) {
-    d->eng[dir].dma = d;
-    d->eng[dir].dir = (DmaDir) dir;
-    d->eng[dir].tail = TAIL_DONE;
-    app_add_client (app, &client, &d->eng[dir]);
+  /* Clients in channel order, write before read within a channel: round robin then serves every engine in turn. */
+  d->n_eng = (params->channels ? params->channels : 1) * DMA_DIR_COUNT;
+  for (uint32_t i = 0; i < d->n_eng; i++) {
+    d->eng[i].dma = d;
+    d->eng[i].dir = (DmaDir) (i % DMA_DIR_COUNT);
+    d->eng[i].channel = i / DMA_DIR_COUNT;
+    d->eng[i].tail = TAIL_DONE;
+    app_add_client (app, &client, &d->eng[i]);
   }
   app_set_rx (app, on_rx, d);
   link_port_set_tx_placed (app_port (app), on_placed, d);
@@ -492,7 +510,14 @@ dma_chain_free (DmaChain *d)
 DmaEngineStatus
 dma_chain_status (const DmaChain *d, DmaDir dir)
 {
-  const DmaEngine *e = &d->eng[dir];
+  return dma_chain_channel_status (d, 0, dir);
+}
+
+DmaEngineStatus
+dma_chain_channel_status (const DmaChain *d, uint32_t channel, DmaDir dir)
+{
+  g_assert (channel * DMA_DIR_COUNT + dir < d->n_eng);
+  const DmaEngine *e = &d->eng[channel * DMA_DIR_COUNT + dir];
   return (DmaEngineStatus) { .running = e->running, .runs = e->runs, .counter_start_ps = e->counter_start_ps,
                              .counter_stop_ps = e->counter_stop_ps, .bytes = e->completed };
 }
@@ -523,10 +548,10 @@ dma_chain_check_invariants (const DmaChain *d, GError **error)
       G_GUINT64_FORMAT " unexpected (no request held their tag)", c->out_of_order_cpls, c->unexpected_cpls);
     return FALSE;
   }
-  for (int dir = 0; dir < DMA_DIR_COUNT; dir++)
-    if (d->eng[dir].running) {
-      ps_error_plain (error, PS_ERROR_INTERNAL, "DMA %s engine still running at the end",
-        dir == DMA_WRITE ? "write" : "read");
+  for (uint32_t i = 0; i < d->n_eng; i++)
+    if (d->eng[i].running) {
+      ps_error_plain (error, PS_ERROR_INTERNAL, "DMA channel %u %s engine still running at the end",
+        d->eng[i].channel, d->eng[i].dir == DMA_WRITE ? "write" : "read");
       return FALSE;
     }
   return TRUE;
@@ -535,13 +560,16 @@ dma_chain_check_invariants (const DmaChain *d, GError **error)
 void
 dma_chain_describe_wait (const DmaChain *d, GString *out)
 {
-  for (int dir = 0; dir < DMA_DIR_COUNT; dir++) {
-    const DmaEngine *e = &d->eng[dir];
+  for (uint32_t i = 0; i < d->n_eng; i++) {
+    const DmaEngine *e = &d->eng[i];
     if (!e->running)
       continue;
+    if (d->n_eng > DMA_DIR_COUNT)
+      g_string_append_printf (out, "%schannel %u ", out->len ? "; " : "", e->channel);
     g_string_append_printf (out, "%s%s engine: descriptors %u of %u taken (%u being fetched), %" G_GUINT64_FORMAT
-      " data bytes done of %" G_GUINT64_FORMAT " issued", out->len ? "; " : "", dir == DMA_WRITE ? "write" : "read",
-      e->desc_taken, e->n_desc, e->desc_inflight, e->completed, e->requested);
+      " data bytes done of %" G_GUINT64_FORMAT " issued", out->len && d->n_eng == DMA_DIR_COUNT ? "; " : "",
+      e->dir == DMA_WRITE ? "write" : "read", e->desc_taken, e->n_desc, e->desc_inflight, e->completed,
+      e->requested);
     if (e->tail != TAIL_DONE && data_done (e))
       g_string_append (out, e->tail == TAIL_STATUS ? ", EPLAST write not sent" : ", MSI not sent");
   }

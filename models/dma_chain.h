@@ -5,7 +5,8 @@
  * - Programming (AN-456 "chaining DMA descriptor header" registers in BAR0): the write engine's header is at
  *   BAR0 + 0x00..0x0C, the read engine's at + 0x10..0x1C; DW0 = control (bits 15:0 number of descriptors,
  *   bit 16 MSI enable), DW1/DW2 = descriptor table address high/low, DW3 = RCLAST, the index of the last
- *   descriptor; writing DW3 starts the engine. Register values arrive in the PIO MWr's cookie.
+ *   descriptor; writing DW3 starts the engine. Register values arrive in the PIO MWr's cookie. With
+ *   DmaParams.channels > 1, channel c's pair of headers sits at BAR0 + 0x20 c (channel 0 is AN-456's layout).
  * - Descriptor table in host memory: 4 DW of header (DW3 = EPLAST, the status word the engine writes back)
  *   followed by 4-DW descriptors (length, endpoint address, host address). The engine fetches descriptors with
  *   MRds of desc_per_fetch descriptors (<= MRRS, no 4 KB crossing) into a FIFO of desc_fifo_entries, and reads
@@ -18,7 +19,7 @@
  *   buffer by the application never exceed it (endpoints advertise infinite completion credits, so the
  *   requester must hold itself back; spec §2.6.1, pcie-protocol.md §6).
  * - End of a run: the engine writes EPLAST (a 1-DW MWr to table + 12) after its last data, then an MSI if the
- *   control word enabled it (data = 0 for the write engine, 1 for the read engine).
+ *   control word enabled it (data = 0 for the write engine, 1 for the read engine; + 2 c on channel c).
  * - Performance counter: starts when the DW3 (start) write is decoded by the engine (DMA_COUNTER_AT_ENDPOINT,
  *   where AN-456's counter physically is) or when that write left the host (DMA_COUNTER_AT_HOST); it stops at
  *   the last data: for writes when the last data MWr leaves the application layer for the IP, for reads when the
@@ -46,6 +47,8 @@ typedef struct {
 #define DMA_MAX_TAGS 256u /* 8-bit extended tags */
 #define DMA_MAX_DESC_FIFO 256u
 #define DMA_REG_START_DW 3u
+#define DMA_MAX_CHANNELS 4u /* engines per direction (XDMA offers 1, 2 or 4 H2C and C2H channels) */
+#define DMA_CHANNEL_REG_STRIDE 0x20u /* channel c's two descriptor headers start at BAR0 + 0x20 c */
 
 typedef struct {
   uint32_t max_payload_bytes; /* MPS: largest MWr (AN-456 runs: 256) */
@@ -58,6 +61,10 @@ typedef struct {
   uint32_t desc_setup_cycles; /* app cycles from taking a descriptor to its first data TLP */
   gboolean addr64; /* host data buffers above 4 GB: MWr/MRd carry 4-DW headers */
   gboolean msi; /* software enables the end-of-run MSI (else it polls EPLAST) */
+  /* Channels: independent engine pairs, each with its own registers, descriptor table and runs (0 = 1). All
+   * share the tags and completion buffer (one requester ID) and the transmit datapath (round robin), as XDMA's
+   * H2C and C2H channels do (published-calibration.md §2.2). */
+  uint32_t channels;
   DmaCounterStart counter_start;
 } DmaParams;
 
@@ -83,7 +90,8 @@ typedef struct {
   uint64_t bytes; /* data bytes of the last run */
 } DmaEngineStatus;
 
-DmaEngineStatus dma_chain_status (const DmaChain *dma, DmaDir dir);
+DmaEngineStatus dma_chain_status (const DmaChain *dma, DmaDir dir); /* channel 0 */
+DmaEngineStatus dma_chain_channel_status (const DmaChain *dma, uint32_t channel, DmaDir dir);
 
 typedef struct {
   uint64_t read_bytes_requested, read_bytes_completed, ep_bytes_written; /* read engine, all runs */

@@ -6,7 +6,7 @@
 #include "models/pattern.h"
 #include "sim/error.h"
 
-#define HOST_MAX_WATCH 4
+#define HOST_MAX_WATCH 8 /* status words software polls: one EPLAST per engine, 4 channels x 2 directions */
 
 typedef struct {
   Tlp *head, *tail;

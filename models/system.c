@@ -6,11 +6,12 @@
 
 /* Host memory map. Any page-aligned values would do; these keep tables, buffers and BAR0 apart and put the data
  * buffers above 4 GB only when the parameters ask for 64-bit addressing. */
-#define TABLE_BASE 0x10000000ull /* write engine's table; the read engine's follows at + TABLE_STRIDE */
+#define TABLE_BASE 0x10000000ull /* channel c's write engine's table at + 2c TABLE_STRIDE, its read engine's next */
 #define TABLE_STRIDE 0x01000000ull
 #define BUF_BASE_32 0x20000000ull
 #define BUF_BASE_64 0x100000000ull
-#define BUF_STRIDE 0x40000000ull /* per engine: 1 GB, the largest transfer we accept (the 1 GB benchmark runs) */
+#define BUF_STRIDE 0x40000000ull /* per direction: 1 GB, the largest transfer we accept (the 1 GB benchmark runs);
+                                  * with dma.channels = N, channel c's buffer is at + c x BUF_STRIDE / N */
 #define BAR0 0xD0000000ull
 
 struct System {
@@ -25,7 +26,11 @@ struct System {
 
   gboolean uses[DMA_DIR_COUNT];
   uint32_t n_desc;
-  uint64_t buf[DMA_DIR_COUNT];
+  uint32_t channels; /* engine pairs (dma.channels, at least 1) */
+  uint64_t buf[DMA_MAX_CHANNELS][DMA_DIR_COUNT];
+  guint reported[DMA_DIR_COUNT]; /* channels of a direction that reported this iteration */
+  guint write_counting; /* write counters running (read-request window: first start to last stop) */
+  SimTime iteration_start_ps; /* software decided to start this iteration's transfers */
 
   uint32_t iteration;
   guint waiting; /* engines of this iteration not yet reported to software */
@@ -64,9 +69,10 @@ system_params_check (const SystemParams *p, GError **error)
       p->link.max_payload_bytes);
     return FALSE;
   }
-  if (p->transfer_bytes == 0 || p->transfer_bytes % 4 != 0 || p->transfer_bytes > BUF_STRIDE) {
-    ps_error_plain (error, PS_ERROR_DATA, "transfer of %" G_GUINT64_FORMAT " bytes: must be whole DWs, 4..%llu",
-      p->transfer_bytes, BUF_STRIDE);
+  uint64_t max_bytes = BUF_STRIDE / (p->dma.channels ? p->dma.channels : 1);
+  if (p->transfer_bytes == 0 || p->transfer_bytes % 4 != 0 || p->transfer_bytes > max_bytes) {
+    ps_error_plain (error, PS_ERROR_DATA, "transfer of %" G_GUINT64_FORMAT " bytes: must be whole DWs, 4..%"
+      G_GUINT64_FORMAT " (per channel)", p->transfer_bytes, max_bytes);
     return FALSE;
   }
   if (p->iterations == 0) {
@@ -83,10 +89,11 @@ system_params_check (const SystemParams *p, GError **error)
 }
 
 static uint64_t
-table_addr (DmaDir dir)
+table_addr_ch (uint32_t ch, DmaDir dir)
 {
-  return TABLE_BASE + (uint64_t) dir * TABLE_STRIDE;
+  return TABLE_BASE + ((uint64_t) ch * DMA_DIR_COUNT + dir) * TABLE_STRIDE;
 }
+
 
 /* Host memory model: descriptor i of an engine covers bytes [i * per, ...) of its transfer. */
 static gboolean
@@ -94,14 +101,15 @@ mem_read (void *ctx, uint64_t address, DmaDescriptor *out)
 {
   System *s = ctx;
   uint64_t per = s->p->dma.desc_max_bytes ? s->p->dma.desc_max_bytes : s->p->transfer_bytes;
-  for (int dir = 0; dir < DMA_DIR_COUNT; dir++) {
-    uint64_t first = table_addr (dir) + DMA_DESC_BYTES;
+  for (uint32_t k = 0; k < s->channels * DMA_DIR_COUNT; k++) {
+    uint32_t ch = k / DMA_DIR_COUNT, dir = k % DMA_DIR_COUNT;
+    uint64_t first = table_addr_ch (ch, dir) + DMA_DESC_BYTES;
     if (address < first || (address - first) % DMA_DESC_BYTES != 0 || (address - first) / DMA_DESC_BYTES >= s->n_desc)
       continue;
     uint64_t i = (address - first) / DMA_DESC_BYTES;
     uint64_t off = i * per;
     *out = (DmaDescriptor) { .length_bytes = (uint32_t) MIN (per, s->p->transfer_bytes - off),
-                             .ep_address = off, .host_address = s->buf[dir] + off };
+                             .ep_address = off, .host_address = s->buf[ch][dir] + off };
     return TRUE;
   }
   return FALSE;
@@ -122,11 +130,16 @@ start_iteration (SimEngine *e, void *ctx, uint64_t arg)
   SimTime t = ns_ps (hp->sw_pio_latency_ns), gap = ns_ps (hp->sw_pio_gap_ns);
   s->waiting = 0;
   s->counting = 0;
-  for (int dir = 0; dir < DMA_DIR_COUNT; dir++) {
+  s->write_counting = 0;
+  s->reported[DMA_WRITE] = s->reported[DMA_READ] = 0;
+  s->iteration_start_ps = sim_now (e);
+  /* Channel by channel, write engine first within a channel (AN-456's order on channel 0). */
+  for (uint32_t k = 0; k < s->channels * DMA_DIR_COUNT; k++) {
+    uint32_t ch = k / DMA_DIR_COUNT, dir = k % DMA_DIR_COUNT;
     if (!s->uses[dir])
       continue;
-    uint64_t regs = BAR0 + 0x10 * (uint64_t) dir;
-    uint64_t table = table_addr (dir);
+    uint64_t regs = BAR0 + (uint64_t) DMA_CHANNEL_REG_STRIDE * ch + 0x10 * (uint64_t) dir;
+    uint64_t table = table_addr_ch (ch, dir);
     uint32_t v[4] = { s->n_desc | (s->p->dma.msi ? 1u << 16 : 0), (uint32_t) (table >> 32), (uint32_t) table,
                       s->n_desc - 1 };
     for (int dw = 0; dw < 4; dw++) {
@@ -137,18 +150,38 @@ start_iteration (SimEngine *e, void *ctx, uint64_t arg)
   }
 }
 
+/* A direction's figure for one iteration, once all its channels have reported: every channel's bytes over the
+ * span from the first counter start to the last counter stop (one channel: AN-456's bytes / counter time). */
 static void
-engine_reported (System *s, DmaDir dir)
+direction_done (System *s, DmaDir dir)
 {
-  g_assert (s->uses[dir] && s->waiting > 0);
-  DmaEngineStatus st = dma_chain_status (s->dma, dir);
-  g_assert (st.counter_stop_ps > st.counter_start_ps);
-  SimTime dt = st.counter_stop_ps - st.counter_start_ps;
+  SimTime start = G_MAXUINT64, stop = 0;
+  for (uint32_t ch = 0; ch < s->channels; ch++) {
+    DmaEngineStatus st = dma_chain_channel_status (s->dma, ch, dir);
+    g_assert (st.counter_stop_ps > st.counter_start_ps);
+    start = MIN (start, st.counter_start_ps);
+    stop = MAX (stop, st.counter_stop_ps);
+  }
+  if (s->p->software_timed) {
+    /* The driver's clock: from its decision to start to its handler, now, seeing this direction's last end. */
+    start = s->iteration_start_ps;
+    stop = sim_now (s->engine);
+  }
+  SimTime dt = stop - start;
+  double bytes = (double) s->p->transfer_bytes * s->channels;
   /* bytes / ps * 1e12 = B/s; / 1e6 = MB/s. */
-  s->mbps_sum[dir] += (double) s->p->transfer_bytes * 1e6 / (double) dt;
+  s->mbps_sum[dir] += bytes * 1e6 / (double) dt;
   if (dir == DMA_WRITE)
-    s->write_excl_mbps_sum += (double) s->p->transfer_bytes * 1e6 / (double) (dt - MIN (s->write_rr_ps, dt - 1));
+    s->write_excl_mbps_sum += bytes * 1e6 / (double) (dt - MIN (s->write_rr_ps, dt - 1));
   s->counter_ns_sum[dir] += (double) dt / 1000.0;
+}
+
+static void
+engine_reported (System *s, uint32_t ch, DmaDir dir)
+{
+  g_assert (s->uses[dir] && s->waiting > 0 && ch < s->channels);
+  if (++s->reported[dir] == s->channels)
+    direction_done (s, dir);
   if (--s->waiting > 0)
     return;
   if (++s->iteration < s->p->iterations) {
@@ -160,16 +193,19 @@ engine_reported (System *s, DmaDir dir)
   sim_stop (s->engine);
 }
 
+/* MSI data: 2 x channel + direction (dma_chain.h). */
 static void
 on_msi (void *ctx, uint64_t address, uint32_t value)
 {
-  engine_reported (ctx, value == DMA_READ ? DMA_READ : DMA_WRITE);
+  engine_reported (ctx, value / DMA_DIR_COUNT, value % DMA_DIR_COUNT == DMA_READ ? DMA_READ : DMA_WRITE);
 }
 
+/* The EPLAST word of channel c's table: table + 12. */
 static void
 on_status (void *ctx, uint64_t address, uint32_t value)
 {
-  engine_reported (ctx, address == table_addr (DMA_READ) + 12 ? DMA_READ : DMA_WRITE);
+  uint64_t k = (address - 12 - TABLE_BASE) / TABLE_STRIDE;
+  engine_reported (ctx, (uint32_t) (k / DMA_DIR_COUNT), k % DMA_DIR_COUNT == DMA_READ ? DMA_READ : DMA_WRITE);
 }
 
 /* Transmit-interface cycles read requests took so far: MRd beats plus every engine turnaround (turnarounds
@@ -187,9 +223,9 @@ on_counter (void *ctx, DmaDir dir, gboolean stopped)
 {
   System *s = ctx;
   if (dir == DMA_WRITE) {
-    if (!stopped)
+    if (!stopped && s->write_counting++ == 0)
       s->write_rr_cycles_at_start = read_request_cycles (s);
-    else
+    else if (stopped && --s->write_counting == 0)
       s->write_rr_ps = (SimTime) (read_request_cycles (s) - s->write_rr_cycles_at_start) * app_cycle_ps (s->app);
   }
   if (s->iteration + 1 != s->p->iterations)
@@ -279,14 +315,15 @@ static gboolean
 check_integrity (const System *s, const HostCounters *hc, const DmaCounters *dc, GError **error)
 {
   uint64_t n = s->p->iterations, want_data = 0, want_cpl = 0, want_mem = 0;
-  for (int dir = 0; dir < DMA_DIR_COUNT; dir++) {
+  for (uint32_t k = 0; k < s->channels * DMA_DIR_COUNT; k++) {
+    uint32_t ch = k / DMA_DIR_COUNT, dir = k % DMA_DIR_COUNT;
     if (!s->uses[dir])
       continue;
-    uint64_t buf = n * pattern_sum (s->buf[dir], s->p->transfer_bytes);
-    want_cpl += n * pattern_sum (table_addr (dir) + DMA_DESC_BYTES, (uint64_t) s->n_desc * DMA_DESC_BYTES);
-    want_mem += n * pattern_sum (table_addr (dir) + 12, 4);
+    uint64_t buf = n * pattern_sum (s->buf[ch][dir], s->p->transfer_bytes);
+    want_cpl += n * pattern_sum (table_addr_ch (ch, dir) + DMA_DESC_BYTES, (uint64_t) s->n_desc * DMA_DESC_BYTES);
+    want_mem += n * pattern_sum (table_addr_ch (ch, dir) + 12, 4);
     if (dir == DMA_READ)
-      want_data = buf;
+      want_data += buf;
     else
       want_mem += buf;
   }
@@ -315,14 +352,14 @@ system_check_invariants (const System *s, GError **error)
   }
   HostCounters hc = host_counters (s->host);
   DmaCounters dc = dma_chain_counters (s->dma);
-  uint64_t runs = 0, want_read = 0, want_write = 0;
+  uint64_t runs = 0, want_read = 0, want_write = 0, per_engine = s->p->transfer_bytes * s->p->iterations;
   if (s->uses[DMA_READ]) {
-    want_read = s->p->transfer_bytes * s->p->iterations;
-    runs += s->p->iterations;
+    want_read = per_engine * s->channels;
+    runs += (uint64_t) s->p->iterations * s->channels;
   }
   if (s->uses[DMA_WRITE]) {
-    want_write = s->p->transfer_bytes * s->p->iterations;
-    runs += s->p->iterations;
+    want_write = per_engine * s->channels;
+    runs += (uint64_t) s->p->iterations * s->channels;
   }
   /* Host memory receives the write data plus one 4-byte EPLAST per engine run (and a 4-byte MSI when on). */
   uint64_t status_bytes = runs * 4 * (s->p->dma.msi ? 2 : 1);
@@ -354,8 +391,11 @@ system_run (const SystemParams *p, SystemMode mode, uint64_t seed, SystemResult 
   s.uses[DMA_WRITE] = mode != SYSTEM_READ;
   uint64_t per = p->dma.desc_max_bytes ? p->dma.desc_max_bytes : p->transfer_bytes;
   s.n_desc = (uint32_t) ((p->transfer_bytes + per - 1) / per);
-  for (int dir = 0; dir < DMA_DIR_COUNT; dir++)
-    s.buf[dir] = (p->dma.addr64 ? BUF_BASE_64 : BUF_BASE_32) + (uint64_t) dir * BUF_STRIDE;
+  s.channels = p->dma.channels ? p->dma.channels : 1;
+  for (uint32_t ch = 0; ch < s.channels; ch++)
+    for (int dir = 0; dir < DMA_DIR_COUNT; dir++)
+      s.buf[ch][dir] = (p->dma.addr64 ? BUF_BASE_64 : BUF_BASE_32) + (uint64_t) dir * BUF_STRIDE
+                       + (uint64_t) ch * (BUF_STRIDE / s.channels);
 
   s.engine = sim_engine_new (seed);
   s.pool = tlp_pool_new ();
@@ -367,8 +407,8 @@ system_run (const SystemParams *p, SystemMode mode, uint64_t seed, SystemResult 
   if (p->dma.msi)
     host_set_msi (s.host, on_msi, &s);
   else
-    for (int dir = 0; dir < DMA_DIR_COUNT; dir++)
-      host_watch_status (s.host, table_addr (dir) + 12, on_status, &s);
+    for (uint32_t k = 0; k < s.channels * DMA_DIR_COUNT; k++)
+      host_watch_status (s.host, table_addr_ch (k / DMA_DIR_COUNT, k % DMA_DIR_COUNT) + 12, on_status, &s);
 
   if (p->host_fault != HOST_FAULT_NONE)
     host_inject_fault (s.host, p->host_fault, p->host_fault_at);

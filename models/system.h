@@ -38,6 +38,11 @@ typedef struct {
   DmaParams dma;
   uint64_t transfer_bytes; /* per transfer per engine (AN-456: 102,400) */
   uint32_t iterations; /* transfers averaged (AN-456: 20) */
+  /* FALSE: each transfer is timed by the engine's counter (dma_chain.h), no software inside. TRUE: by the driver,
+   * from the moment software decides to start it (before host.pio_latency_ns) to the moment its handler has
+   * seen the end (after host.msi_latency_ns, or at the poll that sees EPLAST): the per-transfer interrupt and
+   * context switch of a driver measurement (published-calibration.md §2.2 b). */
+  gboolean software_timed;
   SimTime watchdog_ps; /* deadlock watchdog (see above); 0 = SYSTEM_WATCHDOG_DEFAULT_PS */
   /* Test hooks: faults injected into one run so tests can watch the checks catch them. Zero in real runs. */
   HostFault host_fault;

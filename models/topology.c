@@ -99,9 +99,11 @@ system_params (const PsConfig *cfg, SystemParams *sp, GError **error)
     .addr64 = cfg->link.address_bits == 64,
     .msi = cfg->dma.msi,
     .counter_start = cfg->dma.counter_start == PS_COUNTER_AT_HOST ? DMA_COUNTER_AT_HOST : DMA_COUNTER_AT_ENDPOINT,
+    .channels = (uint32_t) cfg->dma.channels,
   };
   sp->transfer_bytes = (uint64_t) cfg->benchmark.transfer_bytes;
   sp->iterations = (uint32_t) cfg->benchmark.iterations;
+  sp->software_timed = cfg->dma.descriptor_mode == PS_DESCRIPTORS_SOFTWARE;
   sp->watchdog_ps = ns_to_ps (cfg->benchmark.watchdog_ns);
   return TRUE;
 }

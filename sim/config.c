@@ -42,6 +42,8 @@ static const int64_t addr_allowed[] = { 32, 64, -1 };
 static const int64_t width_allowed[] = { 64, 128, 256, 512, -1 };
 static const char *const arbitration_words[] = { "round_robin", "priority", NULL };
 static const char *const counter_words[] = { "endpoint", "host", NULL };
+static const char *const descriptor_mode_words[] = { "chained", "software", NULL };
+static const int64_t channels_allowed[] = { 1, 2, 4, -1 };
 static const char *const updatefc_words[] = { "minimum", "recommended", NULL };
 static const char *const workload_words[] = { "chaining_dma", "stream", NULL };
 
@@ -138,6 +140,13 @@ static const KeyDef keys[] = {
     "application-clock cycles from taking a descriptor to its first data TLP" },
   { "dma.msi", K_BOOL, OFF (dma.msi), 0, 0, FALSE, NULL, NULL, "true", "",
     "the engine signals the end of a transfer with an MSI (AN-456: MSI, 4 messages); false = software polls" },
+  { "dma.channels", K_INT, OFF (dma.channels), 1, 4, FALSE, channels_allowed, NULL, "1", "channels",
+    "engine pairs (one write, one read each) with their own registers and descriptor tables, sharing tags and the "
+    "datapath round robin; each moves benchmark.transfer_bytes (XDMA offers 1, 2 or 4 H2C/C2H channels)" },
+  { "dma.descriptor_mode", K_ENUM, OFF (dma.descriptor_mode), 0, 0, FALSE, NULL, descriptor_mode_words, "chained",
+    "", "how a transfer is timed: chained = descriptors chained in a ring, the engine's own counter, no software "
+    "inside (AN-456, XDMA hardware figures); software = a driver times each transfer from deciding to start it "
+    "to its handler seeing the end (host.pio_latency_ns, host.msi_latency_ns or polling included)" },
   { "dma.counter_start", K_ENUM, OFF (dma.counter_start), 0, 0, FALSE, NULL, counter_words, "endpoint", "",
     "performance counter starts when the engine decodes the start write (endpoint) or when it leaves the host" },
 

@@ -27,6 +27,7 @@ typedef enum {
 
 typedef enum { PS_ARB_ROUND_ROBIN, PS_ARB_PRIORITY } PsArbitration;
 typedef enum { PS_COUNTER_AT_ENDPOINT, PS_COUNTER_AT_HOST } PsCounterStart;
+typedef enum { PS_DESCRIPTORS_CHAINED, PS_DESCRIPTORS_SOFTWARE } PsDescriptorMode;
 typedef enum { PS_WORKLOAD_CHAINING_DMA, PS_WORKLOAD_STREAM } PsWorkload;
 typedef enum { PS_UPDATEFC_MINIMUM, PS_UPDATEFC_RECOMMENDED } PsUpdateFcPolicy;
 
@@ -76,6 +77,8 @@ typedef struct {
     int64_t desc_setup_cycles;
     bool msi;
     int counter_start; /* PsCounterStart */
+    int64_t channels;
+    int descriptor_mode; /* PsDescriptorMode */
   } dma;
 
   struct {

@@ -9,6 +9,9 @@
  *   PIO register writes (write engine first in simultaneous mode), and waits for each engine's MSI (or polls its
  *   EPLAST). Throughput per engine per iteration = bytes / counter time (dma_chain.h); the result is the mean over
  *   iterations, in MB/s = 10^6 B/s, as AN-456's application computes it.
+ * - With dma.channels = N > 1 every channel's engines are programmed (channel by channel) and each moves
+ *   transfer_bytes; a direction's figure per iteration is N x transfer_bytes over the span from its first counter
+ *   start to its last counter stop. With software_timed the span is the driver's instead (see SystemParams).
  * - Link usage is measured over the last iteration's counter window: from the first counter start to the last
  *   counter stop.
  * - Before returning a figure the run checks every invariant (system_check_invariants()); a broken one is an

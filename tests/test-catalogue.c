@@ -6,6 +6,7 @@
  * PCIESIM_EXE and PCIESIM_SOURCE_ROOT come from tests/meson.build. */
 #include <check.h>
 #include <json-glib/json-glib.h>
+#include <math.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -134,6 +135,14 @@ START_TEST (test_config_runs)
     if (m == 2) {
       assert_figure (r, "read_mbps", limit, config, modes[m]);
       assert_figure (r, "write_mbps", limit, config, modes[m]);
+      /* Added keys (Avalon-MM DMA figures, published-calibration.md §2.1): the mean of the two, and writes with
+       * the read-request cycles not counted, which can only be faster. */
+      double rd = member_number (r, "read_mbps", config), wr = member_number (r, "write_mbps", config);
+      double mean = member_number (r, "both_directions_mean_mbps", config);
+      ck_assert_msg (fabs (mean - (rd + wr) / 2) < 0.011, "%s: both_directions_mean_mbps %.2f, read %.2f, write %.2f",
+                     config, mean, rd, wr);
+      double excl = member_number (r, "write_mbps_excluding_read_requests", config);
+      ck_assert_msg (excl >= wr, "%s: write excluding read requests %.2f < write %.2f", config, excl, wr);
     } else
       assert_figure (r, "mbps", limit, config, modes[m]);
     assert_usage (member_object (r, "link_usage", config), config);

@@ -1,6 +1,7 @@
 /* main.c — the pciesim command line: dispatch on the first word, one GOptionContext per subcommand.
  * Every failure funnels through finish(): one line on stderr, exit status = the PsErrorCode (sysexits). */
 #include <locale.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +179,15 @@ cmd_run (int argc, char **argv)
   return finish (e);
 }
 
+/* The signal that stopped a sweep; the sweep polls it, saves its finished points, then we die of it. */
+static volatile sig_atomic_t sweep_signal;
+
+static void
+on_sweep_signal (int sig)
+{
+  sweep_signal = sig;
+}
+
 static int
 cmd_sweep (int argc, char **argv)
 {
@@ -223,7 +233,21 @@ cmd_sweep (int argc, char **argv)
   }
   if (shard && !ps_sweep_parse_shard (shard, &s.shard_index, &s.shard_count, &e))
     return finish (e);
+  /* Only a sweep that writes a file has anything to save; otherwise the default (die at once) is right. */
+  if (output && strcmp (output, "-") != 0 && !list) {
+    struct sigaction sa = { .sa_handler = on_sweep_signal };
+    sigemptyset (&sa.sa_mask);
+    sigaction (SIGINT, &sa, NULL);
+    sigaction (SIGTERM, &sa, NULL);
+    s.interrupted = &sweep_signal;
+  }
   ps_sweep_run (&s, &e);
+  if (sweep_signal) {
+    /* Dying of the signal tells the parent (a shell, Slurm, parallel) what happened, as exit statuses cannot. */
+    finish (e);
+    signal (sweep_signal, SIG_DFL);
+    raise (sweep_signal);
+  }
   return finish (e);
 }
 

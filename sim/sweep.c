@@ -340,6 +340,7 @@ typedef struct {
   GError *fail;
   char **rows; /* by position in the shard; a worker fills its own slot under the lock */
   PsConfig **configs; /* by position: phase 1's configs kept for phase 2, or NULL when too many to keep */
+  gboolean interrupted; /* main thread only */
 } Runner;
 
 /* Keeping phase 1's configs saves a second load per point (about 5% of a small point's time) but costs ~1 KB
@@ -421,10 +422,11 @@ typedef struct {
 
 /* Write the rows finished so far; row strings never change once set, so only the pointer copy needs the lock. */
 static void
-checkpoint (Checkpoint *c, Runner *r, guint n_sel)
+checkpoint (Checkpoint *c, Runner *r, guint n_sel, gboolean force)
 {
   gint64 now = g_get_monotonic_time ();
-  if (!c->opt->output || !strcmp (c->opt->output, "-") || now - c->last_write < MAX (CHECKPOINT_MIN_US, 20 * c->write_cost))
+  if (!c->opt->output || !strcmp (c->opt->output, "-") ||
+      (!force && now - c->last_write < MAX (CHECKPOINT_MIN_US, 20 * c->write_cost)))
     return;
   g_autofree char **snap = g_new (char *, n_sel + 1);
   g_mutex_lock (&r->lock);
@@ -439,7 +441,8 @@ checkpoint (Checkpoint *c, Runner *r, guint n_sel)
   c->write_cost = c->last_write - now;
 }
 
-/* Run one phase over the positions in `todo`; FALSE when a point failed (its error in r->fail). */
+/* Run one phase over the positions in `todo`; FALSE when a point failed (its error in r->fail) or the user
+ * interrupted (r->interrupted; jobs still queued are left for the caller to drop). */
 static gboolean
 run_phase (Runner *r, GThreadPool *pool, GArray *todo, gboolean validating, Checkpoint *cp, guint n_sel)
 {
@@ -454,13 +457,19 @@ run_phase (Runner *r, GThreadPool *pool, GArray *todo, gboolean validating, Chec
     g_cond_wait_until (&r->cond, &r->lock, g_get_monotonic_time () + PROGRESS_PERIOD_US);
     guint done = r->done;
     g_mutex_unlock (&r->lock);
+    if (cp->opt->interrupted && *cp->opt->interrupted) {
+      r->interrupted = TRUE;
+      if (progress)
+        fputc ('\n', stderr);
+      return FALSE;
+    }
     /* Workers wake us at every point; the line changes only a few times a second. */
     if (progress && g_get_monotonic_time () - shown >= PROGRESS_PERIOD_US) {
       progress_line (r->sc, done, todo->len, t0, FALSE);
       shown = g_get_monotonic_time ();
     }
     if (!validating)
-      checkpoint (cp, r, n_sel);
+      checkpoint (cp, r, n_sel, FALSE);
     g_mutex_lock (&r->lock);
   }
   g_mutex_unlock (&r->lock);
@@ -584,11 +593,20 @@ ps_sweep_run (const PsSweep *opt, GError **error)
     GThreadPool *pool = g_thread_pool_new (run_point, &r, workers, TRUE, NULL);
     /* Phase 1 loads every config so that a bad value fails before hours of good points have run. */
     ok = run_phase (&r, pool, todo, TRUE, &cp, n_sel) && (opt->list || run_phase (&r, pool, todo, FALSE, &cp, n_sel));
-    g_thread_pool_free (pool, FALSE, TRUE);
-    if (!ok)
+    /* Interrupted: let the points in progress finish, drop the queued ones, save what is done. */
+    g_thread_pool_free (pool, r.interrupted, TRUE);
+    if (r.interrupted) {
+      checkpoint (&cp, &r, n_sel, TRUE);
+      guint saved = 0;
+      for (guint i = 0; i < n_sel; i++)
+        saved += r.rows[i] != NULL;
+      ps_error_plain (error, PS_ERROR_FAILED, "interrupted: %u of %u points saved in %s; --resume finishes them",
+                      cp.written ? saved : 0, n_sel, opt->output);
+    } else if (!ok) {
       g_propagate_error (error, g_steal_pointer (&r.fail));
-    /* A failed run leaves no file it created: only a killed one leaves its checkpoint to resume from. */
-    if (!ok && cp.written && !existed)
+    }
+    /* A failed run leaves no file it created: only a stopped one leaves its checkpoint to resume from. */
+    if (!ok && !r.interrupted && cp.written && !existed)
       g_unlink (opt->output);
   }
   if (ok) {

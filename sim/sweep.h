@@ -14,13 +14,15 @@
  * - The output file is only ever replaced whole (temporary file + rename). While a long sweep runs it is
  *   rewritten every few seconds with the points finished so far; --resume reads it back (tolerating a cut
  *   last line, e.g. of a killed `sweep > file`), keeps rows that match this scenario's points, runs the rest.
- *   A run that fails removes the file if it created it; only a killed run leaves a checkpoint behind.
+ *   A run that fails removes the file if it created it; an interrupted one (SIGINT, SIGTERM as a batch
+ *   system sends before it kills or pre-empts a job) saves every finished point first.
  * - Models keep no global mutable state (checked when this was written: no writable statics in models/ or the
  *   engine), so each worker runs its point on its own engine without locks.
  */
 #pragma once
 
 #include <glib.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "sim/report.h"
@@ -34,6 +36,9 @@ typedef struct {
   gboolean resume; /* needs output */
   gboolean progress; /* progress line and timing summary on stderr */
   gboolean list; /* load every point's config, then write only "id,AXIS…" rows (CSV) instead of running */
+  /* Set asynchronously (a signal handler) to stop: the points running finish, the output file gets every
+   * finished point, and the run fails with PS_ERROR_FAILED. NULL = never. */
+  const volatile sig_atomic_t *interrupted;
   uint64_t seed;
 } PsSweep;
 

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 
 #include "pciesim-version.h"
+#include "tests/tmpdir.h"
 #include "sim/error.h"
 
 #define CONFIG "configs/svgx_g2_x8.yaml"
@@ -15,35 +16,16 @@
 static char *tmp_root;
 
 static void
-rm_rf (const char *path)
-{
-  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK)) {
-    GDir *d = g_dir_open (path, 0, NULL);
-    const char *name;
-    while (d && (name = g_dir_read_name (d))) {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      rm_rf (child);
-    }
-    if (d)
-      g_dir_close (d);
-  }
-  g_remove (path);
-}
-
-/* Made and removed in the parent (unchecked fixture): a failing test exits its forked child before any cleanup. */
-static void
 setup_tmp (void)
 {
-  g_autoptr (GError) e = NULL;
-  tmp_root = g_dir_make_tmp ("pciesim-test-cli-XXXXXX", &e);
-  ck_assert_msg (tmp_root != NULL, "g_dir_make_tmp: %s", e ? e->message : "?");
+  tmp_root = tmpdir_new ("pciesim-test-cli-XXXXXX");
 }
 
 static void
 teardown_tmp (void)
 {
   if (tmp_root)
-    rm_rf (tmp_root);
+    tmpdir_remove (tmp_root);
   g_clear_pointer (&tmp_root, g_free);
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tests/tmpdir.h"
 #include "sim/config.h"
 #include "sim/error.h"
 #include "sim/ytree.h"
@@ -19,34 +20,16 @@
 static char *tmp_root;
 
 static void
-rm_rf (const char *path)
-{
-  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK)) {
-    GDir *d = g_dir_open (path, 0, NULL);
-    const char *name;
-    while (d && (name = g_dir_read_name (d))) {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      rm_rf (child);
-    }
-    if (d)
-      g_dir_close (d);
-  }
-  g_remove (path);
-}
-
-static void
 setup_tmp (void)
 {
-  g_autoptr (GError) e = NULL;
-  tmp_root = g_dir_make_tmp ("pciesim-test-config-XXXXXX", &e);
-  ck_assert_msg (tmp_root != NULL, "g_dir_make_tmp: %s", e ? e->message : "?");
+  tmp_root = tmpdir_new ("pciesim-test-config-XXXXXX");
 }
 
 static void
 teardown_tmp (void)
 {
   if (tmp_root)
-    rm_rf (tmp_root);
+    tmpdir_remove (tmp_root);
   g_clear_pointer (&tmp_root, g_free);
 }
 
@@ -55,7 +38,7 @@ static char *
 case_dir (const char *name)
 {
   char *dir = g_build_filename (tmp_root, name, NULL);
-  rm_rf (dir);
+  tmpdir_remove (dir);
   ck_assert_int_eq (g_mkdir_with_parents (dir, 0700), 0);
   return dir;
 }

@@ -1,8 +1,15 @@
-/* engine.c — binary min-heap of (time, sequence) keys over a pool of event records.
+/* engine.c — binary min-heap of (time, sequence) keys over a pool of event records, plus a FIFO for events
+ * scheduled at the current time.
  *
  * The heap holds small key entries (time, seq, slot) so sift operations touch 24-byte records instead of
  * chasing pointers; each record remembers its heap position so cancel is O(log n). Records live in one
- * array grown by doubling and recycled through a free list threaded through `next_free`. */
+ * array grown by doubling and recycled through a free list threaded through `next_free`.
+ *
+ * A third of the models' events are scheduled at the current time (a handler kicking the next stage). Those
+ * skip the heap: they go to a FIFO and run after every heap entry of the same time. That is exactly the
+ * (time, seq) order, because a heap entry due now was scheduled before the clock reached now and so has a
+ * smaller sequence number than anything scheduled at now. A cancelled FIFO entry stays in the ring and is
+ * skipped when reached (its record's generation has moved on); the ring empties before the clock moves. */
 #include "engine.h"
 
 #include <string.h>
@@ -13,12 +20,18 @@ typedef struct {
   uint32_t slot;
 } HeapEntry;
 
+/* A FIFO entry: the generation tells a live event from one cancelled (and its slot perhaps reused) since. */
+typedef struct {
+  uint32_t slot;
+  uint32_t gen;
+} NowEntry;
+
 typedef struct {
   SimEventFn fn;
   void *ctx;
   uint64_t arg;
   uint32_t gen;
-  /* Position in heap while pending; UINT32_MAX while free. */
+  /* Position in heap while pending there, IN_FIFO while pending in the FIFO, NO_SLOT while free. */
   uint32_t heap_pos;
   uint32_t next_free;
 } EventRec;
@@ -37,9 +50,14 @@ struct SimEngine {
   EventRec *recs;
   uint32_t recs_cap;
   uint32_t free_head;
+
+  NowEntry *fifo; /* ring of events due at `now`, in scheduling order */
+  uint32_t fifo_head, fifo_len, fifo_cap;
+  uint32_t fifo_live; /* entries not cancelled */
 };
 
 #define NO_SLOT UINT32_MAX
+#define IN_FIFO (UINT32_MAX - 1)
 
 static inline gboolean
 entry_less (const HeapEntry *a, const HeapEntry *b)
@@ -122,6 +140,7 @@ sim_engine_free (SimEngine *engine)
     return;
   g_free (engine->heap);
   g_free (engine->recs);
+  g_free (engine->fifo);
   g_free (engine);
 }
 
@@ -137,6 +156,21 @@ sim_seed (const SimEngine *engine)
   return engine->seed;
 }
 
+static void
+fifo_grow (SimEngine *e)
+{
+  uint32_t cap = e->fifo_cap ? e->fifo_cap * 2 : 64;
+  if (cap <= e->fifo_cap)
+    g_error ("same-time event FIFO exhausted at %u entries", e->fifo_cap);
+  NowEntry *n = g_new (NowEntry, cap);
+  for (uint32_t k = 0; k < e->fifo_len; k++)
+    n[k] = e->fifo[(e->fifo_head + k) & (e->fifo_cap - 1)];
+  g_free (e->fifo);
+  e->fifo = n;
+  e->fifo_cap = cap;
+  e->fifo_head = 0;
+}
+
 SimEventId
 sim_schedule_at (SimEngine *e, SimTime at, SimEventFn fn, void *ctx, uint64_t arg)
 {
@@ -150,8 +184,18 @@ sim_schedule_at (SimEngine *e, SimTime at, SimEventFn fn, void *ctx, uint64_t ar
   r->fn = fn;
   r->ctx = ctx;
   r->arg = arg;
+  /* The sequence number advances for FIFO entries too, so heap ties keep meaning scheduling order. */
+  uint64_t seq = e->next_seq++;
+  if (at == e->now) {
+    if (e->fifo_len == e->fifo_cap)
+      fifo_grow (e);
+    e->fifo[(e->fifo_head + e->fifo_len++) & (e->fifo_cap - 1)] = (NowEntry) { slot, r->gen };
+    e->fifo_live++;
+    r->heap_pos = IN_FIFO;
+    return (SimEventId) { slot, r->gen };
+  }
   uint32_t pos = e->heap_len++;
-  e->heap[pos] = (HeapEntry) { at, e->next_seq++, slot };
+  e->heap[pos] = (HeapEntry) { at, seq, slot };
   r->heap_pos = pos;
   sift_up (e, pos);
   return (SimEventId) { slot, r->gen };
@@ -201,7 +245,11 @@ sim_cancel (SimEngine *e, SimEventId id)
 {
   if (!sim_event_pending (e, id))
     return FALSE;
-  heap_remove (e, e->recs[id.slot].heap_pos);
+  uint32_t pos = e->recs[id.slot].heap_pos;
+  if (pos == IN_FIFO)
+    e->fifo_live--;
+  else
+    heap_remove (e, pos);
   release_slot (e, id.slot);
   return TRUE;
 }
@@ -211,18 +259,48 @@ sim_run_until (SimEngine *e, SimTime limit)
 {
   uint64_t n = 0;
   e->stop = FALSE;
-  while (e->heap_len > 0 && !e->stop) {
-    HeapEntry top = e->heap[0];
-    if (top.time > limit)
-      break;
-    EventRec *r = &e->recs[top.slot];
+  while (!e->stop) {
+    uint32_t slot;
+    SimTime at;
+    /* Heap entries due now precede the FIFO (see the top of this file); otherwise the FIFO, if live, is next. */
+    if (e->fifo_live > 0 && !(e->heap_len > 0 && e->heap[0].time == e->now)) {
+      NowEntry ne;
+      do {
+        ne = e->fifo[e->fifo_head];
+        e->fifo_head = (e->fifo_head + 1) & (e->fifo_cap - 1);
+        e->fifo_len--;
+      } while (e->recs[ne.slot].gen != ne.gen);
+      at = e->now;
+      if (at > limit) {
+        /* Put it back: only a caller's limit below the current time gets here. */
+        e->fifo_head = (e->fifo_head - 1) & (e->fifo_cap - 1);
+        e->fifo_len++;
+        break;
+      }
+      slot = ne.slot;
+      e->fifo_live--;
+    } else {
+      if (e->fifo_live == 0) {
+        /* Only cancelled entries are left: drop them before the clock moves on. */
+        e->fifo_head = 0;
+        e->fifo_len = 0;
+      }
+      if (e->heap_len == 0)
+        break;
+      HeapEntry top = e->heap[0];
+      if (top.time > limit)
+        break;
+      heap_remove (e, 0);
+      slot = top.slot;
+      at = top.time;
+    }
+    EventRec *r = &e->recs[slot];
     SimEventFn fn = r->fn;
     void *ctx = r->ctx;
     uint64_t arg = r->arg;
-    heap_remove (e, 0);
     /* Free before calling so the handler can reuse the slot when it reschedules itself. */
-    release_slot (e, top.slot);
-    e->now = top.time;
+    release_slot (e, slot);
+    e->now = at;
     fn (e, ctx, arg);
     n++;
   }
@@ -251,12 +329,14 @@ sim_stopped (const SimEngine *e)
 size_t
 sim_pending (const SimEngine *e)
 {
-  return e->heap_len;
+  return e->heap_len + e->fifo_live;
 }
 
 SimTime
 sim_next_time (const SimEngine *e)
 {
+  if (e->fifo_live > 0)
+    return e->now;
   return e->heap_len ? e->heap[0].time : SIM_TIME_MAX;
 }
 

@@ -7,7 +7,8 @@
  *   until the event fires or is cancelled; sim_cancel() on a stale id is a harmless no-op returning FALSE.
  * - Ordering is total and defined: by time, then by the order in which the events were scheduled. Two events
  *   at the same picosecond therefore run first-scheduled-first, whatever the heap does internally.
- * - Scheduling in the past is a programming error: the engine clamps nothing and aborts with g_error().
+ * - Scheduling in the past (or beyond SIM_TIME_MAX) is a programming error: the engine clamps nothing and stops
+ *   the process as an internal error (ps_invariant_failed(): one line on stderr, exit 70).
  * - Event records come from a free list that grows by doubling; after warm-up no event allocates.
  * - The engine knows nothing about PCIe and includes no model header. Models include this file.
  * - Each component draws randomness from its own GRand stream, seeded from the run seed and a stable component

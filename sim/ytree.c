@@ -389,8 +389,8 @@ check_events (const char *origin, const char *text, size_t len, int col_offset, 
     } else if (tag) {
       /* Only explicit tags reach events. Every one is refused, the standard ones too: !!str 8 would turn a number
        * into a string behind a plain-looking value, and language tags (!!python/object) ask a loader to run code. */
-      ps_error_located (error, PS_ERROR_DATA, origin, line, col, "YAML tag '%s' is not supported (write the plain value)",
-                        (const char *) tag);
+      ps_error_located (error, PS_ERROR_DATA, origin, line, col,
+                        "YAML tag '%s' is not supported (write the plain value)", (const char *) tag);
       done = TRUE;
     }
     if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT)

@@ -4,9 +4,10 @@
  * - Every node remembers the file (or "--set …" origin) and the 1-based line and column where it starts, so any
  *   later validation error can point at it.
  * - Loading is strict and bounded. Rejected with a located PS_ERROR_DATA: syntax errors (with the context mark
- *   when libyaml gives one), invalid encodings, duplicate keys, non-scalar keys, explicit tags (!!str, !!python/…), anchors and aliases (they make
- *   trees share nodes and let a small file expand exponentially), nesting deeper than YTREE_MAX_DEPTH, more than
- *   one document, files larger than YTREE_MAX_FILE_BYTES, UTF-16 files (texts are UTF-8). A missing or unreadable file is PS_ERROR_NOINPUT.
+ *   when libyaml gives one), invalid encodings, duplicate keys, non-scalar keys, explicit tags (!!str,
+ *   !!python/…), anchors and aliases (they make trees share nodes and let a small file expand exponentially),
+ *   nesting deeper than YTREE_MAX_DEPTH, more than one document, files larger than YTREE_MAX_FILE_BYTES, UTF-16
+ *   files (texts are UTF-8). A missing or unreadable file is PS_ERROR_NOINPUT.
  *   Loading time is linear in the file's size, whatever the file holds.
  * - An empty document loads as NULL without error; callers decide whether that is acceptable.
  * - ytree_merge() implements include semantics: mappings merge key by key, anything else is replaced.

@@ -2,8 +2,8 @@
  *
  * The input is written to a file in a private temporary directory and loaded as a config, so the file checks
  * (size, NUL bytes) and includes relative to it run as they do for the command line. The directory links to the
- * include directories of configs/ (benchmarks/, hosts/, families/), so seeds taken from configs/ load whole. If the input starts with
- * "#set " the rest of its first line is also passed as one --set override, which reaches apply_set().
+ * include directories of configs/ (benchmarks/, hosts/, families/), so seeds taken from configs/ load whole.
+ * If the input starts with "#set " the rest of its first line is also passed as one --set override, which reaches apply_set().
  *
  * Oracles besides the sanitizers: a rejection must carry a PsErrorCode of the pciesim domain and a one-line
  * message (main() prints it as the only line of stderr), and an accepted config must have its required fields. */

@@ -1,66 +1,50 @@
 /* pattern.h — the data the DMA benchmark moves, as a checksum instead of bytes.
  *
- * Contract: the 4-byte DW at host address A holds pattern_dw(A), a 64-bit value of A, so every DW is distinct
- * and a DW delivered to the wrong place, twice, or not at all changes any sum it is part of. pattern_sum(A, n)
- * is the sum (mod 2^64) over the DWs of [A, A + n), n a multiple of 4. Receivers add pattern_sum() of every
- * payload they take in; the end-of-run check compares that with pattern_sum() of the ranges the transfer was
- * asked to move, worked out from the descriptors alone. Sums are additive over any split of a range, so the
- * expected value does not depend on how the data was cut into TLPs, and memory is O(1) whatever the size.
- * Order is not visible in a sum; receivers check addresses in order per request separately.
- *
- * Within a 4 KB page P, DW i holds base(P) + i * step(P), with base and step 64-bit mixes of P and step odd:
- * the DWs of a page are distinct (an odd step is invertible mod 2^64), pages are unrelated, and a range's sum
- * has a closed form per page. Summing DW by DW cost more than the rest of the model per TLP, and the
- * end-of-run check of a 1 GB transfer summed 2^28 DWs. A TLP never crosses a page (split.h), so receivers pay
- * one closed form per TLP; the check pays one per page of the buffer. */
+ * Contract: the 4-byte DW at host address a holds pattern_dw(a) = a * (K1 + K2 * a) mod 2^64, with K1 odd and
+ * K2 even, so K1 + K2 * a is odd and invertible: the value is 0 only at address 0 (never a DMA address), and two
+ * DWs differ by (b - a) * (K1 + K2 * (a + b)), nonzero for any a != b. pattern_sum(a, n) is the sum (mod 2^64)
+ * over the DWs of [a, a + n), n a multiple of 4, in closed form: O(1) time and memory whatever n is.
+ * Receivers add pattern_sum() of every payload they take in; the end-of-run check compares that with the
+ * pattern_sum() of the ranges the transfer was asked to move, worked out from the descriptors alone. Sums are
+ * additive over any split of a range, so the expected value does not depend on how data was cut into TLPs; and
+ * by the two facts above one DW dropped, duplicated or delivered to another address always changes the sum.
+ * Order is not visible in a sum: receivers check addresses in order per request separately. */
 #pragma once
 
 #include <stdint.h>
 
-static inline uint64_t
-pattern_mix (uint64_t x)
-{
-  /* splitmix64's finaliser: cheap, and no two inputs map to related values. */
-  uint64_t z = x + 0x9e3779b97f4a7c15u;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-  return z ^ (z >> 31);
-}
-
-#define PATTERN_PAGE_BYTES 4096u
-
-static inline uint64_t
-pattern_base (uint64_t page)
-{
-  return pattern_mix (page);
-}
-
-static inline uint64_t
-pattern_step (uint64_t page)
-{
-  return pattern_mix (page ^ 0x5851f42d4c957f2du) | 1u;
-}
+#define PATTERN_K1 0x9e3779b97f4a7c15u /* odd */
+#define PATTERN_K2 0xbf58476d1ce4e5bau /* even */
 
 static inline uint64_t
 pattern_dw (uint64_t address)
 {
-  uint64_t page = address / PATTERN_PAGE_BYTES, i = (address % PATTERN_PAGE_BYTES) / 4;
-  return pattern_base (page) + i * pattern_step (page);
+  return address * (PATTERN_K1 + PATTERN_K2 * address);
 }
 
 static inline uint64_t
 pattern_sum (uint64_t address, uint64_t bytes)
 {
-  uint64_t sum = 0;
-  while (bytes > 0) {
-    uint64_t page = address / PATTERN_PAGE_BYTES, i0 = (address % PATTERN_PAGE_BYTES) / 4;
-    uint64_t k = (PATTERN_PAGE_BYTES - address % PATTERN_PAGE_BYTES) / 4;
-    if (k > bytes / 4)
-      k = bytes / 4;
-    /* DWs i0 .. i0 + k - 1: k bases plus step times (k * i0 + k (k - 1) / 2); k <= 1024, so no overflow. */
-    sum += k * pattern_base (page) + (k * i0 + k * (k - 1) / 2) * pattern_step (page);
-    address += 4 * k;
-    bytes -= 4 * k;
-  }
-  return sum;
+  uint64_t n = bytes / 4;
+  if (n == 0)
+    return 0;
+  /* Over the DWs a + 4k, k < n: sum a + 4k = n a + 4 T1 and sum (a + 4k)^2 = n a^2 + 8 a T1 + 16 T2, where
+   * T1 = n (n - 1) / 2 and T2 = (n - 1) n (2n - 1) / 6. The divisions are exact only before wrapping, so they
+   * are taken out of the factors first: one of n - 1, n is even, and one of the three is a multiple of 3. */
+  uint64_t t1 = n % 2 == 0 ? n / 2 * (n - 1) : (n - 1) / 2 * n;
+  uint64_t f[3] = { n - 1, n, 2 * n - 1 };
+  for (int i = 0; i < 2; i++)
+    if (f[i] % 2 == 0) {
+      f[i] /= 2;
+      break;
+    }
+  for (int i = 0; i < 3; i++)
+    if (f[i] % 3 == 0) {
+      f[i] /= 3;
+      break;
+    }
+  uint64_t t2 = f[0] * f[1] * f[2];
+  uint64_t s1 = n * address + 4 * t1;
+  uint64_t s2 = n * address * address + 8 * address * t1 + 16 * t2;
+  return PATTERN_K1 * s1 + PATTERN_K2 * s2;
 }

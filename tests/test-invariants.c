@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "models/pattern.h"
 #include "models/system.h"
 #include "sim/error.h"
 
@@ -149,6 +150,30 @@ START_TEST (test_slow_host_is_not_a_deadlock)
 }
 END_TEST
 
+/* --- the integrity pattern ------------------------------------------------------------------------------ */
+
+START_TEST (test_pattern_closed_form)
+{
+  /* The closed form equals the DW-by-DW sum, including ranges that wrap past 2^64 and odd/even DW counts. */
+  static const uint64_t starts[] = { 4, 0x10000000, 0x100000000ull, UINT64_MAX - 15 };
+  for (guint i = 0; i < G_N_ELEMENTS (starts); i++)
+    for (uint64_t n = 0; n <= 4 * 50; n += 4) {
+      uint64_t slow = 0;
+      for (uint64_t k = 0; k < n; k += 4)
+        slow += pattern_dw (starts[i] + k);
+      ck_assert_msg (pattern_sum (starts[i], n) == slow, "start %" G_GINT64_MODIFIER "x, %" G_GUINT64_FORMAT " bytes",
+                     starts[i], n);
+    }
+  /* Additive over a split (1 GB in two halves), so any cut into TLPs sums to the whole. */
+  uint64_t a = 0x100000000ull, half = 1ull << 29;
+  ck_assert (pattern_sum (a, half) + pattern_sum (a + half, half) == pattern_sum (a, 2 * half));
+  /* One DW of a 4 KB page moved to the next DW, or counted twice, changes the page's sum. */
+  uint64_t page = pattern_sum (a, 4096);
+  ck_assert (page - pattern_dw (a + 100) + pattern_dw (a + 104) != page);
+  ck_assert (page + pattern_dw (a + 100) != page);
+}
+END_TEST
+
 /* --- end to end: a config that deadlocks --------------------------------------------------------------- */
 
 START_TEST (test_deadlocked_config)
@@ -185,6 +210,7 @@ main (void)
   tcase_add_exit_test (tc, test_extra_credit_exits_70, PS_ERROR_INTERNAL);
   tcase_add_exit_test (tc, test_bad_sequence_exits_70, PS_ERROR_INTERNAL);
   tcase_add_test (tc, test_slow_host_is_not_a_deadlock);
+  tcase_add_test (tc, test_pattern_closed_form);
   tcase_add_test (tc, test_deadlocked_config);
   suite_add_tcase (s, tc);
   SRunner *r = srunner_create (s);

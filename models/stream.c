@@ -301,8 +301,11 @@ stream_run (const StreamParams *params, uint64_t seed, StreamResult *out, GError
   sim_run (s.engine);
   gboolean ok = TRUE;
   if (s.delivered != s.p.total_bytes) {
+    /* The engine ran dry: a deadlock. Say what the link waits for, as the DMA system's watchdog does. */
+    g_autoptr (GString) why = g_string_new (NULL);
+    link_describe_wait (s.link, why);
     g_set_error (error, STREAM_ERROR, STREAM_ERROR_RUN, "stream stalled: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
-                 " bytes delivered", s.delivered, s.p.total_bytes);
+                 " bytes delivered; waiting: %s", s.delivered, s.p.total_bytes, why->len ? why->str : "nothing");
     ok = FALSE;
   } else if (!link_check_invariants (s.link, error)) {
     ok = FALSE;

@@ -179,12 +179,14 @@ END_TEST
 START_TEST (test_deadlocked_config)
 {
   /* 8 posted-data credits at the host hold 128 bytes, less than one 256-byte MWr (16 credits, spec §2.6.1):
-   * the write engine can never send its first data TLP. The binary must exit 70 with one line naming the
-   * blocked upstream sender and the PD credits, and print no figure. */
+   * the writer can never send its first data TLP, with the DMA engine (_i = 0: the watchdog) or the stream
+   * source (_i = 1: the engine runs dry). The binary must exit 70 with one line naming the blocked upstream
+   * sender and the PD credits, and print no figure. */
   const char *exe = g_getenv ("PCIESIM_EXE"), *root = g_getenv ("PCIESIM_SOURCE_ROOT");
   ck_assert (exe && root);
   const char *argv[] = { exe, "configs/svgx_g2_x8.yaml", "--mode", "write", "--set", "host.rx_credits.pd=8",
-                         "--set", "benchmark.watchdog_ns=100000", NULL };
+                         "--set", "benchmark.watchdog_ns=100000", "--set",
+                         _i ? "benchmark.workload=stream" : "benchmark.workload=chaining_dma", NULL };
   g_autofree char *out = NULL, *err = NULL;
   int status = 0;
   ck_assert (g_spawn_sync (root, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, NULL));
@@ -192,7 +194,8 @@ START_TEST (test_deadlocked_config)
   ck_assert_str_eq (out, "");
   const char *nl = strchr (err, '\n');
   ck_assert_msg (nl && nl[1] == '\0', "stderr is not one line: %s", err);
-  ck_assert_msg (g_str_has_prefix (err, "pciesim: error: deadlock in the write run, iteration 1 of"), "%s", err);
+  ck_assert_msg (strstr (err, _i ? "stream stalled: 0 of 102400 bytes delivered"
+                                 : "deadlock in the write run, iteration 1 of"), "%s", err);
   ck_assert_msg (strstr (err, "link upstream: sender blocked") && strstr (err, "PD credits 8 of 8"), "%s", err);
 }
 END_TEST
@@ -211,7 +214,7 @@ main (void)
   tcase_add_exit_test (tc, test_bad_sequence_exits_70, PS_ERROR_INTERNAL);
   tcase_add_test (tc, test_slow_host_is_not_a_deadlock);
   tcase_add_test (tc, test_pattern_closed_form);
-  tcase_add_test (tc, test_deadlocked_config);
+  tcase_add_loop_test (tc, test_deadlocked_config, 0, 2);
   suite_add_tcase (s, tc);
   SRunner *r = srunner_create (s);
   srunner_run_all (r, CK_NORMAL);

@@ -292,7 +292,7 @@ main (void)
   tcase_add_test (gen, test_deep_flood);
   suite_add_tcase (s, gen);
   SRunner *r = srunner_create (s);
-  srunner_run_all (r, CK_NORMAL);
+  srunner_run_all (r, CK_ENV);
   srunner_free (r);
   g_ptr_array_unref (corpus);
   g_free (bad_dir);

@@ -203,7 +203,7 @@ main (void)
   tcase_add_loop_test (tc, test_config_runs, 0, (int) configs->len);
   suite_add_tcase (s, tc);
   SRunner *r = srunner_create (s);
-  srunner_run_all (r, CK_NORMAL);
+  srunner_run_all (r, CK_ENV);
   srunner_free (r);
   g_ptr_array_unref (configs);
   return 0;

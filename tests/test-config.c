@@ -645,7 +645,7 @@ main (void)
   tcase_add_test (tc, test_shipped_configs);
   suite_add_tcase (s, tc);
   SRunner *r = srunner_create (s);
-  srunner_run_all (r, CK_NORMAL);
+  srunner_run_all (r, CK_ENV);
   srunner_free (r);
   return 0;
 }

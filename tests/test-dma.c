@@ -383,7 +383,7 @@ main (void)
   tcase_add_test (dp, test_write_excluding_read_requests);
   suite_add_tcase (s, dp);
   SRunner *r = srunner_create (s);
-  srunner_run_all (r, CK_NORMAL);
+  srunner_run_all (r, CK_ENV);
   srunner_free (r);
   return 0;
 }

@@ -217,7 +217,7 @@ main (void)
   tcase_add_loop_test (tc, test_deadlocked_config, 0, 2);
   suite_add_tcase (s, tc);
   SRunner *r = srunner_create (s);
-  srunner_run_all (r, CK_NORMAL);
+  srunner_run_all (r, CK_ENV);
   srunner_free (r);
   return 0;
 }

@@ -150,7 +150,7 @@ main (void)
   tcase_add_loop_test (tc, test_avst_beats, 0, G_N_ELEMENTS (beat_cases));
   suite_add_tcase (s, tc);
   SRunner *r = srunner_create (s);
-  srunner_run_all (r, CK_NORMAL);
+  srunner_run_all (r, CK_ENV);
   srunner_free (r);
   return 0;
 }

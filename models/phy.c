@@ -157,14 +157,11 @@ phy_sym_ps (const Phy *phy, uint64_t n)
 uint64_t
 phy_sym_at_or_after (const Phy *phy, SimTime t)
 {
-  uint64_t q = t / phy->sym_num_ps, r = t % phy->sym_num_ps;
-  uint64_t n = q * phy->sym_den + r * phy->sym_den / phy->sym_num_ps;
-  /* The estimate is within one symbol of the answer; settle the floor rounding exactly. */
-  while (phy_sym_ps (phy, n) < t)
-    n++;
-  while (n > 0 && phy_sym_ps (phy, n - 1) >= t)
-    n--;
-  return n;
+  /* The least n with floor(n·num/den) >= t is ceil(t·den/num), as t is whole; split t = q·num + r so nothing
+   * overflows (r·den < num·den, a few hundred thousand). */
+  uint64_t num = phy->sym_num_ps, den = phy->sym_den;
+  uint64_t q = t / num, r = t % num;
+  return q * den + (r * den + num - 1) / num;
 }
 
 uint32_t

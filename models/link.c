@@ -571,16 +571,16 @@ receive_tlp (Dir *d, Tlp *t)
                 d->dir == LINK_UPSTREAM ? "upstream" : "downstream", t->seq, (unsigned) (d->rx_seq & 0xfff),
                 d->rx_seq);
   d->rx_seq++;
-  /* §3: the Ack timer starts with the first TLP not yet covered by a scheduled Ack. */
-  if (!sim_event_pending (e, d->ack_ev) && !l->d[1 - d->dir].ack_due) {
-    uint64_t due_sym = phy_sym_at_or_after (&l->phy, sim_now (e)) + l->ack_limit_symbols;
-    d->ack_ev = sim_schedule_at (e, phy_sym_ps (&l->phy, due_sym), ack_fire, d, 0);
-  }
   uint32_t every = d->dir == LINK_UPSTREAM ? l->p.host_ack_every_tlps : l->p.device_ack_every_tlps;
   if (every && ++d->rx_unacked >= every && !l->d[1 - d->dir].ack_due) {
-    /* Count-triggered Ack: the same DLLP the timer would send, only sooner; it restarts the timer (§3.6.3.1). */
+    /* Count-triggered Ack: the same DLLP the timer would send, only sooner; it restarts the timer (§3.6.3.1).
+     * Decided before the timer so an Ack-every-TLP receiver does not arm a timer only to cancel it. */
     sim_cancel (e, d->ack_ev);
     ack_fire (e, d, 0);
+  } else if (!sim_event_pending (e, d->ack_ev) && !l->d[1 - d->dir].ack_due) {
+    /* §3: the Ack timer starts with the first TLP not yet covered by a scheduled Ack. */
+    uint64_t due_sym = phy_sym_at_or_after (&l->phy, sim_now (e)) + l->ack_limit_symbols;
+    d->ack_ev = sim_schedule_at (e, phy_sym_ps (&l->phy, due_sym), ack_fire, d, 0);
   }
   /* §2.6.1.2 periodic refresh, armed only by traffic so an idle link lets the engine drain. */
   if (fc_rx_class_finite (&d->fc_rx, c) && !sim_event_pending (e, d->fc_timer[c])) {

@@ -37,23 +37,6 @@ params (void)
   };
 }
 
-/* Run and expect an internal error whose message holds every one of the NULL-terminated fragments. */
-static void
-expect_internal (const SystemParams *p, SystemMode mode, const char *first, ...)
-{
-  SystemResult r;
-  g_autoptr (GError) e = NULL;
-  ck_assert_msg (!system_run (p, mode, 1, &r, &e), "the faulty run returned a figure");
-  ck_assert (e != NULL);
-  ck_assert_msg (g_error_matches (e, PS_ERROR, PS_ERROR_INTERNAL), "not an internal error: %s", e->message);
-  ck_assert_msg (!strchr (e->message, '\n'), "message is not one line: %s", e->message);
-  va_list ap;
-  va_start (ap, first);
-  for (const char *f = first; f; f = va_arg (ap, const char *))
-    ck_assert_msg (strstr (e->message, f), "'%s' not in: %s", f, e->message);
-  va_end (ap);
-}
-
 START_TEST (test_clean_runs)
 {
   /* The hooks are off by default and every mode passes every check: the faults below are what fails. */
@@ -66,49 +49,46 @@ START_TEST (test_clean_runs)
 }
 END_TEST
 
-START_TEST (test_dropped_completion_deadlocks)
-{
-  /* The second half of the first data read never comes: its tag is never retired and the engine waits for
-   * 256 bytes at buffer offset 256 forever. The watchdog must say so. */
-  SystemParams p = params ();
-  p.host_fault = HOST_FAULT_DROP_CPL;
-  p.host_fault_at = 3;
-  expect_internal (&p, SYSTEM_READ, "deadlock", "nothing delivered", "read engine", "tags: 1 of 32 outstanding",
-                   "waits for 256 bytes", NULL);
-}
-END_TEST
+/* A completion fault in a read run, and fragments the internal error's message must hold. */
+typedef struct {
+  HostFault fault;
+  uint64_t at;
+  const char *want[6]; /* NULL-terminated */
+} CplFault;
 
-START_TEST (test_duplicated_completion)
-{
-  /* The first half of the first data read arrives twice: the copy is out of address order for its tag, and
-   * the completion that follows finds the tag already retired (unexpected). */
-  SystemParams p = params ();
-  p.host_fault = HOST_FAULT_DUP_CPL;
-  p.host_fault_at = 2;
-  expect_internal (&p, SYSTEM_READ, "out of address order", "1 unexpected", NULL);
-}
-END_TEST
-
-START_TEST (test_duplicated_last_completion)
-{
+static const CplFault cpl_faults[] = {
+  /* The second half of the first data read never comes: its tag is never retired and the engine waits for 256
+   * bytes forever. The watchdog must say so. */
+  { HOST_FAULT_DROP_CPL, 3,
+    { "deadlock", "nothing delivered", "read engine", "tags: 1 of 32 outstanding", "waits for 256 bytes" } },
+  /* The first half arrives twice: the copy is out of address order for its tag and completes it early; the
+   * tag goes straight back out with the next read (free tags are a stack), so the real second half lands on
+   * that new request (out of order, and it eats 256 of its bytes), whose own first half then mismatches too and
+   * whose second half finds the tag retired: three out of order, one unexpected. */
+  { HOST_FAULT_DUP_CPL, 2, { "3 completions out of address order, 1 unexpected" } },
   /* A copy of a request's last completion. The original retires the tag, and the tag goes straight back out
-   * with the next read (free tags are a stack), so the copy lands on that new request: out of order for it,
-   * and it eats 256 of the new request's bytes, so the new request's own second half then finds its tag retired
-   * (one unexpected) after its first half also mismatched: two out of order. */
-  SystemParams p = params ();
-  p.host_fault = HOST_FAULT_DUP_CPL;
-  p.host_fault_at = 3;
-  expect_internal (&p, SYSTEM_READ, "2 completions out of address order, 1 unexpected", NULL);
-}
-END_TEST
-
-START_TEST (test_swapped_completions)
-{
+   * with the next read, so the copy lands on that new request: out of order for it,
+   * and it eats 256 of the new request's bytes, so the new request's own first half mismatches too and its
+   * second half finds the tag retired: two out of order, one unexpected. */
+  { HOST_FAULT_DUP_CPL, 3, { "2 completions out of address order, 1 unexpected" } },
   /* The two halves of one request swapped: byte counts and checksums agree, the per-tag order does not. */
+  { HOST_FAULT_SWAP_CPL, 2, { "2 completions out of address order, 0 unexpected" } },
+};
+
+START_TEST (test_completion_faults)
+{
+  const CplFault *c = &cpl_faults[_i];
   SystemParams p = params ();
-  p.host_fault = HOST_FAULT_SWAP_CPL;
-  p.host_fault_at = 2;
-  expect_internal (&p, SYSTEM_READ, "2 completions out of address order", NULL);
+  p.host_fault = c->fault;
+  p.host_fault_at = c->at;
+  SystemResult r;
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (!system_run (&p, SYSTEM_READ, 1, &r, &e), "case %d: the faulty run returned a figure", _i);
+  ck_assert_msg (g_error_matches (e, PS_ERROR, PS_ERROR_INTERNAL), "case %d: not an internal error: %s", _i,
+                 e ? e->message : "none");
+  ck_assert_msg (!strchr (e->message, '\n'), "case %d: message is not one line: %s", _i, e->message);
+  for (const char *const *f = c->want; *f; f++)
+    ck_assert_msg (strstr (e->message, *f), "case %d: '%s' not in: %s", _i, *f, e->message);
 }
 END_TEST
 
@@ -206,10 +186,7 @@ main (void)
   Suite *s = suite_create ("invariants");
   TCase *tc = tcase_create ("faults");
   tcase_add_test (tc, test_clean_runs);
-  tcase_add_test (tc, test_dropped_completion_deadlocks);
-  tcase_add_test (tc, test_duplicated_completion);
-  tcase_add_test (tc, test_duplicated_last_completion);
-  tcase_add_test (tc, test_swapped_completions);
+  tcase_add_loop_test (tc, test_completion_faults, 0, G_N_ELEMENTS (cpl_faults));
   tcase_add_exit_test (tc, test_extra_credit_exits_70, PS_ERROR_INTERNAL);
   tcase_add_exit_test (tc, test_bad_sequence_exits_70, PS_ERROR_INTERNAL);
   tcase_add_test (tc, test_slow_host_is_not_a_deadlock);

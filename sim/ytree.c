@@ -2,8 +2,10 @@
 #include "ytree.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #include "error.h"
@@ -464,13 +466,38 @@ ytree_load_file (const char *path, GError **error)
                       (long long) st.st_size, YTREE_MAX_FILE_BYTES);
     return NULL;
   }
-  g_autofree char *text = NULL;
-  gsize len = 0;
-  g_autoptr (GError) local = NULL;
-  if (!g_file_get_contents (path, &text, &len, &local)) {
-    ps_error_plain (error, PS_ERROR_NOINPUT, "%s", local->message);
+  /* st_size says 0 for /proc and /sys files, which may be endless or have nothing to give yet (/proc/kmsg
+   * blocks a reader forever): so the size limit is enforced on the bytes actually read, and the file is opened
+   * non-blocking, turning "would wait" into an error instead of a hang. */
+  int fd = open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    ps_error_plain (error, PS_ERROR_NOINPUT, "%s: %s", path, g_strerror (e));
     return NULL;
   }
+  g_autofree char *text = g_malloc (YTREE_MAX_FILE_BYTES + 2);
+  gsize len = 0;
+  for (;;) {
+    ssize_t n = read (fd, text + len, YTREE_MAX_FILE_BYTES + 1 - len);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      int e = errno;
+      close (fd);
+      ps_error_plain (error, PS_ERROR_NOINPUT, "%s: cannot read: %s", path, g_strerror (e));
+      return NULL;
+    }
+    len += (gsize) n;
+    if (n == 0 || len > YTREE_MAX_FILE_BYTES)
+      break;
+  }
+  close (fd);
+  if (len > YTREE_MAX_FILE_BYTES) {
+    ps_error_located (error, PS_ERROR_DATA, path, 1, 1, "file is more than %d bytes; configs are limited to that",
+                      YTREE_MAX_FILE_BYTES);
+    return NULL;
+  }
+  text[len] = '\0';
   /* libyaml would read UTF-16 with a BOM, but our texts are C strings and every tool around them (grep, diff,
    * --set) speaks UTF-8; the NUL check below would catch it with a misleading message, so name it instead. */
   if (len >= 2 && (memcmp (text, "\xff\xfe", 2) == 0 || memcmp (text, "\xfe\xff", 2) == 0)) {

@@ -30,7 +30,7 @@ typedef enum {
 } AppArbitration;
 
 typedef struct {
-  uint32_t width_bits; /* interface width: 64, 128 or 256 (pcie-protocol.md §7 lists which IP uses which) */
+  uint32_t width_bits; /* interface width: 64, 128, 256 or 512 (pcie-protocol.md §7 lists which IP uses which) */
   double clock_mhz; /* application clock: 62.5, 125 or 250 MHz for the hard IPs of §7; soft IP its own */
   gboolean header_own_beat; /* TRUE: header never shares a beat with data (256-bit Avalon-MM DMA style) */
   uint32_t tx_gap_cycles; /* idle beats after each transmitted TLP: arbiter/state-machine turnaround */

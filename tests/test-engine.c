@@ -285,6 +285,28 @@ START_TEST (test_run_until)
 }
 END_TEST
 
+/* A limit below the current time runs nothing, not even events due now (those wait in the same-time FIFO), and
+ * a cancelled one ahead of them in the FIFO stays cancelled. */
+START_TEST (test_limit_below_now)
+{
+  g_autoptr (SimEngine) e = sim_engine_new (1);
+  Log log;
+  log_init (&log);
+  sim_schedule_at (e, 10, on_log, &log, 0);
+  ck_assert (sim_run (e) == 1);
+  SimEventId first = sim_schedule_at (e, 10, on_log, &log, 1);
+  sim_schedule_at (e, 10, on_log, &log, 2);
+  sim_schedule_at (e, 10, on_log, &log, 3);
+  ck_assert (sim_cancel (e, first));
+  ck_assert_msg (sim_run_until (e, 5) == 0, "a limit below now ran events");
+  ck_assert_msg (sim_pending (e) == 2, "%zu pending, expected 2", sim_pending (e));
+  ck_assert_msg (sim_next_time (e) == 10, "next time %" G_GUINT64_FORMAT, sim_next_time (e));
+  ck_assert_msg (sim_run_until (e, 10) == 2, "the events due now did not run");
+  ck_assert_msg (log.tags->len == 3 && log_at (&log, 1) == 2 && log_at (&log, 2) == 3, "wrong events or order");
+  log_clear (&log);
+}
+END_TEST
+
 /* ---- sim_stop from a handler ---- */
 
 /* Ties around the stopping event check that "stop" means after this handler, not after this instant. */
@@ -551,6 +573,7 @@ main (void)
 
   tc = tcase_create ("run");
   tcase_add_loop_test (tc, test_run_until, 0, G_N_ELEMENTS (until_cases));
+  tcase_add_test (tc, test_limit_below_now);
   tcase_add_loop_test (tc, test_stop, 0, G_N_ELEMENTS (stop_times));
   suite_add_tcase (s, tc);
 

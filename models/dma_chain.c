@@ -487,8 +487,11 @@ dma_chain_new (SimEngine *engine, const DmaParams *params, App *app, TlpPool *po
     d->eng[i].dir = (DmaDir) (i % DMA_DIR_COUNT);
     d->eng[i].channel = i / DMA_DIR_COUNT;
     d->eng[i].tail = TAIL_DONE;
-    app_add_client (app, &client, &d->eng[i]);
   }
+  /* Registration order is the priority order of APP_ARB_PRIORITY: read_first puts each channel's read engine
+   * (whose MRds are short and gate a whole round trip) ahead of its write engine. */
+  for (uint32_t i = 0; i < d->n_eng; i++)
+    app_add_client (app, &client, &d->eng[params->read_first ? i ^ 1u : i]);
   app_set_rx (app, on_rx, d);
   link_port_set_tx_placed (app_port (app), on_placed, d);
   return d;

@@ -66,6 +66,7 @@ typedef struct {
    * H2C and C2H channels do (published-calibration.md §2.2). */
   uint32_t channels;
   DmaCounterStart counter_start;
+  gboolean read_first; /* each channel's read engine registers before its write engine (priority arbitration) */
 } DmaParams;
 
 typedef struct DmaChain DmaChain;

@@ -83,7 +83,7 @@ system_params (const PsConfig *cfg, SystemParams *sp, GError **error)
     .clock_mhz = cfg->endpoint.clock_mhz,
     .header_own_beat = cfg->endpoint.header_own_beat,
     .tx_gap_cycles = (uint32_t) cfg->endpoint.tx_gap_cycles,
-    .arbitration = cfg->endpoint.arbitration == PS_ARB_PRIORITY ? APP_ARB_PRIORITY : APP_ARB_ROUND_ROBIN,
+    .arbitration = cfg->endpoint.arbitration == PS_ARB_ROUND_ROBIN ? APP_ARB_ROUND_ROBIN : APP_ARB_PRIORITY,
     .rx_overhead_cycles = (uint32_t) cfg->endpoint.rx_overhead_cycles,
     .arb_switch_cycles = (uint32_t) cfg->endpoint.arb_switch_cycles,
   };
@@ -99,6 +99,7 @@ system_params (const PsConfig *cfg, SystemParams *sp, GError **error)
     .addr64 = cfg->link.address_bits == 64,
     .msi = cfg->dma.msi,
     .counter_start = cfg->dma.counter_start == PS_COUNTER_AT_HOST ? DMA_COUNTER_AT_HOST : DMA_COUNTER_AT_ENDPOINT,
+    .read_first = cfg->endpoint.arbitration == PS_ARB_READ_PRIORITY,
     .channels = (uint32_t) cfg->dma.channels,
   };
   sp->transfer_bytes = (uint64_t) cfg->benchmark.transfer_bytes;

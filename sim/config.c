@@ -40,7 +40,7 @@ static const int64_t lanes_allowed[] = { 1, 2, 4, 8, 16, -1 };
 static const int64_t rcb_allowed[] = { 64, 128, -1 };
 static const int64_t addr_allowed[] = { 32, 64, -1 };
 static const int64_t width_allowed[] = { 64, 128, 256, 512, -1 };
-static const char *const arbitration_words[] = { "round_robin", "priority", NULL };
+static const char *const arbitration_words[] = { "round_robin", "priority", "read_priority", NULL };
 static const char *const counter_words[] = { "endpoint", "host", NULL };
 static const char *const descriptor_mode_words[] = { "chained", "software", NULL };
 static const int64_t channels_allowed[] = { 1, 2, 4, -1 };
@@ -128,7 +128,8 @@ static const KeyDef keys[] = {
     "the endpoint's data link layer Acks at the latest after this many TLPs (the spec bounds only the latency, "
     "§3.6.3.1); 0 = Ack latency timer only" },
   { "endpoint.arbitration", K_ENUM, OFF (endpoint.arbitration), 0, 0, FALSE, NULL, arbitration_words,
-    "round_robin", "", "transmit arbitration between the DMA engines: round_robin or priority" },
+    "round_robin", "", "transmit arbitration between the DMA engines: round_robin, priority (write engine "
+    "first) or read_priority (read engine first)" },
 
   { "dma.desc_max_bytes", K_INT, OFF (dma.desc_max_bytes), 0, 1 << 30, FALSE, NULL, NULL, "4096", "bytes",
     "driver: largest transfer per descriptor (AN-456: one table entry per memory page); 0 = one descriptor" },

@@ -25,7 +25,7 @@ typedef enum {
   PS_MODE_ALL = 7,
 } PsModeMask;
 
-typedef enum { PS_ARB_ROUND_ROBIN, PS_ARB_PRIORITY } PsArbitration;
+typedef enum { PS_ARB_ROUND_ROBIN, PS_ARB_PRIORITY, PS_ARB_READ_PRIORITY } PsArbitration;
 typedef enum { PS_COUNTER_AT_ENDPOINT, PS_COUNTER_AT_HOST } PsCounterStart;
 typedef enum { PS_DESCRIPTORS_CHAINED, PS_DESCRIPTORS_SOFTWARE } PsDescriptorMode;
 typedef enum { PS_WORKLOAD_CHAINING_DMA, PS_WORKLOAD_STREAM } PsWorkload;

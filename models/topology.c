@@ -9,12 +9,15 @@
 #include "models/system.h"
 #include "sim/error.h"
 
+/* Configs speak nanoseconds (what datasheets quote); the engine speaks integer picoseconds. Rounding to the
+ * nearest picosecond is far below any latency a config can state meaningfully. */
 static SimTime
 ns_to_ps (double ns)
 {
   return (SimTime) llround (ns * 1000.0);
 }
 
+/* The config range checks (0..2032 headers, 0..32752 data) keep these casts lossless. */
 static FcCredits
 credits (const PsCredits *c)
 {
@@ -22,6 +25,7 @@ credits (const PsCredits *c)
                        (uint32_t) c->npd, (uint32_t) c->cplh, (uint32_t) c->cpld };
 }
 
+/* Exposed so the streaming source, tests and tools build exactly the link a config describes. */
 void
 topology_link_params (const PsConfig *cfg, LinkParams *lp)
 {
@@ -42,6 +46,7 @@ topology_link_params (const PsConfig *cfg, LinkParams *lp)
     .device_ack_every_tlps = (uint32_t) cfg->endpoint.ack_every_tlps,
     .updatefc_hdr_threshold_credits = (uint32_t) cfg->link.updatefc_hdr_threshold_credits,
     .updatefc_data_threshold_credits = (uint32_t) cfg->link.updatefc_data_threshold_credits,
+    /* An explicit latency wins; otherwise the policy word picks the spec Table 2-54 value or none. */
     .updatefc_latency_symbols = cfg->link.updatefc_latency_symbols
                                     ? (uint32_t) cfg->link.updatefc_latency_symbols
                                     : cfg->link.updatefc_policy == PS_UPDATEFC_RECOMMENDED
@@ -49,11 +54,14 @@ topology_link_params (const PsConfig *cfg, LinkParams *lp)
   };
 }
 
+/* The whole AN-456 system: link, root complex, endpoint datapath and DMA, one struct each. */
 static gboolean
 system_params (const PsConfig *cfg, SystemParams *sp, GError **error)
 {
   *sp = (SystemParams) { 0 };
   topology_link_params (cfg, &sp->link);
+  /* A completion chunk size maps onto the completer's two policies: MPS-sized (cut only at RCB multiples) or
+   * one per RCB block; other sizes would need a third policy, so they are refused rather than approximated. */
   int64_t cb = cfg->host.completion_bytes;
   if (cb != 0 && cb != cfg->link.max_payload && cb != cfg->link.read_completion_boundary) {
     ps_error_plain (error, PS_ERROR_DATA,
@@ -109,12 +117,14 @@ system_params (const PsConfig *cfg, SystemParams *sp, GError **error)
   return TRUE;
 }
 
+/* LinkUsage (models) and PsUsage (reports) are the same five fractions; reports must not include model headers. */
 static void
 usage_of (PsUsage *out, const LinkUsage *u)
 {
   *out = (PsUsage) { u->payload, u->tlp_overhead, u->dllp, u->ordered_sets, u->idle };
 }
 
+/* One benchmark mode on a fresh system: modes never share state, so each is reproducible on its own. */
 static gboolean
 run_dma (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GError **error)
 {
@@ -172,6 +182,8 @@ run_stream (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GErro
   return TRUE;
 }
 
+/* Runs the requested modes in a fixed order (read, write, simultaneous) so output order never depends on how
+ * the modes were asked for. */
 gboolean
 topology_run (const PsConfig *cfg, unsigned modes, uint64_t seed, PsRunResult *out, GError **error)
 {

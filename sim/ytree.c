@@ -13,6 +13,7 @@
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (yaml_parser_t, yaml_parser_delete)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (yaml_document_t, yaml_document_delete)
 
+/* Kind names read as the noun phrase error messages need ("must be a mapping, not a sequence"). */
 const char *
 ytree_kind_name (YNodeKind kind)
 {
@@ -27,6 +28,7 @@ ytree_kind_name (YNodeKind kind)
   return "?";
 }
 
+/* Every node owns a copy of its origin: trees outlive the parser and are merged across files. */
 static YNode *
 node_new (YNodeKind kind, const char *origin, int line, int col)
 {
@@ -73,6 +75,7 @@ ytree_free (YNode *node)
   g_free (node);
 }
 
+/* Deep copy, for callers (scenarios) that graft the same overrides into many points' trees. */
 YNode *
 ytree_copy (const YNode *src)
 {
@@ -88,6 +91,7 @@ ytree_copy (const YNode *src)
   return n;
 }
 
+/* Linear: lookups by callers are few and maps small; bulk merging uses the hash index in ytree_merge(). */
 static int
 map_index (const YNode *map, const char *key)
 {
@@ -113,6 +117,7 @@ ytree_map_key_node (const YNode *map, const char *key)
   return i < 0 ? NULL : map->keys->pdata[i];
 }
 
+/* Removes and returns a value; used for `include:`, which must not reach key validation. */
 YNode *
 ytree_map_take (YNode *map, const char *key)
 {
@@ -124,6 +129,7 @@ ytree_map_take (YNode *map, const char *key)
   return v;
 }
 
+/* Replacing in place keeps the key where the file put it, so reports list keys in file order. */
 void
 ytree_map_set (YNode *map, const char *key, YNode *value, const YNode *key_pos)
 {
@@ -181,6 +187,7 @@ typedef struct {
 } Loader;
 
 /* 1-based column; col_offset shifts line 1 only (a --set value sits after its KEY=). */
+/* libyaml columns are 0-based; --set values are parsed alone, so line 1 shifts by the "KEY=" before them. */
 static int
 col_of_mark (yaml_mark_t m, int col_offset)
 {
@@ -193,6 +200,7 @@ col_of (const Loader *ld, yaml_mark_t m)
   return col_of_mark (m, ld->col_offset);
 }
 
+/* libyaml document -> YNode tree. Recursion is bounded: check_events() already refused deeper nesting. */
 static YNode *
 convert (Loader *ld, int index, int depth)
 {
@@ -267,6 +275,7 @@ convert (Loader *ld, int index, int depth)
 }
 
 /* libyaml reports reader (encoding) errors as a byte offset only: turn it into line and column. */
+/* Reader (encoding) errors give only a byte offset: count lines and columns up to it. */
 static void
 offset_to_mark (const char *text, size_t len, size_t offset, int *line, int *col)
 {

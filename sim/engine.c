@@ -9,7 +9,13 @@
  * skip the heap: they go to a FIFO and run after every heap entry of the same time. That is exactly the
  * (time, seq) order, because a heap entry due now was scheduled before the clock reached now and so has a
  * smaller sequence number than anything scheduled at now. A cancelled FIFO entry stays in the ring and is
- * skipped when reached (its record's generation has moved on); the ring empties before the clock moves. */
+ * skipped when reached (its record's generation has moved on); the ring empties before the clock moves.
+ *
+ * Most handlers schedule their successor (the wire's next decision, the next beat). So the running event's
+ * heap entry stays at the top while its handler runs (`top_spent`), and the first heap schedule it makes
+ * replaces that entry and sifts down once: a pop and a push for the price of one sift, which usually stops at
+ * once because a successor is due soon. The spent entry is the smallest key in the heap (due now, scheduled
+ * before anything the handler adds), so nothing sifts above it; it is removed normally if nothing replaced it. */
 #include "engine.h"
 
 #include <string.h>
@@ -56,6 +62,8 @@ struct SimEngine {
   NowEntry *fifo; /* ring of events due at `now`, in scheduling order */
   uint32_t fifo_head, fifo_len, fifo_cap;
   uint32_t fifo_live; /* entries not cancelled */
+
+  gboolean top_spent; /* heap[0] belongs to the event whose handler is running (see the top of this file) */
 };
 
 #define NO_SLOT UINT32_MAX
@@ -198,6 +206,12 @@ sim_schedule_at (SimEngine *e, SimTime at, SimEventFn fn, void *ctx, uint64_t ar
     r->heap_pos = IN_FIFO;
     return (SimEventId) { slot, r->gen };
   }
+  if (e->top_spent) {
+    e->top_spent = FALSE;
+    e->heap[0] = (HeapEntry) { at, seq, slot };
+    sift_down (e, 0);
+    return (SimEventId) { slot, r->gen };
+  }
   uint32_t pos = e->heap_len++;
   e->heap[pos] = (HeapEntry) { at, seq, slot };
   r->heap_pos = pos;
@@ -264,6 +278,11 @@ sim_run_until (SimEngine *e, SimTime limit)
 {
   uint64_t n = 0;
   e->stop = FALSE;
+  if (e->top_spent) {
+    /* Called from a handler: the outer event's entry goes now, as it would have without the deferral. */
+    e->top_spent = FALSE;
+    heap_remove (e, 0);
+  }
   while (!e->stop) {
     uint32_t slot;
     SimTime at;
@@ -295,7 +314,7 @@ sim_run_until (SimEngine *e, SimTime limit)
       HeapEntry top = e->heap[0];
       if (top.time > limit)
         break;
-      heap_remove (e, 0);
+      e->top_spent = TRUE;
       slot = top.slot;
       at = top.time;
     }
@@ -307,6 +326,10 @@ sim_run_until (SimEngine *e, SimTime limit)
     release_slot (e, slot);
     e->now = at;
     fn (e, ctx, arg);
+    if (e->top_spent) {
+      e->top_spent = FALSE;
+      heap_remove (e, 0);
+    }
     n++;
   }
   e->executed += n;
@@ -334,7 +357,7 @@ sim_stopped (const SimEngine *e)
 size_t
 sim_pending (const SimEngine *e)
 {
-  return e->heap_len + e->fifo_live;
+  return e->heap_len - (e->top_spent ? 1 : 0) + e->fifo_live;
 }
 
 SimTime
@@ -342,6 +365,13 @@ sim_next_time (const SimEngine *e)
 {
   if (e->fifo_live > 0)
     return e->now;
+  if (e->top_spent) {
+    /* The spent top is not pending; the smallest pending key is one of its children. */
+    SimTime t = SIM_TIME_MAX;
+    for (uint32_t c = 1; c <= 2 && c < e->heap_len; c++)
+      t = MIN (t, e->heap[c].time);
+    return t;
+  }
   return e->heap_len ? e->heap[0].time : SIM_TIME_MAX;
 }
 

@@ -307,6 +307,44 @@ START_TEST (test_limit_below_now)
 }
 END_TEST
 
+/* While a handler runs, its own event is neither pending nor next, whatever the engine keeps of it meanwhile. */
+typedef struct {
+  guint calls;
+  gboolean ok;
+  SimEventId later;
+} Query;
+
+static void
+on_query (SimEngine *e, void *ctx, uint64_t arg)
+{
+  Query *q = ctx;
+  q->calls++;
+  if (arg == 10) {
+    /* Pending: 20 and 30. */
+    q->ok &= sim_pending (e) == 2 && sim_next_time (e) == 20;
+    sim_schedule_at (e, 15, on_query, q, 15);
+    q->ok &= sim_pending (e) == 3 && sim_next_time (e) == 15;
+  } else if (arg == 15) {
+    q->ok &= sim_pending (e) == 2 && sim_next_time (e) == 20;
+    q->ok &= sim_cancel (e, q->later);
+    q->ok &= sim_pending (e) == 1 && sim_next_time (e) == 20;
+  } else if (arg == 20) {
+    q->ok &= sim_pending (e) == 0 && sim_next_time (e) == SIM_TIME_MAX;
+  }
+}
+
+START_TEST (test_query_from_handler)
+{
+  g_autoptr (SimEngine) e = sim_engine_new (1);
+  Query q = { .ok = TRUE };
+  sim_schedule_at (e, 10, on_query, &q, 10);
+  sim_schedule_at (e, 20, on_query, &q, 20);
+  q.later = sim_schedule_at (e, 30, on_query, &q, 30);
+  ck_assert_uint_eq (sim_run (e), 3);
+  ck_assert_msg (q.calls == 3 && q.ok, "%u calls, pending or next time wrong inside a handler", q.calls);
+}
+END_TEST
+
 /* ---- sim_stop from a handler ---- */
 
 /* Ties around the stopping event check that "stop" means after this handler, not after this instant. */
@@ -574,6 +612,7 @@ main (void)
   tc = tcase_create ("run");
   tcase_add_loop_test (tc, test_run_until, 0, G_N_ELEMENTS (until_cases));
   tcase_add_test (tc, test_limit_below_now);
+  tcase_add_test (tc, test_query_from_handler);
   tcase_add_loop_test (tc, test_stop, 0, G_N_ELEMENTS (stop_times));
   suite_add_tcase (s, tc);
 

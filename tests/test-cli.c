@@ -32,9 +32,7 @@ teardown_tmp (void)
 static char *
 case_dir (const char *name)
 {
-  char *dir = g_build_filename (tmp_root, name, NULL);
-  ck_assert_int_eq (g_mkdir_with_parents (dir, 0700), 0);
-  return dir;
+  return tmpdir_case (tmp_root, name);
 }
 
 typedef struct {

@@ -33,14 +33,10 @@ teardown_tmp (void)
   g_clear_pointer (&tmp_root, g_free);
 }
 
-/* A fresh directory under the run's root. */
 static char *
 case_dir (const char *name)
 {
-  char *dir = g_build_filename (tmp_root, name, NULL);
-  tmpdir_remove (dir);
-  ck_assert_int_eq (g_mkdir_with_parents (dir, 0700), 0);
-  return dir;
+  return tmpdir_case (tmp_root, name);
 }
 
 /* Write `text` (len bytes, or all of it when len < 0) to dir/name, creating subdirectories; returns the path. */

@@ -31,3 +31,13 @@ tmpdir_new (const char *name_template)
   ck_assert_msg (dir != NULL, "g_dir_make_tmp: %s", e ? e->message : "?");
   return dir;
 }
+
+/* A fresh subdirectory `name` of `root` (emptied if a previous case left it), for one test case. */
+static inline char *
+tmpdir_case (const char *root, const char *name)
+{
+  char *dir = g_build_filename (root, name, NULL);
+  tmpdir_remove (dir);
+  ck_assert_int_eq (g_mkdir_with_parents (dir, 0700), 0);
+  return dir;
+}

@@ -696,6 +696,16 @@ check_combinations (Walk *w, const YNode *root, GError **error)
                 cb, c->link.read_completion_boundary, c->link.max_payload);
     return FALSE;
   }
+  /* The completer knows two policies: MPS-sized completions, or one per RCB block; sizes in between would need a
+   * third, so they are refused rather than approximated. */
+  if (cb != 0 && cb != c->link.max_payload && cb != c->link.read_completion_boundary) {
+    at = g_hash_table_lookup (w->seen, "host.completion_bytes");
+    node_error (error, PS_ERROR_DATA, at ? at : root,
+                "host.completion_bytes (%" G_GINT64_FORMAT ") must be 0 (up to max_payload), the read completion "
+                "boundary (%" G_GINT64_FORMAT ") or max_payload (%" G_GINT64_FORMAT "); other chunk sizes are not "
+                "modelled", cb, c->link.read_completion_boundary, c->link.max_payload);
+    return FALSE;
+  }
   return TRUE;
 }
 

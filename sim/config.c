@@ -713,6 +713,14 @@ check_combinations (Walk *w, const YNode *root, GError **error)
 static void
 set_defaults (PsConfig *cfg)
 {
+  /* GLib makes its C locale on a process's first number parse; a thread that waits for another to make it returns
+   * with errno set, and g_ascii_string_to_signed() takes that errno for a malformed number. Make the locale once,
+   * here, before any converter runs, so concurrent loads (validate, sweep workers) never wait inside a parse. */
+  static gsize c_locale_made;
+  if (g_once_init_enter (&c_locale_made)) {
+    (void) g_ascii_strtoll ("0", NULL, 10);
+    g_once_init_leave (&c_locale_made, 1);
+  }
   for (size_t i = 0; i < N_KEYS; i++) {
     const KeyDef *k = &keys[i];
     if (k->type == K_DOUBLE)

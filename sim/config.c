@@ -3,7 +3,11 @@
  * Loading is three passes over one located tree: (1) read the file and its includes, merging them;
  * (2) graft --set values into the tree; (3) walk the tree against the key table, converting each value into
  * PsConfig and reporting the first problem at its node. Defaults come from the table as YAML text and go
- * through the same conversion, so a default can never be a value the file itself could not give. */
+ * through the same conversion, so a default can never be a value the file itself could not give.
+ *
+ * Loading stops at the first problem: the user gets one located line (error.h), not a list. Loads run
+ * concurrently (validate and sweep workers each load configs), and nothing here keeps mutable static state but
+ * the one-time locale setup in set_defaults(). */
 #include "config.h"
 
 #include <limits.h>
@@ -21,21 +25,26 @@ typedef enum { K_INT, K_DOUBLE, K_BOOL, K_STRING, K_MODES, K_ENUM } KeyType;
 typedef struct {
   const char *path;
   KeyType type;
+  /* Into PsConfig. The field's C type must be the one convert_value() writes for `type`: int64_t for K_INT,
+   * double, bool, char * (owned), unsigned for K_MODES (a PsModeMask), int for K_ENUM. */
   size_t offset;
+  /* Bounds of K_INT and K_DOUBLE, doubles for both: exact for integers, since every bound is below 2^53. */
   double min, max;
   gboolean pow2;
-  const int64_t *allowed; /* terminated by -1 */
+  const int64_t *allowed; /* terminated by -1, so no list may hold a negative value */
   const char *const *words; /* K_ENUM: NULL-terminated names; the value stored is the index */
   const char *dflt; /* YAML text; NULL = required (or absent for published.*) */
   const char *unit;
-  const char *doc; /* meaning and source */
+  const char *doc; /* meaning and source: one line of `pciesim keys`, also quoted when a required key is missing */
 } KeyDef;
 
 /* The table addresses PsConfig fields by offset so one generic converter serves every key; adding a key is one
  * line here plus one field in config.h. */
 #define OFF(field) offsetof (PsConfig, field)
 
-/* Value lists the spec allows (x12/x32 exist on paper but no modelled device uses them). */
+/* Value lists the spec allows (x12/x32 exist on paper but no modelled device uses them).
+ * A K_ENUM stores the index of its word, so each word list must be in the order of its C enum in config.h, or
+ * a word would select another value. */
 static const int64_t lanes_allowed[] = { 1, 2, 4, 8, 16, -1 };
 static const int64_t rcb_allowed[] = { 64, 128, -1 };
 static const int64_t addr_allowed[] = { 32, 64, -1 };
@@ -47,7 +56,9 @@ static const int64_t channels_allowed[] = { 1, 2, 4, -1 };
 static const char *const updatefc_words[] = { "minimum", "recommended", NULL };
 static const char *const workload_words[] = { "chaining_dma", "stream", NULL };
 
-/* The six credit types appear twice (host and endpoint receivers); the macro keeps their ranges identical. */
+/* The six credit types appear twice (host and endpoint receivers); the macro keeps their ranges identical.
+ * 2032 = 127 x 16 and 32752 = 2047 x 16: the largest unscaled header and data advertisements times the largest
+ * scale factor of scaled flow control, 16. Data credits are 16 bytes. */
 #define CREDIT_KEYS(prefix, field, who)                                                                        \
   { prefix ".ph", K_INT, OFF (field.ph), 0, 2032, FALSE, NULL, NULL, "0", "credits",                              \
     "posted-header credits " who " advertises; 0 = infinite (spec §3.4.2, Table 2-48 scaled limits)" },      \
@@ -62,10 +73,15 @@ static const char *const workload_words[] = { "chaining_dma", "stream", NULL };
   { prefix ".cpld", K_INT, OFF (field.cpld), 0, 32752, FALSE, NULL, NULL, "0", "credits (16 bytes)",               \
     "completion-data credits " who " advertises; 0 = infinite" }
 
-/* The key table: the interface users and scripts depend on. Keys are added, never renamed (design.md). */
+/* The key table: the interface users and scripts depend on. Keys are added, never renamed (design.md).
+ * Its order is the order of `pciesim keys` and of the README table generated from it, so keys stay grouped by
+ * section. Only link.gen and link.lanes are required: every figure scales with them, so a device file must
+ * state them rather than run silently as Gen1 x1. A name of "" (the default) means "the file's base name". */
 static const KeyDef keys[] = {
   { "name", K_STRING, OFF (name), 0, 0, FALSE, NULL, NULL, "", "", "label printed in reports (default: file name)" },
 
+  /* Where the spec defines a reset value (max_payload, max_read_request, the RCB) it is the default: it is what
+   * a device runs with unless software changes it. */
   { "link.gen", K_INT, OFF (link.gen), 1, 5, FALSE, NULL, NULL, NULL, "generation",
     "PCIe generation: 1..5 = 2.5, 5, 8, 16, 32 GT/s (spec Table 1-1)" },
   { "link.lanes", K_INT, OFF (link.lanes), 1, 16, FALSE, lanes_allowed, NULL, NULL, "lanes",
@@ -131,6 +147,8 @@ static const KeyDef keys[] = {
     "round_robin", "", "transmit arbitration between the DMA engines: round_robin, priority (write engine "
     "first) or read_priority (read engine first)" },
 
+  /* Where AN-456 states a value of its chaining DMA design or benchmark (4 KiB descriptors, MSI, 100 KB
+   * transfers averaged over 20), dma.* and benchmark.* take it as the default. */
   { "dma.desc_max_bytes", K_INT, OFF (dma.desc_max_bytes), 0, 1 << 30, FALSE, NULL, NULL, "4096", "bytes",
     "driver: largest transfer per descriptor (AN-456: one table entry per memory page); 0 = one descriptor" },
   { "dma.desc_per_fetch", K_INT, OFF (dma.desc_per_fetch), 1, 256, FALSE, NULL, NULL, "1", "descriptors",
@@ -193,6 +211,7 @@ static const KeyDef keys[] = {
     "deadlock watchdog: stop with an internal error naming what each component waits for when this much "
     "simulated time passes with a transfer unfinished and no TLP delivered (stretched by the host's longest wait)" },
 
+  /* No defaults and not required: a figure the source does not give stays NaN and is not compared. */
   { "published.source", K_STRING, OFF (published.source), 0, 0, FALSE, NULL, NULL, NULL, "",
     "where the published figures come from (document and table)" },
   { "published.dma_read_mbps", K_DOUBLE, OFF (published.dma_read_mbps), 0, 1e6, FALSE, NULL, NULL, NULL, "MB/s",
@@ -219,7 +238,8 @@ find_key (const char *path)
   return NULL;
 }
 
-/* A section is a proper prefix of some key at a dot. */
+/* A section is a proper prefix of some key at a dot. The dot test keeps "lin" from passing as the start of
+ * "link", and a full key path is no section (no key extends it). */
 static gboolean
 is_section (const char *path)
 {
@@ -230,13 +250,16 @@ is_section (const char *path)
   return FALSE;
 }
 
+/* For scenario.c, which checks the keys its overrides and axes name before any point's config loads, so that a
+ * typo is reported at the scenario's own line rather than as a failed load. */
 gboolean
 ps_config_key_exists (const char *path)
 {
   return find_key (path) != NULL;
 }
 
-/* Levenshtein distance with one rolling row: keys are short, so O(n·m) is nothing. */
+/* Levenshtein distance with one rolling row: keys are short, so O(n·m) is nothing. It counts bytes, not
+ * characters: key names are ASCII, so a non-ASCII typo merely scores a little farther. */
 guint
 ps_edit_distance (const char *a, const char *b)
 {
@@ -257,7 +280,10 @@ ps_edit_distance (const char *a, const char *b)
   return row[lb];
 }
 
-/* Closest key or section name directly under `prefix` ("" for the top level), or NULL if none is close. */
+/* Closest key or section name directly under `prefix` ("" for the top level), or NULL if none is close.
+ * A section's name comes up once per key under it; the strict < keeps the first in table order on ties, so a
+ * typo always gets the same suggestion. Close means at most two edits, or a third of the word's length when
+ * that is more, beyond which a hint misleads more often than it helps (scenario.c's closest() uses the same). */
 static char *
 suggest (const char *prefix, const char *word)
 {
@@ -284,7 +310,8 @@ suggest (const char *prefix, const char *word)
   return best;
 }
 
-/* Closest full key path, for a --set whose section is misspelt too. */
+/* Closest full key path, for a --set whose section is misspelt too, when the leaf alone matched nothing under
+ * it. The whole path is compared, so the allowance is a quarter of its length rather than a third. */
 static char *
 suggest_path (const char *path)
 {
@@ -300,6 +327,9 @@ suggest_path (const char *path)
   return best && best_d <= MAX (2u, (guint) strlen (path) / 4) ? g_strdup (best->path) : NULL;
 }
 
+/* Every config error is located at a node: the key or value in its file, or the --set that made it. The
+ * separate declaration carries G_GNUC_PRINTF, so -Wformat checks every caller: after the parameter list, where
+ * GLib's style puts it, GCC accepts an attribute only on a declaration. */
 static void
 node_error (GError **error, PsErrorCode code, const YNode *n, const char *fmt, ...) G_GNUC_PRINTF (4, 5);
 
@@ -313,6 +343,7 @@ node_error (GError **error, PsErrorCode code, const YNode *n, const char *fmt, .
   ps_error_located (error, code, n->origin, n->line, n->col, "%s", msg);
 }
 
+/* --mode on the command line and benchmark.modes in a config share these words, so one list serves both. */
 unsigned
 ps_mode_parse (const char *word)
 {
@@ -327,6 +358,7 @@ ps_mode_parse (const char *word)
   return 0;
 }
 
+/* Callers name one mode bit at a time (topology's messages); PS_MODE_ALL or any other mask reads as "all". */
 const char *
 ps_mode_name (unsigned mode)
 {
@@ -355,6 +387,8 @@ want_scalar (const KeyDef *k, const YNode *n, const char *what, GError **error)
     node_error (error, PS_ERROR_DATA, n, "%s must be %s, not a quoted string", k->path, what);
     return FALSE;
   }
+  /* `key:` with nothing after it is an empty plain scalar (YAML's null): say it has no value, located just after
+   * the colon, rather than that '' is no integer. A string may be empty ("" is name's own default). */
   if (k->type != K_STRING && n->value[0] == '\0') {
     node_error (error, PS_ERROR_DATA, n, "%s has no value (expected %s)", k->path, what);
     return FALSE;
@@ -368,6 +402,8 @@ convert_int (const KeyDef *k, const YNode *n, int64_t *out, GError **error)
 {
   if (!want_scalar (k, n, "an integer", error))
     return FALSE;
+  /* Parsed against the whole int64 range first, so OUT_OF_BOUNDS can only mean overflow and gets its own
+   * message; the key's range is checked below, with its own numbers. */
   gint64 v;
   g_autoptr (GError) e = NULL;
   if (!g_ascii_string_to_signed (n->value, 10, G_MININT64, G_MAXINT64, &v, &e)) {
@@ -377,6 +413,7 @@ convert_int (const KeyDef *k, const YNode *n, int64_t *out, GError **error)
       node_error (error, PS_ERROR_DATA, n, "%s must be an integer, got '%s'", k->path, n->value);
     return FALSE;
   }
+  /* The list goes first: its message names the valid values, where a range (lanes 1 to 16) would suggest 3. */
   if (k->allowed) {
     GString *list = g_string_new (NULL);
     gboolean ok = FALSE;
@@ -390,6 +427,8 @@ convert_int (const KeyDef *k, const YNode *n, int64_t *out, GError **error)
     if (!ok)
       return FALSE;
   }
+  /* The range tests come first in the condition: they rule out v <= 0 before v & (v - 1), which is no
+   * power-of-two test there (and overflows at INT64_MIN). One message then states both rules. */
   if (k->pow2 && ((double) v < k->min || (double) v > k->max || (v & (v - 1)) != 0)) {
     node_error (error, PS_ERROR_DATA, n, "%s must be a power of two from %.0f to %.0f (got %" G_GINT64_FORMAT ")",
                 k->path, k->min, k->max, v);
@@ -410,6 +449,9 @@ convert_double (const KeyDef *k, const YNode *n, double *out, GError **error)
 {
   if (!want_scalar (k, n, "a number", error))
     return FALSE;
+  /* g_ascii_strtod, not strtod: '.' is the decimal point whatever the locale, so a config means the same for
+   * every user and every caller (main() sets LC_NUMERIC, but the library does not rely on it). 1e400 overflows
+   * to infinity and fails isfinite(); YAML's own .inf and .nan are no numbers to strtod and fail the end test. */
   char *end = NULL;
   double v = g_ascii_strtod (n->value, &end);
   if (end == n->value || *end != '\0' || !isfinite (v)) {
@@ -424,7 +466,9 @@ convert_double (const KeyDef *k, const YNode *n, double *out, GError **error)
   return TRUE;
 }
 
-/* A mode list may be one word or a sequence; "all" expands to every mode. */
+/* A mode list may be one word or a sequence; "all" expands to every mode. The modes form a set: a repeat, or
+ * "all" beside others, just ORs in bits already there. An empty list is refused, which lets 0 mean "no mode
+ * given" elsewhere (PsCliRun.modes). */
 static gboolean
 convert_modes (const KeyDef *k, const YNode *n, unsigned *out, GError **error)
 {
@@ -445,6 +489,7 @@ convert_modes (const KeyDef *k, const YNode *n, unsigned *out, GError **error)
   for (guint i = 0; i < count; i++) {
     if (n->kind == YNODE_SEQ)
       one = n->items->pdata[i];
+    /* A nested list or mapping as an item is an unknown mode too, with no text to quote. */
     unsigned m = one->kind == YNODE_SCALAR ? ps_mode_parse (one->value) : 0;
     if (!m) {
       node_error (error, PS_ERROR_DATA, one, "%s: unknown mode%s%s (expected read, write, simultaneous or all)",
@@ -457,6 +502,9 @@ convert_modes (const KeyDef *k, const YNode *n, unsigned *out, GError **error)
   return TRUE;
 }
 
+/* The one converter behind file values, --set values and defaults. It writes through `field` with the C type
+ * that KeyDef.offset documents for each KeyType; a field of another type would be written at the wrong size,
+ * silently. */
 static gboolean
 convert_value (const KeyDef *k, const YNode *n, PsConfig *cfg, GError **error)
 {
@@ -469,6 +517,8 @@ convert_value (const KeyDef *k, const YNode *n, PsConfig *cfg, GError **error)
   case K_BOOL:
     if (!want_scalar (k, n, "true or false", error))
       return FALSE;
+    /* Only lower-case true and false: YAML 1.1's yes/no/on/off/y/n are refused, as they turn answers and country
+     * codes (NO) into booleans by surprise, and YAML 1.1 and 1.2 readers disagree on them. */
     if (strcmp (n->value, "true") == 0 || strcmp (n->value, "false") == 0) {
       *(bool *) field = n->value[0] == 't';
       return TRUE;
@@ -478,7 +528,7 @@ convert_value (const KeyDef *k, const YNode *n, PsConfig *cfg, GError **error)
   case K_STRING:
     if (!want_scalar (k, n, "a string", error))
       return FALSE;
-    g_free (*(char **) field);
+    g_free (*(char **) field); /* the default's copy, if any: defaults are converted first */
     *(char **) field = g_strdup (n->value);
     return TRUE;
   case K_MODES:
@@ -486,6 +536,7 @@ convert_value (const KeyDef *k, const YNode *n, PsConfig *cfg, GError **error)
   case K_ENUM:
     if (!want_scalar (k, n, "a word", error))
       return FALSE;
+    /* Case-sensitive, like keys: "Priority" is refused with the list of words rather than guessed. */
     for (int i = 0; k->words[i]; i++)
       if (strcmp (k->words[i], n->value) == 0) {
         *(int *) field = i;
@@ -497,6 +548,7 @@ convert_value (const KeyDef *k, const YNode *n, PsConfig *cfg, GError **error)
     }
     return FALSE;
   }
+  /* No default: label, so -Wswitch (an error with werror) flags a KeyType added without a converter. */
   return FALSE;
 }
 
@@ -506,6 +558,9 @@ convert_value (const KeyDef *k, const YNode *n, PsConfig *cfg, GError **error)
  * holds canonical paths of the files being loaded, which is what detects cycles through different spellings. */
 static YNode *load_with_includes (const char *path, GPtrArray *stack, GError **error);
 
+/* One include entry. A relative path is taken from the including file's directory, not the working directory,
+ * so a config loads the same from anywhere (configs/ rows include their hosts/, families/ and benchmarks/
+ * fragments this way). An empty path is refused: it would name the including file's own directory. */
 static gboolean
 apply_include (YNode *base, const YNode *inc, const char *including, GPtrArray *stack, GError **error)
 {
@@ -516,11 +571,15 @@ apply_include (YNode *base, const YNode *inc, const char *including, GPtrArray *
   g_autofree char *dir = g_path_get_dirname (including);
   g_autofree char *path = g_path_is_absolute (inc->value) ? g_strdup (inc->value)
                                                             : g_build_filename (dir, inc->value, NULL);
+  /* Tested here, not left to ytree_load_file(), so the error is located at the include entry (still exit 66)
+   * and says whether the file is missing or is a directory. */
   if (!g_file_test (path, G_FILE_TEST_IS_REGULAR)) {
     node_error (error, PS_ERROR_NOINPUT, inc, "included file '%s' %s", path,
                 g_file_test (path, G_FILE_TEST_EXISTS) ? "is not a regular file" : "does not exist");
     return FALSE;
   }
+  /* Should realpath() fail (say, a component removed meanwhile), this entry gets no cycle check; the depth
+   * limit in load_with_includes() is what still ends a loop. */
   g_autofree char *real = realpath (path, NULL);
   for (guint i = 0; real && i < stack->len; i++) {
     if (strcmp (stack->pdata[i], real) == 0) {
@@ -539,6 +598,8 @@ static YNode *
 load_with_includes (const char *path, GPtrArray *stack, GError **error)
 {
   g_autoptr (YNode) tree = ytree_load_file (path, error);
+  /* ytree returns an empty document as NULL without an error and leaves the verdict to us: a config (or an
+   * included fragment) with no keys is refused, at 1:1 since there is nothing else to point at. */
   if (!tree) {
     if (error && !*error)
       ps_error_located (error, PS_ERROR_DATA, path, 1, 1, "empty file: a config is a mapping of keys");
@@ -548,10 +609,14 @@ load_with_includes (const char *path, GPtrArray *stack, GError **error)
     node_error (error, PS_ERROR_DATA, tree, "a config must be a mapping of keys, not %s", ytree_kind_name (tree->kind));
     return NULL;
   }
+  /* A bound beside the cycle check: 16 files deep is far beyond any real config, and it ends any loop the
+   * cycle check cannot see (see apply_include()). */
   if (stack->len >= 16) {
     node_error (error, PS_ERROR_DATA, tree, "includes nested more than 16 deep");
     return NULL;
   }
+  /* Includes merge, in order, into an empty map, and this file's own keys go on top: the including file always
+   * wins, however its includes are ordered. `include` itself is taken out, so the key walk never sees it. */
   g_autoptr (YNode) base = ytree_map_new (path, 1, 1);
   g_autoptr (YNode) inc = ytree_map_take (tree, "include");
   if (inc) {
@@ -564,6 +629,8 @@ load_with_includes (const char *path, GPtrArray *stack, GError **error)
     } else {
       ok = apply_include (base, inc, path, stack, error);
     }
+    /* The stack is the chain being loaded, not every file seen: a fragment included twice along different
+     * branches (a diamond) is fine; only a file inside its own chain is a cycle. */
     g_ptr_array_remove_index (stack, stack->len - 1);
     if (!ok)
       return NULL;
@@ -572,18 +639,25 @@ load_with_includes (const char *path, GPtrArray *stack, GError **error)
   return g_steal_pointer (&base);
 }
 
-/* Graft one --set KEY=VALUE into the merged tree. */
+/* Graft one --set KEY=VALUE into the merged tree. The value is YAML, so lists and mappings work; a mapping
+ * merges into the section it names, as an include would, so `--set 'link={lanes: 4}'` keeps the other keys. */
 static gboolean
 apply_set (YNode *root, const char *set, GError **error)
 {
   const char *eq = strchr (set, '=');
+  /* A --set that is not KEY=VALUE at all is a command-line mistake (64), not bad config data (65): config.h. */
   if (!eq || eq == set) {
     ps_error_plain (error, PS_ERROR_USAGE, "--set %s: expected KEY.PATH=VALUE", set);
     return FALSE;
   }
+  /* The origin reads exactly "--set KEY=VALUE": scenario.c's relocate() recognises that prefix in an error to
+   * move it onto the scenario line that made the override. Columns count within KEY=VALUE: the key is at 1. */
   g_autofree char *origin = g_strdup_printf ("--set %s", set);
   g_autofree char *path = g_strndup (set, (gsize) (eq - set));
   const YNode key_pos = { .origin = origin, .line = 1, .col = 1 };
+  /* The key is checked before its value is parsed, so a misspelt key is reported as such and not as whatever
+   * its value happens to break. First the leaf is matched within its section; if nothing is close, the section
+   * may be misspelt too and the whole path is matched. */
   if (!find_key (path) && !is_section (path)) {
     const char *dot = strrchr (path, '.');
     g_autofree char *prefix = dot ? g_strndup (path, (gsize) (dot - path)) : g_strdup ("");
@@ -596,6 +670,9 @@ apply_set (YNode *root, const char *set, GError **error)
       node_error (error, PS_ERROR_DATA, &key_pos, "unknown key '%s'", path);
     return FALSE;
   }
+  /* col_offset is the length of "KEY=", so the value's columns count within KEY=VALUE as the key's do. An empty
+   * VALUE is an empty YAML document (NULL, no error): make it the empty scalar that `key:` gives in a file,
+   * located just past the '='. */
   YNode *value = ytree_load_string (origin, eq + 1, (int) (eq - set) + 1, error);
   if (!value) {
     if (error && *error)
@@ -607,10 +684,10 @@ apply_set (YNode *root, const char *set, GError **error)
   YNode *map = root;
   for (guint i = 0; parts[i + 1]; i++) {
     YNode *next = ytree_map_get (map, parts[i]);
-    if (!next) {
+    if (!next) { /* a section the files lack, located at the --set so errors inside it point there */
       next = ytree_map_new (origin, 1, 1);
       ytree_map_set (map, parts[i], next, &key_pos);
-    } else if (next->kind != YNODE_MAP) {
+    } else if (next->kind != YNODE_MAP) { /* a scalar or list there: `link: 5` in a file, or an earlier --set */
       node_error (error, PS_ERROR_DATA, &key_pos, "cannot set '%s': '%s' is not a mapping", path, parts[i]);
       ytree_free (value);
       return FALSE;
@@ -626,6 +703,8 @@ apply_set (YNode *root, const char *set, GError **error)
   return TRUE;
 }
 
+/* seen maps the table's own path strings (static, so never freed) to the node each value came from: combination
+ * checks use it to point at a value, and ps_config_load() to find required keys that never appeared. */
 typedef struct {
   PsConfig *cfg;
   GHashTable *seen; /* key path -> value node (not owned) */
@@ -646,6 +725,8 @@ walk_map (Walk *w, const YNode *map, const char *prefix, GError **error)
         return FALSE;
       g_hash_table_insert (w->seen, (gpointer) k->path, (gpointer) vn);
     } else if (is_section (path)) {
+      /* A section given as a scalar or list (`link: 5`, or `link:` left empty) is an error of its own: skipping
+       * it would let every key under it take its default without a word. */
       if (vn->kind != YNODE_MAP) {
         node_error (error, PS_ERROR_DATA, vn, "'%s' must be a mapping of keys, not %s", path,
                     ytree_kind_name (vn->kind));
@@ -654,6 +735,7 @@ walk_map (Walk *w, const YNode *map, const char *prefix, GError **error)
       if (!walk_map (w, vn, path, error))
         return FALSE;
     } else {
+      /* The hint is sought at the same level only, so a typo under link. never suggests another section's key. */
       g_autofree char *hint = suggest (prefix, kn->value);
       if (hint)
         node_error (error, PS_ERROR_DATA, kn, "unknown key '%s' (did you mean '%s%s%s'?)", path, prefix,
@@ -666,7 +748,9 @@ walk_map (Walk *w, const YNode *map, const char *prefix, GError **error)
   return TRUE;
 }
 
-/* Checks that need several keys; each points at the node whose value makes the combination impossible. */
+/* Checks that need several keys; each points at the node whose value makes the combination impossible.
+ * They run once every value is converted, since the keys involved may come from different files, a --set or
+ * the table. A value left at its default has no node (`at` is NULL): the error then points at the config's 1:1. */
 static gboolean
 check_combinations (Walk *w, const YNode *root, GError **error)
 {
@@ -679,6 +763,7 @@ check_combinations (Walk *w, const YNode *root, GError **error)
                 c->benchmark.transfer_bytes);
     return FALSE;
   }
+  /* Refused here rather than left to the run, which could only stall until the deadlock watchdog fired. */
   if (c->endpoint.completion_buffer_bytes != 0 && c->endpoint.completion_buffer_bytes < c->link.max_read_request) {
     at = g_hash_table_lookup (w->seen, "endpoint.completion_buffer_bytes");
     node_error (error, PS_ERROR_DATA, at ? at : root,
@@ -687,6 +772,8 @@ check_combinations (Walk *w, const YNode *root, GError **error)
                 c->endpoint.completion_buffer_bytes, c->link.max_read_request);
     return FALSE;
   }
+  /* The spec's rule first (§2.3.1.1: a completer splits a read only at RCB boundaries, and no completion exceeds
+   * Max_Payload_Size), then the model's narrower one. */
   int64_t cb = c->host.completion_bytes;
   if (cb != 0 && (cb > c->link.max_payload || cb % c->link.read_completion_boundary != 0)) {
     at = g_hash_table_lookup (w->seen, "host.completion_bytes");
@@ -721,6 +808,8 @@ set_defaults (PsConfig *cfg)
     (void) g_ascii_strtoll ("0", NULL, 10);
     g_once_init_leave (&c_locale_made, 1);
   }
+  /* Every double starts as NaN, which is how an absent published figure reads (config.h); every other double
+   * has a default that overwrites it. */
   for (size_t i = 0; i < N_KEYS; i++) {
     const KeyDef *k = &keys[i];
     if (k->type == K_DOUBLE)
@@ -728,6 +817,8 @@ set_defaults (PsConfig *cfg)
     if (!k->dflt)
       continue;
     g_autoptr (GError) e = NULL;
+    /* An empty default ("" for name) is an empty YAML document, NULL without an error: stand in the empty
+     * scalar that `name:` gives in a file. */
     g_autoptr (YNode) n = ytree_load_string ("<default>", k->dflt, 0, &e);
     if (!n)
       n = ytree_scalar_new ("<default>", 1, 1, "");
@@ -745,10 +836,12 @@ ps_config_load (const char *path, const char *const *sets, GError **error)
   g_autoptr (YNode) root = load_with_includes (path, stack, error);
   if (!root)
     return NULL;
+  /* After every file and in the order given: the command line wins over any file, a later --set over an earlier. */
   for (const char *const *s = sets; s && *s; s++)
     if (!apply_set (root, *s, error))
       return NULL;
 
+  /* Defaults first: the walk then overwrites exactly the keys the files and --sets give. */
   g_autoptr (PsConfig) cfg = g_new0 (PsConfig, 1);
   cfg->path = g_strdup (path);
   set_defaults (cfg);
@@ -757,6 +850,7 @@ ps_config_load (const char *path, const char *const *sets, GError **error)
   if (!walk_map (&w, root, "", error))
     return NULL;
 
+  /* A missing key has no node to point at: the error is at the named file's 1:1 and says what the key means. */
   for (size_t i = 0; i < N_KEYS; i++) {
     const KeyDef *k = &keys[i];
     if (!k->dflt && !g_str_has_prefix (k->path, "published.") && !g_hash_table_contains (seen, k->path)) {
@@ -764,7 +858,10 @@ ps_config_load (const char *path, const char *const *sets, GError **error)
       return NULL;
     }
   }
+  /* The block's presence, not its figures, makes a config a validate row: a partial published: block is legal. */
   cfg->published.present = ytree_map_get (root, "published") != NULL;
+  /* An empty name (the default) becomes the file's base name without its extension: configs/svgx_g1_x1.yaml
+   * reports as svgx_g1_x1. */
   if (!cfg->name || !*cfg->name) {
     g_free (cfg->name);
     g_autofree char *base = g_path_get_basename (path);
@@ -808,6 +905,8 @@ type_name (const KeyDef *k)
   return "?";
 }
 
+/* In table order. A key without a default shows as (required), or as (absent) under published.: the rule that
+ * ps_config_load() enforces. */
 void
 ps_config_print_keys (GString *out, gboolean markdown)
 {

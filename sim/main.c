@@ -16,6 +16,8 @@
 #include "sim/sweep.h"
 #include "sim/validate.h"
 
+/* Shown by `pciesim --help`, which reaches the default command's context since "--help" is no subcommand word.
+ * The statuses are error.h's PsErrorCode values; 1 (figures beyond tolerance) is validate's alone, in its --help. */
 static const char *summary_text =
     "Simulates a PCI Express link and a chaining-DMA engine and prints the DMA\n"
     "throughput it predicts beside the published figures in the config.\n"
@@ -37,13 +39,15 @@ finish (GError *error)
 {
   if (!error)
     return 0;
+  /* Our messages are complete lines already (error.h): printed as they are, with no prefix added here. */
   fprintf (stderr, "%s\n", error->message);
   int code = error->domain == PS_ERROR ? error->code : PS_ERROR_USAGE;
   g_error_free (error);
   return code;
 }
 
-/* GOption reports its own errors without our prefix; wrap them as usage errors. */
+/* GOption reports its own errors without our prefix; wrap them as usage errors, with a pointer to --help since
+ * its messages name only the option at fault. */
 static GError *
 usage_error (GError *e)
 {
@@ -53,7 +57,9 @@ usage_error (GError *e)
   return u;
 }
 
-/* `pciesim keys`: the key table is the documentation of record; README's key list is generated from it. */
+/* `pciesim keys`: the key table is the documentation of record; README's key list is generated from it.
+ * Its two formats are its own (the table or the README's Markdown), not a report's, so parse_format() does not
+ * apply: csv or json are refused here. No positional argument either: the key list is the same for every config. */
 static int
 cmd_keys (int argc, char **argv)
 {
@@ -77,7 +83,8 @@ cmd_keys (int argc, char **argv)
   return 0;
 }
 
-/* Shared by every subcommand so the list of formats and its error message exist once. */
+/* Shared by every subcommand so the list of formats and its error message exist once. A NULL word means the
+ * option was not given: *out keeps the caller's default (table for a run, csv for a sweep). */
 static gboolean
 parse_format (const char *word, PsFormat *out, GError **error)
 {
@@ -97,6 +104,8 @@ cmd_validate (int argc, char **argv)
   g_auto (GStrv) sets = NULL;
   double tolerance = 5.0;
   gint jobs = 0;
+  /* Seed 1, not the time, in every command: the same command line gives the same figures. GOption has no
+   * unsigned 64-bit type, so a negative --seed is taken as its two's-complement bits, still a valid seed. */
   gint64 seed = 1;
   GOptionEntry entries[] = {
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "table (default), csv, json or markdown", "FORMAT" },
@@ -120,10 +129,13 @@ cmd_validate (int argc, char **argv)
                    .tolerance_pct = tolerance, .jobs = jobs, .seed = (uint64_t) seed, .output = output };
   if (!parse_format (format, &v.format, &e))
     return finish (e);
+  /* Written !(x >= 0), not x < 0, so that --tolerance nan (which GOption's g_strtod accepts) is refused too: a
+   * figure is beyond tolerance only if its error compares greater, and nothing compares greater than NaN. */
   if (!(tolerance >= 0) || jobs < 0) {
     ps_error_plain (&e, PS_ERROR_USAGE, "--tolerance and --jobs must not be negative");
     return finish (e);
   }
+  /* 1 (PS_ERROR_FAILED) is a result, not an error: the report says which figures missed, stderr stays empty. */
   int rc = ps_validate (&v, &e);
   return rc < 0 ? finish (e) : rc;
 }
@@ -154,6 +166,7 @@ cmd_run (int argc, char **argv)
   GError *e = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &e))
     return finish (usage_error (e));
+  /* Before the argument count, so `pciesim --version` needs no CONFIG. */
   if (version) {
     printf ("pciesim %s\n", PCIESIM_VERSION);
     return 0;
@@ -164,10 +177,12 @@ cmd_run (int argc, char **argv)
                     argc < 2 ? "no config file given" : "more than one config file given");
     return finish (e);
   }
+  /* --set values are applied in the order given, so a later one wins over an earlier one for the same key. */
   PsCliRun run = { .config_path = argv[1], .sets = (const char *const *) sets, .seed = (uint64_t) seed,
                    .format = PS_FORMAT_TABLE, .output = output };
   if (!parse_format (format, &run.format, &e))
     return finish (e);
+  /* An unknown word parses as 0, which PsCliRun reads as "use benchmark.modes": it must be refused here. */
   if (mode) {
     run.modes = ps_mode_parse (mode);
     if (!run.modes) {
@@ -175,19 +190,24 @@ cmd_run (int argc, char **argv)
       return finish (e);
     }
   }
+  /* Its result adds nothing: `e` is set exactly when it fails, and finish (NULL) is 0. */
   ps_cli_run (&run, &e);
   return finish (e);
 }
 
-/* The signal that stopped a sweep; the sweep polls it, saves its finished points, then we die of it. */
+/* The signal that stopped a sweep; the sweep polls it, saves its finished points, then we die of it.
+ * volatile sig_atomic_t is the only kind of static object a handler may write (C11 §7.14.1.1). */
 static volatile sig_atomic_t sweep_signal;
 
+/* Only records the signal, the one thing a handler can do safely: the saving is done by the sweep's own loop. */
 static void
 on_sweep_signal (int sig)
 {
   sweep_signal = sig;
 }
 
+/* `pciesim sweep`: the options map one to one onto PsSweep. The checks below need only the command line, so a bad
+ * invocation fails before the scenario is read. */
 static int
 cmd_sweep (int argc, char **argv)
 {
@@ -219,10 +239,12 @@ cmd_sweep (int argc, char **argv)
                                         "[--output FILE] [--resume]");
     return finish (e);
   }
+  /* Progress only on a terminal: the line redraws itself with \r and an erase code, which would litter a log. */
   PsSweep s = { .scenario = argv[1], .jobs = jobs, .format = PS_FORMAT_CSV, .output = output, .resume = resume,
                 .progress = isatty (STDERR_FILENO), .seed = (uint64_t) seed, .list = list };
   if (!parse_format (format, &s.format, &e))
     return finish (e);
+  /* A sweep's output is read back by --resume and merge, which know only CSV and JSON (sweep.h). */
   if (s.format != PS_FORMAT_CSV && s.format != PS_FORMAT_JSON) {
     ps_error_plain (&e, PS_ERROR_USAGE, "sweep writes csv or json, not '%s'", format);
     return finish (e);
@@ -233,8 +255,11 @@ cmd_sweep (int argc, char **argv)
   }
   if (shard && !ps_sweep_parse_shard (shard, &s.shard_index, &s.shard_count, &e))
     return finish (e);
-  /* Only a sweep that writes a file has anything to save; otherwise the default (die at once) is right. */
+  /* Only a sweep that writes a file has anything to save; otherwise the default (die at once) is right.
+   * SIGINT is Ctrl-C; SIGTERM is what batch systems send before they kill or pre-empt a job. SIGKILL cannot be
+   * caught: what survives it is the sweep's periodic rewrite of its file. */
   if (output && strcmp (output, "-") != 0 && !list) {
+    /* No SA_RESTART: a system call the signal interrupts fails with EINTR (ytree_load_file retries its reads). */
     struct sigaction sa = { .sa_handler = on_sweep_signal };
     sigemptyset (&sa.sa_mask);
     sigaction (SIGINT, &sa, NULL);
@@ -243,7 +268,9 @@ cmd_sweep (int argc, char **argv)
   }
   ps_sweep_run (&s, &e);
   if (sweep_signal) {
-    /* Dying of the signal tells the parent (a shell, Slurm, parallel) what happened, as exit statuses cannot. */
+    /* Dying of the signal tells the parent (a shell, Slurm, parallel) what happened, as exit statuses cannot.
+     * finish() first prints the sweep's error, if any ("interrupted: N of M points saved …"). raise() does not
+     * return: the default action of both signals ends the process, so the freed `e` is never reached below. */
     finish (e);
     signal (sweep_signal, SIG_DFL);
     raise (sweep_signal);
@@ -251,6 +278,7 @@ cmd_sweep (int argc, char **argv)
   return finish (e);
 }
 
+/* `pciesim merge`: no --format, since the inputs' own format (CSV or JSON, all alike) is kept. */
 static int
 cmd_merge (int argc, char **argv)
 {
@@ -272,10 +300,13 @@ cmd_merge (int argc, char **argv)
   return finish (e);
 }
 
-/* Dispatch on the first word (like git or GLib's gio tool) so subcommands get their own options and --help. */
+/* Dispatch on the first word (like git or GLib's gio tool) so subcommands get their own options and --help.
+ * A subcommand word is recognised only as argv[1] and always wins: a config file named "validate" must be given
+ * as ./validate. Each cmd_* gets argv shifted by one, so GOption sees the subcommand as its program name. */
 int
 main (int argc, char **argv)
 {
+  /* The user's locale first, so GLib's own text (GOption's --help and messages) follows their language. */
   setlocale (LC_ALL, "");
   /* Numbers in reports must not depend on the user's locale (decimal commas would break CSV and JSON). */
   setlocale (LC_NUMERIC, "C");

@@ -1,4 +1,9 @@
-/* ytree.c — libyaml document API -> located YNode tree, with the guards listed in ytree.h. */
+/* ytree.c — libyaml document API -> located YNode tree, with the guards listed in ytree.h.
+ *
+ * A text is read twice: check_events() streams libyaml's events to refuse, cheaply and at the first offence,
+ * what would make composing the document slow or unsafe (depth, anchors, aliases, tags); then the document
+ * is composed and convert() copies it into YNodes, refusing duplicate keys, non-scalar keys and NULs. The
+ * YNode tree owns copies of everything, so no libyaml structure outlives a load. */
 #include "ytree.h"
 
 #include <errno.h>
@@ -10,6 +15,9 @@
 
 #include "error.h"
 
+/* For g_auto() on libyaml's stack structs. The g_auto() declarations in this file are left uninitialised, which
+ * is safe only because yaml_parser_initialize() and yaml_parser_load() zero their struct before anything can
+ * fail (a failed load also deletes and re-zeroes it), and no return comes between a declaration and that call. */
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (yaml_parser_t, yaml_parser_delete)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (yaml_document_t, yaml_document_delete)
 
@@ -46,6 +54,8 @@ node_new (YNodeKind kind, const char *origin, int line, int col)
   return n;
 }
 
+/* A made-up scalar (an empty default, a scenario's generated range value, an empty --set value) counts as
+ * plain, as if written unquoted, so it may stand for a number or a boolean like the file value it replaces. */
 YNode *
 ytree_scalar_new (const char *origin, int line, int col, const char *value)
 {
@@ -61,6 +71,8 @@ ytree_map_new (const char *origin, int line, int col)
   return node_new (YNODE_MAP, origin, line, col);
 }
 
+/* NULL-safe because GPtrArray calls its free function on NULL slots too: ytree_merge() empties the slots whose
+ * values it moves before freeing the array that held them. */
 void
 ytree_free (YNode *node)
 {
@@ -91,7 +103,8 @@ ytree_copy (const YNode *src)
   return n;
 }
 
-/* Linear: lookups by callers are few and maps small; bulk merging uses the hash index in ytree_merge(). */
+/* Linear: lookups by callers are few and maps small; bulk merging uses the hash index in ytree_merge().
+ * A NULL or non-map `map` has no keys, so callers may look up in any node without testing its kind first. */
 static int
 map_index (const YNode *map, const char *key)
 {
@@ -117,7 +130,8 @@ ytree_map_key_node (const YNode *map, const char *key)
   return i < 0 ? NULL : map->keys->pdata[i];
 }
 
-/* Removes and returns a value; used for `include:`, which must not reach key validation. */
+/* Removes and returns a value; used for `include:`, which must not reach key validation. The value is stolen
+ * (the caller owns it), the key node freed. */
 YNode *
 ytree_map_take (YNode *map, const char *key)
 {
@@ -139,24 +153,28 @@ ytree_map_set (YNode *map, const char *key, YNode *value, const YNode *key_pos)
     map->items->pdata[i] = value;
     return;
   }
+  /* A new key needs a position; without one from the caller, the value's is the nearest there is. */
   const YNode *pos = key_pos ? key_pos : value;
   g_ptr_array_add (map->keys, ytree_scalar_new (pos->origin, pos->line, pos->col, key));
   g_ptr_array_add (map->items, value);
 }
 
+/* Maps merge key by key, recursively, so a later file can change one key of a section without restating the
+ * rest. Anything else, lists included, is replaced whole: appending would leave no way to shorten a list. */
 void
 ytree_merge (YNode *base, YNode *top)
 {
   g_assert (base->kind == YNODE_MAP && top->kind == YNODE_MAP);
   /* Every loaded file is merged into a map, so one linear lookup per key would make loading quadratic in the
-   * size of a mapping: index base's keys (text -> position + 1) once instead. */
+   * size of a mapping: index base's keys (text -> position + 1) once instead. Position + 1 because a missing
+   * key looks up as NULL, i.e. 0. The index borrows the key texts, which base's key nodes keep alive. */
   g_autoptr (GHashTable) index = g_hash_table_new (g_str_hash, g_str_equal);
   for (guint i = 0; i < base->keys->len; i++)
     g_hash_table_insert (index, ((YNode *) base->keys->pdata[i])->value, GUINT_TO_POINTER (i + 1));
   for (guint i = 0; i < top->keys->len; i++) {
     YNode *k = top->keys->pdata[i];
     YNode *v = top->items->pdata[i];
-    top->items->pdata[i] = NULL;
+    top->items->pdata[i] = NULL; /* v now belongs to base (or is merged into it); freeing top must not free it */
     guint at = GPOINTER_TO_UINT (g_hash_table_lookup (index, k->value));
     if (!at) {
       YNode *kn = ytree_scalar_new (k->origin, k->line, k->col, k->value);
@@ -179,15 +197,15 @@ ytree_merge (YNode *base, YNode *top)
 /* --- loading ------------------------------------------------------------------------------------------- */
 
 typedef struct {
-  const char *origin;
+  const char *origin; /* copied into every node */
   int col_offset;
   yaml_document_t *doc;
-  guint8 *visited; /* per libyaml node index: an alias shows up as a second visit */
-  GError **error;
+  guint8 *visited; /* per libyaml node index (1-based): an alias shows up as a second visit */
+  GError **error; /* the caller's, maybe NULL: convert() signals failure by returning NULL, never reads it */
 } Loader;
 
-/* 1-based column; col_offset shifts line 1 only (a --set value sits after its KEY=). */
-/* libyaml columns are 0-based; --set values are parsed alone, so line 1 shifts by the "KEY=" before them. */
+/* 1-based column from libyaml's 0-based one. col_offset shifts line 1 only: a --set value is parsed alone, and
+ * its first line sits after the "KEY=" that the origin "--set KEY=VALUE" shows before it. */
 static int
 col_of_mark (yaml_mark_t m, int col_offset)
 {
@@ -207,6 +225,8 @@ convert (Loader *ld, int index, int depth)
   yaml_node_t *yn = yaml_document_get_node (ld->doc, index);
   int line = (int) yn->start_mark.line + 1;
   int col = col_of (ld, yn->start_mark);
+  /* Unreachable while check_events() refuses every alias, but kept so convert() is safe on its own: it copies,
+   * so a node reached through nested aliases would be copied once per path, exponentially many times. */
   if (ld->visited[index]) {
     ps_error_located (ld->error, PS_ERROR_DATA, ld->origin, line, col,
                       "this node is reused through a YAML alias; anchors and aliases are not supported (write the value out)");
@@ -223,6 +243,8 @@ convert (Loader *ld, int index, int depth)
     YNode *n = node_new (YNODE_SCALAR, ld->origin, line, col);
     n->value = g_strndup ((const char *) yn->data.scalar.value, yn->data.scalar.length);
     n->plain = yn->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+    /* A double-quoted "\0" escape puts a NUL inside the value; every C-string use would then see only the text
+     * before it, so a key or value could pass checks that its full text fails. libyaml's length tells. */
     if (strlen (n->value) != yn->data.scalar.length) {
       ps_error_located (ld->error, PS_ERROR_DATA, ld->origin, line, col, "NUL character in a scalar");
       ytree_free (n);
@@ -230,6 +252,7 @@ convert (Loader *ld, int index, int depth)
     }
     return n;
   }
+  /* A failure below returns NULL with the error set; g_autoptr frees the partial node, so no half tree escapes. */
   case YAML_SEQUENCE_NODE: {
     g_autoptr (YNode) n = node_new (YNODE_SEQ, ld->origin, line, col);
     for (yaml_node_item_t *it = yn->data.sequence.items.start; it < yn->data.sequence.items.top; it++) {
@@ -244,6 +267,9 @@ convert (Loader *ld, int index, int depth)
     g_autoptr (YNode) n = node_new (YNODE_MAP, ld->origin, line, col);
     /* key text -> key node, so duplicate detection stays linear in the size of the mapping */
     g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+    /* Keys are children too (depth + 1), as check_events() counts them. A duplicate is refused, not resolved:
+     * libyaml hands both pairs over, a lookup would quietly take the first, and the file's reader may expect the
+     * last. */
     for (yaml_node_pair_t *p = yn->data.mapping.pairs.start; p < yn->data.mapping.pairs.top; p++) {
       g_autoptr (YNode) k = convert (ld, p->key, depth + 1);
       if (!k)
@@ -267,15 +293,16 @@ convert (Loader *ld, int index, int depth)
     }
     return g_steal_pointer (&n);
   }
-  case YAML_NO_NODE:
+  case YAML_NO_NODE: /* never in a composed document; reported rather than trusted */
     break;
   }
   ps_error_located (ld->error, PS_ERROR_DATA, ld->origin, line, col, "unexpected YAML node");
   return NULL;
 }
 
-/* libyaml reports reader (encoding) errors as a byte offset only: turn it into line and column. */
-/* Reader (encoding) errors give only a byte offset: count lines and columns up to it. */
+/* libyaml reports reader (encoding) errors as a byte offset only: count lines and columns up to it. These columns
+ * count bytes, not characters as libyaml's marks do: they differ when the line holds multi-byte UTF-8 before
+ * the offending byte. */
 static void
 offset_to_mark (const char *text, size_t len, size_t offset, int *line, int *col)
 {
@@ -293,7 +320,8 @@ offset_to_mark (const char *text, size_t len, size_t offset, int *line, int *col
 
 /* At the end of a text that lacks a final newline (every --set value, some hand-written files), libyaml reports
  * the start of a line that does not exist; the last character is on the line before. Move such a mark to just
- * past that character. Columns count characters, as libyaml's do. */
+ * past that character. Columns count characters, as libyaml's do. Only a column-0 mark can be such a phantom,
+ * and a text ending in '\r' has really ended its line: libyaml takes a lone CR as a line break too. */
 static yaml_mark_t
 clamp_to_text (yaml_mark_t m, const char *text, size_t len)
 {
@@ -313,6 +341,9 @@ clamp_to_text (yaml_mark_t m, const char *text, size_t len)
   return m;
 }
 
+/* A scanner or parser error has a problem mark (where libyaml gave up) and often a context ("while parsing a
+ * flow sequence") with the mark where that construct opened. For an unclosed '[' or quote the opening is what
+ * the user must find, so it is named in the message while the error is located at the problem. */
 static void
 parser_error (const yaml_parser_t *p, const char *origin, const char *text, size_t len, int col_offset,
               GError **error)
@@ -324,7 +355,7 @@ parser_error (const yaml_parser_t *p, const char *origin, const char *text, size
                       p->problem ? p->problem : "unreadable input");
     return;
   }
-  if (p->error == YAML_MEMORY_ERROR) {
+  if (p->error == YAML_MEMORY_ERROR) { /* libyaml records no position for it */
     ps_error_located (error, PS_ERROR_DATA, origin, 1, 1, "YAML parser ran out of memory");
     return;
   }
@@ -357,7 +388,7 @@ check_events (const char *origin, const char *text, size_t len, int col_offset, 
   for (;;) {
     yaml_event_t ev;
     if (!yaml_parser_parse (&parser, &ev))
-      return TRUE;
+      return TRUE; /* a syntax error: the document load reports it (see above) */
     const yaml_char_t *anchor = NULL, *tag = NULL;
     gboolean node = FALSE, alias = FALSE;
     switch (ev.type) {
@@ -392,7 +423,7 @@ check_events (const char *origin, const char *text, size_t len, int col_offset, 
     if (node && open > YTREE_MAX_DEPTH) {
       ps_error_located (error, PS_ERROR_DATA, origin, line, col, "nesting deeper than %d levels", YTREE_MAX_DEPTH);
       done = TRUE;
-    } else if (anchor) {
+    } else if (anchor) { /* an alias carries its anchor's name: each is reported where it stands, '*' or '&' */
       ps_error_located (error, PS_ERROR_DATA, origin, line, col,
                         "YAML %s '%c%s': anchors and aliases are not supported (write the value out)",
                         alias ? "alias" : "anchor", alias ? '*' : '&', (const char *) anchor);
@@ -404,6 +435,8 @@ check_events (const char *origin, const char *text, size_t len, int col_offset, 
                         "YAML tag '%s' is not supported (write the plain value)", (const char *) tag);
       done = TRUE;
     }
+    /* Counted after the checks: a collection's depth is the number of collections around it, not counting
+     * itself, as for a scalar. */
     if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT)
       open++;
     yaml_event_delete (&ev);
@@ -415,12 +448,16 @@ check_events (const char *origin, const char *text, size_t len, int col_offset, 
 YNode *
 ytree_load_string (const char *origin, const char *text, int col_offset, GError **error)
 {
+  /* text is a C string: a NUL would end it early, which is why ytree_load_file() refuses NUL bytes first. */
   size_t len = strlen (text);
+  /* check_events() reads its verdict from the error it sets, so it needs a real GError even when the caller
+   * passed NULL. */
   g_autoptr (GError) local = NULL;
   if (!check_events (origin, text, len, col_offset, &local)) {
     g_propagate_error (error, g_steal_pointer (&local));
     return NULL;
   }
+  /* A fresh parser: the event pass has consumed the first one's stream. */
   g_auto (yaml_parser_t) parser;
   if (!yaml_parser_initialize (&parser))
     g_error ("out of memory initialising libyaml");
@@ -434,7 +471,7 @@ ytree_load_string (const char *origin, const char *text, int col_offset, GError 
   }
   yaml_node_t *root = yaml_document_get_root_node (&doc);
   if (!root)
-    return NULL; /* empty document */
+    return NULL; /* empty document, or none at all (only comments): no error, callers decide (ytree.h) */
 
   /* A second document in the stream would silently be ignored: refuse it instead. */
   yaml_document_t extra;
@@ -451,6 +488,7 @@ ytree_load_string (const char *origin, const char *text, int col_offset, GError 
   }
   yaml_document_delete (&extra);
 
+  /* libyaml numbers nodes from 1 and the root is node 1: visited gets one unused entry at 0. */
   size_t n_nodes = (size_t) (doc.nodes.top - doc.nodes.start);
   g_autofree guint8 *visited = g_new0 (guint8, n_nodes + 1);
   Loader ld = { origin, col_offset, &doc, visited, error };
@@ -460,16 +498,20 @@ ytree_load_string (const char *origin, const char *text, int col_offset, GError 
 YNode *
 ytree_load_file (const char *path, GError **error)
 {
+  /* A file that cannot be found or opened gets an unlocated error, having no text to point into; config.c tests
+   * an include's path first so that a missing include is located at the entry naming it. */
   struct stat st;
   if (stat (path, &st) != 0) {
     int e = errno;
     ps_error_plain (error, PS_ERROR_NOINPUT, "%s: %s", path, g_strerror (e));
     return NULL;
   }
+  /* Directories, FIFOs and devices are refused before opening: reading one could block or never end. */
   if (!S_ISREG (st.st_mode)) {
     ps_error_plain (error, PS_ERROR_NOINPUT, "%s: not a regular file", path);
     return NULL;
   }
+  /* Refused by the size it claims, before a byte is read: a huge file costs nothing. */
   if (st.st_size > YTREE_MAX_FILE_BYTES) {
     ps_error_located (error, PS_ERROR_DATA, path, 1, 1, "file is %lld bytes; configs are limited to %d bytes",
                       (long long) st.st_size, YTREE_MAX_FILE_BYTES);
@@ -484,11 +526,13 @@ ytree_load_file (const char *path, GError **error)
     ps_error_plain (error, PS_ERROR_NOINPUT, "%s: %s", path, g_strerror (e));
     return NULL;
   }
+  /* One byte more than the limit is asked for, so a file of exactly the limit (accepted) is told from a longer
+   * one (refused) without reading further; + 2 holds that byte and the terminating NUL. */
   g_autofree char *text = g_malloc (YTREE_MAX_FILE_BYTES + 2);
   gsize len = 0;
   for (;;) {
     ssize_t n = read (fd, text + len, YTREE_MAX_FILE_BYTES + 1 - len);
-    if (n < 0 && errno == EINTR)
+    if (n < 0 && errno == EINTR) /* a caught signal (sweep's handlers have no SA_RESTART) is not a read error */
       continue;
     if (n < 0) {
       int e = errno;
@@ -501,6 +545,7 @@ ytree_load_file (const char *path, GError **error)
       break;
   }
   close (fd);
+  /* Reached by a file whose st_size understated it: a /proc file, or one growing while it was read. */
   if (len > YTREE_MAX_FILE_BYTES) {
     ps_error_located (error, PS_ERROR_DATA, path, 1, 1, "file is more than %d bytes; configs are limited to that",
                       YTREE_MAX_FILE_BYTES);
@@ -513,6 +558,7 @@ ytree_load_file (const char *path, GError **error)
     ps_error_located (error, PS_ERROR_DATA, path, 1, 1, "the file is UTF-16 text; save it as UTF-8");
     return NULL;
   }
+  /* A NUL would end the C string early and hide the rest of the file from the parser: refuse it, located. */
   if (strlen (text) != len) {
     int line, col;
     offset_to_mark (text, len, strlen (text), &line, &col);

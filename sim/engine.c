@@ -22,6 +22,8 @@
 
 #include "error.h"
 
+/* seq is unique per engine, so no two keys are equal: the order is total and the heap's shape cannot decide
+ * which of two same-time events runs first. */
 typedef struct {
   SimTime time;
   uint64_t seq;
@@ -34,6 +36,8 @@ typedef struct {
   uint32_t gen;
 } NowEntry;
 
+/* The generation is bumped whenever the slot is released (fired or cancelled), which invalidates every copy of
+ * the old SimEventId at once without the engine having to know who holds one. */
 typedef struct {
   SimEventFn fn;
   void *ctx;
@@ -47,25 +51,30 @@ typedef struct {
 struct SimEngine {
   SimTime now;
   uint64_t seed;
-  uint64_t next_seq;
+  uint64_t next_seq; /* never reset, so ties keep scheduling order across run loops (64 bits never wrap) */
   uint64_t executed;
   gboolean stop;
 
+  /* heap_cap always equals recs_cap (grow_records() grows both): each entry names a distinct record, so the heap
+   * cannot fill up while a record is free and a push needs no bound check of its own. */
   HeapEntry *heap;
   uint32_t heap_len;
   uint32_t heap_cap;
 
+  /* Records are addressed by slot index, never by a kept pointer: growing moves the array. */
   EventRec *recs;
   uint32_t recs_cap;
   uint32_t free_head;
 
-  NowEntry *fifo; /* ring of events due at `now`, in scheduling order */
+  NowEntry *fifo; /* ring of events due at `now`, in scheduling order; capacity a power of two (index by mask) */
   uint32_t fifo_head, fifo_len, fifo_cap;
   uint32_t fifo_live; /* entries not cancelled */
 
   gboolean top_spent; /* heap[0] belongs to the event whose handler is running (see the top of this file) */
 };
 
+/* Sentinels at the top of the uint32 range: the record count stops doubling at 2^31 (grow_records()), so no real
+ * slot or heap position can collide with them. NO_SLOT also ends the free list. */
 #define NO_SLOT UINT32_MAX
 #define IN_FIFO (UINT32_MAX - 1)
 
@@ -75,6 +84,8 @@ entry_less (const HeapEntry *a, const HeapEntry *b)
   return a->time < b->time || (a->time == b->time && a->seq < b->seq);
 }
 
+/* Every move of an entry goes through here so that the record's back-pointer never goes stale: sim_cancel()
+ * finds the entry through it instead of searching the heap. */
 static inline void
 heap_place (SimEngine *e, uint32_t pos, HeapEntry entry)
 {
@@ -82,6 +93,8 @@ heap_place (SimEngine *e, uint32_t pos, HeapEntry entry)
   e->recs[entry.slot].heap_pos = pos;
 }
 
+/* Both sifts carry the moving entry in a local and shift the others into the hole: one write per level where a
+ * swap would need three. */
 static void
 sift_up (SimEngine *e, uint32_t pos)
 {
@@ -115,6 +128,9 @@ sift_down (SimEngine *e, uint32_t pos)
   heap_place (e, pos, entry);
 }
 
+/* Called only when the free list is empty. Doubling keeps growth to a few reallocations per run, after which no
+ * event allocates (the engine.h contract). `cap <= old` catches the uint32 count wrapping past 2^31; it aborts
+ * rather than carry on with a pool that silently shrank. */
 static void
 grow_records (SimEngine *e)
 {
@@ -125,7 +141,8 @@ grow_records (SimEngine *e)
   e->recs = g_renew (EventRec, e->recs, cap);
   e->heap = g_renew (HeapEntry, e->heap, cap);
   e->heap_cap = cap;
-  /* Thread the new records onto the free list in ascending order so slot reuse is deterministic. */
+  /* Thread the new records onto the free list in ascending order so slot reuse is deterministic. Generations
+   * start at 1 so that a zero-filled SimEventId (a g_new0'd model field) never names a live event. */
   for (uint32_t i = old; i < cap; i++) {
     e->recs[i] = (EventRec) { .gen = 1, .heap_pos = NO_SLOT, .next_free = i + 1 < cap ? i + 1 : e->free_head };
   }
@@ -133,6 +150,8 @@ grow_records (SimEngine *e)
   e->recs_cap = cap;
 }
 
+/* The engine draws no random numbers itself: it keeps the run seed only to derive per-component streams
+ * (sim_rand_new()), so the order in which components are created cannot shift anyone's draws. */
 SimEngine *
 sim_engine_new (uint64_t seed)
 {
@@ -166,6 +185,8 @@ sim_seed (const SimEngine *engine)
   return engine->seed;
 }
 
+/* Copies the ring out from its head rather than g_renew()ing it: live entries may wrap around the old end, and
+ * the mask arithmetic is only valid for a capacity that is a power of two (64, then doubling). */
 static void
 fifo_grow (SimEngine *e)
 {
@@ -206,6 +227,8 @@ sim_schedule_at (SimEngine *e, SimTime at, SimEventFn fn, void *ctx, uint64_t ar
     r->heap_pos = IN_FIFO;
     return (SimEventId) { slot, r->gen };
   }
+  /* A handler's first heap schedule takes over the spent root (see the top of this file); there is only one
+   * spent entry, so later schedules from the same handler push normally. */
   if (e->top_spent) {
     e->top_spent = FALSE;
     e->heap[0] = (HeapEntry) { at, seq, slot };
@@ -219,6 +242,8 @@ sim_schedule_at (SimEngine *e, SimTime at, SimEventFn fn, void *ctx, uint64_t ar
   return (SimEventId) { slot, r->gen };
 }
 
+/* The overflow is checked here, not left to sim_schedule_at(): the wrapped sum would be reported as a time in
+ * the past, which hides that the delay itself was absurd. */
 SimEventId
 sim_schedule_in (SimEngine *e, SimTime delay, SimEventFn fn, void *ctx, uint64_t arg)
 {
@@ -228,6 +253,7 @@ sim_schedule_in (SimEngine *e, SimTime delay, SimEventFn fn, void *ctx, uint64_t
   return sim_schedule_at (e, e->now + delay, fn, ctx, arg);
 }
 
+/* LIFO reuse: the slot freed last is handed out next, which keeps the records a run touches few and cached. */
 static void
 release_slot (SimEngine *e, uint32_t slot)
 {
@@ -238,7 +264,8 @@ release_slot (SimEngine *e, uint32_t slot)
   e->free_head = slot;
 }
 
-/* Remove the heap entry at pos, keeping the heap property. */
+/* Remove the heap entry at pos, keeping the heap property. The last entry fills the hole and may have come from
+ * another subtree, so it can need to move up as well as down. */
 static void
 heap_remove (SimEngine *e, uint32_t pos)
 {
@@ -253,6 +280,9 @@ heap_remove (SimEngine *e, uint32_t pos)
     sift_down (e, pos);
 }
 
+/* The bound check comes first so SIM_EVENT_NONE (slot UINT32_MAX) is simply not pending, never an out-of-range
+ * read; a fired or cancelled event fails on the generation, and a free record is never pending whatever its
+ * generation. */
 gboolean
 sim_event_pending (const SimEngine *e, SimEventId id)
 {
@@ -265,6 +295,8 @@ sim_cancel (SimEngine *e, SimEventId id)
   if (!sim_event_pending (e, id))
     return FALSE;
   uint32_t pos = e->recs[id.slot].heap_pos;
+  /* A ring cannot drop an entry from its middle: a FIFO entry stays where it is and is skipped when reached,
+   * recognised by the generation that release_slot() is about to bump. Only the live count changes now. */
   if (pos == IN_FIFO)
     e->fifo_live--;
   else
@@ -277,6 +309,7 @@ uint64_t
 sim_run_until (SimEngine *e, SimTime limit)
 {
   uint64_t n = 0;
+  /* A sim_stop() aimed at an earlier loop must not end this one before it starts. */
   e->stop = FALSE;
   if (e->top_spent) {
     /* Called from a handler: the outer event's entry goes now, as it would have without the deferral. */
@@ -289,6 +322,7 @@ sim_run_until (SimEngine *e, SimTime limit)
     /* Heap entries due now precede the FIFO (see the top of this file); otherwise the FIFO, if live, is next. */
     if (e->fifo_live > 0 && !(e->heap_len > 0 && e->heap[0].time == e->now)) {
       NowEntry ne;
+      /* fifo_live > 0 means a live entry lies ahead, so skipping cancelled ones always terminates. */
       do {
         ne = e->fifo[e->fifo_head];
         e->fifo_head = (e->fifo_head + 1) & (e->fifo_cap - 1);
@@ -314,6 +348,7 @@ sim_run_until (SimEngine *e, SimTime limit)
       HeapEntry top = e->heap[0];
       if (top.time > limit)
         break;
+      /* Not popped: the handler's first heap schedule reuses the entry, else it is removed after the handler. */
       e->top_spent = TRUE;
       slot = top.slot;
       at = top.time;
@@ -322,7 +357,8 @@ sim_run_until (SimEngine *e, SimTime limit)
     SimEventFn fn = r->fn;
     void *ctx = r->ctx;
     uint64_t arg = r->arg;
-    /* Free before calling so the handler can reuse the slot when it reschedules itself. */
+    /* Free before calling so the handler can reuse the slot when it reschedules itself. fn, ctx and arg were
+     * copied out first: that reuse overwrites the record, and a growth of the pool would leave `r` dangling. */
     release_slot (e, slot);
     e->now = at;
     fn (e, ctx, arg);
@@ -332,6 +368,8 @@ sim_run_until (SimEngine *e, SimTime limit)
     }
     n++;
   }
+  /* Added once per loop: a nested loop run from a handler adds its own events, and the handler that ran it
+   * counts here once, so nothing is counted twice. */
   e->executed += n;
   return n;
 }
@@ -354,6 +392,7 @@ sim_stopped (const SimEngine *e)
   return e->stop;
 }
 
+/* The spent root is no longer an event (its record is already free), so it is not counted as pending. */
 size_t
 sim_pending (const SimEngine *e)
 {
@@ -397,6 +436,9 @@ mix64 (uint64_t x)
   return x ^ (x >> 31);
 }
 
+/* The run seed is mixed on its own first, so --seed 1 and 2 do not give streams a bit apart; the id is spread
+ * by an odd constant before the XOR, so neighbouring ids differ in many bits. The constants are part of the
+ * determinism contract: changing them changes every draw a given --seed makes. */
 uint64_t
 sim_component_seed (uint64_t run_seed, uint32_t component_id)
 {
@@ -407,6 +449,8 @@ GRand *
 sim_rand_new (const SimEngine *e, uint32_t component_id)
 {
   uint64_t s = sim_component_seed (e->seed, component_id);
+  /* Both halves go in: g_rand_new_with_seed() takes 32 bits, and component seeds that differ only in their high
+   * word would then give the same stream. */
   guint32 words[2] = { (guint32) s, (guint32) (s >> 32) };
   return g_rand_new_with_seed_array (words, 2);
 }

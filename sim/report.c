@@ -1,4 +1,11 @@
-/* report.c — table, CSV, Markdown and JSON renderings of a PsRunResult. */
+/* report.c — table, CSV, Markdown and JSON renderings of a PsRunResult.
+ *
+ * Every format's comparison comes from ps_result_figures(), so which figures are compared, which are flagged and
+ * what their error is cannot differ between the table a person reads and the JSON a script reads. Numbers are
+ * printed with a fixed precision per field; printf's decimal point follows LC_NUMERIC, which main() pins to "C"
+ * for that reason (a decimal comma would break CSV and JSON). CSV columns and JSON keys are what scripts rely
+ * on (README.md); JSON keys of schema 1 are only ever added, never renamed.
+ */
 #include "report.h"
 
 #include <math.h>
@@ -8,7 +15,8 @@
 #include "error.h"
 #include "pciesim-version.h"
 
-/* Word -> format; the order of names matches the PsFormat enum. */
+/* Word -> format; the order of names matches the PsFormat enum. The return value is meaningless when *ok is
+ * FALSE: the caller owns the usage error, since only it knows which formats its command accepts. */
 PsFormat
 ps_format_parse (const char *word, gboolean *ok)
 {
@@ -22,6 +30,8 @@ ps_format_parse (const char *word, gboolean *ok)
   return PS_FORMAT_TABLE;
 }
 
+/* A figure whose mode did not run stays in the array with a NaN simulated value, so a position means the same
+ * figure for every caller (render_json() pairs positions with the published keys). */
 int
 ps_result_figures (const PsRunResult *r, PsFigure out[4])
 {
@@ -38,6 +48,8 @@ ps_result_figures (const PsRunResult *r, PsFigure out[4])
   out[3] = (PsFigure) { .label = "Simultaneous write", .key = "simultaneous_write",
                         .simulated = sim ? m[PS_SIMULTANEOUS].write_mbps : NAN,
                         .published = c->published.simultaneous_write_mbps };
+  /* The error is computed for flagged figures too: JSON and validate print it beside the flag, and only the
+   * statistics leave it out. `published > 0` keeps a published 0 (a legal key value) from dividing by zero. */
   for (int i = 0; i < 4; i++) {
     PsFigure *f = &out[i];
     /* Published figures are DMA benchmark results: a run of another workload (the bare streaming source) is not
@@ -54,7 +66,10 @@ ps_result_figures (const PsRunResult *r, PsFigure out[4])
   return 4;
 }
 
-/* JSON string escaping per RFC 8259: quotes, backslash and control characters; UTF-8 passes through. */
+/* JSON string escaping per RFC 8259: quotes, backslash and control characters; UTF-8 passes through. Bytes
+ * from 0x80 up are copied unchanged rather than \u-escaped, so a non-ASCII name stays readable in the file.
+ * A NULL string is written as "" so that an optional field (published.source may be absent) never breaks the
+ * JSON. */
 void
 ps_json_string (GString *out, const char *s)
 {
@@ -76,6 +91,8 @@ ps_json_string (GString *out, const char *s)
     case '\r':
       g_string_append (out, "\\r");
       break;
+    /* The short escapes keep the common cases readable; \b, \f and the rest of C0 take the \u form, which is
+     * equally valid and needs no table. */
     default:
       if (*p < 0x20)
         g_string_append_printf (out, "\\u%04x", *p);
@@ -86,7 +103,8 @@ ps_json_string (GString *out, const char *s)
   g_string_append_c (out, '"');
 }
 
-/* JSON has no NaN: absent figures are null. */
+/* JSON has no NaN: absent figures are null. Callers pick the decimals per field so that the same value always
+ * prints the same digits; %.*f rather than %g, because %g switches to exponent notation for large values. */
 static void
 json_num (GString *out, double v, int decimals)
 {
@@ -96,6 +114,8 @@ json_num (GString *out, double v, int decimals)
     g_string_append (out, "null");
 }
 
+/* Six decimals: these are fractions of 1, not percentages, and two (as for MB/s) would print a DLLP or SKP share
+ * of a few tenths of a percent as 0.00. */
 static void
 json_usage (GString *out, const PsUsage *u)
 {
@@ -112,7 +132,8 @@ json_usage (GString *out, const PsUsage *u)
   g_string_append (out, "}");
 }
 
-/* The mode whose link usage is shown at top level: the busiest one run. */
+/* The mode whose link usage is shown at top level: the busiest one run. Table and JSON both use this, so the
+ * breakdown a reader sees and the one a script reads are always of the same mode. */
 static const PsModeResult *
 headline_mode (const PsRunResult *r)
 {
@@ -123,6 +144,7 @@ headline_mode (const PsRunResult *r)
   return NULL;
 }
 
+/* The JSON keys under "results": the same words as --mode, so a script can index the results by what it asked. */
 static const char *const mode_keys[PS_N_MODES] = { "read", "write", "simultaneous" };
 
 /* Schema 1 (design.md). Keys are written in a fixed order with fixed precision, so the same result always gives
@@ -131,6 +153,9 @@ static void
 render_json (GString *o, const PsRunResult *r, gboolean with_wall)
 {
   const PsConfig *c = r->config;
+  /* The version lets a script refuse to compare results of different builds. The config path is written as
+   * given, not made absolute, so the bytes do not depend on where the checkout lives. "model" says which
+   * workload produced the figures, which decides whether they are compared with the published ones at all. */
   g_string_append (o, "{\n  \"schema\": 1,\n  \"version\": ");
   ps_json_string (o, PCIESIM_VERSION);
   g_string_append (o, ",\n  \"config\": ");
@@ -139,6 +164,7 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
   ps_json_string (o, c->name);
   g_string_append (o, ",\n  \"model\": ");
   ps_json_string (o, r->model);
+  /* A summary of the link, not the whole config: "config" names the file that holds the rest. */
   g_string_append_printf (o,
                           ",\n  \"link\": {\"gen\": %" G_GINT64_FORMAT ", \"lanes\": %" G_GINT64_FORMAT
                           ", \"max_payload\": %" G_GINT64_FORMAT ", \"max_read_request\": %" G_GINT64_FORMAT
@@ -150,6 +176,8 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
   g_string_append (o, ",\n  \"protocol_limit_mbps\": ");
   json_num (o, r->protocol_limit_mbps, 1);
   g_string_append (o, ",\n  \"results\": {");
+  /* A mode that did not run is left out, not written as null: whether a key exists is how a script tells which
+   * modes ran (README: "A mode that was not run is absent from results"). */
   gboolean first = TRUE;
   for (int i = 0; i < PS_N_MODES; i++) {
     const PsModeResult *m = &r->modes[i];
@@ -157,6 +185,7 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
       continue;
     g_string_append_printf (o, "%s\n    \"%s\": {", first ? "" : ",", mode_keys[i]);
     first = FALSE;
+    /* Simultaneous mode moves data both ways at once, so it has two figures and no single "mbps". */
     if (i == PS_SIMULTANEOUS) {
       g_string_append (o, "\"read_mbps\": ");
       json_num (o, m->read_mbps, 2);
@@ -166,6 +195,7 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
        * published-calibration.md — both directions averaged, and writes without the read-request cycles. */
       g_string_append (o, ", \"both_directions_mean_mbps\": ");
       json_num (o, (m->read_mbps + m->write_mbps) / 2, 2);
+      /* 0 means the model did not produce the figure: the key is then absent rather than a misleading 0. */
       if (m->write_mbps_excluding_read_requests > 0) {
         g_string_append (o, ", \"write_mbps_excluding_read_requests\": ");
         json_num (o, m->write_mbps_excluding_read_requests, 2);
@@ -179,6 +209,7 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
     g_string_append (o, ",\n                     \"downstream\": ");
     json_usage (o, &m->downstream);
     g_string_append_printf (o, "},\n      \"events\": %" G_GUINT64_FORMAT ", \"sim_time_ns\": ", m->events);
+    /* Three decimals of a nanosecond are the engine's whole picosecond resolution: the value prints exactly. */
     json_num (o, m->sim_time_ns, 3);
     g_string_append (o, "}");
   }
@@ -193,6 +224,9 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
     g_string_append (o, "},\n");
   }
 
+  /* The published figures are repeated from the config so the file is self-contained: a script compares without
+   * reading YAML. Only figures the config gives appear (a partial published: block is legal), and none for a
+   * workload that ps_result_figures() does not compare; "comparison" then holds only figures with both values. */
   if (c->published.present) {
     PsFigure f[4];
     ps_result_figures (r, f);
@@ -235,6 +269,8 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
   }
   g_string_append_printf (o, "  \"stats\": {\"events\": %" G_GUINT64_FORMAT ", \"sim_time_ns\": ", events);
   json_num (o, sim_ns, 3);
+  /* wall_s is the one value that differs between two identical runs (README's only exception to byte-identical
+   * output), so it comes last and only when the caller asks for it. */
   if (with_wall) {
     g_string_append (o, ", \"wall_s\": ");
     json_num (o, r->wall_s, 3);
@@ -242,7 +278,8 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
   g_string_append (o, "}\n}\n");
 }
 
-/* A table cell: the number with `decimals` and a suffix, a leading sign when `sign`, or "-" when absent. */
+/* A table cell: the number with one decimal and a suffix, a leading sign when `sign`, or "-" when absent. The
+ * dash keeps the columns aligned where CSV leaves an empty cell and JSON writes null for parsers. */
 static void
 fmt_cell (char *buf, size_t n, double v, gboolean sign, const char *suffix)
 {
@@ -260,6 +297,8 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
   const PsConfig *c = r->config;
   PsFigure f[4];
   ps_result_figures (r, f);
+  /* The two header lines name the parameters that decide the figures, so a table pasted into a bug report or a
+   * mail still says what was simulated. */
   if (!markdown) {
     g_string_append_printf (o, "%s — Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT ", MPS %" G_GINT64_FORMAT
                                ", MRRS %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT " tags, %" G_GINT64_FORMAT
@@ -276,15 +315,20 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
     g_string_append (o, "|---|---:|---:|---:|---:|---:|\n");
   }
   gboolean flagged = FALSE;
+  /* Figures of modes that did not run are left out, not shown as "-": `--mode read` prints one row. */
   for (int i = 0; i < 4; i++) {
     if (!isfinite (f[i].simulated))
       continue;
     char sim[32], pub[32], pct[32], err[40];
     fmt_cell (sim, sizeof sim, f[i].simulated, FALSE, "");
     fmt_cell (pub, sizeof pub, f[i].published, FALSE, "");
+    /* "%theor." is against the vendor's theoretical maximum, the number AN-456 readers already know, not against
+     * the protocol limit (the header line gives both). */
     fmt_cell (pct, sizeof pct, isfinite (f[i].simulated) ? f[i].simulated / r->theoretical_mbps * 100 : NAN,
               FALSE, "%");
     fmt_cell (err, sizeof err, f[i].error_pct, TRUE, "%");
+    /* The flag replaces the error rather than following it, so nobody reads a measurement artifact's error as the
+     * model's; the footnote below says why. */
     if (f[i].above_limit) {
       g_strlcpy (err, "flagged*", sizeof err);
       flagged = TRUE;
@@ -301,10 +345,14 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
     g_string_append_printf (o, "Simultaneous: both directions averaged %.1f MB/s; write excluding read-request "
                                "cycles %.1f MB/s\n",
                             (sm->read_mbps + sm->write_mbps) / 2, sm->write_mbps_excluding_read_requests);
+  /* Once per table, with the limit's value, so the reader can check the claim against the header line. Markdown
+   * needs the blank line or the footnote would be parsed as one more table row. */
   if (flagged)
     g_string_append_printf (o, "%s* published figure is above the protocol limit (%.1f MB/s): a measurement "
                                "artifact no honest model can match; left out of error statistics\n",
                             markdown ? "\n" : "", r->protocol_limit_mbps);
+  /* Markdown output is the figure table alone, as README documents it; the averaged line above and the usage
+   * breakdown below belong to the terminal report. */
   if (markdown)
     return;
 
@@ -314,6 +362,7 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
   g_string_append_printf (o, "\nlink usage (%s mode)  payload  TLP ovh   DLLP  ord.sets   idle\n",
                           h == &r->modes[PS_SIMULTANEOUS] ? "simultaneous" : h == &r->modes[PS_WRITE] ? "write"
                                                                                                        : "read");
+  /* Each direction's five shares sum to 100% (report.h), so idle is what that direction could still carry. */
   const PsUsage *u[2] = { &h->upstream, &h->downstream };
   const char *names[2] = { "upstream", "downstream" };
   for (int i = 0; i < 2; i++)
@@ -322,6 +371,8 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
                             u[i]->ordered_sets * 100, u[i]->idle * 100);
 }
 
+/* Each value writes its own leading comma, so a row is `name,key` and then one call per column. An absent value
+ * is an empty cell, not "nan": spreadsheet and data-frame readers take an empty field as missing. */
 static void
 csv_num (GString *o, double v)
 {
@@ -331,12 +382,15 @@ csv_num (GString *o, double v)
     g_string_append (o, ",");
 }
 
-/* One row per figure that ran, numbers with two decimals, empty cells for absent values. */
+/* One row per figure that ran, numbers with two decimals, empty cells for absent values. The link's theoretical
+ * and protocol limit repeat on every row so that each row stands alone once rows of many runs are concatenated
+ * or filtered. */
 static void
 render_csv (GString *o, const PsRunResult *r)
 {
   PsFigure f[4];
   ps_result_figures (r, f);
+  /* The header is written even when no figure ran, so the output is always a parseable table with its columns. */
   g_string_append (o, "config,figure,simulated_mbps,published_mbps,theoretical_mbps,protocol_limit_mbps,error_pct,"
                       "above_protocol_limit\n");
   for (int i = 0; i < 4; i++) {
@@ -352,7 +406,8 @@ render_csv (GString *o, const PsRunResult *r)
   }
 }
 
-/* Entry point: the one switch on PsFormat in the program. */
+/* Entry point: the one switch on PsFormat in the program. with_wall matters only for JSON: no other format shows
+ * wall time, so they are byte-identical for the same config and seed whatever the caller passes. */
 void
 ps_report_render (GString *out, const PsRunResult *r, PsFormat format, gboolean with_wall)
 {
@@ -372,9 +427,13 @@ ps_report_render (GString *out, const PsRunResult *r, PsFormat format, gboolean 
   }
 }
 
+/* Every failure is PS_ERROR_CANTCREAT, exit 73, the status README gives to an output that cannot be written,
+ * whether the target is a file or standard output. */
 gboolean
 ps_write_output (const char *path, const GString *data, GError **error)
 {
+  /* The flush is checked as well as the write: on a full disk the error may appear only when the buffer goes
+   * out, and a report that lost its tail must exit 73, not 0. */
   if (!path || strcmp (path, "-") == 0) {
     if (fwrite (data->str, 1, data->len, stdout) != data->len || fflush (stdout) != 0) {
       ps_error_plain (error, PS_ERROR_CANTCREAT, "writing standard output failed");

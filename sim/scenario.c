@@ -1,4 +1,11 @@
-/* scenario.c — scenario file -> PsScenario (axes, zip groups, overrides, metrics) and per-point configs. */
+/* scenario.c — scenario file -> PsScenario (axes, zip groups, overrides, metrics) and per-point configs.
+ *
+ * A scenario never fills a PsConfig itself: every override and axis value is written back as a "KEY=YAML" --set
+ * string and handed to ps_config_load(), the path `pciesim CONFIG --set` takes. A point is therefore exactly a
+ * config a user could run by hand, every check config.c makes applies to it, and the errors config.c raises
+ * about a --set are moved afterwards onto the scenario node that wrote the value (relocate()). Ranges become
+ * value nodes while loading, so everything after loading sees only lists of scalars.
+ */
 #include "scenario.h"
 
 #include <math.h>
@@ -6,6 +13,8 @@
 
 #include "sim/error.h"
 
+/* The keys each mapping may have, for check_keys() and its did-you-mean. `description:` is free text for people:
+ * it is checked to be a scalar and otherwise ignored. */
 static const char *const top_keys[] = { "name", "description", "base", "overrides", "modes",
                                         "axes", "zip", "metrics", NULL };
 static const char *const axis_keys[] = { "key", "values", "range", NULL };
@@ -14,7 +23,9 @@ static const char *const range_keys[] = { "from", "to", "step", "scale", NULL };
 /* Located at a scenario node; a macro so that ps_error_located's printf checking sees the caller's format. */
 #define node_error(error, code, n, ...) ps_error_located ((error), (code), (n)->origin, (n)->line, (n)->col, __VA_ARGS__)
 
-/* Closest word of `words` to `word`, or NULL when nothing is close enough to be a plausible typo. */
+/* Closest word of `words` to `word`, or NULL when nothing is close enough to be a plausible typo: two edits for
+ * short words, a third of the length for long ones, beyond which a hint misleads more often than it helps. On a
+ * tie the earlier word wins, so a message depends only on the list's order. */
 static const char *
 closest (const char *const *words, guint n, const char *word)
 {
@@ -39,6 +50,7 @@ config_key_list (void)
   ps_config_print_keys (table, FALSE);
   GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
   g_auto (GStrv) lines = g_strsplit (table->str, "\n", -1);
+  /* The key is the table's first column, ended by the padding: key paths contain no space. */
   for (char **l = lines; *l; l++)
     if (**l)
       g_ptr_array_add (out, g_strndup (*l, strcspn (*l, " ")));
@@ -53,6 +65,7 @@ is_config_section (const char *path)
   g_autoptr (GPtrArray) keys = config_key_list ();
   size_t n = strlen (path);
   for (guint i = 0; i < keys->len; i++)
+    /* The prefix must end at a dot, so `link.lane` is not taken for a section because `link.lanes` exists. */
     if (strncmp (keys->pdata[i], path, n) == 0 && ((char *) keys->pdata[i])[n] == '.')
       return TRUE;
   return FALSE;
@@ -71,7 +84,8 @@ unknown_config_key (GError **error, const YNode *at, const char *what, const cha
     node_error (error, PS_ERROR_DATA, at, "%s '%s' is not a config key (see pciesim keys)", what, path);
 }
 
-/* Every key of `map` must be one of `allowed`. */
+/* Every key of `map` must be one of `allowed`. Stops at the first stranger: a GError carries one message, and
+ * the first in file order is the one to fix first. */
 static gboolean
 check_keys (const YNode *map, const char *const *allowed, const char *where, GError **error)
 {
@@ -125,6 +139,8 @@ emit_yaml (GString *o, const YNode *n)
     }
     g_string_append_c (o, '"');
     break;
+  /* Sequences and mappings in flow style, so a whole value stays on one line as a --set string must, e.g.
+   * benchmark.modes=[read, write]. */
   case YNODE_SEQ:
     g_string_append_c (o, '[');
     for (guint i = 0; i < n->items->len; i++) {
@@ -134,6 +150,8 @@ emit_yaml (GString *o, const YNode *n)
     }
     g_string_append_c (o, ']');
     break;
+  /* A mapping reaches here only inside an override's value, and no config key takes one: writing it out lets
+   * config.c reject it with its usual type error, which relocate() then places on the override. */
   case YNODE_MAP:
     g_string_append_c (o, '{');
     for (guint i = 0; i < n->keys->len; i++) {
@@ -165,10 +183,12 @@ flatten_overrides (PsScenario *s, const YNode *map, const char *prefix, GError *
   for (guint i = 0; i < map->keys->len; i++) {
     const YNode *k = map->keys->pdata[i], *v = map->items->pdata[i];
     g_autofree char *path = *prefix ? g_strconcat (prefix, ".", k->value, NULL) : g_strdup (k->value);
+    /* sets and set_nodes grow together: relocate() takes set_nodes[i] as the node that wrote sets[i]. */
     if (ps_config_key_exists (path)) {
       g_ptr_array_add (s->sets, set_string (path, v));
       g_ptr_array_add (s->set_nodes, (gpointer) v);
     } else if (is_config_section (path)) {
+      /* A section given a scalar (`endpoint: 8`) is an error at that value, not a key to set. */
       if (!want_kind (v, YNODE_MAP, path, error) || !flatten_overrides (s, v, path, error))
         return FALSE;
     } else {
@@ -181,6 +201,12 @@ flatten_overrides (PsScenario *s, const YNode *map, const char *prefix, GError *
 
 /* --- axes ------------------------------------------------------------------------------------------------ */
 
+/* An axis keeps its values as YNode scalars located where they were written (a range's at the range), not as
+ * bare strings: whatever later goes wrong with a value, the error can point into the file. */
+
+/* Only plain scalars: a quoted "8" is a string in a config, so it is not a number in a range either. The whole
+ * text must parse, and isfinite() turns away the inf and nan that strtod accepts; g_ascii_strtod reads the same
+ * in every locale. */
 static gboolean
 number_of (const YNode *n, const char *what, double *out, GError **error)
 {
@@ -194,12 +220,15 @@ number_of (const YNode *n, const char *what, double *out, GError **error)
   return FALSE;
 }
 
-/* Integral values print as integers so that `1024` on an axis and `1024` from a range are the same text. */
+/* Integral values print as integers so that `1024` on an axis and `1024` from a range are the same text. The
+ * text matters beyond the config: it is the axis value every output row and every error message shows. */
 static char *
 number_text (double v)
 {
   if (v == floor (v) && fabs (v) < 9007199254740992.0)
     return g_strdup_printf ("%.0f", v);
+  /* Twelve significant digits: more than any step a person writes, few enough to hide binary noise, so from 0 in
+   * steps of 0.1 prints 0.3 and not 0.30000000000000004. */
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
   return g_strdup (g_ascii_formatd (buf, sizeof buf, "%.12g", v));
 }
@@ -234,6 +263,7 @@ expand_range (PsAxis *a, const YNode *r, GError **error)
   }
   if (step_n && !number_of (step_n, "range step", &step, error))
     return FALSE;
+  /* A pow2 range must start above 0: doubling 0 stays 0 for ever, and a negative start doubles away from `to`. */
   if (to < from || step <= 0 || (pow2 && from <= 0)) {
     node_error (error, PS_ERROR_DATA, r, "%s", to < from ? "range to is below from"
                                               : step <= 0 ? "range step must be positive"
@@ -248,10 +278,12 @@ expand_range (PsAxis *a, const YNode *r, GError **error)
                 PS_SCENARIO_MAX_POINTS);
     return FALSE;
   }
-  /* from + step * i rather than a running sum, so a long range accumulates no rounding drift. */
+  /* from + step * i rather than a running sum, so a long range accumulates no rounding drift. ldexp() only
+   * changes the exponent, so every pow2 value is exact. The cast of count is safe: it was bounded just above. */
   for (guint i = 0; i < (guint) count; i++) {
     double v = pow2 ? from * ldexp (1.0, (int) i) : from + step * i;
     g_autofree char *text = number_text (v);
+    /* ytree_scalar_new() makes plain scalars, so config.c reads a generated value as the number it is. */
     g_ptr_array_add (a->values, ytree_scalar_new (r->origin, r->line, r->col, text));
   }
   return TRUE;
@@ -280,6 +312,8 @@ load_axis (PsScenario *s, const YNode *entry, GError **error)
       node_error (error, PS_ERROR_DATA, entry, "an axis needs key: (a config key such as endpoint.tags)");
     return FALSE;
   }
+  /* Checked here rather than left to the points' config loads, so a misspelt key is an error at the axis key with
+   * a did-you-mean, not a config load failure blamed on one of its values. */
   if (!ps_config_key_exists (key->value)) {
     unknown_config_key (error, key, "axis key", key->value);
     return FALSE;
@@ -291,11 +325,14 @@ load_axis (PsScenario *s, const YNode *entry, GError **error)
                 strcmp (key->value, "benchmark.modes") == 0 ? " (use the scenario's modes: key)" : "");
     return FALSE;
   }
+  /* The same key twice would not be an error to config.c: the later axis's --set would silently win at every
+   * point, and the earlier axis would only multiply identical runs. */
   for (guint i = 0; i < s->axes->len; i++)
     if (strcmp (((PsAxis *) s->axes->pdata[i])->key, key->value) == 0) {
       node_error (error, PS_ERROR_DATA, key, "axis '%s' is given twice", key->value);
       return FALSE;
     }
+  /* Both at once would be ambiguous: refused rather than silently preferring one. */
   if (!values == !range) {
     node_error (error, PS_ERROR_DATA, entry, "axis '%s' needs either values: or range:", key->value);
     return FALSE;
@@ -305,6 +342,7 @@ load_axis (PsScenario *s, const YNode *entry, GError **error)
   a->values = g_ptr_array_new_with_free_func ((GDestroyNotify) ytree_free);
   a->at = entry;
   a->group = -1;
+  /* Owned by the scenario before its values are read, so a failing check below cannot leak it. */
   g_ptr_array_add (s->axes, a);
   if (range)
     return expand_range (a, range, error);
@@ -323,6 +361,7 @@ load_axis (PsScenario *s, const YNode *entry, GError **error)
       node_error (error, PS_ERROR_DATA, v, "an axis value must fit on one line");
       return FALSE;
     }
+    /* Copied so the array owns each of its nodes, like those expand_range() creates, and frees them alike. */
     g_ptr_array_add (a->values, ytree_copy (v));
   }
   return TRUE;
@@ -345,7 +384,8 @@ load_zip (PsScenario *s, const YNode *zip, GError **error)
 {
   if (zip && !want_kind (zip, YNODE_SEQ, "zip", error))
     return FALSE;
-  /* The common case, one pair, reads best without the extra brackets; the first item decides the form. */
+  /* The common case, one pair, reads best without the extra brackets; the first item decides the form. An empty
+   * `zip: []` has no first item and zips nothing. */
   gboolean flat = zip && zip->items->len && ((YNode *) zip->items->pdata[0])->kind == YNODE_SCALAR;
   guint n_lists = !zip ? 0 : flat ? 1 : zip->items->len;
   g_autofree int *tag = g_new0 (int, s->axes->len + 1); /* per axis: 0 alone, else zip list number + 1 */
@@ -367,6 +407,7 @@ load_zip (PsScenario *s, const YNode *zip, GError **error)
         node_error (error, PS_ERROR_DATA, name, "zip names '%s', which is not an axis", name->value);
         return FALSE;
       }
+      /* Terminates: axis_named() found `a` among the axes. */
       guint ai = 0;
       while (s->axes->pdata[ai] != a)
         ai++;
@@ -405,16 +446,24 @@ load_zip (PsScenario *s, const YNode *zip, GError **error)
       return FALSE;
     }
   }
+  /* Fits: points never exceeds PS_SCENARIO_MAX_POINTS, which is far below G_MAXUINT. */
   s->n_points = (guint) points;
   return TRUE;
 }
 
 /* --- metrics --------------------------------------------------------------------------------------------- */
 
+/* Metric names form a closed vocabulary built from the modes and usage categories, so a misspelt metric is an
+ * error with a did-you-mean when the scenario loads, not an empty column discovered after the sweep. */
+
+/* The words of --mode and of the run report's JSON, so a metric's name says which mode it reads. */
 static const char *const mode_words[PS_N_MODES] = { "read", "write", "simultaneous" };
 static const char *const usage_words[5] = { "payload", "tlp_overhead", "dllp", "ordered_sets", "idle" };
 
-/* The vocabulary, built once: per point, then per mode its figures, % of theoretical, usage, events, time. */
+/* The vocabulary, built once: per point, then per mode its figures, % of theoretical, usage, events, time.
+ * This order is also the column order of the default metrics (default_metrics() walks the table), so it is part
+ * of the output format: a name inserted in the middle would move existing columns. g_once makes the lazy build
+ * safe whichever thread asks first; the table lives as long as the process, like a static array. */
 static GArray *
 metric_table (void)
 {
@@ -469,6 +518,7 @@ ps_metric_names (void)
   return names;
 }
 
+/* A linear search: the table has under fifty names and is searched only while a scenario loads. */
 static const PsMetric *
 metric_find (const char *name)
 {
@@ -488,6 +538,7 @@ add_metric (PsScenario *s, const PsMetric *m)
   g_array_append_val (s->metrics, copy);
 }
 
+/* Metrics name a mode by index, scenarios select modes by PsModeMask bit: this maps one to the other. */
 static const unsigned mode_bits[PS_N_MODES] = { PS_MODE_READ, PS_MODE_WRITE, PS_MODE_SIMULTANEOUS };
 
 /* Enough to plot any mode's throughput and see where its link time goes; events and simulated time are left
@@ -510,6 +561,7 @@ load_metrics (PsScenario *s, const YNode *list, GError **error)
 {
   if (!want_kind (list, YNODE_SEQ, "metrics", error))
     return FALSE;
+  /* The list's order is kept: it is the order of the output columns. */
   for (guint i = 0; i < list->items->len; i++) {
     const YNode *n = list->items->pdata[i];
     if (!want_kind (n, YNODE_SCALAR, "a metric", error))
@@ -527,6 +579,8 @@ load_metrics (PsScenario *s, const YNode *list, GError **error)
                   mode_words[m->mode]);
       return FALSE;
     }
+    /* A metric listed twice would give two CSV columns of one name, which readers rename or reject, and a JSON
+     * object with a duplicate key. */
     for (guint j = 0; j < s->metrics->len; j++)
       if (strcmp (g_array_index (s->metrics, PsMetric, j).name, n->value) == 0) {
         node_error (error, PS_ERROR_DATA, n, "metric '%s' is listed twice", n->value);
@@ -534,6 +588,7 @@ load_metrics (PsScenario *s, const YNode *list, GError **error)
       }
     add_metric (s, m);
   }
+  /* `metrics: []` is refused rather than read as "the defaults": a sweep that records nothing is a mistake. */
   if (s->metrics->len == 0) {
     node_error (error, PS_ERROR_DATA, list, "metrics lists nothing to record");
     return FALSE;
@@ -541,6 +596,9 @@ load_metrics (PsScenario *s, const YNode *list, GError **error)
   return TRUE;
 }
 
+/* NaN rather than 0 for a mode that did not run, so the cell is empty (null in JSON) instead of claiming a
+ * throughput of zero. Usage is in percent of the direction's time, as the metric names say (_pct), where the run
+ * report's JSON gives fractions. */
 double
 ps_metric_value (const PsMetric *m, const PsRunResult *r)
 {
@@ -548,6 +606,7 @@ ps_metric_value (const PsMetric *m, const PsRunResult *r)
     return r->theoretical_mbps;
   if (m->kind == PS_METRIC_PROTOCOL_LIMIT)
     return r->protocol_limit_mbps;
+  /* m->mode is -1 only for the two per-point kinds returned above, so the index is valid from here on. */
   const PsModeResult *mr = &r->modes[m->mode];
   if (!mr->ran)
     return NAN;
@@ -557,6 +616,7 @@ ps_metric_value (const PsMetric *m, const PsRunResult *r)
   switch (m->kind) {
   case PS_METRIC_MBPS:
     return mbps;
+  /* Against the vendor formula, like the run report's "%theor." column, so the two can be compared. */
   case PS_METRIC_PCT_THEORETICAL:
     return mbps / r->theoretical_mbps * 100.0;
   case PS_METRIC_USAGE:
@@ -565,17 +625,20 @@ ps_metric_value (const PsMetric *m, const PsRunResult *r)
     return (double) mr->events;
   case PS_METRIC_SIM_TIME:
     return mr->sim_time_ns;
+  /* Only the per-point kinds, already returned above, fall here. */
   default:
     return NAN;
   }
 }
 
-/* Two decimals like the run report's CSV, so a sweep cell and `pciesim CONFIG --format csv` agree. */
+/* Two decimals like the run report's CSV, so a sweep cell and `pciesim CONFIG --format csv` agree. Nothing for
+ * NaN: the CSV cell stays empty, and the JSON writer puts null there itself. */
 void
 ps_metric_format (GString *out, const PsMetric *m, double v)
 {
   if (!isfinite (v))
     return;
+  /* Event counts are whole numbers, and simulated time has three decimals: one picosecond, exact. */
   if (m->kind == PS_METRIC_EVENTS)
     g_string_append_printf (out, "%.0f", v);
   else
@@ -584,7 +647,11 @@ ps_metric_format (GString *out, const PsMetric *m, double v)
 
 /* --- errors of one point --------------------------------------------------------------------------------- */
 
-/* The text after "LOCATION: error: " of a message from error.h, and the location ("pciesim" when unlocated). */
+/* A point's config is loaded from --set strings, so config.c's errors name a "--set KEY=VALUE" origin the user
+ * never typed; the functions below translate such errors back into lines of the scenario file. */
+
+/* The text after "LOCATION: error: " of a message from error.h, and the location ("pciesim" when unlocated). A
+ * message not built by error.h has no such marker and is kept whole, as unlocated. */
 static const char *
 split_message (const char *msg, char **location)
 {
@@ -605,18 +672,23 @@ relocate (const PsScenario *s, guint index, char **sets, const YNode *const *nod
 {
   g_autofree char *loc = NULL;
   const char *text = split_message (e->message, &loc);
+  /* The point's axis values spelled out, so a message names the point without the reader decoding its id.
+   * Messages number points from 1, as the id column of the sweep output does. */
+  /* Axis values are scalars (load_axis() refuses anything else, ranges make scalars), so ->value is their text. */
   g_autoptr (GString) values = g_string_new (NULL);
   for (guint a = 0; index != G_MAXUINT && a < s->axes->len; a++)
     g_string_append_printf (values, "%s%s=%s", a ? ", " : "", ((PsAxis *) s->axes->pdata[a])->key,
                             nodes[s->sets->len + a]->value);
   GError *out = NULL;
   /* Last to first: an axis value overrides an override of the same key, and only the later one can be the
-   * value that failed. */
+   * value that failed. config.c locates a --set error at "--set KEY=VALUE:1:COL"; the whole set text must be
+   * followed by ':', so `x=1` is not taken for the origin of an error in `x=10`. */
   for (int i = (int) g_strv_length (sets) - 1; loc && i >= 0; i--) {
     if (!g_str_has_prefix (loc, "--set ") || !g_str_has_prefix (loc + 6, sets[i]) || loc[6 + strlen (sets[i])] != ':')
       continue;
     const YNode *n = nodes[i];
-    /* An override can be wrong only in combination with a point's values (checked once without them). */
+    /* Positions below s->sets->len are overrides, the rest axis values, in the order point_sets() builds. An
+     * override can be wrong only in combination with a point's values (checked once without them). */
     if ((guint) i < s->sets->len && index != G_MAXUINT)
       ps_error_located (&out, e->code, n->origin, n->line, n->col, "override, at point %u (%s): %s", index + 1,
                         values->str, text);
@@ -633,6 +705,8 @@ relocate (const PsScenario *s, guint index, char **sets, const YNode *const *nod
     return e;
   /* Otherwise no single node is to blame (a combination check, a model rejecting the mix): point at the
    * axes and spell the point out. */
+  /* A location other than ours (the base or an included file) is kept inside the message, so the line it names
+   * can still be found; "pciesim" is error.h's mark of an unlocated message and adds nothing. */
   const YNode *axes = ytree_map_get (s->tree, "axes");
   gboolean elsewhere = loc && strcmp (loc, "pciesim") != 0;
   ps_error_located (&out, e->code, axes->origin, axes->line, axes->col, "point %u (%s): %s%s%s", index + 1,
@@ -644,11 +718,13 @@ relocate (const PsScenario *s, guint index, char **sets, const YNode *const *nod
 void
 ps_scenario_point_coords (const PsScenario *s, guint index, guint *value_index)
 {
-  /* Mixed radix over the groups, last group fastest; every axis of a group shares its digit. */
+  /* Mixed radix over the groups, last group fastest; every axis of a group shares its digit. An index past
+   * n_points would wrap round to a valid but wrong point, so callers keep to 0..n_points-1. */
   g_autofree guint *digit = g_new0 (guint, s->n_groups + 1);
   guint rest = index;
   for (int g = (int) s->n_groups - 1; g >= 0; g--) {
-    /* A group's radix is the length of any of its axes: zip made them equal. */
+    /* A group's radix is the length of any of its axes: zip made them equal. Searching for it per point costs
+     * groups x axes comparisons, nothing beside a simulation, and keeps PsScenario free of derived tables. */
     guint radix = 1;
     for (guint a = 0; a < s->axes->len; a++)
       if (((PsAxis *) s->axes->pdata[a])->group == g) {
@@ -662,10 +738,12 @@ ps_scenario_point_coords (const PsScenario *s, guint index, guint *value_index)
     value_index[a] = digit[((PsAxis *) s->axes->pdata[a])->group];
 }
 
-/* The sets of a point and, parallel to them, the nodes that wrote each. */
+/* The sets of a point and, parallel to them, the nodes that wrote each. Overrides first, then axis values:
+ * config.c applies --set in order, so a point's own value wins over an override of the same key. */
 static char **
 point_sets (const PsScenario *s, guint index, const YNode ***nodes)
 {
+  /* The overrides are copied too, so the whole list is one GStrv the caller frees at once. */
   guint n = s->sets->len + s->axes->len;
   char **sets = g_new0 (char *, n + 1);
   *nodes = g_new0 (const YNode *, n + 1);
@@ -691,6 +769,7 @@ ps_scenario_point_sets (const PsScenario *s, guint index)
   return point_sets (s, index, &nodes);
 }
 
+/* The point's sets are rebuilt to recognise which one an error names; errors are rare, so nothing is cached. */
 void
 ps_scenario_locate_error (const PsScenario *s, guint index, GError **error)
 {
@@ -710,6 +789,7 @@ ps_scenario_point_config (const PsScenario *s, guint index, GError **error)
   g_auto (GStrv) sets = point_sets (s, index, &nodes);
   GError *e = NULL;
   PsConfig *cfg = ps_config_load (s->base, (const char *const *) sets, &e);
+  /* relocate() consumes `e`: it returns either `e` itself or the relocated error that replaces it. */
   if (!cfg)
     g_propagate_error (error, relocate (s, index, sets, nodes, e));
   return cfg;
@@ -717,9 +797,14 @@ ps_scenario_point_config (const PsScenario *s, guint index, GError **error)
 
 /* --- loading --------------------------------------------------------------------------------------------- */
 
+/* Loading checks everything that needs no point's config. What is left are errors of particular values and
+ * combinations, which a sweep finds by loading every point's config before it runs any. */
+
 static gboolean
 load_modes (PsScenario *s, const YNode *n, GError **error)
 {
+  /* One word or a list, as benchmark.modes accepts; the words' bits are OR-ed, so [read, all] simply means all.
+   * An empty list is refused: it would run nothing at every point. */
   guint count = n->kind == YNODE_SEQ ? n->items->len : 1;
   if (n->kind == YNODE_MAP || count == 0) {
     node_error (error, PS_ERROR_DATA, n, "modes must be a mode or a list of modes (read, write, simultaneous, all)");
@@ -737,7 +822,9 @@ load_modes (PsScenario *s, const YNode *n, GError **error)
   return TRUE;
 }
 
-/* Relative to the scenario, like a config's include:, so scenarios run from any working directory. */
+/* Relative to the scenario, like a config's include:, so scenarios run from any working directory. Tested here
+ * so a missing base is reported at the base: line where the wrong path was written (exit 66), not by the
+ * config loader, which knows only the path. */
 static gboolean
 load_base (PsScenario *s, const YNode *base, GError **error)
 {
@@ -745,6 +832,7 @@ load_base (PsScenario *s, const YNode *base, GError **error)
     return FALSE;
   g_autofree char *dir = g_path_get_dirname (s->path);
   s->base = g_path_is_absolute (base->value) ? g_strdup (base->value) : g_build_filename (dir, base->value, NULL);
+  /* A directory named as base gets a message that says so, not a read error from the loader. */
   if (!g_file_test (s->base, G_FILE_TEST_IS_REGULAR)) {
     node_error (error, PS_ERROR_NOINPUT, base, "base config '%s' %s", s->base,
                 g_file_test (s->base, G_FILE_TEST_EXISTS) ? "is not a regular file" : "does not exist");
@@ -759,6 +847,7 @@ static gboolean
 load_tree (PsScenario *s, GError **error)
 {
   const YNode *t = s->tree;
+  /* Unknown keys first: a misspelt `axis:` should be reported as a typo, not as a missing axes:. */
   if (!check_keys (t, top_keys, "a scenario", error))
     return FALSE;
   const YNode *n;
@@ -768,6 +857,7 @@ load_tree (PsScenario *s, GError **error)
     s->name = g_strdup (n->value);
   if ((n = ytree_map_get (t, "description")) && !want_kind (n, YNODE_SCALAR, "description", error))
     return FALSE;
+  /* A missing key has no node of its own, so its error points at the mapping that lacks it. */
   if (!(n = ytree_map_get (t, "base"))) {
     node_error (error, PS_ERROR_DATA, t, "a scenario needs base: (the config every point starts from)");
     return FALSE;
@@ -783,6 +873,7 @@ load_tree (PsScenario *s, GError **error)
   }
   if (!want_kind (n, YNODE_SEQ, "axes", error))
     return FALSE;
+  /* No axes would be a sweep of one point, the base itself, which `pciesim CONFIG` already runs. */
   if (n->items->len == 0) {
     node_error (error, PS_ERROR_DATA, n, "axes lists no axis");
     return FALSE;
@@ -790,10 +881,13 @@ load_tree (PsScenario *s, GError **error)
   for (guint i = 0; i < n->items->len; i++)
     if (!load_axis (s, n->items->pdata[i], error))
       return FALSE;
+  /* zip: comes after every axis, since it names axes by key and may name any of them. Without zip: each axis
+   * is its own group, and load_zip() still numbers the groups and counts the points. */
   if (!load_zip (s, ytree_map_get (t, "zip"), error))
     return FALSE;
 
-  /* The base with overrides but no axis value: its mistakes are every point's, so report them once here. */
+  /* The base with overrides but no axis value: its mistakes are every point's, so report them once here. The
+   * arrays mirror point_sets() without the axes, and G_MAXUINT tells relocate() that there is no point. */
   g_autofree const YNode **nodes = g_new0 (const YNode *, s->sets->len + 1);
   g_auto (GStrv) sets = g_new0 (char *, s->sets->len + 1);
   for (guint i = 0; i < s->sets->len; i++) {
@@ -801,6 +895,7 @@ load_tree (PsScenario *s, GError **error)
     nodes[i] = s->set_nodes->pdata[i];
   }
   GError *e = NULL;
+  /* This config is a check and the source of the default modes; PsScenario keeps none, each point loads its own. */
   g_autoptr (PsConfig) base = ps_config_load (s->base, (const char *const *) sets, &e);
   if (!base) {
     g_propagate_error (error, relocate (s, G_MAXUINT, sets, nodes, e));
@@ -826,6 +921,8 @@ ps_scenario_load (const char *path, GError **error)
   s->set_nodes = g_ptr_array_new ();
   s->axes = g_ptr_array_new_with_free_func (axis_free);
   s->metrics = g_array_new (FALSE, TRUE, sizeof (PsMetric));
+  /* Every array exists before the first check, so the g_autoptr cleanup can free a half-loaded scenario on any
+   * error path. ytree returns NULL without an error for an empty document: reported here, at 1:1. */
   s->tree = ytree_load_file (path, error);
   if (!s->tree) {
     if (error && !*error)
@@ -834,6 +931,7 @@ ps_scenario_load (const char *path, GError **error)
   }
   if (!want_kind (s->tree, YNODE_MAP, "a scenario", error) || !load_tree (s, error))
     return NULL;
+  /* Without name:, the file name less its extension: scenarios/x.yaml is "x" in the progress line and in JSON. */
   if (!s->name) {
     g_autofree char *base = g_path_get_basename (path);
     char *dot = strrchr (base, '.');
@@ -851,6 +949,7 @@ ps_scenario_free (PsScenario *s)
   g_free (s->name);
   g_free (s->base);
   g_ptr_array_unref (s->sets);
+  /* set_nodes only borrows nodes of the tree (no free function); the axes own copies of their values. */
   g_ptr_array_unref (s->set_nodes);
   g_ptr_array_unref (s->axes);
   for (guint i = 0; i < s->metrics->len; i++)

@@ -2,7 +2,12 @@
  *
  * A sweep file is a prologue (CSV header, or the JSON object up to "points": [), one line per point, and an
  * epilogue that depends on nothing but the format. Writing, resuming and merging all go through
- * render_file() and parse_file() below, which is what makes their outputs agree byte for byte. */
+ * render_file() and parse_file() below, which is what makes their outputs agree byte for byte.
+ *
+ * The main thread queues the positions of the points to run on a GThreadPool and waits; a worker loads (and in
+ * phase 2 runs) one point, renders its row and stores it in the point's own slot. Rows live by position and are
+ * never appended, so the file lists points in point order whatever finished first, and the main thread handles
+ * only finished row strings, in checkpoints and in the final write. */
 #include "sweep.h"
 
 #include <errno.h>
@@ -20,8 +25,9 @@
 
 /* Rewrite a partial output at most this often, and never spend more than ~5% of the time doing it. */
 #define CHECKPOINT_MIN_US (5 * G_USEC_PER_SEC)
-#define PROGRESS_PERIOD_US (G_USEC_PER_SEC / 4)
+#define PROGRESS_PERIOD_US (G_USEC_PER_SEC / 4) /* live enough to watch, rare enough to cost nothing */
 
+/* 1-based like the point ids, so `--shard 1/1` is the whole sweep and I = N is the last shard. */
 gboolean
 ps_sweep_parse_shard (const char *spec, guint *index, guint *count, GError **error)
 {
@@ -41,7 +47,9 @@ ps_sweep_parse_shard (const char *spec, guint *index, guint *count, GError **err
 
 /* --- cells and lines ------------------------------------------------------------------------------------- */
 
-/* RFC 4180: quote a cell only when it holds a separator, a quote or edge spaces that readers would trim. */
+/* RFC 4180: quote a cell only when it holds a separator, a quote or edge spaces that readers would trim. Only
+ * user text (axis keys and values) goes through here; metric names are a fixed vocabulary that needs no quoting.
+ * Line breaks need no case: an axis value must fit on one line (scenario.c). */
 static void
 csv_cell (GString *o, const char *v)
 {
@@ -59,7 +67,8 @@ csv_cell (GString *o, const char *v)
   g_string_append_c (o, '"');
 }
 
-/* JSON's number grammar, stricter than strtod (no hex, no inf, no leading '+' or zeros). */
+/* JSON's number grammar, stricter than strtod (no hex, no inf, no leading '+' or zeros). A plain YAML value such
+ * as 0x10, .5 or +1 is not a JSON number and is written as a string instead, so the file always parses. */
 static gboolean
 json_number_like (const char *s)
 {
@@ -91,7 +100,8 @@ json_number_like (const char *s)
   return *p == '\0';
 }
 
-/* An axis value as written: plain numbers and booleans stay JSON numbers and booleans, the rest are strings. */
+/* An axis value as written: plain numbers and booleans stay JSON numbers and booleans, the rest are strings. A
+ * quoted "8" stays a string, as it is to the config loader. */
 static void
 json_value (GString *o, const YNode *v)
 {
@@ -103,6 +113,8 @@ json_value (GString *o, const YNode *v)
 
 /* Everything before the first point. It must be identical in every shard and every resumed run of one sweep,
  * since merge and resume compare it to decide whether files belong together: so no shard, time or host. */
+/* JSON's header carries the seed, so resume and merge refuse rows of another seed, and points_total, so merge
+ * notices a missing last shard. The CSV header is the column names alone: another --seed goes unnoticed there. */
 static void
 render_prologue (GString *o, const PsScenario *s, PsFormat format, uint64_t seed)
 {
@@ -128,12 +140,14 @@ render_prologue (GString *o, const PsScenario *s, PsFormat format, uint64_t seed
     ps_json_string (o, ((PsAxis *) s->axes->pdata[a])->key);
   }
   g_string_append (o, "],\n  \"metrics\": [");
+  /* Metric names need no escaping: they come from the fixed vocabulary. */
   for (guint m = 0; m < s->metrics->len; m++)
     g_string_append_printf (o, "%s\"%s\"", m ? ", " : "", g_array_index (s->metrics, PsMetric, m).name);
   g_string_append (o, "],\n  \"points\": [\n");
 }
 
-/* The part of a point's line fixed by the scenario alone (id and axis values): resume checks rows against it. */
+/* The part of a point's line fixed by the scenario alone (id and axis values): resume checks rows against it.
+ * The id is index + 1 in every shard, so rows of different shards never collide and merge can sort on it. */
 static void
 render_row_prefix (GString *o, const PsScenario *s, guint index, PsFormat format)
 {
@@ -160,7 +174,8 @@ render_row_prefix (GString *o, const PsScenario *s, guint index, PsFormat format
     g_string_append (o, "}, \"metrics\": {");
 }
 
-/* One point's line. Rendered in the worker so that the main thread only ever handles finished strings. */
+/* One point's line. Rendered in the worker so that the main thread only ever handles finished strings. The
+ * JSON null for a missing value is written here: ps_metric_format() writes nothing for NaN, which suits CSV. */
 static char *
 render_row (const PsScenario *s, guint index, PsFormat format, const PsRunResult *r)
 {
@@ -185,7 +200,9 @@ render_row (const PsScenario *s, guint index, PsFormat format, const PsRunResult
   return g_string_free (o, FALSE);
 }
 
-/* rows: n lines without terminator; NULL entries (points not finished yet) are left out. */
+/* rows: n lines without terminator; NULL entries (points not finished yet) are left out. JSON rows are joined by
+ * ",\n" so that every point keeps a line of its own and the last has no trailing comma: parse_file() relies on
+ * that line structure, and a checkpoint with gaps is still valid JSON. */
 static void
 render_file (GString *o, PsFormat format, const char *prologue, char *const *rows, guint n)
 {
@@ -205,7 +222,8 @@ render_file (GString *o, PsFormat format, const char *prologue, char *const *row
     g_string_append (o, first ? "  ]\n}\n" : "\n  ]\n}\n");
 }
 
-/* --list: the points' ids and axis values as CSV, without metrics. */
+/* --list: the points' ids and axis values as CSV, without metrics. The same row prefix as a real run, so a
+ * listed point and the start of its row in the output are the same text. */
 static void
 render_list (GString *o, const PsScenario *s, guint first, guint step, guint n_sel)
 {
@@ -239,6 +257,8 @@ sweep_file_clear (SweepFile *f)
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SweepFile, sweep_file_clear)
 
+/* The exact lines render_prologue() and render_file() write around the points; parse_file() finds the points
+ * by these bytes, so the writers and these strings change together. */
 static const char json_rows_start[] = "  \"points\": [\n";
 static const char json_rows_end[] = "  ]\n}\n";
 
@@ -247,15 +267,18 @@ static const char json_rows_end[] = "  ]\n}\n";
 static void
 parse_file (const char *text, gsize len, SweepFile *f)
 {
+  /* A CSV header starts with "id", a JSON file with '{': the first byte tells the formats apart. */
   f->format = len && text[0] == '{' ? PS_FORMAT_JSON : PS_FORMAT_CSV;
   f->rows = g_ptr_array_new_with_free_func (g_free);
   const char *end = text + len, *p;
   if (f->format == PS_FORMAT_CSV) {
+    /* A CSV cut inside its header line has no prologue: resume treats it as a file that had only begun. */
     p = memchr (text, '\n', len);
     if (!p)
       return;
     p++;
   } else {
+    /* Strings in the prologue are JSON-escaped (no raw quote or line break), so the first match is the real one. */
     const char *start = g_strstr_len (text, (gssize) len, json_rows_start);
     if (!start)
       return;
@@ -268,10 +291,12 @@ parse_file (const char *text, gsize len, SweepFile *f)
       return; /* a cut last line is no row */
     gsize n = (gsize) (nl - p);
     /* "  ]" ends the points; a finished file then has exactly the epilogue render_file() writes. */
+    /* Anything after the epilogue (two files concatenated, say) leaves the file not closed. */
     if (f->format == PS_FORMAT_JSON && n == 3 && memcmp (p, json_rows_end, 3) == 0) {
       f->closed = (size_t) (end - p) == strlen (json_rows_end) && memcmp (p, json_rows_end, strlen (json_rows_end)) == 0;
       return;
     }
+    /* The separating comma belongs to the file, not the row: rows are compared and re-joined without it. */
     if (f->format == PS_FORMAT_JSON && n && p[n - 1] == ',')
       n--;
     g_ptr_array_add (f->rows, g_strndup (p, n));
@@ -281,7 +306,8 @@ parse_file (const char *text, gsize len, SweepFile *f)
   f->closed = f->format == PS_FORMAT_CSV;
 }
 
-/* Fields of a CSV line, counting quoted separators as text. */
+/* Fields of a CSV line, counting quoted separators as text. A doubled quote ("") toggles twice, so the escape
+ * of RFC 4180 needs no case of its own. */
 static guint
 csv_fields (const char *line)
 {
@@ -296,7 +322,9 @@ csv_fields (const char *line)
   return n;
 }
 
-/* The id a line starts with (1-based), or 0 when it is not a point line. */
+/* The id a line starts with (1-based), or 0 when it is not a point line. A JSON row must also end in "}}", so a
+ * row cut in the middle is refused even when its id parses; in both formats a comma follows the id, so "12x" is
+ * no id. 0 is free to mean "none" because ids start at 1. */
 static guint
 row_id (const char *row, PsFormat format)
 {
@@ -327,6 +355,9 @@ read_text (const char *path, char **text, gsize *len, GError **error)
 
 /* --- running --------------------------------------------------------------------------------------------- */
 
+/* Shared by the main thread and the workers. sc, format, seed, first, step and the configs pointer are fixed
+ * before the pool starts (each configs slot belongs to one job per phase); done, fail_index, fail and rows change
+ * under the lock; validating changes only between phases, once every job of the last one has counted itself. */
 typedef struct {
   const PsScenario *sc;
   PsFormat format;
@@ -353,6 +384,7 @@ static void
 run_point (gpointer data, gpointer user)
 {
   Runner *r = user;
+  /* Queued as position + 1: a GThreadPool cannot queue NULL, which position 0 would be. */
   guint pos = GPOINTER_TO_UINT (data) - 1, index = r->first + pos * r->step;
   g_mutex_lock (&r->lock);
   /* Points after a failure need not run: the error reported is the lowest failing point's either way. */
@@ -368,12 +400,15 @@ run_point (gpointer data, gpointer user)
     r->configs[pos] = g_steal_pointer (&cfg);
   PsRunResult result = { 0 };
   if (!skip && cfg && !r->validating) {
+    /* A load error comes back located from ps_scenario_point_config(); a run error (a model's) is located here. */
     if (topology_run (cfg, r->sc->modes, r->seed, &result, &e))
       row = render_row (r->sc, index, r->format, &result);
     else
       ps_scenario_locate_error (r->sc, index, &e);
   }
   g_mutex_lock (&r->lock);
+  /* The lowest failing index is kept, not the first failure to arrive, so the error reported does not depend on
+   * --jobs or timing. */
   if (e && index < r->fail_index) {
     r->fail_index = index;
     g_clear_error (&r->fail);
@@ -381,6 +416,7 @@ run_point (gpointer data, gpointer user)
   }
   r->rows[pos] = row ? row : r->rows[pos];
   r->done++;
+  /* Wakes the main thread at once, so a failure or the last point is seen without waiting out its timeout. */
   g_cond_signal (&r->cond);
   g_mutex_unlock (&r->lock);
   g_clear_error (&e);
@@ -406,6 +442,7 @@ progress_line (const PsScenario *s, guint done, guint total, gint64 t0, gboolean
     fprintf (stderr, "\r%s: %u points in %.2f s (%.1f points/s)\033[K\n", s->name, done, el, rate);
     return;
   }
+  /* The time left assumes the rate so far holds; "?" until a point has finished gives a rate. */
   char left[32] = "?";
   if (done > 0)
     format_duration (left, sizeof left, (total - done) / rate);
@@ -413,6 +450,9 @@ progress_line (const PsScenario *s, guint done, guint total, gint64 t0, gboolean
   fflush (stderr);
 }
 
+/* A checkpoint waits at least CHECKPOINT_MIN_US and 20 times what the last one cost, so rewriting stays under
+ * ~5% of the run however large the file grows. `written` records whether any checkpoint reached the file: the
+ * interrupt message and the clean-up of a failed run depend on it. */
 typedef struct {
   const PsSweep *opt;
   const char *prologue;
@@ -425,6 +465,7 @@ static void
 checkpoint (Checkpoint *c, Runner *r, guint n_sel, gboolean force)
 {
   gint64 now = g_get_monotonic_time ();
+  /* Standard output gets no checkpoints: a stream cannot be rewritten in place. */
   if (!c->opt->output || !strcmp (c->opt->output, "-") ||
       (!force && now - c->last_write < MAX (CHECKPOINT_MIN_US, 20 * c->write_cost)))
     return;
@@ -432,6 +473,7 @@ checkpoint (Checkpoint *c, Runner *r, guint n_sel, gboolean force)
   g_mutex_lock (&r->lock);
   memcpy (snap, r->rows, n_sel * sizeof *snap);
   g_mutex_unlock (&r->lock);
+  /* Rendered and written outside the lock, so workers finishing points are not held up by a large file. */
   g_autoptr (GString) out = g_string_new (NULL);
   render_file (out, r->format, c->prologue, snap, n_sel);
   g_autoptr (GError) ignored = NULL;
@@ -451,8 +493,12 @@ run_phase (Runner *r, GThreadPool *pool, GArray *todo, gboolean validating, Chec
   for (guint i = 0; i < todo->len; i++)
     g_thread_pool_push (pool, GUINT_TO_POINTER (g_array_index (todo, guint, i) + 1), NULL);
   gint64 t0 = g_get_monotonic_time (), shown = t0;
+  /* Phase 1 produces no rows, so it writes no checkpoint, and at under a millisecond a point it needs no
+   * progress line. */
   gboolean progress = cp->opt->progress && !validating;
   g_mutex_lock (&r->lock);
+  /* A timed wait, not a plain one: an interrupt or a due checkpoint must be noticed even while no point finishes
+   * for minutes. It also absorbs spurious wake-ups, since the loop tests `done` again. */
   while (r->done < todo->len) {
     g_cond_wait_until (&r->cond, &r->lock, g_get_monotonic_time () + PROGRESS_PERIOD_US);
     guint done = r->done;
@@ -486,6 +532,7 @@ resume_rows (Runner *r, const char *path, const char *prologue, guint *kept, GEr
   *kept = 0;
   g_autofree char *text = NULL;
   gsize len = 0;
+  /* No file yet is not an error: --resume on a first run runs everything, so a batch script can always pass it. */
   if (!g_file_test (path, G_FILE_TEST_EXISTS))
     return TRUE;
   if (!read_text (path, &text, &len, error))
@@ -507,6 +554,9 @@ resume_rows (Runner *r, const char *path, const char *prologue, guint *kept, GEr
   guint first_line = 1, header_fields = csv_fields (prologue);
   for (const char *c = prologue; *c; c++)
     first_line += *c == '\n';
+  /* A row is kept only if its id belongs to this shard, it starts with exactly what this scenario renders for
+   * that point, and (CSV) it has as many fields as the header: rows of an edited scenario, another shard or a
+   * damaged line are refused and the file is left alone. */
   for (guint i = 0; i < f.rows->len; i++) {
     const char *row = f.rows->pdata[i];
     guint id = row_id (row, f.format);
@@ -522,6 +572,7 @@ resume_rows (Runner *r, const char *path, const char *prologue, guint *kept, GEr
       return FALSE;
     }
     guint pos = (index - r->first) / r->step;
+    /* A point that appears twice keeps its later line and counts once. */
     if (!r->rows[pos])
       (*kept)++;
     g_free (r->rows[pos]);
@@ -539,6 +590,7 @@ check_writable (const char *output, GError **error)
     return TRUE;
   g_autofree char *dir = g_path_get_dirname (output);
   g_autofree char *probe = g_build_filename (dir, ".pciesim-probe-XXXXXX", NULL);
+  /* A hidden name with a random suffix cannot clash with the output or with another run's probe. */
   int fd = g_mkstemp (probe);
   if (fd < 0) {
     ps_error_plain (error, PS_ERROR_CANTCREAT, "cannot write '%s': %s", output, g_strerror (errno));
@@ -564,6 +616,8 @@ ps_sweep_run (const PsSweep *opt, GError **error)
   /* A shard is an arithmetic progression of point indices, so a position maps to its point without a table. */
   r.first = opt->shard_count ? opt->shard_index - 1 : 0;
   r.step = opt->shard_count ? opt->shard_count : 1;
+  /* A shard that starts beyond the last point (more shards than points) has nothing to run and writes an output
+   * with no rows, which merge accepts. */
   guint n_sel = r.first < sc->n_points ? (sc->n_points - r.first + r.step - 1) / r.step : 0;
   r.rows = g_new0 (char *, n_sel + 1);
   g_mutex_init (&r.lock);
@@ -581,7 +635,9 @@ ps_sweep_run (const PsSweep *opt, GError **error)
       g_array_append_val (todo, pos);
 
   Checkpoint cp = { .opt = opt, .prologue = prologue->str, .last_write = g_get_monotonic_time () };
+  /* Noted before anything is written, so a failed run removes only a file it created, never one already there. */
   gboolean existed = opt->output && g_file_test (opt->output, G_FILE_TEST_EXISTS);
+  /* Only with progress on (stderr a terminal), so a script's stderr stays empty when all goes well. */
   if (ok && kept && opt->progress)
     fprintf (stderr, "%s: %u of %u points already in %s\n", sc->name, kept, n_sel, opt->output);
   if (ok && todo->len) {
@@ -590,6 +646,7 @@ ps_sweep_run (const PsSweep *opt, GError **error)
     workers = (int) MIN ((guint) MAX (workers, 1), todo->len);
     if (n_sel <= KEEP_CONFIGS_MAX)
       r.configs = g_new0 (PsConfig *, n_sel + 1);
+    /* Exclusive threads: the pool is this run's alone, and freeing it below joins them before Runner goes. */
     GThreadPool *pool = g_thread_pool_new (run_point, &r, workers, TRUE, NULL);
     /* Phase 1 loads every config so that a bad value fails before hours of good points have run. */
     ok = run_phase (&r, pool, todo, TRUE, &cp, n_sel) && (opt->list || run_phase (&r, pool, todo, FALSE, &cp, n_sel));
@@ -600,6 +657,7 @@ ps_sweep_run (const PsSweep *opt, GError **error)
       guint saved = 0;
       for (guint i = 0; i < n_sel; i++)
         saved += r.rows[i] != NULL;
+      /* Without a checkpoint on disk nothing was saved, and the message must not claim the finished points. */
       ps_error_plain (error, PS_ERROR_FAILED, "interrupted: %u of %u points saved in %s; --resume finishes them",
                       cp.written ? saved : 0, n_sel, opt->output);
     } else if (!ok) {
@@ -609,6 +667,8 @@ ps_sweep_run (const PsSweep *opt, GError **error)
     if (!ok && !r.interrupted && cp.written && !existed)
       g_unlink (opt->output);
   }
+  /* One atomic write of the whole file, even when every point was resumed: a cut tail or a missing JSON epilogue
+   * is completed, and the result is the same bytes an uninterrupted run writes. */
   if (ok) {
     g_autoptr (GString) out = g_string_new (NULL);
     if (opt->list)
@@ -632,6 +692,7 @@ ps_sweep_run (const PsSweep *opt, GError **error)
 
 /* --- merge ----------------------------------------------------------------------------------------------- */
 
+/* Rows of one id compare equal and may end up in either order: duplicates must be byte-identical to pass. */
 static gint
 cmp_row_id (gconstpointer a, gconstpointer b, gpointer format)
 {
@@ -658,6 +719,8 @@ ps_sweep_merge (const char *const *inputs, const char *output, GError **error)
       return FALSE;
     g_auto (SweepFile) f = { 0 };
     parse_file (text, len, &f);
+    /* A cut shard is refused rather than merged: its lost points would show only as a gap below, or not at all
+     * when they held the highest ids. */
     if (!f.prologue || !f.closed) {
       ps_error_plain (error, PS_ERROR_DATA, "%s: not a complete sweep output (cut short? finish it with "
                                             "pciesim sweep --resume)", *in);
@@ -676,6 +739,7 @@ ps_sweep_merge (const char *const *inputs, const char *output, GError **error)
         ps_error_plain (error, PS_ERROR_DATA, "%s: point line %u is malformed", *in, i + 1);
         return FALSE;
       }
+      /* Stolen, leaving NULL behind, so clearing `f` at the end of the iteration does not free the moved row. */
       g_ptr_array_add (rows, g_steal_pointer (&f.rows->pdata[i]));
     }
   }
@@ -707,6 +771,7 @@ ps_sweep_merge (const char *const *inputs, const char *output, GError **error)
     ps_error_plain (error, PS_ERROR_DATA, "point %u is missing (a shard not given, or not finished?)", n + 1);
     return FALSE;
   }
+  /* The same renderer as a run's final write: this is what makes the merge the bytes of an unsharded run. */
   g_autoptr (GString) out = g_string_new (NULL);
   render_file (out, format, prologue, (char *const *) rows->pdata, n);
   return ps_write_output (output, out, error);

@@ -1,4 +1,10 @@
-/* validate.c — parallel runs of the published configs and one comparison table. */
+/* validate.c — parallel runs of the published configs and one comparison table.
+ *
+ * The calibration test (run by CI) parses its JSON and the README's accuracy table is its Markdown output, so
+ * the output must not vary between runs: rows follow the input order (sorted when discovered), numbers have a
+ * fixed precision, and nothing depends on which worker finished first. The statistics score the model, not the
+ * data: a published figure above the protocol limit is shown but never counted (report.h).
+ */
 #include "validate.h"
 
 #include <math.h>
@@ -13,7 +19,7 @@
  * so no locking is needed and the report order is the input order whatever finished first. */
 typedef struct {
   char *path;
-  const char *const *sets;
+  const char *const *sets; /* shared by every job and only read, so no copy per job */
   uint64_t seed;
   PsConfig *cfg;
   PsRunResult result;
@@ -46,6 +52,8 @@ ps_find_published_configs (const char *dir, GError **error)
     return NULL;
   }
   g_autoptr (GPtrArray) all = g_ptr_array_new_with_free_func (g_free);
+  /* Only files directly in dir: the subdirectories of configs/ (hosts/, families/, benchmarks/) hold fragments
+   * that rows include, which are not runnable configs on their own. */
   for (const char *n; (n = g_dir_read_name (d));)
     if (g_str_has_suffix (n, ".yaml"))
       g_ptr_array_add (all, g_build_filename (dir, n, NULL));
@@ -65,7 +73,8 @@ ps_find_published_configs (const char *dir, GError **error)
   return out;
 }
 
-/* Every published row runs all three modes, whatever its benchmark.modes says: the comparison needs them. */
+/* Every published row runs all three modes, whatever its benchmark.modes says: the comparison needs them. An
+ * error stays in the job instead of stopping the pool, so one broken config does not cancel the others' runs. */
 static void
 run_job (gpointer data, gpointer user)
 {
@@ -81,7 +90,7 @@ run_job (gpointer data, gpointer user)
 typedef struct {
   int counted, flagged, beyond;
   double sum_abs, max_abs, theo_sum_abs;
-  const char *max_config, *max_figure;
+  const char *max_config, *max_figure; /* borrowed from the jobs, which outlive the rendering */
 } Summary;
 
 static void
@@ -100,10 +109,14 @@ render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
   gboolean first = TRUE;
   for (guint i = 0; i < n; i++) {
     Job *j = &jobs[i];
+    /* A config can load and still fail to run (a stalled run, a figure above the protocol limit): either way
+     * there are no figures to show, and ps_validate() turns the error into the command's. */
     if (!j->cfg || j->error)
       continue;
     PsFigure f[4];
     ps_result_figures (&j->result, f);
+    /* Only figures with both values are rows: a config named on the command line without a published: block
+     * runs but contributes nothing. */
     for (int k = 0; k < 4; k++) {
       if (!isfinite (f[k].published) || !isfinite (f[k].simulated))
         continue;
@@ -117,16 +130,20 @@ render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
         s->counted++;
         s->sum_abs += abs_err;
         s->theo_sum_abs += fabs (j->result.theoretical_mbps - f[k].published) / f[k].published * 100;
+        /* Strictly greater: on a tie the first row in report order is the one named. */
         if (abs_err > s->max_abs) {
           s->max_abs = abs_err;
           s->max_config = j->cfg->name;
           s->max_figure = f[k].key;
         }
+        /* An error exactly at the tolerance passes: "within 5%" includes 5.00%. */
         if (abs_err > v->tolerance_pct) {
           s->beyond++;
           flag = "beyond-tolerance";
         }
       }
+      /* The flag rides in the error cell in Markdown, where a column that is almost always empty would only widen
+       * the README table; CSV and JSON give it a field of its own, which scripts can filter on. */
       if (md)
         g_string_append_printf (o, "| %s | %s | %.1f | %.1f | %+.1f%%%s | %.1f |\n", j->cfg->name, f[k].label,
                                 f[k].simulated, f[k].published, f[k].error_pct,
@@ -148,7 +165,9 @@ render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
       first = FALSE;
     }
   }
-  /* CSV stays a pure table (one row per figure) so it can be loaded as is; the other formats end with the summary. */
+  /* CSV stays a pure table (one row per figure) so it can be loaded as is; the other formats end with the summary.
+   * With nothing counted the means are 0 rather than NaN, which JSON could not carry and a reader would not
+   * expect; the figure count of 0 beside them says why. */
   double mean = s->counted ? s->sum_abs / s->counted : 0, theo = s->counted ? s->theo_sum_abs / s->counted : 0;
   if (js) {
     g_string_append_printf (o, "\n  ],\n  \"summary\": {\"figures\": %d, \"flagged\": %d, \"mean_abs_error_pct\": %.3f, "
@@ -168,6 +187,8 @@ int
 ps_validate (const PsValidate *v, GError **error)
 {
   g_autoptr (GPtrArray) paths = NULL;
+  /* Named configs run as given, in the order given, published: block or not: the filter belongs to discovery,
+   * and a named config without published figures still has to load and run cleanly. */
   if (v->configs && v->configs[0]) {
     paths = g_ptr_array_new_with_free_func (g_free);
     for (const char *const *c = v->configs; *c; c++)
@@ -185,10 +206,14 @@ ps_validate (const PsValidate *v, GError **error)
   int workers = v->jobs > 0 ? v->jobs : (int) g_get_num_processors ();
   g_autoptr (GError) e = NULL;
   GThreadPool *pool = g_thread_pool_new (run_job, NULL, MAX (workers, 1), TRUE, &e);
+  /* Every config runs with the same seed and --set list, so a row's figures are those `pciesim CONFIG --mode all`
+   * prints with the same options. Jobs borrow their path from `paths`, which outlives the pool. */
   for (guint i = 0; i < n; i++) {
     jobs[i] = (Job) { .path = paths->pdata[i], .sets = v->sets, .seed = v->seed };
     g_thread_pool_push (pool, &jobs[i], NULL);
   }
+  /* immediate = FALSE, wait = TRUE: every queued job runs to the end before this returns, which is the join that
+   * lets render() read the jobs without a lock. */
   g_thread_pool_free (pool, FALSE, TRUE);
 
   g_autoptr (GString) out = g_string_new (NULL);
@@ -196,6 +221,8 @@ ps_validate (const PsValidate *v, GError **error)
   render (out, jobs, n, v, &s);
   /* Exit status 1 (not an error code) lets CI gate on accuracy while still showing the whole table. */
   int rc = s.beyond > 0 ? 1 : 0;
+  /* The first failure in input order, not in finishing order, so the same broken config set always gives the
+   * same message. */
   GError *first_error = NULL;
   for (guint i = 0; i < n; i++) {
     if (jobs[i].error && !first_error)
@@ -203,7 +230,9 @@ ps_validate (const PsValidate *v, GError **error)
     g_clear_error (&jobs[i].error);
     ps_config_free (jobs[i].cfg);
   }
-  /* Report the first failing config only after rendering, so every job has finished and been freed. */
+  /* Report the first failing config only after rendering, so every job has finished and been freed. No table is
+   * written when a config failed: the command exits with that config's error rather than print a table with rows
+   * missing that could pass for a complete one. */
   if (first_error) {
     g_propagate_error (error, first_error);
     return -1;

@@ -270,8 +270,9 @@ cmd_sweep (int argc, char **argv)
   if (sweep_signal) {
     /* Dying of the signal tells the parent (a shell, Slurm, parallel) what happened, as exit statuses cannot.
      * finish() first prints the sweep's error, if any ("interrupted: N of M points saved …"). raise() does not
-     * return: the default action of both signals ends the process, so the freed `e` is never reached below. */
-    finish (e);
+     * return (the default action of both signals ends the process); stealing `e` keeps the line below safe even
+     * if it did. */
+    finish (g_steal_pointer (&e));
     signal (sweep_signal, SIG_DFL);
     raise (sweep_signal);
   }

@@ -300,9 +300,9 @@ convert (Loader *ld, int index, int depth)
   return NULL;
 }
 
-/* libyaml reports reader (encoding) errors as a byte offset only: count lines and columns up to it. These columns
- * count bytes, not characters as libyaml's marks do: they differ when the line holds multi-byte UTF-8 before
- * the offending byte. */
+/* libyaml reports reader (encoding) errors as a byte offset only: count lines and columns up to it. Columns count
+ * characters, as libyaml's marks and every other message do, so UTF-8 continuation bytes (10xxxxxx) add none;
+ * everything before the offset was decoded successfully, so each character has exactly one lead byte there. */
 static void
 offset_to_mark (const char *text, size_t len, size_t offset, int *line, int *col)
 {
@@ -312,7 +312,7 @@ offset_to_mark (const char *text, size_t len, size_t offset, int *line, int *col
     if (text[i] == '\n') {
       (*line)++;
       *col = 1;
-    } else {
+    } else if (((unsigned char) text[i] & 0xc0) != 0x80) {
       (*col)++;
     }
   }

@@ -121,6 +121,8 @@ static const BadCase bad_cases[] = {
   { "nul-byte", "link:\n  gen: 2\0\n", 16, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "NUL" },
   /* 0xFF can never start a UTF-8 sequence; it stands where the value would, column 8. */
   { "invalid-utf8", "link:\n  gen: \xff\n", 0, { { 0 } }, NULL, 2, 8, PS_ERROR_DATA, "UTF-8" },
+  /* Columns count characters: 'name: "' is 7, é (2 bytes) the 8th, so the 0xFF after it is column 9 (byte 10). */
+  { "invalid-utf8-after-multibyte", "name: \"\xc3\xa9\xff\"\n", 0, { { 0 } }, NULL, 1, 9, PS_ERROR_DATA, "UTF-8" },
   /* "? [a]": the key is the flow sequence at column 3. */
   { "non-scalar-key", "? [a]\n: 1\n", 0, { { 0 } }, NULL, 1, 3, PS_ERROR_DATA, "mapping keys must be scalars" },
   { "yaml-tag", "link: !custom 3\n", 0, { { 0 } }, NULL, 1, 7, PS_ERROR_DATA, "tag '!custom'" },

@@ -528,6 +528,14 @@ convert_value (const KeyDef *k, const YNode *n, PsConfig *cfg, GError **error)
   case K_STRING:
     if (!want_scalar (k, n, "a string", error))
       return FALSE;
+    /* Strings are labels printed inside table rows, CSV cells and Markdown tables: a line break or other control
+     * character would split or corrupt the row, so it is refused here rather than escaped in every format. */
+    for (const char *c = n->value; *c; c++)
+      if ((unsigned char) *c < 0x20 || *c == 0x7f) {
+        node_error (error, PS_ERROR_DATA, n, "%s must be one line of printable text (found control character "
+                    "0x%02x)", k->path, (unsigned char) *c);
+        return FALSE;
+      }
     g_free (*(char **) field); /* the default's copy, if any: defaults are converted first */
     *(char **) field = g_strdup (n->value);
     return TRUE;

@@ -66,6 +66,39 @@ ps_result_figures (const PsRunResult *r, PsFigure out[4])
   return 4;
 }
 
+/* RFC 4180: quote a cell only when it holds a separator, a quote or edge spaces that readers would trim. User
+ * text (config names, sweep axis keys and values) goes through here; fixed vocabularies (figure keys, metric
+ * names) need no quoting. Line breaks need no case: config strings hold no control character (config.c) and an
+ * axis value must fit on one line (scenario.c). */
+void
+ps_csv_cell (GString *o, const char *v)
+{
+  size_t n = strlen (v);
+  if (!strpbrk (v, ",\"") && !(n && (v[0] == ' ' || v[n - 1] == ' '))) {
+    g_string_append (o, v);
+    return;
+  }
+  g_string_append_c (o, '"');
+  for (const char *p = v; *p; p++) {
+    if (*p == '"')
+      g_string_append_c (o, '"');
+    g_string_append_c (o, *p);
+  }
+  g_string_append_c (o, '"');
+}
+
+/* GitHub-flavoured Markdown splits a table row at every unescaped '|', so a label holding one would add a column;
+ * "\|" is the table syntax's own escape. */
+void
+ps_md_cell (GString *o, const char *v)
+{
+  for (const char *p = v; *p; p++) {
+    if (*p == '|')
+      g_string_append_c (o, '\\');
+    g_string_append_c (o, *p);
+  }
+}
+
 /* JSON string escaping per RFC 8259: quotes, backslash and control characters; UTF-8 passes through. Bytes
  * from 0x80 up are copied unchanged rather than \u-escaped, so a non-ASCII name stays readable in the file.
  * A NULL string is written as "" so that an optional field (published.source may be absent) never breaks the
@@ -396,7 +429,8 @@ render_csv (GString *o, const PsRunResult *r)
   for (int i = 0; i < 4; i++) {
     if (!isfinite (f[i].simulated))
       continue;
-    g_string_append_printf (o, "%s,%s", r->config->name, f[i].key);
+    ps_csv_cell (o, r->config->name);
+    g_string_append_printf (o, ",%s", f[i].key);
     csv_num (o, f[i].simulated);
     csv_num (o, f[i].published);
     csv_num (o, r->theoretical_mbps);

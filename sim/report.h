@@ -62,6 +62,9 @@ PsFormat ps_format_parse (const char *word, gboolean *ok);
 void ps_report_render (GString *out, const PsRunResult *r, PsFormat format, gboolean with_wall);
 /* JSON string literal with escapes, appended to out. */
 void ps_json_string (GString *out, const char *s);
+/* One CSV cell (RFC 4180 quoting when needed) and one Markdown table cell ('|' escaped), for user text. */
+void ps_csv_cell (GString *out, const char *s);
+void ps_md_cell (GString *out, const char *s);
 
 /* Write `data` to `path` atomically (temporary file + rename), or to stdout when path is NULL or "-". */
 gboolean ps_write_output (const char *path, const GString *data, GError **error);

@@ -47,26 +47,6 @@ ps_sweep_parse_shard (const char *spec, guint *index, guint *count, GError **err
 
 /* --- cells and lines ------------------------------------------------------------------------------------- */
 
-/* RFC 4180: quote a cell only when it holds a separator, a quote or edge spaces that readers would trim. Only
- * user text (axis keys and values) goes through here; metric names are a fixed vocabulary that needs no quoting.
- * Line breaks need no case: an axis value must fit on one line (scenario.c). */
-static void
-csv_cell (GString *o, const char *v)
-{
-  size_t n = strlen (v);
-  if (!strpbrk (v, ",\"") && !(n && (v[0] == ' ' || v[n - 1] == ' '))) {
-    g_string_append (o, v);
-    return;
-  }
-  g_string_append_c (o, '"');
-  for (const char *p = v; *p; p++) {
-    if (*p == '"')
-      g_string_append_c (o, '"');
-    g_string_append_c (o, *p);
-  }
-  g_string_append_c (o, '"');
-}
-
 /* JSON's number grammar, stricter than strtod (no hex, no inf, no leading '+' or zeros). A plain YAML value such
  * as 0x10, .5 or +1 is not a JSON number and is written as a string instead, so the file always parses. */
 static gboolean
@@ -122,7 +102,7 @@ render_prologue (GString *o, const PsScenario *s, PsFormat format, uint64_t seed
     g_string_append (o, "id");
     for (guint a = 0; a < s->axes->len; a++) {
       g_string_append_c (o, ',');
-      csv_cell (o, ((PsAxis *) s->axes->pdata[a])->key);
+      ps_csv_cell (o, ((PsAxis *) s->axes->pdata[a])->key);
     }
     for (guint m = 0; m < s->metrics->len; m++)
       g_string_append_printf (o, ",%s", g_array_index (s->metrics, PsMetric, m).name);
@@ -162,7 +142,7 @@ render_row_prefix (GString *o, const PsScenario *s, guint index, PsFormat format
     const YNode *v = ax->values->pdata[vi[a]];
     if (format == PS_FORMAT_CSV) {
       g_string_append_c (o, ',');
-      csv_cell (o, v->value);
+      ps_csv_cell (o, v->value);
     } else {
       g_string_append (o, a ? ", " : "");
       ps_json_string (o, ax->key);
@@ -230,7 +210,7 @@ render_list (GString *o, const PsScenario *s, guint first, guint step, guint n_s
   g_string_append (o, "id");
   for (guint a = 0; a < s->axes->len; a++) {
     g_string_append_c (o, ',');
-    csv_cell (o, ((PsAxis *) s->axes->pdata[a])->key);
+    ps_csv_cell (o, ((PsAxis *) s->axes->pdata[a])->key);
   }
   g_string_append_c (o, '\n');
   for (guint pos = 0; pos < n_sel; pos++) {

@@ -144,15 +144,18 @@ render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
       }
       /* The flag rides in the error cell in Markdown, where a column that is almost always empty would only widen
        * the README table; CSV and JSON give it a field of its own, which scripts can filter on. */
-      if (md)
-        g_string_append_printf (o, "| %s | %s | %.1f | %.1f | %+.1f%%%s | %.1f |\n", j->cfg->name, f[k].label,
-                                f[k].simulated, f[k].published, f[k].error_pct,
+      if (md) {
+        g_string_append (o, "| ");
+        ps_md_cell (o, j->cfg->name);
+        g_string_append_printf (o, " | %s | %.1f | %.1f | %+.1f%%%s | %.1f |\n", f[k].label, f[k].simulated,
+                                f[k].published, f[k].error_pct,
                                 f[k].above_limit ? " (flagged: published above protocol limit)" : "",
                                 j->result.theoretical_mbps);
-      else if (csv)
-        g_string_append_printf (o, "%s,%s,%.2f,%.2f,%.2f,%.2f,%s\n", j->cfg->name, f[k].key, f[k].simulated,
-                                f[k].published, f[k].error_pct, j->result.theoretical_mbps, flag);
-      else if (js) {
+      } else if (csv) {
+        ps_csv_cell (o, j->cfg->name);
+        g_string_append_printf (o, ",%s,%.2f,%.2f,%.2f,%.2f,%s\n", f[k].key, f[k].simulated, f[k].published,
+                                f[k].error_pct, j->result.theoretical_mbps, flag);
+      } else if (js) {
         g_string_append_printf (o, "%s\n    {\"config\": ", first ? "" : ",");
         ps_json_string (o, j->cfg->name);
         g_string_append_printf (o, ", \"figure\": \"%s\", \"simulated_mbps\": %.2f, \"published_mbps\": %.2f, "

@@ -6,8 +6,9 @@
  *   on the number of workers.
  * - Statistics: mean and max |error| over every figure that has both a simulated and a published value, except
  *   published figures above the protocol limit (flagged, excluded).
- * - Result: TRUE when every counted figure is within the tolerance. A config that fails to load or run is an
- *   error (its code) after the others have been reported.
+ * - Result: 0 when every counted figure is within the tolerance, 1 when some is not (the table is still written),
+ *   -1 with `error` set when a config fails to load or run: every config still runs, then the first failure in
+ *   input order is reported and no table is written, so a table with rows missing never passes for a whole one.
  */
 #pragma once
 

@@ -212,6 +212,38 @@ START_TEST (test_output_success)
 }
 END_TEST
 
+/* A config's name is user text that lands inside CSV and Markdown rows: a comma, quote or '|' must stay inside
+ * its cell (RFC 4180 quoting; Markdown's "\|"), and a control character is refused at load, located. */
+#define ODD_NAME "x, \"y\" | z"
+
+START_TEST (test_name_cells)
+{
+  g_auto (Run) run_csv;
+  run_pciesim (&run_csv, CONFIG, "--mode", "read", "--format", "csv", "--set", "name=" ODD_NAME, NULL);
+  ck_assert_msg (run_csv.status == 0, "status %d: %s", run_csv.status, run_csv.err);
+  const char *row = strchr (run_csv.out, '\n');
+  ck_assert_msg (row && g_str_has_prefix (row + 1, "\"x, \"\"y\"\" | z\",read,"), "csv: %s", run_csv.out);
+
+  g_auto (Run) val_csv;
+  run_pciesim (&val_csv, "validate", "--format", "csv", "--tolerance", "1000", "--set", "name=" ODD_NAME, CONFIG,
+               NULL);
+  ck_assert_msg (val_csv.status == 0, "status %d: %s", val_csv.status, val_csv.err);
+  ck_assert_msg (strstr (val_csv.out, "\n\"x, \"\"y\"\" | z\",read,"), "validate csv: %s", val_csv.out);
+
+  g_auto (Run) val_md;
+  run_pciesim (&val_md, "validate", "--format", "markdown", "--tolerance", "1000", "--set", "name=" ODD_NAME,
+               CONFIG, NULL);
+  ck_assert_msg (val_md.status == 0, "status %d: %s", val_md.status, val_md.err);
+  ck_assert_msg (strstr (val_md.out, "\n| x, \"y\" \\| z | DMA read |"), "validate markdown: %s", val_md.out);
+
+  /* "a\tb" in double quotes is a YAML escape: the value holds a tab. The node starts at column 1 of the value. */
+  g_auto (Run) bad;
+  run_pciesim (&bad, CONFIG, "--set", "name=\"a\\tb\"", NULL);
+  ck_assert_int_eq (bad.status, PS_ERROR_DATA);
+  assert_one_error_line (&bad, "--set name=\"a\\tb\":1:6: error: name must be one line of printable text");
+}
+END_TEST
+
 START_TEST (test_output_failure)
 {
   g_autofree char *dir = case_dir ("output-fail");
@@ -385,6 +417,7 @@ main (void)
   tcase_add_test (tc, test_bad_set);
   tcase_add_test (tc, test_output_success);
   tcase_add_test (tc, test_output_failure);
+  tcase_add_test (tc, test_name_cells);
   tcase_add_test (tc, test_json_schema);
   tcase_add_test (tc, test_json_one_mode);
   tcase_add_test (tc, test_keys);

@@ -1,4 +1,16 @@
-/* app.c — application datapath: beat-accurate transmit arbitration and receive handling (contract in app.h). */
+/* app.c — application datapath: beat-accurate transmit arbitration and receive handling (contract in app.h).
+ *
+ * Each direction of the interface is one resource on the application clock, busy for whole beats. The link
+ * works in symbol times, which are not application cycles, so every start is rounded up to the next clock edge;
+ * edges are the multiples of cycle_ps counted from time 0 (every clock in phase, none drifting).
+ *
+ * Transmit decides late: the arbiter picks a TLP only when the interface is free, and asks the clients then. A
+ * TLP chosen beats ahead would have been sized against credits, tags and descriptors that have since changed,
+ * and a client that became ready during the previous TLP could not compete for the next grant. Transmit costs
+ * beats (avst.c), the engine-switch turnaround and the per-TLP gap; receive costs beats plus a per-TLP overhead.
+ * They matter only where the datapath runs at about the link's rate (x4/x8 rows); on x1 links it is 2-4x faster
+ * than the wire (README: "Which mechanism costs what").
+ */
 #include "models/app.h"
 
 #include <math.h>
@@ -6,19 +18,19 @@
 #include "models/avst.h"
 #include "sim/error.h"
 
-#define APP_MAX_CLIENTS 8
+#define APP_MAX_CLIENTS 8 /* the most dma_chain registers: DMA_MAX_CHANNELS x (write + read) engines */
 
 struct App {
   SimEngine *engine;
   AppParams p;
   LinkPort *port;
   TlpPool *pool;
-  SimTime cycle_ps;
+  SimTime cycle_ps; /* one application clock period, ps: one beat */
 
   AppTxClient clients[APP_MAX_CLIENTS];
   void *client_ctx[APP_MAX_CLIENTS];
   guint n_clients;
-  guint last_winner;
+  guint last_winner; /* previous grant: round robin resumes after it, and a different winner pays the turnaround */
 
   /* Transmit: at most one TLP is on the interface or waiting for the link at a time (the hard IP's
    * tx_st_ready handshake allows no more). */
@@ -56,7 +68,7 @@ app_params_check (const AppParams *p, GError **error)
   return TRUE;
 }
 
-/* Next clock edge at or after t. */
+/* Next clock edge at or after t. A time already on an edge stays put, so back-to-back work loses no cycle. */
 static SimTime
 edge (const App *a, SimTime t)
 {
@@ -66,6 +78,8 @@ edge (const App *a, SimTime t)
 static void tx_arbitrate (SimEngine *e, void *ctx, uint64_t arg);
 static void rx_start (App *a);
 
+/* At most one arbitration is pending, and none while a TLP holds the interface: kicks during a TLP's beats or
+ * its gap fold into the one decision taken when the interface is free, where every ready client competes. */
 static void
 schedule_arbitration (App *a)
 {
@@ -86,6 +100,8 @@ tx_hand_over (App *a)
     a->tx_waiting_link = TRUE;
     return;
   }
+  /* Until here the TLP kept the interface: the application cannot start another while the IP has not accepted
+   * this one (store-and-forward, app.h). */
   a->tx_waiting_link = FALSE;
   a->tx_cur = NULL;
   guint c = a->tx_cur_client;
@@ -110,14 +126,18 @@ tx_arbitrate (SimEngine *e, void *ctx, uint64_t arg)
   a->tx_arb_pending = FALSE;
   if (a->tx_cur != NULL || a->n_clients == 0)
     return;
+  /* Priority always scans from client 0 (registration order); round robin from the one after the last grant, so
+   * two clients that stay ready alternate TLP by TLP. */
   guint start = a->p.arbitration == APP_ARB_ROUND_ROBIN ? a->last_winner + 1 : 0;
   for (guint k = 0; k < a->n_clients; k++) {
     guint c = (start + k) % a->n_clients;
+    /* A probe commits nothing: a client skipped for credits is asked again later and describes its TLP anew. */
     Tlp probe = { 0 };
     if (!a->clients[c].peek (a->client_ctx[c], &probe))
       continue;
     if (!link_port_can_send (a->port, &probe))
       continue; /* blocked on credits: let another class through; tx-ready will bring us back */
+    /* take() must hand over the very TLP peek() described: the credit check above was made for it. */
     Tlp *t = a->clients[c].take (a->client_ctx[c]);
     g_assert (t != NULL && t->kind == probe.kind && t->payload_bytes == probe.payload_bytes);
     uint32_t beats = avst_beats (a->p.width_bits, a->p.header_own_beat, t->header_bytes, t->address,
@@ -126,11 +146,14 @@ tx_arbitrate (SimEngine *e, void *ctx, uint64_t arg)
     /* Handing the interface to another source costs the multiplexer's turnaround before the first beat. */
     uint32_t idle = a->tx_any && c != a->last_winner ? a->p.arb_switch_cycles : 0;
     a->tx_switch_cycles += idle;
+    /* Beats per kind let the report show what read requests take from writes (pcie-protocol.md §7). */
     a->tx_kind_beats[t->kind] += beats;
     a->tx_any = TRUE;
     a->last_winner = c;
     a->tx_cur = t;
     a->tx_cur_client = c;
+    /* Arbitration runs only on edges (schedule_arbitration), so done and tx_free_at are edges too. The gap counts
+     * from the last beat, whether or not the link takes the TLP at once. */
     SimTime done = sim_now (e) + (SimTime) (idle + beats) * a->cycle_ps;
     a->tx_free_at = done + (SimTime) a->p.tx_gap_cycles * a->cycle_ps;
     sim_schedule_at (e, done, tx_beats_done, a, 0);
@@ -139,6 +162,8 @@ tx_arbitrate (SimEngine *e, void *ctx, uint64_t arg)
   /* Nobody could go. Clients with work but no credits are woken by the link's tx-ready; idle ones by app_kick. */
 }
 
+/* The link has room or credits again. A TLP already through its beats goes first: it still holds the interface,
+ * so no client could be granted before it leaves. */
 static void
 on_tx_ready (void *ctx, LinkPort *port)
 {
@@ -149,7 +174,9 @@ on_tx_ready (void *ctx, LinkPort *port)
     schedule_arbitration (a);
 }
 
-/* The head of the receive FIFO has gone through its beats: hand it to the handler, then free the IP's slot. */
+/* The head of the receive FIFO has gone through its beats: hand it to the handler, then free the IP's slot.
+ * The slot is freed here, at the end of the beats, not on arrival: the IP's receive buffer holds a TLP until the
+ * application has read it out, so a slow datapath shows on the link as credits held back. */
 static void
 rx_done (SimEngine *e, void *ctx, uint64_t arg)
 {
@@ -167,6 +194,10 @@ rx_done (SimEngine *e, void *ctx, uint64_t arg)
   rx_start (a);
 }
 
+/* Receive has no arbitration: TLPs leave the IP's buffer one at a time in the order the link delivered them.
+ * rx_overhead_cycles is what makes reads trail writes where the datapath runs at the link's rate: a 256-byte
+ * completion on a 128-bit interface takes 17 beats plus the calibrated 2, against 17.25 beats' worth of wire
+ * time at Gen2 x8 (README: "Which mechanism costs what"). */
 static void
 rx_start (App *a)
 {
@@ -185,6 +216,7 @@ static void
 on_rx (void *ctx, LinkPort *port, Tlp *t)
 {
   App *a = ctx;
+  /* Queued, not handled at once: the link can deliver the next TLP while this one is still on the interface. */
   t->next = NULL;
   if (a->rx_tail != NULL)
     a->rx_tail->next = t;
@@ -204,9 +236,11 @@ app_new (SimEngine *engine, const AppParams *params, LinkPort *port, TlpPool *po
   a->pool = pool;
   /* Rounded to a whole picosecond: 250 MHz -> 4000 ps exactly; 62.5 MHz -> 16000 ps. */
   a->cycle_ps = (SimTime) llround (1e6 / params->clock_mhz);
+  /* Unreachable after app_params_check() (2000 MHz is 500 ps); kept so edge() can never divide by zero. */
   if (a->cycle_ps == 0)
     a->cycle_ps = 1;
   a->last_winner = APP_MAX_CLIENTS - 1;
+  /* The app is the endpoint port's only user: the DMA engines send and receive through it, never directly. */
   link_port_set_rx (port, on_rx, a);
   link_port_set_tx_ready (port, on_tx_ready, a);
   return a;
@@ -227,7 +261,8 @@ app_add_client (App *a, const AppTxClient *client, void *ctx)
   g_assert (a->n_clients < APP_MAX_CLIENTS);
   a->clients[a->n_clients] = *client;
   a->client_ctx[a->n_clients] = ctx;
-  /* Round robin starts with client 0 on the first arbitration. */
+  /* Round robin starts with client 0 on the first arbitration: the newest client counts as the last winner, and
+   * start = last + 1 wraps to 0. */
   a->last_winner = a->n_clients;
   return a->n_clients++;
 }
@@ -282,6 +317,8 @@ app_rx_beats (const App *a)
   return a->rx_beats;
 }
 
+/* A TLP waiting for the link or still in its beats counts as work; a pending arbitration with nothing taken
+ * does not. */
 gboolean
 app_idle (const App *a)
 {

@@ -1,6 +1,8 @@
 /* avst.c — Avalon-ST beat counts; the alignment rules and their sources are in avst.h. */
 #include "models/avst.h"
 
+/* Counted in DW slots from the start of packet, header first, width/32 slots a beat; payload rounds up to whole
+ * DWs as a TLP's Length field does. Without data (MRd, Cpl) the TLP ends with its header: no alignment slot. */
 uint32_t
 avst_beats (uint32_t width_bits, gboolean header_own_beat, uint32_t header_bytes, uint64_t address,
   uint32_t payload_bytes)
@@ -11,7 +13,7 @@ avst_beats (uint32_t width_bits, gboolean header_own_beat, uint32_t header_bytes
   if (data_dw == 0)
     return (hdr_dw + per_beat - 1) / per_beat;
   uint32_t start;
-  if (header_own_beat)
+  if (header_own_beat) /* data starts on the beat after the header, whatever its address */
     start = ((hdr_dw + per_beat - 1) / per_beat) * per_beat;
   else {
     /* Address bit 2 says whether the first data DW is the upper half of a qword; data keeps that position. */

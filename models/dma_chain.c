@@ -1,4 +1,16 @@
-/* dma_chain.c — AN-456 chaining DMA engines (contract in dma_chain.h). */
+/* dma_chain.c — AN-456 chaining DMA engines (contract in dma_chain.h).
+ *
+ * Each engine is a state machine pulled by the application datapath: engine_peek() says what it would send given
+ * the state at that instant — a due descriptor fetch, else data, else the EPLAST write, else the MSI — and
+ * engine_take() commits exactly that. An engine has no clock of its own: the only event it schedules is the
+ * wake-up at the end of a descriptor's setup time, and whatever may unblock it (a start register write, a
+ * completion freeing a tag or buffer space) calls app_kick().
+ *
+ * Tags and the completion buffer belong to the chain, not to an engine: the endpoint is one requester ID, so
+ * every MRd of every engine, descriptor fetches included, draws from one tag space, and every completion lands
+ * in one receive buffer. Descriptor contents come from the host memory model once a fetch has completed; the
+ * TLPs carry only the timing.
+ */
 #include "models/dma_chain.h"
 
 #include "models/pattern.h"
@@ -7,6 +19,8 @@
 
 #define MSI_ADDRESS 0xFEE00000u /* x86 local APIC window: the address every MSI on these hosts targets */
 
+/* What follows the data, in AN-456's order: EPLAST, then the MSI when enabled. Both are posted writes and keep
+ * their order, so a driver woken by the MSI always finds EPLAST already in host memory. */
 typedef enum { TAIL_DATA, TAIL_STATUS, TAIL_MSI, TAIL_DONE } EngineTail;
 
 typedef struct DmaEngine DmaEngine;
@@ -24,13 +38,14 @@ struct DmaEngine {
   DmaChain *dma;
   DmaDir dir;
   uint32_t channel;
-  uint32_t regs[4];
+  uint32_t regs[4]; /* descriptor header DW0..DW3 as software last wrote them; decoded on the DW3 write */
   gboolean running;
   uint32_t n_desc;
   uint64_t table;
   gboolean msi;
 
-  /* Descriptor fetch and FIFO. */
+  /* Descriptor fetch and FIFO. fifo_count + desc_inflight never exceeds desc_fifo_entries: room is reserved
+   * when a fetch is issued, so its descriptors always fit when they land. */
   uint32_t desc_requested; /* descriptors asked for so far */
   uint32_t desc_inflight; /* asked for, not yet arrived */
   DmaDescriptor fifo[DMA_MAX_DESC_FIFO];
@@ -39,7 +54,7 @@ struct DmaEngine {
 
   /* The descriptor being transferred. */
   gboolean have_cur;
-  uint64_t cur_host, cur_left;
+  uint64_t cur_host, cur_left; /* next host address and bytes left: requests are cut from here (split.h) */
   SimTime cur_ready_ps; /* after desc_setup_cycles */
   gboolean wake_pending;
 
@@ -58,7 +73,7 @@ struct DmaChain {
   uint64_t bar0;
   DmaMemReadFn mem_read;
   void *mem_ctx;
-  SimTime setup_ps;
+  SimTime setup_ps; /* desc_setup_cycles in ps: descriptor taken -> its first data TLP may be offered */
 
   /* Engine of channel c, direction dir: eng[c * DMA_DIR_COUNT + dir]; n_eng = channels x 2. */
   DmaEngine eng[DMA_MAX_CHANNELS * DMA_DIR_COUNT];
@@ -75,6 +90,7 @@ struct DmaChain {
 gboolean
 dma_params_check (const DmaParams *p, GError **error)
 {
+  /* The MPS and MRRS encodings of Device Control (spec §7.5.3.4, pcie-protocol.md §6). */
   static const uint32_t sizes[] = { 128, 256, 512, 1024, 2048, 4096 };
   gboolean mps_ok = FALSE, mrrs_ok = FALSE;
   for (guint i = 0; i < G_N_ELEMENTS (sizes); i++) {
@@ -86,6 +102,7 @@ dma_params_check (const DmaParams *p, GError **error)
       p->max_payload_bytes, p->max_read_request_bytes);
     return FALSE;
   }
+  /* 32 is the 5-bit default AN-456 runs with; up to 256 are 8-bit extended tags. 10-bit tags are not modelled. */
   if (p->tags < 1 || p->tags > DMA_MAX_TAGS) {
     ps_error_plain (error, PS_ERROR_DATA, "tags %u: must be 1..%u", p->tags, DMA_MAX_TAGS);
     return FALSE;
@@ -96,6 +113,7 @@ dma_params_check (const DmaParams *p, GError **error)
       p->cpl_buffer_bytes, p->max_read_request_bytes);
     return FALSE;
   }
+  /* One fetch is one MRd, so it must fit MRRS; the FIFO must hold a whole fetch, or none would ever be due. */
   if (p->desc_per_fetch < 1 || p->desc_per_fetch * DMA_DESC_BYTES > p->max_read_request_bytes
       || p->desc_fifo_entries < p->desc_per_fetch || p->desc_fifo_entries > DMA_MAX_DESC_FIFO) {
     ps_error_plain (error, PS_ERROR_DATA, "descriptors per fetch %u / FIFO %u: need 1 <= per fetch <= FIFO <= %u "
@@ -107,6 +125,7 @@ dma_params_check (const DmaParams *p, GError **error)
       DMA_MAX_CHANNELS);
     return FALSE;
   }
+  /* TLP lengths count whole DWs (partial-DW byte enables are not modelled) and pattern.h checks data per DW. */
   if (p->desc_max_bytes % 4 != 0) {
     ps_error_plain (error, PS_ERROR_DATA, "descriptor size %u bytes: must be whole DWs", p->desc_max_bytes);
     return FALSE;
@@ -120,7 +139,10 @@ static uint32_t desc_fetch_bytes (const DmaEngine *e);
 
 /* A due descriptor fetch has first claim on the last free tag (with two or more tags). Without that, a read
  * engine that always has a request ready takes every tag the moment it frees, and the write engine's next
- * descriptor fetch starves until the read engine has issued its whole transfer. */
+ * descriptor fetch starves until the read engine has issued its whole transfer.
+ * The completion buffer counts every byte requested and not yet read out by the application, descriptor
+ * fetches included. An endpoint advertises infinite completion credits (pcie-protocol.md §5), so nothing on the
+ * link would stop completions from overflowing it: the requester must hold back before the MRd goes out. */
 static gboolean
 read_fits (const DmaChain *d, uint32_t bytes, gboolean desc)
 {
@@ -133,6 +155,8 @@ read_fits (const DmaChain *d, uint32_t bytes, gboolean desc)
          && (d->p.cpl_buffer_bytes == 0 || d->cpl_outstanding + bytes <= d->p.cpl_buffer_bytes);
 }
 
+/* Claimed when the MRd is committed, not when it reaches the wire: a tag may not be reused while a request
+ * holding it is outstanding, since completions are matched to their request only by requester ID and tag. */
 static uint16_t
 tag_get (DmaChain *d, DmaEngine *e, gboolean desc, uint64_t address, uint32_t bytes)
 {
@@ -145,6 +169,8 @@ tag_get (DmaChain *d, DmaEngine *e, gboolean desc, uint64_t address, uint32_t by
   return t;
 }
 
+/* Freed with the request's last completion byte: a partly completed request still owns its tag. The free list is
+ * a stack, so the tag freed last is reused first. */
 static void
 tag_put (DmaChain *d, uint16_t t)
 {
@@ -155,6 +181,8 @@ tag_put (DmaChain *d, uint16_t t)
 
 /* --- engine state --------------------------------------------------------------------------------------- */
 
+/* The descriptor's setup time is over. Peek returned FALSE while it ran, and the arbiter may have no other
+ * reason to ask again. */
 static void
 wake (SimEngine *se, void *ctx, uint64_t arg)
 {
@@ -163,7 +191,8 @@ wake (SimEngine *se, void *ctx, uint64_t arg)
   app_kick (e->dma->app);
 }
 
-/* Move the next fetched descriptor into `cur`, starting its setup time. */
+/* Move the next fetched descriptor into `cur`, starting its setup time. A zero-length descriptor is taken and
+ * skipped: it counts in desc_taken, which data_done() needs to see the table's end, but moves no data. */
 static void
 take_descriptor (DmaEngine *e)
 {
@@ -182,13 +211,19 @@ take_descriptor (DmaEngine *e)
   }
 }
 
+/* Every descriptor taken, none in progress, and every byte issued finished: for writes handed to the IP, for
+ * reads taken in from completions. EPLAST may go only then, since it tells software the data has moved. */
 static gboolean
 data_done (const DmaEngine *e)
 {
   return e->desc_taken == e->n_desc && !e->have_cur && e->completed == e->requested;
 }
 
-/* Size of the next descriptor fetch, 0 when none is due. */
+/* Size of the next descriptor fetch, 0 when none is due. It is due when descriptors remain and the FIFO has
+ * room for a whole batch, counting those already in flight. The first descriptor follows the table's 16-byte
+ * header (whose DW3 is EPLAST). A fetch may be cut at a 4 KB boundary (spec §2.2.7): the rest comes with the
+ * next one. The cut stays a whole number of descriptors only because tables are 16-byte aligned (system.c
+ * places them on page boundaries); engine_take() divides by DMA_DESC_BYTES. */
 static uint32_t
 desc_fetch_bytes (const DmaEngine *e)
 {
@@ -233,6 +268,7 @@ engine_peek (void *ctx, Tlp *probe)
   }
   if (e->have_cur) {
     SimTime now = sim_now (d->engine);
+    /* Still setting up: one wake-up event brings the arbiter back, as an idle link would never call tx-ready. */
     if (now < e->cur_ready_ps) {
       if (!e->wake_pending) {
         e->wake_pending = TRUE;
@@ -240,12 +276,16 @@ engine_peek (void *ctx, Tlp *probe)
       }
       return FALSE;
     }
+    /* Cut greedily from the current host address, never across 4 KB (split.h): an unaligned buffer costs one
+     * short TLP per page, as AN-456's engine does not realign. */
     if (e->dir == DMA_WRITE) {
       uint32_t n = split_next_request (e->cur_host, e->cur_left, d->p.max_payload_bytes);
       *probe = (Tlp) { .kind = TLP_MWR, .header_bytes = header_for (e->cur_host), .address = e->cur_host,
                        .payload_bytes = n, .cookie = ACT_DATA };
       return TRUE;
     }
+    /* Reads wait only for tags and buffer space, never for earlier data: up to `tags` MRRS-sized requests in
+     * flight are what hide the host's read latency. */
     uint32_t n = split_next_request (e->cur_host, e->cur_left, d->p.max_read_request_bytes);
     if (!read_fits (d, n, FALSE))
       return FALSE; /* a completion freeing a tag or buffer space kicks the app */
@@ -253,11 +293,14 @@ engine_peek (void *ctx, Tlp *probe)
                      .length_bytes = n, .cookie = ACT_DATA };
     return TRUE;
   }
+  /* EPLAST goes to table + 12, the header's DW3. For a write engine data_done() holds once the last MWr is in
+   * the IP; since posted writes are not reordered, EPLAST still reaches memory after the data. */
   if (e->tail == TAIL_STATUS && data_done (e)) {
     *probe = (Tlp) { .kind = TLP_MWR, .header_bytes = header_for (e->table + 12), .address = e->table + 12,
                      .payload_bytes = 4, .cookie = ACT_STATUS };
     return TRUE;
   }
+  /* The MSI address is 32-bit (the APIC window), so a 3-DW header. */
   if (e->tail == TAIL_MSI) {
     *probe = (Tlp) { .kind = TLP_MSI, .header_bytes = 12, .address = MSI_ADDRESS, .payload_bytes = 4,
                      .cookie = ACT_MSI };
@@ -266,6 +309,8 @@ engine_peek (void *ctx, Tlp *probe)
   return FALSE;
 }
 
+/* The run ends when its last TLP is committed, before that TLP reaches the host: software, which reprograms the
+ * engine only after seeing EPLAST or the MSI, therefore always finds it stopped (engine_start asserts it). */
 static void
 finish_run (DmaEngine *e)
 {
@@ -287,6 +332,8 @@ engine_take (void *ctx)
 {
   DmaEngine *e = ctx;
   DmaChain *d = e->dma;
+  /* Peek again rather than trust a saved probe: arbitration calls peek and take in one event, so the state is the
+   * same and this commits exactly the TLP the link's credits were checked for. */
   Tlp probe;
   gboolean ok = engine_peek (e, &probe);
   g_assert (ok);
@@ -295,6 +342,7 @@ engine_take (void *ctx)
   t->owner = e;
   switch (probe.cookie) {
   case ACT_DESC: {
+    /* Reserves the FIFO room (desc_inflight) now, so later fetches cannot promise it twice. */
     uint32_t n = probe.length_bytes / DMA_DESC_BYTES;
     t->tag = tag_get (d, e, TRUE, probe.address, probe.length_bytes);
     d->tag[t->tag].n_desc = n;
@@ -306,6 +354,7 @@ engine_take (void *ctx)
     break;
   }
   case ACT_DATA:
+    /* Issued now; a write finishes at engine_sent(), a read when its completions are taken in (on_cpl). */
     e->requested += probe.kind == TLP_MRD ? probe.length_bytes : probe.payload_bytes;
     if (probe.kind == TLP_MRD) {
       t->tag = tag_get (d, e, FALSE, probe.address, probe.length_bytes);
@@ -334,6 +383,8 @@ engine_take (void *ctx)
   return t;
 }
 
+/* The notification goes out at the instant the stop is decided; on_placed() then moves a write engine's recorded
+ * stop to the end of the last MWr's last symbol, which lies ahead. */
 static void
 stop_counter (DmaEngine *e)
 {
@@ -353,11 +404,15 @@ engine_sent (void *ctx, const Tlp *t)
   if (t->kind == TLP_MWR && t->cookie == ACT_DATA) {
     e->completed += t->payload_bytes;
     e->dma->c.write_bytes_sent += t->payload_bytes;
+    /* Remembered by pointer: the link keeps the TLP (for replay) at least until it is placed, so the pointer
+     * cannot be reused before on_placed() compares it. */
     if (data_done (e))
       e->last_data = t;
   }
 }
 
+/* Every TLP the endpoint places passes here; only a write engine's last data MWr stops a counter, at the end of
+ * its last symbol on the wire: AN-456's counter stops when the last data has been transferred. */
 static void
 on_placed (void *ctx, LinkPort *port, const Tlp *t, SimTime end_ps)
 {
@@ -388,6 +443,8 @@ on_cpl (DmaChain *d, const Tlp *t)
   TagEntry *g = &d->tag[t->tag];
   DmaEngine *e = g->engine;
   d->c.cpls++;
+  /* Within one request completions come in increasing address order (spec §2.3.1.1): a gap, an overlap or
+   * excess data is counted and fails the end-of-run check. Across tags no order is promised, so none is checked. */
   if (t->address != g->next_address || t->payload_bytes > g->remaining)
     d->c.out_of_order_cpls++;
   g->next_address = t->address + t->payload_bytes;
@@ -414,6 +471,8 @@ on_cpl (DmaChain *d, const Tlp *t)
     }
     tag_put (d, t->tag);
   }
+  /* The read counter stops once the application has taken in the last data completion (endpoint memory is
+   * written); EPLAST and the MSI come after and are not timed, as AN-456's counter stops at the last data. */
   if (e->dir == DMA_READ && e->running && !g->desc && data_done (e))
     stop_counter (e);
   app_kick (d->app);
@@ -434,6 +493,8 @@ engine_start (DmaEngine *e, const Tlp *t)
   e->have_cur = FALSE;
   e->requested = e->completed = 0;
   e->tail = TAIL_STATUS;
+  /* AN-456's counter starts when the engine decodes this write, so it includes the first descriptor fetch's round
+   * trip; counting from when the write left the root port adds the PIO write's own trip down the link. */
   e->counter_start_ps = d->p.counter_start == DMA_COUNTER_AT_HOST ? t->stamp_ps : sim_now (d->engine);
   e->counter_stop_ps = 0;
   if (d->notify != NULL)
@@ -449,6 +510,9 @@ on_rx (void *ctx, const Tlp *t)
     on_cpl (d, t);
     return;
   }
+  /* Anything but a completion is a PIO write to our registers: the benchmark's host sends nothing else. Channel c's
+   * headers are at BAR0 + 0x20 c, the write engine's DW0..DW3 at + 0x00..0x0C and the read engine's at
+   * + 0x10..0x1C, so DW = offset bits 3:2. Only the DW3 write starts an engine: software writes DW0..DW2 first. */
   g_assert (t->kind == TLP_MWR && t->address >= d->bar0
             && t->address < d->bar0 + DMA_CHANNEL_REG_STRIDE * (d->n_eng / DMA_DIR_COUNT));
   uint64_t off = t->address - d->bar0;
@@ -534,6 +598,8 @@ dma_chain_counters (const DmaChain *d)
 gboolean
 dma_chain_check_invariants (const DmaChain *d, GError **error)
 {
+  /* Over all runs. Completions out of order or unexpected fail even when the byte counts agree: a swapped pair
+   * moves the same bytes, and a dropped duplicate adds none. */
   const DmaCounters *c = &d->c;
   if (d->n_free_tags != d->p.tags || d->cpl_outstanding != 0) {
     ps_error_plain (error, PS_ERROR_INTERNAL, "DMA: %u of %u tags not retired, %u completion-buffer bytes held",

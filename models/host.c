@@ -1,4 +1,15 @@
-/* host.c — root complex completer, posted-write sink and benchmark software (contract in host.h). */
+/* host.c — root complex completer, posted-write sink and benchmark software (contract in host.h).
+ *
+ * The host's state is three FIFOs, each served strictly in order: `reqs` (reads the root complex works on; their
+ * data leaves through one return path in arrival order), `sink` (posted writes waiting to give back their
+ * receive-buffer slot) and `tx` (everything the root port sends, completions and PIO writes in the order they
+ * were produced). `held` is the overflow of `reqs`: MRds still in the root port's receive buffer. Keeping them
+ * there, rather than in an unbounded queue, is what turns a busy root complex into withheld NP credits.
+ *
+ * The protocol rules the host obeys are the RCB/MPS split of completions (split.h) and the endpoint's credits
+ * (the link's job). Every timing here is a platform property with no datasheet value: each is calibrated in a
+ * host file of configs/hosts/, with pcie-protocol.md §8 giving the published orders of magnitude.
+ */
 #include "models/host.h"
 
 #include <math.h>
@@ -8,6 +19,8 @@
 
 #define HOST_MAX_WATCH 8 /* status words software polls: one EPLAST per engine, 4 channels x 2 directions */
 
+/* Intrusive through Tlp.next: a TLP sits on at most one list at a time (one of these, or the link's queues), so
+ * queueing needs no allocation per TLP. */
 typedef struct {
   Tlp *head, *tail;
 } TlpFifo;
@@ -39,7 +52,7 @@ fifo_pop (TlpFifo *f)
 struct Host {
   SimEngine *engine;
   HostParams p;
-  uint32_t mps;
+  uint32_t mps; /* the completer's MPS: no completion is larger (spec §2.3.1.1) */
   LinkPort *port;
   TlpPool *pool;
 
@@ -48,19 +61,22 @@ struct Host {
   double read_ps_per_byte, cpl_ps_per_byte, drain_ps_per_byte;
 
   TlpFifo tx; /* completions and PIO writes, in the order the root port will send them */
-  gboolean tx_blocked;
+  gboolean tx_blocked; /* the link refused the head; its tx-ready callback (armed by the refusal) resumes us */
 
   /* Completer: consumed MRds whose data is still to return. stamp_ps = data ready; address and length_bytes
    * advance as completions leave, so the head always describes the next completion. */
   TlpFifo reqs;
   uint32_t n_reqs;
   TlpFifo held; /* MRds left in the root port's receive buffer while the request queue is full */
+  /* The return path is one serial resource: ret_free is when it has moved the last planned completion's data.
+   * ret_pending: a ret_emit event is scheduled. Never more than one, because each plans the head request's next
+   * completion from the state the previous one left: two would plan the same bytes. */
   SimTime ret_free; /* return path busy until */
   gboolean ret_pending;
 
   /* Sink: received MWr/MSI; stamp_ps = when each releases its buffer slot. */
   TlpFifo sink;
-  SimTime sink_free;
+  SimTime sink_free; /* when memory has absorbed every posted byte received so far (drain is serial) */
 
   struct {
     uint64_t address;
@@ -79,6 +95,7 @@ struct Host {
   Tlp *swapped;
 };
 
+/* Host files state times in ns, as datasheets and measurements do; a picosecond is far below what they resolve. */
 static SimTime
 ns_ps (double ns)
 {
@@ -92,6 +109,8 @@ host_params_check (const HostParams *p, uint32_t mps, GError **error)
     ps_error_plain (error, PS_ERROR_DATA, "host read completion boundary %u bytes: must be 64 or 128", p->rcb_bytes);
     return FALSE;
   }
+  /* Middle completions are RCB multiples no larger than MPS (spec §2.3.1.1): that needs RCB <= MPS, and
+   * split_next_completion() aligns with masks, so both must be powers of two. */
   if (mps < p->rcb_bytes || (mps & (mps - 1)) != 0) {
     ps_error_plain (error, PS_ERROR_DATA, "max payload %u bytes: must be a power of two >= RCB %u", mps,
       p->rcb_bytes);
@@ -100,6 +119,8 @@ host_params_check (const HostParams *p, uint32_t mps, GError **error)
   const double v[] = { p->read_latency_ns, p->read_latency_per_byte_ps, p->cpl_rate_mbps, p->cpl_overhead_ns,
                        p->write_drain_mbps, p->write_latency_ns, p->sw_pio_latency_ns, p->sw_pio_gap_ns,
                        p->msi_latency_ns, p->poll_interval_ns, p->iteration_gap_ns };
+  /* 0 is legal for every one (no latency, or a rate that does not limit). The negated test also rejects NaN;
+   * the bound (1e12 ns is over 16 minutes) keeps every conversion to picoseconds far inside SimTime. */
   for (guint i = 0; i < G_N_ELEMENTS (v); i++)
     if (!(v[i] >= 0.0 && v[i] < 1e12)) {
       ps_error_plain (error, PS_ERROR_DATA, "host parameter #%u is %g: must be finite and >= 0", i, v[i]);
@@ -108,6 +129,9 @@ host_params_check (const HostParams *p, uint32_t mps, GError **error)
   return TRUE;
 }
 
+/* Send from the head while the link takes it. One FIFO in production order never reorders anything, and it
+ * cannot deadlock: whatever holds the head back (endpoint credits, link queue or replay space) the endpoint or
+ * the link frees without waiting for anything queued behind it. */
 static void
 tx_drain (Host *h)
 {
@@ -134,7 +158,9 @@ on_tx_ready (void *ctx, LinkPort *port)
 static void ret_schedule (Host *h);
 
 /* Take an MRd into the root complex's request queue: only now is its receive-buffer slot (and NP credit) free,
- * and only now does its latency start. */
+ * and only now does its latency start — a held request waits for the root complex, it is not being served.
+ * The per-byte term prices larger reads' first data later (pcie-bench's 8 -> 512-byte medians grow ~0.3 ns/B,
+ * pcie-protocol.md §8); later completions of the same request are paced by the return path alone. */
 static void
 accept_read (Host *h, Tlp *t)
 {
@@ -145,6 +171,8 @@ accept_read (Host *h, Tlp *t)
   ret_schedule (h);
 }
 
+/* The head request's next completion has crossed the return path. Tag and cookie echo the request: the endpoint
+ * matches a completion to its request by tag (one requester ID), and the Byte Count carries what is left. */
 static void
 ret_emit (SimEngine *e, void *ctx, uint64_t size)
 {
@@ -164,12 +192,17 @@ ret_emit (SimEngine *e, void *ctx, uint64_t size)
   h->c.cpl_checksum += pattern_sum (c->address, size);
   r->address += size;
   r->length_bytes -= (uint32_t) size;
+  /* The last completion frees a place in the root complex for the oldest held MRd, whose latency starts only
+   * now. ret_pending is still TRUE here, so accept_read()'s ret_schedule() returns at once and the call below
+   * plans the next completion, whichever request is at the head by then. */
   if (r->length_bytes == 0) {
     tlp_free (h->pool, fifo_pop (&h->reqs));
     h->n_reqs--;
     if (h->held.head != NULL)
       accept_read (h, fifo_pop (&h->held));
   }
+  /* Test faults act after the counters above: the host's tallies describe what it meant to send, so catching the
+   * difference is left to the endpoint's tag, order and checksum checks, which is what the tests want to see. */
   if (h->fault == HOST_FAULT_NONE || h->cpl_index++ != h->fault_at) {
     fifo_push (&h->tx, c);
     if (h->swapped != NULL)
@@ -190,7 +223,11 @@ ret_emit (SimEngine *e, void *ctx, uint64_t size)
 }
 
 /* Plan the next completion: it leaves the return path once its data is ready and the path has moved the
- * previous completion's data. One event per completion, none while idle. */
+ * previous completion's data. One event per completion, none while idle. Only the head request is looked at:
+ * a later request whose data is ready first still waits, which is what "one return path, in arrival order"
+ * means. The size is decided now, from where the previous completion ended: applied one completion at a time,
+ * split_next_completion() yields the spec's series (the first ends on an RCB multiple, middle ones are RCB
+ * multiples, none exceeds MPS). */
 static void
 ret_schedule (Host *h)
 {
@@ -225,6 +262,8 @@ watch_fire (SimEngine *e, void *ctx, uint64_t i)
 
 static void sink_release (SimEngine *e, void *ctx, uint64_t arg);
 
+/* Only the head needs an event: release times never decrease along the FIFO (drain is serial and
+ * write_latency_ns is one constant), so the head is always the next to release. */
 static void
 sink_schedule_head (Host *h)
 {
@@ -232,6 +271,10 @@ sink_schedule_head (Host *h)
     sim_schedule_at (h->engine, h->sink.head->stamp_ps, sink_release, h, 0);
 }
 
+/* A posted TLP's data is in memory and its slot is free. Consuming here, not on arrival, is the point of the
+ * sink: P credits come back write_latency_ns after the drain plus an UpdateFC trip, so posted throughput is
+ * bounded by credits x bytes per credit / that loop (pcie-protocol.md §5). write_latency_ns is calibrated on
+ * Table 8's simultaneous-mode write drop (configs/hosts/i7-3930k.yaml). */
 static void
 sink_release (SimEngine *e, void *ctx, uint64_t arg)
 {
@@ -239,6 +282,8 @@ sink_release (SimEngine *e, void *ctx, uint64_t arg)
   Tlp *t = fifo_pop (&h->sink);
   SimTime now = sim_now (e);
   h->c.bytes_written += t->payload_bytes;
+  /* An MSI is a posted 1-DW write the root complex turns into an interrupt, not memory: it used a buffer slot and
+   * counts in bytes_written (system.c expects 4 bytes per MSI), but the driver runs msi_latency_ns later. */
   if (t->kind == TLP_MSI) {
     h->c.msis++;
     g_assert (t->address <= 0xffffffffu); /* MSI targets the local APIC window, 0xFEEx_xxxx */
@@ -248,7 +293,9 @@ sink_release (SimEngine *e, void *ctx, uint64_t arg)
     h->c.write_checksum += pattern_sum (t->address, t->payload_bytes);
     for (guint i = 0; i < h->n_watch; i++)
       if (h->watch[i].address == t->address) {
-        /* Polling software sees the write at its next poll: the next multiple of the period. */
+        /* Polling software sees the write at its next poll: the next multiple of the period, strictly after now
+         * (a write landing on a poll instant races the read; the model takes the later poll). Period 0 is an
+         * idealised busy poll that sees it at once. */
         SimTime next = h->poll_ps > 0 ? (now / h->poll_ps + 1) * h->poll_ps : now;
         sim_schedule_at (e, next, watch_fire, h, i);
       }
@@ -276,9 +323,11 @@ on_rx (void *ctx, LinkPort *port, Tlp *t)
     break;
   case TLP_MWR:
   case TLP_MSI: {
+    /* Data drains behind what is already draining (sink_free); the slot is held write_latency_ns beyond that. */
     SimTime drained = MAX (now, h->sink_free) + (SimTime) llround (t->payload_bytes * h->drain_ps_per_byte);
     h->sink_free = drained;
     t->stamp_ps = drained + h->write_latency_ps;
+    /* A non-empty sink already has its head's event; the head's release schedules the next one. */
     gboolean was_empty = h->sink.head == NULL;
     fifo_push (&h->sink, t);
     if (was_empty)
@@ -300,6 +349,9 @@ pio_emit (SimEngine *e, void *ctx, uint64_t arg)
   tx_drain (h);
 }
 
+/* A PIO register write is a 1-DW MWr into the endpoint's BAR (AN-456's descriptor header registers). The model
+ * moves no data bytes, so the register value rides in the cookie. AN-456's BAR0 is 32-bit, so its writes take a
+ * 3-DW header; addr64 exists for a BAR above 4 GB. */
 SimTime
 host_pio_write (Host *h, SimTime delay_ps, uint64_t address, gboolean addr64, uint32_t value)
 {
@@ -319,6 +371,7 @@ host_pio_write (Host *h, SimTime delay_ps, uint64_t address, gboolean addr64, ui
 void
 host_watch_status (Host *h, uint64_t address, HostEventFn fn, void *ctx)
 {
+  /* A fixed table: more watches than engines is a wiring error, not bad input, hence an assert. */
   g_assert (h->n_watch < HOST_MAX_WATCH);
   h->watch[h->n_watch].address = address;
   h->watch[h->n_watch].fn = fn;
@@ -349,6 +402,7 @@ host_new (SimEngine *engine, const HostParams *params, uint32_t mps, LinkPort *p
   h->mps = mps;
   h->port = port;
   h->pool = pool;
+  /* Converted once: the per-TLP paths only multiply. Rates of 0 become 0 ps per byte, i.e. no limit. */
   h->read_latency_ps = ns_ps (params->read_latency_ns);
   h->read_ps_per_byte = params->read_latency_per_byte_ps;
   h->cpl_overhead_ps = ns_ps (params->cpl_overhead_ns);
@@ -357,6 +411,7 @@ host_new (SimEngine *engine, const HostParams *params, uint32_t mps, LinkPort *p
   h->write_latency_ps = ns_ps (params->write_latency_ns);
   h->msi_latency_ps = ns_ps (params->msi_latency_ns);
   h->poll_ps = ns_ps (params->poll_interval_ns);
+  /* The host is the root port's only user: nothing else sends on it or consumes from it. */
   link_port_set_rx (port, on_rx, h);
   link_port_set_tx_ready (port, on_tx_ready, h);
   return h;
@@ -385,6 +440,8 @@ host_check_invariants (const Host *h, GError **error)
       h->reqs.head ? "pending" : "empty", h->sink.head ? "pending" : "empty", h->tx.head ? "pending" : "empty");
     return FALSE;
   }
+  /* Counted as emitted, before any test fault: this proves the completer split every request completely; lost,
+   * duplicated or swapped completions are the endpoint's checks to catch. */
   if (h->c.cpl_bytes != h->c.read_bytes_requested) {
     ps_error_plain (error, PS_ERROR_INTERNAL, "host: %" G_GUINT64_FORMAT " bytes requested but %" G_GUINT64_FORMAT
       " completed", h->c.read_bytes_requested, h->c.cpl_bytes);
@@ -400,6 +457,7 @@ host_inject_fault (Host *h, HostFault fault, uint64_t nth)
   h->fault_at = nth;
 }
 
+/* O(n), and fine: only the watchdog's one-off message counts queues. */
 static guint
 fifo_len (const TlpFifo *f)
 {

@@ -33,8 +33,10 @@ G_DEFINE_QUARK (pciesim-link-error-quark, link_error)
 
 typedef enum { ARR_TLP, ARR_ACK, ARR_UPDATEFC } ArrivalKind;
 
+/* A packet on its way to the far side. DLLPs carry absolute counts, not the spec's modular fields, so a later one
+ * always supersedes an earlier one and nothing needs wrap handling. */
 typedef struct {
-  SimTime at;
+  SimTime at; /* the far side has it: end of its last symbol time + tx pipeline + flight + rx pipeline */
   ArrivalKind kind;
   FcClass cls;
   Tlp *tlp;
@@ -66,15 +68,17 @@ struct Dir {
   uint64_t q_bytes; /* wire bytes queued, reserved against the replay buffer */
   uint64_t cursor; /* first free slot (phy.h) */
   SimEventId wire_ev;
-  SimTime wire_ev_at;
+  SimTime wire_ev_at; /* when wire_ev fires, so wire_kick() can tell whether it is early enough */
   uint64_t skp_due_sym; /* next SKP is scheduled for this symbol time */
+  /* Counts since link-up; only their low 12 bits appear on the wire (pcie-protocol.md §2, sequence number). */
   uint64_t tx_seq; /* TLPs given a sequence number so far */
   uint64_t acked_seq; /* of those, acknowledged */
   uint32_t *replay; /* ring of wire bytes per unacknowledged TLP, oldest at replay_head */
   uint32_t replay_cap, replay_head;
-  uint64_t replay_bytes;
+  uint64_t replay_bytes; /* sum of the ring, checked against replay_buffer_bytes */
   FcTx fc_tx;
-  /* DLLPs this transmitter owes the receiver of the opposite direction. */
+  /* DLLPs this transmitter owes the receiver of the opposite direction. Flags, not a queue: an Ack or UpdateFC
+   * reads the latest state when it goes on the wire, so asking twice before it goes adds nothing. */
   gboolean ack_due;
   gboolean fc_due[FC_CLASS_COUNT];
 
@@ -88,9 +92,10 @@ struct Dir {
   uint32_t rx_unacked; /* TLPs received since the last Ack was scheduled */
   SimEventId fc_timer[FC_CLASS_COUNT]; /* periodic refresh */
   SimEventId fc_lat_timer[FC_CLASS_COUNT]; /* eager UpdateFC latency, running while freed credits are unsent */
-  SimTime fc_last_sent_ps[FC_CLASS_COUNT];
+  SimTime fc_last_sent_ps[FC_CLASS_COUNT]; /* updatefc_period_ps counts from the last UpdateFC sent */
 
-  /* Accounting window: slot tallies for packets placed since win_start_slot. */
+  /* Accounting window: slot tallies for packets placed since win_start_slot. A slot is one byte on one lane, so
+   * these are byte counts too; padding and idle are never tallied, only derived (link_usage()). */
   uint64_t win_start_slot;
   uint64_t s_payload, s_overhead, s_dllp, s_os;
   LinkCounters cnt;
@@ -101,7 +106,7 @@ struct Link {
   LinkParams p;
   TlpPool *pool;
   Phy phy;
-  uint32_t ack_limit_symbols;
+  uint32_t ack_limit_symbols; /* pcie-protocol.md §3; fixed by generation, width and MPS */
   uint32_t updatefc_latency_symbols; /* resolved from LinkParams; 0 = off */
   SimTime latency_ps; /* serialiser end -> far side: tx pipeline + flight + rx pipeline */
   Dir d[2];
@@ -160,6 +165,7 @@ link_params_validate (const LinkParams *p, GError **error)
   return TRUE;
 }
 
+/* LinkParams names the six credit types as the config does; fc.c indexes them [class][part] so it can loop. */
 static void
 credits_matrix (const FcCredits *c, FcAmounts *a)
 {
@@ -181,14 +187,18 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
   Link *l = g_new0 (Link, 1);
   l->engine = engine;
   l->p = *params;
+  /* The spec's nominal 30 us, the most link_params_validate() accepts: the fewest refresh DLLPs it permits. */
   if (!l->p.updatefc_period_ps)
     l->p.updatefc_period_ps = UPDATEFC_PERIOD_MAX_PS;
   l->pool = pool;
-  phy_init (&l->phy, params->gen, params->lanes, params->skp_interval_symbols, NULL);
+  phy_init (&l->phy, params->gen, params->lanes, params->skp_interval_symbols, NULL); /* validated above */
   l->ack_limit_symbols = phy_ack_limit_symbols (&l->phy, params->max_payload_bytes);
+  /* The spec's recommended UpdateFC latency (Table 2-54) has the same values as the Ack latency limit. */
   l->updatefc_latency_symbols = params->updatefc_latency_symbols == LINK_UPDATEFC_LATENCY_RECOMMENDED
                                     ? l->ack_limit_symbols
                                     : params->updatefc_latency_symbols;
+  /* One constant for every packet of a direction: arrivals keep wire order, which the single arrival event of each
+   * direction relies on (top of file). */
   l->latency_ps = params->tx_pipeline_ps + params->flight_ps + params->rx_pipeline_ps;
   FcPolicy policy = {
     .mps_data_credits = params->max_payload_bytes / 16, /* spec §2.6.1: 16 bytes per data credit */
@@ -321,6 +331,8 @@ arr_push (Dir *d, const Arrival *a)
 static void
 replay_push (Dir *d, uint32_t bytes)
 {
+  /* The ring holds exactly tx_seq - acked_seq entries; wire_fire() pushes before counting the new TLP in tx_seq,
+   * so `len` is also the index the new entry takes. */
   uint32_t len = (uint32_t) (d->tx_seq - d->acked_seq);
   if (len == d->replay_cap) {
     uint32_t cap = d->replay_cap ? d->replay_cap * 2 : 64;
@@ -362,6 +374,8 @@ wire_free_ps (const Dir *d)
   return phy_sym_ps (phy, ceil_div (d->cursor, phy->lanes));
 }
 
+/* SKPs are not in the list: an idle wire keeps no event for them, and skp_catch_up() places them afterwards at
+ * their due times. Waking for every SKP would keep an idle link busy and the engine could never drain. */
 static gboolean
 has_ready (const Dir *d)
 {
@@ -424,6 +438,8 @@ send_to_far_side (Dir *d, uint64_t end_slot, const Arrival *tmpl)
   arr_push (d, &a);
 }
 
+/* DLLPs follow the same lane placement as TLPs (§2), and only their own bytes count as DLLP time: padding in
+ * front of them stays idle, as for TLPs. */
 static uint64_t
 place_dllp (Dir *d, uint64_t base)
 {
@@ -437,6 +453,10 @@ place_dllp (Dir *d, uint64_t base)
   return pl.end_slot;
 }
 
+/* One decision per event: SKPs that fell due, then at most one packet, then (if more is ready) a new event for
+ * when it ends. Deciding at every packet boundary rather than queueing a batch is what lets an Ack or UpdateFC
+ * that falls due during a long TLP overtake the TLPs queued behind it. UpdateFC classes go P, NP, Cpl: a fixed
+ * order keeps runs reproducible. */
 static void
 wire_fire (SimEngine *e, void *ctx, uint64_t arg)
 {
@@ -465,7 +485,7 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
     uint64_t end = place_dllp (d, base);
     d->ack_due = FALSE;
     d->cnt.acks++;
-    o->rx_unacked = 0;
+    o->rx_unacked = 0; /* TLPs counted while the Ack waited for the wire ride on it too */
     send_to_far_side (d, end, &(Arrival) { .kind = ARR_ACK, .a = o->rx_seq });
   } else if (d->fc_due[FC_P] || d->fc_due[FC_NP] || d->fc_due[FC_CPL]) {
     FcClass c = d->fc_due[FC_P] ? FC_P : d->fc_due[FC_NP] ? FC_NP : FC_CPL;
@@ -489,6 +509,7 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
       d->q_tail = NULL;
     t->next = NULL;
     d->q_len--;
+    /* No replay-space check: link_port_can_send() reserved the space (q_bytes) when it accepted the TLP. */
     uint32_t bytes = phy->ops->tlp_wire_bytes (phy, t);
     d->q_bytes -= bytes;
     /* Spec §3: 12-bit sequence number; the model keeps the full count and the TLP carries its low bits. */
@@ -501,7 +522,7 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
     phy->ops->place_packet (phy, base, bytes, &pl);
     d->cursor = pl.end_slot;
     d->s_payload += t->payload_bytes;
-    d->s_overhead += bytes - t->payload_bytes;
+    d->s_overhead += bytes - t->payload_bytes; /* header, ECRC and framing */
     d->cnt.tlps++;
     d->cnt.payload_bytes += t->payload_bytes;
     LinkPort *tx = &l->port[d->dir];
@@ -511,12 +532,15 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
     drained = TRUE;
   }
   wire_kick (d);
+  /* A TLP left the queue: a sender refused for a full queue may now go on. */
   if (drained)
     port_notify (&l->port[d->dir]);
 }
 
 /* ---- receiver ---- */
 
+/* Timer expiry and the count trigger end alike: the opposite transmitter owes an Ack, which will read rx_seq
+ * when it goes on the wire. The count restarts now, as the spec restarts the timer once an Ack is scheduled. */
 static void
 ack_fire (SimEngine *e, void *ctx, uint64_t arg)
 {
@@ -530,6 +554,8 @@ ack_fire (SimEngine *e, void *ctx, uint64_t arg)
   wire_kick (rev);
 }
 
+/* The §2.6.1.2 periodic refresh. It guards against a corrupted UpdateFC, which is dropped and never replayed; the
+ * model has no errors but still pays its bandwidth. Started only by arriving TLPs (receive_tlp()). */
 static void
 fc_timer_fire (SimEngine *e, void *ctx, uint64_t arg)
 {
@@ -547,6 +573,7 @@ fc_timer_fire (SimEngine *e, void *ctx, uint64_t arg)
   wire_kick (rev);
 }
 
+/* The eager UpdateFC latency ran out: credits freed since the last UpdateFC go back now, all in one DLLP. */
 static void
 fc_lat_fire (SimEngine *e, void *ctx, uint64_t arg)
 {
@@ -558,6 +585,8 @@ fc_lat_fire (SimEngine *e, void *ctx, uint64_t arg)
   wire_kick (rev);
 }
 
+/* Credits are taken before the rx callback runs, because the consumer may release them at once
+ * (link_port_consume()) and fc.c would reject a release of credits not yet taken. */
 static void
 receive_tlp (Dir *d, Tlp *t)
 {
@@ -571,6 +600,7 @@ receive_tlp (Dir *d, Tlp *t)
                 d->dir == LINK_UPSTREAM ? "upstream" : "downstream", t->seq, (unsigned) (d->rx_seq & 0xfff),
                 d->rx_seq);
   d->rx_seq++;
+  /* The receiving end decides its Ack policy: upstream TLPs land at the host. */
   uint32_t every = d->dir == LINK_UPSTREAM ? l->p.host_ack_every_tlps : l->p.device_ack_every_tlps;
   if (every && ++d->rx_unacked >= every && !l->d[1 - d->dir].ack_due) {
     /* Count-triggered Ack: the same DLLP the timer would send, only sooner; it restarts the timer (§3.6.3.1).
@@ -597,6 +627,8 @@ receive_tlp (Dir *d, Tlp *t)
   }
 }
 
+/* Acks are cumulative (§3 coalescing): one names the last TLP received in order, so everything up to it leaves the
+ * replay buffer at once, and the freed space may unblock the sender. */
 static void
 receive_ack (Dir *d, uint64_t acked)
 {
@@ -618,6 +650,8 @@ arr_fire (SimEngine *e, void *ctx, uint64_t arg)
   (void) arg;
   Dir *d = ctx;
   d->arr_ev = SIM_EVENT_NONE;
+  /* Packets ending in the same symbol time (a DLLP beside another packet on x16) arrive at the same picosecond:
+   * one event takes them all, in wire order. */
   while (d->arr_len && d->arr[d->arr_head].at <= sim_now (e)) {
     Arrival a = d->arr[d->arr_head];
     d->arr_head = (d->arr_head + 1) % d->arr_cap;
@@ -666,6 +700,8 @@ link_port_can_send (LinkPort *port, const Tlp *tlp)
     ok = FALSE;
   /* §3: a full replay buffer stalls new TLPs; queued TLPs already hold their future replay space. */
   uint32_t bytes = l->phy.ops->tlp_wire_bytes (&l->phy, tlp);
+  /* link_params_validate() guarantees room for a 3-DW-header TLP of MPS; a 4-DW header or ECRC can still overflow
+   * a buffer sized at that bound, and such a TLP would wait forever. */
   if (l->p.replay_buffer_bytes && bytes > l->p.replay_buffer_bytes)
     g_error ("a %u-byte TLP can never fit the %u-byte replay buffer", bytes, l->p.replay_buffer_bytes);
   if (l->p.replay_buffer_bytes && d->q_bytes + d->replay_bytes + bytes > l->p.replay_buffer_bytes)
@@ -704,13 +740,14 @@ link_port_consume (LinkPort *port, const Tlp *tlp)
   Link *l = port->link;
   Dir *d = &l->d[1 - port->end]; /* the direction this port receives on */
   FcClass c = tlp_fc_class (tlp->kind);
-  Dir *rev = &l->d[port->end];
+  Dir *rev = &l->d[port->end]; /* this port's own transmitter carries the UpdateFC back */
   if (fc_rx_free (&d->fc_rx, c, tlp_header_credits (tlp), tlp_data_credits (tlp))) {
     rev->fc_due[c] = TRUE;
     wire_kick (rev);
   } else if (l->updatefc_latency_symbols && fc_rx_class_finite (&d->fc_rx, c) && !rev->fc_due[c]
              && !sim_event_pending (l->engine, d->fc_lat_timer[c])) {
-    /* Eager policy: like the Ack timer, started by the first freed credit not yet on its way back. */
+    /* Eager policy: like the Ack timer, started by the first freed credit not yet on its way back. An UpdateFC
+     * already due carries these credits too (it reads the limit when placed), so none is started then. */
     SimEngine *e = l->engine;
     uint64_t due_sym = phy_sym_at_or_after (&l->phy, sim_now (e)) + l->updatefc_latency_symbols;
     d->fc_lat_timer[c] = sim_schedule_at (e, phy_sym_ps (&l->phy, due_sym), fc_lat_fire, d, c);
@@ -782,6 +819,8 @@ link_counters (const Link *link, LinkDir dir)
   return link->d[dir].cnt;
 }
 
+/* For the end of a finished run. With no bit errors every TLP must have been delivered and acknowledged, so
+ * anything left in a queue, in flight or in a replay buffer, and any credit count out of range, is a model bug. */
 gboolean
 link_check_invariants (const Link *link, GError **error)
 {
@@ -859,7 +898,8 @@ link_inject_fault (Link *link, LinkFault fault, LinkDir dir, uint64_t nth)
 double
 link_theoretical_mbps (int gen, int lanes, uint32_t max_payload_bytes)
 {
-  /* published-calibration.md §1: per-lane MB/s after 8b/10b, Gen3+ counted without 128b/130b. */
+  /* published-calibration.md §1: per-lane MB/s after 8b/10b, Gen3+ counted without 128b/130b. Deliberately the
+   * vendor's naive formula: it must reproduce the published figures (Gen1 x4 → 927), not improve on them. */
   static const double lane_mbps[] = { 0, 250, 500, 1000, 2000, 4000 };
   if (gen < 1 || gen > 5)
     return 0;
@@ -873,9 +913,10 @@ link_protocol_limit_mbps (const LinkParams *params)
   Phy phy;
   if (!phy_init (&phy, params->gen, params->lanes, params->skp_interval_symbols, NULL))
     return 0;
-  /* A saturating MWr stream: TLPs of MPS + 12-byte header + framing, all multiples of 4 bytes, so lane placement
-   * never pads between them; SKPs take at least their own slots (EDS included, no block padding) once per
-   * interval; the stream needs no DLLPs on its own direction (Acks and UpdateFCs travel the other way). */
+  /* An upper bound for simulated streams; test-link.c checks it, allowing a finite window one SKP fewer than its
+   * share. A saturating MWr stream: TLPs of MPS + 12-byte header + framing, all multiples of 4 bytes, so lane
+   * placement never pads between them; SKPs take at least their own slots (EDS included, no block padding) once
+   * per interval; the stream needs no DLLPs on its own direction (Acks and UpdateFCs travel the other way). */
   double tlp = params->max_payload_bytes + 12.0 + phy.tlp_framing_bytes;
   double os_share = ((double) phy.skp_symbols * phy.lanes + phy.eds_bytes)
                     / ((double) phy.skp_interval_symbols * phy.lanes);

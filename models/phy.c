@@ -5,8 +5,8 @@ G_DEFINE_QUARK (pciesim-phy-error-quark, phy_error)
 
 /* Per-generation facts, pcie-protocol.md §1 (spec Table 1-1), §3 (InternalDelay) and §4 (SKP). */
 typedef struct {
-  uint32_t mt_per_s;
-  gboolean enc_128b130b;
+  uint32_t mt_per_s; /* per lane; 1 GT/s = 1000 MT/s, one unit interval (UI) per transfer */
+  gboolean enc_128b130b; /* FALSE: 8b/10b (Gen1/2); TRUE also brings EDS tokens and block-aligned ordered sets */
   uint32_t internal_delay_symbols; /* §3: 19 at 2.5 GT/s, 70 at 5 GT/s, 115 at >= 8 GT/s */
 } GenInfo;
 
@@ -37,6 +37,8 @@ static const GenInfo gen_info[] = {
 /* §2 lane placement: on links wider than x4 packets start only in lane 4·N. */
 #define LANE_GROUP 4u
 
+/* Reducing the symbol-time fraction is what leaves sym_den a power of two for every generation, as phy_sym_ps's
+ * fast path needs: unreduced, Gen3's would be 8000 · 128 = 1,024,000. */
 static uint64_t
 gcd64 (uint64_t a, uint64_t b)
 {
@@ -54,6 +56,8 @@ round_up (uint64_t x, uint64_t m)
   return (x + m - 1) / m * m;
 }
 
+/* The framing is 8 bytes at both encodings (§2), so one table serves Gen1–5; ECRC, when present, is already part
+ * of the transaction bytes because it belongs to the transaction layer. */
 static uint32_t
 nonflit_tlp_wire_bytes (const Phy *phy, const Tlp *tlp)
 {
@@ -66,6 +70,8 @@ nonflit_dllp_wire_bytes (const Phy *phy)
   return phy->dllp_bytes;
 }
 
+/* At x1..x4 the granule is the width itself, i.e. lane 0: a packet of whole DWs ends on a symbol boundary there,
+ * so back-to-back packets pad nothing (§2 "pack back to back"). Wider links pad up to the next lane 4·N. */
 static void
 nonflit_place_packet (const Phy *phy, uint64_t base_slot, uint32_t bytes, PhyPlacement *out)
 {
@@ -98,10 +104,12 @@ static const PhyOps nonflit_ops = {
 gboolean
 phy_init (Phy *phy, int gen, int lanes, uint32_t skp_interval_symbols, GError **error)
 {
+  /* Gen6 needs flit mode (pcie-protocol.md §1), which has no PhyOps table yet. */
   if (gen < 1 || gen > 5) {
     g_set_error (error, PHY_ERROR, PHY_ERROR_GEN, "PCIe generation %d not supported (1..5)", gen);
     return FALSE;
   }
+  /* x12 and x32 appear in older tables, but phy_ack_limit_symbols() has AckFactor columns only for these. */
   if (lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16) {
     g_set_error (error, PHY_ERROR, PHY_ERROR_LANES, "link width x%d not supported (1, 2, 4, 8, 16)", lanes);
     return FALSE;
@@ -131,8 +139,9 @@ phy_init (Phy *phy, int gen, int lanes, uint32_t skp_interval_symbols, GError **
     phy->skp_interval_symbols = SKP_INTERVAL_8B10B_SYMBOLS;
     phy->skp_symbols = SKP_SYMBOLS_8B10B;
     phy->eds_bytes = 0;
-    phy->os_align_symbols = 1;
+    phy->os_align_symbols = 1; /* 8b/10b has no blocks: an ordered set may start at any symbol time */
   }
+  /* A configured interval overrides the spec minimum for what-if sweeps; link_params_validate() bounds it below. */
   if (skp_interval_symbols)
     phy->skp_interval_symbols = skp_interval_symbols;
   phy->internal_delay_symbols = gi->internal_delay_symbols;
@@ -168,7 +177,8 @@ uint32_t
 phy_ack_limit_symbols (const Phy *phy, uint32_t max_payload_bytes)
 {
   /* pcie-protocol.md §3 AckFactor table, ×10 to stay integral; columns x1 x2 x4 x8 x16. The spec tables
-   * truncate the product, which integer division reproduces (e.g. Gen3 x1 MPS 256: 284·1.4 + 115 → 512). */
+   * truncate the product, which integer division reproduces (e.g. Gen3 x1 MPS 256: 284·1.4 + 115 → 512).
+   * MPS is a power of two (link_params_validate()), so "<= 256" and ">= 512" are the only two rows. */
   static const uint32_t factor_small_x10[] = { 14, 14, 14, 25, 30 }; /* MPS <= 256 */
   static const uint32_t factor_large_x10[] = { 10, 10, 10, 10, 20 }; /* MPS >= 512 */
   unsigned col = phy->lanes == 1 ? 0 : phy->lanes == 2 ? 1 : phy->lanes == 4 ? 2 : phy->lanes == 8 ? 3 : 4;

@@ -19,7 +19,7 @@
 struct TlpPool {
   Tlp *free_list;
   GPtrArray *chunks; /* each a g_new0 (Tlp, TLP_POOL_CHUNK) block */
-  size_t live;
+  size_t live; /* handed out and not yet freed: 0 at the end of a run, or something leaked a TLP */
   size_t capacity;
 };
 
@@ -31,6 +31,7 @@ tlp_pool_new (void)
   return pool;
 }
 
+/* The chunks own every struct, so this also reclaims TLPs still handed out: leak checks read tlp_pool_live() first. */
 void
 tlp_pool_free (TlpPool *pool)
 {
@@ -72,6 +73,7 @@ tlp_free (TlpPool *pool, Tlp *tlp)
 {
   if (!tlp)
     return;
+  /* Frees outnumbering allocations betray a double free (or a TLP from another pool). */
   g_assert (pool->live > 0);
   tlp->next = pool->free_list;
   pool->free_list = tlp;
@@ -107,10 +109,13 @@ tlp_fc_class (TlpKind kind)
   default:
     break;
   }
+  /* Charging a bad kind to some class would corrupt the credit books silently: abort instead. */
   g_error ("tlp_fc_class: bad kind %d", (int) kind);
   return FC_P;
 }
 
+/* Partial credits round up, because a receiver buffers whole 16-byte units: a 4-byte MSI takes a full credit,
+ * a 260-byte write 17. Kinds without data (MRd, Cpl) cost none. */
 uint32_t
 tlp_data_credits (const Tlp *tlp)
 {
@@ -124,6 +129,8 @@ tlp_header_credits (const Tlp *tlp)
   return 1; /* spec §2.6.1: every TLP costs one header credit of its class */
 }
 
+/* Sequence number, LCRC and framing tokens belong to the data link and physical layers (phy.c adds them), which
+ * is why they are not here; ECRC is end-to-end, a transaction-layer field, so it is. */
 uint32_t
 tlp_transaction_bytes (const Tlp *tlp)
 {
@@ -133,6 +140,7 @@ tlp_transaction_bytes (const Tlp *tlp)
 const char *
 tlp_kind_name (TlpKind kind)
 {
+  /* Never aborts on a bad kind: error messages about such a TLP call it. */
   static const char *const names[TLP_KIND_COUNT] = { "MWr", "MRd", "CplD", "Cpl", "MSI" };
   return (unsigned) kind < TLP_KIND_COUNT ? names[kind] : "?";
 }
@@ -147,5 +155,7 @@ tlp_set (Tlp *tlp, TlpKind kind, gboolean addr64, uint64_t address, uint32_t pay
   tlp->address = address;
   /* MSI is a 1-DW MWr (pcie-protocol.md §2); reads carry no data but request length_bytes. */
   tlp->payload_bytes = kind == TLP_MSI ? 4 : (kind == TLP_MRD || kind == TLP_CPL) ? 0 : payload_bytes;
+  /* For a CplD this makes the byte count (§2.2.9) that of a sole or last completion; a completer that splits a
+   * read sets length_bytes to what remains of the request after the call. */
   tlp->length_bytes = kind == TLP_MRD ? payload_bytes : tlp->payload_bytes;
 }

@@ -9,10 +9,12 @@
  *   the winner differs from the previous TLP's), is followed by tx_gap_cycles idle beats, and is handed to
  *   link_port_send() at the end of its last beat (store-and-forward into the IP's transmit buffer: the IP cannot
  *   put a TLP on the wire faster than the application delivers it). Clients call app_kick() when they get new work.
- * - Arbitration: APP_ARB_ROUND_ROBIN rotates among ready clients starting after the last winner (what AN-456's
- *   chaining DMA does between its read and write engines, so neither starves); APP_ARB_PRIORITY always picks the
- *   lowest-numbered ready client. Both skip a client blocked on credits, as the hard IP's per-type credit
- *   signals (tx_cred) let the application do.
+ * - Arbitration: APP_ARB_ROUND_ROBIN rotates among ready clients starting after the last winner, so none
+ *   starves; APP_ARB_PRIORITY always picks the lowest-numbered ready client. Both skip a client blocked on
+ *   credits, as the hard IP's per-type credit signals (tx_cred) let the application do. Each DMA engine is a
+ *   client; AN-456's configs use endpoint.arbitration: read_priority (configs/benchmarks/an456.yaml, calibrated
+ *   on Tables 8 and 11), which is APP_ARB_PRIORITY with each channel's read engine registered first
+ *   (dma_chain.c).
  * - Receive: TLPs from the link (whose rx_pipeline_ps already holds the IP's receive latency) pass one at a
  *   time through the receive interface, each taking avst_beats() + rx_overhead_cycles. At the end of its beats
  *   the handler sees the TLP, then the app calls link_port_consume() (the IP's receive buffer slot is free only once the application has read it)

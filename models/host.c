@@ -436,8 +436,9 @@ host_check_invariants (const Host *h, GError **error)
 {
   if (h->reqs.head != NULL || h->held.head != NULL || h->sink.head != NULL || h->tx.head != NULL
       || h->swapped != NULL) {
-    ps_error_plain (error, PS_ERROR_INTERNAL, "host: work left at the end (requests %s, sink %s, transmit %s)",
-      h->reqs.head ? "pending" : "empty", h->sink.head ? "pending" : "empty", h->tx.head ? "pending" : "empty");
+    ps_error_plain (error, PS_ERROR_INTERNAL, "host: work left at the end (requests %s, held %s, sink %s, "
+      "transmit %s, swapped completion %s)", h->reqs.head ? "pending" : "empty", h->held.head ? "pending" : "empty",
+      h->sink.head ? "pending" : "empty", h->tx.head ? "pending" : "empty", h->swapped ? "pending" : "none");
     return FALSE;
   }
   /* Counted as emitted, before any test fault: this proves the completer split every request completely; lost,

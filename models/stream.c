@@ -1,4 +1,9 @@
-/* stream.c — the streaming endpoint and its minimal host counterpart (sink for writes, completer for reads). */
+/* stream.c — the streaming endpoint and its minimal host counterpart (sink for writes, completer for reads).
+ *
+ * The stream isolates the link: with no DMA engine, datapath or driver, its figure is what framing, lane
+ * placement, SKP ordered sets, DLLPs and credits allow, which can be derived by hand (README, "Worked
+ * example"). Set beside a chaining-DMA figure for the same config, the difference is what the endpoint and the
+ * host cost. The queues allocate nothing: they are threaded through the TLPs' own next pointers. */
 #include "models/stream.h"
 
 G_DEFINE_QUARK (pciesim-stream-error-quark, stream_error)
@@ -18,18 +23,18 @@ typedef struct {
   LinkPort *dev, *host;
   /* source */
   uint64_t issued_bytes; /* MWr payload sent, or MRd bytes requested */
-  uint32_t tags_free;
+  uint32_t tags_free; /* a count, not a set of tag numbers (see source_pump) */
   /* host side */
   Tlp *sink_head, *sink_tail; /* write: TLPs waiting for the consumer */
-  SimTime sink_busy_until;
+  SimTime sink_busy_until; /* when the consumer finishes the TLP it is draining */
   SimEventId sink_ev;
   Tlp *req_head, *req_tail; /* read: MRds waiting for / under completion; stamp_ps = ready time */
   uint64_t req_done_bytes; /* of the head request, bytes already completed */
   SimEventId req_ev;
   /* measurement */
-  uint64_t delivered;
+  uint64_t delivered; /* payload taken by the host's consumer (write) or by the device (read) */
   gboolean in_window;
-  SimTime t0;
+  SimTime t0; /* window start, and the bytes already delivered then */
   uint64_t b0;
   StreamResult *out;
 } Stream;
@@ -38,7 +43,10 @@ static void source_pump (Stream *s);
 static void completer_pump (Stream *s);
 
 /* Deliveries are discrete, so the window runs from one delivery to another: (N - k) TLPs over (N - k) arrival
- * intervals, which is the steady-state rate without the start-up latency of the first TLP. */
+ * intervals, which is the steady-state rate without the start-up latency of the first TLP. The link's counters
+ * restart at the same instant, so the usage figures describe the same window as the rate. A warmup that leaves
+ * no delivery after the one opening the window gives an empty window, and a figure of 0 rather than a division
+ * by zero. */
 static void
 measure (Stream *s, uint32_t bytes)
 {
@@ -79,12 +87,15 @@ sink_fire (SimEngine *e, void *ctx, uint64_t arg)
   measure (s, t->payload_bytes);
   tlp_free (s->pool, t);
   if (s->sink_head) {
-    /* bytes / (MB/s) = bytes · 10^6 / rate picoseconds */
+    /* bytes / (MB/s) = bytes · 10^6 / rate picoseconds; truncating loses under 1 ps per TLP */
     s->sink_busy_until += (SimTime) s->sink_head->payload_bytes * 1000000 / s->p.consumer_mbps;
     s->sink_ev = sim_schedule_at (s->engine, s->sink_busy_until, sink_fire, s, 0);
   }
 }
 
+/* A TLP stays in the root port's receive buffer, holding its posted credits, until the consumer has drained it:
+ * with finite posted credits a slow consumer throttles the source through flow control, as a full posted buffer
+ * does. Delivery is counted when the consumer takes the data, so the figure is the rate the host absorbs. */
 static void
 host_rx_write (void *ctx, LinkPort *port, Tlp *tlp)
 {
@@ -140,7 +151,9 @@ host_rx_read (void *ctx, LinkPort *port, Tlp *tlp)
 }
 
 /* Requests are served in arrival order, one at a time, each after the fixed latency: the simplest completer that
- * still splits at RCB/MPS like a root complex. The MRd struct itself is the queue entry, so nothing allocates. */
+ * still splits at RCB/MPS like a root complex. The MRd struct itself is the queue entry, so nothing allocates.
+ * Ready times rise with arrival order (one fixed latency for all), so waiting on the head never holds back a
+ * request that is already ready: requests overlap in their latency and leave one after another. */
 static void
 completer_pump (Stream *s)
 {
@@ -176,6 +189,8 @@ completer_pump (Stream *s)
   }
 }
 
+/* A request's last completion is the one whose byte count equals its own payload (spec §2.2.9); only that one
+ * frees a tag, the one resource of the source's that a completion can give back. */
 static void
 dev_rx_read (void *ctx, LinkPort *port, Tlp *tlp)
 {
@@ -194,7 +209,11 @@ dev_rx_read (void *ctx, LinkPort *port, Tlp *tlp)
 
 /* ---- source (device) ---- */
 
-/* Send until the link refuses (credits, replay space, queue) or tags run out; the refusal arms tx-ready. */
+/* Send until the link refuses (credits, replay space, queue) or tags run out; the refusal arms tx-ready.
+ * Addresses run from 0 in steps of MPS or MRRS, powers of two of at most 4 KB, so no request crosses a 4 KB
+ * boundary (spec §2.2.7) and none needs splitting. The tag number is a label only: the one completer answers in
+ * request order and the device finds a request's end by its byte count, so nothing matches completions by tag,
+ * and the numbers handed out here may repeat among outstanding requests without effect. */
 static void
 source_pump (Stream *s)
 {
@@ -215,6 +234,7 @@ source_pump (Stream *s)
   }
 }
 
+/* The link calls these after a refusal, once credits, queue or replay space have come back. */
 static void
 dev_tx_ready (void *ctx, LinkPort *port)
 {
@@ -229,7 +249,8 @@ host_tx_ready (void *ctx, LinkPort *port)
   completer_pump (ctx);
 }
 
-/* Fills the documented defaults in place, then checks ranges from pcie-protocol.md §6. */
+/* Fills the documented defaults in place, then checks ranges from pcie-protocol.md §6. Defaults first, so a
+ * message reports the value the run would have used. */
 static gboolean
 validate (StreamParams *p, GError **error)
 {
@@ -277,6 +298,7 @@ validate (StreamParams *p, GError **error)
 gboolean
 stream_run (const StreamParams *params, uint64_t seed, StreamResult *out, GError **error)
 {
+  /* A copy, so the defaults fill it without touching the caller's parameters. */
   Stream s = { 0 };
   s.p = *params;
   if (!validate (&s.p, error))
@@ -294,10 +316,13 @@ stream_run (const StreamParams *params, uint64_t seed, StreamResult *out, GError
   link_port_set_tx_ready (s.dev, dev_tx_ready, &s);
   link_port_set_tx_ready (s.host, host_tx_ready, &s);
   link_port_set_rx (s.host, write ? host_rx_write : host_rx_read, &s);
+  /* In write mode no TLP comes downstream (only DLLPs), so the device needs no receive handler. */
   if (!write)
     link_port_set_rx (s.dev, dev_rx_read, &s);
   source_pump (&s);
-  /* Run to exhaustion, not to the last delivery: the final Acks and UpdateFCs must land for the invariants. */
+  /* Run to exhaustion, not to the last delivery: the final Acks and UpdateFCs must land for the invariants.
+   * The link arms its timers only on traffic (link.c), so a stuck run also empties the event queue: running dry
+   * short of total_bytes is the stall signal, and the stream needs no watchdog. */
   sim_run (s.engine);
   gboolean ok = TRUE;
   if (s.delivered != s.p.total_bytes) {
@@ -313,6 +338,7 @@ stream_run (const StreamParams *params, uint64_t seed, StreamResult *out, GError
   out->payload_bytes = s.delivered;
   out->sim_time_ps = sim_now (s.engine);
   out->events = sim_events_executed (s.engine);
+  /* link_free() returns whatever the link still held to the pool, so a TLP still live is one this file lost. */
   link_free (s.link);
   if (ok && tlp_pool_live (s.pool) != 0) {
     g_set_error (error, STREAM_ERROR, STREAM_ERROR_RUN, "%zu TLPs leaked", tlp_pool_live (s.pool));

@@ -1,19 +1,32 @@
-/* system.c — wiring and the AN-456 benchmark driver (contract in system.h). */
+/* system.c — wiring and the AN-456 benchmark driver (contract in system.h).
+ *
+ * The driver plays the benchmark's software: it programs the engines with PIO register writes, waits for their
+ * MSIs (or polls EPLAST) and times each transfer as AN-456's application does, bytes over the engine's own
+ * counter, averaged over iterations. A throughput printed from a broken run looks exactly like a result, so
+ * nothing is returned before the run has been checked: a watchdog for runs that stop moving, byte counts and
+ * address-pattern checksums for runs that move the wrong data, and every model's own end-of-run invariants. */
 #include "models/system.h"
 
 #include "models/pattern.h"
 #include "sim/error.h"
 
 /* Host memory map. Any page-aligned values would do; these keep tables, buffers and BAR0 apart and put the data
- * buffers above 4 GB only when the parameters ask for 64-bit addressing. */
+ * buffers above 4 GB only when the parameters ask for 64-bit addressing. The address, not a flag, is what makes
+ * a request 64-bit on real hardware (below 4 GB a requester must use the 3-DW format, spec §2.2.4), so the
+ * buffers go above 4 GB exactly when dma.addr64 gives the engine's TLPs 4-DW headers. With 32-bit addressing
+ * the tables end by 0x18000000 (8 tables x 16 MB), the buffers span 0x20000000..0xA0000000 and BAR0 (256 MB in
+ * AN-456) starts at 0xD0000000: nothing overlaps and everything is below 4 GB. */
 #define TABLE_BASE 0x10000000ull /* channel c's write engine's table at + 2c TABLE_STRIDE, its read engine's next */
-#define TABLE_STRIDE 0x01000000ull
+#define TABLE_STRIDE 0x01000000ull /* 16 MB: room for 65,535 descriptors (1 MB) with plenty to spare */
 #define BUF_BASE_32 0x20000000ull
 #define BUF_BASE_64 0x100000000ull
 #define BUF_STRIDE 0x40000000ull /* per direction: 1 GB, the largest transfer we accept (the 1 GB benchmark runs);
                                   * with dma.channels = N, channel c's buffer is at + c x BUF_STRIDE / N */
 #define BAR0 0xD0000000ull
 
+/* One benchmark run. `waiting` and `counting` are kept apart because they end at different times: an engine's
+ * counter stops at its last data, but software hears of the end only after EPLAST and the MSI. The figures and
+ * the link-usage window follow the counters; the iteration loop follows what software hears. */
 struct System {
   const SystemParams *p;
   SystemMode mode;
@@ -25,7 +38,7 @@ struct System {
   DmaChain *dma;
 
   gboolean uses[DMA_DIR_COUNT];
-  uint32_t n_desc;
+  uint32_t n_desc; /* descriptors per engine per transfer, the same for every engine */
   uint32_t channels; /* engine pairs (dma.channels, at least 1) */
   uint64_t buf[DMA_MAX_CHANNELS][DMA_DIR_COUNT];
   guint reported[DMA_DIR_COUNT]; /* channels of a direction that reported this iteration */
@@ -58,6 +71,10 @@ system_mode_name (SystemMode mode)
   return "?";
 }
 
+/* Besides each model's own ranges, the limits that come from this file's memory map and from the descriptor
+ * header: a channel's buffer is BUF_STRIDE / channels, and DW0 counts descriptors in 16 bits (AN-456), so a
+ * transfer needs at most 65,535 of them. An MWr longer than the link's negotiated MPS would be malformed, hence
+ * the DMA's MPS may not exceed the link's. */
 gboolean
 system_params_check (const SystemParams *p, GError **error)
 {
@@ -88,6 +105,8 @@ system_params_check (const SystemParams *p, GError **error)
   return TRUE;
 }
 
+/* A channel's two tables are adjacent, the write engine's first (DmaDir order), so one division of an EPLAST
+ * address recovers both channel and direction (on_status). */
 static uint64_t
 table_addr_ch (uint32_t ch, DmaDir dir)
 {
@@ -95,7 +114,10 @@ table_addr_ch (uint32_t ch, DmaDir dir)
 }
 
 
-/* Host memory model: descriptor i of an engine covers bytes [i * per, ...) of its transfer. */
+/* Host memory model: descriptor i of an engine covers bytes [i * per, ...) of its transfer; the last one takes
+ * what is left. Contents are worked out from the layout when a fetch completes, never stored, so a 1 GB
+ * transfer needs no more memory than a 100 KB one (docs/performance.md). Endpoint addresses start at 0 for
+ * every engine: they never reach the link, and the integrity checksums are keyed on host addresses. */
 static gboolean
 mem_read (void *ctx, uint64_t address, DmaDescriptor *out)
 {
@@ -115,13 +137,18 @@ mem_read (void *ctx, uint64_t address, DmaDescriptor *out)
   return FALSE;
 }
 
+/* HostParams keep the config's nanoseconds (host.h); the driver's own waits convert them here, to the nearest ps. */
 static SimTime
 ns_ps (double ns)
 {
   return (SimTime) (ns * 1000.0 + 0.5);
 }
 
-/* Software programs every engine of the mode: DW0..DW3 of its descriptor header, one uncached store each. */
+/* Software programs every engine of the mode: DW0..DW3 of its descriptor header, one uncached store each.
+ * One software latency covers the whole batch and the stores then follow sw_pio_gap_ns apart, as a driver
+ * writes the headers in one go. DW3 (RCLAST, the last descriptor's index) goes last because writing it starts
+ * the engine; DW0 carries the count and the MSI enable (bit 16). iteration_start_ps is taken before the PIO
+ * latency: it is where a software-timed measurement starts its clock. */
 static void
 start_iteration (SimEngine *e, void *ctx, uint64_t arg)
 {
@@ -167,15 +194,22 @@ direction_done (System *s, DmaDir dir)
     start = s->iteration_start_ps;
     stop = sim_now (s->engine);
   }
+  /* Each iteration's rate is summed and system_run divides by the count: the mean of per-transfer rates, as
+   * AN-456's application averages, not total bytes over total time. */
   SimTime dt = stop - start;
   double bytes = (double) s->p->transfer_bytes * s->channels;
   /* bytes / ps * 1e12 = B/s; / 1e6 = MB/s. */
   s->mbps_sum[dir] += bytes * 1e6 / (double) dt;
+  /* A guard: read requests cannot normally fill the write window, but their beats are counted whole at each
+   * grant rather than clipped to the window, so the clamp keeps the denominator at least 1 ps. */
   if (dir == DMA_WRITE)
     s->write_excl_mbps_sum += bytes * 1e6 / (double) (dt - MIN (s->write_rr_ps, dt - 1));
   s->counter_ns_sum[dir] += (double) dt / 1000.0;
 }
 
+/* The next iteration is programmed iteration_gap_ns after software has heard from every engine, not when the
+ * counters stop: a driver cannot start the next transfer before it learns that the last one ended. The last
+ * report stops the run; system_run then lets the link settle before checking it. */
 static void
 engine_reported (System *s, uint32_t ch, DmaDir dir)
 {
@@ -217,7 +251,9 @@ read_request_cycles (const System *s)
 }
 
 /* Every iteration: the read-request cycles inside the write counter's window. Last iteration only: link usage
- * over the counter window (steady state, no inter-iteration idle). */
+ * over the counter window (steady state, no inter-iteration idle). Both windows run from the first counter to
+ * start to the last to stop, counted across channels (and, for link usage, across both directions), so in
+ * simultaneous mode the link-usage window covers both engines' counters. */
 static void
 on_counter (void *ctx, DmaDir dir, gboolean stopped)
 {
@@ -243,7 +279,9 @@ on_counter (void *ctx, DmaDir dir, gboolean stopped)
   s->out->downstream_counters = link_counters (s->link, LINK_DOWNSTREAM);
 }
 
-/* Deliveries anywhere in the system: the watchdog's sign of life. */
+/* Deliveries anywhere in the system: the watchdog's sign of life. pio_writes counts when software queues the
+ * stores, so the start of an iteration is itself a sign of life: a watchdog tick that fell in a long iteration
+ * gap can never make the first tick after the start look stalled. */
 static uint64_t
 progress (const System *s)
 {
@@ -253,7 +291,9 @@ progress (const System *s)
 }
 
 /* Longest stretch in which a healthy run may deliver nothing: every wait the host parameters can impose on one
- * request, added up (a generous upper bound; the link's own delays are microseconds). */
+ * request, added up (a generous upper bound; the link's own delays are microseconds). Eight store gaps cover
+ * one channel's two headers, and the first engine starts after four. iteration_gap_ns needs no place here:
+ * between iterations no engine is owed, so the watchdog does not judge that stretch. */
 static SimTime
 quiet_ps (const SystemParams *p)
 {
@@ -268,6 +308,10 @@ quiet_ps (const SystemParams *p)
   return (SimTime) (ns * 1000.0);
 }
 
+/* Polled rather than re-armed on every delivery: re-arming would put a cancel and a schedule on the per-TLP hot
+ * path, while a tick costs one event per period. The price is resolution: a stall is reported between one and
+ * two bounds after the last delivery. Quiet with no engine owed (between iterations, after the last report) is
+ * legal and only updates the mark. */
 static void
 watchdog (SimEngine *e, void *ctx, uint64_t arg)
 {
@@ -282,6 +326,8 @@ watchdog (SimEngine *e, void *ctx, uint64_t arg)
   sim_schedule_in (e, s->watchdog_ps, watchdog, s, 0);
 }
 
+/* The message is the debugging aid: each component names what it holds or waits for (credits of which type,
+ * tags, replay space), so a model bug shows as its mechanism rather than as a hang or a low figure. */
 static void
 deadlock_error (const System *s, const char *how, GError **error)
 {
@@ -310,7 +356,9 @@ as_internal (gboolean ok, GError **error)
 /* What the host and the endpoint must have folded into their checksums (pattern.h), from the memory layout
  * alone, per iteration: the read engine's whole buffer as data completions; every used engine's descriptor
  * table (after its 16-byte header) as completions too; the write engine's whole buffer and each engine's
- * 4-byte EPLAST as host memory writes. */
+ * 4-byte EPLAST as host memory writes. Byte counts alone would pass a completion sent to the wrong address, or
+ * one duplicated while another was dropped; the address pattern catches both. What the host sent and what the
+ * endpoint took in are summed apart, so a mismatch says at which end the data went wrong. */
 static gboolean
 check_integrity (const System *s, const HostCounters *hc, const DmaCounters *dc, GError **error)
 {
@@ -339,12 +387,17 @@ check_integrity (const System *s, const HostCounters *hc, const DmaCounters *dc,
   return TRUE;
 }
 
+/* The components' own checks come first, because their messages name the broken mechanism; the system-wide
+ * byte totals and checksums then catch what no single component can see, such as data that left one end and
+ * arrived at the other in a different amount or place. */
 gboolean
 system_check_invariants (const System *s, GError **error)
 {
   if (!as_internal (link_check_invariants (s->link, error), error) || !host_check_invariants (s->host, error)
       || !dma_chain_check_invariants (s->dma, error))
     return FALSE;
+  /* sim_schedule_at() already aborts on a past time; this is the end-of-run statement of the same invariant
+   * (README, "Invariants"), independent of how the engine is built. */
   if (sim_next_time (s->engine) < sim_now (s->engine)) {
     ps_error_plain (error, PS_ERROR_INTERNAL, "an event is scheduled at %" G_GUINT64_FORMAT " ps, before now (%"
       G_GUINT64_FORMAT " ps)", sim_next_time (s->engine), sim_now (s->engine));
@@ -385,6 +438,8 @@ system_run (const SystemParams *p, SystemMode mode, uint64_t seed, SystemResult 
 {
   if (!system_params_check (p, error))
     return FALSE;
+  /* Everything is built afresh for this run and freed at its end: a mode never inherits credits, queues or
+   * timers from another, so its figure is the same whether it ran alone or after the others. */
   *out = (SystemResult) { 0 };
   System s = { .p = p, .mode = mode, .out = out };
   s.uses[DMA_READ] = mode != SYSTEM_WRITE;
@@ -415,6 +470,8 @@ system_run (const SystemParams *p, SystemMode mode, uint64_t seed, SystemResult 
   if (p->link_fault != LINK_FAULT_NONE)
     link_inject_fault (s.link, p->link_fault, p->link_fault_dir, p->link_fault_at);
 
+  /* The bound is the configured quiet time plus the host's longest legal one, so a slow host never reads as a
+   * deadlock however the watchdog is set. */
   sim_schedule_at (s.engine, 0, start_iteration, &s, 0);
   s.watchdog_ps = (p->watchdog_ps ? p->watchdog_ps : SYSTEM_WATCHDOG_DEFAULT_PS) + quiet_ps (p);
   sim_schedule_in (s.engine, s.watchdog_ps, watchdog, &s, 0);
@@ -435,6 +492,7 @@ system_run (const SystemParams *p, SystemMode mode, uint64_t seed, SystemResult 
     sim_run_until (s.engine, sim_now (s.engine) + 200 * SIM_US);
     ok = system_check_invariants (&s, error);
   }
+  /* Figures and counters only from a run that passed every check; events and pool size are kept either way. */
   if (ok) {
     for (int dir = 0; dir < DMA_DIR_COUNT; dir++) {
       if (!s.uses[dir])

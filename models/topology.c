@@ -1,6 +1,15 @@
 /* topology.c — PsConfig -> model parameter structs -> runs -> PsRunResult.
  *
- * The only place where config keys meet model fields; unit conversions (ns -> ps) happen here and nowhere else. */
+ * The only place where config keys meet model fields. Keeping the mapping here keeps the models free of the
+ * config module: a model takes plain structs that tests fill by hand, and knows nothing of key names, includes
+ * or --set. Fields that take picoseconds (link, stream, watchdog) are converted here; HostParams keep the
+ * config's nanoseconds and the host (and system.c's driver) convert them, so each value's unit is the one its
+ * field's name states.
+ *
+ * Keys with no model field: link.ecrc (no model parameter carries it, so TLPs never carry an ECRC whatever it
+ * says) and endpoint.soft_ip (a label: the soft-IP family files reuse the hard IP's parameters, as the published
+ * soft rows measure within 1% of the hard ones). benchmark.modes is read by the command line, published.* only
+ * by the comparisons (report, validate). */
 #include "topology.h"
 
 #include <math.h>
@@ -25,7 +34,9 @@ credits (const PsCredits *c)
                        (uint32_t) c->npd, (uint32_t) c->cplh, (uint32_t) c->cpld };
 }
 
-/* Exposed so the streaming source, tests and tools build exactly the link a config describes. */
+/* Exposed so the streaming source, tests and tools build exactly the link a config describes. Credits are
+ * named by who advertises them: the root port's (host.rx_credits) limit what the endpoint may send upstream, the
+ * endpoint's limit the host's completions and PIO writes. The casts are lossless within the config's ranges. */
 void
 topology_link_params (const PsConfig *cfg, LinkParams *lp)
 {
@@ -54,7 +65,10 @@ topology_link_params (const PsConfig *cfg, LinkParams *lp)
   };
 }
 
-/* The whole AN-456 system: link, root complex, endpoint datapath and DMA, one struct each. */
+/* The whole AN-456 system: link, root complex, endpoint datapath and DMA, one struct each. A key may feed two
+ * models because one physical setting governs both: link.max_payload sets the link's Ack timing and credits and
+ * bounds the DMA's MWrs; link.address_bits makes dma.addr64, which both places the buffers above 4 GB and gives
+ * the TLPs 4-DW headers. */
 static void
 system_params (const PsConfig *cfg, SystemParams *sp)
 {
@@ -100,11 +114,15 @@ system_params (const PsConfig *cfg, SystemParams *sp)
     .addr64 = cfg->link.address_bits == 64,
     .msi = cfg->dma.msi,
     .counter_start = cfg->dma.counter_start == PS_COUNTER_AT_HOST ? DMA_COUNTER_AT_HOST : DMA_COUNTER_AT_ENDPOINT,
+    /* The datapath's priority mode favours the client registered first; which engine registers first turns it
+     * into write priority (priority) or read priority (read_priority). */
     .read_first = cfg->endpoint.arbitration == PS_ARB_READ_PRIORITY,
     .channels = (uint32_t) cfg->dma.channels,
   };
   sp->transfer_bytes = (uint64_t) cfg->benchmark.transfer_bytes;
   sp->iterations = (uint32_t) cfg->benchmark.iterations;
+  /* "software" descriptors mean a driver in the loop per transfer (published-calibration.md §2.2 b), so its
+   * clock, not the engine's counter, times each transfer. */
   sp->software_timed = cfg->dma.descriptor_mode == PS_DESCRIPTORS_SOFTWARE;
   sp->watchdog_ps = ns_to_ps (cfg->benchmark.watchdog_ns);
 }
@@ -116,7 +134,8 @@ usage_of (PsUsage *out, const LinkUsage *u)
   *out = (PsUsage) { u->payload, u->tlp_overhead, u->dllp, u->ordered_sets, u->idle };
 }
 
-/* One benchmark mode on a fresh system: modes never share state, so each is reproducible on its own. */
+/* One benchmark mode on a fresh system: modes never share state, so each is reproducible on its own. Every mode
+ * gets the same seed, so `--mode write` prints the same write figure as `--mode all`. */
 static gboolean
 run_dma (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GError **error)
 {
@@ -127,6 +146,7 @@ run_dma (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GError *
   if (!system_run (&sp, modes[mode], seed, &r, error))
     return FALSE;
   m->ran = true;
+  /* mbps is the single-engine figure; in simultaneous mode the reports read read_mbps and write_mbps instead. */
   m->mbps = mode == PS_READ ? r.read_mbps : r.write_mbps;
   m->read_mbps = r.read_mbps;
   m->write_mbps = r.write_mbps;
@@ -138,7 +158,10 @@ run_dma (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GError *
   return TRUE;
 }
 
-/* The streaming source has no engines to run at once, so simultaneous mode is not offered. */
+/* The streaming source has no engines to run at once, so simultaneous mode is not offered. It measures the link
+ * alone, so it takes the link keys and only the host's first-order figures (fixed read latency, drain rate,
+ * completion size); the rest of the host model and the datapath and DMA keys do not apply. A parameter the
+ * stream refuses is bad input (exit 65); any other failure of the stream is a model error. */
 static gboolean
 run_stream (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GError **error)
 {
@@ -178,6 +201,8 @@ run_stream (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GErro
 gboolean
 topology_run (const PsConfig *cfg, unsigned modes, uint64_t seed, PsRunResult *out, GError **error)
 {
+  /* The vendor figure and the protocol limit follow from the link parameters alone, so they are filled in
+   * whichever modes run. */
   LinkParams lp;
   topology_link_params (cfg, &lp);
   out->config = cfg;

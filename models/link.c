@@ -690,6 +690,14 @@ arr_fire (SimEngine *e, void *ctx, uint64_t arg)
 /* ---- the port API ---- */
 
 /* Every refusal arms the tx-ready callback, so the caller may simply retry from it. */
+/* A TLP's size on the wire as this link will send it: with ECRC enabled, link_port_send() marks the TLP, so a probe
+ * asked about before that must be counted with the 4 bytes it will carry. */
+static uint32_t
+wire_bytes (const Link *l, const Tlp *tlp)
+{
+  return l->phy.ops->tlp_wire_bytes (&l->phy, tlp) + (l->p.ecrc && !tlp->ecrc ? TLP_ECRC_BYTES : 0);
+}
+
 gboolean
 link_port_can_send (LinkPort *port, const Tlp *tlp)
 {
@@ -699,7 +707,7 @@ link_port_can_send (LinkPort *port, const Tlp *tlp)
   if (l->p.tx_queue_tlps && d->q_len >= l->p.tx_queue_tlps)
     ok = FALSE;
   /* §3: a full replay buffer stalls new TLPs; queued TLPs already hold their future replay space. */
-  uint32_t bytes = l->phy.ops->tlp_wire_bytes (&l->phy, tlp);
+  uint32_t bytes = wire_bytes (l, tlp);
   /* link_params_validate() guarantees room for a 3-DW-header TLP of MPS; a 4-DW header or ECRC can still overflow
    * a buffer sized at that bound, and such a TLP would wait forever. */
   if (l->p.replay_buffer_bytes && bytes > l->p.replay_buffer_bytes)
@@ -722,6 +730,8 @@ link_port_send (LinkPort *port, Tlp *tlp)
                 tlp_kind_name (tlp->kind));
   /* §2.6.1: the transmitter consumes the receiver's credits when it commits to sending. */
   fc_tx_consume (&d->fc_tx, tlp_fc_class (tlp->kind), tlp_header_credits (tlp), tlp_data_credits (tlp));
+  /* ECRC is not payload: it costs wire time and replay space but no data credits (spec §2.6.1). */
+  tlp->ecrc = tlp->ecrc || l->p.ecrc;
   tlp->next = NULL;
   if (d->q_tail)
     d->q_tail->next = tlp;
@@ -729,7 +739,7 @@ link_port_send (LinkPort *port, Tlp *tlp)
     d->q_head = tlp;
   d->q_tail = tlp;
   d->q_len++;
-  d->q_bytes += l->phy.ops->tlp_wire_bytes (&l->phy, tlp);
+  d->q_bytes += wire_bytes (l, tlp);
   wire_kick (d);
 }
 
@@ -917,7 +927,7 @@ link_protocol_limit_mbps (const LinkParams *params)
    * share. A saturating MWr stream: TLPs of MPS + 12-byte header + framing, all multiples of 4 bytes, so lane
    * placement never pads between them; SKPs take at least their own slots (EDS included, no block padding) once
    * per interval; the stream needs no DLLPs on its own direction (Acks and UpdateFCs travel the other way). */
-  double tlp = params->max_payload_bytes + 12.0 + phy.tlp_framing_bytes;
+  double tlp = params->max_payload_bytes + 12.0 + (params->ecrc ? TLP_ECRC_BYTES : 0) + phy.tlp_framing_bytes;
   double os_share = ((double) phy.skp_symbols * phy.lanes + phy.eds_bytes)
                     / ((double) phy.skp_interval_symbols * phy.lanes);
   return phy_wire_mbps (&phy) * (1.0 - os_share) * params->max_payload_bytes / tlp;

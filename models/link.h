@@ -55,6 +55,9 @@ typedef struct {
    * an upper bound on Ack latency, §3.6.3.1; many designs Ack more often). 0 = timer only. Per receiver. */
   uint32_t host_ack_every_tlps;
   uint32_t device_ack_every_tlps;
+  /* ECRC generation enabled (spec §2.7): every TLP sent on this link carries a 4-byte end-to-end CRC, appended by
+   * the sending transaction layer whoever built the TLP (a hard IP adds it after the application interface). */
+  gboolean ecrc;
 } LinkParams;
 
 #define LINK_UPDATEFC_LATENCY_RECOMMENDED UINT32_MAX

@@ -13,9 +13,6 @@
 /* Spec §2.6.1 (pcie-protocol.md §5): one data credit = 4 DW = 16 bytes. */
 #define TLP_DATA_CREDIT_BYTES 16u
 
-/* Spec §2.7: the optional end-to-end CRC is one DW. */
-#define TLP_ECRC_BYTES 4u
-
 struct TlpPool {
   Tlp *free_list;
   GPtrArray *chunks; /* each a g_new0 (Tlp, TLP_POOL_CHUNK) block */

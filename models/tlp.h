@@ -13,6 +13,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Spec §2.7: the optional end-to-end CRC is one DW. */
+#define TLP_ECRC_BYTES 4u
+
 typedef enum {
   TLP_MWR, /* posted memory write with data */
   TLP_MRD, /* non-posted memory read request, no data */

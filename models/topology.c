@@ -6,9 +6,8 @@
  * config's nanoseconds and the host (and system.c's driver) convert them, so each value's unit is the one its
  * field's name states.
  *
- * Keys with no model field: link.ecrc (no model parameter carries it, so TLPs never carry an ECRC whatever it
- * says) and endpoint.soft_ip (a label: the soft-IP family files reuse the hard IP's parameters, as the published
- * soft rows measure within 1% of the hard ones). benchmark.modes is read by the command line, published.* only
+ * The key with no model field: endpoint.soft_ip (a label: the soft-IP family files reuse the hard IP's
+ * parameters, as the published soft rows measure within 1% of the hard ones). benchmark.modes is read by the command line, published.* only
  * by the comparisons (report, validate). */
 #include "topology.h"
 
@@ -55,6 +54,7 @@ topology_link_params (const PsConfig *cfg, LinkParams *lp)
     .skp_interval_symbols = (uint32_t) cfg->link.skp_interval_symbols,
     .host_ack_every_tlps = (uint32_t) cfg->host.ack_every_tlps,
     .device_ack_every_tlps = (uint32_t) cfg->endpoint.ack_every_tlps,
+    .ecrc = cfg->link.ecrc,
     .updatefc_hdr_threshold_credits = (uint32_t) cfg->link.updatefc_hdr_threshold_credits,
     .updatefc_data_threshold_credits = (uint32_t) cfg->link.updatefc_data_threshold_credits,
     /* An explicit latency wins; otherwise the policy word picks the spec Table 2-54 value or none. */

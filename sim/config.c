@@ -93,7 +93,8 @@ static const KeyDef keys[] = {
   { "link.read_completion_boundary", K_INT, OFF (link.read_completion_boundary), 64, 128, FALSE, rcb_allowed, NULL,
     "64", "bytes", "root complex RCB (spec §2.3.1.1; Link Control bit 3 resets to 0 = 64 bytes)" },
   { "link.ecrc", K_BOOL, OFF (link.ecrc), 0, 0, FALSE, NULL, NULL, "false", "",
-    "append a 4-byte ECRC to every TLP (spec §2.7)" },
+    "append a 4-byte ECRC to every TLP in both directions (spec §2.7); lowers the protocol limit, not the "
+    "vendor's theoretical figure" },
   { "link.address_bits", K_INT, OFF (link.address_bits), 32, 64, FALSE, addr_allowed, NULL, "32", "bits",
     "DMA addresses: 32 gives 3-DW MWr/MRd headers, 64 gives 4-DW (spec §2.2.4)" },
   { "link.tx_pipeline_ns", K_DOUBLE, OFF (link.tx_pipeline_ns), 0, 1e6, FALSE, NULL, NULL, "0", "ns",

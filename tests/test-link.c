@@ -93,6 +93,26 @@ START_TEST (test_write_stream)
 }
 END_TEST
 
+/* ECRC (spec §2.7) adds one DW to every TLP: 256 payload in 12 header + 4 ECRC + 8 framing = 280 bytes, so the
+ * saturated stream and the protocol limit both drop by 276/280 against the ECRC-free figure above. */
+START_TEST (test_write_stream_ecrc)
+{
+  const GenWidth *c = &stream_cases[_i];
+  StreamParams sp = { .link = base_params (c->gen, c->lanes, 256), .mode = STREAM_WRITE };
+  sp.link.ecrc = TRUE;
+  StreamResult r;
+  g_autoptr (GError) err = NULL;
+  ck_assert_msg (stream_run (&sp, 1, &r, &err), "case %d: %s", _i, err ? err->message : "");
+  double want = wire_mbps (c->gen, c->lanes) * 256.0 / 280.0 * (1 - skp_share (c->gen, c->lanes));
+  ck_assert_msg (fabs (r.mbps - want) < 0.005 * want, "case %d Gen%d x%d: %.2f MB/s with ECRC, want %.2f", _i,
+                 c->gen, c->lanes, r.mbps, want);
+  LinkParams plain = sp.link;
+  plain.ecrc = FALSE;
+  double ratio = link_protocol_limit_mbps (&sp.link) / link_protocol_limit_mbps (&plain);
+  ck_assert_msg (fabs (ratio - 276.0 / 280.0) < 1e-12, "case %d: limit ratio %.6f, want 276/280", _i, ratio);
+}
+END_TEST
+
 /* ---- lane placement visible in time: one and two 276-byte TLPs on an idle Gen1 x8 link ---- */
 
 typedef struct {
@@ -416,6 +436,7 @@ main (void)
   TCase *tc = tcase_create ("link");
   tcase_set_timeout (tc, 60);
   tcase_add_loop_test (tc, test_write_stream, 0, G_N_ELEMENTS (stream_cases));
+  tcase_add_loop_test (tc, test_write_stream_ecrc, 0, G_N_ELEMENTS (stream_cases));
   tcase_add_loop_test (tc, test_lane_padding, 0, 2);
   tcase_add_loop_test (tc, test_ack_rate, 0, G_N_ELEMENTS (ack_rate_cases));
   tcase_add_loop_test (tc, test_credit_limited, 0, G_N_ELEMENTS (fc_cases));

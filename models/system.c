@@ -71,6 +71,14 @@ system_mode_name (SystemMode mode)
   return "?";
 }
 
+/* Each channel's share of a direction's buffer space, whole 4 KB pages, so every buffer starts page-aligned
+ * (system.h) whatever the channel count dma_params_check() lets through, not only 1, 2 or 4. */
+static uint64_t
+channel_stride (uint32_t channels)
+{
+  return BUF_STRIDE / (channels ? channels : 1) & ~(uint64_t) 0xfff;
+}
+
 /* Besides each model's own ranges, the limits that come from this file's memory map and from the descriptor
  * header: a channel's buffer is BUF_STRIDE / channels, and DW0 counts descriptors in 16 bits (AN-456), so a
  * transfer needs at most 65,535 of them. An MWr longer than the link's negotiated MPS would be malformed, hence
@@ -86,7 +94,7 @@ system_params_check (const SystemParams *p, GError **error)
       p->link.max_payload_bytes);
     return FALSE;
   }
-  uint64_t max_bytes = BUF_STRIDE / (p->dma.channels ? p->dma.channels : 1);
+  uint64_t max_bytes = channel_stride (p->dma.channels);
   if (p->transfer_bytes == 0 || p->transfer_bytes % 4 != 0 || p->transfer_bytes > max_bytes) {
     ps_error_plain (error, PS_ERROR_DATA, "transfer of %" G_GUINT64_FORMAT " bytes: must be whole DWs, 4..%"
       G_GUINT64_FORMAT " (per channel)", p->transfer_bytes, max_bytes);
@@ -450,7 +458,7 @@ system_run (const SystemParams *p, SystemMode mode, uint64_t seed, SystemResult 
   for (uint32_t ch = 0; ch < s.channels; ch++)
     for (int dir = 0; dir < DMA_DIR_COUNT; dir++)
       s.buf[ch][dir] = (p->dma.addr64 ? BUF_BASE_64 : BUF_BASE_32) + (uint64_t) dir * BUF_STRIDE
-                       + (uint64_t) ch * (BUF_STRIDE / s.channels);
+                       + (uint64_t) ch * channel_stride (s.channels);
 
   s.engine = sim_engine_new (seed);
   s.pool = tlp_pool_new ();

@@ -308,6 +308,13 @@ START_TEST (test_channels_move_every_byte)
   p.dma.channels = 2;
   r = run (&p, SYSTEM_READ);
   ck_assert_uint_eq (r.dma.read_bytes_completed, 2 * p.iterations * p.transfer_bytes);
+  /* Three channels (dma_params_check allows any count up to its maximum): every buffer still starts on a 4 KB page
+   * (system.h), so no MWr is cut short at a page boundary: 400 data MWrs and one EPLAST per channel and transfer.
+   * A third of the 1 GB stride unrounded would start channels 1 and 2 mid-page, adding a cut MWr per page. */
+  p = base_params ();
+  p.dma.channels = 3;
+  r = run (&p, SYSTEM_WRITE);
+  ck_assert_uint_eq (r.dma.mwrs, 3 * p.iterations * (400 + 1));
 }
 END_TEST
 

@@ -23,7 +23,7 @@ typedef struct {
   uint64_t total_bytes; /* payload to move; 0 = 1,048,576 */
   uint64_t warmup_bytes; /* excluded from the measurement; 0 = total / 8 */
   gboolean addr64; /* 4-DW MWr/MRd headers (64-bit addresses) instead of 3-DW */
-  uint32_t consumer_mbps; /* write mode: host sink rate in MB/s; 0 = consumes on arrival */
+  double consumer_mbps; /* write mode: host sink rate in MB/s (fractions allowed); 0 = consumes on arrival */
   uint32_t max_read_request_bytes; /* read mode: MRRS; 0 = 512 (spec §7.5.3.4 default) */
   uint32_t tags; /* read mode: outstanding requests; 0 = 32 (5-bit tags) */
   uint32_t rcb_bytes; /* read mode: completer's read completion boundary; 0 = 64 (root complex, §6) */

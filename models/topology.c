@@ -171,7 +171,7 @@ run_stream (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GErro
     .mode = mode == PS_READ ? STREAM_READ : STREAM_WRITE,
     .total_bytes = (uint64_t) cfg->benchmark.transfer_bytes,
     .addr64 = cfg->link.address_bits == 64,
-    .consumer_mbps = (uint32_t) cfg->host.write_drain_mbps,
+    .consumer_mbps = cfg->host.write_drain_mbps,
     .max_read_request_bytes = (uint32_t) cfg->link.max_read_request,
     .tags = (uint32_t) cfg->endpoint.tags,
     .rcb_bytes = (uint32_t) cfg->link.read_completion_boundary,

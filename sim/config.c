@@ -107,7 +107,8 @@ static const KeyDef keys[] = {
     "transmit replay buffer; a full buffer stalls new TLPs; 0 = unlimited" },
   { "link.tx_queue_tlps", K_INT, OFF (link.tx_queue_tlps), 0, 1 << 20, FALSE, NULL, NULL, "2", "TLPs",
     "TLPs the IP's transmit buffer holds ahead of the wire (hard IPs accept a TLP only when about one more fits; "
-    "the application then waits on tx ready); 0 = unlimited" },
+    "the application then waits on tx ready); 0 = unlimited (the stream workload, which has no application "
+    "to wait, uses 4)" },
   { "link.updatefc_period_ns", K_DOUBLE, OFF (link.updatefc_period_ns), 100, 30000, FALSE, NULL, NULL, "30000", "ns",
     "periodic UpdateFC for every finite credit type (spec §2.6.1.2: at least every 30 us)" },
   { "link.updatefc_policy", K_ENUM, OFF (link.updatefc_policy), 0, 0, FALSE, NULL, updatefc_words, "minimum", "",

@@ -356,6 +356,11 @@ START_TEST (test_slow_consumer)
   g_autoptr (GError) err = NULL;
   ck_assert_msg (stream_run (&sp, 1, &r, &err), "case %d: %s", _i, err ? err->message : "");
   ck_assert_msg (fabs (r.mbps - 1000.0) < 5.0, "case %d: %.2f MB/s, want 1000", _i, r.mbps);
+  /* A fractional rate is a rate, not a truncated integer: 0.5 MB/s once read as 0, i.e. no limit at all. */
+  sp.consumer_mbps = 0.5;
+  sp.total_bytes = 64 * 1024;
+  ck_assert_msg (stream_run (&sp, 1, &r, &err), "case %d: %s", _i, err ? err->message : "");
+  ck_assert_msg (fabs (r.mbps - 0.5) < 0.0025, "case %d: %.4f MB/s, want 0.5", _i, r.mbps);
 }
 END_TEST
 

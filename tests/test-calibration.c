@@ -9,10 +9,14 @@
 #include <math.h>
 #include <string.h>
 
+/* Issue #4's targets. The mean bound is tighter than "five times better than the formula" (published-calibration.md
+ * §1) requires: the formula is about 11% off, so five times better is about 2.2%. */
 #define TARGET_MEAN_PCT 2.0
 #define TARGET_MAX_PCT 5.0
 
-/* Figures beyond 5% today, with the bound each holds; see README "What the model does not reach". */
+/* Figures beyond 5% today, with the bound each holds; see README "What the model does not reach". These bounds are
+ * not derived from the spec: they are the model's own current errors (+16.5% and +8.4%) rounded up, a ratchet that
+ * lets neither figure get worse. Tighten them when the model improves; never loosen one to make a change pass. */
 static const struct {
   const char *config, *figure;
   double bound_pct;
@@ -21,7 +25,8 @@ static const struct {
   { "svgx_g2_x1", "simultaneous_read", 9.0 },
 };
 
-/* The 17 calibrated rows (published-calibration.md §1, Tables 8 and 11), 4 figures each. */
+/* The 17 calibrated rows (published-calibration.md §1, Tables 8 and 11), 4 figures each: 7 Stratix V rows and
+ * 10 Stratix IV rows, each with DMA read, DMA write and the simultaneous read/write pair. */
 #define N_ROWS 17
 
 static JsonObject *
@@ -36,6 +41,8 @@ run_validate (JsonParser **parser_out)
   g_ptr_array_add (argv, "validate");
   g_ptr_array_add (argv, "--format");
   g_ptr_array_add (argv, "json");
+  /* A tolerance of 100% keeps validate from exiting 1 and from flagging the known misses as beyond-tolerance:
+   * this test applies its own per-figure bounds, so the only flag left to see is the protocol-limit one. */
   g_ptr_array_add (argv, "--tolerance");
   g_ptr_array_add (argv, "100");
   g_ptr_array_add (argv, NULL);
@@ -92,8 +99,11 @@ START_TEST (test_accuracy)
     ck_assert_msg (err <= bound, "%s %s: |error| %.2f%% > %.1f%%", config, figure, err, bound);
   }
   rows_seen = g_hash_table_size (rows);
+  /* A config that stopped being discovered would drop its figures from the mean and could hide a regression. */
   ck_assert_msg (rows_seen >= N_ROWS, "only %u calibrated rows found", rows_seen);
+  /* published-calibration.md names one anomaly only: a second flag would mean the model or the limit moved. */
   ck_assert_uint_eq (flagged, 1);
+  /* Every calibrated row publishes all four figures: fewer means validate dropped one silently. */
   ck_assert_uint_eq (counted + flagged, 4 * rows_seen);
   double mean = sum / counted;
   ck_assert_msg (mean <= TARGET_MEAN_PCT, "mean |error| %.3f%% > %.1f%%", mean, TARGET_MEAN_PCT);
@@ -101,7 +111,9 @@ START_TEST (test_accuracy)
 END_TEST
 
 /* The published formula is ~11% off these measurements (published-calibration.md §1): the validate summary must
- * say so, and the model must beat it by at least five times. */
+ * say so, and the model must beat it by at least five times. Worked by hand over the 67 counted figures,
+ * lanes × (250 | 500 | 1000) × 256/276 against the §1 tables gives a mean |error| of about 10.7%, so the 9–13%
+ * band fails only if validate's formula, or the set of figures it averages over, changes. */
 START_TEST (test_beats_theoretical_formula)
 {
   g_autoptr (JsonParser) parser = NULL;

@@ -13,7 +13,10 @@
 /* configs/NAME.yaml paths relative to the source root, sorted; filled by main() before the runner forks. */
 static GPtrArray *configs;
 
-/* The AN-456 device catalogue, published-calibration.md §1, and which rows are calibrated (Tables 8 and 11). */
+/* The AN-456 device catalogue, published-calibration.md §1, and which rows are calibrated (Tables 8 and 11).
+ * Typed out from the document, not listed from configs/, so a deleted or renamed config fails instead of
+ * silently leaving the catalogue: 3 a10gx + 7 svgx + 3 cvgt + 5 avgt + 10 sivgx + 5 aiigx + 1 civgx = 34 rows,
+ * TRUE exactly for the 7 + 10 rows of Tables 8 and 11. */
 static const struct {
   const char *name;
   gboolean published;
@@ -34,6 +37,8 @@ static const struct {
 
 /* topology.c's own guard: the protocol limit is a long-run average over SKP intervals, and a finite window can
  * hold one SKP ordered set fewer than average (< 0.05%). */
+/* The same slack as the binary's own guard, which exits 70 above it: a figure failing here (by more than the
+ * rounding of the printed numbers) is one that guard let through, not merely a high figure. */
 #define LIMIT_SLACK 5e-4
 
 static const char *
@@ -74,6 +79,8 @@ assert_usage (JsonObject *usage, const char *config)
     double sum = 0;
     for (guint p = 0; p < G_N_ELEMENTS (parts); p++)
       sum += member_number (o, parts[p], config);
+    /* Loose on purpose: this only proves each direction's time is split into the five parts for every shipped
+     * config; test-matrix holds the sum to 1e-5 over every generation and width. */
     ck_assert_msg (sum > 0.9999 && sum < 1.0001, "%s: %s link-usage fractions sum to %g", config, dirs[d], sum);
   }
 }
@@ -83,6 +90,7 @@ static void
 assert_figure (JsonObject *mode, const char *key, double limit, const char *config, const char *mode_name)
 {
   double v = member_number (mode, key, config);
+  /* A mode that ran yet moved nothing would pass the upper bound; it is a broken run, not a slow one. */
   ck_assert_msg (v > 0, "%s %s.%s = %g", config, mode_name, key, v);
   ck_assert_msg (v <= limit * (1 + LIMIT_SLACK), "%s %s.%s = %.2f MB/s is above the protocol limit %.2f MB/s",
                  config, mode_name, key, v, limit);
@@ -101,6 +109,8 @@ START_TEST (test_config_runs)
   ck_assert_msg (g_spawn_sync (source_root (), (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
                                &wait_status, &e),
                  "spawning %s: %s", exe, e ? e->message : "?");
+  /* Exit 0 also says the end-of-run invariants held (byte counts, credits, data checksums): a broken model
+   * exits 70 without printing a figure (bad-input.md). */
   ck_assert_msg (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0, "%s: exit %d: %s", config,
                  WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1, err);
 
@@ -109,19 +119,25 @@ START_TEST (test_config_runs)
   JsonNode *rootn = json_parser_get_root (p);
   ck_assert_msg (JSON_NODE_HOLDS_OBJECT (rootn), "%s: JSON root is not an object", config);
   JsonObject *root = json_node_get_object (rootn);
+  /* Scripts depend on schema 1's keys (design.md: add keys freely, never rename); a new number must be deliberate. */
   ck_assert_int_eq (json_object_get_int_member (root, "schema"), 1);
   ck_assert_msg (json_object_has_member (root, "version") && json_object_has_member (root, "name")
                      && json_object_has_member (root, "model"),
                  "%s: version, name or model missing", config);
+  /* The path exactly as given, not a resolved path or the last file an include pulled in: scripts key rows on it. */
   ck_assert_str_eq (json_object_get_string_member (root, "config"), config);
   JsonObject *link = member_object (root, "link", config);
   static const char *const link_keys[] = { "gen", "lanes", "max_payload", "max_read_request",
                                            "read_completion_boundary" };
+  /* No shipped file sets the RCB (config.c's default applies) and most take MRRS from an include: the report must
+   * still show the values that ran, defaults included. */
   for (guint k = 0; k < G_N_ELEMENTS (link_keys); k++)
     ck_assert_double_gt (member_number (link, link_keys[k], config), 0);
 
   double theoretical = member_number (root, "theoretical_mbps", config);
   double limit = member_number (root, "protocol_limit_mbps", config);
+  /* The vendor formula (published-calibration.md §1) ignores DLLPs, ordered sets and lane padding, and counts Gen3
+   * lanes at 1000 MB/s without 128b/130b; the protocol limit charges all of them, so it can only be lower. */
   ck_assert_msg (theoretical > 0 && limit > 0 && limit <= theoretical, "%s: theoretical %g, limit %g", config,
                  theoretical, limit);
 
@@ -132,6 +148,7 @@ START_TEST (test_config_runs)
     if (!json_object_has_member (results, modes[m]))
       continue;
     JsonObject *r = member_object (results, modes[m], config);
+    /* Simultaneous mode moves data both ways, so it has a figure per direction and no single mbps (report.c). */
     if (m == 2) {
       assert_figure (r, "read_mbps", limit, config, modes[m]);
       assert_figure (r, "write_mbps", limit, config, modes[m]);
@@ -139,6 +156,8 @@ START_TEST (test_config_runs)
        * the read-request cycles not counted, which can only be faster. */
       double rd = member_number (r, "read_mbps", config), wr = member_number (r, "write_mbps", config);
       double mean = member_number (r, "both_directions_mean_mbps", config);
+      /* All three are printed with 2 decimals: the two inputs' rounding moves their mean by up to 0.005 and the
+       * printed mean's own by another 0.005, so 0.011 allows that rounding and a little float noise, no more. */
       ck_assert_msg (fabs (mean - (rd + wr) / 2) < 0.011, "%s: both_directions_mean_mbps %.2f, read %.2f, write %.2f",
                      config, mean, rd, wr);
       double excl = member_number (r, "write_mbps_excluding_read_requests", config);
@@ -146,6 +165,7 @@ START_TEST (test_config_runs)
     } else
       assert_figure (r, "mbps", limit, config, modes[m]);
     assert_usage (member_object (r, "link_usage", config), config);
+    /* Events and simulated time show the figure came from a run that advanced, not from a formula or a default. */
     ck_assert_double_gt (member_number (r, "events", config), 0);
     ck_assert_double_gt (member_number (r, "sim_time_ns", config), 0);
   }
@@ -164,6 +184,7 @@ START_TEST (test_an456_complete)
     g_autofree char *text = NULL;
     ck_assert_msg (g_file_get_contents (path, &text, NULL, NULL), "AN-456 device %s has no config %s",
                    an456[i].name, path);
+    /* Only a top-level `published:` key counts: a comment or a nested key that mentions the word is no block. */
     gboolean has_published = g_str_has_prefix (text, "published:") || strstr (text, "\npublished:") != NULL;
     ck_assert_msg (has_published == an456[i].published, "%s: %s", an456[i].name,
                    an456[i].published ? "calibrated row without its published figures"
@@ -188,6 +209,7 @@ main (void)
   for (const char *n; d && (n = g_dir_read_name (d));)
     if (g_str_has_suffix (n, ".yaml"))
       g_ptr_array_add (configs, g_build_filename ("configs", n, NULL));
+  /* g_dir_read_name() order depends on the file system: sorted, loop index N is the same config everywhere. */
   g_ptr_array_sort (configs, cmp_str);
 
   Suite *s = suite_create ("catalogue");

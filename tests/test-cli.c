@@ -11,6 +11,7 @@
 #include "tests/tmpdir.h"
 #include "sim/error.h"
 
+/* A calibrated device (AN-456 Table 8): it has a published: block, and it runs all three modes by default. */
 #define CONFIG "configs/svgx_g2_x8.yaml"
 
 static char *tmp_root;
@@ -29,6 +30,7 @@ teardown_tmp (void)
   g_clear_pointer (&tmp_root, g_free);
 }
 
+/* A fresh directory per case, so count_entries() sees only the files that case's runs made. */
 static char *
 case_dir (const char *name)
 {
@@ -73,7 +75,8 @@ run_pciesim (Run *r, const char *first, ...)
   r->status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;
 }
 
-/* stderr is exactly one line (the error), as error.h promises; the prefix says where. */
+/* stderr is exactly one line (the error), as error.h promises; the prefix says where. One line is what a script
+ * or a batch log can grep; a second line could also be forged by text copied from the input (bad-input.md). */
 static void
 assert_one_error_line (const Run *r, const char *prefix)
 {
@@ -90,6 +93,8 @@ write_file (const char *dir, const char *name, const char *text)
   return path;
 }
 
+/* Entries in a case's directory: the way to see that an atomic write left no temporary file behind, whatever
+ * name the temporary was given. */
 static guint
 count_entries (const char *dir)
 {
@@ -110,6 +115,7 @@ START_TEST (test_help)
   /* The subcommands are only discoverable through --help, so it must name them. */
   ck_assert_msg (strstr (r.out, "pciesim CONFIG") && strstr (r.out, "pciesim validate") && strstr (r.out, "pciesim keys"),
                  "--help does not list the commands:\n%s", r.out);
+  /* The three options a scripted run needs: output format, overrides and destination. */
   ck_assert_msg (strstr (r.out, "--format") && strstr (r.out, "--set") && strstr (r.out, "--output"), "%s", r.out);
 }
 END_TEST
@@ -119,6 +125,8 @@ START_TEST (test_version)
   g_auto (Run) r;
   run_pciesim (&r, "--version", NULL);
   ck_assert_int_eq (r.status, 0);
+  /* Compared with the version the build generated, not a literal, so a release bump cannot make this test stale;
+   * what it catches is a version printed from somewhere else, or to stderr. */
   ck_assert_str_eq (r.out, "pciesim " PCIESIM_VERSION "\n");
   ck_assert_str_eq (r.err, "");
 }
@@ -129,6 +137,9 @@ typedef struct {
   const char *needle;
 } UsageCase;
 
+/* One row per kind of command-line mistake: nothing given, an unknown option, a bad --format or --mode word,
+ * two configs, a --set without '=', and an option a subcommand does not take (keys prints no JSON). Where the
+ * user typed something wrong, the needle is that word, so the message shows what to fix. */
 static const UsageCase usage_cases[] = {
   { { NULL }, "no config file given" },
   { { "--bogus", CONFIG }, "--bogus" },
@@ -145,8 +156,10 @@ START_TEST (test_usage_errors)
   g_auto (Run) r;
   run_pciesim (&r, c->args[0], c->args[1], c->args[2], c->args[3], NULL);
   ck_assert_msg (r.status == PS_ERROR_USAGE, "case %d: status %d, want 64 (%s)", _i, r.status, r.err);
+  /* Unlocated: the fault is in the command line, not at a line of any file. */
   assert_one_error_line (&r, "pciesim: error: ");
   ck_assert_msg (strstr (r.err, c->needle), "case %d: '%s' does not say '%s'", _i, r.err, c->needle);
+  /* Nothing on stdout: `pciesim … > report` must not leave something that looks like a report. */
   ck_assert_msg (r.out[0] == '\0', "case %d: wrote to stdout on error: %s", _i, r.out);
 }
 END_TEST
@@ -157,6 +170,8 @@ START_TEST (test_missing_config)
 {
   g_auto (Run) r;
   run_pciesim (&r, "configs/no_such_config.yaml", NULL);
+  /* 66, missing input: the command line is fine and the file is not there, so neither 64 nor 65. Unlocated,
+   * since there is no line of a file to point at, but naming the path as given. */
   ck_assert_int_eq (r.status, PS_ERROR_NOINPUT);
   assert_one_error_line (&r, "pciesim: error: configs/no_such_config.yaml: ");
 }
@@ -169,9 +184,11 @@ START_TEST (test_bad_data)
   g_auto (Run) r;
   run_pciesim (&r, path, NULL);
   ck_assert_int_eq (r.status, PS_ERROR_DATA);
-  /* "  lanes: 3" -> line 3, column 10. */
+  /* "  lanes: 3" -> line 3, column 10 ("  lanes: " is 9 characters). The whole message is compared: the allowed
+   * widths are pcie-protocol.md §1's x1/x2/x4/x8/x16, and a wrong list would mislead the user. */
   g_autofree char *want = g_strdup_printf ("%s:3:10: error: link.lanes must be 1, 2, 4, 8 or 16 (got 3)\n", path);
   ck_assert_str_eq (r.err, want);
+  /* The config is refused before anything runs, so no partial table may reach stdout. */
   ck_assert_str_eq (r.out, "");
 }
 END_TEST
@@ -184,6 +201,7 @@ START_TEST (test_bad_set)
   /* The --set is the location: its value starts at column 12 of "link.lanes=3". */
   assert_one_error_line (&r, "--set link.lanes=3:1:12: error: link.lanes must be");
 
+  /* An unknown key is located at the key, column 1 of the --set text, with the nearest real key suggested. */
   g_auto (Run) r2;
   run_pciesim (&r2, CONFIG, "--set", "link.lans=8", NULL);
   ck_assert_int_eq (r2.status, PS_ERROR_DATA);
@@ -200,6 +218,7 @@ START_TEST (test_output_success)
   g_auto (Run) r;
   run_pciesim (&r, CONFIG, "--mode", "read", "--format", "csv", "--output", out, NULL);
   ck_assert_msg (r.status == 0, "status %d: %s", r.status, r.err);
+  /* With --output the report goes to the file alone, so a caller that also captures stdout gets no second copy. */
   ck_assert_str_eq (r.out, "");
   g_autofree char *text = NULL;
   ck_assert (g_file_get_contents (out, &text, NULL, NULL));
@@ -218,12 +237,17 @@ END_TEST
 
 START_TEST (test_name_cells)
 {
+  /* --set name= reaches every writer the same way a name: key in a file would; the first CSV row starts with it. */
   g_auto (Run) run_csv;
   run_pciesim (&run_csv, CONFIG, "--mode", "read", "--format", "csv", "--set", "name=" ODD_NAME, NULL);
   ck_assert_msg (run_csv.status == 0, "status %d: %s", run_csv.status, run_csv.err);
+  /* Expected by hand from RFC 4180: a field holding a comma or a quote is enclosed in quotes and each inner quote
+   * doubled, so x, "y" | z becomes "x, ""y"" | z". The '|' means nothing to CSV and stays as it is. */
   const char *row = strchr (run_csv.out, '\n');
   ck_assert_msg (row && g_str_has_prefix (row + 1, "\"x, \"\"y\"\" | z\",read,"), "csv: %s", run_csv.out);
 
+  /* validate renders rows through its own writer, so it is checked too. --tolerance 1000 keeps its exit status
+   * off the calibration's accuracy: only the cells are under test here. */
   g_auto (Run) val_csv;
   run_pciesim (&val_csv, "validate", "--format", "csv", "--tolerance", "1000", "--set", "name=" ODD_NAME, CONFIG,
                NULL);
@@ -234,6 +258,7 @@ START_TEST (test_name_cells)
   run_pciesim (&val_md, "validate", "--format", "markdown", "--tolerance", "1000", "--set", "name=" ODD_NAME,
                CONFIG, NULL);
   ck_assert_msg (val_md.status == 0, "status %d: %s", val_md.status, val_md.err);
+  /* In a Markdown table only '|' ends a cell, so only it is escaped (\|); comma and quotes pass through. */
   ck_assert_msg (strstr (val_md.out, "\n| x, \"y\" \\| z | DMA read |"), "validate markdown: %s", val_md.out);
 
   /* "a\tb" in double quotes is a YAML escape: the value holds a tab. The node starts at column 1 of the value. */
@@ -247,10 +272,11 @@ END_TEST
 START_TEST (test_output_failure)
 {
   g_autofree char *dir = case_dir ("output-fail");
+  /* link.gen accepts 1..5 only: the config fails at load, before there is anything to write. */
   g_autofree char *bad = write_file (dir, "bad.yaml", "link:\n  gen: 9\n  lanes: 8\n");
   g_autofree char *out = g_build_filename (dir, "report.json", NULL);
 
-  /* A failed run creates nothing… */
+  /* A failed run creates nothing… (JSON here, the default table format below: it must hold for every format.) */
   g_auto (Run) r;
   run_pciesim (&r, bad, "--format", "json", "--output", out, NULL);
   ck_assert_int_eq (r.status, PS_ERROR_DATA);
@@ -262,15 +288,19 @@ START_TEST (test_output_failure)
   g_auto (Run) r2;
   run_pciesim (&r2, bad, "--output", out, NULL);
   ck_assert_int_eq (r2.status, PS_ERROR_DATA);
+  /* A usage error is a command-line fault, found before --output is touched: the file must still be intact. */
   g_auto (Run) r3;
   run_pciesim (&r3, CONFIG, "--mode", "copy", "--output", out, NULL);
   ck_assert_int_eq (r3.status, PS_ERROR_USAGE);
   g_autofree char *text = NULL;
   ck_assert (g_file_get_contents (out, &text, NULL, NULL));
   ck_assert_str_eq (text, "earlier report\n");
+  /* bad.yaml and the earlier report, nothing else: neither failed run left its temporary file. */
   ck_assert_uint_eq (count_entries (dir), 2);
 
-  /* An output that cannot be created is EX_CANTCREAT, not a usage or data error. */
+  /* An output that cannot be created is EX_CANTCREAT, not a usage or data error. A missing directory makes it
+   * uncreatable for any user, root in a container included, where a read-only mode bit would not. The message
+   * is unlocated: no line of the config is at fault. */
   g_autofree char *nowhere = g_build_filename (dir, "no-such-dir", "report.json", NULL);
   g_auto (Run) r4;
   run_pciesim (&r4, CONFIG, "--mode", "read", "--output", nowhere, NULL);
@@ -281,6 +311,8 @@ END_TEST
 
 /* --- JSON contract ------------------------------------------------------------------------------------- */
 
+/* Presence and type are asserted with the key's name, so a contract break fails with a message that names it
+ * instead of a json-glib critical warning and a NULL dereference further on. */
 static JsonObject *
 member_object (JsonObject *o, const char *name)
 {
@@ -296,6 +328,7 @@ member_number (JsonObject *o, const char *name)
   ck_assert_msg (json_object_has_member (o, name), "JSON lacks '%s'", name);
   JsonNode *n = json_object_get_member (o, name);
   GType t = json_node_get_value_type (n);
+  /* A JSON number, not a string holding one: scripts read these fields with a JSON parser, not by eye. */
   ck_assert_msg (JSON_NODE_HOLDS_VALUE (n) && (t == G_TYPE_INT64 || t == G_TYPE_DOUBLE), "'%s' is not a number",
                  name);
   return json_node_get_double (n);
@@ -311,6 +344,7 @@ assert_usage (JsonObject *usage)
     double sum = 0;
     for (guint p = 0; p < G_N_ELEMENTS (parts); p++) {
       double f = member_number (o, parts[p]);
+      /* Each part on its own, since a negative share (time counted backwards) can hide in a sum that is 1. */
       ck_assert_msg (f >= 0 && f <= 1, "%s.%s = %g is not a fraction", dirs[d], parts[p], f);
       sum += f;
     }
@@ -331,6 +365,7 @@ run_json (const char *mode)
   JsonParser *p = json_parser_new ();
   g_autoptr (GError) e = NULL;
   ck_assert_msg (json_parser_load_from_data (p, r.out, -1, &e), "not JSON: %s\n%s", e ? e->message : "", r.out);
+  /* design.md: one object per run, so a script can read it with a single parse. */
   ck_assert_msg (JSON_NODE_HOLDS_OBJECT (json_parser_get_root (p)), "JSON root is not an object");
   return p;
 }
@@ -341,9 +376,12 @@ START_TEST (test_json_schema)
   JsonObject *root = json_node_get_object (json_parser_get_root (p));
   ck_assert_int_eq (json_object_get_int_member (root, "schema"), 1);
   ck_assert_str_eq (json_object_get_string_member (root, "version"), PCIESIM_VERSION);
+  /* The path as given on the command line, relative; and the config's name: key, which is the file's stem here. */
   ck_assert_str_eq (json_object_get_string_member (root, "config"), CONFIG);
   ck_assert_str_eq (json_object_get_string_member (root, "name"), "svgx_g2_x8");
 
+  /* Echoed inputs, not results: Gen2 x8 from the config itself, MPS 256 and MRRS 512 from benchmarks/an456.yaml,
+   * the AN-456 benchmark settings (published-calibration.md §1). An include or default lost on the way shows. */
   JsonObject *link = member_object (root, "link");
   ck_assert_int_eq (json_object_get_int_member (link, "gen"), 2);
   ck_assert_int_eq (json_object_get_int_member (link, "lanes"), 8);
@@ -352,10 +390,13 @@ START_TEST (test_json_schema)
 
   double theoretical = member_number (root, "theoretical_mbps");
   double limit = member_number (root, "protocol_limit_mbps");
+  /* The vendor formula leaves out DLLPs, ordered sets and lane padding that the protocol limit charges, so the
+   * limit can never be above it (published-calibration.md §1). */
   ck_assert_msg (theoretical > 0 && limit > 0 && limit <= theoretical, "theoretical %g, limit %g", theoretical,
                  limit);
 
-  /* The config's benchmark.modes is all three, so all three results are present. */
+  /* The config's benchmark.modes is all three, so all three results are present. Only signs are checked: the
+   * figures themselves are test-calibration's business, against the published measurements. */
   JsonObject *results = member_object (root, "results");
   ck_assert_double_gt (member_number (member_object (results, "read"), "mbps"), 0);
   ck_assert_double_gt (member_number (member_object (results, "write"), "mbps"), 0);
@@ -364,18 +405,21 @@ START_TEST (test_json_schema)
   ck_assert_double_gt (member_number (sim, "write_mbps"), 0);
 
   assert_usage (member_object (root, "link_usage"));
+  /* Present because this config carries a published: block (Table 8); design.md: absent when it has none. */
   ck_assert (json_object_has_member (member_object (root, "published"), "dma_read_mbps"));
 
   JsonObject *stats = member_object (root, "stats");
   ck_assert_double_gt (member_number (stats, "events"), 0);
   ck_assert_double_gt (member_number (stats, "sim_time_ns"), 0);
+  /* Host time, machine dependent: only its presence and sign can be checked. */
   ck_assert_double_ge (member_number (stats, "wall_s"), 0);
 }
 END_TEST
 
 START_TEST (test_json_one_mode)
 {
-  /* design.md: a mode that was not run is absent from results. */
+  /* design.md: a mode that was not run is absent from results. Absent, not null or 0: a script that averages
+   * every entry of results would otherwise average in a figure that was never measured. */
   g_autoptr (JsonParser) p = run_json ("write");
   JsonObject *results = member_object (json_node_get_object (json_parser_get_root (p)), "results");
   ck_assert (json_object_has_member (results, "write"));
@@ -391,9 +435,11 @@ START_TEST (test_keys)
   g_auto (Run) r;
   run_pciesim (&r, "keys", NULL);
   ck_assert_int_eq (r.status, 0);
+  /* The trailing space makes it the whole key at the start of a line, not a prefix of a longer key name. */
   ck_assert_msg (g_str_has_prefix (r.out, "link.gen ") || strstr (r.out, "\nlink.gen "), "no link.gen:\n%s", r.out);
   ck_assert_msg (strstr (r.out, "\nbenchmark.transfer_bytes "), "no benchmark.transfer_bytes:\n%s", r.out);
 
+  /* The Markdown form is what the README's key table is generated from. */
   g_auto (Run) md;
   run_pciesim (&md, "keys", "--format", "markdown", NULL);
   ck_assert_int_eq (md.status, 0);

@@ -31,6 +31,9 @@ run (const char *exe, const char *const *args)
   return stripped;
 }
 
+/* Three configs that take different paths through the models: Stratix V Gen2 x8 (8b/10b, x8 lane placement),
+ * Stratix IV soft IP at Gen1 x4 on the X58 host (another host file, a 64-bit datapath) and Gen3 x4 (128b/130b
+ * blocks, an EDS token before each SKP). A nondeterminism confined to one of those paths would still show. */
 static const char *const configs[] = {
   "configs/svgx_g2_x8.yaml",
   "configs/sivgx_g1_x4_soft.yaml",
@@ -49,9 +52,13 @@ START_TEST (test_repeat_and_builds)
   const char *cfg = configs[_i % G_N_ELEMENTS (configs)];
   const char *const *v = variants[_i / G_N_ELEMENTS (configs)];
   const char *args[] = { cfg, "--format", "json", v[0], v[1], NULL };
+  /* Two runs of one binary catch what varies from process to process: an uninitialised read, a hash table keyed
+   * on pointers (addresses move with ASLR), anything read from the clock. The -O0 build catches what the
+   * optimiser may change: floating-point evaluation order and contraction, or undefined behaviour it exploits. */
   g_autofree char *a = run (g_getenv ("PCIESIM_EXE"), args);
   g_autofree char *b = run (g_getenv ("PCIESIM_EXE"), args);
   g_autofree char *c = run (g_getenv ("PCIESIM_EXE_O0"), args);
+  /* Without this, two runs that both printed nothing (or the same error) would compare equal. */
   ck_assert_msg (strstr (a, "\"results\""), "%s %s: not a JSON report: %s", cfg, v[1], a);
   ck_assert_msg (strcmp (a, b) == 0, "%s %s: two runs differ", cfg, v[1]);
   ck_assert_msg (strcmp (a, c) == 0, "%s %s: the -O0 build differs from the optimised one", cfg, v[1]);
@@ -60,6 +67,8 @@ END_TEST
 
 START_TEST (test_seed)
 {
+  /* Every other case runs with the default seed 1 (main.c); an explicit one checks that the seed given
+   * on the command line reaches the engine the same way in both builds. */
   const char *args[] = { "configs/svgx_g2_x8.yaml", "--format", "json", "--seed", "12345", NULL };
   g_autofree char *a = run (g_getenv ("PCIESIM_EXE"), args);
   g_autofree char *b = run (g_getenv ("PCIESIM_EXE_O0"), args);
@@ -69,7 +78,9 @@ END_TEST
 
 START_TEST (test_sweep_jobs)
 {
-  /* test-sweep checks --jobs on its own scenarios; here a shipped one, across jobs and builds at once. */
+  /* test-sweep checks --jobs on its own scenarios; here a shipped one, across jobs and builds at once. With two
+   * workers the points finish in an order the scheduler picks, so equal bytes show that results are placed by
+   * point index and that no state leaks between points run on one thread. */
   const char *one[] = { "sweep", "scenarios/tags_vs_payload.yaml", "--format", "json", "--jobs", "1", NULL };
   const char *two[] = { "sweep", "scenarios/tags_vs_payload.yaml", "--format", "json", "--jobs", "2", NULL };
   g_autofree char *a = run (g_getenv ("PCIESIM_EXE"), one);

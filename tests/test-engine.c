@@ -69,6 +69,17 @@ typedef struct {
   SimTime base;      /* first event time, to exercise times near SIM_TIME_MAX */
 } RandomCase;
 
+/* One row per way a heap goes wrong:
+ * 1, 5  spans of 4 and 1 make most events ties (span 1: every event lands on the current instant), so the
+ *       order rests on the scheduling-order tie-break and the same-time FIFO, not on time;
+ * 2     a span of 10^6 ps makes ties rare: the time comparison and sift paths carry the order;
+ * 3     neither cancels nor runs: one 4000-entry heap drained at the end, a plain sort check;
+ * 4     45% cancels, so most ids are stale or dead when picked: removal from the middle of the heap, and slot
+ *       reuse behind the generation check;
+ * 6     times within 2^32 ps of SIM_TIME_MAX (never reaching it: 3000 ops advance at most 3 * 10^6 ps), which
+ *       a signed type would put before time 0, and which a double (53-bit mantissa, steps of 2^11 ps up there)
+ *       could not tell apart within this row's span of 1000 ps;
+ * 7     30% runs: many short sim_run_until() calls interleaved with scheduling into a half-drained heap. */
 static const RandomCase random_cases[] = {
   { 1, 4000, 4, 20, 10, 0 },
   { 2, 4000, 1000000, 20, 10, 0 },
@@ -119,10 +130,13 @@ START_TEST (test_random_order)
     gint32 r = g_rand_int_range (rand, 0, 100);
     if (r < c->cancel_pct && ref->len > 0) {
       RefEvent *ev = &g_array_index (ref, RefEvent, g_rand_int_range (rand, 0, (gint32) ref->len));
+      /* engine.h: TRUE only for an event still pending; a fired or already cancelled id is a no-op (FALSE). */
       gboolean expect = !ev->fired && !ev->cancelled;
       ck_assert_msg (sim_cancel (e, ev->id) == expect, "case %d op %u: cancel returned %d", _i, op, !expect);
       ev->cancelled |= expect;
     } else if (r < c->cancel_pct + c->run_pct) {
+      /* Limits never fall below the clock here; test_limit_below_now covers that case on its own. The reference
+       * clock becomes the latest event fired, not the limit: engine.h leaves the clock at the last event. */
       SimTime limit = MAX (ref_now, c->base) + (SimTime) g_rand_int_range (rand, 0, c->span);
       uint64_t expect = 0;
       for (guint i = 0; i < ref->len; i++) {
@@ -139,11 +153,14 @@ START_TEST (test_random_order)
       ck_assert_msg (sim_now (e) == ref_now, "case %d op %u: clock %" G_GUINT64_FORMAT " != %" G_GUINT64_FORMAT,
                      _i, op, sim_now (e), ref_now);
     } else {
+      /* At or after the clock, as the contract demands (the past aborts, test_past_aborts). */
       RefEvent ev = { .time = MAX (ref_now, c->base) + (SimTime) g_rand_int_range (rand, 0, c->span) };
       ev.id = sim_schedule_at (e, ev.time, on_log, &log, ref->len);
       g_array_append_val (ref, ev);
     }
 
+    /* After every operation, not only at the end: an engine that counted a cancelled entry as pending until it
+     * surfaced, or reported its time as next, would be right again once drained and pass a final check. */
     SimTime next;
     guint pending = ref_pending (ref, &next);
     ck_assert_msg (sim_pending (e) == pending, "case %d op %u: %zu pending, expected %u", _i, op, sim_pending (e),
@@ -158,6 +175,8 @@ START_TEST (test_random_order)
     if (!g_array_index (ref, RefEvent, i).cancelled)
       g_array_append_val (expect, i);
   }
+  /* One global sort is a valid reference for the whole log, run_until calls included: every event is scheduled at
+   * or after the clock, so nothing scheduled later can belong before an event that has already fired. */
   g_array_sort_with_data (expect, ref_order, ref->data);
 
   ck_assert_msg (log.tags->len == expect->len, "case %d: %u events fired, expected %u", _i, log.tags->len,
@@ -176,9 +195,13 @@ END_TEST
 
 /* ---- same-time events run FIFO, including those scheduled at the current time from a handler ---- */
 
+/* Generation 1 waits in the heap; generations 2 and 3 are scheduled at the current instant, which engine.c keeps
+ * in a ring of 64 entries to start with. Widths up to 17 stay inside it; 256 and 1000 make it grow while
+ * generation 1 still runs from the heap, and wrap it while generation 3 is pushed as generation 2 pops. */
 static const guint fifo_sizes[] = { 1, 2, 3, 17, 256, 1000 };
 
 #define FIFO_TIME ((SimTime) 5000)
+/* Noise tags carry the top bit so none can be mistaken for a same-time tag (0 .. 2999 at most). */
 #define NOISE_TAG ((uint64_t) 1 << 63)
 
 typedef struct {
@@ -211,6 +234,7 @@ START_TEST (test_fifo_same_time)
   for (uint64_t t = 0; t < f.width; t++) {
     for (int k = 0; k < 2; k++) {
       SimTime at = (SimTime) g_rand_int_range (rand, 0, 2 * (gint32) FIFO_TIME);
+      /* Off the instant under test, so the contiguous run of tags below is all same-time events. */
       if (at == FIFO_TIME)
         at++;
       noise_before += at < FIFO_TIME;
@@ -219,11 +243,15 @@ START_TEST (test_fifo_same_time)
     sim_schedule_at (e, FIFO_TIME, on_fifo, &f, t);
   }
 
+  /* All three generations count: the limit is inclusive, and events scheduled at the current instant from a
+   * handler are due at FIFO_TIME too. The noise after FIFO_TIME must wait. */
   uint64_t ran = sim_run_until (e, FIFO_TIME);
   ck_assert_msg (ran == noise_before + f.total, "width %u: ran %" G_GUINT64_FORMAT ", expected %" G_GUINT64_FORMAT,
                  fifo_sizes[_i], ran, noise_before + f.total);
 
-  /* The same-time events must form one contiguous run 0, 1, 2, ... after the earlier noise. */
+  /* The same-time events must form one contiguous run 0, 1, 2, ... after the earlier noise. Generation 2 is
+   * scheduled while generation 1 is still draining; an engine that ran new same-time events first (a stack)
+   * would log 0, width, 2 width, 1, ... instead. */
   for (guint k = 0; k < f.total; k++) {
     uint64_t tag = log_at (&f.log, noise_before + k);
     ck_assert_msg (tag == k, "width %u: position %u holds tag %" G_GUINT64_FORMAT, fifo_sizes[_i], k, tag);
@@ -236,8 +264,12 @@ END_TEST
 
 /* ---- sim_run_until limits ---- */
 
+/* Unsorted, with two ties at 10 and at 20, so limits can land exactly on a tie ("<= limit" must run both). */
 static const SimTime fixed_times[] = { 30, 10, 20, 40, 20, 10 };
 
+/* Limits before the first event (0, 9), on each tie (10, 20), between events (15, 39, where the clock must stop
+ * at 10 and 30, not at the limit), on the last (40) and at SIM_TIME_MAX. The `then` rows return to the same
+ * limit (10, 20) or an earlier one: everything due by then has run, so nothing may run twice or move the clock. */
 static const struct {
   SimTime limit;
   SimTime then; /* a second, earlier-or-equal limit that must run nothing new */
@@ -254,6 +286,8 @@ START_TEST (test_run_until)
   for (guint k = 0; k < G_N_ELEMENTS (fixed_times); k++)
     sim_schedule_at (e, fixed_times[k], on_log, &log, k);
 
+  /* The reference: count what the limit admits, latest admitted time as the clock (0 if none), earliest other
+   * time as next. */
   uint64_t expect = 0;
   SimTime clock = 0, next = SIM_TIME_MAX;
   for (guint k = 0; k < G_N_ELEMENTS (fixed_times); k++) {
@@ -298,6 +332,7 @@ START_TEST (test_limit_below_now)
   sim_schedule_at (e, 10, on_log, &log, 2);
   sim_schedule_at (e, 10, on_log, &log, 3);
   ck_assert (sim_cancel (e, first));
+  /* By hand: three scheduled at now, one cancelled, so 2 pending and due at 10; a limit of 5 admits none. */
   ck_assert_msg (sim_run_until (e, 5) == 0, "a limit below now ran events");
   ck_assert_msg (sim_pending (e) == 2, "%zu pending, expected 2", sim_pending (e));
   ck_assert_msg (sim_next_time (e) == 10, "next time %" G_GUINT64_FORMAT, sim_next_time (e));
@@ -325,6 +360,7 @@ on_query (SimEngine *e, void *ctx, uint64_t arg)
     sim_schedule_at (e, 15, on_query, q, 15);
     q->ok &= sim_pending (e) == 3 && sim_next_time (e) == 15;
   } else if (arg == 15) {
+    /* 15 itself is running, so only 20 and 30 count; then 30 is cancelled, leaving 20. */
     q->ok &= sim_pending (e) == 2 && sim_next_time (e) == 20;
     q->ok &= sim_cancel (e, q->later);
     q->ok &= sim_pending (e) == 1 && sim_next_time (e) == 20;
@@ -340,6 +376,7 @@ START_TEST (test_query_from_handler)
   sim_schedule_at (e, 10, on_query, &q, 10);
   sim_schedule_at (e, 20, on_query, &q, 20);
   q.later = sim_schedule_at (e, 30, on_query, &q, 30);
+  /* 10, 15 and 20 run; 30 was cancelled from inside the handler at 15. */
   ck_assert_uint_eq (sim_run (e), 3);
   ck_assert_msg (q.calls == 3 && q.ok, "%u calls, pending or next time wrong inside a handler", q.calls);
 }
@@ -375,6 +412,8 @@ START_TEST (test_stop)
 
   /* Alternate the two run loops so both honour the stop. */
   uint64_t ran = _i % 2 ? sim_run (e) : sim_run_until (e, 1000);
+  /* Stopping at tag i means tags 0..i ran (i + 1 events) and the other n - 1 - i wait, the stopper's same-time
+   * siblings at 20 among them; the clock stays at the stopper's time. */
   ck_assert_msg (ran == (uint64_t) _i + 1, "stop at %d: ran %" G_GUINT64_FORMAT, _i, ran);
   ck_assert_msg (sim_stopped (e), "stop at %d: not reported stopped", _i);
   ck_assert_msg (sim_now (e) == stop_times[_i], "stop at %d: clock", _i);
@@ -416,6 +455,8 @@ START_TEST (test_cancel_stale)
   ck_assert_msg (!sim_cancel (e, a), "second cancel of the same id succeeded");
   ck_assert (!sim_event_pending (e, a));
 
+  /* b takes a's slot with a new generation. An engine that checked the slot alone would let the stale `a`
+   * cancel b, an unrelated event, which is the bug a model's forgotten timer id would cause. */
   SimEventId b = schedule_into_slot (e, a.slot, 10, &log, 2);
   ck_assert_msg (!sim_cancel (e, a), "cancelled id hit the event now reusing its slot");
   ck_assert_msg (sim_event_pending (e, b), "stale cancel disturbed the slot's new owner");
@@ -427,6 +468,8 @@ START_TEST (test_cancel_stale)
   ck_assert_msg (!sim_cancel (e, c), "fired id hit the event now reusing its slot");
   ck_assert (sim_event_pending (e, d));
 
+  /* Models hold SIM_EVENT_NONE before they first arm a timer and cancel it unconditionally (as test_pool_steady
+   * does), and a slot far past the record array must be refused, not read out of bounds. */
   ck_assert (!sim_cancel (e, SIM_EVENT_NONE));
   ck_assert (!sim_cancel (e, (SimEventId) { 1u << 30, 1 }));
 
@@ -471,6 +514,8 @@ START_TEST (test_cancel_from_handler)
   c.victim = sim_schedule_at (e, 10, on_log, &c.log, 2);
   sim_schedule_at (e, 11, on_log, &c.log, 3);
 
+  /* 2 = the canceller and the event at 11. A running event is no longer pending, so cancelling itself must
+   * fail: a TRUE here would mean the engine could release the slot of the very event it is executing. */
   ck_assert_uint_eq (sim_run (e), 2);
   ck_assert_msg (!c.self_cancel, "an event could cancel itself while running");
   ck_assert_msg (c.victim_cancel, "a handler could not cancel a pending event");
@@ -505,6 +550,8 @@ on_chain (SimEngine *e, void *ctx, uint64_t chain)
   Pool *p = ctx;
   if (++p->fired == POOL_WARMUP)
     p->warm_capacity = sim_event_capacity (e);
+  /* A chain stops once fewer than 10 events remain to the total; the 9 others each have one event pending at
+   * that moment and fire it (then stop too), so exactly POOL_EVENTS chain events run. */
   if (p->fired + 10 > POOL_EVENTS)
     return;
   if (p->rearm_timeout) {
@@ -527,6 +574,9 @@ START_TEST (test_pool_steady)
   ck_assert_msg (p.fired == POOL_EVENTS, "case %d: %" G_GUINT64_FORMAT " chain events", _i, p.fired);
   ck_assert_msg (sim_event_capacity (e) == p.warm_capacity, "case %d: pool grew from %zu to %zu after warm-up",
                  _i, p.warm_capacity, sim_event_capacity (e));
+  /* The second case is the sharp one. Each step cancels a timeout 1000 ns ahead and sets another, but 10,000
+   * steps per chain of ~50 ps each last only ~0.5 us, so no timeout is ever due before the chains end: an
+   * engine that kept cancelled records until their time would hold ~100,000 of them, not a few dozen. */
   ck_assert_msg (sim_event_capacity (e) <= POOL_SMALL, "case %d: pool holds %zu records", _i,
                  sim_event_capacity (e));
 }
@@ -534,6 +584,9 @@ END_TEST
 
 /* ---- per-component random streams ---- */
 
+/* Zero seeds and ids, neighbours (1,0)/(1,1), both maxima and a seed using all 64 bits: the values where a mix
+ * that drops high bits or converts through a signed type would go wrong. UINT32_MAX also wraps the `id + 1`
+ * below to 0, another neighbour. */
 static const struct {
   uint64_t seed;
   uint32_t id;
@@ -569,6 +622,7 @@ START_TEST (test_rand_distinct)
     for (uint32_t id = 0; id < RAND_IDS; id++) {
       gint64 *cs = g_new (gint64, 1);
       *cs = (gint64) sim_component_seed (seeds[s], id);
+      /* A mix as simple as seed + id or seed ^ id would already collide here, at (0,1) and (1,0). */
       ck_assert_msg (g_hash_table_add (comp_seeds, cs), "seed %u id %u: component seed repeats", s, id);
 
       /* 64 bits of output: a repeat among 16k streams has probability ~1e-11. */
@@ -590,6 +644,8 @@ START_TEST (test_past_aborts)
   g_autoptr (SimEngine) e = sim_engine_new (1);
   sim_schedule_at (e, 100, on_nothing, NULL, 0);
   sim_run (e);
+  /* Case 0 is plainly 1 ps in the past. Case 1 is 100 + (SIM_TIME_MAX - 99) = SIM_TIME_MAX + 1, which an
+   * unchecked addition wraps to time 0: the past again, in disguise. Both must exit 70 (engine.h). */
   if (_i == 0)
     sim_schedule_at (e, 99, on_nothing, NULL, 0);
   else
@@ -604,6 +660,8 @@ main (void)
   SRunner *r = srunner_create (s);
 
   TCase *tc = tcase_create ("order");
+  /* The reference is deliberately naive: ref_pending() scans every event after every op, over ten million steps
+   * for the 6000-op row, which the valgrind setup slows many times over. */
   tcase_set_timeout (tc, 60);
   tcase_add_loop_test (tc, test_random_order, 0, G_N_ELEMENTS (random_cases));
   tcase_add_loop_test (tc, test_fifo_same_time, 0, G_N_ELEMENTS (fifo_sizes));
@@ -622,6 +680,7 @@ main (void)
   suite_add_tcase (s, tc);
 
   tc = tcase_create ("pool");
+  /* 100,000 chain events (200,000 schedules with the timeouts) per case. */
   tcase_set_timeout (tc, 60);
   tcase_add_loop_test (tc, test_pool_steady, 0, 2);
   suite_add_tcase (s, tc);

@@ -39,6 +39,9 @@ dev_rx (void *ctx, LinkPort *port, Tlp *t)
   tlp_free (r->pool, t);
 }
 
+/* Only what every test needs: RCB 64 as on the root complexes of pcie-protocol.md §6, and an 800 ns latency long
+ * enough that two overlapping reads and two serial ones differ by over ten times a CplD's 69 ns on the wire. Every
+ * rate left at 0 is "not limiting" (host.h), so each test turns on just the mechanism it measures. */
 static HostParams
 host_params (void)
 {
@@ -48,6 +51,9 @@ host_params (void)
 static void
 rig_init (Rig *r, const HostParams *hp)
 {
+  /* Gen2 x8 moves 8 bytes per 2 ns symbol time, 4 bytes/ns, so wire times are easy to work by hand: a 256-byte
+   * CplD is 12 header + 8 framing (STP, sequence, LCRC, END; pcie-protocol.md §2) + 256 = 276 bytes = 69 ns. The
+   * fixed pipelines and flight time add the same ~105 ns to every TLP, which is why the tests compare arrivals. */
   LinkParams lp = {
     .gen = 2, .lanes = 8, .max_payload_bytes = 256,
     .tx_pipeline_ps = 50 * SIM_NS, .rx_pipeline_ps = 50 * SIM_NS, .flight_ps = 5 * SIM_NS,
@@ -91,7 +97,9 @@ dev_read (Rig *r, uint64_t address, uint32_t len, uint16_t tag)
 
 START_TEST (test_spec_example_on_the_wire)
 {
-  /* Spec §2.3.1.1 example through the host: 256 bytes at 0x10020, RCB 64, cache-line policy. */
+  /* Spec §2.3.1.1 example through the host: 256 bytes at 0x10020, RCB 64, cache-line policy. The policy matters:
+   * under the MPS policy 256 bytes fit one completion, which is just as legal and would hide the split. By hand:
+   * 0x10020 -> 0x10040 (the next RCB multiple, 32 bytes), three whole RCB blocks to 0x10100, then the 32 left. */
   HostParams hp = host_params ();
   hp.cpl_policy = CPL_POLICY_RCB;
   Rig r;
@@ -118,7 +126,11 @@ END_TEST
 START_TEST (test_return_rate)
 {
   /* 1000 MB/s = 1 byte/ns: each 256-byte completion occupies the return path 256 ns, more than its ~70 ns on
-   * the Gen2 x8 wire, so arrivals are spaced by exactly the return-path time (+ 20 ns overhead). */
+   * the Gen2 x8 wire, so arrivals are spaced by exactly the return-path time (+ 20 ns overhead).
+   * Exact equality, not a tolerance: equal-sized TLPs entering an idle wire all see the same link latency, and
+   * the last completion is in (~2.2 us) before the first SKP falls due (1180 symbol times = 2.36 us at Gen2,
+   * phy.c). A host that charged the overhead once per request, or overlapped the return of consecutive
+   * completions, gives 256 or 69 ns. */
   HostParams hp = host_params ();
   hp.cpl_rate_mbps = 1000;
   hp.cpl_overhead_ns = 20;
@@ -148,6 +160,8 @@ START_TEST (test_read_latency_and_queue_depth)
   dev_read (&r, 0x30100, 256, 2);
   sim_run_until (r.engine, 50 * SIM_US);
   ck_assert_uint_eq (r.n, 2);
+  /* 80 ns = the second CplD's ~69 ns behind the first on the wire, plus room for an SKP ordered set (4 symbols,
+   * 8 ns) or a DLLP (2 ns at x8) slipping between them. A host that served reads one at a time gives ~800 ns. */
   SimTime parallel = r.seen[1].at - r.seen[0].at;
   ck_assert_msg (parallel <= 80 * SIM_NS, "unlimited queue: %" G_GUINT64_FORMAT " ps apart", parallel);
   rig_finish (&r);
@@ -159,7 +173,9 @@ START_TEST (test_read_latency_and_queue_depth)
   sim_run_until (r.engine, 50 * SIM_US);
   ck_assert_uint_eq (r.n, 2);
   SimTime serial = r.seen[1].at - r.seen[0].at;
-  /* The first MRd arrives before the second by its own wire time (~6 ns at Gen2 x8), which the queue absorbs. */
+  /* The first MRd arrives before the second by its own wire time (~6 ns at Gen2 x8), which the queue absorbs.
+   * The upper bound pins when the queue slot frees: as the last completion leaves the return path. A host that
+   * freed it only once that CplD was serialised (69 ns) or had crossed the link (~105 ns more) would exceed 820. */
   ck_assert_msg (serial >= 800 * SIM_NS && serial <= 820 * SIM_NS, "queue depth 1: %" G_GUINT64_FORMAT " ps apart",
     serial);
   rig_finish (&r);
@@ -191,11 +207,16 @@ START_TEST (test_write_drain_and_pio)
     ck_assert (next != SIM_TIME_MAX);
     sim_run_until (r.engine, next);
   }
+  /* The last send went as soon as PD credits came back, so at t0 the host holds the 8 KB those credits cover
+   * (32 TLPs, 16.4 us of draining): the 10 us window below lies wholly inside the steady drain. */
   SimTime t0 = sim_now (r.engine);
   sim_run_until (r.engine, t0 + 5 * SIM_US);
   uint64_t b0 = host_counters (r.host).bytes_written;
   sim_run_until (r.engine, t0 + 15 * SIM_US);
   uint64_t b1 = host_counters (r.host).bytes_written;
+  /* 10 us at 0.5 bytes/ns is 5000 bytes. bytes_written grows a whole TLP at a time when its drain ends, so a
+   * window sees 19 or 20 TLPs (4864 or 5120 bytes): one TLP, 256 bytes, is the tolerance. A sink that ignored
+   * the drain rate would have taken all 16 KB within ~0.1 us of the last send, and the window would see 0. */
   ck_assert_msg (llabs ((long long) (b1 - b0) - 5000) <= 256, "drained %" G_GUINT64_FORMAT " bytes in 10 us, want 5000",
     b1 - b0);
   sim_run_until (r.engine, t0 + 100 * SIM_US);
@@ -208,6 +229,8 @@ START_TEST (test_write_drain_and_pio)
   ck_assert (r.seen[r.n - 1].kind == TLP_MWR);
   ck_assert_uint_eq (r.seen[r.n - 1].cookie, 0xCAFE);
   ck_assert_uint_eq (r.seen[r.n - 1].address, 0xD0000004);
+  /* Nothing else waits in the host's transmit FIFO and the device has credits, so the write leaves as soon as it
+   * is queued: a stamp taken when software decided (100 ns earlier) or at arrival (~105 ns later) fails here. */
   ck_assert_uint_eq (r.seen[r.n - 1].stamp, at);
   rig_finish (&r);
 }

@@ -5,6 +5,9 @@
 #include <json-glib/json-glib.h>
 #include <math.h>
 
+/* Every width the matrix runs, with Gen1–Gen5 from the loop index: link.gen accepts 1..5 (config.c), so the
+ * 25 cases cover every generation a config can name. x8 and x16 are the risky widths: lane placement pads packets
+ * only on links wider than x4 (pcie-protocol.md §2). */
 static const int widths[] = { 1, 2, 4, 8, 16 };
 
 static double
@@ -23,6 +26,7 @@ START_TEST (test_gen_width)
   const char *exe = g_getenv ("PCIESIM_EXE");
   const char *root = g_getenv ("PCIESIM_SOURCE_ROOT");
   ck_assert (exe && root);
+  /* A real calibrated device file as the base, so only generation and width change between the 25 runs. */
   g_autofree char *config = g_build_filename (root, "configs", "svgx_g2_x8.yaml", NULL);
   g_autofree char *set_gen = g_strdup_printf ("link.gen=%d", gen);
   g_autofree char *set_lanes = g_strdup_printf ("link.lanes=%d", lanes);
@@ -40,10 +44,14 @@ START_TEST (test_gen_width)
   double limit = json_object_get_double_member (doc, "protocol_limit_mbps");
   JsonObject *w = json_object_get_object_member (json_object_get_object_member (doc, "results"), "write");
   double mbps = json_object_get_double_member (w, "mbps");
+  /* Write mode only: protocol_limit_mbps is the ceiling of a saturating MPS-sized MWr stream (link.h), so it
+   * bounds the write figure directly. A figure above it means some framing, encoding or SKP cost went uncharged
+   * at that generation and width; mbps > 0 catches a run that moved nothing yet exited 0. */
   ck_assert_msg (mbps > 0 && mbps <= limit, "Gen%d x%d: write %.1f MB/s vs protocol limit %.1f", gen, lanes, mbps,
                  limit);
   JsonObject *u = json_object_get_object_member (w, "link_usage");
-  /* Fractions are printed with 6 decimals: five of them sum to 1 within 5e-6 plus rounding. */
+  /* Fractions are printed with 6 decimals: five of them sum to 1 within 5e-6 plus rounding. A sum off by more
+   * means a stretch of link time was counted twice or in no category, which a throughput check alone misses. */
   ck_assert_msg (fabs (usage_sum (json_object_get_object_member (u, "upstream")) - 1) < 1e-5, "Gen%d x%d upstream",
                  gen, lanes);
   ck_assert_msg (fabs (usage_sum (json_object_get_object_member (u, "downstream")) - 1) < 1e-5,
@@ -56,6 +64,8 @@ main (void)
 {
   Suite *s = suite_create ("matrix");
   TCase *tc = tcase_create ("gen_width");
+  /* Per case, and far above Check's 4 s default: a run takes milliseconds here, but `meson test --setup valgrind`
+   * traces every spawned pciesim through memcheck, which is many times slower. */
   tcase_set_timeout (tc, 60);
   tcase_add_loop_test (tc, test_gen_width, 0, 25);
   suite_add_tcase (s, tc);

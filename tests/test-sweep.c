@@ -49,7 +49,8 @@ result_clear (Result *r)
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Result, result_clear)
 
-/* Run pciesim with a NULL-terminated argv (without the program) in the source root. */
+/* Run pciesim with a NULL-terminated argv (without the program) in the source root, so the shipped scenarios can
+ * be named by their repository path, scenarios/NAME.yaml. */
 static void
 pciesim (Result *r, const char *const *args)
 {
@@ -96,6 +97,7 @@ slurp (const char *path)
 static char *
 scenario (const char *name, const char *axes)
 {
+  /* An absolute base: a scenario resolves base: against its own directory (scenario.h), and this one is in tmp. */
   g_autofree char *text = g_strdup_printf ("base: %s/configs/svgx_g2_x8.yaml\n"
                                            "overrides:\n"
                                            "  benchmark.transfer_bytes: 4096\n"
@@ -106,7 +108,8 @@ scenario (const char *name, const char *axes)
   return write_tmp (name, text);
 }
 
-/* 4 x 2 = 8 points. */
+/* 4 x 2 = 8 points: pow2 from 128 to 256 gives 128 and 256. Eight is enough for three round-robin shards of
+ * unequal size (3, 3, 2) and for two or four workers to be able to finish out of order, yet quick to run. */
 static const char axes8[] = "  - key: endpoint.tags\n    values: [1, 2, 4, 32]\n"
                             "  - key: link.max_payload\n    range: {from: 128, to: 256, scale: pow2}\n";
 
@@ -142,6 +145,8 @@ START_TEST (test_jobs_same_bytes)
   g_autofree char *s = scenario ("jobs.yaml", axes8);
   const char *formats[] = { "csv", "json" };
   for (int f = 0; f < 2; f++) {
+    /* sweep.h: rows go out in point order whatever finished first, and no wall-clock value is written, so the
+     * bytes must match exactly; a worker sharing state with another would show here as a changed figure. */
     g_autofree char *one = SWEEP_OK (s, "j1", "--jobs", "1", "--format", formats[f]);
     g_autofree char *two = SWEEP_OK (s, "j2", "--jobs", "2", "--format", formats[f]);
     g_autofree char *four = SWEEP_OK (s, "j4", "--jobs", "4", "--format", formats[f]);
@@ -167,8 +172,11 @@ START_TEST (test_order_and_columns)
   g_auto (GStrv) lines = g_strsplit (csv, "\n", -1);
   /* 1 header + 8 points + the empty string after the final newline. */
   ck_assert_int_eq (g_strv_length (lines), 10);
+  /* id, the axes in file order, then scenario.h's default metrics: theoretical, and per mode run its MB/s,
+   * % of theoretical and link usage (upstream payload first). */
   ck_assert_msg (g_str_has_prefix (lines[0], "id,endpoint.tags,link.max_payload,theoretical_mbps,read_mbps,"
                                              "read_pct_theoretical,read_up_payload_pct,"), "%s", lines[0]);
+  /* Default metrics follow the modes run (scenario.h); columns for modes never run would be empty forever. */
   ck_assert_msg (!strstr (lines[0], "write_") && !strstr (lines[0], "simultaneous_"), "unrun modes: %s", lines[0]);
   /* First axis slowest, as nested loops: tags 1,1,2,2,4,4,32,32 and payload 128,256 alternating. */
   const char *tags[] = { "1", "1", "2", "2", "4", "4", "32", "32" };
@@ -182,6 +190,9 @@ START_TEST (test_order_and_columns)
     /* % of theoretical is derived from the two MB/s columns (both rounded to 0.01). */
     g_autofree char *theo = csv_field (lines[i + 1], 3), *mbps = csv_field (lines[i + 1], 4),
                     *pct = csv_field (lines[i + 1], 5);
+    /* The printed % is within 0.005 of the true one. Recomputing it from the printed MB/s, each off by up to
+     * 0.005, adds at most 100 x 0.01 / theoretical, under 0.001 for ~3500 MB/s. So 0.01 passes any honest
+     * rounding, and not a ratio taken against the wrong column. */
     double want = g_ascii_strtod (mbps, NULL) / g_ascii_strtod (theo, NULL) * 100;
     ck_assert_msg (fabs (g_ascii_strtod (pct, NULL) - want) < 0.01, "point %d: pct %s vs %.3f", i + 1, pct, want);
   }
@@ -196,10 +207,11 @@ START_TEST (test_point_matches_single_run)
   g_autoptr (JsonParser) p = json_parser_new ();
   ck_assert (json_parser_load_from_data (p, json, -1, NULL));
   JsonObject *root = json_node_get_object (json_parser_get_root (p));
+  /* 4 x 2: merge relies on this total to notice a missing last shard, which leaves no gap in the ids. */
   ck_assert_int_eq (json_object_get_int_member (root, "points_total"), 8);
   JsonArray *points = json_object_get_array_member (root, "points");
   ck_assert_int_eq (json_array_get_length (points), 8);
-  /* Point 6 = tags 4 (third value), payload 256 (second). */
+  /* Point 6 = tags 4 (third value), payload 256 (second): index 5 = 2 x 2 payloads + 1, first axis slowest. */
   JsonObject *pt = json_array_get_object_element (points, 5);
   ck_assert_int_eq (json_object_get_int_member (pt, "id"), 6);
   JsonObject *params = json_object_get_object_member (pt, "params");
@@ -216,6 +228,8 @@ START_TEST (test_point_matches_single_run)
   ck_assert (json_parser_load_from_data (q, r.out, -1, NULL));
   JsonObject *res = json_object_get_object_member (json_node_get_object (json_parser_get_root (q)), "results");
   double single = json_object_get_double_member (json_object_get_object_member (res, "read"), "mbps");
+  /* Both are printed with 2 decimals, so equal runs print equal text; 0.006 only absorbs parsing noise, and a
+   * figure one printed step (0.01) away fails: the sweep must not run a point any differently from `pciesim`. */
   ck_assert_msg (fabs (swept - single) < 0.006, "sweep %.2f vs run %.2f", swept, single);
 }
 END_TEST
@@ -228,9 +242,12 @@ START_TEST (test_zip_and_ranges)
                                              "  - key: link.lanes\n    range: {from: 1, to: 4, scale: pow2}\n"
                                              "zip: [link.gen, link.lanes]\n");
   g_autofree char *csv = SWEEP_OK (s, "zip.csv", "--jobs", "2");
-  /* The zip group (gen, lanes) takes gen's place: 3 pairs x 2 MRRS values, pairs varying slowest. */
+  /* The zip group (gen, lanes) takes gen's place: 3 pairs x 2 MRRS values, pairs varying slowest. By hand: gen
+   * 1..3 by 1 gives 1, 2, 3 and lanes 1..4 pow2 gives 1, 2, 4, zipped into (1,1) (2,2) (3,4); columns stay in
+   * file order (gen, MRRS, lanes) even though lanes moves with gen. */
   const char *want[] = { "1,1,128,1", "2,1,256,1", "3,2,128,2", "4,2,256,2", "5,3,128,4", "6,3,256,4" };
   g_auto (GStrv) lines = g_strsplit (csv, "\n", -1);
+  /* 1 header + 6 points + the empty string after the final newline. */
   ck_assert_int_eq (g_strv_length (lines), 8);
   ck_assert_msg (g_str_has_prefix (lines[0], "id,link.gen,link.max_read_request,link.lanes,"), "%s", lines[0]);
   for (int i = 0; i < 6; i++)
@@ -251,7 +268,7 @@ START_TEST (test_shipped_scenarios)
     { "transfer_size", 21 }, /* 64 B .. 64 MB pow2, zipped with iterations */
     { "gen_width", 5 * 5 }, /* gen 1..5, lanes 1..16 pow2 */
     { "read_request", 4 * 6 }, /* 4 tag counts, MRRS 128..4096 pow2 */
-    { "posted_credits", 6 * 6 },
+    { "posted_credits", 6 * 6 }, /* PH 2..64 and PD 16..512, six listed values each */
   };
   for (guint i = 0; i < G_N_ELEMENTS (shipped); i++) {
     g_autofree char *path = g_strdup_printf ("scenarios/%s.yaml", shipped[i].name);
@@ -259,6 +276,8 @@ START_TEST (test_shipped_scenarios)
     PCIESIM (&r, "sweep", path, "--list");
     ck_assert_msg (r.status == 0, "%s: %s", path, r.err);
     g_auto (GStrv) lines = g_strsplit (r.out, "\n", -1);
+    /* --list writes a header and one "id,AXIS…" row per point; + 1 more for the empty string after the last
+     * newline. */
     ck_assert_msg (g_strv_length (lines) == shipped[i].points + 2, "%s: %u lines for %u points", path,
                    g_strv_length (lines), shipped[i].points);
   }
@@ -277,7 +296,8 @@ START_TEST (test_shards_merge)
     g_autofree char *b = SWEEP_OK (s, "s2", "--shard", "2/3", "--format", formats[f]);
     g_autofree char *c = SWEEP_OK (s, "s3", "--shard", "3/3", "--format", formats[f]);
     if (f == 0) {
-      /* Round robin over 8 points: shard 1 has 1,4,7; shard 2 has 2,5,8; shard 3 has 3,6. */
+      /* Round robin over 8 points: shard 1 has 1,4,7; shard 2 has 2,5,8; shard 3 has 3,6. By hand from sweep.h:
+       * shard I keeps index % 3 == I - 1, and ids are index + 1. Line counts: header + rows + the empty tail. */
       g_auto (GStrv) l1 = g_strsplit (a, "\n", -1), l3 = g_strsplit (c, "\n", -1);
       ck_assert_int_eq (g_strv_length (l1), 5);
       ck_assert_int_eq (g_strv_length (l3), 4);
@@ -291,6 +311,7 @@ START_TEST (test_shards_merge)
     ck_assert_msg (r.status == 0, "merge: %s", r.err);
     g_autofree char *merged = slurp (m);
     ck_assert_msg (strcmp (merged, full) == 0, "%s: merged shards differ from the unsharded output", formats[f]);
+    /* Shards 1 and 3 hold ids 1,3,4,6,7: the first gap is 2, which is what must be named. */
     g_auto (Result) missing;
     PCIESIM (&missing, "merge", p1, p3);
     ck_assert_msg (missing.status == PS_ERROR_DATA && strstr (missing.err, "point 2 is missing"), "%d %s",
@@ -307,11 +328,14 @@ START_TEST (test_merge_errors)
   g_autofree char *pc = tmp_path ("m.csv"), *pj = tmp_path ("m.json"), *none = tmp_path ("none.csv");
   g_auto (Result) r1;
   PCIESIM (&r1, "merge", pc, none);
+  /* 66, the sysexits code for a missing input, as for a missing config (bad-input.md). */
   ck_assert_int_eq (r1.status, PS_ERROR_NOINPUT);
   g_auto (Result) r2;
   PCIESIM (&r2, "merge", pc, pj);
+  /* A CSV and a JSON of the same points: merging them would mix formats in one file. */
   ck_assert_msg (r2.status == PS_ERROR_DATA && strstr (r2.err, "header differs"), "%s", r2.err);
-  /* Same point, different figures: a shard of another run. */
+  /* Same point, different figures: a shard of another run. One digit after the first decimal point of row 2 is
+   * changed, so the id and the columns still parse and only the content tells the rows apart. */
   g_autofree char *edited = g_strdup (csv);
   char *row2 = strstr (edited, "\n2,");
   char *digit = strchr (row2 + 3, '.') + 1;
@@ -320,7 +344,8 @@ START_TEST (test_merge_errors)
   g_auto (Result) r3;
   PCIESIM (&r3, "merge", pc, pe);
   ck_assert_msg (r3.status == PS_ERROR_DATA && strstr (r3.err, "point 2 appears twice"), "%s", r3.err);
-  /* A cut file is refused: merging it would silently lose points. */
+  /* A cut file is refused: merging it would silently lose points. Five bytes off the end leave the last row
+   * without its newline, the mark of a write that never finished. */
   g_autofree char *cut = g_strndup (csv, strlen (csv) - 5);
   g_autofree char *pcut = write_tmp ("cut.csv", cut);
   g_auto (Result) r4;
@@ -337,12 +362,15 @@ START_TEST (test_sweep_parallel_script)
   g_autofree char *out = tmp_path ("par-merged.csv");
   g_autofree char *script = g_build_filename (g_getenv ("PCIESIM_SOURCE_ROOT"), "scripts", "sweep-parallel", NULL);
   g_autofree char *env = g_strdup_printf ("PCIESIM=%s", g_getenv ("PCIESIM_EXE"));
+  /* PCIESIM points the script at the binary under test; by default it would use scripts/pciesim, which builds
+   * and runs the checkout's own build/ directory. */
   const char *argv[] = { "env", env, script, s, "3", "--output", out, NULL };
   g_autofree char *err = NULL;
   int ws = 0;
   ck_assert (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
                            NULL, &err, &ws, NULL));
   ck_assert_msg (WIFEXITED (ws) && WEXITSTATUS (ws) == 0, "sweep-parallel failed: %s", err);
+  /* 3 shards of 8 points, as in test_shards_merge, but through the script users run: the same bytes again. */
   g_autofree char *merged = slurp (out);
   ck_assert_str_eq (merged, full);
   /* The shard directory goes once the merge has succeeded. */
@@ -364,6 +392,7 @@ START_TEST (test_plot_script)
                          "read_mbps", "-o", svg, NULL };
   const char *bad[] = { script, "line", in, "--x", "endpoint.tagz", "--y", "read_mbps", "-o", png, NULL };
   const char *const *cmds[] = { line, heat, bad };
+  /* scripts/plot's documented statuses follow pciesim's: 65 when a named column is not in the CSV, not 64. */
   const int want[] = { 0, 0, 65 };
   for (int i = 0; i < 3; i++) {
     g_autofree char *err = NULL;
@@ -375,6 +404,7 @@ START_TEST (test_plot_script)
   g_autofree char *png_data = NULL, *svg_data = NULL;
   gsize png_len = 0;
   ck_assert (g_file_get_contents (png, &png_data, &png_len, NULL));
+  /* The 8-byte PNG signature, not the file name: a script that wrote an error text to `plot.png` would fail. */
   ck_assert_msg (png_len > 8 && memcmp (png_data, "\x89PNG\r\n\x1a\n", 8) == 0, "not a PNG");
   svg_data = slurp (svg);
   ck_assert_msg (strstr (svg_data, "<svg") != NULL, "not an SVG");
@@ -390,7 +420,9 @@ START_TEST (test_resume_completes)
   for (int f = 0; f < 2; f++) {
     g_autofree char *full = SWEEP_OK (s, "resume-full", "--format", formats[f]);
     size_t len = strlen (full);
-    /* Cut inside the header, at a line boundary, inside a row, and just before the end. */
+    /* Cut inside the header, at a line boundary, inside a row, and just before the end. Every cut must lead to
+     * the same bytes as the uninterrupted run: a resume that kept a half row, or re-ran and appended a point it
+     * had kept, would differ. The last cut leaves the final CSV row, or the JSON epilogue, unfinished. */
     const char *first_row = strstr (full, f ? "    {\"id\": 1" : "\n1,");
     size_t cuts[] = { 3, (size_t) (first_row - full) + 1, len / 2, len - 2 };
     for (int c = 0; c < 4; c++) {
@@ -399,7 +431,8 @@ START_TEST (test_resume_completes)
       g_autofree char *done = SWEEP_OK (s, "resume-out", "--resume", "--jobs", "2", "--format", formats[f]);
       ck_assert_msg (strcmp (done, full) == 0, "%s cut at %zu: resumed output differs", formats[f], cuts[c]);
     }
-    /* No file yet: --resume runs everything. */
+    /* No file yet: --resume runs everything. A batch job re-submitted with the same command line must work
+     * whether or not its first attempt got far enough to create the file. */
     g_autofree char *p = tmp_path ("resume-new");
     g_remove (p);
     g_autofree char *fresh = SWEEP_OK (s, "resume-new", "--resume", "--format", formats[f]);
@@ -414,7 +447,9 @@ START_TEST (test_resume_keeps_rows)
   g_autofree char *s = scenario ("keep.yaml", axes8);
   g_autofree char *full = SWEEP_OK (s, "keep-full");
   g_auto (GStrv) lines = g_strsplit (full, "\n", -1);
-  /* Point 1 is tags 1, payload 128, then one metric per header column after the first three: all 1.25. */
+  /* Point 1 is tags 1, payload 128, then one metric per header column after the first three: all 1.25. No run
+   * of point 1 gives 1.25 in every column (theoretical alone is thousands of MB/s), so seeing it back proves the
+   * row was kept, not recomputed; and row 2 equal to the full run's shows the rest were computed. */
   GString *row = g_string_new ("1,1,128");
   guint commas = 0;
   for (const char *c = lines[0]; *c; c++)
@@ -428,6 +463,7 @@ START_TEST (test_resume_keeps_rows)
   g_auto (GStrv) got = g_strsplit (done, "\n", -1);
   ck_assert_str_eq (got[1], want);
   ck_assert_str_eq (got[2], lines[2]);
+  /* As many lines as the full run: the planted row replaced point 1's, it was not written beside it. */
   ck_assert_int_eq (g_strv_length (got), g_strv_length (lines));
 }
 END_TEST
@@ -443,6 +479,9 @@ START_TEST (test_sigterm_saves_and_resumes)
                                            "axes:\n  - {key: endpoint.tags, range: {from: 1, to: 40}}\n",
                                            g_getenv ("PCIESIM_SOURCE_ROOT"));
   g_autofree char *s = write_tmp ("term.yaml", text);
+  /* 40 points x two modes x 5 iterations of the base's 100 KB transfer. The 0.2 s below aims at mid-run but
+   * cannot promise it: an optimised build finishes these points in under 0.1 s, so there the test mostly shows
+   * that a finished file resumes to itself; slower builds (debug, sanitizers, valgrind) take the mid-run path. */
   g_autofree char *full = SWEEP_OK (s, "term-full", "--jobs", "2");
   g_autofree char *out = tmp_path ("term-out");
   const char *argv[] = { g_getenv ("PCIESIM_EXE"), "sweep", s, "--jobs", "2", "--output", out, NULL };
@@ -455,7 +494,9 @@ START_TEST (test_sigterm_saves_and_resumes)
   int ws = 0;
   ck_assert_int_eq (waitpid (pid, &ws, 0), pid);
   g_spawn_close_pid (pid);
-  /* Either it died of the signal, or it had finished already (a very fast machine): never another status. */
+  /* Either it died of the signal, or it had finished already (a very fast machine): never another status.
+   * main.c re-raises the signal after saving: dying of it tells the parent (a shell, Slurm, GNU parallel) that
+   * the job was interrupted, which no exit status can say unambiguously. */
   ck_assert_msg ((WIFSIGNALED (ws) && WTERMSIG (ws) == SIGTERM) || (WIFEXITED (ws) && WEXITSTATUS (ws) == 0),
                  "wait status %d", ws);
   g_autofree char *done = SWEEP_OK (s, "term-out", "--resume", "--jobs", "2");
@@ -471,12 +512,15 @@ START_TEST (test_resume_foreign_file)
   PCIESIM (&r, "sweep", s, "--resume", "--output", p);
   ck_assert_msg (r.status == PS_ERROR_DATA && strstr (r.err, "not an output of this scenario"), "%s", r.err);
   g_autofree char *kept = slurp (p);
+  /* The refused file is the user's data: resume must not truncate or rewrite it before deciding. */
   ck_assert_str_eq (kept, "id,something,else\n1,2,3\n");
   /* A shard's file resumed as another shard holds points that are not its own. */
   g_free (SWEEP_OK (s, "shard1.csv", "--shard", "1/2"));
   g_autofree char *p1 = tmp_path ("shard1.csv");
   g_auto (Result) r2;
   PCIESIM (&r2, "sweep", s, "--resume", "--shard", "2/2", "--output", p1);
+  /* Shard 1/2 holds ids 1,3,5,7; its first row, line 2 of the file, is id 1, which shard 2/2 (ids 2,4,6,8)
+   * does not own. */
   ck_assert_msg (r2.status == PS_ERROR_DATA && strstr (r2.err, "line 2 is not a point of this shard"), "%s", r2.err);
 }
 END_TEST
@@ -490,15 +534,20 @@ typedef struct {
   const char *needle;
 } BadCase;
 
+/* Where each error is located, by the rules of bad-input.md: an unknown key at the key, a bad value at the value
+ * (a range's values at the range mapping), a missing key at the mapping that lacks it, a duplicate at its second
+ * occurrence. Columns are 1-based characters: "  - key: " is 9 wide, so its value starts at column 10. */
 static const BadCase bad_cases[] = {
   { "base: BASE\naxis:\n  - {key: endpoint.tags, values: [1]}\n", 65, 2, 1, "did you mean 'axes'?" },
   { "base: BASE\naxes:\n  - key: endpoint.tagz\n    values: [1]\n", 65, 3, 10, "did you mean 'endpoint.tags'?" },
   /* The bad value is the second item of a flow sequence: "    values: [1, 512]" -> column 17. */
   { "base: BASE\naxes:\n  - key: endpoint.tags\n    values: [1, 512]\n", 65, 4, 17,
     "axis endpoint.tags = 512 (point 2): endpoint.tags must be between 1 and 256" },
-  /* A range value is located at the range. */
+  /* A range value is located at the range. 128 to 8192 in powers of two is 128, 256, 512, 1024, 2048, 4096,
+   * 8192: the first value above the spec's largest MPS (4096, pcie-protocol.md §6) is point 7. */
   { "base: BASE\naxes:\n  - key: link.max_payload\n    range: {from: 128, to: 8192, scale: pow2}\n", 65, 4, 12,
     "axis link.max_payload = 8192 (point 7)" },
+  /* Column 36 is `log` itself: "    range: {from: 1, to: 4, scale: " is 35 characters. */
   { "base: BASE\naxes:\n  - key: endpoint.tags\n    range: {from: 1, to: 4, scale: log}\n", 65, 4, 36,
     "scale must be linear or pow2" },
   { "base: BASE\naxes:\n  - key: endpoint.tags\n    range: {from: 8, to: 4}\n", 65, 4, 12, "to is below from" },
@@ -508,6 +557,7 @@ static const BadCase bad_cases[] = {
     "did you mean 'link.lanes'?" },
   { "base: BASE\naxes:\n  - key: endpoint.tags\n    values: []\n", 65, 4, 13, "lists no values" },
   { "base: BASE\naxes:\n  - key: endpoint.tags\n", 65, 3, 5, "needs either values: or range:" },
+  /* The zip entry blamed is the second axis, the one whose 3 values disagree with the first's 2. */
   { "base: BASE\naxes:\n  - {key: endpoint.tags, values: [1, 2]}\n  - {key: link.lanes, values: [1, 2, 4]}\n"
     "zip: [endpoint.tags, link.lanes]\n", 65, 5, 22, "as many values" },
   { "base: BASE\naxes:\n  - {key: endpoint.tags, values: [1]}\nzip: [endpoint.tags, link.gen]\n", 65, 4, 22,
@@ -517,6 +567,7 @@ static const BadCase bad_cases[] = {
   { "base: BASE\naxes:\n  - {key: benchmark.modes, values: [read]}\n", 65, 3, 11, "cannot be an axis" },
   { "base: BASE\naxes:\n  - {key: endpoint.tags, values: [1]}\n  - {key: endpoint.tags, values: [2]}\n", 65, 4,
     11, "given twice" },
+  /* A missing base is missing input (66), not bad data, yet still located at the base: value. */
   { "base: no-such-config.yaml\naxes:\n  - {key: endpoint.tags, values: [1]}\n", 66, 1, 7, "does not exist" },
   { "axes:\n  - {key: endpoint.tags, values: [1]}\n", 65, 1, 1, "needs base:" },
   /* ytree's own checks apply to scenarios too. */
@@ -537,6 +588,7 @@ START_TEST (test_scenario_errors)
   g_autofree char *loc = g_strdup_printf ("%s:%d:%d: error: ", p, c->line, c->col);
   ck_assert_msg (g_str_has_prefix (r.err, loc), "case %d: '%s' does not start with '%s'", _i, r.err, loc);
   ck_assert_msg (strstr (r.err, c->needle), "case %d: '%s' does not say '%s'", _i, r.err, c->needle);
+  /* bad-input.md: one line on stderr and nothing on stdout, so a script that captured stdout gets no half CSV. */
   const char *nl = strchr (r.err, '\n');
   ck_assert_msg (nl && nl[1] == '\0', "case %d: stderr is not one line: %s", _i, r.err);
   ck_assert_msg (r.out[0] == '\0', "case %d: wrote output on error", _i);
@@ -548,6 +600,10 @@ typedef struct {
   const char *needle;
 } UsageCase;
 
+/* Every way to get --shard I/N wrong (I below 1, I above N, not numbers, no slash, N of 0, a sign), each echoed
+ * as typed so the user sees which argument; then option combinations that cannot mean anything: a table has no
+ * stable row format to resume or merge, resume needs a file to read, --jobs 0 means "one per processor" but a
+ * negative count means nothing, and --list runs no point that could be resumed. */
 static const UsageCase usage_cases[] = {
   { { "--shard", "0/3" }, "--shard '0/3'" },
   { { "--shard", "4/3" }, "--shard '4/3'" },
@@ -572,6 +628,7 @@ START_TEST (test_usage_errors)
   pciesim (&r, args);
   ck_assert_msg (r.status == PS_ERROR_USAGE, "case %d: status %d, want 64 (%s)", _i, r.status, r.err);
   ck_assert_msg (strstr (r.err, c->needle), "case %d: '%s' does not say '%s'", _i, r.err, c->needle);
+  /* A usage error is found before any point runs, so not even a CSV header may reach stdout. */
   ck_assert_str_eq (r.out, "");
 }
 END_TEST
@@ -585,6 +642,7 @@ START_TEST (test_usage_no_scenario)
   PCIESIM (&r2, "merge");
   ck_assert_int_eq (r2.status, PS_ERROR_USAGE);
   g_auto (Result) r3;
+  /* A command line that names a file that is not there is well formed: 66 (missing input), not 64. */
   PCIESIM (&r3, "sweep", "scenarios/no_such_scenario.yaml");
   ck_assert_int_eq (r3.status, PS_ERROR_NOINPUT);
 }
@@ -594,6 +652,7 @@ END_TEST
 START_TEST (test_unwritable_output)
 {
   g_autofree char *s = scenario ("unwritable.yaml", "  - {key: endpoint.tags, values: [1]}\n");
+  /* A file in a directory that does not exist: unwritable for any user, root included, unlike a chmod. */
   g_autofree char *out = g_build_filename (tmp, "no-such-dir", "out.csv", NULL);
   g_auto (Result) r;
   PCIESIM (&r, "sweep", s, "--output", out);
@@ -607,6 +666,8 @@ sweep_suite (void)
   Suite *s = suite_create ("sweep");
   TCase *t = tcase_create ("sweep");
   tcase_add_unchecked_fixture (t, make_tmp, remove_tmp);
+  /* Per test: the slowest run several full sweeps (formats x jobs, or shards and their merge), many times
+   * slower under the sanitizers and valgrind. */
   tcase_set_timeout (t, 120);
   tcase_add_test (t, test_jobs_same_bytes);
   tcase_add_test (t, test_order_and_columns);

@@ -30,6 +30,7 @@
 #include "pciesim-version.h"
 #include "sim/config.h"
 #include "sim/engine.h"
+#include "sim/report.h"
 #include "sim/scenario.h"
 #include "sim/validate.h"
 
@@ -407,22 +408,26 @@ report_json (GString *o, const char *const *names, const Result *res, guint n, i
   g_autofree char *la = NULL;
   if (g_file_get_contents ("/proc/loadavg", &la, NULL, NULL))
     load = g_ascii_strtod (la, NULL);
-  g_string_append_printf (o, "{\n  \"schema\": 1,\n  \"pciesim\": \"%s\",\n  \"machine\": {\"cores\": %u, \"cpu\": \"%s\", "
-                             "\"load_average\": %.2f},\n  \"runs\": %d,\n  \"workloads\": [",
-                          PCIESIM_VERSION, g_get_num_processors (), cpu, load, runs);
+  /* The CPU name and the notes (which may quote an error message) are free text: escaped like every JSON string
+   * the program writes, so a quote in them cannot break the document. */
+  g_string_append_printf (o, "{\n  \"schema\": 1,\n  \"pciesim\": \"%s\",\n  \"machine\": {\"cores\": %u, \"cpu\": ",
+                          PCIESIM_VERSION, g_get_num_processors ());
+  ps_json_string (o, cpu);
+  g_string_append_printf (o, ", \"load_average\": %.2f},\n  \"runs\": %d,\n  \"workloads\": [", load, runs);
   for (guint i = 0; i < n; i++) {
     const Result *r = &res[i];
     g_string_append_printf (o, "%s\n    {\"name\": \"%s\", \"ok\": %s, \"events\": %" G_GUINT64_FORMAT
                                ", \"wall_s\": %.4f, \"cpu_s\": %.4f, \"events_per_s\": %.0f, \"sim_s\": %.6g, "
                                "\"sim_bytes\": %.0f, \"sim_bytes_per_wall_s\": %.0f, \"slowdown\": %.4g, "
                                "\"slowdown_cpu\": %.4g, \"peak_rss_kb\": %ld, \"bare_events_per_s\": %.0f, "
-                               "\"model_over_bare\": %.4f, \"note\": \"%s\"}",
+                               "\"model_over_bare\": %.4f, \"note\": ",
                             i ? "," : "", names[i], r->ok ? "true" : "false", r->events, r->wall_s, r->cpu_s,
                             rate ((double) r->events, r->cpu_s), r->sim_s, r->sim_bytes, rate (r->sim_bytes, r->wall_s),
                             rate (r->wall_s, r->sim_s), rate (r->cpu_s, r->sim_s), r->rss_kb,
                             rate ((double) r->bare_events, r->bare_cpu_s),
-                            rate (rate ((double) r->events, r->cpu_s), rate ((double) r->bare_events, r->bare_cpu_s)),
-                            r->note);
+                            rate (rate ((double) r->events, r->cpu_s), rate ((double) r->bare_events, r->bare_cpu_s)));
+    ps_json_string (o, r->note);
+    g_string_append_c (o, '}');
   }
   g_string_append (o, "\n  ],\n  \"targets\": [");
   gboolean all = targets (o, names, res, n, TRUE);
@@ -494,6 +499,13 @@ main (int argc, char **argv)
   }
   if (!scenario)
     scenario = g_build_filename (PCIESIM_SOURCE_ROOT, "tests", "data", "sweep1000.yaml", NULL);
+  /* The parent moves to the source root below, so a user's relative --sweep path is made absolute first, against
+   * the directory it was typed in (a child gets the parent's absolute path). */
+  if (!g_path_is_absolute (scenario)) {
+    char *abs = g_canonicalize_filename (scenario, NULL);
+    g_free (scenario);
+    scenario = abs;
+  }
   /* A child goes straight to its workload: it inherits the parent's working directory (the source root) and its
    * arguments were checked by the parent. */
   if (child)

@@ -4,6 +4,7 @@
 #include <check.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#include <math.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -269,6 +270,36 @@ START_TEST (test_name_cells)
 }
 END_TEST
 
+/* link.ecrc reaches the model: svgx_g1_x1's DMA write is wire-bound (its 64-bit datapath runs at 4x the x1 link)
+ * and its MWrs carry 4-DW headers, so one DW of ECRC turns 280 wire bytes per 256-byte TLP into 284; the
+ * protocol limit (3-DW headers) goes from 276 to 280. Second CSV row, fields 3 and 6. */
+static void
+write_csv_figures (const char *ecrc, double *mbps, double *limit)
+{
+  g_autofree char *set = g_strconcat ("link.ecrc=", ecrc, NULL);
+  g_auto (Run) r;
+  run_pciesim (&r, "configs/svgx_g1_x1.yaml", "--mode", "write", "--format", "csv", "--set", set, NULL);
+  ck_assert_msg (r.status == 0, "status %d: %s", r.status, r.err);
+  g_auto (GStrv) lines = g_strsplit (r.out, "\n", 3);
+  ck_assert (lines[0] && lines[1]);
+  g_auto (GStrv) f = g_strsplit (lines[1], ",", -1);
+  ck_assert_uint_ge (g_strv_length (f), 6);
+  *mbps = g_ascii_strtod (f[2], NULL);
+  *limit = g_ascii_strtod (f[5], NULL);
+}
+
+START_TEST (test_ecrc_key)
+{
+  double off, on, limit_off, limit_on;
+  write_csv_figures ("false", &off, &limit_off);
+  write_csv_figures ("true", &on, &limit_on);
+  ck_assert_msg (fabs (on / off - 280.0 / 284.0) < 0.003, "write %.2f -> %.2f MB/s with ECRC, want x280/284", off,
+                 on);
+  /* Two decimals in the CSV: the ratio is exact to about 1e-4. */
+  ck_assert_msg (fabs (limit_on / limit_off - 276.0 / 280.0) < 1e-4, "limit %.2f -> %.2f", limit_off, limit_on);
+}
+END_TEST
+
 START_TEST (test_output_failure)
 {
   g_autofree char *dir = case_dir ("output-fail");
@@ -464,6 +495,7 @@ main (void)
   tcase_add_test (tc, test_output_success);
   tcase_add_test (tc, test_output_failure);
   tcase_add_test (tc, test_name_cells);
+  tcase_add_test (tc, test_ecrc_key);
   tcase_add_test (tc, test_json_schema);
   tcase_add_test (tc, test_json_one_mode);
   tcase_add_test (tc, test_keys);

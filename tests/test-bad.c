@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 
 #include "sim/ytree.h"
+#define TMPDIR_TEMPLATE "pciesim-test-bad-gen-XXXXXX"
 #include "tmpdir.h"
 
 /* The committed corpus: file names in tests/bad/, sorted, filled in by main() before the runner forks. */
@@ -134,26 +135,10 @@ END_TEST
 
 /* --- generated inputs ----------------------------------------------------------------------------------- */
 
-static char *tmp_root;
-
-static void
-setup_tmp (void)
-{
-  tmp_root = tmpdir_new ("pciesim-test-bad-gen-XXXXXX");
-}
-
-static void
-teardown_tmp (void)
-{
-  if (tmp_root)
-    tmpdir_remove (tmp_root);
-  g_clear_pointer (&tmp_root, g_free);
-}
-
 static void
 write_gen (const char *name, const GString *text)
 {
-  g_autofree char *path = g_build_filename (tmp_root, name, NULL);
+  g_autofree char *path = g_build_filename (tmpdir_root, name, NULL);
   ck_assert (g_file_set_contents (path, text->str, (gssize) text->len, NULL));
 }
 
@@ -162,7 +147,7 @@ check_generated (const char *config, int status, const char *where, const char *
 {
   Expect x = { status, (char *) where, (char *) text };
   g_auto (Run) r;
-  run_pciesim (&r, tmp_root, config, config);
+  run_pciesim (&r, tmpdir_root, config, config);
   assert_rejected (&r, config, config, &x);
 }
 
@@ -198,7 +183,7 @@ END_TEST
 
 START_TEST (test_directory)
 {
-  g_autofree char *dir = g_build_filename (tmp_root, "adir.yaml", NULL);
+  g_autofree char *dir = g_build_filename (tmpdir_root, "adir.yaml", NULL);
   ck_assert_int_eq (g_mkdir (dir, 0700), 0);
   check_generated ("adir.yaml", 66, "-", "not a regular file");
 }
@@ -280,7 +265,7 @@ main (void)
   tcase_add_loop_test (tc, test_corpus, 0, (int) corpus->len);
   suite_add_tcase (s, tc);
   TCase *gen = tcase_create ("generated");
-  tcase_add_unchecked_fixture (gen, setup_tmp, teardown_tmp);
+  tcase_add_unchecked_fixture (gen, tmpdir_setup, tmpdir_teardown);
   /* Each of these reads or scans about 1 MiB; under ASan that is seconds, not milliseconds. */
   tcase_set_timeout (gen, 30);
   tcase_add_test (gen, test_over_1mib);

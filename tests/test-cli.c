@@ -9,34 +9,12 @@
 #include <sys/wait.h>
 
 #include "pciesim-version.h"
+#define TMPDIR_TEMPLATE "pciesim-test-cli-XXXXXX"
 #include "tests/tmpdir.h"
 #include "sim/error.h"
 
 /* A calibrated device (AN-456 Table 8): it has a published: block, and it runs all three modes by default. */
 #define CONFIG "configs/svgx_g2_x8.yaml"
-
-static char *tmp_root;
-
-static void
-setup_tmp (void)
-{
-  tmp_root = tmpdir_new ("pciesim-test-cli-XXXXXX");
-}
-
-static void
-teardown_tmp (void)
-{
-  if (tmp_root)
-    tmpdir_remove (tmp_root);
-  g_clear_pointer (&tmp_root, g_free);
-}
-
-/* A fresh directory per case, so count_entries() sees only the files that case's runs made. */
-static char *
-case_dir (const char *name)
-{
-  return tmpdir_case (tmp_root, name);
-}
 
 typedef struct {
   int status; /* exit status, or -1 if killed by a signal */
@@ -485,7 +463,7 @@ main (void)
   TCase *tc = tcase_create ("cli");
   /* Each test spawns full simulations; sanitizer builds are many times slower than the 4 s default allows. */
   tcase_set_timeout (tc, 120);
-  tcase_add_unchecked_fixture (tc, setup_tmp, teardown_tmp);
+  tcase_add_unchecked_fixture (tc, tmpdir_setup, tmpdir_teardown);
   tcase_add_test (tc, test_help);
   tcase_add_test (tc, test_version);
   tcase_add_loop_test (tc, test_usage_errors, 0, G_N_ELEMENTS (usage_cases));

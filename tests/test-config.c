@@ -13,34 +13,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#define TMPDIR_TEMPLATE "pciesim-test-config-XXXXXX"
 #include "tests/tmpdir.h"
 #include "sim/config.h"
 #include "sim/error.h"
 #include "sim/ytree.h"
-
-/* One temporary directory per run, made and removed in the parent (unchecked fixture) so a failing test, which
- * exits its forked child early, cannot leave files behind. Each test works in its own subdirectory. */
-static char *tmp_root;
-
-static void
-setup_tmp (void)
-{
-  tmp_root = tmpdir_new ("pciesim-test-config-XXXXXX");
-}
-
-static void
-teardown_tmp (void)
-{
-  if (tmp_root)
-    tmpdir_remove (tmp_root);
-  g_clear_pointer (&tmp_root, g_free);
-}
-
-static char *
-case_dir (const char *name)
-{
-  return tmpdir_case (tmp_root, name);
-}
 
 /* Write `text` (len bytes, or all of it when len < 0) to dir/name, creating subdirectories; returns the path. */
 static char *
@@ -686,7 +663,7 @@ main (void)
   /* Generous for sanitizer builds, yet far below the minutes the quadratic inputs of test_pathological_fast
    * took before loading was made linear. */
   tcase_set_timeout (tc, 30);
-  tcase_add_unchecked_fixture (tc, setup_tmp, teardown_tmp);
+  tcase_add_unchecked_fixture (tc, tmpdir_setup, tmpdir_teardown);
   tcase_add_loop_test (tc, test_bad_config, 0, G_N_ELEMENTS (bad_cases));
   tcase_add_test (tc, test_missing_config);
   tcase_add_test (tc, test_too_large);

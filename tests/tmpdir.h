@@ -2,7 +2,9 @@
  *
  * Contract: tmpdir_new() makes a fresh directory under $TMPDIR (failing the test if it cannot) and
  * tmpdir_remove() deletes it with everything below it, never following a symlink out of it. Make and remove
- * it from an unchecked fixture (in the parent): a failing test exits its forked child before any cleanup. */
+ * it from an unchecked fixture (in the parent): a failing test exits its forked child before any cleanup.
+ * tmpdir_setup/tmpdir_teardown are that fixture for the suite's one root, `tmpdir_root`, named by
+ * TMPDIR_TEMPLATE, which the suite defines before including this header. */
 #pragma once
 
 #include <check.h>
@@ -41,3 +43,30 @@ tmpdir_case (const char *root, const char *name)
   ck_assert_int_eq (g_mkdir_with_parents (dir, 0700), 0);
   return dir;
 }
+
+#ifdef TMPDIR_TEMPLATE
+/* The suite's scratch root: made before any test forks, removed after the last, so every case sees it. */
+static char *tmpdir_root;
+
+/* tcase_add_unchecked_fixture (tc, tmpdir_setup, tmpdir_teardown). */
+static inline void
+tmpdir_setup (void)
+{
+  tmpdir_root = tmpdir_new (TMPDIR_TEMPLATE);
+}
+
+static inline void
+tmpdir_teardown (void)
+{
+  if (tmpdir_root)
+    tmpdir_remove (tmpdir_root);
+  g_clear_pointer (&tmpdir_root, g_free);
+}
+
+/* A fresh subdirectory of the root for one test case, so a case that counts its files sees only its own. */
+static inline char *
+case_dir (const char *name)
+{
+  return tmpdir_case (tmpdir_root, name);
+}
+#endif

@@ -16,7 +16,8 @@
  *   on Tables 8 and 11), which is APP_ARB_PRIORITY with each channel's read engine registered first
  *   (dma_chain.c).
  * - Receive: TLPs from the link (whose rx_pipeline_ps already holds the IP's receive latency) pass one at a
- *   time through the receive interface, each taking avst_beats() + rx_overhead_cycles. At the end of its beats
+ *   time through the receive interface, each taking avst_beats() + rx_overhead_cycles + rx_overhead_bytes in
+ *   beats (rounded up). At the end of its beats
  *   the handler sees the TLP, then the app calls link_port_consume() (the IP's receive buffer slot is free only once the application has read it)
  *   and frees it. Handlers must not keep or free the TLP.
  * - Every beat starts on an edge of the application clock; times are integer picoseconds.
@@ -43,6 +44,8 @@ typedef struct {
                                * Avalon-ST source). Costs twice per read request slipped between writes, so it
                                * weighs on writes in simultaneous mode only, and more at a slower clock. */
   uint32_t rx_overhead_cycles; /* extra beats per received TLP: the DMA's completion bookkeeping */
+  uint32_t rx_overhead_bytes; /* extra interface bytes per received TLP, rounded up to beats: a per-TLP cost that
+                               * is a fixed width of the interface rather than a fixed number of cycles */
 } AppParams;
 
 typedef struct App App;

@@ -100,6 +100,7 @@ system_params (const PsConfig *cfg, SystemParams *sp)
     .tx_gap_cycles = (uint32_t) cfg->endpoint.tx_gap_cycles,
     .arbitration = cfg->endpoint.arbitration == PS_ARB_ROUND_ROBIN ? APP_ARB_ROUND_ROBIN : APP_ARB_PRIORITY,
     .rx_overhead_cycles = (uint32_t) cfg->endpoint.rx_overhead_cycles,
+    .rx_overhead_bytes = (uint32_t) cfg->endpoint.rx_overhead_bytes,
     .arb_switch_cycles = (uint32_t) cfg->endpoint.arb_switch_cycles,
   };
   sp->dma = (DmaParams) {

@@ -140,6 +140,9 @@ static const KeyDef keys[] = {
     "idle application-clock cycles after each transmitted TLP (arbiter turnaround)" },
   { "endpoint.rx_overhead_cycles", K_INT, OFF (endpoint.rx_overhead_cycles), 0, 1000, FALSE, NULL, NULL, "0",
     "cycles", "extra application-clock cycles per received TLP (completion bookkeeping)" },
+  { "endpoint.rx_overhead_bytes", K_INT, OFF (endpoint.rx_overhead_bytes), 0, 4096, FALSE, NULL, NULL, "0",
+    "bytes", "extra interface bytes per received TLP, rounded up to whole beats (a per-TLP receive cost that "
+    "scales with the width: 16 is 2 beats at 64 bits, 1 at 128 or 256)" },
   { "endpoint.arb_switch_cycles", K_INT, OFF (endpoint.arb_switch_cycles), 0, 1000, FALSE, NULL, NULL, "0",
     "cycles", "idle application-clock cycles when the transmit grant moves from one DMA engine to the other" },
   { "endpoint.ack_every_tlps", K_INT, OFF (endpoint.ack_every_tlps), 0, 4096, FALSE, NULL, NULL, "0", "TLPs",

@@ -65,6 +65,7 @@ typedef struct {
     bool header_own_beat;
     int64_t tx_gap_cycles;
     int64_t rx_overhead_cycles;
+    int64_t rx_overhead_bytes;
     int64_t arb_switch_cycles;
     int64_t ack_every_tlps;
     int arbitration; /* PsArbitration */

@@ -1,6 +1,6 @@
 /* test-cli.c — the real pciesim binary as a user or script meets it: exit statuses (sysexits), one-line error
  * messages on stderr, --output that never leaves a partial or clobbered file, and the JSON contract of schema 1
- * (shared/reference/design.md). PCIESIM_EXE and PCIESIM_SOURCE_ROOT come from tests/meson.build. */
+ * (docs/reference/design.md). PCIESIM_EXE and PCIESIM_SOURCE_ROOT come from tests/meson.build. */
 #include <check.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>

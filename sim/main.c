@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "models/topology.h"
+#include "pciesim-describe.h"
 #include "pciesim-version.h"
 #include "sim/cli.h"
 #include "sim/config.h"
@@ -166,9 +167,13 @@ cmd_run (int argc, char **argv)
   GError *e = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &e))
     return finish (usage_error (e));
-  /* Before the argument count, so `pciesim --version` needs no CONFIG. */
+  /* Before the argument count, so `pciesim --version` needs no CONFIG. The git describe names the exact commit;
+   * built outside git there is only the project version. */
   if (version) {
-    printf ("pciesim %s\n", PCIESIM_VERSION);
+    if (strcmp (PCIESIM_DESCRIBE, PCIESIM_VERSION) == 0)
+      printf ("pciesim %s\n", PCIESIM_VERSION);
+    else
+      printf ("pciesim %s (%s)\n", PCIESIM_VERSION, PCIESIM_DESCRIBE);
     return 0;
   }
   /* Exactly one config: a second positional argument is more likely a typo than a wish to run two. */

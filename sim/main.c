@@ -119,7 +119,10 @@ cmd_validate (int argc, char **argv)
     G_OPTION_ENTRY_NULL,
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("[CONFIG…] - compare simulated and published figures");
-  g_option_context_set_description (ctx, "Without CONFIG, every configs/*.yaml with a published: block is run.\n"
+  g_option_context_set_description (ctx, "Without CONFIG, every configs/*.yaml with a published: block is run, from\n"
+                                         "./configs if there is one, else the configs installed with this binary\n"
+                                         "(../share/pciesim beside it, or " PCIESIM_DATADIR "),\n"
+                                         "else those of the source tree it was built from.\n"
                                          "Exit status 1 when any figure is beyond the tolerance.");
   g_option_context_add_main_entries (ctx, entries, NULL);
   GError *e = NULL;

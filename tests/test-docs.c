@@ -5,8 +5,8 @@
 #include <check.h>
 #include <glib/gstdio.h>
 #include <string.h>
-#include <sys/wait.h>
 
+#include "tests/spawn.h"
 #define TMPDIR_TEMPLATE "pciesim-test-docs-XXXXXX"
 #include "tests/tmpdir.h"
 
@@ -181,19 +181,7 @@ END_TEST
 
 /* ---- the manual page ----------------------------------------------------------------------------------------- */
 
-typedef struct {
-  int status;
-  char *out, *err;
-} Run;
-
-static void
-run_clear (Run *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
-
+/* man and pciesim, in the source root. */
 static void
 run_argv (Run *r, const char *const *argv)
 {
@@ -203,13 +191,7 @@ run_argv (Run *r, const char *const *argv)
   env = g_environ_setenv (env, "MANWIDTH", "200", TRUE);
   env = g_environ_unsetenv (env, "MANPAGER");
   env = g_environ_unsetenv (env, "PAGER");
-  int wait_status = 0;
-  g_autoptr (GError) e = NULL;
-  memset (r, 0, sizeof *r);
-  ck_assert_msg (g_spawn_sync (g_getenv ("PCIESIM_SOURCE_ROOT"), (char **) argv, env, G_SPAWN_SEARCH_PATH, NULL,
-                               NULL, &r->out, &r->err, &wait_status, &e),
-                 "spawning %s: %s", argv[0], e ? e->message : "?");
-  r->status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;
+  spawn_run (r, g_getenv ("PCIESIM_SOURCE_ROOT"), argv, env);
 }
 
 /* The page as a reader sees it. Where groff prints a Unicode hyphen or minus for "-", it is turned back into

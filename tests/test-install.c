@@ -8,38 +8,10 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
+#include "tests/spawn.h"
 #define TMPDIR_TEMPLATE "pciesim-test-install-XXXXXX"
 #include "tests/tmpdir.h"
-
-typedef struct {
-  int status;
-  char *out, *err;
-} Run;
-
-static void
-run_clear (Run *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
-
-static gboolean
-run_in (Run *r, const char *cwd, const char *const *argv)
-{
-  int wait_status = 0;
-  memset (r, 0, sizeof *r);
-  g_autoptr (GError) e = NULL;
-  if (!g_spawn_sync (cwd, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &r->out, &r->err, &wait_status, &e)) {
-    r->status = -1;
-    r->err = g_strdup (e->message);
-    return FALSE;
-  }
-  r->status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;
-  return TRUE;
-}
 
 static const char *
 env (const char *name)
@@ -70,7 +42,7 @@ has_line (const char *text, const char *word)
 /* ---- one install for the whole suite ------------------------------------------------------------------------- */
 
 /* Made in the parent before any test forks, so every test sees the same staged tree; its outcome is kept for the
- * first test to assert on, since an unchecked fixture cannot fail a test itself. */
+ * tests to assert on, since an unchecked fixture cannot fail a test itself. */
 static char *stage;
 static Run install_run;
 
@@ -82,7 +54,7 @@ install_setup (void)
   const char *argv[] = { g_getenv ("MESON"), "install", "--no-rebuild", "--quiet", "-C", g_getenv ("PCIESIM_BUILD_ROOT"),
                          "--destdir", stage, NULL };
   if (argv[0] && argv[5])
-    run_in (&install_run, NULL, argv);
+    spawn_run (&install_run, NULL, argv, NULL);
   else
     install_run.status = -1;
 }
@@ -176,14 +148,14 @@ START_TEST (test_installed_validate_finds_installed_configs)
 
   g_auto (Run) r;
   const char *argv[] = { exe, "validate", NULL };
-  run_in (&r, cwd, argv);
+  spawn_run (&r, cwd, argv, NULL);
   g_autofree char *prefix = g_strconcat (planted, ":2:1: error: ", NULL);
   ck_assert_msg (r.status == 65 && g_str_has_prefix (r.err, prefix), "status %d, stderr: %s (expected %s…)", r.status,
                  r.err, prefix);
 
   g_auto (Run) b;
   const char *build_argv[] = { env ("PCIESIM_EXE"), "validate", "--format", "csv", NULL };
-  run_in (&b, cwd, build_argv);
+  spawn_run (&b, cwd, build_argv, NULL);
   /* 1: some figures are beyond the tolerance, which is a result, not a failure here. */
   ck_assert_msg (b.status == 0 || b.status == 1, "build-tree validate exited %d: %s", b.status, b.err);
   ck_assert_msg (strstr (b.out, "svgx_g2_x8") && !strstr (b.out, "planted"), "%s", b.out);
@@ -199,7 +171,7 @@ START_TEST (test_installed_scenario_runs)
   g_autofree char *scenario = staged ("PCIESIM_INSTALL_DATADIR", "scenarios/tags_vs_payload.yaml");
   g_auto (Run) r;
   const char *argv[] = { exe, "sweep", "--list", scenario, NULL };
-  run_in (&r, tmpdir_root, argv);
+  spawn_run (&r, tmpdir_root, argv, NULL);
   ck_assert_msg (r.status == 0, "status %d: %s", r.status, r.err);
   ck_assert_uint_eq (count_lines (r.out), 37);
 }
@@ -231,7 +203,7 @@ complete (const char *const *words)
     g_ptr_array_add (argv, (gpointer) *w);
   g_ptr_array_add (argv, NULL);
   Run r;
-  run_in (&r, env ("PCIESIM_SOURCE_ROOT"), (const char *const *) argv->pdata);
+  spawn_run (&r, env ("PCIESIM_SOURCE_ROOT"), (const char *const *) argv->pdata, NULL);
   ck_assert_msg (r.status == 0, "completion exited %d: %s", r.status, r.err);
   g_free (r.err);
   return r.out;

@@ -1,5 +1,5 @@
 /* report.h — the one place that knows output formats: a human table, CSV, Markdown and the JSON contract
- * (schema 1, shared/reference/design.md). Models fill a PsRunResult; nothing else prints results.
+ * (schema 1, docs/reference/design.md). Models fill a PsRunResult; nothing else prints results.
  *
  * Contract:
  * - Rendering is a pure function of the result (plus `with_wall`: wall time is the only nondeterministic value,

@@ -26,12 +26,25 @@ typedef struct {
   GError *error;
 } Job;
 
-/* ./configs first so a user's own checkout (or a copy with edited configs) wins over the built-in tree. */
+/* ./configs first so a user's own checkout (or a copy with edited configs) wins over the shipped ones. Then the
+ * configs installed with this binary: ../share/pciesim beside it (which also holds for a DESTDIR-staged or moved
+ * install), else the configured data dir. A binary still in its build tree has none installed and uses the
+ * source tree it was built from, which is also the last resort. */
 char *
 ps_default_configs_dir (void)
 {
   if (g_file_test ("configs", G_FILE_TEST_IS_DIR))
     return g_strdup ("configs");
+  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
+  if (exe) {
+    g_autofree char *bindir = g_path_get_dirname (exe);
+    g_autofree char *beside = g_build_filename (bindir, "..", "share", "pciesim", "configs", NULL);
+    if (g_file_test (beside, G_FILE_TEST_IS_DIR))
+      return g_canonicalize_filename (beside, NULL);
+  }
+  gboolean in_build_tree = exe && g_str_has_prefix (exe, PCIESIM_BUILD_ROOT G_DIR_SEPARATOR_S);
+  if (!in_build_tree && g_file_test (PCIESIM_DATADIR G_DIR_SEPARATOR_S "configs", G_FILE_TEST_IS_DIR))
+    return g_strdup (PCIESIM_DATADIR G_DIR_SEPARATOR_S "configs");
   return g_build_filename (PCIESIM_SOURCE_ROOT, "configs", NULL);
 }
 

@@ -1,6 +1,6 @@
 /* test-catalogue.c — every config the repository ships, through the real binary: each configs/NAME.yaml runs
  * (`pciesim CONFIG --format json --set benchmark.iterations=2`), exits 0, prints the schema-1 JSON contract
- * (shared/reference/design.md), and no simulated figure is above the protocol limit it reports. Also: every
+ * (docs/reference/design.md), and no simulated figure is above the protocol limit it reports. Also: every
  * device of the AN-456 catalogue (published-calibration.md §1) has its config, and only the calibrated ones
  * carry published figures (the others' measurements are held back on purpose).
  * PCIESIM_EXE and PCIESIM_SOURCE_ROOT come from tests/meson.build. */

@@ -578,18 +578,12 @@ ps_metric_value (const PsMetric *m, const PsRunResult *r)
   }
 }
 
-/* Two decimals like the run report's CSV, so a sweep cell and `pciesim CONFIG --format csv` agree. Nothing for
- * NaN: the CSV cell stays empty, and the JSON writer puts null there itself. */
-void
-ps_metric_format (GString *out, const PsMetric *m, double v)
+/* Two decimals like the run report's CSV, so a sweep cell and `pciesim CONFIG --format csv` agree. Event counts
+ * are whole numbers, and simulated time has three decimals: one picosecond, exact. */
+int
+ps_metric_decimals (const PsMetric *m)
 {
-  if (!isfinite (v))
-    return;
-  /* Event counts are whole numbers, and simulated time has three decimals: one picosecond, exact. */
-  if (m->kind == PS_METRIC_EVENTS)
-    g_string_append_printf (out, "%.0f", v);
-  else
-    g_string_append_printf (out, "%.*f", m->kind == PS_METRIC_SIM_TIME ? 3 : 2, v);
+  return m->kind == PS_METRIC_EVENTS ? 0 : m->kind == PS_METRIC_SIM_TIME ? 3 : 2;
 }
 
 /* --- errors of one point --------------------------------------------------------------------------------- */

@@ -406,34 +406,25 @@ report_json (GString *o, const char *const *names, const Result *res, guint n, i
   PsJson j;
   ps_json_init (&j, o);
   ps_json_object (&j, 2);
-  ps_json_key (&j, "schema");
-  ps_json_int (&j, 1);
-  ps_json_key (&j, "pciesim");
-  ps_json_string (&j, PCIESIM_VERSION);
+  ps_json_int_member (&j, "schema", 1);
+  ps_json_string_member (&j, "pciesim", PCIESIM_VERSION);
   /* The CPU name and the notes (which may quote an error message) are free text, escaped like every string. */
   ps_json_key (&j, "machine");
   ps_json_object (&j, 0);
-  ps_json_key (&j, "cores");
-  ps_json_uint (&j, g_get_num_processors ());
-  ps_json_key (&j, "cpu");
-  ps_json_string (&j, cpu);
-  ps_json_key (&j, "load_average");
-  ps_json_fixed (&j, load, 2);
+  ps_json_uint_member (&j, "cores", g_get_num_processors ());
+  ps_json_string_member (&j, "cpu", cpu);
+  ps_json_fixed_member (&j, "load_average", load, 2);
   ps_json_end (&j);
-  ps_json_key (&j, "runs");
-  ps_json_int (&j, runs);
+  ps_json_int_member (&j, "runs", runs);
   ps_json_key (&j, "workloads");
   ps_json_array (&j, 4 | PS_JSON_BREAK_EMPTY);
   for (guint i = 0; i < n; i++) {
     const Result *r = &res[i];
     double eps = rate ((double) r->events, r->cpu_s), bare = rate ((double) r->bare_events, r->bare_cpu_s);
     ps_json_object (&j, 0);
-    ps_json_key (&j, "name");
-    ps_json_string (&j, names[i]);
-    ps_json_key (&j, "ok");
-    ps_json_bool (&j, r->ok);
-    ps_json_key (&j, "events");
-    ps_json_uint (&j, r->events);
+    ps_json_string_member (&j, "name", names[i]);
+    ps_json_bool_member (&j, "ok", r->ok);
+    ps_json_uint_member (&j, "events", r->events);
     /* Fixed decimals where the magnitude is known, four or six significant digits where it spans decades. */
     struct { const char *key; double v; int digits; gboolean fixed; } f[] = {
       { "wall_s", r->wall_s, 4, TRUE }, { "cpu_s", r->cpu_s, 4, TRUE }, { "events_per_s", eps, 0, TRUE },
@@ -448,14 +439,10 @@ report_json (GString *o, const char *const *names, const Result *res, guint n, i
       else
         ps_json_general (&j, f[k].v, f[k].digits);
     }
-    ps_json_key (&j, "peak_rss_kb");
-    ps_json_int (&j, r->rss_kb);
-    ps_json_key (&j, "bare_events_per_s");
-    ps_json_fixed (&j, bare, 0);
-    ps_json_key (&j, "model_over_bare");
-    ps_json_fixed (&j, rate (eps, bare), 4);
-    ps_json_key (&j, "note");
-    ps_json_string (&j, r->note);
+    ps_json_int_member (&j, "peak_rss_kb", r->rss_kb);
+    ps_json_fixed_member (&j, "bare_events_per_s", bare, 0);
+    ps_json_fixed_member (&j, "model_over_bare", rate (eps, bare), 4);
+    ps_json_string_member (&j, "note", r->note);
     ps_json_end (&j);
   }
   ps_json_end (&j);
@@ -466,23 +453,18 @@ report_json (GString *o, const char *const *names, const Result *res, guint n, i
   for (guint i = 0; i < t->len; i++) {
     const Target *x = &g_array_index (t, Target, i);
     ps_json_object (&j, 0);
-    ps_json_key (&j, "workload");
-    ps_json_string (&j, x->workload);
-    ps_json_key (&j, "target");
-    ps_json_string (&j, x->what);
+    ps_json_string_member (&j, "workload", x->workload);
+    ps_json_string_member (&j, "target", x->what);
     ps_json_key (&j, "value");
     ps_json_general (&j, x->value, 4);
-    ps_json_key (&j, "op");
-    ps_json_string (&j, x->at_least ? ">=" : "<=");
+    ps_json_string_member (&j, "op", x->at_least ? ">=" : "<=");
     ps_json_key (&j, "limit");
     ps_json_general (&j, x->limit, 6);
-    ps_json_key (&j, "met");
-    ps_json_bool (&j, x->met);
+    ps_json_bool_member (&j, "met", x->met);
     ps_json_end (&j);
   }
   ps_json_end (&j);
-  ps_json_key (&j, "all_targets_met");
-  ps_json_bool (&j, all);
+  ps_json_bool_member (&j, "all_targets_met", all);
   ps_json_end (&j);
   return all;
 }

@@ -394,12 +394,12 @@ convert_int (const KeyDef *k, const YNode *n, int64_t *out, GError **error)
    * power-of-two test there (and overflows at INT64_MIN). One message then states both rules. */
   if (k->pow2 && ((double) v < k->min || (double) v > k->max || (v & (v - 1)) != 0)) {
     ytree_error (error, PS_ERROR_DATA, n, "%s must be a power of two from %.0f to %.0f (got %" G_GINT64_FORMAT ")",
-                k->path, k->min, k->max, v);
+                 k->path, k->min, k->max, v);
     return FALSE;
   }
   if ((double) v < k->min || (double) v > k->max) {
     ytree_error (error, PS_ERROR_DATA, n, "%s must be between %.0f and %.0f (got %" G_GINT64_FORMAT ")", k->path,
-                k->min, k->max, v);
+                 k->min, k->max, v);
     return FALSE;
   }
   *out = v;
@@ -445,7 +445,7 @@ convert_modes (const KeyDef *k, const YNode *n, unsigned *out, GError **error)
     }
   } else if (n->kind != YNODE_SCALAR) {
     ytree_error (error, PS_ERROR_DATA, n, "%s must be a mode or a list of modes, not %s", k->path,
-                ytree_kind_name (n->kind));
+                 ytree_kind_name (n->kind));
     return FALSE;
   }
   unsigned mask = 0;
@@ -456,7 +456,7 @@ convert_modes (const KeyDef *k, const YNode *n, unsigned *out, GError **error)
     unsigned m = one->kind == YNODE_SCALAR ? ps_mode_parse (one->value) : 0;
     if (!m) {
       ytree_error (error, PS_ERROR_DATA, one, "%s: unknown mode%s%s (expected read, write, simultaneous or all)",
-                  k->path, one->kind == YNODE_SCALAR ? " " : "", one->kind == YNODE_SCALAR ? one->value : "");
+                   k->path, one->kind == YNODE_SCALAR ? " " : "", one->kind == YNODE_SCALAR ? one->value : "");
       return FALSE;
     }
     mask |= m;
@@ -496,7 +496,7 @@ convert_value (const KeyDef *k, const YNode *n, PsConfig *cfg, GError **error)
     for (const char *c = n->value; *c; c++)
       if ((unsigned char) *c < 0x20 || *c == 0x7f) {
         ytree_error (error, PS_ERROR_DATA, n, "%s must be one line of printable text (found control character "
-                    "0x%02x)", k->path, (unsigned char) *c);
+                     "0x%02x)", k->path, (unsigned char) *c);
         return FALSE;
       }
     g_free (*(char **) field); /* the default's copy, if any: defaults are converted first */
@@ -546,7 +546,7 @@ apply_include (YNode *base, const YNode *inc, const char *including, GPtrArray *
    * and says whether the file is missing or is a directory. */
   if (!g_file_test (path, G_FILE_TEST_IS_REGULAR)) {
     ytree_error (error, PS_ERROR_NOINPUT, inc, "included file '%s' %s", path,
-                g_file_test (path, G_FILE_TEST_EXISTS) ? "is not a regular file" : "does not exist");
+                 g_file_test (path, G_FILE_TEST_EXISTS) ? "is not a regular file" : "does not exist");
     return FALSE;
   }
   /* Should realpath() fail (say, a component removed meanwhile), this entry gets no cycle check; the depth
@@ -577,7 +577,8 @@ load_with_includes (const char *path, GPtrArray *stack, GError **error)
     return NULL;
   }
   if (tree->kind != YNODE_MAP) {
-    ytree_error (error, PS_ERROR_DATA, tree, "a config must be a mapping of keys, not %s", ytree_kind_name (tree->kind));
+    ytree_error (error, PS_ERROR_DATA, tree, "a config must be a mapping of keys, not %s",
+                 ytree_kind_name (tree->kind));
     return NULL;
   }
   /* A bound beside the cycle check: 16 files deep is far beyond any real config, and it ends any loop the
@@ -700,7 +701,7 @@ walk_map (Walk *w, const YNode *map, const char *prefix, GError **error)
        * it would let every key under it take its default without a word. */
       if (vn->kind != YNODE_MAP) {
         ytree_error (error, PS_ERROR_DATA, vn, "'%s' must be a mapping of keys, not %s", path,
-                    ytree_kind_name (vn->kind));
+                     ytree_kind_name (vn->kind));
         return FALSE;
       }
       if (!walk_map (w, vn, path, error))
@@ -710,7 +711,7 @@ walk_map (Walk *w, const YNode *map, const char *prefix, GError **error)
       g_autofree char *hint = suggest (prefix, kn->value);
       if (hint)
         ytree_error (error, PS_ERROR_DATA, kn, "unknown key '%s' (did you mean '%s%s%s'?)", path, prefix,
-                    *prefix ? "." : "", hint);
+                     *prefix ? "." : "", hint);
       else
         ytree_error (error, PS_ERROR_DATA, kn, "unknown key '%s'", path);
       return FALSE;
@@ -730,17 +731,17 @@ check_combinations (Walk *w, const YNode *root, GError **error)
   if (c->benchmark.transfer_bytes % 4 != 0) {
     at = g_hash_table_lookup (w->seen, "benchmark.transfer_bytes");
     ytree_error (error, PS_ERROR_DATA, at ? at : root,
-                "benchmark.transfer_bytes must be a multiple of 4 (DMA moves whole DWs), got %" G_GINT64_FORMAT,
-                c->benchmark.transfer_bytes);
+                 "benchmark.transfer_bytes must be a multiple of 4 (DMA moves whole DWs), got %" G_GINT64_FORMAT,
+                 c->benchmark.transfer_bytes);
     return FALSE;
   }
   /* Refused here rather than left to the run, which could only stall until the deadlock watchdog fired. */
   if (c->endpoint.completion_buffer_bytes != 0 && c->endpoint.completion_buffer_bytes < c->link.max_read_request) {
     at = g_hash_table_lookup (w->seen, "endpoint.completion_buffer_bytes");
     ytree_error (error, PS_ERROR_DATA, at ? at : root,
-                "endpoint.completion_buffer_bytes (%" G_GINT64_FORMAT ") is smaller than one read request "
-                "(link.max_read_request %" G_GINT64_FORMAT "): no read could ever be issued",
-                c->endpoint.completion_buffer_bytes, c->link.max_read_request);
+                 "endpoint.completion_buffer_bytes (%" G_GINT64_FORMAT ") is smaller than one read request "
+                 "(link.max_read_request %" G_GINT64_FORMAT "): no read could ever be issued",
+                 c->endpoint.completion_buffer_bytes, c->link.max_read_request);
     return FALSE;
   }
   /* The spec's rule first (§2.3.1.1: a completer splits a read only at RCB boundaries, and no completion exceeds
@@ -749,9 +750,9 @@ check_combinations (Walk *w, const YNode *root, GError **error)
   if (cb != 0 && (cb > c->link.max_payload || cb % c->link.read_completion_boundary != 0)) {
     at = g_hash_table_lookup (w->seen, "host.completion_bytes");
     ytree_error (error, PS_ERROR_DATA, at ? at : root,
-                "host.completion_bytes (%" G_GINT64_FORMAT ") must be a multiple of the read completion boundary "
-                "(%" G_GINT64_FORMAT ") and at most max_payload (%" G_GINT64_FORMAT ") (spec §2.3.1.1)",
-                cb, c->link.read_completion_boundary, c->link.max_payload);
+                 "host.completion_bytes (%" G_GINT64_FORMAT ") must be a multiple of the read completion boundary "
+                 "(%" G_GINT64_FORMAT ") and at most max_payload (%" G_GINT64_FORMAT ") (spec §2.3.1.1)",
+                 cb, c->link.read_completion_boundary, c->link.max_payload);
     return FALSE;
   }
   /* The completer knows two policies: MPS-sized completions, or one per RCB block; sizes in between would need a
@@ -759,9 +760,9 @@ check_combinations (Walk *w, const YNode *root, GError **error)
   if (cb != 0 && cb != c->link.max_payload && cb != c->link.read_completion_boundary) {
     at = g_hash_table_lookup (w->seen, "host.completion_bytes");
     ytree_error (error, PS_ERROR_DATA, at ? at : root,
-                "host.completion_bytes (%" G_GINT64_FORMAT ") must be 0 (up to max_payload), the read completion "
-                "boundary (%" G_GINT64_FORMAT ") or max_payload (%" G_GINT64_FORMAT "); other chunk sizes are not "
-                "modelled", cb, c->link.read_completion_boundary, c->link.max_payload);
+                 "host.completion_bytes (%" G_GINT64_FORMAT ") must be 0 (up to max_payload), the read completion "
+                 "boundary (%" G_GINT64_FORMAT ") or max_payload (%" G_GINT64_FORMAT "); other chunk sizes are not "
+                 "modelled", cb, c->link.read_completion_boundary, c->link.max_payload);
     return FALSE;
   }
   return TRUE;

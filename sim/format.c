@@ -228,24 +228,26 @@ ps_json_uint (PsJson *j, guint64 v)
 }
 
 /* JSON has no NaN or infinity: an absent figure is null. */
-void
-ps_json_fixed (PsJson *j, double v, int decimals)
+static void
+number (PsJson *j, double v, int precision, char conversion)
 {
   value_start (j);
   if (isfinite (v))
-    append_double (j->out, v, decimals, 'f');
+    append_double (j->out, v, precision, conversion);
   else
     g_string_append (j->out, "null");
 }
 
 void
+ps_json_fixed (PsJson *j, double v, int decimals)
+{
+  number (j, v, decimals, 'f');
+}
+
+void
 ps_json_general (PsJson *j, double v, int significant)
 {
-  value_start (j);
-  if (isfinite (v))
-    append_double (j->out, v, significant, 'g');
-  else
-    g_string_append (j->out, "null");
+  number (j, v, significant, 'g');
 }
 
 void
@@ -260,6 +262,41 @@ ps_json_raw (PsJson *j, const char *json)
 {
   value_start (j);
   g_string_append (j->out, json);
+}
+
+void
+ps_json_string_member (PsJson *j, const char *key, const char *s)
+{
+  ps_json_key (j, key);
+  ps_json_string (j, s);
+}
+
+void
+ps_json_int_member (PsJson *j, const char *key, gint64 v)
+{
+  ps_json_key (j, key);
+  ps_json_int (j, v);
+}
+
+void
+ps_json_uint_member (PsJson *j, const char *key, guint64 v)
+{
+  ps_json_key (j, key);
+  ps_json_uint (j, v);
+}
+
+void
+ps_json_fixed_member (PsJson *j, const char *key, double v, int decimals)
+{
+  ps_json_key (j, key);
+  ps_json_fixed (j, v, decimals);
+}
+
+void
+ps_json_bool_member (PsJson *j, const char *key, gboolean v)
+{
+  ps_json_key (j, key);
+  ps_json_bool (j, v);
 }
 
 /* --- JSON in ----------------------------------------------------------------------------------------------- */

@@ -74,6 +74,12 @@ void ps_json_general (PsJson *j, double v, int significant);
 void ps_json_bool (PsJson *j, gboolean v);
 /* A value already in JSON syntax (a number or record checked or written by the caller), copied as it is. */
 void ps_json_raw (PsJson *j, const char *json);
+/* A key and its value in one call, as json_object_set_*_member() names them. */
+void ps_json_string_member (PsJson *j, const char *key, const char *s);
+void ps_json_int_member (PsJson *j, const char *key, gint64 v);
+void ps_json_uint_member (PsJson *j, const char *key, guint64 v);
+void ps_json_fixed_member (PsJson *j, const char *key, double v, int decimals);
+void ps_json_bool_member (PsJson *j, const char *key, gboolean v);
 
 /* --- JSON in ----------------------------------------------------------------------------------------------- */
 

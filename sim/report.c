@@ -60,8 +60,7 @@ json_usage (PsJson *j, const PsUsage *u)
   const char *names[] = { "payload", "tlp_overhead", "dllp", "ordered_sets", "idle" };
   const double v[] = { u->payload, u->tlp_overhead, u->dllp, u->ordered_sets, u->idle };
   for (int i = 0; i < 5; i++) {
-    ps_json_key (j, names[i]);
-    ps_json_fixed (j, v[i], 6);
+    ps_json_fixed_member (j, names[i], v[i], 6);
   }
   ps_json_end (j);
 }
@@ -106,16 +105,11 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
   /* The version lets a script refuse to compare results of different builds. The config path is written as
    * given, not made absolute, so the bytes do not depend on where the checkout lives. "model" says which
    * workload produced the figures, which decides whether they are compared with the published ones at all. */
-  ps_json_key (&j, "schema");
-  ps_json_int (&j, 1);
-  ps_json_key (&j, "version");
-  ps_json_string (&j, PCIESIM_VERSION);
-  ps_json_key (&j, "config");
-  ps_json_string (&j, c->path);
-  ps_json_key (&j, "name");
-  ps_json_string (&j, c->name);
-  ps_json_key (&j, "model");
-  ps_json_string (&j, r->model);
+  ps_json_int_member (&j, "schema", 1);
+  ps_json_string_member (&j, "version", PCIESIM_VERSION);
+  ps_json_string_member (&j, "config", c->path);
+  ps_json_string_member (&j, "name", c->name);
+  ps_json_string_member (&j, "model", r->model);
   /* A summary of the link, not the whole config: "config" names the file that holds the rest. */
   ps_json_key (&j, "link");
   ps_json_object (&j, 0);
@@ -123,14 +117,11 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
   const int64_t link_values[] = { c->link.gen, c->link.lanes, c->link.max_payload, c->link.max_read_request,
                                   c->link.read_completion_boundary };
   for (int i = 0; i < 5; i++) {
-    ps_json_key (&j, link_keys[i]);
-    ps_json_int (&j, link_values[i]);
+    ps_json_int_member (&j, link_keys[i], link_values[i]);
   }
   ps_json_end (&j);
-  ps_json_key (&j, "theoretical_mbps");
-  ps_json_fixed (&j, r->theoretical_mbps, 1);
-  ps_json_key (&j, "protocol_limit_mbps");
-  ps_json_fixed (&j, r->protocol_limit_mbps, 1);
+  ps_json_fixed_member (&j, "theoretical_mbps", r->theoretical_mbps, 1);
+  ps_json_fixed_member (&j, "protocol_limit_mbps", r->protocol_limit_mbps, 1);
   /* A mode that did not run is left out, not written as null: whether a key exists is how a script tells which
    * modes ran (README: "A mode that was not run is absent from results"). */
   ps_json_key (&j, "results");
@@ -143,32 +134,25 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
     ps_json_object (&j, 0);
     /* Simultaneous mode moves data both ways at once, so it has two figures and no single "mbps". */
     if (i == PS_SIMULTANEOUS) {
-      ps_json_key (&j, "read_mbps");
-      ps_json_fixed (&j, m->read_mbps, 2);
-      ps_json_key (&j, "write_mbps");
-      ps_json_fixed (&j, m->write_mbps, 2);
+      ps_json_fixed_member (&j, "read_mbps", m->read_mbps, 2);
+      ps_json_fixed_member (&j, "write_mbps", m->write_mbps, 2);
       /* Added keys (schema 1 grows, never renames): the Avalon-MM DMA's reported figures, §2.1 of
        * published-calibration.md — both directions averaged, and writes without the read-request cycles. */
-      ps_json_key (&j, "both_directions_mean_mbps");
-      ps_json_fixed (&j, (m->read_mbps + m->write_mbps) / 2, 2);
+      ps_json_fixed_member (&j, "both_directions_mean_mbps", (m->read_mbps + m->write_mbps) / 2, 2);
       /* 0 means the model did not produce the figure: the key is then absent rather than a misleading 0. */
       if (m->write_mbps_excluding_read_requests > 0) {
-        ps_json_key (&j, "write_mbps_excluding_read_requests");
-        ps_json_fixed (&j, m->write_mbps_excluding_read_requests, 2);
+        ps_json_fixed_member (&j, "write_mbps_excluding_read_requests", m->write_mbps_excluding_read_requests, 2);
       }
     } else {
-      ps_json_key (&j, "mbps");
-      ps_json_fixed (&j, m->mbps, 2);
+      ps_json_fixed_member (&j, "mbps", m->mbps, 2);
     }
     ps_json_break (&j, 6);
     ps_json_key (&j, "link_usage");
     json_directions (&j, m, 21);
     ps_json_break (&j, 6);
-    ps_json_key (&j, "events");
-    ps_json_uint (&j, m->events);
+    ps_json_uint_member (&j, "events", m->events);
     /* Three decimals of a nanosecond are the engine's whole picosecond resolution: the value prints exactly. */
-    ps_json_key (&j, "sim_time_ns");
-    ps_json_fixed (&j, m->sim_time_ns, 3);
+    ps_json_fixed_member (&j, "sim_time_ns", m->sim_time_ns, 3);
     ps_json_end (&j);
   }
   ps_json_end (&j);
@@ -187,18 +171,15 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
     ps_result_figures (r, f);
     ps_json_key (&j, "published");
     ps_json_object (&j, 0);
-    ps_json_key (&j, "source");
-    ps_json_string (&j, c->published.source);
+    ps_json_string_member (&j, "source", c->published.source);
     const char *pk[] = { "dma_read_mbps", "dma_write_mbps", "simultaneous_read_mbps", "simultaneous_write_mbps" };
     for (int i = 0; i < 4; i++) {
       if (!isfinite (f[i].published))
         continue;
-      ps_json_key (&j, pk[i]);
-      ps_json_fixed (&j, f[i].published, 1);
+      ps_json_fixed_member (&j, pk[i], f[i].published, 1);
     }
     if (isfinite (c->published.theoretical_mbps)) {
-      ps_json_key (&j, "theoretical_mbps");
-      ps_json_fixed (&j, c->published.theoretical_mbps, 1);
+      ps_json_fixed_member (&j, "theoretical_mbps", c->published.theoretical_mbps, 1);
     }
     ps_json_end (&j);
     ps_json_key (&j, "comparison");
@@ -207,16 +188,11 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
       if (!isfinite (f[i].published) || !isfinite (f[i].simulated))
         continue;
       ps_json_object (&j, 0);
-      ps_json_key (&j, "figure");
-      ps_json_string (&j, f[i].key);
-      ps_json_key (&j, "simulated_mbps");
-      ps_json_fixed (&j, f[i].simulated, 2);
-      ps_json_key (&j, "published_mbps");
-      ps_json_fixed (&j, f[i].published, 1);
-      ps_json_key (&j, "error_pct");
-      ps_json_fixed (&j, f[i].error_pct, 2);
-      ps_json_key (&j, "above_protocol_limit");
-      ps_json_bool (&j, f[i].above_limit);
+      ps_json_string_member (&j, "figure", f[i].key);
+      ps_json_fixed_member (&j, "simulated_mbps", f[i].simulated, 2);
+      ps_json_fixed_member (&j, "published_mbps", f[i].published, 1);
+      ps_json_fixed_member (&j, "error_pct", f[i].error_pct, 2);
+      ps_json_bool_member (&j, "above_protocol_limit", f[i].above_limit);
       ps_json_end (&j);
     }
     ps_json_end (&j);
@@ -231,15 +207,12 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
   }
   ps_json_key (&j, "stats");
   ps_json_object (&j, 0);
-  ps_json_key (&j, "events");
-  ps_json_uint (&j, events);
-  ps_json_key (&j, "sim_time_ns");
-  ps_json_fixed (&j, sim_ns, 3);
+  ps_json_uint_member (&j, "events", events);
+  ps_json_fixed_member (&j, "sim_time_ns", sim_ns, 3);
   /* wall_s is the one value that differs between two identical runs (README's only exception to byte-identical
    * output), so it comes last and only when the caller asks for it. */
   if (with_wall) {
-    ps_json_key (&j, "wall_s");
-    ps_json_fixed (&j, r->wall_s, 3);
+    ps_json_fixed_member (&j, "wall_s", r->wall_s, 3);
   }
   ps_json_end (&j);
   ps_json_end (&j);

@@ -58,7 +58,8 @@ want_kind (const YNode *n, YNodeKind kind, const char *what, GError **error)
 {
   if (n->kind == kind)
     return TRUE;
-  ytree_error (error, PS_ERROR_DATA, n, "%s must be %s, not %s", what, ytree_kind_name (kind), ytree_kind_name (n->kind));
+  ytree_error (error, PS_ERROR_DATA, n, "%s must be %s, not %s", what, ytree_kind_name (kind),
+               ytree_kind_name (n->kind));
   return FALSE;
 }
 
@@ -223,7 +224,7 @@ expand_range (PsAxis *a, const YNode *r, GError **error)
   double count = pow2 ? floor (log2 (to / from) + 1e-9) + 1 : floor ((to - from) / step + 1e-9) + 1;
   if (count > PS_SCENARIO_MAX_POINTS) {
     ytree_error (error, PS_ERROR_DATA, r, "range has %.0f values, more than the %u a sweep may have", count,
-                PS_SCENARIO_MAX_POINTS);
+                 PS_SCENARIO_MAX_POINTS);
     return FALSE;
   }
   /* from + step * i rather than a running sum, so a long range accumulates no rounding drift. ldexp() only
@@ -270,7 +271,7 @@ load_axis (PsScenario *s, const YNode *entry, GError **error)
   if (strcmp (key->value, "benchmark.modes") == 0 || strcmp (key->value, "name") == 0 ||
       g_str_has_prefix (key->value, "published.")) {
     ytree_error (error, PS_ERROR_DATA, key, "'%s' cannot be an axis%s", key->value,
-                strcmp (key->value, "benchmark.modes") == 0 ? " (use the scenario's modes: key)" : "");
+                 strcmp (key->value, "benchmark.modes") == 0 ? " (use the scenario's modes: key)" : "");
     return FALSE;
   }
   /* The same key twice would not be an error to config.c: the later axis's --set would silently win at every
@@ -369,7 +370,7 @@ load_zip (PsScenario *s, const YNode *zip, GError **error)
         len0 = a->values->len;
       else if (a->values->len != len0) {
         ytree_error (error, PS_ERROR_DATA, name, "zipped axes must have as many values: '%s' has %u, '%s' has %u",
-                    name->value, a->values->len, ((YNode *) list->items->pdata[0])->value, len0);
+                     name->value, a->values->len, ((YNode *) list->items->pdata[0])->value, len0);
         return FALSE;
       }
     }
@@ -518,12 +519,12 @@ load_metrics (PsScenario *s, const YNode *list, GError **error)
     if (!m) {
       const char *hint = ps_closest (ps_metric_names (), n->value, 3);
       ytree_error (error, PS_ERROR_DATA, n, "unknown metric '%s'%s%s%s", n->value, hint ? " (did you mean '" : "",
-                  hint ? hint : "", hint ? "'?)" : "");
+                   hint ? hint : "", hint ? "'?)" : "");
       return FALSE;
     }
     if (m->mode >= 0 && !(s->modes & mode_bits[m->mode])) {
       ytree_error (error, PS_ERROR_DATA, n, "metric '%s' needs %s mode, which this scenario does not run", n->value,
-                  mode_words[m->mode]);
+                   mode_words[m->mode]);
       return FALSE;
     }
     /* A metric listed twice would give two CSV columns of one name, which readers rename or reject, and a JSON
@@ -757,7 +758,7 @@ load_base (PsScenario *s, const YNode *base, GError **error)
   /* A directory named as base gets a message that says so, not a read error from the loader. */
   if (!g_file_test (s->base, G_FILE_TEST_IS_REGULAR)) {
     ytree_error (error, PS_ERROR_NOINPUT, base, "base config '%s' %s", s->base,
-                g_file_test (s->base, G_FILE_TEST_EXISTS) ? "is not a regular file" : "does not exist");
+                 g_file_test (s->base, G_FILE_TEST_EXISTS) ? "is not a regular file" : "does not exist");
     return FALSE;
   }
   return TRUE;

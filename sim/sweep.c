@@ -143,8 +143,7 @@ render_row_prefix (GString *o, PsJson *j, const PsScenario *s, guint index, PsFo
     g_string_append_printf (o, "%u", index + 1);
   else {
     ps_json_object (j, 0);
-    ps_json_key (j, "id");
-    ps_json_uint (j, index + 1);
+    ps_json_uint_member (j, "id", index + 1);
     ps_json_key (j, "params");
     ps_json_object (j, 0);
   }
@@ -184,8 +183,7 @@ render_row (const PsScenario *s, guint index, PsFormat format, const PsRunResult
       g_string_append_c (o, ',');
       ps_fmt_fixed (o, v, ps_metric_decimals (metric));
     } else {
-      ps_json_key (&j, metric->name);
-      ps_json_fixed (&j, v, ps_metric_decimals (metric));
+      ps_json_fixed_member (&j, metric->name, v, ps_metric_decimals (metric));
     }
   }
   if (format == PS_FORMAT_JSON) {
@@ -219,16 +217,11 @@ render_file (GString *o, const SweepHeader *h, char *const *rows, guint n)
   PsJson j;
   ps_json_init (&j, o);
   ps_json_object (&j, 2);
-  ps_json_key (&j, "schema");
-  ps_json_int (&j, 1);
-  ps_json_key (&j, "version");
-  ps_json_string (&j, h->version);
-  ps_json_key (&j, "scenario");
-  ps_json_string (&j, h->scenario);
-  ps_json_key (&j, "seed");
-  ps_json_uint (&j, h->seed);
-  ps_json_key (&j, "points_total");
-  ps_json_uint (&j, h->points_total);
+  ps_json_int_member (&j, "schema", 1);
+  ps_json_string_member (&j, "version", h->version);
+  ps_json_string_member (&j, "scenario", h->scenario);
+  ps_json_uint_member (&j, "seed", h->seed);
+  ps_json_uint_member (&j, "points_total", h->points_total);
   const char *lists[] = { "axes", "metrics" };
   GPtrArray *names[] = { h->axes, h->metrics };
   for (int k = 0; k < 2; k++) {

@@ -106,10 +106,8 @@ render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
     g_string_append (o, "config,figure,simulated_mbps,published_mbps,error_pct,theoretical_mbps,flag\n");
   else if (js) {
     ps_json_object (&json, 2);
-    ps_json_key (&json, "schema");
-    ps_json_int (&json, 1);
-    ps_json_key (&json, "tolerance_pct");
-    ps_json_fixed (&json, v->tolerance_pct, 2);
+    ps_json_int_member (&json, "schema", 1);
+    ps_json_fixed_member (&json, "tolerance_pct", v->tolerance_pct, 2);
     ps_json_key (&json, "figures");
     ps_json_array (&json, 4 | PS_JSON_BREAK_EMPTY);
   } else
@@ -170,17 +168,13 @@ render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
         g_string_append_printf (o, ",%s\n", flag);
       } else if (js) {
         ps_json_object (&json, 0);
-        ps_json_key (&json, "config");
-        ps_json_string (&json, j->cfg->name);
-        ps_json_key (&json, "figure");
-        ps_json_string (&json, f[k].key);
+        ps_json_string_member (&json, "config", j->cfg->name);
+        ps_json_string_member (&json, "figure", f[k].key);
         const char *keys[] = { "simulated_mbps", "published_mbps", "error_pct", "theoretical_mbps" };
         for (int c = 0; c < 4; c++) {
-          ps_json_key (&json, keys[c]);
-          ps_json_fixed (&json, numbers[c], 2);
+          ps_json_fixed_member (&json, keys[c], numbers[c], 2);
         }
-        ps_json_key (&json, "flag");
-        ps_json_string (&json, flag);
+        ps_json_string_member (&json, "flag", flag);
         ps_json_end (&json);
       } else
         g_string_append_printf (o, "%-20s %-20s %9.1f  %9.1f  %+6.1f%%  %11.1f  %s\n", j->cfg->name, f[k].label,
@@ -195,18 +189,12 @@ render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
     ps_json_end (&json);
     ps_json_key (&json, "summary");
     ps_json_object (&json, 0);
-    ps_json_key (&json, "figures");
-    ps_json_int (&json, s->counted);
-    ps_json_key (&json, "flagged");
-    ps_json_int (&json, s->flagged);
-    ps_json_key (&json, "mean_abs_error_pct");
-    ps_json_fixed (&json, mean, 3);
-    ps_json_key (&json, "max_abs_error_pct");
-    ps_json_fixed (&json, s->max_abs, 3);
-    ps_json_key (&json, "beyond_tolerance");
-    ps_json_int (&json, s->beyond);
-    ps_json_key (&json, "theoretical_mean_abs_error_pct");
-    ps_json_fixed (&json, theo, 3);
+    ps_json_int_member (&json, "figures", s->counted);
+    ps_json_int_member (&json, "flagged", s->flagged);
+    ps_json_fixed_member (&json, "mean_abs_error_pct", mean, 3);
+    ps_json_fixed_member (&json, "max_abs_error_pct", s->max_abs, 3);
+    ps_json_int_member (&json, "beyond_tolerance", s->beyond);
+    ps_json_fixed_member (&json, "theoretical_mean_abs_error_pct", theo, 3);
     ps_json_end (&json);
     ps_json_end (&json);
   } else if (!csv) {

@@ -58,4 +58,5 @@ const char *ytree_kind_name (YNodeKind kind);
 
 /* A PS_ERROR located at node `n` (FILE:LINE:COL of its origin), the form of every config and scenario error. A
  * macro so that ps_error_located's printf check sees the caller's format. */
-#define ytree_error(error, code, n, ...) ps_error_located ((error), (code), (n)->origin, (n)->line, (n)->col, __VA_ARGS__)
+#define ytree_error(error, code, n, ...)                                                                       \
+  ps_error_located ((error), (code), (n)->origin, (n)->line, (n)->col, __VA_ARGS__)

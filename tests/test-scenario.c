@@ -95,7 +95,9 @@ START_TEST (test_zip)
   ck_assert_str_eq (axis_value (s, 3, 0), "8");
   ck_assert_str_eq (axis_value (s, 3, 1), "256");
   ck_assert_str_eq (axis_value (s, 3, 2), "256");
-  load_bad ("zip-bad.yaml", "axes:\n  - {key: endpoint.tags, values: [4, 8]}\n  - {key: link.max_payload, values: [128]}\nzip: [endpoint.tags, link.max_payload]\n",
+  load_bad ("zip-bad.yaml",
+            "axes:\n  - {key: endpoint.tags, values: [4, 8]}\n  - {key: link.max_payload, values: [128]}\n"
+            "zip: [endpoint.tags, link.max_payload]\n",
             "6:22", "zipped axes must have as many values");
 }
 END_TEST

@@ -11,8 +11,8 @@
 #define TMPDIR_TEMPLATE "pciesim-test-validate-XXXXXX"
 #include "tests/common.h"
 
-/* The shipped Gen2 x8 row (its name: svgx_g2_x8) with its four published figures, but the read figure replaced by one far above any
- * Gen2 x8 protocol limit (4 GB/s raw): it must be flagged and left out of the statistics. */
+/* The shipped Gen2 x8 row (its name: svgx_g2_x8) with its four published figures, but the read figure replaced
+ * by one far above any Gen2 x8 protocol limit (4 GB/s raw): it must be flagged and left out of the statistics. */
 static char *
 write_configs (const char *dir)
 {
@@ -77,7 +77,8 @@ START_TEST (test_statistics)
     const char *flag = json_object_get_string_member (r, "flag");
     double err = json_object_get_double_member (r, "error_pct");
     /* The error is recomputed from the row's own figures (rounded to 2 decimals, so within 0.01%). */
-    double sim = json_object_get_double_member (r, "simulated_mbps"), pub = json_object_get_double_member (r, "published_mbps");
+    double sim = json_object_get_double_member (r, "simulated_mbps");
+    double pub = json_object_get_double_member (r, "published_mbps");
     ck_assert_double_eq_tol (err, (sim - pub) / pub * 100, 0.01);
     if (!strcmp (json_object_get_string_member (r, "figure"), "read")) {
       ck_assert_str_eq (flag, "above-protocol-limit");
@@ -128,13 +129,14 @@ START_TEST (test_failure_and_formats)
   g_auto (GStrv) lines = g_strsplit (csv, "\n", -1);
   ck_assert_str_eq (lines[0], "config,figure,simulated_mbps,published_mbps,error_pct,theoretical_mbps,flag");
   ck_assert_uint_eq (g_strv_length (lines), 1 + 4 + 1); /* header, 4 rows, the empty string after the last \n */
-  ck_assert_msg (g_str_has_prefix (lines[1], "svgx_g2_x8,read,") && g_str_has_suffix (lines[1], ",above-protocol-limit"),
+  ck_assert_msg (g_str_has_prefix (lines[1], "svgx_g2_x8,read,") &&
+                     g_str_has_suffix (lines[1], ",above-protocol-limit"),
                  "%s", lines[1]);
   v.format = PS_FORMAT_MARKDOWN;
   ck_assert_int_ge (ps_validate (&v, NULL), 0);
   g_autofree char *md = slurp (out);
-  ck_assert_msg (strstr (md, "| svgx_g2_x8 | DMA read |") && strstr (md, "(flagged: published above protocol limit)"), "%s",
-                 md);
+  ck_assert_msg (strstr (md, "| svgx_g2_x8 | DMA read |") && strstr (md, "(flagged: published above protocol limit)"),
+                 "%s", md);
 }
 END_TEST
 

@@ -5,6 +5,7 @@
  * writes the separator its place needs, so no caller ever writes a comma or a bracket itself. */
 #include "format.h"
 
+#include <json-glib/json-glib.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

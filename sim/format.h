@@ -23,7 +23,10 @@
 #pragma once
 
 #include <glib.h>
-#include <json-glib/json-glib.h>
+
+/* json-glib's own declaration, repeated so that the many includers of report.h (models' topology among them) do
+ * not see json-glib; the code that reads JSON includes <json-glib/json-glib.h> itself. */
+typedef struct _JsonNode JsonNode;
 
 typedef enum { PS_FORMAT_TABLE, PS_FORMAT_CSV, PS_FORMAT_JSON, PS_FORMAT_MARKDOWN } PsFormat;
 

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

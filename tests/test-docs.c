@@ -6,9 +6,8 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "tests/spawn.h"
 #define TMPDIR_TEMPLATE "pciesim-test-docs-XXXXXX"
-#include "tests/tmpdir.h"
+#include "tests/common.h"
 
 /* Written apart so that this file's own text holds no citation and no path that the scanner would check. */
 #define MD ".md"
@@ -142,26 +141,17 @@ START_TEST (test_citations_resolve)
 }
 END_TEST
 
-static void
-write_file (const char *dir, const char *rel, const char *text)
-{
-  g_autofree char *path = g_build_filename (dir, rel, NULL);
-  g_autofree char *parent = g_path_get_dirname (path);
-  ck_assert_int_eq (g_mkdir_with_parents (parent, 0700), 0);
-  ck_assert (g_file_set_contents (path, text, -1, NULL));
-}
-
 /* The scanner fails where it should: a missing section, a missing subsection, a missing file and a path outside
  * the repository are each reported once; good citations (with a directory, a subsection, a trailing period and
  * a letter after the number) are not. */
 START_TEST (test_citations_fail_when_wrong)
 {
   g_autofree char *dir = tmpdir_case (tmpdir_root, "scan");
-  write_file (dir, "docs/reference/facts" MD, "# Facts\n\n## 1. One\n\n## 2. Two\n\n### 2.1 Two-one\n\nText.\n");
-  write_file (dir, "docs/other" MD, "# Other\n\n## 4. Four\n");
-  write_file (dir, "sim/good.c", "/* facts" MD " §1. facts" MD " §2.1 b, docs/other" MD " §4 */\n");
-  write_file (dir, "sim/bad.c",
-              "/* facts" MD " §3 */\n/* facts" MD " §2.2 */\n/* nosuch" MD " §1 */\n/* " SHARED_REF "facts" MD " */\n");
+  g_free (write_file (dir, "docs/reference/facts" MD, "# Facts\n\n## 1. One\n\n## 2. Two\n\n### 2.1 Two-one\n\nText.\n"));
+  g_free (write_file (dir, "docs/other" MD, "# Other\n\n## 4. Four\n"));
+  g_free (write_file (dir, "sim/good.c", "/* facts" MD " §1. facts" MD " §2.1 b, docs/other" MD " §4 */\n"));
+  g_free (write_file (dir, "sim/bad.c",
+              "/* facts" MD " §3 */\n/* facts" MD " §2.2 */\n/* nosuch" MD " §1 */\n/* " SHARED_REF "facts" MD " */\n"));
   static const char *const paths[] = { "sim", "docs", NULL };
   guint n = 0;
   g_autofree char *problems = scan_tree (dir, paths, &n);
@@ -183,7 +173,7 @@ END_TEST
 
 /* man and pciesim, in the source root. */
 static void
-run_argv (Run *r, const char *const *argv)
+run_argv (TestRun *r, const char *const *argv)
 {
   g_auto (GStrv) env = g_get_environ ();
   /* man's own messages and groff's output in one known language; a wide page so that no option is wrapped. */
@@ -202,7 +192,7 @@ rendered_page (void)
   const char *page = g_getenv ("PCIESIM_MAN_PAGE");
   ck_assert_msg (page, "PCIESIM_MAN_PAGE must be set (tests/meson.build does)");
   const char *argv[] = { "man", "--warnings=all", "-l", page, NULL };
-  g_auto (Run) r;
+  g_auto (TestRun) r;
   run_argv (&r, argv);
   ck_assert_msg (r.status == 0, "man -l exited %d: %s", r.status, r.err);
   /* groff's warnings (a bad escape, a line it cannot fill) would go to stderr. */
@@ -218,7 +208,7 @@ pciesim_out (const char *a, const char *b, const char *c)
 {
   const char *argv[] = { g_getenv ("PCIESIM_EXE"), a, b, c, NULL };
   ck_assert_msg (argv[0], "PCIESIM_EXE must be set (tests/meson.build does)");
-  Run r;
+  TestRun r;
   run_argv (&r, argv);
   ck_assert_msg (r.status == 0, "pciesim %s %s exited %d: %s", a, b ? b : "", r.status, r.err);
   g_free (r.err);

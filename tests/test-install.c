@@ -9,9 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/spawn.h"
 #define TMPDIR_TEMPLATE "pciesim-test-install-XXXXXX"
-#include "tests/tmpdir.h"
+#include "tests/common.h"
 
 static const char *
 env (const char *name)
@@ -44,7 +43,7 @@ has_line (const char *text, const char *word)
 /* Made in the parent before any test forks, so every test sees the same staged tree; its outcome is kept for the
  * tests to assert on, since an unchecked fixture cannot fail a test itself. */
 static char *stage;
-static Run install_run;
+static TestRun install_run;
 
 static void
 install_setup (void)
@@ -62,7 +61,7 @@ install_setup (void)
 static void
 install_teardown (void)
 {
-  run_clear (&install_run);
+  test_run_clear (&install_run);
   g_free (stage);
   tmpdir_teardown ();
 }
@@ -146,14 +145,14 @@ START_TEST (test_installed_validate_finds_installed_configs)
   g_autofree char *cwd = tmpdir_case (tmpdir_root, "cwd");
   g_autofree char *exe = staged ("PCIESIM_INSTALL_BINDIR", "pciesim");
 
-  g_auto (Run) r;
+  g_auto (TestRun) r;
   const char *argv[] = { exe, "validate", NULL };
   spawn_run (&r, cwd, argv, NULL);
   g_autofree char *prefix = g_strconcat (planted, ":2:1: error: ", NULL);
   ck_assert_msg (r.status == 65 && g_str_has_prefix (r.err, prefix), "status %d, stderr: %s (expected %s…)", r.status,
                  r.err, prefix);
 
-  g_auto (Run) b;
+  g_auto (TestRun) b;
   const char *build_argv[] = { env ("PCIESIM_EXE"), "validate", "--format", "csv", NULL };
   spawn_run (&b, cwd, build_argv, NULL);
   /* 1: some figures are beyond the tolerance, which is a result, not a failure here. */
@@ -169,7 +168,7 @@ START_TEST (test_installed_scenario_runs)
   assert_installed ();
   g_autofree char *exe = staged ("PCIESIM_INSTALL_BINDIR", "pciesim");
   g_autofree char *scenario = staged ("PCIESIM_INSTALL_DATADIR", "scenarios/tags_vs_payload.yaml");
-  g_auto (Run) r;
+  g_auto (TestRun) r;
   const char *argv[] = { exe, "sweep", "--list", scenario, NULL };
   spawn_run (&r, tmpdir_root, argv, NULL);
   ck_assert_msg (r.status == 0, "status %d: %s", r.status, r.err);
@@ -202,7 +201,7 @@ complete (const char *const *words)
   for (const char *const *w = words; *w; w++)
     g_ptr_array_add (argv, (gpointer) *w);
   g_ptr_array_add (argv, NULL);
-  Run r;
+  TestRun r;
   spawn_run (&r, env ("PCIESIM_SOURCE_ROOT"), (const char *const *) argv->pdata, NULL);
   ck_assert_msg (r.status == 0, "completion exited %d: %s", r.status, r.err);
   g_free (r.err);

@@ -15,6 +15,7 @@
 #include <math.h>
 
 #include "models/pattern.h"
+#include "models/units.h"
 #include "sim/error.h"
 
 #define HOST_MAX_WATCH 8 /* status words software polls: one EPLAST per engine, 4 channels x 2 directions */
@@ -64,13 +65,6 @@ struct Host {
   uint64_t fault_at, cpl_index;
   Tlp *swapped;
 };
-
-/* Host files state times in ns, as datasheets and measurements do; a picosecond is far below what they resolve. */
-static SimTime
-ns_ps (double ns)
-{
-  return (SimTime) llround (ns * 1000.0);
-}
 
 gboolean
 host_params_check (const HostParams *p, uint32_t mps, GError **error)
@@ -373,14 +367,14 @@ host_new (SimEngine *engine, const HostParams *params, uint32_t mps, LinkPort *p
   h->port = port;
   h->pool = pool;
   /* Converted once: the per-TLP paths only multiply. Rates of 0 become 0 ps per byte, i.e. no limit. */
-  h->read_latency_ps = ns_ps (params->read_latency_ns);
+  h->read_latency_ps = units_ns_to_ps (params->read_latency_ns);
   h->read_ps_per_byte = params->read_latency_per_byte_ps;
-  h->cpl_overhead_ps = ns_ps (params->cpl_overhead_ns);
+  h->cpl_overhead_ps = units_ns_to_ps (params->cpl_overhead_ns);
   h->cpl_ps_per_byte = ps_per_byte (params->cpl_rate_mbps);
   h->drain_ps_per_byte = ps_per_byte (params->write_drain_mbps);
-  h->write_latency_ps = ns_ps (params->write_latency_ns);
-  h->msi_latency_ps = ns_ps (params->msi_latency_ns);
-  h->poll_ps = ns_ps (params->poll_interval_ns);
+  h->write_latency_ps = units_ns_to_ps (params->write_latency_ns);
+  h->msi_latency_ps = units_ns_to_ps (params->msi_latency_ns);
+  h->poll_ps = units_ns_to_ps (params->poll_interval_ns);
   /* The host is the root port's only user: nothing else sends on it or consumes from it. */
   link_port_set_rx (port, on_rx, h);
   link_port_set_tx_ready (port, on_tx_ready, h);

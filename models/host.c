@@ -73,8 +73,8 @@ host_params_check (const HostParams *p, uint32_t mps, GError **error)
     ps_error_plain (error, PS_ERROR_DATA, "host read completion boundary %u bytes: must be 64 or 128", p->rcb_bytes);
     return FALSE;
   }
-  /* Middle completions are RCB multiples no larger than MPS (spec §2.3.1.1): that needs RCB <= MPS, and
-   * split_next_completion() aligns with masks, so both must be powers of two. */
+  /* Middle completions are RCB multiples no larger than MPS (spec §2.3.1.1): that needs RCB <= MPS, and an MPS
+   * that is a power of two (as the spec's encoding makes it) is then a multiple of RCB, as split.h requires. */
   if (mps < p->rcb_bytes || (mps & (mps - 1)) != 0) {
     ps_error_plain (error, PS_ERROR_DATA, "max payload %u bytes: must be a power of two >= RCB %u", mps,
       p->rcb_bytes);

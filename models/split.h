@@ -12,7 +12,9 @@
  *   policy, inside one RCB block) gets one; otherwise the first completion ends on an RCB multiple, middle ones
  *   are multiples of RCB, each is <= MPS, and they come in increasing address order. Completions never cross
  *   4 KB either (the request does not).
- * - rcb and mps are powers of two with rcb <= mps (64 or 128; 128..4096); callers validate.
+ * - rcb is 64 or 128; mps is a multiple of rcb (only rcb and the 4 KB page are used as masks): the MPS, a power
+ *   of two of 128..4096, or a smaller completion size a completer chooses (the stream's completion_bytes).
+ *   Callers validate.
  */
 #pragma once
 

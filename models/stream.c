@@ -6,6 +6,8 @@
  * host cost. The queues allocate nothing: they are TLP FIFOs (tlp.h), threaded through the TLPs themselves. */
 #include "models/stream.h"
 
+#include "models/split.h"
+
 G_DEFINE_QUARK (pciesim-stream-error-quark, stream_error)
 
 /* Configurable default, because a saturating source needs only enough queued TLPs to keep the serialiser busy
@@ -161,8 +163,9 @@ completer_pump (Stream *s)
     }
     uint64_t addr = r->address + s->req_done_bytes;
     uint32_t left = r->length_bytes - (uint32_t) s->req_done_bytes;
-    /* §6: completions end on RCB multiples (the first may be shorter) and never exceed the chosen size. */
-    uint32_t chunk = MIN (left, s->p.completion_bytes - (uint32_t) (addr % s->p.rcb_bytes));
+    /* §6, split.h: completions end on RCB multiples (the first may be shorter) and none exceeds the chosen size,
+     * which is the completer's cap in split_next_completion()'s MPS rule. */
+    uint32_t chunk = split_next_completion (addr, left, s->p.rcb_bytes, s->p.completion_bytes, CPL_POLICY_MPS);
     Tlp probe = { .kind = TLP_CPLD, .header_bytes = 12, .payload_bytes = chunk };
     if (!link_port_can_send (s->host, &probe))
       return; /* the tx-ready callback resumes us */

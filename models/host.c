@@ -143,10 +143,7 @@ ret_emit (SimEngine *e, void *ctx, uint64_t size)
   Host *h = ctx;
   Tlp *r = h->reqs.head;
   Tlp *c = tlp_alloc (h->pool);
-  c->kind = TLP_CPLD;
-  c->header_bytes = 12; /* completions always have a 3-DW header (spec §2.2.9) */
-  c->payload_bytes = (uint32_t) size;
-  c->address = r->address;
+  tlp_set (c, TLP_CPLD, FALSE, r->address, (uint32_t) size);
   c->length_bytes = r->length_bytes; /* byte count: what remains of the request, this completion included */
   c->tag = r->tag;
   c->owner = r->owner;
@@ -321,10 +318,7 @@ host_pio_write (Host *h, SimTime delay_ps, uint64_t address, gboolean addr64, ui
 {
   /* Allocated now (from the pool, no malloc once warm) and carried through the event's argument. */
   Tlp *t = tlp_alloc (h->pool);
-  t->kind = TLP_MWR;
-  t->header_bytes = addr64 ? 16 : 12;
-  t->payload_bytes = 4;
-  t->address = address;
+  tlp_set (t, TLP_MWR, addr64, address, 4);
   t->cookie = value;
   h->c.pio_writes++;
   SimTime at = sim_now (h->engine) + delay_ps;

@@ -37,5 +37,5 @@ uint32_t split_next_completion (uint64_t addr, uint32_t remaining, uint32_t rcb,
 /* Array forms. Each writes at most `max` sizes to out[] and returns how many chunks the transfer needs
  * (which may exceed max: then out[] holds the first max). */
 guint split_requests (uint64_t addr, uint64_t len, uint32_t max_bytes, uint32_t *out, guint max);
-guint host_split_completions (uint64_t addr, uint32_t len, uint32_t rcb, uint32_t mps, CplPolicy policy,
+guint split_completions (uint64_t addr, uint32_t len, uint32_t rcb, uint32_t mps, CplPolicy policy,
   uint32_t *out, guint max);

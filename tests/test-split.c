@@ -8,7 +8,7 @@ START_TEST (test_spec_example_rcb64)
 {
   /* Spec §2.3.1.1: 256 bytes at 0x10020 from a root complex with RCB 64 -> 32 + 64 + 64 + 64 + 32. */
   uint32_t out[8];
-  guint n = host_split_completions (0x10020, 256, 64, 256, CPL_POLICY_RCB, out, 8);
+  guint n = split_completions (0x10020, 256, 64, 256, CPL_POLICY_RCB, out, 8);
   ck_assert_uint_eq (n, 5);
   const uint32_t want[] = { 32, 64, 64, 64, 32 };
   for (guint i = 0; i < 5; i++)
@@ -20,15 +20,15 @@ START_TEST (test_mps_policy)
 {
   uint32_t out[8];
   /* Fits MPS: one completion, even though it crosses RCB boundaries (always legal). */
-  ck_assert_uint_eq (host_split_completions (0x10020, 256, 64, 256, CPL_POLICY_MPS, out, 8), 1);
+  ck_assert_uint_eq (split_completions (0x10020, 256, 64, 256, CPL_POLICY_MPS, out, 8), 1);
   ck_assert_uint_eq (out[0], 256);
   /* 512 at 0x10020, MPS 256: first ends at 0x10100 (largest RCB multiple <= 0x10120) = 224, then 256, then 32. */
-  ck_assert_uint_eq (host_split_completions (0x10020, 512, 64, 256, CPL_POLICY_MPS, out, 8), 3);
+  ck_assert_uint_eq (split_completions (0x10020, 512, 64, 256, CPL_POLICY_MPS, out, 8), 3);
   ck_assert_uint_eq (out[0], 224);
   ck_assert_uint_eq (out[1], 256);
   ck_assert_uint_eq (out[2], 32);
   /* Aligned MRRS 512 with MPS 256 (AN-456 settings): 2 x 256. */
-  ck_assert_uint_eq (host_split_completions (0x20000, 512, 64, 256, CPL_POLICY_MPS, out, 8), 2);
+  ck_assert_uint_eq (split_completions (0x20000, 512, 64, 256, CPL_POLICY_MPS, out, 8), 2);
   ck_assert_uint_eq (out[0], 256);
   ck_assert_uint_eq (out[1], 256);
 }
@@ -47,7 +47,7 @@ START_TEST (test_completion_properties)
     uint32_t to_page = 4096 - (uint32_t) (addr & 4095);
     uint32_t len = 4 * (uint32_t) g_rand_int_range (r, 1, (gint32) to_page / 4 + 1);
     uint32_t out[1100];
-    guint n = host_split_completions (addr, len, rcb, mps, pol, out, G_N_ELEMENTS (out));
+    guint n = split_completions (addr, len, rcb, mps, pol, out, G_N_ELEMENTS (out));
     ck_assert_uint_le (n, G_N_ELEMENTS (out));
     uint64_t a = addr, sum = 0;
     for (guint i = 0; i < n; i++) {

@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "models/fc.h"
+
 /* Spec §2.7: the optional end-to-end CRC is one DW. */
 #define TLP_ECRC_BYTES 4u
 
@@ -24,9 +26,6 @@ typedef enum {
   TLP_MSI, /* message-signalled interrupt: a 1-DW MWr, counted separately for reports */
   TLP_KIND_COUNT
 } TlpKind;
-
-/* Flow-control classes (spec §2.6.1): each has a header and a data credit type. */
-typedef enum { FC_P, FC_NP, FC_CPL, FC_CLASS_COUNT } FcClass;
 
 typedef struct Tlp Tlp;
 struct Tlp {

@@ -11,8 +11,6 @@
  * by the comparisons (report, validate). */
 #include "topology.h"
 
-#include "models/stream.h"
-#include "models/system.h"
 #include "models/units.h"
 #include "sim/error.h"
 
@@ -60,8 +58,8 @@ topology_link_params (const PsConfig *cfg, LinkParams *lp)
  * models because one physical setting governs both: link.max_payload sets the link's Ack timing and credits and
  * bounds the DMA's MWrs; link.address_bits makes dma.addr64, which both places the buffers above 4 GB and gives
  * the TLPs 4-DW headers. */
-static void
-system_params (const PsConfig *cfg, SystemParams *sp)
+void
+topology_system_params (const PsConfig *cfg, SystemParams *sp)
 {
   *sp = (SystemParams) { 0 };
   topology_link_params (cfg, &sp->link);
@@ -131,7 +129,7 @@ static gboolean
 run_dma (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GError **error)
 {
   SystemParams sp;
-  system_params (cfg, &sp);
+  topology_system_params (cfg, &sp);
   static const SystemMode modes[PS_N_MODES] = { SYSTEM_READ, SYSTEM_WRITE, SYSTEM_SIMULTANEOUS };
   SystemResult r;
   if (!system_run (&sp, modes[mode], seed, &r, error))
@@ -149,17 +147,14 @@ run_dma (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GError *
   return TRUE;
 }
 
-/* The streaming source has no engines to run at once, so simultaneous mode is not offered. It measures the link
- * alone, so it takes the link keys and only the host's first-order figures (fixed read latency, drain rate,
- * completion size); the rest of the host model and the datapath and DMA keys do not apply. A parameter the
- * stream refuses is bad input (exit 65); any other failure of the stream is a model error. */
-static gboolean
-run_stream (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GError **error)
+/* The streaming source measures the link alone, so it takes the link keys and only the host's first-order figures
+ * (fixed read latency, drain rate, completion size); the rest of the host model and the datapath and DMA keys do
+ * not apply. */
+void
+topology_stream_params (const PsConfig *cfg, StreamMode mode, StreamParams *sp)
 {
-  if (mode == PS_SIMULTANEOUS)
-    return TRUE;
-  StreamParams sp = {
-    .mode = mode == PS_READ ? STREAM_READ : STREAM_WRITE,
+  *sp = (StreamParams) {
+    .mode = mode,
     .total_bytes = (uint64_t) cfg->benchmark.transfer_bytes,
     .addr64 = cfg->link.address_bits == 64,
     .consumer_mbps = cfg->host.write_drain_mbps,
@@ -169,7 +164,18 @@ run_stream (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GErro
     .completion_bytes = (uint32_t) cfg->host.completion_bytes,
     .completer_latency_ps = units_ns_to_ps (cfg->host.read_latency_ns),
   };
-  topology_link_params (cfg, &sp.link);
+  topology_link_params (cfg, &sp->link);
+}
+
+/* The streaming source has no engines to run at once, so simultaneous mode is not offered. A parameter the
+ * stream refuses is bad input (exit 65); any other failure of the stream is a model error. */
+static gboolean
+run_stream (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GError **error)
+{
+  if (mode == PS_SIMULTANEOUS)
+    return TRUE;
+  StreamParams sp;
+  topology_stream_params (cfg, mode == PS_READ ? STREAM_READ : STREAM_WRITE, &sp);
   StreamResult r;
   g_autoptr (GError) e = NULL;
   if (!stream_run (&sp, seed, &r, &e)) {

@@ -63,7 +63,7 @@ struct Dir {
   LinkDir dir;
 
   /* Transmitter: queue, serialiser cursor, sequence numbers, replay buffer, credits of the far receiver. */
-  Tlp *q_head, *q_tail;
+  TlpFifo q;
   uint32_t q_len;
   uint64_t q_bytes; /* wire bytes queued, reserved against the replay buffer */
   uint64_t cursor; /* first free slot (phy.h) */
@@ -239,10 +239,8 @@ link_free (Link *link)
       sim_cancel (link->engine, d->fc_lat_timer[c]);
     }
     /* TLPs still owned by the link go back to the pool so its leak count stays meaningful. */
-    for (Tlp *t = d->q_head, *n; t; t = n) {
-      n = t->next;
+    for (Tlp *t; (t = tlp_fifo_pop (&d->q)) != NULL;)
       tlp_free (link->pool, t);
-    }
     for (uint32_t k = 0; k < d->arr_len; k++) {
       Arrival *a = &d->arr[(d->arr_head + k) % d->arr_cap];
       if (a->kind == ARR_TLP)
@@ -379,7 +377,7 @@ wire_free_ps (const Dir *d)
 static gboolean
 has_ready (const Dir *d)
 {
-  return d->ack_due || d->fc_due[FC_P] || d->fc_due[FC_NP] || d->fc_due[FC_CPL] || d->q_head;
+  return d->ack_due || d->fc_due[FC_P] || d->fc_due[FC_NP] || d->fc_due[FC_CPL] || d->q.head;
 }
 
 /* Make sure a wire event exists no later than the serialiser can act; an earlier pending one already covers it. */
@@ -502,12 +500,8 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
     d->fc_due[c] = FALSE;
     d->cnt.updatefcs++;
     send_to_far_side (d, end, &a);
-  } else if (d->q_head) {
-    Tlp *t = d->q_head;
-    d->q_head = t->next;
-    if (!d->q_head)
-      d->q_tail = NULL;
-    t->next = NULL;
+  } else if (d->q.head) {
+    Tlp *t = tlp_fifo_pop (&d->q);
     d->q_len--;
     /* No replay-space check: link_port_can_send() reserved the space (q_bytes) when it accepted the TLP. */
     uint32_t bytes = phy->ops->tlp_wire_bytes (phy, t);
@@ -732,12 +726,7 @@ link_port_send (LinkPort *port, Tlp *tlp)
   fc_tx_consume (&d->fc_tx, tlp_fc_class (tlp->kind), tlp_header_credits (tlp), tlp_data_credits (tlp));
   /* ECRC is not payload: it costs wire time and replay space but no data credits (spec §2.6.1). */
   tlp->ecrc = tlp->ecrc || l->p.ecrc;
-  tlp->next = NULL;
-  if (d->q_tail)
-    d->q_tail->next = tlp;
-  else
-    d->q_head = tlp;
-  d->q_tail = tlp;
+  tlp_fifo_push (&d->q, tlp);
   d->q_len++;
   d->q_bytes += wire_bytes (l, tlp);
   wire_kick (d);

@@ -22,15 +22,11 @@
 #pragma once
 
 #include "sim/engine.h"
+#include "models/fc.h"
 #include "models/tlp.h"
 
 typedef enum { LINK_HOST = 0, LINK_DEVICE = 1 } LinkEnd;
 typedef enum { LINK_DOWNSTREAM = 0, LINK_UPSTREAM = 1 } LinkDir;
-
-/* Credits one receiver advertises (spec §2.6.1, §3.4.2). 0 means infinite, as the InitFC encoding does. */
-typedef struct {
-  uint32_t ph, pd, nph, npd, cplh, cpld;
-} FcCredits;
 
 typedef struct {
   int gen; /* 1..5: 2.5, 5, 8, 16, 32 GT/s (spec Table 1-1) */

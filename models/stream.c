@@ -3,8 +3,10 @@
  * The stream isolates the link: with no DMA engine, datapath or driver, its figure is what framing, lane
  * placement, SKP ordered sets, DLLPs and credits allow, which can be derived by hand (README, "Worked
  * example"). Set beside a chaining-DMA figure for the same config, the difference is what the endpoint and the
- * host cost. The queues allocate nothing: they are threaded through the TLPs' own next pointers. */
+ * host cost. The queues allocate nothing: they are TLP FIFOs (tlp.h), threaded through the TLPs themselves. */
 #include "models/stream.h"
+
+#include "models/split.h"
 
 G_DEFINE_QUARK (pciesim-stream-error-quark, stream_error)
 
@@ -25,10 +27,10 @@ typedef struct {
   uint64_t issued_bytes; /* MWr payload sent, or MRd bytes requested */
   uint32_t tags_free; /* a count, not a set of tag numbers (see source_pump) */
   /* host side */
-  Tlp *sink_head, *sink_tail; /* write: TLPs waiting for the consumer */
+  TlpFifo sink; /* write: TLPs waiting for the consumer */
   SimTime sink_busy_until; /* when the consumer finishes the TLP it is draining */
   SimEventId sink_ev;
-  Tlp *req_head, *req_tail; /* read: MRds waiting for / under completion; stamp_ps = ready time */
+  TlpFifo reqs; /* read: MRds waiting for / under completion; stamp_ps = ready time */
   uint64_t req_done_bytes; /* of the head request, bytes already completed */
   SimEventId req_ev;
   /* measurement */
@@ -87,15 +89,12 @@ sink_fire (SimEngine *e, void *ctx, uint64_t arg)
   (void) arg;
   Stream *s = ctx;
   s->sink_ev = SIM_EVENT_NONE;
-  Tlp *t = s->sink_head;
-  s->sink_head = t->next;
-  if (!s->sink_head)
-    s->sink_tail = NULL;
+  Tlp *t = tlp_fifo_pop (&s->sink);
   link_port_consume (s->host, t);
   measure (s, t->payload_bytes);
   tlp_free (s->pool, t);
-  if (s->sink_head) {
-    s->sink_busy_until += drain_ps (s, s->sink_head);
+  if (s->sink.head) {
+    s->sink_busy_until += drain_ps (s, s->sink.head);
     s->sink_ev = sim_schedule_at (s->engine, s->sink_busy_until, sink_fire, s, 0);
   }
 }
@@ -114,13 +113,8 @@ host_rx_write (void *ctx, LinkPort *port, Tlp *tlp)
     tlp_free (s->pool, tlp);
     return;
   }
-  tlp->next = NULL;
-  if (s->sink_tail)
-    s->sink_tail->next = tlp;
-  else
-    s->sink_head = tlp;
-  s->sink_tail = tlp;
-  if (s->sink_head == tlp) {
+  tlp_fifo_push (&s->sink, tlp);
+  if (s->sink.head == tlp) {
     SimTime start = MAX (sim_now (s->engine), s->sink_busy_until);
     s->sink_busy_until = start + drain_ps (s, tlp);
     s->sink_ev = sim_schedule_at (s->engine, s->sink_busy_until, sink_fire, s, 0);
@@ -147,13 +141,8 @@ host_rx_read (void *ctx, LinkPort *port, Tlp *tlp)
   /* The completer takes the request into its own queue at once, freeing the NPH credit. */
   link_port_consume (s->host, tlp);
   tlp->stamp_ps = sim_now (s->engine) + s->p.completer_latency_ps;
-  tlp->next = NULL;
-  if (s->req_tail)
-    s->req_tail->next = tlp;
-  else
-    s->req_head = tlp;
-  s->req_tail = tlp;
-  if (s->req_head == tlp)
+  tlp_fifo_push (&s->reqs, tlp);
+  if (s->reqs.head == tlp)
     completer_pump (s);
 }
 
@@ -164,8 +153,8 @@ host_rx_read (void *ctx, LinkPort *port, Tlp *tlp)
 static void
 completer_pump (Stream *s)
 {
-  while (s->req_head) {
-    Tlp *r = s->req_head;
+  while (s->reqs.head) {
+    Tlp *r = s->reqs.head;
     SimTime now = sim_now (s->engine);
     if (r->stamp_ps > now) {
       if (!sim_event_pending (s->engine, s->req_ev))
@@ -174,8 +163,9 @@ completer_pump (Stream *s)
     }
     uint64_t addr = r->address + s->req_done_bytes;
     uint32_t left = r->length_bytes - (uint32_t) s->req_done_bytes;
-    /* §6: completions end on RCB multiples (the first may be shorter) and never exceed the chosen size. */
-    uint32_t chunk = MIN (left, s->p.completion_bytes - (uint32_t) (addr % s->p.rcb_bytes));
+    /* §6, split.h: completions end on RCB multiples (the first may be shorter) and none exceeds the chosen size,
+     * which is the completer's cap in split_next_completion()'s MPS rule. */
+    uint32_t chunk = split_next_completion (addr, left, s->p.rcb_bytes, s->p.completion_bytes, CPL_POLICY_MPS);
     Tlp probe = { .kind = TLP_CPLD, .header_bytes = 12, .payload_bytes = chunk };
     if (!link_port_can_send (s->host, &probe))
       return; /* the tx-ready callback resumes us */
@@ -187,11 +177,8 @@ completer_pump (Stream *s)
     link_port_send (s->host, c);
     s->req_done_bytes += chunk;
     if (s->req_done_bytes == r->length_bytes) {
-      s->req_head = r->next;
-      if (!s->req_head)
-        s->req_tail = NULL;
+      tlp_free (s->pool, tlp_fifo_pop (&s->reqs));
       s->req_done_bytes = 0;
-      tlp_free (s->pool, r);
     }
   }
 }

@@ -9,6 +9,7 @@
 
 #include "models/avst.h"
 #include "models/system.h"
+#include "tests/common.h"
 
 static SystemParams
 base_params (void)
@@ -389,8 +390,5 @@ main (void)
   tcase_add_test (dp, test_read_requests_take_write_beats);
   tcase_add_test (dp, test_write_excluding_read_requests);
   suite_add_tcase (s, dp);
-  SRunner *r = srunner_create (s);
-  srunner_run_all (r, CK_ENV);
-  srunner_free (r);
-  return 0;
+    return run_suite (s);
 }

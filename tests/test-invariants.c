@@ -14,6 +14,7 @@
 #include "models/pattern.h"
 #include "models/system.h"
 #include "sim/error.h"
+#include "tests/common.h"
 
 static SystemParams
 params (void)
@@ -193,8 +194,5 @@ main (void)
   tcase_add_test (tc, test_pattern_closed_form);
   tcase_add_loop_test (tc, test_deadlocked_config, 0, 2);
   suite_add_tcase (s, tc);
-  SRunner *r = srunner_create (s);
-  srunner_run_all (r, CK_ENV);
-  srunner_free (r);
-  return 0;
+    return run_suite (s);
 }

@@ -3,7 +3,6 @@
 #include <check.h>
 #include <math.h>
 
-#include "models/fc.h"
 #include "models/link.h"
 #include "models/stream.h"
 
@@ -280,42 +279,6 @@ START_TEST (test_replay_stall)
 }
 END_TEST
 
-/* ---- UpdateFC policy in isolation (fc.c) ---- */
-
-START_TEST (test_fc_policy)
-{
-  gboolean eager = _i == 1;
-  FcAmounts adv = { .n = { [FC_P] = { 4, 64 } } }; /* PH 4, PD 64; NP and Cpl infinite */
-  FcPolicy pol = { .mps_data_credits = 16, .data_threshold_credits = eager ? 16 : 0 };
-  FcRx rx;
-  fc_rx_init (&rx, &adv, &pol);
-  FcTx tx;
-  fc_tx_init (&tx, &adv);
-  for (int i = 0; i < 4; i++) {
-    ck_assert_msg (fc_tx_can (&tx, FC_P, 1, 16), "case %d: TLP %d", _i, i);
-    fc_tx_consume (&tx, FC_P, 1, 16);
-    fc_rx_receive (&rx, FC_P, 1, 16);
-  }
-  ck_assert (!fc_tx_can (&tx, FC_P, 1, 1)); /* all 4 headers used */
-  ck_assert (fc_tx_can (&tx, FC_NP, 1, 0)); /* infinite class */
-  /* §2.6.1.2: with 4 TLPs outstanding, freeing the first three leaves the transmitter (as last advertised)
-   * with no header credits at all, so the spec rule fires on the first free already; the eager policy too. */
-  ck_assert_msg (fc_rx_free (&rx, FC_P, 1, 16), "case %d: exhausted type freed", _i);
-  fc_rx_mark_sent (&rx, FC_P);
-  uint64_t h, d;
-  fc_rx_current_limit (&rx, FC_P, &h, &d);
-  ck_assert (h == 5 && d == 80);
-  fc_tx_update (&tx, FC_P, h, d);
-  ck_assert_uint_eq (fc_tx_available (&tx, FC_P, FC_HDR), 1);
-  /* Next free: the transmitter still has 1 header and 16 data credits (not below one MPS TLP): only eager. */
-  ck_assert_msg (fc_rx_free (&rx, FC_P, 1, 16) == eager, "case %d: second free", _i);
-  ck_assert_uint_eq (fc_rx_occupied (&rx, FC_P, FC_DATA), 32);
-  /* A stale UpdateFC never lowers the limit. */
-  fc_tx_update (&tx, FC_P, 4, 64);
-  ck_assert_uint_eq (fc_tx_available (&tx, FC_P, FC_DATA), 16);
-}
-END_TEST
-
 /* ---- UpdateFC within the recommended latency (Table 2-54): coalesced like Acks ---- */
 
 START_TEST (test_updatefc_latency)
@@ -446,7 +409,6 @@ main (void)
   tcase_add_loop_test (tc, test_ack_rate, 0, G_N_ELEMENTS (ack_rate_cases));
   tcase_add_loop_test (tc, test_credit_limited, 0, G_N_ELEMENTS (fc_cases));
   tcase_add_loop_test (tc, test_replay_stall, 0, 2);
-  tcase_add_loop_test (tc, test_fc_policy, 0, 2);
   tcase_add_test (tc, test_updatefc_latency);
   tcase_add_loop_test (tc, test_slow_consumer, 0, 2);
   tcase_add_test (tc, test_read_stream);

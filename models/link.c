@@ -109,6 +109,10 @@ struct Link {
   uint32_t ack_limit_symbols; /* pcie-protocol.md §3; fixed by generation, width and MPS */
   uint32_t updatefc_latency_symbols; /* resolved from LinkParams; 0 = off */
   SimTime latency_ps; /* serialiser end -> far side: tx pipeline + flight + rx pipeline */
+  /* Per receiving direction: whether TLPs start Ack timers. Not for a receiver that Acks every TLP on delivery
+   * when its pipelines fit the Ack limit: its count trigger always comes first, and a timer would only be
+   * cancelled. */
+  gboolean ack_timer[2];
   Dir d[2];
   LinkPort port[2];
   /* Test hook (link_inject_fault): the fault, the direction it hits and a countdown to the packet it hits. */
@@ -125,6 +129,7 @@ fault_hits (Link *l, LinkFault kind, LinkDir dir)
 }
 
 static void wire_fire (SimEngine *engine, void *ctx, uint64_t arg);
+static void ack_fire (SimEngine *engine, void *ctx, uint64_t arg);
 static void arr_fire (SimEngine *engine, void *ctx, uint64_t arg);
 
 /* ---- parameters ---- */
@@ -200,6 +205,9 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
   /* One constant for every packet of a direction: arrivals keep wire order, which the single arrival event of each
    * direction relies on (top of file). */
   l->latency_ps = params->tx_pipeline_ps + params->flight_ps + params->rx_pipeline_ps;
+  gboolean fits = params->tx_pipeline_ps + params->rx_pipeline_ps <= phy_sym_ps (&l->phy, l->ack_limit_symbols);
+  l->ack_timer[LINK_UPSTREAM] = !(params->host_ack_every_tlps == 1 && fits);
+  l->ack_timer[LINK_DOWNSTREAM] = !(params->device_ack_every_tlps == 1 && fits);
   FcPolicy policy = {
     .mps_data_credits = params->max_payload_bytes / 16, /* spec §2.6.1: 16 bytes per data credit */
     .hdr_threshold_credits = params->updatefc_hdr_threshold_credits,
@@ -453,6 +461,46 @@ place_dllp (Dir *d, uint64_t base)
   return pl.end_slot;
 }
 
+/* §3: the Ack timer of direction d's receiver starts with the first TLP not yet covered by a scheduled Ack. The
+ * limit runs pin to pin (spec §3.6.3.1), and its InternalDelay covers the receiver's own pipelines, so a receiver
+ * meets it whatever its configured pipelines: the Ack's first symbol leaves the pins one limit after the TLP's
+ * last symbol arrived there. The model's transmit pipeline sits after the serialiser (top of file), so the Ack
+ * enters the serialiser tx_pipeline_ps before that, possibly before the TLP has reached the pins at all; that is
+ * never before the TLP left the far serialiser (the limit outlasts no flight), so the timer is started then. */
+static void
+ack_timer_start (Dir *d, SimTime pin_ps)
+{
+  Link *l = d->link;
+  SimTime due = phy_sym_ps (&l->phy, phy_sym_at_or_after (&l->phy, pin_ps) + l->ack_limit_symbols);
+  due = MAX (due - MIN (due, l->p.tx_pipeline_ps), sim_now (l->engine));
+  d->ack_ev = sim_schedule_at (l->engine, due, ack_fire, d, 0);
+}
+
+/* What an Ack placed now acknowledges: the TLPs delivered, and those behind them whose last symbol reached the pins
+ * before the Ack's first symbol leaves them (now + tx pipeline), though still in the receive pipeline. Strictly
+ * before, so with no pipelines it counts none beyond the delivered. The first TLP it leaves out starts the timer
+ * again. */
+static uint64_t
+ack_count (Dir *d, SimTime now)
+{
+  Link *l = d->link;
+  uint64_t n = d->rx_seq;
+  SimTime rx = l->p.rx_pipeline_ps, out = now + l->p.tx_pipeline_ps;
+  for (uint32_t k = 0; k < d->arr_len; k++) {
+    const Arrival *a = &d->arr[(d->arr_head + k) % d->arr_cap];
+    if (a->kind != ARR_TLP)
+      continue;
+    if (a->at - rx < out) {
+      n++;
+      continue;
+    }
+    if (l->ack_timer[d->dir] && !sim_event_pending (l->engine, d->ack_ev))
+      ack_timer_start (d, a->at - rx);
+    break;
+  }
+  return n;
+}
+
 /* One decision per event: SKPs that fell due, then at most one packet, then (if more is ready) a new event for
  * when it ends. Deciding at every packet boundary rather than queueing a batch is what lets an Ack or UpdateFC
  * that falls due during a long TLP overtake the TLPs queued behind it. UpdateFC classes go P, NP, Cpl: a fixed
@@ -486,7 +534,7 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
     d->ack_due = FALSE;
     d->cnt.acks++;
     o->rx_unacked = 0; /* TLPs counted while the Ack waited for the wire ride on it too */
-    send_to_far_side (d, end, &(Arrival) { .kind = ARR_ACK, .a = o->rx_seq });
+    send_to_far_side (d, end, &(Arrival) { .kind = ARR_ACK, .a = ack_count (o, now) });
   } else if (d->fc_due[FC_P] || d->fc_due[FC_NP] || d->fc_due[FC_CPL]) {
     FcClass c = d->fc_due[FC_P] ? FC_P : d->fc_due[FC_NP] ? FC_NP : FC_CPL;
     uint64_t end = place_dllp (d, base);
@@ -529,6 +577,8 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
     if (tx->placed_fn)
       tx->placed_fn (tx->placed_ctx, tx, t, phy_sym_ps (phy, ceil_div (pl.end_slot, phy->lanes)));
     send_to_far_side (d, pl.end_slot, &(Arrival) { .kind = ARR_TLP, .cls = tlp_fc_class (t->kind), .tlp = t });
+    if (l->ack_timer[d->dir] && !o->ack_due && !sim_event_pending (e, d->ack_ev))
+      ack_timer_start (d, d->arr[(d->arr_head + d->arr_len - 1) % d->arr_cap].at - l->p.rx_pipeline_ps);
     drained = TRUE;
   }
   wire_kick (d);
@@ -607,10 +657,6 @@ receive_tlp (Dir *d, Tlp *t)
      * Decided before the timer so an Ack-every-TLP receiver does not arm a timer only to cancel it. */
     sim_cancel (e, d->ack_ev);
     ack_fire (e, d, 0);
-  } else if (!sim_event_pending (e, d->ack_ev) && !l->d[1 - d->dir].ack_due) {
-    /* §3: the Ack timer starts with the first TLP not yet covered by a scheduled Ack. */
-    uint64_t due_sym = phy_sym_at_or_after (&l->phy, sim_now (e)) + l->ack_limit_symbols;
-    d->ack_ev = sim_schedule_at (e, phy_sym_ps (&l->phy, due_sym), ack_fire, d, 0);
   }
   /* §2.6.1.2 periodic refresh, armed only by traffic so an idle link lets the engine drain. */
   if (fc_rx_class_finite (&d->fc_rx, c) && !sim_event_pending (e, d->fc_timer[c])) {

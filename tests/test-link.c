@@ -264,19 +264,65 @@ START_TEST (test_replay_stall)
   uint32_t n = (uint32_t) _i + 1; /* replay buffer holds n TLPs */
   LinkParams lp = base_params (2, 4, 256);
   lp.tx_pipeline_ps = 100 * SIM_NS;
-  lp.rx_pipeline_ps = 100 * SIM_NS;
+  lp.rx_pipeline_ps = 60 * SIM_NS;
   lp.flight_ps = 50 * SIM_NS;
   lp.replay_buffer_bytes = n * 276; /* §2: 256 + 12 header + 8 framing per TLP */
   StreamParams sp = { .link = lp, .mode = STREAM_WRITE };
   StreamResult r;
   g_autoptr (GError) err = NULL;
   ck_assert_msg (stream_run (&sp, 1, &r, &err), "n=%u: %s", n, err ? err->message : "");
-  /* Gen2 x4, 2 ns symbols: TLP 69 symbols = 138 ns; one way 250 ns; Ack limit 214 - 45 = 169 symbols = 338 ns
-   * from the first TLP's arrival; all n TLPs arrive before it fires ((n-1)·138 < 338), so one Ack (4 ns)
-   * frees the whole buffer. Cycle = 138 + 250 + 338 + 4 + 250 ns per n TLPs. */
-  double cycle_ns = 138.0 + 250.0 + 169 * 2.0 + 4.0 + 250.0;
+  /* Gen2 x4, 2 ns symbols: TLP 69 symbols = 138 ns; one way 100 + 50 + 60 = 210 ns. The Ack limit, 214 - 45 =
+   * 169 symbols = 338 ns (§3), runs pin to pin (spec §3.6.3.1, InternalDelay covering the receiver's own
+   * pipelines): from the TLP's last symbol at the receiver's pins (138 + 100 + 50) to the Ack's first symbol
+   * leaving them, so the Ack enters the receiver's serialiser 338 - 60 (its receive pipeline) - 100 (its transmit
+   * pipeline) = 178 ns after delivery. All n TLPs are delivered before that ((n-1)·138 < 178), so one Ack (4 ns)
+   * frees the whole buffer. Cycle = 138 + 210 + 178 + 4 + 210 ns per n TLPs (a receiver timing from delivery
+   * instead would add the 160 ns of pipelines once more). */
+  double cycle_ns = 138.0 + 210.0 + (169 * 2.0 - 60.0 - 100.0) + 4.0 + 210.0;
   double want = n * 256.0 / cycle_ns * 1000.0;
   ck_assert_msg (fabs (r.mbps - want) < 0.02 * want, "n=%u: %.1f MB/s, want %.1f", n, r.mbps, want);
+}
+END_TEST
+
+/* Pipelines longer than the Ack limit: InternalDelay covers them (spec §3.6.3.1), the Ack still leaves the pins
+ * one limit after the TLP arrived there. */
+START_TEST (test_ack_pipelines_beyond_limit)
+{
+  LinkParams lp = base_params (2, 4, 256);
+  lp.tx_pipeline_ps = 400 * SIM_NS;
+  lp.rx_pipeline_ps = 400 * SIM_NS;
+  lp.flight_ps = 50 * SIM_NS;
+  lp.replay_buffer_bytes = 276;
+  StreamParams sp = { .link = lp, .mode = STREAM_WRITE };
+  StreamResult r;
+  g_autoptr (GError) err = NULL;
+  ck_assert_msg (stream_run (&sp, 1, &r, &err), "%s", err ? err->message : "");
+  /* TLP 138 ns, 450 ns to the receiver's pins, the limit 169 symbols = 338 ns, the Ack 4 ns, then 50 + 400 ns
+   * into the transmitter's data link layer: one TLP per cycle. */
+  double want = 256.0 / (138.0 + 450.0 + 338.0 + 4.0 + 450.0) * 1000.0;
+  ck_assert_msg (fabs (r.mbps - want) < 0.02 * want, "%.1f MB/s, want %.1f", r.mbps, want);
+}
+END_TEST
+
+/* Issue #12 item 4's case: Gen5 x16, MPS 256, an 8 KB replay buffer, 50 ns pipelines each way. */
+START_TEST (test_ack_pin_to_pin_gen5)
+{
+  LinkParams lp = base_params (5, 16, 256);
+  lp.tx_pipeline_ps = 50 * SIM_NS;
+  lp.rx_pipeline_ps = 50 * SIM_NS;
+  lp.flight_ps = 1 * SIM_NS;
+  lp.replay_buffer_bytes = 8192;
+  StreamParams sp = { .link = lp, .mode = STREAM_WRITE, .total_bytes = 4u << 20 };
+  StreamResult r;
+  g_autoptr (GError) err = NULL;
+  ck_assert_msg (stream_run (&sp, 1, &r, &err), "%s", err ? err->message : "");
+  /* 8192 / 276 = 29 TLPs per window. Symbol 8 / 32 GT/s × 130/128 = 0.25390625 ns. A cycle: the first TLP
+   * (276 / 16 = 17.25 symbols), 51 ns to the pins, the Ack limit of Table 3-12 (168 symbols) pin to pin, the Ack
+   * (8 / 16 lanes, within one symbol), then 1 + 50 ns into the transmitter's data link layer. */
+  double sym = 8.0 / 32.0 * 130.0 / 128.0;
+  double cycle = 17.25 * sym + 51.0 + 168 * sym + 1 * sym + 51.0;
+  double want = 29 * 256.0 / cycle * 1000.0;
+  ck_assert_msg (fabs (r.mbps - want) < 0.01 * want, "%.1f MB/s, want %.1f", r.mbps, want);
 }
 END_TEST
 
@@ -446,6 +492,8 @@ main (void)
   tcase_add_loop_test (tc, test_ack_rate, 0, G_N_ELEMENTS (ack_rate_cases));
   tcase_add_loop_test (tc, test_credit_limited, 0, G_N_ELEMENTS (fc_cases));
   tcase_add_loop_test (tc, test_replay_stall, 0, 2);
+  tcase_add_test (tc, test_ack_pipelines_beyond_limit);
+  tcase_add_test (tc, test_ack_pin_to_pin_gen5);
   tcase_add_loop_test (tc, test_fc_policy, 0, 2);
   tcase_add_test (tc, test_updatefc_latency);
   tcase_add_loop_test (tc, test_slow_consumer, 0, 2);

@@ -28,6 +28,8 @@
 
 G_DEFINE_QUARK (pciesim-link-error-quark, link_error)
 
+/* Spec §3.6.2.1 (pcie-protocol.md §10): NEXT_TRANSMIT_SEQ - ACKD_SEQ stays below 2048. */
+#define LINK_SEQ_WINDOW 2048u
 /* Spec §2.6.1.2 (pcie-protocol.md §3): every finite credit type is refreshed at least every 30 us. */
 #define UPDATEFC_PERIOD_MAX_PS (30 * SIM_US)
 
@@ -759,6 +761,10 @@ link_port_can_send (LinkPort *port, const Tlp *tlp)
   if (l->p.replay_buffer_bytes && bytes > l->p.replay_buffer_bytes)
     g_error ("a %u-byte TLP can never fit the %u-byte replay buffer", bytes, l->p.replay_buffer_bytes);
   if (l->p.replay_buffer_bytes && d->q_bytes + d->replay_bytes + bytes > l->p.replay_buffer_bytes)
+    ok = FALSE;
+  /* Spec §3.6.2.1: 12-bit sequence numbers, so the transmitter stops at 2048 unacknowledged TLPs; queued TLPs
+   * will take numbers too, so they count. */
+  if (d->tx_seq - d->acked_seq + d->q_len >= LINK_SEQ_WINDOW)
     ok = FALSE;
   if (!fc_tx_can (&d->fc_tx, tlp_fc_class (tlp->kind), tlp_header_credits (tlp), tlp_data_credits (tlp)))
     ok = FALSE;

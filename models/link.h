@@ -7,7 +7,8 @@
  *   receiver's flow-control credits at once (spec §2.6.1: the transmitter gates on credits) and takes ownership of
  *   the TLP. The port then serialises it in submission order, after sequence number, framing, lane placement,
  *   SKP ordered sets and DLLPs of higher priority. When can_send was FALSE, the port calls the tx-ready callback
- *   the next time its state changes in a way that may allow sending (credits returned, queue or replay space freed).
+ *   the next time its state changes in a way that may allow sending (credits returned, queue or replay space freed,
+ *   TLPs acknowledged: at most 2048 may be unacknowledged, spec §3.6.2.1).
  * - Receiving: after the last symbol of a TLP arrives and the receive pipeline latency has passed, the rx callback
  *   receives the TLP and owns it. The receiver calls link_port_consume() when its consumer has taken the TLP out
  *   of the receive buffer; only then are the credits freed and, per spec §2.6.1.2, an UpdateFC DLLP scheduled.

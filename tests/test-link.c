@@ -326,6 +326,28 @@ START_TEST (test_ack_pin_to_pin_gen5)
 }
 END_TEST
 
+/* ---- 12-bit sequence numbers: at most 2048 TLPs unacknowledged (spec §3.6.2.1) ---- */
+
+START_TEST (test_seq_window)
+{
+  /* Gen3 x8, MPS 256, 100 us of flight each way, no replay-buffer limit: the window of 2048 TLPs (512 KB) is
+   * sent in 2048 × 276 / 8 symbol times ≈ 71.8 us, well inside the 200 us round trip, so the rate is the window
+   * per round trip. The round trip: the first TLP (34.5 symbols), the way to the receiver, the Ack limit of
+   * Table 3-12 (203 symbols, pin to pin), the Ack (1 symbol), the way back. */
+  LinkParams lp = base_params (3, 8, 256);
+  lp.flight_ps = 100 * SIM_US;
+  StreamParams sp = { .link = lp, .mode = STREAM_WRITE, .total_bytes = 32u << 20 };
+  StreamResult r;
+  g_autoptr (GError) err = NULL;
+  ck_assert_msg (stream_run (&sp, 1, &r, &err), "%s", err ? err->message : "");
+  double sym_ns = 1.0 * 130.0 / 128.0;
+  double one_way = (lp.tx_pipeline_ps + lp.flight_ps + lp.rx_pipeline_ps) / 1000.0;
+  double cycle = (34.5 + 203 + 1) * sym_ns + 2 * one_way;
+  double want = 2048 * 256.0 / cycle * 1000.0;
+  ck_assert_msg (fabs (r.mbps - want) < 0.01 * want, "%.1f MB/s, want %.1f", r.mbps, want);
+}
+END_TEST
+
 /* ---- UpdateFC policy in isolation (fc.c) ---- */
 
 START_TEST (test_fc_policy)
@@ -494,6 +516,7 @@ main (void)
   tcase_add_loop_test (tc, test_replay_stall, 0, 2);
   tcase_add_test (tc, test_ack_pipelines_beyond_limit);
   tcase_add_test (tc, test_ack_pin_to_pin_gen5);
+  tcase_add_test (tc, test_seq_window);
   tcase_add_loop_test (tc, test_fc_policy, 0, 2);
   tcase_add_test (tc, test_updatefc_latency);
   tcase_add_loop_test (tc, test_slow_consumer, 0, 2);

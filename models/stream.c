@@ -225,7 +225,8 @@ static void
 source_pump (Stream *s)
 {
   gboolean write = s->p.mode == STREAM_WRITE;
-  uint32_t unit = write ? s->p.link.max_payload_bytes : s->p.max_read_request_bytes;
+  uint32_t unit = s->p.tlp_payload_bytes ? s->p.tlp_payload_bytes
+                  : write ? s->p.link.max_payload_bytes : s->p.max_read_request_bytes;
   while (s->issued_bytes < s->p.total_bytes && (write || s->tags_free > 0)) {
     uint32_t n = (uint32_t) MIN ((uint64_t) unit, s->p.total_bytes - s->issued_bytes);
     Tlp probe = { 0 };
@@ -301,9 +302,18 @@ validate (StreamParams *p, GError **error)
                  p->completion_bytes, p->rcb_bytes);
     return FALSE;
   }
-  /* §6: 10-bit tags give 768 usable. */
-  if (p->tags > 768) {
-    g_set_error (error, STREAM_ERROR, STREAM_ERROR_PARAM, "tags %u exceeds 768", p->tags);
+  /* §6: 10-bit tags give 768 usable; flit mode has 14-bit tags (spec §2.2.6.2). */
+  uint32_t max_tags = p->link.flit_mode || p->link.gen == 6 ? 16384 : 768;
+  if (p->tags > max_tags) {
+    g_set_error (error, STREAM_ERROR, STREAM_ERROR_PARAM, "tags %u exceeds %u", p->tags, max_tags);
+    return FALSE;
+  }
+  /* A TLP never exceeds MPS (write) or MRRS (read) and is whole DWs (§2). */
+  uint32_t unit_max = p->mode == STREAM_WRITE ? p->link.max_payload_bytes : mrrs;
+  uint32_t u = p->tlp_payload_bytes;
+  if (u && (u < 4 || (u & (u - 1)) || u > unit_max)) {
+    g_set_error (error, STREAM_ERROR, STREAM_ERROR_PARAM, "TLP payload %u bytes is not a power of 2 from 4 to %u "
+                 "(powers of two keep every TLP inside a 4 KB page, spec §2.2.7)", u, unit_max);
     return FALSE;
   }
   return TRUE;
@@ -350,6 +360,8 @@ stream_run (const StreamParams *params, uint64_t seed, StreamResult *out, GError
     ok = FALSE;
   }
   out->payload_bytes = s.delivered;
+  for (int d = 0; d < 2; d++)
+    out->errors[d] = link_errors (s.link, (LinkDir) d);
   out->sim_time_ps = sim_now (s.engine);
   out->events = sim_events_executed (s.engine);
   /* link_free() returns whatever the link still held to the pool, so a TLP still live is one this file lost. */

@@ -348,6 +348,83 @@ START_TEST (test_seq_window)
 }
 END_TEST
 
+/* ---- flit mode (pcie-protocol.md §1-4, spec §4.2.3.3) ---- */
+
+/* Share of the wire a flit-mode SKP takes: S symbols on every lane after every N flits of 256 bytes (§4). */
+static double
+flit_os_share (int lanes, double skp_symbols, double flits)
+{
+  return skp_symbols * lanes / (flits * 256.0 + skp_symbols * lanes);
+}
+
+/* The issue's figure: a saturating MWr stream at Gen6 x16, MPS 256, 4-DW headers: lanes × 8000 MB/s × 236/256
+ * × 256/272 less the ordered sets (40 symbols after every 748 flits at 64 GT/s x16). */
+START_TEST (test_flit_gen6_stream)
+{
+  StreamParams sp = { .link = base_params (6, 16, 256), .mode = STREAM_WRITE, .addr64 = TRUE,
+                      .total_bytes = 8u << 20 };
+  StreamResult r;
+  g_autoptr (GError) err = NULL;
+  ck_assert_msg (stream_run (&sp, 1, &r, &err), "%s", err ? err->message : "");
+  double want = 16 * 8000.0 * 236.0 / 256.0 * 256.0 / 272.0 * (1 - flit_os_share (16, 40, 748));
+  ck_assert_msg (fabs (r.mbps - want) < 0.005 * want, "%.1f MB/s, want %.1f", r.mbps, want);
+  /* Ack/Nak and UpdateFC cost no wire bytes in flit mode: they ride in the DLP bytes of the reverse flits. */
+  LinkUsage down = r.usage[LINK_DOWNSTREAM];
+  ck_assert_msg (r.counters[LINK_DOWNSTREAM].acks > 0 && down.dllp == 0 && down.payload == 0
+                 && down.tlp_overhead == 0, "reverse: %" G_GUINT64_FORMAT " Acks, DLLP share %g", 
+                 r.counters[LINK_DOWNSTREAM].acks, down.dllp);
+  /* The data direction: payload 256 of every 272 TLP bytes in 236 of every 256 flit bytes; flit overhead 20. */
+  LinkUsage up = r.usage[LINK_UPSTREAM];
+  double pay = 256.0 / 272.0 * 236.0 / 256.0 * (1 - flit_os_share (16, 40, 748));
+  ck_assert_msg (fabs (up.payload - pay) < 0.005 * pay, "payload share %.5f, want %.5f", up.payload, pay);
+  double sum = up.payload + up.tlp_overhead + up.dllp + up.ordered_sets + up.idle;
+  ck_assert_msg (fabs (sum - 1) < 1e-12 && up.idle > -1e-12, "usage sums to %.15f, idle %g", sum, up.idle);
+  ck_assert_msg (r.mbps <= link_protocol_limit_mbps (&sp.link) * 1.001, "%.1f above the limit %.1f", r.mbps,
+                 link_protocol_limit_mbps (&sp.link));
+}
+END_TEST
+
+/* §2: flit mode helps small TLPs and costs large ones. Gen5 x8, 3-DW headers, writes (MWr) and reads (CplD):
+ * non-flit a TLP of P payload takes P + 20 bytes at 128b/130b with one SKP of 16 + 4 symbols (+ the IDL to the
+ * block, half a block on average) per 370 blocks; flit mode P + 12 bytes in 236 of 256, one SKP of 16 symbols
+ * after 187 flits at x8. */
+typedef struct {
+  uint32_t payload;
+  gboolean read;
+} FlitCmpCase;
+
+static const FlitCmpCase flit_cmp_cases[] = { { 32, FALSE }, { 512, FALSE }, { 32, TRUE }, { 512, TRUE } };
+
+START_TEST (test_flit_vs_nonflit)
+{
+  const FlitCmpCase *c = &flit_cmp_cases[_i];
+  double got[2];
+  for (int flit = 0; flit < 2; flit++) {
+    LinkParams lp = base_params (5, 8, 512);
+    lp.flit_mode = flit;
+    StreamParams sp = { .link = lp, .mode = c->read ? STREAM_READ : STREAM_WRITE, .tlp_payload_bytes = c->payload,
+                        .total_bytes = 2u << 20, .tags = 256, .max_read_request_bytes = 512 };
+    StreamResult r;
+    g_autoptr (GError) err = NULL;
+    ck_assert_msg (stream_run (&sp, 1, &r, &err), "case %d flit %d: %s", _i, flit, err ? err->message : "");
+    got[flit] = r.mbps;
+  }
+  double p = c->payload;
+  double nonflit = wire_mbps (5, 8) * p / (p + 20) * (1 - skp_share (5, 8));
+  /* Reads: the downstream wire also carries the Acks of the MRds, one 8-byte DLLP per Ack latency limit (Table
+   * 3-12, x8 MPS 512: 182 symbols) over 8 lanes (§3). */
+  if (c->read)
+    nonflit = wire_mbps (5, 8) * p / (p + 20) * (1 - skp_share (5, 8) - 8.0 / (182 * 8));
+  double flit = wire_mbps (5, 8) * 236.0 / 256.0 * p / (p + 12) * (1 - flit_os_share (8, 16, 187));
+  ck_assert_msg (fabs (got[1] - flit) < 0.01 * flit, "case %d: flit %.1f MB/s, want %.1f", _i, got[1], flit);
+  ck_assert_msg (got[0] <= nonflit * 1.005 && got[0] > nonflit * 0.97, "case %d: non-flit %.1f MB/s, want %.1f", _i,
+                 got[0], nonflit);
+  /* §2's example: flit mode wins at 32 bytes, loses at 512. */
+  ck_assert_msg (c->payload < 256 ? got[1] > got[0] : got[1] < got[0], "case %d: flit %.1f vs non-flit %.1f", _i,
+                 got[1], got[0]);
+}
+END_TEST
+
 /* ---- UpdateFC policy in isolation (fc.c) ---- */
 
 START_TEST (test_fc_policy)
@@ -517,6 +594,8 @@ main (void)
   tcase_add_test (tc, test_ack_pipelines_beyond_limit);
   tcase_add_test (tc, test_ack_pin_to_pin_gen5);
   tcase_add_test (tc, test_seq_window);
+  tcase_add_test (tc, test_flit_gen6_stream);
+  tcase_add_loop_test (tc, test_flit_vs_nonflit, 0, G_N_ELEMENTS (flit_cmp_cases));
   tcase_add_loop_test (tc, test_fc_policy, 0, 2);
   tcase_add_test (tc, test_updatefc_latency);
   tcase_add_loop_test (tc, test_slow_consumer, 0, 2);

@@ -184,10 +184,17 @@ START_TEST (test_bad_params)
 {
   Phy phy;
   GError *err = NULL;
-  ck_assert (!phy_init (&phy, 6, 4, 0, &err));
+  ck_assert (!phy_init (&phy, 7, 4, 0, &err));
   g_clear_error (&err);
-  ck_assert (!phy_init (&phy, 3, 12, 0, &err));
+  ck_assert (!phy_init (&phy, 3, 3, 0, &err));
   g_clear_error (&err);
+  /* x12 and x32 exist without flit mode only (r6 defines flit mode for x1..x16); Gen6 is always flit mode. */
+  ck_assert (phy_init (&phy, 3, 12, 0, NULL) && phy_init (&phy, 5, 32, 0, NULL));
+  ck_assert (!phy_init_mode (&phy, 5, 32, TRUE, FALSE, 0, &err));
+  g_clear_error (&err);
+  ck_assert (!phy_init (&phy, 6, 12, 0, &err));
+  g_clear_error (&err);
+  ck_assert (phy_init (&phy, 6, 16, 0, NULL) && phy.flit);
   LinkParams p = { .gen = 3, .lanes = 4, .max_payload_bytes = 384 };
   ck_assert (!link_params_validate (&p, &err));
   g_clear_error (&err);

@@ -718,8 +718,19 @@ replay_timer_start (Dir *d, SimTime from_ps)
 
 /* ---- the serialiser ---- */
 
+/* A copy to put on the wire: the receiver takes and frees what arrives, while the original stays for replay. */
+static Tlp *
+tlp_copy (Link *l, const Tlp *t)
+{
+  Tlp *c = tlp_alloc (l->pool);
+  *c = *t;
+  c->next = NULL;
+  return c;
+}
+
 /* The next TLP for the wire: the oldest not yet resent while a replay runs (replays go before new TLPs, §3),
- * else the head of the queue. Returns the TLP to send (with errors a copy: the original stays for replay). */
+ * else the head of the queue. Returns the TLP itself (for the tx-placed callback, which knows it by address);
+ * with errors the wire carries a copy. */
 static Tlp *
 tlp_next (Dir *d, uint32_t *bytes, uint64_t *seq, gboolean *replayed)
 {
@@ -733,10 +744,7 @@ tlp_next (Dir *d, uint32_t *bytes, uint64_t *seq, gboolean *replayed)
     *replayed = TRUE;
     d->errs.replayed_tlps++;
     d->errs.replayed_bytes += *bytes;
-    Tlp *c = tlp_alloc (l->pool);
-    *c = *d->rtlp[i];
-    c->next = NULL;
-    return c;
+    return d->rtlp[i];
   }
   Tlp *t = d->q_head;
   d->q_head = t->next;
@@ -753,17 +761,10 @@ tlp_next (Dir *d, uint32_t *bytes, uint64_t *seq, gboolean *replayed)
   t->seq = (uint16_t) (d->tx_seq & 0xfff);
   if (fault_hits (d->link, LINK_FAULT_SKIP_SEQ, d->dir))
     t->seq = (uint16_t) ((t->seq + 1) & 0xfff);
-  if (!l->errors) {
-    replay_push (d, *bytes, NULL);
-    d->tx_seq++;
-    return t;
-  }
-  replay_push (d, *bytes, t);
+  replay_push (d, *bytes, l->errors ? t : NULL);
   d->tx_seq++;
-  d->replay_pos++;
-  Tlp *c = tlp_alloc (l->pool);
-  *c = *t;
-  return c;
+  d->replay_pos += l->errors;
+  return t;
 }
 
 /* One decision per event: SKPs that fell due, then at most one packet, then (if more is ready) a new event for
@@ -828,8 +829,10 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
     if (tx->placed_fn && !replayed)
       tx->placed_fn (tx->placed_ctx, tx, t, phy_sym_ps (phy, ceil_div (pl.end_slot, phy->lanes)));
     Arrival a = { .kind = ARR_TLP, .cls = tlp_fc_class (t->kind), .tlp = t, .a = seq };
-    if (l->errors)
+    if (l->errors) {
+      a.tlp = tlp_copy (l, t);
       a.bad = tlp_draw_bad (d, bytes, &pl, seq);
+    }
     SimTime at = send_to_far_side (d, pl.avail_slot, &a);
     if (l->ack_timer[d->dir] && !o->ack_due && !sim_event_pending (e, d->ack_ev))
       ack_timer_start (d, at - l->p.rx_pipeline_ps);

@@ -6,6 +6,9 @@
  * host cost. The queues allocate nothing: they are threaded through the TLPs' own next pointers. */
 #include "models/stream.h"
 
+#include <math.h>
+#include <stdlib.h>
+
 G_DEFINE_QUARK (pciesim-stream-error-quark, stream_error)
 
 /* Configurable default, because a saturating source needs only enough queued TLPs to keep the serialiser busy
@@ -36,6 +39,7 @@ typedef struct {
   gboolean in_window;
   SimTime t0; /* window start, and the bytes already delivered then */
   uint64_t b0;
+  GArray *lat; /* latencies (SimTime) in the window; grows by doubling, so no allocation per TLP once warm */
   StreamResult *out;
 } Stream;
 
@@ -69,6 +73,23 @@ measure (Stream *s, uint32_t bytes)
   }
 }
 
+/* A TLP's latency, counted once the window is open (stamp: hand-off to the link, kept in `cookie`). */
+static void
+latency (Stream *s, uint64_t stamp)
+{
+  if (s->in_window) {
+    SimTime l = sim_now (s->engine) - stamp;
+    g_array_append_val (s->lat, l);
+  }
+}
+
+static int
+cmp_time (const void *a, const void *b)
+{
+  SimTime x = *(const SimTime *) a, y = *(const SimTime *) b;
+  return x < y ? -1 : x > y;
+}
+
 /* ---- write mode ---- */
 
 /* bytes / (MB/s) = bytes · 10^6 / rate picoseconds; truncating loses under 1 ps per TLP. validate() bounds the
@@ -92,6 +113,7 @@ sink_fire (SimEngine *e, void *ctx, uint64_t arg)
   if (!s->sink_head)
     s->sink_tail = NULL;
   link_port_consume (s->host, t);
+  latency (s, t->cookie);
   measure (s, t->payload_bytes);
   tlp_free (s->pool, t);
   if (s->sink_head) {
@@ -110,6 +132,7 @@ host_rx_write (void *ctx, LinkPort *port, Tlp *tlp)
   Stream *s = ctx;
   if (!s->p.consumer_mbps) {
     link_port_consume (s->host, tlp);
+    latency (s, tlp->cookie);
     measure (s, tlp->payload_bytes);
     tlp_free (s->pool, tlp);
     return;
@@ -184,6 +207,7 @@ completer_pump (Stream *s)
     c->length_bytes = left; /* §2.2.9: byte count remaining, this completion included */
     c->tag = r->tag;
     c->owner = r->owner;
+    c->cookie = r->cookie; /* the request's hand-off time, for its latency */
     link_port_send (s->host, c);
     s->req_done_bytes += chunk;
     if (s->req_done_bytes == r->length_bytes) {
@@ -206,6 +230,8 @@ dev_rx_read (void *ctx, LinkPort *port, Tlp *tlp)
   link_port_consume (s->dev, tlp);
   uint32_t bytes = tlp->payload_bytes;
   gboolean last = tlp->length_bytes == tlp->payload_bytes;
+  if (last)
+    latency (s, tlp->cookie);
   tlp_free (s->pool, tlp);
   if (last)
     s->tags_free++;
@@ -235,6 +261,7 @@ source_pump (Stream *s)
       return;
     Tlp *t = tlp_alloc (s->pool);
     *t = probe;
+    t->cookie = sim_now (s->engine);
     if (!write)
       t->tag = (uint16_t) (s->p.tags - s->tags_free--);
     s->issued_bytes += n;
@@ -336,6 +363,7 @@ stream_run (const StreamParams *params, uint64_t seed, StreamResult *out, GError
   s.host = link_port (s.link, LINK_HOST);
   s.tags_free = s.p.tags;
   s.sink_ev = s.req_ev = SIM_EVENT_NONE;
+  s.lat = g_array_sized_new (FALSE, FALSE, sizeof (SimTime), 4096);
   gboolean write = s.p.mode == STREAM_WRITE;
   link_port_set_tx_ready (s.dev, dev_tx_ready, &s);
   link_port_set_tx_ready (s.host, host_tx_ready, &s);
@@ -360,6 +388,13 @@ stream_run (const StreamParams *params, uint64_t seed, StreamResult *out, GError
     ok = FALSE;
   }
   out->payload_bytes = s.delivered;
+  out->latency_p99_ns = NAN;
+  if (s.lat->len) {
+    qsort (s.lat->data, s.lat->len, sizeof (SimTime), cmp_time);
+    guint rank = (guint) ceil (0.99 * s.lat->len);
+    out->latency_p99_ns = (double) g_array_index (s.lat, SimTime, rank - 1) / 1000.0;
+  }
+  g_array_free (s.lat, TRUE);
   for (int d = 0; d < 2; d++)
     out->errors[d] = link_errors (s.link, (LinkDir) d);
   out->sim_time_ps = sim_now (s.engine);

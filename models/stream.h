@@ -37,6 +37,9 @@ typedef struct {
 typedef struct {
   double mbps; /* payload MB/s over the measurement window */
   LinkErrors errors[2]; /* by LinkDir, whole run */
+  /* 99th percentile (nearest rank) of the TLP latency in the window: write, an MWr from its hand-off to the link
+   * to the host taking it; read, an MRd from its hand-off to its last completion's arrival. In ns. */
+  double latency_p99_ns;
   uint64_t payload_bytes; /* whole run */
   SimTime window_ps; /* measurement window */
   SimTime sim_time_ps; /* end of the drained run */

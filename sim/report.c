@@ -165,6 +165,19 @@ json_usage (GString *out, const PsUsage *u)
   g_string_append (out, "}");
 }
 
+/* results.MODE.errors of one direction: the LinkErrors counts (README, JSON output). */
+static void
+json_errors (GString *out, const PsLinkErrors *e)
+{
+  g_string_append_printf (out, "{\"tlp_errors\": %" G_GUINT64_FORMAT ", \"dllp_errors\": %" G_GUINT64_FORMAT
+                          ", \"naks\": %" G_GUINT64_FORMAT ", \"replays\": %" G_GUINT64_FORMAT
+                          ", \"replay_timeouts\": %" G_GUINT64_FORMAT ", \"retrains\": %" G_GUINT64_FORMAT
+                          ", \"replayed_tlps\": %" G_GUINT64_FORMAT ", \"replayed_bytes\": %" G_GUINT64_FORMAT
+                          ", \"flit_errors\": %" G_GUINT64_FORMAT "}",
+                          e->tlp_errors, e->dllp_errors, e->naks, e->replays, e->replay_timeouts, e->retrains,
+                          e->replayed_tlps, e->replayed_bytes, e->flit_errors);
+}
+
 /* The mode whose link usage is shown at top level: the busiest one run. Table and JSON both use this, so the
  * breakdown a reader sees and the one a script reads are always of the same mode. */
 static const PsModeResult *
@@ -241,7 +254,21 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
     json_usage (o, &m->upstream);
     g_string_append (o, ",\n                     \"downstream\": ");
     json_usage (o, &m->downstream);
-    g_string_append_printf (o, "},\n      \"events\": %" G_GUINT64_FORMAT ", \"sim_time_ns\": ", m->events);
+    g_string_append (o, "}");
+    /* Only with errors modelled, so error-free results keep their bytes. */
+    if (m->has_errors) {
+      g_string_append (o, ",\n      \"errors\": {\"upstream\": ");
+      json_errors (o, &m->errors_up);
+      g_string_append (o, ",\n                 \"downstream\": ");
+      json_errors (o, &m->errors_down);
+      g_string_append (o, "}");
+      /* What errors cost in latency: the tail, where replays show (stream workload only). */
+      if (isfinite (m->latency_p99_ns)) {
+        g_string_append (o, ",\n      \"latency_p99_ns\": ");
+        json_num (o, m->latency_p99_ns, 3);
+      }
+    }
+    g_string_append_printf (o, ",\n      \"events\": %" G_GUINT64_FORMAT ", \"sim_time_ns\": ", m->events);
     /* Three decimals of a nanosecond are the engine's whole picosecond resolution: the value prints exactly. */
     json_num (o, m->sim_time_ns, 3);
     g_string_append (o, "}");

@@ -165,7 +165,7 @@ START_TEST (test_bad_data)
   ck_assert_int_eq (r.status, PS_ERROR_DATA);
   /* "  lanes: 3" -> line 3, column 10 ("  lanes: " is 9 characters). The whole message is compared: the allowed
    * widths are pcie-protocol.md §1's x1/x2/x4/x8/x16, and a wrong list would mislead the user. */
-  g_autofree char *want = g_strdup_printf ("%s:3:10: error: link.lanes must be 1, 2, 4, 8 or 16 (got 3)\n", path);
+  g_autofree char *want = g_strdup_printf ("%s:3:10: error: link.lanes must be 1, 2, 4, 8, 12, 16 or 32 (got 3)\n", path);
   ck_assert_str_eq (r.err, want);
   /* The config is refused before anything runs, so no partial table may reach stdout. */
   ck_assert_str_eq (r.out, "");

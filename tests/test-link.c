@@ -425,6 +425,214 @@ START_TEST (test_flit_vs_nonflit)
 }
 END_TEST
 
+/* ---- errors, Nak and replay (pcie-protocol.md §10, spec §3.6) ---- */
+
+typedef struct {
+  int n;
+  uint64_t addr[64]; /* delivery order */
+  SimTime last_rx;
+  Link *link;
+} OrderLog;
+
+static void
+order_log_consume (void *ctx, LinkPort *port, Tlp *tlp)
+{
+  OrderLog *log = ctx;
+  if (log->n < 64)
+    log->addr[log->n] = tlp->address;
+  log->n++;
+  log->last_rx = sim_now (g_engine);
+  link_port_consume (port, tlp);
+  tlp_free (link_pool (log->link), tlp);
+}
+
+/* n MWrs of 256 bytes at addresses 0, 256, ... from the device, all queued at time 0. */
+static Link *
+error_link (SimEngine *e, TlpPool *pool, const LinkParams *p, OrderLog *log)
+{
+  Link *l = link_new (e, p, pool);
+  log->link = l;
+  link_port_set_rx (link_port (l, LINK_HOST), order_log_consume, log);
+  return l;
+}
+
+static void
+send_mwrs (Link *l, TlpPool *pool, int n)
+{
+  for (int i = 0; i < n; i++) {
+    Tlp *t = tlp_alloc (pool);
+    tlp_set (t, TLP_MWR, FALSE, (uint64_t) i * 256, 256);
+    link_port_send (link_port (l, LINK_DEVICE), t);
+  }
+}
+
+static void
+assert_in_order_once (const OrderLog *log, int n)
+{
+  ck_assert_msg (log->n == n, "%d TLPs delivered, want %d", log->n, n);
+  for (int i = 0; i < n; i++)
+    ck_assert_msg (log->addr[i] == (uint64_t) i * 256, "TLP %d carries address %" G_GUINT64_FORMAT, i, log->addr[i]);
+}
+
+/* One corrupted TLP: the receiver discards it and the five behind it (sequence error, no second Nak), sends one
+ * Nak, and the transmitter replays the six unacknowledged TLPs; everything arrives once and in order. The long
+ * flight makes all eight leave before the Nak is back, so the count of replayed TLPs is exact; REPLAY_TIMER is set
+ * beyond that round trip (its spec value, 3 Ack limits, is not: it would replay before the Nak is back). */
+START_TEST (test_error_one_lcrc)
+{
+  g_autoptr (SimEngine) e = sim_engine_new (1);
+  g_engine = e;
+  TlpPool *pool = tlp_pool_new ();
+  LinkParams p = base_params (2, 4, 256);
+  p.flit_mode = _i == 1;
+  p.flight_ps = 10 * SIM_US;
+  p.replay_timer_symbols = 100000; /* 200 us at Gen2 */
+  OrderLog log = { 0 };
+  Link *l = error_link (e, pool, &p, &log);
+  link_inject_lcrc (l, LINK_UPSTREAM, 2, 1);
+  send_mwrs (l, pool, 8);
+  sim_run (e);
+  assert_in_order_once (&log, 8);
+  LinkErrors up = link_errors (l, LINK_UPSTREAM), down = link_errors (l, LINK_DOWNSTREAM);
+  ck_assert_msg (up.tlp_errors == 1 && up.naks == 1 && up.replays == 1 && up.replay_timeouts == 0
+                 && up.retrains == 0 && up.replayed_tlps == 6, "flit %d: %" G_GUINT64_FORMAT " errors, %"
+                 G_GUINT64_FORMAT " Naks, %" G_GUINT64_FORMAT " replays, %" G_GUINT64_FORMAT " replayed", _i,
+                 up.tlp_errors, up.naks, up.replays, up.replayed_tlps);
+  ck_assert_uint_eq (down.tlp_errors + down.dllp_errors + down.naks + down.replays, 0);
+  g_autoptr (GError) err = NULL;
+  ck_assert_msg (link_check_invariants (l, &err), "%s", err ? err->message : "");
+  link_free (l);
+  ck_assert_uint_eq (tlp_pool_live (pool), 0);
+  tlp_pool_free (pool);
+}
+END_TEST
+
+/* A lost Ack: nothing else acknowledges the one TLP, so REPLAY_TIMER expires 3 × the Ack latency limit (§10; Gen2
+ * x4 MPS 256: 3 × 169 symbols of 2 ns) after the TLP's last symbol and replays it; the receiver discards the
+ * duplicate and Acks again. */
+START_TEST (test_error_lost_ack)
+{
+  g_autoptr (SimEngine) e = sim_engine_new (1);
+  g_engine = e;
+  TlpPool *pool = tlp_pool_new ();
+  LinkParams p = base_params (2, 4, 256);
+  OrderLog log = { 0 };
+  Link *l = error_link (e, pool, &p, &log);
+  link_inject_fault (l, LINK_FAULT_LOST_ACK, LINK_DOWNSTREAM, 0);
+  send_mwrs (l, pool, 1);
+  /* The TLP ends after 276 / 4 = 69 symbol times. */
+  SimTime expiry = (69 + 3 * 169) * 2 * SIM_NS;
+  sim_run_until (e, expiry - 1);
+  ck_assert_uint_eq (link_errors (l, LINK_UPSTREAM).replays, 0);
+  sim_run_until (e, expiry);
+  LinkErrors up = link_errors (l, LINK_UPSTREAM);
+  ck_assert_msg (up.replays == 1 && up.replay_timeouts == 1, "at %" G_GUINT64_FORMAT " ps: %" G_GUINT64_FORMAT
+                 " replays", expiry, up.replays);
+  sim_run (e);
+  assert_in_order_once (&log, 1);
+  ck_assert_uint_eq (link_errors (l, LINK_DOWNSTREAM).dllp_errors, 1);
+  up = link_errors (l, LINK_UPSTREAM);
+  ck_assert_uint_eq (up.replays, 1);
+  g_autoptr (GError) err = NULL;
+  ck_assert_msg (link_check_invariants (l, &err), "%s", err ? err->message : "");
+  link_free (l);
+  tlp_pool_free (pool);
+}
+END_TEST
+
+/* REPLAY_NUM (spec §3.6.2.1): a TLP corrupted in its first `times` transmissions is replayed `times` times; the
+ * fourth replay without progress rolls REPLAY_NUM over and retrains the link first, which stays idle for
+ * retrain_ps. Three replays do not. Only the first failure is Nak'd: NAK_SCHEDULED stays set until a good TLP in
+ * order arrives (spec §3.6.3.1), so the REPLAY_TIMER starts every later replay. */
+START_TEST (test_error_retrain)
+{
+  uint32_t times = _i == 0 ? 3 : 4;
+  g_autoptr (SimEngine) e = sim_engine_new (1);
+  g_engine = e;
+  TlpPool *pool = tlp_pool_new ();
+  LinkParams p = base_params (3, 8, 256);
+  p.retrain_ps = 5 * SIM_US;
+  OrderLog log = { 0 };
+  Link *l = error_link (e, pool, &p, &log);
+  link_inject_lcrc (l, LINK_UPSTREAM, 0, times);
+  send_mwrs (l, pool, 4);
+  sim_run (e);
+  assert_in_order_once (&log, 4);
+  LinkErrors up = link_errors (l, LINK_UPSTREAM);
+  ck_assert_msg (up.tlp_errors == times && up.naks == 1 && up.replays == times && up.replay_timeouts == times - 1
+                 && up.retrains == times / 4,
+                 "%u bad: %" G_GUINT64_FORMAT " errors, %" G_GUINT64_FORMAT " Naks, %" G_GUINT64_FORMAT
+                 " replays, %" G_GUINT64_FORMAT " retrains", times, up.tlp_errors, up.naks, up.replays, up.retrains);
+  /* Each round trip is well under a microsecond: only a retrain makes the run last beyond 5 us. */
+  ck_assert_msg ((log.last_rx > p.retrain_ps) == (times == 4), "last delivery at %" G_GUINT64_FORMAT " ps",
+                 log.last_rx);
+  g_autoptr (GError) err = NULL;
+  ck_assert_msg (link_check_invariants (l, &err), "%s", err ? err->message : "");
+  link_free (l);
+  tlp_pool_free (pool);
+}
+END_TEST
+
+/* BER sweep on Gen3 x8, MPS 256: each transmission of a 276-byte TLP fails with 1 - (1 - BER)^(8 × 276); over
+ * ~1.3 × 10^5 TLPs the count of errors stays within 4.5 standard deviations of that. Goodput never rises with
+ * the error rate. */
+START_TEST (test_error_ber_sweep)
+{
+  static const double bers[] = { 0, 1e-8, 1e-7, 1e-6, 1e-5 };
+  double prev = 1e30;
+  for (unsigned i = 0; i < G_N_ELEMENTS (bers); i++) {
+    LinkParams lp = base_params (3, 8, 256);
+    lp.ber = bers[i];
+    StreamParams sp = { .link = lp, .mode = STREAM_WRITE, .total_bytes = 32u << 20 };
+    StreamResult r;
+    g_autoptr (GError) err = NULL;
+    ck_assert_msg (stream_run (&sp, 7, &r, &err), "BER %g: %s", bers[i], err ? err->message : "");
+    LinkErrors up = r.errors[LINK_UPSTREAM];
+    double sent = (double) (sp.total_bytes / 256 + up.replayed_tlps);
+    double p = 1 - pow (1 - bers[i], 8 * 276.0);
+    double mean = sent * p, sd = sqrt (sent * p * (1 - p));
+    ck_assert_msg (sent >= 1e5, "only %.0f TLPs", sent);
+    ck_assert_msg (fabs ((double) up.tlp_errors - mean) <= 4.5 * sd + 1e-9, "BER %g: %" G_GUINT64_FORMAT
+                   " errors in %.0f TLPs, want %.1f ± %.1f", bers[i], up.tlp_errors, sent, mean, sd);
+    ck_assert_msg (r.mbps <= prev * (1 + 1e-9), "BER %g: %.1f MB/s above %.1f at the lower rate", bers[i], r.mbps,
+                   prev);
+    /* Every error is Nak'd unless one is already outstanding, and each Nak or timeout starts one replay. */
+    ck_assert (up.naks <= up.tlp_errors && up.replays <= up.naks + up.replay_timeouts);
+    ck_assert (bers[i] == 0 || up.replays > 0);
+    prev = r.mbps;
+  }
+}
+END_TEST
+
+/* Flit mode at Gen6 x16: a flit is lost only when one of its three interleaved codes (86 + 85 + 85 bytes) has
+ * two wrong bytes or more; a byte is wrong with 1 - (1 - BER)^8. Lost flits among those carrying TLPs stay
+ * within 4.5 standard deviations of that probability. */
+START_TEST (test_error_flit_fec)
+{
+  double ber = 1e-5;
+  LinkParams lp = base_params (6, 16, 256);
+  lp.ber = ber;
+  StreamParams sp = { .link = lp, .mode = STREAM_WRITE, .total_bytes = 64u << 20 };
+  StreamResult r;
+  g_autoptr (GError) err = NULL;
+  ck_assert_msg (stream_run (&sp, 3, &r, &err), "%s", err ? err->message : "");
+  double pb = 1 - pow (1 - ber, 8);
+  double ok = 1;
+  for (int c = 0; c < 3; c++) {
+    double n = c == 0 ? 86 : 85;
+    ok *= pow (1 - pb, n) + n * pb * pow (1 - pb, n - 1);
+  }
+  double p = 1 - ok;
+  LinkErrors up = r.errors[LINK_UPSTREAM];
+  /* Flits drawn: every flit holding TLP bytes, first transmissions and replays (268 bytes per TLP). */
+  double flits = (double) (sp.total_bytes / 256 + up.replayed_tlps) * 268.0 / 236.0;
+  double mean = flits * p, sd = sqrt (flits * p * (1 - p));
+  ck_assert_msg (fabs ((double) up.flit_errors - mean) <= 4.5 * sd + 0.02 * mean, "%" G_GUINT64_FORMAT
+                 " lost flits of %.0f, want %.1f ± %.1f", up.flit_errors, flits, mean, sd);
+  ck_assert (up.flit_errors > 0 && up.replays > 0);
+}
+END_TEST
+
 /* ---- UpdateFC policy in isolation (fc.c) ---- */
 
 START_TEST (test_fc_policy)
@@ -596,6 +804,11 @@ main (void)
   tcase_add_test (tc, test_seq_window);
   tcase_add_test (tc, test_flit_gen6_stream);
   tcase_add_loop_test (tc, test_flit_vs_nonflit, 0, G_N_ELEMENTS (flit_cmp_cases));
+  tcase_add_loop_test (tc, test_error_one_lcrc, 0, 2);
+  tcase_add_test (tc, test_error_lost_ack);
+  tcase_add_loop_test (tc, test_error_retrain, 0, 2);
+  tcase_add_test (tc, test_error_ber_sweep);
+  tcase_add_test (tc, test_error_flit_fec);
   tcase_add_loop_test (tc, test_fc_policy, 0, 2);
   tcase_add_test (tc, test_updatefc_latency);
   tcase_add_loop_test (tc, test_slow_consumer, 0, 2);

@@ -3,20 +3,30 @@
  *
  * Events. Each direction has at most one "wire" event (the serialiser becomes free, or something became ready
  * while it was idle) and one "arrival" event (the head of a FIFO of packets in flight: every packet on one
- * direction sees the same latency, so arrivals are in order and one event suffices). Ack timers and periodic
+ * direction sees the same latency, so arrivals are in order and one event suffices; in flit mode a DLLP may
+ * overtake a long TLP and is sorted in, arr_push()). Ack timers and periodic
  * UpdateFC timers add a few events per Ack latency limit and per 30 us. Nothing allocates per packet: TLPs come
  * from the pool, the in-flight FIFO and the replay ring grow by doubling and are then reused.
  *
  * Transmit priority (pcie-protocol.md §3, Mindshare p. 350): the packet in progress finishes; then ordered sets
- * (SKP), Nak, Ack, UpdateFC, TLPs. Naks and replays never occur because the model has no bit errors.
+ * (SKP), Nak, Ack, UpdateFC, replayed TLPs, new TLPs. In flit mode DLLPs skip the serialiser: they ride in the
+ * DLP bytes of the next flits (flit_dllps()), and the flit grid places SKPs, so the wire carries TLPs only.
+ *
+ * Errors (Link.errors: ber > 0 or an injected error; none of this runs otherwise). The transmitter draws each
+ * packet's fate as it places it and marks the Arrival; the receiver's data link layer acts on it at delivery
+ * (dll_accept(): discard, Nak once, Ack a duplicate), the transmitter keeps the TLPs themselves in its replay
+ * ring and resends every unacknowledged one on a Nak or a REPLAY_TIMER expiry; the fourth replay without
+ * progress retrains the link (retrain()). The receiver decides at delivery rather than at its pins, so a Nak
+ * leaves one receive pipeline late: the one approximation of the error path.
  *
  * Pipelines. tx_pipeline_ps is applied between the serialiser and the channel (together with flight and the
  * receiver's rx_pipeline_ps) rather than before the serialiser: a constant-latency pipeline gives the same
  * arrival times either way, and this way the transmit queue holds only TLPs really waiting for the wire.
  * DLLPs pass through the same pipelines as TLPs.
  *
- * Not modelled (no bit errors, links start trained): Nak, replay and the replay timer, InitFC exchange, DLLP
- * CRCs, the 12-bit modular sequence and credit fields (absolute counters are used instead), flit mode.
+ * Not modelled (links start trained): InitFC exchange, the 12-bit modular sequence and credit fields (absolute
+ * counters are used instead, with the 2048-TLP window enforced), flit replay as flits (a lost flit's TLPs are
+ * replayed as TLPs).
  * Known approximation: a packet that becomes ready exactly as the previous one ends mid-symbol (x8/x16) is
  * placed back to back in the same symbol, although its decision instant is up to half a symbol late.
  */
@@ -1327,6 +1337,12 @@ link_describe_wait (const Link *link, GString *out)
     if (link->p.replay_buffer_bytes)
       g_string_append_printf (out, ", replay buffer %" G_GUINT64_FORMAT " of %u bytes",
                               d->replay_bytes + d->q_bytes, link->p.replay_buffer_bytes);
+    /* With errors a stall may sit in recovery: a replay under way, a retrain holding the wire. */
+    if (link->errors && d->replay_pos < unacked)
+      g_string_append_printf (out, ", replaying (%u of %" G_GUINT64_FORMAT " resent, REPLAY_NUM %u)", d->replay_pos,
+                              unacked, d->replay_num);
+    if (link->errors && d->retrain_end_slot > phy_sym_at_or_after (&link->phy, sim_now (link->engine)) * link->phy.lanes)
+      g_string_append (out, ", retraining");
     /* Credits left per finite type: a 0 here next to a blocked sender is the usual deadlock. */
     for (int c = 0; c < FC_CLASS_COUNT; c++)
       for (int p = 0; p < 2; p++)

@@ -2,6 +2,7 @@
  * and end-of-run invariants. Every expected figure is derived here from pcie-protocol.md formulas. */
 #include <check.h>
 #include <math.h>
+#include <string.h>
 
 #include "models/fc.h"
 #include "models/link.h"
@@ -582,6 +583,15 @@ START_TEST (test_error_retrain)
   Link *l = error_link (e, pool, &p, &log);
   link_inject_lcrc (l, LINK_UPSTREAM, 0, times);
   send_mwrs (l, pool, 4);
+  /* The watchdog's description names the recovery while it runs. */
+  for (SimTime t = 0; times == 4 && link_errors (l, LINK_UPSTREAM).retrains == 0; t += 50 * SIM_NS)
+    sim_run_until (e, t);
+  if (times == 4) {
+    g_autoptr (GString) why = g_string_new (NULL);
+    link_describe_wait (l, why);
+    ck_assert_msg (strstr (why->str, "retraining") && strstr (why->str, "replaying (0 of 4 resent, REPLAY_NUM 0)"),
+                   "%s", why->str);
+  }
   sim_run (e);
   assert_in_order_once (&log, 4);
   LinkErrors up = link_errors (l, LINK_UPSTREAM);

@@ -54,11 +54,11 @@ typedef enum { ARR_TLP, ARR_ACK, ARR_NAK, ARR_UPDATEFC } ArrivalKind;
  * always supersedes an earlier one and nothing needs wrap handling. */
 typedef struct {
   SimTime at; /* the far side has it: end of its last symbol time + tx pipeline + flight + rx pipeline */
-  ArrivalKind kind;
-  FcClass cls;
+  uint8_t kind; /* ArrivalKind; bytes rather than enums keep the FIFO entry at 40 bytes */
+  uint8_t cls; /* FcClass */
+  bool bad; /* arrives corrupted (error model): LCRC or DLLP CRC fails, or its flit was lost */
   Tlp *tlp;
   uint64_t a, b; /* TLP: sequence count; Ack/Nak: TLPs acknowledged (count); UpdateFC: header and data limits */
-  gboolean bad; /* arrives corrupted (error model): LCRC or DLLP CRC fails, or its flit was lost */
 } Arrival;
 
 typedef struct Dir Dir;
@@ -79,6 +79,8 @@ struct LinkPort {
 struct Dir {
   Link *link;
   LinkDir dir;
+  /* Copies of the link's mode, beside the hot fields: the error-free non-flit path tests them and nothing else. */
+  gboolean flit, errors;
 
   /* Transmitter: queue, serialiser cursor, sequence numbers, replay buffer, credits of the far receiver. */
   Tlp *q_head, *q_tail;
@@ -149,8 +151,12 @@ struct Link {
    * when its pipelines fit the Ack limit: its count trigger always comes first, and a timer would only be
    * cancelled. */
   gboolean ack_timer[2];
-  /* Error model: on with ber > 0 or an injected error; otherwise none of its code runs and nothing is drawn. */
+  /* Error model: on with ber > 0 or an injected error; otherwise none of its code runs and nothing is drawn.
+   * Dir.errors copies it. */
   gboolean errors;
+  /* What link_port_can_send() compares with: TLPs accepted and unacknowledged (the 2048 window, or none in flit
+   * mode) and their wire bytes (the replay buffer, and flit mode's window); UINT64_MAX = no limit. */
+  uint64_t window_tlps, window_bytes;
   double log_q; /* log (1 - ber): a packet of n bytes survives with exp (8 n log_q) */
   double p_flit_bad, p_dllp_bad;
   uint32_t replay_timer_symbols;
@@ -254,6 +260,10 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
                                           : 3 * phy_ack_limit_symbols (&l->phy, params->max_payload_bytes);
   if (!l->p.retrain_ps)
     l->p.retrain_ps = LINK_RETRAIN_PS_DEFAULT;
+  l->window_tlps = l->phy.flit ? UINT64_MAX : LINK_SEQ_WINDOW;
+  l->window_bytes = params->replay_buffer_bytes ? params->replay_buffer_bytes : UINT64_MAX;
+  if (l->phy.flit)
+    l->window_bytes = MIN (l->window_bytes, (uint64_t) LINK_FLIT_WINDOW * PHY_FLIT_TLP_BYTES);
   if (params->ber > 0) {
     l->errors = TRUE;
     l->log_q = log1p (-params->ber);
@@ -286,6 +296,8 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
       d->fc_timer[c] = d->fc_lat_timer[c] = SIM_EVENT_NONE;
     /* The first SKP falls one interval after link-up, like every later one. Flit mode has them in its grid. */
     d->skp_due_sym = l->phy.flit ? UINT64_MAX : l->phy.skp_interval_symbols;
+    d->flit = l->phy.flit;
+    d->errors = l->errors;
     d->replay_ev = SIM_EVENT_NONE;
     if (l->errors)
       d->rand = sim_rand_new (engine, LINK_RAND_ID (params->rand_index, i));
@@ -319,14 +331,14 @@ link_free (Link *link)
       tlp_free (link->pool, t);
     }
     for (uint32_t k = 0; k < d->arr_len; k++) {
-      Arrival *a = &d->arr[(d->arr_head + k) % d->arr_cap];
+      Arrival *a = &d->arr[(d->arr_head + k) & (d->arr_cap - 1)];
       if (a->kind == ARR_TLP)
         tlp_free (link->pool, a->tlp);
     }
     sim_cancel (link->engine, d->replay_ev);
     if (d->rtlp)
       for (uint64_t k = 0; k < d->tx_seq - d->acked_seq; k++)
-        tlp_free (link->pool, d->rtlp[(d->replay_head + k) % d->replay_cap]);
+        tlp_free (link->pool, d->rtlp[(d->replay_head + k) & (d->replay_cap - 1)]);
     if (d->rand)
       g_rand_free (d->rand);
     g_free (d->rtlp);
@@ -389,7 +401,8 @@ link_symbol_ps (const Link *link, uint64_t n)
 
 /* ---- small containers ---- */
 
-/* The FIFO grows by doubling and keeps its capacity, so steady-state traffic never allocates. Only an empty FIFO
+/* The FIFO grows by doubling and keeps its capacity, so steady-state traffic never allocates. Both rings keep a
+ * power-of-two capacity (64, doubled), so an index wraps with a mask, not a division. Only an empty FIFO
  * needs a new event: later arrivals are never earlier than the head (same latency, in-order serialiser). */
 static void
 arr_push (Dir *d, const Arrival *a)
@@ -398,7 +411,7 @@ arr_push (Dir *d, const Arrival *a)
     uint32_t cap = d->arr_cap ? d->arr_cap * 2 : 64;
     Arrival *n = g_new (Arrival, cap);
     for (uint32_t k = 0; k < d->arr_len; k++)
-      n[k] = d->arr[(d->arr_head + k) % d->arr_cap];
+      n[k] = d->arr[(d->arr_head + k) & (d->arr_cap - 1)];
     g_free (d->arr);
     d->arr = n;
     d->arr_cap = cap;
@@ -407,10 +420,10 @@ arr_push (Dir *d, const Arrival *a)
   uint32_t k = d->arr_len;
   /* Flit mode only: a DLLP rides in the next flit's DLP bytes and so may arrive before a long TLP placed earlier
    * (whose last flit is later); it moves in ahead of it. Everything else arrives in placement order. */
-  if (d->link->phy.flit)
-    for (; k > 0 && d->arr[(d->arr_head + k - 1) % d->arr_cap].at > a->at; k--)
-      d->arr[(d->arr_head + k) % d->arr_cap] = d->arr[(d->arr_head + k - 1) % d->arr_cap];
-  d->arr[(d->arr_head + k) % d->arr_cap] = *a;
+  if (d->flit)
+    for (; k > 0 && d->arr[(d->arr_head + k - 1) & (d->arr_cap - 1)].at > a->at; k--)
+      d->arr[(d->arr_head + k) & (d->arr_cap - 1)] = d->arr[(d->arr_head + k - 1) & (d->arr_cap - 1)];
+  d->arr[(d->arr_head + k) & (d->arr_cap - 1)] = *a;
   if (d->arr_len++ == 0) {
     d->arr_ev = sim_schedule_at (d->link->engine, a->at, arr_fire, d, 0);
   } else if (k == 0) {
@@ -431,22 +444,22 @@ replay_push (Dir *d, uint32_t bytes, Tlp *t)
     uint32_t cap = d->replay_cap ? d->replay_cap * 2 : 64;
     uint32_t *n = g_new (uint32_t, cap);
     for (uint32_t k = 0; k < len; k++)
-      n[k] = d->replay[(d->replay_head + k) % d->replay_cap];
+      n[k] = d->replay[(d->replay_head + k) & (d->replay_cap - 1)];
     g_free (d->replay);
     d->replay = n;
     if (t) {
       Tlp **nt = g_new (Tlp *, cap);
       for (uint32_t k = 0; k < len; k++)
-        nt[k] = d->rtlp[(d->replay_head + k) % d->replay_cap];
+        nt[k] = d->rtlp[(d->replay_head + k) & (d->replay_cap - 1)];
       g_free (d->rtlp);
       d->rtlp = nt;
     }
     d->replay_cap = cap;
     d->replay_head = 0;
   }
-  d->replay[(d->replay_head + len) % d->replay_cap] = bytes;
+  d->replay[(d->replay_head + len) & (d->replay_cap - 1)] = bytes;
   if (t)
-    d->rtlp[(d->replay_head + len) % d->replay_cap] = t;
+    d->rtlp[(d->replay_head + len) & (d->replay_cap - 1)] = t;
   d->replay_bytes += bytes;
 }
 
@@ -482,7 +495,7 @@ static gboolean
 has_ready (const Dir *d)
 {
   return d->ack_due || d->fc_due[FC_P] || d->fc_due[FC_NP] || d->fc_due[FC_CPL] || d->q_head
-         || (d->link->errors && (d->nak_due || d->replay_pos < d->tx_seq - d->acked_seq));
+         || (d->errors && (d->nak_due || d->replay_pos < d->tx_seq - d->acked_seq));
 }
 
 static void flit_dllps (Dir *d);
@@ -492,7 +505,7 @@ static void flit_dllps (Dir *d);
 static void
 wire_kick (Dir *d)
 {
-  if (d->link->phy.flit)
+  if (d->flit)
     flit_dllps (d);
   if (!has_ready (d))
     return;
@@ -588,8 +601,14 @@ ack_count (Dir *d, SimTime now)
   Link *l = d->link;
   uint64_t n = d->rx_seq;
   SimTime rx = l->p.rx_pipeline_ps, out = now + l->p.tx_pipeline_ps;
+  /* Arrivals are in time order (but for flit-mode DLLPs, which are not counted): a head not yet at the pins
+   * ends the search at once, as it mostly does, unless the loop below has a timer to start. */
+  if (!d->arr_len
+      || (d->arr[d->arr_head].at >= out + rx
+          && (!l->ack_timer[d->dir] || sim_event_pending (l->engine, d->ack_ev))))
+    return n;
   for (uint32_t k = 0; k < d->arr_len; k++) {
-    const Arrival *a = &d->arr[(d->arr_head + k) % d->arr_cap];
+    const Arrival *a = &d->arr[(d->arr_head + k) & (d->arr_cap - 1)];
     if (a->kind != ARR_TLP)
       continue;
     if (a->at - rx < out && !a->bad && a->a == n) {
@@ -622,7 +641,7 @@ ack_build (Dir *d, Dir *o, ArrivalKind kind, SimTime now)
   d->cnt.acks++;
   o->rx_unacked = 0; /* TLPs counted while the Ack waited for the wire ride on it too */
   Arrival a = { .kind = kind, .a = kind == ARR_NAK ? o->rx_seq : ack_count (o, now) };
-  if (d->link->errors)
+  if (d->errors)
     a.bad = dllp_draw_bad (d) || (kind == ARR_ACK && fault_hits (d->link, LINK_FAULT_LOST_ACK, d->dir));
   return a;
 }
@@ -641,7 +660,7 @@ updatefc_build (Dir *d, Dir *o, FcClass c, SimTime now)
   o->fc_lat_timer[c] = SIM_EVENT_NONE;
   d->fc_due[c] = FALSE;
   d->cnt.updatefcs++;
-  if (d->link->errors)
+  if (d->errors)
     a.bad = dllp_draw_bad (d);
   return a;
 }
@@ -747,8 +766,8 @@ tlp_next (Dir *d, uint32_t *bytes, uint64_t *seq, gboolean *replayed)
   Link *l = d->link;
   const Phy *phy = &l->phy;
   uint64_t unacked = d->tx_seq - d->acked_seq;
-  if (l->errors && d->replay_pos < unacked) {
-    uint32_t i = (d->replay_head + d->replay_pos) % d->replay_cap;
+  if (d->errors && d->replay_pos < unacked) {
+    uint32_t i = (d->replay_head + d->replay_pos) & (d->replay_cap - 1);
     *seq = d->acked_seq + d->replay_pos++;
     *bytes = d->replay[i];
     *replayed = TRUE;
@@ -771,9 +790,9 @@ tlp_next (Dir *d, uint32_t *bytes, uint64_t *seq, gboolean *replayed)
   t->seq = (uint16_t) (d->tx_seq & 0xfff);
   if (fault_hits (d->link, LINK_FAULT_SKIP_SEQ, d->dir))
     t->seq = (uint16_t) ((t->seq + 1) & 0xfff);
-  replay_push (d, *bytes, l->errors ? t : NULL);
+  replay_push (d, *bytes, d->errors ? t : NULL);
   d->tx_seq++;
-  d->replay_pos += l->errors;
+  d->replay_pos += d->errors;
   return t;
 }
 
@@ -828,7 +847,7 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
     d->cursor = pl.end_slot;
     d->s_payload += t->payload_bytes;
     d->s_overhead += bytes - t->payload_bytes; /* header, ECRC and framing */
-    if (phy->flit && pl.last_flit >= d->charged_flit) {
+    if (d->flit && pl.last_flit >= d->charged_flit) {
       /* Each flit carrying TLP bytes charges its DLP, CRC and FEC bytes once; IDLE flits stay idle. */
       d->s_overhead += (pl.last_flit + 1 - MAX (pl.first_flit, d->charged_flit)) * (PHY_FLIT_BYTES - PHY_FLIT_TLP_BYTES);
       d->charged_flit = pl.last_flit + 1;
@@ -839,14 +858,14 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
     if (tx->placed_fn && !replayed)
       tx->placed_fn (tx->placed_ctx, tx, t, phy_sym_ps (phy, ceil_div (pl.end_slot, phy->lanes)));
     Arrival a = { .kind = ARR_TLP, .cls = tlp_fc_class (t->kind), .tlp = t, .a = seq };
-    if (l->errors) {
+    if (d->errors) {
       a.tlp = tlp_copy (l, t);
       a.bad = tlp_draw_bad (d, bytes, &pl, seq);
     }
     SimTime at = send_to_far_side (d, pl.avail_slot, &a);
     if (l->ack_timer[d->dir] && !o->ack_due && !sim_event_pending (e, d->ack_ev))
       ack_timer_start (d, at - l->p.rx_pipeline_ps);
-    if (l->errors)
+    if (d->errors)
       replay_timer_start (d, phy_sym_ps (phy, ceil_div (pl.end_slot, phy->lanes)));
     drained = !replayed;
   }
@@ -975,12 +994,12 @@ receive_ack (Dir *d, uint64_t acked)
   uint64_t before = o->acked_seq;
   while (o->acked_seq < acked) {
     o->replay_bytes -= o->replay[o->replay_head];
-    if (o->rtlp)
+    if (o->errors)
       tlp_free (d->link->pool, o->rtlp[o->replay_head]);
-    o->replay_head = (o->replay_head + 1) % o->replay_cap;
+    o->replay_head = (o->replay_head + 1) & (o->replay_cap - 1);
     o->acked_seq++;
   }
-  if (d->link->errors && o->acked_seq > before) {
+  if (o->errors && o->acked_seq > before) {
     /* Forward progress (spec §3.6.2.1): REPLAY_NUM resets and REPLAY_TIMER restarts while sent TLPs remain. */
     uint64_t m = o->acked_seq - before;
     o->replay_pos = o->replay_pos > m ? (uint32_t) (o->replay_pos - m) : 0;
@@ -1084,7 +1103,7 @@ arr_fire (SimEngine *e, void *ctx, uint64_t arg)
    * one event takes them all, in wire order. */
   while (d->arr_len && d->arr[d->arr_head].at <= sim_now (e)) {
     Arrival a = d->arr[d->arr_head];
-    d->arr_head = (d->arr_head + 1) % d->arr_cap;
+    d->arr_head = (d->arr_head + 1) & (d->arr_cap - 1);
     d->arr_len--;
     if (a.bad && a.kind != ARR_TLP) {
       /* A DLLP with a bad CRC is dropped (spec §3.6.1): the next Ack, the replay timer or the refresh covers it. */
@@ -1093,7 +1112,7 @@ arr_fire (SimEngine *e, void *ctx, uint64_t arg)
     }
     switch (a.kind) {
     case ARR_TLP:
-      if (!d->link->errors || dll_accept (d, &a))
+      if (!d->errors || dll_accept (d, &a))
         receive_tlp (d, a.tlp);
       break;
     case ARR_ACK:
@@ -1115,7 +1134,7 @@ arr_fire (SimEngine *e, void *ctx, uint64_t arg)
                     " beyond the receiver's %u/%u advertised + %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " freed",
                     a.cls, a.a, a.b, far->advertised[a.cls][FC_HDR], far->advertised[a.cls][FC_DATA],
                     far->freed[a.cls][FC_HDR], far->freed[a.cls][FC_DATA]);
-      fc_tx_update (&o->fc_tx, a.cls, a.a, a.b);
+      fc_tx_update (&o->fc_tx, (FcClass) a.cls, a.a, a.b);
       port_notify (&d->link->port[o->dir]);
       break;
     }
@@ -1143,25 +1162,22 @@ link_port_can_send (LinkPort *port, const Tlp *tlp)
 {
   Link *l = port->link;
   Dir *d = &l->d[port->end];
+  /* A full transmit queue is the usual refusal of a busy sender: answered before the rest is worked out. */
+  if (l->p.tx_queue_tlps && d->q_len >= l->p.tx_queue_tlps) {
+    port->want_ready = TRUE;
+    return FALSE;
+  }
   gboolean ok = TRUE;
-  if (l->p.tx_queue_tlps && d->q_len >= l->p.tx_queue_tlps)
-    ok = FALSE;
   /* §3: a full replay buffer stalls new TLPs; queued TLPs already hold their future replay space. */
   uint32_t bytes = wire_bytes (l, tlp);
   /* link_params_validate() guarantees room for a 3-DW-header TLP of MPS; a 4-DW header or ECRC can still overflow
    * a buffer sized at that bound, and such a TLP would wait forever. */
   if (l->p.replay_buffer_bytes && bytes > l->p.replay_buffer_bytes)
     g_error ("a %u-byte TLP can never fit the %u-byte replay buffer", bytes, l->p.replay_buffer_bytes);
-  if (l->p.replay_buffer_bytes && d->q_bytes + d->replay_bytes + bytes > l->p.replay_buffer_bytes)
-    ok = FALSE;
   /* Spec §3.6.2.1: 12-bit sequence numbers, so the transmitter stops at 2048 unacknowledged TLPs; queued TLPs
-   * will take numbers too, so they count. Flit mode numbers flits instead (below). */
-  if (l->phy.flit) {
-    if (d->q_bytes + d->replay_bytes + bytes > (uint64_t) LINK_FLIT_WINDOW * PHY_FLIT_TLP_BYTES)
-      ok = FALSE;
-  } else if (d->tx_seq - d->acked_seq + d->q_len >= LINK_SEQ_WINDOW) {
+   * will take numbers too, so they count. Flit mode numbers flits instead, counted in bytes (window_bytes). */
+  if (d->q_bytes + d->replay_bytes + bytes > l->window_bytes || d->tx_seq - d->acked_seq + d->q_len >= l->window_tlps)
     ok = FALSE;
-  }
   if (!fc_tx_can (&d->fc_tx, tlp_fc_class (tlp->kind), tlp_header_credits (tlp), tlp_data_credits (tlp)))
     ok = FALSE;
   if (!ok)
@@ -1360,13 +1376,13 @@ link_inject_fault (Link *link, LinkFault fault, LinkDir dir, uint64_t nth)
   link->fault_dir = dir;
   link->fault_countdown = nth;
   if (fault == LINK_FAULT_LOST_ACK)
-    link->errors = TRUE;
+    link->errors = link->d[0].errors = link->d[1].errors = TRUE;
 }
 
 void
 link_inject_lcrc (Link *link, LinkDir dir, uint64_t seq, uint32_t times)
 {
-  link->errors = TRUE;
+  link->errors = link->d[0].errors = link->d[1].errors = TRUE;
   link->lcrc_dir = dir;
   link->lcrc_seq = seq;
   link->lcrc_times = times;

@@ -498,6 +498,17 @@ send_mwrs (Link *l, TlpPool *pool, int n)
   }
 }
 
+/* The end of every error run: nothing left unacknowledged or out of range, no TLP lost by the link. */
+static void
+finish_error_link (Link *l, TlpPool *pool)
+{
+  g_autoptr (GError) err = NULL;
+  ck_assert_msg (link_check_invariants (l, &err), "%s", err ? err->message : "");
+  link_free (l);
+  ck_assert_uint_eq (tlp_pool_live (pool), 0);
+  tlp_pool_free (pool);
+}
+
 static void
 assert_in_order_once (const OrderLog *log, int n)
 {
@@ -531,11 +542,7 @@ START_TEST (test_error_one_lcrc)
                  G_GUINT64_FORMAT " Naks, %" G_GUINT64_FORMAT " replays, %" G_GUINT64_FORMAT " replayed", _i,
                  up.tlp_errors, up.naks, up.replays, up.replayed_tlps);
   ck_assert_uint_eq (down.tlp_errors + down.dllp_errors + down.naks + down.replays, 0);
-  g_autoptr (GError) err = NULL;
-  ck_assert_msg (link_check_invariants (l, &err), "%s", err ? err->message : "");
-  link_free (l);
-  ck_assert_uint_eq (tlp_pool_live (pool), 0);
-  tlp_pool_free (pool);
+  finish_error_link (l, pool);
 }
 END_TEST
 
@@ -565,10 +572,7 @@ START_TEST (test_error_lost_ack)
   ck_assert_uint_eq (link_errors (l, LINK_DOWNSTREAM).dllp_errors, 1);
   up = link_errors (l, LINK_UPSTREAM);
   ck_assert_uint_eq (up.replays, 1);
-  g_autoptr (GError) err = NULL;
-  ck_assert_msg (link_check_invariants (l, &err), "%s", err ? err->message : "");
-  link_free (l);
-  tlp_pool_free (pool);
+  finish_error_link (l, pool);
 }
 END_TEST
 
@@ -607,10 +611,7 @@ START_TEST (test_error_retrain)
   /* Each round trip is well under a microsecond: only a retrain makes the run last beyond 5 us. */
   ck_assert_msg ((log.last_rx > p.retrain_ps) == (times == 4), "last delivery at %" G_GUINT64_FORMAT " ps",
                  log.last_rx);
-  g_autoptr (GError) err = NULL;
-  ck_assert_msg (link_check_invariants (l, &err), "%s", err ? err->message : "");
-  link_free (l);
-  tlp_pool_free (pool);
+  finish_error_link (l, pool);
 }
 END_TEST
 

@@ -14,10 +14,16 @@
  *   of the receive buffer; only then are the credits freed and, per spec §2.6.1.2, an UpdateFC DLLP scheduled.
  *   The receiver then frees the TLP with tlp_free() on the link's pool (link_pool()).
  * - Acks: every TLP is acknowledged by the receiving data link layer within the spec's Ack latency limit
- *   (pcie-protocol.md §3), coalesced; Acks free replay-buffer space at the transmitter.
+ *   (pcie-protocol.md §3), pin to pin, coalesced; Acks free replay-buffer space at the transmitter.
+ * - Flit mode (Gen6, or flit_mode): the same contract; framing, DLLPs and ordered sets follow the flit grid
+ *   (phy.h), and a TLP is delivered once the flit holding its last byte is in.
+ * - Errors (ber > 0): TLPs and DLLPs may arrive corrupted; the data link layer recovers (Nak, replay, REPLAY_TIMER,
+ *   retrain), so every TLP is still delivered exactly once and in order, only later. Without errors nothing of
+ *   this runs and no random number is drawn. link_errors() counts what happened.
  * - Accounting: every picosecond of each direction is attributed to exactly one of payload, TLP overhead
- *   (framing + header + ECRC + LCRC), DLLP, ordered set, or idle/padding. link_usage() returns the fractions
- *   over a window, which always sum to 1.
+ *   (framing + header + ECRC + LCRC; in flit mode the header and each used flit's DLP, CRC and FEC bytes), DLLP,
+ *   ordered set, or idle/padding (and IDLE flits). link_usage() returns the fractions over a window, which always
+ *   sum to 1.
  * - Parameters are plain values (LinkParams), so the link does not depend on the configuration module.
  */
 #pragma once

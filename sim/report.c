@@ -360,11 +360,16 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
   /* The two header lines name the parameters that decide the figures, so a table pasted into a bug report or a
    * mail still says what was simulated. */
   if (!markdown) {
-    g_string_append_printf (o, "%s — Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT ", MPS %" G_GINT64_FORMAT
+    /* Flit mode and a bit error rate change every figure, so they are named when on (and only then, so other
+     * headers keep their text). */
+    g_autofree char *extra = g_strdup_printf ("%s%s", c->link.gen == 6 || c->link.flit_mode ? " flit mode" : "",
+                                              c->link.ber > 0 ? " with errors" : "");
+    g_string_append_printf (o, "%s — Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT "%s%s, MPS %" G_GINT64_FORMAT
                                ", MRRS %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT " tags, %" G_GINT64_FORMAT
                                "-bit @ %g MHz (%s)\n",
-                            c->name, c->link.gen, c->link.lanes, c->link.max_payload, c->link.max_read_request,
-                            c->endpoint.tags, c->endpoint.datapath_bits, c->endpoint.clock_mhz, r->model);
+                            c->name, c->link.gen, c->link.lanes, *extra ? "," : "", extra, c->link.max_payload,
+                            c->link.max_read_request, c->endpoint.tags, c->endpoint.datapath_bits,
+                            c->endpoint.clock_mhz, r->model);
     g_string_append_printf (o, "%" G_GINT64_FORMAT " bytes x %" G_GINT64_FORMAT
                                " iterations; theoretical %.1f MB/s, protocol limit %.1f MB/s\n\n",
                             c->benchmark.transfer_bytes, c->benchmark.iterations, r->theoretical_mbps,
@@ -429,6 +434,15 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
     g_string_append_printf (o, "  %-19s %6.2f%%  %6.2f%%  %5.2f%%  %6.2f%%  %6.2f%%\n", names[i],
                             u[i]->payload * 100, u[i]->tlp_overhead * 100, u[i]->dllp * 100,
                             u[i]->ordered_sets * 100, u[i]->idle * 100);
+  if (h->has_errors) {
+    const PsLinkErrors *e[2] = { &h->errors_up, &h->errors_down };
+    g_string_append (o, "link errors (whole run)  TLP errors    Naks  replays  timeouts  retrains  replayed bytes\n");
+    for (int i = 0; i < 2; i++)
+      g_string_append_printf (o, "  %-19s %12" G_GUINT64_FORMAT " %7" G_GUINT64_FORMAT " %8" G_GUINT64_FORMAT " %9"
+                              G_GUINT64_FORMAT " %9" G_GUINT64_FORMAT " %15" G_GUINT64_FORMAT "\n", names[i],
+                              e[i]->tlp_errors, e[i]->naks, e[i]->replays, e[i]->replay_timeouts, e[i]->retrains,
+                              e[i]->replayed_bytes);
+  }
 }
 
 /* Each value writes its own leading comma, so a row is `name,key` and then one call per column. An absent value

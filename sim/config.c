@@ -42,13 +42,13 @@ typedef struct {
  * line here plus one field in config.h. */
 #define OFF(field) offsetof (PsConfig, field)
 
-/* Value lists the spec allows (x12/x32 exist on paper but no modelled device uses them).
+/* Value lists the spec allows (x12/x32 only without flit mode: r6 defines flit mode for x1..x16).
  * A K_ENUM stores the index of its word, so each word list must be in the order of its C enum in config.h, or
  * a word would select another value. */
-static const int64_t lanes_allowed[] = { 1, 2, 4, 8, 16, -1 };
+static const int64_t lanes_allowed[] = { 1, 2, 4, 8, 12, 16, 32, -1 };
 static const int64_t rcb_allowed[] = { 64, 128, -1 };
 static const int64_t addr_allowed[] = { 32, 64, -1 };
-static const int64_t width_allowed[] = { 64, 128, 256, 512, -1 };
+static const int64_t width_allowed[] = { 64, 128, 256, 512, 1024, -1 };
 static const char *const arbitration_words[] = { "round_robin", "priority", "read_priority", NULL };
 static const char *const counter_words[] = { "endpoint", "host", NULL };
 static const char *const descriptor_mode_words[] = { "chained", "software", NULL };
@@ -82,10 +82,25 @@ static const KeyDef keys[] = {
 
   /* Where the spec defines a reset value (max_payload, max_read_request, the RCB) it is the default: it is what
    * a device runs with unless software changes it. */
-  { "link.gen", K_INT, OFF (link.gen), 1, 5, FALSE, NULL, NULL, NULL, "generation",
-    "PCIe generation: 1..5 = 2.5, 5, 8, 16, 32 GT/s (spec Table 1-1)" },
-  { "link.lanes", K_INT, OFF (link.lanes), 1, 16, FALSE, lanes_allowed, NULL, NULL, "lanes",
-    "negotiated link width (spec §4.2.4.9; x12/x32 are not modelled)" },
+  { "link.gen", K_INT, OFF (link.gen), 1, 6, FALSE, NULL, NULL, NULL, "generation",
+    "PCIe generation: 1..6 = 2.5, 5, 8, 16, 32, 64 GT/s (spec Table 1-1); 6 always runs flit mode" },
+  { "link.lanes", K_INT, OFF (link.lanes), 1, 32, FALSE, lanes_allowed, NULL, NULL, "lanes",
+    "negotiated link width (spec §4.2.4.9); x12 and x32 only without flit mode" },
+  { "link.flit_mode", K_BOOL, OFF (link.flit_mode), 0, 0, FALSE, NULL, NULL, "false", "",
+    "flit mode at 2.5-32 GT/s (spec §4.2.3.3, Table 4-1): 256-byte flits of 236 TLP bytes, DLLPs in the flits, no "
+    "per-TLP framing; Gen6 runs it whatever this says" },
+  { "link.sris", K_BOOL, OFF (link.sris), 0, 0, FALSE, NULL, NULL, "false", "",
+    "separate reference clocks (SRIS): SKP ordered sets every 154 symbols at 8b/10b, every 37 blocks at "
+    "128b/130b (spec §4.2.8), a tenth of the flit counts in flit mode (assumption)" },
+  { "link.ber", K_DOUBLE, OFF (link.ber), 0, 1e-2, FALSE, NULL, NULL, "0", "errors per bit",
+    "per-lane bit error rate (spec §4.3 requires <= 1e-12 at 2.5-32 GT/s; Gen6 FBER up to 1e-6): LCRC and DLLP "
+    "CRC failures, Naks and replays; in flit mode lost flits after FEC (64 GT/s); 0 = no errors" },
+  { "link.retrain_ns", K_DOUBLE, OFF (link.retrain_ns), 1, 1e7, FALSE, NULL, NULL, "1000", "ns",
+    "link idle while the LTSSM retrains after a REPLAY_NUM rollover (spec §3.6.2.1; no primary figure, "
+    "pcie-protocol.md §10: microseconds)" },
+  { "link.replay_timer_symbols", K_INT, OFF (link.replay_timer_symbols), 0, 1 << 24, FALSE, NULL, NULL, "0",
+    "symbol times", "REPLAY_TIMER limit; 0 = the spec's: 3 x the Ack latency limit, 1500 flits in flit mode "
+    "(pcie-protocol.md §3, §10)" },
   { "link.max_payload", K_INT, OFF (link.max_payload), 128, 4096, TRUE, NULL, NULL, "128", "bytes",
     "Max_Payload_Size (spec §7.5.3.4; default 128 is the spec's reset value)" },
   { "link.max_read_request", K_INT, OFF (link.max_read_request), 128, 4096, TRUE, NULL, NULL, "512", "bytes",
@@ -123,10 +138,11 @@ static const KeyDef keys[] = {
   { "link.skp_interval_symbols", K_INT, OFF (link.skp_interval_symbols), 0, 1 << 20, FALSE, NULL, NULL, "0",
     "symbol times", "between SKP ordered sets; 0 = the spec minimum (1180 at 8b/10b, 370 blocks at 128b/130b)" },
 
-  { "endpoint.tags", K_INT, OFF (endpoint.tags), 1, 256, FALSE, NULL, NULL, "32", "tags",
-    "outstanding read requests (spec §2.2.6.2: 32 with 5-bit tags, 256 with 8-bit extended tags)" },
-  { "endpoint.datapath_bits", K_INT, OFF (endpoint.datapath_bits), 64, 512, FALSE, width_allowed, NULL, "64", "bits",
-    "application interface width (Avalon-ST; pcie-protocol.md §7)" },
+  { "endpoint.tags", K_INT, OFF (endpoint.tags), 1, 16384, FALSE, NULL, NULL, "32", "tags",
+    "outstanding read requests (spec §2.2.6.2: 32 with 5-bit tags, 256 with 8-bit extended tags; above 256 only "
+    "14-bit flit-mode tags with the stream workload)" },
+  { "endpoint.datapath_bits", K_INT, OFF (endpoint.datapath_bits), 64, 1024, FALSE, width_allowed, NULL, "64",
+    "bits", "application interface width (Avalon-ST; pcie-protocol.md §7: 512 or 1024 bits on Gen4/5 hard IPs)" },
   { "endpoint.clock_mhz", K_DOUBLE, OFF (endpoint.clock_mhz), 1, 1000, FALSE, NULL, NULL, "125", "MHz",
     "application interface clock (pcie-protocol.md §7)" },
   { "endpoint.soft_ip", K_BOOL, OFF (endpoint.soft_ip), 0, 0, FALSE, NULL, NULL, "false", "",
@@ -212,6 +228,9 @@ static const KeyDef keys[] = {
     "modes run by default: read, write, simultaneous, or all" },
   { "benchmark.workload", K_ENUM, OFF (benchmark.workload), 0, 0, FALSE, NULL, workload_words, "chaining_dma", "",
     "chaining_dma (AN-456 engine, host and datapath) or stream (saturating link-only source, no DMA engine)" },
+  { "benchmark.stream_payload_bytes", K_INT, OFF (benchmark.stream_payload_bytes), 0, 4096, TRUE, NULL, NULL, "0",
+    "bytes", "stream workload: bytes per TLP, the MWr payload (write) or read request (read); 0 = max_payload "
+    "(write) or max_read_request (read)" },
   { "benchmark.watchdog_ns", K_DOUBLE, OFF (benchmark.watchdog_ns), 1000, 1e12, FALSE, NULL, NULL, "1e7", "ns",
     "deadlock watchdog: stop with an internal error naming what each component waits for when this much "
     "simulated time passes with a transfer unfinished and no TLP delivered (stretched by the host's longest wait)" },
@@ -263,56 +282,42 @@ ps_config_key_exists (const char *path)
   return find_key (path) != NULL;
 }
 
-/* Levenshtein distance with one rolling row: keys are short, so O(n·m) is nothing. It counts bytes, not
- * characters: key names are ASCII, so a non-ASCII typo merely scores a little farther. */
-guint
-ps_edit_distance (const char *a, const char *b)
+gboolean
+ps_config_is_section (const char *path)
 {
-  size_t la = strlen (a), lb = strlen (b);
-  g_autofree guint *row = g_new (guint, lb + 1);
-  for (size_t j = 0; j <= lb; j++)
-    row[j] = (guint) j;
-  for (size_t i = 1; i <= la; i++) {
-    guint diag = row[0];
-    row[0] = (guint) i;
-    for (size_t j = 1; j <= lb; j++) {
-      guint up = row[j];
-      guint cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      row[j] = MIN (MIN (row[j] + 1, row[j - 1] + 1), diag + cost);
-      diag = up;
-    }
-  }
-  return row[lb];
+  return is_section (path);
 }
 
-/* Closest key or section name directly under `prefix` ("" for the top level), or NULL if none is close.
- * A section's name comes up once per key under it; the strict < keeps the first in table order on ties, so a
- * typo always gets the same suggestion. Close means at most two edits, or a third of the word's length when
- * that is more, beyond which a hint misleads more often than it helps (scenario.c's closest() uses the same). */
+/* Built once, on first use, from the table: the table stays the one list of keys. */
+const char *const *
+ps_config_keys (void)
+{
+  static const char **paths;
+  if (g_once_init_enter (&paths)) {
+    const char **p = g_new0 (const char *, N_KEYS + 1);
+    for (size_t i = 0; i < N_KEYS; i++)
+      p[i] = keys[i].path;
+    g_once_init_leave (&paths, p);
+  }
+  return paths;
+}
+
+/* Closest key or section name directly under `prefix` ("" for the top level), or NULL if none is close. A
+ * section's name comes up once per key under it, which changes nothing: the first of equals wins. */
 static char *
 suggest (const char *prefix, const char *word)
 {
   size_t np = strlen (prefix);
-  char *best = NULL;
-  guint best_d = G_MAXUINT;
+  g_autoptr (GPtrArray) children = g_ptr_array_new_with_free_func (g_free);
   for (size_t i = 0; i < N_KEYS; i++) {
     const char *p = keys[i].path;
     if (np && (strncmp (p, prefix, np) != 0 || p[np] != '.'))
       continue;
     const char *rest = np ? p + np + 1 : p;
-    g_autofree char *child = g_strndup (rest, strcspn (rest, "."));
-    guint d = ps_edit_distance (child, word);
-    if (d < best_d) {
-      best_d = d;
-      g_free (best);
-      best = g_steal_pointer (&child);
-    }
+    g_ptr_array_add (children, g_strndup (rest, strcspn (rest, ".")));
   }
-  if (!best || best_d > MAX (2u, (guint) strlen (word) / 3)) {
-    g_free (best);
-    return NULL;
-  }
-  return best;
+  g_ptr_array_add (children, NULL);
+  return g_strdup (ps_closest ((const char *const *) children->pdata, word, 3));
 }
 
 /* Closest full key path, for a --set whose section is misspelt too, when the leaf alone matched nothing under
@@ -320,32 +325,7 @@ suggest (const char *prefix, const char *word)
 static char *
 suggest_path (const char *path)
 {
-  const KeyDef *best = NULL;
-  guint best_d = G_MAXUINT;
-  for (size_t i = 0; i < N_KEYS; i++) {
-    guint d = ps_edit_distance (keys[i].path, path);
-    if (d < best_d) {
-      best_d = d;
-      best = &keys[i];
-    }
-  }
-  return best && best_d <= MAX (2u, (guint) strlen (path) / 4) ? g_strdup (best->path) : NULL;
-}
-
-/* Every config error is located at a node: the key or value in its file, or the --set that made it. The
- * separate declaration carries G_GNUC_PRINTF, so -Wformat checks every caller: after the parameter list, where
- * GLib's style puts it, GCC accepts an attribute only on a declaration. */
-static void
-node_error (GError **error, PsErrorCode code, const YNode *n, const char *fmt, ...) G_GNUC_PRINTF (4, 5);
-
-static void
-node_error (GError **error, PsErrorCode code, const YNode *n, const char *fmt, ...)
-{
-  va_list ap;
-  va_start (ap, fmt);
-  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
-  va_end (ap);
-  ps_error_located (error, code, n->origin, n->line, n->col, "%s", msg);
+  return g_strdup (ps_closest (ps_config_keys (), path, 4));
 }
 
 /* --mode on the command line and benchmark.modes in a config share these words, so one list serves both. */
@@ -385,17 +365,17 @@ static gboolean
 want_scalar (const KeyDef *k, const YNode *n, const char *what, GError **error)
 {
   if (n->kind != YNODE_SCALAR) {
-    node_error (error, PS_ERROR_DATA, n, "%s must be %s, not %s", k->path, what, ytree_kind_name (n->kind));
+    ytree_error (error, PS_ERROR_DATA, n, "%s must be %s, not %s", k->path, what, ytree_kind_name (n->kind));
     return FALSE;
   }
   if (k->type != K_STRING && !n->plain) {
-    node_error (error, PS_ERROR_DATA, n, "%s must be %s, not a quoted string", k->path, what);
+    ytree_error (error, PS_ERROR_DATA, n, "%s must be %s, not a quoted string", k->path, what);
     return FALSE;
   }
   /* `key:` with nothing after it is an empty plain scalar (YAML's null): say it has no value, located just after
    * the colon, rather than that '' is no integer. A string may be empty ("" is name's own default). */
   if (k->type != K_STRING && n->value[0] == '\0') {
-    node_error (error, PS_ERROR_DATA, n, "%s has no value (expected %s)", k->path, what);
+    ytree_error (error, PS_ERROR_DATA, n, "%s has no value (expected %s)", k->path, what);
     return FALSE;
   }
   return TRUE;
@@ -413,9 +393,9 @@ convert_int (const KeyDef *k, const YNode *n, int64_t *out, GError **error)
   g_autoptr (GError) e = NULL;
   if (!g_ascii_string_to_signed (n->value, 10, G_MININT64, G_MAXINT64, &v, &e)) {
     if (g_error_matches (e, G_NUMBER_PARSER_ERROR, G_NUMBER_PARSER_ERROR_OUT_OF_BOUNDS))
-      node_error (error, PS_ERROR_DATA, n, "%s: %s does not fit in 64 bits", k->path, n->value);
+      ytree_error (error, PS_ERROR_DATA, n, "%s: %s does not fit in 64 bits", k->path, n->value);
     else
-      node_error (error, PS_ERROR_DATA, n, "%s must be an integer, got '%s'", k->path, n->value);
+      ytree_error (error, PS_ERROR_DATA, n, "%s must be an integer, got '%s'", k->path, n->value);
     return FALSE;
   }
   /* The list goes first: its message names the valid values, where a range (lanes 1 to 16) would suggest 3. */
@@ -427,7 +407,7 @@ convert_int (const KeyDef *k, const YNode *n, int64_t *out, GError **error)
       g_string_append_printf (list, "%s%" G_GINT64_FORMAT, a == k->allowed ? "" : a[1] < 0 ? " or " : ", ", *a);
     }
     if (!ok)
-      node_error (error, PS_ERROR_DATA, n, "%s must be %s (got %" G_GINT64_FORMAT ")", k->path, list->str, v);
+      ytree_error (error, PS_ERROR_DATA, n, "%s must be %s (got %" G_GINT64_FORMAT ")", k->path, list->str, v);
     g_string_free (list, TRUE);
     if (!ok)
       return FALSE;
@@ -435,13 +415,13 @@ convert_int (const KeyDef *k, const YNode *n, int64_t *out, GError **error)
   /* The range tests come first in the condition: they rule out v <= 0 before v & (v - 1), which is no
    * power-of-two test there (and overflows at INT64_MIN). One message then states both rules. */
   if (k->pow2 && ((double) v < k->min || (double) v > k->max || (v & (v - 1)) != 0)) {
-    node_error (error, PS_ERROR_DATA, n, "%s must be a power of two from %.0f to %.0f (got %" G_GINT64_FORMAT ")",
-                k->path, k->min, k->max, v);
+    ytree_error (error, PS_ERROR_DATA, n, "%s must be a power of two from %.0f to %.0f (got %" G_GINT64_FORMAT ")",
+                 k->path, k->min, k->max, v);
     return FALSE;
   }
   if ((double) v < k->min || (double) v > k->max) {
-    node_error (error, PS_ERROR_DATA, n, "%s must be between %.0f and %.0f (got %" G_GINT64_FORMAT ")", k->path,
-                k->min, k->max, v);
+    ytree_error (error, PS_ERROR_DATA, n, "%s must be between %.0f and %.0f (got %" G_GINT64_FORMAT ")", k->path,
+                 k->min, k->max, v);
     return FALSE;
   }
   *out = v;
@@ -460,11 +440,11 @@ convert_double (const KeyDef *k, const YNode *n, double *out, GError **error)
   char *end = NULL;
   double v = g_ascii_strtod (n->value, &end);
   if (end == n->value || *end != '\0' || !isfinite (v)) {
-    node_error (error, PS_ERROR_DATA, n, "%s must be a number, got '%s'", k->path, n->value);
+    ytree_error (error, PS_ERROR_DATA, n, "%s must be a number, got '%s'", k->path, n->value);
     return FALSE;
   }
   if (v < k->min || v > k->max) {
-    node_error (error, PS_ERROR_DATA, n, "%s must be between %g and %g (got %g)", k->path, k->min, k->max, v);
+    ytree_error (error, PS_ERROR_DATA, n, "%s must be between %g and %g (got %g)", k->path, k->min, k->max, v);
     return FALSE;
   }
   *out = v;
@@ -482,12 +462,12 @@ convert_modes (const KeyDef *k, const YNode *n, unsigned *out, GError **error)
   if (n->kind == YNODE_SEQ) {
     count = n->items->len;
     if (count == 0) {
-      node_error (error, PS_ERROR_DATA, n, "%s lists no mode", k->path);
+      ytree_error (error, PS_ERROR_DATA, n, "%s lists no mode", k->path);
       return FALSE;
     }
   } else if (n->kind != YNODE_SCALAR) {
-    node_error (error, PS_ERROR_DATA, n, "%s must be a mode or a list of modes, not %s", k->path,
-                ytree_kind_name (n->kind));
+    ytree_error (error, PS_ERROR_DATA, n, "%s must be a mode or a list of modes, not %s", k->path,
+                 ytree_kind_name (n->kind));
     return FALSE;
   }
   unsigned mask = 0;
@@ -497,8 +477,8 @@ convert_modes (const KeyDef *k, const YNode *n, unsigned *out, GError **error)
     /* A nested list or mapping as an item is an unknown mode too, with no text to quote. */
     unsigned m = one->kind == YNODE_SCALAR ? ps_mode_parse (one->value) : 0;
     if (!m) {
-      node_error (error, PS_ERROR_DATA, one, "%s: unknown mode%s%s (expected read, write, simultaneous or all)",
-                  k->path, one->kind == YNODE_SCALAR ? " " : "", one->kind == YNODE_SCALAR ? one->value : "");
+      ytree_error (error, PS_ERROR_DATA, one, "%s: unknown mode%s%s (expected read, write, simultaneous or all)",
+                   k->path, one->kind == YNODE_SCALAR ? " " : "", one->kind == YNODE_SCALAR ? one->value : "");
       return FALSE;
     }
     mask |= m;
@@ -528,7 +508,7 @@ convert_value (const KeyDef *k, const YNode *n, PsConfig *cfg, GError **error)
       *(bool *) field = n->value[0] == 't';
       return TRUE;
     }
-    node_error (error, PS_ERROR_DATA, n, "%s must be true or false, got '%s'", k->path, n->value);
+    ytree_error (error, PS_ERROR_DATA, n, "%s must be true or false, got '%s'", k->path, n->value);
     return FALSE;
   case K_STRING:
     if (!want_scalar (k, n, "a string", error))
@@ -537,8 +517,8 @@ convert_value (const KeyDef *k, const YNode *n, PsConfig *cfg, GError **error)
      * character would split or corrupt the row, so it is refused here rather than escaped in every format. */
     for (const char *c = n->value; *c; c++)
       if ((unsigned char) *c < 0x20 || *c == 0x7f) {
-        node_error (error, PS_ERROR_DATA, n, "%s must be one line of printable text (found control character "
-                    "0x%02x)", k->path, (unsigned char) *c);
+        ytree_error (error, PS_ERROR_DATA, n, "%s must be one line of printable text (found control character "
+                     "0x%02x)", k->path, (unsigned char) *c);
         return FALSE;
       }
     g_free (*(char **) field); /* the default's copy, if any: defaults are converted first */
@@ -557,7 +537,7 @@ convert_value (const KeyDef *k, const YNode *n, PsConfig *cfg, GError **error)
       }
     {
       g_autofree char *list = g_strjoinv (", ", (char **) k->words);
-      node_error (error, PS_ERROR_DATA, n, "%s must be one of %s (got '%s')", k->path, list, n->value);
+      ytree_error (error, PS_ERROR_DATA, n, "%s must be one of %s (got '%s')", k->path, list, n->value);
     }
     return FALSE;
   }
@@ -578,7 +558,7 @@ static gboolean
 apply_include (YNode *base, const YNode *inc, const char *including, GPtrArray *stack, GError **error)
 {
   if (inc->kind != YNODE_SCALAR || inc->value[0] == '\0') {
-    node_error (error, PS_ERROR_DATA, inc, "include must be a file path or a list of file paths");
+    ytree_error (error, PS_ERROR_DATA, inc, "include must be a file path or a list of file paths");
     return FALSE;
   }
   g_autofree char *dir = g_path_get_dirname (including);
@@ -587,8 +567,8 @@ apply_include (YNode *base, const YNode *inc, const char *including, GPtrArray *
   /* Tested here, not left to ytree_load_file(), so the error is located at the include entry (still exit 66)
    * and says whether the file is missing or is a directory. */
   if (!g_file_test (path, G_FILE_TEST_IS_REGULAR)) {
-    node_error (error, PS_ERROR_NOINPUT, inc, "included file '%s' %s", path,
-                g_file_test (path, G_FILE_TEST_EXISTS) ? "is not a regular file" : "does not exist");
+    ytree_error (error, PS_ERROR_NOINPUT, inc, "included file '%s' %s", path,
+                 g_file_test (path, G_FILE_TEST_EXISTS) ? "is not a regular file" : "does not exist");
     return FALSE;
   }
   /* Should realpath() fail (say, a component removed meanwhile), this entry gets no cycle check; the depth
@@ -596,7 +576,7 @@ apply_include (YNode *base, const YNode *inc, const char *including, GPtrArray *
   g_autofree char *real = realpath (path, NULL);
   for (guint i = 0; real && i < stack->len; i++) {
     if (strcmp (stack->pdata[i], real) == 0) {
-      node_error (error, PS_ERROR_DATA, inc, "include cycle: '%s' includes itself through '%s'", including, path);
+      ytree_error (error, PS_ERROR_DATA, inc, "include cycle: '%s' includes itself through '%s'", including, path);
       return FALSE;
     }
   }
@@ -619,13 +599,14 @@ load_with_includes (const char *path, GPtrArray *stack, GError **error)
     return NULL;
   }
   if (tree->kind != YNODE_MAP) {
-    node_error (error, PS_ERROR_DATA, tree, "a config must be a mapping of keys, not %s", ytree_kind_name (tree->kind));
+    ytree_error (error, PS_ERROR_DATA, tree, "a config must be a mapping of keys, not %s",
+                 ytree_kind_name (tree->kind));
     return NULL;
   }
   /* A bound beside the cycle check: 16 files deep is far beyond any real config, and it ends any loop the
    * cycle check cannot see (see apply_include()). */
   if (stack->len >= 16) {
-    node_error (error, PS_ERROR_DATA, tree, "includes nested more than 16 deep");
+    ytree_error (error, PS_ERROR_DATA, tree, "includes nested more than 16 deep");
     return NULL;
   }
   /* Includes merge, in order, into an empty map, and this file's own keys go on top: the including file always
@@ -663,8 +644,8 @@ apply_set (YNode *root, const char *set, GError **error)
     ps_error_plain (error, PS_ERROR_USAGE, "--set %s: expected KEY.PATH=VALUE", set);
     return FALSE;
   }
-  /* The origin reads exactly "--set KEY=VALUE": scenario.c's relocate() recognises that prefix in an error to
-   * move it onto the scenario line that made the override. Columns count within KEY=VALUE: the key is at 1. */
+  /* The origin reads exactly "--set KEY=VALUE", which is how mark_set() tells which --set an error lies in.
+   * Columns count within KEY=VALUE: the key is at 1. */
   g_autofree char *origin = g_strdup_printf ("--set %s", set);
   g_autofree char *path = g_strndup (set, (gsize) (eq - set));
   const YNode key_pos = { .origin = origin, .line = 1, .col = 1 };
@@ -678,9 +659,9 @@ apply_set (YNode *root, const char *set, GError **error)
     g_autofree char *full = hint ? (*prefix ? g_strconcat (prefix, ".", hint, NULL) : g_strdup (hint))
                                  : suggest_path (path);
     if (full)
-      node_error (error, PS_ERROR_DATA, &key_pos, "unknown key '%s' (did you mean '%s'?)", path, full);
+      ytree_error (error, PS_ERROR_DATA, &key_pos, "unknown key '%s' (did you mean '%s'?)", path, full);
     else
-      node_error (error, PS_ERROR_DATA, &key_pos, "unknown key '%s'", path);
+      ytree_error (error, PS_ERROR_DATA, &key_pos, "unknown key '%s'", path);
     return FALSE;
   }
   /* col_offset is the length of "KEY=", so the value's columns count within KEY=VALUE as the key's do. An empty
@@ -701,7 +682,7 @@ apply_set (YNode *root, const char *set, GError **error)
       next = ytree_map_new (origin, 1, 1);
       ytree_map_set (map, parts[i], next, &key_pos);
     } else if (next->kind != YNODE_MAP) { /* a scalar or list there: `link: 5` in a file, or an earlier --set */
-      node_error (error, PS_ERROR_DATA, &key_pos, "cannot set '%s': '%s' is not a mapping", path, parts[i]);
+      ytree_error (error, PS_ERROR_DATA, &key_pos, "cannot set '%s': '%s' is not a mapping", path, parts[i]);
       ytree_free (value);
       return FALSE;
     }
@@ -741,8 +722,8 @@ walk_map (Walk *w, const YNode *map, const char *prefix, GError **error)
       /* A section given as a scalar or list (`link: 5`, or `link:` left empty) is an error of its own: skipping
        * it would let every key under it take its default without a word. */
       if (vn->kind != YNODE_MAP) {
-        node_error (error, PS_ERROR_DATA, vn, "'%s' must be a mapping of keys, not %s", path,
-                    ytree_kind_name (vn->kind));
+        ytree_error (error, PS_ERROR_DATA, vn, "'%s' must be a mapping of keys, not %s", path,
+                     ytree_kind_name (vn->kind));
         return FALSE;
       }
       if (!walk_map (w, vn, path, error))
@@ -751,10 +732,10 @@ walk_map (Walk *w, const YNode *map, const char *prefix, GError **error)
       /* The hint is sought at the same level only, so a typo under link. never suggests another section's key. */
       g_autofree char *hint = suggest (prefix, kn->value);
       if (hint)
-        node_error (error, PS_ERROR_DATA, kn, "unknown key '%s' (did you mean '%s%s%s'?)", path, prefix,
-                    *prefix ? "." : "", hint);
+        ytree_error (error, PS_ERROR_DATA, kn, "unknown key '%s' (did you mean '%s%s%s'?)", path, prefix,
+                     *prefix ? "." : "", hint);
       else
-        node_error (error, PS_ERROR_DATA, kn, "unknown key '%s'", path);
+        ytree_error (error, PS_ERROR_DATA, kn, "unknown key '%s'", path);
       return FALSE;
     }
   }
@@ -771,18 +752,32 @@ check_combinations (Walk *w, const YNode *root, GError **error)
   const YNode *at;
   if (c->benchmark.transfer_bytes % 4 != 0) {
     at = g_hash_table_lookup (w->seen, "benchmark.transfer_bytes");
-    node_error (error, PS_ERROR_DATA, at ? at : root,
-                "benchmark.transfer_bytes must be a multiple of 4 (DMA moves whole DWs), got %" G_GINT64_FORMAT,
-                c->benchmark.transfer_bytes);
+    ytree_error (error, PS_ERROR_DATA, at ? at : root,
+                 "benchmark.transfer_bytes must be a multiple of 4 (DMA moves whole DWs), got %" G_GINT64_FORMAT,
+                 c->benchmark.transfer_bytes);
     return FALSE;
   }
   /* Refused here rather than left to the run, which could only stall until the deadlock watchdog fired. */
   if (c->endpoint.completion_buffer_bytes != 0 && c->endpoint.completion_buffer_bytes < c->link.max_read_request) {
     at = g_hash_table_lookup (w->seen, "endpoint.completion_buffer_bytes");
-    node_error (error, PS_ERROR_DATA, at ? at : root,
-                "endpoint.completion_buffer_bytes (%" G_GINT64_FORMAT ") is smaller than one read request "
-                "(link.max_read_request %" G_GINT64_FORMAT "): no read could ever be issued",
-                c->endpoint.completion_buffer_bytes, c->link.max_read_request);
+    ytree_error (error, PS_ERROR_DATA, at ? at : root,
+                 "endpoint.completion_buffer_bytes (%" G_GINT64_FORMAT ") is smaller than one read request "
+                 "(link.max_read_request %" G_GINT64_FORMAT "): no read could ever be issued",
+                 c->endpoint.completion_buffer_bytes, c->link.max_read_request);
+    return FALSE;
+  }
+  gboolean flit = c->link.gen == 6 || c->link.flit_mode;
+  if (flit && (c->link.lanes == 12 || c->link.lanes == 32)) {
+    at = g_hash_table_lookup (w->seen, "link.lanes");
+    ytree_error (error, PS_ERROR_DATA, at ? at : root, "link.lanes x%" G_GINT64_FORMAT " is not defined in flit mode "
+                "(Gen6 or link.flit_mode; x1..x16, spec §4.2.3.3)", c->link.lanes);
+    return FALSE;
+  }
+  if (c->endpoint.tags > 256 && (!flit || c->benchmark.workload != PS_WORKLOAD_STREAM)) {
+    at = g_hash_table_lookup (w->seen, "endpoint.tags");
+    ytree_error (error, PS_ERROR_DATA, at ? at : root, "endpoint.tags %" G_GINT64_FORMAT " needs 14-bit tags: flit "
+                "mode (Gen6 or link.flit_mode) and the stream workload (the chaining DMA keeps 8-bit tags)",
+                c->endpoint.tags);
     return FALSE;
   }
   /* The spec's rule first (§2.3.1.1: a completer splits a read only at RCB boundaries, and no completion exceeds
@@ -790,20 +785,20 @@ check_combinations (Walk *w, const YNode *root, GError **error)
   int64_t cb = c->host.completion_bytes;
   if (cb != 0 && (cb > c->link.max_payload || cb % c->link.read_completion_boundary != 0)) {
     at = g_hash_table_lookup (w->seen, "host.completion_bytes");
-    node_error (error, PS_ERROR_DATA, at ? at : root,
-                "host.completion_bytes (%" G_GINT64_FORMAT ") must be a multiple of the read completion boundary "
-                "(%" G_GINT64_FORMAT ") and at most max_payload (%" G_GINT64_FORMAT ") (spec §2.3.1.1)",
-                cb, c->link.read_completion_boundary, c->link.max_payload);
+    ytree_error (error, PS_ERROR_DATA, at ? at : root,
+                 "host.completion_bytes (%" G_GINT64_FORMAT ") must be a multiple of the read completion boundary "
+                 "(%" G_GINT64_FORMAT ") and at most max_payload (%" G_GINT64_FORMAT ") (spec §2.3.1.1)",
+                 cb, c->link.read_completion_boundary, c->link.max_payload);
     return FALSE;
   }
   /* The completer knows two policies: MPS-sized completions, or one per RCB block; sizes in between would need a
    * third, so they are refused rather than approximated. */
   if (cb != 0 && cb != c->link.max_payload && cb != c->link.read_completion_boundary) {
     at = g_hash_table_lookup (w->seen, "host.completion_bytes");
-    node_error (error, PS_ERROR_DATA, at ? at : root,
-                "host.completion_bytes (%" G_GINT64_FORMAT ") must be 0 (up to max_payload), the read completion "
-                "boundary (%" G_GINT64_FORMAT ") or max_payload (%" G_GINT64_FORMAT "); other chunk sizes are not "
-                "modelled", cb, c->link.read_completion_boundary, c->link.max_payload);
+    ytree_error (error, PS_ERROR_DATA, at ? at : root,
+                 "host.completion_bytes (%" G_GINT64_FORMAT ") must be 0 (up to max_payload), the read completion "
+                 "boundary (%" G_GINT64_FORMAT ") or max_payload (%" G_GINT64_FORMAT "); other chunk sizes are not "
+                 "modelled", cb, c->link.read_completion_boundary, c->link.max_payload);
     return FALSE;
   }
   return TRUE;
@@ -840,10 +835,37 @@ set_defaults (PsConfig *cfg)
   }
 }
 
-/* The three passes described at the top of the file; published.* keys may be absent, nothing else without a
- * default may. */
+/* Record in a failed load's error which --set it is located in (error.h), for callers that gave the --sets and
+ * want the error on the line that made one (scenario.c). Every node a --set made has the origin apply_set()
+ * gives it; of two identical --sets the later is the one whose value stood. */
+static void
+mark_set (GError **error, const char *const *sets)
+{
+  const char *file = error && *error ? ps_error_file (*error) : NULL;
+  if (!file || !g_str_has_prefix (file, "--set "))
+    return;
+  for (int i = (int) g_strv_length ((char **) sets) - 1; i >= 0; i--)
+    if (strcmp (file + strlen ("--set "), sets[i]) == 0) {
+      ps_error_mark_set (*error, i);
+      return;
+    }
+}
+
+static PsConfig *load (const char *path, const char *const *sets, GError **error);
+
 PsConfig *
 ps_config_load (const char *path, const char *const *sets, GError **error)
+{
+  PsConfig *cfg = load (path, sets, error);
+  if (!cfg && sets)
+    mark_set (error, sets);
+  return cfg;
+}
+
+/* The three passes described at the top of the file; published.* keys may be absent, nothing else without a
+ * default may. */
+static PsConfig *
+load (const char *path, const char *const *sets, GError **error)
 {
   g_autoptr (GPtrArray) stack = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (YNode) root = load_with_includes (path, stack, error);

@@ -5,7 +5,7 @@
  *   unit and source. Keys not in the table are errors with a did-you-mean suggestion; so are duplicates,
  *   wrong types, out-of-range and spec-forbidden values, and inconsistent combinations. Each error is located
  *   (FILE:LINE:COL, or the --set that caused it) and carries PS_ERROR_DATA; a missing file PS_ERROR_NOINPUT;
- *   a malformed --set PS_ERROR_USAGE.
+ *   a malformed --set PS_ERROR_USAGE. An error located in a --set says which one (ps_error_set_index()).
  * - `include:` (a path or a list, relative to the including file) loads those files first, in order; this
  *   file's keys then override them, mappings merged key by key. Include cycles are errors.
  * - --set KEY.PATH=VALUE overrides are applied after all files; VALUE is parsed as YAML (so lists work).
@@ -53,6 +53,9 @@ typedef struct {
     int64_t updatefc_latency_symbols;
     int64_t updatefc_hdr_threshold_credits, updatefc_data_threshold_credits;
     int64_t skp_interval_symbols;
+    bool flit_mode, sris;
+    double ber, retrain_ns;
+    int64_t replay_timer_symbols;
   } link;
 
   struct {
@@ -106,6 +109,7 @@ typedef struct {
     unsigned modes; /* PsModeMask */
     int workload; /* PsWorkload */
     double watchdog_ns; /* deadlock watchdog bound */
+    int64_t stream_payload_bytes; /* 0 = MPS / MRRS */
   } benchmark;
 
   struct {
@@ -128,5 +132,7 @@ const char *ps_mode_name (unsigned single_mode);
 void ps_config_print_keys (GString *out, gboolean markdown);
 /* TRUE if `path` is a known key (used by scenario axes). */
 gboolean ps_config_key_exists (const char *path);
-/* Levenshtein distance, for did-you-mean suggestions. */
-guint ps_edit_distance (const char *a, const char *b);
+/* TRUE if `path` is a section: a proper prefix of some key, ending at a dot ("link", "host.rx_credits"). */
+gboolean ps_config_is_section (const char *path);
+/* Every key path in table order (the order of `pciesim keys`), NULL-terminated, static storage. */
+const char *const *ps_config_keys (void);

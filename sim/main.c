@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "models/topology.h"
+#include "pciesim-describe.h"
 #include "pciesim-version.h"
 #include "sim/cli.h"
 #include "sim/config.h"
@@ -118,7 +119,10 @@ cmd_validate (int argc, char **argv)
     G_OPTION_ENTRY_NULL,
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("[CONFIG…] - compare simulated and published figures");
-  g_option_context_set_description (ctx, "Without CONFIG, every configs/*.yaml with a published: block is run.\n"
+  g_option_context_set_description (ctx, "Without CONFIG, every configs/*.yaml with a published: block is run, from\n"
+                                         "./configs if there is one, else the configs installed with this binary\n"
+                                         "(../share/pciesim beside it, or " PCIESIM_DATADIR "),\n"
+                                         "else those of the source tree it was built from.\n"
                                          "Exit status 1 when any figure is beyond the tolerance.");
   g_option_context_add_main_entries (ctx, entries, NULL);
   GError *e = NULL;
@@ -166,9 +170,13 @@ cmd_run (int argc, char **argv)
   GError *e = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &e))
     return finish (usage_error (e));
-  /* Before the argument count, so `pciesim --version` needs no CONFIG. */
+  /* Before the argument count, so `pciesim --version` needs no CONFIG. The git describe names the exact commit;
+   * built outside git there is only the project version. */
   if (version) {
-    printf ("pciesim %s\n", PCIESIM_VERSION);
+    if (strcmp (PCIESIM_DESCRIBE, PCIESIM_VERSION) == 0)
+      printf ("pciesim %s\n", PCIESIM_VERSION);
+    else
+      printf ("pciesim %s (%s)\n", PCIESIM_VERSION, PCIESIM_DESCRIBE);
     return 0;
   }
   /* Exactly one config: a second positional argument is more likely a typo than a wish to run two. */

@@ -2,8 +2,8 @@
  *
  * Every format's comparison comes from ps_result_figures(), so which figures are compared, which are flagged and
  * what their error is cannot differ between the table a person reads and the JSON a script reads. Numbers are
- * printed with a fixed precision per field; printf's decimal point follows LC_NUMERIC, which main() pins to "C"
- * for that reason (a decimal comma would break CSV and JSON). CSV columns and JSON keys are what scripts rely
+ * printed with a fixed precision per field (format.h writes them; the table's padded columns use printf, whose
+ * decimal point follows LC_NUMERIC, which main() pins to "C"). CSV columns and JSON keys are what scripts rely
  * on (README.md); JSON keys of schema 1 are only ever added, never renamed.
  */
 #include "report.h"
@@ -14,21 +14,6 @@
 
 #include "error.h"
 #include "pciesim-version.h"
-
-/* Word -> format; the order of names matches the PsFormat enum. The return value is meaningless when *ok is
- * FALSE: the caller owns the usage error, since only it knows which formats its command accepts. */
-PsFormat
-ps_format_parse (const char *word, gboolean *ok)
-{
-  static const char *names[] = { "table", "csv", "json", "markdown" };
-  for (int i = 0; i < 4; i++)
-    if (strcmp (word, names[i]) == 0) {
-      *ok = TRUE;
-      return (PsFormat) i;
-    }
-  *ok = FALSE;
-  return PS_FORMAT_TABLE;
-}
 
 /* A figure whose mode did not run stays in the array with a NaN simulated value, so a position means the same
  * figure for every caller (render_json() pairs positions with the published keys). */
@@ -66,103 +51,45 @@ ps_result_figures (const PsRunResult *r, PsFigure out[4])
   return 4;
 }
 
-/* RFC 4180: quote a cell only when it holds a separator, a quote or edge spaces that readers would trim. User
- * text (config names, sweep axis keys and values) goes through here; fixed vocabularies (figure keys, metric
- * names) need no quoting. Line breaks need no case: config strings hold no control character (config.c) and an
- * axis value must fit on one line (scenario.c). */
-void
-ps_csv_cell (GString *o, const char *v)
-{
-  size_t n = strlen (v);
-  if (!strpbrk (v, ",\"") && !(n && (v[0] == ' ' || v[n - 1] == ' '))) {
-    g_string_append (o, v);
-    return;
-  }
-  g_string_append_c (o, '"');
-  for (const char *p = v; *p; p++) {
-    if (*p == '"')
-      g_string_append_c (o, '"');
-    g_string_append_c (o, *p);
-  }
-  g_string_append_c (o, '"');
-}
-
-/* GitHub-flavoured Markdown splits a table row at every unescaped '|', so a label holding one would add a column;
- * "\|" is the table syntax's own escape. */
-void
-ps_md_cell (GString *o, const char *v)
-{
-  for (const char *p = v; *p; p++) {
-    if (*p == '|')
-      g_string_append_c (o, '\\');
-    g_string_append_c (o, *p);
-  }
-}
-
-/* JSON string escaping per RFC 8259: quotes, backslash and control characters; UTF-8 passes through. Bytes
- * from 0x80 up are copied unchanged rather than \u-escaped, so a non-ASCII name stays readable in the file.
- * A NULL string is written as "" so that an optional field (published.source may be absent) never breaks the
- * JSON. */
-void
-ps_json_string (GString *out, const char *s)
-{
-  g_string_append_c (out, '"');
-  for (const unsigned char *p = (const unsigned char *) (s ? s : ""); *p; p++) {
-    switch (*p) {
-    case '"':
-      g_string_append (out, "\\\"");
-      break;
-    case '\\':
-      g_string_append (out, "\\\\");
-      break;
-    case '\n':
-      g_string_append (out, "\\n");
-      break;
-    case '\t':
-      g_string_append (out, "\\t");
-      break;
-    case '\r':
-      g_string_append (out, "\\r");
-      break;
-    /* The short escapes keep the common cases readable; \b, \f and the rest of C0 take the \u form, which is
-     * equally valid and needs no table. */
-    default:
-      if (*p < 0x20)
-        g_string_append_printf (out, "\\u%04x", *p);
-      else
-        g_string_append_c (out, (char) *p);
-    }
-  }
-  g_string_append_c (out, '"');
-}
-
-/* JSON has no NaN: absent figures are null. Callers pick the decimals per field so that the same value always
- * prints the same digits; %.*f rather than %g, because %g switches to exponent notation for large values. */
-static void
-json_num (GString *out, double v, int decimals)
-{
-  if (isfinite (v))
-    g_string_append_printf (out, "%.*f", decimals, v);
-  else
-    g_string_append (out, "null");
-}
-
 /* Six decimals: these are fractions of 1, not percentages, and two (as for MB/s) would print a DLLP or SKP share
  * of a few tenths of a percent as 0.00. */
 static void
-json_usage (GString *out, const PsUsage *u)
+json_usage (PsJson *j, const PsUsage *u)
 {
-  g_string_append (out, "{\"payload\": ");
-  json_num (out, u->payload, 6);
-  g_string_append (out, ", \"tlp_overhead\": ");
-  json_num (out, u->tlp_overhead, 6);
-  g_string_append (out, ", \"dllp\": ");
-  json_num (out, u->dllp, 6);
-  g_string_append (out, ", \"ordered_sets\": ");
-  json_num (out, u->ordered_sets, 6);
-  g_string_append (out, ", \"idle\": ");
-  json_num (out, u->idle, 6);
-  g_string_append (out, "}");
+  ps_json_object (j, 0);
+  const char *names[] = { "payload", "tlp_overhead", "dllp", "ordered_sets", "idle" };
+  const double v[] = { u->payload, u->tlp_overhead, u->dllp, u->ordered_sets, u->idle };
+  for (int i = 0; i < 5; i++) {
+    ps_json_fixed_member (j, names[i], v[i], 6);
+  }
+  ps_json_end (j);
+}
+
+/* {"upstream": {…},\n<indent>"downstream": {…}}: one direction per line, aligned under the first. */
+static void
+json_directions (PsJson *j, const PsModeResult *m, int indent)
+{
+  ps_json_object (j, 0);
+  ps_json_key (j, "upstream");
+  json_usage (j, &m->upstream);
+  ps_json_break (j, indent);
+  ps_json_key (j, "downstream");
+  json_usage (j, &m->downstream);
+  ps_json_end (j);
+}
+
+/* results.MODE.errors of one direction: the LinkErrors counts (README, JSON output). */
+static void
+json_errors (PsJson *j, const PsLinkErrors *e)
+{
+  ps_json_object (j, 0);
+  const char *names[] = { "tlp_errors", "dllp_errors", "naks", "replays", "replay_timeouts", "retrains",
+                          "replayed_tlps", "replayed_bytes", "flit_errors" };
+  const uint64_t v[] = { e->tlp_errors, e->dllp_errors, e->naks, e->replays, e->replay_timeouts, e->retrains,
+                         e->replayed_tlps, e->replayed_bytes, e->flit_errors };
+  for (size_t i = 0; i < G_N_ELEMENTS (v); i++)
+    ps_json_uint_member (j, names[i], v[i]);
+  ps_json_end (j);
 }
 
 /* The mode whose link usage is shown at top level: the busiest one run. Table and JSON both use this, so the
@@ -186,75 +113,83 @@ static void
 render_json (GString *o, const PsRunResult *r, gboolean with_wall)
 {
   const PsConfig *c = r->config;
+  PsJson j;
+  ps_json_init (&j, o);
+  ps_json_object (&j, 2);
   /* The version lets a script refuse to compare results of different builds. The config path is written as
    * given, not made absolute, so the bytes do not depend on where the checkout lives. "model" says which
    * workload produced the figures, which decides whether they are compared with the published ones at all. */
-  g_string_append (o, "{\n  \"schema\": 1,\n  \"version\": ");
-  ps_json_string (o, PCIESIM_VERSION);
-  g_string_append (o, ",\n  \"config\": ");
-  ps_json_string (o, c->path);
-  g_string_append (o, ",\n  \"name\": ");
-  ps_json_string (o, c->name);
-  g_string_append (o, ",\n  \"model\": ");
-  ps_json_string (o, r->model);
+  ps_json_int_member (&j, "schema", 1);
+  ps_json_string_member (&j, "version", PCIESIM_VERSION);
+  ps_json_string_member (&j, "config", c->path);
+  ps_json_string_member (&j, "name", c->name);
+  ps_json_string_member (&j, "model", r->model);
   /* A summary of the link, not the whole config: "config" names the file that holds the rest. */
-  g_string_append_printf (o,
-                          ",\n  \"link\": {\"gen\": %" G_GINT64_FORMAT ", \"lanes\": %" G_GINT64_FORMAT
-                          ", \"max_payload\": %" G_GINT64_FORMAT ", \"max_read_request\": %" G_GINT64_FORMAT
-                          ", \"read_completion_boundary\": %" G_GINT64_FORMAT "},\n",
-                          c->link.gen, c->link.lanes, c->link.max_payload, c->link.max_read_request,
-                          c->link.read_completion_boundary);
-  g_string_append (o, "  \"theoretical_mbps\": ");
-  json_num (o, r->theoretical_mbps, 1);
-  g_string_append (o, ",\n  \"protocol_limit_mbps\": ");
-  json_num (o, r->protocol_limit_mbps, 1);
-  g_string_append (o, ",\n  \"results\": {");
+  ps_json_key (&j, "link");
+  ps_json_object (&j, 0);
+  const char *link_keys[] = { "gen", "lanes", "max_payload", "max_read_request", "read_completion_boundary" };
+  const int64_t link_values[] = { c->link.gen, c->link.lanes, c->link.max_payload, c->link.max_read_request,
+                                  c->link.read_completion_boundary };
+  for (int i = 0; i < 5; i++) {
+    ps_json_int_member (&j, link_keys[i], link_values[i]);
+  }
+  ps_json_end (&j);
+  ps_json_fixed_member (&j, "theoretical_mbps", r->theoretical_mbps, 1);
+  ps_json_fixed_member (&j, "protocol_limit_mbps", r->protocol_limit_mbps, 1);
   /* A mode that did not run is left out, not written as null: whether a key exists is how a script tells which
    * modes ran (README: "A mode that was not run is absent from results"). */
-  gboolean first = TRUE;
+  ps_json_key (&j, "results");
+  ps_json_object (&j, 4);
   for (int i = 0; i < PS_N_MODES; i++) {
     const PsModeResult *m = &r->modes[i];
     if (!m->ran)
       continue;
-    g_string_append_printf (o, "%s\n    \"%s\": {", first ? "" : ",", mode_keys[i]);
-    first = FALSE;
+    ps_json_key (&j, mode_keys[i]);
+    ps_json_object (&j, 0);
     /* Simultaneous mode moves data both ways at once, so it has two figures and no single "mbps". */
     if (i == PS_SIMULTANEOUS) {
-      g_string_append (o, "\"read_mbps\": ");
-      json_num (o, m->read_mbps, 2);
-      g_string_append (o, ", \"write_mbps\": ");
-      json_num (o, m->write_mbps, 2);
+      ps_json_fixed_member (&j, "read_mbps", m->read_mbps, 2);
+      ps_json_fixed_member (&j, "write_mbps", m->write_mbps, 2);
       /* Added keys (schema 1 grows, never renames): the Avalon-MM DMA's reported figures, §2.1 of
        * published-calibration.md — both directions averaged, and writes without the read-request cycles. */
-      g_string_append (o, ", \"both_directions_mean_mbps\": ");
-      json_num (o, (m->read_mbps + m->write_mbps) / 2, 2);
+      ps_json_fixed_member (&j, "both_directions_mean_mbps", (m->read_mbps + m->write_mbps) / 2, 2);
       /* 0 means the model did not produce the figure: the key is then absent rather than a misleading 0. */
       if (m->write_mbps_excluding_read_requests > 0) {
-        g_string_append (o, ", \"write_mbps_excluding_read_requests\": ");
-        json_num (o, m->write_mbps_excluding_read_requests, 2);
+        ps_json_fixed_member (&j, "write_mbps_excluding_read_requests", m->write_mbps_excluding_read_requests, 2);
       }
     } else {
-      g_string_append (o, "\"mbps\": ");
-      json_num (o, m->mbps, 2);
+      ps_json_fixed_member (&j, "mbps", m->mbps, 2);
     }
-    g_string_append (o, ",\n      \"link_usage\": {\"upstream\": ");
-    json_usage (o, &m->upstream);
-    g_string_append (o, ",\n                     \"downstream\": ");
-    json_usage (o, &m->downstream);
-    g_string_append_printf (o, "},\n      \"events\": %" G_GUINT64_FORMAT ", \"sim_time_ns\": ", m->events);
+    ps_json_break (&j, 6);
+    ps_json_key (&j, "link_usage");
+    json_directions (&j, m, 21);
+    /* Only with errors modelled, so error-free results keep their bytes. */
+    if (m->has_errors) {
+      ps_json_break (&j, 6);
+      ps_json_key (&j, "errors");
+      ps_json_object (&j, 0);
+      ps_json_key (&j, "upstream");
+      json_errors (&j, &m->errors_up);
+      ps_json_break (&j, 17);
+      ps_json_key (&j, "downstream");
+      json_errors (&j, &m->errors_down);
+      ps_json_end (&j);
+      /* What errors cost in latency: the tail, where replays show (stream workload only). */
+      if (isfinite (m->latency_p99_ns))
+        ps_json_fixed_member (&j, "latency_p99_ns", m->latency_p99_ns, 3);
+    }
+    ps_json_break (&j, 6);
+    ps_json_uint_member (&j, "events", m->events);
     /* Three decimals of a nanosecond are the engine's whole picosecond resolution: the value prints exactly. */
-    json_num (o, m->sim_time_ns, 3);
-    g_string_append (o, "}");
+    ps_json_fixed_member (&j, "sim_time_ns", m->sim_time_ns, 3);
+    ps_json_end (&j);
   }
-  g_string_append (o, first ? "},\n" : "\n  },\n");
+  ps_json_end (&j);
 
   const PsModeResult *h = headline_mode (r);
   if (h) {
-    g_string_append (o, "  \"link_usage\": {\"upstream\": ");
-    json_usage (o, &h->upstream);
-    g_string_append (o, ",\n                 \"downstream\": ");
-    json_usage (o, &h->downstream);
-    g_string_append (o, "},\n");
+    ps_json_key (&j, "link_usage");
+    json_directions (&j, h, 17);
   }
 
   /* The published figures are repeated from the config so the file is self-contained: a script compares without
@@ -263,34 +198,33 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
   if (c->published.present) {
     PsFigure f[4];
     ps_result_figures (r, f);
-    g_string_append (o, "  \"published\": {\"source\": ");
-    ps_json_string (o, c->published.source);
+    ps_json_key (&j, "published");
+    ps_json_object (&j, 0);
+    ps_json_string_member (&j, "source", c->published.source);
     const char *pk[] = { "dma_read_mbps", "dma_write_mbps", "simultaneous_read_mbps", "simultaneous_write_mbps" };
     for (int i = 0; i < 4; i++) {
       if (!isfinite (f[i].published))
         continue;
-      g_string_append_printf (o, ", \"%s\": ", pk[i]);
-      json_num (o, f[i].published, 1);
+      ps_json_fixed_member (&j, pk[i], f[i].published, 1);
     }
     if (isfinite (c->published.theoretical_mbps)) {
-      g_string_append (o, ", \"theoretical_mbps\": ");
-      json_num (o, c->published.theoretical_mbps, 1);
+      ps_json_fixed_member (&j, "theoretical_mbps", c->published.theoretical_mbps, 1);
     }
-    g_string_append (o, "},\n  \"comparison\": [");
-    gboolean firstc = TRUE;
+    ps_json_end (&j);
+    ps_json_key (&j, "comparison");
+    ps_json_array (&j, 4);
     for (int i = 0; i < 4; i++) {
       if (!isfinite (f[i].published) || !isfinite (f[i].simulated))
         continue;
-      g_string_append_printf (o, "%s\n    {\"figure\": \"%s\", \"simulated_mbps\": ", firstc ? "" : ",", f[i].key);
-      firstc = FALSE;
-      json_num (o, f[i].simulated, 2);
-      g_string_append (o, ", \"published_mbps\": ");
-      json_num (o, f[i].published, 1);
-      g_string_append (o, ", \"error_pct\": ");
-      json_num (o, f[i].error_pct, 2);
-      g_string_append_printf (o, ", \"above_protocol_limit\": %s}", f[i].above_limit ? "true" : "false");
+      ps_json_object (&j, 0);
+      ps_json_string_member (&j, "figure", f[i].key);
+      ps_json_fixed_member (&j, "simulated_mbps", f[i].simulated, 2);
+      ps_json_fixed_member (&j, "published_mbps", f[i].published, 1);
+      ps_json_fixed_member (&j, "error_pct", f[i].error_pct, 2);
+      ps_json_bool_member (&j, "above_protocol_limit", f[i].above_limit);
+      ps_json_end (&j);
     }
-    g_string_append (o, firstc ? "],\n" : "\n  ],\n");
+    ps_json_end (&j);
   }
 
   /* stats sum over modes: each mode ran on its own engine, so events and simulated time add up. */
@@ -300,15 +234,17 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
     events += r->modes[i].events;
     sim_ns += r->modes[i].sim_time_ns;
   }
-  g_string_append_printf (o, "  \"stats\": {\"events\": %" G_GUINT64_FORMAT ", \"sim_time_ns\": ", events);
-  json_num (o, sim_ns, 3);
+  ps_json_key (&j, "stats");
+  ps_json_object (&j, 0);
+  ps_json_uint_member (&j, "events", events);
+  ps_json_fixed_member (&j, "sim_time_ns", sim_ns, 3);
   /* wall_s is the one value that differs between two identical runs (README's only exception to byte-identical
    * output), so it comes last and only when the caller asks for it. */
   if (with_wall) {
-    g_string_append (o, ", \"wall_s\": ");
-    json_num (o, r->wall_s, 3);
+    ps_json_fixed_member (&j, "wall_s", r->wall_s, 3);
   }
-  g_string_append (o, "}\n}\n");
+  ps_json_end (&j);
+  ps_json_end (&j);
 }
 
 /* A table cell: the number with one decimal and a suffix, a leading sign when `sign`, or "-" when absent. The
@@ -333,11 +269,16 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
   /* The two header lines name the parameters that decide the figures, so a table pasted into a bug report or a
    * mail still says what was simulated. */
   if (!markdown) {
-    g_string_append_printf (o, "%s — Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT ", MPS %" G_GINT64_FORMAT
+    /* Flit mode and a bit error rate change every figure, so they are named when on (and only then, so other
+     * headers keep their text). */
+    g_autofree char *extra = g_strdup_printf ("%s%s", c->link.gen == 6 || c->link.flit_mode ? " flit mode" : "",
+                                              c->link.ber > 0 ? " with errors" : "");
+    g_string_append_printf (o, "%s — Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT "%s%s, MPS %" G_GINT64_FORMAT
                                ", MRRS %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT " tags, %" G_GINT64_FORMAT
                                "-bit @ %g MHz (%s)\n",
-                            c->name, c->link.gen, c->link.lanes, c->link.max_payload, c->link.max_read_request,
-                            c->endpoint.tags, c->endpoint.datapath_bits, c->endpoint.clock_mhz, r->model);
+                            c->name, c->link.gen, c->link.lanes, *extra ? "," : "", extra, c->link.max_payload,
+                            c->link.max_read_request, c->endpoint.tags, c->endpoint.datapath_bits,
+                            c->endpoint.clock_mhz, r->model);
     g_string_append_printf (o, "%" G_GINT64_FORMAT " bytes x %" G_GINT64_FORMAT
                                " iterations; theoretical %.1f MB/s, protocol limit %.1f MB/s\n\n",
                             c->benchmark.transfer_bytes, c->benchmark.iterations, r->theoretical_mbps,
@@ -402,6 +343,15 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
     g_string_append_printf (o, "  %-19s %6.2f%%  %6.2f%%  %5.2f%%  %6.2f%%  %6.2f%%\n", names[i],
                             u[i]->payload * 100, u[i]->tlp_overhead * 100, u[i]->dllp * 100,
                             u[i]->ordered_sets * 100, u[i]->idle * 100);
+  if (h->has_errors) {
+    const PsLinkErrors *e[2] = { &h->errors_up, &h->errors_down };
+    g_string_append (o, "link errors (whole run)  TLP errors    Naks  replays  timeouts  retrains  replayed bytes\n");
+    for (int i = 0; i < 2; i++)
+      g_string_append_printf (o, "  %-19s %12" G_GUINT64_FORMAT " %7" G_GUINT64_FORMAT " %8" G_GUINT64_FORMAT " %9"
+                              G_GUINT64_FORMAT " %9" G_GUINT64_FORMAT " %15" G_GUINT64_FORMAT "\n", names[i],
+                              e[i]->tlp_errors, e[i]->naks, e[i]->replays, e[i]->replay_timeouts, e[i]->retrains,
+                              e[i]->replayed_bytes);
+  }
 }
 
 /* Each value writes its own leading comma, so a row is `name,key` and then one call per column. An absent value
@@ -409,10 +359,8 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
 static void
 csv_num (GString *o, double v)
 {
-  if (isfinite (v))
-    g_string_append_printf (o, ",%.2f", v);
-  else
-    g_string_append (o, ",");
+  g_string_append_c (o, ',');
+  ps_fmt_fixed (o, v, 2);
 }
 
 /* One row per figure that ran, numbers with two decimals, empty cells for absent values. The link's theoretical
@@ -459,28 +407,4 @@ ps_report_render (GString *out, const PsRunResult *r, PsFormat format, gboolean 
     render_json (out, r, with_wall);
     break;
   }
-}
-
-/* Every failure is PS_ERROR_CANTCREAT, exit 73, the status README gives to an output that cannot be written,
- * whether the target is a file or standard output. */
-gboolean
-ps_write_output (const char *path, const GString *data, GError **error)
-{
-  /* The flush is checked as well as the write: on a full disk the error may appear only when the buffer goes
-   * out, and a report that lost its tail must exit 73, not 0. */
-  if (!path || strcmp (path, "-") == 0) {
-    if (fwrite (data->str, 1, data->len, stdout) != data->len || fflush (stdout) != 0) {
-      ps_error_plain (error, PS_ERROR_CANTCREAT, "writing standard output failed");
-      return FALSE;
-    }
-    return TRUE;
-  }
-  /* g_file_set_contents writes a temporary file beside the target and renames it over: readers never see
-   * a half-written file, and a failure leaves no file behind. */
-  g_autoptr (GError) e = NULL;
-  if (!g_file_set_contents (path, data->str, (gssize) data->len, &e)) {
-    ps_error_plain (error, PS_ERROR_CANTCREAT, "%s", e->message);
-    return FALSE;
-  }
-  return TRUE;
 }

@@ -1,5 +1,6 @@
-/* report.h — the one place that knows output formats: a human table, CSV, Markdown and the JSON contract
- * (schema 1, shared/reference/design.md). Models fill a PsRunResult; nothing else prints results.
+/* report.h — the report of one run in every format: a human table, CSV, Markdown and the JSON contract
+ * (schema 1, docs/reference/design.md). Models fill a PsRunResult; nothing else prints a run's results. How each value is
+ * written (numbers, cells, JSON syntax) is format.h's, shared with validate, sweep and the benchmarks.
  *
  * Contract:
  * - Rendering is a pure function of the result (plus `with_wall`: wall time is the only nondeterministic value,
@@ -14,12 +15,17 @@
 #include <stdint.h>
 
 #include "config.h"
-
-typedef enum { PS_FORMAT_TABLE, PS_FORMAT_CSV, PS_FORMAT_JSON, PS_FORMAT_MARKDOWN } PsFormat;
+#include "format.h"
 
 typedef struct {
   double payload, tlp_overhead, dllp, ordered_sets, idle; /* fractions of the direction's time, sum 1 */
 } PsUsage;
+
+/* Link error counts of one direction (models/link.h LinkErrors, whole run). */
+typedef struct {
+  uint64_t tlp_errors, dllp_errors, naks, replays, replay_timeouts, retrains, replayed_tlps, replayed_bytes,
+      flit_errors;
+} PsLinkErrors;
 
 typedef struct {
   bool ran;
@@ -29,6 +35,9 @@ typedef struct {
    * counted (models/system.h); 0 when not produced. */
   double write_mbps_excluding_read_requests;
   PsUsage upstream, downstream;
+  bool has_errors; /* link.ber > 0: JSON results.MODE.errors is written */
+  PsLinkErrors errors_up, errors_down;
+  double latency_p99_ns; /* stream workload: TLP latency, 99th percentile; NaN when not measured */
   uint64_t events;
   double sim_time_ns;
 } PsModeResult;
@@ -58,13 +67,4 @@ typedef struct {
 /* The four AN-456 figures of a result, in table order. Returns the number filled (always 4). */
 int ps_result_figures (const PsRunResult *r, PsFigure out[4]);
 
-PsFormat ps_format_parse (const char *word, gboolean *ok);
 void ps_report_render (GString *out, const PsRunResult *r, PsFormat format, gboolean with_wall);
-/* JSON string literal with escapes, appended to out. */
-void ps_json_string (GString *out, const char *s);
-/* One CSV cell (RFC 4180 quoting when needed) and one Markdown table cell ('|' escaped), for user text. */
-void ps_csv_cell (GString *out, const char *s);
-void ps_md_cell (GString *out, const char *s);
-
-/* Write `data` to `path` atomically (temporary file + rename), or to stdout when path is NULL or "-". */
-gboolean ps_write_output (const char *path, const GString *data, GError **error);

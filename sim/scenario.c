@@ -20,68 +20,16 @@ static const char *const top_keys[] = { "name", "description", "base", "override
 static const char *const axis_keys[] = { "key", "values", "range", NULL };
 static const char *const range_keys[] = { "from", "to", "step", "scale", NULL };
 
-/* Located at a scenario node; a macro so that ps_error_located's printf checking sees the caller's format. */
-#define node_error(error, code, n, ...) ps_error_located ((error), (code), (n)->origin, (n)->line, (n)->col, __VA_ARGS__)
-
-/* Closest word of `words` to `word`, or NULL when nothing is close enough to be a plausible typo: two edits for
- * short words, a third of the length for long ones, beyond which a hint misleads more often than it helps. On a
- * tie the earlier word wins, so a message depends only on the list's order. */
-static const char *
-closest (const char *const *words, guint n, const char *word)
-{
-  const char *best = NULL;
-  guint best_d = G_MAXUINT;
-  for (guint i = 0; i < n; i++) {
-    guint d = ps_edit_distance (words[i], word);
-    if (d < best_d) {
-      best_d = d;
-      best = words[i];
-    }
-  }
-  return best && best_d <= MAX (2u, (guint) strlen (word) / 3) ? best : NULL;
-}
-
-/* config.h lists keys only through `pciesim keys`; its table rendering starts each line with the key path,
- * which is enough for suggestions without widening config.h for a message. Built per call: errors only. */
-static GPtrArray *
-config_key_list (void)
-{
-  g_autoptr (GString) table = g_string_new (NULL);
-  ps_config_print_keys (table, FALSE);
-  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
-  g_auto (GStrv) lines = g_strsplit (table->str, "\n", -1);
-  /* The key is the table's first column, ended by the padding: key paths contain no space. */
-  for (char **l = lines; *l; l++)
-    if (**l)
-      g_ptr_array_add (out, g_strndup (*l, strcspn (*l, " ")));
-  return out;
-}
-
-/* Overrides may nest (`endpoint: {tags: 8}`) like a config file does, so a path that is only a prefix of keys is
- * a section to descend into rather than a typo. */
-static gboolean
-is_config_section (const char *path)
-{
-  g_autoptr (GPtrArray) keys = config_key_list ();
-  size_t n = strlen (path);
-  for (guint i = 0; i < keys->len; i++)
-    /* The prefix must end at a dot, so `link.lane` is not taken for a section because `link.lanes` exists. */
-    if (strncmp (keys->pdata[i], path, n) == 0 && ((char *) keys->pdata[i])[n] == '.')
-      return TRUE;
-  return FALSE;
-}
-
 /* Suggestions compare whole dotted paths, so a typo in the section (`endpiont.tags`) is caught as well as one in
  * the leaf. */
 static void
 unknown_config_key (GError **error, const YNode *at, const char *what, const char *path)
 {
-  g_autoptr (GPtrArray) keys = config_key_list ();
-  const char *hint = closest ((const char *const *) keys->pdata, keys->len, path);
+  const char *hint = ps_closest (ps_config_keys (), path, 3);
   if (hint)
-    node_error (error, PS_ERROR_DATA, at, "%s '%s' is not a config key (did you mean '%s'?)", what, path, hint);
+    ytree_error (error, PS_ERROR_DATA, at, "%s '%s' is not a config key (did you mean '%s'?)", what, path, hint);
   else
-    node_error (error, PS_ERROR_DATA, at, "%s '%s' is not a config key (see pciesim keys)", what, path);
+    ytree_error (error, PS_ERROR_DATA, at, "%s '%s' is not a config key (see pciesim keys)", what, path);
 }
 
 /* Every key of `map` must be one of `allowed`. Stops at the first stranger: a GError carries one message, and
@@ -93,11 +41,11 @@ check_keys (const YNode *map, const char *const *allowed, const char *where, GEr
     const YNode *k = map->keys->pdata[i];
     if (g_strv_contains (allowed, k->value))
       continue;
-    const char *hint = closest (allowed, g_strv_length ((char **) allowed), k->value);
+    const char *hint = ps_closest (allowed, k->value, 3);
     if (hint)
-      node_error (error, PS_ERROR_DATA, k, "unknown key '%s' in %s (did you mean '%s'?)", k->value, where, hint);
+      ytree_error (error, PS_ERROR_DATA, k, "unknown key '%s' in %s (did you mean '%s'?)", k->value, where, hint);
     else
-      node_error (error, PS_ERROR_DATA, k, "unknown key '%s' in %s", k->value, where);
+      ytree_error (error, PS_ERROR_DATA, k, "unknown key '%s' in %s", k->value, where);
     return FALSE;
   }
   return TRUE;
@@ -110,7 +58,8 @@ want_kind (const YNode *n, YNodeKind kind, const char *what, GError **error)
 {
   if (n->kind == kind)
     return TRUE;
-  node_error (error, PS_ERROR_DATA, n, "%s must be %s, not %s", what, ytree_kind_name (kind), ytree_kind_name (n->kind));
+  ytree_error (error, PS_ERROR_DATA, n, "%s must be %s, not %s", what, ytree_kind_name (kind),
+               ytree_kind_name (n->kind));
   return FALSE;
 }
 
@@ -164,7 +113,7 @@ emit_yaml (GString *o, const YNode *n)
 }
 
 /* Points reach the config loader as --set strings, the one override path config.c already validates and
- * locates; the origin text ("--set KEY=VALUE") is what relocate() later recognises. */
+ * locates; an error in one says which (ps_error_set_index()), and relocate() puts it on the node that wrote it. */
 static char *
 set_string (const char *key, const YNode *value)
 {
@@ -187,7 +136,7 @@ flatten_overrides (PsScenario *s, const YNode *map, const char *prefix, GError *
     if (ps_config_key_exists (path)) {
       g_ptr_array_add (s->sets, set_string (path, v));
       g_ptr_array_add (s->set_nodes, (gpointer) v);
-    } else if (is_config_section (path)) {
+    } else if (ps_config_is_section (path)) {
       /* A section given a scalar (`endpoint: 8`) is an error at that value, not a key to set. */
       if (!want_kind (v, YNODE_MAP, path, error) || !flatten_overrides (s, v, path, error))
         return FALSE;
@@ -216,7 +165,7 @@ number_of (const YNode *n, const char *what, double *out, GError **error)
     if (end != n->value && *end == '\0' && isfinite (*out))
       return TRUE;
   }
-  node_error (error, PS_ERROR_DATA, n, "%s must be a number", what);
+  ytree_error (error, PS_ERROR_DATA, n, "%s must be a number", what);
   return FALSE;
 }
 
@@ -243,7 +192,7 @@ expand_range (PsAxis *a, const YNode *r, GError **error)
   const YNode *from_n = ytree_map_get (r, "from"), *to_n = ytree_map_get (r, "to");
   const YNode *step_n = ytree_map_get (r, "step"), *scale_n = ytree_map_get (r, "scale");
   if (!from_n || !to_n) {
-    node_error (error, PS_ERROR_DATA, r, "range needs from: and to:");
+    ytree_error (error, PS_ERROR_DATA, r, "range needs from: and to:");
     return FALSE;
   }
   double from, to, step = 1;
@@ -252,20 +201,20 @@ expand_range (PsAxis *a, const YNode *r, GError **error)
   gboolean pow2 = FALSE;
   if (scale_n) {
     if (scale_n->kind != YNODE_SCALAR || (strcmp (scale_n->value, "linear") && strcmp (scale_n->value, "pow2"))) {
-      node_error (error, PS_ERROR_DATA, scale_n, "range scale must be linear or pow2");
+      ytree_error (error, PS_ERROR_DATA, scale_n, "range scale must be linear or pow2");
       return FALSE;
     }
     pow2 = strcmp (scale_n->value, "pow2") == 0;
   }
   if (step_n && pow2) {
-    node_error (error, PS_ERROR_DATA, step_n, "a pow2 range doubles each value: it takes no step");
+    ytree_error (error, PS_ERROR_DATA, step_n, "a pow2 range doubles each value: it takes no step");
     return FALSE;
   }
   if (step_n && !number_of (step_n, "range step", &step, error))
     return FALSE;
   /* A pow2 range must start above 0: doubling 0 stays 0 for ever, and a negative start doubles away from `to`. */
   if (to < from || step <= 0 || (pow2 && from <= 0)) {
-    node_error (error, PS_ERROR_DATA, r, "%s", to < from ? "range to is below from"
+    ytree_error (error, PS_ERROR_DATA, r, "%s", to < from ? "range to is below from"
                                               : step <= 0 ? "range step must be positive"
                                                           : "a pow2 range must start above 0");
     return FALSE;
@@ -274,8 +223,8 @@ expand_range (PsAxis *a, const YNode *r, GError **error)
   /* The epsilon keeps `to` itself in the range when (to - from) / step is an integer computed inexactly. */
   double count = pow2 ? floor (log2 (to / from) + 1e-9) + 1 : floor ((to - from) / step + 1e-9) + 1;
   if (count > PS_SCENARIO_MAX_POINTS) {
-    node_error (error, PS_ERROR_DATA, r, "range has %.0f values, more than the %u a sweep may have", count,
-                PS_SCENARIO_MAX_POINTS);
+    ytree_error (error, PS_ERROR_DATA, r, "range has %.0f values, more than the %u a sweep may have", count,
+                 PS_SCENARIO_MAX_POINTS);
     return FALSE;
   }
   /* from + step * i rather than a running sum, so a long range accumulates no rounding drift. ldexp() only
@@ -309,7 +258,7 @@ load_axis (PsScenario *s, const YNode *entry, GError **error)
               *range = ytree_map_get (entry, "range");
   if (!key || !want_kind (key, YNODE_SCALAR, "an axis key", error)) {
     if (!key)
-      node_error (error, PS_ERROR_DATA, entry, "an axis needs key: (a config key such as endpoint.tags)");
+      ytree_error (error, PS_ERROR_DATA, entry, "an axis needs key: (a config key such as endpoint.tags)");
     return FALSE;
   }
   /* Checked here rather than left to the points' config loads, so a misspelt key is an error at the axis key with
@@ -321,20 +270,20 @@ load_axis (PsScenario *s, const YNode *entry, GError **error)
   /* Modes are chosen once per scenario (they decide the columns); published figures never feed a model. */
   if (strcmp (key->value, "benchmark.modes") == 0 || strcmp (key->value, "name") == 0 ||
       g_str_has_prefix (key->value, "published.")) {
-    node_error (error, PS_ERROR_DATA, key, "'%s' cannot be an axis%s", key->value,
-                strcmp (key->value, "benchmark.modes") == 0 ? " (use the scenario's modes: key)" : "");
+    ytree_error (error, PS_ERROR_DATA, key, "'%s' cannot be an axis%s", key->value,
+                 strcmp (key->value, "benchmark.modes") == 0 ? " (use the scenario's modes: key)" : "");
     return FALSE;
   }
   /* The same key twice would not be an error to config.c: the later axis's --set would silently win at every
    * point, and the earlier axis would only multiply identical runs. */
   for (guint i = 0; i < s->axes->len; i++)
     if (strcmp (((PsAxis *) s->axes->pdata[i])->key, key->value) == 0) {
-      node_error (error, PS_ERROR_DATA, key, "axis '%s' is given twice", key->value);
+      ytree_error (error, PS_ERROR_DATA, key, "axis '%s' is given twice", key->value);
       return FALSE;
     }
   /* Both at once would be ambiguous: refused rather than silently preferring one. */
   if (!values == !range) {
-    node_error (error, PS_ERROR_DATA, entry, "axis '%s' needs either values: or range:", key->value);
+    ytree_error (error, PS_ERROR_DATA, entry, "axis '%s' needs either values: or range:", key->value);
     return FALSE;
   }
   PsAxis *a = g_new0 (PsAxis, 1);
@@ -349,7 +298,7 @@ load_axis (PsScenario *s, const YNode *entry, GError **error)
   if (!want_kind (values, YNODE_SEQ, "values", error))
     return FALSE;
   if (values->items->len == 0) {
-    node_error (error, PS_ERROR_DATA, values, "axis '%s' lists no values", a->key);
+    ytree_error (error, PS_ERROR_DATA, values, "axis '%s' lists no values", a->key);
     return FALSE;
   }
   for (guint i = 0; i < values->items->len; i++) {
@@ -358,7 +307,7 @@ load_axis (PsScenario *s, const YNode *entry, GError **error)
     if (!want_kind (v, YNODE_SCALAR, "an axis value", error))
       return FALSE;
     if (strpbrk (v->value, "\n\r")) {
-      node_error (error, PS_ERROR_DATA, v, "an axis value must fit on one line");
+      ytree_error (error, PS_ERROR_DATA, v, "an axis value must fit on one line");
       return FALSE;
     }
     /* Copied so the array owns each of its nodes, like those expand_range() creates, and frees them alike. */
@@ -394,7 +343,7 @@ load_zip (PsScenario *s, const YNode *zip, GError **error)
     if (!want_kind (list, YNODE_SEQ, "a zip group", error))
       return FALSE;
     if (list->items->len < 2) {
-      node_error (error, PS_ERROR_DATA, list, "a zip group pairs at least two axes");
+      ytree_error (error, PS_ERROR_DATA, list, "a zip group pairs at least two axes");
       return FALSE;
     }
     guint len0 = 0;
@@ -404,7 +353,7 @@ load_zip (PsScenario *s, const YNode *zip, GError **error)
         return FALSE;
       PsAxis *a = axis_named (s, name->value);
       if (!a) {
-        node_error (error, PS_ERROR_DATA, name, "zip names '%s', which is not an axis", name->value);
+        ytree_error (error, PS_ERROR_DATA, name, "zip names '%s', which is not an axis", name->value);
         return FALSE;
       }
       /* Terminates: axis_named() found `a` among the axes. */
@@ -413,15 +362,15 @@ load_zip (PsScenario *s, const YNode *zip, GError **error)
         ai++;
       /* Two groups sharing an axis would have to advance together: that is one group, written twice. */
       if (tag[ai]) {
-        node_error (error, PS_ERROR_DATA, name, "axis '%s' is zipped twice", name->value);
+        ytree_error (error, PS_ERROR_DATA, name, "axis '%s' is zipped twice", name->value);
         return FALSE;
       }
       tag[ai] = (int) g + 1;
       if (i == 0)
         len0 = a->values->len;
       else if (a->values->len != len0) {
-        node_error (error, PS_ERROR_DATA, name, "zipped axes must have as many values: '%s' has %u, '%s' has %u",
-                    name->value, a->values->len, ((YNode *) list->items->pdata[0])->value, len0);
+        ytree_error (error, PS_ERROR_DATA, name, "zipped axes must have as many values: '%s' has %u, '%s' has %u",
+                     name->value, a->values->len, ((YNode *) list->items->pdata[0])->value, len0);
         return FALSE;
       }
     }
@@ -442,7 +391,7 @@ load_zip (PsScenario *s, const YNode *zip, GError **error)
       group_of_list[tag[i]] = a->group;
     points *= a->values->len;
     if (points > PS_SCENARIO_MAX_POINTS) {
-      node_error (error, PS_ERROR_DATA, a->at, "the axes make more than %u points", PS_SCENARIO_MAX_POINTS);
+      ytree_error (error, PS_ERROR_DATA, a->at, "the axes make more than %u points", PS_SCENARIO_MAX_POINTS);
       return FALSE;
     }
   }
@@ -459,6 +408,11 @@ load_zip (PsScenario *s, const YNode *zip, GError **error)
 /* The words of --mode and of the run report's JSON, so a metric's name says which mode it reads. */
 static const char *const mode_words[PS_N_MODES] = { "read", "write", "simultaneous" };
 static const char *const usage_words[5] = { "payload", "tlp_overhead", "dllp", "ordered_sets", "idle" };
+/* PsLinkErrors fields, in its order. */
+#define N_ERROR_WORDS 9
+static const char *const error_words[N_ERROR_WORDS] = { "tlp_errors", "dllp_errors", "naks", "replays",
+                                                        "replay_timeouts", "retrains", "replayed_tlps",
+                                                        "replayed_bytes", "flit_errors" };
 
 /* The vocabulary, built once: per point, then per mode its figures, % of theoretical, usage, events, time.
  * This order is also the column order of the default metrics (default_metrics() walks the table), so it is part
@@ -496,6 +450,18 @@ metric_table (void)
       m = (PsMetric) { g_strdup_printf ("%s_events", mode_words[mode]), PS_METRIC_EVENTS, mode, 0, 0, 0 };
       g_array_append_val (t, m);
       m = (PsMetric) { g_strdup_printf ("%s_sim_time_ns", mode_words[mode]), PS_METRIC_SIM_TIME, mode, 0, 0, 0 };
+      g_array_append_val (t, m);
+    }
+    /* Link errors, after everything else so no default column moves: both directions summed, as a scenario asks
+     * what errors cost the transfer, and the stream's TLP latency tail. */
+    for (int mode = 0; mode < PS_N_MODES; mode++) {
+      for (int c = 0; c < N_ERROR_WORDS; c++) {
+        m = (PsMetric) { g_strdup_printf ("%s_%s", mode_words[mode], error_words[c]), PS_METRIC_ERRORS, mode, 0, 0,
+                         c };
+        g_array_append_val (t, m);
+      }
+      m = (PsMetric) { g_strdup_printf ("%s_latency_p99_ns", mode_words[mode]), PS_METRIC_LATENCY_P99, mode, 0, 0,
+                       0 };
       g_array_append_val (t, m);
     }
     g_once_init_leave (&table, t);
@@ -568,29 +534,28 @@ load_metrics (PsScenario *s, const YNode *list, GError **error)
       return FALSE;
     const PsMetric *m = metric_find (n->value);
     if (!m) {
-      const char *const *names = ps_metric_names ();
-      const char *hint = closest (names, g_strv_length ((char **) names), n->value);
-      node_error (error, PS_ERROR_DATA, n, "unknown metric '%s'%s%s%s", n->value, hint ? " (did you mean '" : "",
-                  hint ? hint : "", hint ? "'?)" : "");
+      const char *hint = ps_closest (ps_metric_names (), n->value, 3);
+      ytree_error (error, PS_ERROR_DATA, n, "unknown metric '%s'%s%s%s", n->value, hint ? " (did you mean '" : "",
+                   hint ? hint : "", hint ? "'?)" : "");
       return FALSE;
     }
     if (m->mode >= 0 && !(s->modes & mode_bits[m->mode])) {
-      node_error (error, PS_ERROR_DATA, n, "metric '%s' needs %s mode, which this scenario does not run", n->value,
-                  mode_words[m->mode]);
+      ytree_error (error, PS_ERROR_DATA, n, "metric '%s' needs %s mode, which this scenario does not run", n->value,
+                   mode_words[m->mode]);
       return FALSE;
     }
     /* A metric listed twice would give two CSV columns of one name, which readers rename or reject, and a JSON
      * object with a duplicate key. */
     for (guint j = 0; j < s->metrics->len; j++)
       if (strcmp (g_array_index (s->metrics, PsMetric, j).name, n->value) == 0) {
-        node_error (error, PS_ERROR_DATA, n, "metric '%s' is listed twice", n->value);
+        ytree_error (error, PS_ERROR_DATA, n, "metric '%s' is listed twice", n->value);
         return FALSE;
       }
     add_metric (s, m);
   }
   /* `metrics: []` is refused rather than read as "the defaults": a sweep that records nothing is a mistake. */
   if (s->metrics->len == 0) {
-    node_error (error, PS_ERROR_DATA, list, "metrics lists nothing to record");
+    ytree_error (error, PS_ERROR_DATA, list, "metrics lists nothing to record");
     return FALSE;
   }
   return TRUE;
@@ -625,53 +590,44 @@ ps_metric_value (const PsMetric *m, const PsRunResult *r)
     return (double) mr->events;
   case PS_METRIC_SIM_TIME:
     return mr->sim_time_ns;
+  case PS_METRIC_ERRORS: {
+    G_STATIC_ASSERT (sizeof (PsLinkErrors) == N_ERROR_WORDS * sizeof (uint64_t));
+    uint64_t up[N_ERROR_WORDS], down[N_ERROR_WORDS];
+    memcpy (up, &mr->errors_up, sizeof up);
+    memcpy (down, &mr->errors_down, sizeof down);
+    return (double) (up[m->category] + down[m->category]);
+  }
+  case PS_METRIC_LATENCY_P99:
+    return mr->latency_p99_ns;
   /* Only the per-point kinds, already returned above, fall here. */
   default:
     return NAN;
   }
 }
 
-/* Two decimals like the run report's CSV, so a sweep cell and `pciesim CONFIG --format csv` agree. Nothing for
- * NaN: the CSV cell stays empty, and the JSON writer puts null there itself. */
-void
-ps_metric_format (GString *out, const PsMetric *m, double v)
+/* Two decimals like the run report's CSV, so a sweep cell and `pciesim CONFIG --format csv` agree. Event counts
+ * are whole numbers, and simulated time has three decimals: one picosecond, exact. */
+int
+ps_metric_decimals (const PsMetric *m)
 {
-  if (!isfinite (v))
-    return;
-  /* Event counts are whole numbers, and simulated time has three decimals: one picosecond, exact. */
-  if (m->kind == PS_METRIC_EVENTS)
-    g_string_append_printf (out, "%.0f", v);
-  else
-    g_string_append_printf (out, "%.*f", m->kind == PS_METRIC_SIM_TIME ? 3 : 2, v);
+  return m->kind == PS_METRIC_EVENTS || m->kind == PS_METRIC_ERRORS ? 0
+         : m->kind == PS_METRIC_SIM_TIME || m->kind == PS_METRIC_LATENCY_P99 ? 3 : 2;
 }
 
 /* --- errors of one point --------------------------------------------------------------------------------- */
 
 /* A point's config is loaded from --set strings, so config.c's errors name a "--set KEY=VALUE" origin the user
- * never typed; the functions below translate such errors back into lines of the scenario file. */
-
-/* The text after "LOCATION: error: " of a message from error.h, and the location ("pciesim" when unlocated). A
- * message not built by error.h has no such marker and is kept whole, as unlocated. */
-static const char *
-split_message (const char *msg, char **location)
-{
-  const char *e = strstr (msg, ": error: ");
-  if (!e) {
-    *location = NULL;
-    return msg;
-  }
-  *location = g_strndup (msg, (gsize) (e - msg));
-  return e + strlen (": error: ");
-}
+ * never typed; the functions below move such errors back onto lines of the scenario file. They read the error's
+ * parts (error.h: its text, location and the index of the --set it lies in), never its message. */
 
 /* An error from loading or running point `index` (or the base when index is G_MAXUINT), moved to the scenario:
- * onto the override or axis value that caused it when its origin is one of our --set strings, else onto the
+ * onto the override or axis value that caused it when it lies in one of our --set strings, else onto the
  * `axes:` entry with the point's values spelled out. Errors in the base file itself keep their location. */
 static GError *
 relocate (const PsScenario *s, guint index, char **sets, const YNode *const *nodes, GError *e)
 {
-  g_autofree char *loc = NULL;
-  const char *text = split_message (e->message, &loc);
+  g_autofree char *loc = ps_error_location (e);
+  const char *text = ps_error_text (e);
   /* The point's axis values spelled out, so a message names the point without the reader decoding its id.
    * Messages number points from 1, as the id column of the sweep output does. */
   /* Axis values are scalars (load_axis() refuses anything else, ranges make scalars), so ->value is their text. */
@@ -680,23 +636,19 @@ relocate (const PsScenario *s, guint index, char **sets, const YNode *const *nod
     g_string_append_printf (values, "%s%s=%s", a ? ", " : "", ((PsAxis *) s->axes->pdata[a])->key,
                             nodes[s->sets->len + a]->value);
   GError *out = NULL;
-  /* Last to first: an axis value overrides an override of the same key, and only the later one can be the
-   * value that failed. config.c locates a --set error at "--set KEY=VALUE:1:COL"; the whole set text must be
-   * followed by ':', so `x=1` is not taken for the origin of an error in `x=10`. */
-  for (int i = (int) g_strv_length (sets) - 1; loc && i >= 0; i--) {
-    if (!g_str_has_prefix (loc, "--set ") || !g_str_has_prefix (loc + 6, sets[i]) || loc[6 + strlen (sets[i])] != ':')
-      continue;
+  /* config.c says which of our --sets the error lies in (the later of two identical ones, whose value stood). */
+  int i = ps_error_set_index (e);
+  if (i >= 0 && i < (int) g_strv_length (sets)) {
     const YNode *n = nodes[i];
     /* Positions below s->sets->len are overrides, the rest axis values, in the order point_sets() builds. An
      * override can be wrong only in combination with a point's values (checked once without them). */
     if ((guint) i < s->sets->len && index != G_MAXUINT)
-      ps_error_located (&out, e->code, n->origin, n->line, n->col, "override, at point %u (%s): %s", index + 1,
-                        values->str, text);
+      ytree_error (&out, e->code, n, "override, at point %u (%s): %s", index + 1, values->str, text);
     else if ((guint) i < s->sets->len)
-      ps_error_located (&out, e->code, n->origin, n->line, n->col, "override: %s", text);
+      ytree_error (&out, e->code, n, "override: %s", text);
     else
-      ps_error_located (&out, e->code, n->origin, n->line, n->col, "axis %s = %s (point %u): %s",
-                        ((PsAxis *) s->axes->pdata[(guint) i - s->sets->len])->key, n->value, index + 1, text);
+      ytree_error (&out, e->code, n, "axis %s = %s (point %u): %s",
+                   ((PsAxis *) s->axes->pdata[(guint) i - s->sets->len])->key, n->value, index + 1, text);
     g_error_free (e);
     return out;
   }
@@ -704,13 +656,11 @@ relocate (const PsScenario *s, guint index, char **sets, const YNode *const *nod
   if (index == G_MAXUINT)
     return e;
   /* Otherwise no single node is to blame (a combination check, a model rejecting the mix): point at the
-   * axes and spell the point out. */
-  /* A location other than ours (the base or an included file) is kept inside the message, so the line it names
-   * can still be found; "pciesim" is error.h's mark of an unlocated message and adds nothing. */
+   * axes and spell the point out. A location other than ours (the base or an included file) is kept inside the
+   * message, so the line it names can still be found. */
   const YNode *axes = ytree_map_get (s->tree, "axes");
-  gboolean elsewhere = loc && strcmp (loc, "pciesim") != 0;
-  ps_error_located (&out, e->code, axes->origin, axes->line, axes->col, "point %u (%s): %s%s%s", index + 1,
-                    values->str, elsewhere ? loc : "", elsewhere ? ": " : "", text);
+  ytree_error (&out, e->code, axes, "point %u (%s): %s%s%s", index + 1, values->str, loc ? loc : "", loc ? ": " : "",
+               text);
   g_error_free (e);
   return out;
 }
@@ -807,14 +757,14 @@ load_modes (PsScenario *s, const YNode *n, GError **error)
    * An empty list is refused: it would run nothing at every point. */
   guint count = n->kind == YNODE_SEQ ? n->items->len : 1;
   if (n->kind == YNODE_MAP || count == 0) {
-    node_error (error, PS_ERROR_DATA, n, "modes must be a mode or a list of modes (read, write, simultaneous, all)");
+    ytree_error (error, PS_ERROR_DATA, n, "modes must be a mode or a list of modes (read, write, simultaneous, all)");
     return FALSE;
   }
   for (guint i = 0; i < count; i++) {
     const YNode *one = n->kind == YNODE_SEQ ? n->items->pdata[i] : n;
     unsigned m = one->kind == YNODE_SCALAR ? ps_mode_parse (one->value) : 0;
     if (!m) {
-      node_error (error, PS_ERROR_DATA, one, "unknown mode (expected read, write, simultaneous or all)");
+      ytree_error (error, PS_ERROR_DATA, one, "unknown mode (expected read, write, simultaneous or all)");
       return FALSE;
     }
     s->modes |= m;
@@ -834,8 +784,8 @@ load_base (PsScenario *s, const YNode *base, GError **error)
   s->base = g_path_is_absolute (base->value) ? g_strdup (base->value) : g_build_filename (dir, base->value, NULL);
   /* A directory named as base gets a message that says so, not a read error from the loader. */
   if (!g_file_test (s->base, G_FILE_TEST_IS_REGULAR)) {
-    node_error (error, PS_ERROR_NOINPUT, base, "base config '%s' %s", s->base,
-                g_file_test (s->base, G_FILE_TEST_EXISTS) ? "is not a regular file" : "does not exist");
+    ytree_error (error, PS_ERROR_NOINPUT, base, "base config '%s' %s", s->base,
+                 g_file_test (s->base, G_FILE_TEST_EXISTS) ? "is not a regular file" : "does not exist");
     return FALSE;
   }
   return TRUE;
@@ -859,7 +809,7 @@ load_tree (PsScenario *s, GError **error)
     return FALSE;
   /* A missing key has no node of its own, so its error points at the mapping that lacks it. */
   if (!(n = ytree_map_get (t, "base"))) {
-    node_error (error, PS_ERROR_DATA, t, "a scenario needs base: (the config every point starts from)");
+    ytree_error (error, PS_ERROR_DATA, t, "a scenario needs base: (the config every point starts from)");
     return FALSE;
   }
   if (!load_base (s, n, error))
@@ -868,14 +818,14 @@ load_tree (PsScenario *s, GError **error)
       (!want_kind (n, YNODE_MAP, "overrides", error) || !flatten_overrides (s, n, "", error)))
     return FALSE;
   if (!(n = ytree_map_get (t, "axes"))) {
-    node_error (error, PS_ERROR_DATA, t, "a scenario needs axes: (a list of {key, values or range})");
+    ytree_error (error, PS_ERROR_DATA, t, "a scenario needs axes: (a list of {key, values or range})");
     return FALSE;
   }
   if (!want_kind (n, YNODE_SEQ, "axes", error))
     return FALSE;
   /* No axes would be a sweep of one point, the base itself, which `pciesim CONFIG` already runs. */
   if (n->items->len == 0) {
-    node_error (error, PS_ERROR_DATA, n, "axes lists no axis");
+    ytree_error (error, PS_ERROR_DATA, n, "axes lists no axis");
     return FALSE;
   }
   for (guint i = 0; i < n->items->len; i++)

@@ -35,7 +35,8 @@ typedef struct {
 } PsAxis;
 
 typedef enum { PS_METRIC_THEORETICAL, PS_METRIC_PROTOCOL_LIMIT, PS_METRIC_MBPS, PS_METRIC_PCT_THEORETICAL,
-               PS_METRIC_USAGE, PS_METRIC_EVENTS, PS_METRIC_SIM_TIME } PsMetricKind;
+               PS_METRIC_USAGE, PS_METRIC_EVENTS, PS_METRIC_SIM_TIME, PS_METRIC_ERRORS,
+               PS_METRIC_LATENCY_P99 } PsMetricKind;
 
 typedef struct {
   char *name;
@@ -78,5 +79,5 @@ void ps_scenario_locate_error (const PsScenario *s, guint index, GError **error)
 const char *const *ps_metric_names (void);
 /* The metric's value in a result (NaN when the mode did not run). */
 double ps_metric_value (const PsMetric *m, const PsRunResult *r);
-/* Render one metric value as text: fixed decimals per kind, "" for NaN. */
-void ps_metric_format (GString *out, const PsMetric *m, double v);
+/* The decimals a metric's values are written with (format.h's fixed-precision numbers), fixed per kind. */
+int ps_metric_decimals (const PsMetric *m);

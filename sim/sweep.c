@@ -1,8 +1,11 @@
 /* sweep.c — points -> worker threads -> rows -> one file; reading files back for --resume and merge.
  *
- * A sweep file is a prologue (CSV header, or the JSON object up to "points": [), one line per point, and an
- * epilogue that depends on nothing but the format. Writing, resuming and merging all go through
- * render_file() and parse_file() below, which is what makes their outputs agree byte for byte.
+ * A sweep file is a header (the CSV column names, or the JSON object up to "points": [), one line per point, and
+ * in JSON the closing brackets. Every write — final, checkpoint, resumed, merged — goes through render_file(),
+ * with rows as finished strings, which is what makes the outputs agree byte for byte. Reading back
+ * (parse_file()) parses records, never matches bytes: the header with JsonParser or as a CSV record, each point
+ * line alone as a CSV record or a JSON object (a JSON Lines record once its separating comma is removed); the
+ * row's text is kept beside what it holds, so a row read back is written again unchanged.
  *
  * The main thread queues the positions of the points to run on a GThreadPool and waits; a worker loads (and in
  * phase 2 runs) one point, renders its row and stores it in the point's own slot. Rows live by position and are
@@ -12,6 +15,7 @@
 
 #include <errno.h>
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +47,43 @@ ps_sweep_parse_shard (const char *spec, guint *index, guint *count, GError **err
   *index = (guint) i;
   *count = (guint) n;
   return TRUE;
+}
+
+/* --- the header ------------------------------------------------------------------------------------------ */
+
+/* Everything before the first point: the same in every shard and every resumed run of one sweep, since merge and
+ * resume compare it to decide whether files belong together (so no shard, time or host). JSON's header carries
+ * the seed, so resume and merge refuse rows of another seed, and points_total, so merge notices a missing last
+ * shard. The CSV header is the column names alone (`columns`: axes then metrics; a header read back from CSV
+ * cannot tell them apart and needs not): another --seed goes unnoticed there. */
+typedef struct {
+  PsFormat format;
+  char *version, *scenario; /* JSON */
+  guint64 seed, points_total; /* JSON */
+  GPtrArray *axes, *metrics; /* char *; CSV read back: every column after id is in axes */
+} SweepHeader;
+
+static void
+header_clear (SweepHeader *h)
+{
+  g_free (h->version);
+  g_free (h->scenario);
+  g_clear_pointer (&h->axes, g_ptr_array_unref);
+  g_clear_pointer (&h->metrics, g_ptr_array_unref);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SweepHeader, header_clear)
+
+static void
+header_from_scenario (SweepHeader *h, const PsScenario *s, PsFormat format, uint64_t seed)
+{
+  *h = (SweepHeader) { .format = format, .version = g_strdup (PCIESIM_VERSION), .scenario = g_strdup (s->name),
+                       .seed = seed, .points_total = s->n_points,
+                       .axes = g_ptr_array_new_with_free_func (g_free),
+                       .metrics = g_ptr_array_new_with_free_func (g_free) };
+  for (guint a = 0; a < s->axes->len; a++)
+    g_ptr_array_add (h->axes, g_strdup (((PsAxis *) s->axes->pdata[a])->key));
+  for (guint m = 0; m < s->metrics->len; m++)
+    g_ptr_array_add (h->metrics, g_strdup (g_array_index (s->metrics, PsMetric, m).name));
 }
 
 /* --- cells and lines ------------------------------------------------------------------------------------- */
@@ -80,63 +121,33 @@ json_number_like (const char *s)
   return *p == '\0';
 }
 
-/* An axis value as written: plain numbers and booleans stay JSON numbers and booleans, the rest are strings. A
- * quoted "8" stays a string, as it is to the config loader. */
+/* An axis value as written: plain numbers and booleans stay JSON numbers and booleans (their text copied, so
+ * 0.50 stays 0.50), the rest are strings. A quoted "8" stays a string, as it is to the config loader. */
 static void
-json_value (GString *o, const YNode *v)
+json_value (PsJson *j, const YNode *v)
 {
   if (v->plain && (json_number_like (v->value) || !strcmp (v->value, "true") || !strcmp (v->value, "false")))
-    g_string_append (o, v->value);
+    ps_json_raw (j, v->value);
   else
-    ps_json_string (o, v->value);
+    ps_json_string (j, v->value);
 }
 
-/* Everything before the first point. It must be identical in every shard and every resumed run of one sweep,
- * since merge and resume compare it to decide whether files belong together: so no shard, time or host. */
-/* JSON's header carries the seed, so resume and merge refuse rows of another seed, and points_total, so merge
- * notices a missing last shard. The CSV header is the column names alone: another --seed goes unnoticed there. */
+/* The part of a point's row fixed by the scenario alone (id and axis values): resume checks rows against it. The
+ * id is index + 1 in every shard, so rows of different shards never collide and merge can sort on it. JSON: the
+ * row's object is left open after "params", for render_row() to add the metrics. */
 static void
-render_prologue (GString *o, const PsScenario *s, PsFormat format, uint64_t seed)
-{
-  if (format == PS_FORMAT_CSV) {
-    g_string_append (o, "id");
-    for (guint a = 0; a < s->axes->len; a++) {
-      g_string_append_c (o, ',');
-      ps_csv_cell (o, ((PsAxis *) s->axes->pdata[a])->key);
-    }
-    for (guint m = 0; m < s->metrics->len; m++)
-      g_string_append_printf (o, ",%s", g_array_index (s->metrics, PsMetric, m).name);
-    g_string_append_c (o, '\n');
-    return;
-  }
-  g_string_append (o, "{\n  \"schema\": 1,\n  \"version\": ");
-  ps_json_string (o, PCIESIM_VERSION);
-  g_string_append (o, ",\n  \"scenario\": ");
-  ps_json_string (o, s->name);
-  g_string_append_printf (o, ",\n  \"seed\": %" G_GUINT64_FORMAT ",\n  \"points_total\": %u,\n  \"axes\": [",
-                          seed, s->n_points);
-  for (guint a = 0; a < s->axes->len; a++) {
-    g_string_append (o, a ? ", " : "");
-    ps_json_string (o, ((PsAxis *) s->axes->pdata[a])->key);
-  }
-  g_string_append (o, "],\n  \"metrics\": [");
-  /* Metric names need no escaping: they come from the fixed vocabulary. */
-  for (guint m = 0; m < s->metrics->len; m++)
-    g_string_append_printf (o, "%s\"%s\"", m ? ", " : "", g_array_index (s->metrics, PsMetric, m).name);
-  g_string_append (o, "],\n  \"points\": [\n");
-}
-
-/* The part of a point's line fixed by the scenario alone (id and axis values): resume checks rows against it.
- * The id is index + 1 in every shard, so rows of different shards never collide and merge can sort on it. */
-static void
-render_row_prefix (GString *o, const PsScenario *s, guint index, PsFormat format)
+render_row_prefix (GString *o, PsJson *j, const PsScenario *s, guint index, PsFormat format)
 {
   g_autofree guint *vi = g_new0 (guint, s->axes->len + 1);
   ps_scenario_point_coords (s, index, vi);
   if (format == PS_FORMAT_CSV)
     g_string_append_printf (o, "%u", index + 1);
-  else
-    g_string_append_printf (o, "    {\"id\": %u, \"params\": {", index + 1);
+  else {
+    ps_json_object (j, 0);
+    ps_json_uint_member (j, "id", index + 1);
+    ps_json_key (j, "params");
+    ps_json_object (j, 0);
+  }
   for (guint a = 0; a < s->axes->len; a++) {
     const PsAxis *ax = s->axes->pdata[a];
     const YNode *v = ax->values->pdata[vi[a]];
@@ -144,62 +155,100 @@ render_row_prefix (GString *o, const PsScenario *s, guint index, PsFormat format
       g_string_append_c (o, ',');
       ps_csv_cell (o, v->value);
     } else {
-      g_string_append (o, a ? ", " : "");
-      ps_json_string (o, ax->key);
-      g_string_append (o, ": ");
-      json_value (o, v);
+      ps_json_key (j, ax->key);
+      json_value (j, v);
     }
   }
   if (format == PS_FORMAT_JSON)
-    g_string_append (o, "}, \"metrics\": {");
+    ps_json_end (j);
 }
 
-/* One point's line. Rendered in the worker so that the main thread only ever handles finished strings. The
- * JSON null for a missing value is written here: ps_metric_format() writes nothing for NaN, which suits CSV. */
+/* One point's row, without line break: a CSV line, or a one-line JSON object (a JSON Lines record). Rendered in
+ * the worker so that the main thread only ever handles finished strings. A metric that did not run is an empty
+ * CSV cell and JSON null (format.h). */
 static char *
 render_row (const PsScenario *s, guint index, PsFormat format, const PsRunResult *r)
 {
   GString *o = g_string_new (NULL);
-  render_row_prefix (o, s, index, format);
+  PsJson j;
+  ps_json_init (&j, o);
+  render_row_prefix (o, &j, s, index, format);
+  if (format == PS_FORMAT_JSON) {
+    ps_json_key (&j, "metrics");
+    ps_json_object (&j, 0);
+  }
   for (guint m = 0; m < s->metrics->len; m++) {
     const PsMetric *metric = &g_array_index (s->metrics, PsMetric, m);
     double v = ps_metric_value (metric, r);
     if (format == PS_FORMAT_CSV) {
       g_string_append_c (o, ',');
-      ps_metric_format (o, metric, v);
+      ps_fmt_fixed (o, v, ps_metric_decimals (metric));
     } else {
-      g_string_append_printf (o, "%s\"%s\": ", m ? ", " : "", metric->name);
-      if (isfinite (v))
-        ps_metric_format (o, metric, v);
-      else
-        g_string_append (o, "null");
+      ps_json_fixed_member (&j, metric->name, v, ps_metric_decimals (metric));
     }
   }
-  if (format == PS_FORMAT_JSON)
-    g_string_append (o, "}}");
+  if (format == PS_FORMAT_JSON) {
+    ps_json_end (&j);
+    ps_json_end (&j);
+  }
   return g_string_free (o, FALSE);
 }
 
-/* rows: n lines without terminator; NULL entries (points not finished yet) are left out. JSON rows are joined by
- * ",\n" so that every point keeps a line of its own and the last has no trailing comma: parse_file() relies on
- * that line structure, and a checkpoint with gaps is still valid JSON. */
+/* The whole file: header, then rows (n, NULL entries, points not finished yet, left out). Writing, checkpoints,
+ * resume and merge all come here, which is what makes their outputs agree byte for byte. JSON puts every point on
+ * a line of its own, a record that resume and merge read back alone (parse_file()); a checkpoint with gaps is
+ * still valid JSON. */
 static void
-render_file (GString *o, PsFormat format, const char *prologue, char *const *rows, guint n)
+render_file (GString *o, const SweepHeader *h, char *const *rows, guint n)
 {
-  g_string_append (o, prologue);
-  gboolean first = TRUE;
-  for (guint i = 0; i < n; i++) {
-    if (!rows[i])
-      continue;
-    if (format == PS_FORMAT_JSON && !first)
-      g_string_append (o, ",\n");
-    g_string_append (o, rows[i]);
-    if (format == PS_FORMAT_CSV)
-      g_string_append_c (o, '\n');
-    first = FALSE;
+  if (h->format == PS_FORMAT_CSV) {
+    g_string_append (o, "id");
+    GPtrArray *names[] = { h->axes, h->metrics };
+    for (int k = 0; k < 2; k++)
+      for (guint i = 0; i < names[k]->len; i++) {
+        g_string_append_c (o, ',');
+        ps_csv_cell (o, names[k]->pdata[i]);
+      }
+    g_string_append_c (o, '\n');
+    for (guint i = 0; i < n; i++)
+      if (rows[i])
+        g_string_append_printf (o, "%s\n", rows[i]);
+    return;
   }
-  if (format == PS_FORMAT_JSON)
-    g_string_append (o, first ? "  ]\n}\n" : "\n  ]\n}\n");
+  PsJson j;
+  ps_json_init (&j, o);
+  ps_json_object (&j, 2);
+  ps_json_int_member (&j, "schema", 1);
+  ps_json_string_member (&j, "version", h->version);
+  ps_json_string_member (&j, "scenario", h->scenario);
+  ps_json_uint_member (&j, "seed", h->seed);
+  ps_json_uint_member (&j, "points_total", h->points_total);
+  const char *lists[] = { "axes", "metrics" };
+  GPtrArray *names[] = { h->axes, h->metrics };
+  for (int k = 0; k < 2; k++) {
+    ps_json_key (&j, lists[k]);
+    ps_json_array (&j, 0);
+    for (guint i = 0; i < names[k]->len; i++)
+      ps_json_string (&j, names[k]->pdata[i]);
+    ps_json_end (&j);
+  }
+  ps_json_key (&j, "points");
+  ps_json_array (&j, 4 | PS_JSON_BREAK_EMPTY);
+  for (guint i = 0; i < n; i++)
+    if (rows[i])
+      ps_json_raw (&j, rows[i]);
+  ps_json_end (&j);
+  ps_json_end (&j);
+}
+
+/* Two headers agree when they render the same: the rendering is the one definition of what a header holds. */
+static gboolean
+header_equal (const SweepHeader *a, const SweepHeader *b)
+{
+  g_autoptr (GString) x = g_string_new (NULL), y = g_string_new (NULL);
+  render_file (x, a, NULL, 0);
+  render_file (y, b, NULL, 0);
+  return a->format == b->format && g_string_equal (x, y);
 }
 
 /* --list: the points' ids and axis values as CSV, without metrics. The same row prefix as a real run, so a
@@ -214,112 +263,218 @@ render_list (GString *o, const PsScenario *s, guint first, guint step, guint n_s
   }
   g_string_append_c (o, '\n');
   for (guint pos = 0; pos < n_sel; pos++) {
-    render_row_prefix (o, s, first + pos * step, PS_FORMAT_CSV);
+    render_row_prefix (o, NULL, s, first + pos * step, PS_FORMAT_CSV);
     g_string_append_c (o, '\n');
   }
 }
 
 /* --- reading a sweep file back --------------------------------------------------------------------------- */
 
+/* A point row read back: its text as written (to be written again unchanged) and what it holds. */
+typedef struct {
+  guint id; /* 0 when the line is no point record */
+  char *text; /* the line, without indentation, separating comma or line break */
+  GStrv fields; /* CSV: the cells, unquoted */
+  JsonNode *record; /* JSON: the parsed object */
+  guint line; /* 1-based line in the file */
+} SweepRow;
+
+static void
+row_clear (gpointer p)
+{
+  SweepRow *r = p;
+  g_free (r->text);
+  g_strfreev (r->fields);
+  if (r->record)
+    json_node_unref (r->record);
+}
+
 typedef struct {
   PsFormat format;
-  char *prologue; /* NULL when the file stops inside it */
-  GPtrArray *rows; /* complete point lines, terminator and JSON comma removed */
-  gboolean closed; /* ends as a finished file would (a cut last line or missing JSON epilogue makes it FALSE) */
+  gboolean has_header; /* FALSE when the file stops inside it */
+  SweepHeader header;
+  GArray *rows; /* SweepRow: complete lines only */
+  gboolean closed; /* ends as a finished file would (a cut last line or missing JSON end makes it FALSE) */
 } SweepFile;
 
 static void
 sweep_file_clear (SweepFile *f)
 {
-  g_free (f->prologue);
+  header_clear (&f->header);
   if (f->rows)
-    g_ptr_array_unref (f->rows);
+    g_array_unref (f->rows);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SweepFile, sweep_file_clear)
 
-/* The exact lines render_prologue() and render_file() write around the points; parse_file() finds the points
- * by these bytes, so the writers and these strings change together. */
-static const char json_rows_start[] = "  \"points\": [\n";
-static const char json_rows_end[] = "  ]\n}\n";
+/* One CSV record (RFC 4180, as ps_csv_cell() writes it: quoted cells, "" for a quote), or NULL when a quote is
+ * left open or a quoted cell is followed by anything but a separator. */
+static GStrv
+csv_split (const char *line)
+{
+  g_autoptr (GStrvBuilder) b = g_strv_builder_new ();
+  g_autoptr (GString) cell = g_string_new (NULL);
+  const char *p = line;
+  for (;;) {
+    g_string_truncate (cell, 0);
+    if (*p == '"') {
+      for (p++;; p++) {
+        if (!*p)
+          return NULL;
+        if (*p == '"' && p[1] != '"')
+          break;
+        if (*p == '"')
+          p++;
+        g_string_append_c (cell, *p);
+      }
+      p++;
+      if (*p && *p != ',')
+        return NULL;
+    } else {
+      size_t n = strcspn (p, ",");
+      g_string_append_len (cell, p, (gssize) n);
+      p += n;
+    }
+    g_strv_builder_add (b, cell->str);
+    if (!*p)
+      return g_strv_builder_end (b);
+    p++;
+  }
+}
 
-/* Split a sweep file into prologue and point lines without judging them: resume and merge apply their own
- * rules (resume tolerates a cut tail, merge does not). */
+/* The id a record holds (1-based), or 0 when it holds none: 0 is free to mean "none" because ids start at 1. */
+static guint
+parse_id (const char *text)
+{
+  guint64 id = 0;
+  if (!g_ascii_string_to_unsigned (text, 10, 1, G_MAXUINT, &id, NULL))
+    return 0;
+  return (guint) id;
+}
+
+/* A JSON point record: an object with a positive integer id and objects params and metrics. */
+static guint
+record_id (JsonNode *n)
+{
+  JsonObject *o = JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
+  JsonNode *id = o ? json_object_get_member (o, "id") : NULL;
+  JsonNode *params = o ? json_object_get_member (o, "params") : NULL;
+  JsonNode *metrics = o ? json_object_get_member (o, "metrics") : NULL;
+  if (!id || json_node_get_value_type (id) != G_TYPE_INT64 || !params || !JSON_NODE_HOLDS_OBJECT (params) ||
+      !metrics || !JSON_NODE_HOLDS_OBJECT (metrics))
+    return 0;
+  gint64 v = json_node_get_int (id);
+  return v >= 1 && v <= G_MAXUINT ? (guint) v : 0;
+}
+
+/* A JSON array member of strings, copied; FALSE when it is missing or holds anything else. */
+static gboolean
+string_list (JsonObject *o, const char *name, GPtrArray **out)
+{
+  JsonNode *n = json_object_get_member (o, name);
+  if (!n || !JSON_NODE_HOLDS_ARRAY (n))
+    return FALSE;
+  JsonArray *a = json_node_get_array (n);
+  *out = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < json_array_get_length (a); i++) {
+    JsonNode *e = json_array_get_element (a, i);
+    if (json_node_get_value_type (e) != G_TYPE_STRING)
+      return FALSE;
+    g_ptr_array_add (*out, g_strdup (json_node_get_string (e)));
+  }
+  return TRUE;
+}
+
+/* The JSON header: its text up to and including the line that opens "points", closed and parsed as a document.
+ * json-glib reads a seed above int64 modulo 2^64, which the cast to guint64 undoes. */
+static gboolean
+parse_json_header (const char *text, gsize len, SweepHeader *h)
+{
+  g_autofree char *doc = g_strdup_printf ("%.*s]}", (int) len, text);
+  g_autoptr (JsonNode) root = ps_json_parse (doc, -1, NULL);
+  JsonObject *o = root && JSON_NODE_HOLDS_OBJECT (root) ? json_node_get_object (root) : NULL;
+  const char *ints[] = { "schema", "seed", "points_total" }, *strs[] = { "version", "scenario" };
+  for (int i = 0; o && i < 3; i++) {
+    JsonNode *n = json_object_get_member (o, ints[i]);
+    if (!n || json_node_get_value_type (n) != G_TYPE_INT64)
+      return FALSE;
+  }
+  for (int i = 0; o && i < 2; i++) {
+    JsonNode *n = json_object_get_member (o, strs[i]);
+    if (!n || json_node_get_value_type (n) != G_TYPE_STRING)
+      return FALSE;
+  }
+  if (!o || json_object_get_int_member (o, "schema") != 1 || !json_object_has_member (o, "points"))
+    return FALSE;
+  h->format = PS_FORMAT_JSON;
+  h->version = g_strdup (json_object_get_string_member (o, "version"));
+  h->scenario = g_strdup (json_object_get_string_member (o, "scenario"));
+  h->seed = (guint64) json_object_get_int_member (o, "seed");
+  h->points_total = (guint64) json_object_get_int_member (o, "points_total");
+  return string_list (o, "axes", &h->axes) && string_list (o, "metrics", &h->metrics);
+}
+
+/* Split a sweep file into its header and point records without judging them: resume and merge apply their own
+ * rules (resume tolerates a cut tail, merge does not). A row that is no record keeps id 0 for them to refuse.
+ * Lines are the unit: the header ends at its first line (CSV) or at the line that opens "points" (JSON, the one
+ * header line ending in '['); then every complete line is a point until, in JSON, the "]" line, after which a
+ * finished file has exactly "}". */
 static void
 parse_file (const char *text, gsize len, SweepFile *f)
 {
   /* A CSV header starts with "id", a JSON file with '{': the first byte tells the formats apart. */
   f->format = len && text[0] == '{' ? PS_FORMAT_JSON : PS_FORMAT_CSV;
-  f->rows = g_ptr_array_new_with_free_func (g_free);
-  const char *end = text + len, *p;
-  if (f->format == PS_FORMAT_CSV) {
-    /* A CSV cut inside its header line has no prologue: resume treats it as a file that had only begun. */
-    p = memchr (text, '\n', len);
-    if (!p)
-      return;
-    p++;
-  } else {
-    /* Strings in the prologue are JSON-escaped (no raw quote or line break), so the first match is the real one. */
-    const char *start = g_strstr_len (text, (gssize) len, json_rows_start);
-    if (!start)
-      return;
-    p = start + strlen (json_rows_start);
+  f->rows = g_array_new (FALSE, TRUE, sizeof (SweepRow));
+  g_array_set_clear_func (f->rows, row_clear);
+  const char *end = text + len, *p = text;
+  guint line = 1;
+  /* The header. A file cut inside it has none: resume treats it as a file that had only begun. */
+  for (const char *nl; (nl = memchr (p, '\n', (size_t) (end - p))); p = nl + 1, line++) {
+    if (f->format == PS_FORMAT_CSV) {
+      g_autofree char *head = g_strndup (text, (gsize) (nl - text));
+      g_auto (GStrv) cells = csv_split (head);
+      if (cells && cells[0] && !strcmp (cells[0], "id")) {
+        f->header = (SweepHeader) { .format = PS_FORMAT_CSV, .axes = g_ptr_array_new_with_free_func (g_free),
+                                    .metrics = g_ptr_array_new_with_free_func (g_free) };
+        for (char **c = cells + 1; *c; c++)
+          g_ptr_array_add (f->header.axes, g_strdup (*c));
+        f->has_header = TRUE;
+      }
+    } else if (nl > p && nl[-1] == '[')
+      f->has_header = parse_json_header (text, (gsize) (nl - text), &f->header);
+    else
+      continue;
+    p = nl + 1;
+    line++;
+    break;
   }
-  f->prologue = g_strndup (text, (gsize) (p - text));
-  while (p < end) {
-    const char *nl = memchr (p, '\n', (size_t) (end - p));
-    if (!nl)
-      return; /* a cut last line is no row */
-    gsize n = (gsize) (nl - p);
-    /* "  ]" ends the points; a finished file then has exactly the epilogue render_file() writes. */
-    /* Anything after the epilogue (two files concatenated, say) leaves the file not closed. */
-    if (f->format == PS_FORMAT_JSON && n == 3 && memcmp (p, json_rows_end, 3) == 0) {
-      f->closed = (size_t) (end - p) == strlen (json_rows_end) && memcmp (p, json_rows_end, strlen (json_rows_end)) == 0;
+  if (!f->has_header)
+    return;
+  for (const char *nl; (nl = memchr (p, '\n', (size_t) (end - p))); p = nl + 1, line++) {
+    g_autofree char *l = g_strstrip (g_strndup (p, (gsize) (nl - p)));
+    if (f->format == PS_FORMAT_JSON && !strcmp (l, "]")) {
+      /* What follows the points must be the object's end and nothing else (not a second file, say). */
+      g_autofree char *rest = g_strndup (nl + 1, (gsize) (end - nl - 1));
+      f->closed = !strcmp (g_strstrip (rest), "}") && end[-1] == '\n';
       return;
     }
+    SweepRow r = { .line = line };
     /* The separating comma belongs to the file, not the row: rows are compared and re-joined without it. */
-    if (f->format == PS_FORMAT_JSON && n && p[n - 1] == ',')
-      n--;
-    g_ptr_array_add (f->rows, g_strndup (p, n));
-    p = nl + 1;
+    size_t n = strlen (l);
+    if (f->format == PS_FORMAT_JSON && n && l[n - 1] == ',')
+      l[n - 1] = '\0';
+    r.text = g_strdup (l);
+    if (f->format == PS_FORMAT_CSV) {
+      r.fields = csv_split (r.text);
+      r.id = r.fields ? parse_id (r.fields[0]) : 0;
+    } else {
+      r.record = ps_json_parse (r.text, -1, NULL);
+      r.id = r.record ? record_id (r.record) : 0;
+    }
+    g_array_append_val (f->rows, r);
   }
-  /* CSV has no epilogue: every complete line is a finished file. JSON without its "  ]" was cut. */
-  f->closed = f->format == PS_FORMAT_CSV;
-}
-
-/* Fields of a CSV line, counting quoted separators as text. A doubled quote ("") toggles twice, so the escape
- * of RFC 4180 needs no case of its own. */
-static guint
-csv_fields (const char *line)
-{
-  guint n = 1;
-  gboolean quoted = FALSE;
-  for (const char *c = line; *c; c++) {
-    if (*c == '"')
-      quoted = !quoted;
-    else if (*c == ',' && !quoted)
-      n++;
-  }
-  return n;
-}
-
-/* The id a line starts with (1-based), or 0 when it is not a point line. A JSON row must also end in "}}", so a
- * row cut in the middle is refused even when its id parses; in both formats a comma follows the id, so "12x" is
- * no id. 0 is free to mean "none" because ids start at 1. */
-static guint
-row_id (const char *row, PsFormat format)
-{
-  static const char json_head[] = "    {\"id\": ";
-  if (format == PS_FORMAT_JSON) {
-    if (!g_str_has_prefix (row, json_head) || !g_str_has_suffix (row, "}}"))
-      return 0;
-    row += strlen (json_head);
-  }
-  char *end = NULL;
-  errno = 0;
-  guint64 id = g_ascii_strtoull (row, &end, 10);
-  if (end == row || errno || id == 0 || id > G_MAXUINT || *end != ',')
-    return 0;
-  return (guint) id;
+  /* A cut last line is no row. CSV has no end mark: every complete line makes a finished file. JSON without its
+   * "]" was cut. */
+  f->closed = f->format == PS_FORMAT_CSV && p == end;
 }
 
 /* Every unreadable input is EX_NOINPUT, whatever the reason, as for configs. */
@@ -435,7 +590,7 @@ progress_line (const PsScenario *s, guint done, guint total, gint64 t0, gboolean
  * interrupt message and the clean-up of a failed run depend on it. */
 typedef struct {
   const PsSweep *opt;
-  const char *prologue;
+  const SweepHeader *header;
   gint64 last_write, write_cost;
   gboolean written;
 } Checkpoint;
@@ -455,7 +610,7 @@ checkpoint (Checkpoint *c, Runner *r, guint n_sel, gboolean force)
   g_mutex_unlock (&r->lock);
   /* Rendered and written outside the lock, so workers finishing points are not held up by a large file. */
   g_autoptr (GString) out = g_string_new (NULL);
-  render_file (out, r->format, c->prologue, snap, n_sel);
+  render_file (out, c->header, snap, n_sel);
   g_autoptr (GError) ignored = NULL;
   /* A failed checkpoint only costs resumability; the final write reports the problem. */
   c->written |= ps_write_output (c->opt->output, out, &ignored);
@@ -507,7 +662,7 @@ run_phase (Runner *r, GThreadPool *pool, GArray *todo, gboolean validating, Chec
 /* Take the rows of an earlier (possibly cut) output that belong to this run; anything else is an error, since
  * silently dropping or overwriting rows of another sweep would lose results. */
 static gboolean
-resume_rows (Runner *r, const char *path, const char *prologue, guint *kept, GError **error)
+resume_rows (Runner *r, const char *path, const SweepHeader *header, guint *kept, GError **error)
 {
   *kept = 0;
   g_autofree char *text = NULL;
@@ -519,36 +674,49 @@ resume_rows (Runner *r, const char *path, const char *prologue, guint *kept, GEr
     return FALSE;
   g_auto (SweepFile) f = { 0 };
   parse_file (text, len, &f);
-  if (!f.prologue) {
+  if (!f.has_header) {
     /* Cut inside the header: nothing to keep, but only if it is the start of what we would write. */
-    if (len <= strlen (prologue) && memcmp (text, prologue, len) == 0)
+    g_autoptr (GString) empty = g_string_new (NULL);
+    render_file (empty, header, NULL, 0);
+    if (len <= empty->len && memcmp (text, empty->str, len) == 0)
       return TRUE;
   }
   /* The header carries the axes and metrics (and JSON the seed and version): equal headers, same sweep. */
-  if (!f.prologue || f.format != r->format || strcmp (f.prologue, prologue) != 0) {
+  if (!f.has_header || !header_equal (&f.header, header)) {
     ps_error_plain (error, PS_ERROR_DATA, "%s: not an output of this scenario in this format (its header differs); "
                                           "remove it or run without --resume", path);
     return FALSE;
   }
-  g_autoptr (GString) want = g_string_new (NULL);
-  guint first_line = 1, header_fields = csv_fields (prologue);
-  for (const char *c = prologue; *c; c++)
-    first_line += *c == '\n';
-  /* A row is kept only if its id belongs to this shard, it starts with exactly what this scenario renders for
-   * that point, and (CSV) it has as many fields as the header: rows of an edited scenario, another shard or a
-   * damaged line are refused and the file is left alone. */
+  guint n_fields = 1 + header->axes->len + header->metrics->len;
+  /* A row is kept only if its id belongs to this shard and it holds exactly what this scenario renders for that
+   * point's axes, with a field or member per metric: rows of an edited scenario, another shard or a damaged
+   * line are refused and the file is left alone. */
   for (guint i = 0; i < f.rows->len; i++) {
-    const char *row = f.rows->pdata[i];
-    guint id = row_id (row, f.format);
-    guint index = id - 1;
-    g_string_truncate (want, 0);
-    if (id && index < r->sc->n_points)
-      render_row_prefix (want, r->sc, index, r->format);
-    if (!id || index >= r->sc->n_points || index < r->first || (index - r->first) % r->step != 0 ||
-        !g_str_has_prefix (row, want->str) || (f.format == PS_FORMAT_CSV && csv_fields (row) != header_fields)) {
+    const SweepRow *row = &g_array_index (f.rows, SweepRow, i);
+    guint index = row->id - 1;
+    gboolean ok = row->id && index < r->sc->n_points && index >= r->first && (index - r->first) % r->step == 0;
+    if (ok) {
+      g_autoptr (GString) want = g_string_new (NULL);
+      PsJson j;
+      ps_json_init (&j, want);
+      render_row_prefix (want, &j, r->sc, index, r->format);
+      if (r->format == PS_FORMAT_CSV) {
+        /* The prefix is the id and the axis cells, each written as ps_csv_cell() writes it. */
+        g_auto (GStrv) cells = csv_split (want->str);
+        ok = g_strv_length (row->fields) == n_fields;
+        for (guint c = 0; ok && cells[c]; c++)
+          ok = !strcmp (cells[c], row->fields[c]);
+      } else {
+        ps_json_end (&j);
+        g_autoptr (JsonNode) expect = ps_json_parse (want->str, -1, NULL);
+        JsonObject *got = json_node_get_object (row->record), *exp = json_node_get_object (expect);
+        ok = json_node_equal (json_object_get_member (got, "params"), json_object_get_member (exp, "params")) &&
+             json_object_get_size (json_object_get_object_member (got, "metrics")) == header->metrics->len;
+      }
+    }
+    if (!ok) {
       ps_error_plain (error, PS_ERROR_DATA, "%s: line %u is not a point of this %s (remove the file or run "
-                                            "without --resume)", path, first_line + i,
-                      r->step > 1 ? "shard" : "scenario");
+                                            "without --resume)", path, row->line, r->step > 1 ? "shard" : "scenario");
       return FALSE;
     }
     guint pos = (index - r->first) / r->step;
@@ -556,7 +724,7 @@ resume_rows (Runner *r, const char *path, const char *prologue, guint *kept, GEr
     if (!r->rows[pos])
       (*kept)++;
     g_free (r->rows[pos]);
-    r->rows[pos] = g_strdup (row);
+    r->rows[pos] = g_strdup (row->text);
   }
   return TRUE;
 }
@@ -602,19 +770,19 @@ ps_sweep_run (const PsSweep *opt, GError **error)
   r.rows = g_new0 (char *, n_sel + 1);
   g_mutex_init (&r.lock);
   g_cond_init (&r.cond);
-  g_autoptr (GString) prologue = g_string_new (NULL);
-  render_prologue (prologue, sc, opt->format, opt->seed);
+  g_auto (SweepHeader) header = { 0 };
+  header_from_scenario (&header, sc, opt->format, opt->seed);
 
   gboolean ok = TRUE;
   guint kept = 0;
   if (opt->resume)
-    ok = resume_rows (&r, opt->output, prologue->str, &kept, error);
+    ok = resume_rows (&r, opt->output, &header, &kept, error);
   g_autoptr (GArray) todo = g_array_new (FALSE, FALSE, sizeof (guint));
   for (guint pos = 0; ok && pos < n_sel; pos++)
     if (!r.rows[pos])
       g_array_append_val (todo, pos);
 
-  Checkpoint cp = { .opt = opt, .prologue = prologue->str, .last_write = g_get_monotonic_time () };
+  Checkpoint cp = { .opt = opt, .header = &header, .last_write = g_get_monotonic_time () };
   /* Noted before anything is written, so a failed run removes only a file it created, never one already there. */
   gboolean existed = opt->output && g_file_test (opt->output, G_FILE_TEST_EXISTS);
   /* Only with progress on (stderr a terminal), so a script's stderr stays empty when all goes well. */
@@ -654,7 +822,7 @@ ps_sweep_run (const PsSweep *opt, GError **error)
     if (opt->list)
       render_list (out, sc, r.first, r.step, n_sel);
     else
-      render_file (out, opt->format, prologue->str, r.rows, n_sel);
+      render_file (out, &header, r.rows, n_sel);
     ok = ps_write_output (opt->output, out, error);
   }
   for (guint i = 0; i < n_sel; i++) {
@@ -674,9 +842,9 @@ ps_sweep_run (const PsSweep *opt, GError **error)
 
 /* Rows of one id compare equal and may end up in either order: duplicates must be byte-identical to pass. */
 static gint
-cmp_row_id (gconstpointer a, gconstpointer b, gpointer format)
+cmp_row_id (gconstpointer a, gconstpointer b)
 {
-  guint x = row_id (*(char *const *) a, GPOINTER_TO_INT (format)), y = row_id (*(char *const *) b, GPOINTER_TO_INT (format));
+  guint x = ((const SweepRow *) a)->id, y = ((const SweepRow *) b)->id;
   return x < y ? -1 : x > y;
 }
 
@@ -689,9 +857,9 @@ ps_sweep_merge (const char *const *inputs, const char *output, GError **error)
     ps_error_plain (error, PS_ERROR_USAGE, "merge needs at least one sweep output");
     return FALSE;
   }
-  g_autofree char *prologue = NULL;
-  PsFormat format = PS_FORMAT_CSV;
-  g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func (g_free);
+  g_auto (SweepFile) first = { 0 };
+  g_autoptr (GArray) rows = g_array_new (FALSE, TRUE, sizeof (SweepRow));
+  g_array_set_clear_func (rows, row_clear);
   for (const char *const *in = inputs; *in; in++) {
     g_autofree char *text = NULL;
     gsize len = 0;
@@ -701,58 +869,56 @@ ps_sweep_merge (const char *const *inputs, const char *output, GError **error)
     parse_file (text, len, &f);
     /* A cut shard is refused rather than merged: its lost points would show only as a gap below, or not at all
      * when they held the highest ids. */
-    if (!f.prologue || !f.closed) {
+    if (!f.has_header || !f.closed) {
       ps_error_plain (error, PS_ERROR_DATA, "%s: not a complete sweep output (cut short? finish it with "
                                             "pciesim sweep --resume)", *in);
       return FALSE;
     }
-    if (!prologue) {
-      prologue = g_steal_pointer (&f.prologue);
-      format = f.format;
-    } else if (f.format != format || strcmp (prologue, f.prologue) != 0) {
+    if (in != inputs && !header_equal (&first.header, &f.header)) {
       ps_error_plain (error, PS_ERROR_DATA, "%s: header differs from %s's: not a shard of the same sweep", *in,
                       inputs[0]);
       return FALSE;
     }
     for (guint i = 0; i < f.rows->len; i++) {
-      if (!row_id (f.rows->pdata[i], format)) {
+      SweepRow *row = &g_array_index (f.rows, SweepRow, i);
+      if (!row->id || (f.format == PS_FORMAT_CSV && g_strv_length (row->fields) != 1 + f.header.axes->len)) {
         ps_error_plain (error, PS_ERROR_DATA, "%s: point line %u is malformed", *in, i + 1);
         return FALSE;
       }
-      /* Stolen, leaving NULL behind, so clearing `f` at the end of the iteration does not free the moved row. */
-      g_ptr_array_add (rows, g_steal_pointer (&f.rows->pdata[i]));
+      /* Moved, leaving zeros behind, so clearing `f` at the end of the iteration does not free the moved row. */
+      g_array_append_val (rows, *row);
+      memset (row, 0, sizeof *row);
     }
+    if (in == inputs)
+      first = f, f = (SweepFile) { 0 };
   }
   /* Sorting by id restores point order whatever the sharding was (round robin or anything else). */
-  g_ptr_array_sort_with_data (rows, cmp_row_id, GINT_TO_POINTER (format));
+  g_array_sort (rows, cmp_row_id);
   /* The same shard given twice is harmless; two different rows for one point are not. */
-  guint n = 0;
+  g_autoptr (GPtrArray) texts = g_ptr_array_new ();
   for (guint i = 0; i < rows->len; i++) {
-    guint id = row_id (rows->pdata[i], format);
-    if (n && id == row_id (rows->pdata[n - 1], format)) {
-      if (strcmp (rows->pdata[i], rows->pdata[n - 1]) != 0) {
-        ps_error_plain (error, PS_ERROR_DATA, "point %u appears twice with different values", id);
+    const SweepRow *row = &g_array_index (rows, SweepRow, i);
+    if (texts->len && row->id == texts->len) {
+      if (strcmp (row->text, texts->pdata[texts->len - 1]) != 0) {
+        ps_error_plain (error, PS_ERROR_DATA, "point %u appears twice with different values", row->id);
         return FALSE;
       }
       continue;
     }
-    if (id != n + 1) {
-      ps_error_plain (error, PS_ERROR_DATA, "point %u is missing (a shard not given, or not finished?)", n + 1);
+    if (row->id != texts->len + 1) {
+      ps_error_plain (error, PS_ERROR_DATA, "point %u is missing (a shard not given, or not finished?)",
+                      texts->len + 1);
       return FALSE;
     }
-    /* Compact in place; the duplicates swapped behind n are freed with the array. */
-    char *keep = rows->pdata[i];
-    rows->pdata[i] = rows->pdata[n];
-    rows->pdata[n++] = keep;
+    g_ptr_array_add (texts, row->text);
   }
   /* JSON says how many points the sweep has, which catches even a missing last shard. */
-  const char *total = format == PS_FORMAT_JSON ? strstr (prologue, "\"points_total\": ") : NULL;
-  if (total && g_ascii_strtoull (total + strlen ("\"points_total\": "), NULL, 10) != n) {
-    ps_error_plain (error, PS_ERROR_DATA, "point %u is missing (a shard not given, or not finished?)", n + 1);
+  if (first.format == PS_FORMAT_JSON && first.header.points_total != texts->len) {
+    ps_error_plain (error, PS_ERROR_DATA, "point %u is missing (a shard not given, or not finished?)", texts->len + 1);
     return FALSE;
   }
   /* The same renderer as a run's final write: this is what makes the merge the bytes of an unsharded run. */
   g_autoptr (GString) out = g_string_new (NULL);
-  render_file (out, format, prologue, (char *const *) rows->pdata, n);
+  render_file (out, &first.header, (char *const *) texts->pdata, texts->len);
   return ps_write_output (output, out, error);
 }

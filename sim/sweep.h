@@ -5,7 +5,8 @@
  *   row the point's id (index + 1), its axis values and its metrics. No wall-clock value is ever written, so
  *   runs with any --jobs, and merged shards, compare byte for byte with one unsharded run.
  *   CSV: a header line, then one line per point. JSON: an object whose "points" array holds one point per
- *   line — that line structure is part of the format, because resume and merge read it back.
+ *   line, each a one-line JSON object — that line structure is part of the format, because resume and merge
+ *   read a cut or sharded file back record by record (a JSON Lines record is a point line less its comma).
  * - --shard I/N keeps the points whose index % N == I - 1 (round robin, so cheap and costly corners of a
  *   sweep spread evenly). Merging sorts rows by id and checks the ids run 1..max without a gap; with round
  *   robin any missing shard leaves a gap unless there are fewer points than shards.

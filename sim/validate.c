@@ -26,12 +26,25 @@ typedef struct {
   GError *error;
 } Job;
 
-/* ./configs first so a user's own checkout (or a copy with edited configs) wins over the built-in tree. */
+/* ./configs first so a user's own checkout (or a copy with edited configs) wins over the shipped ones. Then the
+ * configs installed with this binary: ../share/pciesim beside it (which also holds for a DESTDIR-staged or moved
+ * install), else the configured data dir. A binary still in its build tree has none installed and uses the
+ * source tree it was built from, which is also the last resort. */
 char *
 ps_default_configs_dir (void)
 {
   if (g_file_test ("configs", G_FILE_TEST_IS_DIR))
     return g_strdup ("configs");
+  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
+  if (exe) {
+    g_autofree char *bindir = g_path_get_dirname (exe);
+    g_autofree char *beside = g_build_filename (bindir, "..", "share", "pciesim", "configs", NULL);
+    if (g_file_test (beside, G_FILE_TEST_IS_DIR))
+      return g_canonicalize_filename (beside, NULL);
+  }
+  gboolean in_build_tree = exe && g_str_has_prefix (exe, PCIESIM_BUILD_ROOT G_DIR_SEPARATOR_S);
+  if (!in_build_tree && g_file_test (PCIESIM_DATADIR G_DIR_SEPARATOR_S "configs", G_FILE_TEST_IS_DIR))
+    return g_strdup (PCIESIM_DATADIR G_DIR_SEPARATOR_S "configs");
   return g_build_filename (PCIESIM_SOURCE_ROOT, "configs", NULL);
 }
 
@@ -97,16 +110,21 @@ static void
 render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
 {
   gboolean md = v->format == PS_FORMAT_MARKDOWN, csv = v->format == PS_FORMAT_CSV, js = v->format == PS_FORMAT_JSON;
+  PsJson json;
+  ps_json_init (&json, o);
   if (md)
     g_string_append (o, "| config | figure | simulated MB/s | published MB/s | error | theoretical MB/s |\n"
                         "|---|---|---:|---:|---:|---:|\n");
   else if (csv)
     g_string_append (o, "config,figure,simulated_mbps,published_mbps,error_pct,theoretical_mbps,flag\n");
-  else if (js)
-    g_string_append_printf (o, "{\n  \"schema\": 1,\n  \"tolerance_pct\": %.2f,\n  \"figures\": [", v->tolerance_pct);
-  else
+  else if (js) {
+    ps_json_object (&json, 2);
+    ps_json_int_member (&json, "schema", 1);
+    ps_json_fixed_member (&json, "tolerance_pct", v->tolerance_pct, 2);
+    ps_json_key (&json, "figures");
+    ps_json_array (&json, 4 | PS_JSON_BREAK_EMPTY);
+  } else
     g_string_append (o, "config               figure               simulated  published    error  theoretical\n");
-  gboolean first = TRUE;
   for (guint i = 0; i < n; i++) {
     Job *j = &jobs[i];
     /* A config can load and still fail to run (a stalled run, a figure above the protocol limit): either way
@@ -143,7 +161,9 @@ render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
         }
       }
       /* The flag rides in the error cell in Markdown, where a column that is almost always empty would only widen
-       * the README table; CSV and JSON give it a field of its own, which scripts can filter on. */
+       * the README table; CSV and JSON give it a field of its own, which scripts can filter on. CSV and JSON carry
+       * the same four numbers, at the same precision. */
+      const double numbers[] = { f[k].simulated, f[k].published, f[k].error_pct, j->result.theoretical_mbps };
       if (md) {
         g_string_append (o, "| ");
         ps_md_cell (o, j->cfg->name);
@@ -153,19 +173,25 @@ render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
                                 j->result.theoretical_mbps);
       } else if (csv) {
         ps_csv_cell (o, j->cfg->name);
-        g_string_append_printf (o, ",%s,%.2f,%.2f,%.2f,%.2f,%s\n", f[k].key, f[k].simulated, f[k].published,
-                                f[k].error_pct, j->result.theoretical_mbps, flag);
+        g_string_append_printf (o, ",%s", f[k].key);
+        for (int c = 0; c < 4; c++) {
+          g_string_append_c (o, ',');
+          ps_fmt_fixed (o, numbers[c], 2);
+        }
+        g_string_append_printf (o, ",%s\n", flag);
       } else if (js) {
-        g_string_append_printf (o, "%s\n    {\"config\": ", first ? "" : ",");
-        ps_json_string (o, j->cfg->name);
-        g_string_append_printf (o, ", \"figure\": \"%s\", \"simulated_mbps\": %.2f, \"published_mbps\": %.2f, "
-                                   "\"error_pct\": %.2f, \"theoretical_mbps\": %.2f, \"flag\": \"%s\"}",
-                                f[k].key, f[k].simulated, f[k].published, f[k].error_pct,
-                                j->result.theoretical_mbps, flag);
+        ps_json_object (&json, 0);
+        ps_json_string_member (&json, "config", j->cfg->name);
+        ps_json_string_member (&json, "figure", f[k].key);
+        const char *keys[] = { "simulated_mbps", "published_mbps", "error_pct", "theoretical_mbps" };
+        for (int c = 0; c < 4; c++) {
+          ps_json_fixed_member (&json, keys[c], numbers[c], 2);
+        }
+        ps_json_string_member (&json, "flag", flag);
+        ps_json_end (&json);
       } else
         g_string_append_printf (o, "%-20s %-20s %9.1f  %9.1f  %+6.1f%%  %11.1f  %s\n", j->cfg->name, f[k].label,
                                 f[k].simulated, f[k].published, f[k].error_pct, j->result.theoretical_mbps, flag);
-      first = FALSE;
     }
   }
   /* CSV stays a pure table (one row per figure) so it can be loaded as is; the other formats end with the summary.
@@ -173,10 +199,17 @@ render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
    * expect; the figure count of 0 beside them says why. */
   double mean = s->counted ? s->sum_abs / s->counted : 0, theo = s->counted ? s->theo_sum_abs / s->counted : 0;
   if (js) {
-    g_string_append_printf (o, "\n  ],\n  \"summary\": {\"figures\": %d, \"flagged\": %d, \"mean_abs_error_pct\": %.3f, "
-                               "\"max_abs_error_pct\": %.3f, \"beyond_tolerance\": %d, "
-                               "\"theoretical_mean_abs_error_pct\": %.3f}\n}\n",
-                            s->counted, s->flagged, mean, s->max_abs, s->beyond, theo);
+    ps_json_end (&json);
+    ps_json_key (&json, "summary");
+    ps_json_object (&json, 0);
+    ps_json_int_member (&json, "figures", s->counted);
+    ps_json_int_member (&json, "flagged", s->flagged);
+    ps_json_fixed_member (&json, "mean_abs_error_pct", mean, 3);
+    ps_json_fixed_member (&json, "max_abs_error_pct", s->max_abs, 3);
+    ps_json_int_member (&json, "beyond_tolerance", s->beyond);
+    ps_json_fixed_member (&json, "theoretical_mean_abs_error_pct", theo, 3);
+    ps_json_end (&json);
+    ps_json_end (&json);
   } else if (!csv) {
     g_string_append_printf (o, "%s%d figures (%d flagged and left out): mean |error| %.2f%%, max |error| %.2f%% (%s %s), "
                                "%d beyond ±%g%%; the theoretical formula is %.2f%% off on average\n",

@@ -275,13 +275,12 @@ convert (Loader *ld, int index, int depth)
       if (!k)
         return NULL;
       if (k->kind != YNODE_SCALAR) {
-        ps_error_located (ld->error, PS_ERROR_DATA, k->origin, k->line, k->col, "mapping keys must be scalars");
+        ytree_error (ld->error, PS_ERROR_DATA, k, "mapping keys must be scalars");
         return NULL;
       }
       const YNode *dup = g_hash_table_lookup (seen, k->value);
       if (dup) {
-        ps_error_located (ld->error, PS_ERROR_DATA, k->origin, k->line, k->col,
-                          "duplicate key '%s' (first defined at line %d)", k->value, dup->line);
+        ytree_error (ld->error, PS_ERROR_DATA, k, "duplicate key '%s' (first defined at line %d)", k->value, dup->line);
         return NULL;
       }
       YNode *v = convert (ld, p->value, depth + 1);

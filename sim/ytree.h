@@ -16,6 +16,8 @@
 
 #include <glib.h>
 
+#include "sim/error.h"
+
 #define YTREE_MAX_DEPTH 32
 #define YTREE_MAX_FILE_BYTES (1024 * 1024)
 
@@ -53,3 +55,8 @@ void ytree_map_set (YNode *map, const char *key, YNode *value, const YNode *key_
 void ytree_merge (YNode *base, YNode *top);
 
 const char *ytree_kind_name (YNodeKind kind);
+
+/* A PS_ERROR located at node `n` (FILE:LINE:COL of its origin), the form of every config and scenario error. A
+ * macro so that ps_error_located's printf check sees the caller's format. */
+#define ytree_error(error, code, n, ...)                                                                       \
+  ps_error_located ((error), (code), (n)->origin, (n)->line, (n)->col, __VA_ARGS__)

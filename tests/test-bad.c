@@ -21,7 +21,7 @@
 
 #include "sim/ytree.h"
 #define TMPDIR_TEMPLATE "pciesim-test-bad-gen-XXXXXX"
-#include "tmpdir.h"
+#include "tests/common.h"
 
 /* The committed corpus: file names in tests/bad/, sorted, filled in by main() before the runner forks. */
 static GPtrArray *corpus;
@@ -61,34 +61,13 @@ read_expect (const char *name, Expect *out)
   out->text = g_strdup (f[2] ? f[2] : "");
 }
 
-typedef struct {
-  int status; /* -1 when killed by a signal */
-  char *err;
-} Run;
-
-static void
-run_clear (Run *r)
-{
-  g_free (r->err);
-}
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
-
 /* pciesim CONFIG --output OUTDIR/report.txt, run in `cwd`; OUTDIR is made fresh and must stay empty. */
 static void
-run_pciesim (Run *r, const char *cwd, const char *config, const char *label)
+run_pciesim (TestRun *r, const char *cwd, const char *config, const char *label)
 {
-  const char *exe = g_getenv ("PCIESIM_EXE");
-  ck_assert_msg (exe, "PCIESIM_EXE must be set (tests/meson.build does)");
-  g_autoptr (GError) e = NULL;
   g_autofree char *outdir = tmpdir_new ("pciesim-test-bad-XXXXXX");
   g_autofree char *output = g_build_filename (outdir, "report.txt", NULL);
-  const char *argv[] = { exe, config, "--output", output, NULL };
-  int wait_status = 0;
-  memset (r, 0, sizeof *r);
-  ck_assert_msg (g_spawn_sync (cwd, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &r->err,
-                               &wait_status, &e),
-                 "%s: spawning %s: %s", label, exe, e ? e->message : "?");
-  r->status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;
+  run_program (r, NULL, cwd, (const char *const[]) { config, "--output", output, NULL });
   g_autoptr (GDir) d = g_dir_open (outdir, 0, NULL);
   const char *left = d ? g_dir_read_name (d) : NULL;
   ck_assert_msg (left == NULL, "%s: a failed run left '%s' in the output directory", label, left);
@@ -97,7 +76,7 @@ run_pciesim (Run *r, const char *cwd, const char *config, const char *label)
 
 /* Status, one stderr line beginning "PREFIX: error: " (or "pciesim: error: " for "-"), and TEXT in it. */
 static void
-assert_rejected (const Run *r, const char *label, const char *config, const Expect *x)
+assert_rejected (const TestRun *r, const char *label, const char *config, const Expect *x)
 {
   ck_assert_msg (r->status == x->status, "%s: exit status %d, expected %d; stderr: %s", label, r->status, x->status,
                  r->err);
@@ -127,7 +106,7 @@ START_TEST (test_corpus)
   const char *name = corpus->pdata[_i];
   g_auto (Expect) x = { 0 };
   read_expect (name, &x);
-  g_auto (Run) r;
+  g_auto (TestRun) r;
   run_pciesim (&r, bad_dir, name, name);
   assert_rejected (&r, name, name, &x);
 }
@@ -146,7 +125,7 @@ static void
 check_generated (const char *config, int status, const char *where, const char *text)
 {
   Expect x = { status, (char *) where, (char *) text };
-  g_auto (Run) r;
+  g_auto (TestRun) r;
   run_pciesim (&r, tmpdir_root, config, config);
   assert_rejected (&r, config, config, &x);
 }
@@ -276,9 +255,7 @@ main (void)
   tcase_add_test (gen, test_long_line);
   tcase_add_test (gen, test_deep_flood);
   suite_add_tcase (s, gen);
-  SRunner *r = srunner_create (s);
-  srunner_run_all (r, CK_ENV);
-  srunner_free (r);
+  run_suite (s);
   g_ptr_array_unref (corpus);
   g_free (bad_dir);
   return 0;

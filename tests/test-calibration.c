@@ -9,6 +9,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "tests/common.h"
+
 /* Issue #4's targets. The mean bound is tighter than "five times better than the formula" (published-calibration.md
  * §1) requires: the formula is about 11% off, so five times better is about 2.2%. */
 #define TARGET_MEAN_PCT 2.0
@@ -32,28 +34,14 @@ static const struct {
 static JsonObject *
 run_validate (JsonParser **parser_out)
 {
-  const char *exe = g_getenv ("PCIESIM_EXE");
-  const char *root = g_getenv ("PCIESIM_SOURCE_ROOT");
-  ck_assert_msg (exe && root, "PCIESIM_EXE and PCIESIM_SOURCE_ROOT must be set (tests/meson.build)");
-  g_autofree char *configs = g_build_filename (root, "configs", NULL);
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_ptr_array_add (argv, (char *) exe);
-  g_ptr_array_add (argv, "validate");
-  g_ptr_array_add (argv, "--format");
-  g_ptr_array_add (argv, "json");
   /* A tolerance of 100% keeps validate from exiting 1 and from flagging the known misses as beyond-tolerance:
    * this test applies its own per-figure bounds, so the only flag left to see is the protocol-limit one. */
-  g_ptr_array_add (argv, "--tolerance");
-  g_ptr_array_add (argv, "100");
-  g_ptr_array_add (argv, NULL);
-  g_autofree char *out = NULL, *err = NULL;
-  int status = 0;
+  g_auto (TestRun) r;
+  PCIESIM (&r, "validate", "--format", "json", "--tolerance", "100");
+  ck_assert_msg (r.status == 0, "validate failed: %s", r.err);
   g_autoptr (GError) e = NULL;
-  gboolean ok = g_spawn_sync (root, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &e);
-  ck_assert_msg (ok, "spawn: %s", e ? e->message : "?");
-  ck_assert_msg (g_spawn_check_wait_status (status, NULL), "validate failed: %s", err);
   JsonParser *p = json_parser_new ();
-  ck_assert_msg (json_parser_load_from_data (p, out, -1, &e), "JSON: %s", e ? e->message : "?");
+  ck_assert_msg (json_parser_load_from_data (p, r.out, -1, &e), "JSON: %s", e ? e->message : "?");
   *parser_out = p;
   return json_node_get_object (json_parser_get_root (p));
 }
@@ -135,8 +123,5 @@ main (void)
   tcase_add_test (tc, test_accuracy);
   tcase_add_test (tc, test_beats_theoretical_formula);
   suite_add_tcase (s, tc);
-  SRunner *r = srunner_create (s);
-  srunner_run_all (r, CK_ENV);
-  srunner_free (r);
-  return 0;
+  return run_suite (s);
 }

@@ -1,6 +1,6 @@
 /* test-catalogue.c — every config the repository ships, through the real binary: each configs/NAME.yaml runs
  * (`pciesim CONFIG --format json --set benchmark.iterations=2`), exits 0, prints the schema-1 JSON contract
- * (shared/reference/design.md), and no simulated figure is above the protocol limit it reports. Also: every
+ * (docs/reference/design.md), and no simulated figure is above the protocol limit it reports. Also: every
  * device of the AN-456 catalogue (published-calibration.md §1) has its config, and only the calibrated ones
  * carry published figures (the others' measurements are held back on purpose).
  * PCIESIM_EXE and PCIESIM_SOURCE_ROOT come from tests/meson.build. */
@@ -9,6 +9,8 @@
 #include <math.h>
 #include <string.h>
 #include <sys/wait.h>
+
+#include "tests/common.h"
 
 /* configs/NAME.yaml paths relative to the source root, sorted; filled by main() before the runner forks. */
 static GPtrArray *configs;
@@ -40,14 +42,6 @@ static const struct {
 /* The same slack as the binary's own guard, which exits 70 above it: a figure failing here (by more than the
  * rounding of the printed numbers) is one that guard let through, not merely a high figure. */
 #define LIMIT_SLACK 5e-4
-
-static const char *
-source_root (void)
-{
-  const char *root = g_getenv ("PCIESIM_SOURCE_ROOT");
-  ck_assert_msg (root, "PCIESIM_SOURCE_ROOT must be set (tests/meson.build does)");
-  return root;
-}
 
 static JsonObject *
 member_object (JsonObject *o, const char *name, const char *config)
@@ -99,23 +93,16 @@ assert_figure (JsonObject *mode, const char *key, double limit, const char *conf
 START_TEST (test_config_runs)
 {
   const char *config = configs->pdata[_i];
-  const char *exe = g_getenv ("PCIESIM_EXE");
-  ck_assert_msg (exe, "PCIESIM_EXE must be set (tests/meson.build does)");
   /* Two iterations: the contract, not the figures, is under test here (test-calibration checks those). */
-  const char *argv[] = { exe, config, "--format", "json", "--set", "benchmark.iterations=2", NULL };
-  g_autofree char *out = NULL, *err = NULL;
-  int wait_status = 0;
-  g_autoptr (GError) e = NULL;
-  ck_assert_msg (g_spawn_sync (source_root (), (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
-                               &wait_status, &e),
-                 "spawning %s: %s", exe, e ? e->message : "?");
+  g_auto (TestRun) run;
+  PCIESIM (&run, config, "--format", "json", "--set", "benchmark.iterations=2");
   /* Exit 0 also says the end-of-run invariants held (byte counts, credits, data checksums): a broken model
    * exits 70 without printing a figure (bad-input.md). */
-  ck_assert_msg (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0, "%s: exit %d: %s", config,
-                 WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1, err);
+  ck_assert_msg (run.status == 0, "%s: exit %d: %s", config, run.status, run.err);
 
   g_autoptr (JsonParser) p = json_parser_new ();
-  ck_assert_msg (json_parser_load_from_data (p, out, -1, &e), "%s: not JSON: %s", config, e ? e->message : "");
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (json_parser_load_from_data (p, run.out, -1, &e), "%s: not JSON: %s", config, e ? e->message : "");
   JsonNode *rootn = json_parser_get_root (p);
   ck_assert_msg (JSON_NODE_HOLDS_OBJECT (rootn), "%s: JSON root is not an object", config);
   JsonObject *root = json_node_get_object (rootn);
@@ -224,9 +211,7 @@ main (void)
   }
   tcase_add_loop_test (tc, test_config_runs, 0, (int) configs->len);
   suite_add_tcase (s, tc);
-  SRunner *r = srunner_create (s);
-  srunner_run_all (r, CK_ENV);
-  srunner_free (r);
+  run_suite (s);
   g_ptr_array_unref (configs);
   return 0;
 }

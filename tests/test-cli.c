@@ -1,6 +1,6 @@
 /* test-cli.c — the real pciesim binary as a user or script meets it: exit statuses (sysexits), one-line error
  * messages on stderr, --output that never leaves a partial or clobbered file, and the JSON contract of schema 1
- * (shared/reference/design.md). PCIESIM_EXE and PCIESIM_SOURCE_ROOT come from tests/meson.build. */
+ * (docs/reference/design.md). PCIESIM_EXE and PCIESIM_SOURCE_ROOT come from tests/meson.build. */
 #include <check.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
@@ -10,67 +10,11 @@
 
 #include "pciesim-version.h"
 #define TMPDIR_TEMPLATE "pciesim-test-cli-XXXXXX"
-#include "tests/tmpdir.h"
+#include "tests/common.h"
 #include "sim/error.h"
 
 /* A calibrated device (AN-456 Table 8): it has a published: block, and it runs all three modes by default. */
 #define CONFIG "configs/svgx_g2_x8.yaml"
-
-typedef struct {
-  int status; /* exit status, or -1 if killed by a signal */
-  char *out, *err;
-} Run;
-
-static void
-run_clear (Run *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
-
-/* Run pciesim with the NULL-terminated arguments, in the source root so configs/… paths resolve. */
-static void
-run_pciesim (Run *r, const char *first, ...)
-{
-  const char *exe = g_getenv ("PCIESIM_EXE");
-  const char *root = g_getenv ("PCIESIM_SOURCE_ROOT");
-  ck_assert_msg (exe && root, "PCIESIM_EXE and PCIESIM_SOURCE_ROOT must be set (tests/meson.build does)");
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_ptr_array_add (argv, (gpointer) exe);
-  va_list ap;
-  va_start (ap, first);
-  for (const char *a = first; a; a = va_arg (ap, const char *))
-    g_ptr_array_add (argv, (gpointer) a);
-  va_end (ap);
-  g_ptr_array_add (argv, NULL);
-
-  int wait_status = 0;
-  g_autoptr (GError) e = NULL;
-  memset (r, 0, sizeof *r);
-  ck_assert_msg (g_spawn_sync (root, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &r->out, &r->err,
-                               &wait_status, &e),
-                 "spawning %s: %s", exe, e ? e->message : "?");
-  r->status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;
-}
-
-/* stderr is exactly one line (the error), as error.h promises; the prefix says where. One line is what a script
- * or a batch log can grep; a second line could also be forged by text copied from the input (bad-input.md). */
-static void
-assert_one_error_line (const Run *r, const char *prefix)
-{
-  const char *nl = strchr (r->err, '\n');
-  ck_assert_msg (nl && nl[1] == '\0', "stderr is not one line: '%s'", r->err);
-  ck_assert_msg (g_str_has_prefix (r->err, prefix), "stderr '%s' does not start with '%s'", r->err, prefix);
-}
-
-static char *
-write_file (const char *dir, const char *name, const char *text)
-{
-  char *path = g_build_filename (dir, name, NULL);
-  ck_assert (g_file_set_contents (path, text, -1, NULL));
-  return path;
-}
 
 /* Entries in a case's directory: the way to see that an atomic write left no temporary file behind, whatever
  * name the temporary was given. */
@@ -88,8 +32,8 @@ count_entries (const char *dir)
 
 START_TEST (test_help)
 {
-  g_auto (Run) r;
-  run_pciesim (&r, "--help", NULL);
+  g_auto (TestRun) r;
+  PCIESIM (&r, "--help");
   ck_assert_int_eq (r.status, 0);
   /* The subcommands are only discoverable through --help, so it must name them. */
   ck_assert_msg (strstr (r.out, "pciesim CONFIG") && strstr (r.out, "pciesim validate") && strstr (r.out, "pciesim keys"),
@@ -101,13 +45,27 @@ END_TEST
 
 START_TEST (test_version)
 {
-  g_auto (Run) r;
-  run_pciesim (&r, "--version", NULL);
+  g_auto (TestRun) r;
+  PCIESIM (&r, "--version");
   ck_assert_int_eq (r.status, 0);
-  /* Compared with the version the build generated, not a literal, so a release bump cannot make this test stale;
-   * what it catches is a version printed from somewhere else, or to stderr. */
-  ck_assert_str_eq (r.out, "pciesim " PCIESIM_VERSION "\n");
   ck_assert_str_eq (r.err, "");
+  /* The project version the build generated (not a literal, so a release bump cannot make this test stale), then
+   * the git describe of the sources, asked of git here; a tree outside git (a tarball) has only the version.
+   * Whether the tree is "-dirty" may change between the build and this test (a file saved meanwhile), so that
+   * suffix is left out of the comparison: what must agree is the commit. */
+  g_autofree char *describe = NULL;
+  int wait_status = 0;
+  const char *git[] = { "git", "-C", g_getenv ("PCIESIM_SOURCE_ROOT"), "describe", "--tags", "--always", NULL };
+  g_autofree char *expected = NULL;
+  if (g_spawn_sync (NULL, (char **) git, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                    &describe, NULL, &wait_status, NULL)
+      && WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0)
+    expected = g_strdup_printf ("pciesim %s (%s)\n", PCIESIM_VERSION, g_strchomp (describe));
+  else
+    expected = g_strdup ("pciesim " PCIESIM_VERSION "\n");
+  g_autoptr (GString) out = g_string_new (r.out);
+  g_string_replace (out, "-dirty)", ")", 1);
+  ck_assert_str_eq (out->str, expected);
 }
 END_TEST
 
@@ -132,8 +90,8 @@ static const UsageCase usage_cases[] = {
 START_TEST (test_usage_errors)
 {
   const UsageCase *c = &usage_cases[_i];
-  g_auto (Run) r;
-  run_pciesim (&r, c->args[0], c->args[1], c->args[2], c->args[3], NULL);
+  g_auto (TestRun) r;
+  PCIESIM (&r, c->args[0], c->args[1], c->args[2], c->args[3]);
   ck_assert_msg (r.status == PS_ERROR_USAGE, "case %d: status %d, want 64 (%s)", _i, r.status, r.err);
   /* Unlocated: the fault is in the command line, not at a line of any file. */
   assert_one_error_line (&r, "pciesim: error: ");
@@ -147,8 +105,8 @@ END_TEST
 
 START_TEST (test_missing_config)
 {
-  g_auto (Run) r;
-  run_pciesim (&r, "configs/no_such_config.yaml", NULL);
+  g_auto (TestRun) r;
+  PCIESIM (&r, "configs/no_such_config.yaml");
   /* 66, missing input: the command line is fine and the file is not there, so neither 64 nor 65. Unlocated,
    * since there is no line of a file to point at, but naming the path as given. */
   ck_assert_int_eq (r.status, PS_ERROR_NOINPUT);
@@ -160,12 +118,12 @@ START_TEST (test_bad_data)
 {
   g_autofree char *dir = case_dir ("bad-data");
   g_autofree char *path = write_file (dir, "bad.yaml", "link:\n  gen: 2\n  lanes: 3\n");
-  g_auto (Run) r;
-  run_pciesim (&r, path, NULL);
+  g_auto (TestRun) r;
+  PCIESIM (&r, path);
   ck_assert_int_eq (r.status, PS_ERROR_DATA);
   /* "  lanes: 3" -> line 3, column 10 ("  lanes: " is 9 characters). The whole message is compared: the allowed
    * widths are pcie-protocol.md §1's x1/x2/x4/x8/x16, and a wrong list would mislead the user. */
-  g_autofree char *want = g_strdup_printf ("%s:3:10: error: link.lanes must be 1, 2, 4, 8 or 16 (got 3)\n", path);
+  g_autofree char *want = g_strdup_printf ("%s:3:10: error: link.lanes must be 1, 2, 4, 8, 12, 16 or 32 (got 3)\n", path);
   ck_assert_str_eq (r.err, want);
   /* The config is refused before anything runs, so no partial table may reach stdout. */
   ck_assert_str_eq (r.out, "");
@@ -174,15 +132,15 @@ END_TEST
 
 START_TEST (test_bad_set)
 {
-  g_auto (Run) r;
-  run_pciesim (&r, CONFIG, "--set", "link.lanes=3", NULL);
+  g_auto (TestRun) r;
+  PCIESIM (&r, CONFIG, "--set", "link.lanes=3");
   ck_assert_int_eq (r.status, PS_ERROR_DATA);
   /* The --set is the location: its value starts at column 12 of "link.lanes=3". */
   assert_one_error_line (&r, "--set link.lanes=3:1:12: error: link.lanes must be");
 
   /* An unknown key is located at the key, column 1 of the --set text, with the nearest real key suggested. */
-  g_auto (Run) r2;
-  run_pciesim (&r2, CONFIG, "--set", "link.lans=8", NULL);
+  g_auto (TestRun) r2;
+  PCIESIM (&r2, CONFIG, "--set", "link.lans=8");
   ck_assert_int_eq (r2.status, PS_ERROR_DATA);
   assert_one_error_line (&r2, "--set link.lans=8:1:1: error: unknown key 'link.lans' (did you mean 'link.lanes'?)");
 }
@@ -194,16 +152,16 @@ START_TEST (test_output_success)
 {
   g_autofree char *dir = case_dir ("output-ok");
   g_autofree char *out = g_build_filename (dir, "report.csv", NULL);
-  g_auto (Run) r;
-  run_pciesim (&r, CONFIG, "--mode", "read", "--format", "csv", "--output", out, NULL);
+  g_auto (TestRun) r;
+  PCIESIM (&r, CONFIG, "--mode", "read", "--format", "csv", "--output", out);
   ck_assert_msg (r.status == 0, "status %d: %s", r.status, r.err);
   /* With --output the report goes to the file alone, so a caller that also captures stdout gets no second copy. */
   ck_assert_str_eq (r.out, "");
   g_autofree char *text = NULL;
   ck_assert (g_file_get_contents (out, &text, NULL, NULL));
   /* Same bytes as on stdout: the file is the report, and a CSV report is deterministic. */
-  g_auto (Run) r2;
-  run_pciesim (&r2, CONFIG, "--mode", "read", "--format", "csv", NULL);
+  g_auto (TestRun) r2;
+  PCIESIM (&r2, CONFIG, "--mode", "read", "--format", "csv");
   ck_assert_int_eq (r2.status, 0);
   ck_assert_str_eq (text, r2.out);
   ck_assert_uint_eq (count_entries (dir), 1); /* no temporary file left beside it */
@@ -217,8 +175,8 @@ END_TEST
 START_TEST (test_name_cells)
 {
   /* --set name= reaches every writer the same way a name: key in a file would; the first CSV row starts with it. */
-  g_auto (Run) run_csv;
-  run_pciesim (&run_csv, CONFIG, "--mode", "read", "--format", "csv", "--set", "name=" ODD_NAME, NULL);
+  g_auto (TestRun) run_csv;
+  PCIESIM (&run_csv, CONFIG, "--mode", "read", "--format", "csv", "--set", "name=" ODD_NAME);
   ck_assert_msg (run_csv.status == 0, "status %d: %s", run_csv.status, run_csv.err);
   /* Expected by hand from RFC 4180: a field holding a comma or a quote is enclosed in quotes and each inner quote
    * doubled, so x, "y" | z becomes "x, ""y"" | z". The '|' means nothing to CSV and stays as it is. */
@@ -227,22 +185,20 @@ START_TEST (test_name_cells)
 
   /* validate renders rows through its own writer, so it is checked too. --tolerance 1000 keeps its exit status
    * off the calibration's accuracy: only the cells are under test here. */
-  g_auto (Run) val_csv;
-  run_pciesim (&val_csv, "validate", "--format", "csv", "--tolerance", "1000", "--set", "name=" ODD_NAME, CONFIG,
-               NULL);
+  g_auto (TestRun) val_csv;
+  PCIESIM (&val_csv, "validate", "--format", "csv", "--tolerance", "1000", "--set", "name=" ODD_NAME, CONFIG);
   ck_assert_msg (val_csv.status == 0, "status %d: %s", val_csv.status, val_csv.err);
   ck_assert_msg (strstr (val_csv.out, "\n\"x, \"\"y\"\" | z\",read,"), "validate csv: %s", val_csv.out);
 
-  g_auto (Run) val_md;
-  run_pciesim (&val_md, "validate", "--format", "markdown", "--tolerance", "1000", "--set", "name=" ODD_NAME,
-               CONFIG, NULL);
+  g_auto (TestRun) val_md;
+  PCIESIM (&val_md, "validate", "--format", "markdown", "--tolerance", "1000", "--set", "name=" ODD_NAME, CONFIG);
   ck_assert_msg (val_md.status == 0, "status %d: %s", val_md.status, val_md.err);
   /* In a Markdown table only '|' ends a cell, so only it is escaped (\|); comma and quotes pass through. */
   ck_assert_msg (strstr (val_md.out, "\n| x, \"y\" \\| z | DMA read |"), "validate markdown: %s", val_md.out);
 
   /* "a\tb" in double quotes is a YAML escape: the value holds a tab. The node starts at column 1 of the value. */
-  g_auto (Run) bad;
-  run_pciesim (&bad, CONFIG, "--set", "name=\"a\\tb\"", NULL);
+  g_auto (TestRun) bad;
+  PCIESIM (&bad, CONFIG, "--set", "name=\"a\\tb\"");
   ck_assert_int_eq (bad.status, PS_ERROR_DATA);
   assert_one_error_line (&bad, "--set name=\"a\\tb\":1:6: error: name must be one line of printable text");
 }
@@ -255,8 +211,8 @@ static void
 write_csv_figures (const char *ecrc, double *mbps, double *limit)
 {
   g_autofree char *set = g_strconcat ("link.ecrc=", ecrc, NULL);
-  g_auto (Run) r;
-  run_pciesim (&r, "configs/svgx_g1_x1.yaml", "--mode", "write", "--format", "csv", "--set", set, NULL);
+  g_auto (TestRun) r;
+  PCIESIM (&r, "configs/svgx_g1_x1.yaml", "--mode", "write", "--format", "csv", "--set", set);
   ck_assert_msg (r.status == 0, "status %d: %s", r.status, r.err);
   g_auto (GStrv) lines = g_strsplit (r.out, "\n", 3);
   ck_assert (lines[0] && lines[1]);
@@ -281,25 +237,25 @@ END_TEST
 START_TEST (test_output_failure)
 {
   g_autofree char *dir = case_dir ("output-fail");
-  /* link.gen accepts 1..5 only: the config fails at load, before there is anything to write. */
+  /* link.gen accepts 1..6 only: the config fails at load, before there is anything to write. */
   g_autofree char *bad = write_file (dir, "bad.yaml", "link:\n  gen: 9\n  lanes: 8\n");
   g_autofree char *out = g_build_filename (dir, "report.json", NULL);
 
   /* A failed run creates nothing… (JSON here, the default table format below: it must hold for every format.) */
-  g_auto (Run) r;
-  run_pciesim (&r, bad, "--format", "json", "--output", out, NULL);
+  g_auto (TestRun) r;
+  PCIESIM (&r, bad, "--format", "json", "--output", out);
   ck_assert_int_eq (r.status, PS_ERROR_DATA);
   ck_assert_msg (!g_file_test (out, G_FILE_TEST_EXISTS), "a failed run left %s", out);
   ck_assert_uint_eq (count_entries (dir), 1); /* only bad.yaml: no temporary file either */
 
   /* …and leaves an earlier report alone, for data and usage errors alike. */
   g_autofree char *keep = write_file (dir, "report.json", "earlier report\n");
-  g_auto (Run) r2;
-  run_pciesim (&r2, bad, "--output", out, NULL);
+  g_auto (TestRun) r2;
+  PCIESIM (&r2, bad, "--output", out);
   ck_assert_int_eq (r2.status, PS_ERROR_DATA);
   /* A usage error is a command-line fault, found before --output is touched: the file must still be intact. */
-  g_auto (Run) r3;
-  run_pciesim (&r3, CONFIG, "--mode", "copy", "--output", out, NULL);
+  g_auto (TestRun) r3;
+  PCIESIM (&r3, CONFIG, "--mode", "copy", "--output", out);
   ck_assert_int_eq (r3.status, PS_ERROR_USAGE);
   g_autofree char *text = NULL;
   ck_assert (g_file_get_contents (out, &text, NULL, NULL));
@@ -311,8 +267,8 @@ START_TEST (test_output_failure)
    * uncreatable for any user, root in a container included, where a read-only mode bit would not. The message
    * is unlocated: no line of the config is at fault. */
   g_autofree char *nowhere = g_build_filename (dir, "no-such-dir", "report.json", NULL);
-  g_auto (Run) r4;
-  run_pciesim (&r4, CONFIG, "--mode", "read", "--output", nowhere, NULL);
+  g_auto (TestRun) r4;
+  PCIESIM (&r4, CONFIG, "--mode", "read", "--output", nowhere);
   ck_assert_msg (r4.status == PS_ERROR_CANTCREAT, "status %d: %s", r4.status, r4.err);
   assert_one_error_line (&r4, "pciesim: error: ");
 }
@@ -365,11 +321,11 @@ assert_usage (JsonObject *usage)
 static JsonParser *
 run_json (const char *mode)
 {
-  g_auto (Run) r;
+  g_auto (TestRun) r;
   if (mode)
-    run_pciesim (&r, CONFIG, "--format", "json", "--mode", mode, NULL);
+    PCIESIM (&r, CONFIG, "--format", "json", "--mode", mode);
   else
-    run_pciesim (&r, CONFIG, "--format", "json", NULL);
+    PCIESIM (&r, CONFIG, "--format", "json");
   ck_assert_msg (r.status == 0, "status %d: %s", r.status, r.err);
   JsonParser *p = json_parser_new ();
   g_autoptr (GError) e = NULL;
@@ -437,20 +393,57 @@ START_TEST (test_json_one_mode)
 }
 END_TEST
 
+/* results.MODE.errors (issue #16): with link.ber > 0 both workloads report every count of both directions, and
+ * the counts move with the rate; without errors the object is absent. A read on the chaining DMA sends its
+ * completions downstream: at BER 1e-5 a 276-byte completion fails with 1 - (1 - 1e-5)^2208 = 2.2%, so 20 × 100 KB
+ * of them (8000 TLPs) give about 175 errors there, and the MRds upstream (20 bytes) about 10 times fewer. */
+static JsonObject *
+errors_of_run (JsonParser *p, const char *mode)
+{
+  JsonObject *res = member_object (json_node_get_object (json_parser_get_root (p)), "results");
+  return member_object (member_object (res, mode), "errors");
+}
+
+START_TEST (test_json_errors)
+{
+  static const char *const counts[] = { "tlp_errors", "dllp_errors", "naks", "replays", "replay_timeouts",
+                                        "retrains", "replayed_tlps", "replayed_bytes", "flit_errors" };
+  g_auto (TestRun) r;
+  PCIESIM (&r, CONFIG, "--format", "json", "--mode", "read", "--set", "link.ber=1e-5");
+  ck_assert_msg (r.status == 0, "status %d: %s", r.status, r.err);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  ck_assert (json_parser_load_from_data (p, r.out, -1, NULL));
+  JsonObject *e = errors_of_run (p, "read");
+  for (int d = 0; d < 2; d++) {
+    JsonObject *dir = member_object (e, d ? "downstream" : "upstream");
+    for (guint i = 0; i < G_N_ELEMENTS (counts); i++)
+      ck_assert_msg (member_number (dir, counts[i]) >= 0, "%s", counts[i]);
+  }
+  double down = member_number (member_object (e, "downstream"), "tlp_errors");
+  double up = member_number (member_object (e, "upstream"), "tlp_errors");
+  ck_assert_msg (down > 100 && down < 260 && up < down / 3, "%.0f errors downstream, %.0f upstream", down, up);
+  ck_assert (member_number (member_object (e, "downstream"), "replays") > 0);
+  /* Error-free: no errors object. */
+  g_autoptr (JsonParser) clean = run_json ("read");
+  JsonObject *res = member_object (json_node_get_object (json_parser_get_root (clean)), "results");
+  ck_assert (!json_object_has_member (member_object (res, "read"), "errors"));
+}
+END_TEST
+
 /* --- keys ---------------------------------------------------------------------------------------------- */
 
 START_TEST (test_keys)
 {
-  g_auto (Run) r;
-  run_pciesim (&r, "keys", NULL);
+  g_auto (TestRun) r;
+  PCIESIM (&r, "keys");
   ck_assert_int_eq (r.status, 0);
   /* The trailing space makes it the whole key at the start of a line, not a prefix of a longer key name. */
   ck_assert_msg (g_str_has_prefix (r.out, "link.gen ") || strstr (r.out, "\nlink.gen "), "no link.gen:\n%s", r.out);
   ck_assert_msg (strstr (r.out, "\nbenchmark.transfer_bytes "), "no benchmark.transfer_bytes:\n%s", r.out);
 
   /* The Markdown form is what the README's key table is generated from. */
-  g_auto (Run) md;
-  run_pciesim (&md, "keys", "--format", "markdown", NULL);
+  g_auto (TestRun) md;
+  PCIESIM (&md, "keys", "--format", "markdown");
   ck_assert_int_eq (md.status, 0);
   ck_assert_msg (strstr (md.out, "\n| `link.gen` |"), "no link.gen row:\n%s", md.out);
 }
@@ -476,10 +469,8 @@ main (void)
   tcase_add_test (tc, test_ecrc_key);
   tcase_add_test (tc, test_json_schema);
   tcase_add_test (tc, test_json_one_mode);
+  tcase_add_test (tc, test_json_errors);
   tcase_add_test (tc, test_keys);
   suite_add_tcase (s, tc);
-  SRunner *r = srunner_create (s);
-  srunner_run_all (r, CK_ENV);
-  srunner_free (r);
-  return 0;
+  return run_suite (s);
 }

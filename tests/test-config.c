@@ -14,28 +14,16 @@
 #include <unistd.h>
 
 #define TMPDIR_TEMPLATE "pciesim-test-config-XXXXXX"
-#include "tests/tmpdir.h"
+#include "tests/common.h"
 #include "sim/config.h"
 #include "sim/error.h"
 #include "sim/ytree.h"
-
-/* Write `text` (len bytes, or all of it when len < 0) to dir/name, creating subdirectories; returns the path. */
-static char *
-write_file (const char *dir, const char *name, const char *text, gssize len)
-{
-  char *path = g_build_filename (dir, name, NULL);
-  g_autofree char *parent = g_path_get_dirname (path);
-  ck_assert_int_eq (g_mkdir_with_parents (parent, 0700), 0);
-  g_autoptr (GError) e = NULL;
-  ck_assert_msg (g_file_set_contents (path, text, len, &e), "writing %s: %s", path, e ? e->message : "?");
-  return path;
-}
 
 /* Load text as a config file with the given --set list; the error (or NULL) is returned through err. */
 static PsConfig *
 load_text (const char *dir, const char *text, const char *const *sets, GError **err)
 {
-  g_autofree char *path = write_file (dir, "c.yaml", text, -1);
+  g_autofree char *path = write_bytes (dir, "c.yaml", text, -1);
   return ps_config_load (path, sets, err);
 }
 
@@ -139,9 +127,9 @@ static const BadCase bad_cases[] = {
     "unknown mode copy" },
 
   /* Out of range; "  tags: " puts the value at column 9, "  transfer_bytes: " at 19. */
-  { "gen-6", "link:\n  gen: 6\n", 0, { { 0 } }, NULL, 2, 8, PS_ERROR_DATA, "between 1 and 5 (got 6)" },
-  { "tags-0", "endpoint:\n  tags: 0\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "between 1 and 256 (got 0)" },
-  { "tags-257", "endpoint:\n  tags: 257\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "(got 257)" },
+  { "gen-7", "link:\n  gen: 7\n", 0, { { 0 } }, NULL, 2, 8, PS_ERROR_DATA, "between 1 and 6 (got 7)" },
+  { "tags-0", "endpoint:\n  tags: 0\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "between 1 and 16384 (got 0)" },
+  { "tags-16385", "endpoint:\n  tags: 16385\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "(got 16385)" },
   { "negative-transfer", "benchmark:\n  transfer_bytes: -4096\n", 0, { { 0 } }, NULL, 2, 19, PS_ERROR_DATA,
     "(got -4096)" },
   { "int-overflow", "benchmark:\n  transfer_bytes: 99999999999999999999\n", 0, { { 0 } }, NULL, 2, 19,
@@ -149,7 +137,7 @@ static const BadCase bad_cases[] = {
 
   /* Values the spec forbids; "  max_payload: " puts the value at 16, "  read_completion_boundary: " at 29. */
   { "lanes-3", "link:\n  gen: 2\n  lanes: 3\n", 0, { { 0 } }, NULL, 3, 10, PS_ERROR_DATA,
-    "link.lanes must be 1, 2, 4, 8 or 16 (got 3)" },
+    "link.lanes must be 1, 2, 4, 8, 12, 16 or 32 (got 3)" },
   { "mps-100", "link:\n  max_payload: 100\n", 0, { { 0 } }, NULL, 2, 16, PS_ERROR_DATA,
     "power of two from 128 to 4096 (got 100)" },
   { "mps-8192", "link:\n  max_payload: 8192\n", 0, { { 0 } }, NULL, 2, 16, PS_ERROR_DATA,
@@ -219,13 +207,13 @@ START_TEST (test_bad_config)
     if (!c->aux[i].name)
       continue;
     if (c->aux[i].text) {
-      g_autofree char *p = write_file (dir, c->aux[i].name, c->aux[i].text, -1);
+      g_autofree char *p = write_bytes (dir, c->aux[i].name, c->aux[i].text, -1);
     } else {
       g_autofree char *p = g_build_filename (dir, c->aux[i].name, NULL);
       ck_assert_int_eq (g_mkdir_with_parents (p, 0700), 0);
     }
   }
-  g_autofree char *path = write_file (dir, "c.yaml", c->text, c->len ? c->len : -1);
+  g_autofree char *path = write_bytes (dir, "c.yaml", c->text, c->len ? c->len : -1);
   g_autoptr (GError) e = NULL;
   g_autoptr (PsConfig) cfg = ps_config_load (path, NULL, &e);
   ck_assert_msg (cfg == NULL && e != NULL, "%s: accepted", c->id);
@@ -272,7 +260,7 @@ START_TEST (test_too_large)
   text[0] = '#';
   text[n - 1] = '\n';
   text[n] = '\0';
-  g_autofree char *path = write_file (dir, "c.yaml", text, (gssize) n);
+  g_autofree char *path = write_bytes (dir, "c.yaml", text, (gssize) n);
   g_autoptr (GError) e = NULL;
   g_autoptr (PsConfig) cfg = ps_config_load (path, NULL, &e);
   ck_assert_ptr_null (cfg);
@@ -338,7 +326,7 @@ END_TEST
 START_TEST (test_include_override)
 {
   g_autofree char *dir = case_dir ("include-override");
-  g_autofree char *b = write_file (dir, "base.yaml",
+  g_autofree char *b = write_bytes (dir, "base.yaml",
                                    "link:\n  max_payload: 256\n  max_read_request: 1024\n  ecrc: true\n"
                                    "endpoint:\n  tags: 64\n",
                                    -1);
@@ -358,9 +346,9 @@ END_TEST
 START_TEST (test_include_list_order)
 {
   g_autofree char *dir = case_dir ("include-order");
-  g_autofree char *a = write_file (dir, "a.yaml", "link:\n  max_payload: 256\nendpoint:\n  tags: 16\n", -1);
-  g_autofree char *b = write_file (dir, "b.yaml", "endpoint:\n  tags: 64\n  rx_credits:\n    ph: 8\n", -1);
-  g_autofree char *x = write_file (dir, "x.yaml", "endpoint:\n  rx_credits:\n    pd: 100\n", -1);
+  g_autofree char *a = write_bytes (dir, "a.yaml", "link:\n  max_payload: 256\nendpoint:\n  tags: 16\n", -1);
+  g_autofree char *b = write_bytes (dir, "b.yaml", "endpoint:\n  tags: 64\n  rx_credits:\n    ph: 8\n", -1);
+  g_autofree char *x = write_bytes (dir, "x.yaml", "endpoint:\n  rx_credits:\n    pd: 100\n", -1);
   g_autoptr (GError) e = NULL;
   g_autoptr (PsConfig) cfg = load_text (dir, "include: [a.yaml, b.yaml, x.yaml]\n" LINK, NULL, &e);
   ck_assert_msg (cfg != NULL, "%s", e ? e->message : "");
@@ -382,9 +370,9 @@ START_TEST (test_include_nested_chain)
 {
   /* c includes b includes a: each level overrides the one it includes. */
   g_autofree char *dir = case_dir ("include-chain");
-  g_autofree char *a = write_file (dir, "a.yaml", "endpoint:\n  tags: 16\n  datapath_bits: 256\n"
+  g_autofree char *a = write_bytes (dir, "a.yaml", "endpoint:\n  tags: 16\n  datapath_bits: 256\n"
                                                   "benchmark:\n  iterations: 5\n", -1);
-  g_autofree char *b = write_file (dir, "b.yaml", "include: a.yaml\nendpoint:\n  tags: 64\n", -1);
+  g_autofree char *b = write_bytes (dir, "b.yaml", "include: a.yaml\nendpoint:\n  tags: 64\n", -1);
   g_autoptr (GError) e = NULL;
   g_autoptr (PsConfig) cfg = load_text (dir, "include: b.yaml\n" LINK "benchmark:\n  iterations: 7\n", NULL, &e);
   ck_assert_msg (cfg != NULL, "%s", e ? e->message : "");
@@ -400,11 +388,11 @@ START_TEST (test_include_relative_paths)
    * where the same relative path would lead from the working directory, so resolving against the cwd instead
    * of the including file's directory gives a different tags value. */
   g_autofree char *dir = case_dir ("include-relative");
-  g_autofree char *c = write_file (dir, "conf/sub/c.yaml", "include: ../common/base.yaml\n" LINK, -1);
+  g_autofree char *c = write_bytes (dir, "conf/sub/c.yaml", "include: ../common/base.yaml\n" LINK, -1);
   g_autofree char *base
-      = write_file (dir, "conf/common/base.yaml", "include: more/deep.yaml\nendpoint:\n  tags: 48\n", -1);
-  g_autofree char *deep = write_file (dir, "conf/common/more/deep.yaml", "benchmark:\n  iterations: 3\n", -1);
-  g_autofree char *decoy = write_file (dir, "common/base.yaml", "endpoint:\n  tags: 99\n", -1);
+      = write_bytes (dir, "conf/common/base.yaml", "include: more/deep.yaml\nendpoint:\n  tags: 48\n", -1);
+  g_autofree char *deep = write_bytes (dir, "conf/common/more/deep.yaml", "benchmark:\n  iterations: 3\n", -1);
+  g_autofree char *decoy = write_bytes (dir, "common/base.yaml", "endpoint:\n  tags: 99\n", -1);
   g_autofree char *elsewhere = g_build_filename (dir, "elsewhere", NULL);
   ck_assert_int_eq (g_mkdir_with_parents (elsewhere, 0700), 0);
 
@@ -426,7 +414,7 @@ END_TEST
 START_TEST (test_set_overrides)
 {
   g_autofree char *dir = case_dir ("set-overrides");
-  g_autofree char *b = write_file (dir, "base.yaml", "endpoint:\n  tags: 64\nlink:\n  max_payload: 256\n", -1);
+  g_autofree char *b = write_bytes (dir, "base.yaml", "endpoint:\n  tags: 64\nlink:\n  max_payload: 256\n", -1);
   const char *sets[] = { "link.max_payload=512", /* from the include */
                          "link.gen=3", /* from the file */
                          "endpoint.tags=128", "endpoint.tags=16", /* later --set wins */
@@ -460,7 +448,7 @@ static const BadSet bad_sets[] = {
   { "lnk.lanes=8", PS_ERROR_DATA, "--set lnk.lanes=8:1:1: error: ", "(did you mean 'link.lanes'?)" },
   { "foo", PS_ERROR_USAGE, "pciesim: error: ", "--set foo: expected KEY.PATH=VALUE" },
   { "=3", PS_ERROR_USAGE, "pciesim: error: ", "expected KEY.PATH=VALUE" },
-  { "link.lanes=3", PS_ERROR_DATA, "--set link.lanes=3:1:12: error: ", "link.lanes must be 1, 2, 4, 8 or 16" },
+  { "link.lanes=3", PS_ERROR_DATA, "--set link.lanes=3:1:12: error: ", "link.lanes must be 1, 2, 4, 8, 12, 16 or 32" },
   { "link.gen=", PS_ERROR_DATA, "--set link.gen=:1:10: error: ", "link.gen has no value" },
   /* "link.gen=[1": the value's '[' is column 10 of KEY=VALUE and the text ends at 12, still on line 1. */
   { "link.gen=[1", PS_ERROR_DATA, "--set link.gen=[1:1:12: error: ", "at line 1 column 10" },
@@ -624,7 +612,7 @@ race_load (void *path)
 START_TEST (test_parallel_first_loads)
 {
   g_autofree char *dir = case_dir ("race");
-  g_autofree char *path = write_file (dir, "c.yaml", "name: race\nlink: {gen: 2, lanes: 8}\n", -1);
+  g_autofree char *path = write_bytes (dir, "c.yaml", "name: race\nlink: {gen: 2, lanes: 8}\n", -1);
   /* Under valgrind (which sets CK_TIMEOUT_MULTIPLIER=20, meson.build) threads run one at a time, so the race
    * cannot show there; a token number of processes keeps the suite's memcheck run short. */
   const char *slow = g_getenv ("CK_TIMEOUT_MULTIPLIER");
@@ -678,8 +666,5 @@ main (void)
   tcase_add_test (tc, test_shipped_configs);
   tcase_add_test (tc, test_parallel_first_loads);
   suite_add_tcase (s, tc);
-  SRunner *r = srunner_create (s);
-  srunner_run_all (r, CK_ENV);
-  srunner_free (r);
-  return 0;
+  return run_suite (s);
 }

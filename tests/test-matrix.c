@@ -5,6 +5,8 @@
 #include <json-glib/json-glib.h>
 #include <math.h>
 
+#include "tests/common.h"
+
 /* Every width the matrix runs, with Gen1–Gen5 from the loop index: link.gen accepts 1..5 (config.c), so the
  * 25 cases cover every generation a config can name. x8 and x16 are the risky widths: lane placement pads packets
  * only on links wider than x4 (pcie-protocol.md §2). */
@@ -23,23 +25,17 @@ usage_sum (JsonObject *usage)
 START_TEST (test_gen_width)
 {
   int gen = 1 + _i / 5, lanes = widths[_i % 5];
-  const char *exe = g_getenv ("PCIESIM_EXE");
-  const char *root = g_getenv ("PCIESIM_SOURCE_ROOT");
-  ck_assert (exe && root);
   /* A real calibrated device file as the base, so only generation and width change between the 25 runs. */
-  g_autofree char *config = g_build_filename (root, "configs", "svgx_g2_x8.yaml", NULL);
+  const char *config = "configs/svgx_g2_x8.yaml";
   g_autofree char *set_gen = g_strdup_printf ("link.gen=%d", gen);
   g_autofree char *set_lanes = g_strdup_printf ("link.lanes=%d", lanes);
   /* Two iterations keep 25 runs quick; the bounds hold for any transfer. */
-  const char *argv[] = { exe, config, "--mode", "write", "--format", "json", "--set", set_gen, "--set", set_lanes,
-                         "--set", "benchmark.iterations=2", NULL };
-  g_autofree char *out = NULL, *err = NULL;
-  int status = 0;
-  g_autoptr (GError) e = NULL;
-  ck_assert (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &e));
-  ck_assert_msg (g_spawn_check_wait_status (status, NULL), "Gen%d x%d failed: %s", gen, lanes, err);
+  g_auto (TestRun) r;
+  PCIESIM (&r, config, "--mode", "write", "--format", "json", "--set", set_gen, "--set", set_lanes, "--set",
+           "benchmark.iterations=2");
+  ck_assert_msg (r.status == 0, "Gen%d x%d failed: %s", gen, lanes, r.err);
   g_autoptr (JsonParser) p = json_parser_new ();
-  ck_assert (json_parser_load_from_data (p, out, -1, NULL));
+  ck_assert (json_parser_load_from_data (p, r.out, -1, NULL));
   JsonObject *doc = json_node_get_object (json_parser_get_root (p));
   double limit = json_object_get_double_member (doc, "protocol_limit_mbps");
   JsonObject *w = json_object_get_object_member (json_object_get_object_member (doc, "results"), "write");
@@ -69,8 +65,5 @@ main (void)
   tcase_set_timeout (tc, 60);
   tcase_add_loop_test (tc, test_gen_width, 0, 25);
   suite_add_tcase (s, tc);
-  SRunner *r = srunner_create (s);
-  srunner_run_all (r, CK_ENV);
-  srunner_free (r);
-  return 0;
+  return run_suite (s);
 }

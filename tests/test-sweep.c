@@ -14,83 +14,19 @@
 
 #include "sim/error.h"
 
-static char *tmp;
-
-/* Unchecked fixture: made and removed in the parent, since a failing test ends its forked child early. */
-static void
-make_tmp (void)
-{
-  tmp = g_dir_make_tmp ("pciesim-test-sweep-XXXXXX", NULL);
-  ck_assert (tmp != NULL);
-}
-
-static void
-remove_tmp (void)
-{
-  g_autoptr (GDir) d = g_dir_open (tmp, 0, NULL);
-  for (const char *n; d && (n = g_dir_read_name (d));) {
-    g_autofree char *p = g_build_filename (tmp, n, NULL);
-    g_remove (p);
-  }
-  g_rmdir (tmp);
-  g_clear_pointer (&tmp, g_free);
-}
-
-typedef struct {
-  int status;
-  char *out, *err;
-} Result;
-
-static void
-result_clear (Result *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Result, result_clear)
-
-/* Run pciesim with a NULL-terminated argv (without the program) in the source root, so the shipped scenarios can
- * be named by their repository path, scenarios/NAME.yaml. */
-static void
-pciesim (Result *r, const char *const *args)
-{
-  const char *exe = g_getenv ("PCIESIM_EXE"), *root = g_getenv ("PCIESIM_SOURCE_ROOT");
-  ck_assert_msg (exe && root, "PCIESIM_EXE and PCIESIM_SOURCE_ROOT must be set (tests/meson.build does)");
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_ptr_array_add (argv, (gpointer) exe);
-  for (const char *const *a = args; *a; a++)
-    g_ptr_array_add (argv, (gpointer) *a);
-  g_ptr_array_add (argv, NULL);
-  int ws = 0;
-  g_autoptr (GError) e = NULL;
-  memset (r, 0, sizeof *r);
-  ck_assert_msg (g_spawn_sync (root, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &r->out, &r->err, &ws,
-                               &e), "spawn: %s", e ? e->message : "?");
-  r->status = WIFEXITED (ws) ? WEXITSTATUS (ws) : -1;
-}
-
-#define PCIESIM(r, ...) pciesim ((r), (const char *const[]) { __VA_ARGS__, NULL })
+#define TMPDIR_TEMPLATE "pciesim-test-sweep-XXXXXX"
+#include "tests/common.h"
 
 static char *
 tmp_path (const char *name)
 {
-  return g_build_filename (tmp, name, NULL);
+  return g_build_filename (tmpdir_root, name, NULL);
 }
 
 static char *
 write_tmp (const char *name, const char *text)
 {
-  char *p = tmp_path (name);
-  ck_assert (g_file_set_contents (p, text, -1, NULL));
-  return p;
-}
-
-static char *
-slurp (const char *path)
-{
-  char *text = NULL;
-  ck_assert_msg (g_file_get_contents (path, &text, NULL, NULL), "cannot read %s", path);
-  return text;
+  return write_file (tmpdir_root, name, text);
 }
 
 /* A small scenario on the shipped Gen2 x8 config: `axes` is YAML text placed under axes:. */
@@ -104,7 +40,7 @@ scenario (const char *name, const char *axes)
                                            "  benchmark.iterations: 1\n"
                                            "modes: [read]\n"
                                            "axes:\n%s",
-                                           g_getenv ("PCIESIM_SOURCE_ROOT"), axes);
+                                           source_root (), axes);
   return write_tmp (name, text);
 }
 
@@ -128,8 +64,8 @@ sweep_ok (const char *scen, const char *const *args0)
   for (const char *const *a = extra; a && *a; a++)
     g_ptr_array_add (args, (gpointer) *a);
   g_ptr_array_add (args, NULL);
-  g_auto (Result) r;
-  pciesim (&r, (const char *const *) args->pdata);
+  g_auto (TestRun) r;
+  run_program (&r, NULL, NULL, (const char *const *) args->pdata);
   ck_assert_msg (r.status == 0, "sweep %s failed (%d): %s", scen, r.status, r.err);
   /* stderr is not a terminal here, so no progress line may appear. */
   ck_assert_msg (r.err[0] == '\0', "sweep wrote to stderr: %s", r.err);
@@ -219,8 +155,8 @@ START_TEST (test_point_matches_single_run)
   ck_assert_int_eq (json_object_get_int_member (params, "link.max_payload"), 256);
   double swept = json_object_get_double_member (json_object_get_object_member (pt, "metrics"), "read_mbps");
 
-  g_autofree char *cfg = g_strdup_printf ("%s/configs/svgx_g2_x8.yaml", g_getenv ("PCIESIM_SOURCE_ROOT"));
-  g_auto (Result) r;
+  g_autofree char *cfg = g_strdup_printf ("%s/configs/svgx_g2_x8.yaml", source_root ());
+  g_auto (TestRun) r;
   PCIESIM (&r, cfg, "--mode", "read", "--format", "json", "--set", "benchmark.transfer_bytes=4096", "--set",
            "benchmark.iterations=1", "--set", "endpoint.tags=4", "--set", "link.max_payload=256");
   ck_assert_msg (r.status == 0, "%s", r.err);
@@ -272,7 +208,7 @@ START_TEST (test_shipped_scenarios)
   };
   for (guint i = 0; i < G_N_ELEMENTS (shipped); i++) {
     g_autofree char *path = g_strdup_printf ("scenarios/%s.yaml", shipped[i].name);
-    g_auto (Result) r;
+    g_auto (TestRun) r;
     PCIESIM (&r, "sweep", path, "--list");
     ck_assert_msg (r.status == 0, "%s: %s", path, r.err);
     g_auto (GStrv) lines = g_strsplit (r.out, "\n", -1);
@@ -305,14 +241,14 @@ START_TEST (test_shards_merge)
       ck_assert (g_str_has_prefix (l3[1], "3,") && g_str_has_prefix (l3[2], "6,"));
     }
     g_autofree char *p1 = tmp_path ("s1"), *p2 = tmp_path ("s2"), *p3 = tmp_path ("s3"), *m = tmp_path ("merged");
-    g_auto (Result) r;
+    g_auto (TestRun) r;
     /* Any order of inputs. */
     PCIESIM (&r, "merge", p3, p1, p2, "--output", m);
     ck_assert_msg (r.status == 0, "merge: %s", r.err);
     g_autofree char *merged = slurp (m);
     ck_assert_msg (strcmp (merged, full) == 0, "%s: merged shards differ from the unsharded output", formats[f]);
     /* Shards 1 and 3 hold ids 1,3,4,6,7: the first gap is 2, which is what must be named. */
-    g_auto (Result) missing;
+    g_auto (TestRun) missing;
     PCIESIM (&missing, "merge", p1, p3);
     ck_assert_msg (missing.status == PS_ERROR_DATA && strstr (missing.err, "point 2 is missing"), "%d %s",
                    missing.status, missing.err);
@@ -326,11 +262,11 @@ START_TEST (test_merge_errors)
   g_autofree char *csv = SWEEP_OK (s, "m.csv");
   g_autofree char *json = SWEEP_OK (s, "m.json", "--format", "json");
   g_autofree char *pc = tmp_path ("m.csv"), *pj = tmp_path ("m.json"), *none = tmp_path ("none.csv");
-  g_auto (Result) r1;
+  g_auto (TestRun) r1;
   PCIESIM (&r1, "merge", pc, none);
   /* 66, the sysexits code for a missing input, as for a missing config (bad-input.md). */
   ck_assert_int_eq (r1.status, PS_ERROR_NOINPUT);
-  g_auto (Result) r2;
+  g_auto (TestRun) r2;
   PCIESIM (&r2, "merge", pc, pj);
   /* A CSV and a JSON of the same points: merging them would mix formats in one file. */
   ck_assert_msg (r2.status == PS_ERROR_DATA && strstr (r2.err, "header differs"), "%s", r2.err);
@@ -341,14 +277,14 @@ START_TEST (test_merge_errors)
   char *digit = strchr (row2 + 3, '.') + 1;
   *digit = *digit == '9' ? '8' : (char) (*digit + 1);
   g_autofree char *pe = write_tmp ("edited.csv", edited);
-  g_auto (Result) r3;
+  g_auto (TestRun) r3;
   PCIESIM (&r3, "merge", pc, pe);
   ck_assert_msg (r3.status == PS_ERROR_DATA && strstr (r3.err, "point 2 appears twice"), "%s", r3.err);
   /* A cut file is refused: merging it would silently lose points. Five bytes off the end leave the last row
    * without its newline, the mark of a write that never finished. */
   g_autofree char *cut = g_strndup (csv, strlen (csv) - 5);
   g_autofree char *pcut = write_tmp ("cut.csv", cut);
-  g_auto (Result) r4;
+  g_auto (TestRun) r4;
   PCIESIM (&r4, "merge", pcut);
   ck_assert_msg (r4.status == PS_ERROR_DATA && strstr (r4.err, "not a complete sweep output"), "%s", r4.err);
 }
@@ -360,16 +296,13 @@ START_TEST (test_sweep_parallel_script)
   g_autofree char *s = scenario ("par.yaml", axes8);
   g_autofree char *full = SWEEP_OK (s, "par-full");
   g_autofree char *out = tmp_path ("par-merged.csv");
-  g_autofree char *script = g_build_filename (g_getenv ("PCIESIM_SOURCE_ROOT"), "scripts", "sweep-parallel", NULL);
-  g_autofree char *env = g_strdup_printf ("PCIESIM=%s", g_getenv ("PCIESIM_EXE"));
+  g_autofree char *script = g_build_filename (source_root (), "scripts", "sweep-parallel", NULL);
+  g_autofree char *env = g_strdup_printf ("PCIESIM=%s", test_env ("PCIESIM_EXE"));
   /* PCIESIM points the script at the binary under test; by default it would use scripts/pciesim, which builds
    * and runs the checkout's own build/ directory. */
-  const char *argv[] = { "env", env, script, s, "3", "--output", out, NULL };
-  g_autofree char *err = NULL;
-  int ws = 0;
-  ck_assert (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
-                           NULL, &err, &ws, NULL));
-  ck_assert_msg (WIFEXITED (ws) && WEXITSTATUS (ws) == 0, "sweep-parallel failed: %s", err);
+  g_auto (TestRun) r;
+  run_program (&r, "env", NULL, (const char *const[]) { env, script, s, "3", "--output", out, NULL });
+  ck_assert_msg (r.status == 0, "sweep-parallel failed: %s", r.err);
   /* 3 shards of 8 points, as in test_shards_merge, but through the script users run: the same bytes again. */
   g_autofree char *merged = slurp (out);
   ck_assert_str_eq (merged, full);
@@ -385,21 +318,19 @@ START_TEST (test_plot_script)
   g_autofree char *s = scenario ("plot.yaml", axes8);
   g_autofree char *csv = SWEEP_OK (s, "plot.csv");
   g_autofree char *in = tmp_path ("plot.csv"), *png = tmp_path ("plot.png"), *svg = tmp_path ("plot.svg");
-  g_autofree char *script = g_build_filename (g_getenv ("PCIESIM_SOURCE_ROOT"), "scripts", "plot", NULL);
-  const char *line[] = { script, "line", in, "--x", "endpoint.tags", "--y", "read_mbps", "--series",
+  g_autofree char *script = g_build_filename (source_root (), "scripts", "plot", NULL);
+  const char *line[] = { "line", in, "--x", "endpoint.tags", "--y", "read_mbps", "--series",
                          "link.max_payload", "--logx", "-o", png, NULL };
-  const char *heat[] = { script, "heatmap", in, "--x", "link.max_payload", "--y", "endpoint.tags", "--z",
+  const char *heat[] = { "heatmap", in, "--x", "link.max_payload", "--y", "endpoint.tags", "--z",
                          "read_mbps", "-o", svg, NULL };
-  const char *bad[] = { script, "line", in, "--x", "endpoint.tagz", "--y", "read_mbps", "-o", png, NULL };
+  const char *bad[] = { "line", in, "--x", "endpoint.tagz", "--y", "read_mbps", "-o", png, NULL };
   const char *const *cmds[] = { line, heat, bad };
   /* scripts/plot's documented statuses follow pciesim's: 65 when a named column is not in the CSV, not 64. */
   const int want[] = { 0, 0, 65 };
   for (int i = 0; i < 3; i++) {
-    g_autofree char *err = NULL;
-    int ws = 0;
-    ck_assert (g_spawn_sync (NULL, (char **) cmds[i], NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err, &ws,
-                             NULL));
-    ck_assert_msg (WIFEXITED (ws) && WEXITSTATUS (ws) == want[i], "plot %d: status %d: %s", i, ws, err);
+    g_auto (TestRun) r;
+    run_program (&r, script, NULL, cmds[i]);
+    ck_assert_msg (r.status == want[i], "plot %d: status %d: %s", i, r.status, r.err);
   }
   g_autofree char *png_data = NULL, *svg_data = NULL;
   gsize png_len = 0;
@@ -477,14 +408,14 @@ START_TEST (test_sigterm_saves_and_resumes)
                                            "overrides: {benchmark.iterations: 5}\n"
                                            "modes: [read, write]\n"
                                            "axes:\n  - {key: endpoint.tags, range: {from: 1, to: 40}}\n",
-                                           g_getenv ("PCIESIM_SOURCE_ROOT"));
+                                           source_root ());
   g_autofree char *s = write_tmp ("term.yaml", text);
   /* 40 points x two modes x 5 iterations of the base's 100 KB transfer. The 0.2 s below aims at mid-run but
    * cannot promise it: an optimised build finishes these points in under 0.1 s, so there the test mostly shows
    * that a finished file resumes to itself; slower builds (debug, sanitizers, valgrind) take the mid-run path. */
   g_autofree char *full = SWEEP_OK (s, "term-full", "--jobs", "2");
   g_autofree char *out = tmp_path ("term-out");
-  const char *argv[] = { g_getenv ("PCIESIM_EXE"), "sweep", s, "--jobs", "2", "--output", out, NULL };
+  const char *argv[] = { test_env ("PCIESIM_EXE"), "sweep", s, "--jobs", "2", "--output", out, NULL };
   GPid pid;
   ck_assert (g_spawn_async (NULL, (char **) argv, NULL,
                             G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL,
@@ -508,7 +439,7 @@ START_TEST (test_resume_foreign_file)
 {
   g_autofree char *s = scenario ("foreign.yaml", axes8);
   g_autofree char *p = write_tmp ("foreign.csv", "id,something,else\n1,2,3\n");
-  g_auto (Result) r;
+  g_auto (TestRun) r;
   PCIESIM (&r, "sweep", s, "--resume", "--output", p);
   ck_assert_msg (r.status == PS_ERROR_DATA && strstr (r.err, "not an output of this scenario"), "%s", r.err);
   g_autofree char *kept = slurp (p);
@@ -517,7 +448,7 @@ START_TEST (test_resume_foreign_file)
   /* A shard's file resumed as another shard holds points that are not its own. */
   g_free (SWEEP_OK (s, "shard1.csv", "--shard", "1/2"));
   g_autofree char *p1 = tmp_path ("shard1.csv");
-  g_auto (Result) r2;
+  g_auto (TestRun) r2;
   PCIESIM (&r2, "sweep", s, "--resume", "--shard", "2/2", "--output", p1);
   /* Shard 1/2 holds ids 1,3,5,7; its first row, line 2 of the file, is id 1, which shard 2/2 (ids 2,4,6,8)
    * does not own. */
@@ -540,9 +471,9 @@ typedef struct {
 static const BadCase bad_cases[] = {
   { "base: BASE\naxis:\n  - {key: endpoint.tags, values: [1]}\n", 65, 2, 1, "did you mean 'axes'?" },
   { "base: BASE\naxes:\n  - key: endpoint.tagz\n    values: [1]\n", 65, 3, 10, "did you mean 'endpoint.tags'?" },
-  /* The bad value is the second item of a flow sequence: "    values: [1, 512]" -> column 17. */
-  { "base: BASE\naxes:\n  - key: endpoint.tags\n    values: [1, 512]\n", 65, 4, 17,
-    "axis endpoint.tags = 512 (point 2): endpoint.tags must be between 1 and 256" },
+  /* The bad value is the second item of a flow sequence: "    values: [1, 20000]" -> column 17. */
+  { "base: BASE\naxes:\n  - key: endpoint.tags\n    values: [1, 20000]\n", 65, 4, 17,
+    "axis endpoint.tags = 20000 (point 2): endpoint.tags must be between 1 and 16384" },
   /* A range value is located at the range. 128 to 8192 in powers of two is 128, 256, 512, 1024, 2048, 4096,
    * 8192: the first value above the spec's largest MPS (4096, pcie-protocol.md §6) is point 7. */
   { "base: BASE\naxes:\n  - key: link.max_payload\n    range: {from: 128, to: 8192, scale: pow2}\n", 65, 4, 12,
@@ -577,12 +508,12 @@ static const BadCase bad_cases[] = {
 START_TEST (test_scenario_errors)
 {
   const BadCase *c = &bad_cases[_i];
-  g_autofree char *base = g_strdup_printf ("%s/configs/svgx_g2_x8.yaml", g_getenv ("PCIESIM_SOURCE_ROOT"));
+  g_autofree char *base = g_strdup_printf ("%s/configs/svgx_g2_x8.yaml", source_root ());
   g_auto (GStrv) parts = g_strsplit (c->text, "BASE", -1);
   g_autofree char *text = g_strjoinv (base, parts);
   g_autofree char *name = g_strdup_printf ("bad%d.yaml", _i);
   g_autofree char *p = write_tmp (name, text);
-  g_auto (Result) r;
+  g_auto (TestRun) r;
   PCIESIM (&r, "sweep", p);
   ck_assert_msg (r.status == c->status, "case %d: status %d, want %d (%s)", _i, r.status, c->status, r.err);
   g_autofree char *loc = g_strdup_printf ("%s:%d:%d: error: ", p, c->line, c->col);
@@ -624,8 +555,8 @@ START_TEST (test_usage_errors)
   const char *args[9] = { "sweep", s };
   for (int i = 0; c->args[i]; i++)
     args[2 + i] = c->args[i];
-  g_auto (Result) r;
-  pciesim (&r, args);
+  g_auto (TestRun) r;
+  run_program (&r, NULL, NULL, args);
   ck_assert_msg (r.status == PS_ERROR_USAGE, "case %d: status %d, want 64 (%s)", _i, r.status, r.err);
   ck_assert_msg (strstr (r.err, c->needle), "case %d: '%s' does not say '%s'", _i, r.err, c->needle);
   /* A usage error is found before any point runs, so not even a CSV header may reach stdout. */
@@ -635,13 +566,13 @@ END_TEST
 
 START_TEST (test_usage_no_scenario)
 {
-  g_auto (Result) r1;
+  g_auto (TestRun) r1;
   PCIESIM (&r1, "sweep");
   ck_assert_int_eq (r1.status, PS_ERROR_USAGE);
-  g_auto (Result) r2;
+  g_auto (TestRun) r2;
   PCIESIM (&r2, "merge");
   ck_assert_int_eq (r2.status, PS_ERROR_USAGE);
-  g_auto (Result) r3;
+  g_auto (TestRun) r3;
   /* A command line that names a file that is not there is well formed: 66 (missing input), not 64. */
   PCIESIM (&r3, "sweep", "scenarios/no_such_scenario.yaml");
   ck_assert_int_eq (r3.status, PS_ERROR_NOINPUT);
@@ -653,8 +584,8 @@ START_TEST (test_unwritable_output)
 {
   g_autofree char *s = scenario ("unwritable.yaml", "  - {key: endpoint.tags, values: [1]}\n");
   /* A file in a directory that does not exist: unwritable for any user, root included, unlike a chmod. */
-  g_autofree char *out = g_build_filename (tmp, "no-such-dir", "out.csv", NULL);
-  g_auto (Result) r;
+  g_autofree char *out = g_build_filename (tmpdir_root, "no-such-dir", "out.csv", NULL);
+  g_auto (TestRun) r;
   PCIESIM (&r, "sweep", s, "--output", out);
   ck_assert_int_eq (r.status, PS_ERROR_CANTCREAT);
 }
@@ -665,7 +596,7 @@ sweep_suite (void)
 {
   Suite *s = suite_create ("sweep");
   TCase *t = tcase_create ("sweep");
-  tcase_add_unchecked_fixture (t, make_tmp, remove_tmp);
+  tcase_add_unchecked_fixture (t, tmpdir_setup, tmpdir_teardown);
   /* Per test: the slowest run several full sweeps (formats x jobs, or shards and their merge), many times
    * slower under the sanitizers and valgrind. */
   tcase_set_timeout (t, 120);
@@ -693,8 +624,5 @@ sweep_suite (void)
 int
 main (void)
 {
-  SRunner *sr = srunner_create (sweep_suite ());
-  srunner_run_all (sr, CK_ENV);
-  srunner_free (sr);
-  return 0;
+  return run_suite (sweep_suite ());
 }

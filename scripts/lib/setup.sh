@@ -21,8 +21,9 @@ readonly SETUP_EX_UNAVAILABLE=69
 setup_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 readonly setup_root
 
+# man-db (which brings groff): the docs suite renders the generated pciesim(1) page with `man -l`.
 setup_default_packages=(meson ninja-build pkg-config gcc libglib2.0-dev libyaml-dev check
-  libjson-glib-dev gnuplot-nox parallel)
+  libjson-glib-dev gnuplot-nox parallel man-db)
 
 setup_say() {
   printf '%s: %s\n' "${0##*/}" "$*" >&2

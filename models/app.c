@@ -20,6 +20,11 @@
 
 #define APP_MAX_CLIENTS 8 /* the most dma_chain registers: DMA_MAX_CHANNELS x (write + read) engines */
 
+typedef struct {
+  uint64_t cycles; /* every interval counted so far, whole */
+  SimTime from, to; /* the last interval counted */
+} AppSpan;
+
 struct App {
   SimEngine *engine;
   AppParams p;
@@ -41,6 +46,9 @@ struct App {
   SimTime tx_free_at; /* first edge at which the interface may start another TLP */
   uint64_t tx_beats, tx_switch_cycles;
   uint64_t tx_kind_beats[TLP_KIND_COUNT];
+  /* Cycle accounts for app_cycles_at(): totals over every TLP scheduled so far, and the last such TLP's interval
+   * of that kind, the only one that can still lie partly after the present (one TLP per side at a time). */
+  AppSpan tx_data, tx_request, rx_data;
   gboolean tx_any; /* a TLP has been sent: last_winner is meaningful for the switch penalty */
 
   /* Receive: a TLP FIFO (tlp.h). The IP's receive pipeline delay is the link's rx_pipeline_ps; stamp_ps is
@@ -78,6 +86,21 @@ edge (const App *a, SimTime t)
 }
 
 static void tx_arbitrate (SimEngine *e, void *ctx, uint64_t arg);
+
+static void
+span_add (AppSpan *s, SimTime from, SimTime to, SimTime cycle_ps)
+{
+  s->cycles += (to - from) / cycle_ps;
+  s->from = from;
+  s->to = to;
+}
+
+/* The total up to t: everything counted, less the part of the last interval that lies after t. */
+static uint64_t
+span_at (const AppSpan *s, SimTime t, SimTime cycle_ps)
+{
+  return s->to > t ? s->cycles - (s->to - MAX (s->from, t)) / cycle_ps : s->cycles;
+}
 static void rx_start (App *a);
 
 /* At most one arbitration is pending, and none while a TLP holds the interface: kicks during a TLP's beats or
@@ -148,6 +171,17 @@ tx_arbitrate (SimEngine *e, void *ctx, uint64_t arg)
     /* Handing the interface to another source costs the multiplexer's turnaround before the first beat. */
     uint32_t idle = a->tx_any && c != a->last_winner ? a->p.arb_switch_cycles : 0;
     a->tx_switch_cycles += idle;
+    SimTime begin = sim_now (e) + (SimTime) idle * a->cycle_ps;
+    if (t->kind == TLP_MRD)
+      span_add (&a->tx_request, sim_now (e), begin + (SimTime) beats * a->cycle_ps, a->cycle_ps);
+    else {
+      if (idle)
+        span_add (&a->tx_request, sim_now (e), begin, a->cycle_ps);
+      if (t->kind == TLP_MWR)
+        span_add (&a->tx_data, begin + (SimTime) avst_header_beats (a->p.width_bits, a->p.header_own_beat,
+                  t->header_bytes, t->address, t->payload_bytes) * a->cycle_ps, begin + (SimTime) beats * a->cycle_ps,
+                  a->cycle_ps);
+    }
     /* Beats per kind let the report show what read requests take from writes (pcie-protocol.md §7). */
     a->tx_kind_beats[t->kind] += beats;
     a->tx_any = TRUE;
@@ -210,6 +244,15 @@ rx_start (App *a)
   a->rx_beats += beats;
   a->rx_busy = TRUE;
   SimTime begin = edge (a, sim_now (a->engine));
+  /* Data beats follow the header beats; the overhead beats come last (app.h). */
+  if (t->kind == TLP_CPLD) {
+    uint32_t hdr = avst_header_beats (a->p.width_bits, a->p.header_own_beat, t->header_bytes, t->address,
+      t->payload_bytes);
+    uint32_t data = avst_beats (a->p.width_bits, a->p.header_own_beat, t->header_bytes, t->address, t->payload_bytes)
+                    - hdr;
+    span_add (&a->rx_data, begin + (SimTime) hdr * a->cycle_ps, begin + (SimTime) (hdr + data) * a->cycle_ps,
+      a->cycle_ps);
+  }
   sim_schedule_at (a->engine, begin + (SimTime) beats * a->cycle_ps, rx_done, a, 0);
 }
 
@@ -311,6 +354,13 @@ uint64_t
 app_rx_beats (const App *a)
 {
   return a->rx_beats;
+}
+
+AppCycles
+app_cycles_at (const App *a, SimTime t)
+{
+  return (AppCycles) { span_at (&a->tx_data, t, a->cycle_ps), span_at (&a->tx_request, t, a->cycle_ps),
+                       span_at (&a->rx_data, t, a->cycle_ps) };
 }
 
 /* A TLP waiting for the link or still in its beats counts as work; a pending arbitration with nothing taken

@@ -84,5 +84,15 @@ uint64_t app_tx_switch_cycles (const App *app);
  * pcie-protocol.md §7). */
 uint64_t app_tx_kind_beats (const App *app, TlpKind kind);
 uint64_t app_rx_beats (const App *app);
+
+/* Interface cycles since the start, up to time t, spent carrying write data (MWr payload beats on transmit),
+ * read requests (MRd beats and the turnarounds around them on transmit) and completion data (CplD payload beats
+ * on receive): a logic analyser's view of the interface (published-calibration.md §2.1). Exact at any t from the
+ * start of the last TLP scheduled on each side onwards, so two calls at the ends of a window give the cycles
+ * inside it, whatever TLPs straddle its edges. */
+typedef struct {
+  uint64_t tx_data, tx_read_request, rx_data;
+} AppCycles;
+AppCycles app_cycles_at (const App *app, SimTime t);
 /* Nothing queued in either direction. */
 gboolean app_idle (const App *app);

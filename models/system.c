@@ -58,6 +58,8 @@ struct System {
   uint64_t write_rr_cycles_at_start;
   SimTime write_rr_ps;
   double write_excl_mbps_sum;
+  SimTime first_write_span_ps; /* the first transfer's write counter time: places the peak window */
+  AppCycles peak_open; /* interface cycles at the peak window's start */
   SystemResult *out;
 };
 
@@ -206,6 +208,8 @@ direction_done (System *s, DmaDir dir)
    * grant rather than clipped to the window, so the clamp keeps the denominator at least 1 ps. */
   if (dir == DMA_WRITE)
     s->write_excl_mbps_sum += bytes * 1e6 / (double) (dt - MIN (s->write_rr_ps, dt - 1));
+  if (dir == DMA_WRITE && s->iteration == 0)
+    s->first_write_span_ps = dt;
   s->counter_ns_sum[dir] += (double) dt / 1000.0;
 }
 
@@ -252,6 +256,29 @@ read_request_cycles (const System *s)
   return app_tx_kind_beats (s->app, TLP_MRD) + app_tx_switch_cycles (s->app);
 }
 
+static void
+peak_close (SimEngine *e, void *ctx, uint64_t arg)
+{
+  System *s = ctx;
+  AppCycles c = app_cycles_at (s->app, sim_now (e));
+  double w = SYSTEM_PEAK_WINDOW_CYCLES, data = (double) (c.tx_data - s->peak_open.tx_data);
+  double req = (double) (c.tx_read_request - s->peak_open.tx_read_request);
+  /* MB/s of the interface: bytes per cycle x cycles per microsecond. */
+  double full = s->p->app.width_bits / 8.0 * s->p->app.clock_mhz;
+  s->out->peak_write_mbps = data / w * full;
+  s->out->peak_write_mbps_excluding_read_requests = req < w ? data / (w - req) * full : 0;
+  s->out->peak_read_mbps = (double) (c.rx_data - s->peak_open.rx_data) / w * full;
+  s->out->peak_valid = TRUE;
+}
+
+static void
+peak_open (SimEngine *e, void *ctx, uint64_t arg)
+{
+  System *s = ctx;
+  s->peak_open = app_cycles_at (s->app, sim_now (e));
+  sim_schedule_in (e, (SimTime) SYSTEM_PEAK_WINDOW_CYCLES * app_cycle_ps (s->app), peak_close, s, 0);
+}
+
 /* Every iteration: the read-request cycles inside the write counter's window. Last iteration only: link usage
  * over the counter window (steady state, no inter-iteration idle). Both windows run from the first counter to
  * start to the last to stop, counted across channels (and, for link usage, across both directions), so in
@@ -261,8 +288,15 @@ on_counter (void *ctx, DmaDir dir, gboolean stopped)
 {
   System *s = ctx;
   if (dir == DMA_WRITE) {
-    if (!stopped && s->write_counting++ == 0)
+    if (!stopped && s->write_counting++ == 0) {
       s->write_rr_cycles_at_start = read_request_cycles (s);
+      /* The peak window (SystemResult): in the second transfer, at half the first one's write time, on a clock
+       * edge so the interface's cycle counts are exact at both ends. */
+      if (s->mode == SYSTEM_SIMULTANEOUS && s->iteration == 1) {
+        SimTime cyc = app_cycle_ps (s->app), at = sim_now (s->engine) + s->first_write_span_ps / 2;
+        sim_schedule_at (s->engine, (at + cyc - 1) / cyc * cyc, peak_open, s, 0);
+      }
+    }
     else if (stopped && --s->write_counting == 0)
       s->write_rr_ps = (SimTime) (read_request_cycles (s) - s->write_rr_cycles_at_start) * app_cycle_ps (s->app);
   }

@@ -56,6 +56,7 @@ typedef struct {
 } SystemParams;
 
 #define SYSTEM_WATCHDOG_DEFAULT_PS (10 * SIM_MS)
+#define SYSTEM_PEAK_WINDOW_CYCLES 142u /* Intel's Signal Tap window (published-calibration.md §2.1) */
 
 typedef struct {
   double read_mbps, write_mbps; /* mean over iterations; 0 for an engine the mode does not run */
@@ -65,6 +66,14 @@ typedef struct {
    * the read-request cycles not counted, as Intel reports for its Avalon-MM DMA (published-calibration.md §2.1).
    * A what-if figure of the interface, not a rate the wire carried. 0 when the mode runs no write engine. */
   double write_mbps_excluding_read_requests;
+  /* Simultaneous mode, two or more iterations: the interface's steady state as a logic analyser sees it in a
+   * SYSTEM_PEAK_WINDOW_CYCLES window (published-calibration.md §2.1's Signal Tap capture), placed in the second
+   * transfer at half the first transfer's write counter time from its start, away from both ends: cycles carrying
+   * write data (MWr payload beats) / all cycles, the same / (all - read-request cycles: MRd beats and their
+   * turnarounds), and cycles carrying completion data / all cycles, each x width x clock. peak_valid is FALSE
+   * (and the figures 0) in other modes and for a single transfer. */
+  gboolean peak_valid;
+  double peak_write_mbps, peak_write_mbps_excluding_read_requests, peak_read_mbps;
   LinkUsage upstream, downstream; /* last iteration's measured window */
   LinkCounters upstream_counters, downstream_counters; /* the same window */
   LinkErrors errors[2]; /* by LinkDir, whole run (all iterations) */

@@ -160,6 +160,10 @@ run_dma (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GError *
   m->read_mbps = r.read_mbps;
   m->write_mbps = r.write_mbps;
   m->write_mbps_excluding_read_requests = r.write_mbps_excluding_read_requests;
+  m->peak_valid = r.peak_valid;
+  m->peak_write_mbps = r.peak_write_mbps;
+  m->peak_write_mbps_excluding_read_requests = r.peak_write_mbps_excluding_read_requests;
+  m->peak_read_mbps = r.peak_read_mbps;
   usage_of (&m->upstream, &r.upstream);
   usage_of (&m->downstream, &r.downstream);
   errors_of (m, cfg, r.errors);

@@ -46,8 +46,8 @@ setup (void)
 /* (950 - 1000) / 1000 = -5%; write did not run; a published 2000 above the 1800 limit is flagged. */
 START_TEST (test_figures)
 {
-  PsFigure f[4];
-  ck_assert_int_eq (ps_result_figures (&res, f), 4);
+  PsFigure f[PS_N_FIGURES];
+  ck_assert_int_eq (ps_result_figures (&res, f), PS_N_FIGURES);
   ck_assert_str_eq (f[0].key, "read");
   ck_assert_double_eq_tol (f[0].error_pct, -5.0, 1e-12);
   ck_assert (!f[0].above_limit);
@@ -66,8 +66,8 @@ START_TEST (test_csv)
   g_autoptr (GString) o = g_string_new (NULL);
   ps_report_render (o, &res, PS_FORMAT_CSV, TRUE);
   ck_assert_str_eq (o->str, "config,figure,simulated_mbps,published_mbps,theoretical_mbps,protocol_limit_mbps,"
-                            "error_pct,above_protocol_limit\n"
-                            "\"x, \"\"y\"\" | z\",read,950.00,1000.00,1900.00,1800.00,-5.00,false\n");
+                            "error_pct,above_protocol_limit,suspect\n"
+                            "\"x, \"\"y\"\" | z\",read,950.00,1000.00,1900.00,1800.00,-5.00,false,false\n");
 }
 END_TEST
 

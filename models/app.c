@@ -101,6 +101,7 @@ span_at (const AppSpan *s, SimTime t, SimTime cycle_ps)
 {
   return s->to > t ? s->cycles - (s->to - MAX (s->from, t)) / cycle_ps : s->cycles;
 }
+
 static void rx_start (App *a);
 
 /* At most one arbitration is pending, and none while a TLP holds the interface: kicks during a TLP's beats or
@@ -244,7 +245,7 @@ rx_start (App *a)
   a->rx_beats += beats;
   a->rx_busy = TRUE;
   SimTime begin = edge (a, sim_now (a->engine));
-  /* Data beats follow the header beats; the overhead beats come last (app.h). */
+  /* Data beats follow the header beats; the overhead is counted as idle beats after the TLP. */
   if (t->kind == TLP_CPLD) {
     uint32_t hdr = avst_header_beats (a->p.width_bits, a->p.header_own_beat, t->header_bytes, t->address,
       t->payload_bytes);

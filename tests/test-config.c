@@ -49,23 +49,31 @@ typedef struct {
 #define LINK "link:\n  gen: 2\n  lanes: 8\n"
 
 static const BadCase bad_cases[] = {
-  /* Syntax. The flow sequence opened on line 3 column 10 ("  lanes: [") is still open at the end of the
-   * stream, which libyaml reports where it notices: the start of the line after the last (4:1); the message
-   * then names the opening bracket. */
-  { "unclosed-bracket", "link:\n  gen: 2\n  lanes: [1, 2\n", 0, { { 0 } }, NULL, 4, 1, PS_ERROR_DATA,
-    "while parsing a flow sequence at line 3 column 10" },
+  /* Syntax. An error with two marks is located at the earlier, where the construct opened, and names both, as
+   * PyYAML does (issue #12 item 16). The flow sequence opened on line 3 column 10 ("  lanes: [") is still open
+   * at the end of the stream, which libyaml notices at the start of the line after the last (4:1). */
+  { "unclosed-bracket", "link:\n  gen: 2\n  lanes: [1, 2\n", 0, { { 0 } }, NULL, 3, 10, PS_ERROR_DATA,
+    "flow sequence opened at 3:10 is not closed (found the end of the file at 4:1)" },
   /* Without a final newline the end of the stream is just past the last character, not on a line 2 that
    * does not exist: "link: [1" opens at column 7 and ends at 9. */
-  { "unclosed-no-newline", "link: [1", 0, { { 0 } }, NULL, 1, 9, PS_ERROR_DATA,
-    "while parsing a flow sequence at line 1 column 7" },
-  { "unclosed-last-line", "link:\n  lanes: [1, 2", 0, { { 0 } }, NULL, 2, 15, PS_ERROR_DATA,
-    "while parsing a flow sequence at line 2 column 10" },
+  { "unclosed-no-newline", "link: [1", 0, { { 0 } }, NULL, 1, 7, PS_ERROR_DATA,
+    "flow sequence opened at 1:7 is not closed (found the end of the file at 1:9)" },
+  { "unclosed-last-line", "link:\n  lanes: [1, 2", 0, { { 0 } }, NULL, 2, 10, PS_ERROR_DATA,
+    "flow sequence opened at 2:10 is not closed (found the end of the file at 2:15)" },
   /* "link: {" opens at column 7; the end of the stream is on line 2. */
-  { "unclosed-brace", "link: {gen: 2, lanes: 8\n", 0, { { 0 } }, NULL, 2, 1, PS_ERROR_DATA,
-    "while parsing a flow mapping at line 1 column 7" },
-  /* "lanes" at column 3 matches no open indentation level (0 for link, 4 for gen): the key is unexpected. */
-  { "bad-indent-less", "link:\n    gen: 2\n  lanes: 8\n", 0, { { 0 } }, NULL, 3, 3, PS_ERROR_DATA,
-    "did not find expected key" },
+  { "unclosed-brace", "link: {gen: 2, lanes: 8\n", 0, { { 0 } }, NULL, 1, 7, PS_ERROR_DATA,
+    "flow mapping opened at 1:7 is not closed (found the end of the file at 2:1)" },
+  /* The bracket of line 2 ("  lanes: [", column 10) runs into the next key, "gen" at line 3 column 3: the key,
+   * not the ':' after it where libyaml stops, is what was found. */
+  { "unclosed-before-key", "link:\n  lanes: [1, 2\n  gen: 3\n", 0, { { 0 } }, NULL, 2, 10, PS_ERROR_DATA,
+    "flow sequence opened at 2:10 is not closed (found a mapping key 'gen' at 3:3)" },
+  /* A quote opened at column 7 of line 1 ('name: "') and never closed: the end of the file is line 3. */
+  { "unclosed-quote", "name: \"abc\nlink: {gen: 2}\n", 0, { { 0 } }, NULL, 1, 7, PS_ERROR_DATA,
+    "quoted scalar opened at 1:7 is not closed (found the end of the file at 3:1)" },
+  /* "lanes" at column 3 matches no open indentation level (0 for link, 4 for gen): the key is unexpected in the
+   * block mapping that began at 1:1. */
+  { "bad-indent-less", "link:\n    gen: 2\n  lanes: 8\n", 0, { { 0 } }, NULL, 1, 1, PS_ERROR_DATA,
+    "block mapping started at 1:1: did not find expected key (found a mapping key 'lanes' at 3:3)" },
   /* "   lanes" continues the plain scalar "2"; the ':' at column 9 then has no key it could belong to. */
   { "bad-indent-more", "link:\n  gen: 2\n   lanes: 8\n", 0, { { 0 } }, NULL, 3, 9, PS_ERROR_DATA, NULL },
   { "tab-indent", "link:\n\tgen: 2\n", 0, { { 0 } }, NULL, 2, 1, PS_ERROR_DATA, "cannot start any token" },
@@ -451,7 +459,8 @@ static const BadSet bad_sets[] = {
   { "link.lanes=3", PS_ERROR_DATA, "--set link.lanes=3:1:12: error: ", "link.lanes must be 1, 2, 4, 8 or 16" },
   { "link.gen=", PS_ERROR_DATA, "--set link.gen=:1:10: error: ", "link.gen has no value" },
   /* "link.gen=[1": the value's '[' is column 10 of KEY=VALUE and the text ends at 12, still on line 1. */
-  { "link.gen=[1", PS_ERROR_DATA, "--set link.gen=[1:1:12: error: ", "at line 1 column 10" },
+  { "link.gen=[1", PS_ERROR_DATA, "--set link.gen=[1:1:10: error: ",
+    "flow sequence opened at 1:10 is not closed (found the end of the value at 1:12)" },
   /* "link.gen=a: b: c": the second ':' is column 14. */
   { "link.gen=a: b: c", PS_ERROR_DATA, "--set link.gen=a: b: c:1:14: error: ", "mapping values are not allowed" },
   { "link.gen.x=1", PS_ERROR_DATA, "--set link.gen.x=1:1:1: error: ", "unknown key 'link.gen.x'" },

@@ -312,15 +312,24 @@ ps_from_name (PsFrom from)
   return "?";
 }
 
+/* A PsConfig a test fills by hand has no origins: every key then reads as a default. */
+static const PsKeyOrigin *
+origin_of (const PsConfig *cfg, size_t i)
+{
+  static const PsKeyOrigin unknown = { PS_FROM_DEFAULT, NULL, NULL };
+  return cfg->origins ? &cfg->origins[i] : &unknown;
+}
+
 const PsKeyOrigin *
 ps_config_origin (const PsConfig *cfg, const char *path)
 {
   const KeyDef *k = find_key (path);
-  return k ? &cfg->origins[k - keys] : NULL;
+  return k ? origin_of (cfg, (size_t) (k - keys)) : NULL;
 }
 
-char *
-ps_config_set_changes (const PsConfig *cfg)
+/* Computed once per load (record_origins()), since every rendering of a result asks. */
+static char *
+set_changes (const PsConfig *cfg)
 {
   GString *list = NULL;
   for (size_t i = 0; i < N_KEYS; i++)
@@ -330,6 +339,12 @@ ps_config_set_changes (const PsConfig *cfg)
       g_string_append_printf (list, "%s%s", list->len ? ", " : "", keys[i].path);
     }
   return list ? g_string_free (list, FALSE) : NULL;
+}
+
+const char *
+ps_config_set_changes (const PsConfig *cfg)
+{
+  return cfg->set_changes;
 }
 
 /* One key's value in JSON: the type the table gives it, so a script reads numbers as numbers. Doubles take 15
@@ -375,7 +390,7 @@ ps_config_write_json (const PsConfig *cfg, PsJson *j, int indent)
 {
   ps_json_object (j, indent);
   for (size_t i = 0; i < N_KEYS; i++) {
-    const PsKeyOrigin *o = &cfg->origins[i];
+    const PsKeyOrigin *o = origin_of (cfg, i);
     ps_json_key (j, keys[i].path);
     ps_json_object (j, 0);
     ps_json_key (j, "value");
@@ -390,18 +405,36 @@ ps_config_write_json (const PsConfig *cfg, PsJson *j, int indent)
   ps_json_end (j);
 }
 
+static char *
+value_text (const KeyDef *k, const PsConfig *cfg)
+{
+  GString *v = g_string_new (NULL);
+  PsJson j;
+  ps_json_init (&j, v);
+  value_json (k, cfg, &j);
+  return g_string_free (v, FALSE);
+}
+
+char *
+ps_config_value_text (const PsConfig *cfg, const char *path)
+{
+  const KeyDef *k = find_key (path);
+  return k ? value_text (k, cfg) : NULL;
+}
+
 /* Comment lines reuse the JSON value text, so the two cannot disagree on a value. */
 void
 ps_config_write_comments (const PsConfig *cfg, GString *out)
 {
   for (size_t i = 0; i < N_KEYS; i++) {
-    const PsKeyOrigin *o = &cfg->origins[i];
-    g_autoptr (GString) v = g_string_new (NULL);
-    PsJson j;
-    ps_json_init (&j, v);
-    value_json (&keys[i], cfg, &j);
-    g_string_append_printf (out, "# %s = %s (%s%s%s%s%s)\n", keys[i].path, v->str, ps_from_name (o->from),
-                            o->at ? " " : "", o->at ? o->at : "", o->rule ? ": " : "", o->rule ? o->rule : "");
+    const PsKeyOrigin *o = origin_of (cfg, i);
+    g_autofree char *v = value_text (&keys[i], cfg);
+    /* "(--set link.lanes=4)" says it all; the other origins are named, then located or explained. */
+    if (o->from == PS_FROM_SET)
+      g_string_append_printf (out, "# %s = %s (%s)\n", keys[i].path, v, o->at);
+    else
+      g_string_append_printf (out, "# %s = %s (%s%s%s%s%s)\n", keys[i].path, v, ps_from_name (o->from),
+                              o->at ? " " : "", o->at ? o->at : "", o->rule ? ": " : "", o->rule ? o->rule : "");
   }
 }
 
@@ -1050,6 +1083,7 @@ record_origins (PsConfig *cfg, GHashTable *seen)
       o->at = g_strdup_printf ("%s:%d:%d", n->origin, n->line, n->col);
     }
   }
+  cfg->set_changes = set_changes (cfg);
 }
 
 /* pcie-protocol.md §7: the Avalon-ST interface of the Intel/Altera hard IP per generation and width (Arria 10
@@ -1198,6 +1232,7 @@ ps_config_free (PsConfig *cfg)
     g_free (cfg->origins[i].rule);
   }
   g_free (cfg->origins);
+  g_free (cfg->set_changes);
   g_free (cfg);
 }
 

@@ -137,6 +137,7 @@ typedef struct {
   } published;
 
   PsKeyOrigin *origins; /* one per key, in ps_config_keys() order */
+  char *set_changes; /* ps_config_set_changes() */
 } PsConfig;
 
 PsConfig *ps_config_load (const char *path, const char *const *sets, GError **error);
@@ -165,7 +166,9 @@ const char *ps_from_name (PsFrom from);
 gboolean ps_config_key_is_output (const char *path);
 /* The keys a --set gave that change what is simulated, joined by ", " (table order), or NULL when none did:
  * the published figures then describe another system and are not compared (report.h). */
-char *ps_config_set_changes (const PsConfig *cfg);
+const char *ps_config_set_changes (const PsConfig *cfg);
+/* A key's value as the JSON report writes it (42, 2.5, true, "text", ["read", "write"]); NULL for no key. */
+char *ps_config_value_text (const PsConfig *cfg, const char *path);
 /* Every key as a JSON object member per key, in table order: {"value": V, "from": WORD[, "at": …][, "rule": …]},
  * one key per line at `indent`. */
 void ps_config_write_json (const PsConfig *cfg, PsJson *j, int indent);

@@ -667,8 +667,7 @@ START_TEST (test_origins)
   ck_assert_int_eq (ps_config_origin (cfg, "published.dma_read_mbps")->from, PS_FROM_ABSENT);
   ck_assert_ptr_null (ps_config_origin (cfg, "link.nothing"));
   /* name is an output key: of the two --sets only link.max_payload changes what is simulated (item 3). */
-  g_autofree char *changes = ps_config_set_changes (cfg);
-  ck_assert_str_eq (changes, "link.max_payload");
+  ck_assert_str_eq (ps_config_set_changes (cfg), "link.max_payload");
   g_autoptr (PsConfig) plain = load_text (dir, "include: base.yaml\n", (const char *const[]) { "name=y", NULL }, &e);
   ck_assert_ptr_null (ps_config_set_changes (plain));
 }

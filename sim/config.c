@@ -1180,6 +1180,16 @@ load (const char *path, const char *const *sets, GError **error)
   g_autoptr (YNode) root = load_with_includes (path, stack, error);
   if (!root)
     return NULL;
+  /* A scenario named where a config belongs would fail on its first scenario-only key ('description', 'base'):
+   * say what the file is instead. base: and axes: are what every scenario has and no config key starts with. */
+  for (const char *const *word = (const char *const[]) { "base", "axes", NULL }; *word; word++) {
+    const YNode *k = ytree_map_key_node (root, *word);
+    if (k) {
+      ytree_error (error, PS_ERROR_DATA, k, "this is a scenario file ('%s:' is a scenario key): run it with "
+                   "pciesim sweep %s", *word, path);
+      return NULL;
+    }
+  }
   /* After every file and in the order given: the command line wins over any file, a later --set over an earlier. */
   for (const char *const *s = sets; s && *s; s++)
     if (!apply_set (root, *s, error))

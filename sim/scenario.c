@@ -770,6 +770,16 @@ static gboolean
 load_tree (PsScenario *s, GError **error)
 {
   const YNode *t = s->tree;
+  /* A config named where a scenario belongs: its sections are not scenario keys, and "unknown key 'link'" would
+   * not tell the user what happened. */
+  for (guint i = 0; i < t->keys->len; i++) {
+    const YNode *k = t->keys->pdata[i];
+    if (!g_strv_contains (top_keys, k->value) && ps_config_is_section (k->value)) {
+      ytree_error (error, PS_ERROR_DATA, k, "this is a config file ('%s:' is a config section, not a scenario key): "
+                   "run it with pciesim %s", k->value, s->path);
+      return FALSE;
+    }
+  }
   /* Unknown keys first: a misspelt `axis:` should be reported as a typo, not as a missing axes:. */
   if (!check_keys (t, top_keys, "a scenario", error))
     return FALSE;

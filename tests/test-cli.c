@@ -29,6 +29,18 @@ count_entries (const char *dir)
   return n;
 }
 
+/* The run's CSV opens with '#' comment lines (what was run, README "Output formats"); the table follows them. */
+static const char *
+csv_table (const char *csv)
+{
+  while (*csv == '#') {
+    const char *nl = strchr (csv, '\n');
+    ck_assert_msg (nl, "CSV ends inside its comments");
+    csv = nl + 1;
+  }
+  return csv;
+}
+
 /* --- help, version, usage errors ----------------------------------------------------------------------- */
 
 START_TEST (test_help)
@@ -86,6 +98,14 @@ static const UsageCase usage_cases[] = {
   { { CONFIG, CONFIG }, "more than one config" },
   { { "--set", "foo", CONFIG }, "--set foo" },
   { { "keys", "--format", "json" }, "usage: pciesim keys" },
+  /* A subcommand's mistake points at that subcommand's --help (issue #12 item 13). */
+  { { "keys", "--format", "json" }, "(see pciesim keys --help)" },
+  { { "validate", "--bogus" }, "Unknown option --bogus (see pciesim validate --help)" },
+  { { "sweep" }, "no scenario file given (see pciesim sweep --help)" },
+  { { "merge" }, "(see pciesim merge --help)" },
+  { { "--bogus", CONFIG }, "(see pciesim --help)" },
+  { { "--mode", "read,copy", CONFIG }, "'copy'" },
+  { { "help", "frobnicate" }, "help: no command 'frobnicate'" },
 };
 
 START_TEST (test_usage_errors)
@@ -99,6 +119,61 @@ START_TEST (test_usage_errors)
   ck_assert_msg (strstr (r.err, c->needle), "case %d: '%s' does not say '%s'", _i, r.err, c->needle);
   /* Nothing on stdout: `pciesim … > report` must not leave something that looks like a report. */
   ck_assert_msg (r.out[0] == '\0', "case %d: wrote to stdout on error: %s", _i, r.out);
+}
+END_TEST
+
+/* `pciesim help` used to exit 66 ("help: No such file or directory"): it is the default command's --help, and
+ * `help COMMAND` that command's (issue #12 item 13). Each is compared with the --help it stands for. */
+START_TEST (test_help_command)
+{
+  const char *const commands[] = { "", "validate", "keys", "sweep", "merge", NULL };
+  for (const char *const *c = commands; *c; c++) {
+    g_auto (TestRun) h, want;
+    if (**c) {
+      PCIESIM (&h, "help", *c);
+      PCIESIM (&want, *c, "--help");
+    } else {
+      PCIESIM (&h, "help");
+      PCIESIM (&want, "--help");
+    }
+    ck_assert_msg (h.status == 0, "help %s: status %d: %s", *c, h.status, h.err);
+    ck_assert_str_eq (h.out, want.out);
+  }
+}
+END_TEST
+
+/* -m read -m write kept only the last; the modes now form a set, given repeated or as a comma list (item 13). The
+ * CSV rows name the figures that ran: read and write, not simultaneous. */
+START_TEST (test_mode_list)
+{
+  const char *const forms[][4] = { { "-m", "read", "-m", "write" }, { "--mode", "read,write", NULL, NULL },
+                                   { "-m", "write", "-m", "read,read" } };
+  for (guint i = 0; i < G_N_ELEMENTS (forms); i++) {
+    g_auto (TestRun) r;
+    PCIESIM (&r, "configs/svgx_g1_x1.yaml", "--format", "csv", forms[i][0], forms[i][1], forms[i][2], forms[i][3]);
+    ck_assert_msg (r.status == 0, "form %u: %s", i, r.err);
+    const char *t = csv_table (r.out);
+    ck_assert_msg (strstr (t, "\nsvgx_g1_x1,read,") && strstr (t, "\nsvgx_g1_x1,write,") &&
+                     !strstr (t, "simultaneous"), "form %u:\n%s", i, t);
+  }
+}
+END_TEST
+
+/* A scenario given where a config belongs, and a config given to sweep, say what the file is and which command
+ * takes it, located at the key that tells (scenarios/gen_width.yaml's base: is line 6; svgx_g1_x1.yaml's first
+ * config section, link:, is line 5). */
+START_TEST (test_wrong_kind_of_file)
+{
+  g_auto (TestRun) r;
+  PCIESIM (&r, "scenarios/gen_width.yaml");
+  ck_assert_int_eq (r.status, PS_ERROR_DATA);
+  assert_one_error_line (&r, "scenarios/gen_width.yaml:6:1: error: this is a scenario file ('base:' is a scenario "
+                             "key): run it with pciesim sweep scenarios/gen_width.yaml");
+  g_auto (TestRun) c;
+  PCIESIM (&c, "sweep", "configs/svgx_g1_x1.yaml");
+  ck_assert_int_eq (c.status, PS_ERROR_DATA);
+  assert_one_error_line (&c, "configs/svgx_g1_x1.yaml:5:1: error: this is a config file ('link:' is a config "
+                             "section, not a scenario key): run it with pciesim configs/svgx_g1_x1.yaml");
 }
 END_TEST
 
@@ -168,18 +243,6 @@ START_TEST (test_output_success)
   ck_assert_uint_eq (count_entries (dir), 1); /* no temporary file left beside it */
 }
 END_TEST
-
-/* The run's CSV opens with '#' comment lines (what was run, README "Output formats"); the table follows them. */
-static const char *
-csv_table (const char *csv)
-{
-  while (*csv == '#') {
-    const char *nl = strchr (csv, '\n');
-    ck_assert_msg (nl, "CSV ends inside its comments");
-    csv = nl + 1;
-  }
-  return csv;
-}
 
 /* A config's name is user text that lands inside CSV and Markdown rows: a comma, quote or '|' must stay inside
  * its cell (RFC 4180 quoting; Markdown's "\|"), and a control character is refused at load, located. */
@@ -577,6 +640,9 @@ main (void)
   tcase_add_test (tc, test_json_one_mode);
   tcase_add_test (tc, test_keys);
   tcase_add_test (tc, test_set_not_comparable);
+  tcase_add_test (tc, test_help_command);
+  tcase_add_test (tc, test_mode_list);
+  tcase_add_test (tc, test_wrong_kind_of_file);
   tcase_add_test (tc, test_provenance);
   tcase_add_test (tc, test_datapath_follows_link);
   suite_add_tcase (s, tc);

@@ -27,7 +27,7 @@ static const char *summary_text =
     "  pciesim CONFIG [OPTION…]      run a config (the default command)\n"
     "  pciesim validate [CONFIG…]    run every config with published figures and compare\n"
     "  pciesim keys [--format F]     list every config key with its unit and source\n"
-    "  pciesim sweep SCENARIO        run a what-if scenario's points (--jobs, --shard I/N, --resume)\n"
+    "  pciesim sweep SCENARIO        run a what-if scenario's points (--set, --jobs, --shard I/N, --resume)\n"
     "  pciesim merge FILE… -o OUT    join sweep shards into the file one unsharded run writes\n"
     "  pciesim help [COMMAND]        a command's options (the same as COMMAND --help)\n"
     "\n"
@@ -242,11 +242,16 @@ static int
 cmd_sweep (int argc, char **argv)
 {
   g_autofree char *format = NULL, *output = NULL, *shard = NULL;
+  g_auto (GStrv) sets = NULL, mode = NULL;
   gint jobs = 0;
   gint64 seed = 1;
   gboolean resume = FALSE, list = FALSE;
   GOptionEntry entries[] = {
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "worker threads (default: number of cores)", "N" },
+    { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets,
+      "override a config key at every point, after the scenario's overrides (repeatable; not an axis)", "KEY=VALUE" },
+    { "mode", 'm', 0, G_OPTION_ARG_STRING_ARRAY, &mode,
+      "read, write, simultaneous or all (a list: read,write; repeatable; default: the scenario's modes)", "MODE" },
     { "shard", 0, 0, G_OPTION_ARG_STRING, &shard, "run only share I of N (points whose index % N = I-1)", "I/N" },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "csv (default) or json", "FORMAT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "write to FILE atomically (default stdout)", "FILE" },
@@ -268,7 +273,10 @@ cmd_sweep (int argc, char **argv)
     return usage ("sweep", argc < 2 ? "no scenario file given" : "more than one scenario file given");
   /* Progress only on a terminal: the line redraws itself with \r and an erase code, which would litter a log. */
   PsSweep s = { .scenario = argv[1], .jobs = jobs, .format = PS_FORMAT_CSV, .output = output, .resume = resume,
-                .progress = isatty (STDERR_FILENO), .seed = (uint64_t) seed, .list = list };
+                .progress = isatty (STDERR_FILENO), .seed = (uint64_t) seed, .list = list,
+                .sets = (const char *const *) sets };
+  if (!parse_modes (mode, &s.modes, &e))
+    return finish (e);
   if (!parse_format (format, &s.format, &e))
     return finish (e);
   /* A sweep's output is read back by --resume and merge, which know only CSV and JSON (sweep.h). */

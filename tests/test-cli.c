@@ -160,14 +160,14 @@ START_TEST (test_mode_list)
 END_TEST
 
 /* A scenario given where a config belongs, and a config given to sweep, say what the file is and which command
- * takes it, located at the key that tells (scenarios/gen_width.yaml's base: is line 6; svgx_g1_x1.yaml's first
+ * takes it, located at the key that tells (scenarios/gen_width.yaml's base: is line 9; svgx_g1_x1.yaml's first
  * config section, link:, is line 5). */
 START_TEST (test_wrong_kind_of_file)
 {
   g_auto (TestRun) r;
   PCIESIM (&r, "scenarios/gen_width.yaml");
   ck_assert_int_eq (r.status, PS_ERROR_DATA);
-  assert_one_error_line (&r, "scenarios/gen_width.yaml:6:1: error: this is a scenario file ('base:' is a scenario "
+  assert_one_error_line (&r, "scenarios/gen_width.yaml:9:1: error: this is a scenario file ('base:' is a scenario "
                              "key): run it with pciesim sweep scenarios/gen_width.yaml");
   g_auto (TestRun) c;
   PCIESIM (&c, "sweep", "configs/svgx_g1_x1.yaml");

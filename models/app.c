@@ -43,9 +43,9 @@ struct App {
   uint64_t tx_kind_beats[TLP_KIND_COUNT];
   gboolean tx_any; /* a TLP has been sent: last_winner is meaningful for the switch penalty */
 
-  /* Receive: FIFO through Tlp.next. The IP's receive pipeline delay is the link's rx_pipeline_ps; stamp_ps is
+  /* Receive: a TLP FIFO (tlp.h). The IP's receive pipeline delay is the link's rx_pipeline_ps; stamp_ps is
    * left alone so the sender's stamp (e.g. when a PIO write left the host) reaches the handler. */
-  Tlp *rx_head, *rx_tail;
+  TlpFifo rx;
   gboolean rx_busy;
   uint64_t rx_beats;
   AppRxFn rx_fn;
@@ -55,9 +55,11 @@ struct App {
 gboolean
 app_params_check (const AppParams *p, GError **error)
 {
-  /* 512 bits is the Gen4/Gen5 hard IPs' width (pcie-protocol.md §7); the beat rule of avst.c scales to it. */
-  if (p->width_bits != 64 && p->width_bits != 128 && p->width_bits != 256 && p->width_bits != 512) {
-    ps_error_plain (error, PS_ERROR_DATA, "application datapath width %u bits: must be 64, 128, 256 or 512",
+  /* 512 and 1024 bits are the Gen4/Gen5 hard IPs' widths (pcie-protocol.md §7); the beat rule of avst.c scales
+   * to them. */
+  if (p->width_bits != 64 && p->width_bits != 128 && p->width_bits != 256 && p->width_bits != 512
+      && p->width_bits != 1024) {
+    ps_error_plain (error, PS_ERROR_DATA, "application datapath width %u bits: must be 64, 128, 256, 512 or 1024",
       p->width_bits);
     return FALSE;
   }
@@ -181,11 +183,7 @@ static void
 rx_done (SimEngine *e, void *ctx, uint64_t arg)
 {
   App *a = ctx;
-  Tlp *t = a->rx_head;
-  a->rx_head = t->next;
-  if (a->rx_head == NULL)
-    a->rx_tail = NULL;
-  t->next = NULL;
+  Tlp *t = tlp_fifo_pop (&a->rx);
   a->rx_busy = FALSE;
   if (a->rx_fn != NULL)
     a->rx_fn (a->rx_ctx, t);
@@ -201,9 +199,9 @@ rx_done (SimEngine *e, void *ctx, uint64_t arg)
 static void
 rx_start (App *a)
 {
-  if (a->rx_busy || a->rx_head == NULL)
+  if (a->rx_busy || a->rx.head == NULL)
     return;
-  Tlp *t = a->rx_head;
+  Tlp *t = a->rx.head;
   uint32_t beats = avst_beats (a->p.width_bits, a->p.header_own_beat, t->header_bytes, t->address, t->payload_bytes)
                    + a->p.rx_overhead_cycles;
   a->rx_beats += beats;
@@ -217,12 +215,7 @@ on_rx (void *ctx, LinkPort *port, Tlp *t)
 {
   App *a = ctx;
   /* Queued, not handled at once: the link can deliver the next TLP while this one is still on the interface. */
-  t->next = NULL;
-  if (a->rx_tail != NULL)
-    a->rx_tail->next = t;
-  else
-    a->rx_head = t;
-  a->rx_tail = t;
+  tlp_fifo_push (&a->rx, t);
   rx_start (a);
 }
 
@@ -322,5 +315,5 @@ app_rx_beats (const App *a)
 gboolean
 app_idle (const App *a)
 {
-  return a->tx_cur == NULL && a->rx_head == NULL;
+  return a->tx_cur == NULL && a->rx.head == NULL;
 }

@@ -15,9 +15,20 @@
  */
 #pragma once
 
-#include "models/tlp.h"
+#include <glib.h>
+#include <stdint.h>
+
+/* Flow-control classes (spec §2.6.1): each has a header and a data credit type. tlp_fc_class() says which a TLP
+ * kind uses. */
+typedef enum { FC_P, FC_NP, FC_CPL, FC_CLASS_COUNT } FcClass;
 
 typedef enum { FC_HDR = 0, FC_DATA = 1 } FcPart;
+
+/* Credits one receiver advertises (spec §2.6.1, §3.4.2), named as the config names them. 0 means infinite, as the
+ * InitFC encoding does. */
+typedef struct {
+  uint32_t ph, pd, nph, npd, cplh, cpld;
+} FcCredits;
 
 typedef struct {
   gboolean infinite[FC_CLASS_COUNT][2];
@@ -40,7 +51,7 @@ typedef struct {
   uint64_t limit_sent[FC_CLASS_COUNT][2]; /* limit carried by the last UpdateFC placed on the wire */
 } FcRx;
 
-/* Class-major view of an FcCredits-like sextuple: ph, pd, nph, npd, cplh, cpld (0 = infinite). */
+/* Class-major view of an FcCredits: [class][part], so one loop covers the six types (0 = infinite). */
 typedef struct {
   uint32_t n[FC_CLASS_COUNT][2];
 } FcAmounts;

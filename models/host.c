@@ -15,39 +15,10 @@
 #include <math.h>
 
 #include "models/pattern.h"
+#include "models/units.h"
 #include "sim/error.h"
 
 #define HOST_MAX_WATCH 8 /* status words software polls: one EPLAST per engine, 4 channels x 2 directions */
-
-/* Intrusive through Tlp.next: a TLP sits on at most one list at a time (one of these, or the link's queues), so
- * queueing needs no allocation per TLP. */
-typedef struct {
-  Tlp *head, *tail;
-} TlpFifo;
-
-static void
-fifo_push (TlpFifo *f, Tlp *t)
-{
-  t->next = NULL;
-  if (f->tail != NULL)
-    f->tail->next = t;
-  else
-    f->head = t;
-  f->tail = t;
-}
-
-static Tlp *
-fifo_pop (TlpFifo *f)
-{
-  Tlp *t = f->head;
-  if (t != NULL) {
-    f->head = t->next;
-    if (f->head == NULL)
-      f->tail = NULL;
-    t->next = NULL;
-  }
-  return t;
-}
 
 struct Host {
   SimEngine *engine;
@@ -95,13 +66,6 @@ struct Host {
   Tlp *swapped;
 };
 
-/* Host files state times in ns, as datasheets and measurements do; a picosecond is far below what they resolve. */
-static SimTime
-ns_ps (double ns)
-{
-  return (SimTime) llround (ns * 1000.0);
-}
-
 gboolean
 host_params_check (const HostParams *p, uint32_t mps, GError **error)
 {
@@ -109,8 +73,8 @@ host_params_check (const HostParams *p, uint32_t mps, GError **error)
     ps_error_plain (error, PS_ERROR_DATA, "host read completion boundary %u bytes: must be 64 or 128", p->rcb_bytes);
     return FALSE;
   }
-  /* Middle completions are RCB multiples no larger than MPS (spec §2.3.1.1): that needs RCB <= MPS, and
-   * split_next_completion() aligns with masks, so both must be powers of two. */
+  /* Middle completions are RCB multiples no larger than MPS (spec §2.3.1.1): that needs RCB <= MPS, and an MPS
+   * that is a power of two (as the spec's encoding makes it) is then a multiple of RCB, as split.h requires. */
   if (mps < p->rcb_bytes || (mps & (mps - 1)) != 0) {
     ps_error_plain (error, PS_ERROR_DATA, "max payload %u bytes: must be a power of two >= RCB %u", mps,
       p->rcb_bytes);
@@ -140,7 +104,7 @@ tx_drain (Host *h)
       h->tx_blocked = TRUE;
       return;
     }
-    Tlp *t = fifo_pop (&h->tx);
+    Tlp *t = tlp_fifo_pop (&h->tx);
     t->stamp_ps = sim_now (h->engine); /* "left the host": the performance counter may start here */
     link_port_send (h->port, t);
   }
@@ -166,7 +130,7 @@ accept_read (Host *h, Tlp *t)
 {
   link_port_consume (h->port, t);
   t->stamp_ps = sim_now (h->engine) + h->read_latency_ps + (SimTime) llround (t->length_bytes * h->read_ps_per_byte);
-  fifo_push (&h->reqs, t);
+  tlp_fifo_push (&h->reqs, t);
   h->n_reqs++;
   ret_schedule (h);
 }
@@ -179,10 +143,7 @@ ret_emit (SimEngine *e, void *ctx, uint64_t size)
   Host *h = ctx;
   Tlp *r = h->reqs.head;
   Tlp *c = tlp_alloc (h->pool);
-  c->kind = TLP_CPLD;
-  c->header_bytes = 12; /* completions always have a 3-DW header (spec §2.2.9) */
-  c->payload_bytes = (uint32_t) size;
-  c->address = r->address;
+  tlp_set (c, TLP_CPLD, FALSE, r->address, (uint32_t) size);
   c->length_bytes = r->length_bytes; /* byte count: what remains of the request, this completion included */
   c->tag = r->tag;
   c->owner = r->owner;
@@ -196,24 +157,24 @@ ret_emit (SimEngine *e, void *ctx, uint64_t size)
    * now. ret_pending is still TRUE here, so accept_read()'s ret_schedule() returns at once and the call below
    * plans the next completion, whichever request is at the head by then. */
   if (r->length_bytes == 0) {
-    tlp_free (h->pool, fifo_pop (&h->reqs));
+    tlp_free (h->pool, tlp_fifo_pop (&h->reqs));
     h->n_reqs--;
     if (h->held.head != NULL)
-      accept_read (h, fifo_pop (&h->held));
+      accept_read (h, tlp_fifo_pop (&h->held));
   }
   /* Test faults act after the counters above: the host's tallies describe what it meant to send, so catching the
    * difference is left to the endpoint's tag, order and checksum checks, which is what the tests want to see. */
   if (h->fault == HOST_FAULT_NONE || h->cpl_index++ != h->fault_at) {
-    fifo_push (&h->tx, c);
+    tlp_fifo_push (&h->tx, c);
     if (h->swapped != NULL)
-      fifo_push (&h->tx, g_steal_pointer (&h->swapped));
+      tlp_fifo_push (&h->tx, g_steal_pointer (&h->swapped));
   } else if (h->fault == HOST_FAULT_DROP_CPL) {
     tlp_free (h->pool, c);
   } else if (h->fault == HOST_FAULT_DUP_CPL) {
     Tlp *twin = tlp_alloc (h->pool);
     *twin = *c;
-    fifo_push (&h->tx, c);
-    fifo_push (&h->tx, twin);
+    tlp_fifo_push (&h->tx, c);
+    tlp_fifo_push (&h->tx, twin);
   } else {
     h->swapped = c; /* HOST_FAULT_SWAP_CPL: sent right after the next completion */
   }
@@ -279,7 +240,7 @@ static void
 sink_release (SimEngine *e, void *ctx, uint64_t arg)
 {
   Host *h = ctx;
-  Tlp *t = fifo_pop (&h->sink);
+  Tlp *t = tlp_fifo_pop (&h->sink);
   SimTime now = sim_now (e);
   h->c.bytes_written += t->payload_bytes;
   /* An MSI is a posted 1-DW write the root complex turns into an interrupt, not memory: it used a buffer slot and
@@ -319,7 +280,7 @@ on_rx (void *ctx, LinkPort *port, Tlp *t)
     if (h->p.read_queue_depth == 0 || h->n_reqs < h->p.read_queue_depth)
       accept_read (h, t);
     else
-      fifo_push (&h->held, t);
+      tlp_fifo_push (&h->held, t);
     break;
   case TLP_MWR:
   case TLP_MSI: {
@@ -329,7 +290,7 @@ on_rx (void *ctx, LinkPort *port, Tlp *t)
     t->stamp_ps = drained + h->write_latency_ps;
     /* A non-empty sink already has its head's event; the head's release schedules the next one. */
     gboolean was_empty = h->sink.head == NULL;
-    fifo_push (&h->sink, t);
+    tlp_fifo_push (&h->sink, t);
     if (was_empty)
       sink_schedule_head (h);
     break;
@@ -345,7 +306,7 @@ pio_emit (SimEngine *e, void *ctx, uint64_t arg)
 {
   Host *h = ctx;
   Tlp *t = (Tlp *) (uintptr_t) arg;
-  fifo_push (&h->tx, t);
+  tlp_fifo_push (&h->tx, t);
   tx_drain (h);
 }
 
@@ -357,10 +318,7 @@ host_pio_write (Host *h, SimTime delay_ps, uint64_t address, gboolean addr64, ui
 {
   /* Allocated now (from the pool, no malloc once warm) and carried through the event's argument. */
   Tlp *t = tlp_alloc (h->pool);
-  t->kind = TLP_MWR;
-  t->header_bytes = addr64 ? 16 : 12;
-  t->payload_bytes = 4;
-  t->address = address;
+  tlp_set (t, TLP_MWR, addr64, address, 4);
   t->cookie = value;
   h->c.pio_writes++;
   SimTime at = sim_now (h->engine) + delay_ps;
@@ -403,14 +361,14 @@ host_new (SimEngine *engine, const HostParams *params, uint32_t mps, LinkPort *p
   h->port = port;
   h->pool = pool;
   /* Converted once: the per-TLP paths only multiply. Rates of 0 become 0 ps per byte, i.e. no limit. */
-  h->read_latency_ps = ns_ps (params->read_latency_ns);
+  h->read_latency_ps = units_ns_to_ps (params->read_latency_ns);
   h->read_ps_per_byte = params->read_latency_per_byte_ps;
-  h->cpl_overhead_ps = ns_ps (params->cpl_overhead_ns);
+  h->cpl_overhead_ps = units_ns_to_ps (params->cpl_overhead_ns);
   h->cpl_ps_per_byte = ps_per_byte (params->cpl_rate_mbps);
   h->drain_ps_per_byte = ps_per_byte (params->write_drain_mbps);
-  h->write_latency_ps = ns_ps (params->write_latency_ns);
-  h->msi_latency_ps = ns_ps (params->msi_latency_ns);
-  h->poll_ps = ns_ps (params->poll_interval_ns);
+  h->write_latency_ps = units_ns_to_ps (params->write_latency_ns);
+  h->msi_latency_ps = units_ns_to_ps (params->msi_latency_ns);
+  h->poll_ps = units_ns_to_ps (params->poll_interval_ns);
   /* The host is the root port's only user: nothing else sends on it or consumes from it. */
   link_port_set_rx (port, on_rx, h);
   link_port_set_tx_ready (port, on_tx_ready, h);
@@ -458,20 +416,12 @@ host_inject_fault (Host *h, HostFault fault, uint64_t nth)
   h->fault_at = nth;
 }
 
-/* O(n), and fine: only the watchdog's one-off message counts queues. */
-static guint
-fifo_len (const TlpFifo *f)
-{
-  guint n = 0;
-  for (const Tlp *t = f->head; t != NULL; t = t->next)
-    n++;
-  return n;
-}
-
 void
 host_describe_wait (const Host *h, GString *out)
 {
-  guint reqs = fifo_len (&h->reqs), held = fifo_len (&h->held), sink = fifo_len (&h->sink), tx = fifo_len (&h->tx);
+  /* O(n), and fine: only the watchdog's one-off message counts queues. */
+  guint reqs = tlp_fifo_len (&h->reqs), held = tlp_fifo_len (&h->held), sink = tlp_fifo_len (&h->sink);
+  guint tx = tlp_fifo_len (&h->tx);
   if (reqs + held + sink + tx == 0)
     return;
   g_string_append_printf (out, "%shost: %u reads in the root complex, %u held in the receive buffer, %u posted "

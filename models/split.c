@@ -54,7 +54,7 @@ split_requests (uint64_t addr, uint64_t len, uint32_t max_bytes, uint32_t *out, 
 }
 
 guint
-host_split_completions (uint64_t addr, uint32_t len, uint32_t rcb, uint32_t mps, CplPolicy policy, uint32_t *out,
+split_completions (uint64_t addr, uint32_t len, uint32_t rcb, uint32_t mps, CplPolicy policy, uint32_t *out,
   guint max)
 {
   guint n = 0;

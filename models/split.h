@@ -12,7 +12,9 @@
  *   policy, inside one RCB block) gets one; otherwise the first completion ends on an RCB multiple, middle ones
  *   are multiples of RCB, each is <= MPS, and they come in increasing address order. Completions never cross
  *   4 KB either (the request does not).
- * - rcb and mps are powers of two with rcb <= mps (64 or 128; 128..4096); callers validate.
+ * - rcb is 64 or 128; mps is a multiple of rcb (only rcb and the 4 KB page are used as masks): the MPS, a power
+ *   of two of 128..4096, or a smaller completion size a completer chooses (the stream's completion_bytes).
+ *   Callers validate.
  */
 #pragma once
 
@@ -35,5 +37,5 @@ uint32_t split_next_completion (uint64_t addr, uint32_t remaining, uint32_t rcb,
 /* Array forms. Each writes at most `max` sizes to out[] and returns how many chunks the transfer needs
  * (which may exceed max: then out[] holds the first max). */
 guint split_requests (uint64_t addr, uint64_t len, uint32_t max_bytes, uint32_t *out, guint max);
-guint host_split_completions (uint64_t addr, uint32_t len, uint32_t rcb, uint32_t mps, CplPolicy policy,
+guint split_completions (uint64_t addr, uint32_t len, uint32_t rcb, uint32_t mps, CplPolicy policy,
   uint32_t *out, guint max);

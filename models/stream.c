@@ -3,8 +3,12 @@
  * The stream isolates the link: with no DMA engine, datapath or driver, its figure is what framing, lane
  * placement, SKP ordered sets, DLLPs and credits allow, which can be derived by hand (README, "Worked
  * example"). Set beside a chaining-DMA figure for the same config, the difference is what the endpoint and the
- * host cost. The queues allocate nothing: they are threaded through the TLPs' own next pointers. */
+ * host cost. The queues allocate nothing: they are TLP FIFOs (tlp.h), threaded through the TLPs themselves. */
 #include "models/stream.h"
+
+#include <math.h>
+
+#include "models/split.h"
 
 G_DEFINE_QUARK (pciesim-stream-error-quark, stream_error)
 
@@ -25,10 +29,10 @@ typedef struct {
   uint64_t issued_bytes; /* MWr payload sent, or MRd bytes requested */
   uint32_t tags_free; /* a count, not a set of tag numbers (see source_pump) */
   /* host side */
-  Tlp *sink_head, *sink_tail; /* write: TLPs waiting for the consumer */
+  TlpFifo sink; /* write: TLPs waiting for the consumer */
   SimTime sink_busy_until; /* when the consumer finishes the TLP it is draining */
   SimEventId sink_ev;
-  Tlp *req_head, *req_tail; /* read: MRds waiting for / under completion; stamp_ps = ready time */
+  TlpFifo reqs; /* read: MRds waiting for / under completion; stamp_ps = ready time */
   uint64_t req_done_bytes; /* of the head request, bytes already completed */
   SimEventId req_ev;
   /* measurement */
@@ -36,6 +40,7 @@ typedef struct {
   gboolean in_window;
   SimTime t0; /* window start, and the bytes already delivered then */
   uint64_t b0;
+  GArray *lat; /* latencies (SimTime) in the window; grows by doubling, so no allocation per TLP once warm */
   StreamResult *out;
 } Stream;
 
@@ -69,6 +74,50 @@ measure (Stream *s, uint32_t bytes)
   }
 }
 
+/* A TLP's latency, counted once the window is open (stamp: hand-off to the link, kept in `cookie`). */
+static void
+latency (Stream *s, uint64_t stamp)
+{
+  if (s->in_window) {
+    SimTime l = sim_now (s->engine) - stamp;
+    g_array_append_val (s->lat, l);
+  }
+}
+
+/* The k-th smallest of v[0..n) (0-based), reordering v: Hoare's selection, linear on average, where sorting the
+ * whole window's latencies would cost more than the rest of a short run. */
+static SimTime
+select_kth (SimTime *v, guint n, guint k)
+{
+  guint lo = 0, hi = n - 1;
+  while (lo < hi) {
+    SimTime pivot = v[lo + (hi - lo) / 2];
+    guint i = lo, j = hi;
+    while (i <= j) {
+      while (v[i] < pivot)
+        i++;
+      while (v[j] > pivot)
+        j--;
+      if (i <= j) {
+        SimTime t = v[i];
+        v[i] = v[j];
+        v[j] = t;
+        i++;
+        if (j == 0)
+          break;
+        j--;
+      }
+    }
+    if (k <= j)
+      hi = j;
+    else if (k >= i)
+      lo = i;
+    else
+      return v[k];
+  }
+  return v[k];
+}
+
 /* ---- write mode ---- */
 
 /* bytes / (MB/s) = bytes · 10^6 / rate picoseconds; truncating loses under 1 ps per TLP. validate() bounds the
@@ -87,15 +136,13 @@ sink_fire (SimEngine *e, void *ctx, uint64_t arg)
   (void) arg;
   Stream *s = ctx;
   s->sink_ev = SIM_EVENT_NONE;
-  Tlp *t = s->sink_head;
-  s->sink_head = t->next;
-  if (!s->sink_head)
-    s->sink_tail = NULL;
+  Tlp *t = tlp_fifo_pop (&s->sink);
   link_port_consume (s->host, t);
+  latency (s, t->cookie);
   measure (s, t->payload_bytes);
   tlp_free (s->pool, t);
-  if (s->sink_head) {
-    s->sink_busy_until += drain_ps (s, s->sink_head);
+  if (s->sink.head) {
+    s->sink_busy_until += drain_ps (s, s->sink.head);
     s->sink_ev = sim_schedule_at (s->engine, s->sink_busy_until, sink_fire, s, 0);
   }
 }
@@ -110,17 +157,13 @@ host_rx_write (void *ctx, LinkPort *port, Tlp *tlp)
   Stream *s = ctx;
   if (!s->p.consumer_mbps) {
     link_port_consume (s->host, tlp);
+    latency (s, tlp->cookie);
     measure (s, tlp->payload_bytes);
     tlp_free (s->pool, tlp);
     return;
   }
-  tlp->next = NULL;
-  if (s->sink_tail)
-    s->sink_tail->next = tlp;
-  else
-    s->sink_head = tlp;
-  s->sink_tail = tlp;
-  if (s->sink_head == tlp) {
+  tlp_fifo_push (&s->sink, tlp);
+  if (s->sink.head == tlp) {
     SimTime start = MAX (sim_now (s->engine), s->sink_busy_until);
     s->sink_busy_until = start + drain_ps (s, tlp);
     s->sink_ev = sim_schedule_at (s->engine, s->sink_busy_until, sink_fire, s, 0);
@@ -147,13 +190,8 @@ host_rx_read (void *ctx, LinkPort *port, Tlp *tlp)
   /* The completer takes the request into its own queue at once, freeing the NPH credit. */
   link_port_consume (s->host, tlp);
   tlp->stamp_ps = sim_now (s->engine) + s->p.completer_latency_ps;
-  tlp->next = NULL;
-  if (s->req_tail)
-    s->req_tail->next = tlp;
-  else
-    s->req_head = tlp;
-  s->req_tail = tlp;
-  if (s->req_head == tlp)
+  tlp_fifo_push (&s->reqs, tlp);
+  if (s->reqs.head == tlp)
     completer_pump (s);
 }
 
@@ -164,8 +202,8 @@ host_rx_read (void *ctx, LinkPort *port, Tlp *tlp)
 static void
 completer_pump (Stream *s)
 {
-  while (s->req_head) {
-    Tlp *r = s->req_head;
+  while (s->reqs.head) {
+    Tlp *r = s->reqs.head;
     SimTime now = sim_now (s->engine);
     if (r->stamp_ps > now) {
       if (!sim_event_pending (s->engine, s->req_ev))
@@ -174,8 +212,9 @@ completer_pump (Stream *s)
     }
     uint64_t addr = r->address + s->req_done_bytes;
     uint32_t left = r->length_bytes - (uint32_t) s->req_done_bytes;
-    /* §6: completions end on RCB multiples (the first may be shorter) and never exceed the chosen size. */
-    uint32_t chunk = MIN (left, s->p.completion_bytes - (uint32_t) (addr % s->p.rcb_bytes));
+    /* §6, split.h: completions end on RCB multiples (the first may be shorter) and none exceeds the chosen size,
+     * which is the completer's cap in split_next_completion()'s MPS rule. */
+    uint32_t chunk = split_next_completion (addr, left, s->p.rcb_bytes, s->p.completion_bytes, CPL_POLICY_MPS);
     Tlp probe = { .kind = TLP_CPLD, .header_bytes = 12, .payload_bytes = chunk };
     if (!link_port_can_send (s->host, &probe))
       return; /* the tx-ready callback resumes us */
@@ -184,14 +223,12 @@ completer_pump (Stream *s)
     c->length_bytes = left; /* §2.2.9: byte count remaining, this completion included */
     c->tag = r->tag;
     c->owner = r->owner;
+    c->cookie = r->cookie; /* the request's hand-off time, for its latency */
     link_port_send (s->host, c);
     s->req_done_bytes += chunk;
     if (s->req_done_bytes == r->length_bytes) {
-      s->req_head = r->next;
-      if (!s->req_head)
-        s->req_tail = NULL;
+      tlp_free (s->pool, tlp_fifo_pop (&s->reqs));
       s->req_done_bytes = 0;
-      tlp_free (s->pool, r);
     }
   }
 }
@@ -206,6 +243,8 @@ dev_rx_read (void *ctx, LinkPort *port, Tlp *tlp)
   link_port_consume (s->dev, tlp);
   uint32_t bytes = tlp->payload_bytes;
   gboolean last = tlp->length_bytes == tlp->payload_bytes;
+  if (last)
+    latency (s, tlp->cookie);
   tlp_free (s->pool, tlp);
   if (last)
     s->tags_free++;
@@ -225,7 +264,8 @@ static void
 source_pump (Stream *s)
 {
   gboolean write = s->p.mode == STREAM_WRITE;
-  uint32_t unit = write ? s->p.link.max_payload_bytes : s->p.max_read_request_bytes;
+  uint32_t unit = s->p.tlp_payload_bytes ? s->p.tlp_payload_bytes
+                  : write ? s->p.link.max_payload_bytes : s->p.max_read_request_bytes;
   while (s->issued_bytes < s->p.total_bytes && (write || s->tags_free > 0)) {
     uint32_t n = (uint32_t) MIN ((uint64_t) unit, s->p.total_bytes - s->issued_bytes);
     Tlp probe = { 0 };
@@ -234,6 +274,7 @@ source_pump (Stream *s)
       return;
     Tlp *t = tlp_alloc (s->pool);
     *t = probe;
+    t->cookie = sim_now (s->engine);
     if (!write)
       t->tag = (uint16_t) (s->p.tags - s->tags_free--);
     s->issued_bytes += n;
@@ -301,9 +342,18 @@ validate (StreamParams *p, GError **error)
                  p->completion_bytes, p->rcb_bytes);
     return FALSE;
   }
-  /* §6: 10-bit tags give 768 usable. */
-  if (p->tags > 768) {
-    g_set_error (error, STREAM_ERROR, STREAM_ERROR_PARAM, "tags %u exceeds 768", p->tags);
+  /* §6: 10-bit tags give 768 usable; flit mode has 14-bit tags (spec §2.2.6.2). */
+  uint32_t max_tags = p->link.flit_mode || p->link.gen == 6 ? 16384 : 768;
+  if (p->tags > max_tags) {
+    g_set_error (error, STREAM_ERROR, STREAM_ERROR_PARAM, "tags %u exceeds %u", p->tags, max_tags);
+    return FALSE;
+  }
+  /* A TLP never exceeds MPS (write) or MRRS (read) and is whole DWs (§2). */
+  uint32_t unit_max = p->mode == STREAM_WRITE ? p->link.max_payload_bytes : mrrs;
+  uint32_t u = p->tlp_payload_bytes;
+  if (u && (u < 4 || (u & (u - 1)) || u > unit_max)) {
+    g_set_error (error, STREAM_ERROR, STREAM_ERROR_PARAM, "TLP payload %u bytes is not a power of 2 from 4 to %u "
+                 "(powers of two keep every TLP inside a 4 KB page, spec §2.2.7)", u, unit_max);
     return FALSE;
   }
   return TRUE;
@@ -326,6 +376,7 @@ stream_run (const StreamParams *params, uint64_t seed, StreamResult *out, GError
   s.host = link_port (s.link, LINK_HOST);
   s.tags_free = s.p.tags;
   s.sink_ev = s.req_ev = SIM_EVENT_NONE;
+  s.lat = g_array_sized_new (FALSE, FALSE, sizeof (SimTime), 4096);
   gboolean write = s.p.mode == STREAM_WRITE;
   link_port_set_tx_ready (s.dev, dev_tx_ready, &s);
   link_port_set_tx_ready (s.host, host_tx_ready, &s);
@@ -350,6 +401,14 @@ stream_run (const StreamParams *params, uint64_t seed, StreamResult *out, GError
     ok = FALSE;
   }
   out->payload_bytes = s.delivered;
+  out->latency_p99_ns = NAN;
+  if (s.lat->len) {
+    guint rank = (guint) ceil (0.99 * s.lat->len); /* nearest rank */
+    out->latency_p99_ns = (double) select_kth ((SimTime *) (void *) s.lat->data, s.lat->len, rank - 1) / 1000.0;
+  }
+  g_array_free (s.lat, TRUE);
+  for (int d = 0; d < 2; d++)
+    out->errors[d] = link_errors (s.link, (LinkDir) d);
   out->sim_time_ps = sim_now (s.engine);
   out->events = sim_events_executed (s.engine);
   /* link_free() returns whatever the link still held to the pool, so a TLP still live is one this file lost. */

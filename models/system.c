@@ -8,6 +8,7 @@
 #include "models/system.h"
 
 #include "models/pattern.h"
+#include "models/units.h"
 #include "sim/error.h"
 
 /* Host memory map. Any page-aligned values would do; these keep tables, buffers and BAR0 apart and put the data
@@ -145,13 +146,6 @@ mem_read (void *ctx, uint64_t address, DmaDescriptor *out)
   return FALSE;
 }
 
-/* HostParams keep the config's nanoseconds (host.h); the driver's own waits convert them here, to the nearest ps. */
-static SimTime
-ns_ps (double ns)
-{
-  return (SimTime) (ns * 1000.0 + 0.5);
-}
-
 /* Software programs every engine of the mode: DW0..DW3 of its descriptor header, one uncached store each.
  * One software latency covers the whole batch and the stores then follow sw_pio_gap_ns apart, as a driver
  * writes the headers in one go. DW3 (RCLAST, the last descriptor's index) goes last because writing it starts
@@ -162,7 +156,7 @@ start_iteration (SimEngine *e, void *ctx, uint64_t arg)
 {
   System *s = ctx;
   const HostParams *hp = &s->p->host;
-  SimTime t = ns_ps (hp->sw_pio_latency_ns), gap = ns_ps (hp->sw_pio_gap_ns);
+  SimTime t = units_ns_to_ps (hp->sw_pio_latency_ns), gap = units_ns_to_ps (hp->sw_pio_gap_ns);
   s->waiting = 0;
   s->counting = 0;
   s->write_counting = 0;
@@ -227,7 +221,7 @@ engine_reported (System *s, uint32_t ch, DmaDir dir)
   if (--s->waiting > 0)
     return;
   if (++s->iteration < s->p->iterations) {
-    sim_schedule_in (s->engine, ns_ps (s->p->host.iteration_gap_ns), start_iteration, s, 0);
+    sim_schedule_in (s->engine, units_ns_to_ps (s->p->host.iteration_gap_ns), start_iteration, s, 0);
     return;
   }
   s->finished = TRUE;
@@ -313,7 +307,7 @@ quiet_ps (const SystemParams *p)
     ns += mps * 1000.0 / h->cpl_rate_mbps;
   if (h->write_drain_mbps > 0)
     ns += mps * 1000.0 / h->write_drain_mbps;
-  return (SimTime) (ns * 1000.0);
+  return units_ns_to_ps (ns);
 }
 
 /* Polled rather than re-armed on every delivery: re-arming would put a cancel and a schedule on the per-TLP hot
@@ -519,6 +513,8 @@ system_run (const SystemParams *p, SystemMode mode, uint64_t seed, SystemResult 
     out->dma = dma_chain_counters (s.dma);
   }
   out->events = sim_events_executed (s.engine);
+  for (int dir = 0; dir < 2; dir++)
+    out->errors[dir] = link_errors (s.link, (LinkDir) dir);
   out->tlp_pool_capacity = tlp_pool_capacity (s.pool);
   dma_chain_free (s.dma);
   app_free (s.app);

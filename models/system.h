@@ -67,6 +67,7 @@ typedef struct {
   double write_mbps_excluding_read_requests;
   LinkUsage upstream, downstream; /* last iteration's measured window */
   LinkCounters upstream_counters, downstream_counters; /* the same window */
+  LinkErrors errors[2]; /* by LinkDir, whole run (all iterations) */
   uint64_t events; /* engine events executed, settle phase included */
   SimTime sim_time_ps; /* when the last iteration's software saw its end */
   HostCounters host;

@@ -156,3 +156,12 @@ tlp_set (Tlp *tlp, TlpKind kind, gboolean addr64, uint64_t address, uint32_t pay
    * read sets length_bytes to what remains of the request after the call. */
   tlp->length_bytes = kind == TLP_MRD ? payload_bytes : tlp->payload_bytes;
 }
+
+guint
+tlp_fifo_len (const TlpFifo *f)
+{
+  guint n = 0;
+  for (const Tlp *t = f->head; t != NULL; t = t->next)
+    n++;
+  return n;
+}

@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "models/fc.h"
+
 /* Spec §2.7: the optional end-to-end CRC is one DW. */
 #define TLP_ECRC_BYTES 4u
 
@@ -24,9 +26,6 @@ typedef enum {
   TLP_MSI, /* message-signalled interrupt: a 1-DW MWr, counted separately for reports */
   TLP_KIND_COUNT
 } TlpKind;
-
-/* Flow-control classes (spec §2.6.1): each has a header and a data credit type. */
-typedef enum { FC_P, FC_NP, FC_CPL, FC_CLASS_COUNT } FcClass;
 
 typedef struct Tlp Tlp;
 struct Tlp {
@@ -63,6 +62,41 @@ uint32_t tlp_header_credits (const Tlp *tlp);
 /* Header + optional ECRC + payload: what the transaction layer hands the data link layer. */
 uint32_t tlp_transaction_bytes (const Tlp *tlp);
 const char *tlp_kind_name (TlpKind kind);
+/* A FIFO of TLPs threaded through Tlp.next, for every queue a model keeps (link, host, app, stream): a TLP sits
+ * on at most one list at a time (tlp.h's ownership rule), so queueing needs no allocation per TLP. Zero-filled
+ * is empty. Inline because the link and the host push and pop on every TLP. */
+typedef struct {
+  Tlp *head, *tail;
+} TlpFifo;
+
+static inline void
+tlp_fifo_push (TlpFifo *f, Tlp *tlp)
+{
+  tlp->next = NULL;
+  if (f->tail != NULL)
+    f->tail->next = tlp;
+  else
+    f->head = tlp;
+  f->tail = tlp;
+}
+
+/* The oldest TLP, unlinked (next = NULL), or NULL when the FIFO is empty. */
+static inline Tlp *
+tlp_fifo_pop (TlpFifo *f)
+{
+  Tlp *tlp = f->head;
+  if (tlp != NULL) {
+    f->head = tlp->next;
+    if (f->head == NULL)
+      f->tail = NULL;
+    tlp->next = NULL;
+  }
+  return tlp;
+}
+
+/* O(n): for diagnostics (the deadlock watchdog's message), not for the hot path. */
+guint tlp_fifo_len (const TlpFifo *f);
+
 /* Fill kind, header size, address and sizes: for MRd `payload_bytes` is the read length (length_bytes) and the
  * TLP carries no data; MSI always carries 1 DW; addr64 selects a 4-DW header for MWr/MRd/MSI. */
 void tlp_set (Tlp *tlp, TlpKind kind, gboolean addr64, uint64_t address, uint32_t payload_bytes);

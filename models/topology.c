@@ -3,27 +3,16 @@
  * The only place where config keys meet model fields. Keeping the mapping here keeps the models free of the
  * config module: a model takes plain structs that tests fill by hand, and knows nothing of key names, includes
  * or --set. Fields that take picoseconds (link, stream, watchdog) are converted here; HostParams keep the
- * config's nanoseconds and the host (and system.c's driver) convert them, so each value's unit is the one its
- * field's name states.
+ * config's nanoseconds and the host (and system.c's driver) convert them, all with units_ns_to_ps(), so each
+ * value's unit is the one its field's name states and one ns figure gives the same picoseconds everywhere.
  *
  * The key with no model field: endpoint.soft_ip (a label: the soft-IP family files reuse the hard IP's
  * parameters, as the published soft rows measure within 1% of the hard ones). benchmark.modes is read by the command line, published.* only
  * by the comparisons (report, validate). */
 #include "topology.h"
 
-#include <math.h>
-
-#include "models/stream.h"
-#include "models/system.h"
+#include "models/units.h"
 #include "sim/error.h"
-
-/* Configs speak nanoseconds (what datasheets quote); the engine speaks integer picoseconds. Rounding to the
- * nearest picosecond is far below any latency a config can state meaningfully. */
-static SimTime
-ns_to_ps (double ns)
-{
-  return (SimTime) llround (ns * 1000.0);
-}
 
 /* The config range checks (0..2032 headers, 0..32752 data) keep these casts lossless. */
 static FcCredits
@@ -43,18 +32,23 @@ topology_link_params (const PsConfig *cfg, LinkParams *lp)
     .gen = (int) cfg->link.gen,
     .lanes = (int) cfg->link.lanes,
     .max_payload_bytes = (uint32_t) cfg->link.max_payload,
-    .tx_pipeline_ps = ns_to_ps (cfg->link.tx_pipeline_ns),
-    .rx_pipeline_ps = ns_to_ps (cfg->link.rx_pipeline_ns),
-    .flight_ps = ns_to_ps (cfg->link.flight_ns),
+    .tx_pipeline_ps = units_ns_to_ps (cfg->link.tx_pipeline_ns),
+    .rx_pipeline_ps = units_ns_to_ps (cfg->link.rx_pipeline_ns),
+    .flight_ps = units_ns_to_ps (cfg->link.flight_ns),
     .replay_buffer_bytes = (uint32_t) cfg->link.replay_buffer_bytes,
     .tx_queue_tlps = (uint32_t) cfg->link.tx_queue_tlps,
-    .updatefc_period_ps = ns_to_ps (cfg->link.updatefc_period_ns),
+    .updatefc_period_ps = units_ns_to_ps (cfg->link.updatefc_period_ns),
     .host_rx_credits = credits (&cfg->host.rx_credits),
     .device_rx_credits = credits (&cfg->endpoint.rx_credits),
     .skp_interval_symbols = (uint32_t) cfg->link.skp_interval_symbols,
     .host_ack_every_tlps = (uint32_t) cfg->host.ack_every_tlps,
     .device_ack_every_tlps = (uint32_t) cfg->endpoint.ack_every_tlps,
     .ecrc = cfg->link.ecrc,
+    .flit_mode = cfg->link.flit_mode,
+    .sris = cfg->link.sris,
+    .ber = cfg->link.ber,
+    .retrain_ps = units_ns_to_ps (cfg->link.retrain_ns),
+    .replay_timer_symbols = (uint32_t) cfg->link.replay_timer_symbols,
     .updatefc_hdr_threshold_credits = (uint32_t) cfg->link.updatefc_hdr_threshold_credits,
     .updatefc_data_threshold_credits = (uint32_t) cfg->link.updatefc_data_threshold_credits,
     /* An explicit latency wins; otherwise the policy word picks the spec Table 2-54 value or none. */
@@ -69,8 +63,8 @@ topology_link_params (const PsConfig *cfg, LinkParams *lp)
  * models because one physical setting governs both: link.max_payload sets the link's Ack timing and credits and
  * bounds the DMA's MWrs; link.address_bits makes dma.addr64, which both places the buffers above 4 GB and gives
  * the TLPs 4-DW headers. */
-static void
-system_params (const PsConfig *cfg, SystemParams *sp)
+void
+topology_system_params (const PsConfig *cfg, SystemParams *sp)
 {
   *sp = (SystemParams) { 0 };
   topology_link_params (cfg, &sp->link);
@@ -124,7 +118,7 @@ system_params (const PsConfig *cfg, SystemParams *sp)
   /* "software" descriptors mean a driver in the loop per transfer (published-calibration.md §2.2 b), so its
    * clock, not the engine's counter, times each transfer. */
   sp->software_timed = cfg->dma.descriptor_mode == PS_DESCRIPTORS_SOFTWARE;
-  sp->watchdog_ps = ns_to_ps (cfg->benchmark.watchdog_ns);
+  sp->watchdog_ps = units_ns_to_ps (cfg->benchmark.watchdog_ns);
 }
 
 /* LinkUsage (models) and PsUsage (reports) are the same five fractions; reports must not include model headers. */
@@ -134,13 +128,27 @@ usage_of (PsUsage *out, const LinkUsage *u)
   *out = (PsUsage) { u->payload, u->tlp_overhead, u->dllp, u->ordered_sets, u->idle };
 }
 
+/* LinkErrors (models) and PsLinkErrors (reports) are the same counts; written only when errors are modelled. */
+static void
+errors_of (PsModeResult *m, const PsConfig *cfg, const LinkErrors e[2])
+{
+  m->has_errors = cfg->link.ber > 0;
+  m->latency_p99_ns = NAN;
+  const LinkErrors *src[2] = { &e[LINK_UPSTREAM], &e[LINK_DOWNSTREAM] };
+  PsLinkErrors *dst[2] = { &m->errors_up, &m->errors_down };
+  for (int i = 0; i < 2; i++)
+    *dst[i] = (PsLinkErrors) { src[i]->tlp_errors, src[i]->dllp_errors, src[i]->naks, src[i]->replays,
+                               src[i]->replay_timeouts, src[i]->retrains, src[i]->replayed_tlps,
+                               src[i]->replayed_bytes, src[i]->flit_errors };
+}
+
 /* One benchmark mode on a fresh system: modes never share state, so each is reproducible on its own. Every mode
  * gets the same seed, so `--mode write` prints the same write figure as `--mode all`. */
 static gboolean
 run_dma (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GError **error)
 {
   SystemParams sp;
-  system_params (cfg, &sp);
+  topology_system_params (cfg, &sp);
   static const SystemMode modes[PS_N_MODES] = { SYSTEM_READ, SYSTEM_WRITE, SYSTEM_SIMULTANEOUS };
   SystemResult r;
   if (!system_run (&sp, modes[mode], seed, &r, error))
@@ -153,22 +161,20 @@ run_dma (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GError *
   m->write_mbps_excluding_read_requests = r.write_mbps_excluding_read_requests;
   usage_of (&m->upstream, &r.upstream);
   usage_of (&m->downstream, &r.downstream);
+  errors_of (m, cfg, r.errors);
   m->events = r.events;
   m->sim_time_ns = (double) r.sim_time_ps / 1000.0;
   return TRUE;
 }
 
-/* The streaming source has no engines to run at once, so simultaneous mode is not offered. It measures the link
- * alone, so it takes the link keys and only the host's first-order figures (fixed read latency, drain rate,
- * completion size); the rest of the host model and the datapath and DMA keys do not apply. A parameter the
- * stream refuses is bad input (exit 65); any other failure of the stream is a model error. */
-static gboolean
-run_stream (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GError **error)
+/* The streaming source measures the link alone, so it takes the link keys and only the host's first-order figures
+ * (fixed read latency, drain rate, completion size); the rest of the host model and the datapath and DMA keys do
+ * not apply. */
+void
+topology_stream_params (const PsConfig *cfg, StreamMode mode, StreamParams *sp)
 {
-  if (mode == PS_SIMULTANEOUS)
-    return TRUE;
-  StreamParams sp = {
-    .mode = mode == PS_READ ? STREAM_READ : STREAM_WRITE,
+  *sp = (StreamParams) {
+    .mode = mode,
     .total_bytes = (uint64_t) cfg->benchmark.transfer_bytes,
     .addr64 = cfg->link.address_bits == 64,
     .consumer_mbps = cfg->host.write_drain_mbps,
@@ -176,9 +182,21 @@ run_stream (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GErro
     .tags = (uint32_t) cfg->endpoint.tags,
     .rcb_bytes = (uint32_t) cfg->link.read_completion_boundary,
     .completion_bytes = (uint32_t) cfg->host.completion_bytes,
-    .completer_latency_ps = ns_to_ps (cfg->host.read_latency_ns),
+    .completer_latency_ps = units_ns_to_ps (cfg->host.read_latency_ns),
+    .tlp_payload_bytes = (uint32_t) cfg->benchmark.stream_payload_bytes,
   };
-  topology_link_params (cfg, &sp.link);
+  topology_link_params (cfg, &sp->link);
+}
+
+/* The streaming source has no engines to run at once, so simultaneous mode is not offered. A parameter the
+ * stream refuses is bad input (exit 65); any other failure of the stream is a model error. */
+static gboolean
+run_stream (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GError **error)
+{
+  if (mode == PS_SIMULTANEOUS)
+    return TRUE;
+  StreamParams sp;
+  topology_stream_params (cfg, mode == PS_READ ? STREAM_READ : STREAM_WRITE, &sp);
   StreamResult r;
   g_autoptr (GError) e = NULL;
   if (!stream_run (&sp, seed, &r, &e)) {
@@ -191,6 +209,8 @@ run_stream (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GErro
   m->mbps = r.mbps;
   usage_of (&m->upstream, &r.usage[LINK_UPSTREAM]);
   usage_of (&m->downstream, &r.usage[LINK_DOWNSTREAM]);
+  errors_of (m, cfg, r.errors);
+  m->latency_p99_ns = r.latency_p99_ns;
   m->events = r.events;
   m->sim_time_ns = (double) r.sim_time_ps / 1000.0;
   return TRUE;

@@ -42,13 +42,13 @@ typedef struct {
  * line here plus one field in config.h. */
 #define OFF(field) offsetof (PsConfig, field)
 
-/* Value lists the spec allows (x12/x32 exist on paper but no modelled device uses them).
+/* Value lists the spec allows (x12/x32 only without flit mode: r6 defines flit mode for x1..x16).
  * A K_ENUM stores the index of its word, so each word list must be in the order of its C enum in config.h, or
  * a word would select another value. */
-static const int64_t lanes_allowed[] = { 1, 2, 4, 8, 16, -1 };
+static const int64_t lanes_allowed[] = { 1, 2, 4, 8, 12, 16, 32, -1 };
 static const int64_t rcb_allowed[] = { 64, 128, -1 };
 static const int64_t addr_allowed[] = { 32, 64, -1 };
-static const int64_t width_allowed[] = { 64, 128, 256, 512, -1 };
+static const int64_t width_allowed[] = { 64, 128, 256, 512, 1024, -1 };
 static const char *const arbitration_words[] = { "round_robin", "priority", "read_priority", NULL };
 static const char *const counter_words[] = { "endpoint", "host", NULL };
 static const char *const descriptor_mode_words[] = { "chained", "software", NULL };
@@ -82,10 +82,25 @@ static const KeyDef keys[] = {
 
   /* Where the spec defines a reset value (max_payload, max_read_request, the RCB) it is the default: it is what
    * a device runs with unless software changes it. */
-  { "link.gen", K_INT, OFF (link.gen), 1, 5, FALSE, NULL, NULL, NULL, "generation",
-    "PCIe generation: 1..5 = 2.5, 5, 8, 16, 32 GT/s (spec Table 1-1)" },
-  { "link.lanes", K_INT, OFF (link.lanes), 1, 16, FALSE, lanes_allowed, NULL, NULL, "lanes",
-    "negotiated link width (spec §4.2.4.9; x12/x32 are not modelled)" },
+  { "link.gen", K_INT, OFF (link.gen), 1, 6, FALSE, NULL, NULL, NULL, "generation",
+    "PCIe generation: 1..6 = 2.5, 5, 8, 16, 32, 64 GT/s (spec Table 1-1); 6 always runs flit mode" },
+  { "link.lanes", K_INT, OFF (link.lanes), 1, 32, FALSE, lanes_allowed, NULL, NULL, "lanes",
+    "negotiated link width (spec §4.2.4.9); x12 and x32 only without flit mode" },
+  { "link.flit_mode", K_BOOL, OFF (link.flit_mode), 0, 0, FALSE, NULL, NULL, "false", "",
+    "flit mode at 2.5-32 GT/s (spec §4.2.3.3, Table 4-1): 256-byte flits of 236 TLP bytes, DLLPs in the flits, no "
+    "per-TLP framing; Gen6 runs it whatever this says" },
+  { "link.sris", K_BOOL, OFF (link.sris), 0, 0, FALSE, NULL, NULL, "false", "",
+    "separate reference clocks (SRIS): SKP ordered sets every 154 symbols at 8b/10b, every 37 blocks at "
+    "128b/130b (spec §4.2.8), a tenth of the flit counts in flit mode (assumption)" },
+  { "link.ber", K_DOUBLE, OFF (link.ber), 0, 1e-2, FALSE, NULL, NULL, "0", "errors per bit",
+    "per-lane bit error rate (spec §4.3 requires <= 1e-12 at 2.5-32 GT/s; Gen6 FBER up to 1e-6): LCRC and DLLP "
+    "CRC failures, Naks and replays; in flit mode lost flits after FEC (64 GT/s); 0 = no errors" },
+  { "link.retrain_ns", K_DOUBLE, OFF (link.retrain_ns), 1, 1e7, FALSE, NULL, NULL, "1000", "ns",
+    "link idle while the LTSSM retrains after a REPLAY_NUM rollover (spec §3.6.2.1; no primary figure, "
+    "pcie-protocol.md §10: microseconds)" },
+  { "link.replay_timer_symbols", K_INT, OFF (link.replay_timer_symbols), 0, 1 << 24, FALSE, NULL, NULL, "0",
+    "symbol times", "REPLAY_TIMER limit; 0 = the spec's: 3 x the Ack latency limit, 1500 flits in flit mode "
+    "(pcie-protocol.md §3, §10)" },
   { "link.max_payload", K_INT, OFF (link.max_payload), 128, 4096, TRUE, NULL, NULL, "128", "bytes",
     "Max_Payload_Size (spec §7.5.3.4; default 128 is the spec's reset value)" },
   { "link.max_read_request", K_INT, OFF (link.max_read_request), 128, 4096, TRUE, NULL, NULL, "512", "bytes",
@@ -123,16 +138,18 @@ static const KeyDef keys[] = {
   { "link.skp_interval_symbols", K_INT, OFF (link.skp_interval_symbols), 0, 1 << 20, FALSE, NULL, NULL, "0",
     "symbol times", "between SKP ordered sets; 0 = the spec minimum (1180 at 8b/10b, 370 blocks at 128b/130b)" },
 
-  { "endpoint.tags", K_INT, OFF (endpoint.tags), 1, 256, FALSE, NULL, NULL, "32", "tags",
-    "outstanding read requests (spec §2.2.6.2: 32 with 5-bit tags, 256 with 8-bit extended tags)" },
+  { "endpoint.tags", K_INT, OFF (endpoint.tags), 1, 16384, FALSE, NULL, NULL, "32", "tags",
+    "outstanding read requests (spec §2.2.6.2: 32 with 5-bit tags, 256 with 8-bit extended tags; above 256 only "
+    "14-bit flit-mode tags with the stream workload)" },
   /* Their table defaults are Gen1 x1's: a config that gives neither gets the hard IP's pair for its link
    * (apply_datapath_default()), and one that gives one of them the other to go with it. */
-  { "endpoint.datapath_bits", K_INT, OFF (endpoint.datapath_bits), 64, 512, FALSE, width_allowed, NULL, "64", "bits",
-    "application interface width (Avalon-ST; pcie-protocol.md §7); not given: the hard IP's for link.gen and "
-    "link.lanes (64 at Gen1 x1, 128 at Gen2 x8, 256 at Gen3 x8, 512 at Gen4/5)" },
+  { "endpoint.datapath_bits", K_INT, OFF (endpoint.datapath_bits), 64, 1024, FALSE, width_allowed, NULL, "64",
+    "bits", "application interface width (Avalon-ST; pcie-protocol.md §7: 512 or 1024 bits on Gen4/5 hard IPs); "
+    "not given: the hard IP's for link.gen and link.lanes (64 at Gen1 x1, 128 at Gen2 x8, 256 at Gen3 x8, 512 at "
+    "Gen4, 1024 at Gen5 x16)" },
   { "endpoint.clock_mhz", K_DOUBLE, OFF (endpoint.clock_mhz), 1, 1000, FALSE, NULL, NULL, "125", "MHz",
     "application interface clock (pcie-protocol.md §7); not given: the hard IP's for link.gen and link.lanes "
-    "(125 at Gen1 x1, 250 at Gen2 x8 and Gen3 x8, 500 at Gen4/5)" },
+    "(125 at Gen1 x1, 250 at Gen2 x8 and Gen3 x8, 500 at Gen4 and up)" },
   { "endpoint.soft_ip", K_BOOL, OFF (endpoint.soft_ip), 0, 0, FALSE, NULL, NULL, "false", "",
     "transaction and data link layers built in FPGA fabric rather than hard IP" },
   CREDIT_KEYS ("endpoint.rx_credits", endpoint.rx_credits, "the endpoint"),
@@ -213,6 +230,9 @@ static const KeyDef keys[] = {
     "modes run by default: read, write, simultaneous, or all" },
   { "benchmark.workload", K_ENUM, OFF (benchmark.workload), 0, 0, FALSE, NULL, workload_words, "chaining_dma", "",
     "chaining_dma (AN-456 engine, host and datapath) or stream (saturating link-only source, no DMA engine)" },
+  { "benchmark.stream_payload_bytes", K_INT, OFF (benchmark.stream_payload_bytes), 0, 4096, TRUE, NULL, NULL, "0",
+    "bytes", "stream workload: bytes per TLP, the MWr payload (write) or read request (read); 0 = max_payload "
+    "(write) or max_read_request (read)" },
   { "benchmark.watchdog_ns", K_DOUBLE, OFF (benchmark.watchdog_ns), 1000, 1e12, FALSE, NULL, NULL, "1e7", "ns",
     "deadlock watchdog: stop with an internal error naming what each component waits for when this much "
     "simulated time passes with a transfer unfinished and no TLP delivered (stretched by the host's longest wait)" },
@@ -993,6 +1013,20 @@ check_combinations (Walk *w, const YNode *root, GError **error)
                  c->endpoint.completion_buffer_bytes, c->link.max_read_request);
     return FALSE;
   }
+  gboolean flit = c->link.gen == 6 || c->link.flit_mode;
+  if (flit && (c->link.lanes == 12 || c->link.lanes == 32)) {
+    at = g_hash_table_lookup (w->seen, "link.lanes");
+    ytree_error (error, PS_ERROR_DATA, at ? at : root, "link.lanes x%" G_GINT64_FORMAT " is not defined in flit mode "
+                "(Gen6 or link.flit_mode; x1..x16, spec §4.2.3.3)", c->link.lanes);
+    return FALSE;
+  }
+  if (c->endpoint.tags > 256 && (!flit || c->benchmark.workload != PS_WORKLOAD_STREAM)) {
+    at = g_hash_table_lookup (w->seen, "endpoint.tags");
+    ytree_error (error, PS_ERROR_DATA, at ? at : root, "endpoint.tags %" G_GINT64_FORMAT " needs 14-bit tags: flit "
+                "mode (Gen6 or link.flit_mode) and the stream workload (the chaining DMA keeps 8-bit tags)",
+                c->endpoint.tags);
+    return FALSE;
+  }
   /* The spec's rule first (§2.3.1.1: a completer splits a read only at RCB boundaries, and no completion exceeds
    * Max_Payload_Size), then the model's narrower one. */
   int64_t cb = c->host.completion_bytes;
@@ -1088,13 +1122,7 @@ record_origins (PsConfig *cfg, GHashTable *seen)
 
 /* pcie-protocol.md §7: the Avalon-ST interface of the Intel/Altera hard IP per generation and width (Arria 10
  * user guide, Table 7), first the option that carries the most (on a tie the narrower, whose fixed per-TLP
- * cycles are shorter), then the other. Each covers its link's data rate, as the vendor sized them.
- * Beyond the table, ASSUMPTIONS, chosen by the same rule (the narrowest width at the table's clocks whose rate
- * covers the link): Gen1 x16 128 bits and Gen2 x16 256 bits at 250 MHz; Gen3 x16 512 bits at 250 MHz, the width
- * of the Gen4 IP. Gen4 and Gen5: "512 or 1024 bits at 250–500 MHz", so 512 bits at 500 MHz (32 GB/s), the most
- * the source allows at 512 bits, which covers every Gen4 link and Gen5 up to x8. Gen5 x16 (63 GB/s) needs 1024
- * bits, which endpoint.datapath_bits does not accept yet: its entry is 512 bits at 500 MHz and limits that link
- * to about half. */
+ * cycles are shorter), then the other. Each covers its link's data rate, as the vendor sized them. */
 typedef struct {
   int64_t bits;
   double mhz;
@@ -1105,25 +1133,48 @@ static const struct {
   Datapath opt[2]; /* bits 0 = no second option */
 } hard_ip[] = {
   { 1, 1, { { 64, 125 }, { 64, 62.5 } } },  { 1, 2, { { 64, 125 } } },   { 1, 4, { { 64, 125 } } },
-  { 1, 8, { { 64, 250 }, { 128, 125 } } },  { 1, 16, { { 128, 250 }, { 256, 125 } } },
-  { 2, 1, { { 64, 125 } } },                { 2, 2, { { 64, 125 } } },
+  { 1, 8, { { 64, 250 }, { 128, 125 } } },  { 2, 1, { { 64, 125 } } },   { 2, 2, { { 64, 125 } } },
   { 2, 4, { { 64, 250 }, { 128, 125 } } },  { 2, 8, { { 128, 250 }, { 256, 125 } } },
-  { 2, 16, { { 256, 250 }, { 512, 125 } } },
   { 3, 1, { { 64, 125 } } },                { 3, 2, { { 64, 250 }, { 128, 125 } } },
-  { 3, 4, { { 128, 250 }, { 256, 125 } } }, { 3, 8, { { 256, 250 } } },   { 3, 16, { { 512, 250 } } },
-  { 4, 0, { { 512, 500 }, { 512, 250 } } }, /* lanes 0: every width */
-  { 5, 0, { { 512, 500 }, { 512, 250 } } },
+  { 3, 4, { { 128, 250 }, { 256, 125 } } }, { 3, 8, { { 256, 250 } } },
 };
+
+/* Beyond the table (x12, x16, x32; Gen4 and up), an ASSUMPTION by the table's own rule, the narrowest interface
+ * whose raw rate covers the link's: Gen1-3 at the table's 250 MHz, Gen4 and up at 500 MHz, the top of the
+ * "512 or 1024 bits at 250-500 MHz" §7 gives for Gen4/5 hard IPs (Gen6 is assumed to be no narrower). Per-lane
+ * rates are pcie-protocol.md §1's, MB/s after encoding (Gen6: 64 GT/s PAM4, 8000 MB/s before flit overhead).
+ * A link that 1024 bits at 500 MHz (64 GB/s) cannot cover — Gen5 x32, Gen6 x12 and wider — gets that, and the
+ * rule says the datapath limits it. */
+static char *
+datapath_by_rule (int64_t gen, int64_t lanes, Datapath *out)
+{
+  static const double lane_mbps[] = { 0, 250, 500, 984.6, 1969, 3938, 8000 };
+  const double mhz = gen >= 4 ? 500 : 250;
+  const double link = lane_mbps[gen] * (double) lanes;
+  int64_t bits = gen >= 4 ? 512 : 64;
+  while (bits < 1024 && (double) bits / 8 * mhz < link)
+    bits *= 2;
+  *out = (Datapath) { bits, mhz };
+  gboolean limits = (double) bits / 8 * mhz < link;
+  return g_strdup_printf ("hard IP for Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT ", by pcie-protocol.md §7's rule "
+                          "(narrowest covering the link)%s", gen, lanes,
+                          limits ? "; limits this link: more than 1024 bits at 500 MHz would be needed" : "");
+}
 
 char *
 ps_datapath_default (int64_t gen, int64_t lanes, int64_t *bits, double *mhz)
 {
-  const Datapath *opt = NULL;
-  for (size_t i = 0; i < G_N_ELEMENTS (hard_ip) && !opt; i++)
-    if (hard_ip[i].gen == gen && (hard_ip[i].lanes == lanes || hard_ip[i].lanes == 0))
-      opt = hard_ip[i].opt;
-  /* Every generation and width the key table admits has an entry: a new one needs its line above. */
-  g_assert (opt);
+  Datapath opt[2] = { { 0 } };
+  char *rule = NULL;
+  for (size_t i = 0; i < G_N_ELEMENTS (hard_ip) && !rule; i++)
+    if (hard_ip[i].gen == gen && hard_ip[i].lanes == lanes) {
+      opt[0] = hard_ip[i].opt[0];
+      opt[1] = hard_ip[i].opt[1];
+      rule = g_strdup_printf ("hard IP for Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT ", pcie-protocol.md §7", gen,
+                              lanes);
+    }
+  if (!rule)
+    rule = datapath_by_rule (gen, lanes, &opt[0]);
   /* One of the pair given: the option that has it, else the first option's other half. */
   const Datapath *pick = &opt[0];
   for (int i = 0; i < 2 && opt[i].bits; i++)
@@ -1135,8 +1186,7 @@ ps_datapath_default (int64_t gen, int64_t lanes, int64_t *bits, double *mhz)
     *bits = pick->bits;
   if (!(*mhz > 0))
     *mhz = pick->mhz;
-  return g_strdup_printf ("hard IP for Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT ", pcie-protocol.md §7", gen,
-                          lanes);
+  return rule;
 }
 
 /* A datapath half not given follows the link (config.h): the table's fixed 64 bits at 125 MHz ran a Gen4 x16

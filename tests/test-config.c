@@ -135,9 +135,9 @@ static const BadCase bad_cases[] = {
     "unknown mode copy" },
 
   /* Out of range; "  tags: " puts the value at column 9, "  transfer_bytes: " at 19. */
-  { "gen-6", "link:\n  gen: 6\n", 0, { { 0 } }, NULL, 2, 8, PS_ERROR_DATA, "between 1 and 5 (got 6)" },
-  { "tags-0", "endpoint:\n  tags: 0\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "between 1 and 256 (got 0)" },
-  { "tags-257", "endpoint:\n  tags: 257\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "(got 257)" },
+  { "gen-7", "link:\n  gen: 7\n", 0, { { 0 } }, NULL, 2, 8, PS_ERROR_DATA, "between 1 and 6 (got 7)" },
+  { "tags-0", "endpoint:\n  tags: 0\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "between 1 and 16384 (got 0)" },
+  { "tags-16385", "endpoint:\n  tags: 16385\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "(got 16385)" },
   { "negative-transfer", "benchmark:\n  transfer_bytes: -4096\n", 0, { { 0 } }, NULL, 2, 19, PS_ERROR_DATA,
     "(got -4096)" },
   { "int-overflow", "benchmark:\n  transfer_bytes: 99999999999999999999\n", 0, { { 0 } }, NULL, 2, 19,
@@ -145,7 +145,7 @@ static const BadCase bad_cases[] = {
 
   /* Values the spec forbids; "  max_payload: " puts the value at 16, "  read_completion_boundary: " at 29. */
   { "lanes-3", "link:\n  gen: 2\n  lanes: 3\n", 0, { { 0 } }, NULL, 3, 10, PS_ERROR_DATA,
-    "link.lanes must be 1, 2, 4, 8 or 16 (got 3)" },
+    "link.lanes must be 1, 2, 4, 8, 12, 16 or 32 (got 3)" },
   { "mps-100", "link:\n  max_payload: 100\n", 0, { { 0 } }, NULL, 2, 16, PS_ERROR_DATA,
     "power of two from 128 to 4096 (got 100)" },
   { "mps-8192", "link:\n  max_payload: 8192\n", 0, { { 0 } }, NULL, 2, 16, PS_ERROR_DATA,
@@ -480,7 +480,7 @@ static const BadSet bad_sets[] = {
   { "lnk.lanes=8", PS_ERROR_DATA, "--set lnk.lanes=8:1:1: error: ", "(did you mean 'link.lanes'?)" },
   { "foo", PS_ERROR_USAGE, "pciesim: error: ", "--set foo: expected KEY.PATH=VALUE" },
   { "=3", PS_ERROR_USAGE, "pciesim: error: ", "expected KEY.PATH=VALUE" },
-  { "link.lanes=3", PS_ERROR_DATA, "--set link.lanes=3:1:12: error: ", "link.lanes must be 1, 2, 4, 8 or 16" },
+  { "link.lanes=3", PS_ERROR_DATA, "--set link.lanes=3:1:12: error: ", "link.lanes must be 1, 2, 4, 8, 12, 16 or 32" },
   { "link.gen=", PS_ERROR_DATA, "--set link.gen=:1:10: error: ", "link.gen has no value" },
   /* "link.gen=[1": the value's '[' is column 10 of KEY=VALUE and the text ends at 12, still on line 1. */
   { "link.gen=[1", PS_ERROR_DATA, "--set link.gen=[1:1:10: error: ",
@@ -588,8 +588,11 @@ START_TEST (test_defaults)
 END_TEST
 
 /* A datapath not given follows the link (issue #12 item 7). Expected pairs are read off pcie-protocol.md §7's
- * table (the first option of a cell; on a tie of bits x MHz, the narrower) and its Gen4/5 line (512 bits, at the
- * 500 MHz top of its range); a half that is given picks the cell's option that has it. */
+ * table (the first option of a cell; on a tie of bits x MHz, the narrower); beyond it, the narrowest width whose
+ * raw rate (bits / 8 x MHz) covers lanes x §1's per-lane MB/s, at 250 MHz for Gen1-3 and at the 500 MHz top of
+ * the Gen4/5 line (512 or 1024 bits) from Gen4 on, by hand: Gen1 x12 needs 3000 MB/s, 128 bits give 4000; Gen3 x16
+ * needs 15754, 512 bits give 16000; Gen5 x16 needs 63008, 1024 bits at 500 give 64000; Gen6 x16 (8000 MB/s a
+ * lane, 128000) is more than any width gives. A half that is given picks the cell's option that has it. */
 typedef struct {
   const char *link; /* YAML of the config */
   int64_t bits;
@@ -603,8 +606,18 @@ static const DatapathCase datapath_cases[] = {
   { "link: {gen: 2, lanes: 8}\n", 128, 250, "hard IP for Gen2 x8, pcie-protocol.md §7" },
   { "link: {gen: 3, lanes: 4}\n", 128, 250, "hard IP for Gen3 x4, pcie-protocol.md §7" },
   { "link: {gen: 3, lanes: 8}\n", 256, 250, "hard IP for Gen3 x8, pcie-protocol.md §7" },
-  { "link: {gen: 4, lanes: 16}\n", 512, 500, "hard IP for Gen4 x16, pcie-protocol.md §7" },
-  { "link: {gen: 5, lanes: 2}\n", 512, 500, "hard IP for Gen5 x2, pcie-protocol.md §7" },
+  { "link: {gen: 4, lanes: 16}\n", 512, 500,
+    "hard IP for Gen4 x16, by pcie-protocol.md §7's rule (narrowest covering the link)" },
+  { "link: {gen: 5, lanes: 2}\n", 512, 500,
+    "hard IP for Gen5 x2, by pcie-protocol.md §7's rule (narrowest covering the link)" },
+  { "link: {gen: 1, lanes: 12}\n", 128, 250,
+    "hard IP for Gen1 x12, by pcie-protocol.md §7's rule (narrowest covering the link)" },
+  { "link: {gen: 3, lanes: 16}\n", 512, 250,
+    "hard IP for Gen3 x16, by pcie-protocol.md §7's rule (narrowest covering the link)" },
+  { "link: {gen: 5, lanes: 16}\n", 1024, 500,
+    "hard IP for Gen5 x16, by pcie-protocol.md §7's rule (narrowest covering the link)" },
+  { "link: {gen: 6, lanes: 16}\n", 1024, 500, "hard IP for Gen6 x16, by pcie-protocol.md §7's rule (narrowest "
+    "covering the link); limits this link: more than 1024 bits at 500 MHz would be needed" },
   /* Gen2 x8 "128 b @ 250, or 256 b @ 125": 256 bits given -> 125 MHz; 125 MHz given -> 256 bits. */
   { "link: {gen: 2, lanes: 8}\nendpoint: {datapath_bits: 256}\n", 256, 125, NULL },
   { "link: {gen: 2, lanes: 8}\nendpoint: {clock_mhz: 125}\n", 256, 125, NULL },

@@ -310,8 +310,5 @@ main (void)
   tcase_add_test (tc, test_man_has_every_option);
   tcase_add_test (tc, test_man_has_every_key);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_ENV);
-  srunner_free (sr);
-  return 0;
+    return run_suite (s);
 }

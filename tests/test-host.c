@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "models/host.h"
+#include "tests/common.h"
 
 #define MAX_SEEN 64
 
@@ -246,8 +247,5 @@ main (void)
   tcase_add_test (tc, test_read_latency_and_queue_depth);
   tcase_add_test (tc, test_write_drain_and_pio);
   suite_add_tcase (s, tc);
-  SRunner *r = srunner_create (s);
-  srunner_run_all (r, CK_ENV);
-  srunner_free (r);
-  return 0;
+    return run_suite (s);
 }

@@ -280,8 +280,5 @@ main (void)
   tcase_add_loop_test (tc, test_completion_words, 0, G_N_ELEMENTS (completion_cases));
   tcase_add_test (tc, test_completion_commands_and_configs);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_ENV);
-  srunner_free (sr);
-  return 0;
+    return run_suite (s);
 }

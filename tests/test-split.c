@@ -1,14 +1,14 @@
-/* test-split.c — request/completion splitting (spec §2.2.7, §2.3.1.1) and Avalon-ST beat counts.
- * Expected figures come from the spec's own example and from the alignment tables cited in avst.h. */
+/* test-split.c — request/completion splitting (spec §2.2.7, §2.3.1.1). Expected figures come from the spec's own
+ * example and from its legality rules. */
 #include <check.h>
-#include "models/avst.h"
 #include "models/split.h"
+#include "tests/common.h"
 
 START_TEST (test_spec_example_rcb64)
 {
   /* Spec §2.3.1.1: 256 bytes at 0x10020 from a root complex with RCB 64 -> 32 + 64 + 64 + 64 + 32. */
   uint32_t out[8];
-  guint n = host_split_completions (0x10020, 256, 64, 256, CPL_POLICY_RCB, out, 8);
+  guint n = split_completions (0x10020, 256, 64, 256, CPL_POLICY_RCB, out, 8);
   ck_assert_uint_eq (n, 5);
   const uint32_t want[] = { 32, 64, 64, 64, 32 };
   for (guint i = 0; i < 5; i++)
@@ -20,15 +20,15 @@ START_TEST (test_mps_policy)
 {
   uint32_t out[8];
   /* Fits MPS: one completion, even though it crosses RCB boundaries (always legal). */
-  ck_assert_uint_eq (host_split_completions (0x10020, 256, 64, 256, CPL_POLICY_MPS, out, 8), 1);
+  ck_assert_uint_eq (split_completions (0x10020, 256, 64, 256, CPL_POLICY_MPS, out, 8), 1);
   ck_assert_uint_eq (out[0], 256);
   /* 512 at 0x10020, MPS 256: first ends at 0x10100 (largest RCB multiple <= 0x10120) = 224, then 256, then 32. */
-  ck_assert_uint_eq (host_split_completions (0x10020, 512, 64, 256, CPL_POLICY_MPS, out, 8), 3);
+  ck_assert_uint_eq (split_completions (0x10020, 512, 64, 256, CPL_POLICY_MPS, out, 8), 3);
   ck_assert_uint_eq (out[0], 224);
   ck_assert_uint_eq (out[1], 256);
   ck_assert_uint_eq (out[2], 32);
   /* Aligned MRRS 512 with MPS 256 (AN-456 settings): 2 x 256. */
-  ck_assert_uint_eq (host_split_completions (0x20000, 512, 64, 256, CPL_POLICY_MPS, out, 8), 2);
+  ck_assert_uint_eq (split_completions (0x20000, 512, 64, 256, CPL_POLICY_MPS, out, 8), 2);
   ck_assert_uint_eq (out[0], 256);
   ck_assert_uint_eq (out[1], 256);
 }
@@ -47,7 +47,7 @@ START_TEST (test_completion_properties)
     uint32_t to_page = 4096 - (uint32_t) (addr & 4095);
     uint32_t len = 4 * (uint32_t) g_rand_int_range (r, 1, (gint32) to_page / 4 + 1);
     uint32_t out[1100];
-    guint n = host_split_completions (addr, len, rcb, mps, pol, out, G_N_ELEMENTS (out));
+    guint n = split_completions (addr, len, rcb, mps, pol, out, G_N_ELEMENTS (out));
     ck_assert_uint_le (n, G_N_ELEMENTS (out));
     uint64_t a = addr, sum = 0;
     for (guint i = 0; i < n; i++) {
@@ -101,43 +101,6 @@ START_TEST (test_request_split)
 }
 END_TEST
 
-/* Beat counts from the Altera tx_st_data cycle-definition tables (avst.h). Case: width, header bytes, address,
- * payload, expected beats. */
-static const struct {
-  uint32_t width, hdr;
-  uint64_t addr;
-  uint32_t payload;
-  gboolean own;
-  uint32_t beats;
-} beat_cases[] = {
-  { 64, 12, 0x1000, 256, FALSE, 34 }, /* H1H0 | --H2 | 32 data beats */
-  { 64, 12, 0x1004, 256, FALSE, 34 }, /* H1H0 | D0H2 | 31.5 data beats -> ceil(67/2) */
-  { 64, 16, 0x1000, 256, FALSE, 34 }, /* H1H0 | H3H2 | 32 */
-  { 64, 16, 0x1004, 256, FALSE, 35 }, /* H1H0 | H3H2 | D0-- | ... ceil(69/2) */
-  { 64, 12, 0x1000, 0, FALSE, 2 }, /* MRd 3 DW */
-  { 64, 16, 0x1000, 0, FALSE, 2 }, /* MRd 4 DW */
-  { 64, 12, 0x100C, 4, FALSE, 2 }, /* status write, odd DW: D0 shares the 2nd header beat */
-  { 128, 12, 0x1000, 256, FALSE, 17 },
-  { 128, 12, 0x1004, 256, FALSE, 17 }, /* ceil(67/4) */
-  { 128, 16, 0x1004, 256, FALSE, 18 }, /* ceil(69/4) */
-  { 128, 12, 0x1000, 0, FALSE, 1 },
-  { 128, 16, 0x1000, 0, FALSE, 1 },
-  { 128, 12, 0x100C, 4, FALSE, 1 }, /* H0H1H2D0 */
-  { 128, 12, 0x1008, 4, FALSE, 2 }, /* aligned: D0 waits for the next beat */
-  { 128, 12, 0x1000, 64, FALSE, 5 }, /* cache-line CplD */
-  { 256, 16, 0x1000, 256, TRUE, 9 }, /* pcie-protocol.md §7: 1 header + 8 data beats */
-  { 256, 12, 0x1000, 0, TRUE, 1 },
-};
-
-START_TEST (test_avst_beats)
-{
-  int i = _i;
-  uint32_t b = avst_beats (beat_cases[i].width, beat_cases[i].own, beat_cases[i].hdr, beat_cases[i].addr,
-    beat_cases[i].payload);
-  ck_assert_msg (b == beat_cases[i].beats, "case %d: %u beats, want %u", i, b, beat_cases[i].beats);
-}
-END_TEST
-
 int
 main (void)
 {
@@ -147,10 +110,6 @@ main (void)
   tcase_add_test (tc, test_mps_policy);
   tcase_add_test (tc, test_completion_properties);
   tcase_add_test (tc, test_request_split);
-  tcase_add_loop_test (tc, test_avst_beats, 0, G_N_ELEMENTS (beat_cases));
   suite_add_tcase (s, tc);
-  SRunner *r = srunner_create (s);
-  srunner_run_all (r, CK_ENV);
-  srunner_free (r);
-  return 0;
+    return run_suite (s);
 }

@@ -1,0 +1,311 @@
+/* test-builder.c — the config -> model builder (today models/topology.c): what each key becomes in the models'
+ * parameter structs. Configs are small YAML files written here and loaded with ps_config_load(), so every value
+ * the test checks is one it wrote; the expected model values follow from the field names' units and from the
+ * mapping rules stated in topology.c (credits named by who advertises them, policy words to enums). */
+#include <check.h>
+#include <string.h>
+
+#define TMPDIR_TEMPLATE "pciesim-test-builder-XXXXXX"
+#include "tests/common.h"
+#include "models/topology.h"
+#include "sim/config.h"
+
+/* Every key the mapping reads, each set to a value that is not its default and not equal to another's, so a
+ * field wired to the wrong key shows. */
+static const char full_yaml[] =
+  "link:\n"
+  "  gen: 3\n"
+  "  lanes: 4\n"
+  "  max_payload: 512\n"
+  "  max_read_request: 1024\n"
+  "  read_completion_boundary: 128\n"
+  "  ecrc: true\n"
+  "  address_bits: 64\n"
+  "  tx_pipeline_ns: 12.5\n"
+  "  rx_pipeline_ns: 1.005\n"
+  "  flight_ns: 0.0015\n"
+  "  replay_buffer_bytes: 8192\n"
+  "  tx_queue_tlps: 3\n"
+  "  updatefc_period_ns: 15000\n"
+  "  updatefc_hdr_threshold_credits: 5\n"
+  "  updatefc_data_threshold_credits: 80\n"
+  "  skp_interval_symbols: 740\n"
+  "endpoint:\n"
+  "  tags: 64\n"
+  "  datapath_bits: 512\n"
+  "  clock_mhz: 312.5\n"
+  "  header_own_beat: true\n"
+  "  tx_gap_cycles: 2\n"
+  "  rx_overhead_cycles: 3\n"
+  "  arb_switch_cycles: 4\n"
+  "  ack_every_tlps: 9\n"
+  "  completion_buffer_bytes: 16384\n"
+  "  rx_credits: {ph: 1, pd: 2, nph: 3, npd: 4, cplh: 5, cpld: 6}\n"
+  "dma:\n"
+  "  desc_max_bytes: 8192\n"
+  "  desc_per_fetch: 4\n"
+  "  desc_fifo_entries: 16\n"
+  "  desc_setup_cycles: 7\n"
+  "  msi: false\n"
+  "  channels: 2\n"
+  "host:\n"
+  "  rx_credits: {ph: 11, pd: 22, nph: 33, npd: 44, cplh: 55, cpld: 66}\n"
+  "  ack_every_tlps: 8\n"
+  "  read_latency_ns: 640.5\n"
+  "  read_latency_ps_per_byte: 0.25\n"
+  "  completion_mbps: 3000\n"
+  "  completion_overhead_ns: 6.5\n"
+  "  read_queue_depth: 12\n"
+  "  write_drain_mbps: 2500.5\n"
+  "  write_latency_ns: 150\n"
+  "  pio_latency_ns: 1100\n"
+  "  pio_gap_ns: 90\n"
+  "  msi_latency_ns: 2500\n"
+  "  poll_interval_ns: 4000\n"
+  "  iteration_gap_ns: 300\n"
+  "benchmark:\n"
+  "  transfer_bytes: 65536\n"
+  "  iterations: 3\n"
+  "  watchdog_ns: 2e6\n";
+
+/* The smallest valid config, for the cases that vary one policy word with --set. */
+static const char small_yaml[] = "link:\n  gen: 2\n  lanes: 8\n  max_payload: 256\n";
+
+static PsConfig *
+load (const char *name, const char *yaml, const char *const *sets)
+{
+  g_autofree char *dir = case_dir (name);
+  g_autofree char *path = g_build_filename (dir, "c.yaml", NULL);
+  g_autoptr (GError) e = NULL;
+  ck_assert (g_file_set_contents (path, yaml, -1, &e));
+  PsConfig *cfg = ps_config_load (path, sets, &e);
+  ck_assert_msg (cfg != NULL, "%s: %s", name, e ? e->message : "?");
+  return cfg;
+}
+
+/* Field by field: struct padding makes memcmp of two LinkParams meaningless. */
+static gboolean
+link_params_equal (const LinkParams *a, const LinkParams *b)
+{
+  return a->gen == b->gen && a->lanes == b->lanes && a->max_payload_bytes == b->max_payload_bytes
+         && a->tx_pipeline_ps == b->tx_pipeline_ps && a->rx_pipeline_ps == b->rx_pipeline_ps
+         && a->flight_ps == b->flight_ps && a->replay_buffer_bytes == b->replay_buffer_bytes
+         && a->tx_queue_tlps == b->tx_queue_tlps && a->updatefc_period_ps == b->updatefc_period_ps
+         && memcmp (&a->host_rx_credits, &b->host_rx_credits, sizeof a->host_rx_credits) == 0
+         && memcmp (&a->device_rx_credits, &b->device_rx_credits, sizeof a->device_rx_credits) == 0
+         && a->skp_interval_symbols == b->skp_interval_symbols
+         && a->updatefc_hdr_threshold_credits == b->updatefc_hdr_threshold_credits
+         && a->updatefc_data_threshold_credits == b->updatefc_data_threshold_credits
+         && a->updatefc_latency_symbols == b->updatefc_latency_symbols
+         && a->host_ack_every_tlps == b->host_ack_every_tlps && a->device_ack_every_tlps == b->device_ack_every_tlps
+         && a->ecrc == b->ecrc;
+}
+
+/* ---- link: units and who advertises which credits ---- */
+
+START_TEST (test_link)
+{
+  g_autoptr (PsConfig) cfg = load ("link", full_yaml, NULL);
+  LinkParams lp;
+  topology_link_params (cfg, &lp);
+  ck_assert_int_eq (lp.gen, 3);
+  ck_assert_int_eq (lp.lanes, 4);
+  ck_assert_uint_eq (lp.max_payload_bytes, 512);
+  ck_assert (lp.ecrc);
+  /* ns -> ps, to the nearest picosecond with halves away from zero: 12.5 ns is 12,500 ps; 1.005 ns is 1005 ps
+   * although 1.005 x 1000 is 1004.9999999999999 in binary (truncation would give 1004); 0.0015 ns is 1.5 ps,
+   * which rounds up to 2. */
+  ck_assert_uint_eq (lp.tx_pipeline_ps, 12500);
+  ck_assert_uint_eq (lp.rx_pipeline_ps, 1005);
+  ck_assert_uint_eq (lp.flight_ps, 2);
+  ck_assert_uint_eq (lp.updatefc_period_ps, 15000 * SIM_NS);
+  ck_assert_uint_eq (lp.replay_buffer_bytes, 8192);
+  ck_assert_uint_eq (lp.tx_queue_tlps, 3);
+  ck_assert_uint_eq (lp.skp_interval_symbols, 740);
+  ck_assert_uint_eq (lp.updatefc_hdr_threshold_credits, 5);
+  ck_assert_uint_eq (lp.updatefc_data_threshold_credits, 80);
+  /* The root port's credits (host.rx_credits) limit what the endpoint sends upstream; the endpoint's limit the
+   * host. Each receiver's Ack policy stays with it. */
+  const FcCredits host = { 11, 22, 33, 44, 55, 66 }, dev = { 1, 2, 3, 4, 5, 6 };
+  ck_assert (memcmp (&lp.host_rx_credits, &host, sizeof host) == 0);
+  ck_assert (memcmp (&lp.device_rx_credits, &dev, sizeof dev) == 0);
+  ck_assert_uint_eq (lp.host_ack_every_tlps, 8);
+  ck_assert_uint_eq (lp.device_ack_every_tlps, 9);
+}
+END_TEST
+
+/* ---- policy words ---- */
+
+/* link.updatefc_policy and link.updatefc_latency_symbols: an explicit latency wins over the word. */
+static const struct {
+  const char *set[3];
+  uint32_t latency;
+} updatefc_cases[] = {
+  { { NULL }, 0 }, /* default: minimum */
+  { { "link.updatefc_policy=minimum", NULL }, 0 },
+  { { "link.updatefc_policy=recommended", NULL }, LINK_UPDATEFC_LATENCY_RECOMMENDED },
+  { { "link.updatefc_policy=recommended", "link.updatefc_latency_symbols=300", NULL }, 300 },
+  { { "link.updatefc_latency_symbols=77", NULL }, 77 },
+};
+
+START_TEST (test_updatefc_policy)
+{
+  g_autoptr (PsConfig) cfg = load ("updatefc", small_yaml, updatefc_cases[_i].set);
+  LinkParams lp;
+  topology_link_params (cfg, &lp);
+  ck_assert_msg (lp.updatefc_latency_symbols == updatefc_cases[_i].latency, "case %d: %u", _i,
+                 lp.updatefc_latency_symbols);
+}
+END_TEST
+
+/* endpoint.arbitration: read_priority is the datapath's priority mode with each read engine registered first. */
+static const struct {
+  const char *word;
+  AppArbitration arb;
+  gboolean read_first;
+} arbitration_cases[] = {
+  { "round_robin", APP_ARB_ROUND_ROBIN, FALSE },
+  { "priority", APP_ARB_PRIORITY, FALSE },
+  { "read_priority", APP_ARB_PRIORITY, TRUE },
+};
+
+START_TEST (test_arbitration)
+{
+  g_autofree char *set = g_strdup_printf ("endpoint.arbitration=%s", arbitration_cases[_i].word);
+  const char *sets[] = { set, NULL };
+  g_autoptr (PsConfig) cfg = load ("arbitration", small_yaml, sets);
+  SystemParams sp;
+  topology_system_params (cfg, &sp);
+  ck_assert_msg (sp.app.arbitration == arbitration_cases[_i].arb, "%s", arbitration_cases[_i].word);
+  ck_assert_msg (sp.dma.read_first == arbitration_cases[_i].read_first, "%s", arbitration_cases[_i].word);
+}
+END_TEST
+
+/* host.completion_bytes: 0 means up to MPS; the RCB (when it is not also the MPS) means one per RCB block. */
+static const struct {
+  const char *set[3];
+  CplPolicy policy;
+} completion_cases[] = {
+  { { "host.completion_bytes=0", NULL }, CPL_POLICY_MPS },
+  { { "host.completion_bytes=64", NULL }, CPL_POLICY_RCB },
+  { { "host.completion_bytes=256", NULL }, CPL_POLICY_MPS },
+  { { "host.completion_bytes=128", "link.read_completion_boundary=128", NULL }, CPL_POLICY_RCB },
+  /* RCB 128 = MPS 128: one completion per block and MPS-sized are the same thing; the builder says MPS. */
+  { { "host.completion_bytes=128", "link.read_completion_boundary=128", "link.max_payload=128" }, CPL_POLICY_MPS },
+};
+
+START_TEST (test_completion_policy)
+{
+  const char *sets[4] = { completion_cases[_i].set[0], completion_cases[_i].set[1], completion_cases[_i].set[2],
+                          NULL };
+  g_autoptr (PsConfig) cfg = load ("completion", small_yaml, sets);
+  SystemParams sp;
+  topology_system_params (cfg, &sp);
+  ck_assert_msg (sp.host.cpl_policy == completion_cases[_i].policy, "case %d", _i);
+}
+END_TEST
+
+START_TEST (test_other_words)
+{
+  /* dma.counter_start, dma.descriptor_mode and link.address_bits, each in both positions. */
+  const char *a[] = { "dma.counter_start=host", "dma.descriptor_mode=software", "link.address_bits=64", NULL };
+  const char *b[] = { "dma.counter_start=endpoint", "dma.descriptor_mode=chained", "link.address_bits=32", NULL };
+  g_autoptr (PsConfig) ca = load ("words-a", small_yaml, a);
+  g_autoptr (PsConfig) cb = load ("words-b", small_yaml, b);
+  SystemParams sa, sb;
+  topology_system_params (ca, &sa);
+  topology_system_params (cb, &sb);
+  ck_assert (sa.dma.counter_start == DMA_COUNTER_AT_HOST && sb.dma.counter_start == DMA_COUNTER_AT_ENDPOINT);
+  ck_assert (sa.software_timed && !sb.software_timed);
+  ck_assert (sa.dma.addr64 && !sb.dma.addr64);
+  StreamParams ta, tb;
+  topology_stream_params (ca, STREAM_WRITE, &ta);
+  topology_stream_params (cb, STREAM_WRITE, &tb);
+  ck_assert (ta.addr64 && !tb.addr64);
+}
+END_TEST
+
+/* ---- the whole system and the stream ---- */
+
+START_TEST (test_system)
+{
+  g_autoptr (PsConfig) cfg = load ("system", full_yaml, NULL);
+  SystemParams sp;
+  topology_system_params (cfg, &sp);
+  /* The link inside is the one topology_link_params() builds. */
+  LinkParams lp;
+  topology_link_params (cfg, &lp);
+  ck_assert (link_params_equal (&sp.link, &lp));
+  /* The host keeps nanoseconds (its fields say _ns) and converts them itself. */
+  ck_assert_uint_eq (sp.host.rcb_bytes, 128);
+  ck_assert (sp.host.read_latency_ns == 640.5 && sp.host.read_latency_per_byte_ps == 0.25);
+  ck_assert (sp.host.cpl_rate_mbps == 3000 && sp.host.cpl_overhead_ns == 6.5);
+  ck_assert_uint_eq (sp.host.read_queue_depth, 12);
+  ck_assert (sp.host.write_drain_mbps == 2500.5 && sp.host.write_latency_ns == 150);
+  ck_assert (sp.host.sw_pio_latency_ns == 1100 && sp.host.sw_pio_gap_ns == 90);
+  ck_assert (sp.host.msi_latency_ns == 2500 && sp.host.poll_interval_ns == 4000);
+  ck_assert (sp.host.iteration_gap_ns == 300);
+  ck_assert_uint_eq (sp.app.width_bits, 512);
+  ck_assert (sp.app.clock_mhz == 312.5 && sp.app.header_own_beat);
+  ck_assert_uint_eq (sp.app.tx_gap_cycles, 2);
+  ck_assert_uint_eq (sp.app.rx_overhead_cycles, 3);
+  ck_assert_uint_eq (sp.app.arb_switch_cycles, 4);
+  /* One physical setting may feed two models: MPS bounds the DMA's writes as well as the link's TLPs. */
+  ck_assert_uint_eq (sp.dma.max_payload_bytes, 512);
+  ck_assert_uint_eq (sp.dma.max_read_request_bytes, 1024);
+  ck_assert_uint_eq (sp.dma.tags, 64);
+  ck_assert_uint_eq (sp.dma.cpl_buffer_bytes, 16384);
+  ck_assert_uint_eq (sp.dma.desc_max_bytes, 8192);
+  ck_assert_uint_eq (sp.dma.desc_per_fetch, 4);
+  ck_assert_uint_eq (sp.dma.desc_fifo_entries, 16);
+  ck_assert_uint_eq (sp.dma.desc_setup_cycles, 7);
+  ck_assert (!sp.dma.msi && sp.dma.addr64);
+  ck_assert_uint_eq (sp.dma.channels, 2);
+  ck_assert_uint_eq (sp.transfer_bytes, 65536);
+  ck_assert_uint_eq (sp.iterations, 3);
+  ck_assert_uint_eq (sp.watchdog_ps, 2000000 * SIM_NS); /* 2e6 ns */
+  /* Test hooks stay off in a built system. */
+  ck_assert (sp.host_fault == HOST_FAULT_NONE && sp.link_fault == LINK_FAULT_NONE);
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (system_params_check (&sp, &e), "%s", e ? e->message : "");
+}
+END_TEST
+
+START_TEST (test_stream)
+{
+  g_autoptr (PsConfig) cfg = load ("stream", full_yaml, NULL);
+  StreamParams sp;
+  topology_stream_params (cfg, _i == 0 ? STREAM_READ : STREAM_WRITE, &sp);
+  ck_assert (sp.mode == (_i == 0 ? STREAM_READ : STREAM_WRITE));
+  LinkParams lp;
+  topology_link_params (cfg, &lp);
+  ck_assert (link_params_equal (&sp.link, &lp));
+  ck_assert_uint_eq (sp.total_bytes, 65536);
+  ck_assert_uint_eq (sp.warmup_bytes, 0); /* the stream's own default */
+  ck_assert (sp.addr64);
+  ck_assert (sp.consumer_mbps == 2500.5);
+  ck_assert_uint_eq (sp.max_read_request_bytes, 1024);
+  ck_assert_uint_eq (sp.tags, 64);
+  ck_assert_uint_eq (sp.rcb_bytes, 128);
+  ck_assert_uint_eq (sp.completion_bytes, 0);
+  /* The stream's completer takes the fixed read latency alone, in picoseconds: 640.5 ns. */
+  ck_assert_uint_eq (sp.completer_latency_ps, 640500);
+}
+END_TEST
+
+int
+main (void)
+{
+  Suite *s = suite_create ("builder");
+  TCase *tc = tcase_create ("builder");
+  tcase_add_unchecked_fixture (tc, tmpdir_setup, tmpdir_teardown);
+  tcase_add_test (tc, test_link);
+  tcase_add_loop_test (tc, test_updatefc_policy, 0, G_N_ELEMENTS (updatefc_cases));
+  tcase_add_loop_test (tc, test_arbitration, 0, G_N_ELEMENTS (arbitration_cases));
+  tcase_add_loop_test (tc, test_completion_policy, 0, G_N_ELEMENTS (completion_cases));
+  tcase_add_test (tc, test_other_words);
+  tcase_add_test (tc, test_system);
+  tcase_add_loop_test (tc, test_stream, 0, 2);
+  suite_add_tcase (s, tc);
+    return run_suite (s);
+}

@@ -332,9 +332,6 @@ cmd_merge (int argc, char **argv)
   return finish (e);
 }
 
-/* Dispatch on the first word (like git or GLib's gio tool) so subcommands get their own options and --help.
- * A subcommand word is recognised only as argv[1] and always wins: a config file named "validate" must be given
- * as ./validate. Each cmd_* gets argv shifted by one, so GOption sees the subcommand as its program name. */
 typedef int (*Command) (int argc, char **argv);
 
 static const struct {
@@ -380,6 +377,9 @@ cmd_help (int argc, char **argv)
   return c (2, help_argv);
 }
 
+/* Dispatch on the first word (like git or GLib's gio tool) so subcommands get their own options and --help.
+ * A subcommand word is recognised only as argv[1] and always wins: a config file named "validate" must be given
+ * as ./validate. Each cmd_* gets argv shifted by one, so GOption sees the subcommand as its program name. */
 int
 main (int argc, char **argv)
 {

@@ -231,6 +231,7 @@ topology_run (const PsConfig *cfg, unsigned modes, uint64_t seed, PsRunResult *o
   LinkParams lp;
   topology_link_params (cfg, &lp);
   out->config = cfg;
+  out->seed = seed;
   gboolean stream = cfg->benchmark.workload == PS_WORKLOAD_STREAM;
   out->model = stream ? "stream" : "chaining-dma";
   out->theoretical_mbps = link_theoretical_mbps (lp.gen, lp.lanes, lp.max_payload_bytes);

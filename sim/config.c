@@ -144,10 +144,15 @@ static const KeyDef keys[] = {
   { "endpoint.tags", K_INT, OFF (endpoint.tags), 1, 16384, FALSE, NULL, NULL, "32", "tags",
     "outstanding read requests (spec §2.2.6.2: 32 with 5-bit tags, 256 with 8-bit extended tags; above 256 only "
     "14-bit flit-mode tags with the stream workload)" },
+  /* Their table defaults are Gen1 x1's: a config that gives neither gets the hard IP's pair for its link
+   * (apply_datapath_default()), and one that gives one of them the other to go with it. */
   { "endpoint.datapath_bits", K_INT, OFF (endpoint.datapath_bits), 64, 1024, FALSE, width_allowed, NULL, "64",
-    "bits", "application interface width (Avalon-ST; pcie-protocol.md §7: 512 or 1024 bits on Gen4/5 hard IPs)" },
+    "bits", "application interface width (Avalon-ST; pcie-protocol.md §7: 512 or 1024 bits on Gen4/5 hard IPs); "
+    "not given: the hard IP's for link.gen and link.lanes (64 at Gen1 x1, 128 at Gen2 x8, 256 at Gen3 x8, 512 at "
+    "Gen4, 1024 at Gen5 x16)" },
   { "endpoint.clock_mhz", K_DOUBLE, OFF (endpoint.clock_mhz), 1, 1000, FALSE, NULL, NULL, "125", "MHz",
-    "application interface clock (pcie-protocol.md §7)" },
+    "application interface clock (pcie-protocol.md §7); not given: the hard IP's for link.gen and link.lanes "
+    "(125 at Gen1 x1, 250 at Gen2 x8 and Gen3 x8, 500 at Gen4 and up)" },
   { "endpoint.soft_ip", K_BOOL, OFF (endpoint.soft_ip), 0, 0, FALSE, NULL, NULL, "false", "",
     "transaction and data link layers built in FPGA fabric rather than hard IP" },
   CREDIT_KEYS ("endpoint.rx_credits", endpoint.rx_credits, "the endpoint"),
@@ -316,6 +321,175 @@ ps_config_keys (void)
     g_once_init_leave (&paths, p);
   }
   return paths;
+}
+
+/* Keys that change nothing a run simulates (config.h): a --set of one of these leaves the published figures
+ * comparable. A list of its own rather than a column of the table, which other keys are added to often. */
+static const char *const output_keys[] = { "name", "benchmark.modes", "benchmark.watchdog_ns", NULL };
+
+gboolean
+ps_config_key_is_output (const char *path)
+{
+  return g_str_has_prefix (path, "published.") || g_strv_contains (output_keys, path);
+}
+
+const char *
+ps_from_name (PsFrom from)
+{
+  switch (from) {
+  case PS_FROM_DEFAULT:
+    return "default";
+  case PS_FROM_FILE:
+    return "file";
+  case PS_FROM_INCLUDE:
+    return "include";
+  case PS_FROM_SET:
+    return "set";
+  case PS_FROM_ABSENT:
+    return "absent";
+  }
+  return "?";
+}
+
+/* A PsConfig a test fills by hand has no origins: every key then reads as a default. */
+static const PsKeyOrigin *
+origin_of (const PsConfig *cfg, size_t i)
+{
+  static const PsKeyOrigin unknown = { PS_FROM_DEFAULT, NULL, NULL };
+  return cfg->origins ? &cfg->origins[i] : &unknown;
+}
+
+const PsKeyOrigin *
+ps_config_origin (const PsConfig *cfg, const char *path)
+{
+  const KeyDef *k = find_key (path);
+  return k ? origin_of (cfg, (size_t) (k - keys)) : NULL;
+}
+
+/* Computed once per load (record_origins()), since every rendering of a result asks. */
+static char *
+set_changes (const PsConfig *cfg)
+{
+  GString *list = NULL;
+  for (size_t i = 0; i < N_KEYS; i++)
+    if (cfg->origins[i].from == PS_FROM_SET && !ps_config_key_is_output (keys[i].path)) {
+      if (!list)
+        list = g_string_new (NULL);
+      g_string_append_printf (list, "%s%s", list->len ? ", " : "", keys[i].path);
+    }
+  return list ? g_string_free (list, FALSE) : NULL;
+}
+
+const char *
+ps_config_set_changes (const PsConfig *cfg)
+{
+  return cfg->set_changes;
+}
+
+/* One key's value in JSON: the type the table gives it, so a script reads numbers as numbers. Doubles take 15
+ * significant digits, which give back every decimal a config can hold (0.3, 1e7) without binary noise. */
+static void
+value_json (const KeyDef *k, const PsConfig *cfg, PsJson *j)
+{
+  const void *field = (const char *) cfg + k->offset;
+  switch (k->type) {
+  case K_INT:
+    ps_json_int (j, *(const int64_t *) field);
+    return;
+  case K_DOUBLE:
+    /* Absent published figures are NaN, which ps_json_general() writes as null. */
+    ps_json_general (j, *(const double *) field, 15);
+    return;
+  case K_BOOL:
+    ps_json_bool (j, *(const bool *) field);
+    return;
+  case K_STRING:
+    if (*(char *const *) field)
+      ps_json_string (j, *(char *const *) field);
+    else
+      ps_json_raw (j, "null");
+    return;
+  case K_MODES: {
+    unsigned m = *(const unsigned *) field;
+    ps_json_array (j, 0);
+    for (unsigned bit = PS_MODE_READ; bit <= PS_MODE_SIMULTANEOUS; bit <<= 1)
+      if (m & bit)
+        ps_json_string (j, ps_mode_name (bit));
+    ps_json_end (j);
+    return;
+  }
+  case K_ENUM:
+    ps_json_string (j, k->words[*(const int *) field]);
+    return;
+  case K_WORDS: {
+    /* The only set of words is published.suspect.figures, whose absence (no bit) reads as null like an absent
+     * published figure. */
+    unsigned m = *(const unsigned *) field;
+    if (!m) {
+      ps_json_raw (j, "null");
+      return;
+    }
+    ps_json_array (j, 0);
+    for (int w = 0; k->words[w]; w++)
+      if (m & (1u << w))
+        ps_json_string (j, k->words[w]);
+    ps_json_end (j);
+    return;
+  }
+  }
+}
+
+void
+ps_config_write_json (const PsConfig *cfg, PsJson *j, int indent)
+{
+  ps_json_object (j, indent);
+  for (size_t i = 0; i < N_KEYS; i++) {
+    const PsKeyOrigin *o = origin_of (cfg, i);
+    ps_json_key (j, keys[i].path);
+    ps_json_object (j, 0);
+    ps_json_key (j, "value");
+    value_json (&keys[i], cfg, j);
+    ps_json_string_member (j, "from", ps_from_name (o->from));
+    if (o->at)
+      ps_json_string_member (j, "at", o->at);
+    if (o->rule)
+      ps_json_string_member (j, "rule", o->rule);
+    ps_json_end (j);
+  }
+  ps_json_end (j);
+}
+
+static char *
+value_text (const KeyDef *k, const PsConfig *cfg)
+{
+  GString *v = g_string_new (NULL);
+  PsJson j;
+  ps_json_init (&j, v);
+  value_json (k, cfg, &j);
+  return g_string_free (v, FALSE);
+}
+
+char *
+ps_config_value_text (const PsConfig *cfg, const char *path)
+{
+  const KeyDef *k = find_key (path);
+  return k ? value_text (k, cfg) : NULL;
+}
+
+/* Comment lines reuse the JSON value text, so the two cannot disagree on a value. */
+void
+ps_config_write_comments (const PsConfig *cfg, GString *out)
+{
+  for (size_t i = 0; i < N_KEYS; i++) {
+    const PsKeyOrigin *o = origin_of (cfg, i);
+    g_autofree char *v = value_text (&keys[i], cfg);
+    /* "(--set link.lanes=4)" says it all; the other origins are named, then located or explained. */
+    if (o->from == PS_FROM_SET)
+      g_string_append_printf (out, "# %s = %s (%s)\n", keys[i].path, v, o->at);
+    else
+      g_string_append_printf (out, "# %s = %s (%s%s%s%s%s)\n", keys[i].path, v, ps_from_name (o->from),
+                              o->at ? " " : "", o->at ? o->at : "", o->rule ? ": " : "", o->rule ? o->rule : "");
+  }
 }
 
 /* Closest key or section name directly under `prefix` ("" for the top level), or NULL if none is close. A
@@ -632,9 +806,17 @@ apply_include (YNode *base, const YNode *inc, const char *including, GPtrArray *
       return FALSE;
     }
   }
-  YNode *sub = load_with_includes (path, stack, error);
-  if (!sub)
+  g_autoptr (GError) e = NULL;
+  YNode *sub = load_with_includes (path, stack, &e);
+  if (!sub) {
+    /* A file that exists but cannot be read (permissions, an I/O error, a /proc file with nothing to give) has no
+     * text to point into: the error goes to the include entry that named it, keeping its code. */
+    if (e && e->domain == PS_ERROR && !ps_error_file (e))
+      ytree_error (error, (PsErrorCode) e->code, inc, "included file %s", ps_error_text (e));
+    else
+      g_propagate_error (error, g_steal_pointer (&e));
     return FALSE;
+  }
   ytree_merge (base, sub);
   return TRUE;
 }
@@ -794,6 +976,89 @@ walk_map (Walk *w, const YNode *map, const char *prefix, GError **error)
   return TRUE;
 }
 
+/* The node of the first of `paths` that some file or --set gave, else the config's root (1:1): an error about a
+ * combination points at a value the user wrote, the one named first being the likelier fix. */
+static const YNode *
+given_node (const Walk *w, const YNode *root, const char *const *paths)
+{
+  for (; *paths; paths++) {
+    const YNode *n = g_hash_table_lookup (w->seen, *paths);
+    if (n)
+      return n;
+  }
+  return root;
+}
+
+/* The chaining-DMA engine's limits that come from AN-456's descriptor format, checked here where the keys and
+ * their places are known (the models check them again, as parameter structs tests fill by hand, but can name
+ * no key). A descriptor is 4 DWs, 16 bytes; the table header counts descriptors in 16 bits, so a transfer takes
+ * at most 65,535; one fetch is one MRd, so it fits a read request; and the FIFO must hold a whole fetch, or no
+ * fetch would ever be due. A channel's buffer is 1 GB / dma.channels (models/system.c's memory map). The
+ * streaming workload has no engine and ignores these keys, so they are not checked for it. */
+#define DESC_BYTES 16
+#define MAX_DESCRIPTORS 65535
+#define BUFFER_BYTES (1ll << 30)
+
+static gboolean
+check_dma (Walk *w, const YNode *root, GError **error)
+{
+  const PsConfig *c = w->cfg;
+  if (c->benchmark.workload != PS_WORKLOAD_CHAINING_DMA)
+    return TRUE;
+  const YNode *at;
+  int64_t fetch = c->dma.desc_per_fetch, fifo = c->dma.desc_fifo_entries, mrrs = c->link.max_read_request;
+  if (fetch > fifo) {
+    at = given_node (w, root, (const char *const[]) { "dma.desc_per_fetch", "dma.desc_fifo_entries", NULL });
+    ytree_error (error, PS_ERROR_DATA, at,
+                 "dma.desc_per_fetch (%" G_GINT64_FORMAT ") is more than dma.desc_fifo_entries (%" G_GINT64_FORMAT
+                 "): the descriptor FIFO must hold a whole fetch; raise dma.desc_fifo_entries to %" G_GINT64_FORMAT
+                 " or lower dma.desc_per_fetch to %" G_GINT64_FORMAT, fetch, fifo, fetch, fifo);
+    return FALSE;
+  }
+  if (fetch * DESC_BYTES > mrrs) {
+    at = given_node (w, root, (const char *const[]) { "dma.desc_per_fetch", "link.max_read_request", NULL });
+    int64_t need = 128;
+    while (need < fetch * DESC_BYTES)
+      need *= 2;
+    ytree_error (error, PS_ERROR_DATA, at,
+                 "dma.desc_per_fetch (%" G_GINT64_FORMAT ") descriptors of %d bytes are %" G_GINT64_FORMAT
+                 " bytes, more than one read request (link.max_read_request %" G_GINT64_FORMAT "); lower "
+                 "dma.desc_per_fetch to %" G_GINT64_FORMAT " or raise link.max_read_request to %" G_GINT64_FORMAT,
+                 fetch, DESC_BYTES, fetch * DESC_BYTES, mrrs, mrrs / DESC_BYTES, need);
+    return FALSE;
+  }
+  int64_t buffer = BUFFER_BYTES / c->dma.channels & ~(int64_t) 0xfff;
+  if (c->benchmark.transfer_bytes > buffer) {
+    at = given_node (w, root, (const char *const[]) { "benchmark.transfer_bytes", "dma.channels", NULL });
+    ytree_error (error, PS_ERROR_DATA, at,
+                 "benchmark.transfer_bytes (%" G_GINT64_FORMAT ") is more than a channel's buffer, %" G_GINT64_FORMAT
+                 " bytes (1 GB over dma.channels %" G_GINT64_FORMAT "); transfer at most %" G_GINT64_FORMAT " bytes",
+                 c->benchmark.transfer_bytes, buffer, c->dma.channels, buffer);
+    return FALSE;
+  }
+  if (c->dma.desc_max_bytes % 4 != 0) {
+    at = given_node (w, root, (const char *const[]) { "dma.desc_max_bytes", NULL });
+    ytree_error (error, PS_ERROR_DATA, at,
+                 "dma.desc_max_bytes must be a multiple of 4 (descriptors move whole DWs), got %" G_GINT64_FORMAT,
+                 c->dma.desc_max_bytes);
+    return FALSE;
+  }
+  int64_t t = c->benchmark.transfer_bytes, per = c->dma.desc_max_bytes ? c->dma.desc_max_bytes : t;
+  int64_t n = (t + per - 1) / per;
+  if (n > MAX_DESCRIPTORS) {
+    at = given_node (w, root, (const char *const[]) { "dma.desc_max_bytes", "benchmark.transfer_bytes", NULL });
+    /* The smallest descriptor that keeps the count within 16 bits, in whole DWs as every descriptor must be. */
+    int64_t least = ((t + MAX_DESCRIPTORS - 1) / MAX_DESCRIPTORS + 3) / 4 * 4;
+    ytree_error (error, PS_ERROR_DATA, at,
+                 "benchmark.transfer_bytes (%" G_GINT64_FORMAT ") in descriptors of dma.desc_max_bytes (%"
+                 G_GINT64_FORMAT ") takes %" G_GINT64_FORMAT " descriptors; AN-456 counts at most %d per transfer: "
+                 "raise dma.desc_max_bytes to at least %" G_GINT64_FORMAT " (or 0, one descriptor per transfer)",
+                 t, c->dma.desc_max_bytes, n, MAX_DESCRIPTORS, least);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* Checks that need several keys; each points at the node whose value makes the combination impossible.
  * They run once every value is converted, since the keys involved may come from different files, a --set or
  * the table. A value left at its default has no node (`at` is NULL): the error then points at the config's 1:1. */
@@ -871,7 +1136,7 @@ check_combinations (Walk *w, const YNode *root, GError **error)
                  "modelled", cb, c->link.read_completion_boundary, c->link.max_payload);
     return FALSE;
   }
-  return TRUE;
+  return check_dma (w, root, error);
 }
 
 /* Defaults go through the same converter as file values, so a bad default aborts at start-up in every test. */
@@ -921,6 +1186,118 @@ mark_set (GError **error, const char *const *sets)
     }
 }
 
+/* Each key's origin from the node its value came from: a node keeps the file (or "--set …" text) it was read
+ * from through every merge, so the top file, an include and a --set tell themselves apart by that name alone. */
+static void
+record_origins (PsConfig *cfg, GHashTable *seen)
+{
+  cfg->origins = g_new0 (PsKeyOrigin, N_KEYS);
+  for (size_t i = 0; i < N_KEYS; i++) {
+    PsKeyOrigin *o = &cfg->origins[i];
+    const YNode *n = g_hash_table_lookup (seen, keys[i].path);
+    if (!n) {
+      o->from = keys[i].dflt ? PS_FROM_DEFAULT : PS_FROM_ABSENT;
+    } else if (g_str_has_prefix (n->origin, "--set ")) {
+      o->from = PS_FROM_SET;
+      o->at = g_strdup (n->origin);
+    } else {
+      o->from = strcmp (n->origin, cfg->path) == 0 ? PS_FROM_FILE : PS_FROM_INCLUDE;
+      o->at = g_strdup_printf ("%s:%d:%d", n->origin, n->line, n->col);
+    }
+  }
+  cfg->set_changes = set_changes (cfg);
+}
+
+/* pcie-protocol.md §7: the Avalon-ST interface of the Intel/Altera hard IP per generation and width (Arria 10
+ * user guide, Table 7), first the option that carries the most (on a tie the narrower, whose fixed per-TLP
+ * cycles are shorter), then the other. Each covers its link's data rate, as the vendor sized them. */
+typedef struct {
+  int64_t bits;
+  double mhz;
+} Datapath;
+
+static const struct {
+  int64_t gen, lanes;
+  Datapath opt[2]; /* bits 0 = no second option */
+} hard_ip[] = {
+  { 1, 1, { { 64, 125 }, { 64, 62.5 } } },  { 1, 2, { { 64, 125 } } },   { 1, 4, { { 64, 125 } } },
+  { 1, 8, { { 64, 250 }, { 128, 125 } } },  { 2, 1, { { 64, 125 } } },   { 2, 2, { { 64, 125 } } },
+  { 2, 4, { { 64, 250 }, { 128, 125 } } },  { 2, 8, { { 128, 250 }, { 256, 125 } } },
+  { 3, 1, { { 64, 125 } } },                { 3, 2, { { 64, 250 }, { 128, 125 } } },
+  { 3, 4, { { 128, 250 }, { 256, 125 } } }, { 3, 8, { { 256, 250 } } },
+};
+
+/* Beyond the table (x12, x16, x32; Gen4 and up), an ASSUMPTION by the table's own rule, the narrowest interface
+ * whose raw rate covers the link's: Gen1-3 at the table's 250 MHz, Gen4 and up at 500 MHz, the top of the
+ * "512 or 1024 bits at 250-500 MHz" §7 gives for Gen4/5 hard IPs (Gen6 is assumed to be no narrower). Per-lane
+ * rates are pcie-protocol.md §1's, MB/s after encoding (Gen6: 64 GT/s PAM4, 8000 MB/s before flit overhead).
+ * A link that 1024 bits at 500 MHz (64 GB/s) cannot cover — Gen5 x32, Gen6 x12 and wider — gets that, and the
+ * rule says the datapath limits it. */
+static char *
+datapath_by_rule (int64_t gen, int64_t lanes, Datapath *out)
+{
+  static const double lane_mbps[] = { 0, 250, 500, 984.6, 1969, 3938, 8000 };
+  const double mhz = gen >= 4 ? 500 : 250;
+  const double link = lane_mbps[gen] * (double) lanes;
+  int64_t bits = gen >= 4 ? 512 : 64;
+  while (bits < 1024 && (double) bits / 8 * mhz < link)
+    bits *= 2;
+  *out = (Datapath) { bits, mhz };
+  gboolean limits = (double) bits / 8 * mhz < link;
+  return g_strdup_printf ("hard IP for Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT ", by pcie-protocol.md §7's rule "
+                          "(narrowest covering the link)%s", gen, lanes,
+                          limits ? "; limits this link: more than 1024 bits at 500 MHz would be needed" : "");
+}
+
+char *
+ps_datapath_default (int64_t gen, int64_t lanes, int64_t *bits, double *mhz)
+{
+  Datapath opt[2] = { { 0 } };
+  char *rule = NULL;
+  for (size_t i = 0; i < G_N_ELEMENTS (hard_ip) && !rule; i++)
+    if (hard_ip[i].gen == gen && hard_ip[i].lanes == lanes) {
+      opt[0] = hard_ip[i].opt[0];
+      opt[1] = hard_ip[i].opt[1];
+      rule = g_strdup_printf ("hard IP for Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT ", pcie-protocol.md §7", gen,
+                              lanes);
+    }
+  if (!rule)
+    rule = datapath_by_rule (gen, lanes, &opt[0]);
+  /* One of the pair given: the option that has it, else the first option's other half. */
+  const Datapath *pick = &opt[0];
+  for (int i = 0; i < 2 && opt[i].bits; i++)
+    if ((*bits > 0 && opt[i].bits == *bits) || (*mhz > 0 && opt[i].mhz == *mhz)) {
+      pick = &opt[i];
+      break;
+    }
+  if (*bits <= 0)
+    *bits = pick->bits;
+  if (!(*mhz > 0))
+    *mhz = pick->mhz;
+  return rule;
+}
+
+/* A datapath half not given follows the link (config.h): the table's fixed 64 bits at 125 MHz ran a Gen4 x16
+ * link at 3% of its rate. The table's own defaults stay as the values `pciesim keys` shows for Gen1 x1. */
+static void
+apply_datapath_default (PsConfig *cfg)
+{
+  PsKeyOrigin *ob = &cfg->origins[find_key ("endpoint.datapath_bits") - keys];
+  PsKeyOrigin *oc = &cfg->origins[find_key ("endpoint.clock_mhz") - keys];
+  if (ob->from != PS_FROM_DEFAULT && oc->from != PS_FROM_DEFAULT)
+    return;
+  int64_t bits = ob->from == PS_FROM_DEFAULT ? 0 : cfg->endpoint.datapath_bits;
+  double mhz = oc->from == PS_FROM_DEFAULT ? 0 : cfg->endpoint.clock_mhz;
+  char *rule = ps_datapath_default (cfg->link.gen, cfg->link.lanes, &bits, &mhz);
+  cfg->endpoint.datapath_bits = bits;
+  cfg->endpoint.clock_mhz = mhz;
+  if (ob->from == PS_FROM_DEFAULT)
+    ob->rule = g_strdup (rule);
+  if (oc->from == PS_FROM_DEFAULT)
+    oc->rule = g_strdup (rule);
+  g_free (rule);
+}
+
 static PsConfig *load (const char *path, const char *const *sets, GError **error);
 
 PsConfig *
@@ -941,6 +1318,16 @@ load (const char *path, const char *const *sets, GError **error)
   g_autoptr (YNode) root = load_with_includes (path, stack, error);
   if (!root)
     return NULL;
+  /* A scenario named where a config belongs would fail on its first scenario-only key ('description', 'base'):
+   * say what the file is instead. base: and axes: are what every scenario has and no config key starts with. */
+  for (const char *const *word = (const char *const[]) { "base", "axes", NULL }; *word; word++) {
+    const YNode *k = ytree_map_key_node (root, *word);
+    if (k) {
+      ytree_error (error, PS_ERROR_DATA, k, "this is a scenario file ('%s:' is a scenario key): run it with "
+                   "pciesim sweep %s", *word, path);
+      return NULL;
+    }
+  }
   /* After every file and in the order given: the command line wins over any file, a later --set over an earlier. */
   for (const char *const *s = sets; s && *s; s++)
     if (!apply_set (root, *s, error))
@@ -963,6 +1350,8 @@ load (const char *path, const char *const *sets, GError **error)
       return NULL;
     }
   }
+  record_origins (cfg, seen);
+  apply_datapath_default (cfg);
   /* The block's presence, not its figures, makes a config a validate row: a partial published: block is legal. */
   cfg->published.present = ytree_map_get (root, "published") != NULL;
   /* An empty name (the default) becomes the file's base name without its extension: configs/svgx_g1_x1.yaml
@@ -987,6 +1376,12 @@ ps_config_free (PsConfig *cfg)
   g_free (cfg->name);
   g_free (cfg->published.source);
   g_free (cfg->published.suspect_reason);
+  for (size_t i = 0; cfg->origins && i < N_KEYS; i++) {
+    g_free (cfg->origins[i].at);
+    g_free (cfg->origins[i].rule);
+  }
+  g_free (cfg->origins);
+  g_free (cfg->set_changes);
   g_free (cfg);
 }
 
@@ -1036,6 +1431,9 @@ ps_config_print_keys (GString *out, gboolean markdown)
       range = g_strdup ("");
     }
     const char *dflt = k->dflt ? k->dflt : g_str_has_prefix (k->path, "published.") ? "(absent)" : "(required)";
+    /* The two datapath keys default per link, not to the one value their table line holds. */
+    if (g_str_has_prefix (k->path, "endpoint.datapath_bits") || g_str_has_prefix (k->path, "endpoint.clock_mhz"))
+      dflt = "(per link)";
     if (markdown)
       g_string_append_printf (out, "| `%s` | %s %s | `%s` | %s | %s |\n", k->path, type_name (k), range, dflt, k->unit,
                               k->doc);

@@ -10,6 +10,11 @@
  *   file's keys then override them, mappings merged key by key. Include cycles are errors.
  * - --set KEY.PATH=VALUE overrides are applied after all files; VALUE is parsed as YAML (so lists work).
  * - The `published:` block is carried for comparison only: model code must never read it.
+ * - Every key's origin is kept (PsKeyOrigin): the file, include or --set that gave it, or the default it took, so
+ *   a report can say what was run (ps_config_write_json()), whether a --set changed what a published figure
+ *   measured (ps_config_set_changes()), and which values nobody gave.
+ * - endpoint.datapath_bits and endpoint.clock_mhz, when not given, follow the link: the hard IP's application
+ *   interface for that generation and width (ps_datapath_default(), pcie-protocol.md §7).
  * - Keys are an interface: later versions add keys, never rename them.
  */
 #pragma once
@@ -17,6 +22,8 @@
 #include <glib.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "format.h"
 
 typedef enum {
   PS_MODE_READ = 1 << 0,
@@ -35,6 +42,21 @@ typedef enum { PS_UPDATEFC_MINIMUM, PS_UPDATEFC_RECOMMENDED } PsUpdateFcPolicy;
 typedef struct {
   int64_t ph, pd, nph, npd, cplh, cpld;
 } PsCredits;
+
+/* Where a key's value came from. */
+typedef enum {
+  PS_FROM_DEFAULT, /* the key table's default, or one that follows other keys (PsKeyOrigin.rule) */
+  PS_FROM_FILE, /* the config file named on the command line */
+  PS_FROM_INCLUDE, /* a file it includes, directly or not */
+  PS_FROM_SET, /* a --set (a sweep's overrides and axis values reach the loader as --sets too) */
+  PS_FROM_ABSENT, /* no value: a published.* figure the config does not give */
+} PsFrom;
+
+typedef struct {
+  PsFrom from;
+  char *at; /* FILE:LINE:COL of the value (file, include), the "--set KEY=VALUE" text (set), else NULL */
+  char *rule; /* a default that follows other keys: what it follows and the source; else NULL */
+} PsKeyOrigin;
 
 typedef struct {
   char *path; /* the config file as named on the command line */
@@ -123,6 +145,9 @@ typedef struct {
     unsigned suspect_figures;
     char *suspect_reason; /* why; required when suspect_figures is set */
   } published;
+
+  PsKeyOrigin *origins; /* one per key, in ps_config_keys() order */
+  char *set_changes; /* ps_config_set_changes() */
 } PsConfig;
 
 PsConfig *ps_config_load (const char *path, const char *const *sets, GError **error);
@@ -145,3 +170,27 @@ gboolean ps_config_key_exists (const char *path);
 gboolean ps_config_is_section (const char *path);
 /* Every key path in table order (the order of `pciesim keys`), NULL-terminated, static storage. */
 const char *const *ps_config_keys (void);
+
+/* The origin of key `path` in a loaded config; NULL for a path that is no key. */
+const PsKeyOrigin *ps_config_origin (const PsConfig *cfg, const char *path);
+/* "default", "file", "include", "set", "absent": the words of the JSON report's config block. */
+const char *ps_from_name (PsFrom from);
+/* TRUE for keys that change nothing simulated: the report's label (name), which modes run, the watchdog bound,
+ * and the published figures themselves. Every other key changes what a run measures. */
+gboolean ps_config_key_is_output (const char *path);
+/* The keys a --set gave that change what is simulated, joined by ", " (table order), or NULL when none did:
+ * the published figures then describe another system and are not compared (report.h). */
+const char *ps_config_set_changes (const PsConfig *cfg);
+/* A key's value as the JSON report writes it (42, 2.5, true, "text", ["read", "write"]); NULL for no key. */
+char *ps_config_value_text (const PsConfig *cfg, const char *path);
+/* Every key as a JSON object member per key, in table order: {"value": V, "from": WORD[, "at": …][, "rule": …]},
+ * one key per line at `indent`. */
+void ps_config_write_json (const PsConfig *cfg, PsJson *j, int indent);
+/* The same as comment lines "# KEY = VALUE (FROM[ AT])", for formats that have no other room (CSV). */
+void ps_config_write_comments (const PsConfig *cfg, GString *out);
+
+/* The application interface a hard IP gives a link of this generation and width when the config names none
+ * (pcie-protocol.md §7): *bits and *mhz are in/out — a value > 0 on entry was given and is kept, and the other
+ * is chosen to go with it. Returns the rule's description ("hard IP for Gen2 x8, pcie-protocol.md §7"), owned by
+ * the caller. The one table of these defaults: a new width or generation is one line there. */
+char *ps_datapath_default (int64_t gen, int64_t lanes, int64_t *bits, double *mhz);

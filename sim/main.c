@@ -27,8 +27,9 @@ static const char *summary_text =
     "  pciesim CONFIG [OPTION…]      run a config (the default command)\n"
     "  pciesim validate [CONFIG…]    run every config with published figures and compare\n"
     "  pciesim keys [--format F]     list every config key with its unit and source\n"
-    "  pciesim sweep SCENARIO        run a what-if scenario's points (--jobs, --shard I/N, --resume)\n"
+    "  pciesim sweep SCENARIO        run a what-if scenario's points (--set, --jobs, --shard I/N, --resume)\n"
     "  pciesim merge FILE… -o OUT    join sweep shards into the file one unsharded run writes\n"
+    "  pciesim help [COMMAND]        a command's options (the same as COMMAND --help)\n"
     "\n"
     "Exit status: 0 success, 64 usage error, 65 bad config data, 66 missing file,\n"
     "70 internal error (an invariant broke), 73 cannot write the output.";
@@ -47,15 +48,49 @@ finish (GError *error)
   return code;
 }
 
-/* GOption reports its own errors without our prefix; wrap them as usage errors, with a pointer to --help since
- * its messages name only the option at fault. */
+/* GOption reports its own errors without our prefix; wrap them as usage errors, with a pointer to the --help of
+ * the command at fault ("pciesim validate --help"; NULL for the default command), since its messages name only the
+ * option. */
 static GError *
-usage_error (GError *e)
+usage_error (GError *e, const char *command)
 {
   GError *u = NULL;
-  ps_error_plain (&u, PS_ERROR_USAGE, "%s (see pciesim --help)", e->message);
+  ps_error_plain (&u, PS_ERROR_USAGE, "%s (see pciesim %s%s--help)", e->message, command ? command : "",
+                  command ? " " : "");
   g_error_free (e);
   return u;
+}
+
+/* A usage error of our own, with the same pointer to the command's --help. */
+static int
+usage (const char *command, const char *message)
+{
+  GError *e = NULL;
+  ps_error_plain (&e, PS_ERROR_USAGE, "%s (see pciesim %s%s--help)", message, command ? command : "",
+                  command ? " " : "");
+  return finish (e);
+}
+
+/* --mode, given once or more, each a word or a comma-separated list ("-m read,write", "-m read -m write"): the
+ * modes form a set, as benchmark.modes does. 0 when none was given. */
+static gboolean
+parse_modes (char **given, unsigned *out, GError **error)
+{
+  *out = 0;
+  for (char **g = given; g && *g; g++) {
+    g_auto (GStrv) words = g_strsplit (*g, ",", -1);
+    for (char **w = words; *w; w++) {
+      unsigned m = ps_mode_parse (g_strstrip (*w));
+      /* An unknown word would read as 0, which means "not given": it must be refused here. */
+      if (!m) {
+        ps_error_plain (error, PS_ERROR_USAGE, "unknown --mode '%s' (read, write, simultaneous or all; a list "
+                                               "as read,write or --mode repeated)", *w);
+        return FALSE;
+      }
+      *out |= m;
+    }
+  }
+  return TRUE;
 }
 
 /* `pciesim keys`: the key table is the documentation of record; README's key list is generated from it.
@@ -73,11 +108,9 @@ cmd_keys (int argc, char **argv)
   g_option_context_add_main_entries (ctx, entries, NULL);
   GError *e = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &e))
-    return finish (usage_error (e));
-  if (argc > 1 || (format && strcmp (format, "table") != 0 && strcmp (format, "markdown") != 0)) {
-    ps_error_plain (&e, PS_ERROR_USAGE, "usage: pciesim keys [--format table|markdown]");
-    return finish (e);
-  }
+    return finish (usage_error (e, "keys"));
+  if (argc > 1 || (format && strcmp (format, "table") != 0 && strcmp (format, "markdown") != 0))
+    return usage ("keys", "usage: pciesim keys [--format table|markdown]");
   g_autoptr (GString) out = g_string_new (NULL);
   ps_config_print_keys (out, format && strcmp (format, "markdown") == 0);
   fputs (out->str, stdout);
@@ -132,7 +165,7 @@ cmd_validate (int argc, char **argv)
   g_option_context_add_main_entries (ctx, entries, NULL);
   GError *e = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &e))
-    return finish (usage_error (e));
+    return finish (usage_error (e, "validate"));
   /* Remaining arguments are config paths: GOption leaves them in argv after parsing. */
   PsValidate v = { .configs = (const char *const *) argv + 1, .sets = (const char *const *) sets,
                    .tolerance_pct = tolerance, .strict = strict, .jobs = jobs, .seed = (uint64_t) seed,
@@ -141,10 +174,8 @@ cmd_validate (int argc, char **argv)
     return finish (e);
   /* Written !(x >= 0), not x < 0, so that --tolerance nan (which GOption's g_strtod accepts) is refused too: a
    * figure is beyond tolerance only if its error compares greater, and nothing compares greater than NaN. */
-  if (!(tolerance >= 0) || jobs < 0) {
-    ps_error_plain (&e, PS_ERROR_USAGE, "--tolerance and --jobs must not be negative");
-    return finish (e);
-  }
+  if (!(tolerance >= 0) || jobs < 0)
+    return usage ("validate", "--tolerance and --jobs must not be negative");
   /* 1 (PS_ERROR_FAILED) is a result, not an error: the report says which figures missed, stderr stays empty. */
   int rc = ps_validate (&v, &e);
   return rc < 0 ? finish (e) : rc;
@@ -154,13 +185,13 @@ cmd_validate (int argc, char **argv)
 static int
 cmd_run (int argc, char **argv)
 {
-  g_autofree char *mode = NULL, *format = NULL, *output = NULL;
-  g_auto (GStrv) sets = NULL;
+  g_autofree char *format = NULL, *output = NULL;
+  g_auto (GStrv) sets = NULL, mode = NULL;
   gint64 seed = 1;
   gboolean version = FALSE;
   GOptionEntry entries[] = {
-    { "mode", 'm', 0, G_OPTION_ARG_STRING, &mode, "read, write, simultaneous or all (default: benchmark.modes)",
-      "MODE" },
+    { "mode", 'm', 0, G_OPTION_ARG_STRING_ARRAY, &mode,
+      "read, write, simultaneous or all (a list: read,write; repeatable; default: benchmark.modes)", "MODE" },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "table (default), csv, json or markdown", "FORMAT" },
     { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "override a config key, e.g. --set link.lanes=4 (repeatable)",
       "KEY=VALUE" },
@@ -175,7 +206,7 @@ cmd_run (int argc, char **argv)
   g_option_context_add_main_entries (ctx, entries, NULL);
   GError *e = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &e))
-    return finish (usage_error (e));
+    return finish (usage_error (e, NULL));
   /* Before the argument count, so `pciesim --version` needs no CONFIG. The git describe names the exact commit;
    * built outside git there is only the project version. */
   if (version) {
@@ -186,24 +217,15 @@ cmd_run (int argc, char **argv)
     return 0;
   }
   /* Exactly one config: a second positional argument is more likely a typo than a wish to run two. */
-  if (argc != 2) {
-    ps_error_plain (&e, PS_ERROR_USAGE, "%s (see pciesim --help)",
-                    argc < 2 ? "no config file given" : "more than one config file given");
-    return finish (e);
-  }
+  if (argc != 2)
+    return usage (NULL, argc < 2 ? "no config file given" : "more than one config file given");
   /* --set values are applied in the order given, so a later one wins over an earlier one for the same key. */
   PsCliRun run = { .config_path = argv[1], .sets = (const char *const *) sets, .seed = (uint64_t) seed,
                    .format = PS_FORMAT_TABLE, .output = output };
   if (!parse_format (format, &run.format, &e))
     return finish (e);
-  /* An unknown word parses as 0, which PsCliRun reads as "use benchmark.modes": it must be refused here. */
-  if (mode) {
-    run.modes = ps_mode_parse (mode);
-    if (!run.modes) {
-      ps_error_plain (&e, PS_ERROR_USAGE, "unknown --mode '%s' (read, write, simultaneous or all)", mode);
-      return finish (e);
-    }
-  }
+  if (!parse_modes (mode, &run.modes, &e))
+    return finish (e);
   /* Its result adds nothing: `e` is set exactly when it fails, and finish (NULL) is 0. */
   ps_cli_run (&run, &e);
   return finish (e);
@@ -226,11 +248,16 @@ static int
 cmd_sweep (int argc, char **argv)
 {
   g_autofree char *format = NULL, *output = NULL, *shard = NULL;
+  g_auto (GStrv) sets = NULL, mode = NULL;
   gint jobs = 0;
   gint64 seed = 1;
   gboolean resume = FALSE, list = FALSE;
   GOptionEntry entries[] = {
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "worker threads (default: number of cores)", "N" },
+    { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets,
+      "override a config key at every point, after the scenario's overrides (repeatable; not an axis)", "KEY=VALUE" },
+    { "mode", 'm', 0, G_OPTION_ARG_STRING_ARRAY, &mode,
+      "read, write, simultaneous or all (a list: read,write; repeatable; default: the scenario's modes)", "MODE" },
     { "shard", 0, 0, G_OPTION_ARG_STRING, &shard, "run only share I of N (points whose index % N = I-1)", "I/N" },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "csv (default) or json", "FORMAT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "write to FILE atomically (default stdout)", "FILE" },
@@ -247,26 +274,24 @@ cmd_sweep (int argc, char **argv)
   g_option_context_add_main_entries (ctx, entries, NULL);
   GError *e = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &e))
-    return finish (usage_error (e));
-  if (argc != 2) {
-    ps_error_plain (&e, PS_ERROR_USAGE, "usage: pciesim sweep SCENARIO [--jobs N] [--shard I/N] [--format csv|json] "
-                                        "[--output FILE] [--resume]");
-    return finish (e);
-  }
+    return finish (usage_error (e, "sweep"));
+  if (argc != 2)
+    return usage ("sweep", argc < 2 ? "no scenario file given" : "more than one scenario file given");
   /* Progress only on a terminal: the line redraws itself with \r and an erase code, which would litter a log. */
   PsSweep s = { .scenario = argv[1], .jobs = jobs, .format = PS_FORMAT_CSV, .output = output, .resume = resume,
-                .progress = isatty (STDERR_FILENO), .seed = (uint64_t) seed, .list = list };
+                .progress = isatty (STDERR_FILENO), .seed = (uint64_t) seed, .list = list,
+                .sets = (const char *const *) sets };
+  if (!parse_modes (mode, &s.modes, &e))
+    return finish (e);
   if (!parse_format (format, &s.format, &e))
     return finish (e);
   /* A sweep's output is read back by --resume and merge, which know only CSV and JSON (sweep.h). */
   if (s.format != PS_FORMAT_CSV && s.format != PS_FORMAT_JSON) {
-    ps_error_plain (&e, PS_ERROR_USAGE, "sweep writes csv or json, not '%s'", format);
-    return finish (e);
+    g_autofree char *m = g_strdup_printf ("sweep writes csv or json, not '%s'", format);
+    return usage ("sweep", m);
   }
-  if (jobs < 0 || (list && resume)) {
-    ps_error_plain (&e, PS_ERROR_USAGE, jobs < 0 ? "--jobs must not be negative" : "--list runs nothing to resume");
-    return finish (e);
-  }
+  if (jobs < 0 || (list && resume))
+    return usage ("sweep", jobs < 0 ? "--jobs must not be negative" : "--list runs nothing to resume");
   if (shard && !ps_sweep_parse_shard (shard, &s.shard_index, &s.shard_count, &e))
     return finish (e);
   /* Only a sweep that writes a file has anything to save; otherwise the default (die at once) is right.
@@ -306,13 +331,56 @@ cmd_merge (int argc, char **argv)
   g_option_context_add_main_entries (ctx, entries, NULL);
   GError *e = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &e))
-    return finish (usage_error (e));
-  if (argc < 2) {
-    ps_error_plain (&e, PS_ERROR_USAGE, "usage: pciesim merge FILE… [--output FILE]");
-    return finish (e);
-  }
+    return finish (usage_error (e, "merge"));
+  if (argc < 2)
+    return usage ("merge", "usage: pciesim merge FILE… [--output FILE]");
   ps_sweep_merge ((const char *const *) argv + 1, output, &e);
   return finish (e);
+}
+
+typedef int (*Command) (int argc, char **argv);
+
+static const struct {
+  const char *name;
+  Command run;
+} commands[] = {
+  { "validate", cmd_validate },
+  { "keys", cmd_keys },
+  { "sweep", cmd_sweep },
+  { "merge", cmd_merge },
+};
+
+static Command
+find_command (const char *word)
+{
+  for (size_t i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (strcmp (word, commands[i].name) == 0)
+      return commands[i].run;
+  return NULL;
+}
+
+/* `pciesim help [COMMAND]`: the command's --help, as a user who types the word git and gio take expects. GOption
+ * prints it and exits 0 from inside the parse, so the command runs with argv "COMMAND --help". */
+static int
+cmd_help (int argc, char **argv)
+{
+  if (argc > 2)
+    return usage ("help", "usage: pciesim help [COMMAND]");
+  const char *word = argc == 2 ? argv[1] : NULL;
+  /* `pciesim help --help` (what completion asks every command) gets the one line there is to say. */
+  if (word && (strcmp (word, "--help") == 0 || strcmp (word, "-h") == 0)) {
+    printf ("Usage:\n  pciesim help [COMMAND] - the options of COMMAND (validate, keys, sweep, merge), or of running "
+            "a config\n");
+    return 0;
+  }
+  Command c = word ? find_command (word) : cmd_run;
+  if (!c) {
+    g_autofree char *m = g_strdup_printf ("help: no command '%s' (validate, keys, sweep, merge; or none for "
+                                          "running a config)", word);
+    return usage (NULL, m);
+  }
+  char *help_argv[] = { word ? argv[1] : (char *) "pciesim", (char *) "--help", NULL };
+  return c (2, help_argv);
 }
 
 /* Dispatch on the first word (like git or GLib's gio tool) so subcommands get their own options and --help.
@@ -325,13 +393,10 @@ main (int argc, char **argv)
   setlocale (LC_ALL, "");
   /* Numbers in reports must not depend on the user's locale (decimal commas would break CSV and JSON). */
   setlocale (LC_NUMERIC, "C");
-  if (argc > 1 && strcmp (argv[1], "validate") == 0)
-    return cmd_validate (argc - 1, argv + 1);
-  if (argc > 1 && strcmp (argv[1], "keys") == 0)
-    return cmd_keys (argc - 1, argv + 1);
-  if (argc > 1 && strcmp (argv[1], "sweep") == 0)
-    return cmd_sweep (argc - 1, argv + 1);
-  if (argc > 1 && strcmp (argv[1], "merge") == 0)
-    return cmd_merge (argc - 1, argv + 1);
+  if (argc > 1 && strcmp (argv[1], "help") == 0)
+    return cmd_help (argc - 1, argv + 1);
+  Command c = argc > 1 ? find_command (argv[1]) : NULL;
+  if (c)
+    return c (argc - 1, argv + 1);
   return cmd_run (argc, argv);
 }

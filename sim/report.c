@@ -46,6 +46,7 @@ ps_result_figures (const PsRunResult *r, PsFigure out[PS_N_FIGURES])
                         .published = c->published.peak_read_mbps };
   /* The error is computed for flagged figures too: JSON and validate print it beside the flag, and only the
    * statistics leave it out. `published > 0` keeps a published 0 (a legal key value) from dividing by zero. */
+  const gboolean changed = ps_config_set_changes (c) != NULL;
   for (int i = 0; i < PS_N_FIGURES; i++) {
     PsFigure *f = &out[i];
     /* Published figures are DMA benchmark results: a run of another workload (the bare streaming source) is not
@@ -55,17 +56,28 @@ ps_result_figures (const PsRunResult *r, PsFigure out[PS_N_FIGURES])
     /* A window figure is shown only to be compared: JSON's results.simultaneous.peak carries it anyway. */
     if (i >= 4 && !isfinite (f->published))
       f->simulated = NAN;
+    /* A --set that changed the system leaves the figure in place (the report shows why it is not compared) but
+     * neither scores nor flags it: this run's protocol limit is another link's. */
+    f->comparable = isfinite (f->published) && !changed;
     /* The config's judgement on its own data (published.suspect), carried to every format with its reason. */
-    f->suspect = isfinite (f->published) && (c->published.suspect_figures & (1u << i)) != 0;
+    f->suspect = f->comparable && (c->published.suspect_figures & (1u << i)) != 0;
     f->suspect_reason = f->suspect ? c->published.suspect_reason : NULL;
     /* A measurement above what the protocol can carry is an artifact: no honest model matches it. */
-    f->above_limit = isfinite (f->published) && isfinite (r->protocol_limit_mbps) &&
-                     f->published > r->protocol_limit_mbps;
-    f->error_pct = isfinite (f->simulated) && isfinite (f->published) && f->published > 0
+    f->above_limit = f->comparable && isfinite (r->protocol_limit_mbps) && f->published > r->protocol_limit_mbps;
+    f->error_pct = f->comparable && isfinite (f->simulated) && f->published > 0
                        ? (f->simulated - f->published) / f->published * 100.0
                        : NAN;
   }
   return PS_N_FIGURES;
+}
+
+char *
+ps_result_not_comparable (const PsRunResult *r)
+{
+  const char *changes = ps_config_set_changes (r->config);
+  if (!r->config->published.present || !changes)
+    return NULL;
+  return g_strdup_printf ("config changed by --set %s", changes);
 }
 
 /* Six decimals: these are fractions of 1, not percentages, and two (as for MB/s) would print a DLLP or SKP share
@@ -141,6 +153,8 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
   ps_json_string_member (&j, "config", c->path);
   ps_json_string_member (&j, "name", c->name);
   ps_json_string_member (&j, "model", r->model);
+  /* With the resolved config below, the seed makes the file a complete statement of what was run. */
+  ps_json_uint_member (&j, "seed", r->seed);
   /* A summary of the link, not the whole config: "config" names the file that holds the rest. */
   ps_json_key (&j, "link");
   ps_json_object (&j, 0);
@@ -250,11 +264,15 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
       ps_json_string_member (&j, "reason", c->published.suspect_reason);
       ps_json_end (&j);
     }
+    g_autofree char *why = ps_result_not_comparable (r);
+    ps_json_bool_member (&j, "comparable", why == NULL);
+    if (why)
+      ps_json_string_member (&j, "not_comparable", why);
     ps_json_end (&j);
     ps_json_key (&j, "comparison");
     ps_json_array (&j, 4);
     for (int i = 0; i < PS_N_FIGURES; i++) {
-      if (!isfinite (f[i].published) || !isfinite (f[i].simulated))
+      if (!f[i].comparable || !isfinite (f[i].simulated))
         continue;
       ps_json_object (&j, 0);
       ps_json_string_member (&j, "figure", f[i].key);
@@ -267,6 +285,11 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
     }
     ps_json_end (&j);
   }
+
+  /* Every key, its value and where it came from: the file alone would not say what a --set or a default made of
+   * it. */
+  ps_json_key (&j, "resolved_config");
+  ps_config_write_json (c, &j, 4);
 
   /* stats sum over modes: each mode ran on its own engine, so events and simulated time add up. */
   uint64_t events = 0;
@@ -299,6 +322,45 @@ fmt_cell (char *buf, size_t n, double v, gboolean sign, const char *suffix)
     g_strlcpy (buf, "-", n);
 }
 
+/* The values of the table's two header lines that nobody gave, and whether any host key was given: a run of a
+ * hand-written config should not pass off the key table's defaults as a device's or a host's (issue #12 item 7).
+ * Nothing is printed when the files gave them all, as every shipped row does. Then the blank line before the
+ * figures. */
+static void
+defaults_line (GString *o, const PsConfig *c)
+{
+  static const char *const shown[] = { "link.max_payload", "link.max_read_request", "endpoint.tags",
+                                       "benchmark.transfer_bytes", "benchmark.iterations", "endpoint.datapath_bits",
+                                       "endpoint.clock_mhz", NULL };
+  g_autoptr (GString) plain = g_string_new (NULL), ruled = g_string_new (NULL);
+  const char *rule = NULL;
+  for (const char *const *k = shown; *k; k++) {
+    const PsKeyOrigin *origin = ps_config_origin (c, *k);
+    if (origin->from != PS_FROM_DEFAULT)
+      continue;
+    g_autofree char *v = ps_config_value_text (c, *k);
+    GString *to = origin->rule ? ruled : plain;
+    g_string_append_printf (to, "%s%s %s", to->len ? ", " : "", *k, v);
+    if (origin->rule)
+      rule = origin->rule;
+  }
+  gboolean host_given = FALSE;
+  for (const char *const *k = ps_config_keys (); *k && !host_given; k++)
+    host_given = g_str_has_prefix (*k, "host.") && ps_config_origin (c, *k)->from != PS_FROM_DEFAULT;
+  if (plain->len || ruled->len || !host_given) {
+    g_string_append (o, "defaults (not given):");
+    if (plain->len)
+      g_string_append_printf (o, " %s;", plain->str);
+    if (ruled->len)
+      g_string_append_printf (o, " %s (%s);", ruled->str, rule);
+    if (!host_given)
+      g_string_append (o, " every host.* key (no host file; configs/hosts/ideal.yaml is a host that never limits);");
+    g_string_truncate (o, o->len - 1);
+    g_string_append_c (o, '\n');
+  }
+  g_string_append_c (o, '\n');
+}
+
 /* The human table: one line per figure that ran, then the headline mode's link usage per direction. Markdown
  * shares the figure rows so README tables and terminal output cannot disagree. */
 static void
@@ -321,9 +383,10 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
                             c->link.max_read_request, c->endpoint.tags, c->endpoint.datapath_bits,
                             c->endpoint.clock_mhz, r->model);
     g_string_append_printf (o, "%" G_GINT64_FORMAT " bytes x %" G_GINT64_FORMAT
-                               " iterations; theoretical %.1f MB/s, protocol limit %.1f MB/s\n\n",
+                               " iterations; theoretical %.1f MB/s, protocol limit %.1f MB/s\n",
                             c->benchmark.transfer_bytes, c->benchmark.iterations, r->theoretical_mbps,
                             r->protocol_limit_mbps);
+    defaults_line (o, c);
     g_string_append (o, "figure               simulated  published  theoretical  %theor.   error\n");
   } else {
     g_string_append (o, "| figure | simulated MB/s | published MB/s | theoretical MB/s | % of theoretical | error |\n");
@@ -336,7 +399,7 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
       continue;
     char sim[32], pub[32], pct[32], err[40];
     fmt_cell (sim, sizeof sim, f[i].simulated, FALSE, "");
-    fmt_cell (pub, sizeof pub, f[i].published, FALSE, "");
+    fmt_cell (pub, sizeof pub, f[i].comparable ? f[i].published : NAN, FALSE, "");
     /* "%theor." is against the vendor's theoretical maximum, the number AN-456 readers already know, not against
      * the protocol limit (the header line gives both). */
     fmt_cell (pct, sizeof pct, isfinite (f[i].simulated) ? f[i].simulated / r->theoretical_mbps * 100 : NAN,
@@ -374,6 +437,11 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
   if (suspect)
     g_string_append_printf (o, "%s† suspect measurement (published.suspect), left out of error statistics: %s\n",
                             markdown && !flagged ? "\n" : "", c->published.suspect_reason);
+  g_autofree char *why = ps_result_not_comparable (r);
+  if (why)
+    g_string_append_printf (o, "%spublished figures%s%s%s not comparable: %s\n", markdown ? "\n" : "",
+                            c->published.source ? " (" : "", c->published.source ? c->published.source : "",
+                            c->published.source ? ")" : "", why);
   /* Markdown output is the figure table alone, as README documents it; the averaged line above and the usage
    * breakdown below belong to the terminal report. */
   if (markdown)
@@ -420,6 +488,14 @@ render_csv (GString *o, const PsRunResult *r)
 {
   PsFigure f[PS_N_FIGURES];
   ps_result_figures (r, f);
+  /* Comment lines first: what was run (the resolved config and the seed) and, when so, why the published
+   * figures are left out; readers skip them (pandas' comment='#', gnuplot, spreadsheets' import option). */
+  g_string_append_printf (o, "# pciesim %s: %s (%s), model %s, seed %" G_GUINT64_FORMAT "\n", PCIESIM_VERSION,
+                          r->config->path, r->config->name, r->model, r->seed);
+  g_autofree char *why = ps_result_not_comparable (r);
+  if (why)
+    g_string_append_printf (o, "# published figures not comparable: %s\n", why);
+  ps_config_write_comments (r->config, o);
   /* The header is written even when no figure ran, so the output is always a parseable table with its columns. */
   g_string_append (o, "config,figure,simulated_mbps,published_mbps,theoretical_mbps,protocol_limit_mbps,error_pct,"
                       "above_protocol_limit,suspect\n");
@@ -429,7 +505,7 @@ render_csv (GString *o, const PsRunResult *r)
     ps_csv_cell (o, r->config->name);
     g_string_append_printf (o, ",%s", f[i].key);
     csv_num (o, f[i].simulated);
-    csv_num (o, f[i].published);
+    csv_num (o, f[i].comparable ? f[i].published : NAN);
     csv_num (o, r->theoretical_mbps);
     csv_num (o, r->protocol_limit_mbps);
     csv_num (o, f[i].error_pct);

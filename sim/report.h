@@ -7,6 +7,11 @@
  *   and it appears only in JSON `stats.wall_s`), so same config + same seed gives the same bytes.
  * - JSON keys of schema 1 are never renamed; new keys may be added.
  * - A published figure above the protocol limit is flagged in every format and excluded from error statistics.
+ * - Published figures are compared only with a run of the system they measured: not with another workload, and
+ *   not after a --set changed a key that changes what is simulated (ps_config_set_changes()). They are then
+ *   shown as not comparable, with the reason, and never flagged against this run's protocol limit.
+ * - A report says what was run: the seed, and (JSON, CSV comments) every config key with its value and origin;
+ *   the table names the values of its header that nobody gave.
  */
 #pragma once
 
@@ -55,8 +60,13 @@ typedef struct {
   double theoretical_mbps;
   double protocol_limit_mbps;
   PsModeResult modes[PS_N_MODES];
+  uint64_t seed;
   double wall_s;
 } PsRunResult;
+
+/* Why the published figures of a result are not comparable ("config changed by --set link.lanes"), or NULL when
+ * they are (or there are none). Owned by the caller. */
+char *ps_result_not_comparable (const PsRunResult *r);
 
 /* One comparable figure: simulated vs published. */
 typedef struct {
@@ -65,8 +75,9 @@ typedef struct {
                     * "peak_write", "peak_write_excluding_read_requests", "peak_read" */
   double simulated; /* NaN if the mode did not run */
   double published; /* NaN if not published */
-  double error_pct; /* (simulated - published) / published * 100, NaN if either is missing */
+  double error_pct; /* (simulated - published) / published * 100, NaN if either is missing or not comparable */
   bool above_limit; /* published figure exceeds the protocol limit: flagged, not counted */
+  bool comparable; /* the published figure measured the system this run simulates (report.h's contract) */
   bool suspect; /* marked by published.suspect in the config: flagged with its reason, not counted */
   const char *suspect_reason; /* the config's published.suspect.reason (borrowed), NULL when not suspect */
 } PsFigure;

@@ -638,6 +638,9 @@ relocate (const PsScenario *s, guint index, char **sets, const YNode *const *nod
   GError *out = NULL;
   /* config.c says which of our --sets the error lies in (the later of two identical ones, whose value stood). */
   int i = ps_error_set_index (e);
+  /* A command-line --set has no scenario node: its error keeps the --set location the user typed. */
+  if (i >= 0 && i < (int) g_strv_length (sets) && !nodes[i])
+    return e;
   if (i >= 0 && i < (int) g_strv_length (sets)) {
     const YNode *n = nodes[i];
     /* Positions below s->sets->len are overrides, the rest axis values, in the order point_sets() builds. An
@@ -794,9 +797,19 @@ load_base (PsScenario *s, const YNode *base, GError **error)
 /* Order matters for the messages: the file's own shape first, then the base and overrides, then modes and
  * metrics, which depend on the base's benchmark.modes. */
 static gboolean
-load_tree (PsScenario *s, GError **error)
+load_tree (PsScenario *s, const char *const *cli_sets, unsigned cli_modes, GError **error)
 {
   const YNode *t = s->tree;
+  /* A config named where a scenario belongs: its sections are not scenario keys, and "unknown key 'link'" would
+   * not tell the user what happened. */
+  for (guint i = 0; i < t->keys->len; i++) {
+    const YNode *k = t->keys->pdata[i];
+    if (!g_strv_contains (top_keys, k->value) && ps_config_is_section (k->value)) {
+      ytree_error (error, PS_ERROR_DATA, k, "this is a config file ('%s:' is a config section, not a scenario key): "
+                   "run it with pciesim %s", k->value, s->path);
+      return FALSE;
+    }
+  }
   /* Unknown keys first: a misspelt `axis:` should be reported as a typo, not as a missing axes:. */
   if (!check_keys (t, top_keys, "a scenario", error))
     return FALSE;
@@ -817,6 +830,13 @@ load_tree (PsScenario *s, GError **error)
   if ((n = ytree_map_get (t, "overrides")) &&
       (!want_kind (n, YNODE_MAP, "overrides", error) || !flatten_overrides (s, n, "", error)))
     return FALSE;
+  /* The command line's --sets go after the file's overrides, so they win over them, and before the axis values,
+   * which they may not name. */
+  for (const char *const *c = cli_sets; c && *c; c++) {
+    g_ptr_array_add (s->sets, g_strdup (*c));
+    g_ptr_array_add (s->set_nodes, NULL);
+    s->n_cli_sets++;
+  }
   if (!(n = ytree_map_get (t, "axes"))) {
     ytree_error (error, PS_ERROR_DATA, t, "a scenario needs axes: (a list of {key, values or range})");
     return FALSE;
@@ -831,6 +851,17 @@ load_tree (PsScenario *s, GError **error)
   for (guint i = 0; i < n->items->len; i++)
     if (!load_axis (s, n->items->pdata[i], error))
       return FALSE;
+  /* A --set of an axis would be overridden at every point by the axis value: a mistake, not an override. */
+  for (const char *const *c = cli_sets; c && *c; c++)
+    for (guint a = 0; a < s->axes->len; a++) {
+      const char *key = ((PsAxis *) s->axes->pdata[a])->key;
+      size_t len = strlen (key);
+      if (strncmp (*c, key, len) == 0 && (*c)[len] == '=') {
+        ps_error_plain (error, PS_ERROR_USAGE, "--set %s: %s is an axis of this scenario (its values are the "
+                        "axis's)", *c, key);
+        return FALSE;
+      }
+    }
   /* zip: comes after every axis, since it names axes by key and may name any of them. Without zip: each axis
    * is its own group, and load_zip() still numbers the groups and counts the points. */
   if (!load_zip (s, ytree_map_get (t, "zip"), error))
@@ -853,9 +884,12 @@ load_tree (PsScenario *s, GError **error)
   }
   if ((n = ytree_map_get (t, "modes")) && !load_modes (s, n, error))
     return FALSE;
-  /* Without modes:, the base's own benchmark.modes, so a scenario on a read-only config stays read-only. */
+  /* Without modes:, the base's own benchmark.modes, so a scenario on a read-only config stays read-only; --mode
+   * wins over both. */
   if (!n)
     s->modes = base->benchmark.modes;
+  if (cli_modes)
+    s->modes = cli_modes;
   if ((n = ytree_map_get (t, "metrics")))
     return load_metrics (s, n, error);
   default_metrics (s);
@@ -864,6 +898,12 @@ load_tree (PsScenario *s, GError **error)
 
 PsScenario *
 ps_scenario_load (const char *path, GError **error)
+{
+  return ps_scenario_load_with (path, NULL, 0, error);
+}
+
+PsScenario *
+ps_scenario_load_with (const char *path, const char *const *sets, unsigned modes, GError **error)
 {
   g_autoptr (PsScenario) s = g_new0 (PsScenario, 1);
   s->path = g_strdup (path);
@@ -879,7 +919,7 @@ ps_scenario_load (const char *path, GError **error)
       ps_error_located (error, PS_ERROR_DATA, path, 1, 1, "empty file: a scenario is a mapping with base: and axes:");
     return NULL;
   }
-  if (!want_kind (s->tree, YNODE_MAP, "a scenario", error) || !load_tree (s, error))
+  if (!want_kind (s->tree, YNODE_MAP, "a scenario", error) || !load_tree (s, sets, modes, error))
     return NULL;
   /* Without name:, the file name less its extension: scenarios/x.yaml is "x" in the progress line and in JSON. */
   if (!s->name) {

@@ -52,7 +52,8 @@ typedef struct {
   char *name; /* `name:` or the file's base name */
   char *base; /* base config path, resolved against the scenario's directory */
   GPtrArray *sets; /* char*: "KEY=YAML" overrides, in file order */
-  GPtrArray *set_nodes; /* const YNode*: where each override was written */
+  GPtrArray *set_nodes; /* const YNode*: where each override was written; NULL for a command-line --set */
+  guint n_cli_sets; /* the last of `sets` came from the command line (ps_scenario_load_with()) */
   GPtrArray *axes; /* PsAxis* */
   GArray *metrics; /* PsMetric */
   unsigned modes; /* PsModeMask run at every point */
@@ -62,6 +63,10 @@ typedef struct {
 } PsScenario;
 
 PsScenario *ps_scenario_load (const char *path, GError **error);
+/* The same with the command line's part: `sets` (KEY=VALUE, may be NULL) apply to every point after the
+ * scenario's overrides and before its axis values, and may not name an axis (PS_ERROR_USAGE); `modes` (a
+ * PsModeMask, 0 = not given) replaces the scenario's modes:. An error in one of `sets` keeps its --set location. */
+PsScenario *ps_scenario_load_with (const char *path, const char *const *sets, unsigned modes, GError **error);
 void ps_scenario_free (PsScenario *s);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PsScenario, ps_scenario_free)
 

@@ -61,6 +61,7 @@ typedef struct {
   char *version, *scenario; /* JSON */
   guint64 seed, points_total; /* JSON */
   GPtrArray *axes, *metrics; /* char *; CSV read back: every column after id is in axes */
+  GPtrArray *sets; /* JSON: the command line's --sets, NULL when none (the key is then absent) */
 } SweepHeader;
 
 static void
@@ -70,6 +71,7 @@ header_clear (SweepHeader *h)
   g_free (h->scenario);
   g_clear_pointer (&h->axes, g_ptr_array_unref);
   g_clear_pointer (&h->metrics, g_ptr_array_unref);
+  g_clear_pointer (&h->sets, g_ptr_array_unref);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SweepHeader, header_clear)
 
@@ -84,6 +86,13 @@ header_from_scenario (SweepHeader *h, const PsScenario *s, PsFormat format, uint
     g_ptr_array_add (h->axes, g_strdup (((PsAxis *) s->axes->pdata[a])->key));
   for (guint m = 0; m < s->metrics->len; m++)
     g_ptr_array_add (h->metrics, g_strdup (g_array_index (s->metrics, PsMetric, m).name));
+  /* The command line's --sets change every point, so resume and merge must see them (JSON; CSV, as for the seed,
+   * cannot tell). They are the last n_cli_sets of the scenario's sets. */
+  if (s->n_cli_sets) {
+    h->sets = g_ptr_array_new_with_free_func (g_free);
+    for (guint i = s->sets->len - s->n_cli_sets; i < s->sets->len; i++)
+      g_ptr_array_add (h->sets, g_strdup (s->sets->pdata[i]));
+  }
 }
 
 /* --- cells and lines ------------------------------------------------------------------------------------- */
@@ -223,9 +232,12 @@ render_file (GString *o, const SweepHeader *h, char *const *rows, guint n)
   ps_json_string_member (&j, "scenario", h->scenario);
   ps_json_uint_member (&j, "seed", h->seed);
   ps_json_uint_member (&j, "points_total", h->points_total);
-  const char *lists[] = { "axes", "metrics" };
-  GPtrArray *names[] = { h->axes, h->metrics };
-  for (int k = 0; k < 2; k++) {
+  /* An added key, only when --set was given, so a plain sweep's bytes are unchanged. */
+  const char *lists[] = { "axes", "metrics", "sets" };
+  GPtrArray *names[] = { h->axes, h->metrics, h->sets };
+  for (int k = 0; k < 3; k++) {
+    if (!names[k])
+      continue;
     ps_json_key (&j, lists[k]);
     ps_json_array (&j, 0);
     for (guint i = 0; i < names[k]->len; i++)
@@ -410,7 +422,8 @@ parse_json_header (const char *text, gsize len, SweepHeader *h)
   h->scenario = g_strdup (json_object_get_string_member (o, "scenario"));
   h->seed = (guint64) json_object_get_int_member (o, "seed");
   h->points_total = (guint64) json_object_get_int_member (o, "points_total");
-  return string_list (o, "axes", &h->axes) && string_list (o, "metrics", &h->metrics);
+  return string_list (o, "axes", &h->axes) && string_list (o, "metrics", &h->metrics) &&
+         (!json_object_has_member (o, "sets") || string_list (o, "sets", &h->sets));
 }
 
 /* Split a sweep file into its header and point records without judging them: resume and merge apply their own
@@ -757,7 +770,7 @@ ps_sweep_run (const PsSweep *opt, GError **error)
     ps_error_plain (error, PS_ERROR_USAGE, "--resume needs --output FILE (the file to complete)");
     return FALSE;
   }
-  g_autoptr (PsScenario) sc = ps_scenario_load (opt->scenario, error);
+  g_autoptr (PsScenario) sc = ps_scenario_load_with (opt->scenario, opt->sets, opt->modes, error);
   if (!sc || !check_writable (opt->output, error))
     return FALSE;
   Runner r = { .sc = sc, .format = opt->format, .seed = opt->seed, .fail_index = G_MAXUINT };

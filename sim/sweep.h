@@ -41,6 +41,8 @@ typedef struct {
    * finished point, and the run fails with PS_ERROR_FAILED. NULL = never. */
   const volatile sig_atomic_t *interrupted;
   uint64_t seed;
+  const char *const *sets; /* --set KEY=VALUE applied to every point (scenario.h), may be NULL */
+  unsigned modes; /* --mode: PsModeMask replacing the scenario's modes; 0 = not given */
 } PsSweep;
 
 /* Parse "I/N" with 1 <= I <= N; anything else is PS_ERROR_USAGE. */

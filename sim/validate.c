@@ -95,6 +95,13 @@ run_job (gpointer data, gpointer user)
   Job *j = data;
   (void) user;
   j->cfg = ps_config_load (j->path, j->sets, &j->error);
+  /* Discovery keeps only configs with a published: block; one named on the command line without one has nothing
+   * to validate, which an empty table with exit status 0 would hide. */
+  if (j->cfg && !j->cfg->published.present) {
+    ps_error_located (&j->error, PS_ERROR_DATA, j->path, 1, 1, "no published: block, so nothing to validate "
+                      "(pciesim %s runs it)", j->path);
+    return;
+  }
   if (j->cfg)
     topology_run (j->cfg, PS_MODE_ALL, j->seed, &j->result, &j->error);
 }
@@ -102,7 +109,8 @@ run_job (gpointer data, gpointer user)
 /* Running totals for the summary line. The theoretical formula's error is accumulated over the same figures so
  * the two means compare like with like. */
 typedef struct {
-  int counted, flagged, suspect, beyond;
+  int counted, flagged, suspect, beyond, not_comparable;
+  const char *changed_by; /* the keys a --set changed, when that left figures not comparable */
   double sum_abs, max_abs, theo_sum_abs;
   const char *max_config, *max_figure; /* borrowed from the jobs, which outlive the rendering */
 } Summary;
@@ -137,7 +145,13 @@ render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
     /* Only figures with both values are rows: a config named on the command line without a published: block
      * runs but contributes nothing. */
     for (int k = 0; k < PS_N_FIGURES; k++) {
-      if (!isfinite (f[k].published) || !isfinite (f[k].simulated))
+      /* A --set that changed the system leaves nothing to compare (report.h): counted, not shown. */
+      if (isfinite (f[k].published) && isfinite (f[k].simulated) && !f[k].comparable) {
+        s->not_comparable++;
+        if (!s->changed_by)
+          s->changed_by = ps_config_set_changes (j->cfg);
+      }
+      if (!f[k].comparable || !isfinite (f[k].simulated))
         continue;
       const char *flag = "";
       double abs_err = fabs (f[k].error_pct);
@@ -218,6 +232,12 @@ render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
     ps_json_fixed_member (&json, "max_abs_error_pct", s->max_abs, 3);
     ps_json_int_member (&json, "beyond_tolerance", s->beyond);
     ps_json_fixed_member (&json, "theoretical_mean_abs_error_pct", theo, 3);
+    /* Added keys, present only when a --set left figures out, so an ordinary report keeps its bytes. */
+    if (s->not_comparable) {
+      ps_json_int_member (&json, "not_comparable", s->not_comparable);
+      g_autofree char *why = g_strdup_printf ("config changed by --set %s", s->changed_by);
+      ps_json_string_member (&json, "not_comparable_why", why);
+    }
     ps_json_end (&json);
     ps_json_end (&json);
   } else if (!csv) {
@@ -227,6 +247,9 @@ render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
                             md ? "\n" : "\n", s->counted, s->flagged, s->suspect, mean, s->max_abs,
                             s->max_config ? s->max_config : "-", s->max_figure ? s->max_figure : "", s->beyond,
                             v->tolerance_pct, theo);
+    if (s->not_comparable)
+      g_string_append_printf (o, "%d published figures not compared: config changed by --set %s\n",
+                              s->not_comparable, s->changed_by);
   }
 }
 
@@ -234,8 +257,7 @@ int
 ps_validate (const PsValidate *v, GError **error)
 {
   g_autoptr (GPtrArray) paths = NULL;
-  /* Named configs run as given, in the order given, published: block or not: the filter belongs to discovery,
-   * and a named config without published figures still has to load and run cleanly. */
+  /* Named configs run as given, in the order given; each must have a published: block (run_job()). */
   if (v->configs && v->configs[0]) {
     paths = g_ptr_array_new_with_free_func (g_free);
     for (const char *const *c = v->configs; *c; c++)

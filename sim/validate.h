@@ -18,7 +18,8 @@
 #include "sim/report.h"
 
 typedef struct {
-  const char *const *configs; /* NULL = every configs/NAME.yaml with a published: block */
+  const char *const *configs; /* NULL = every configs/NAME.yaml with a published: block; a named config without
+                               * one is an error (PS_ERROR_DATA at its 1:1): it has nothing to validate */
   const char *const *sets; /* --set overrides applied to every config */
   PsFormat format;
   double tolerance_pct;

@@ -340,9 +340,50 @@ clamp_to_text (yaml_mark_t m, const char *text, size_t len)
   return m;
 }
 
+/* What stands at a (clamped) mark, for the "(found …)" part of a two-mark syntax error, as PyYAML says what it
+ * got where libyaml names only what it expected: the end of the text ("the end of the value" for a --set), a
+ * mapping key (libyaml stops at the ':' of "  gen: 3" or at the key itself; either way the key is reported, at
+ * its own column, which *mark is moved to), or the rest of the line, shortened. Columns count characters. */
+static char *
+found_at (yaml_mark_t *mark, const char *text, size_t len, gboolean is_set)
+{
+  const char *p = text, *end = text + len;
+  for (size_t l = 0; l < mark->line && p < end; p++)
+    if (*p == '\n')
+      l++;
+  const char *line_start = p;
+  for (size_t c = 0; c < mark->column && p < end && *p != '\n'; c++)
+    p = g_utf8_next_char (p);
+  if (p >= end || !*p)
+    return g_strdup (is_set ? "the end of the value" : "the end of the file");
+  size_t n = strcspn (p, "\r\n");
+  if (n == 0)
+    return g_strdup ("the end of the line");
+  /* At the ':' of a key: the key is the line's first word, if the ':' ends it. */
+  if (*p == ':') {
+    const char *k = line_start;
+    while (k < p && (*k == ' ' || *k == '-'))
+      k++;
+    size_t word = strcspn (k, " \t[]{},\"'#:");
+    if (k < p && k + word == p) {
+      mark->column = (size_t) g_utf8_strlen (line_start, k - line_start);
+      return g_strdup_printf ("a mapping key '%.*s'", (int) (p - k), k);
+    }
+  }
+  g_autofree char *rest = g_strndup (p, n);
+  /* A plain key followed by ": " (or ':' at the end of the line) is how a block mapping's next key looks. */
+  size_t k = strcspn (rest, ":#[]{},\"' \t");
+  if (k > 0 && rest[k] == ':' && (rest[k + 1] == ' ' || rest[k + 1] == '\0'))
+    return g_strdup_printf ("a mapping key '%.*s'", (int) k, rest);
+  if (g_utf8_strlen (rest, -1) > 20)
+    return g_strdup_printf ("'%.*s…'", (int) (g_utf8_offset_to_pointer (rest, 20) - rest), rest);
+  return g_strdup_printf ("'%s'", rest);
+}
+
 /* A scanner or parser error has a problem mark (where libyaml gave up) and often a context ("while parsing a
- * flow sequence") with the mark where that construct opened. For an unclosed '[' or quote the opening is what
- * the user must find, so it is named in the message while the error is located at the problem. */
+ * flow sequence") with the mark where that construct began. Both are named, as PyYAML does, and the error is
+ * located at the earlier one: for an unclosed '[' or quote the opening is what the user must find, and the
+ * problem mark (often the end of the file) says only where libyaml noticed. */
 static void
 parser_error (const yaml_parser_t *p, const char *origin, const char *text, size_t len, int col_offset,
               GError **error)
@@ -359,15 +400,49 @@ parser_error (const yaml_parser_t *p, const char *origin, const char *text, size
     return;
   }
   yaml_mark_t pm = clamp_to_text (p->problem_mark, text, len);
-  yaml_mark_t cm = clamp_to_text (p->context_mark, text, len);
+  const char *problem = p->problem ? p->problem : "syntax error";
   line = (int) pm.line + 1;
-  col = (int) pm.column + 1 + (pm.line == 0 ? col_offset : 0);
-  if (p->context)
-    ps_error_located (error, PS_ERROR_DATA, origin, line, col, "%s %s at line %d column %d",
-                      p->problem ? p->problem : "syntax error", p->context, (int) cm.line + 1,
-                      (int) cm.column + 1 + (cm.line == 0 ? col_offset : 0));
+  col = col_of_mark (pm, col_offset);
+  if (!p->context) {
+    ps_error_located (error, PS_ERROR_DATA, origin, line, col, "%s", problem);
+    return;
+  }
+  yaml_mark_t cm = clamp_to_text (p->context_mark, text, len);
+  int cline = (int) cm.line + 1, ccol = col_of_mark (cm, col_offset);
+  /* libyaml's contexts read "while parsing a flow sequence", "while scanning a quoted scalar": the construct is
+   * what follows the article. */
+  const char *what = NULL;
+  for (const char *const *pre = (const char *const[]) { "while parsing a ", "while parsing an ", "while scanning a ",
+                                                        "while scanning an ", NULL };
+       *pre; pre++)
+    if (g_str_has_prefix (p->context, *pre)) {
+      what = p->context + strlen (*pre);
+      break;
+    }
+  /* A context that names no construct ("while scanning for the next token"), or one that began where the problem
+   * lies, has no second place to show. */
+  if (!what || (cm.line == pm.line && cm.column == pm.column)) {
+    ps_error_located (error, PS_ERROR_DATA, origin, line, col, "%s (%s)", problem, p->context);
+    return;
+  }
+  gboolean is_set = g_str_has_prefix (origin, "--set ");
+  g_autofree char *found = found_at (&pm, text, len, is_set);
+  line = (int) pm.line + 1;
+  col = col_of_mark (pm, col_offset);
+  /* A flow collection or quoted scalar that ran into something other than its closing bracket or quote is
+   * unclosed: say so in the user's terms; libyaml's own words for the problem add nothing then. */
+  gboolean bracket = g_str_has_prefix (what, "flow ") && g_str_has_prefix (problem, "did not find expected ','");
+  gboolean quote = strcmp (what, "quoted scalar") == 0 && strstr (problem, "end of stream");
+  if (bracket || quote)
+    ps_error_located (error, PS_ERROR_DATA, origin, cline, ccol, "%s opened at %d:%d is not closed (found %s at %d:%d)",
+                      what, cline, ccol, found, line, col);
+  /* A problem that already says what was found ("found a tab character …") needs only its place. */
+  else if (g_str_has_prefix (problem, "found "))
+    ps_error_located (error, PS_ERROR_DATA, origin, cline, ccol, "%s started at %d:%d: %s at %d:%d", what, cline, ccol,
+                      problem, line, col);
   else
-    ps_error_located (error, PS_ERROR_DATA, origin, line, col, "%s", p->problem ? p->problem : "syntax error");
+    ps_error_located (error, PS_ERROR_DATA, origin, cline, ccol, "%s started at %d:%d: %s (found %s at %d:%d)", what,
+                      cline, ccol, problem, found, line, col);
 }
 
 /* Depth, anchors, aliases and tags are checked on libyaml's event stream before it composes a document, because

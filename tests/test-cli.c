@@ -11,6 +11,7 @@
 #include "pciesim-version.h"
 #define TMPDIR_TEMPLATE "pciesim-test-cli-XXXXXX"
 #include "tests/common.h"
+#include "sim/config.h"
 #include "sim/error.h"
 
 /* A calibrated device (AN-456 Table 8): it has a published: block, and it runs all three modes by default. */
@@ -26,6 +27,18 @@ count_entries (const char *dir)
   while (d && g_dir_read_name (d))
     n++;
   return n;
+}
+
+/* The run's CSV opens with '#' comment lines (what was run, README "Output formats"); the table follows them. */
+static const char *
+csv_table (const char *csv)
+{
+  while (*csv == '#') {
+    const char *nl = strchr (csv, '\n');
+    ck_assert_msg (nl, "CSV ends inside its comments");
+    csv = nl + 1;
+  }
+  return csv;
 }
 
 /* --- help, version, usage errors ----------------------------------------------------------------------- */
@@ -85,6 +98,14 @@ static const UsageCase usage_cases[] = {
   { { CONFIG, CONFIG }, "more than one config" },
   { { "--set", "foo", CONFIG }, "--set foo" },
   { { "keys", "--format", "json" }, "usage: pciesim keys" },
+  /* A subcommand's mistake points at that subcommand's --help (issue #12 item 13). */
+  { { "keys", "--format", "json" }, "(see pciesim keys --help)" },
+  { { "validate", "--bogus" }, "Unknown option --bogus (see pciesim validate --help)" },
+  { { "sweep" }, "no scenario file given (see pciesim sweep --help)" },
+  { { "merge" }, "(see pciesim merge --help)" },
+  { { "--bogus", CONFIG }, "(see pciesim --help)" },
+  { { "--mode", "read,copy", CONFIG }, "'copy'" },
+  { { "help", "frobnicate" }, "help: no command 'frobnicate'" },
 };
 
 START_TEST (test_usage_errors)
@@ -98,6 +119,61 @@ START_TEST (test_usage_errors)
   ck_assert_msg (strstr (r.err, c->needle), "case %d: '%s' does not say '%s'", _i, r.err, c->needle);
   /* Nothing on stdout: `pciesim … > report` must not leave something that looks like a report. */
   ck_assert_msg (r.out[0] == '\0', "case %d: wrote to stdout on error: %s", _i, r.out);
+}
+END_TEST
+
+/* `pciesim help` used to exit 66 ("help: No such file or directory"): it is the default command's --help, and
+ * `help COMMAND` that command's (issue #12 item 13). Each is compared with the --help it stands for. */
+START_TEST (test_help_command)
+{
+  const char *const commands[] = { "", "validate", "keys", "sweep", "merge", NULL };
+  for (const char *const *c = commands; *c; c++) {
+    g_auto (TestRun) h, want;
+    if (**c) {
+      PCIESIM (&h, "help", *c);
+      PCIESIM (&want, *c, "--help");
+    } else {
+      PCIESIM (&h, "help");
+      PCIESIM (&want, "--help");
+    }
+    ck_assert_msg (h.status == 0, "help %s: status %d: %s", *c, h.status, h.err);
+    ck_assert_str_eq (h.out, want.out);
+  }
+}
+END_TEST
+
+/* -m read -m write kept only the last; the modes now form a set, given repeated or as a comma list (item 13). The
+ * CSV rows name the figures that ran: read and write, not simultaneous. */
+START_TEST (test_mode_list)
+{
+  const char *const forms[][4] = { { "-m", "read", "-m", "write" }, { "--mode", "read,write", NULL, NULL },
+                                   { "-m", "write", "-m", "read,read" } };
+  for (guint i = 0; i < G_N_ELEMENTS (forms); i++) {
+    g_auto (TestRun) r;
+    PCIESIM (&r, "configs/svgx_g1_x1.yaml", "--format", "csv", forms[i][0], forms[i][1], forms[i][2], forms[i][3]);
+    ck_assert_msg (r.status == 0, "form %u: %s", i, r.err);
+    const char *t = csv_table (r.out);
+    ck_assert_msg (strstr (t, "\nsvgx_g1_x1,read,") && strstr (t, "\nsvgx_g1_x1,write,") &&
+                     !strstr (t, "simultaneous"), "form %u:\n%s", i, t);
+  }
+}
+END_TEST
+
+/* A scenario given where a config belongs, and a config given to sweep, say what the file is and which command
+ * takes it, located at the key that tells (scenarios/gen_width.yaml's base: is line 9; svgx_g1_x1.yaml's first
+ * config section, link:, is line 5). */
+START_TEST (test_wrong_kind_of_file)
+{
+  g_auto (TestRun) r;
+  PCIESIM (&r, "scenarios/gen_width.yaml");
+  ck_assert_int_eq (r.status, PS_ERROR_DATA);
+  assert_one_error_line (&r, "scenarios/gen_width.yaml:9:1: error: this is a scenario file ('base:' is a scenario "
+                             "key): run it with pciesim sweep scenarios/gen_width.yaml");
+  g_auto (TestRun) c;
+  PCIESIM (&c, "sweep", "configs/svgx_g1_x1.yaml");
+  ck_assert_int_eq (c.status, PS_ERROR_DATA);
+  assert_one_error_line (&c, "configs/svgx_g1_x1.yaml:5:1: error: this is a config file ('link:' is a config "
+                             "section, not a scenario key): run it with pciesim configs/svgx_g1_x1.yaml");
 }
 END_TEST
 
@@ -180,7 +256,7 @@ START_TEST (test_name_cells)
   ck_assert_msg (run_csv.status == 0, "status %d: %s", run_csv.status, run_csv.err);
   /* Expected by hand from RFC 4180: a field holding a comma or a quote is enclosed in quotes and each inner quote
    * doubled, so x, "y" | z becomes "x, ""y"" | z". The '|' means nothing to CSV and stays as it is. */
-  const char *row = strchr (run_csv.out, '\n');
+  const char *row = strchr (csv_table (run_csv.out), '\n');
   ck_assert_msg (row && g_str_has_prefix (row + 1, "\"x, \"\"y\"\" | z\",read,"), "csv: %s", run_csv.out);
 
   /* validate renders rows through its own writer, so it is checked too. --tolerance 1000 keeps its exit status
@@ -214,7 +290,7 @@ write_csv_figures (const char *ecrc, double *mbps, double *limit)
   g_auto (TestRun) r;
   PCIESIM (&r, "configs/svgx_g1_x1.yaml", "--mode", "write", "--format", "csv", "--set", set);
   ck_assert_msg (r.status == 0, "status %d: %s", r.status, r.err);
-  g_auto (GStrv) lines = g_strsplit (r.out, "\n", 3);
+  g_auto (GStrv) lines = g_strsplit (csv_table (r.out), "\n", 3);
   ck_assert (lines[0] && lines[1]);
   g_auto (GStrv) f = g_strsplit (lines[1], ",", -1);
   ck_assert_uint_ge (g_strv_length (f), 6);
@@ -393,6 +469,136 @@ START_TEST (test_json_one_mode)
 }
 END_TEST
 
+/* The JSON report of a run, parsed; the run must succeed. */
+static JsonParser *
+parse_run (const TestRun *r)
+{
+  ck_assert_msg (r->status == 0, "status %d: %s", r->status, r->err);
+  JsonParser *p = json_parser_new ();
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (json_parser_load_from_data (p, r->out, -1, &e), "not JSON: %s\n%s", e ? e->message : "", r->out);
+  return p;
+}
+
+/* Issue #12 item 3: Table 8's Gen2 x8 measurements beside a Gen2 x4 run used to be compared and flagged "above
+ * the protocol limit" (of the x4 link). A --set of link.lanes changes what was measured: nothing is compared or
+ * flagged, and every format says why. A --set of name (an output key) leaves the comparison as it is. */
+START_TEST (test_set_not_comparable)
+{
+  g_auto (TestRun) r;
+  PCIESIM (&r, CONFIG, "--format", "json", "--set", "link.lanes=4");
+  g_autoptr (JsonParser) p = parse_run (&r);
+  JsonObject *root = json_node_get_object (json_parser_get_root (p));
+  JsonObject *pub = member_object (root, "published");
+  ck_assert (!json_object_get_boolean_member (pub, "comparable"));
+  ck_assert_str_eq (json_object_get_string_member (pub, "not_comparable"), "config changed by --set link.lanes");
+  ck_assert_uint_eq (json_array_get_length (json_object_get_array_member (root, "comparison")), 0);
+
+  g_auto (TestRun) t;
+  PCIESIM (&t, CONFIG, "--set", "link.lanes=4");
+  ck_assert_int_eq (t.status, 0);
+  ck_assert_msg (!strstr (t.out, "flagged") && !strstr (t.out, "3326.0"), "%s", t.out);
+  ck_assert_msg (strstr (t.out, "published figures (AN-456 Table 8) not comparable: config changed by --set "
+                                "link.lanes\n"), "%s", t.out);
+
+  g_auto (TestRun) n;
+  PCIESIM (&n, CONFIG, "--format", "json", "--set", "name=renamed");
+  g_autoptr (JsonParser) pn = parse_run (&n);
+  JsonObject *rn = json_node_get_object (json_parser_get_root (pn));
+  ck_assert (json_object_get_boolean_member (member_object (rn, "published"), "comparable"));
+  ck_assert_uint_eq (json_array_get_length (json_object_get_array_member (rn, "comparison")), 4);
+}
+END_TEST
+
+/* Issue #12 item 11: the JSON says what was run. Every key of the table is there, with its value and origin;
+ * the places are read off the files: configs/svgx_g2_x8.yaml line 6 is "  gen: 2" (value at column 8), and
+ * link.max_payload comes from configs/benchmarks/an456.yaml, which it includes. */
+START_TEST (test_provenance)
+{
+  g_auto (TestRun) r;
+  PCIESIM (&r, CONFIG, "--format", "json", "--mode", "read", "--seed", "5", "--set", "link.lanes=4");
+  g_autoptr (JsonParser) p = parse_run (&r);
+  JsonObject *root = json_node_get_object (json_parser_get_root (p));
+  ck_assert_int_eq (json_object_get_int_member (root, "seed"), 5);
+  JsonObject *keys = member_object (root, "resolved_config");
+  guint n = 0;
+  for (const char *const *k = ps_config_keys (); *k; k++, n++)
+    ck_assert_msg (json_object_has_member (keys, *k), "resolved_config lacks %s", *k);
+  ck_assert_uint_eq (json_object_get_size (keys), n);
+  JsonObject *lanes = member_object (keys, "link.lanes");
+  ck_assert_int_eq (json_object_get_int_member (lanes, "value"), 4);
+  ck_assert_str_eq (json_object_get_string_member (lanes, "from"), "set");
+  ck_assert_str_eq (json_object_get_string_member (lanes, "at"), "--set link.lanes=4");
+  JsonObject *gen = member_object (keys, "link.gen");
+  ck_assert_str_eq (json_object_get_string_member (gen, "from"), "file");
+  ck_assert_str_eq (json_object_get_string_member (gen, "at"), "configs/svgx_g2_x8.yaml:6:8");
+  JsonObject *mps = member_object (keys, "link.max_payload");
+  ck_assert_str_eq (json_object_get_string_member (mps, "from"), "include");
+  ck_assert (g_str_has_prefix (json_object_get_string_member (mps, "at"), "configs/benchmarks/an456.yaml:"));
+  JsonObject *flight = member_object (keys, "link.flight_ns");
+  ck_assert_str_eq (json_object_get_string_member (flight, "from"), "default");
+  ck_assert (!json_object_has_member (flight, "at"));
+  JsonArray *modes = json_object_get_array_member (member_object (keys, "benchmark.modes"), "value");
+  ck_assert_uint_eq (json_array_get_length (modes), 3);
+
+  /* CSV carries the same as comment lines ahead of its table. */
+  g_auto (TestRun) c;
+  PCIESIM (&c, CONFIG, "--format", "csv", "--mode", "read", "--set", "link.lanes=4");
+  ck_assert_msg (strstr (c.out, "\n# link.lanes = 4 (--set link.lanes=4)\n") &&
+                   strstr (c.out, "\n# link.gen = 2 (file configs/svgx_g2_x8.yaml:6:8)\n") &&
+                   strstr (c.out, "\n# link.flight_ns = 1 (default)\n"),
+                 "%s", c.out);
+}
+END_TEST
+
+/* Issue #12 item 7: a config of only link: {gen: 4, lanes: 16} ran its datapath at the key table's 64 bits and
+ * 125 MHz: 884.5 MB/s DMA write, 3% of theoretical. Not given, the datapath is the hard IP's for the link: 512
+ * bits at 500 MHz (pcie-protocol.md §7). By hand, that datapath carries a 128-byte MWr (the default MPS) and its
+ * 12-byte header in ceil(140 / 64) = 3 beats of 2 ns: 128 B / 6 ns = 21333 MB/s, below the link's protocol limit,
+ * so the write is bound by it. With configs/hosts/ideal.yaml nothing on the host side waits, and reads (128-byte
+ * completions, 12-byte headers, the same 3 beats on the receive side) come as close. */
+static double
+gen4_x16_figure (const char *dir, const char *yaml, const char *mode, char **table)
+{
+  g_autofree char *path = g_build_filename (dir, "g4.yaml", NULL);
+  ck_assert (g_file_set_contents (path, yaml, -1, NULL));
+  g_auto (TestRun) r;
+  PCIESIM (&r, path, "--mode", mode, "--format", "csv");
+  ck_assert_msg (r.status == 0, "status %d: %s", r.status, r.err);
+  g_auto (GStrv) lines = g_strsplit (csv_table (r.out), "\n", 3);
+  g_auto (GStrv) f = g_strsplit (lines[1], ",", -1);
+  ck_assert_uint_ge (g_strv_length (f), 3);
+  g_auto (TestRun) t;
+  PCIESIM (&t, path, "--mode", mode);
+  *table = g_steal_pointer (&t.out);
+  return g_ascii_strtod (f[2], NULL);
+}
+
+START_TEST (test_datapath_follows_link)
+{
+  g_autofree char *dir = case_dir ("gen4x16");
+  const double bound = 128.0 / 6e-9 / 1e6;
+  g_autofree char *table = NULL;
+  double write = gen4_x16_figure (dir, "link: {gen: 4, lanes: 16}\n", "write", &table);
+  ck_assert_msg (write > 0.8 * bound && write <= bound, "Gen4 x16 write %.1f MB/s, want 80-100%% of %.1f", write,
+                 bound);
+  /* The table says which of its values nobody gave, and what the datapath follows. */
+  ck_assert_msg (strstr (table, "defaults (not given): link.max_payload 128, link.max_read_request 512, "
+                                "endpoint.tags 32, benchmark.transfer_bytes 102400, benchmark.iterations 20; "
+                                "endpoint.datapath_bits 512, endpoint.clock_mhz 500 (hard IP for Gen4 x16, by "
+                                "pcie-protocol.md §7's rule (narrowest covering the link)); every host.* key"), "%s", table);
+  g_autofree char *ideal = g_strdup_printf ("include: [%s/configs/hosts/ideal.yaml]\nlink: {gen: 4, lanes: 16}\n",
+                                            source_root ());
+  g_autofree char *t_write = NULL, *t_read = NULL;
+  double ideal_write = gen4_x16_figure (dir, ideal, "write", &t_write);
+  double ideal_read = gen4_x16_figure (dir, ideal, "read", &t_read);
+  ck_assert_msg (ideal_write >= write && ideal_write > 0.95 * bound && ideal_write <= bound, "ideal write %.1f",
+                 ideal_write);
+  ck_assert_msg (ideal_read > 0.95 * bound && ideal_read <= bound, "ideal read %.1f", ideal_read);
+  ck_assert_msg (!strstr (t_write, "host.*"), "%s", t_write);
+}
+END_TEST
+
 /* results.MODE.errors (issue #16): with link.ber > 0 both workloads report every count of both directions, and
  * the counts move with the rate; without errors the object is absent. A read on the chaining DMA sends its
  * completions downstream: at BER 1e-5 a 276-byte completion fails with 1 - (1 - 1e-5)^2208 = 2.2%, so 20 × 100 KB
@@ -471,6 +677,12 @@ main (void)
   tcase_add_test (tc, test_json_one_mode);
   tcase_add_test (tc, test_json_errors);
   tcase_add_test (tc, test_keys);
+  tcase_add_test (tc, test_set_not_comparable);
+  tcase_add_test (tc, test_help_command);
+  tcase_add_test (tc, test_mode_list);
+  tcase_add_test (tc, test_wrong_kind_of_file);
+  tcase_add_test (tc, test_provenance);
+  tcase_add_test (tc, test_datapath_follows_link);
   suite_add_tcase (s, tc);
   return run_suite (s);
 }

@@ -49,23 +49,31 @@ typedef struct {
 #define LINK "link:\n  gen: 2\n  lanes: 8\n"
 
 static const BadCase bad_cases[] = {
-  /* Syntax. The flow sequence opened on line 3 column 10 ("  lanes: [") is still open at the end of the
-   * stream, which libyaml reports where it notices: the start of the line after the last (4:1); the message
-   * then names the opening bracket. */
-  { "unclosed-bracket", "link:\n  gen: 2\n  lanes: [1, 2\n", 0, { { 0 } }, NULL, 4, 1, PS_ERROR_DATA,
-    "while parsing a flow sequence at line 3 column 10" },
+  /* Syntax. An error with two marks is located at the earlier, where the construct opened, and names both, as
+   * PyYAML does (issue #12 item 16). The flow sequence opened on line 3 column 10 ("  lanes: [") is still open
+   * at the end of the stream, which libyaml notices at the start of the line after the last (4:1). */
+  { "unclosed-bracket", "link:\n  gen: 2\n  lanes: [1, 2\n", 0, { { 0 } }, NULL, 3, 10, PS_ERROR_DATA,
+    "flow sequence opened at 3:10 is not closed (found the end of the file at 4:1)" },
   /* Without a final newline the end of the stream is just past the last character, not on a line 2 that
    * does not exist: "link: [1" opens at column 7 and ends at 9. */
-  { "unclosed-no-newline", "link: [1", 0, { { 0 } }, NULL, 1, 9, PS_ERROR_DATA,
-    "while parsing a flow sequence at line 1 column 7" },
-  { "unclosed-last-line", "link:\n  lanes: [1, 2", 0, { { 0 } }, NULL, 2, 15, PS_ERROR_DATA,
-    "while parsing a flow sequence at line 2 column 10" },
+  { "unclosed-no-newline", "link: [1", 0, { { 0 } }, NULL, 1, 7, PS_ERROR_DATA,
+    "flow sequence opened at 1:7 is not closed (found the end of the file at 1:9)" },
+  { "unclosed-last-line", "link:\n  lanes: [1, 2", 0, { { 0 } }, NULL, 2, 10, PS_ERROR_DATA,
+    "flow sequence opened at 2:10 is not closed (found the end of the file at 2:15)" },
   /* "link: {" opens at column 7; the end of the stream is on line 2. */
-  { "unclosed-brace", "link: {gen: 2, lanes: 8\n", 0, { { 0 } }, NULL, 2, 1, PS_ERROR_DATA,
-    "while parsing a flow mapping at line 1 column 7" },
-  /* "lanes" at column 3 matches no open indentation level (0 for link, 4 for gen): the key is unexpected. */
-  { "bad-indent-less", "link:\n    gen: 2\n  lanes: 8\n", 0, { { 0 } }, NULL, 3, 3, PS_ERROR_DATA,
-    "did not find expected key" },
+  { "unclosed-brace", "link: {gen: 2, lanes: 8\n", 0, { { 0 } }, NULL, 1, 7, PS_ERROR_DATA,
+    "flow mapping opened at 1:7 is not closed (found the end of the file at 2:1)" },
+  /* The bracket of line 2 ("  lanes: [", column 10) runs into the next key, "gen" at line 3 column 3: the key,
+   * not the ':' after it where libyaml stops, is what was found. */
+  { "unclosed-before-key", "link:\n  lanes: [1, 2\n  gen: 3\n", 0, { { 0 } }, NULL, 2, 10, PS_ERROR_DATA,
+    "flow sequence opened at 2:10 is not closed (found a mapping key 'gen' at 3:3)" },
+  /* A quote opened at column 7 of line 1 ('name: "') and never closed: the end of the file is line 3. */
+  { "unclosed-quote", "name: \"abc\nlink: {gen: 2}\n", 0, { { 0 } }, NULL, 1, 7, PS_ERROR_DATA,
+    "quoted scalar opened at 1:7 is not closed (found the end of the file at 3:1)" },
+  /* "lanes" at column 3 matches no open indentation level (0 for link, 4 for gen): the key is unexpected in the
+   * block mapping that began at 1:1. */
+  { "bad-indent-less", "link:\n    gen: 2\n  lanes: 8\n", 0, { { 0 } }, NULL, 1, 1, PS_ERROR_DATA,
+    "block mapping started at 1:1: did not find expected key (found a mapping key 'lanes' at 3:3)" },
   /* "   lanes" continues the plain scalar "2"; the ':' at column 9 then has no key it could belong to. */
   { "bad-indent-more", "link:\n  gen: 2\n   lanes: 8\n", 0, { { 0 } }, NULL, 3, 9, PS_ERROR_DATA, NULL },
   { "tab-indent", "link:\n\tgen: 2\n", 0, { { 0 } }, NULL, 2, 1, PS_ERROR_DATA, "cannot start any token" },
@@ -194,9 +202,33 @@ static const BadCase bad_cases[] = {
     PS_ERROR_DATA, "UTF-8" },
   { "include-not-a-path", "include: {a: 1}\n" LINK, 0, { { 0 } }, NULL, 1, 10, PS_ERROR_DATA,
     "include must be a file path" },
+  /* A file that exists and cannot be read: /proc/self/mem is a regular file whose offset 0 is never mapped, so
+   * the read fails with EIO even for root (who can read any chmod 000 file). Located at the entry, column 10. */
+  { "include-unreadable", "include: /proc/self/mem\n" LINK, 0, { { 0 } }, NULL, 1, 10, PS_ERROR_NOINPUT,
+    "included file /proc/self/mem: cannot read" },
   /* Errors inside an included file point into it: "  lanes: 3" -> 2:10 of base.yaml. */
   { "error-in-include", "include: base.yaml\nlink:\n  gen: 2\n", 0, { { "base.yaml", "link:\n  lanes: 3\n" } },
     "base.yaml", 2, 10, PS_ERROR_DATA, "link.lanes must be" },
+
+  /* The chaining DMA's descriptor limits (AN-456: 16-byte descriptors, a 16-bit count in the table header), named
+   * by their keys at the value the file gives, with the value that would fix them (issue #12 item 15). LINK ends
+   * at line 3, so "dma:" is line 4 and the values of "  desc_per_fetch: " stand at column 19 of line 5. */
+  { "desc-fetch-above-fifo", LINK "dma:\n  desc_per_fetch: 64\n  desc_fifo_entries: 32\n", 0, { { 0 } }, NULL, 5, 19,
+    PS_ERROR_DATA, "dma.desc_per_fetch (64) is more than dma.desc_fifo_entries (32): the descriptor FIFO must hold a "
+    "whole fetch; raise dma.desc_fifo_entries to 64 or lower dma.desc_per_fetch to 32" },
+  /* 64 descriptors x 16 bytes = 1024 bytes in one MRd, above the default Max_Read_Request_Size of 512: at most
+   * 512 / 16 = 32 per fetch, or MRRS 1024. */
+  { "desc-fetch-above-mrrs", LINK "dma:\n  desc_per_fetch: 64\n  desc_fifo_entries: 64\n", 0, { { 0 } }, NULL, 5, 19,
+    PS_ERROR_DATA, "dma.desc_per_fetch (64) descriptors of 16 bytes are 1024 bytes, more than one read request "
+    "(link.max_read_request 512); lower dma.desc_per_fetch to 32 or raise link.max_read_request to 1024" },
+  /* 1 MiB in 4-byte descriptors is 262144 of them; 1048576 / 65535 = 16.0002, so 17 bytes, 20 in whole DWs.
+   * "  desc_max_bytes: " puts the value at column 19. */
+  { "descriptors-per-transfer", LINK "dma:\n  desc_max_bytes: 4\nbenchmark:\n  transfer_bytes: 1048576\n", 0,
+    { { 0 } }, NULL, 5, 19, PS_ERROR_DATA, "benchmark.transfer_bytes (1048576) in descriptors of dma.desc_max_bytes "
+    "(4) takes 262144 descriptors; AN-456 counts at most 65535 per transfer: raise dma.desc_max_bytes to at least 20" },
+  /* Two channels share 1 GB: 2^29 bytes each; one byte-quad more does not fit. "  transfer_bytes: " -> column 19. */
+  { "transfer-above-buffer", LINK "dma:\n  channels: 2\nbenchmark:\n  transfer_bytes: 536870916\n", 0, { { 0 } }, NULL,
+    7, 19, PS_ERROR_DATA, "benchmark.transfer_bytes (536870916) is more than a channel's buffer, 536870912 bytes" },
 };
 
 START_TEST (test_bad_config)
@@ -451,7 +483,8 @@ static const BadSet bad_sets[] = {
   { "link.lanes=3", PS_ERROR_DATA, "--set link.lanes=3:1:12: error: ", "link.lanes must be 1, 2, 4, 8, 12, 16 or 32" },
   { "link.gen=", PS_ERROR_DATA, "--set link.gen=:1:10: error: ", "link.gen has no value" },
   /* "link.gen=[1": the value's '[' is column 10 of KEY=VALUE and the text ends at 12, still on line 1. */
-  { "link.gen=[1", PS_ERROR_DATA, "--set link.gen=[1:1:12: error: ", "at line 1 column 10" },
+  { "link.gen=[1", PS_ERROR_DATA, "--set link.gen=[1:1:10: error: ",
+    "flow sequence opened at 1:10 is not closed (found the end of the value at 1:12)" },
   /* "link.gen=a: b: c": the second ':' is column 14. */
   { "link.gen=a: b: c", PS_ERROR_DATA, "--set link.gen=a: b: c:1:14: error: ", "mapping values are not allowed" },
   { "link.gen.x=1", PS_ERROR_DATA, "--set link.gen.x=1:1:1: error: ", "unknown key 'link.gen.x'" },
@@ -497,8 +530,9 @@ static const Default defaults[] = {
   { "link.replay_buffer_bytes", "0", T_INT, F (link.replay_buffer_bytes), 0 },
   { "link.updatefc_period_ns", "30000", T_DOUBLE, F (link.updatefc_period_ns), 30000 },
   { "endpoint.tags", "32", T_INT, F (endpoint.tags), 32 },
-  { "endpoint.datapath_bits", "64", T_INT, F (endpoint.datapath_bits), 64 },
-  { "endpoint.clock_mhz", "125", T_DOUBLE, F (endpoint.clock_mhz), 125 },
+  /* The test's link is Gen2 x4: pcie-protocol.md §7 gives "64 b @ 250, or 128 b @ 125"; the first is taken. */
+  { "endpoint.datapath_bits", "(per link)", T_INT, F (endpoint.datapath_bits), 64 },
+  { "endpoint.clock_mhz", "(per link)", T_DOUBLE, F (endpoint.clock_mhz), 250 },
   { "endpoint.soft_ip", "false", T_BOOL, F (endpoint.soft_ip), 0 },
   { "endpoint.rx_credits.cplh", "0", T_INT, F (endpoint.rx_credits.cplh), 0 },
   { "endpoint.completion_buffer_bytes", "0", T_INT, F (endpoint.completion_buffer_bytes), 0 },
@@ -550,6 +584,105 @@ START_TEST (test_defaults)
   ck_assert (!cfg->published.present);
   ck_assert (isnan (cfg->published.dma_read_mbps));
   ck_assert_ptr_null (cfg->published.source);
+}
+END_TEST
+
+/* A datapath not given follows the link (issue #12 item 7). Expected pairs are read off pcie-protocol.md §7's
+ * table (the first option of a cell; on a tie of bits x MHz, the narrower); beyond it, the narrowest width whose
+ * raw rate (bits / 8 x MHz) covers lanes x §1's per-lane MB/s, at 250 MHz for Gen1-3 and at the 500 MHz top of
+ * the Gen4/5 line (512 or 1024 bits) from Gen4 on, by hand: Gen1 x12 needs 3000 MB/s, 128 bits give 4000; Gen3 x16
+ * needs 15754, 512 bits give 16000; Gen5 x16 needs 63008, 1024 bits at 500 give 64000; Gen6 x16 (8000 MB/s a
+ * lane, 128000) is more than any width gives. A half that is given picks the cell's option that has it. */
+typedef struct {
+  const char *link; /* YAML of the config */
+  int64_t bits;
+  double mhz;
+  const char *rule; /* PsKeyOrigin.rule of a defaulted half */
+} DatapathCase;
+
+static const DatapathCase datapath_cases[] = {
+  { "link: {gen: 1, lanes: 1}\n", 64, 125, "hard IP for Gen1 x1, pcie-protocol.md §7" },
+  { "link: {gen: 1, lanes: 8}\n", 64, 250, "hard IP for Gen1 x8, pcie-protocol.md §7" },
+  { "link: {gen: 2, lanes: 8}\n", 128, 250, "hard IP for Gen2 x8, pcie-protocol.md §7" },
+  { "link: {gen: 3, lanes: 4}\n", 128, 250, "hard IP for Gen3 x4, pcie-protocol.md §7" },
+  { "link: {gen: 3, lanes: 8}\n", 256, 250, "hard IP for Gen3 x8, pcie-protocol.md §7" },
+  { "link: {gen: 4, lanes: 16}\n", 512, 500,
+    "hard IP for Gen4 x16, by pcie-protocol.md §7's rule (narrowest covering the link)" },
+  { "link: {gen: 5, lanes: 2}\n", 512, 500,
+    "hard IP for Gen5 x2, by pcie-protocol.md §7's rule (narrowest covering the link)" },
+  { "link: {gen: 1, lanes: 12}\n", 128, 250,
+    "hard IP for Gen1 x12, by pcie-protocol.md §7's rule (narrowest covering the link)" },
+  { "link: {gen: 3, lanes: 16}\n", 512, 250,
+    "hard IP for Gen3 x16, by pcie-protocol.md §7's rule (narrowest covering the link)" },
+  { "link: {gen: 5, lanes: 16}\n", 1024, 500,
+    "hard IP for Gen5 x16, by pcie-protocol.md §7's rule (narrowest covering the link)" },
+  { "link: {gen: 6, lanes: 16}\n", 1024, 500, "hard IP for Gen6 x16, by pcie-protocol.md §7's rule (narrowest "
+    "covering the link); limits this link: more than 1024 bits at 500 MHz would be needed" },
+  /* Gen2 x8 "128 b @ 250, or 256 b @ 125": 256 bits given -> 125 MHz; 125 MHz given -> 256 bits. */
+  { "link: {gen: 2, lanes: 8}\nendpoint: {datapath_bits: 256}\n", 256, 125, NULL },
+  { "link: {gen: 2, lanes: 8}\nendpoint: {clock_mhz: 125}\n", 256, 125, NULL },
+  /* A width the cell does not list keeps the first option's clock. */
+  { "link: {gen: 3, lanes: 8}\nendpoint: {datapath_bits: 64}\n", 64, 250, NULL },
+  /* Both given: both kept, whatever the link. */
+  { "link: {gen: 4, lanes: 16}\nendpoint: {datapath_bits: 64, clock_mhz: 125}\n", 64, 125, NULL },
+};
+
+START_TEST (test_datapath_defaults)
+{
+  const DatapathCase *c = &datapath_cases[_i];
+  g_autofree char *dir = case_dir ("datapath");
+  g_autoptr (GError) e = NULL;
+  g_autoptr (PsConfig) cfg = load_text (dir, c->link, NULL, &e);
+  ck_assert_msg (cfg != NULL, "%s", e ? e->message : "");
+  ck_assert_msg (cfg->endpoint.datapath_bits == c->bits && cfg->endpoint.clock_mhz == c->mhz,
+                 "%s: %" G_GINT64_FORMAT " bits @ %g MHz, want %" G_GINT64_FORMAT " @ %g", c->link,
+                 cfg->endpoint.datapath_bits, cfg->endpoint.clock_mhz, c->bits, c->mhz);
+  const PsKeyOrigin *ob = ps_config_origin (cfg, "endpoint.datapath_bits");
+  const PsKeyOrigin *oc = ps_config_origin (cfg, "endpoint.clock_mhz");
+  /* A defaulted half says what it follows; a given one says where it was given. */
+  if (c->rule) {
+    ck_assert_int_eq (ob->from, PS_FROM_DEFAULT);
+    ck_assert_str_eq (ob->rule, c->rule);
+    ck_assert_str_eq (oc->rule, c->rule);
+  } else {
+    ck_assert (ob->from == PS_FROM_FILE || oc->from == PS_FROM_FILE);
+    ck_assert ((ob->from == PS_FROM_FILE) == (ob->rule == NULL));
+  }
+}
+END_TEST
+
+/* Origins (issue #12 item 11): c.yaml includes base.yaml; each key says which of the two, or which --set, gave
+ * it, at the value's own line and column, and the rest are defaults. Positions by hand: in base.yaml
+ * "link:\n  gen: 2\n  lanes: 8\n" the 8 is at 3:10; in c.yaml "include: base.yaml\nendpoint:\n  tags: 16\n" the
+ * 16 is at 3:9. */
+START_TEST (test_origins)
+{
+  g_autofree char *dir = case_dir ("origins");
+  g_autofree char *base = write_bytes (dir, "base.yaml", "link:\n  gen: 2\n  lanes: 8\n", -1);
+  const char *const sets[] = { "link.max_payload=256", "name=x", NULL };
+  g_autoptr (GError) e = NULL;
+  g_autoptr (PsConfig) cfg = load_text (dir, "include: base.yaml\nendpoint:\n  tags: 16\n", sets, &e);
+  ck_assert_msg (cfg != NULL, "%s", e ? e->message : "");
+  g_autofree char *lanes_at = g_strdup_printf ("%s:3:10", base);
+  const PsKeyOrigin *o = ps_config_origin (cfg, "link.lanes");
+  ck_assert_int_eq (o->from, PS_FROM_INCLUDE);
+  ck_assert_str_eq (o->at, lanes_at);
+  g_autofree char *tags_at = g_strdup_printf ("%s/c.yaml:3:9", dir);
+  o = ps_config_origin (cfg, "endpoint.tags");
+  ck_assert_int_eq (o->from, PS_FROM_FILE);
+  ck_assert_str_eq (o->at, tags_at);
+  o = ps_config_origin (cfg, "link.max_payload");
+  ck_assert_int_eq (o->from, PS_FROM_SET);
+  ck_assert_str_eq (o->at, "--set link.max_payload=256");
+  o = ps_config_origin (cfg, "host.read_latency_ns");
+  ck_assert_int_eq (o->from, PS_FROM_DEFAULT);
+  ck_assert_ptr_null (o->at);
+  ck_assert_int_eq (ps_config_origin (cfg, "published.dma_read_mbps")->from, PS_FROM_ABSENT);
+  ck_assert_ptr_null (ps_config_origin (cfg, "link.nothing"));
+  /* name is an output key: of the two --sets only link.max_payload changes what is simulated (item 3). */
+  ck_assert_str_eq (ps_config_set_changes (cfg), "link.max_payload");
+  g_autoptr (PsConfig) plain = load_text (dir, "include: base.yaml\n", (const char *const[]) { "name=y", NULL }, &e);
+  ck_assert_ptr_null (ps_config_set_changes (plain));
 }
 END_TEST
 
@@ -671,6 +804,8 @@ main (void)
   tcase_add_test (tc, test_set_overrides);
   tcase_add_loop_test (tc, test_set_bad, 0, G_N_ELEMENTS (bad_sets));
   tcase_add_test (tc, test_defaults);
+  tcase_add_loop_test (tc, test_datapath_defaults, 0, G_N_ELEMENTS (datapath_cases));
+  tcase_add_test (tc, test_origins);
   tcase_add_test (tc, test_shipped_configs);
   tcase_add_test (tc, test_parallel_first_loads);
   suite_add_tcase (s, tc);

@@ -240,8 +240,14 @@ START_TEST (test_man_has_every_option)
   g_ptr_array_add (commands, g_strdup (""));
   g_autoptr (GRegex) cmd_re = g_regex_new ("^  pciesim ([a-z][a-z-]*) ", G_REGEX_MULTILINE, 0, NULL);
   g_autoptr (GMatchInfo) cm = NULL;
-  for (g_regex_match (cmd_re, help, 0, &cm); g_match_info_matches (cm); g_match_info_next (cm, NULL))
-    g_ptr_array_add (commands, g_match_info_fetch (cm, 1));
+  /* `pciesim help COMMAND` is COMMAND --help (scripts/man-page leaves it out): it has no options of its own. */
+  for (g_regex_match (cmd_re, help, 0, &cm); g_match_info_matches (cm); g_match_info_next (cm, NULL)) {
+    char *c = g_match_info_fetch (cm, 1);
+    if (strcmp (c, "help") == 0)
+      g_free (c);
+    else
+      g_ptr_array_add (commands, c);
+  }
   ck_assert_uint_ge (commands->len, 5);
 
   g_autoptr (GRegex) opt_re = g_regex_new ("^  (?:-[A-Za-z], )?(--[a-z-]+)(?:=\\S+)?  +(.+)$", G_REGEX_MULTILINE, 0, NULL);

@@ -231,6 +231,8 @@ static const CompletionCase completion_cases[] = {
   { { "sweep", "README" }, "" },
   { { "merge", "README" }, "README.md\n" },
   { { "sweep", "scenarios/tags_" }, "scenarios/tags_vs_payload.yaml\n" },
+  { { "help", "" }, "keys\nmerge\nsweep\nvalidate\n" },
+  { { "he" }, "help\n" },
 };
 
 START_TEST (test_completion_words)

@@ -61,13 +61,70 @@ START_TEST (test_figures)
 }
 END_TEST
 
+/* The table after the '#' comment lines that say what was run. */
+static const char *
+csv_table (const char *csv)
+{
+  while (*csv == '#')
+    csv = strchr (csv, '\n') + 1;
+  return csv;
+}
+
 START_TEST (test_csv)
 {
   g_autoptr (GString) o = g_string_new (NULL);
+  res.seed = 7;
   ps_report_render (o, &res, PS_FORMAT_CSV, TRUE);
-  ck_assert_str_eq (o->str, "config,figure,simulated_mbps,published_mbps,theoretical_mbps,protocol_limit_mbps,"
-                            "error_pct,above_protocol_limit,suspect\n"
-                            "\"x, \"\"y\"\" | z\",read,950.00,1000.00,1900.00,1800.00,-5.00,false,false\n");
+  ck_assert_str_eq (csv_table (o->str),
+                    "config,figure,simulated_mbps,published_mbps,theoretical_mbps,protocol_limit_mbps,"
+                    "error_pct,above_protocol_limit,suspect\n"
+                    "\"x, \"\"y\"\" | z\",read,950.00,1000.00,1900.00,1800.00,-5.00,false,false\n");
+  /* The comments: the run, then one line per key. A config filled by hand has no origins: all read "default". */
+  ck_assert_msg (g_str_has_prefix (o->str, "# pciesim 0.1.0: configs/x.yaml (x, \"y\" | z), model chaining-dma, "
+                                           "seed 7\n# name = \"x, \\\"y\\\" | z\" (default)\n"), "%s", o->str);
+  ck_assert_msg (strstr (o->str, "\n# link.lanes = 4 (default)\n"), "%s", o->str);
+  ck_assert_msg (strstr (o->str, "\n# published.simultaneous_read_mbps = null (default)\n"), "%s", o->str);
+}
+END_TEST
+
+/* Issue #12 item 3: a --set that changed the system (here link.lanes, as the loader would record it) leaves the
+ * published figures uncompared in every format: no error, no flag against this run's 1800 MB/s limit (which the
+ * published write, 2000, is above), and the reason given. */
+START_TEST (test_not_comparable)
+{
+  cfg.set_changes = "link.lanes";
+  PsFigure f[PS_N_FIGURES];
+  ps_result_figures (&res, f);
+  ck_assert (!f[0].comparable && isnan (f[0].error_pct) && f[0].published == 1000);
+  ck_assert (!f[1].comparable && !f[1].above_limit);
+  g_autofree char *why = ps_result_not_comparable (&res);
+  ck_assert_str_eq (why, "config changed by --set link.lanes");
+
+  g_autoptr (GString) o = g_string_new (NULL);
+  ps_report_render (o, &res, PS_FORMAT_TABLE, FALSE);
+  ck_assert_msg (strstr (o->str, "DMA read                 950.0          -       1900.0    50.0%        -\n"), "%s",
+                 o->str);
+  ck_assert_msg (strstr (o->str, "\npublished figures (test) not comparable: config changed by --set link.lanes\n"),
+                 "%s", o->str);
+  ck_assert_msg (!strstr (o->str, "flagged"), "%s", o->str);
+  g_string_truncate (o, 0);
+  ps_report_render (o, &res, PS_FORMAT_MARKDOWN, FALSE);
+  ck_assert_msg (strstr (o->str, "| DMA read | 950.0 | - | 1900.0 | 50.0% | - |\n"), "%s", o->str);
+  ck_assert_msg (strstr (o->str, "not comparable: config changed by --set link.lanes"), "%s", o->str);
+  g_string_truncate (o, 0);
+  ps_report_render (o, &res, PS_FORMAT_CSV, FALSE);
+  ck_assert_msg (strstr (o->str, "# published figures not comparable: config changed by --set link.lanes\n"), "%s",
+                 o->str);
+  ck_assert_msg (strstr (o->str, ",read,950.00,,1900.00,1800.00,,false,false\n"), "%s", o->str);
+  g_string_truncate (o, 0);
+  ps_report_render (o, &res, PS_FORMAT_JSON, FALSE);
+  g_autoptr (JsonNode) root = ps_json_parse (o->str, -1, NULL);
+  ck_assert_msg (root, "%s", o->str);
+  JsonObject *doc = json_node_get_object (root);
+  JsonObject *pub = json_object_get_object_member (doc, "published");
+  ck_assert (!json_object_get_boolean_member (pub, "comparable"));
+  ck_assert_str_eq (json_object_get_string_member (pub, "not_comparable"), "config changed by --set link.lanes");
+  ck_assert_uint_eq (json_array_get_length (json_object_get_array_member (doc, "comparison")), 0);
 }
 END_TEST
 
@@ -104,6 +161,15 @@ START_TEST (test_json)
   ck_assert_uint_eq (json_array_get_length (cmp), 1);
   JsonObject *pub = json_object_get_object_member (doc, "published");
   ck_assert_double_eq (json_object_get_double_member (pub, "dma_write_mbps"), 2000);
+  ck_assert (json_object_get_boolean_member (pub, "comparable"));
+  /* What was run: the seed and every key (item 11), each with its value and origin. */
+  ck_assert_int_eq (json_object_get_int_member (doc, "seed"), 0);
+  JsonObject *keys = json_object_get_object_member (doc, "resolved_config");
+  JsonObject *lanes = json_object_get_object_member (keys, "link.lanes");
+  ck_assert_int_eq (json_object_get_int_member (lanes, "value"), 4);
+  ck_assert_str_eq (json_object_get_string_member (lanes, "from"), "default");
+  ck_assert_double_eq (json_object_get_double_member (json_object_get_object_member (keys, "endpoint.clock_mhz"),
+                                                      "value"), 250);
   /* with_wall adds the one nondeterministic value, last. */
   g_string_truncate (o, 0);
   ps_report_render (o, &res, PS_FORMAT_JSON, TRUE);
@@ -208,6 +274,7 @@ main (void)
   tcase_add_checked_fixture (tc, setup, NULL);
   tcase_add_test (tc, test_figures);
   tcase_add_test (tc, test_csv);
+  tcase_add_test (tc, test_not_comparable);
   tcase_add_test (tc, test_markdown);
   tcase_add_test (tc, test_json);
   tcase_add_test (tc, test_numbers);

@@ -170,6 +170,49 @@ START_TEST (test_point_matches_single_run)
 }
 END_TEST
 
+/* Issue #12 item 14: sweep --set applies to every point, after the scenario's overrides, so point 6 (tags 4,
+ * payload 256) with --set link.max_read_request=128 is the plain run with the same four --sets and that one;
+ * MRRS 128 against the scenario's 512 quadruples the read requests, so the figure must move. --mode replaces the
+ * scenario's modes: with write, the default metrics are the write ones. A --set of an axis is refused (64). */
+START_TEST (test_sweep_set_and_mode)
+{
+  g_autofree char *s = scenario ("setmode.yaml", axes8);
+  g_autofree char *json = SWEEP_OK (s, "setmode.json", "--format", "json", "--set", "link.max_read_request=128");
+  g_autoptr (JsonParser) p = json_parser_new ();
+  ck_assert (json_parser_load_from_data (p, json, -1, NULL));
+  JsonObject *root = json_node_get_object (json_parser_get_root (p));
+  JsonArray *sets = json_object_get_array_member (root, "sets");
+  ck_assert_uint_eq (json_array_get_length (sets), 1);
+  ck_assert_str_eq (json_array_get_string_element (sets, 0), "link.max_read_request=128");
+  JsonObject *pt = json_array_get_object_element (json_object_get_array_member (root, "points"), 5);
+  double swept = json_object_get_double_member (json_object_get_object_member (pt, "metrics"), "read_mbps");
+  g_autofree char *cfg = g_strdup_printf ("%s/configs/svgx_g2_x8.yaml", source_root ());
+  double single[2];
+  const char *mrrs[] = { "link.max_read_request=128", "link.max_read_request=512" };
+  for (int i = 0; i < 2; i++) {
+    g_auto (TestRun) r;
+    PCIESIM (&r, cfg, "--mode", "read", "--format", "json", "--set", "benchmark.transfer_bytes=4096", "--set",
+             "benchmark.iterations=1", "--set", mrrs[i], "--set", "endpoint.tags=4", "--set", "link.max_payload=256");
+    ck_assert_msg (r.status == 0, "%s", r.err);
+    g_autoptr (JsonParser) q = json_parser_new ();
+    ck_assert (json_parser_load_from_data (q, r.out, -1, NULL));
+    JsonObject *res = json_object_get_object_member (json_node_get_object (json_parser_get_root (q)), "results");
+    single[i] = json_object_get_double_member (json_object_get_object_member (res, "read"), "mbps");
+  }
+  ck_assert_msg (fabs (swept - single[0]) < 0.006, "sweep %.2f vs run %.2f", swept, single[0]);
+  ck_assert_msg (fabs (single[1] - single[0]) > 1, "MRRS made no difference: %.2f", single[0]);
+
+  g_autofree char *csv = SWEEP_OK (s, "mode.csv", "--mode", "write", "--jobs", "2");
+  ck_assert_msg (g_str_has_prefix (csv, "id,endpoint.tags,link.max_payload,theoretical_mbps,write_mbps,") &&
+                   !strstr (csv, "read_"), "%s", csv);
+
+  g_auto (TestRun) bad;
+  PCIESIM (&bad, "sweep", s, "--set", "endpoint.tags=8");
+  ck_assert_int_eq (bad.status, PS_ERROR_USAGE);
+  ck_assert_msg (strstr (bad.err, "endpoint.tags is an axis of this scenario"), "%s", bad.err);
+}
+END_TEST
+
 /* zip pairs axes; ranges expand to the values a reader would write out by hand. */
 START_TEST (test_zip_and_ranges)
 {
@@ -339,6 +382,42 @@ START_TEST (test_plot_script)
   ck_assert_msg (png_len > 8 && memcmp (png_data, "\x89PNG\r\n\x1a\n", 8) == 0, "not a PNG");
   svg_data = slurp (svg);
   ck_assert_msg (strstr (svg_data, "<svg") != NULL, "not an SVG");
+}
+END_TEST
+
+/* Issue #12 item 14: several --series columns make one line per combination (here a zipped pair: tags 1 with
+ * payload 128, tags 2 with 256, so two lines over two transfer sizes), a sweep's JSON plots exactly as its CSV
+ * (the same gnuplot script, data included), and the legend stands outside the plot area. */
+START_TEST (test_plot_series_json)
+{
+  g_autofree char *text = g_strdup_printf ("base: %s/configs/svgx_g2_x8.yaml\n"
+                                           "overrides: {benchmark.iterations: 1}\n"
+                                           "modes: [read]\n"
+                                           "metrics: [read_mbps]\n"
+                                           "axes:\n"
+                                           "  - {key: endpoint.tags, values: [1, 2]}\n"
+                                           "  - {key: link.max_payload, values: [128, 256]}\n"
+                                           "  - {key: benchmark.transfer_bytes, values: [4096, 8192]}\n"
+                                           "zip: [endpoint.tags, link.max_payload]\n", source_root ());
+  g_autofree char *s = write_tmp ("series.yaml", text);
+  g_autofree char *csv = SWEEP_OK (s, "series.csv");
+  g_autofree char *json = SWEEP_OK (s, "series.json", "--format", "json");
+  g_autofree char *in_csv = tmp_path ("series.csv"), *in_json = tmp_path ("series.json");
+  g_autofree char *png = tmp_path ("series.png"), *gp_csv = tmp_path ("csv.gp"), *gp_json = tmp_path ("json.gp");
+  g_autofree char *script = g_build_filename (source_root (), "scripts", "plot", NULL);
+  const char *inputs[] = { in_csv, in_json }, *scripts[] = { gp_csv, gp_json };
+  for (int i = 0; i < 2; i++) {
+    const char *args[] = { "line", inputs[i], "--x", "benchmark.transfer_bytes", "--y", "read_mbps", "--series",
+                           "endpoint.tags,link.max_payload", "-o", png, "--script", scripts[i], NULL };
+    g_auto (TestRun) r;
+    run_program (&r, script, NULL, args);
+    ck_assert_msg (r.status == 0, "plot %s: status %d: %s", inputs[i], r.status, r.err);
+  }
+  g_autofree char *a = slurp (gp_csv), *b = slurp (gp_json);
+  ck_assert_str_eq (a, b);
+  ck_assert_msg (strstr (a, "array T[2]\n") && strstr (a, "T[1] = 'endpoint.tags = 1, link.max_payload = 128'\n") &&
+                   strstr (a, "T[2] = 'endpoint.tags = 2, link.max_payload = 256'\n"), "%s", a);
+  ck_assert_msg (strstr (a, "set key outside"), "%s", a);
 }
 END_TEST
 
@@ -603,6 +682,8 @@ sweep_suite (void)
   tcase_add_test (t, test_jobs_same_bytes);
   tcase_add_test (t, test_order_and_columns);
   tcase_add_test (t, test_point_matches_single_run);
+  tcase_add_test (t, test_sweep_set_and_mode);
+  tcase_add_test (t, test_plot_series_json);
   tcase_add_test (t, test_zip_and_ranges);
   tcase_add_test (t, test_shipped_scenarios);
   tcase_add_test (t, test_shards_merge);

@@ -20,7 +20,7 @@ write_configs (const char *dir)
                                         "benchmark: {transfer_bytes: 4096, iterations: 1}\n"
                                         "published: {dma_read_mbps: 99999}\n", source_root ());
   g_free (write_file (dir, "a.yaml", a));
-  /* No published: block: discovery skips it, naming it runs it for nothing. */
+  /* No published: block: discovery skips it, and naming it is an error (issue #12 item 13). */
   g_free (write_file (dir, "b.yaml", "link: {gen: 1, lanes: 1}\nbenchmark: {transfer_bytes: 4096, iterations: 1}\n"));
   return g_build_filename (dir, "a.yaml", NULL);
 }
@@ -58,13 +58,31 @@ validate_json (const char *dir, const char *const *configs, double tolerance, in
   return root;
 }
 
-/* Rows: one per figure with both values (4 for the Gen2 x8 row, none for b). Statistics from the rows. */
+/* Named without a published: block, b has nothing to validate: an error at its 1:1 (65), not an empty table with
+ * status 0 as before (issue #12 item 13). */
+START_TEST (test_named_without_published)
+{
+  g_autofree char *dir = case_dir ("nopub");
+  g_autofree char *a = write_configs (dir);
+  g_autofree char *b = g_build_filename (dir, "b.yaml", NULL);
+  g_autofree char *out = g_build_filename (dir, "v.json", NULL);
+  const char *configs[] = { b, NULL };
+  PsValidate v = { .configs = configs, .format = PS_FORMAT_JSON, .tolerance_pct = 5, .seed = 1, .output = out };
+  g_autoptr (GError) e = NULL;
+  ck_assert_int_eq (ps_validate (&v, &e), -1);
+  ck_assert_int_eq (e->code, PS_ERROR_DATA);
+  g_autofree char *prefix = g_strdup_printf ("%s:1:1: error: no published: block, so nothing to validate", b);
+  ck_assert_msg (g_str_has_prefix (e->message, prefix), "%s", e->message);
+  ck_assert (!g_file_test (out, G_FILE_TEST_EXISTS));
+}
+END_TEST
+
+/* Rows: one per figure with both values (4 for the Gen2 x8 row). Statistics from the rows. */
 START_TEST (test_statistics)
 {
   g_autofree char *dir = case_dir ("stats");
   g_autofree char *a = write_configs (dir);
-  g_autofree char *b = g_build_filename (dir, "b.yaml", NULL);
-  const char *configs[] = { a, b, NULL };
+  const char *configs[] = { a, NULL };
   int rc;
   g_autoptr (JsonNode) root = validate_json (dir, configs, 5.0, &rc);
   JsonObject *doc = json_node_get_object (root);
@@ -199,6 +217,7 @@ main (void)
   tcase_add_test (tc, test_discovery);
   tcase_add_test (tc, test_statistics);
   tcase_add_test (tc, test_suspect);
+  tcase_add_test (tc, test_named_without_published);
   tcase_add_test (tc, test_failure_and_formats);
   suite_add_tcase (s, tc);
   return run_suite (s);

@@ -63,7 +63,7 @@ static const char *const workload_words[] = { "chaining_dma", "stream", NULL };
   { prefix ".ph", K_INT, OFF (field.ph), 0, 2032, FALSE, NULL, NULL, "0", "credits",                              \
     "posted-header credits " who " advertises; 0 = infinite (spec §3.4.2, Table 2-48 scaled limits)" },      \
   { prefix ".pd", K_INT, OFF (field.pd), 0, 32752, FALSE, NULL, NULL, "0", "credits (16 bytes)",                   \
-    "posted-data credits " who " advertises; 0 = infinite" },                                                \
+    "posted-data credits " who " advertises; 0 = infinite; else at least max_payload / 16 (spec §3.4.2)" },   \
   { prefix ".nph", K_INT, OFF (field.nph), 0, 2032, FALSE, NULL, NULL, "0", "credits",                            \
     "non-posted-header credits " who " advertises; 0 = infinite" },                                          \
   { prefix ".npd", K_INT, OFF (field.npd), 0, 32752, FALSE, NULL, NULL, "0", "credits (16 bytes)",                 \
@@ -71,7 +71,8 @@ static const char *const workload_words[] = { "chaining_dma", "stream", NULL };
   { prefix ".cplh", K_INT, OFF (field.cplh), 0, 2032, FALSE, NULL, NULL, "0", "credits",                          \
     "completion-header credits " who " advertises; 0 = infinite (endpoints must, spec §2.6.1)" },            \
   { prefix ".cpld", K_INT, OFF (field.cpld), 0, 32752, FALSE, NULL, NULL, "0", "credits (16 bytes)",               \
-    "completion-data credits " who " advertises; 0 = infinite" }
+    "completion-data credits " who " advertises; 0 = infinite; else at least min(max_payload, "              \
+    "max_read_request) / 16 (spec §3.4.2)" }
 
 /* The key table: the interface users and scripts depend on. Keys are added, never renamed (design.md).
  * Its order is the order of `pciesim keys` and of the README table generated from it, so keys stay grouped by
@@ -720,6 +721,40 @@ walk_map (Walk *w, const YNode *map, const char *prefix, GError **error)
   return TRUE;
 }
 
+/* Spec §3.4.2, Table "Minimum Initial Flow Control Advertisements": a finite advertisement must let the largest
+ * TLP of its type through, or that TLP could never be sent and the run would only stall until the deadlock
+ * watchdog fired. Headers: 1 (any finite value, 1..2032, already is). NPD: 1 (2 for AtomicOp completers, which
+ * nothing here is; MRds carry no data). PD: Max_Payload_Size / 16. CplD: the smaller of Max_Payload_Size and
+ * the largest read request, / 16. The spec's minimum is taken over the largest MPS the component supports;
+ * the config knows only the programmed MPS, which is at most that, so this check is the weaker, necessary
+ * half of the rule: exactly what one max-size TLP needs. */
+static gboolean
+check_credit_minimum (Walk *w, const YNode *root, const char *prefix, const PsCredits *cr, GError **error)
+{
+  const PsConfig *c = w->cfg;
+  const struct {
+    const char *type;
+    int64_t value, min;
+    const char *why;
+  } rule[] = {
+    { "pd", cr->pd, c->link.max_payload / 16, "Max_Payload_Size" },
+    { "cpld", cr->cpld, MIN (c->link.max_payload, c->link.max_read_request) / 16,
+      "the smaller of Max_Payload_Size and Max_Read_Request_Size" },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS (rule); i++) {
+    if (rule[i].value == 0 || rule[i].value >= rule[i].min)
+      continue;
+    g_autofree char *key = g_strdup_printf ("%s.%s", prefix, rule[i].type);
+    const YNode *at = g_hash_table_lookup (w->seen, key);
+    ytree_error (error, PS_ERROR_DATA, at ? at : root,
+                 "%s (%" G_GINT64_FORMAT ") is below the spec minimum of %" G_GINT64_FORMAT " credits (%s / 16 "
+                 "bytes, spec §3.4.2): no %s TLP could ever be sent; 0 means infinite", key, rule[i].value,
+                 rule[i].min, rule[i].why, i == 0 ? "max-payload posted" : "max-size completion");
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* Checks that need several keys; each points at the node whose value makes the combination impossible.
  * They run once every value is converted, since the keys involved may come from different files, a --set or
  * the table. A value left at its default has no node (`at` is NULL): the error then points at the config's 1:1. */
@@ -744,6 +779,9 @@ check_combinations (Walk *w, const YNode *root, GError **error)
                  c->endpoint.completion_buffer_bytes, c->link.max_read_request);
     return FALSE;
   }
+  if (!check_credit_minimum (w, root, "host.rx_credits", &c->host.rx_credits, error)
+      || !check_credit_minimum (w, root, "endpoint.rx_credits", &c->endpoint.rx_credits, error))
+    return FALSE;
   /* The spec's rule first (§2.3.1.1: a completer splits a read only at RCB boundaries, and no completion exceeds
    * Max_Payload_Size), then the model's narrower one. */
   int64_t cb = c->host.completion_bytes;

@@ -11,7 +11,8 @@
 #include "sim/config.h"
 
 /* Every key the mapping reads, each set to a value that is not its default and not equal to another's, so a
- * field wired to the wrong key shows. */
+ * field wired to the wrong key shows. Finite data credits are at least the spec minimum for MPS 512 (512 / 16 =
+ * 32, spec §3.4.2), which the loader enforces. */
 static const char full_yaml[] =
   "link:\n"
   "  gen: 3\n"
@@ -40,7 +41,7 @@ static const char full_yaml[] =
   "  arb_switch_cycles: 4\n"
   "  ack_every_tlps: 9\n"
   "  completion_buffer_bytes: 16384\n"
-  "  rx_credits: {ph: 1, pd: 2, nph: 3, npd: 4, cplh: 5, cpld: 6}\n"
+  "  rx_credits: {ph: 1, pd: 32, nph: 3, npd: 4, cplh: 5, cpld: 36}\n"
   "dma:\n"
   "  desc_max_bytes: 8192\n"
   "  desc_per_fetch: 4\n"
@@ -49,7 +50,7 @@ static const char full_yaml[] =
   "  msi: false\n"
   "  channels: 2\n"
   "host:\n"
-  "  rx_credits: {ph: 11, pd: 22, nph: 33, npd: 44, cplh: 55, cpld: 66}\n"
+  "  rx_credits: {ph: 11, pd: 42, nph: 33, npd: 44, cplh: 55, cpld: 66}\n"
   "  ack_every_tlps: 8\n"
   "  read_latency_ns: 640.5\n"
   "  read_latency_ps_per_byte: 0.25\n"
@@ -126,7 +127,7 @@ START_TEST (test_link)
   ck_assert_uint_eq (lp.updatefc_data_threshold_credits, 80);
   /* The root port's credits (host.rx_credits) limit what the endpoint sends upstream; the endpoint's limit the
    * host. Each receiver's Ack policy stays with it. */
-  const FcCredits host = { 11, 22, 33, 44, 55, 66 }, dev = { 1, 2, 3, 4, 5, 6 };
+  const FcCredits host = { 11, 42, 33, 44, 55, 66 }, dev = { 1, 32, 3, 4, 5, 36 };
   ck_assert (memcmp (&lp.host_rx_credits, &host, sizeof host) == 0);
   ck_assert (memcmp (&lp.device_rx_credits, &dev, sizeof dev) == 0);
   ck_assert_uint_eq (lp.host_ack_every_tlps, 8);

@@ -143,6 +143,16 @@ START_TEST (test_bad_set)
   PCIESIM (&r2, CONFIG, "--set", "link.lans=8");
   ck_assert_int_eq (r2.status, PS_ERROR_DATA);
   assert_one_error_line (&r2, "--set link.lans=8:1:1: error: unknown key 'link.lans' (did you mean 'link.lanes'?)");
+
+  /* A credit advertisement the spec forbids is bad data at load time (issue #12 item 9), located at the value:
+   * 8 posted-data credits cannot hold one 256-byte TLP (the config's MPS), which needs 256 / 16 = 16. Before the
+   * check this simulated until the deadlock watchdog and exited 70. "host.rx_credits.pd=" is 19 characters. */
+  g_auto (TestRun) r3;
+  PCIESIM (&r3, "configs/svgx_g2_x8.yaml", "--set", "host.rx_credits.pd=8");
+  ck_assert_int_eq (r3.status, PS_ERROR_DATA);
+  assert_one_error_line (&r3, "--set host.rx_credits.pd=8:1:20: error: host.rx_credits.pd (8) is below the spec "
+                              "minimum of 16 credits");
+  ck_assert_str_eq (r3.out, "");
 }
 END_TEST
 

@@ -27,6 +27,20 @@ load_text (const char *dir, const char *text, const char *const *sets, GError **
   return ps_config_load (path, sets, err);
 }
 
+/* The spec minimum itself is legal (§3.4.2): exactly one MPS TLP of posted data (256 / 16 = 16 credits) and one
+ * completion of min(MPS, MRRS) = 256 bytes; and 0 stays infinite whatever the MPS. */
+START_TEST (test_credit_minimum_accepted)
+{
+  g_autofree char *dir = case_dir ("credit-minimum");
+  g_autoptr (GError) e = NULL;
+  g_autoptr (PsConfig) cfg = load_text (dir, "link:\n  gen: 2\n  lanes: 8\n  max_payload: 256\n"
+                                        "host:\n  rx_credits: {ph: 1, pd: 16, nph: 1, npd: 1, cplh: 1, cpld: 16}\n"
+                                        "endpoint:\n  rx_credits: {pd: 0, cpld: 0}\n", NULL, &e);
+  ck_assert_msg (cfg != NULL, "%s", e ? e->message : "?");
+  ck_assert_int_eq (cfg->host.rx_credits.pd, 16);
+}
+END_TEST
+
 /* --- the table of rejected files ----------------------------------------------------------------------- */
 
 typedef struct {
@@ -156,6 +170,17 @@ static const BadCase bad_cases[] = {
   /* 128 is a multiple of RCB 64 and below MPS 256, but neither policy of the completer: same layout, 6:21. */
   { "cpl-bytes-between", LINK "  max_payload: 256\nhost:\n  completion_bytes: 128\n", 0, { { 0 } }, NULL, 6, 21,
     PS_ERROR_DATA, "other chunk sizes are not modelled" },
+
+  /* Credit advertisements below the spec minimum (§3.4.2): PD must hold one MPS TLP, 256 / 16 = 16 credits, so
+   * 15 is refused at the value ("    pd: " -> 9); CplD one completion of min(MPS 512, MRRS 256) = 256 bytes, 16
+   * credits ("    cpld: " -> 11). */
+  { "pd-below-mps", LINK "  max_payload: 256\nhost:\n  rx_credits:\n    pd: 15\n", 0, { { 0 } }, NULL, 7, 9,
+    PS_ERROR_DATA, "host.rx_credits.pd (15) is below the spec minimum of 16 credits" },
+  { "cpld-below-mrrs", LINK "  max_payload: 512\n  max_read_request: 256\nendpoint:\n  rx_credits:\n    cpld: 15\n",
+    0, { { 0 } }, NULL, 8, 11, PS_ERROR_DATA, "endpoint.rx_credits.cpld (15) is below the spec minimum of 16" },
+  /* The default MPS (128) needs 8 posted-data credits. */
+  { "pd-below-default-mps", LINK "endpoint:\n  rx_credits:\n    pd: 7\n", 0, { { 0 } }, NULL, 6, 9, PS_ERROR_DATA,
+    "minimum of 8 credits" },
 
   /* Anchors and aliases: the first of them is the mistake ("&g" at 2:8, "*nope" at 3:10), whether or not the
    * other half exists. */
@@ -663,6 +688,7 @@ main (void)
   tcase_add_test (tc, test_set_overrides);
   tcase_add_loop_test (tc, test_set_bad, 0, G_N_ELEMENTS (bad_sets));
   tcase_add_test (tc, test_defaults);
+  tcase_add_test (tc, test_credit_minimum_accepted);
   tcase_add_test (tc, test_shipped_configs);
   tcase_add_test (tc, test_parallel_first_loads);
   suite_add_tcase (s, tc);

@@ -921,3 +921,10 @@ link_protocol_limit_mbps (const LinkParams *params)
                     / ((double) phy.skp_interval_symbols * phy.lanes);
   return phy_wire_mbps (&phy) * (1.0 - os_share) * params->max_payload_bytes / tlp;
 }
+
+uint32_t
+link_tags_max (const LinkParams *params)
+{
+  (void) params; /* every mode modelled today carries 10-bit tags at most */
+  return 768;
+}

@@ -121,6 +121,11 @@ void link_describe_wait (const Link *link, GString *out);
 typedef enum { LINK_FAULT_NONE, LINK_FAULT_SKIP_SEQ, LINK_FAULT_EXTRA_CREDIT } LinkFault;
 void link_inject_fault (Link *link, LinkFault fault, LinkDir dir, uint64_t nth);
 
+/* The most non-posted requests one requester may have outstanding on this link, by the widest tag the link's
+ * mode carries: 10-bit tags, 768 usable values (spec §2.2.6.2, pcie-protocol.md §6). Flit mode's 14-bit tags
+ * would raise it; the limit is a function of the link so that mode can. */
+uint32_t link_tags_max (const LinkParams *params);
+
 /* The vendor "theoretical maximum" (published-calibration.md §1): lanes x per-lane MB/s after 8b/10b
  * (Gen3 counted as 1000, Gen4 2000, Gen5 4000 MB/s) x MPS / (MPS + 20). */
 double link_theoretical_mbps (int gen, int lanes, uint32_t max_payload_bytes);

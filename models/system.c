@@ -90,6 +90,11 @@ system_params_check (const SystemParams *p, GError **error)
   if (!link_params_validate (&p->link, error) || !host_params_check (&p->host, p->link.max_payload_bytes, error)
       || !app_params_check (&p->app, error) || !dma_params_check (&p->dma, error))
     return FALSE;
+  if (p->dma.tags > link_tags_max (&p->link)) {
+    ps_error_plain (error, PS_ERROR_DATA, "%u tags: the link carries at most %u outstanding requests",
+      p->dma.tags, link_tags_max (&p->link));
+    return FALSE;
+  }
   if (p->dma.max_payload_bytes > p->link.max_payload_bytes) {
     ps_error_plain (error, PS_ERROR_DATA, "DMA max payload %u exceeds the link's %u", p->dma.max_payload_bytes,
       p->link.max_payload_bytes);

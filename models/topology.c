@@ -96,6 +96,8 @@ topology_system_params (const PsConfig *cfg, SystemParams *sp)
     .max_read_request_bytes = (uint32_t) cfg->link.max_read_request,
     .tags = (uint32_t) cfg->endpoint.tags,
     .cpl_buffer_bytes = (uint32_t) cfg->endpoint.completion_buffer_bytes,
+    .cpl_buffer_headers = (uint32_t) cfg->endpoint.completion_buffer_headers,
+    .rcb_bytes = (uint32_t) cfg->link.read_completion_boundary,
     .desc_max_bytes = (uint32_t) cfg->dma.desc_max_bytes,
     .desc_per_fetch = (uint32_t) cfg->dma.desc_per_fetch,
     .desc_fifo_entries = (uint32_t) cfg->dma.desc_fifo_entries,

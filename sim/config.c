@@ -124,8 +124,9 @@ static const KeyDef keys[] = {
   { "link.skp_interval_symbols", K_INT, OFF (link.skp_interval_symbols), 0, 1 << 20, FALSE, NULL, NULL, "0",
     "symbol times", "between SKP ordered sets; 0 = the spec minimum (1180 at 8b/10b, 370 blocks at 128b/130b)" },
 
-  { "endpoint.tags", K_INT, OFF (endpoint.tags), 1, 256, FALSE, NULL, NULL, "32", "tags",
-    "outstanding read requests (spec §2.2.6.2: 32 with 5-bit tags, 256 with 8-bit extended tags)" },
+  { "endpoint.tags", K_INT, OFF (endpoint.tags), 1, 768, FALSE, NULL, NULL, "32", "tags",
+    "outstanding read requests (spec §2.2.6.2: 32 with 5-bit tags, 256 with 8-bit extended tags, 768 with "
+    "10-bit tags)" },
   { "endpoint.datapath_bits", K_INT, OFF (endpoint.datapath_bits), 64, 512, FALSE, width_allowed, NULL, "64", "bits",
     "application interface width (Avalon-ST; pcie-protocol.md §7)" },
   { "endpoint.clock_mhz", K_DOUBLE, OFF (endpoint.clock_mhz), 1, 1000, FALSE, NULL, NULL, "125", "MHz",
@@ -135,6 +136,10 @@ static const KeyDef keys[] = {
   CREDIT_KEYS ("endpoint.rx_credits", endpoint.rx_credits, "the endpoint"),
   { "endpoint.completion_buffer_bytes", K_INT, OFF (endpoint.completion_buffer_bytes), 0, 1 << 24, FALSE, NULL, NULL,
     "0", "bytes", "receive buffer for read completions; outstanding read bytes never exceed it; 0 = unlimited" },
+  { "endpoint.completion_buffer_headers", K_INT, OFF (endpoint.completion_buffer_headers), 0, 1 << 16, FALSE, NULL,
+    NULL, "0", "completions", "header slots of the read-completion buffer: a read is issued only when every "
+    "completion it may come back as (one per read completion boundary block it touches, spec §2.3.1.1) has a "
+    "slot, as a requester advertising infinite completion credits must (spec §2.6.1); 0 = unlimited" },
   { "endpoint.header_own_beat", K_BOOL, OFF (endpoint.header_own_beat), 0, 0, FALSE, NULL, NULL, "false", "",
     "TLP header never shares an interface beat with data (256-bit Avalon-MM style)" },
   { "endpoint.tx_gap_cycles", K_INT, OFF (endpoint.tx_gap_cycles), 0, 1000, FALSE, NULL, NULL, "0", "cycles",
@@ -782,6 +787,18 @@ check_combinations (Walk *w, const YNode *root, GError **error)
   if (!check_credit_minimum (w, root, "host.rx_credits", &c->host.rx_credits, error)
       || !check_credit_minimum (w, root, "endpoint.rx_credits", &c->endpoint.rx_credits, error))
     return FALSE;
+  /* An MRRS-sized read at any DW offset touches MRRS / RCB + 1 RCB blocks at most, each a possible completion. */
+  int64_t min_hdrs = c->link.max_read_request / c->link.read_completion_boundary + 1;
+  if (c->endpoint.completion_buffer_headers != 0 && c->endpoint.completion_buffer_headers < min_hdrs) {
+    at = g_hash_table_lookup (w->seen, "endpoint.completion_buffer_headers");
+    ytree_error (error, PS_ERROR_DATA, at ? at : root,
+                 "endpoint.completion_buffer_headers (%" G_GINT64_FORMAT ") is smaller than the %" G_GINT64_FORMAT
+                 " completions one read request may come back as (link.max_read_request %" G_GINT64_FORMAT " / "
+                 "read completion boundary %" G_GINT64_FORMAT " + 1): no read could ever be issued",
+                 c->endpoint.completion_buffer_headers, min_hdrs, c->link.max_read_request,
+                 c->link.read_completion_boundary);
+    return FALSE;
+  }
   /* The spec's rule first (§2.3.1.1: a completer splits a read only at RCB boundaries, and no completion exceeds
    * Max_Payload_Size), then the model's narrower one. */
   int64_t cb = c->host.completion_bytes;

@@ -41,6 +41,7 @@ static const char full_yaml[] =
   "  arb_switch_cycles: 4\n"
   "  ack_every_tlps: 9\n"
   "  completion_buffer_bytes: 16384\n"
+  "  completion_buffer_headers: 40\n"
   "  rx_credits: {ph: 1, pd: 32, nph: 3, npd: 4, cplh: 5, cpld: 36}\n"
   "dma:\n"
   "  desc_max_bytes: 8192\n"
@@ -256,6 +257,9 @@ START_TEST (test_system)
   ck_assert_uint_eq (sp.dma.max_read_request_bytes, 1024);
   ck_assert_uint_eq (sp.dma.tags, 64);
   ck_assert_uint_eq (sp.dma.cpl_buffer_bytes, 16384);
+  /* The header budget counts completions per RCB block, so the DMA also gets the link's RCB. */
+  ck_assert_uint_eq (sp.dma.cpl_buffer_headers, 40);
+  ck_assert_uint_eq (sp.dma.rcb_bytes, 128);
   ck_assert_uint_eq (sp.dma.desc_max_bytes, 8192);
   ck_assert_uint_eq (sp.dma.desc_per_fetch, 4);
   ck_assert_uint_eq (sp.dma.desc_fifo_entries, 16);

@@ -142,8 +142,13 @@ static const BadCase bad_cases[] = {
 
   /* Out of range; "  tags: " puts the value at column 9, "  transfer_bytes: " at 19. */
   { "gen-6", "link:\n  gen: 6\n", 0, { { 0 } }, NULL, 2, 8, PS_ERROR_DATA, "between 1 and 5 (got 6)" },
-  { "tags-0", "endpoint:\n  tags: 0\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "between 1 and 256 (got 0)" },
-  { "tags-257", "endpoint:\n  tags: 257\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "(got 257)" },
+  /* 10-bit tags: 768 usable values (spec §2.2.6.2), so 769 is the first refused. */
+  { "tags-0", "endpoint:\n  tags: 0\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "between 1 and 768 (got 0)" },
+  { "tags-769", "endpoint:\n  tags: 769\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "(got 769)" },
+  /* MRRS 512 / RCB 64 + 1 = 9 completions one read may come back as; 8 header slots cannot take it
+   * ("  completion_buffer_headers: " -> 30). */
+  { "cplhdr-below-read", LINK "endpoint:\n  completion_buffer_headers: 8\n", 0, { { 0 } }, NULL, 5, 30,
+    PS_ERROR_DATA, "smaller than the 9 completions one read request may come back as" },
   { "negative-transfer", "benchmark:\n  transfer_bytes: -4096\n", 0, { { 0 } }, NULL, 2, 19, PS_ERROR_DATA,
     "(got -4096)" },
   { "int-overflow", "benchmark:\n  transfer_bytes: 99999999999999999999\n", 0, { { 0 } }, NULL, 2, 19,

@@ -137,6 +137,70 @@ START_TEST (test_tags_scale_until_link_limits)
 }
 END_TEST
 
+/* 10-bit tags (issue #12 item 6): past 256, up to 768 reads may be outstanding (spec §2.2.6.2). With a 1 ms host
+ * read latency the link is idle most of the time, so a 1 MB read in 512-byte requests (one descriptor, so one
+ * fetch) takes, with k tags, one round trip RT for the descriptor fetch, 2048 / k round trips of data (each tag
+ * runs its requests one after another), and the last round's completions draining through the wire and the
+ * receive interface: k x 512 bytes at one 256-byte CplD per 70 ns (wire_ns (256) = 70, against 17 beats = 68 ns
+ * of interface). RT = 1 ms plus about 0.5 us of pipelines and wire. So T(k) = (1 + 2048 / k) RT + k x 140 ns. */
+START_TEST (test_ten_bit_tags)
+{
+  SystemParams p = base_params ();
+  p.host.read_latency_ns = 1e6;
+  p.transfer_bytes = 1 << 20;
+  p.iterations = 1;
+  p.dma.desc_max_bytes = 0;
+  const double rt_ns = 1e6 + 500;
+  for (uint32_t k = 256; k <= 512; k += 256) {
+    p.dma.tags = k;
+    SystemResult r = run (&p, SYSTEM_READ);
+    double t_ns = (1 + 2048.0 / k) * rt_ns + k * 2 * wire_ns (256);
+    double want = (double) p.transfer_bytes / t_ns * 1e3;
+    ck_assert_msg (fabs (r.read_mbps - want) / want < 0.01, "%u tags: %.2f MB/s, hand %.2f", k, r.read_mbps, want);
+    /* Every tag is used at once (there are 2048 requests to fill them). */
+    ck_assert_uint_eq (r.dma.tags_high_water, k);
+  }
+  /* 768 is the most the non-flit link carries; one more is refused before anything is built. */
+  p.dma.tags = 768;
+  SystemResult r = run (&p, SYSTEM_READ);
+  ck_assert_uint_eq (r.dma.tags_high_water, 768);
+  p.dma.tags = 769;
+  g_autoptr (GError) e = NULL;
+  ck_assert (!system_params_check (&p, &e));
+}
+END_TEST
+
+/* The completion-header budget (issue #12 item 6): with completion_buffer_headers = H a read goes out only when
+ * every completion it may come back as has a slot, one per RCB block it touches (spec §2.3.1.1). A page-aligned
+ * 512-byte request touches 512 / RCB blocks: 8 at RCB 64, 4 at RCB 128. H = 17 then allows 2 (RCB 64) or 4
+ * (RCB 128) data reads in flight whatever the tags and whatever size the host really completes in, so the figure
+ * equals that of 2 or 4 tags with no header limit (the one-descriptor fetch, 1 slot, goes before any data). */
+START_TEST (test_completion_header_budget)
+{
+  static const struct { uint32_t rcb, in_flight; } cases[] = { { 64, 2 }, { 128, 4 } };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    SystemParams p = base_params ();
+    p.host.rcb_bytes = p.dma.rcb_bytes = cases[i].rcb;
+    p.dma.desc_max_bytes = 0;
+    p.dma.tags = cases[i].in_flight;
+    SystemResult by_tags = run (&p, SYSTEM_READ);
+    p.dma.tags = 32;
+    p.dma.cpl_buffer_headers = 17;
+    SystemResult by_headers = run (&p, SYSTEM_READ);
+    ck_assert_msg (fabs (by_headers.read_mbps - by_tags.read_mbps) / by_tags.read_mbps < 0.005,
+      "RCB %u: %.1f MB/s with 17 header slots, %.1f with %u tags", cases[i].rcb, by_headers.read_mbps,
+      by_tags.read_mbps, cases[i].in_flight);
+    ck_assert_uint_le (by_headers.dma.cpl_headers_high_water, 17);
+    ck_assert_uint_eq (by_headers.dma.tags_high_water, cases[i].in_flight);
+  }
+  /* Fewer slots than one request may need (512 / 64 + 1 = 9) is refused: no read could ever go out. */
+  SystemParams p = base_params ();
+  p.dma.cpl_buffer_headers = 8;
+  g_autoptr (GError) e = NULL;
+  ck_assert (!system_params_check (&p, &e));
+}
+END_TEST
+
 /* The first descriptor read is inside the counter: adding D to the host's read latency adds D once to a write
  * transfer (k = 1: the single descriptor fetch; data MWrs never wait for the host) and twice to a read transfer
  * (k = 2: the descriptor fetch, then the data pipeline starts D later; with 32 tags x 512 B = 16 KB in flight,
@@ -377,6 +441,8 @@ main (void)
   tcase_add_test (tc, test_write_split_counts);
   tcase_add_test (tc, test_one_tag_latency_bound);
   tcase_add_test (tc, test_tags_scale_until_link_limits);
+  tcase_add_test (tc, test_ten_bit_tags);
+  tcase_add_test (tc, test_completion_header_budget);
   tcase_add_test (tc, test_first_descriptor_read_in_counter);
   tcase_add_test (tc, test_simultaneous_and_determinism);
   tcase_add_test (tc, test_rcb_policy_and_polling);

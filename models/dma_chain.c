@@ -418,12 +418,12 @@ engine_take (void *ctx)
   return t;
 }
 
-/* The notification goes out at the instant the stop is decided; on_placed() then moves a write engine's recorded
- * stop to the end of the last MWr's last symbol, which lies ahead. */
+/* The notification goes out at the instant the stop is decided, with the stop time already recorded: for a
+ * write engine (on_placed()) the end of the last MWr's last symbol, which lies ahead. */
 static void
-stop_counter (DmaEngine *e)
+stop_counter (DmaEngine *e, SimTime at)
 {
-  e->counter_stop_ps = sim_now (e->dma->engine);
+  e->counter_stop_ps = at;
   if (e->dma->notify != NULL)
     e->dma->notify (e->dma->notify_ctx, e->dir, TRUE);
 }
@@ -460,8 +460,7 @@ on_placed (void *ctx, LinkPort *port, const Tlp *t, SimTime end_ps)
   if (e == NULL)
     return;
   e->last_data = NULL;
-  stop_counter (e);
-  e->counter_stop_ps = end_ps;
+  stop_counter (e, end_ps);
 }
 
 /* --- receive: completions and register writes ------------------------------------------------------------ */
@@ -514,7 +513,7 @@ on_cpl (DmaChain *d, const Tlp *t)
   /* The read counter stops once the application has taken in the last data completion (endpoint memory is
    * written); EPLAST and the MSI come after and are not timed, as AN-456's counter stops at the last data. */
   if (e->dir == DMA_READ && e->running && !g->desc && data_done (e))
-    stop_counter (e);
+    stop_counter (e, sim_now (d->engine));
   app_kick (d->app);
 }
 

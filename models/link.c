@@ -906,20 +906,47 @@ link_theoretical_mbps (int gen, int lanes, uint32_t max_payload_bytes)
   return lanes * lane_mbps[gen] * max_payload_bytes / (max_payload_bytes + 20.0);
 }
 
-double
-link_protocol_limit_mbps (const LinkParams *params)
+/* The two parts of the bound: the MB/s of payload a wire with no ordered sets carries in back-to-back MPS TLPs,
+ * and one SKP ordered set's duration in symbol times (EDS included). 0 on parameters phy_init() refuses. */
+static double
+limit_parts (const LinkParams *params, uint32_t header_bytes, double *skp_symbols, double *skp_interval_symbols,
+  double *symbol_ps)
 {
   Phy phy;
   if (!phy_init (&phy, params->gen, params->lanes, params->skp_interval_symbols, NULL))
     return 0;
-  /* An upper bound for simulated streams; test-link.c checks it, allowing a finite window one SKP fewer than its
-   * share. A saturating MWr stream: TLPs of MPS + 12-byte header + framing, all multiples of 4 bytes, so lane
-   * placement never pads between them; SKPs take at least their own slots (EDS included, no block padding) once
-   * per interval; the stream needs no DLLPs on its own direction (Acks and UpdateFCs travel the other way). */
-  double tlp = params->max_payload_bytes + 12.0 + (params->ecrc ? TLP_ECRC_BYTES : 0) + phy.tlp_framing_bytes;
-  double os_share = ((double) phy.skp_symbols * phy.lanes + phy.eds_bytes)
-                    / ((double) phy.skp_interval_symbols * phy.lanes);
-  return phy_wire_mbps (&phy) * (1.0 - os_share) * params->max_payload_bytes / tlp;
+  /* A saturating stream: TLPs of MPS + header + framing, all multiples of 4 bytes, so lane placement never pads
+   * between them; the stream needs no DLLPs on its own direction (Acks and UpdateFCs travel the other way). */
+  double tlp = params->max_payload_bytes + (double) header_bytes + (params->ecrc ? TLP_ECRC_BYTES : 0)
+               + phy.tlp_framing_bytes;
+  *skp_symbols = phy.skp_symbols + (double) phy.eds_bytes / phy.lanes;
+  *skp_interval_symbols = phy.skp_interval_symbols;
+  *symbol_ps = (double) phy.sym_num_ps / (double) phy.sym_den;
+  return phy_wire_mbps (&phy) * params->max_payload_bytes / tlp;
+}
+
+double
+link_protocol_limit_mbps (const LinkParams *params, uint32_t header_bytes)
+{
+  /* An upper bound for simulated streams; test-link.c checks it. SKPs take at least their own slots (EDS
+   * included, no block padding) once per interval. */
+  double skp, interval, sym;
+  double no_os = limit_parts (params, header_bytes, &skp, &interval, &sym);
+  return no_os * (1.0 - skp / interval);
+}
+
+/* A window of W symbol times holds SKPs due at every interval I, each placed at the first packet boundary after
+ * it is due (at most one TLP, less than I, later): at least W / I - 2 of them lie inside. The payload the
+ * window can carry is then at most no_os x (1 - (W / I - 2) S / W) = limit + no_os x 2 S / W, and never more
+ * than a wire without ordered sets carries. */
+double
+link_protocol_limit_window_mbps (const LinkParams *params, uint32_t header_bytes, SimTime window_ps)
+{
+  double skp, interval, sym;
+  double no_os = limit_parts (params, header_bytes, &skp, &interval, &sym);
+  if (window_ps == 0)
+    return no_os;
+  return MIN (no_os, no_os * (1.0 - skp / interval) + no_os * 2.0 * skp * sym / (double) window_ps);
 }
 
 uint32_t

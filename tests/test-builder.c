@@ -3,6 +3,7 @@
  * the test checks is one it wrote; the expected model values follow from the field names' units and from the
  * mapping rules stated in topology.c (credits named by who advertises them, policy words to enums). */
 #include <check.h>
+#include <math.h>
 #include <string.h>
 
 #define TMPDIR_TEMPLATE "pciesim-test-builder-XXXXXX"
@@ -286,7 +287,9 @@ START_TEST (test_stream)
   topology_link_params (cfg, &lp);
   ck_assert (link_params_equal (&sp.link, &lp));
   ck_assert_uint_eq (sp.total_bytes, 65536);
-  ck_assert_uint_eq (sp.warmup_bytes, 0); /* the stream's own default */
+  /* A config's transfer is measured whole, from its first TLP (issue #12 item 1): no warmup. */
+  ck_assert (sp.window == STREAM_WINDOW_TRANSFER);
+  ck_assert_uint_eq (sp.warmup_bytes, 0);
   ck_assert (sp.addr64);
   ck_assert (sp.consumer_mbps == 2500.5);
   ck_assert_uint_eq (sp.max_read_request_bytes, 1024);
@@ -295,6 +298,64 @@ START_TEST (test_stream)
   ck_assert_uint_eq (sp.completion_bytes, 0);
   /* The stream's completer takes the fixed read latency alone, in picoseconds: 640.5 ns. */
   ck_assert_uint_eq (sp.completer_latency_ps, 640500);
+}
+END_TEST
+
+/* Issue #12 item 1, end to end through topology_run(): the user's commands on the shipped Gen2 x8 config. A
+ * 256-byte stream write printed 0.0 and a 4096-byte read stopped "above the protocol limit". The write is one
+ * MWr of 256 + 16 (4-DW header: the host file's 64-bit addresses) + 8 framing = 280 bytes = 35 symbol times of
+ * 2 ns across 8 lanes, after the config's transmit pipeline and before its flight and receive pipeline: the
+ * figure is 256 bytes over that time. Every other size from one DW up gives a figure above 0. */
+START_TEST (test_stream_small_transfers)
+{
+  const char *const sets[] = { "benchmark.workload=stream", "benchmark.transfer_bytes=256", NULL };
+  g_autoptr (GError) e = NULL;
+  g_autofree char *path = g_build_filename (source_root (), "configs", "svgx_g2_x8.yaml", NULL);
+  g_autoptr (PsConfig) cfg = ps_config_load (path, sets, &e);
+  ck_assert_msg (cfg != NULL, "%s", e ? e->message : "");
+  PsRunResult r = { 0 };
+  ck_assert_msg (topology_run (cfg, PS_MODE_WRITE, 1, &r, &e), "%s", e ? e->message : "");
+  double ns = cfg->link.tx_pipeline_ns + 35 * 2.0 + cfg->link.flight_ns + cfg->link.rx_pipeline_ns;
+  ck_assert_msg (fabs (r.modes[PS_WRITE].mbps - 256e3 / ns) < 1e-6, "%.4f MB/s, want %.4f",
+                 r.modes[PS_WRITE].mbps, 256e3 / ns);
+  ck_assert_double_eq_tol (r.modes[PS_WRITE].write_window_ns, ns, 1e-9);
+  for (int64_t bytes = 4; bytes <= 1 << 20; bytes *= 2)
+    for (int m = 0; m < 2; m++) {
+      cfg->benchmark.transfer_bytes = bytes;
+      PsRunResult x = { 0 };
+      unsigned mode = m ? PS_MODE_READ : PS_MODE_WRITE;
+      ck_assert_msg (topology_run (cfg, mode, 1, &x, &e), "%" G_GINT64_FORMAT " B %s: %s", bytes,
+                     m ? "read" : "write", e ? e->message : "");
+      ck_assert_msg (x.modes[m ? PS_READ : PS_WRITE].mbps > 0, "%" G_GINT64_FORMAT " B: 0 MB/s", bytes);
+    }
+}
+END_TEST
+
+/* README "Worked example", reproduced from the config's own values (issue #12 item 2): 400 MWrs of 280 bytes
+ * (4-DW headers: the host file's 64-bit addresses) take 35 symbol times of 2 ns each; SKPs fall due every 1180
+ * symbol times (2360 ns) from link-up, 11 of them before the wire goes quiet at 50 + 28,000 + 88 ns, 4 symbol
+ * times each; the transmit pipeline precedes the first symbol and the flight follows the last. Usage counts
+ * byte times of the 4000 MB/s wire over the same window, ended on a symbol boundary (28,140 ns, 112,560). */
+START_TEST (test_readme_worked_example)
+{
+  const char *const sets[] = { "benchmark.workload=stream", NULL };
+  g_autoptr (GError) e = NULL;
+  g_autofree char *path = g_build_filename (source_root (), "configs", "svgx_g2_x8.yaml", NULL);
+  g_autoptr (PsConfig) cfg = ps_config_load (path, sets, &e);
+  ck_assert_msg (cfg != NULL, "%s", e ? e->message : "");
+  PsRunResult r = { 0 };
+  ck_assert_msg (topology_run (cfg, PS_MODE_WRITE, 1, &r, &e), "%s", e ? e->message : "");
+  double ns = cfg->link.tx_pipeline_ns + 400 * 35 * 2.0 + 11 * 4 * 2.0 + cfg->link.flight_ns + cfg->link.rx_pipeline_ns;
+  ck_assert_double_eq_tol (ns, 28139, 1e-9);
+  ck_assert_msg (fabs (r.modes[PS_WRITE].mbps - 102400e3 / ns) < 1e-6, "%.4f MB/s", r.modes[PS_WRITE].mbps);
+  const PsUsage *u = &r.modes[PS_WRITE].upstream;
+  ck_assert_double_eq_tol (u->payload, 102400 / 112560.0, 1e-9);
+  ck_assert_double_eq_tol (u->tlp_overhead, 400 * 24 / 112560.0, 1e-9);
+  ck_assert_double_eq_tol (u->ordered_sets, 11 * 4 * 8 / 112560.0, 1e-9);
+  ck_assert_double_eq_tol (u->dllp, 0, 1e-12);
+  /* The printed limits: 4000 x 1176/1180 x 256/280 and x 256/276. */
+  ck_assert_double_eq_tol (r.protocol_limit_mbps, 4000 * 1176 / 1180.0 * 256 / 280, 1e-9);
+  ck_assert_double_eq_tol (r.protocol_limit_read_mbps, 4000 * 1176 / 1180.0 * 256 / 276, 1e-9);
 }
 END_TEST
 
@@ -311,6 +372,8 @@ main (void)
   tcase_add_test (tc, test_other_words);
   tcase_add_test (tc, test_system);
   tcase_add_loop_test (tc, test_stream, 0, 2);
+  tcase_add_test (tc, test_stream_small_transfers);
+  tcase_add_test (tc, test_readme_worked_example);
   suite_add_tcase (s, tc);
     return run_suite (s);
 }

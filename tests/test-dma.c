@@ -201,6 +201,29 @@ START_TEST (test_completion_header_budget)
 }
 END_TEST
 
+/* Issue #12 item 12: link usage covers the windows the MB/s figures are measured over, every iteration's counter
+ * window, not only the last one. In write mode the window is the write counter's, so its mean length equals
+ * the counter's; upstream the windows hold exactly every data MWr of every iteration (EPLAST and the MSI go
+ * after the counter stops, the descriptor fetch has no upstream payload), so the payload share of the 4000 MB/s
+ * Gen2 x8 wire is the MB/s figure. In read mode the downstream windows hold every data byte and the 400 bytes
+ * of each iteration's one descriptor fetch (25 descriptors of 16 bytes; the PIO start writes come before). */
+START_TEST (test_usage_covers_counter_windows)
+{
+  SystemParams p = base_params ();
+  SystemResult w = run (&p, SYSTEM_WRITE);
+  ck_assert_uint_eq (w.usage_windows, p.iterations);
+  ck_assert_msg (fabs (w.usage_window_ns - w.write_counter_ns) < 1e-6, "usage %.3f ns, counter %.3f ns",
+    w.usage_window_ns, w.write_counter_ns);
+  ck_assert_uint_eq (w.upstream_counters.payload_bytes, p.iterations * p.transfer_bytes);
+  double carried = w.upstream.payload * 8 * 500.0;
+  ck_assert_msg (fabs (carried - w.write_mbps) / w.write_mbps < 0.001, "payload share x wire %.2f, figure %.2f",
+    carried, w.write_mbps);
+  SystemResult r = run (&p, SYSTEM_READ);
+  ck_assert_uint_eq (r.usage_windows, p.iterations);
+  ck_assert_uint_eq (r.downstream_counters.payload_bytes, p.iterations * (p.transfer_bytes + 400));
+}
+END_TEST
+
 /* The first descriptor read is inside the counter: adding D to the host's read latency adds D once to a write
  * transfer (k = 1: the single descriptor fetch; data MWrs never wait for the host) and twice to a read transfer
  * (k = 2: the descriptor fetch, then the data pipeline starts D later; with 32 tags x 512 B = 16 KB in flight,
@@ -443,6 +466,7 @@ main (void)
   tcase_add_test (tc, test_tags_scale_until_link_limits);
   tcase_add_test (tc, test_ten_bit_tags);
   tcase_add_test (tc, test_completion_header_budget);
+  tcase_add_test (tc, test_usage_covers_counter_windows);
   tcase_add_test (tc, test_first_descriptor_read_in_counter);
   tcase_add_test (tc, test_simultaneous_and_determinism);
   tcase_add_test (tc, test_rcb_policy_and_polling);

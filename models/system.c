@@ -55,7 +55,7 @@ struct System {
   uint64_t last_progress;
   double mbps_sum[DMA_DIR_COUNT], counter_ns_sum[DMA_DIR_COUNT];
   /* Read-request cycles on the transmit interface during the current write counter window (see SystemResult). */
-  uint64_t write_rr_cycles_at_start;
+  SimTime write_rr_ps_at_start;
   SimTime write_rr_ps;
   double write_excl_mbps_sum;
   /* Link usage summed over the counter windows (on_counter): fractions x window length, per LinkDir. */
@@ -255,12 +255,14 @@ on_status (void *ctx, uint64_t address, uint32_t value)
   engine_reported (ctx, (uint32_t) (k / DMA_DIR_COUNT), k % DMA_DIR_COUNT == DMA_READ ? DMA_READ : DMA_WRITE);
 }
 
-/* Transmit-interface cycles read requests took so far: MRd beats plus every engine turnaround (turnarounds
- * happen because requests slip in between writes; the few around EPLAST and MSI writes are counted too). */
-static uint64_t
-read_request_cycles (const System *s)
+/* Transmit-interface time read requests took so far, in ps: MRd beats (segments with straddle) plus every engine
+ * turnaround (turnarounds happen because requests slip in between writes; the few around EPLAST and MSI writes
+ * are counted too). */
+static SimTime
+read_request_ps (const System *s)
 {
-  return app_tx_kind_beats (s->app, TLP_MRD) + app_tx_switch_cycles (s->app);
+  return app_tx_kind_beats (s->app, TLP_MRD) * app_unit_ps (s->app)
+         + app_tx_switch_cycles (s->app) * app_cycle_ps (s->app);
 }
 
 /* Every iteration: the read-request cycles inside the write counter's window, and link usage over the counter
@@ -274,9 +276,9 @@ on_counter (void *ctx, DmaDir dir, gboolean stopped)
   System *s = ctx;
   if (dir == DMA_WRITE) {
     if (!stopped && s->write_counting++ == 0)
-      s->write_rr_cycles_at_start = read_request_cycles (s);
+      s->write_rr_ps_at_start = read_request_ps (s);
     else if (stopped && --s->write_counting == 0)
-      s->write_rr_ps = (SimTime) (read_request_cycles (s) - s->write_rr_cycles_at_start) * app_cycle_ps (s->app);
+      s->write_rr_ps = read_request_ps (s) - s->write_rr_ps_at_start;
   }
   if (!stopped) {
     if (s->counting++ == 0) {

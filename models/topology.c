@@ -86,6 +86,7 @@ topology_system_params (const PsConfig *cfg, SystemParams *sp)
     .width_bits = (uint32_t) cfg->endpoint.datapath_bits,
     .clock_mhz = cfg->endpoint.clock_mhz,
     .header_own_beat = cfg->endpoint.header_own_beat,
+    .straddle = cfg->endpoint.straddle,
     .tx_gap_cycles = (uint32_t) cfg->endpoint.tx_gap_cycles,
     .arbitration = cfg->endpoint.arbitration == PS_ARB_ROUND_ROBIN ? APP_ARB_ROUND_ROBIN : APP_ARB_PRIORITY,
     .rx_overhead_cycles = (uint32_t) cfg->endpoint.rx_overhead_cycles,

@@ -48,7 +48,7 @@ typedef struct {
 static const int64_t lanes_allowed[] = { 1, 2, 4, 8, 16, -1 };
 static const int64_t rcb_allowed[] = { 64, 128, -1 };
 static const int64_t addr_allowed[] = { 32, 64, -1 };
-static const int64_t width_allowed[] = { 64, 128, 256, 512, -1 };
+static const int64_t width_allowed[] = { 64, 128, 256, 512, 1024, -1 };
 static const char *const arbitration_words[] = { "round_robin", "priority", "read_priority", NULL };
 static const char *const counter_words[] = { "endpoint", "host", NULL };
 static const char *const descriptor_mode_words[] = { "chained", "software", NULL };
@@ -127,7 +127,7 @@ static const KeyDef keys[] = {
   { "endpoint.tags", K_INT, OFF (endpoint.tags), 1, 768, FALSE, NULL, NULL, "32", "tags",
     "outstanding read requests (spec §2.2.6.2: 32 with 5-bit tags, 256 with 8-bit extended tags, 768 with "
     "10-bit tags)" },
-  { "endpoint.datapath_bits", K_INT, OFF (endpoint.datapath_bits), 64, 512, FALSE, width_allowed, NULL, "64", "bits",
+  { "endpoint.datapath_bits", K_INT, OFF (endpoint.datapath_bits), 64, 1024, FALSE, width_allowed, NULL, "64", "bits",
     "application interface width (Avalon-ST; pcie-protocol.md §7)" },
   { "endpoint.clock_mhz", K_DOUBLE, OFF (endpoint.clock_mhz), 1, 1000, FALSE, NULL, NULL, "125", "MHz",
     "application interface clock (pcie-protocol.md §7)" },
@@ -142,6 +142,10 @@ static const KeyDef keys[] = {
     "slot, as a requester advertising infinite completion credits must (spec §2.6.1); 0 = unlimited" },
   { "endpoint.header_own_beat", K_BOOL, OFF (endpoint.header_own_beat), 0, 0, FALSE, NULL, NULL, "false", "",
     "TLP header never shares an interface beat with data (256-bit Avalon-MM style)" },
+  { "endpoint.straddle", K_BOOL, OFF (endpoint.straddle), 0, 0, FALSE, NULL, NULL, "false", "",
+    "512/1024-bit datapaths: a TLP may start at any 256-bit boundary of a beat, so two (four) share a beat, both "
+    "ways (Intel P-/F-/R-tile Avalon-ST segments, Xilinx PG213/PG343 straddle); false = one TLP per beat, which "
+    "caps a 512-bit 250 MHz datapath at 12.8 GB/s of 256-byte TLPs (README, 'Straddle')" },
   { "endpoint.tx_gap_cycles", K_INT, OFF (endpoint.tx_gap_cycles), 0, 1000, FALSE, NULL, NULL, "0", "cycles",
     "idle application-clock cycles after each transmitted TLP (arbiter turnaround)" },
   { "endpoint.rx_overhead_cycles", K_INT, OFF (endpoint.rx_overhead_cycles), 0, 1000, FALSE, NULL, NULL, "0",
@@ -787,6 +791,13 @@ check_combinations (Walk *w, const YNode *root, GError **error)
   if (!check_credit_minimum (w, root, "host.rx_credits", &c->host.rx_credits, error)
       || !check_credit_minimum (w, root, "endpoint.rx_credits", &c->endpoint.rx_credits, error))
     return FALSE;
+  if (c->endpoint.straddle && c->endpoint.datapath_bits < 512) {
+    at = g_hash_table_lookup (w->seen, "endpoint.straddle");
+    ytree_error (error, PS_ERROR_DATA, at ? at : root,
+                 "endpoint.straddle needs a 512- or 1024-bit datapath (endpoint.datapath_bits is %" G_GINT64_FORMAT
+                 "): a narrower beat holds one 256-bit segment at most", c->endpoint.datapath_bits);
+    return FALSE;
+  }
   /* An MRRS-sized read at any DW offset touches MRRS / RCB + 1 RCB blocks at most, each a possible completion. */
   int64_t min_hdrs = c->link.max_read_request / c->link.read_completion_boundary + 1;
   if (c->endpoint.completion_buffer_headers != 0 && c->endpoint.completion_buffer_headers < min_hdrs) {

@@ -37,6 +37,7 @@ static const char full_yaml[] =
   "  datapath_bits: 512\n"
   "  clock_mhz: 312.5\n"
   "  header_own_beat: true\n"
+  "  straddle: true\n"
   "  tx_gap_cycles: 2\n"
   "  rx_overhead_cycles: 3\n"
   "  arb_switch_cycles: 4\n"
@@ -249,7 +250,7 @@ START_TEST (test_system)
   ck_assert (sp.host.msi_latency_ns == 2500 && sp.host.poll_interval_ns == 4000);
   ck_assert (sp.host.iteration_gap_ns == 300);
   ck_assert_uint_eq (sp.app.width_bits, 512);
-  ck_assert (sp.app.clock_mhz == 312.5 && sp.app.header_own_beat);
+  ck_assert (sp.app.clock_mhz == 312.5 && sp.app.header_own_beat && sp.app.straddle);
   ck_assert_uint_eq (sp.app.tx_gap_cycles, 2);
   ck_assert_uint_eq (sp.app.rx_overhead_cycles, 3);
   ck_assert_uint_eq (sp.app.arb_switch_cycles, 4);

@@ -145,6 +145,10 @@ static const BadCase bad_cases[] = {
   /* 10-bit tags: 768 usable values (spec §2.2.6.2), so 769 is the first refused. */
   { "tags-0", "endpoint:\n  tags: 0\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "between 1 and 768 (got 0)" },
   { "tags-769", "endpoint:\n  tags: 769\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "(got 769)" },
+  /* Straddle needs two 256-bit segments a beat ("  straddle: " -> 13). */
+  { "straddle-256", LINK "endpoint:\n  datapath_bits: 256\n  straddle: true\n", 0, { { 0 } }, NULL, 6, 13,
+    PS_ERROR_DATA,
+    "endpoint.straddle needs a 512- or 1024-bit datapath" },
   /* MRRS 512 / RCB 64 + 1 = 9 completions one read may come back as; 8 header slots cannot take it
    * ("  completion_buffer_headers: " -> 30). */
   { "cplhdr-below-read", LINK "endpoint:\n  completion_buffer_headers: 8\n", 0, { { 0 } }, NULL, 5, 30,

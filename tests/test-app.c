@@ -346,6 +346,20 @@ END_TEST
 
 /* ---- receive: one TLP at a time, beats plus overhead, from the next edge ---- */
 
+/* The host sends n 256-byte CplDs at once, in address order; the run goes until the app has taken them all. */
+static void
+receive_cpls (Rig *r, guint n)
+{
+  for (guint i = 0; i < n; i++) {
+    Tlp *t = tlp_alloc (r->pool);
+    tlp_set (t, TLP_CPLD, FALSE, 0x1000 + 256 * (uint64_t) i, 256);
+    ck_assert (link_port_can_send (r->host, t));
+    link_port_send (r->host, t);
+  }
+  sim_run (r->engine);
+  ck_assert_uint_eq (r->n_seen, n);
+}
+
 START_TEST (test_rx)
 {
   /* Gen2 x8 (2 ns symbol times, 8 bytes each): a 256-byte CplD is 12 header + 8 framing + 256 = 276 bytes. The
@@ -358,14 +372,7 @@ START_TEST (test_rx)
   Rig r;
   rig_init (&r, &lp, &ap);
   const guint n = 20;
-  for (guint i = 0; i < n; i++) {
-    Tlp *t = tlp_alloc (r.pool);
-    tlp_set (t, TLP_CPLD, FALSE, 0x1000 + 256 * (uint64_t) i, 256);
-    ck_assert (link_port_can_send (r.host, t));
-    link_port_send (r.host, t);
-  }
-  sim_run (r.engine);
-  ck_assert_uint_eq (r.n_seen, n);
+  receive_cpls (&r, n);
   for (guint i = 0; i < n; i++) {
     SimTime want = (204 + 76 * (SimTime) i) * SIM_NS;
     ck_assert_msg (r.seen_at[i] == want, "CplD %u seen at %" G_GUINT64_FORMAT " ps, want %" G_GUINT64_FORMAT, i,
@@ -387,14 +394,7 @@ START_TEST (test_rx_straddle)
   Rig r;
   rig_init (&r, &lp, &ap);
   const guint n = 20;
-  for (guint i = 0; i < n; i++) {
-    Tlp *t = tlp_alloc (r.pool);
-    tlp_set (t, TLP_CPLD, FALSE, 0x1000 + 256 * (uint64_t) i, 256);
-    ck_assert (link_port_can_send (r.host, t));
-    link_port_send (r.host, t);
-  }
-  sim_run (r.engine);
-  ck_assert_uint_eq (r.n_seen, n);
+  receive_cpls (&r, n);
   SimTime per = (_i ? 26 : 28) * SIM_NS;
   for (guint i = 1; i < n; i++)
     ck_assert_msg (r.seen_at[i] - r.seen_at[i - 1] == per, "straddle %d: CplD %u %" G_GUINT64_FORMAT " ps after the "

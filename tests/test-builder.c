@@ -302,6 +302,19 @@ START_TEST (test_stream)
 }
 END_TEST
 
+/* The shipped Gen2 x8 config with `sets`, loaded and run in `mode` through topology_run(). */
+static PsConfig *
+run_shipped (const char *const *sets, unsigned mode, PsRunResult *r)
+{
+  g_autoptr (GError) e = NULL;
+  g_autofree char *path = g_build_filename (source_root (), "configs", "svgx_g2_x8.yaml", NULL);
+  PsConfig *cfg = ps_config_load (path, sets, &e);
+  ck_assert_msg (cfg != NULL, "%s", e ? e->message : "");
+  *r = (PsRunResult) { 0 };
+  ck_assert_msg (topology_run (cfg, mode, 1, r, &e), "%s", e ? e->message : "");
+  return cfg;
+}
+
 /* Issue #12 item 1, end to end through topology_run(): the user's commands on the shipped Gen2 x8 config. A
  * 256-byte stream write printed 0.0 and a 4096-byte read stopped "above the protocol limit". The write is one
  * MWr of 256 + 16 (4-DW header: the host file's 64-bit addresses) + 8 framing = 280 bytes = 35 symbol times of
@@ -310,12 +323,9 @@ END_TEST
 START_TEST (test_stream_small_transfers)
 {
   const char *const sets[] = { "benchmark.workload=stream", "benchmark.transfer_bytes=256", NULL };
+  PsRunResult r;
+  g_autoptr (PsConfig) cfg = run_shipped (sets, PS_MODE_WRITE, &r);
   g_autoptr (GError) e = NULL;
-  g_autofree char *path = g_build_filename (source_root (), "configs", "svgx_g2_x8.yaml", NULL);
-  g_autoptr (PsConfig) cfg = ps_config_load (path, sets, &e);
-  ck_assert_msg (cfg != NULL, "%s", e ? e->message : "");
-  PsRunResult r = { 0 };
-  ck_assert_msg (topology_run (cfg, PS_MODE_WRITE, 1, &r, &e), "%s", e ? e->message : "");
   double ns = cfg->link.tx_pipeline_ns + 35 * 2.0 + cfg->link.flight_ns + cfg->link.rx_pipeline_ns;
   ck_assert_msg (fabs (r.modes[PS_WRITE].mbps - 256e3 / ns) < 1e-6, "%.4f MB/s, want %.4f",
                  r.modes[PS_WRITE].mbps, 256e3 / ns);
@@ -340,12 +350,8 @@ END_TEST
 START_TEST (test_readme_worked_example)
 {
   const char *const sets[] = { "benchmark.workload=stream", NULL };
-  g_autoptr (GError) e = NULL;
-  g_autofree char *path = g_build_filename (source_root (), "configs", "svgx_g2_x8.yaml", NULL);
-  g_autoptr (PsConfig) cfg = ps_config_load (path, sets, &e);
-  ck_assert_msg (cfg != NULL, "%s", e ? e->message : "");
-  PsRunResult r = { 0 };
-  ck_assert_msg (topology_run (cfg, PS_MODE_WRITE, 1, &r, &e), "%s", e ? e->message : "");
+  PsRunResult r;
+  g_autoptr (PsConfig) cfg = run_shipped (sets, PS_MODE_WRITE, &r);
   double ns = cfg->link.tx_pipeline_ns + 400 * 35 * 2.0 + 11 * 4 * 2.0 + cfg->link.flight_ns + cfg->link.rx_pipeline_ns;
   ck_assert_double_eq_tol (ns, 28139, 1e-9);
   ck_assert_msg (fabs (r.modes[PS_WRITE].mbps - 102400e3 / ns) < 1e-6, "%.4f MB/s", r.modes[PS_WRITE].mbps);

@@ -69,7 +69,8 @@ struct App {
 gboolean
 app_params_check (const AppParams *p, GError **error)
 {
-  /* 512 and 1024 bits are the Gen4/Gen5 hard IPs' widths (pcie-protocol.md §7); avst.c's rule scales to them. */
+  /* 512 and 1024 bits are the Gen4/Gen5 hard IPs' widths (pcie-protocol.md §7); the beat rule of avst.c scales
+   * to them. */
   if (p->width_bits != 64 && p->width_bits != 128 && p->width_bits != 256 && p->width_bits != 512
       && p->width_bits != 1024) {
     ps_error_plain (error, PS_ERROR_DATA, "application datapath width %u bits: must be 64, 128, 256, 512 or 1024",

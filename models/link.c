@@ -3,24 +3,36 @@
  *
  * Events. Each direction has at most one "wire" event (the serialiser becomes free, or something became ready
  * while it was idle) and one "arrival" event (the head of a FIFO of packets in flight: every packet on one
- * direction sees the same latency, so arrivals are in order and one event suffices). Ack timers and periodic
+ * direction sees the same latency, so arrivals are in order and one event suffices; in flit mode a DLLP may
+ * overtake a long TLP and is sorted in, arr_push()). Ack timers and periodic
  * UpdateFC timers add a few events per Ack latency limit and per 30 us. Nothing allocates per packet: TLPs come
  * from the pool, the in-flight FIFO and the replay ring grow by doubling and are then reused.
  *
  * Transmit priority (pcie-protocol.md §3, Mindshare p. 350): the packet in progress finishes; then ordered sets
- * (SKP), Nak, Ack, UpdateFC, TLPs. Naks and replays never occur because the model has no bit errors.
+ * (SKP), Nak, Ack, UpdateFC, replayed TLPs, new TLPs. In flit mode DLLPs skip the serialiser: they ride in the
+ * DLP bytes of the next flits (flit_dllps()), and the flit grid places SKPs, so the wire carries TLPs only.
+ *
+ * Errors (Link.errors: ber > 0 or an injected error; none of this runs otherwise). The transmitter draws each
+ * packet's fate as it places it and marks the Arrival; the receiver's data link layer acts on it at delivery
+ * (dll_accept(): discard, Nak once, Ack a duplicate), the transmitter keeps the TLPs themselves in its replay
+ * ring and resends every unacknowledged one on a Nak or a REPLAY_TIMER expiry; the fourth replay without
+ * progress retrains the link (retrain()). The receiver decides at delivery rather than at its pins, so a Nak
+ * leaves one receive pipeline late: the one approximation of the error path.
  *
  * Pipelines. tx_pipeline_ps is applied between the serialiser and the channel (together with flight and the
  * receiver's rx_pipeline_ps) rather than before the serialiser: a constant-latency pipeline gives the same
  * arrival times either way, and this way the transmit queue holds only TLPs really waiting for the wire.
  * DLLPs pass through the same pipelines as TLPs.
  *
- * Not modelled (no bit errors, links start trained): Nak, replay and the replay timer, InitFC exchange, DLLP
- * CRCs, the 12-bit modular sequence and credit fields (absolute counters are used instead), flit mode.
+ * Not modelled (links start trained): InitFC exchange, the 12-bit modular sequence and credit fields (absolute
+ * counters are used instead, with the 2048-TLP window enforced), flit replay as flits (a lost flit's TLPs are
+ * replayed as TLPs).
  * Known approximation: a packet that becomes ready exactly as the previous one ends mid-symbol (x8/x16) is
  * placed back to back in the same symbol, although its decision instant is up to half a symbol late.
  */
 #include "models/link.h"
+
+#include <math.h>
 
 #include "models/fc.h"
 #include "models/phy.h"
@@ -28,19 +40,25 @@
 
 G_DEFINE_QUARK (pciesim-link-error-quark, link_error)
 
+/* Spec §3.6.2.1 (pcie-protocol.md §10): NEXT_TRANSMIT_SEQ - ACKD_SEQ stays below 2048. */
+#define LINK_SEQ_WINDOW 2048u
+/* ASSUMPTION: flit mode numbers flits with 10 bits and, by the same half-the-space rule, keeps at most 512 flits
+ * unacknowledged; the model counts them as the unacknowledged and queued TLP bytes over 236 per flit. */
+#define LINK_FLIT_WINDOW 512u
 /* Spec §2.6.1.2 (pcie-protocol.md §3): every finite credit type is refreshed at least every 30 us. */
 #define UPDATEFC_PERIOD_MAX_PS (30 * SIM_US)
 
-typedef enum { ARR_TLP, ARR_ACK, ARR_UPDATEFC } ArrivalKind;
+typedef enum { ARR_TLP, ARR_ACK, ARR_NAK, ARR_UPDATEFC } ArrivalKind;
 
 /* A packet on its way to the far side. DLLPs carry absolute counts, not the spec's modular fields, so a later one
  * always supersedes an earlier one and nothing needs wrap handling. */
 typedef struct {
   SimTime at; /* the far side has it: end of its last symbol time + tx pipeline + flight + rx pipeline */
-  ArrivalKind kind;
-  FcClass cls;
+  uint8_t kind; /* ArrivalKind; bytes rather than enums keep the FIFO entry at 40 bytes */
+  uint8_t cls; /* FcClass */
+  bool bad; /* arrives corrupted (error model): LCRC or DLLP CRC fails, or its flit was lost */
   Tlp *tlp;
-  uint64_t a, b; /* Ack: TLPs acknowledged (count); UpdateFC: header and data credit limits */
+  uint64_t a, b; /* TLP: sequence count; Ack/Nak: TLPs acknowledged (count); UpdateFC: header and data limits */
 } Arrival;
 
 typedef struct Dir Dir;
@@ -61,6 +79,8 @@ struct LinkPort {
 struct Dir {
   Link *link;
   LinkDir dir;
+  /* Copies of the link's mode, beside the hot fields: the error-free non-flit path tests them and nothing else. */
+  gboolean flit, errors;
 
   /* Transmitter: queue, serialiser cursor, sequence numbers, replay buffer, credits of the far receiver. */
   TlpFifo q;
@@ -94,6 +114,24 @@ struct Dir {
   SimEventId fc_lat_timer[FC_CLASS_COUNT]; /* eager UpdateFC latency, running while freed credits are unsent */
   SimTime fc_last_sent_ps[FC_CLASS_COUNT]; /* updatefc_period_ps counts from the last UpdateFC sent */
 
+  /* Error model (Link.errors only). Transmitter: the unacknowledged TLPs themselves beside their sizes (a copy
+   * goes on the wire, so a replay can send them again), how many of them the current round has sent, REPLAY_NUM
+   * and REPLAY_TIMER, a Nak owed. Receiver: NAK_SCHEDULED. */
+  Tlp **rtlp;
+  uint32_t replay_pos;
+  uint32_t replay_num;
+  SimEventId replay_ev;
+  gboolean nak_due;
+  gboolean nak_scheduled;
+  GRand *rand;
+  uint64_t drawn_flit; /* flit mode: flits up to here have had their error drawn, the last one bad or not */
+  gboolean drawn_bad;
+  LinkErrors errs;
+  /* Flit mode: the next flit whose DLP bytes can take an Ack/Nak, and another DLLP (one of each per flit, §3);
+   * the next flit whose overhead is not yet charged to the accounting. */
+  uint64_t ack_flit, dllp_flit, charged_flit;
+  uint64_t retrain_end_slot; /* nothing goes on the wire before this slot (a retrain) */
+
   /* Accounting window: slot tallies for packets placed since win_start_slot. A slot is one byte on one lane, so
    * these are byte counts too; padding and idle are never tallied, only derived (link_usage()). */
   uint64_t win_start_slot;
@@ -109,6 +147,22 @@ struct Link {
   uint32_t ack_limit_symbols; /* pcie-protocol.md §3; fixed by generation, width and MPS */
   uint32_t updatefc_latency_symbols; /* resolved from LinkParams; 0 = off */
   SimTime latency_ps; /* serialiser end -> far side: tx pipeline + flight + rx pipeline */
+  /* Per receiving direction: whether TLPs start Ack timers. Not for a receiver that Acks every TLP on delivery
+   * when its pipelines fit the Ack limit: its count trigger always comes first, and a timer would only be
+   * cancelled. */
+  gboolean ack_timer[2];
+  /* Error model: on with ber > 0 or an injected error; otherwise none of its code runs and nothing is drawn.
+   * Dir.errors copies it. */
+  gboolean errors;
+  /* What link_port_can_send() compares with: TLPs accepted and unacknowledged (the 2048 window, or none in flit
+   * mode) and their wire bytes (the replay buffer, and flit mode's window); UINT64_MAX = no limit. */
+  uint64_t window_tlps, window_bytes;
+  double log_q; /* log (1 - ber): a packet of n bytes survives with exp (8 n log_q) */
+  double p_flit_bad, p_dllp_bad;
+  uint32_t replay_timer_symbols;
+  uint64_t lcrc_seq; /* link_inject_lcrc */
+  uint32_t lcrc_times;
+  LinkDir lcrc_dir;
   Dir d[2];
   LinkPort port[2];
   /* Test hook (link_inject_fault): the fault, the direction it hits and a countdown to the packet it hits. */
@@ -125,6 +179,7 @@ fault_hits (Link *l, LinkFault kind, LinkDir dir)
 }
 
 static void wire_fire (SimEngine *engine, void *ctx, uint64_t arg);
+static void ack_fire (SimEngine *engine, void *ctx, uint64_t arg);
 static void arr_fire (SimEngine *engine, void *ctx, uint64_t arg);
 
 /* ---- parameters ---- */
@@ -133,8 +188,13 @@ gboolean
 link_params_validate (const LinkParams *p, GError **error)
 {
   Phy phy;
-  if (!phy_init (&phy, p->gen, p->lanes, p->skp_interval_symbols, error))
+  if (!phy_init_mode (&phy, p->gen, p->lanes, p->flit_mode, p->sris, p->skp_interval_symbols, error))
     return FALSE;
+  /* A rate of 1e-2 already corrupts nearly every TLP; beyond it nothing would ever get through. */
+  if (!(p->ber >= 0 && p->ber <= 1e-2)) {
+    g_set_error (error, LINK_ERROR, LINK_ERROR_PARAM, "ber %g is not 0..1e-2", p->ber);
+    return FALSE;
+  }
   uint32_t mps = p->max_payload_bytes;
   /* pcie-protocol.md §6: MPS is a power of two from 128 to 4096 bytes. */
   if (mps < 128 || mps > 4096 || (mps & (mps - 1))) {
@@ -191,7 +251,26 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
   if (!l->p.updatefc_period_ps)
     l->p.updatefc_period_ps = UPDATEFC_PERIOD_MAX_PS;
   l->pool = pool;
-  phy_init (&l->phy, params->gen, params->lanes, params->skp_interval_symbols, NULL); /* validated above */
+  phy_init_mode (&l->phy, params->gen, params->lanes, params->flit_mode, params->sris, params->skp_interval_symbols,
+                 NULL); /* validated above */
+  /* REPLAY_TIMER (pcie-protocol.md §3, §10): non-flit, 3 × the Ack latency limit (the spec's tables); flit mode,
+   * 1500 flits with a non-empty retry buffer. */
+  l->replay_timer_symbols = params->replay_timer_symbols ? params->replay_timer_symbols
+                            : l->phy.flit ? 1500 * (PHY_FLIT_BYTES / l->phy.lanes)
+                                          : 3 * phy_ack_limit_symbols (&l->phy, params->max_payload_bytes);
+  if (!l->p.retrain_ps)
+    l->p.retrain_ps = LINK_RETRAIN_PS_DEFAULT;
+  l->window_tlps = l->phy.flit ? UINT64_MAX : LINK_SEQ_WINDOW;
+  l->window_bytes = params->replay_buffer_bytes ? params->replay_buffer_bytes : UINT64_MAX;
+  if (l->phy.flit)
+    l->window_bytes = MIN (l->window_bytes, (uint64_t) LINK_FLIT_WINDOW * PHY_FLIT_TLP_BYTES);
+  if (params->ber > 0) {
+    l->errors = TRUE;
+    l->log_q = log1p (-params->ber);
+    /* A flit is lost when FEC cannot correct it; a non-flit DLLP (8 bytes, §3) when any bit is wrong. */
+    l->p_flit_bad = phy_flit_error_prob (&l->phy, params->ber);
+    l->p_dllp_bad = l->phy.flit ? l->p_flit_bad : -expm1 (64.0 * l->log_q);
+  }
   l->ack_limit_symbols = phy_ack_limit_symbols (&l->phy, params->max_payload_bytes);
   /* The spec's recommended UpdateFC latency (Table 2-54) has the same values as the Ack latency limit. */
   l->updatefc_latency_symbols = params->updatefc_latency_symbols == LINK_UPDATEFC_LATENCY_RECOMMENDED
@@ -200,6 +279,9 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
   /* One constant for every packet of a direction: arrivals keep wire order, which the single arrival event of each
    * direction relies on (top of file). */
   l->latency_ps = params->tx_pipeline_ps + params->flight_ps + params->rx_pipeline_ps;
+  gboolean fits = params->tx_pipeline_ps + params->rx_pipeline_ps <= phy_sym_ps (&l->phy, l->ack_limit_symbols);
+  l->ack_timer[LINK_UPSTREAM] = !(params->host_ack_every_tlps == 1 && fits);
+  l->ack_timer[LINK_DOWNSTREAM] = !(params->device_ack_every_tlps == 1 && fits);
   FcPolicy policy = {
     .mps_data_credits = params->max_payload_bytes / 16, /* spec §2.6.1: 16 bytes per data credit */
     .hdr_threshold_credits = params->updatefc_hdr_threshold_credits,
@@ -212,8 +294,13 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
     d->wire_ev = d->arr_ev = d->ack_ev = SIM_EVENT_NONE;
     for (int c = 0; c < FC_CLASS_COUNT; c++)
       d->fc_timer[c] = d->fc_lat_timer[c] = SIM_EVENT_NONE;
-    /* The first SKP falls one interval after link-up, like every later one. */
-    d->skp_due_sym = l->phy.skp_interval_symbols;
+    /* The first SKP falls one interval after link-up, like every later one. Flit mode has them in its grid. */
+    d->skp_due_sym = l->phy.flit ? UINT64_MAX : l->phy.skp_interval_symbols;
+    d->flit = l->phy.flit;
+    d->errors = l->errors;
+    d->replay_ev = SIM_EVENT_NONE;
+    if (l->errors)
+      d->rand = sim_rand_new (engine, LINK_RAND_ID (params->rand_index, i));
     /* Upstream TLPs land in the host's receiver, downstream ones in the device's. */
     FcAmounts m;
     credits_matrix (i == LINK_UPSTREAM ? &params->host_rx_credits : &params->device_rx_credits, &m);
@@ -242,10 +329,17 @@ link_free (Link *link)
     for (Tlp *t; (t = tlp_fifo_pop (&d->q)) != NULL;)
       tlp_free (link->pool, t);
     for (uint32_t k = 0; k < d->arr_len; k++) {
-      Arrival *a = &d->arr[(d->arr_head + k) % d->arr_cap];
+      Arrival *a = &d->arr[(d->arr_head + k) & (d->arr_cap - 1)];
       if (a->kind == ARR_TLP)
         tlp_free (link->pool, a->tlp);
     }
+    sim_cancel (link->engine, d->replay_ev);
+    if (d->rtlp)
+      for (uint64_t k = 0; k < d->tx_seq - d->acked_seq; k++)
+        tlp_free (link->pool, d->rtlp[(d->replay_head + k) & (d->replay_cap - 1)]);
+    if (d->rand)
+      g_rand_free (d->rand);
+    g_free (d->rtlp);
     g_free (d->arr);
     g_free (d->replay);
   }
@@ -305,7 +399,8 @@ link_symbol_ps (const Link *link, uint64_t n)
 
 /* ---- small containers ---- */
 
-/* The FIFO grows by doubling and keeps its capacity, so steady-state traffic never allocates. Only an empty FIFO
+/* The FIFO grows by doubling and keeps its capacity, so steady-state traffic never allocates. Both rings keep a
+ * power-of-two capacity (64, doubled), so an index wraps with a mask, not a division. Only an empty FIFO
  * needs a new event: later arrivals are never earlier than the head (same latency, in-order serialiser). */
 static void
 arr_push (Dir *d, const Arrival *a)
@@ -314,20 +409,31 @@ arr_push (Dir *d, const Arrival *a)
     uint32_t cap = d->arr_cap ? d->arr_cap * 2 : 64;
     Arrival *n = g_new (Arrival, cap);
     for (uint32_t k = 0; k < d->arr_len; k++)
-      n[k] = d->arr[(d->arr_head + k) % d->arr_cap];
+      n[k] = d->arr[(d->arr_head + k) & (d->arr_cap - 1)];
     g_free (d->arr);
     d->arr = n;
     d->arr_cap = cap;
     d->arr_head = 0;
   }
-  d->arr[(d->arr_head + d->arr_len) % d->arr_cap] = *a;
-  if (d->arr_len++ == 0)
+  uint32_t k = d->arr_len;
+  /* Flit mode only: a DLLP rides in the next flit's DLP bytes and so may arrive before a long TLP placed earlier
+   * (whose last flit is later); it moves in ahead of it. Everything else arrives in placement order. */
+  if (d->flit)
+    for (; k > 0 && d->arr[(d->arr_head + k - 1) & (d->arr_cap - 1)].at > a->at; k--)
+      d->arr[(d->arr_head + k) & (d->arr_cap - 1)] = d->arr[(d->arr_head + k - 1) & (d->arr_cap - 1)];
+  d->arr[(d->arr_head + k) & (d->arr_cap - 1)] = *a;
+  if (d->arr_len++ == 0) {
     d->arr_ev = sim_schedule_at (d->link->engine, a->at, arr_fire, d, 0);
+  } else if (k == 0) {
+    sim_cancel (d->link->engine, d->arr_ev);
+    d->arr_ev = sim_schedule_at (d->link->engine, a->at, arr_fire, d, 0);
+  }
 }
 
-/* Without errors the replay buffer never replays, so it holds only sizes: that is all the stall rule needs. */
+/* Without errors the replay buffer never replays, so it holds only sizes: that is all the stall rule needs. With
+ * errors it holds the TLPs too (`t`, else NULL). */
 static void
-replay_push (Dir *d, uint32_t bytes)
+replay_push (Dir *d, uint32_t bytes, Tlp *t)
 {
   /* The ring holds exactly tx_seq - acked_seq entries; wire_fire() pushes before counting the new TLP in tx_seq,
    * so `len` is also the index the new entry takes. */
@@ -336,13 +442,22 @@ replay_push (Dir *d, uint32_t bytes)
     uint32_t cap = d->replay_cap ? d->replay_cap * 2 : 64;
     uint32_t *n = g_new (uint32_t, cap);
     for (uint32_t k = 0; k < len; k++)
-      n[k] = d->replay[(d->replay_head + k) % d->replay_cap];
+      n[k] = d->replay[(d->replay_head + k) & (d->replay_cap - 1)];
     g_free (d->replay);
     d->replay = n;
+    if (t) {
+      Tlp **nt = g_new (Tlp *, cap);
+      for (uint32_t k = 0; k < len; k++)
+        nt[k] = d->rtlp[(d->replay_head + k) & (d->replay_cap - 1)];
+      g_free (d->rtlp);
+      d->rtlp = nt;
+    }
     d->replay_cap = cap;
     d->replay_head = 0;
   }
-  d->replay[(d->replay_head + len) % d->replay_cap] = bytes;
+  d->replay[(d->replay_head + len) & (d->replay_cap - 1)] = bytes;
+  if (t)
+    d->rtlp[(d->replay_head + len) & (d->replay_cap - 1)] = t;
   d->replay_bytes += bytes;
 }
 
@@ -377,13 +492,19 @@ wire_free_ps (const Dir *d)
 static gboolean
 has_ready (const Dir *d)
 {
-  return d->ack_due || d->fc_due[FC_P] || d->fc_due[FC_NP] || d->fc_due[FC_CPL] || d->q.head;
+  return d->ack_due || d->fc_due[FC_P] || d->fc_due[FC_NP] || d->fc_due[FC_CPL] || d->q.head
+         || (d->errors && (d->nak_due || d->replay_pos < d->tx_seq - d->acked_seq));
 }
 
-/* Make sure a wire event exists no later than the serialiser can act; an earlier pending one already covers it. */
+static void flit_dllps (Dir *d);
+
+/* Make sure a wire event exists no later than the serialiser can act; an earlier pending one already covers it.
+ * In flit mode DLLPs take no serialiser time: they go into the next flit's DLP bytes at once. */
 static void
 wire_kick (Dir *d)
 {
+  if (d->flit)
+    flit_dllps (d);
   if (!has_ready (d))
     return;
   SimEngine *e = d->link->engine;
@@ -426,14 +547,16 @@ skp_catch_up (Dir *d, uint64_t now_sym)
   }
 }
 
-/* The far side has a packet once its last symbol time is complete and the pipelines and flight have passed. */
-static void
+/* The far side has a packet once its last symbol time is complete and the pipelines and flight have passed (in
+ * flit mode: once the flit holding its last byte is in). Returns that time. */
+static SimTime
 send_to_far_side (Dir *d, uint64_t end_slot, const Arrival *tmpl)
 {
   const Phy *phy = &d->link->phy;
   Arrival a = *tmpl;
   a.at = phy_sym_ps (phy, ceil_div (end_slot, phy->lanes)) + d->link->latency_ps;
   arr_push (d, &a);
+  return a.at;
 }
 
 /* DLLPs follow the same lane placement as TLPs (§2), and only their own bytes count as DLLP time: padding in
@@ -451,10 +574,226 @@ place_dllp (Dir *d, uint64_t base)
   return pl.end_slot;
 }
 
+/* §3: the Ack timer of direction d's receiver starts with the first TLP not yet covered by a scheduled Ack. The
+ * limit runs pin to pin (spec §3.6.3.1), and its InternalDelay covers the receiver's own pipelines, so a receiver
+ * meets it whatever its configured pipelines: the Ack's first symbol leaves the pins one limit after the TLP's
+ * last symbol arrived there. The model's transmit pipeline sits after the serialiser (top of file), so the Ack
+ * enters the serialiser tx_pipeline_ps before that, possibly before the TLP has reached the pins at all; that is
+ * never before the TLP left the far serialiser (the limit outlasts no flight), so the timer is started then. */
+static void
+ack_timer_start (Dir *d, SimTime pin_ps)
+{
+  Link *l = d->link;
+  SimTime due = phy_sym_ps (&l->phy, phy_sym_at_or_after (&l->phy, pin_ps) + l->ack_limit_symbols);
+  due = MAX (due - MIN (due, l->p.tx_pipeline_ps), sim_now (l->engine));
+  d->ack_ev = sim_schedule_at (l->engine, due, ack_fire, d, 0);
+}
+
+/* What an Ack placed now acknowledges: the TLPs delivered, and those behind them whose last symbol reached the pins
+ * before the Ack's first symbol leaves them (now + tx pipeline), though still in the receive pipeline. Strictly
+ * before, so with no pipelines it counts none beyond the delivered. The first TLP it leaves out starts the timer
+ * again. */
+static uint64_t
+ack_count (Dir *d, SimTime now)
+{
+  Link *l = d->link;
+  uint64_t n = d->rx_seq;
+  SimTime rx = l->p.rx_pipeline_ps, out = now + l->p.tx_pipeline_ps;
+  /* Arrivals are in time order (but for flit-mode DLLPs, which are not counted): a head not yet at the pins
+   * ends the search at once, as it mostly does, unless the loop below has a timer to start. */
+  if (!d->arr_len
+      || (d->arr[d->arr_head].at >= out + rx
+          && (!l->ack_timer[d->dir] || sim_event_pending (l->engine, d->ack_ev))))
+    return n;
+  for (uint32_t k = 0; k < d->arr_len; k++) {
+    const Arrival *a = &d->arr[(d->arr_head + k) & (d->arr_cap - 1)];
+    if (a->kind != ARR_TLP)
+      continue;
+    if (a->at - rx < out && !a->bad && a->a == n) {
+      n++;
+      continue;
+    }
+    /* A bad or out-of-order TLP gets a Nak when it is delivered, not an Ack. */
+    if (!a->bad && a->a == n && l->ack_timer[d->dir] && !sim_event_pending (l->engine, d->ack_ev))
+      ack_timer_start (d, a->at - rx);
+    break;
+  }
+  return n;
+}
+
+/* ---- DLLP contents, shared by the serialiser (non-flit) and the flit DLP path ---- */
+
+/* Error model: whether a DLLP just placed on d arrives with a bad CRC (or in a lost flit). */
+static gboolean
+dllp_draw_bad (Dir *d)
+{
+  return d->link->p.ber > 0 && g_rand_double (d->rand) < d->link->p_dllp_bad;
+}
+
+/* One Ack acknowledges everything received so far (coalescing, §3): the sequence number is read when the DLLP is
+ * built, so TLPs that arrived while it waited for the wire ride along. A Nak carries the same number: the last
+ * TLP received in order (spec §3.6.3). */
+static Arrival
+ack_build (Dir *d, Dir *o, ArrivalKind kind, SimTime now)
+{
+  d->cnt.acks++;
+  o->rx_unacked = 0; /* TLPs counted while the Ack waited for the wire ride on it too */
+  Arrival a = { .kind = kind, .a = kind == ARR_NAK ? o->rx_seq : ack_count (o, now) };
+  if (d->errors)
+    a.bad = dllp_draw_bad (d) || (kind == ARR_ACK && fault_hits (d->link, LINK_FAULT_LOST_ACK, d->dir));
+  return a;
+}
+
+static Arrival
+updatefc_build (Dir *d, Dir *o, FcClass c, SimTime now)
+{
+  Arrival a = { .kind = ARR_UPDATEFC, .cls = c };
+  /* The DLLP carries the limits as of now, so credits freed while it waited ride along. */
+  fc_rx_current_limit (&o->fc_rx, c, &a.a, &a.b);
+  if (fault_hits (d->link, LINK_FAULT_EXTRA_CREDIT, d->dir))
+    a.a++;
+  fc_rx_mark_sent (&o->fc_rx, c);
+  o->fc_last_sent_ps[c] = now;
+  sim_cancel (d->link->engine, o->fc_lat_timer[c]); /* this DLLP carries everything freed so far */
+  o->fc_lat_timer[c] = SIM_EVENT_NONE;
+  d->fc_due[c] = FALSE;
+  d->cnt.updatefcs++;
+  if (d->errors)
+    a.bad = dllp_draw_bad (d);
+  return a;
+}
+
+/* Flit mode: DLLPs due now ride in the DLP bytes of the next flits whose DLP has not gone out: an Ack or Nak in
+ * bytes 0-1 and one other DLLP in bytes 2-5 of each flit (§3), so each kind takes the next flit it has not used
+ * yet. They cost no wire bytes of their own; the receiver has them when the flit is in. */
+static void
+flit_dllps (Dir *d)
+{
+  gboolean fc = d->fc_due[FC_P] || d->fc_due[FC_NP] || d->fc_due[FC_CPL];
+  if (!d->ack_due && !d->nak_due && !fc)
+    return;
+  Link *l = d->link;
+  const Phy *phy = &l->phy;
+  Dir *o = &l->d[1 - d->dir];
+  SimTime now = sim_now (l->engine);
+  /* Not before the cursor when a retrain holds the wire (retrain()). */
+  uint64_t now_slot = phy_sym_at_or_after (phy, now) * phy->lanes;
+  uint64_t k = phy_flit_dlp_at_or_after (phy, MAX (now_slot, d->retrain_end_slot));
+  while (d->nak_due || d->ack_due) {
+    uint64_t f = MAX (k, d->ack_flit);
+    d->ack_flit = f + 1;
+    Arrival a = ack_build (d, o, d->nak_due ? ARR_NAK : ARR_ACK, now);
+    if (d->nak_due)
+      d->nak_due = FALSE;
+    else
+      d->ack_due = FALSE;
+    d->cnt.dllps++;
+    send_to_far_side (d, phy_flit_start (phy, f) + PHY_FLIT_BYTES, &a);
+  }
+  for (int c = 0; c < FC_CLASS_COUNT; c++) {
+    if (!d->fc_due[c])
+      continue;
+    uint64_t f = MAX (k, d->dllp_flit);
+    d->dllp_flit = f + 1;
+    Arrival a = updatefc_build (d, o, (FcClass) c, now);
+    d->cnt.dllps++;
+    send_to_far_side (d, phy_flit_start (phy, f) + PHY_FLIT_BYTES, &a);
+  }
+}
+
+/* ---- error model: transmit side ---- */
+
+/* Whether the TLP just placed arrives corrupted. Non-flit: any of the 8 × wire bytes bits wrong fails the LCRC
+ * (pcie-protocol.md §10). Flit mode: any flit holding its bytes lost (FEC could not correct it); each flit is
+ * drawn once, in order, so TLPs sharing a flit share its fate. */
+static gboolean
+tlp_draw_bad (Dir *d, uint32_t bytes, const PhyPlacement *pl, uint64_t seq)
+{
+  Link *l = d->link;
+  gboolean bad = FALSE;
+  if (l->lcrc_times && l->lcrc_dir == d->dir && l->lcrc_seq == seq) {
+    l->lcrc_times--;
+    bad = TRUE;
+  }
+  if (l->p.ber <= 0)
+    return bad;
+  if (!l->phy.flit)
+    return g_rand_double (d->rand) < -expm1 (8.0 * bytes * l->log_q) || bad;
+  for (uint64_t k = MAX (pl->first_flit, d->drawn_flit); k <= pl->last_flit; k++) {
+    if (k >= d->drawn_flit) {
+      d->drawn_bad = g_rand_double (d->rand) < l->p_flit_bad;
+      d->drawn_flit = k + 1;
+      d->errs.flit_errors += d->drawn_bad;
+    }
+    bad = bad || d->drawn_bad;
+  }
+  return bad;
+}
+
+static void replay_fire (SimEngine *engine, void *ctx, uint64_t arg);
+
+/* REPLAY_TIMER (spec §3.6.2.1): started by a TLP's transmission when it is not running. */
+static void
+replay_timer_start (Dir *d, SimTime from_ps)
+{
+  Link *l = d->link;
+  if (sim_event_pending (l->engine, d->replay_ev))
+    return;
+  SimTime due = phy_sym_ps (&l->phy, phy_sym_at_or_after (&l->phy, from_ps) + l->replay_timer_symbols);
+  d->replay_ev = sim_schedule_at (l->engine, due, replay_fire, d, 0);
+}
+
+/* ---- the serialiser ---- */
+
+/* A copy to put on the wire: the receiver takes and frees what arrives, while the original stays for replay. */
+static Tlp *
+tlp_copy (Link *l, const Tlp *t)
+{
+  Tlp *c = tlp_alloc (l->pool);
+  *c = *t;
+  c->next = NULL;
+  return c;
+}
+
+/* The next TLP for the wire: the oldest not yet resent while a replay runs (replays go before new TLPs, §3),
+ * else the head of the queue. Returns the TLP itself (for the tx-placed callback, which knows it by address);
+ * with errors the wire carries a copy. */
+static Tlp *
+tlp_next (Dir *d, uint32_t *bytes, uint64_t *seq, gboolean *replayed)
+{
+  Link *l = d->link;
+  const Phy *phy = &l->phy;
+  uint64_t unacked = d->tx_seq - d->acked_seq;
+  if (d->errors && d->replay_pos < unacked) {
+    uint32_t i = (d->replay_head + d->replay_pos) & (d->replay_cap - 1);
+    *seq = d->acked_seq + d->replay_pos++;
+    *bytes = d->replay[i];
+    *replayed = TRUE;
+    d->errs.replayed_tlps++;
+    d->errs.replayed_bytes += *bytes;
+    return d->rtlp[i];
+  }
+  Tlp *t = tlp_fifo_pop (&d->q);
+  d->q_len--;
+  /* No replay-space check: link_port_can_send() reserved the space (q_bytes) when it accepted the TLP. */
+  *bytes = phy->ops->tlp_wire_bytes (phy, t);
+  d->q_bytes -= *bytes;
+  *seq = d->tx_seq;
+  *replayed = FALSE;
+  /* Spec §3: 12-bit sequence number; the model keeps the full count and the TLP carries its low bits. */
+  t->seq = (uint16_t) (d->tx_seq & 0xfff);
+  if (fault_hits (d->link, LINK_FAULT_SKIP_SEQ, d->dir))
+    t->seq = (uint16_t) ((t->seq + 1) & 0xfff);
+  replay_push (d, *bytes, d->errors ? t : NULL);
+  d->tx_seq++;
+  d->replay_pos += d->errors;
+  return t;
+}
+
 /* One decision per event: SKPs that fell due, then at most one packet, then (if more is ready) a new event for
  * when it ends. Deciding at every packet boundary rather than queueing a batch is what lets an Ack or UpdateFC
  * that falls due during a long TLP overtake the TLPs queued behind it. UpdateFC classes go P, NP, Cpl: a fixed
- * order keeps runs reproducible. */
+ * order keeps runs reproducible. In flit mode DLLPs never reach here (flit_dllps()). */
 static void
 wire_fire (SimEngine *e, void *ctx, uint64_t arg)
 {
@@ -477,53 +816,52 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
     base = wire_base (d, now_sym);
   }
   gboolean drained = FALSE;
-  if (d->ack_due) {
-    /* One Ack acknowledges everything received so far (coalescing, §3): the sequence number is read when the
-     * DLLP is built, so TLPs that arrived while it waited for the wire ride along. */
+  if (d->nak_due || d->ack_due) {
+    /* §3 priority: Nak before Ack. */
+    ArrivalKind kind = d->nak_due ? ARR_NAK : ARR_ACK;
     uint64_t end = place_dllp (d, base);
-    d->ack_due = FALSE;
-    d->cnt.acks++;
-    o->rx_unacked = 0; /* TLPs counted while the Ack waited for the wire ride on it too */
-    send_to_far_side (d, end, &(Arrival) { .kind = ARR_ACK, .a = o->rx_seq });
+    Arrival a = ack_build (d, o, kind, now);
+    if (kind == ARR_NAK)
+      d->nak_due = FALSE;
+    else
+      d->ack_due = FALSE;
+    send_to_far_side (d, end, &a);
   } else if (d->fc_due[FC_P] || d->fc_due[FC_NP] || d->fc_due[FC_CPL]) {
     FcClass c = d->fc_due[FC_P] ? FC_P : d->fc_due[FC_NP] ? FC_NP : FC_CPL;
     uint64_t end = place_dllp (d, base);
-    Arrival a = { .kind = ARR_UPDATEFC, .cls = c };
-    /* The DLLP carries the limits as of now, so credits freed while it waited ride along. */
-    fc_rx_current_limit (&o->fc_rx, c, &a.a, &a.b);
-    if (fault_hits (d->link, LINK_FAULT_EXTRA_CREDIT, d->dir))
-      a.a++;
-    fc_rx_mark_sent (&o->fc_rx, c);
-    o->fc_last_sent_ps[c] = now;
-    sim_cancel (e, o->fc_lat_timer[c]); /* this DLLP carries everything freed so far */
-    o->fc_lat_timer[c] = SIM_EVENT_NONE;
-    d->fc_due[c] = FALSE;
-    d->cnt.updatefcs++;
+    Arrival a = updatefc_build (d, o, c, now);
     send_to_far_side (d, end, &a);
-  } else if (d->q.head) {
-    Tlp *t = tlp_fifo_pop (&d->q);
-    d->q_len--;
-    /* No replay-space check: link_port_can_send() reserved the space (q_bytes) when it accepted the TLP. */
-    uint32_t bytes = phy->ops->tlp_wire_bytes (phy, t);
-    d->q_bytes -= bytes;
-    /* Spec §3: 12-bit sequence number; the model keeps the full count and the TLP carries its low bits. */
-    t->seq = (uint16_t) (d->tx_seq & 0xfff);
-    if (fault_hits (d->link, LINK_FAULT_SKIP_SEQ, d->dir))
-      t->seq = (uint16_t) ((t->seq + 1) & 0xfff);
-    replay_push (d, bytes);
-    d->tx_seq++;
+  } else if (has_ready (d)) {
+    uint32_t bytes;
+    uint64_t seq;
+    gboolean replayed;
+    Tlp *t = tlp_next (d, &bytes, &seq, &replayed);
     PhyPlacement pl;
     phy->ops->place_packet (phy, base, bytes, &pl);
     d->cursor = pl.end_slot;
     d->s_payload += t->payload_bytes;
     d->s_overhead += bytes - t->payload_bytes; /* header, ECRC and framing */
+    if (d->flit && pl.last_flit >= d->charged_flit) {
+      /* Each flit carrying TLP bytes charges its DLP, CRC and FEC bytes once; IDLE flits stay idle. */
+      d->s_overhead += (pl.last_flit + 1 - MAX (pl.first_flit, d->charged_flit)) * (PHY_FLIT_BYTES - PHY_FLIT_TLP_BYTES);
+      d->charged_flit = pl.last_flit + 1;
+    }
     d->cnt.tlps++;
     d->cnt.payload_bytes += t->payload_bytes;
     LinkPort *tx = &l->port[d->dir];
-    if (tx->placed_fn)
+    if (tx->placed_fn && !replayed)
       tx->placed_fn (tx->placed_ctx, tx, t, phy_sym_ps (phy, ceil_div (pl.end_slot, phy->lanes)));
-    send_to_far_side (d, pl.end_slot, &(Arrival) { .kind = ARR_TLP, .cls = tlp_fc_class (t->kind), .tlp = t });
-    drained = TRUE;
+    Arrival a = { .kind = ARR_TLP, .cls = tlp_fc_class (t->kind), .tlp = t, .a = seq };
+    if (d->errors) {
+      a.tlp = tlp_copy (l, t);
+      a.bad = tlp_draw_bad (d, bytes, &pl, seq);
+    }
+    SimTime at = send_to_far_side (d, pl.avail_slot, &a);
+    if (l->ack_timer[d->dir] && !o->ack_due && !sim_event_pending (e, d->ack_ev))
+      ack_timer_start (d, at - l->p.rx_pipeline_ps);
+    if (d->errors)
+      replay_timer_start (d, phy_sym_ps (phy, ceil_div (pl.end_slot, phy->lanes)));
+    drained = !replayed;
   }
   wire_kick (d);
   /* A TLP left the queue: a sender refused for a full queue may now go on. */
@@ -548,21 +886,42 @@ ack_fire (SimEngine *e, void *ctx, uint64_t arg)
   wire_kick (rev);
 }
 
-/* The §2.6.1.2 periodic refresh. It guards against a corrupted UpdateFC, which is dropped and never replayed; the
- * model has no errors but still pays its bandwidth. Started only by arriving TLPs (receive_tlp()). */
+/* Error model: the far transmitter's limit is below what this receiver has granted, i.e. an UpdateFC was lost.
+ * Looking at the far side only decides whether an event is needed: it stands for a refresh timer that never
+ * stops, whose firings with nothing lost would change nothing but their DLLP bandwidth. */
+static gboolean
+fc_stale (const Dir *d, FcClass c)
+{
+  uint64_t h, dd;
+  fc_rx_current_limit (&d->fc_rx, c, &h, &dd);
+  return (!d->fc_tx.infinite[c][FC_HDR] && d->fc_tx.limit[c][FC_HDR] < h)
+         || (!d->fc_tx.infinite[c][FC_DATA] && d->fc_tx.limit[c][FC_DATA] < dd);
+}
+
+#define FC_TIMER_CHECK 4u /* fc_timer_fire's arg: class | this = a refresh kept running only for lost UpdateFCs */
+
+/* The §2.6.1.2 periodic refresh. It guards against a corrupted UpdateFC, which is dropped and never replayed;
+ * without errors the model still pays its bandwidth. Started by arriving TLPs (receive_tlp()); with errors it keeps
+ * running while an UpdateFC of the class is lost (fc_stale()), or a transmitter could wait for ever. */
 static void
 fc_timer_fire (SimEngine *e, void *ctx, uint64_t arg)
 {
   Dir *d = ctx;
-  FcClass c = (FcClass) arg;
+  FcClass c = (FcClass) (arg & ~FC_TIMER_CHECK);
   Dir *rev = &d->link->d[1 - d->dir];
   d->fc_timer[c] = SIM_EVENT_NONE;
   SimTime due = d->fc_last_sent_ps[c] + d->link->p.updatefc_period_ps;
-  if (sim_now (e) < due) {
+  if (arg & FC_TIMER_CHECK) {
+    if (!fc_stale (d, c))
+      return;
+  } else if (sim_now (e) < due) {
     /* An UpdateFC went out since the timer was armed: the period counts from that one. */
     d->fc_timer[c] = sim_schedule_at (e, due, fc_timer_fire, d, c);
     return;
   }
+  if (d->link->errors)
+    d->fc_timer[c] = sim_schedule_at (e, sim_now (e) + d->link->p.updatefc_period_ps, fc_timer_fire, d,
+                                      c | FC_TIMER_CHECK);
   rev->fc_due[c] = TRUE;
   wire_kick (rev);
 }
@@ -601,10 +960,6 @@ receive_tlp (Dir *d, Tlp *t)
      * Decided before the timer so an Ack-every-TLP receiver does not arm a timer only to cancel it. */
     sim_cancel (e, d->ack_ev);
     ack_fire (e, d, 0);
-  } else if (!sim_event_pending (e, d->ack_ev) && !l->d[1 - d->dir].ack_due) {
-    /* §3: the Ack timer starts with the first TLP not yet covered by a scheduled Ack. */
-    uint64_t due_sym = phy_sym_at_or_after (&l->phy, sim_now (e)) + l->ack_limit_symbols;
-    d->ack_ev = sim_schedule_at (e, phy_sym_ps (&l->phy, due_sym), ack_fire, d, 0);
   }
   /* §2.6.1.2 periodic refresh, armed only by traffic so an idle link lets the engine drain. */
   if (fc_rx_class_finite (&d->fc_rx, c) && !sim_event_pending (e, d->fc_timer[c])) {
@@ -630,12 +985,106 @@ receive_ack (Dir *d, uint64_t acked)
   Dir *o = &d->link->d[1 - d->dir];
   PS_INVARIANT (acked <= o->tx_seq,
                 "link: Ack for TLP %" G_GUINT64_FORMAT " but only %" G_GUINT64_FORMAT " were sent", acked, o->tx_seq);
+  uint64_t before = o->acked_seq;
   while (o->acked_seq < acked) {
     o->replay_bytes -= o->replay[o->replay_head];
-    o->replay_head = (o->replay_head + 1) % o->replay_cap;
+    if (o->errors)
+      tlp_free (d->link->pool, o->rtlp[o->replay_head]);
+    o->replay_head = (o->replay_head + 1) & (o->replay_cap - 1);
     o->acked_seq++;
   }
+  if (o->errors && o->acked_seq > before) {
+    /* Forward progress (spec §3.6.2.1): REPLAY_NUM resets and REPLAY_TIMER restarts while sent TLPs remain. */
+    uint64_t m = o->acked_seq - before;
+    o->replay_pos = o->replay_pos > m ? (uint32_t) (o->replay_pos - m) : 0;
+    o->replay_num = 0;
+    sim_cancel (d->link->engine, o->replay_ev);
+    o->replay_ev = SIM_EVENT_NONE;
+    if (o->replay_pos > 0)
+      replay_timer_start (o, sim_now (d->link->engine));
+  }
   port_notify (&d->link->port[o->dir]);
+}
+
+/* ---- error model: recovery ---- */
+
+/* REPLAY_NUM rolled over (spec §3.6.2.1): the data link layer has the physical layer retrain the link (LTSSM
+ * Recovery). Both directions stay idle for retrain_ps; packets already on their way still land. In flit mode the
+ * link resumes on a flit boundary of the same grid. */
+static void
+retrain (Link *l, Dir *cause)
+{
+  const Phy *phy = &l->phy;
+  cause->errs.retrains++;
+  uint64_t slot = phy_sym_at_or_after (phy, sim_now (l->engine) + l->p.retrain_ps) * phy->lanes;
+  if (phy->flit) {
+    uint64_t f = phy_flit_dlp_at_or_after (phy, slot);
+    if (phy_flit_start (phy, f) < slot)
+      f++;
+    slot = phy_flit_start (phy, f);
+  }
+  for (int i = 0; i < 2; i++) {
+    Dir *x = &l->d[i];
+    x->retrain_end_slot = slot;
+    x->cursor = MAX (x->cursor, slot);
+  }
+}
+
+/* A replay (spec §3.6.2.1): every unacknowledged TLP goes again, in order, before any new one. The fourth replay
+ * without forward progress rolls REPLAY_NUM over and retrains the link first. */
+static void
+replay_start (Dir *d, gboolean timeout)
+{
+  Link *l = d->link;
+  if (d->tx_seq == d->acked_seq)
+    return;
+  sim_cancel (l->engine, d->replay_ev);
+  d->replay_ev = SIM_EVENT_NONE;
+  d->errs.replays++;
+  d->errs.replay_timeouts += timeout;
+  if (++d->replay_num == 4) {
+    d->replay_num = 0;
+    retrain (l, d);
+    wire_kick (&l->d[1 - d->dir]);
+  }
+  d->replay_pos = 0;
+  wire_kick (d);
+}
+
+static void
+replay_fire (SimEngine *e, void *ctx, uint64_t arg)
+{
+  (void) e;
+  (void) arg;
+  Dir *d = ctx;
+  d->replay_ev = SIM_EVENT_NONE;
+  replay_start (d, TRUE);
+}
+
+/* The receiver's data link layer (spec §3.6.3): a corrupted TLP or one past a lost one is discarded and Nak'd,
+ * one Nak at a time (NAK_SCHEDULED until a good TLP in order arrives); a duplicate, from a replay of TLPs already
+ * received, is discarded and Ack'd. TRUE: the TLP is the next in order and good. */
+static gboolean
+dll_accept (Dir *d, const Arrival *a)
+{
+  Link *l = d->link;
+  Dir *rev = &l->d[1 - d->dir];
+  if (!a->bad && a->a == d->rx_seq) {
+    d->nak_scheduled = FALSE;
+    return TRUE;
+  }
+  tlp_free (l->pool, a->tlp);
+  if (a->bad)
+    d->errs.tlp_errors++;
+  if (!a->bad && a->a < d->rx_seq) {
+    rev->ack_due = TRUE;
+  } else if (!d->nak_scheduled) {
+    d->nak_scheduled = TRUE;
+    d->errs.naks++;
+    rev->nak_due = TRUE;
+  }
+  wire_kick (rev);
+  return FALSE;
 }
 
 static void
@@ -648,14 +1097,24 @@ arr_fire (SimEngine *e, void *ctx, uint64_t arg)
    * one event takes them all, in wire order. */
   while (d->arr_len && d->arr[d->arr_head].at <= sim_now (e)) {
     Arrival a = d->arr[d->arr_head];
-    d->arr_head = (d->arr_head + 1) % d->arr_cap;
+    d->arr_head = (d->arr_head + 1) & (d->arr_cap - 1);
     d->arr_len--;
+    if (a.bad && a.kind != ARR_TLP) {
+      /* A DLLP with a bad CRC is dropped (spec §3.6.1): the next Ack, the replay timer or the refresh covers it. */
+      d->errs.dllp_errors++;
+      continue;
+    }
     switch (a.kind) {
     case ARR_TLP:
-      receive_tlp (d, a.tlp);
+      if (!d->errors || dll_accept (d, &a))
+        receive_tlp (d, a.tlp);
       break;
     case ARR_ACK:
       receive_ack (d, a.a);
+      break;
+    case ARR_NAK:
+      receive_ack (d, a.a);
+      replay_start (&d->link->d[1 - d->dir], FALSE);
       break;
     case ARR_UPDATEFC: {
       Dir *o = &d->link->d[1 - d->dir];
@@ -669,7 +1128,7 @@ arr_fire (SimEngine *e, void *ctx, uint64_t arg)
                     " beyond the receiver's %u/%u advertised + %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " freed",
                     a.cls, a.a, a.b, far->advertised[a.cls][FC_HDR], far->advertised[a.cls][FC_DATA],
                     far->freed[a.cls][FC_HDR], far->freed[a.cls][FC_DATA]);
-      fc_tx_update (&o->fc_tx, a.cls, a.a, a.b);
+      fc_tx_update (&o->fc_tx, (FcClass) a.cls, a.a, a.b);
       port_notify (&d->link->port[o->dir]);
       break;
     }
@@ -697,16 +1156,21 @@ link_port_can_send (LinkPort *port, const Tlp *tlp)
 {
   Link *l = port->link;
   Dir *d = &l->d[port->end];
+  /* A full transmit queue is the usual refusal of a busy sender: answered before the rest is worked out. */
+  if (l->p.tx_queue_tlps && d->q_len >= l->p.tx_queue_tlps) {
+    port->want_ready = TRUE;
+    return FALSE;
+  }
   gboolean ok = TRUE;
-  if (l->p.tx_queue_tlps && d->q_len >= l->p.tx_queue_tlps)
-    ok = FALSE;
   /* §3: a full replay buffer stalls new TLPs; queued TLPs already hold their future replay space. */
   uint32_t bytes = wire_bytes (l, tlp);
   /* link_params_validate() guarantees room for a 3-DW-header TLP of MPS; a 4-DW header or ECRC can still overflow
    * a buffer sized at that bound, and such a TLP would wait forever. */
   if (l->p.replay_buffer_bytes && bytes > l->p.replay_buffer_bytes)
     g_error ("a %u-byte TLP can never fit the %u-byte replay buffer", bytes, l->p.replay_buffer_bytes);
-  if (l->p.replay_buffer_bytes && d->q_bytes + d->replay_bytes + bytes > l->p.replay_buffer_bytes)
+  /* Spec §3.6.2.1: 12-bit sequence numbers, so the transmitter stops at 2048 unacknowledged TLPs; queued TLPs
+   * will take numbers too, so they count. Flit mode numbers flits instead, counted in bytes (window_bytes). */
+  if (d->q_bytes + d->replay_bytes + bytes > l->window_bytes || d->tx_seq - d->acked_seq + d->q_len >= l->window_tlps)
     ok = FALSE;
   if (!fc_tx_can (&d->fc_tx, tlp_fc_class (tlp->kind), tlp_header_credits (tlp), tlp_data_credits (tlp)))
     ok = FALSE;
@@ -786,10 +1250,14 @@ link_usage (const Link *link, LinkDir dir)
   const Dir *d = &link->d[dir];
   uint64_t now_slot = phy_sym_at_or_after (phy, sim_now (link->engine)) * phy->lanes;
   uint64_t end = MAX (d->cursor, now_slot);
+  if (phy->flit && d->charged_flit)
+    end = MAX (end, phy_flit_start (phy, d->charged_flit - 1) + PHY_FLIT_BYTES); /* charged overhead included */
   uint64_t os = d->s_os;
+  if (phy->flit)
+    os += phy_flit_skps_between (phy, d->win_start_slot, end) * phy->skp_symbols * phy->lanes;
   /* SKPs that went out on an idle wire since the last packet are placed lazily (skp_catch_up); count them. */
   uint64_t pos = d->cursor, os_len = (uint64_t) phy->skp_symbols * phy->lanes + phy->eds_bytes;
-  for (uint64_t due = d->skp_due_sym; due * phy->lanes < end; due += phy->skp_interval_symbols) {
+  for (uint64_t due = d->skp_due_sym; !phy->flit && due * phy->lanes < end; due += phy->skp_interval_symbols) {
     pos = MAX (pos, due * phy->lanes) + os_len;
     if (pos > end)
       break;
@@ -874,6 +1342,12 @@ link_describe_wait (const Link *link, GString *out)
     if (link->p.replay_buffer_bytes)
       g_string_append_printf (out, ", replay buffer %" G_GUINT64_FORMAT " of %u bytes",
                               d->replay_bytes + d->q_bytes, link->p.replay_buffer_bytes);
+    /* With errors a stall may sit in recovery: a replay under way, a retrain holding the wire. */
+    if (link->errors && d->replay_pos < unacked)
+      g_string_append_printf (out, ", replaying (%u of %" G_GUINT64_FORMAT " resent, REPLAY_NUM %u)", d->replay_pos,
+                              unacked, d->replay_num);
+    if (link->errors && d->retrain_end_slot > phy_sym_at_or_after (&link->phy, sim_now (link->engine)) * link->phy.lanes)
+      g_string_append (out, ", retraining");
     /* Credits left per finite type: a 0 here next to a blocked sender is the usual deadlock. */
     for (int c = 0; c < FC_CLASS_COUNT; c++)
       for (int p = 0; p < 2; p++)
@@ -890,6 +1364,23 @@ link_inject_fault (Link *link, LinkFault fault, LinkDir dir, uint64_t nth)
   link->fault = fault;
   link->fault_dir = dir;
   link->fault_countdown = nth;
+  if (fault == LINK_FAULT_LOST_ACK)
+    link->errors = link->d[0].errors = link->d[1].errors = TRUE;
+}
+
+void
+link_inject_lcrc (Link *link, LinkDir dir, uint64_t seq, uint32_t times)
+{
+  link->errors = link->d[0].errors = link->d[1].errors = TRUE;
+  link->lcrc_dir = dir;
+  link->lcrc_seq = seq;
+  link->lcrc_times = times;
+}
+
+LinkErrors
+link_errors (const Link *link, LinkDir dir)
+{
+  return link->d[dir].errs;
 }
 
 /* ---- analytic limits ---- */
@@ -899,59 +1390,68 @@ link_theoretical_mbps (int gen, int lanes, uint32_t max_payload_bytes)
 {
   /* published-calibration.md §1: per-lane MB/s after 8b/10b, Gen3+ counted without 128b/130b. Deliberately the
    * vendor's naive formula: it must reproduce the published figures (Gen1 x4 → 927), not improve on them. */
-  static const double lane_mbps[] = { 0, 250, 500, 1000, 2000, 4000 };
-  if (gen < 1 || gen > 5)
+  static const double lane_mbps[] = { 0, 250, 500, 1000, 2000, 4000, 8000 };
+  if (gen < 1 || gen > 6)
     return 0;
   /* pcie-protocol.md §7: 3-DW header + 8 framing bytes = 20 per TLP. */
   return lanes * lane_mbps[gen] * max_payload_bytes / (max_payload_bytes + 20.0);
 }
 
-/* The two parts of the bound: the MB/s of payload a wire with no ordered sets carries in back-to-back MPS TLPs,
- * and one SKP ordered set's duration in symbol times (EDS included). 0 on parameters phy_init() refuses. */
+/* The parts of the bound: the MB/s of payload a wire with no ordered sets carries in back-to-back MPS TLPs with
+ * header_bytes of header, the share of the wire SKP ordered sets take, and one SKP ordered set's duration in ps
+ * (EDS included). 0 on parameters phy_init_mode() refuses. */
 static double
-limit_parts (const LinkParams *params, uint32_t header_bytes, double *skp_symbols, double *skp_interval_symbols,
-  double *symbol_ps)
+limit_parts (const LinkParams *params, uint32_t header_bytes, double *os_share, double *skp_ps)
 {
   Phy phy;
-  if (!phy_init (&phy, params->gen, params->lanes, params->skp_interval_symbols, NULL))
+  if (!phy_init_mode (&phy, params->gen, params->lanes, params->flit_mode, params->sris, params->skp_interval_symbols,
+                      NULL))
     return 0;
+  double hdr_ecrc = (double) header_bytes + (params->ecrc ? TLP_ECRC_BYTES : 0);
+  double sym_ps = (double) phy.sym_num_ps / (double) phy.sym_den;
+  if (phy.flit) {
+    /* Flit mode: every slot is on the grid of flits and SKPs; 236 of each flit's 256 bytes carry TLPs, packed
+     * back to back with no framing, and DLLPs ride in the DLP bytes. */
+    *os_share = (double) phy.skp_symbols * phy.lanes / (double) phy.group_slots;
+    *skp_ps = phy.skp_symbols * sym_ps;
+    return phy_wire_mbps (&phy) * PHY_FLIT_TLP_BYTES / PHY_FLIT_BYTES * params->max_payload_bytes
+           / (params->max_payload_bytes + hdr_ecrc);
+  }
   /* A saturating stream: TLPs of MPS + header + framing, all multiples of 4 bytes, so lane placement never pads
-   * between them; the stream needs no DLLPs on its own direction (Acks and UpdateFCs travel the other way). */
-  double tlp = params->max_payload_bytes + (double) header_bytes + (params->ecrc ? TLP_ECRC_BYTES : 0)
-               + phy.tlp_framing_bytes;
-  *skp_symbols = phy.skp_symbols + (double) phy.eds_bytes / phy.lanes;
-  *skp_interval_symbols = phy.skp_interval_symbols;
-  *symbol_ps = (double) phy.sym_num_ps / (double) phy.sym_den;
+   * between them; SKPs take at least their own slots (EDS included, no block padding) once per interval; the
+   * stream needs no DLLPs on its own direction (Acks and UpdateFCs travel the other way). */
+  double tlp = params->max_payload_bytes + hdr_ecrc + phy.tlp_framing_bytes;
+  *os_share = ((double) phy.skp_symbols * phy.lanes + phy.eds_bytes) / ((double) phy.skp_interval_symbols * phy.lanes);
+  *skp_ps = (phy.skp_symbols + (double) phy.eds_bytes / phy.lanes) * sym_ps;
   return phy_wire_mbps (&phy) * params->max_payload_bytes / tlp;
 }
 
 double
 link_protocol_limit_mbps (const LinkParams *params, uint32_t header_bytes)
 {
-  /* An upper bound for simulated streams; test-link.c checks it. SKPs take at least their own slots (EDS
-   * included, no block padding) once per interval. */
-  double skp, interval, sym;
-  double no_os = limit_parts (params, header_bytes, &skp, &interval, &sym);
-  return no_os * (1.0 - skp / interval);
+  /* An upper bound for simulated streams; test-link.c and test-phy.c check it. */
+  double os_share, skp_ps;
+  double no_os = limit_parts (params, header_bytes, &os_share, &skp_ps);
+  return no_os * (1.0 - os_share);
 }
 
-/* A window of W symbol times holds SKPs due at every interval I, each placed at the first packet boundary after
- * it is due (at most one TLP, less than I, later): at least W / I - 2 of them lie inside. The payload the
- * window can carry is then at most no_os x (1 - (W / I - 2) S / W) = limit + no_os x 2 S / W, and never more
- * than a wire without ordered sets carries. */
+/* A window of W holds SKPs due at every interval I (flit mode: on a fixed grid), each placed at the first
+ * packet boundary after it is due (at most one TLP, less than I, later): at least W / I - 2 of them lie inside.
+ * The payload the window can carry is then at most no_os x (1 - (W / I - 2) S / W) = limit + no_os x 2 S / W,
+ * and never more than a wire without ordered sets carries. */
 double
 link_protocol_limit_window_mbps (const LinkParams *params, uint32_t header_bytes, SimTime window_ps)
 {
-  double skp, interval, sym;
-  double no_os = limit_parts (params, header_bytes, &skp, &interval, &sym);
+  double os_share, skp_ps;
+  double no_os = limit_parts (params, header_bytes, &os_share, &skp_ps);
   if (window_ps == 0)
     return no_os;
-  return MIN (no_os, no_os * (1.0 - skp / interval) + no_os * 2.0 * skp * sym / (double) window_ps);
+  return MIN (no_os, no_os * (1.0 - os_share) + no_os * 2.0 * skp_ps / (double) window_ps);
 }
 
+/* pcie-protocol.md §6: 10-bit tags give 768 usable values; flit mode (always at Gen6) has 14-bit tags. */
 uint32_t
 link_tags_max (const LinkParams *params)
 {
-  (void) params; /* every mode modelled today carries 10-bit tags at most */
-  return 768;
+  return params->flit_mode || params->gen == 6 ? 16384 : 768;
 }

@@ -7,16 +7,23 @@
  *   receiver's flow-control credits at once (spec §2.6.1: the transmitter gates on credits) and takes ownership of
  *   the TLP. The port then serialises it in submission order, after sequence number, framing, lane placement,
  *   SKP ordered sets and DLLPs of higher priority. When can_send was FALSE, the port calls the tx-ready callback
- *   the next time its state changes in a way that may allow sending (credits returned, queue or replay space freed).
+ *   the next time its state changes in a way that may allow sending (credits returned, queue or replay space freed,
+ *   TLPs acknowledged: at most 2048 may be unacknowledged, spec §3.6.2.1).
  * - Receiving: after the last symbol of a TLP arrives and the receive pipeline latency has passed, the rx callback
  *   receives the TLP and owns it. The receiver calls link_port_consume() when its consumer has taken the TLP out
  *   of the receive buffer; only then are the credits freed and, per spec §2.6.1.2, an UpdateFC DLLP scheduled.
  *   The receiver then frees the TLP with tlp_free() on the link's pool (link_pool()).
  * - Acks: every TLP is acknowledged by the receiving data link layer within the spec's Ack latency limit
- *   (pcie-protocol.md §3), coalesced; Acks free replay-buffer space at the transmitter.
+ *   (pcie-protocol.md §3), pin to pin, coalesced; Acks free replay-buffer space at the transmitter.
+ * - Flit mode (Gen6, or flit_mode): the same contract; framing, DLLPs and ordered sets follow the flit grid
+ *   (phy.h), and a TLP is delivered once the flit holding its last byte is in.
+ * - Errors (ber > 0): TLPs and DLLPs may arrive corrupted; the data link layer recovers (Nak, replay, REPLAY_TIMER,
+ *   retrain), so every TLP is still delivered exactly once and in order, only later. Without errors nothing of
+ *   this runs and no random number is drawn. link_errors() counts what happened.
  * - Accounting: every picosecond of each direction is attributed to exactly one of payload, TLP overhead
- *   (framing + header + ECRC + LCRC), DLLP, ordered set, or idle/padding. link_usage() returns the fractions
- *   over a window, which always sum to 1.
+ *   (framing + header + ECRC + LCRC; in flit mode the header and each used flit's DLP, CRC and FEC bytes), DLLP,
+ *   ordered set, or idle/padding (and IDLE flits). link_usage() returns the fractions over a window, which always
+ *   sum to 1.
  * - Parameters are plain values (LinkParams), so the link does not depend on the configuration module.
  */
 #pragma once
@@ -29,8 +36,8 @@ typedef enum { LINK_HOST = 0, LINK_DEVICE = 1 } LinkEnd;
 typedef enum { LINK_DOWNSTREAM = 0, LINK_UPSTREAM = 1 } LinkDir;
 
 typedef struct {
-  int gen; /* 1..5: 2.5, 5, 8, 16, 32 GT/s (spec Table 1-1) */
-  int lanes; /* 1, 2, 4, 8, 16 */
+  int gen; /* 1..6: 2.5, 5, 8, 16, 32, 64 GT/s (spec Table 1-1); Gen6 always runs flit mode */
+  int lanes; /* 1, 2, 4, 8, 12, 16, 32 (x12 and x32 not in flit mode) */
   uint32_t max_payload_bytes; /* MPS, drives the Ack latency limit (pcie-protocol.md §3) */
   SimTime tx_pipeline_ps; /* transmitter PHY/DLL pipeline: TLP accepted -> first symbol on the wire */
   SimTime rx_pipeline_ps; /* receiver PHY/DLL/TL pipeline: last symbol in -> TLP delivered */
@@ -54,7 +61,23 @@ typedef struct {
   /* ECRC generation enabled (spec §2.7): every TLP sent on this link carries a 4-byte end-to-end CRC, appended by
    * the sending transaction layer whoever built the TLP (a hard IP adds it after the application interface). */
   gboolean ecrc;
+  /* Flit mode at Gen1-5 (spec §4.2.3.3; Gen6 runs it whatever this says): 256-byte flits, no per-TLP framing,
+   * DLLPs in the flits' DLP bytes, SKPs on a fixed flit count. */
+  gboolean flit_mode;
+  /* Separate reference clocks (SRIS): the short SKP intervals of spec §4.2.8 (pcie-protocol.md §4). */
+  gboolean sris;
+  /* Link errors (pcie-protocol.md §10). ber: per-lane bit error rate, 0 = no errors and no random draws. */
+  double ber;
+  SimTime retrain_ps; /* LTSSM Recovery after a REPLAY_NUM rollover, link idle; 0 = LINK_RETRAIN_PS_DEFAULT */
+  uint32_t replay_timer_symbols; /* REPLAY_TIMER limit; 0 = the spec's (link.c) */
+  /* The error draws of direction d come from sim_rand_new (engine, LINK_RAND_ID (rand_index, d)): one stream per
+   * link direction, independent of every other component. A fabric numbers its links. */
+  uint32_t rand_index;
 } LinkParams;
+
+/* UNCONFIRMED (pcie-protocol.md §10: "microseconds, no primary figure"): a Recovery without equalisation. */
+#define LINK_RETRAIN_PS_DEFAULT (1 * SIM_US)
+#define LINK_RAND_ID(index, dir) (UINT32_C (0x4c4b0000) + 2u * (index) + (uint32_t) (dir))
 
 #define LINK_UPDATEFC_LATENCY_RECOMMENDED UINT32_MAX
 
@@ -98,6 +121,19 @@ typedef struct {
   double payload, tlp_overhead, dllp, ordered_sets, idle; /* fractions, sum 1 */
 } LinkUsage;
 
+/* Error and recovery counts of one direction since link-up (pcie-protocol.md §10), all zero without errors.
+ * tlp_errors: TLP transmissions that arrived corrupted (LCRC, or a lost flit) and were discarded; dllp_errors:
+ * DLLPs on this direction discarded for a bad CRC (or lost with their flit); naks: Naks this direction's
+ * receiver sent; replays: replays this direction's transmitter started (after a Nak or a timeout), of which
+ * replay_timeouts by the REPLAY_TIMER; retrains: REPLAY_NUM rollovers it caused; replayed_tlps and
+ * replayed_bytes: what the replays sent again (wire bytes), the goodput lost; flit_errors: flit mode, flits
+ * holding TLP bytes that FEC could not correct. */
+typedef struct {
+  uint64_t tlp_errors, dllp_errors, naks, replays, replay_timeouts, retrains;
+  uint64_t replayed_tlps, replayed_bytes, flit_errors;
+} LinkErrors;
+LinkErrors link_errors (const Link *link, LinkDir dir);
+
 /* Counts since link_stats_reset() (or link-up); TLPs/DLLPs/SKPs counted when placed on the wire. */
 typedef struct {
   uint64_t tlps, dllps, acks, updatefcs, skps;
@@ -118,12 +154,15 @@ void link_describe_wait (const Link *link, GString *out);
 /* Test hook: corrupt the nth (0-based) packet of one kind on direction `dir`, so tests can see the continuous
  * checks catch it: SKIP_SEQ gives a TLP the wrong sequence number; EXTRA_CREDIT makes an UpdateFC grant one
  * header credit more than the receiver freed. Never called in a real run. */
-typedef enum { LINK_FAULT_NONE, LINK_FAULT_SKIP_SEQ, LINK_FAULT_EXTRA_CREDIT } LinkFault;
+typedef enum { LINK_FAULT_NONE, LINK_FAULT_SKIP_SEQ, LINK_FAULT_EXTRA_CREDIT, LINK_FAULT_LOST_ACK } LinkFault;
 void link_inject_fault (Link *link, LinkFault fault, LinkDir dir, uint64_t nth);
+/* Test hooks of the error model (they turn its machinery on, as a ber > 0 does): LINK_FAULT_LOST_ACK drops the
+ * nth Ack on `dir` (a bad DLLP CRC); link_inject_lcrc corrupts the TLP with sequence count `seq` on `dir` in its
+ * first `times` transmissions (the original and then replays). Call before any traffic. */
+void link_inject_lcrc (Link *link, LinkDir dir, uint64_t seq, uint32_t times);
 
 /* The most non-posted requests one requester may have outstanding on this link, by the widest tag the link's
- * mode carries: 10-bit tags, 768 usable values (spec §2.2.6.2, pcie-protocol.md §6). Flit mode's 14-bit tags
- * would raise it; the limit is a function of the link so that mode can. */
+ * mode carries (spec §2.2.6.2, pcie-protocol.md §6): 10-bit tags, 768 usable values; 14-bit tags in flit mode. */
 uint32_t link_tags_max (const LinkParams *params);
 
 /* The vendor "theoretical maximum" (published-calibration.md §1): lanes x per-lane MB/s after 8b/10b

@@ -6,8 +6,12 @@
  * - phy_sym_ps() converts a symbol index to picoseconds exactly (rational num/den, floor), so Gen3+ symbol times
  *   with their 130/128 sync-header share (Gen4: 507.8125 ps) never drift however long a run is.
  * - Framing and placement go through Phy.ops (PhyOps), one table per framing mode. Non-flit 8b/10b and 128b/130b
- *   share one table (they differ only in data: EDS size and ordered-set alignment); flit mode (Gen6) can be
- *   added as a second table without touching the link, which only calls the ops.
+ *   share one table (they differ only in data: EDS size and ordered-set alignment); flit mode has the second.
+ * - Flit mode (pcie-protocol.md §1-4, spec §4.2.3.3): the wire is a fixed grid of 256-byte flits, each 236 TLP
+ *   bytes + 6 DLP + 8 CRC + 6 FEC, with a SKP ordered set after every skp_flits flits; flits go out whether or
+ *   not anything fills them (IDLE/NOP), so the grid depends on time alone. A slot inside a flit is byte i of the
+ *   flit, striped over the lanes. TLPs fill the TLP bytes back to back across flit boundaries; a TLP is usable at
+ *   the receiver only when the flit holding its last byte has arrived whole (CRC and FEC cover the flit).
  * - Placement functions are pure: given where the wire is free they say where a packet or ordered set goes, how
  *   much padding precedes it and where it ends. The link owns the cursor.
  */
@@ -22,6 +26,8 @@ typedef struct {
   uint64_t start_slot; /* first slot of the packet / ordered set (incl. an EDS token) */
   uint64_t end_slot; /* first slot after it */
   uint64_t pad_slots; /* PAD (Gen1/2) or IDL (Gen3+) slots between the base position and start_slot */
+  uint64_t avail_slot; /* the receiver may use the packet once this slot has passed (flit mode: its last flit) */
+  uint64_t first_flit, last_flit; /* flit mode: flits holding the packet's bytes */
 } PhyPlacement;
 
 typedef struct {
@@ -38,8 +44,11 @@ typedef struct {
 
 struct Phy {
   const PhyOps *ops;
-  int gen; /* 1..5 */
-  uint32_t lanes; /* 1, 2, 4, 8, 16 */
+  int gen; /* 1..6 */
+  uint32_t lanes; /* 1, 2, 4, 8, 12, 16, 32 (x12 and x32 only without flit mode) */
+  gboolean flit; /* flit mode: always at Gen6, optional at Gen1-5 */
+  uint32_t skp_flits; /* flit mode: a SKP ordered set after every this many flits (§4) */
+  uint64_t group_slots; /* flit mode: skp_flits flits and one SKP, the period of the grid */
   uint32_t mt_per_s; /* transfer rate per lane in MT/s (spec Table 1-1) */
   uint64_t sym_num_ps, sym_den; /* one symbol time = sym_num_ps / sym_den picoseconds, reduced */
   uint32_t start_granule_lanes; /* packets start on lane multiples of this (pcie-protocol.md §2, lane placement) */
@@ -53,8 +62,26 @@ struct Phy {
 };
 
 /* Fill `phy` for a generation and width. skp_interval_symbols 0 selects the default (see phy.c).
- * Returns FALSE with error on an unsupported generation or width. */
+ * Returns FALSE with error on an unsupported generation or width. Non-flit, but Gen6 always runs flit mode. */
 gboolean phy_init (Phy *phy, int gen, int lanes, uint32_t skp_interval_symbols, GError **error);
+/* The same with the framing mode: `flit` selects flit mode at any generation (forced at Gen6); `sris` the SKP
+ * intervals of separate reference clocks (§4, spec §4.2.8). */
+gboolean phy_init_mode (Phy *phy, int gen, int lanes, gboolean flit, gboolean sris, uint32_t skp_interval_symbols,
+                        GError **error);
+
+/* Flit mode: first slot of flit k; the flit holding `slot` (or the next one when `slot` lies in a flit's
+ * DLP/CRC/FEC bytes or in a SKP); the first flit whose DLP bytes start at or after `slot` (a DLLP decided then
+ * rides in it); SKP ordered sets starting in [from, to). */
+uint64_t phy_flit_start (const Phy *phy, uint64_t k);
+uint64_t phy_flit_dlp_at_or_after (const Phy *phy, uint64_t slot);
+uint64_t phy_flit_skps_between (const Phy *phy, uint64_t from, uint64_t to);
+/* Flit mode: probability that a flit is lost (FEC cannot correct it, CRC catches it) at a per-bit error rate. */
+double phy_flit_error_prob (const Phy *phy, double ber);
+
+/* Flit layout (spec §4.2.3.3, pcie-protocol.md §1). */
+#define PHY_FLIT_BYTES 256u
+#define PHY_FLIT_TLP_BYTES 236u
+#define PHY_FLIT_DLP_BYTES 6u
 
 /* Start of symbol time n in picoseconds (exact, floor of the rational). */
 SimTime phy_sym_ps (const Phy *phy, uint64_t n);
@@ -67,4 +94,4 @@ double phy_wire_mbps (const Phy *phy);
 
 #define PHY_ERROR (phy_error_quark ())
 GQuark phy_error_quark (void);
-typedef enum { PHY_ERROR_GEN, PHY_ERROR_LANES } PhyError;
+typedef enum { PHY_ERROR_GEN, PHY_ERROR_LANES, PHY_ERROR_FLIT } PhyError;

@@ -6,6 +6,8 @@
  * host cost. The queues allocate nothing: they are TLP FIFOs (tlp.h), threaded through the TLPs themselves. */
 #include "models/stream.h"
 
+#include <math.h>
+
 #include "models/split.h"
 
 G_DEFINE_QUARK (pciesim-stream-error-quark, stream_error)
@@ -38,6 +40,7 @@ typedef struct {
   gboolean in_window;
   SimTime t0; /* window start, and the bytes already delivered then */
   uint64_t b0;
+  GArray *lat; /* latencies (SimTime) in the window; grows by doubling, so no allocation per TLP once warm */
   StreamResult *out;
 } Stream;
 
@@ -72,6 +75,50 @@ measure (Stream *s, uint32_t bytes)
   }
 }
 
+/* A TLP's latency, counted once the window is open (stamp: hand-off to the link, kept in `cookie`). */
+static void
+latency (Stream *s, uint64_t stamp)
+{
+  if (s->in_window) {
+    SimTime l = sim_now (s->engine) - stamp;
+    g_array_append_val (s->lat, l);
+  }
+}
+
+/* The k-th smallest of v[0..n) (0-based), reordering v: Hoare's selection, linear on average, where sorting the
+ * whole window's latencies would cost more than the rest of a short run. */
+static SimTime
+select_kth (SimTime *v, guint n, guint k)
+{
+  guint lo = 0, hi = n - 1;
+  while (lo < hi) {
+    SimTime pivot = v[lo + (hi - lo) / 2];
+    guint i = lo, j = hi;
+    while (i <= j) {
+      while (v[i] < pivot)
+        i++;
+      while (v[j] > pivot)
+        j--;
+      if (i <= j) {
+        SimTime t = v[i];
+        v[i] = v[j];
+        v[j] = t;
+        i++;
+        if (j == 0)
+          break;
+        j--;
+      }
+    }
+    if (k <= j)
+      hi = j;
+    else if (k >= i)
+      lo = i;
+    else
+      return v[k];
+  }
+  return v[k];
+}
+
 /* ---- write mode ---- */
 
 /* bytes / (MB/s) = bytes · 10^6 / rate picoseconds; truncating loses under 1 ps per TLP. validate() bounds the
@@ -92,6 +139,7 @@ sink_fire (SimEngine *e, void *ctx, uint64_t arg)
   s->sink_ev = SIM_EVENT_NONE;
   Tlp *t = tlp_fifo_pop (&s->sink);
   link_port_consume (s->host, t);
+  latency (s, t->cookie);
   measure (s, t->payload_bytes);
   tlp_free (s->pool, t);
   if (s->sink.head) {
@@ -110,6 +158,7 @@ host_rx_write (void *ctx, LinkPort *port, Tlp *tlp)
   Stream *s = ctx;
   if (!s->p.consumer_mbps) {
     link_port_consume (s->host, tlp);
+    latency (s, tlp->cookie);
     measure (s, tlp->payload_bytes);
     tlp_free (s->pool, tlp);
     return;
@@ -175,6 +224,7 @@ completer_pump (Stream *s)
     c->length_bytes = left; /* §2.2.9: byte count remaining, this completion included */
     c->tag = r->tag;
     c->owner = r->owner;
+    c->cookie = r->cookie; /* the request's hand-off time, for its latency */
     link_port_send (s->host, c);
     s->req_done_bytes += chunk;
     if (s->req_done_bytes == r->length_bytes) {
@@ -194,6 +244,8 @@ dev_rx_read (void *ctx, LinkPort *port, Tlp *tlp)
   link_port_consume (s->dev, tlp);
   uint32_t bytes = tlp->payload_bytes;
   gboolean last = tlp->length_bytes == tlp->payload_bytes;
+  if (last)
+    latency (s, tlp->cookie);
   tlp_free (s->pool, tlp);
   if (last)
     s->tags_free++;
@@ -213,7 +265,8 @@ static void
 source_pump (Stream *s)
 {
   gboolean write = s->p.mode == STREAM_WRITE;
-  uint32_t unit = write ? s->p.link.max_payload_bytes : s->p.max_read_request_bytes;
+  uint32_t unit = s->p.tlp_payload_bytes ? s->p.tlp_payload_bytes
+                  : write ? s->p.link.max_payload_bytes : s->p.max_read_request_bytes;
   while (s->issued_bytes < s->p.total_bytes && (write || s->tags_free > 0)) {
     uint32_t n = (uint32_t) MIN ((uint64_t) unit, s->p.total_bytes - s->issued_bytes);
     Tlp probe = { 0 };
@@ -222,6 +275,7 @@ source_pump (Stream *s)
       return;
     Tlp *t = tlp_alloc (s->pool);
     *t = probe;
+    t->cookie = sim_now (s->engine);
     if (!write)
       t->tag = (uint16_t) (s->p.tags - s->tags_free--);
     s->issued_bytes += n;
@@ -291,9 +345,17 @@ validate (StreamParams *p, GError **error)
                  p->completion_bytes, p->rcb_bytes);
     return FALSE;
   }
-  /* §6: 10-bit tags give 768 usable. */
-  if (p->tags > 768) {
-    g_set_error (error, STREAM_ERROR, STREAM_ERROR_PARAM, "tags %u exceeds 768", p->tags);
+  uint32_t max_tags = link_tags_max (&p->link);
+  if (p->tags > max_tags) {
+    g_set_error (error, STREAM_ERROR, STREAM_ERROR_PARAM, "tags %u exceeds %u", p->tags, max_tags);
+    return FALSE;
+  }
+  /* A TLP never exceeds MPS (write) or MRRS (read) and is whole DWs (§2). */
+  uint32_t unit_max = p->mode == STREAM_WRITE ? p->link.max_payload_bytes : mrrs;
+  uint32_t u = p->tlp_payload_bytes;
+  if (u && (u < 4 || (u & (u - 1)) || u > unit_max)) {
+    g_set_error (error, STREAM_ERROR, STREAM_ERROR_PARAM, "TLP payload %u bytes is not a power of 2 from 4 to %u "
+                 "(powers of two keep every TLP inside a 4 KB page, spec §2.2.7)", u, unit_max);
     return FALSE;
   }
   return TRUE;
@@ -320,6 +382,7 @@ stream_run (const StreamParams *params, uint64_t seed, StreamResult *out, GError
     link_stats_reset (s.link);
   }
   s.sink_ev = s.req_ev = SIM_EVENT_NONE;
+  s.lat = g_array_sized_new (FALSE, FALSE, sizeof (SimTime), 4096);
   gboolean write = s.p.mode == STREAM_WRITE;
   link_port_set_tx_ready (s.dev, dev_tx_ready, &s);
   link_port_set_tx_ready (s.host, host_tx_ready, &s);
@@ -344,6 +407,14 @@ stream_run (const StreamParams *params, uint64_t seed, StreamResult *out, GError
     ok = FALSE;
   }
   out->payload_bytes = s.delivered;
+  out->latency_p99_ns = NAN;
+  if (s.lat->len) {
+    guint rank = (guint) ceil (0.99 * s.lat->len); /* nearest rank */
+    out->latency_p99_ns = (double) select_kth ((SimTime *) (void *) s.lat->data, s.lat->len, rank - 1) / 1000.0;
+  }
+  g_array_free (s.lat, TRUE);
+  for (int d = 0; d < 2; d++)
+    out->errors[d] = link_errors (s.link, (LinkDir) d);
   out->sim_time_ps = sim_now (s.engine);
   out->events = sim_events_executed (s.engine);
   /* link_free() returns whatever the link still held to the pool, so a TLP still live is one this file lost. */

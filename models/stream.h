@@ -34,10 +34,17 @@ typedef struct {
   uint32_t rcb_bytes; /* read mode: completer's read completion boundary; 0 = 64 (root complex, §6) */
   uint32_t completion_bytes; /* read mode: CplD payload size, a multiple of RCB; 0 = max payload */
   SimTime completer_latency_ps; /* read mode: MRd received -> first completion ready */
+  /* Bytes each TLP moves: the MWr payload (write) or the read request (read); 0 = max payload (write) or
+   * max_read_request_bytes (read). Small ones show per-TLP overheads, e.g. flit against non-flit framing. */
+  uint32_t tlp_payload_bytes;
 } StreamParams;
 
 typedef struct {
   double mbps; /* payload MB/s over the measurement window */
+  LinkErrors errors[2]; /* by LinkDir, whole run */
+  /* 99th percentile (nearest rank) of the TLP latency in the window: write, an MWr from its hand-off to the link
+   * to the host taking it; read, an MRd from its hand-off to its last completion's arrival. In ns. */
+  double latency_p99_ns;
   uint64_t payload_bytes; /* whole run */
   SimTime window_ps; /* measurement window */
   SimTime sim_time_ps; /* end of the drained run */

@@ -564,6 +564,8 @@ system_run (const SystemParams *p, SystemMode mode, uint64_t seed, SystemResult 
     out->usage_windows = s.usage_windows;
   }
   out->events = sim_events_executed (s.engine);
+  for (int dir = 0; dir < 2; dir++)
+    out->errors[dir] = link_errors (s.link, (LinkDir) dir);
   out->tlp_pool_capacity = tlp_pool_capacity (s.pool);
   dma_chain_free (s.dma);
   app_free (s.app);

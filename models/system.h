@@ -72,6 +72,7 @@ typedef struct {
   double usage_window_ns; /* mean length of those windows */
   uint32_t usage_windows; /* how many: one per iteration (two when one engine's counter stops before the other's
                            * starts) */
+  LinkErrors errors[2]; /* by LinkDir, whole run (all iterations) */
   uint64_t events; /* engine events executed, settle phase included */
   SimTime sim_time_ps; /* when the last iteration's software saw its end */
   HostCounters host;

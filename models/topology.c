@@ -44,6 +44,11 @@ topology_link_params (const PsConfig *cfg, LinkParams *lp)
     .host_ack_every_tlps = (uint32_t) cfg->host.ack_every_tlps,
     .device_ack_every_tlps = (uint32_t) cfg->endpoint.ack_every_tlps,
     .ecrc = cfg->link.ecrc,
+    .flit_mode = cfg->link.flit_mode,
+    .sris = cfg->link.sris,
+    .ber = cfg->link.ber,
+    .retrain_ps = units_ns_to_ps (cfg->link.retrain_ns),
+    .replay_timer_symbols = (uint32_t) cfg->link.replay_timer_symbols,
     .updatefc_hdr_threshold_credits = (uint32_t) cfg->link.updatefc_hdr_threshold_credits,
     .updatefc_data_threshold_credits = (uint32_t) cfg->link.updatefc_data_threshold_credits,
     /* An explicit latency wins; otherwise the policy word picks the spec Table 2-54 value or none. */
@@ -126,6 +131,20 @@ usage_of (PsUsage *out, const LinkUsage *u)
   *out = (PsUsage) { u->payload, u->tlp_overhead, u->dllp, u->ordered_sets, u->idle };
 }
 
+/* LinkErrors (models) and PsLinkErrors (reports) are the same counts; written only when errors are modelled. */
+static void
+errors_of (PsModeResult *m, const PsConfig *cfg, const LinkErrors e[2])
+{
+  m->has_errors = cfg->link.ber > 0;
+  m->latency_p99_ns = NAN;
+  const LinkErrors *src[2] = { &e[LINK_UPSTREAM], &e[LINK_DOWNSTREAM] };
+  PsLinkErrors *dst[2] = { &m->errors_up, &m->errors_down };
+  for (int i = 0; i < 2; i++)
+    *dst[i] = (PsLinkErrors) { src[i]->tlp_errors, src[i]->dllp_errors, src[i]->naks, src[i]->replays,
+                               src[i]->replay_timeouts, src[i]->retrains, src[i]->replayed_tlps,
+                               src[i]->replayed_bytes, src[i]->flit_errors };
+}
+
 /* One benchmark mode on a fresh system: modes never share state, so each is reproducible on its own. Every mode
  * gets the same seed, so `--mode write` prints the same write figure as `--mode all`. */
 static gboolean
@@ -149,6 +168,7 @@ run_dma (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GError *
   m->write_window_ns = r.write_counter_ns;
   m->usage_window_ns = r.usage_window_ns;
   m->usage_windows = r.usage_windows;
+  errors_of (m, cfg, r.errors);
   m->events = r.events;
   m->sim_time_ns = (double) r.sim_time_ps / 1000.0;
   return TRUE;
@@ -173,6 +193,7 @@ topology_stream_params (const PsConfig *cfg, StreamMode mode, StreamParams *sp)
     .rcb_bytes = (uint32_t) cfg->link.read_completion_boundary,
     .completion_bytes = (uint32_t) cfg->host.completion_bytes,
     .completer_latency_ps = units_ns_to_ps (cfg->host.read_latency_ns),
+    .tlp_payload_bytes = (uint32_t) cfg->benchmark.stream_payload_bytes,
   };
   topology_link_params (cfg, &sp->link);
 }
@@ -203,6 +224,8 @@ run_stream (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GErro
   *(mode == PS_READ ? &m->read_window_ns : &m->write_window_ns) = window_ns;
   m->usage_window_ns = window_ns;
   m->usage_windows = 1;
+  errors_of (m, cfg, r.errors);
+  m->latency_p99_ns = r.latency_p99_ns;
   m->events = r.events;
   m->sim_time_ns = (double) r.sim_time_ps / 1000.0;
   return TRUE;

@@ -42,10 +42,10 @@ typedef struct {
  * line here plus one field in config.h. */
 #define OFF(field) offsetof (PsConfig, field)
 
-/* Value lists the spec allows (x12/x32 exist on paper but no modelled device uses them).
+/* Value lists the spec allows (x12/x32 only without flit mode: r6 defines flit mode for x1..x16).
  * A K_ENUM stores the index of its word, so each word list must be in the order of its C enum in config.h, or
  * a word would select another value. */
-static const int64_t lanes_allowed[] = { 1, 2, 4, 8, 16, -1 };
+static const int64_t lanes_allowed[] = { 1, 2, 4, 8, 12, 16, 32, -1 };
 static const int64_t rcb_allowed[] = { 64, 128, -1 };
 static const int64_t addr_allowed[] = { 32, 64, -1 };
 static const int64_t width_allowed[] = { 64, 128, 256, 512, 1024, -1 };
@@ -83,10 +83,25 @@ static const KeyDef keys[] = {
 
   /* Where the spec defines a reset value (max_payload, max_read_request, the RCB) it is the default: it is what
    * a device runs with unless software changes it. */
-  { "link.gen", K_INT, OFF (link.gen), 1, 5, FALSE, NULL, NULL, NULL, "generation",
-    "PCIe generation: 1..5 = 2.5, 5, 8, 16, 32 GT/s (spec Table 1-1)" },
-  { "link.lanes", K_INT, OFF (link.lanes), 1, 16, FALSE, lanes_allowed, NULL, NULL, "lanes",
-    "negotiated link width (spec §4.2.4.9; x12/x32 are not modelled)" },
+  { "link.gen", K_INT, OFF (link.gen), 1, 6, FALSE, NULL, NULL, NULL, "generation",
+    "PCIe generation: 1..6 = 2.5, 5, 8, 16, 32, 64 GT/s (spec Table 1-1); 6 always runs flit mode" },
+  { "link.lanes", K_INT, OFF (link.lanes), 1, 32, FALSE, lanes_allowed, NULL, NULL, "lanes",
+    "negotiated link width (spec §4.2.4.9); x12 and x32 only without flit mode" },
+  { "link.flit_mode", K_BOOL, OFF (link.flit_mode), 0, 0, FALSE, NULL, NULL, "false", "",
+    "flit mode at 2.5-32 GT/s (spec §4.2.3.3, Table 4-1): 256-byte flits of 236 TLP bytes, DLLPs in the flits, no "
+    "per-TLP framing; Gen6 runs it whatever this says" },
+  { "link.sris", K_BOOL, OFF (link.sris), 0, 0, FALSE, NULL, NULL, "false", "",
+    "separate reference clocks (SRIS): SKP ordered sets every 154 symbols at 8b/10b, every 37 blocks at "
+    "128b/130b (spec §4.2.8), a tenth of the flit counts in flit mode (assumption)" },
+  { "link.ber", K_DOUBLE, OFF (link.ber), 0, 1e-2, FALSE, NULL, NULL, "0", "errors per bit",
+    "per-lane bit error rate (spec §4.3 requires <= 1e-12 at 2.5-32 GT/s; Gen6 FBER up to 1e-6): LCRC and DLLP "
+    "CRC failures, Naks and replays; in flit mode lost flits after FEC (64 GT/s); 0 = no errors" },
+  { "link.retrain_ns", K_DOUBLE, OFF (link.retrain_ns), 1, 1e7, FALSE, NULL, NULL, "1000", "ns",
+    "link idle while the LTSSM retrains after a REPLAY_NUM rollover (spec §3.6.2.1; no primary figure, "
+    "pcie-protocol.md §10: microseconds)" },
+  { "link.replay_timer_symbols", K_INT, OFF (link.replay_timer_symbols), 0, 1 << 24, FALSE, NULL, NULL, "0",
+    "symbol times", "REPLAY_TIMER limit; 0 = the spec's: 3 x the Ack latency limit, 1500 flits in flit mode "
+    "(pcie-protocol.md §3, §10)" },
   { "link.max_payload", K_INT, OFF (link.max_payload), 128, 4096, TRUE, NULL, NULL, "128", "bytes",
     "Max_Payload_Size (spec §7.5.3.4; default 128 is the spec's reset value)" },
   { "link.max_read_request", K_INT, OFF (link.max_read_request), 128, 4096, TRUE, NULL, NULL, "512", "bytes",
@@ -124,11 +139,11 @@ static const KeyDef keys[] = {
   { "link.skp_interval_symbols", K_INT, OFF (link.skp_interval_symbols), 0, 1 << 20, FALSE, NULL, NULL, "0",
     "symbol times", "between SKP ordered sets; 0 = the spec minimum (1180 at 8b/10b, 370 blocks at 128b/130b)" },
 
-  { "endpoint.tags", K_INT, OFF (endpoint.tags), 1, 768, FALSE, NULL, NULL, "32", "tags",
+  { "endpoint.tags", K_INT, OFF (endpoint.tags), 1, 16384, FALSE, NULL, NULL, "32", "tags",
     "outstanding read requests (spec §2.2.6.2: 32 with 5-bit tags, 256 with 8-bit extended tags, 768 with "
-    "10-bit tags)" },
-  { "endpoint.datapath_bits", K_INT, OFF (endpoint.datapath_bits), 64, 1024, FALSE, width_allowed, NULL, "64", "bits",
-    "application interface width (Avalon-ST; pcie-protocol.md §7)" },
+    "10-bit tags; above 768 only 14-bit flit-mode tags with the stream workload)" },
+  { "endpoint.datapath_bits", K_INT, OFF (endpoint.datapath_bits), 64, 1024, FALSE, width_allowed, NULL, "64",
+    "bits", "application interface width (Avalon-ST; pcie-protocol.md §7: 512 or 1024 bits on Gen4/5 hard IPs)" },
   { "endpoint.clock_mhz", K_DOUBLE, OFF (endpoint.clock_mhz), 1, 1000, FALSE, NULL, NULL, "125", "MHz",
     "application interface clock (pcie-protocol.md §7)" },
   { "endpoint.soft_ip", K_BOOL, OFF (endpoint.soft_ip), 0, 0, FALSE, NULL, NULL, "false", "",
@@ -219,6 +234,9 @@ static const KeyDef keys[] = {
     "modes run by default: read, write, simultaneous, or all" },
   { "benchmark.workload", K_ENUM, OFF (benchmark.workload), 0, 0, FALSE, NULL, workload_words, "chaining_dma", "",
     "chaining_dma (AN-456 engine, host and datapath) or stream (saturating link-only source, no DMA engine)" },
+  { "benchmark.stream_payload_bytes", K_INT, OFF (benchmark.stream_payload_bytes), 0, 4096, TRUE, NULL, NULL, "0",
+    "bytes", "stream workload: bytes per TLP, the MWr payload (write) or read request (read); 0 = max_payload "
+    "(write) or max_read_request (read)" },
   { "benchmark.watchdog_ns", K_DOUBLE, OFF (benchmark.watchdog_ns), 1000, 1e12, FALSE, NULL, NULL, "1e7", "ns",
     "deadlock watchdog: stop with an internal error naming what each component waits for when this much "
     "simulated time passes with a transfer unfinished and no TLP delivered (stretched by the host's longest wait)" },
@@ -808,6 +826,22 @@ check_combinations (Walk *w, const YNode *root, GError **error)
                  "read completion boundary %" G_GINT64_FORMAT " + 1): no read could ever be issued",
                  c->endpoint.completion_buffer_headers, min_hdrs, c->link.max_read_request,
                  c->link.read_completion_boundary);
+    return FALSE;
+  }
+  gboolean flit = c->link.gen == 6 || c->link.flit_mode;
+  if (flit && (c->link.lanes == 12 || c->link.lanes == 32)) {
+    at = g_hash_table_lookup (w->seen, "link.lanes");
+    ytree_error (error, PS_ERROR_DATA, at ? at : root, "link.lanes x%" G_GINT64_FORMAT " is not defined in flit mode "
+                "(Gen6 or link.flit_mode; x1..x16, spec §4.2.3.3)", c->link.lanes);
+    return FALSE;
+  }
+  /* 10-bit tags (768, spec §2.2.6.2) work on any link and with the DMA; more need flit mode's 14-bit tags, which
+   * only the stream source uses (the chaining DMA's tag table holds 10-bit tags, dma_chain.h). */
+  if (c->endpoint.tags > 768 && (!flit || c->benchmark.workload != PS_WORKLOAD_STREAM)) {
+    at = g_hash_table_lookup (w->seen, "endpoint.tags");
+    ytree_error (error, PS_ERROR_DATA, at ? at : root, "endpoint.tags %" G_GINT64_FORMAT " needs 14-bit tags: flit "
+                "mode (Gen6 or link.flit_mode) and the stream workload (the chaining DMA keeps 10-bit tags, 768 "
+                "at most)", c->endpoint.tags);
     return FALSE;
   }
   /* The spec's rule first (§2.3.1.1: a completer splits a read only at RCB boundaries, and no completion exceeds

@@ -53,6 +53,9 @@ typedef struct {
     int64_t updatefc_latency_symbols;
     int64_t updatefc_hdr_threshold_credits, updatefc_data_threshold_credits;
     int64_t skp_interval_symbols;
+    bool flit_mode, sris;
+    double ber, retrain_ns;
+    int64_t replay_timer_symbols;
   } link;
 
   struct {
@@ -107,6 +110,7 @@ typedef struct {
     unsigned modes; /* PsModeMask */
     int workload; /* PsWorkload */
     double watchdog_ns; /* deadlock watchdog bound */
+    int64_t stream_payload_bytes; /* 0 = MPS / MRRS */
   } benchmark;
 
   struct {

@@ -79,6 +79,20 @@ json_directions (PsJson *j, const PsModeResult *m, int indent)
   ps_json_end (j);
 }
 
+/* results.MODE.errors of one direction: the LinkErrors counts (README, JSON output). */
+static void
+json_errors (PsJson *j, const PsLinkErrors *e)
+{
+  ps_json_object (j, 0);
+  const char *names[] = { "tlp_errors", "dllp_errors", "naks", "replays", "replay_timeouts", "retrains",
+                          "replayed_tlps", "replayed_bytes", "flit_errors" };
+  const uint64_t v[] = { e->tlp_errors, e->dllp_errors, e->naks, e->replays, e->replay_timeouts, e->retrains,
+                         e->replayed_tlps, e->replayed_bytes, e->flit_errors };
+  for (size_t i = 0; i < G_N_ELEMENTS (v); i++)
+    ps_json_uint_member (j, names[i], v[i]);
+  ps_json_end (j);
+}
+
 /* The mode whose link usage is shown at top level: the busiest one run. Table and JSON both use this, so the
  * breakdown a reader sees and the one a script reads are always of the same mode. */
 static const PsModeResult *
@@ -151,6 +165,21 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
     ps_json_break (&j, 6);
     ps_json_key (&j, "link_usage");
     json_directions (&j, m, 21);
+    /* Only with errors modelled, so error-free results keep their bytes. */
+    if (m->has_errors) {
+      ps_json_break (&j, 6);
+      ps_json_key (&j, "errors");
+      ps_json_object (&j, 0);
+      ps_json_key (&j, "upstream");
+      json_errors (&j, &m->errors_up);
+      ps_json_break (&j, 17);
+      ps_json_key (&j, "downstream");
+      json_errors (&j, &m->errors_down);
+      ps_json_end (&j);
+      /* What errors cost in latency: the tail, where replays show (stream workload only). */
+      if (isfinite (m->latency_p99_ns))
+        ps_json_fixed_member (&j, "latency_p99_ns", m->latency_p99_ns, 3);
+    }
     ps_json_break (&j, 6);
     /* Added keys: the windows each figure and the usage cover (report.h), in ns of simulated time. */
     if (i == PS_SIMULTANEOUS) {
@@ -265,11 +294,16 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
   /* The two header lines name the parameters that decide the figures, so a table pasted into a bug report or a
    * mail still says what was simulated. */
   if (!markdown) {
-    g_string_append_printf (o, "%s — Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT ", MPS %" G_GINT64_FORMAT
+    /* Flit mode and a bit error rate change every figure, so they are named when on (and only then, so other
+     * headers keep their text). */
+    g_autofree char *extra = g_strdup_printf ("%s%s", c->link.gen == 6 || c->link.flit_mode ? " flit mode" : "",
+                                              c->link.ber > 0 ? " with errors" : "");
+    g_string_append_printf (o, "%s — Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT "%s%s, MPS %" G_GINT64_FORMAT
                                ", MRRS %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT " tags, %" G_GINT64_FORMAT
                                "-bit @ %g MHz (%s)\n",
-                            c->name, c->link.gen, c->link.lanes, c->link.max_payload, c->link.max_read_request,
-                            c->endpoint.tags, c->endpoint.datapath_bits, c->endpoint.clock_mhz, r->model);
+                            c->name, c->link.gen, c->link.lanes, *extra ? "," : "", extra, c->link.max_payload,
+                            c->link.max_read_request, c->endpoint.tags, c->endpoint.datapath_bits,
+                            c->endpoint.clock_mhz, r->model);
     g_string_append_printf (o, "%" G_GINT64_FORMAT " bytes x %" G_GINT64_FORMAT
                                " iterations; theoretical %.1f MB/s, protocol limit ",
                             c->benchmark.transfer_bytes, c->benchmark.iterations, r->theoretical_mbps);
@@ -347,6 +381,15 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
   else
     g_string_append_printf (o, "  over the MB/s figure's windows: %u counter windows of %.3f us on average\n",
                             h->usage_windows, h->usage_window_ns / 1000);
+  if (h->has_errors) {
+    const PsLinkErrors *e[2] = { &h->errors_up, &h->errors_down };
+    g_string_append (o, "link errors (whole run)  TLP errors    Naks  replays  timeouts  retrains  replayed bytes\n");
+    for (int i = 0; i < 2; i++)
+      g_string_append_printf (o, "  %-19s %12" G_GUINT64_FORMAT " %7" G_GUINT64_FORMAT " %8" G_GUINT64_FORMAT " %9"
+                              G_GUINT64_FORMAT " %9" G_GUINT64_FORMAT " %15" G_GUINT64_FORMAT "\n", names[i],
+                              e[i]->tlp_errors, e[i]->naks, e[i]->replays, e[i]->replay_timeouts, e[i]->retrains,
+                              e[i]->replayed_bytes);
+  }
 }
 
 /* Each value writes its own leading comma, so a row is `name,key` and then one call per column. An absent value

@@ -21,6 +21,12 @@ typedef struct {
   double payload, tlp_overhead, dllp, ordered_sets, idle; /* fractions of the direction's time, sum 1 */
 } PsUsage;
 
+/* Link error counts of one direction (models/link.h LinkErrors, whole run). */
+typedef struct {
+  uint64_t tlp_errors, dllp_errors, naks, replays, replay_timeouts, retrains, replayed_tlps, replayed_bytes,
+      flit_errors;
+} PsLinkErrors;
+
 typedef struct {
   bool ran;
   double mbps; /* read or write mode */
@@ -36,6 +42,9 @@ typedef struct {
   double read_window_ns, write_window_ns; /* 0 for a figure the mode does not produce */
   double usage_window_ns;
   uint32_t usage_windows;
+  bool has_errors; /* link.ber > 0: JSON results.MODE.errors is written */
+  PsLinkErrors errors_up, errors_down;
+  double latency_p99_ns; /* stream workload: TLP latency, 99th percentile; NaN when not measured */
   uint64_t events;
   double sim_time_ns;
 } PsModeResult;

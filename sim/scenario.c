@@ -408,6 +408,11 @@ load_zip (PsScenario *s, const YNode *zip, GError **error)
 /* The words of --mode and of the run report's JSON, so a metric's name says which mode it reads. */
 static const char *const mode_words[PS_N_MODES] = { "read", "write", "simultaneous" };
 static const char *const usage_words[5] = { "payload", "tlp_overhead", "dllp", "ordered_sets", "idle" };
+/* PsLinkErrors fields, in its order. */
+#define N_ERROR_WORDS 9
+static const char *const error_words[N_ERROR_WORDS] = { "tlp_errors", "dllp_errors", "naks", "replays",
+                                                        "replay_timeouts", "retrains", "replayed_tlps",
+                                                        "replayed_bytes", "flit_errors" };
 
 /* The vocabulary, built once: per point, then per mode its figures, % of theoretical, usage, events, time.
  * This order is also the column order of the default metrics (default_metrics() walks the table), so it is part
@@ -448,6 +453,18 @@ metric_table (void)
       m = (PsMetric) { g_strdup_printf ("%s_events", mode_words[mode]), PS_METRIC_EVENTS, mode, 0, 0, 0 };
       g_array_append_val (t, m);
       m = (PsMetric) { g_strdup_printf ("%s_sim_time_ns", mode_words[mode]), PS_METRIC_SIM_TIME, mode, 0, 0, 0 };
+      g_array_append_val (t, m);
+    }
+    /* Link errors, after everything else so no default column moves: both directions summed, as a scenario asks
+     * what errors cost the transfer, and the stream's TLP latency tail. */
+    for (int mode = 0; mode < PS_N_MODES; mode++) {
+      for (int c = 0; c < N_ERROR_WORDS; c++) {
+        m = (PsMetric) { g_strdup_printf ("%s_%s", mode_words[mode], error_words[c]), PS_METRIC_ERRORS, mode, 0, 0,
+                         c };
+        g_array_append_val (t, m);
+      }
+      m = (PsMetric) { g_strdup_printf ("%s_latency_p99_ns", mode_words[mode]), PS_METRIC_LATENCY_P99, mode, 0, 0,
+                       0 };
       g_array_append_val (t, m);
     }
     g_once_init_leave (&table, t);
@@ -576,6 +593,15 @@ ps_metric_value (const PsMetric *m, const PsRunResult *r)
     return (double) mr->events;
   case PS_METRIC_SIM_TIME:
     return mr->sim_time_ns;
+  case PS_METRIC_ERRORS: {
+    G_STATIC_ASSERT (sizeof (PsLinkErrors) == N_ERROR_WORDS * sizeof (uint64_t));
+    uint64_t up[N_ERROR_WORDS], down[N_ERROR_WORDS];
+    memcpy (up, &mr->errors_up, sizeof up);
+    memcpy (down, &mr->errors_down, sizeof down);
+    return (double) (up[m->category] + down[m->category]);
+  }
+  case PS_METRIC_LATENCY_P99:
+    return mr->latency_p99_ns;
   /* Only the per-point kinds, already returned above, fall here. */
   default:
     return NAN;
@@ -587,7 +613,8 @@ ps_metric_value (const PsMetric *m, const PsRunResult *r)
 int
 ps_metric_decimals (const PsMetric *m)
 {
-  return m->kind == PS_METRIC_EVENTS ? 0 : m->kind == PS_METRIC_SIM_TIME ? 3 : 2;
+  return m->kind == PS_METRIC_EVENTS || m->kind == PS_METRIC_ERRORS ? 0
+         : m->kind == PS_METRIC_SIM_TIME || m->kind == PS_METRIC_LATENCY_P99 ? 3 : 2;
 }
 
 /* --- errors of one point --------------------------------------------------------------------------------- */

@@ -153,11 +153,12 @@ rig_finish (Rig *r)
 
 START_TEST (test_params)
 {
-  static const uint32_t widths[] = { 32, 64, 96, 128, 256, 512, 1024 };
+  static const uint32_t widths[] = { 32, 64, 96, 128, 256, 512, 1024, 2048 };
   for (guint i = 0; i < G_N_ELEMENTS (widths); i++) {
     AppParams p = { .width_bits = widths[i], .clock_mhz = 250 };
     g_autoptr (GError) e = NULL;
-    gboolean want = widths[i] == 64 || widths[i] == 128 || widths[i] == 256 || widths[i] == 512 || widths[i] == 1024;
+    gboolean want = widths[i] == 64 || widths[i] == 128 || widths[i] == 256 || widths[i] == 512
+                    || widths[i] == 1024;
     ck_assert_msg (app_params_check (&p, &e) == want, "width %u", widths[i]);
     ck_assert (want || e != NULL);
   }

@@ -123,7 +123,7 @@ START_TEST (test_bad_data)
   ck_assert_int_eq (r.status, PS_ERROR_DATA);
   /* "  lanes: 3" -> line 3, column 10 ("  lanes: " is 9 characters). The whole message is compared: the allowed
    * widths are pcie-protocol.md §1's x1/x2/x4/x8/x16, and a wrong list would mislead the user. */
-  g_autofree char *want = g_strdup_printf ("%s:3:10: error: link.lanes must be 1, 2, 4, 8 or 16 (got 3)\n", path);
+  g_autofree char *want = g_strdup_printf ("%s:3:10: error: link.lanes must be 1, 2, 4, 8, 12, 16 or 32 (got 3)\n", path);
   ck_assert_str_eq (r.err, want);
   /* The config is refused before anything runs, so no partial table may reach stdout. */
   ck_assert_str_eq (r.out, "");
@@ -248,7 +248,7 @@ END_TEST
 START_TEST (test_output_failure)
 {
   g_autofree char *dir = case_dir ("output-fail");
-  /* link.gen accepts 1..5 only: the config fails at load, before there is anything to write. */
+  /* link.gen accepts 1..6 only: the config fails at load, before there is anything to write. */
   g_autofree char *bad = write_file (dir, "bad.yaml", "link:\n  gen: 9\n  lanes: 8\n");
   g_autofree char *out = g_build_filename (dir, "report.json", NULL);
 
@@ -409,6 +409,43 @@ START_TEST (test_json_one_mode)
 }
 END_TEST
 
+/* results.MODE.errors (issue #16): with link.ber > 0 both workloads report every count of both directions, and
+ * the counts move with the rate; without errors the object is absent. A read on the chaining DMA sends its
+ * completions downstream: at BER 1e-5 a 276-byte completion fails with 1 - (1 - 1e-5)^2208 = 2.2%, so 20 × 100 KB
+ * of them (8000 TLPs) give about 175 errors there, and the MRds upstream (20 bytes) about 10 times fewer. */
+static JsonObject *
+errors_of_run (JsonParser *p, const char *mode)
+{
+  JsonObject *res = member_object (json_node_get_object (json_parser_get_root (p)), "results");
+  return member_object (member_object (res, mode), "errors");
+}
+
+START_TEST (test_json_errors)
+{
+  static const char *const counts[] = { "tlp_errors", "dllp_errors", "naks", "replays", "replay_timeouts",
+                                        "retrains", "replayed_tlps", "replayed_bytes", "flit_errors" };
+  g_auto (TestRun) r;
+  PCIESIM (&r, CONFIG, "--format", "json", "--mode", "read", "--set", "link.ber=1e-5");
+  ck_assert_msg (r.status == 0, "status %d: %s", r.status, r.err);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  ck_assert (json_parser_load_from_data (p, r.out, -1, NULL));
+  JsonObject *e = errors_of_run (p, "read");
+  for (int d = 0; d < 2; d++) {
+    JsonObject *dir = member_object (e, d ? "downstream" : "upstream");
+    for (guint i = 0; i < G_N_ELEMENTS (counts); i++)
+      ck_assert_msg (member_number (dir, counts[i]) >= 0, "%s", counts[i]);
+  }
+  double down = member_number (member_object (e, "downstream"), "tlp_errors");
+  double up = member_number (member_object (e, "upstream"), "tlp_errors");
+  ck_assert_msg (down > 100 && down < 260 && up < down / 3, "%.0f errors downstream, %.0f upstream", down, up);
+  ck_assert (member_number (member_object (e, "downstream"), "replays") > 0);
+  /* Error-free: no errors object. */
+  g_autoptr (JsonParser) clean = run_json ("read");
+  JsonObject *res = member_object (json_node_get_object (json_parser_get_root (clean)), "results");
+  ck_assert (!json_object_has_member (member_object (res, "read"), "errors"));
+}
+END_TEST
+
 /* --- keys ---------------------------------------------------------------------------------------------- */
 
 START_TEST (test_keys)
@@ -448,6 +485,7 @@ main (void)
   tcase_add_test (tc, test_ecrc_key);
   tcase_add_test (tc, test_json_schema);
   tcase_add_test (tc, test_json_one_mode);
+  tcase_add_test (tc, test_json_errors);
   tcase_add_test (tc, test_keys);
   suite_add_tcase (s, tc);
   return run_suite (s);

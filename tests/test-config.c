@@ -141,14 +141,15 @@ static const BadCase bad_cases[] = {
     "unknown mode copy" },
 
   /* Out of range; "  tags: " puts the value at column 9, "  transfer_bytes: " at 19. */
-  { "gen-6", "link:\n  gen: 6\n", 0, { { 0 } }, NULL, 2, 8, PS_ERROR_DATA, "between 1 and 5 (got 6)" },
-  /* 10-bit tags: 768 usable values (spec §2.2.6.2), so 769 is the first refused. */
-  { "tags-0", "endpoint:\n  tags: 0\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "between 1 and 768 (got 0)" },
-  { "tags-769", "endpoint:\n  tags: 769\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "(got 769)" },
+  { "gen-7", "link:\n  gen: 7\n", 0, { { 0 } }, NULL, 2, 8, PS_ERROR_DATA, "between 1 and 6 (got 7)" },
+  { "tags-0", "endpoint:\n  tags: 0\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "between 1 and 16384 (got 0)" },
+  { "tags-16385", "endpoint:\n  tags: 16385\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "(got 16385)" },
+  /* 10-bit tags (768, spec §2.2.6.2) need no flit mode; 769 does, and the stream workload ("  tags: " -> 9). */
+  { "tags-769", LINK "endpoint:\n  tags: 769\n", 0, { { 0 } }, NULL, 5, 9, PS_ERROR_DATA,
+    "endpoint.tags 769 needs 14-bit tags" },
   /* Straddle needs two 256-bit segments a beat ("  straddle: " -> 13). */
   { "straddle-256", LINK "endpoint:\n  datapath_bits: 256\n  straddle: true\n", 0, { { 0 } }, NULL, 6, 13,
-    PS_ERROR_DATA,
-    "endpoint.straddle needs a 512- or 1024-bit datapath" },
+    PS_ERROR_DATA, "endpoint.straddle needs a 512- or 1024-bit datapath" },
   /* MRRS 512 / RCB 64 + 1 = 9 completions one read may come back as; 8 header slots cannot take it
    * ("  completion_buffer_headers: " -> 30). */
   { "cplhdr-below-read", LINK "endpoint:\n  completion_buffer_headers: 8\n", 0, { { 0 } }, NULL, 5, 30,
@@ -160,7 +161,7 @@ static const BadCase bad_cases[] = {
 
   /* Values the spec forbids; "  max_payload: " puts the value at 16, "  read_completion_boundary: " at 29. */
   { "lanes-3", "link:\n  gen: 2\n  lanes: 3\n", 0, { { 0 } }, NULL, 3, 10, PS_ERROR_DATA,
-    "link.lanes must be 1, 2, 4, 8 or 16 (got 3)" },
+    "link.lanes must be 1, 2, 4, 8, 12, 16 or 32 (got 3)" },
   { "mps-100", "link:\n  max_payload: 100\n", 0, { { 0 } }, NULL, 2, 16, PS_ERROR_DATA,
     "power of two from 128 to 4096 (got 100)" },
   { "mps-8192", "link:\n  max_payload: 8192\n", 0, { { 0 } }, NULL, 2, 16, PS_ERROR_DATA,
@@ -482,7 +483,7 @@ static const BadSet bad_sets[] = {
   { "lnk.lanes=8", PS_ERROR_DATA, "--set lnk.lanes=8:1:1: error: ", "(did you mean 'link.lanes'?)" },
   { "foo", PS_ERROR_USAGE, "pciesim: error: ", "--set foo: expected KEY.PATH=VALUE" },
   { "=3", PS_ERROR_USAGE, "pciesim: error: ", "expected KEY.PATH=VALUE" },
-  { "link.lanes=3", PS_ERROR_DATA, "--set link.lanes=3:1:12: error: ", "link.lanes must be 1, 2, 4, 8 or 16" },
+  { "link.lanes=3", PS_ERROR_DATA, "--set link.lanes=3:1:12: error: ", "link.lanes must be 1, 2, 4, 8, 12, 16 or 32" },
   { "link.gen=", PS_ERROR_DATA, "--set link.gen=:1:10: error: ", "link.gen has no value" },
   /* "link.gen=[1": the value's '[' is column 10 of KEY=VALUE and the text ends at 12, still on line 1. */
   { "link.gen=[1", PS_ERROR_DATA, "--set link.gen=[1:1:12: error: ", "at line 1 column 10" },

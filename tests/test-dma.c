@@ -467,7 +467,8 @@ START_TEST (test_channels_share_tags)
 END_TEST
 
 /* software_timed: the driver's clock adds the software path around the engine's counter. Raising the handler's
- * MSI latency by X leaves the hardware figure alone and adds exactly X to every software-timed transfer. */
+ * MSI latency by X leaves the hardware figure alone (but for the transfers' phase against the link's SKP grid)
+ * and adds exactly X to every software-timed transfer. */
 START_TEST (test_software_timed)
 {
   SystemParams p = base_params ();
@@ -481,10 +482,13 @@ START_TEST (test_software_timed)
   SystemResult sw1 = run (&p, SYSTEM_WRITE);
   p.software_timed = FALSE;
   SystemResult hw1 = run (&p, SYSTEM_WRITE);
-  ck_assert (hw1.write_mbps == hw0.write_mbps);
+  /* Alone within the phase of the transfers against the link's fixed SKP and Ack-timer grids, which the later
+   * start shifts: one SKP ordered set (4 of 1180 symbols) in a 28 us transfer of 7000 symbol times is 0.06%. */
+  ck_assert_msg (fabs (hw1.write_mbps - hw0.write_mbps) < 1e-3 * hw0.write_mbps, "hardware %.3f moved to %.3f",
+                 hw0.write_mbps, hw1.write_mbps);
   double b = (double) p.transfer_bytes;
   double want = b / (b / sw0.write_mbps * 1e3 + x_ns) * 1e3;
-  ck_assert_msg (fabs (sw1.write_mbps - want) / want < 1e-6, "software-timed %.3f, hand %.3f", sw1.write_mbps, want);
+  ck_assert_msg (fabs (sw1.write_mbps - want) / want < 1e-3, "software-timed %.3f, hand %.3f", sw1.write_mbps, want);
 }
 END_TEST
 

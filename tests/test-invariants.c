@@ -50,6 +50,32 @@ START_TEST (test_clean_runs)
 }
 END_TEST
 
+/* Link errors at a rate far above any real link's (BER 1e-4: one 276-byte TLP in 4.5 fails), non-flit and flit:
+ * every mode still passes every end-of-run check — every byte requested is completed, written where it belongs
+ * and folded into matching checksums, every TLP acknowledged, every credit and tag back — while the error
+ * counts show the recovery did run: Naks, replays and lost DLLPs. */
+START_TEST (test_errors_keep_invariants)
+{
+  SystemParams p = params ();
+  p.link.ber = 1e-4;
+  p.link.flit_mode = _i == 1;
+  for (SystemMode m = SYSTEM_READ; m <= SYSTEM_SIMULTANEOUS; m++) {
+    SystemResult r;
+    g_autoptr (GError) e = NULL;
+    ck_assert_msg (system_run (&p, m, 1, &r, &e), "%s: %s", system_mode_name (m), e ? e->message : "?");
+    uint64_t naks = 0, replays = 0, dllp = 0;
+    for (int d = 0; d < 2; d++) {
+      naks += r.errors[d].naks;
+      replays += r.errors[d].replays;
+      dllp += r.errors[d].dllp_errors;
+    }
+    ck_assert_msg (naks > 10 && replays >= naks && dllp > 0, "%s flit %d: %" G_GUINT64_FORMAT " Naks, %"
+                   G_GUINT64_FORMAT " replays, %" G_GUINT64_FORMAT " lost DLLPs", system_mode_name (m), _i, naks,
+                   replays, dllp);
+  }
+}
+END_TEST
+
 /* A completion fault in a read run, and fragments the internal error's message must hold. */
 typedef struct {
   HostFault fault;
@@ -187,6 +213,7 @@ main (void)
   Suite *s = suite_create ("invariants");
   TCase *tc = tcase_create ("faults");
   tcase_add_test (tc, test_clean_runs);
+  tcase_add_loop_test (tc, test_errors_keep_invariants, 0, 2);
   tcase_add_loop_test (tc, test_completion_faults, 0, G_N_ELEMENTS (cpl_faults));
   tcase_add_exit_test (tc, test_extra_credit_exits_70, PS_ERROR_INTERNAL);
   tcase_add_exit_test (tc, test_bad_sequence_exits_70, PS_ERROR_INTERNAL);

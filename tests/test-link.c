@@ -2,6 +2,7 @@
  * and end-of-run invariants. Every expected figure is derived here from pcie-protocol.md formulas. */
 #include <check.h>
 #include <math.h>
+#include <string.h>
 
 #include "models/link.h"
 #include "models/stream.h"
@@ -52,12 +53,15 @@ typedef struct {
 
 static const GenWidth stream_cases[] = {
   { 1, 1 }, { 2, 1 }, { 3, 1 }, { 4, 1 }, { 5, 1 }, { 1, 8 }, { 2, 8 }, { 3, 8 }, { 4, 8 }, { 5, 8 },
+  { 3, 12 }, { 5, 32 }, /* x12 and x32: lane 4·N placement, and 276-byte TLPs fill whole lane groups */
 };
 
 START_TEST (test_write_stream)
 {
   const GenWidth *c = &stream_cases[_i];
-  StreamParams sp = { .link = base_params (c->gen, c->lanes, 256), .mode = STREAM_WRITE };
+  /* Wide links get a longer run, so the window's tail (one pipeline and flight) stays a small share of it. */
+  StreamParams sp = { .link = base_params (c->gen, c->lanes, 256), .mode = STREAM_WRITE,
+                      .total_bytes = c->lanes > 8 ? 8u << 20 : 0 };
   StreamResult r;
   g_autoptr (GError) err = NULL;
   ck_assert_msg (stream_run (&sp, 1, &r, &err), "case %d: %s", _i, err ? err->message : "");
@@ -263,19 +267,410 @@ START_TEST (test_replay_stall)
   uint32_t n = (uint32_t) _i + 1; /* replay buffer holds n TLPs */
   LinkParams lp = base_params (2, 4, 256);
   lp.tx_pipeline_ps = 100 * SIM_NS;
-  lp.rx_pipeline_ps = 100 * SIM_NS;
+  lp.rx_pipeline_ps = 60 * SIM_NS;
   lp.flight_ps = 50 * SIM_NS;
   lp.replay_buffer_bytes = n * 276; /* §2: 256 + 12 header + 8 framing per TLP */
   StreamParams sp = { .link = lp, .mode = STREAM_WRITE };
   StreamResult r;
   g_autoptr (GError) err = NULL;
   ck_assert_msg (stream_run (&sp, 1, &r, &err), "n=%u: %s", n, err ? err->message : "");
-  /* Gen2 x4, 2 ns symbols: TLP 69 symbols = 138 ns; one way 250 ns; Ack limit 214 - 45 = 169 symbols = 338 ns
-   * from the first TLP's arrival; all n TLPs arrive before it fires ((n-1)·138 < 338), so one Ack (4 ns)
-   * frees the whole buffer. Cycle = 138 + 250 + 338 + 4 + 250 ns per n TLPs. */
-  double cycle_ns = 138.0 + 250.0 + 169 * 2.0 + 4.0 + 250.0;
+  /* Gen2 x4, 2 ns symbols: TLP 69 symbols = 138 ns; one way 100 + 50 + 60 = 210 ns. The Ack limit, 214 - 45 =
+   * 169 symbols = 338 ns (§3), runs pin to pin (spec §3.6.3.1, InternalDelay covering the receiver's own
+   * pipelines): from the TLP's last symbol at the receiver's pins (138 + 100 + 50) to the Ack's first symbol
+   * leaving them, so the Ack enters the receiver's serialiser 338 - 60 (its receive pipeline) - 100 (its transmit
+   * pipeline) = 178 ns after delivery. All n TLPs are delivered before that ((n-1)·138 < 178), so one Ack (4 ns)
+   * frees the whole buffer. Cycle = 138 + 210 + 178 + 4 + 210 ns per n TLPs (a receiver timing from delivery
+   * instead would add the 160 ns of pipelines once more). */
+  double cycle_ns = 138.0 + 210.0 + (169 * 2.0 - 60.0 - 100.0) + 4.0 + 210.0;
   double want = n * 256.0 / cycle_ns * 1000.0;
   ck_assert_msg (fabs (r.mbps - want) < 0.02 * want, "n=%u: %.1f MB/s, want %.1f", n, r.mbps, want);
+  /* One TLP at a time: each goes on the wire as it is handed over (at the next 2 ns symbol boundary), so its
+   * latency is the same 138 + 210 ns, and so is the 99th percentile. */
+  if (n == 1)
+    ck_assert_msg (r.latency_p99_ns >= 348.0 && r.latency_p99_ns <= 350.0, "p99 %.3f ns, want 348..350",
+                   r.latency_p99_ns);
+}
+END_TEST
+
+/* Pipelines longer than the Ack limit: InternalDelay covers them (spec §3.6.3.1), the Ack still leaves the pins
+ * one limit after the TLP arrived there. */
+START_TEST (test_ack_pipelines_beyond_limit)
+{
+  LinkParams lp = base_params (2, 4, 256);
+  lp.tx_pipeline_ps = 400 * SIM_NS;
+  lp.rx_pipeline_ps = 400 * SIM_NS;
+  lp.flight_ps = 50 * SIM_NS;
+  lp.replay_buffer_bytes = 276;
+  StreamParams sp = { .link = lp, .mode = STREAM_WRITE };
+  StreamResult r;
+  g_autoptr (GError) err = NULL;
+  ck_assert_msg (stream_run (&sp, 1, &r, &err), "%s", err ? err->message : "");
+  /* TLP 138 ns, 450 ns to the receiver's pins, the limit 169 symbols = 338 ns, the Ack 4 ns, then 50 + 400 ns
+   * into the transmitter's data link layer: one TLP per cycle. */
+  double want = 256.0 / (138.0 + 450.0 + 338.0 + 4.0 + 450.0) * 1000.0;
+  ck_assert_msg (fabs (r.mbps - want) < 0.02 * want, "%.1f MB/s, want %.1f", r.mbps, want);
+}
+END_TEST
+
+/* Issue #12 item 4's case: Gen5 x16, MPS 256, an 8 KB replay buffer, 50 ns pipelines each way. */
+START_TEST (test_ack_pin_to_pin_gen5)
+{
+  LinkParams lp = base_params (5, 16, 256);
+  lp.tx_pipeline_ps = 50 * SIM_NS;
+  lp.rx_pipeline_ps = 50 * SIM_NS;
+  lp.flight_ps = 1 * SIM_NS;
+  lp.replay_buffer_bytes = 8192;
+  StreamParams sp = { .link = lp, .mode = STREAM_WRITE, .total_bytes = 4u << 20 };
+  StreamResult r;
+  g_autoptr (GError) err = NULL;
+  ck_assert_msg (stream_run (&sp, 1, &r, &err), "%s", err ? err->message : "");
+  /* 8192 / 276 = 29 TLPs per window. Symbol 8 / 32 GT/s × 130/128 = 0.25390625 ns. A cycle: the first TLP
+   * (276 / 16 = 17.25 symbols), 51 ns to the pins, the Ack limit of Table 3-12 (168 symbols) pin to pin, the Ack
+   * (8 / 16 lanes, within one symbol), then 1 + 50 ns into the transmitter's data link layer. */
+  double sym = 8.0 / 32.0 * 130.0 / 128.0;
+  double cycle = 17.25 * sym + 51.0 + 168 * sym + 1 * sym + 51.0;
+  double want = 29 * 256.0 / cycle * 1000.0;
+  ck_assert_msg (fabs (r.mbps - want) < 0.01 * want, "%.1f MB/s, want %.1f", r.mbps, want);
+}
+END_TEST
+
+/* ---- 12-bit sequence numbers: at most 2048 TLPs unacknowledged (spec §3.6.2.1) ---- */
+
+START_TEST (test_seq_window)
+{
+  /* Gen3 x8, MPS 256, 100 us of flight each way, no replay-buffer limit: the window of 2048 TLPs (512 KB) is
+   * sent in 2048 × 276 / 8 symbol times ≈ 71.8 us, well inside the 200 us round trip, so the rate is the window
+   * per round trip. The round trip: the first TLP (34.5 symbols), the way to the receiver, the Ack limit of
+   * Table 3-12 (203 symbols, pin to pin), the Ack (1 symbol), the way back. */
+  LinkParams lp = base_params (3, 8, 256);
+  lp.flight_ps = 100 * SIM_US;
+  StreamParams sp = { .link = lp, .mode = STREAM_WRITE, .total_bytes = 32u << 20 };
+  StreamResult r;
+  g_autoptr (GError) err = NULL;
+  ck_assert_msg (stream_run (&sp, 1, &r, &err), "%s", err ? err->message : "");
+  double sym_ns = 1.0 * 130.0 / 128.0;
+  double one_way = (lp.tx_pipeline_ps + lp.flight_ps + lp.rx_pipeline_ps) / 1000.0;
+  double cycle = (34.5 + 203 + 1) * sym_ns + 2 * one_way;
+  double want = 2048 * 256.0 / cycle * 1000.0;
+  ck_assert_msg (fabs (r.mbps - want) < 0.01 * want, "%.1f MB/s, want %.1f", r.mbps, want);
+}
+END_TEST
+
+/* ---- SRIS (pcie-protocol.md §4, spec §4.2.8): SKPs every 154 symbols (8b/10b), every 37 blocks (128b/130b) ---- */
+
+START_TEST (test_sris)
+{
+  int gen = _i == 0 ? 1 : 3;
+  LinkParams lp = base_params (gen, 4, 256);
+  lp.sris = TRUE;
+  StreamParams sp = { .link = lp, .mode = STREAM_WRITE };
+  StreamResult r;
+  g_autoptr (GError) err = NULL;
+  ck_assert_msg (stream_run (&sp, 1, &r, &err), "%s", err ? err->message : "");
+  /* As skp_share(), with the SRIS intervals: 4 of 154 symbols; 16 + EDS 4/4 + the IDL to the block (7.5 on
+   * average) per 37 blocks of 16. */
+  double share = gen < 3 ? 4.0 / 154.0 : (16.0 + 1.0 + 7.5) / (37.0 * 16.0);
+  double want = wire_mbps (gen, 4) * 256.0 / 276.0 * (1 - share);
+  ck_assert_msg (fabs (r.mbps - want) < 0.005 * want, "Gen%d SRIS: %.2f MB/s, want %.2f", gen, r.mbps, want);
+  /* The ordered sets themselves: the IDL before them is idle. */
+  double os = gen < 3 ? share : (16.0 + 1.0) / 592.0;
+  ck_assert_msg (fabs (r.usage[LINK_UPSTREAM].ordered_sets - os) < 0.05 * os,
+                 "ordered sets %.5f", r.usage[LINK_UPSTREAM].ordered_sets);
+}
+END_TEST
+
+/* ---- flit mode (pcie-protocol.md §1-4, spec §4.2.3.3) ---- */
+
+/* Share of the wire a flit-mode SKP takes: S symbols on every lane after every N flits of 256 bytes (§4). */
+static double
+flit_os_share (int lanes, double skp_symbols, double flits)
+{
+  return skp_symbols * lanes / (flits * 256.0 + skp_symbols * lanes);
+}
+
+/* The issue's figure: a saturating MWr stream at Gen6 x16, MPS 256, 4-DW headers: lanes × 8000 MB/s × 236/256
+ * × 256/272 less the ordered sets (40 symbols after every 748 flits at 64 GT/s x16). */
+START_TEST (test_flit_gen6_stream)
+{
+  StreamParams sp = { .link = base_params (6, 16, 256), .mode = STREAM_WRITE, .addr64 = TRUE,
+                      .total_bytes = 8u << 20 };
+  StreamResult r;
+  g_autoptr (GError) err = NULL;
+  ck_assert_msg (stream_run (&sp, 1, &r, &err), "%s", err ? err->message : "");
+  double want = 16 * 8000.0 * 236.0 / 256.0 * 256.0 / 272.0 * (1 - flit_os_share (16, 40, 748));
+  ck_assert_msg (fabs (r.mbps - want) < 0.005 * want, "%.1f MB/s, want %.1f", r.mbps, want);
+  /* Ack/Nak and UpdateFC cost no wire bytes in flit mode: they ride in the DLP bytes of the reverse flits. */
+  LinkUsage down = r.usage[LINK_DOWNSTREAM];
+  ck_assert_msg (r.counters[LINK_DOWNSTREAM].acks > 0 && down.dllp == 0 && down.payload == 0
+                 && down.tlp_overhead == 0, "reverse: %" G_GUINT64_FORMAT " Acks, DLLP share %g", 
+                 r.counters[LINK_DOWNSTREAM].acks, down.dllp);
+  /* The data direction: payload 256 of every 272 TLP bytes in 236 of every 256 flit bytes; flit overhead 20. */
+  LinkUsage up = r.usage[LINK_UPSTREAM];
+  double pay = 256.0 / 272.0 * 236.0 / 256.0 * (1 - flit_os_share (16, 40, 748));
+  ck_assert_msg (fabs (up.payload - pay) < 0.005 * pay, "payload share %.5f, want %.5f", up.payload, pay);
+  double sum = up.payload + up.tlp_overhead + up.dllp + up.ordered_sets + up.idle;
+  ck_assert_msg (fabs (sum - 1) < 1e-12 && up.idle > -1e-12, "usage sums to %.15f, idle %g", sum, up.idle);
+  ck_assert_msg (r.mbps <= link_protocol_limit_mbps (&sp.link, 16) * 1.001, "%.1f above the limit %.1f", r.mbps,
+                 link_protocol_limit_mbps (&sp.link, 16));
+}
+END_TEST
+
+/* §2: flit mode helps small TLPs and costs large ones. Gen5 x8, 3-DW headers, writes (MWr) and reads (CplD):
+ * non-flit a TLP of P payload takes P + 20 bytes at 128b/130b with one SKP of 16 + 4 symbols (+ the IDL to the
+ * block, half a block on average) per 370 blocks; flit mode P + 12 bytes in 236 of 256, one SKP of 16 symbols
+ * after 187 flits at x8. */
+typedef struct {
+  uint32_t payload;
+  gboolean read;
+} FlitCmpCase;
+
+static const FlitCmpCase flit_cmp_cases[] = { { 32, FALSE }, { 512, FALSE }, { 32, TRUE }, { 512, TRUE } };
+
+START_TEST (test_flit_vs_nonflit)
+{
+  const FlitCmpCase *c = &flit_cmp_cases[_i];
+  double got[2];
+  for (int flit = 0; flit < 2; flit++) {
+    LinkParams lp = base_params (5, 8, 512);
+    lp.flit_mode = flit;
+    StreamParams sp = { .link = lp, .mode = c->read ? STREAM_READ : STREAM_WRITE, .tlp_payload_bytes = c->payload,
+                        .total_bytes = 2u << 20, .tags = 256, .max_read_request_bytes = 512 };
+    StreamResult r;
+    g_autoptr (GError) err = NULL;
+    ck_assert_msg (stream_run (&sp, 1, &r, &err), "case %d flit %d: %s", _i, flit, err ? err->message : "");
+    got[flit] = r.mbps;
+  }
+  double p = c->payload;
+  double nonflit = wire_mbps (5, 8) * p / (p + 20) * (1 - skp_share (5, 8));
+  /* Reads: the downstream wire also carries the Acks of the MRds, one 8-byte DLLP per Ack latency limit (Table
+   * 3-12, x8 MPS 512: 182 symbols) over 8 lanes (§3). */
+  if (c->read)
+    nonflit = wire_mbps (5, 8) * p / (p + 20) * (1 - skp_share (5, 8) - 8.0 / (182 * 8));
+  double flit = wire_mbps (5, 8) * 236.0 / 256.0 * p / (p + 12) * (1 - flit_os_share (8, 16, 187));
+  ck_assert_msg (fabs (got[1] - flit) < 0.01 * flit, "case %d: flit %.1f MB/s, want %.1f", _i, got[1], flit);
+  ck_assert_msg (got[0] <= nonflit * 1.005 && got[0] > nonflit * 0.97, "case %d: non-flit %.1f MB/s, want %.1f", _i,
+                 got[0], nonflit);
+  /* §2's example: flit mode wins at 32 bytes, loses at 512. */
+  ck_assert_msg (c->payload < 256 ? got[1] > got[0] : got[1] < got[0], "case %d: flit %.1f vs non-flit %.1f", _i,
+                 got[1], got[0]);
+}
+END_TEST
+
+/* ---- errors, Nak and replay (pcie-protocol.md §10, spec §3.6) ---- */
+
+typedef struct {
+  int n;
+  uint64_t addr[64]; /* delivery order */
+  SimTime last_rx;
+  Link *link;
+} OrderLog;
+
+static void
+order_log_consume (void *ctx, LinkPort *port, Tlp *tlp)
+{
+  OrderLog *log = ctx;
+  if (log->n < 64)
+    log->addr[log->n] = tlp->address;
+  log->n++;
+  log->last_rx = sim_now (g_engine);
+  link_port_consume (port, tlp);
+  tlp_free (link_pool (log->link), tlp);
+}
+
+/* n MWrs of 256 bytes at addresses 0, 256, ... from the device, all queued at time 0. */
+static Link *
+error_link (SimEngine *e, TlpPool *pool, const LinkParams *p, OrderLog *log)
+{
+  Link *l = link_new (e, p, pool);
+  log->link = l;
+  link_port_set_rx (link_port (l, LINK_HOST), order_log_consume, log);
+  return l;
+}
+
+static void
+send_mwrs (Link *l, TlpPool *pool, int n)
+{
+  for (int i = 0; i < n; i++) {
+    Tlp *t = tlp_alloc (pool);
+    tlp_set (t, TLP_MWR, FALSE, (uint64_t) i * 256, 256);
+    link_port_send (link_port (l, LINK_DEVICE), t);
+  }
+}
+
+/* The end of every error run: nothing left unacknowledged or out of range, no TLP lost by the link. */
+static void
+finish_error_link (Link *l, TlpPool *pool)
+{
+  g_autoptr (GError) err = NULL;
+  ck_assert_msg (link_check_invariants (l, &err), "%s", err ? err->message : "");
+  link_free (l);
+  ck_assert_uint_eq (tlp_pool_live (pool), 0);
+  tlp_pool_free (pool);
+}
+
+static void
+assert_in_order_once (const OrderLog *log, int n)
+{
+  ck_assert_msg (log->n == n, "%d TLPs delivered, want %d", log->n, n);
+  for (int i = 0; i < n; i++)
+    ck_assert_msg (log->addr[i] == (uint64_t) i * 256, "TLP %d carries address %" G_GUINT64_FORMAT, i, log->addr[i]);
+}
+
+/* One corrupted TLP: the receiver discards it and the five behind it (sequence error, no second Nak), sends one
+ * Nak, and the transmitter replays the six unacknowledged TLPs; everything arrives once and in order. The long
+ * flight makes all eight leave before the Nak is back, so the count of replayed TLPs is exact; REPLAY_TIMER is set
+ * beyond that round trip (its spec value, 3 Ack limits, is not: it would replay before the Nak is back). */
+START_TEST (test_error_one_lcrc)
+{
+  g_autoptr (SimEngine) e = sim_engine_new (1);
+  g_engine = e;
+  TlpPool *pool = tlp_pool_new ();
+  LinkParams p = base_params (2, 4, 256);
+  p.flit_mode = _i == 1;
+  p.flight_ps = 10 * SIM_US;
+  p.replay_timer_symbols = 100000; /* 200 us at Gen2 */
+  OrderLog log = { 0 };
+  Link *l = error_link (e, pool, &p, &log);
+  link_inject_lcrc (l, LINK_UPSTREAM, 2, 1);
+  send_mwrs (l, pool, 8);
+  sim_run (e);
+  assert_in_order_once (&log, 8);
+  LinkErrors up = link_errors (l, LINK_UPSTREAM), down = link_errors (l, LINK_DOWNSTREAM);
+  ck_assert_msg (up.tlp_errors == 1 && up.naks == 1 && up.replays == 1 && up.replay_timeouts == 0
+                 && up.retrains == 0 && up.replayed_tlps == 6, "flit %d: %" G_GUINT64_FORMAT " errors, %"
+                 G_GUINT64_FORMAT " Naks, %" G_GUINT64_FORMAT " replays, %" G_GUINT64_FORMAT " replayed", _i,
+                 up.tlp_errors, up.naks, up.replays, up.replayed_tlps);
+  ck_assert_uint_eq (down.tlp_errors + down.dllp_errors + down.naks + down.replays, 0);
+  finish_error_link (l, pool);
+}
+END_TEST
+
+/* A lost Ack: nothing else acknowledges the one TLP, so REPLAY_TIMER expires 3 × the Ack latency limit (§10; Gen2
+ * x4 MPS 256: 3 × 169 symbols of 2 ns) after the TLP's last symbol and replays it; the receiver discards the
+ * duplicate and Acks again. */
+START_TEST (test_error_lost_ack)
+{
+  g_autoptr (SimEngine) e = sim_engine_new (1);
+  g_engine = e;
+  TlpPool *pool = tlp_pool_new ();
+  LinkParams p = base_params (2, 4, 256);
+  OrderLog log = { 0 };
+  Link *l = error_link (e, pool, &p, &log);
+  link_inject_fault (l, LINK_FAULT_LOST_ACK, LINK_DOWNSTREAM, 0);
+  send_mwrs (l, pool, 1);
+  /* The TLP ends after 276 / 4 = 69 symbol times. */
+  SimTime expiry = (69 + 3 * 169) * 2 * SIM_NS;
+  sim_run_until (e, expiry - 1);
+  ck_assert_uint_eq (link_errors (l, LINK_UPSTREAM).replays, 0);
+  sim_run_until (e, expiry);
+  LinkErrors up = link_errors (l, LINK_UPSTREAM);
+  ck_assert_msg (up.replays == 1 && up.replay_timeouts == 1, "at %" G_GUINT64_FORMAT " ps: %" G_GUINT64_FORMAT
+                 " replays", expiry, up.replays);
+  sim_run (e);
+  assert_in_order_once (&log, 1);
+  ck_assert_uint_eq (link_errors (l, LINK_DOWNSTREAM).dllp_errors, 1);
+  up = link_errors (l, LINK_UPSTREAM);
+  ck_assert_uint_eq (up.replays, 1);
+  finish_error_link (l, pool);
+}
+END_TEST
+
+/* REPLAY_NUM (spec §3.6.2.1): a TLP corrupted in its first `times` transmissions is replayed `times` times; the
+ * fourth replay without progress rolls REPLAY_NUM over and retrains the link first, which stays idle for
+ * retrain_ps. Three replays do not. Only the first failure is Nak'd: NAK_SCHEDULED stays set until a good TLP in
+ * order arrives (spec §3.6.3.1), so the REPLAY_TIMER starts every later replay. */
+START_TEST (test_error_retrain)
+{
+  uint32_t times = _i == 0 ? 3 : 4;
+  g_autoptr (SimEngine) e = sim_engine_new (1);
+  g_engine = e;
+  TlpPool *pool = tlp_pool_new ();
+  LinkParams p = base_params (3, 8, 256);
+  p.retrain_ps = 5 * SIM_US;
+  OrderLog log = { 0 };
+  Link *l = error_link (e, pool, &p, &log);
+  link_inject_lcrc (l, LINK_UPSTREAM, 0, times);
+  send_mwrs (l, pool, 4);
+  /* The watchdog's description names the recovery while it runs. */
+  for (SimTime t = 0; times == 4 && link_errors (l, LINK_UPSTREAM).retrains == 0; t += 50 * SIM_NS)
+    sim_run_until (e, t);
+  if (times == 4) {
+    g_autoptr (GString) why = g_string_new (NULL);
+    link_describe_wait (l, why);
+    ck_assert_msg (strstr (why->str, "retraining") && strstr (why->str, "replaying (0 of 4 resent, REPLAY_NUM 0)"),
+                   "%s", why->str);
+  }
+  sim_run (e);
+  assert_in_order_once (&log, 4);
+  LinkErrors up = link_errors (l, LINK_UPSTREAM);
+  ck_assert_msg (up.tlp_errors == times && up.naks == 1 && up.replays == times && up.replay_timeouts == times - 1
+                 && up.retrains == times / 4,
+                 "%u bad: %" G_GUINT64_FORMAT " errors, %" G_GUINT64_FORMAT " Naks, %" G_GUINT64_FORMAT
+                 " replays, %" G_GUINT64_FORMAT " retrains", times, up.tlp_errors, up.naks, up.replays, up.retrains);
+  /* Each round trip is well under a microsecond: only a retrain makes the run last beyond 5 us. */
+  ck_assert_msg ((log.last_rx > p.retrain_ps) == (times == 4), "last delivery at %" G_GUINT64_FORMAT " ps",
+                 log.last_rx);
+  finish_error_link (l, pool);
+}
+END_TEST
+
+/* BER sweep on Gen3 x8, MPS 256: each transmission of a 276-byte TLP fails with 1 - (1 - BER)^(8 × 276); over
+ * ~1.3 × 10^5 TLPs the count of errors stays within 4.5 standard deviations of that. Goodput never rises with
+ * the error rate. */
+START_TEST (test_error_ber_sweep)
+{
+  static const double bers[] = { 0, 1e-8, 1e-7, 1e-6, 1e-5 };
+  double prev = 1e30;
+  for (unsigned i = 0; i < G_N_ELEMENTS (bers); i++) {
+    LinkParams lp = base_params (3, 8, 256);
+    lp.ber = bers[i];
+    StreamParams sp = { .link = lp, .mode = STREAM_WRITE, .total_bytes = 32u << 20 };
+    StreamResult r;
+    g_autoptr (GError) err = NULL;
+    ck_assert_msg (stream_run (&sp, 7, &r, &err), "BER %g: %s", bers[i], err ? err->message : "");
+    LinkErrors up = r.errors[LINK_UPSTREAM];
+    double sent = (double) (sp.total_bytes / 256 + up.replayed_tlps);
+    double p = 1 - pow (1 - bers[i], 8 * 276.0);
+    double mean = sent * p, sd = sqrt (sent * p * (1 - p));
+    ck_assert_msg (sent >= 1e5, "only %.0f TLPs", sent);
+    ck_assert_msg (fabs ((double) up.tlp_errors - mean) <= 4.5 * sd + 1e-9, "BER %g: %" G_GUINT64_FORMAT
+                   " errors in %.0f TLPs, want %.1f ± %.1f", bers[i], up.tlp_errors, sent, mean, sd);
+    ck_assert_msg (r.mbps <= prev * (1 + 1e-9), "BER %g: %.1f MB/s above %.1f at the lower rate", bers[i], r.mbps,
+                   prev);
+    /* Every error is Nak'd unless one is already outstanding, and each Nak or timeout starts one replay. */
+    ck_assert (up.naks <= up.tlp_errors && up.replays <= up.naks + up.replay_timeouts);
+    ck_assert (bers[i] == 0 || up.replays > 0);
+    prev = r.mbps;
+  }
+}
+END_TEST
+
+/* Flit mode at Gen6 x16: a flit is lost only when one of its three interleaved codes (86 + 85 + 85 bytes) has
+ * two wrong bytes or more; a byte is wrong with 1 - (1 - BER)^8. Lost flits among those carrying TLPs stay
+ * within 4.5 standard deviations of that probability. */
+START_TEST (test_error_flit_fec)
+{
+  double ber = 1e-5;
+  LinkParams lp = base_params (6, 16, 256);
+  lp.ber = ber;
+  StreamParams sp = { .link = lp, .mode = STREAM_WRITE, .total_bytes = 64u << 20 };
+  StreamResult r;
+  g_autoptr (GError) err = NULL;
+  ck_assert_msg (stream_run (&sp, 3, &r, &err), "%s", err ? err->message : "");
+  double pb = 1 - pow (1 - ber, 8);
+  double ok = 1;
+  for (int c = 0; c < 3; c++) {
+    double n = c == 0 ? 86 : 85;
+    ok *= pow (1 - pb, n) + n * pb * pow (1 - pb, n - 1);
+  }
+  double p = 1 - ok;
+  LinkErrors up = r.errors[LINK_UPSTREAM];
+  /* Flits drawn: every flit holding TLP bytes, first transmissions and replays (268 bytes per TLP). */
+  double flits = (double) (sp.total_bytes / 256 + up.replayed_tlps) * 268.0 / 236.0;
+  double mean = flits * p, sd = sqrt (flits * p * (1 - p));
+  ck_assert_msg (fabs ((double) up.flit_errors - mean) <= 4.5 * sd + 0.02 * mean, "%" G_GUINT64_FORMAT
+                 " lost flits of %.0f, want %.1f ± %.1f", up.flit_errors, flits, mean, sd);
+  ck_assert (up.flit_errors > 0 && up.replays > 0);
 }
 END_TEST
 
@@ -409,6 +804,17 @@ main (void)
   tcase_add_loop_test (tc, test_ack_rate, 0, G_N_ELEMENTS (ack_rate_cases));
   tcase_add_loop_test (tc, test_credit_limited, 0, G_N_ELEMENTS (fc_cases));
   tcase_add_loop_test (tc, test_replay_stall, 0, 2);
+  tcase_add_test (tc, test_ack_pipelines_beyond_limit);
+  tcase_add_test (tc, test_ack_pin_to_pin_gen5);
+  tcase_add_test (tc, test_seq_window);
+  tcase_add_loop_test (tc, test_sris, 0, 2);
+  tcase_add_test (tc, test_flit_gen6_stream);
+  tcase_add_loop_test (tc, test_flit_vs_nonflit, 0, G_N_ELEMENTS (flit_cmp_cases));
+  tcase_add_loop_test (tc, test_error_one_lcrc, 0, 2);
+  tcase_add_test (tc, test_error_lost_ack);
+  tcase_add_loop_test (tc, test_error_retrain, 0, 2);
+  tcase_add_test (tc, test_error_ber_sweep);
+  tcase_add_test (tc, test_error_flit_fec);
   tcase_add_test (tc, test_updatefc_latency);
   tcase_add_loop_test (tc, test_slow_consumer, 0, 2);
   tcase_add_test (tc, test_read_stream);

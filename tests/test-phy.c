@@ -66,6 +66,13 @@ static const AckCase ack_cases[] = {
   { 5, 16, 1024, 246 },
   { 3, 2, 2048, 1153 },
   { 3, 1, 4096, 4239 },
+  /* The x12 and x32 columns. */
+  { 3, 12, 128, 154 },
+  { 3, 32, 128, 129 },
+  { 4, 12, 512, 205 },
+  { 5, 32, 1024, 180 },
+  { 3, 12, 4096, 802 },
+  { 3, 32, 2048, 244 },
   /* §3: at 2.5 GT/s subtract 96, at 5 GT/s subtract 45. */
   { 1, 8, 256, 203 - 96 },
   { 1, 1, 128, 333 - 96 },
@@ -192,10 +199,17 @@ START_TEST (test_bad_params)
 {
   Phy phy;
   GError *err = NULL;
-  ck_assert (!phy_init (&phy, 6, 4, 0, &err));
+  ck_assert (!phy_init (&phy, 7, 4, 0, &err));
   g_clear_error (&err);
-  ck_assert (!phy_init (&phy, 3, 12, 0, &err));
+  ck_assert (!phy_init (&phy, 3, 3, 0, &err));
   g_clear_error (&err);
+  /* x12 and x32 exist without flit mode only (r6 defines flit mode for x1..x16); Gen6 is always flit mode. */
+  ck_assert (phy_init (&phy, 3, 12, 0, NULL) && phy_init (&phy, 5, 32, 0, NULL));
+  ck_assert (!phy_init_mode (&phy, 5, 32, TRUE, FALSE, 0, &err));
+  g_clear_error (&err);
+  ck_assert (!phy_init (&phy, 6, 12, 0, &err));
+  g_clear_error (&err);
+  ck_assert (phy_init (&phy, 6, 16, 0, NULL) && phy.flit);
   LinkParams p = { .gen = 3, .lanes = 4, .max_payload_bytes = 384 };
   ck_assert (!link_params_validate (&p, &err));
   g_clear_error (&err);

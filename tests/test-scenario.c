@@ -159,18 +159,18 @@ START_TEST (test_errors)
             "override: link.max_payload must be a power of two from 128 to 4096 (got 100)");
   load_bad ("e4.yaml", "axis: []\n", "3:1", "unknown key 'axis' in a scenario (did you mean 'axes'?)");
 
-  /* "    values: [4, 1024]" on line 6: 1024 starts at column 17; it is the first axis's second value, so point 3. */
+  /* "    values: [4, 20000]" on line 6: 20000 starts at column 17; it is the first axis's second value, so point 3. */
   g_autoptr (PsScenario) s = load_ok ("e5.yaml", "modes: [read]\n"
                                                  "axes:\n"
                                                  "  - key: endpoint.tags\n"
-                                                 "    values: [4, 1024]\n"
+                                                 "    values: [4, 20000]\n"
                                                  "  - key: link.max_payload\n"
                                                  "    values: [128, 256]\n");
   g_autoptr (GError) e = NULL;
   g_autoptr (PsConfig) c = ps_scenario_point_config (s, 2, &e);
   ck_assert (!c && e);
-  g_autofree char *want = g_strdup_printf ("%s:6:17: error: axis endpoint.tags = 1024 (point 3): endpoint.tags must "
-                                           "be between 1 and 768 (got 1024)", s->path);
+  g_autofree char *want = g_strdup_printf ("%s:6:17: error: axis endpoint.tags = 20000 (point 3): endpoint.tags "
+                                           "must be between 1 and 16384 (got 20000)", s->path);
   ck_assert_str_eq (e->message, want);
   /* A run error of point 2 names the point at the axes list (line 5, column 3), with a foreign location kept. */
   g_autoptr (GError) run = NULL;

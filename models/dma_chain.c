@@ -643,8 +643,8 @@ dma_chain_check_invariants (const DmaChain *d, GError **error)
    * moves the same bytes, and a dropped duplicate adds none. */
   const DmaCounters *c = &d->c;
   if (d->n_free_tags != d->p.tags || d->cpl_outstanding != 0 || d->cpl_headers_reserved != 0) {
-    ps_error_plain (error, PS_ERROR_INTERNAL, "DMA: %u of %u tags not retired, %u completion-buffer bytes held",
-      d->p.tags - d->n_free_tags, d->p.tags, d->cpl_outstanding);
+    ps_error_plain (error, PS_ERROR_INTERNAL, "DMA: %u of %u tags not retired, %u completion-buffer bytes and %u "
+      "header slots held", d->p.tags - d->n_free_tags, d->p.tags, d->cpl_outstanding, d->cpl_headers_reserved);
     return FALSE;
   }
   if (c->read_bytes_requested != c->read_bytes_completed || c->read_bytes_completed != c->ep_bytes_written) {

@@ -10,6 +10,18 @@
  * beats (avst.c), the engine-switch turnaround and the per-TLP gap; receive costs beats plus a per-TLP overhead.
  * They matter only where the datapath runs at about the link's rate (x4/x8 rows); on x1 links it is 2-4x faster
  * than the wire (README: "Which mechanism costs what").
+ *
+ * Straddle (AppParams.straddle), the rule modelled: on a 512- or 1024-bit interface a TLP may start at any
+ * 256-bit segment boundary, so a TLP that ends in the lower half of a beat lets the next start in its upper
+ * half. Sources, as we know them: Intel's P-tile and F-tile Avalon-ST interfaces split a 512-bit beat into two
+ * 256-bit segments, each with its own start of packet, and R-tile's 1024-bit one into four; Xilinx's UltraScale+
+ * and Versal integrated blocks (PG213, PG343) let a second TLP start at DW 8 of a 512-bit CQ/CC/RQ beat, and up
+ * to four start at DW 0/4/8/12 of an RC beat. Assumptions (UNCONFIRMED in detail): one 256-bit granularity for
+ * both directions, so RC's 128-bit starts are not used (pessimistic for completions); the header travels in the
+ * data as in avst.h (Xilinx's descriptors do; P-tile carries it on a side bus, so this overstates P-tile by at
+ * most a segment per TLP); and the avst.h alignment applies from the segment a TLP starts in. Timing: a segment
+ * lasts width / 256 of a period, and a TLP is handed on at the end of its last segment, which for one ending in
+ * a beat's lower half is up to half a period before the beat's real end; throughput is exact.
  */
 #include "models/app.h"
 
@@ -26,6 +38,8 @@ struct App {
   LinkPort *port;
   TlpPool *pool;
   SimTime cycle_ps; /* one application clock period, ps: one beat */
+  SimTime unit_ps; /* a beat, or with straddle one 256-bit segment: cycle_ps / segments, exactly */
+  uint32_t unit_bits; /* width_bits, or 256 with straddle: the width avst_beats() counts in */
 
   AppTxClient clients[APP_MAX_CLIENTS];
   void *client_ctx[APP_MAX_CLIENTS];
@@ -63,6 +77,11 @@ app_params_check (const AppParams *p, GError **error)
       p->width_bits);
     return FALSE;
   }
+  /* Below 512 bits a beat is one 256-bit segment or less: nothing to straddle. */
+  if (p->straddle && p->width_bits < 512) {
+    ps_error_plain (error, PS_ERROR_DATA, "straddle needs a 512- or 1024-bit datapath, not %u bits", p->width_bits);
+    return FALSE;
+  }
   if (!(p->clock_mhz > 0.0 && p->clock_mhz <= 2000.0)) {
     ps_error_plain (error, PS_ERROR_DATA, "application clock %g MHz: must be in (0, 2000]", p->clock_mhz);
     return FALSE;
@@ -70,11 +89,12 @@ app_params_check (const AppParams *p, GError **error)
   return TRUE;
 }
 
-/* Next clock edge at or after t. A time already on an edge stays put, so back-to-back work loses no cycle. */
+/* Next clock edge (with straddle, segment boundary) at or after t. A time already on one stays put, so
+ * back-to-back work loses no cycle. */
 static SimTime
 edge (const App *a, SimTime t)
 {
-  return (t + a->cycle_ps - 1) / a->cycle_ps * a->cycle_ps;
+  return (t + a->unit_ps - 1) / a->unit_ps * a->unit_ps;
 }
 
 static void tx_arbitrate (SimEngine *e, void *ctx, uint64_t arg);
@@ -142,7 +162,7 @@ tx_arbitrate (SimEngine *e, void *ctx, uint64_t arg)
     /* take() must hand over the very TLP peek() described: the credit check above was made for it. */
     Tlp *t = a->clients[c].take (a->client_ctx[c]);
     g_assert (t != NULL && t->kind == probe.kind && t->payload_bytes == probe.payload_bytes);
-    uint32_t beats = avst_beats (a->p.width_bits, a->p.header_own_beat, t->header_bytes, t->address,
+    uint32_t beats = avst_beats (a->unit_bits, a->p.header_own_beat, t->header_bytes, t->address,
       t->payload_bytes);
     a->tx_beats += beats;
     /* Handing the interface to another source costs the multiplexer's turnaround before the first beat. */
@@ -156,7 +176,7 @@ tx_arbitrate (SimEngine *e, void *ctx, uint64_t arg)
     a->tx_cur_client = c;
     /* Arbitration runs only on edges (schedule_arbitration), so done and tx_free_at are edges too. The gap counts
      * from the last beat, whether or not the link takes the TLP at once. */
-    SimTime done = sim_now (e) + (SimTime) (idle + beats) * a->cycle_ps;
+    SimTime done = sim_now (e) + (SimTime) idle * a->cycle_ps + (SimTime) beats * a->unit_ps;
     a->tx_free_at = done + (SimTime) a->p.tx_gap_cycles * a->cycle_ps;
     sim_schedule_at (e, done, tx_beats_done, a, 0);
     return;
@@ -202,12 +222,12 @@ rx_start (App *a)
   if (a->rx_busy || a->rx.head == NULL)
     return;
   Tlp *t = a->rx.head;
-  uint32_t beats = avst_beats (a->p.width_bits, a->p.header_own_beat, t->header_bytes, t->address, t->payload_bytes)
-                   + a->p.rx_overhead_cycles;
+  uint32_t beats = avst_beats (a->unit_bits, a->p.header_own_beat, t->header_bytes, t->address, t->payload_bytes)
+                   + a->p.rx_overhead_cycles * (uint32_t) (a->cycle_ps / a->unit_ps);
   a->rx_beats += beats;
   a->rx_busy = TRUE;
   SimTime begin = edge (a, sim_now (a->engine));
-  sim_schedule_at (a->engine, begin + (SimTime) beats * a->cycle_ps, rx_done, a, 0);
+  sim_schedule_at (a->engine, begin + (SimTime) beats * a->unit_ps, rx_done, a, 0);
 }
 
 static void
@@ -227,11 +247,16 @@ app_new (SimEngine *engine, const AppParams *params, LinkPort *port, TlpPool *po
   a->p = *params;
   a->port = port;
   a->pool = pool;
-  /* Rounded to a whole picosecond: 250 MHz -> 4000 ps exactly; 62.5 MHz -> 16000 ps. */
-  a->cycle_ps = (SimTime) llround (1e6 / params->clock_mhz);
+  /* Rounded to a whole picosecond: 250 MHz -> 4000 ps exactly; 62.5 MHz -> 16000 ps. With straddle the segment
+   * time is rounded and the period made a whole number of segments, so segment boundaries never drift off the
+   * clock edges. */
+  uint32_t segments = params->straddle ? params->width_bits / 256 : 1;
+  a->unit_bits = params->width_bits / segments;
+  a->unit_ps = (SimTime) llround (1e6 / params->clock_mhz / segments);
   /* Unreachable after app_params_check() (2000 MHz is 500 ps); kept so edge() can never divide by zero. */
-  if (a->cycle_ps == 0)
-    a->cycle_ps = 1;
+  if (a->unit_ps == 0)
+    a->unit_ps = 1;
+  a->cycle_ps = a->unit_ps * segments;
   a->last_winner = APP_MAX_CLIENTS - 1;
   /* The app is the endpoint port's only user: the DMA engines send and receive through it, never directly. */
   link_port_set_rx (port, on_rx, a);
@@ -283,6 +308,12 @@ SimTime
 app_cycle_ps (const App *a)
 {
   return a->cycle_ps;
+}
+
+SimTime
+app_unit_ps (const App *a)
+{
+  return a->unit_ps;
 }
 
 uint64_t

@@ -12,8 +12,10 @@
  * - With dma.channels = N > 1 every channel's engines are programmed (channel by channel) and each moves
  *   transfer_bytes; a direction's figure per iteration is N x transfer_bytes over the span from its first counter
  *   start to its last counter stop. With software_timed the span is the driver's instead (see SystemParams).
- * - Link usage is measured over the last iteration's counter window: from the first counter start to the last
- *   counter stop.
+ * - Link usage is measured over the same windows as the figures: every iteration's counter window, from the
+ *   first counter start to the last counter stop (in simultaneous mode the union of both engines' windows),
+ *   each weighted by its length. The window opens when the engine is started (with DMA_COUNTER_AT_HOST the
+ *   counter itself starts earlier, when the start write left the host).
  * - Before returning a figure the run checks every invariant (system_check_invariants()); a broken one is an
  *   error (PS_ERROR_INTERNAL) and no figure is returned. The invariants include data integrity: every DW
  *   carries a pattern of its address (pattern.h) and the checksums the host and the endpoint fold from what they
@@ -65,8 +67,11 @@ typedef struct {
    * the read-request cycles not counted, as Intel reports for its Avalon-MM DMA (published-calibration.md §2.1).
    * A what-if figure of the interface, not a rate the wire carried. 0 when the mode runs no write engine. */
   double write_mbps_excluding_read_requests;
-  LinkUsage upstream, downstream; /* last iteration's measured window */
-  LinkCounters upstream_counters, downstream_counters; /* the same window */
+  LinkUsage upstream, downstream; /* over every iteration's counter window (see above) */
+  LinkCounters upstream_counters, downstream_counters; /* the same windows, summed */
+  double usage_window_ns; /* mean length of those windows */
+  uint32_t usage_windows; /* how many: one per iteration (two when one engine's counter stops before the other's
+                           * starts) */
   LinkErrors errors[2]; /* by LinkDir, whole run (all iterations) */
   uint64_t events; /* engine events executed, settle phase included */
   SimTime sim_time_ps; /* when the last iteration's software saw its end */

@@ -10,6 +10,18 @@
  * beats (avst.c), the engine-switch turnaround and the per-TLP gap; receive costs beats plus a per-TLP overhead.
  * They matter only where the datapath runs at about the link's rate (x4/x8 rows); on x1 links it is 2-4x faster
  * than the wire (README: "Which mechanism costs what").
+ *
+ * Straddle (AppParams.straddle), the rule modelled: on a 512- or 1024-bit interface a TLP may start at any
+ * 256-bit segment boundary, so a TLP that ends in the lower half of a beat lets the next start in its upper
+ * half. Sources, as we know them: Intel's P-tile and F-tile Avalon-ST interfaces split a 512-bit beat into two
+ * 256-bit segments, each with its own start of packet, and R-tile's 1024-bit one into four; Xilinx's UltraScale+
+ * and Versal integrated blocks (PG213, PG343) let a second TLP start at DW 8 of a 512-bit CQ/CC/RQ beat, and up
+ * to four start at DW 0/4/8/12 of an RC beat. Assumptions (UNCONFIRMED in detail): one 256-bit granularity for
+ * both directions, so RC's 128-bit starts are not used (pessimistic for completions); the header travels in the
+ * data as in avst.h (Xilinx's descriptors do; P-tile carries it on a side bus, so this overstates P-tile by at
+ * most a segment per TLP); and the avst.h alignment applies from the segment a TLP starts in. Timing: a segment
+ * lasts width / 256 of a period, and a TLP is handed on at the end of its last segment, which for one ending in
+ * a beat's lower half is up to half a period before the beat's real end; throughput is exact.
  */
 #include "models/app.h"
 
@@ -21,7 +33,7 @@
 #define APP_MAX_CLIENTS 8 /* the most dma_chain registers: DMA_MAX_CHANNELS x (write + read) engines */
 
 typedef struct {
-  uint64_t cycles; /* every interval counted so far, whole */
+  SimTime busy_ps; /* every interval counted so far, whole */
   SimTime from, to; /* the last interval counted */
 } AppSpan;
 
@@ -31,6 +43,8 @@ struct App {
   LinkPort *port;
   TlpPool *pool;
   SimTime cycle_ps; /* one application clock period, ps: one beat */
+  SimTime unit_ps; /* a beat, or with straddle one 256-bit segment: cycle_ps / segments, exactly */
+  uint32_t unit_bits; /* width_bits, or 256 with straddle: the width avst_beats() counts in */
 
   AppTxClient clients[APP_MAX_CLIENTS];
   void *client_ctx[APP_MAX_CLIENTS];
@@ -46,7 +60,7 @@ struct App {
   SimTime tx_free_at; /* first edge at which the interface may start another TLP */
   uint64_t tx_beats, tx_switch_cycles;
   uint64_t tx_kind_beats[TLP_KIND_COUNT];
-  /* Cycle accounts for app_cycles_at(): totals over every TLP scheduled so far, and the last such TLP's interval
+  /* Busy-time accounts for app_busy_at(): totals over every TLP scheduled so far, and the last such TLP's interval
    * of that kind, the only one that can still lie partly after the present (one TLP per side at a time). */
   AppSpan tx_data, tx_request, rx_data;
   gboolean tx_any; /* a TLP has been sent: last_winner is meaningful for the switch penalty */
@@ -71,6 +85,11 @@ app_params_check (const AppParams *p, GError **error)
       p->width_bits);
     return FALSE;
   }
+  /* Below 512 bits a beat is one 256-bit segment or less: nothing to straddle. */
+  if (p->straddle && p->width_bits < 512) {
+    ps_error_plain (error, PS_ERROR_DATA, "straddle needs a 512- or 1024-bit datapath, not %u bits", p->width_bits);
+    return FALSE;
+  }
   if (!(p->clock_mhz > 0.0 && p->clock_mhz <= 2000.0)) {
     ps_error_plain (error, PS_ERROR_DATA, "application clock %g MHz: must be in (0, 2000]", p->clock_mhz);
     return FALSE;
@@ -78,28 +97,29 @@ app_params_check (const AppParams *p, GError **error)
   return TRUE;
 }
 
-/* Next clock edge at or after t. A time already on an edge stays put, so back-to-back work loses no cycle. */
+/* Next clock edge (with straddle, segment boundary) at or after t. A time already on one stays put, so
+ * back-to-back work loses no cycle. */
 static SimTime
 edge (const App *a, SimTime t)
 {
-  return (t + a->cycle_ps - 1) / a->cycle_ps * a->cycle_ps;
+  return (t + a->unit_ps - 1) / a->unit_ps * a->unit_ps;
 }
 
 static void tx_arbitrate (SimEngine *e, void *ctx, uint64_t arg);
 
 static void
-span_add (AppSpan *s, SimTime from, SimTime to, SimTime cycle_ps)
+span_add (AppSpan *s, SimTime from, SimTime to)
 {
-  s->cycles += (to - from) / cycle_ps;
+  s->busy_ps += to - from;
   s->from = from;
   s->to = to;
 }
 
 /* The total up to t: everything counted, less the part of the last interval that lies after t. */
-static uint64_t
-span_at (const AppSpan *s, SimTime t, SimTime cycle_ps)
+static SimTime
+span_at (const AppSpan *s, SimTime t)
 {
-  return s->to > t ? s->cycles - (s->to - MAX (s->from, t)) / cycle_ps : s->cycles;
+  return s->to > t ? s->busy_ps - (s->to - MAX (s->from, t)) : s->busy_ps;
 }
 
 static void rx_start (App *a);
@@ -166,22 +186,21 @@ tx_arbitrate (SimEngine *e, void *ctx, uint64_t arg)
     /* take() must hand over the very TLP peek() described: the credit check above was made for it. */
     Tlp *t = a->clients[c].take (a->client_ctx[c]);
     g_assert (t != NULL && t->kind == probe.kind && t->payload_bytes == probe.payload_bytes);
-    uint32_t beats = avst_beats (a->p.width_bits, a->p.header_own_beat, t->header_bytes, t->address,
+    uint32_t beats = avst_beats (a->unit_bits, a->p.header_own_beat, t->header_bytes, t->address,
       t->payload_bytes);
     a->tx_beats += beats;
     /* Handing the interface to another source costs the multiplexer's turnaround before the first beat. */
     uint32_t idle = a->tx_any && c != a->last_winner ? a->p.arb_switch_cycles : 0;
     a->tx_switch_cycles += idle;
-    SimTime begin = sim_now (e) + (SimTime) idle * a->cycle_ps;
+    SimTime begin = sim_now (e) + (SimTime) idle * a->cycle_ps, end = begin + (SimTime) beats * a->unit_ps;
     if (t->kind == TLP_MRD)
-      span_add (&a->tx_request, sim_now (e), begin + (SimTime) beats * a->cycle_ps, a->cycle_ps);
+      span_add (&a->tx_request, sim_now (e), end);
     else {
       if (idle)
-        span_add (&a->tx_request, sim_now (e), begin, a->cycle_ps);
+        span_add (&a->tx_request, sim_now (e), begin);
       if (t->kind == TLP_MWR)
-        span_add (&a->tx_data, begin + (SimTime) avst_header_beats (a->p.width_bits, a->p.header_own_beat,
-                  t->header_bytes, t->address, t->payload_bytes) * a->cycle_ps, begin + (SimTime) beats * a->cycle_ps,
-                  a->cycle_ps);
+        span_add (&a->tx_data, begin + (SimTime) avst_header_beats (a->unit_bits, a->p.header_own_beat,
+                  t->header_bytes, t->address, t->payload_bytes) * a->unit_ps, end);
     }
     /* Beats per kind let the report show what read requests take from writes (pcie-protocol.md §7). */
     a->tx_kind_beats[t->kind] += beats;
@@ -191,7 +210,7 @@ tx_arbitrate (SimEngine *e, void *ctx, uint64_t arg)
     a->tx_cur_client = c;
     /* Arbitration runs only on edges (schedule_arbitration), so done and tx_free_at are edges too. The gap counts
      * from the last beat, whether or not the link takes the TLP at once. */
-    SimTime done = sim_now (e) + (SimTime) (idle + beats) * a->cycle_ps;
+    SimTime done = sim_now (e) + (SimTime) idle * a->cycle_ps + (SimTime) beats * a->unit_ps;
     a->tx_free_at = done + (SimTime) a->p.tx_gap_cycles * a->cycle_ps;
     sim_schedule_at (e, done, tx_beats_done, a, 0);
     return;
@@ -239,22 +258,22 @@ rx_start (App *a)
   if (a->rx_busy || a->rx.head == NULL)
     return;
   Tlp *t = a->rx.head;
-  uint32_t bytes_per_beat = a->p.width_bits / 8;
-  uint32_t beats = avst_beats (a->p.width_bits, a->p.header_own_beat, t->header_bytes, t->address, t->payload_bytes)
-                   + a->p.rx_overhead_cycles + (a->p.rx_overhead_bytes + bytes_per_beat - 1) / bytes_per_beat;
+  uint32_t unit_bytes = a->unit_bits / 8;
+  uint32_t beats = avst_beats (a->unit_bits, a->p.header_own_beat, t->header_bytes, t->address, t->payload_bytes)
+                   + a->p.rx_overhead_cycles * (uint32_t) (a->cycle_ps / a->unit_ps)
+                   + (a->p.rx_overhead_bytes + unit_bytes - 1) / unit_bytes;
   a->rx_beats += beats;
   a->rx_busy = TRUE;
   SimTime begin = edge (a, sim_now (a->engine));
   /* Data beats follow the header beats; the overhead is counted as idle beats after the TLP. */
   if (t->kind == TLP_CPLD) {
-    uint32_t hdr = avst_header_beats (a->p.width_bits, a->p.header_own_beat, t->header_bytes, t->address,
+    uint32_t hdr = avst_header_beats (a->unit_bits, a->p.header_own_beat, t->header_bytes, t->address,
       t->payload_bytes);
-    uint32_t data = avst_beats (a->p.width_bits, a->p.header_own_beat, t->header_bytes, t->address, t->payload_bytes)
+    uint32_t data = avst_beats (a->unit_bits, a->p.header_own_beat, t->header_bytes, t->address, t->payload_bytes)
                     - hdr;
-    span_add (&a->rx_data, begin + (SimTime) hdr * a->cycle_ps, begin + (SimTime) (hdr + data) * a->cycle_ps,
-      a->cycle_ps);
+    span_add (&a->rx_data, begin + (SimTime) hdr * a->unit_ps, begin + (SimTime) (hdr + data) * a->unit_ps);
   }
-  sim_schedule_at (a->engine, begin + (SimTime) beats * a->cycle_ps, rx_done, a, 0);
+  sim_schedule_at (a->engine, begin + (SimTime) beats * a->unit_ps, rx_done, a, 0);
 }
 
 static void
@@ -274,11 +293,16 @@ app_new (SimEngine *engine, const AppParams *params, LinkPort *port, TlpPool *po
   a->p = *params;
   a->port = port;
   a->pool = pool;
-  /* Rounded to a whole picosecond: 250 MHz -> 4000 ps exactly; 62.5 MHz -> 16000 ps. */
-  a->cycle_ps = (SimTime) llround (1e6 / params->clock_mhz);
+  /* Rounded to a whole picosecond: 250 MHz -> 4000 ps exactly; 62.5 MHz -> 16000 ps. With straddle the segment
+   * time is rounded and the period made a whole number of segments, so segment boundaries never drift off the
+   * clock edges. */
+  uint32_t segments = params->straddle ? params->width_bits / 256 : 1;
+  a->unit_bits = params->width_bits / segments;
+  a->unit_ps = (SimTime) llround (1e6 / params->clock_mhz / segments);
   /* Unreachable after app_params_check() (2000 MHz is 500 ps); kept so edge() can never divide by zero. */
-  if (a->cycle_ps == 0)
-    a->cycle_ps = 1;
+  if (a->unit_ps == 0)
+    a->unit_ps = 1;
+  a->cycle_ps = a->unit_ps * segments;
   a->last_winner = APP_MAX_CLIENTS - 1;
   /* The app is the endpoint port's only user: the DMA engines send and receive through it, never directly. */
   link_port_set_rx (port, on_rx, a);
@@ -332,6 +356,12 @@ app_cycle_ps (const App *a)
   return a->cycle_ps;
 }
 
+SimTime
+app_unit_ps (const App *a)
+{
+  return a->unit_ps;
+}
+
 uint64_t
 app_tx_beats (const App *a)
 {
@@ -357,11 +387,10 @@ app_rx_beats (const App *a)
   return a->rx_beats;
 }
 
-AppCycles
-app_cycles_at (const App *a, SimTime t)
+AppBusy
+app_busy_at (const App *a, SimTime t)
 {
-  return (AppCycles) { span_at (&a->tx_data, t, a->cycle_ps), span_at (&a->tx_request, t, a->cycle_ps),
-                       span_at (&a->rx_data, t, a->cycle_ps) };
+  return (AppBusy) { span_at (&a->tx_data, t), span_at (&a->tx_request, t), span_at (&a->rx_data, t) };
 }
 
 /* A TLP waiting for the link or still in its beats counts as work; a pending arbitration with nothing taken

@@ -17,10 +17,12 @@
  *   (dma_chain.c).
  * - Receive: TLPs from the link (whose rx_pipeline_ps already holds the IP's receive latency) pass one at a
  *   time through the receive interface, each taking avst_beats() + rx_overhead_cycles + rx_overhead_bytes in
- *   beats (rounded up). At the end of its beats
+ *   beats (rounded up; 256-bit segments with straddle). At the end of its beats
  *   the handler sees the TLP, then the app calls link_port_consume() (the IP's receive buffer slot is free only once the application has read it)
  *   and frees it. Handlers must not keep or free the TLP.
- * - Every beat starts on an edge of the application clock; times are integer picoseconds.
+ * - Every beat starts on an edge of the application clock; times are integer picoseconds. With straddle a TLP
+ *   starts on a 256-bit segment boundary: the clock period is split into width / 256 equal segment times
+ *   (app_unit_ps()), and a TLP occupies whole segments.
  * - No allocation after app_new(): queues are intrusive lists through Tlp.next.
  */
 #pragma once
@@ -33,7 +35,8 @@ typedef enum {
 } AppArbitration;
 
 typedef struct {
-  uint32_t width_bits; /* interface width: 64, 128, 256 or 512 (pcie-protocol.md §7 lists which IP uses which) */
+  uint32_t width_bits; /* interface width: 64, 128, 256, 512 or 1024 (pcie-protocol.md §7 lists which IP uses
+                        * which; Gen4/5 hard IPs: 512 or 1024) */
   double clock_mhz; /* application clock: 62.5, 125 or 250 MHz for the hard IPs of §7; soft IP its own */
   gboolean header_own_beat; /* TRUE: header never shares a beat with data (256-bit Avalon-MM DMA style) */
   uint32_t tx_gap_cycles; /* idle beats after each transmitted TLP: arbiter/state-machine turnaround */
@@ -46,6 +49,11 @@ typedef struct {
   uint32_t rx_overhead_cycles; /* extra beats per received TLP: the DMA's completion bookkeeping */
   uint32_t rx_overhead_bytes; /* extra interface bytes per received TLP, rounded up to beats: a per-TLP cost that
                                * is a fixed width of the interface rather than a fixed number of cycles */
+  /* Straddle (512- and 1024-bit only): a TLP may start at any 256-bit boundary of a beat, so two (four at 1024
+   * bits) TLPs share a beat, in both directions. Off, every TLP starts a fresh beat and a 512-bit interface at
+   * 250 MHz carries one 256-byte TLP per 5 beats (12.8 GB/s), below a Gen4 x16 link. See app.c for the rule and
+   * its sources. */
+  gboolean straddle;
 } AppParams;
 
 typedef struct App App;
@@ -74,6 +82,9 @@ void app_set_rx (App *app, AppRxFn fn, void *ctx);
 void app_kick (App *app);
 
 SimTime app_cycle_ps (const App *app);
+/* The time of the interface's smallest unit: a beat, or with straddle one 256-bit segment of a beat. Beat counts
+ * below (app_tx_beats, app_tx_kind_beats, app_rx_beats) are in these units. */
+SimTime app_unit_ps (const App *app);
 /* The link port the datapath feeds (for clients that need wire-level notifications). */
 LinkPort *app_port (const App *app);
 /* Beats the datapath spent transmitting / receiving (utilisation figures for reports). */
@@ -85,14 +96,14 @@ uint64_t app_tx_switch_cycles (const App *app);
 uint64_t app_tx_kind_beats (const App *app, TlpKind kind);
 uint64_t app_rx_beats (const App *app);
 
-/* Interface cycles since the start, up to time t, spent carrying write data (MWr payload beats on transmit),
- * read requests (MRd beats and the turnarounds around them on transmit) and completion data (CplD payload beats
- * on receive): a logic analyser's view of the interface (published-calibration.md §2.1). Exact at any t from the
- * start of the last TLP scheduled on each side onwards, so two calls at the ends of a window give the cycles
- * inside it, whatever TLPs straddle its edges. */
+/* Interface time since the start, up to time t, spent carrying write data (MWr payload beats on transmit), read
+ * requests (MRd beats and the turnarounds around them on transmit) and completion data (CplD payload beats on
+ * receive), in ps: a logic analyser's view of the interface (published-calibration.md §2.1). Exact at any t from the
+ * start of the last TLP scheduled on each side onwards, so two calls at the ends of a window give the time inside
+ * it, whatever TLPs straddle its edges. With straddle the beats are 256-bit segments (app_unit_ps()). */
 typedef struct {
-  uint64_t tx_data, tx_read_request, rx_data;
-} AppCycles;
-AppCycles app_cycles_at (const App *app, SimTime t);
+  SimTime tx_data_ps, tx_read_request_ps, rx_data_ps;
+} AppBusy;
+AppBusy app_busy_at (const App *app, SimTime t);
 /* Nothing queued in either direction. */
 gboolean app_idle (const App *app);

@@ -32,6 +32,7 @@ typedef struct {
   uint64_t next_address; /* completions arrive in increasing address order (spec §2.3.1.1) */
   uint32_t n_desc; /* descriptor fetch: how many descriptors it carries */
   uint64_t desc_address;
+  uint32_t cpl_headers; /* completion header slots still reserved for this request */
 } TagEntry;
 
 struct DmaEngine {
@@ -78,10 +79,11 @@ struct DmaChain {
   /* Engine of channel c, direction dir: eng[c * DMA_DIR_COUNT + dir]; n_eng = channels x 2. */
   DmaEngine eng[DMA_MAX_CHANNELS * DMA_DIR_COUNT];
   uint32_t n_eng;
-  TagEntry tag[DMA_MAX_TAGS];
+  TagEntry tag[DMA_TAG_SPACE];
   uint16_t free_tags[DMA_MAX_TAGS]; /* stack of free tag numbers */
   uint32_t n_free_tags;
   uint32_t cpl_outstanding; /* completion-buffer bytes requested and not yet taken in */
+  uint32_t cpl_headers_reserved; /* completion header slots reserved by outstanding requests */
   DmaCounters c;
   DmaCounterFn notify;
   void *notify_ctx;
@@ -102,9 +104,22 @@ dma_params_check (const DmaParams *p, GError **error)
       p->max_payload_bytes, p->max_read_request_bytes);
     return FALSE;
   }
-  /* 32 is the 5-bit default AN-456 runs with; up to 256 are 8-bit extended tags. 10-bit tags are not modelled. */
+  /* 32 is the 5-bit default AN-456 runs with; up to 256 are 8-bit extended tags, up to 768 10-bit tags. */
   if (p->tags < 1 || p->tags > DMA_MAX_TAGS) {
     ps_error_plain (error, PS_ERROR_DATA, "tags %u: must be 1..%u", p->tags, DMA_MAX_TAGS);
+    return FALSE;
+  }
+  if (p->rcb_bytes != 0 && p->rcb_bytes != 64 && p->rcb_bytes != 128) {
+    ps_error_plain (error, PS_ERROR_DATA, "read completion boundary %u bytes: must be 64 or 128", p->rcb_bytes);
+    return FALSE;
+  }
+  /* An MRRS-sized request at any DW offset touches at most MRRS / RCB + 1 RCB blocks; fewer header slots than
+   * that could leave a request that never fits, and the read engine would wait forever. */
+  uint32_t rcb = p->rcb_bytes ? p->rcb_bytes : 64;
+  if (p->cpl_buffer_headers != 0 && p->cpl_buffer_headers < p->max_read_request_bytes / rcb + 1) {
+    ps_error_plain (error, PS_ERROR_DATA, "completion buffer of %u headers is smaller than the %u completions one "
+      "%u-byte read request may come back as (RCB %u)", p->cpl_buffer_headers, p->max_read_request_bytes / rcb + 1,
+      p->max_read_request_bytes, rcb);
     return FALSE;
   }
   if (p->cpl_buffer_bytes != 0 && p->cpl_buffer_bytes < p->max_read_request_bytes) {
@@ -137,14 +152,26 @@ dma_params_check (const DmaParams *p, GError **error)
 
 static uint32_t desc_fetch_bytes (const DmaEngine *e);
 
+/* The most completions a read of `bytes` at `address` may come back as: one per RCB block it touches, because a
+ * completer may end a completion at every RCB boundary (spec §2.3.1.1, split.h). */
+static uint32_t
+cpl_headers_for (const DmaChain *d, uint64_t address, uint32_t bytes)
+{
+  if (d->p.cpl_buffer_headers == 0)
+    return 0;
+  uint64_t rcb = d->p.rcb_bytes ? d->p.rcb_bytes : 64;
+  return (uint32_t) ((address + bytes - 1) / rcb - address / rcb + 1);
+}
+
 /* A due descriptor fetch has first claim on the last free tag (with two or more tags). Without that, a read
  * engine that always has a request ready takes every tag the moment it frees, and the write engine's next
  * descriptor fetch starves until the read engine has issued its whole transfer.
  * The completion buffer counts every byte requested and not yet read out by the application, descriptor
- * fetches included. An endpoint advertises infinite completion credits (pcie-protocol.md §5), so nothing on the
- * link would stop completions from overflowing it: the requester must hold back before the MRd goes out. */
+ * fetches included, and so do its header slots, with each request's worst-case completion count. An endpoint
+ * advertises infinite completion credits (pcie-protocol.md §5), so nothing on the link would stop completions
+ * from overflowing either: the requester must hold back before the MRd goes out. */
 static gboolean
-read_fits (const DmaChain *d, uint32_t bytes, gboolean desc)
+read_fits (const DmaChain *d, uint64_t address, uint32_t bytes, gboolean desc)
 {
   uint32_t reserve = 0;
   if (!desc && d->p.tags >= 2)
@@ -152,7 +179,9 @@ read_fits (const DmaChain *d, uint32_t bytes, gboolean desc)
       if (d->eng[i].running && desc_fetch_bytes (&d->eng[i]) > 0)
         reserve = 1;
   return d->n_free_tags > reserve
-         && (d->p.cpl_buffer_bytes == 0 || d->cpl_outstanding + bytes <= d->p.cpl_buffer_bytes);
+         && (d->p.cpl_buffer_bytes == 0 || d->cpl_outstanding + bytes <= d->p.cpl_buffer_bytes)
+         && (d->p.cpl_buffer_headers == 0
+             || d->cpl_headers_reserved + cpl_headers_for (d, address, bytes) <= d->p.cpl_buffer_headers);
 }
 
 /* Claimed when the MRd is committed, not when it reaches the wire: a tag may not be reused while a request
@@ -161,8 +190,12 @@ static uint16_t
 tag_get (DmaChain *d, DmaEngine *e, gboolean desc, uint64_t address, uint32_t bytes)
 {
   uint16_t t = d->free_tags[--d->n_free_tags];
-  d->tag[t] = (TagEntry) { .engine = e, .desc = desc, .remaining = bytes, .next_address = address };
+  uint32_t hdrs = cpl_headers_for (d, address, bytes);
+  d->tag[t] = (TagEntry) { .engine = e, .desc = desc, .remaining = bytes, .next_address = address,
+                           .cpl_headers = hdrs };
   d->cpl_outstanding += bytes;
+  d->cpl_headers_reserved += hdrs;
+  d->c.cpl_headers_high_water = MAX (d->c.cpl_headers_high_water, d->cpl_headers_reserved);
   d->c.tags_in_use++;
   d->c.tags_high_water = MAX (d->c.tags_high_water, d->c.tags_in_use);
   d->c.cpl_buffer_high_water_bytes = MAX (d->c.cpl_buffer_high_water_bytes, d->cpl_outstanding);
@@ -175,6 +208,8 @@ static void
 tag_put (DmaChain *d, uint16_t t)
 {
   d->tag[t].engine = NULL;
+  /* Slots the completer did not use (it split less than it might have) come back with the tag. */
+  d->cpl_headers_reserved -= d->tag[t].cpl_headers;
   d->free_tags[d->n_free_tags++] = t;
   d->c.tags_in_use--;
 }
@@ -260,8 +295,8 @@ engine_peek (void *ctx, Tlp *probe)
    * must see exactly the state this peek decided on. */
   take_descriptor (e);
   uint32_t fetch = desc_fetch_bytes (e);
-  if (fetch > 0 && read_fits (d, fetch, TRUE)) {
-    uint64_t addr = e->table + DMA_DESC_BYTES * (1 + (uint64_t) e->desc_requested);
+  uint64_t addr = e->table + DMA_DESC_BYTES * (1 + (uint64_t) e->desc_requested);
+  if (fetch > 0 && read_fits (d, addr, fetch, TRUE)) {
     *probe = (Tlp) { .kind = TLP_MRD, .header_bytes = header_for (addr), .address = addr, .length_bytes = fetch,
                      .cookie = ACT_DESC };
     return TRUE;
@@ -287,7 +322,7 @@ engine_peek (void *ctx, Tlp *probe)
     /* Reads wait only for tags and buffer space, never for earlier data: up to `tags` MRRS-sized requests in
      * flight are what hide the host's read latency. */
     uint32_t n = split_next_request (e->cur_host, e->cur_left, d->p.max_read_request_bytes);
-    if (!read_fits (d, n, FALSE))
+    if (!read_fits (d, e->cur_host, n, FALSE))
       return FALSE; /* a completion freeing a tag or buffer space kicks the app */
     *probe = (Tlp) { .kind = TLP_MRD, .header_bytes = header_for (e->cur_host), .address = e->cur_host,
                      .length_bytes = n, .cookie = ACT_DATA };
@@ -383,12 +418,12 @@ engine_take (void *ctx)
   return t;
 }
 
-/* The notification goes out at the instant the stop is decided; on_placed() then moves a write engine's recorded
- * stop to the end of the last MWr's last symbol, which lies ahead. */
+/* The notification goes out at the instant the stop is decided, with the stop time already recorded: for a
+ * write engine (on_placed()) the end of the last MWr's last symbol, which lies ahead. */
 static void
-stop_counter (DmaEngine *e)
+stop_counter (DmaEngine *e, SimTime at)
 {
-  e->counter_stop_ps = sim_now (e->dma->engine);
+  e->counter_stop_ps = at;
   if (e->dma->notify != NULL)
     e->dma->notify (e->dma->notify_ctx, e->dir, TRUE);
 }
@@ -425,8 +460,7 @@ on_placed (void *ctx, LinkPort *port, const Tlp *t, SimTime end_ps)
   if (e == NULL)
     return;
   e->last_data = NULL;
-  stop_counter (e);
-  e->counter_stop_ps = end_ps;
+  stop_counter (e, end_ps);
 }
 
 /* --- receive: completions and register writes ------------------------------------------------------------ */
@@ -434,7 +468,7 @@ on_placed (void *ctx, LinkPort *port, const Tlp *t, SimTime end_ps)
 static void
 on_cpl (DmaChain *d, const Tlp *t)
 {
-  if (t->tag >= DMA_MAX_TAGS || d->tag[t->tag].engine == NULL) {
+  if (t->tag >= DMA_TAG_SPACE || d->tag[t->tag].engine == NULL) {
     /* An Unexpected Completion (spec §2.3.2): no request of ours holds this tag, e.g. a duplicate. It is dropped
      * and counted; the end-of-run check turns any into an error. */
     d->c.unexpected_cpls++;
@@ -449,8 +483,13 @@ on_cpl (DmaChain *d, const Tlp *t)
     d->c.out_of_order_cpls++;
   g->next_address = t->address + t->payload_bytes;
   g->remaining -= MIN (g->remaining, t->payload_bytes);
-  /* The application has taken the data out of the IP's buffer (the app consumes right after this handler). */
+  /* The application has taken the data out of the IP's buffer (the app consumes right after this handler): its
+   * bytes and its header slot are free. */
   d->cpl_outstanding -= t->payload_bytes;
+  if (g->cpl_headers > 0) {
+    g->cpl_headers--;
+    d->cpl_headers_reserved--;
+  }
   if (!g->desc) {
     d->c.read_checksum += pattern_sum (t->address, t->payload_bytes);
     e->completed += t->payload_bytes;
@@ -474,7 +513,7 @@ on_cpl (DmaChain *d, const Tlp *t)
   /* The read counter stops once the application has taken in the last data completion (endpoint memory is
    * written); EPLAST and the MSI come after and are not timed, as AN-456's counter stops at the last data. */
   if (e->dir == DMA_READ && e->running && !g->desc && data_done (e))
-    stop_counter (e);
+    stop_counter (e, sim_now (d->engine));
   app_kick (d->app);
 }
 
@@ -539,9 +578,11 @@ dma_chain_new (SimEngine *engine, const DmaParams *params, App *app, TlpPool *po
   d->mem_read = mem_read;
   d->mem_ctx = mem_ctx;
   d->setup_ps = (SimTime) params->desc_setup_cycles * app_cycle_ps (app);
-  /* Tag numbers are handed out lowest first (pushed in reverse), like a priority encoder would. */
+  /* Tag numbers are handed out lowest first (pushed in reverse), like a priority encoder would. Past 256 the
+   * requester uses 10-bit tags, whose usable values are 256..1023 (Tag[9:8] != 00b, pcie-protocol.md §6). */
+  uint32_t first = params->tags > 256 ? 256 : 0;
   for (uint32_t i = 0; i < params->tags; i++)
-    d->free_tags[i] = (uint16_t) (params->tags - 1 - i);
+    d->free_tags[i] = (uint16_t) (first + params->tags - 1 - i);
   d->n_free_tags = params->tags;
   static const AppTxClient client = { engine_peek, engine_take, engine_sent };
   /* Clients in channel order, write before read within a channel: round robin then serves every engine in turn. */
@@ -601,9 +642,9 @@ dma_chain_check_invariants (const DmaChain *d, GError **error)
   /* Over all runs. Completions out of order or unexpected fail even when the byte counts agree: a swapped pair
    * moves the same bytes, and a dropped duplicate adds none. */
   const DmaCounters *c = &d->c;
-  if (d->n_free_tags != d->p.tags || d->cpl_outstanding != 0) {
-    ps_error_plain (error, PS_ERROR_INTERNAL, "DMA: %u of %u tags not retired, %u completion-buffer bytes held",
-      d->p.tags - d->n_free_tags, d->p.tags, d->cpl_outstanding);
+  if (d->n_free_tags != d->p.tags || d->cpl_outstanding != 0 || d->cpl_headers_reserved != 0) {
+    ps_error_plain (error, PS_ERROR_INTERNAL, "DMA: %u of %u tags not retired, %u completion-buffer bytes and %u "
+      "header slots held", d->p.tags - d->n_free_tags, d->p.tags, d->cpl_outstanding, d->cpl_headers_reserved);
     return FALSE;
   }
   if (c->read_bytes_requested != c->read_bytes_completed || c->read_bytes_completed != c->ep_bytes_written) {
@@ -650,5 +691,8 @@ dma_chain_describe_wait (const DmaChain *d, GString *out)
     g_string_append_printf (out, "%stags: %u of %u outstanding (tag %u waits for %u bytes at 0x%" G_GINT64_MODIFIER
       "x%s), completion buffer %u bytes held", out->len ? "; " : "", d->p.tags - d->n_free_tags, d->p.tags, t,
       d->tag[t].remaining, d->tag[t].next_address, d->tag[t].desc ? ", a descriptor fetch" : "", d->cpl_outstanding);
+    if (d->p.cpl_buffer_headers)
+      g_string_append_printf (out, ", %u of %u completion header slots reserved", d->cpl_headers_reserved,
+        d->p.cpl_buffer_headers);
   }
 }

@@ -13,11 +13,12 @@
  *   their contents through DmaMemReadFn when the last completion byte of the fetch has arrived (timing comes from
  *   the TLPs; contents from the host memory model).
  * - Data: the write engine issues MWr <= MPS, the read engine MRd <= MRRS, neither crossing 4 KB (split.h).
- *   Reads are limited by free tags (1..256, shared by both engines and descriptor fetches: one requester ID;
+ *   Reads are limited by free tags (1..768, shared by both engines and descriptor fetches: one requester ID;
  *   with two or more tags a due descriptor fetch has first claim on the last free one, so a busy read engine
- *   cannot starve the other engine of descriptors) and by cpl_buffer_bytes, the endpoint's completion buffer: bytes requested and not yet taken out of the
- *   buffer by the application never exceed it (endpoints advertise infinite completion credits, so the
- *   requester must hold itself back; spec §2.6.1, pcie-protocol.md §6).
+ *   cannot starve the other engine of descriptors) and by the endpoint's completion buffer: bytes requested and
+ *   not yet taken out of the buffer by the application never exceed cpl_buffer_bytes, and completions that may
+ *   still come (counted worst case, see cpl_buffer_headers) never exceed its header slots (endpoints advertise
+ *   infinite completion credits, so the requester must hold itself back; spec §2.6.1, pcie-protocol.md §6).
  * - End of a run: the engine writes EPLAST (a 1-DW MWr to table + 12) after its last data, then an MSI if the
  *   control word enabled it (data = 0 for the write engine, 1 for the read engine; + 2 c on channel c).
  * - Performance counter: starts when the DW3 (start) write is decoded by the engine (DMA_COUNTER_AT_ENDPOINT,
@@ -44,7 +45,10 @@ typedef struct {
 } DmaDescriptor;
 
 #define DMA_DESC_BYTES 16u /* 4 DW per descriptor and for the table header (AN-456) */
-#define DMA_MAX_TAGS 256u /* 8-bit extended tags */
+/* The most outstanding reads one requester may have: 10-bit tags give 768 (pcie-protocol.md §6; spec §2.2.6.2).
+ * A link may allow fewer (link_tags_max()); system_params_check() holds the DMA to the link's limit. */
+#define DMA_MAX_TAGS 768u
+#define DMA_TAG_SPACE 1024u /* 10-bit tag numbers 0..1023 */
 #define DMA_MAX_DESC_FIFO 256u
 #define DMA_REG_START_DW 3u
 #define DMA_MAX_CHANNELS 4u /* engines per direction (XDMA offers 1, 2 or 4 H2C and C2H channels) */
@@ -53,8 +57,14 @@ typedef struct {
 typedef struct {
   uint32_t max_payload_bytes; /* MPS: largest MWr (AN-456 runs: 256) */
   uint32_t max_read_request_bytes; /* MRRS: largest MRd (AN-456 runs: 512) */
-  uint32_t tags; /* read tags the endpoint may use, 1..256 (AN-456 runs: 32) */
+  uint32_t tags; /* read tags the endpoint may use, 1..768: up to 256 numbered 0.., more as 10-bit tags 256..
+                  * (AN-456 runs: 32) */
   uint32_t cpl_buffer_bytes; /* endpoint completion buffer ("RX buffer credit allocation"); 0 = unlimited */
+  /* Completion TLPs the completion buffer has header slots for; 0 = unlimited. A read reserves the most
+   * completions its request may come back as: one per read-completion-boundary block it touches (spec
+   * §2.3.1.1: a completer may split at every RCB), since the requester cannot know how the host will split. */
+  uint32_t cpl_buffer_headers;
+  uint32_t rcb_bytes; /* the completer's RCB (64 or 128), for cpl_buffer_headers; 0 = 64 */
   uint32_t desc_max_bytes; /* driver: largest transfer per descriptor (e.g. 4096 = one per page); 0 = one */
   uint32_t desc_per_fetch; /* descriptors read by one descriptor MRd */
   uint32_t desc_fifo_entries; /* descriptors an engine can hold; a fetch goes out when a batch fits */
@@ -102,6 +112,7 @@ typedef struct {
   uint64_t read_checksum; /* pattern_sum() of every read data completion taken in (pattern.h) */
   uint32_t tags_in_use, tags_high_water;
   uint32_t cpl_buffer_high_water_bytes;
+  uint32_t cpl_headers_high_water; /* completion header slots reserved at once (cpl_buffer_headers) */
 } DmaCounters;
 
 DmaCounters dma_chain_counters (const DmaChain *dma);

@@ -1397,27 +1397,61 @@ link_theoretical_mbps (int gen, int lanes, uint32_t max_payload_bytes)
   return lanes * lane_mbps[gen] * max_payload_bytes / (max_payload_bytes + 20.0);
 }
 
-double
-link_protocol_limit_mbps (const LinkParams *params)
+/* The parts of the bound: the MB/s of payload a wire with no ordered sets carries in back-to-back MPS TLPs with
+ * header_bytes of header, the share of the wire SKP ordered sets take, and one SKP ordered set's duration in ps
+ * (EDS included). 0 on parameters phy_init_mode() refuses. */
+static double
+limit_parts (const LinkParams *params, uint32_t header_bytes, double *os_share, double *skp_ps)
 {
   Phy phy;
   if (!phy_init_mode (&phy, params->gen, params->lanes, params->flit_mode, params->sris, params->skp_interval_symbols,
                       NULL))
     return 0;
-  double hdr_ecrc = 12.0 + (params->ecrc ? TLP_ECRC_BYTES : 0);
+  double hdr_ecrc = (double) header_bytes + (params->ecrc ? TLP_ECRC_BYTES : 0);
+  double sym_ps = (double) phy.sym_num_ps / (double) phy.sym_den;
   if (phy.flit) {
     /* Flit mode: every slot is on the grid of flits and SKPs; 236 of each flit's 256 bytes carry TLPs, packed
      * back to back with no framing, and DLLPs ride in the DLP bytes. */
-    double os_flit = (double) phy.skp_symbols * phy.lanes / (double) phy.group_slots;
-    return phy_wire_mbps (&phy) * (1.0 - os_flit) * PHY_FLIT_TLP_BYTES / PHY_FLIT_BYTES
-           * params->max_payload_bytes / (params->max_payload_bytes + hdr_ecrc);
+    *os_share = (double) phy.skp_symbols * phy.lanes / (double) phy.group_slots;
+    *skp_ps = phy.skp_symbols * sym_ps;
+    return phy_wire_mbps (&phy) * PHY_FLIT_TLP_BYTES / PHY_FLIT_BYTES * params->max_payload_bytes
+           / (params->max_payload_bytes + hdr_ecrc);
   }
-  /* An upper bound for simulated streams; test-link.c checks it, allowing a finite window one SKP fewer than its
-   * share. A saturating MWr stream: TLPs of MPS + 12-byte header + framing, all multiples of 4 bytes, so lane
-   * placement never pads between them; SKPs take at least their own slots (EDS included, no block padding) once
-   * per interval; the stream needs no DLLPs on its own direction (Acks and UpdateFCs travel the other way). */
+  /* A saturating stream: TLPs of MPS + header + framing, all multiples of 4 bytes, so lane placement never pads
+   * between them; SKPs take at least their own slots (EDS included, no block padding) once per interval; the
+   * stream needs no DLLPs on its own direction (Acks and UpdateFCs travel the other way). */
   double tlp = params->max_payload_bytes + hdr_ecrc + phy.tlp_framing_bytes;
-  double os_share = ((double) phy.skp_symbols * phy.lanes + phy.eds_bytes)
-                    / ((double) phy.skp_interval_symbols * phy.lanes);
-  return phy_wire_mbps (&phy) * (1.0 - os_share) * params->max_payload_bytes / tlp;
+  *os_share = ((double) phy.skp_symbols * phy.lanes + phy.eds_bytes) / ((double) phy.skp_interval_symbols * phy.lanes);
+  *skp_ps = (phy.skp_symbols + (double) phy.eds_bytes / phy.lanes) * sym_ps;
+  return phy_wire_mbps (&phy) * params->max_payload_bytes / tlp;
+}
+
+double
+link_protocol_limit_mbps (const LinkParams *params, uint32_t header_bytes)
+{
+  /* An upper bound for simulated streams; test-link.c and test-phy.c check it. */
+  double os_share, skp_ps;
+  double no_os = limit_parts (params, header_bytes, &os_share, &skp_ps);
+  return no_os * (1.0 - os_share);
+}
+
+/* A window of W holds SKPs due at every interval I (flit mode: on a fixed grid), each placed at the first
+ * packet boundary after it is due (at most one TLP, less than I, later): at least W / I - 2 of them lie inside.
+ * The payload the window can carry is then at most no_os x (1 - (W / I - 2) S / W) = limit + no_os x 2 S / W,
+ * and never more than a wire without ordered sets carries. */
+double
+link_protocol_limit_window_mbps (const LinkParams *params, uint32_t header_bytes, SimTime window_ps)
+{
+  double os_share, skp_ps;
+  double no_os = limit_parts (params, header_bytes, &os_share, &skp_ps);
+  if (window_ps == 0)
+    return no_os;
+  return MIN (no_os, no_os * (1.0 - os_share) + no_os * 2.0 * skp_ps / (double) window_ps);
+}
+
+/* pcie-protocol.md §6: 10-bit tags give 768 usable values; flit mode (always at Gen6) has 14-bit tags. */
+uint32_t
+link_tags_max (const LinkParams *params)
+{
+  return params->flit_mode || params->gen == 6 ? 16384 : 768;
 }

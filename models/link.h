@@ -161,9 +161,19 @@ void link_inject_fault (Link *link, LinkFault fault, LinkDir dir, uint64_t nth);
  * first `times` transmissions (the original and then replays). Call before any traffic. */
 void link_inject_lcrc (Link *link, LinkDir dir, uint64_t seq, uint32_t times);
 
+/* The most non-posted requests one requester may have outstanding on this link, by the widest tag the link's
+ * mode carries (spec §2.2.6.2, pcie-protocol.md §6): 10-bit tags, 768 usable values; 14-bit tags in flit mode. */
+uint32_t link_tags_max (const LinkParams *params);
+
 /* The vendor "theoretical maximum" (published-calibration.md §1): lanes x per-lane MB/s after 8b/10b
  * (Gen3 counted as 1000, Gen4 2000, Gen5 4000 MB/s) x MPS / (MPS + 20). */
 double link_theoretical_mbps (int gen, int lanes, uint32_t max_payload_bytes);
-/* The most a saturating posted-write stream of MPS-sized 3-DW-header MWrs can carry on this link with its
- * framing, encoding, lane placement, SKP ordered sets and the minimum reverse-direction DLLP traffic. */
-double link_protocol_limit_mbps (const LinkParams *params);
+/* The most a saturating stream of MPS-sized TLPs with header_bytes of header (12 for 3-DW, 16 for 4-DW) can carry
+ * on this link with its framing, encoding, lane placement and SKP ordered sets: a long-run bound, over whole SKP
+ * intervals. Posted writes have the MWr header of their addresses; read data comes back in CplDs, whose header
+ * is always 3 DW (pcie-protocol.md §2). */
+double link_protocol_limit_mbps (const LinkParams *params, uint32_t header_bytes);
+/* The same bound for a measurement of window_ps: a finite window may hold fewer SKP ordered sets than its
+ * long-run share (up to two fewer), so a short one may carry slightly more; it never exceeds a wire without
+ * ordered sets (window_ps 0 gives that). What a simulated figure is checked against. */
+double link_protocol_limit_window_mbps (const LinkParams *params, uint32_t header_bytes, SimTime window_ps);

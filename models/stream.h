@@ -6,8 +6,11 @@
  * - Read mode: the device keeps up to `tags` MRd requests of max_read_request_bytes outstanding upstream; a
  *   simple host completer answers each after completer_latency_ps with CplDs of completion_bytes split at RCB
  *   boundaries (pcie-protocol.md §6), in address order. (The full host model is models/host.[ch].)
- * - Throughput is measured in steady state: from the delivery that completes warmup_bytes to the last delivery,
- *   payload bytes over that time, in MB/s (10^6 B/s). LinkUsage covers the same window.
+ * - Throughput is payload bytes over a window, in MB/s (10^6 B/s), and LinkUsage covers the same window:
+ *   STREAM_WINDOW_TRANSFER runs from the source's start (t = 0, the first TLP offered) to the last delivery and
+ *   counts every byte: the transfer's own figure, as a DMA counter times it, defined for any total from one DW up.
+ *   STREAM_WINDOW_STEADY runs from the delivery that completes warmup_bytes to the last delivery: the steady
+ *   state without the first TLP's latency, which needs deliveries after the warmup (an empty window gives 0).
  * - Deterministic: no randomness is used; the seed only seeds the engine, for symmetry with other runs.
  * - The run drains completely and then checks link_check_invariants(), so every TLP was acknowledged.
  */
@@ -16,12 +19,14 @@
 #include "models/link.h"
 
 typedef enum { STREAM_WRITE, STREAM_READ } StreamMode;
+typedef enum { STREAM_WINDOW_STEADY, STREAM_WINDOW_TRANSFER } StreamWindow;
 
 typedef struct {
   LinkParams link; /* tx_queue_tlps 0 is replaced by STREAM_TX_QUEUE_TLPS (see stream.c) */
   StreamMode mode;
   uint64_t total_bytes; /* payload to move; 0 = 1,048,576 */
-  uint64_t warmup_bytes; /* excluded from the measurement; 0 = total / 8 */
+  StreamWindow window; /* what the figure measures (see above); the config workload uses TRANSFER */
+  uint64_t warmup_bytes; /* STEADY: excluded from the measurement; 0 = total / 8 */
   gboolean addr64; /* 4-DW MWr/MRd headers (64-bit addresses) instead of 3-DW */
   double consumer_mbps; /* write mode: host sink rate in MB/s (fractions allowed); 0 = consumes on arrival */
   uint32_t max_read_request_bytes; /* read mode: MRRS; 0 = 512 (spec §7.5.3.4 default) */

@@ -55,11 +55,17 @@ struct System {
   uint64_t last_progress;
   double mbps_sum[DMA_DIR_COUNT], counter_ns_sum[DMA_DIR_COUNT];
   /* Read-request cycles on the transmit interface during the current write counter window (see SystemResult). */
-  uint64_t write_rr_cycles_at_start;
+  SimTime write_rr_ps_at_start;
   SimTime write_rr_ps;
   double write_excl_mbps_sum;
   SimTime first_write_span_ps; /* the first transfer's write counter time: places the peak window */
-  AppCycles peak_open; /* interface cycles at the peak window's start */
+  AppBusy peak_open; /* interface busy times at the peak window's start */
+  /* Link usage summed over the counter windows (on_counter): fractions x window length, per LinkDir. */
+  SimTime usage_start_ps;
+  LinkUsage usage_sum[2];
+  LinkCounters usage_counters[2];
+  double usage_ps;
+  uint32_t usage_windows;
   SystemResult *out;
 };
 
@@ -92,6 +98,11 @@ system_params_check (const SystemParams *p, GError **error)
   if (!link_params_validate (&p->link, error) || !host_params_check (&p->host, p->link.max_payload_bytes, error)
       || !app_params_check (&p->app, error) || !dma_params_check (&p->dma, error))
     return FALSE;
+  if (p->dma.tags > link_tags_max (&p->link)) {
+    ps_error_plain (error, PS_ERROR_DATA, "%u tags: the link carries at most %u outstanding requests",
+      p->dma.tags, link_tags_max (&p->link));
+    return FALSE;
+  }
   if (p->dma.max_payload_bytes > p->link.max_payload_bytes) {
     ps_error_plain (error, PS_ERROR_DATA, "DMA max payload %u exceeds the link's %u", p->dma.max_payload_bytes,
       p->link.max_payload_bytes);
@@ -248,26 +259,29 @@ on_status (void *ctx, uint64_t address, uint32_t value)
   engine_reported (ctx, (uint32_t) (k / DMA_DIR_COUNT), k % DMA_DIR_COUNT == DMA_READ ? DMA_READ : DMA_WRITE);
 }
 
-/* Transmit-interface cycles read requests took so far: MRd beats plus every engine turnaround (turnarounds
- * happen because requests slip in between writes; the few around EPLAST and MSI writes are counted too). */
-static uint64_t
-read_request_cycles (const System *s)
+/* Transmit-interface time read requests took so far, in ps: MRd beats (segments with straddle) plus every engine
+ * turnaround (turnarounds happen because requests slip in between writes; the few around EPLAST and MSI writes
+ * are counted too). */
+static SimTime
+read_request_ps (const System *s)
 {
-  return app_tx_kind_beats (s->app, TLP_MRD) + app_tx_switch_cycles (s->app);
+  return app_tx_kind_beats (s->app, TLP_MRD) * app_unit_ps (s->app)
+         + app_tx_switch_cycles (s->app) * app_cycle_ps (s->app);
 }
 
 static void
 peak_close (SimEngine *e, void *ctx, uint64_t arg)
 {
   System *s = ctx;
-  AppCycles c = app_cycles_at (s->app, sim_now (e));
-  double w = SYSTEM_PEAK_WINDOW_CYCLES, data = (double) (c.tx_data - s->peak_open.tx_data);
-  double req = (double) (c.tx_read_request - s->peak_open.tx_read_request);
+  AppBusy b = app_busy_at (s->app, sim_now (e));
+  double w = (double) SYSTEM_PEAK_WINDOW_CYCLES * (double) app_cycle_ps (s->app);
+  double data = (double) (b.tx_data_ps - s->peak_open.tx_data_ps);
+  double req = (double) (b.tx_read_request_ps - s->peak_open.tx_read_request_ps);
   /* MB/s of the interface: bytes per cycle x cycles per microsecond. */
   double full = s->p->app.width_bits / 8.0 * s->p->app.clock_mhz;
   s->out->peak_write_mbps = data / w * full;
   s->out->peak_write_mbps_excluding_read_requests = req < w ? data / (w - req) * full : 0;
-  s->out->peak_read_mbps = (double) (c.rx_data - s->peak_open.rx_data) / w * full;
+  s->out->peak_read_mbps = (double) (b.rx_data_ps - s->peak_open.rx_data_ps) / w * full;
   s->out->peak_valid = TRUE;
 }
 
@@ -275,44 +289,67 @@ static void
 peak_open (SimEngine *e, void *ctx, uint64_t arg)
 {
   System *s = ctx;
-  s->peak_open = app_cycles_at (s->app, sim_now (e));
+  s->peak_open = app_busy_at (s->app, sim_now (e));
   sim_schedule_in (e, (SimTime) SYSTEM_PEAK_WINDOW_CYCLES * app_cycle_ps (s->app), peak_close, s, 0);
 }
 
-/* Every iteration: the read-request cycles inside the write counter's window. Last iteration only: link usage
- * over the counter window (steady state, no inter-iteration idle). Both windows run from the first counter to
- * start to the last to stop, counted across channels (and, for link usage, across both directions), so in
- * simultaneous mode the link-usage window covers both engines' counters. */
+/* Every iteration: the read-request cycles inside the write counter's window, and link usage over the counter
+ * window, so usage covers the same transfers the MB/s figures average (no inter-iteration idle). Both windows
+ * run from the first counter to start to the last to stop, counted across channels (and, for link usage,
+ * across both directions), so in simultaneous mode the link-usage window covers both engines' counters. Each
+ * iteration's usage is weighted by its window's length: the result is the share of all the windows' time. */
 static void
 on_counter (void *ctx, DmaDir dir, gboolean stopped)
 {
   System *s = ctx;
   if (dir == DMA_WRITE) {
     if (!stopped && s->write_counting++ == 0) {
-      s->write_rr_cycles_at_start = read_request_cycles (s);
+      s->write_rr_ps_at_start = read_request_ps (s);
       /* The peak window (SystemResult): in the second transfer, at half the first one's write time, on a clock
-       * edge so the interface's cycle counts are exact at both ends. */
+       * edge so the interface's busy times are exact at both ends. */
       if (s->mode == SYSTEM_SIMULTANEOUS && s->iteration == 1) {
         SimTime cyc = app_cycle_ps (s->app), at = sim_now (s->engine) + s->first_write_span_ps / 2;
         sim_schedule_at (s->engine, (at + cyc - 1) / cyc * cyc, peak_open, s, 0);
       }
     }
     else if (stopped && --s->write_counting == 0)
-      s->write_rr_ps = (SimTime) (read_request_cycles (s) - s->write_rr_cycles_at_start) * app_cycle_ps (s->app);
+      s->write_rr_ps = read_request_ps (s) - s->write_rr_ps_at_start;
   }
-  if (s->iteration + 1 != s->p->iterations)
-    return;
   if (!stopped) {
-    if (s->counting++ == 0)
+    if (s->counting++ == 0) {
       link_stats_reset (s->link);
+      s->usage_start_ps = sim_now (s->engine);
+    }
     return;
   }
   if (--s->counting > 0)
     return;
-  s->out->upstream = link_usage (s->link, LINK_UPSTREAM);
-  s->out->downstream = link_usage (s->link, LINK_DOWNSTREAM);
-  s->out->upstream_counters = link_counters (s->link, LINK_UPSTREAM);
-  s->out->downstream_counters = link_counters (s->link, LINK_DOWNSTREAM);
+  /* The window's length is the counters' span: a write counter stops at the end of its last MWr on the wire,
+   * which the link has already committed (its usage reaches that far upstream). */
+  SimTime stop = sim_now (s->engine);
+  for (uint32_t ch = 0; ch < s->channels; ch++)
+    for (int k = 0; k < DMA_DIR_COUNT; k++)
+      if (s->uses[k])
+        stop = MAX (stop, dma_chain_channel_status (s->dma, ch, (DmaDir) k).counter_stop_ps);
+  double w = (double) (stop - s->usage_start_ps);
+  s->usage_ps += w;
+  s->usage_windows++;
+  for (int d = 0; d < 2; d++) {
+    LinkUsage u = link_usage (s->link, (LinkDir) d);
+    LinkUsage *sum = &s->usage_sum[d];
+    sum->payload += u.payload * w;
+    sum->tlp_overhead += u.tlp_overhead * w;
+    sum->dllp += u.dllp * w;
+    sum->ordered_sets += u.ordered_sets * w;
+    sum->idle += u.idle * w;
+    LinkCounters c = link_counters (s->link, (LinkDir) d), *cs = &s->usage_counters[d];
+    cs->tlps += c.tlps;
+    cs->dllps += c.dllps;
+    cs->acks += c.acks;
+    cs->updatefcs += c.updatefcs;
+    cs->skps += c.skps;
+    cs->payload_bytes += c.payload_bytes;
+  }
 }
 
 /* Deliveries anywhere in the system: the watchdog's sign of life. pio_writes counts when software queues the
@@ -545,6 +582,21 @@ system_run (const SystemParams *p, SystemMode mode, uint64_t seed, SystemResult 
     }
     out->host = host_counters (s.host);
     out->dma = dma_chain_counters (s.dma);
+    LinkUsage u[2];
+    for (int d = 0; d < 2; d++) {
+      const LinkUsage *sum = &s.usage_sum[d];
+      double w = s.usage_ps > 0 ? s.usage_ps : 1;
+      u[d] = (LinkUsage) { sum->payload / w, sum->tlp_overhead / w, sum->dllp / w, sum->ordered_sets / w,
+                           sum->idle / w };
+      /* Idle absorbs the rounding of the weighted sums, so the five still sum to 1. */
+      u[d].idle = 1.0 - (u[d].payload + u[d].tlp_overhead + u[d].dllp + u[d].ordered_sets);
+    }
+    out->downstream = u[LINK_DOWNSTREAM];
+    out->upstream = u[LINK_UPSTREAM];
+    out->downstream_counters = s.usage_counters[LINK_DOWNSTREAM];
+    out->upstream_counters = s.usage_counters[LINK_UPSTREAM];
+    out->usage_window_ns = s.usage_windows ? s.usage_ps / s.usage_windows / 1000.0 : 0;
+    out->usage_windows = s.usage_windows;
   }
   out->events = sim_events_executed (s.engine);
   for (int dir = 0; dir < 2; dir++)

@@ -12,8 +12,10 @@
  * - With dma.channels = N > 1 every channel's engines are programmed (channel by channel) and each moves
  *   transfer_bytes; a direction's figure per iteration is N x transfer_bytes over the span from its first counter
  *   start to its last counter stop. With software_timed the span is the driver's instead (see SystemParams).
- * - Link usage is measured over the last iteration's counter window: from the first counter start to the last
- *   counter stop.
+ * - Link usage is measured over the same windows as the figures: every iteration's counter window, from the
+ *   first counter start to the last counter stop (in simultaneous mode the union of both engines' windows),
+ *   each weighted by its length. The window opens when the engine is started (with DMA_COUNTER_AT_HOST the
+ *   counter itself starts earlier, when the start write left the host).
  * - Before returning a figure the run checks every invariant (system_check_invariants()); a broken one is an
  *   error (PS_ERROR_INTERNAL) and no figure is returned. The invariants include data integrity: every DW
  *   carries a pattern of its address (pattern.h) and the checksums the host and the endpoint fold from what they
@@ -68,14 +70,17 @@ typedef struct {
   double write_mbps_excluding_read_requests;
   /* Simultaneous mode, two or more iterations: the interface's steady state as a logic analyser sees it in a
    * SYSTEM_PEAK_WINDOW_CYCLES window (published-calibration.md §2.1's Signal Tap capture), placed in the second
-   * transfer at half the first transfer's write counter time from its start, away from both ends: cycles carrying
-   * write data (MWr payload beats) / all cycles, the same / (all - read-request cycles: MRd beats and their
-   * turnarounds), and cycles carrying completion data / all cycles, each x width x clock. peak_valid is FALSE
+   * transfer at half the first transfer's write counter time from its start, away from both ends: time carrying
+   * write data (MWr payload beats) / the window, the same / (window - read-request time: MRd beats and their
+   * turnarounds), and time carrying completion data / the window, each x width x clock. peak_valid is FALSE
    * (and the figures 0) in other modes and for a single transfer. */
   gboolean peak_valid;
   double peak_write_mbps, peak_write_mbps_excluding_read_requests, peak_read_mbps;
-  LinkUsage upstream, downstream; /* last iteration's measured window */
-  LinkCounters upstream_counters, downstream_counters; /* the same window */
+  LinkUsage upstream, downstream; /* over every iteration's counter window (see above) */
+  LinkCounters upstream_counters, downstream_counters; /* the same windows, summed */
+  double usage_window_ns; /* mean length of those windows */
+  uint32_t usage_windows; /* how many: one per iteration (two when one engine's counter stops before the other's
+                           * starts) */
   LinkErrors errors[2]; /* by LinkDir, whole run (all iterations) */
   uint64_t events; /* engine events executed, settle phase included */
   SimTime sim_time_ps; /* when the last iteration's software saw its end */

@@ -66,7 +66,7 @@ const char *const ps_figure_words[] = { "read", "write", "simultaneous_read", "s
   { prefix ".ph", K_INT, OFF (field.ph), 0, 2032, FALSE, NULL, NULL, "0", "credits",                              \
     "posted-header credits " who " advertises; 0 = infinite (spec §3.4.2, Table 2-48 scaled limits)" },      \
   { prefix ".pd", K_INT, OFF (field.pd), 0, 32752, FALSE, NULL, NULL, "0", "credits (16 bytes)",                   \
-    "posted-data credits " who " advertises; 0 = infinite" },                                                \
+    "posted-data credits " who " advertises; 0 = infinite; else at least max_payload / 16 (spec §3.4.2)" },   \
   { prefix ".nph", K_INT, OFF (field.nph), 0, 2032, FALSE, NULL, NULL, "0", "credits",                            \
     "non-posted-header credits " who " advertises; 0 = infinite" },                                          \
   { prefix ".npd", K_INT, OFF (field.npd), 0, 32752, FALSE, NULL, NULL, "0", "credits (16 bytes)",                 \
@@ -74,7 +74,8 @@ const char *const ps_figure_words[] = { "read", "write", "simultaneous_read", "s
   { prefix ".cplh", K_INT, OFF (field.cplh), 0, 2032, FALSE, NULL, NULL, "0", "credits",                          \
     "completion-header credits " who " advertises; 0 = infinite (endpoints must, spec §2.6.1)" },            \
   { prefix ".cpld", K_INT, OFF (field.cpld), 0, 32752, FALSE, NULL, NULL, "0", "credits (16 bytes)",               \
-    "completion-data credits " who " advertises; 0 = infinite" }
+    "completion-data credits " who " advertises; 0 = infinite; else at least min(max_payload, "              \
+    "max_read_request) / 16 (spec §3.4.2)" }
 
 /* The key table: the interface users and scripts depend on. Keys are added, never renamed (design.md).
  * Its order is the order of `pciesim keys` and of the README table generated from it, so keys stay grouped by
@@ -142,8 +143,8 @@ static const KeyDef keys[] = {
     "symbol times", "between SKP ordered sets; 0 = the spec minimum (1180 at 8b/10b, 370 blocks at 128b/130b)" },
 
   { "endpoint.tags", K_INT, OFF (endpoint.tags), 1, 16384, FALSE, NULL, NULL, "32", "tags",
-    "outstanding read requests (spec §2.2.6.2: 32 with 5-bit tags, 256 with 8-bit extended tags; above 256 only "
-    "14-bit flit-mode tags with the stream workload)" },
+    "outstanding read requests (spec §2.2.6.2: 32 with 5-bit tags, 256 with 8-bit extended tags, 768 with "
+    "10-bit tags; above 768 only 14-bit flit-mode tags with the stream workload)" },
   /* Their table defaults are Gen1 x1's: a config that gives neither gets the hard IP's pair for its link
    * (apply_datapath_default()), and one that gives one of them the other to go with it. */
   { "endpoint.datapath_bits", K_INT, OFF (endpoint.datapath_bits), 64, 1024, FALSE, width_allowed, NULL, "64",
@@ -158,8 +159,16 @@ static const KeyDef keys[] = {
   CREDIT_KEYS ("endpoint.rx_credits", endpoint.rx_credits, "the endpoint"),
   { "endpoint.completion_buffer_bytes", K_INT, OFF (endpoint.completion_buffer_bytes), 0, 1 << 24, FALSE, NULL, NULL,
     "0", "bytes", "receive buffer for read completions; outstanding read bytes never exceed it; 0 = unlimited" },
+  { "endpoint.completion_buffer_headers", K_INT, OFF (endpoint.completion_buffer_headers), 0, 1 << 16, FALSE, NULL,
+    NULL, "0", "completions", "header slots of the read-completion buffer: a read is issued only when every "
+    "completion it may come back as (one per read completion boundary block it touches, spec §2.3.1.1) has a "
+    "slot, as a requester advertising infinite completion credits must (spec §2.6.1); 0 = unlimited" },
   { "endpoint.header_own_beat", K_BOOL, OFF (endpoint.header_own_beat), 0, 0, FALSE, NULL, NULL, "false", "",
     "TLP header never shares an interface beat with data (256-bit Avalon-MM style)" },
+  { "endpoint.straddle", K_BOOL, OFF (endpoint.straddle), 0, 0, FALSE, NULL, NULL, "false", "",
+    "512/1024-bit datapaths: a TLP may start at any 256-bit boundary of a beat, so two (four) share a beat, both "
+    "ways (Intel P-/F-/R-tile Avalon-ST segments, Xilinx PG213/PG343 straddle); false = one TLP per beat, which "
+    "caps a 512-bit 250 MHz datapath at 12.8 GB/s of 256-byte TLPs (README, 'Straddle')" },
   { "endpoint.tx_gap_cycles", K_INT, OFF (endpoint.tx_gap_cycles), 0, 1000, FALSE, NULL, NULL, "0", "cycles",
     "idle application-clock cycles after each transmitted TLP (arbiter turnaround)" },
   { "endpoint.rx_overhead_cycles", K_INT, OFF (endpoint.rx_overhead_cycles), 0, 1000, FALSE, NULL, NULL, "0",
@@ -1059,6 +1068,40 @@ check_dma (Walk *w, const YNode *root, GError **error)
   return TRUE;
 }
 
+/* Spec §3.4.2, Table "Minimum Initial Flow Control Advertisements": a finite advertisement must let the largest
+ * TLP of its type through, or that TLP could never be sent and the run would only stall until the deadlock
+ * watchdog fired. Headers: 1 (any finite value, 1..2032, already is). NPD: 1 (2 for AtomicOp completers, which
+ * nothing here is; MRds carry no data). PD: Max_Payload_Size / 16. CplD: the smaller of Max_Payload_Size and
+ * the largest read request, / 16. The spec's minimum is taken over the largest MPS the component supports;
+ * the config knows only the programmed MPS, which is at most that, so this check is the weaker, necessary
+ * half of the rule: exactly what one max-size TLP needs. */
+static gboolean
+check_credit_minimum (Walk *w, const YNode *root, const char *prefix, const PsCredits *cr, GError **error)
+{
+  const PsConfig *c = w->cfg;
+  const struct {
+    const char *type;
+    int64_t value, min;
+    const char *why;
+  } rule[] = {
+    { "pd", cr->pd, c->link.max_payload / 16, "Max_Payload_Size" },
+    { "cpld", cr->cpld, MIN (c->link.max_payload, c->link.max_read_request) / 16,
+      "the smaller of Max_Payload_Size and Max_Read_Request_Size" },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS (rule); i++) {
+    if (rule[i].value == 0 || rule[i].value >= rule[i].min)
+      continue;
+    g_autofree char *key = g_strdup_printf ("%s.%s", prefix, rule[i].type);
+    const YNode *at = g_hash_table_lookup (w->seen, key);
+    ytree_error (error, PS_ERROR_DATA, at ? at : root,
+                 "%s (%" G_GINT64_FORMAT ") is below the spec minimum of %" G_GINT64_FORMAT " credits (%s / 16 "
+                 "bytes, spec §3.4.2): no %s TLP could ever be sent; 0 means infinite", key, rule[i].value,
+                 rule[i].min, rule[i].why, i == 0 ? "max-payload posted" : "max-size completion");
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* Checks that need several keys; each points at the node whose value makes the combination impossible.
  * They run once every value is converted, since the keys involved may come from different files, a --set or
  * the table. A value left at its default has no node (`at` is NULL): the error then points at the config's 1:1. */
@@ -1101,6 +1144,28 @@ check_combinations (Walk *w, const YNode *root, GError **error)
                    "block does not give", ps_figure_words[i]);
       return FALSE;
     }
+  if (!check_credit_minimum (w, root, "host.rx_credits", &c->host.rx_credits, error)
+      || !check_credit_minimum (w, root, "endpoint.rx_credits", &c->endpoint.rx_credits, error))
+    return FALSE;
+  if (c->endpoint.straddle && c->endpoint.datapath_bits < 512) {
+    at = g_hash_table_lookup (w->seen, "endpoint.straddle");
+    ytree_error (error, PS_ERROR_DATA, at ? at : root,
+                 "endpoint.straddle needs a 512- or 1024-bit datapath (endpoint.datapath_bits is %" G_GINT64_FORMAT
+                 "): a narrower beat holds one 256-bit segment at most", c->endpoint.datapath_bits);
+    return FALSE;
+  }
+  /* An MRRS-sized read at any DW offset touches MRRS / RCB + 1 RCB blocks at most, each a possible completion. */
+  int64_t min_hdrs = c->link.max_read_request / c->link.read_completion_boundary + 1;
+  if (c->endpoint.completion_buffer_headers != 0 && c->endpoint.completion_buffer_headers < min_hdrs) {
+    at = g_hash_table_lookup (w->seen, "endpoint.completion_buffer_headers");
+    ytree_error (error, PS_ERROR_DATA, at ? at : root,
+                 "endpoint.completion_buffer_headers (%" G_GINT64_FORMAT ") is smaller than the %" G_GINT64_FORMAT
+                 " completions one read request may come back as (link.max_read_request %" G_GINT64_FORMAT " / "
+                 "read completion boundary %" G_GINT64_FORMAT " + 1): no read could ever be issued",
+                 c->endpoint.completion_buffer_headers, min_hdrs, c->link.max_read_request,
+                 c->link.read_completion_boundary);
+    return FALSE;
+  }
   gboolean flit = c->link.gen == 6 || c->link.flit_mode;
   if (flit && (c->link.lanes == 12 || c->link.lanes == 32)) {
     at = g_hash_table_lookup (w->seen, "link.lanes");
@@ -1108,11 +1173,13 @@ check_combinations (Walk *w, const YNode *root, GError **error)
                 "(Gen6 or link.flit_mode; x1..x16, spec §4.2.3.3)", c->link.lanes);
     return FALSE;
   }
-  if (c->endpoint.tags > 256 && (!flit || c->benchmark.workload != PS_WORKLOAD_STREAM)) {
+  /* 10-bit tags (768, spec §2.2.6.2) work on any link and with the DMA; more need flit mode's 14-bit tags, which
+   * only the stream source uses (the chaining DMA's tag table holds 10-bit tags, dma_chain.h). */
+  if (c->endpoint.tags > 768 && (!flit || c->benchmark.workload != PS_WORKLOAD_STREAM)) {
     at = g_hash_table_lookup (w->seen, "endpoint.tags");
     ytree_error (error, PS_ERROR_DATA, at ? at : root, "endpoint.tags %" G_GINT64_FORMAT " needs 14-bit tags: flit "
-                "mode (Gen6 or link.flit_mode) and the stream workload (the chaining DMA keeps 8-bit tags)",
-                c->endpoint.tags);
+                "mode (Gen6 or link.flit_mode) and the stream workload (the chaining DMA keeps 10-bit tags, 768 "
+                "at most)", c->endpoint.tags);
     return FALSE;
   }
   /* The spec's rule first (§2.3.1.1: a completer splits a read only at RCB boundaries, and no completion exceeds

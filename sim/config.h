@@ -87,6 +87,8 @@ typedef struct {
     bool soft_ip;
     PsCredits rx_credits;
     int64_t completion_buffer_bytes;
+    int64_t completion_buffer_headers;
+    bool straddle;
     bool header_own_beat;
     int64_t tx_gap_cycles;
     int64_t rx_overhead_cycles;

@@ -49,6 +49,9 @@ ps_result_figures (const PsRunResult *r, PsFigure out[PS_N_FIGURES])
   const gboolean changed = ps_config_set_changes (c) != NULL;
   for (int i = 0; i < PS_N_FIGURES; i++) {
     PsFigure *f = &out[i];
+    /* Read figures (0, 2, and the peak read 6) move data in completions, write figures (1, 3, 4, 5) in posted
+     * writes. */
+    f->limit = i == 0 || i == 2 || i == 6 ? r->protocol_limit_read_mbps : r->protocol_limit_mbps;
     /* Published figures are DMA benchmark results: a run of another workload (the bare streaming source) is not
      * comparable with them. */
     if (strcmp (r->model, "chaining-dma") != 0)
@@ -63,7 +66,7 @@ ps_result_figures (const PsRunResult *r, PsFigure out[PS_N_FIGURES])
     f->suspect = f->comparable && (c->published.suspect_figures & (1u << i)) != 0;
     f->suspect_reason = f->suspect ? c->published.suspect_reason : NULL;
     /* A measurement above what the protocol can carry is an artifact: no honest model matches it. */
-    f->above_limit = f->comparable && isfinite (r->protocol_limit_mbps) && f->published > r->protocol_limit_mbps;
+    f->above_limit = f->comparable && isfinite (f->limit) && f->published > f->limit;
     f->error_pct = f->comparable && isfinite (f->simulated) && f->published > 0
                        ? (f->simulated - f->published) / f->published * 100.0
                        : NAN;
@@ -167,6 +170,7 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
   ps_json_end (&j);
   ps_json_fixed_member (&j, "theoretical_mbps", r->theoretical_mbps, 1);
   ps_json_fixed_member (&j, "protocol_limit_mbps", r->protocol_limit_mbps, 1);
+  ps_json_fixed_member (&j, "protocol_limit_read_mbps", r->protocol_limit_read_mbps, 1);
   /* A mode that did not run is left out, not written as null: whether a key exists is how a script tells which
    * modes ran (README: "A mode that was not run is absent from results"). */
   ps_json_key (&j, "results");
@@ -218,6 +222,16 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
       if (isfinite (m->latency_p99_ns))
         ps_json_fixed_member (&j, "latency_p99_ns", m->latency_p99_ns, 3);
     }
+    ps_json_break (&j, 6);
+    /* Added keys: the windows each figure and the usage cover (report.h), in ns of simulated time. */
+    if (i == PS_SIMULTANEOUS) {
+      ps_json_fixed_member (&j, "read_window_ns", m->read_window_ns, 3);
+      ps_json_fixed_member (&j, "write_window_ns", m->write_window_ns, 3);
+    } else {
+      ps_json_fixed_member (&j, "window_ns", i == PS_READ ? m->read_window_ns : m->write_window_ns, 3);
+    }
+    ps_json_fixed_member (&j, "link_usage_window_ns", m->usage_window_ns, 3);
+    ps_json_uint_member (&j, "link_usage_windows", m->usage_windows);
     ps_json_break (&j, 6);
     ps_json_uint_member (&j, "events", m->events);
     /* Three decimals of a nanosecond are the engine's whole picosecond resolution: the value prints exactly. */
@@ -279,6 +293,7 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
       ps_json_fixed_member (&j, "simulated_mbps", f[i].simulated, 2);
       ps_json_fixed_member (&j, "published_mbps", f[i].published, 1);
       ps_json_fixed_member (&j, "error_pct", f[i].error_pct, 2);
+      ps_json_fixed_member (&j, "protocol_limit_mbps", f[i].limit, 1);
       ps_json_bool_member (&j, "above_protocol_limit", f[i].above_limit);
       ps_json_bool_member (&j, "suspect", f[i].suspect);
       ps_json_end (&j);
@@ -361,6 +376,18 @@ defaults_line (GString *o, const PsConfig *c)
   g_string_append_c (o, '\n');
 }
 
+/* "3697.6 MB/s" when reads and writes share a limit (32-bit addresses), else both: with 64-bit addresses the
+ * writes' 4-DW MWr headers cost more wire than the reads' 3-DW completions (README, "protocol limit"). */
+static void
+append_limits (GString *o, const PsRunResult *r)
+{
+  if (r->protocol_limit_mbps == r->protocol_limit_read_mbps)
+    g_string_append_printf (o, "%.1f MB/s", r->protocol_limit_mbps);
+  else
+    g_string_append_printf (o, "%.1f MB/s write, %.1f MB/s read", r->protocol_limit_mbps,
+                            r->protocol_limit_read_mbps);
+}
+
 /* The human table: one line per figure that ran, then the headline mode's link usage per direction. Markdown
  * shares the figure rows so README tables and terminal output cannot disagree. */
 static void
@@ -383,9 +410,10 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
                             c->link.max_read_request, c->endpoint.tags, c->endpoint.datapath_bits,
                             c->endpoint.clock_mhz, r->model);
     g_string_append_printf (o, "%" G_GINT64_FORMAT " bytes x %" G_GINT64_FORMAT
-                               " iterations; theoretical %.1f MB/s, protocol limit %.1f MB/s\n",
-                            c->benchmark.transfer_bytes, c->benchmark.iterations, r->theoretical_mbps,
-                            r->protocol_limit_mbps);
+                               " iterations; theoretical %.1f MB/s, protocol limit ",
+                            c->benchmark.transfer_bytes, c->benchmark.iterations, r->theoretical_mbps);
+    append_limits (o, r);
+    g_string_append_c (o, '\n');
     defaults_line (o, c);
     g_string_append (o, "figure               simulated  published  theoretical  %theor.   error\n");
   } else {
@@ -430,10 +458,11 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
                             (sm->read_mbps + sm->write_mbps) / 2, sm->write_mbps_excluding_read_requests);
   /* Once per table, with the limit's value, so the reader can check the claim against the header line. Markdown
    * needs the blank line or the footnote would be parsed as one more table row. */
-  if (flagged)
-    g_string_append_printf (o, "%s* published figure is above the protocol limit (%.1f MB/s): a measurement "
-                               "artifact no honest model can match; left out of error statistics\n",
-                            markdown ? "\n" : "", r->protocol_limit_mbps);
+  if (flagged) {
+    g_string_append_printf (o, "%s* published figure is above the protocol limit (", markdown ? "\n" : "");
+    append_limits (o, r);
+    g_string_append (o, "): a measurement artifact no honest model can match; left out of error statistics\n");
+  }
   if (suspect)
     g_string_append_printf (o, "%s† suspect measurement (published.suspect), left out of error statistics: %s\n",
                             markdown && !flagged ? "\n" : "", c->published.suspect_reason);
@@ -460,6 +489,17 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
     g_string_append_printf (o, "  %-19s %6.2f%%  %6.2f%%  %5.2f%%  %6.2f%%  %6.2f%%\n", names[i],
                             u[i]->payload * 100, u[i]->tlp_overhead * 100, u[i]->dllp * 100,
                             u[i]->ordered_sets * 100, u[i]->idle * 100);
+  /* Which stretch of time the shares cover, against the figures' windows (issue #12 item 12). */
+  if (strcmp (r->model, "stream") == 0)
+    g_string_append_printf (o, "  over the MB/s figure's window: first TLP offered to last delivered, %.3f us\n",
+                            h->usage_window_ns / 1000);
+  else if (h == &r->modes[PS_SIMULTANEOUS])
+    g_string_append_printf (o, "  over %u windows of %.3f us on average, first counter start to last stop (each "
+                               "MB/s figure: its engine's counter)\n",
+                            h->usage_windows, h->usage_window_ns / 1000);
+  else
+    g_string_append_printf (o, "  over the MB/s figure's windows: %u counter windows of %.3f us on average\n",
+                            h->usage_windows, h->usage_window_ns / 1000);
   if (h->has_errors) {
     const PsLinkErrors *e[2] = { &h->errors_up, &h->errors_down };
     g_string_append (o, "link errors (whole run)  TLP errors    Naks  replays  timeouts  retrains  replayed bytes\n");
@@ -481,8 +521,8 @@ csv_num (GString *o, double v)
 }
 
 /* One row per figure that ran, numbers with two decimals, empty cells for absent values. The link's theoretical
- * and protocol limit repeat on every row so that each row stands alone once rows of many runs are concatenated
- * or filtered. */
+ * and the figure's protocol limit (read or write, PsFigure) repeat on every row so that each row stands alone
+ * once rows of many runs are concatenated or filtered. */
 static void
 render_csv (GString *o, const PsRunResult *r)
 {
@@ -507,7 +547,7 @@ render_csv (GString *o, const PsRunResult *r)
     csv_num (o, f[i].simulated);
     csv_num (o, f[i].comparable ? f[i].published : NAN);
     csv_num (o, r->theoretical_mbps);
-    csv_num (o, r->protocol_limit_mbps);
+    csv_num (o, f[i].limit);
     csv_num (o, f[i].error_pct);
     g_string_append_printf (o, ",%s,%s\n", f[i].above_limit ? "true" : "false", f[i].suspect ? "true" : "false");
   }

@@ -44,6 +44,13 @@ typedef struct {
   bool peak_valid;
   double peak_write_mbps, peak_write_mbps_excluding_read_requests, peak_read_mbps;
   PsUsage upstream, downstream;
+  /* The windows behind the figures, so a report can say what each covers (issue #12). A MB/s figure is bytes
+   * over its window: the mean per transfer of the DMA counter's time (read and write figures separately), or
+   * the stream's single window. Link usage covers usage_windows windows of usage_window_ns on average: the
+   * same counter windows (simultaneous mode: first counter start to last stop), or the stream's window. */
+  double read_window_ns, write_window_ns; /* 0 for a figure the mode does not produce */
+  double usage_window_ns;
+  uint32_t usage_windows;
   bool has_errors; /* link.ber > 0: JSON results.MODE.errors is written */
   PsLinkErrors errors_up, errors_down;
   double latency_p99_ns; /* stream workload: TLP latency, 99th percentile; NaN when not measured */
@@ -58,7 +65,12 @@ typedef struct {
   const PsConfig *config;
   const char *model; /* what produced the figures, e.g. "chaining-dma" or "stream" */
   double theoretical_mbps;
+  /* What the protocol allows each figure (models/link.h), with the header its data really travels with: posted
+   * writes (write figures) carry the MWr header of their addresses, 4 DW with 64-bit ones; read data comes back
+   * in CplDs, always 3 DW (read figures). The JSON keeps the name protocol_limit_mbps for the write limit, which
+   * is what it always described: a saturating posted-write stream. */
   double protocol_limit_mbps;
+  double protocol_limit_read_mbps;
   PsModeResult modes[PS_N_MODES];
   uint64_t seed;
   double wall_s;
@@ -76,6 +88,7 @@ typedef struct {
   double simulated; /* NaN if the mode did not run */
   double published; /* NaN if not published */
   double error_pct; /* (simulated - published) / published * 100, NaN if either is missing or not comparable */
+  double limit; /* the protocol limit of this figure: the read or the write one (PsRunResult) */
   bool above_limit; /* published figure exceeds the protocol limit: flagged, not counted */
   bool comparable; /* the published figure measured the system this run simulates (report.h's contract) */
   bool suspect; /* marked by published.suspect in the config: flagged with its reason, not counted */

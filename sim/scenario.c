@@ -428,6 +428,9 @@ metric_table (void)
     g_array_append_val (t, m);
     m = (PsMetric) { g_strdup ("protocol_limit_mbps"), PS_METRIC_PROTOCOL_LIMIT, -1, 0, 0, 0 };
     g_array_append_val (t, m);
+    /* Figure 1: the read limit (3-DW completions), report.h. */
+    m = (PsMetric) { g_strdup ("protocol_limit_read_mbps"), PS_METRIC_PROTOCOL_LIMIT, -1, 1, 0, 0 };
+    g_array_append_val (t, m);
     for (int mode = 0; mode < PS_N_MODES; mode++) {
       int n_fig = mode == PS_SIMULTANEOUS ? 2 : 1;
       for (int f = 0; f < n_fig; f++) {
@@ -570,7 +573,7 @@ ps_metric_value (const PsMetric *m, const PsRunResult *r)
   if (m->kind == PS_METRIC_THEORETICAL)
     return r->theoretical_mbps;
   if (m->kind == PS_METRIC_PROTOCOL_LIMIT)
-    return r->protocol_limit_mbps;
+    return m->figure ? r->protocol_limit_read_mbps : r->protocol_limit_mbps;
   /* m->mode is -1 only for the two per-point kinds returned above, so the index is valid from here on. */
   const PsModeResult *mr = &r->modes[m->mode];
   if (!mr->ran)

@@ -42,7 +42,7 @@ typedef struct {
   char *name;
   PsMetricKind kind;
   int mode; /* PS_READ, PS_WRITE, PS_SIMULTANEOUS; -1 for per-point metrics */
-  int figure; /* simultaneous mode: 0 = read, 1 = write */
+  int figure; /* simultaneous mode: 0 = read, 1 = write; protocol limit: 0 = write, 1 = read */
   int downstream; /* usage: 0 = upstream, 1 = downstream */
   int category; /* usage: 0 payload, 1 TLP overhead, 2 DLLP, 3 ordered sets, 4 idle */
 } PsMetric;

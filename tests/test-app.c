@@ -162,6 +162,12 @@ START_TEST (test_params)
     ck_assert_msg (app_params_check (&p, &e) == want, "width %u", widths[i]);
     ck_assert (want || e != NULL);
   }
+  /* Straddle needs at least two 256-bit segments a beat. */
+  for (guint i = 0; i < G_N_ELEMENTS (widths); i++) {
+    AppParams p = { .width_bits = widths[i], .clock_mhz = 250, .straddle = TRUE };
+    g_autoptr (GError) e = NULL;
+    ck_assert_msg (app_params_check (&p, &e) == (widths[i] == 512 || widths[i] == 1024), "straddle %u", widths[i]);
+  }
   static const double clocks[] = { 0, -125, NAN, 2000.5 };
   for (guint i = 0; i < G_N_ELEMENTS (clocks); i++) {
     AppParams p = { .width_bits = 128, .clock_mhz = clocks[i] };
@@ -200,23 +206,36 @@ typedef struct {
   uint64_t address;
   uint32_t payload, gap;
   double mhz;
-  uint32_t beats; /* by hand, from test-avst.c's derivations */
+  uint32_t beats; /* by hand, from test-avst.c's derivations; with straddle, 256-bit segments */
   double mbps; /* payload / ((beats + gap) x period) */
+  gboolean straddle;
 } TxCase;
 
 static const TxCase tx_cases[] = {
   /* 128 bits at 250 MHz, 256-byte 3-DW MWr: 17 beats + 1 gap = 18 x 4 ns = 72 ns: 256 / 72 = 3555.56 MB/s. */
-  { "128b 256B", 128, FALSE, FALSE, 0x10000, 256, 1, 250, 17, 256.0 / 72e-3 },
+  { "128b 256B", 128, FALSE, FALSE, 0x10000, 256, 1, 250, 17, 256.0 / 72e-3, FALSE },
   /* 64 bits at 125 MHz, 4-DW header, odd address: ceil(69 / 2) = 35 beats x 8 ns = 280 ns: 914.29 MB/s. */
-  { "64b 4DW odd", 64, FALSE, TRUE, 0x100000004, 256, 0, 125, 35, 256.0 / 280e-3 },
+  { "64b 4DW odd", 64, FALSE, TRUE, 0x100000004, 256, 0, 125, 35, 256.0 / 280e-3, FALSE },
   /* 512 bits at 250 MHz: 256 bytes take 68 of 80 slots, 5 beats = 20 ns: 12800 MB/s. */
-  { "512b 256B", 512, FALSE, FALSE, 0x10000, 256, 0, 250, 5, 12800 },
+  { "512b 256B", 512, FALSE, FALSE, 0x10000, 256, 0, 250, 5, 12800, FALSE },
   /* 240 bytes after a 3-DW header fill exactly 4 beats = 16 ns: 15000 MB/s, more than 256-byte TLPs give. */
-  { "512b 240B", 512, FALSE, FALSE, 0x10000, 240, 0, 250, 4, 15000 },
+  { "512b 240B", 512, FALSE, FALSE, 0x10000, 240, 0, 250, 4, 15000, FALSE },
   /* The same 240 bytes after a 4-DW header at an odd address need 65 slots, a 5th beat: 12000 MB/s. */
-  { "512b 240B 4DW odd", 512, FALSE, TRUE, 0x100000004, 240, 0, 250, 5, 12000 },
+  { "512b 240B 4DW odd", 512, FALSE, TRUE, 0x100000004, 240, 0, 250, 5, 12000, FALSE },
   /* Header on its own beat: 1 + 256 / 64 = 5 beats, plus a 1-beat gap, at 500 MHz = 12 ns: 21333.33 MB/s. */
-  { "512b own beat", 512, TRUE, FALSE, 0x10000, 256, 1, 500, 5, 256.0 / 12e-3 },
+  { "512b own beat", 512, TRUE, FALSE, 0x10000, 256, 1, 500, 5, 256.0 / 12e-3, FALSE },
+  /* Issue #12 item 8, straddle: TLPs start on any 256-bit (8-DW) segment, 2 ns at 512 bits and 250 MHz. 256 bytes
+   * after a 3-DW header take 68 slots = 9 segments = 18 ns (the next TLP starts in the last beat's upper half):
+   * 14222.22 MB/s against 12800 in whole beats. */
+  { "512b straddle 256B", 512, FALSE, FALSE, 0x10000, 256, 0, 250, 9, 256.0 / 18e-3, TRUE },
+  /* 240 bytes fill 64 slots, 8 segments = 4 whole beats: straddle gains nothing, 15000 MB/s. */
+  { "512b straddle 240B", 512, FALSE, FALSE, 0x10000, 240, 0, 250, 8, 15000, TRUE },
+  /* 4-DW header, odd address: 65 slots, 9 segments = 18 ns: 13333.33 MB/s, where whole beats give 12000. */
+  { "512b straddle 4DW odd", 512, FALSE, TRUE, 0x100000004, 240, 0, 250, 9, 240.0 / 18e-3, TRUE },
+  /* 1024 bits at 250 MHz: whole beats of 32 DW, ceil(68 / 32) = 3 = 12 ns, 21333.33 MB/s; with straddle four
+   * 1-ns segments a beat, 9 of them: 28444.44 MB/s. */
+  { "1024b 256B", 1024, FALSE, FALSE, 0x10000, 256, 0, 250, 3, 256.0 / 12e-3, FALSE },
+  { "1024b straddle 256B", 1024, FALSE, FALSE, 0x10000, 256, 0, 250, 9, 256.0 / 9e-3, TRUE },
 };
 
 #define TX_TLPS 100
@@ -227,7 +246,8 @@ START_TEST (test_tx_rate)
   /* Gen5 x16 moves a 276-byte TLP in 17.25 symbol times of 0.254 ns, 4.4 ns: faster than every case's datapath,
    * so only the datapath sets the pace. */
   LinkParams lp = link_params (5, 16);
-  AppParams ap = { .width_bits = c->width, .clock_mhz = c->mhz, .header_own_beat = c->own, .tx_gap_cycles = c->gap };
+  AppParams ap = { .width_bits = c->width, .clock_mhz = c->mhz, .header_own_beat = c->own, .tx_gap_cycles = c->gap,
+                   .straddle = c->straddle };
   Rig r;
   rig_init (&r, &lp, &ap);
   Client cl = { &r, 0, TLP_MWR, c->addr64, c->address, c->payload, TX_TLPS };
@@ -235,7 +255,9 @@ START_TEST (test_tx_rate)
   app_kick (r.app);
   sim_run (r.engine);
   ck_assert_uint_eq (r.n_sent, TX_TLPS);
-  SimTime cycle = app_cycle_ps (r.app);
+  /* A beat, or with straddle a 256-bit segment: the period over width / 256. */
+  SimTime cycle = app_cycle_ps (r.app) / (c->straddle ? c->width / 256 : 1);
+  ck_assert_uint_eq (app_unit_ps (r.app), cycle);
   /* The first arbitration is at time 0, an edge: the first TLP leaves after its beats, each next one a gap and
    * its beats later. */
   for (guint i = 0; i < TX_TLPS; i++) {
@@ -325,6 +347,20 @@ END_TEST
 
 /* ---- receive: one TLP at a time, beats plus overhead, from the next edge ---- */
 
+/* The host sends n 256-byte CplDs at once, in address order; the run goes until the app has taken them all. */
+static void
+receive_cpls (Rig *r, guint n)
+{
+  for (guint i = 0; i < n; i++) {
+    Tlp *t = tlp_alloc (r->pool);
+    tlp_set (t, TLP_CPLD, FALSE, 0x1000 + 256 * (uint64_t) i, 256);
+    ck_assert (link_port_can_send (r->host, t));
+    link_port_send (r->host, t);
+  }
+  sim_run (r->engine);
+  ck_assert_uint_eq (r->n_seen, n);
+}
+
 START_TEST (test_rx)
 {
   /* Gen2 x8 (2 ns symbol times, 8 bytes each): a 256-byte CplD is 12 header + 8 framing + 256 = 276 bytes. The
@@ -337,20 +373,33 @@ START_TEST (test_rx)
   Rig r;
   rig_init (&r, &lp, &ap);
   const guint n = 20;
-  for (guint i = 0; i < n; i++) {
-    Tlp *t = tlp_alloc (r.pool);
-    tlp_set (t, TLP_CPLD, FALSE, 0x1000 + 256 * (uint64_t) i, 256);
-    ck_assert (link_port_can_send (r.host, t));
-    link_port_send (r.host, t);
-  }
-  sim_run (r.engine);
-  ck_assert_uint_eq (r.n_seen, n);
+  receive_cpls (&r, n);
   for (guint i = 0; i < n; i++) {
     SimTime want = (204 + 76 * (SimTime) i) * SIM_NS;
     ck_assert_msg (r.seen_at[i] == want, "CplD %u seen at %" G_GUINT64_FORMAT " ps, want %" G_GUINT64_FORMAT, i,
                    r.seen_at[i], want);
   }
   ck_assert_uint_eq (app_rx_beats (r.app), n * 19);
+  rig_finish (&r);
+}
+END_TEST
+
+/* Receive with straddle (issue #12 item 8): a Gen5 x16 link delivers a 256-byte CplD every 17.25 symbol times of
+ * 0.254 ns, 4.4 ns, faster than a 512-bit 250 MHz interface takes it in, so the datapath sets the pace. Whole
+ * beats: 5 (68 of 80 DW slots) + 2 overhead cycles = 7 x 4 ns = 28 ns per CplD. Straddled: 9 segments of 2 ns
+ * + the same 2 cycles (4 segments) = 26 ns. */
+START_TEST (test_rx_straddle)
+{
+  LinkParams lp = link_params (5, 16);
+  AppParams ap = { .width_bits = 512, .clock_mhz = 250, .rx_overhead_cycles = 2, .straddle = _i == 1 };
+  Rig r;
+  rig_init (&r, &lp, &ap);
+  const guint n = 20;
+  receive_cpls (&r, n);
+  SimTime per = (_i ? 26 : 28) * SIM_NS;
+  for (guint i = 1; i < n; i++)
+    ck_assert_msg (r.seen_at[i] - r.seen_at[i - 1] == per, "straddle %d: CplD %u %" G_GUINT64_FORMAT " ps after the "
+                   "one before, want %" G_GUINT64_FORMAT, _i, i, r.seen_at[i] - r.seen_at[i - 1], per);
   rig_finish (&r);
 }
 END_TEST
@@ -366,6 +415,7 @@ main (void)
   tcase_add_loop_test (tc, test_arbitration, 0, 2);
   tcase_add_test (tc, test_skip_blocked);
   tcase_add_test (tc, test_rx);
+  tcase_add_loop_test (tc, test_rx_straddle, 0, 2);
   suite_add_tcase (s, tc);
     return run_suite (s);
 }

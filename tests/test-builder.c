@@ -3,6 +3,7 @@
  * the test checks is one it wrote; the expected model values follow from the field names' units and from the
  * mapping rules stated in topology.c (credits named by who advertises them, policy words to enums). */
 #include <check.h>
+#include <math.h>
 #include <string.h>
 
 #define TMPDIR_TEMPLATE "pciesim-test-builder-XXXXXX"
@@ -11,7 +12,8 @@
 #include "sim/config.h"
 
 /* Every key the mapping reads, each set to a value that is not its default and not equal to another's, so a
- * field wired to the wrong key shows. */
+ * field wired to the wrong key shows. Finite data credits are at least the spec minimum for MPS 512 (512 / 16 =
+ * 32, spec §3.4.2), which the loader enforces. */
 static const char full_yaml[] =
   "link:\n"
   "  gen: 3\n"
@@ -35,12 +37,14 @@ static const char full_yaml[] =
   "  datapath_bits: 512\n"
   "  clock_mhz: 312.5\n"
   "  header_own_beat: true\n"
+  "  straddle: true\n"
   "  tx_gap_cycles: 2\n"
   "  rx_overhead_cycles: 3\n"
   "  arb_switch_cycles: 4\n"
   "  ack_every_tlps: 9\n"
   "  completion_buffer_bytes: 16384\n"
-  "  rx_credits: {ph: 1, pd: 2, nph: 3, npd: 4, cplh: 5, cpld: 6}\n"
+  "  completion_buffer_headers: 40\n"
+  "  rx_credits: {ph: 1, pd: 32, nph: 3, npd: 4, cplh: 5, cpld: 36}\n"
   "dma:\n"
   "  desc_max_bytes: 8192\n"
   "  desc_per_fetch: 4\n"
@@ -49,7 +53,7 @@ static const char full_yaml[] =
   "  msi: false\n"
   "  channels: 2\n"
   "host:\n"
-  "  rx_credits: {ph: 11, pd: 22, nph: 33, npd: 44, cplh: 55, cpld: 66}\n"
+  "  rx_credits: {ph: 11, pd: 42, nph: 33, npd: 44, cplh: 55, cpld: 66}\n"
   "  ack_every_tlps: 8\n"
   "  read_latency_ns: 640.5\n"
   "  read_latency_ps_per_byte: 0.25\n"
@@ -126,7 +130,7 @@ START_TEST (test_link)
   ck_assert_uint_eq (lp.updatefc_data_threshold_credits, 80);
   /* The root port's credits (host.rx_credits) limit what the endpoint sends upstream; the endpoint's limit the
    * host. Each receiver's Ack policy stays with it. */
-  const FcCredits host = { 11, 22, 33, 44, 55, 66 }, dev = { 1, 2, 3, 4, 5, 6 };
+  const FcCredits host = { 11, 42, 33, 44, 55, 66 }, dev = { 1, 32, 3, 4, 5, 36 };
   ck_assert (memcmp (&lp.host_rx_credits, &host, sizeof host) == 0);
   ck_assert (memcmp (&lp.device_rx_credits, &dev, sizeof dev) == 0);
   ck_assert_uint_eq (lp.host_ack_every_tlps, 8);
@@ -246,7 +250,7 @@ START_TEST (test_system)
   ck_assert (sp.host.msi_latency_ns == 2500 && sp.host.poll_interval_ns == 4000);
   ck_assert (sp.host.iteration_gap_ns == 300);
   ck_assert_uint_eq (sp.app.width_bits, 512);
-  ck_assert (sp.app.clock_mhz == 312.5 && sp.app.header_own_beat);
+  ck_assert (sp.app.clock_mhz == 312.5 && sp.app.header_own_beat && sp.app.straddle);
   ck_assert_uint_eq (sp.app.tx_gap_cycles, 2);
   ck_assert_uint_eq (sp.app.rx_overhead_cycles, 3);
   ck_assert_uint_eq (sp.app.arb_switch_cycles, 4);
@@ -255,6 +259,9 @@ START_TEST (test_system)
   ck_assert_uint_eq (sp.dma.max_read_request_bytes, 1024);
   ck_assert_uint_eq (sp.dma.tags, 64);
   ck_assert_uint_eq (sp.dma.cpl_buffer_bytes, 16384);
+  /* The header budget counts completions per RCB block, so the DMA also gets the link's RCB. */
+  ck_assert_uint_eq (sp.dma.cpl_buffer_headers, 40);
+  ck_assert_uint_eq (sp.dma.rcb_bytes, 128);
   ck_assert_uint_eq (sp.dma.desc_max_bytes, 8192);
   ck_assert_uint_eq (sp.dma.desc_per_fetch, 4);
   ck_assert_uint_eq (sp.dma.desc_fifo_entries, 16);
@@ -281,7 +288,9 @@ START_TEST (test_stream)
   topology_link_params (cfg, &lp);
   ck_assert (link_params_equal (&sp.link, &lp));
   ck_assert_uint_eq (sp.total_bytes, 65536);
-  ck_assert_uint_eq (sp.warmup_bytes, 0); /* the stream's own default */
+  /* A config's transfer is measured whole, from its first TLP (issue #12 item 1): no warmup. */
+  ck_assert (sp.window == STREAM_WINDOW_TRANSFER);
+  ck_assert_uint_eq (sp.warmup_bytes, 0);
   ck_assert (sp.addr64);
   ck_assert (sp.consumer_mbps == 2500.5);
   ck_assert_uint_eq (sp.max_read_request_bytes, 1024);
@@ -290,6 +299,71 @@ START_TEST (test_stream)
   ck_assert_uint_eq (sp.completion_bytes, 0);
   /* The stream's completer takes the fixed read latency alone, in picoseconds: 640.5 ns. */
   ck_assert_uint_eq (sp.completer_latency_ps, 640500);
+}
+END_TEST
+
+/* The shipped Gen2 x8 config with `sets`, loaded and run in `mode` through topology_run(). */
+static PsConfig *
+run_shipped (const char *const *sets, unsigned mode, PsRunResult *r)
+{
+  g_autoptr (GError) e = NULL;
+  g_autofree char *path = g_build_filename (source_root (), "configs", "svgx_g2_x8.yaml", NULL);
+  PsConfig *cfg = ps_config_load (path, sets, &e);
+  ck_assert_msg (cfg != NULL, "%s", e ? e->message : "");
+  *r = (PsRunResult) { 0 };
+  ck_assert_msg (topology_run (cfg, mode, 1, r, &e), "%s", e ? e->message : "");
+  return cfg;
+}
+
+/* Issue #12 item 1, end to end through topology_run(): the user's commands on the shipped Gen2 x8 config. A
+ * 256-byte stream write printed 0.0 and a 4096-byte read stopped "above the protocol limit". The write is one
+ * MWr of 256 + 16 (4-DW header: the host file's 64-bit addresses) + 8 framing = 280 bytes = 35 symbol times of
+ * 2 ns across 8 lanes, after the config's transmit pipeline and before its flight and receive pipeline: the
+ * figure is 256 bytes over that time. Every other size from one DW up gives a figure above 0. */
+START_TEST (test_stream_small_transfers)
+{
+  const char *const sets[] = { "benchmark.workload=stream", "benchmark.transfer_bytes=256", NULL };
+  PsRunResult r;
+  g_autoptr (PsConfig) cfg = run_shipped (sets, PS_MODE_WRITE, &r);
+  g_autoptr (GError) e = NULL;
+  double ns = cfg->link.tx_pipeline_ns + 35 * 2.0 + cfg->link.flight_ns + cfg->link.rx_pipeline_ns;
+  ck_assert_msg (fabs (r.modes[PS_WRITE].mbps - 256e3 / ns) < 1e-6, "%.4f MB/s, want %.4f",
+                 r.modes[PS_WRITE].mbps, 256e3 / ns);
+  ck_assert_double_eq_tol (r.modes[PS_WRITE].write_window_ns, ns, 1e-9);
+  for (int64_t bytes = 4; bytes <= 1 << 20; bytes *= 2)
+    for (int m = 0; m < 2; m++) {
+      cfg->benchmark.transfer_bytes = bytes;
+      PsRunResult x = { 0 };
+      unsigned mode = m ? PS_MODE_READ : PS_MODE_WRITE;
+      ck_assert_msg (topology_run (cfg, mode, 1, &x, &e), "%" G_GINT64_FORMAT " B %s: %s", bytes,
+                     m ? "read" : "write", e ? e->message : "");
+      ck_assert_msg (x.modes[m ? PS_READ : PS_WRITE].mbps > 0, "%" G_GINT64_FORMAT " B: 0 MB/s", bytes);
+    }
+}
+END_TEST
+
+/* README "Worked example", reproduced from the config's own values (issue #12 item 2): 400 MWrs of 280 bytes
+ * (4-DW headers: the host file's 64-bit addresses) take 35 symbol times of 2 ns each; SKPs fall due every 1180
+ * symbol times (2360 ns) from link-up, 11 of them before the wire goes quiet at 150 + 28,000 + 88 ns (the 12th at
+ * 28,320), 4 symbol times each; the transmit pipeline precedes the first symbol and the flight follows the last.
+ * Usage counts byte times of the 4000 MB/s wire over the same window, ended on a symbol boundary (28,240 ns,
+ * 112,960). */
+START_TEST (test_readme_worked_example)
+{
+  const char *const sets[] = { "benchmark.workload=stream", NULL };
+  PsRunResult r;
+  g_autoptr (PsConfig) cfg = run_shipped (sets, PS_MODE_WRITE, &r);
+  double ns = cfg->link.tx_pipeline_ns + 400 * 35 * 2.0 + 11 * 4 * 2.0 + cfg->link.flight_ns + cfg->link.rx_pipeline_ns;
+  ck_assert_double_eq_tol (ns, 28239, 1e-9);
+  ck_assert_msg (fabs (r.modes[PS_WRITE].mbps - 102400e3 / ns) < 1e-6, "%.4f MB/s", r.modes[PS_WRITE].mbps);
+  const PsUsage *u = &r.modes[PS_WRITE].upstream;
+  ck_assert_double_eq_tol (u->payload, 102400 / 112960.0, 1e-9);
+  ck_assert_double_eq_tol (u->tlp_overhead, 400 * 24 / 112960.0, 1e-9);
+  ck_assert_double_eq_tol (u->ordered_sets, 11 * 4 * 8 / 112960.0, 1e-9);
+  ck_assert_double_eq_tol (u->dllp, 0, 1e-12);
+  /* The printed limits: 4000 x 1176/1180 x 256/280 and x 256/276. */
+  ck_assert_double_eq_tol (r.protocol_limit_mbps, 4000 * 1176 / 1180.0 * 256 / 280, 1e-9);
+  ck_assert_double_eq_tol (r.protocol_limit_read_mbps, 4000 * 1176 / 1180.0 * 256 / 276, 1e-9);
 }
 END_TEST
 
@@ -306,6 +380,8 @@ main (void)
   tcase_add_test (tc, test_other_words);
   tcase_add_test (tc, test_system);
   tcase_add_loop_test (tc, test_stream, 0, 2);
+  tcase_add_test (tc, test_stream_small_transfers);
+  tcase_add_test (tc, test_readme_worked_example);
   suite_add_tcase (s, tc);
     return run_suite (s);
 }

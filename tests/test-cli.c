@@ -219,6 +219,16 @@ START_TEST (test_bad_set)
   PCIESIM (&r2, CONFIG, "--set", "link.lans=8");
   ck_assert_int_eq (r2.status, PS_ERROR_DATA);
   assert_one_error_line (&r2, "--set link.lans=8:1:1: error: unknown key 'link.lans' (did you mean 'link.lanes'?)");
+
+  /* A credit advertisement the spec forbids is bad data at load time (issue #12 item 9), located at the value:
+   * 8 posted-data credits cannot hold one 256-byte TLP (the config's MPS), which needs 256 / 16 = 16. Before the
+   * check this simulated until the deadlock watchdog and exited 70. "host.rx_credits.pd=" is 19 characters. */
+  g_auto (TestRun) r3;
+  PCIESIM (&r3, "configs/svgx_g2_x8.yaml", "--set", "host.rx_credits.pd=8");
+  ck_assert_int_eq (r3.status, PS_ERROR_DATA);
+  assert_one_error_line (&r3, "--set host.rx_credits.pd=8:1:20: error: host.rx_credits.pd (8) is below the spec "
+                              "minimum of 16 credits");
+  ck_assert_str_eq (r3.out, "");
 }
 END_TEST
 
@@ -281,8 +291,9 @@ START_TEST (test_name_cells)
 END_TEST
 
 /* link.ecrc reaches the model: svgx_g1_x1's DMA write is wire-bound (its 64-bit datapath runs at 4x the x1 link)
- * and its MWrs carry 4-DW headers, so one DW of ECRC turns 280 wire bytes per 256-byte TLP into 284; the
- * protocol limit (3-DW headers) goes from 276 to 280. Second CSV row, fields 3 and 6. */
+ * and its MWrs carry 4-DW headers, so one DW of ECRC turns 280 wire bytes per 256-byte TLP into 284; the write
+ * figure's protocol limit has the same 4-DW headers, so it moves by the same 280/284. Second CSV row, fields 3
+ * and 6. */
 static void
 write_csv_figures (const char *ecrc, double *mbps, double *limit)
 {
@@ -306,7 +317,7 @@ START_TEST (test_ecrc_key)
   ck_assert_msg (fabs (on / off - 280.0 / 284.0) < 0.003, "write %.2f -> %.2f MB/s with ECRC, want x280/284", off,
                  on);
   /* Two decimals in the CSV: the ratio is exact to about 1e-4. */
-  ck_assert_msg (fabs (limit_on / limit_off - 276.0 / 280.0) < 1e-4, "limit %.2f -> %.2f", limit_off, limit_on);
+  ck_assert_msg (fabs (limit_on / limit_off - 280.0 / 284.0) < 1e-4, "limit %.2f -> %.2f", limit_off, limit_on);
 }
 END_TEST
 
@@ -435,6 +446,11 @@ START_TEST (test_json_schema)
    * limit can never be above it (published-calibration.md §1). */
   ck_assert_msg (theoretical > 0 && limit > 0 && limit <= theoretical, "theoretical %g, limit %g", theoretical,
                  limit);
+  /* Issue #12 item 2: the host file sets link.address_bits 64, so the DMA's MWrs carry 4-DW headers and the write
+   * limit is 4000 MB/s of Gen2 x8 symbols x 1176/1180 (SKPs) x 256/280 = 3644.7; the read data comes back in
+   * 3-DW CplDs, 256/276 of the same: 3697.6. JSON writes both with one decimal. */
+  ck_assert_double_eq_tol (limit, 3644.7, 1e-9);
+  ck_assert_double_eq_tol (member_number (root, "protocol_limit_read_mbps"), 3697.6, 1e-9);
 
   /* The config's benchmark.modes is all three, so all three results are present. Only signs are checked: the
    * figures themselves are test-calibration's business, against the published measurements. */

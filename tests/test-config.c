@@ -27,6 +27,20 @@ load_text (const char *dir, const char *text, const char *const *sets, GError **
   return ps_config_load (path, sets, err);
 }
 
+/* The spec minimum itself is legal (§3.4.2): exactly one MPS TLP of posted data (256 / 16 = 16 credits) and one
+ * completion of min(MPS, MRRS) = 256 bytes; and 0 stays infinite whatever the MPS. */
+START_TEST (test_credit_minimum_accepted)
+{
+  g_autofree char *dir = case_dir ("credit-minimum");
+  g_autoptr (GError) e = NULL;
+  g_autoptr (PsConfig) cfg = load_text (dir, "link:\n  gen: 2\n  lanes: 8\n  max_payload: 256\n"
+                                        "host:\n  rx_credits: {ph: 1, pd: 16, nph: 1, npd: 1, cplh: 1, cpld: 16}\n"
+                                        "endpoint:\n  rx_credits: {pd: 0, cpld: 0}\n", NULL, &e);
+  ck_assert_msg (cfg != NULL, "%s", e ? e->message : "?");
+  ck_assert_int_eq (cfg->host.rx_credits.pd, 16);
+}
+END_TEST
+
 /* --- the table of rejected files ----------------------------------------------------------------------- */
 
 typedef struct {
@@ -138,6 +152,16 @@ static const BadCase bad_cases[] = {
   { "gen-7", "link:\n  gen: 7\n", 0, { { 0 } }, NULL, 2, 8, PS_ERROR_DATA, "between 1 and 6 (got 7)" },
   { "tags-0", "endpoint:\n  tags: 0\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "between 1 and 16384 (got 0)" },
   { "tags-16385", "endpoint:\n  tags: 16385\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "(got 16385)" },
+  /* 10-bit tags (768, spec §2.2.6.2) need no flit mode; 769 does, and the stream workload ("  tags: " -> 9). */
+  { "tags-769", LINK "endpoint:\n  tags: 769\n", 0, { { 0 } }, NULL, 5, 9, PS_ERROR_DATA,
+    "endpoint.tags 769 needs 14-bit tags" },
+  /* Straddle needs two 256-bit segments a beat ("  straddle: " -> 13). */
+  { "straddle-256", LINK "endpoint:\n  datapath_bits: 256\n  straddle: true\n", 0, { { 0 } }, NULL, 6, 13,
+    PS_ERROR_DATA, "endpoint.straddle needs a 512- or 1024-bit datapath" },
+  /* MRRS 512 / RCB 64 + 1 = 9 completions one read may come back as; 8 header slots cannot take it
+   * ("  completion_buffer_headers: " -> 30). */
+  { "cplhdr-below-read", LINK "endpoint:\n  completion_buffer_headers: 8\n", 0, { { 0 } }, NULL, 5, 30,
+    PS_ERROR_DATA, "smaller than the 9 completions one read request may come back as" },
   { "negative-transfer", "benchmark:\n  transfer_bytes: -4096\n", 0, { { 0 } }, NULL, 2, 19, PS_ERROR_DATA,
     "(got -4096)" },
   { "int-overflow", "benchmark:\n  transfer_bytes: 99999999999999999999\n", 0, { { 0 } }, NULL, 2, 19,
@@ -164,6 +188,17 @@ static const BadCase bad_cases[] = {
   /* 128 is a multiple of RCB 64 and below MPS 256, but neither policy of the completer: same layout, 6:21. */
   { "cpl-bytes-between", LINK "  max_payload: 256\nhost:\n  completion_bytes: 128\n", 0, { { 0 } }, NULL, 6, 21,
     PS_ERROR_DATA, "other chunk sizes are not modelled" },
+
+  /* Credit advertisements below the spec minimum (§3.4.2): PD must hold one MPS TLP, 256 / 16 = 16 credits, so
+   * 15 is refused at the value ("    pd: " -> 9); CplD one completion of min(MPS 512, MRRS 256) = 256 bytes, 16
+   * credits ("    cpld: " -> 11). */
+  { "pd-below-mps", LINK "  max_payload: 256\nhost:\n  rx_credits:\n    pd: 15\n", 0, { { 0 } }, NULL, 7, 9,
+    PS_ERROR_DATA, "host.rx_credits.pd (15) is below the spec minimum of 16 credits" },
+  { "cpld-below-mrrs", LINK "  max_payload: 512\n  max_read_request: 256\nendpoint:\n  rx_credits:\n    cpld: 15\n",
+    0, { { 0 } }, NULL, 8, 11, PS_ERROR_DATA, "endpoint.rx_credits.cpld (15) is below the spec minimum of 16" },
+  /* The default MPS (128) needs 8 posted-data credits. */
+  { "pd-below-default-mps", LINK "endpoint:\n  rx_credits:\n    pd: 7\n", 0, { { 0 } }, NULL, 6, 9, PS_ERROR_DATA,
+    "minimum of 8 credits" },
 
   /* Anchors and aliases: the first of them is the mistake ("&g" at 2:8, "*nope" at 3:10), whether or not the
    * other half exists. */
@@ -806,6 +841,7 @@ main (void)
   tcase_add_test (tc, test_defaults);
   tcase_add_loop_test (tc, test_datapath_defaults, 0, G_N_ELEMENTS (datapath_cases));
   tcase_add_test (tc, test_origins);
+  tcase_add_test (tc, test_credit_minimum_accepted);
   tcase_add_test (tc, test_shipped_configs);
   tcase_add_test (tc, test_parallel_first_loads);
   suite_add_tcase (s, tc);

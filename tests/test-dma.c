@@ -137,6 +137,93 @@ START_TEST (test_tags_scale_until_link_limits)
 }
 END_TEST
 
+/* 10-bit tags (issue #12 item 6): past 256, up to 768 reads may be outstanding (spec §2.2.6.2). With a 1 ms host
+ * read latency the link is idle most of the time, so a 1 MB read in 512-byte requests (one descriptor, so one
+ * fetch) takes, with k tags, one round trip RT for the descriptor fetch, 2048 / k round trips of data (each tag
+ * runs its requests one after another), and the last round's completions draining through the wire and the
+ * receive interface: k x 512 bytes at one 256-byte CplD per 70 ns (wire_ns (256) = 70, against 17 beats = 68 ns
+ * of interface). RT = 1 ms plus about 0.5 us of pipelines and wire. So T(k) = (1 + 2048 / k) RT + k x 140 ns. */
+START_TEST (test_ten_bit_tags)
+{
+  SystemParams p = base_params ();
+  p.host.read_latency_ns = 1e6;
+  p.transfer_bytes = 1 << 20;
+  p.iterations = 1;
+  p.dma.desc_max_bytes = 0;
+  const double rt_ns = 1e6 + 500;
+  for (uint32_t k = 256; k <= 512; k += 256) {
+    p.dma.tags = k;
+    SystemResult r = run (&p, SYSTEM_READ);
+    double t_ns = (1 + 2048.0 / k) * rt_ns + k * 2 * wire_ns (256);
+    double want = (double) p.transfer_bytes / t_ns * 1e3;
+    ck_assert_msg (fabs (r.read_mbps - want) / want < 0.01, "%u tags: %.2f MB/s, hand %.2f", k, r.read_mbps, want);
+    /* Every tag is used at once (there are 2048 requests to fill them). */
+    ck_assert_uint_eq (r.dma.tags_high_water, k);
+  }
+  /* 768 is the most the non-flit link carries; one more is refused before anything is built. */
+  p.dma.tags = 768;
+  SystemResult r = run (&p, SYSTEM_READ);
+  ck_assert_uint_eq (r.dma.tags_high_water, 768);
+  p.dma.tags = 769;
+  g_autoptr (GError) e = NULL;
+  ck_assert (!system_params_check (&p, &e));
+}
+END_TEST
+
+/* The completion-header budget (issue #12 item 6): with completion_buffer_headers = H a read goes out only when
+ * every completion it may come back as has a slot, one per RCB block it touches (spec §2.3.1.1). A page-aligned
+ * 512-byte request touches 512 / RCB blocks: 8 at RCB 64, 4 at RCB 128. H = 17 then allows 2 (RCB 64) or 4
+ * (RCB 128) data reads in flight whatever the tags and whatever size the host really completes in, so the figure
+ * equals that of 2 or 4 tags with no header limit (the one-descriptor fetch, 1 slot, goes before any data). */
+START_TEST (test_completion_header_budget)
+{
+  static const struct { uint32_t rcb, in_flight; } cases[] = { { 64, 2 }, { 128, 4 } };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    SystemParams p = base_params ();
+    p.host.rcb_bytes = p.dma.rcb_bytes = cases[i].rcb;
+    p.dma.desc_max_bytes = 0;
+    p.dma.tags = cases[i].in_flight;
+    SystemResult by_tags = run (&p, SYSTEM_READ);
+    p.dma.tags = 32;
+    p.dma.cpl_buffer_headers = 17;
+    SystemResult by_headers = run (&p, SYSTEM_READ);
+    ck_assert_msg (fabs (by_headers.read_mbps - by_tags.read_mbps) / by_tags.read_mbps < 0.005,
+      "RCB %u: %.1f MB/s with 17 header slots, %.1f with %u tags", cases[i].rcb, by_headers.read_mbps,
+      by_tags.read_mbps, cases[i].in_flight);
+    ck_assert_uint_le (by_headers.dma.cpl_headers_high_water, 17);
+    ck_assert_uint_eq (by_headers.dma.tags_high_water, cases[i].in_flight);
+  }
+  /* Fewer slots than one request may need (512 / 64 + 1 = 9) is refused: no read could ever go out. */
+  SystemParams p = base_params ();
+  p.dma.cpl_buffer_headers = 8;
+  g_autoptr (GError) e = NULL;
+  ck_assert (!system_params_check (&p, &e));
+}
+END_TEST
+
+/* Issue #12 item 12: link usage covers the windows the MB/s figures are measured over, every iteration's counter
+ * window, not only the last one. In write mode the window is the write counter's, so its mean length equals
+ * the counter's; upstream the windows hold exactly every data MWr of every iteration (EPLAST and the MSI go
+ * after the counter stops, the descriptor fetch has no upstream payload), so the payload share of the 4000 MB/s
+ * Gen2 x8 wire is the MB/s figure. In read mode the downstream windows hold every data byte and the 400 bytes
+ * of each iteration's one descriptor fetch (25 descriptors of 16 bytes; the PIO start writes come before). */
+START_TEST (test_usage_covers_counter_windows)
+{
+  SystemParams p = base_params ();
+  SystemResult w = run (&p, SYSTEM_WRITE);
+  ck_assert_uint_eq (w.usage_windows, p.iterations);
+  ck_assert_msg (fabs (w.usage_window_ns - w.write_counter_ns) < 1e-6, "usage %.3f ns, counter %.3f ns",
+    w.usage_window_ns, w.write_counter_ns);
+  ck_assert_uint_eq (w.upstream_counters.payload_bytes, p.iterations * p.transfer_bytes);
+  double carried = w.upstream.payload * 8 * 500.0;
+  ck_assert_msg (fabs (carried - w.write_mbps) / w.write_mbps < 0.001, "payload share x wire %.2f, figure %.2f",
+    carried, w.write_mbps);
+  SystemResult r = run (&p, SYSTEM_READ);
+  ck_assert_uint_eq (r.usage_windows, p.iterations);
+  ck_assert_uint_eq (r.downstream_counters.payload_bytes, p.iterations * (p.transfer_bytes + 400));
+}
+END_TEST
+
 /* The first descriptor read is inside the counter: adding D to the host's read latency adds D once to a write
  * transfer (k = 1: the single descriptor fetch; data MWrs never wait for the host) and twice to a read transfer
  * (k = 2: the descriptor fetch, then the data pipeline starts D later; with 32 tags x 512 B = 16 KB in flight,
@@ -235,6 +322,39 @@ START_TEST (test_datapath_header_beats)
 }
 END_TEST
 
+/* Issue #12 item 8: a 512-bit datapath at 250 MHz (4 ns beats, 16 DW each) behind a Gen4 x16 link (about 9 ns
+ * of wire per 256-byte CplD, far faster) receives read data as fast as its beats allow. Without straddle a
+ * 256-byte CplD (3-DW header, aligned: 4 + 64 = 68 DW slots) takes 5 whole beats, 20 ns; with straddle it takes
+ * 9 segments of 256 bits (8 DW, 2 ns) and the next starts in the same beat: 18 ns. The read counter's growth
+ * from 100 KB to 200 KB is the extra 400 completions' time (the reads in flight cover the host latency). */
+static double
+read_counter_delta_ns (SystemParams *p)
+{
+  p->transfer_bytes = 102400;
+  SystemResult a = run (p, SYSTEM_READ);
+  p->transfer_bytes = 204800;
+  SystemResult b = run (p, SYSTEM_READ);
+  return b.read_counter_ns - a.read_counter_ns;
+}
+
+START_TEST (test_straddle_receive)
+{
+  static const struct { gboolean straddle; double ns_per_cpl; } cases[] = { { FALSE, 20 }, { TRUE, 18 } };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    SystemParams p = base_params ();
+    p.link.gen = 4;
+    p.link.lanes = 16;
+    p.app.width_bits = 512;
+    p.app.straddle = cases[i].straddle;
+    p.iterations = 1;
+    p.dma.tags = 64;
+    double d = read_counter_delta_ns (&p), want = 400 * cases[i].ns_per_cpl;
+    ck_assert_msg (fabs (d - want) / want < 0.005, "straddle %d: %.0f ns per 100 KB, hand %.0f", cases[i].straddle,
+                   d, want);
+  }
+}
+END_TEST
+
 /* The receive side's per-TLP overhead in interface bytes (app.h): the same datapath-bound Gen3 x8 system reading,
  * where completions come faster than the interface takes them in. Each 256-byte CplD (3-DW header, aligned)
  * takes 34 beats at 64 bits and 17 at 128, plus the overhead rounded up to whole beats: 16 bytes are 2 beats at
@@ -248,11 +368,7 @@ START_TEST (test_rx_overhead_bytes)
     SystemParams p = datapath_params ();
     p.app.width_bits = cases[i].width;
     p.app.rx_overhead_bytes = cases[i].bytes;
-    p.transfer_bytes = 102400;
-    SystemResult a = run (&p, SYSTEM_READ);
-    p.transfer_bytes = 204800;
-    SystemResult b = run (&p, SYSTEM_READ);
-    double d = b.read_counter_ns - a.read_counter_ns, want = 400 * cases[i].beats * 8.0;
+    double d = read_counter_delta_ns (&p), want = 400 * cases[i].beats * 8.0;
     ck_assert_msg (fabs (d - want) / want < 0.005, "%u-bit, %u bytes: %.0f ns per 100 KB, hand %.0f",
                    cases[i].width, cases[i].bytes, d, want);
   }
@@ -445,6 +561,9 @@ main (void)
   tcase_add_test (tc, test_write_split_counts);
   tcase_add_test (tc, test_one_tag_latency_bound);
   tcase_add_test (tc, test_tags_scale_until_link_limits);
+  tcase_add_test (tc, test_ten_bit_tags);
+  tcase_add_test (tc, test_completion_header_budget);
+  tcase_add_test (tc, test_usage_covers_counter_windows);
   tcase_add_test (tc, test_first_descriptor_read_in_counter);
   tcase_add_test (tc, test_simultaneous_and_determinism);
   tcase_add_test (tc, test_rcb_policy_and_polling);
@@ -456,6 +575,7 @@ main (void)
   tcase_set_timeout (dp, 120);
   tcase_add_test (dp, test_datapath_header_beats);
   tcase_add_test (dp, test_rx_overhead_bytes);
+  tcase_add_test (dp, test_straddle_receive);
   tcase_add_test (dp, test_read_requests_take_write_beats);
   tcase_add_test (dp, test_write_excluding_read_requests);
   tcase_add_test (dp, test_peak_window);

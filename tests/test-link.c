@@ -71,7 +71,7 @@ START_TEST (test_write_stream)
                  c->lanes, r.mbps, want);
   /* Never above the protocol limit; a finite window may hold one SKP fewer than its average share, which is the
    * only allowance (one SKP of 20 symbols over the window). */
-  double limit = link_protocol_limit_mbps (&sp.link);
+  double limit = link_protocol_limit_mbps (&sp.link, 12);
   double one_skp = 20.0 * 8000.0 / gts_of (c->gen) / (double) r.window_ps;
   ck_assert_msg (r.mbps <= limit * (1 + one_skp), "case %d: %.4f above protocol limit %.4f", _i, r.mbps, limit);
   LinkUsage u = r.usage[LINK_UPSTREAM];
@@ -111,7 +111,7 @@ START_TEST (test_write_stream_ecrc)
                  c->gen, c->lanes, r.mbps, want);
   LinkParams plain = sp.link;
   plain.ecrc = FALSE;
-  double ratio = link_protocol_limit_mbps (&sp.link) / link_protocol_limit_mbps (&plain);
+  double ratio = link_protocol_limit_mbps (&sp.link, 12) / link_protocol_limit_mbps (&plain, 12);
   ck_assert_msg (fabs (ratio - 276.0 / 280.0) < 1e-12, "case %d: limit ratio %.6f, want 276/280", _i, ratio);
 }
 END_TEST
@@ -410,8 +410,8 @@ START_TEST (test_flit_gen6_stream)
   ck_assert_msg (fabs (up.payload - pay) < 0.005 * pay, "payload share %.5f, want %.5f", up.payload, pay);
   double sum = up.payload + up.tlp_overhead + up.dllp + up.ordered_sets + up.idle;
   ck_assert_msg (fabs (sum - 1) < 1e-12 && up.idle > -1e-12, "usage sums to %.15f, idle %g", sum, up.idle);
-  ck_assert_msg (r.mbps <= link_protocol_limit_mbps (&sp.link) * 1.001, "%.1f above the limit %.1f", r.mbps,
-                 link_protocol_limit_mbps (&sp.link));
+  ck_assert_msg (r.mbps <= link_protocol_limit_mbps (&sp.link, 16) * 1.001, "%.1f above the limit %.1f", r.mbps,
+                 link_protocol_limit_mbps (&sp.link, 16));
 }
 END_TEST
 
@@ -740,7 +740,7 @@ START_TEST (test_read_stream)
   double acks = 1.0 / (ceil (169.0 / t_mrd) * t_mrd);
   double want = wire_mbps (2, 4) * (1 - skp_share (2, 4) - 2.0 * acks) * 256.0 / 276.0;
   ck_assert_msg (fabs (r.mbps - want) < 0.005 * want, "read: %.2f MB/s, want %.2f", r.mbps, want);
-  ck_assert (r.mbps <= link_protocol_limit_mbps (&lp));
+  ck_assert (r.mbps <= link_protocol_limit_mbps (&lp, 12)); /* CplDs: 3-DW headers */
   /* An MRd goes every 276 ns (138 symbols), so 30 us use 108.7 of the 127 NPH credits: the §2.6.1.2 exhaustion
    * rule never fires and the host refreshes NP credits only by the periodic rule, once per 30 us of traffic. */
   double periods = (double) r.window_ps / (30.0 * SIM_US);

@@ -180,10 +180,18 @@ START_TEST (test_protocol_limit)
   double wire = c->lanes * gts * 1000.0 / 8.0 * (b128 ? 128.0 / 130.0 : 8.0 / 10.0);
   /* §4: 4 symbols every 1180 (8b/10b); 16 symbols + a 4-byte EDS every 370 × 16 symbols (128b/130b). */
   double skp = b128 ? (16.0 + 4.0 / c->lanes) / (370.0 * 16.0) : 4.0 / 1180.0;
-  double want = wire * (1 - skp) * c->mps / (c->mps + 20.0); /* §2: 12-byte header + 8 framing */
-  double got = link_protocol_limit_mbps (&p);
-  ck_assert_msg (fabs (got - want) < 1e-6 * want, "case %d: %.4f vs %.4f", _i, got, want);
-  ck_assert_msg (got < link_theoretical_mbps (c->gen, c->lanes, c->mps) + 1e-9, "case %d above theoretical", _i);
+  /* §2: 8 bytes of framing, and a 3-DW (CplD, MWr with a 32-bit address) or 4-DW (MWr with a 64-bit address)
+   * header: 20 or 24 bytes beside the payload. */
+  for (uint32_t hdr = 12; hdr <= 16; hdr += 4) {
+    double want = wire * (1 - skp) * c->mps / (c->mps + hdr + 8.0);
+    double got = link_protocol_limit_mbps (&p, hdr);
+    ck_assert_msg (fabs (got - want) < 1e-6 * want, "case %d, %u-byte header: %.4f vs %.4f", _i, hdr, got, want);
+    ck_assert_msg (got < link_theoretical_mbps (c->gen, c->lanes, c->mps) + 1e-9, "case %d above theoretical", _i);
+  }
+  /* Issue #12 item 2, worked by hand for Gen2 x8, MPS 256 with 64-bit addresses: 4000 MB/s of symbols,
+   * 4 SKP symbols in every 1180, 256 of every 280 bytes payload: 4000 x 1176/1180 x 256/280 = 3644.746. */
+  LinkParams g2 = { .gen = 2, .lanes = 8, .max_payload_bytes = 256 };
+  ck_assert (fabs (link_protocol_limit_mbps (&g2, 16) - 3644.746) < 0.001);
 }
 END_TEST
 

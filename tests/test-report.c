@@ -11,7 +11,8 @@
 #include "sim/report.h"
 #include "tests/common.h"
 
-/* Gen2 x4 with published read 1000 and write 2000; the protocol limit of 1800 puts the write figure above it. */
+/* Gen2 x4 with 64-bit addresses, published read 1000 and write 2000; the write limit of 1800 (4-DW MWrs) puts
+ * the write figure above it; reads have their own limit, 1850 (3-DW CplDs). */
 static PsConfig cfg;
 static PsRunResult res;
 
@@ -24,6 +25,7 @@ setup (void)
   cfg.link.max_payload = 256;
   cfg.link.max_read_request = 512;
   cfg.link.read_completion_boundary = 64;
+  cfg.link.address_bits = 64;
   cfg.endpoint.tags = 32;
   cfg.endpoint.datapath_bits = 64;
   cfg.endpoint.clock_mhz = 250;
@@ -37,7 +39,7 @@ setup (void)
   cfg.published.simultaneous_write_mbps = NAN;
   cfg.published.theoretical_mbps = NAN;
   res = (PsRunResult) { .config = &cfg, .model = "chaining-dma", .theoretical_mbps = 1900, .protocol_limit_mbps = 1800,
-                        .wall_s = 1.5 };
+                        .protocol_limit_read_mbps = 1850, .wall_s = 1.5 };
   res.modes[PS_READ] = (PsModeResult) { .ran = true, .mbps = 950, .events = 10, .sim_time_ns = 1234.5 };
   res.modes[PS_READ].upstream = (PsUsage) { 0.5, 0.25, 0.125, 0.0625, 0.0625 };
   res.modes[PS_READ].downstream = (PsUsage) { 0, 0, 0, 0, 1 };
@@ -54,6 +56,15 @@ START_TEST (test_figures)
   ck_assert (isnan (f[1].simulated) && isnan (f[1].error_pct));
   ck_assert (f[1].above_limit);
   ck_assert (isnan (f[2].published));
+  /* Each figure is held to the limit of the TLPs its data travels in (issue #12 item 2): a read of 1820 is
+   * above the write limit but not the read one; a write of 1820 is above its own. */
+  ck_assert (f[0].limit == 1850 && f[1].limit == 1800 && f[2].limit == 1850 && f[3].limit == 1800);
+  cfg.published.dma_read_mbps = 1820;
+  cfg.published.dma_write_mbps = 1820;
+  ps_result_figures (&res, f);
+  ck_assert (!f[0].above_limit && f[1].above_limit);
+  cfg.published.dma_read_mbps = 1000;
+  cfg.published.dma_write_mbps = 2000;
   /* Another workload is not compared with DMA benchmark figures at all. */
   res.model = "stream";
   ps_result_figures (&res, f);
@@ -78,7 +89,7 @@ START_TEST (test_csv)
   ck_assert_str_eq (csv_table (o->str),
                     "config,figure,simulated_mbps,published_mbps,theoretical_mbps,protocol_limit_mbps,"
                     "error_pct,above_protocol_limit,suspect\n"
-                    "\"x, \"\"y\"\" | z\",read,950.00,1000.00,1900.00,1800.00,-5.00,false,false\n");
+                    "\"x, \"\"y\"\" | z\",read,950.00,1000.00,1900.00,1850.00,-5.00,false,false\n");
   /* The comments: the run, then one line per key. A config filled by hand has no origins: all read "default". */
   ck_assert_msg (g_str_has_prefix (o->str, "# pciesim 0.1.0: configs/x.yaml (x, \"y\" | z), model chaining-dma, "
                                            "seed 7\n# name = \"x, \\\"y\\\" | z\" (default)\n"), "%s", o->str);
@@ -115,7 +126,7 @@ START_TEST (test_not_comparable)
   ps_report_render (o, &res, PS_FORMAT_CSV, FALSE);
   ck_assert_msg (strstr (o->str, "# published figures not comparable: config changed by --set link.lanes\n"), "%s",
                  o->str);
-  ck_assert_msg (strstr (o->str, ",read,950.00,,1900.00,1800.00,,false,false\n"), "%s", o->str);
+  ck_assert_msg (strstr (o->str, ",read,950.00,,1900.00,1850.00,,false,false\n"), "%s", o->str);
   g_string_truncate (o, 0);
   ps_report_render (o, &res, PS_FORMAT_JSON, FALSE);
   g_autoptr (JsonNode) root = ps_json_parse (o->str, -1, NULL);

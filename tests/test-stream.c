@@ -111,6 +111,57 @@ START_TEST (test_window)
 }
 END_TEST
 
+/* Issue #12 item 1: the transfer window (what the config's stream workload measures) runs from the first TLP
+ * offered at t = 0 to the last delivery and counts every byte, so a transfer of any size has a figure. On
+ * gen2x8 (2 ns symbol times, 8 lanes; 20 + 5 + 30 ns of pipelines and flight) by hand, 3-DW headers and 8 bytes
+ * of framing (pcie-protocol.md §2), a TLP taking whole symbol times:
+ *   write 4 B:    24 bytes = 3 symbols, 6 ns: 61 ns in all, 4 / 61 ns = 65.574 MB/s
+ *   write 256 B:  276 bytes = 34.5 -> 35 symbols, 70 ns: 125 ns, 2048 MB/s
+ *   write 1024 B: four 276-byte MWrs back to back (the next starts in lane 4 of the symbol where one ends, so no
+ *                 padding): 1104 bytes = 138 symbols, 276 ns: 331 ns, 3093.66 MB/s
+ *   read 4 B:     a 20-byte MRd (3 symbols) up, in at 61 ns; a completer of no latency hands the 24-byte CplD
+ *                 down at once, 20 ns of pipeline put it at 81 ns, and it starts at the next symbol boundary,
+ *                 82 ns: 3 symbols, 5 + 30 ns, in at 123 ns: 32.520 MB/s
+ * The link usage covers the same window: every payload byte is in it. */
+static const struct {
+  StreamMode mode;
+  uint64_t bytes;
+  SimTime window_ps;
+} transfer_cases[] = {
+  { STREAM_WRITE, 4, 61000 }, { STREAM_WRITE, 256, 125000 }, { STREAM_WRITE, 1024, 331000 },
+  { STREAM_READ, 4, 123000 },
+};
+
+START_TEST (test_transfer_window)
+{
+  StreamParams sp = { .link = gen2x8 (), .mode = transfer_cases[_i].mode, .window = STREAM_WINDOW_TRANSFER,
+                      .total_bytes = transfer_cases[_i].bytes };
+  StreamResult r;
+  run_ok (&sp, &r, "transfer window");
+  ck_assert_uint_eq (r.window_ps, transfer_cases[_i].window_ps);
+  double want = (double) transfer_cases[_i].bytes * 1e6 / (double) transfer_cases[_i].window_ps;
+  ck_assert_msg (fabs (r.mbps - want) < 1e-9 * want, "case %d: %.6f MB/s, want %.6f", _i, r.mbps, want);
+  LinkDir data = sp.mode == STREAM_WRITE ? LINK_UPSTREAM : LINK_DOWNSTREAM;
+  ck_assert_uint_eq (r.counters[data].payload_bytes, transfer_cases[_i].bytes);
+}
+END_TEST
+
+/* Every size from one DW to 1 MB, both ways: a figure above 0 and within what the protocol allows its window
+ * (link_protocol_limit_window_mbps: the 3-DW MWr and CplD limit plus up to two SKPs the window may lack). */
+START_TEST (test_transfer_window_every_size)
+{
+  for (uint64_t bytes = 4; bytes <= 1 << 20; bytes *= 4) {
+    StreamParams sp = { .link = gen2x8 (), .mode = _i ? STREAM_READ : STREAM_WRITE, .window = STREAM_WINDOW_TRANSFER,
+                        .total_bytes = bytes };
+    StreamResult r;
+    run_ok (&sp, &r, "every size");
+    double limit = link_protocol_limit_window_mbps (&sp.link, 12, r.window_ps);
+    ck_assert_msg (r.mbps > 0 && r.mbps <= limit, "%s %" G_GUINT64_FORMAT " B: %.2f MB/s, limit %.2f",
+                   _i ? "read" : "write", bytes, r.mbps, limit);
+  }
+}
+END_TEST
+
 /* ---- headers: 64-bit addresses give 4-DW MWrs ---- */
 
 START_TEST (test_addr64_write)
@@ -207,6 +258,8 @@ main (void)
   tcase_add_loop_test (tc, test_defaults, 0, 2);
   tcase_add_test (tc, test_window);
   tcase_add_test (tc, test_addr64_write);
+  tcase_add_loop_test (tc, test_transfer_window, 0, G_N_ELEMENTS (transfer_cases));
+  tcase_add_loop_test (tc, test_transfer_window_every_size, 0, 2);
   tcase_add_loop_test (tc, test_completion_sizes, 0, G_N_ELEMENTS (cpl_cases));
   tcase_add_loop_test (tc, test_tags_latency, 0, 2);
   tcase_add_test (tc, test_stall);

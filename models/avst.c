@@ -1,8 +1,6 @@
 /* avst.c — Avalon-ST beat counts; the alignment rules and their sources are in avst.h. */
 #include "models/avst.h"
 
-/* Counted in DW slots from the start of packet, header first, width/32 slots a beat; payload rounds up to whole
- * DWs as a TLP's Length field does. Without data (MRd, Cpl) the TLP ends with its header: no alignment slot. */
 /* First DW slot of the data, counted from the start of packet: after the header's own beats, or where the
  * address puts it (avst.h). */
 static uint32_t

@@ -1,6 +1,6 @@
 /* validate.c — parallel runs of the published configs and one comparison table.
  *
- * The calibration test (run by CI) parses its JSON and the README's accuracy table is its Markdown output, so
+ * The calibration test (run by CI) parses its JSON and the README's AN-456 tables are drawn from it, so
  * the output must not vary between runs: rows follow the input order (sorted when discovered), numbers have a
  * fixed precision, and nothing depends on which worker finished first. The statistics score the model, not the
  * data: a published figure above the protocol limit is shown but never counted (report.h), nor, unless --strict,

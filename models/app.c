@@ -32,6 +32,11 @@
 
 #define APP_MAX_CLIENTS 8 /* the most dma_chain registers: DMA_MAX_CHANNELS x (write + read) engines */
 
+typedef struct {
+  SimTime busy_ps; /* every interval counted so far, whole */
+  SimTime from, to; /* the last interval counted */
+} AppSpan;
+
 struct App {
   SimEngine *engine;
   AppParams p;
@@ -55,6 +60,9 @@ struct App {
   SimTime tx_free_at; /* first edge at which the interface may start another TLP */
   uint64_t tx_beats, tx_switch_cycles;
   uint64_t tx_kind_beats[TLP_KIND_COUNT];
+  /* Busy-time accounts for app_busy_at(): totals over every TLP scheduled so far, and the last such TLP's interval
+   * of that kind, the only one that can still lie partly after the present (one TLP per side at a time). */
+  AppSpan tx_data, tx_request, rx_data;
   gboolean tx_any; /* a TLP has been sent: last_winner is meaningful for the switch penalty */
 
   /* Receive: a TLP FIFO (tlp.h). The IP's receive pipeline delay is the link's rx_pipeline_ps; stamp_ps is
@@ -98,6 +106,22 @@ edge (const App *a, SimTime t)
 }
 
 static void tx_arbitrate (SimEngine *e, void *ctx, uint64_t arg);
+
+static void
+span_add (AppSpan *s, SimTime from, SimTime to)
+{
+  s->busy_ps += to - from;
+  s->from = from;
+  s->to = to;
+}
+
+/* The total up to t: everything counted, less the part of the last interval that lies after t. */
+static SimTime
+span_at (const AppSpan *s, SimTime t)
+{
+  return s->to > t ? s->busy_ps - (s->to - MAX (s->from, t)) : s->busy_ps;
+}
+
 static void rx_start (App *a);
 
 /* At most one arbitration is pending, and none while a TLP holds the interface: kicks during a TLP's beats or
@@ -168,6 +192,16 @@ tx_arbitrate (SimEngine *e, void *ctx, uint64_t arg)
     /* Handing the interface to another source costs the multiplexer's turnaround before the first beat. */
     uint32_t idle = a->tx_any && c != a->last_winner ? a->p.arb_switch_cycles : 0;
     a->tx_switch_cycles += idle;
+    SimTime begin = sim_now (e) + (SimTime) idle * a->cycle_ps, end = begin + (SimTime) beats * a->unit_ps;
+    if (t->kind == TLP_MRD)
+      span_add (&a->tx_request, sim_now (e), end);
+    else {
+      if (idle)
+        span_add (&a->tx_request, sim_now (e), begin);
+      if (t->kind == TLP_MWR)
+        span_add (&a->tx_data, begin + (SimTime) avst_header_beats (a->unit_bits, a->p.header_own_beat,
+                  t->header_bytes, t->address, t->payload_bytes) * a->unit_ps, end);
+    }
     /* Beats per kind let the report show what read requests take from writes (pcie-protocol.md §7). */
     a->tx_kind_beats[t->kind] += beats;
     a->tx_any = TRUE;
@@ -213,20 +247,32 @@ rx_done (SimEngine *e, void *ctx, uint64_t arg)
 }
 
 /* Receive has no arbitration: TLPs leave the IP's buffer one at a time in the order the link delivered them.
- * rx_overhead_cycles is what makes reads trail writes where the datapath runs at the link's rate: a 256-byte
- * completion on a 128-bit interface takes 17 beats plus the calibrated 2, against 17.25 beats' worth of wire
- * time at Gen2 x8 (README: "Which mechanism costs what"). */
+ * The per-TLP overhead is what makes reads trail writes where the datapath runs at the link's rate: the AN-456
+ * families spend 16 interface bytes per completion (rx_overhead_bytes), so a 256-byte completion takes 34 + 2
+ * beats on a 64-bit interface and 17 + 1 on a 128-bit one, against 34.5 / 17.25 beats' worth of wire time at
+ * Gen1 x4 / Gen2 x8 (README: "Which mechanism costs what"). Bytes rather than cycles because Table 11's 64-bit
+ * and 128-bit Stratix IV rows, which move the same 2000 MB/s of interface, read within 1% of each other. */
 static void
 rx_start (App *a)
 {
   if (a->rx_busy || a->rx.head == NULL)
     return;
   Tlp *t = a->rx.head;
+  uint32_t unit_bytes = a->unit_bits / 8;
   uint32_t beats = avst_beats (a->unit_bits, a->p.header_own_beat, t->header_bytes, t->address, t->payload_bytes)
-                   + a->p.rx_overhead_cycles * (uint32_t) (a->cycle_ps / a->unit_ps);
+                   + a->p.rx_overhead_cycles * (uint32_t) (a->cycle_ps / a->unit_ps)
+                   + (a->p.rx_overhead_bytes + unit_bytes - 1) / unit_bytes;
   a->rx_beats += beats;
   a->rx_busy = TRUE;
   SimTime begin = edge (a, sim_now (a->engine));
+  /* Data beats follow the header beats; the overhead is counted as idle beats after the TLP. */
+  if (t->kind == TLP_CPLD) {
+    uint32_t hdr = avst_header_beats (a->unit_bits, a->p.header_own_beat, t->header_bytes, t->address,
+      t->payload_bytes);
+    uint32_t data = avst_beats (a->unit_bits, a->p.header_own_beat, t->header_bytes, t->address, t->payload_bytes)
+                    - hdr;
+    span_add (&a->rx_data, begin + (SimTime) hdr * a->unit_ps, begin + (SimTime) (hdr + data) * a->unit_ps);
+  }
   sim_schedule_at (a->engine, begin + (SimTime) beats * a->unit_ps, rx_done, a, 0);
 }
 
@@ -339,6 +385,12 @@ uint64_t
 app_rx_beats (const App *a)
 {
   return a->rx_beats;
+}
+
+AppBusy
+app_busy_at (const App *a, SimTime t)
+{
+  return (AppBusy) { span_at (&a->tx_data, t), span_at (&a->tx_request, t), span_at (&a->rx_data, t) };
 }
 
 /* A TLP waiting for the link or still in its beats counts as work; a pending arbitration with nothing taken

@@ -16,7 +16,8 @@
  *   on Tables 8 and 11), which is APP_ARB_PRIORITY with each channel's read engine registered first
  *   (dma_chain.c).
  * - Receive: TLPs from the link (whose rx_pipeline_ps already holds the IP's receive latency) pass one at a
- *   time through the receive interface, each taking avst_beats() + rx_overhead_cycles. At the end of its beats
+ *   time through the receive interface, each taking avst_beats() + rx_overhead_cycles + rx_overhead_bytes in
+ *   beats (rounded up; 256-bit segments with straddle). At the end of its beats
  *   the handler sees the TLP, then the app calls link_port_consume() (the IP's receive buffer slot is free only once the application has read it)
  *   and frees it. Handlers must not keep or free the TLP.
  * - Every beat starts on an edge of the application clock; times are integer picoseconds. With straddle a TLP
@@ -46,6 +47,8 @@ typedef struct {
                                * Avalon-ST source). Costs twice per read request slipped between writes, so it
                                * weighs on writes in simultaneous mode only, and more at a slower clock. */
   uint32_t rx_overhead_cycles; /* extra beats per received TLP: the DMA's completion bookkeeping */
+  uint32_t rx_overhead_bytes; /* extra interface bytes per received TLP, rounded up to beats: a per-TLP cost that
+                               * is a fixed width of the interface rather than a fixed number of cycles */
   /* Straddle (512- and 1024-bit only): a TLP may start at any 256-bit boundary of a beat, so two (four at 1024
    * bits) TLPs share a beat, in both directions. Off, every TLP starts a fresh beat and a 512-bit interface at
    * 250 MHz carries one 256-byte TLP per 5 beats (12.8 GB/s), below a Gen4 x16 link. See app.c for the rule and
@@ -92,5 +95,15 @@ uint64_t app_tx_switch_cycles (const App *app);
  * pcie-protocol.md §7). */
 uint64_t app_tx_kind_beats (const App *app, TlpKind kind);
 uint64_t app_rx_beats (const App *app);
+
+/* Interface time since the start, up to time t, spent carrying write data (MWr payload beats on transmit), read
+ * requests (MRd beats and the turnarounds around them on transmit) and completion data (CplD payload beats on
+ * receive), in ps: a logic analyser's view of the interface (published-calibration.md §2.1). Exact at any t from the
+ * start of the last TLP scheduled on each side onwards, so two calls at the ends of a window give the time inside
+ * it, whatever TLPs straddle its edges. With straddle the beats are 256-bit segments (app_unit_ps()). */
+typedef struct {
+  SimTime tx_data_ps, tx_read_request_ps, rx_data_ps;
+} AppBusy;
+AppBusy app_busy_at (const App *app, SimTime t);
 /* Nothing queued in either direction. */
 gboolean app_idle (const App *app);

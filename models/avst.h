@@ -25,3 +25,8 @@
 
 uint32_t avst_beats (uint32_t width_bits, gboolean header_own_beat, uint32_t header_bytes, uint64_t address,
   uint32_t payload_bytes);
+/* Beats before the first one carrying data (header only), by the same rule; a TLP without data is all header.
+ * avst_beats() minus this is the beats that carry data: what a logic analyser on the interface counts as data
+ * cycles (published-calibration.md §2.1). */
+uint32_t avst_header_beats (uint32_t width_bits, gboolean header_own_beat, uint32_t header_bytes, uint64_t address,
+  uint32_t payload_bytes);

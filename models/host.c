@@ -129,7 +129,11 @@ static void
 accept_read (Host *h, Tlp *t)
 {
   link_port_consume (h->port, t);
-  t->stamp_ps = sim_now (h->engine) + h->read_latency_ps + (SimTime) llround (t->length_bytes * h->read_ps_per_byte);
+  /* A read must not pass a posted write received before it (spec §2.4.1, Table 2-40: a non-posted request never
+   * passes a posted one): on_rx() left in stamp_ps when the last such write is handed on, and the root complex
+   * starts the read no earlier. */
+  SimTime start = MAX (sim_now (h->engine), t->stamp_ps);
+  t->stamp_ps = start + h->read_latency_ps + (SimTime) llround (t->length_bytes * h->read_ps_per_byte);
   tlp_fifo_push (&h->reqs, t);
   h->n_reqs++;
   ret_schedule (h);
@@ -277,6 +281,9 @@ on_rx (void *ctx, LinkPort *port, Tlp *t)
      * its NP credit returns immediately; otherwise it waits in the buffer, holding the credit. */
     h->c.reads++;
     h->c.read_bytes_requested += t->length_bytes;
+    /* Writes release in arrival order, so the sink's tail is the last posted write received before this read
+     * and still unreleased: the read may not start before it (accept_read). */
+    t->stamp_ps = h->sink.tail != NULL ? h->sink.tail->stamp_ps : 0;
     if (h->p.read_queue_depth == 0 || h->n_reqs < h->p.read_queue_depth)
       accept_read (h, t);
     else

@@ -4,7 +4,9 @@
  * - Completer. An MRd is taken out of the root port's receive buffer as soon as it arrives (its NP credit is
  *   freed then) unless read_queue_depth requests are already in the root complex; then it waits there, in
  *   arrival order, until one finishes. Its data is ready read_latency_ns +
- *   read_latency_per_byte_ps x length after arrival; requests overlap in that latency (memory-level
+ *   read_latency_per_byte_ps x length after it is taken in, or after the last posted write received before it
+ *   has given back its slot if that is later (a read never passes a posted write, spec §2.4.1); requests
+ *   overlap in that latency (memory-level
  *   parallelism) but their data leaves through one return path, in arrival order, at cpl_rate_mbps plus
  *   cpl_overhead_ns per completion. Completions are cut by split_next_completion() (RCB/MPS rules, split.h).
  * - Posted-write sink. MWr/MSI data drains into memory at write_drain_mbps, one TLP after another; a TLP's

@@ -58,6 +58,8 @@ struct System {
   SimTime write_rr_ps_at_start;
   SimTime write_rr_ps;
   double write_excl_mbps_sum;
+  SimTime first_write_span_ps; /* the first transfer's write counter time: places the peak window */
+  AppBusy peak_open; /* interface busy times at the peak window's start */
   /* Link usage summed over the counter windows (on_counter): fractions x window length, per LinkDir. */
   SimTime usage_start_ps;
   LinkUsage usage_sum[2];
@@ -217,6 +219,8 @@ direction_done (System *s, DmaDir dir)
    * grant rather than clipped to the window, so the clamp keeps the denominator at least 1 ps. */
   if (dir == DMA_WRITE)
     s->write_excl_mbps_sum += bytes * 1e6 / (double) (dt - MIN (s->write_rr_ps, dt - 1));
+  if (dir == DMA_WRITE && s->iteration == 0)
+    s->first_write_span_ps = dt;
   s->counter_ns_sum[dir] += (double) dt / 1000.0;
 }
 
@@ -265,6 +269,30 @@ read_request_ps (const System *s)
          + app_tx_switch_cycles (s->app) * app_cycle_ps (s->app);
 }
 
+static void
+peak_close (SimEngine *e, void *ctx, uint64_t arg)
+{
+  System *s = ctx;
+  AppBusy b = app_busy_at (s->app, sim_now (e));
+  double w = (double) SYSTEM_PEAK_WINDOW_CYCLES * (double) app_cycle_ps (s->app);
+  double data = (double) (b.tx_data_ps - s->peak_open.tx_data_ps);
+  double req = (double) (b.tx_read_request_ps - s->peak_open.tx_read_request_ps);
+  /* MB/s of the interface: bytes per cycle x cycles per microsecond. */
+  double full = s->p->app.width_bits / 8.0 * s->p->app.clock_mhz;
+  s->out->peak_write_mbps = data / w * full;
+  s->out->peak_write_mbps_excluding_read_requests = req < w ? data / (w - req) * full : 0;
+  s->out->peak_read_mbps = (double) (b.rx_data_ps - s->peak_open.rx_data_ps) / w * full;
+  s->out->peak_valid = TRUE;
+}
+
+static void
+peak_open (SimEngine *e, void *ctx, uint64_t arg)
+{
+  System *s = ctx;
+  s->peak_open = app_busy_at (s->app, sim_now (e));
+  sim_schedule_in (e, (SimTime) SYSTEM_PEAK_WINDOW_CYCLES * app_cycle_ps (s->app), peak_close, s, 0);
+}
+
 /* Every iteration: the read-request cycles inside the write counter's window, and link usage over the counter
  * window, so usage covers the same transfers the MB/s figures average (no inter-iteration idle). Both windows
  * run from the first counter to start to the last to stop, counted across channels (and, for link usage,
@@ -275,8 +303,15 @@ on_counter (void *ctx, DmaDir dir, gboolean stopped)
 {
   System *s = ctx;
   if (dir == DMA_WRITE) {
-    if (!stopped && s->write_counting++ == 0)
+    if (!stopped && s->write_counting++ == 0) {
       s->write_rr_ps_at_start = read_request_ps (s);
+      /* The peak window (SystemResult): in the second transfer, at half the first one's write time, on a clock
+       * edge so the interface's busy times are exact at both ends. */
+      if (s->mode == SYSTEM_SIMULTANEOUS && s->iteration == 1) {
+        SimTime cyc = app_cycle_ps (s->app), at = sim_now (s->engine) + s->first_write_span_ps / 2;
+        sim_schedule_at (s->engine, (at + cyc - 1) / cyc * cyc, peak_open, s, 0);
+      }
+    }
     else if (stopped && --s->write_counting == 0)
       s->write_rr_ps = read_request_ps (s) - s->write_rr_ps_at_start;
   }

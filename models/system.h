@@ -58,6 +58,7 @@ typedef struct {
 } SystemParams;
 
 #define SYSTEM_WATCHDOG_DEFAULT_PS (10 * SIM_MS)
+#define SYSTEM_PEAK_WINDOW_CYCLES 142u /* Intel's Signal Tap window (published-calibration.md §2.1) */
 
 typedef struct {
   double read_mbps, write_mbps; /* mean over iterations; 0 for an engine the mode does not run */
@@ -67,6 +68,14 @@ typedef struct {
    * the read-request cycles not counted, as Intel reports for its Avalon-MM DMA (published-calibration.md §2.1).
    * A what-if figure of the interface, not a rate the wire carried. 0 when the mode runs no write engine. */
   double write_mbps_excluding_read_requests;
+  /* Simultaneous mode, two or more iterations: the interface's steady state as a logic analyser sees it in a
+   * SYSTEM_PEAK_WINDOW_CYCLES window (published-calibration.md §2.1's Signal Tap capture), placed in the second
+   * transfer at half the first transfer's write counter time from its start, away from both ends: time carrying
+   * write data (MWr payload beats) / the window, the same / (window - read-request time: MRd beats and their
+   * turnarounds), and time carrying completion data / the window, each x width x clock. peak_valid is FALSE
+   * (and the figures 0) in other modes and for a single transfer. */
+  gboolean peak_valid;
+  double peak_write_mbps, peak_write_mbps_excluding_read_requests, peak_read_mbps;
   LinkUsage upstream, downstream; /* over every iteration's counter window (see above) */
   LinkCounters upstream_counters, downstream_counters; /* the same windows, summed */
   double usage_window_ns; /* mean length of those windows */

@@ -95,6 +95,7 @@ topology_system_params (const PsConfig *cfg, SystemParams *sp)
     .tx_gap_cycles = (uint32_t) cfg->endpoint.tx_gap_cycles,
     .arbitration = cfg->endpoint.arbitration == PS_ARB_ROUND_ROBIN ? APP_ARB_ROUND_ROBIN : APP_ARB_PRIORITY,
     .rx_overhead_cycles = (uint32_t) cfg->endpoint.rx_overhead_cycles,
+    .rx_overhead_bytes = (uint32_t) cfg->endpoint.rx_overhead_bytes,
     .arb_switch_cycles = (uint32_t) cfg->endpoint.arb_switch_cycles,
   };
   sp->dma = (DmaParams) {
@@ -162,6 +163,10 @@ run_dma (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GError *
   m->read_mbps = r.read_mbps;
   m->write_mbps = r.write_mbps;
   m->write_mbps_excluding_read_requests = r.write_mbps_excluding_read_requests;
+  m->peak_valid = r.peak_valid;
+  m->peak_write_mbps = r.peak_write_mbps;
+  m->peak_write_mbps_excluding_read_requests = r.peak_write_mbps_excluding_read_requests;
+  m->peak_read_mbps = r.peak_read_mbps;
   usage_of (&m->upstream, &r.upstream);
   usage_of (&m->downstream, &r.downstream);
   m->read_window_ns = r.read_counter_ns;

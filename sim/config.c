@@ -19,20 +19,21 @@
 #include "error.h"
 #include "ytree.h"
 
-typedef enum { K_INT, K_DOUBLE, K_BOOL, K_STRING, K_MODES, K_ENUM } KeyType;
+typedef enum { K_INT, K_DOUBLE, K_BOOL, K_STRING, K_MODES, K_ENUM, K_WORDS } KeyType;
 
 /* Integer value constraints: a range, optionally only powers of two, or an explicit list. */
 typedef struct {
   const char *path;
   KeyType type;
   /* Into PsConfig. The field's C type must be the one convert_value() writes for `type`: int64_t for K_INT,
-   * double, bool, char * (owned), unsigned for K_MODES (a PsModeMask), int for K_ENUM. */
+   * double, bool, char * (owned), unsigned for K_MODES (a PsModeMask), int for K_ENUM, unsigned for K_WORDS (bit i
+   * set for words[i]). */
   size_t offset;
   /* Bounds of K_INT and K_DOUBLE, doubles for both: exact for integers, since every bound is below 2^53. */
   double min, max;
   gboolean pow2;
   const int64_t *allowed; /* terminated by -1, so no list may hold a negative value */
-  const char *const *words; /* K_ENUM: NULL-terminated names; the value stored is the index */
+  const char *const *words; /* K_ENUM, K_WORDS: NULL-terminated names; K_ENUM stores the index, K_WORDS a mask */
   const char *dflt; /* YAML text; NULL = required (or absent for published.*) */
   const char *unit;
   const char *doc; /* meaning and source: one line of `pciesim keys`, also quoted when a required key is missing */
@@ -55,6 +56,8 @@ static const char *const descriptor_mode_words[] = { "chained", "software", NULL
 static const int64_t channels_allowed[] = { 1, 2, 4, -1 };
 static const char *const updatefc_words[] = { "minimum", "recommended", NULL };
 static const char *const workload_words[] = { "chaining_dma", "stream", NULL };
+const char *const ps_figure_words[] = { "read", "write", "simultaneous_read", "simultaneous_write", "peak_write",
+                                        "peak_write_excluding_read_requests", "peak_read", NULL };
 
 /* The six credit types appear twice (host and endpoint receivers); the macro keeps their ranges identical.
  * 2032 = 127 x 16 and 32752 = 2047 x 16: the largest unscaled header and data advertisements times the largest
@@ -170,6 +173,9 @@ static const KeyDef keys[] = {
     "idle application-clock cycles after each transmitted TLP (arbiter turnaround)" },
   { "endpoint.rx_overhead_cycles", K_INT, OFF (endpoint.rx_overhead_cycles), 0, 1000, FALSE, NULL, NULL, "0",
     "cycles", "extra application-clock cycles per received TLP (completion bookkeeping)" },
+  { "endpoint.rx_overhead_bytes", K_INT, OFF (endpoint.rx_overhead_bytes), 0, 4096, FALSE, NULL, NULL, "0",
+    "bytes", "extra interface bytes per received TLP, rounded up to whole beats (a per-TLP receive cost that "
+    "scales with the width: 16 is 2 beats at 64 bits, 1 at 128 or 256)" },
   { "endpoint.arb_switch_cycles", K_INT, OFF (endpoint.arb_switch_cycles), 0, 1000, FALSE, NULL, NULL, "0",
     "cycles", "idle application-clock cycles when the transmit grant moves from one DMA engine to the other" },
   { "endpoint.ack_every_tlps", K_INT, OFF (endpoint.ack_every_tlps), 0, 4096, FALSE, NULL, NULL, "0", "TLPs",
@@ -259,6 +265,19 @@ static const KeyDef keys[] = {
     NULL, "MB/s", "published write throughput with both engines running" },
   { "published.theoretical_mbps", K_DOUBLE, OFF (published.theoretical_mbps), 0, 1e6, FALSE, NULL, NULL, NULL,
     "MB/s", "the vendor's theoretical maximum as printed" },
+  { "published.peak_write_mbps", K_DOUBLE, OFF (published.peak_write_mbps), 0, 1e6, FALSE, NULL, NULL, NULL, "MB/s",
+    "published steady-state write throughput of the interface in simultaneous mode, read-request cycles counted "
+    "(a logic analyser's window, published-calibration.md §2.1; compared with results.simultaneous.peak)" },
+  { "published.peak_write_excluding_read_requests_mbps", K_DOUBLE,
+    OFF (published.peak_write_excluding_read_requests_mbps), 0, 1e6, FALSE, NULL, NULL, NULL, "MB/s",
+    "the same with the read-request cycles left out" },
+  { "published.peak_read_mbps", K_DOUBLE, OFF (published.peak_read_mbps), 0, 1e6, FALSE, NULL, NULL, NULL, "MB/s",
+    "published steady-state completion throughput of the receive interface in simultaneous mode" },
+  { "published.suspect.figures", K_WORDS, OFF (published.suspect_figures), 0, 0, FALSE, NULL, ps_figure_words,
+    NULL, "", "published figures suspected to be measurement artifacts: shown flagged with the reason, left out of "
+    "validate's statistics (counted with --strict)" },
+  { "published.suspect.reason", K_STRING, OFF (published.suspect_reason), 0, 0, FALSE, NULL, NULL, NULL, "",
+    "why the figures are suspect: the evidence, in one line (required with published.suspect.figures)" },
 };
 
 #define N_KEYS G_N_ELEMENTS (keys)
@@ -411,6 +430,21 @@ value_json (const KeyDef *k, const PsConfig *cfg, PsJson *j)
   case K_ENUM:
     ps_json_string (j, k->words[*(const int *) field]);
     return;
+  case K_WORDS: {
+    /* The only set of words is published.suspect.figures, whose absence (no bit) reads as null like an absent
+     * published figure. */
+    unsigned m = *(const unsigned *) field;
+    if (!m) {
+      ps_json_raw (j, "null");
+      return;
+    }
+    ps_json_array (j, 0);
+    for (int w = 0; k->words[w]; w++)
+      if (m & (1u << w))
+        ps_json_string (j, k->words[w]);
+    ps_json_end (j);
+    return;
+  }
   }
 }
 
@@ -652,6 +686,40 @@ convert_modes (const KeyDef *k, const YNode *n, unsigned *out, GError **error)
   return TRUE;
 }
 
+/* A set of words from k->words: one word or a sequence, stored as a mask (bit i for words[i]). A repeat is
+ * harmless; an empty list is refused, as an empty set would say nothing. */
+static gboolean
+convert_words (const KeyDef *k, const YNode *n, unsigned *out, GError **error)
+{
+  if (n->kind == YNODE_SEQ && n->items->len == 0) {
+    ytree_error (error, PS_ERROR_DATA, n, "%s lists nothing", k->path);
+    return FALSE;
+  }
+  if (n->kind != YNODE_SEQ && n->kind != YNODE_SCALAR) {
+    ytree_error (error, PS_ERROR_DATA, n, "%s must be a word or a list of words, not %s", k->path,
+                 ytree_kind_name (n->kind));
+    return FALSE;
+  }
+  guint count = n->kind == YNODE_SEQ ? n->items->len : 1;
+  unsigned mask = 0;
+  for (guint i = 0; i < count; i++) {
+    const YNode *one = n->kind == YNODE_SEQ ? n->items->pdata[i] : n;
+    int found = -1;
+    for (int w = 0; one->kind == YNODE_SCALAR && k->words[w] && found < 0; w++)
+      if (strcmp (k->words[w], one->value) == 0)
+        found = w;
+    if (found < 0) {
+      g_autofree char *list = g_strjoinv (", ", (char **) k->words);
+      ytree_error (error, PS_ERROR_DATA, one, "%s: unknown word%s%s (expected %s)", k->path,
+                   one->kind == YNODE_SCALAR ? " " : "", one->kind == YNODE_SCALAR ? one->value : "", list);
+      return FALSE;
+    }
+    mask |= 1u << found;
+  }
+  *out = mask;
+  return TRUE;
+}
+
 /* The one converter behind file values, --set values and defaults. It writes through `field` with the C type
  * that KeyDef.offset documents for each KeyType; a field of another type would be written at the wrong size,
  * silently. */
@@ -691,6 +759,8 @@ convert_value (const KeyDef *k, const YNode *n, PsConfig *cfg, GError **error)
     return TRUE;
   case K_MODES:
     return convert_modes (k, n, field, error);
+  case K_WORDS:
+    return convert_words (k, n, field, error);
   case K_ENUM:
     if (!want_scalar (k, n, "a word", error))
       return FALSE;
@@ -1056,6 +1126,24 @@ check_combinations (Walk *w, const YNode *root, GError **error)
                  c->endpoint.completion_buffer_bytes, c->link.max_read_request);
     return FALSE;
   }
+  /* A suspect mark is evidence about published figures: it names figures the block gives, and says why. */
+  const YNode *suspect_at = g_hash_table_lookup (w->seen, "published.suspect.figures");
+  const YNode *reason_at = g_hash_table_lookup (w->seen, "published.suspect.reason");
+  if ((suspect_at != NULL) != (reason_at != NULL)) {
+    ytree_error (error, PS_ERROR_DATA, suspect_at ? suspect_at : reason_at, "published.suspect needs both figures "
+                 "and a reason");
+    return FALSE;
+  }
+  const double published[] = { c->published.dma_read_mbps, c->published.dma_write_mbps,
+                               c->published.simultaneous_read_mbps, c->published.simultaneous_write_mbps,
+                               c->published.peak_write_mbps, c->published.peak_write_excluding_read_requests_mbps,
+                               c->published.peak_read_mbps };
+  for (guint i = 0; i < G_N_ELEMENTS (published); i++)
+    if ((c->published.suspect_figures & (1u << i)) && !isfinite (published[i])) {
+      ytree_error (error, PS_ERROR_DATA, suspect_at, "published.suspect.figures names %s, which the published: "
+                   "block does not give", ps_figure_words[i]);
+      return FALSE;
+    }
   if (!check_credit_minimum (w, root, "host.rx_credits", &c->host.rx_credits, error)
       || !check_credit_minimum (w, root, "endpoint.rx_credits", &c->endpoint.rx_credits, error))
     return FALSE;
@@ -1354,6 +1442,7 @@ ps_config_free (PsConfig *cfg)
   g_free (cfg->path);
   g_free (cfg->name);
   g_free (cfg->published.source);
+  g_free (cfg->published.suspect_reason);
   for (size_t i = 0; cfg->origins && i < N_KEYS; i++) {
     g_free (cfg->origins[i].at);
     g_free (cfg->origins[i].rule);
@@ -1380,6 +1469,8 @@ type_name (const KeyDef *k)
     return "modes";
   case K_ENUM:
     return "one of";
+  case K_WORDS:
+    return "list of";
   }
   return "?";
 }

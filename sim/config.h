@@ -92,6 +92,7 @@ typedef struct {
     bool header_own_beat;
     int64_t tx_gap_cycles;
     int64_t rx_overhead_cycles;
+    int64_t rx_overhead_bytes;
     int64_t arb_switch_cycles;
     int64_t ack_every_tlps;
     int arbitration; /* PsArbitration */
@@ -140,6 +141,11 @@ typedef struct {
     char *source;
     /* NaN when absent */
     double dma_read_mbps, dma_write_mbps, simultaneous_read_mbps, simultaneous_write_mbps, theoretical_mbps;
+    /* A logic analyser's steady-state figures of the interface (published-calibration.md §2.1); NaN when absent */
+    double peak_write_mbps, peak_write_excluding_read_requests_mbps, peak_read_mbps;
+    /* Figures marked as suspect measurements: bit i is figure i of ps_figure_words (report.h order); 0 = none */
+    unsigned suspect_figures;
+    char *suspect_reason; /* why; required when suspect_figures is set */
   } published;
 
   PsKeyOrigin *origins; /* one per key, in ps_config_keys() order */
@@ -149,6 +155,10 @@ typedef struct {
 PsConfig *ps_config_load (const char *path, const char *const *sets, GError **error);
 void ps_config_free (PsConfig *config);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PsConfig, ps_config_free)
+
+/* The comparable figures' keys, in the order of ps_result_figures() (report.h), NULL-terminated: the words of
+ * published.suspect.figures. */
+extern const char *const ps_figure_words[];
 
 /* Parse a mode word ("read", "write", "simultaneous", "all"); 0 if unknown. */
 unsigned ps_mode_parse (const char *word);

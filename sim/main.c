@@ -137,6 +137,7 @@ cmd_validate (int argc, char **argv)
   g_autofree char *format = NULL, *output = NULL;
   g_auto (GStrv) sets = NULL;
   double tolerance = 5.0;
+  gboolean strict = FALSE;
   gint jobs = 0;
   /* Seed 1, not the time, in every command: the same command line gives the same figures. GOption has no
    * unsigned 64-bit type, so a negative --seed is taken as its two's-complement bits, still a valid seed. */
@@ -145,6 +146,8 @@ cmd_validate (int argc, char **argv)
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "table (default), csv, json or markdown", "FORMAT" },
     { "tolerance", 't', 0, G_OPTION_ARG_DOUBLE, &tolerance, "largest acceptable |error| in percent (default 5)",
       "PCT" },
+    { "strict", 0, 0, G_OPTION_ARG_NONE, &strict, "count figures the configs mark as suspect in the statistics and "
+      "the tolerance", NULL },
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "worker threads (default: number of cores)", "N" },
     { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "override a key in every config (repeatable)", "KEY=VALUE" },
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "seed of every random stream (default 1)", "N" },
@@ -156,14 +159,17 @@ cmd_validate (int argc, char **argv)
                                          "./configs if there is one, else the configs installed with this binary\n"
                                          "(../share/pciesim beside it, or " PCIESIM_DATADIR "),\n"
                                          "else those of the source tree it was built from.\n"
-                                         "Exit status 1 when any figure is beyond the tolerance.");
+                                         "Figures a config marks as suspect (published.suspect) are shown\n"
+                                         "with the reason and left out of the statistics, unless --strict.\n"
+                                         "Exit status 1 when any counted figure is beyond the tolerance.");
   g_option_context_add_main_entries (ctx, entries, NULL);
   GError *e = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &e))
     return finish (usage_error (e, "validate"));
   /* Remaining arguments are config paths: GOption leaves them in argv after parsing. */
   PsValidate v = { .configs = (const char *const *) argv + 1, .sets = (const char *const *) sets,
-                   .tolerance_pct = tolerance, .jobs = jobs, .seed = (uint64_t) seed, .output = output };
+                   .tolerance_pct = tolerance, .strict = strict, .jobs = jobs, .seed = (uint64_t) seed,
+                   .output = output };
   if (!parse_format (format, &v.format, &e))
     return finish (e);
   /* Written !(x >= 0), not x < 0, so that --tolerance nan (which GOption's g_strtod accepts) is refused too: a

@@ -18,7 +18,7 @@
 /* A figure whose mode did not run stays in the array with a NaN simulated value, so a position means the same
  * figure for every caller (render_json() pairs positions with the published keys). */
 int
-ps_result_figures (const PsRunResult *r, PsFigure out[4])
+ps_result_figures (const PsRunResult *r, PsFigure out[PS_N_FIGURES])
 {
   const PsConfig *c = r->config;
   const PsModeResult *m = r->modes;
@@ -33,27 +33,45 @@ ps_result_figures (const PsRunResult *r, PsFigure out[4])
   out[3] = (PsFigure) { .label = "Simultaneous write", .key = "simultaneous_write",
                         .simulated = sim ? m[PS_SIMULTANEOUS].write_mbps : NAN,
                         .published = c->published.simultaneous_write_mbps };
+  /* The window figures exist only for a simultaneous run of two or more transfers (models/system.h). */
+  const gboolean peak = sim && m[PS_SIMULTANEOUS].peak_valid;
+  out[4] = (PsFigure) { .label = "Peak write", .key = "peak_write",
+                        .simulated = peak ? m[PS_SIMULTANEOUS].peak_write_mbps : NAN,
+                        .published = c->published.peak_write_mbps };
+  out[5] = (PsFigure) { .label = "Peak write excl. MRd", .key = "peak_write_excluding_read_requests",
+                        .simulated = peak ? m[PS_SIMULTANEOUS].peak_write_mbps_excluding_read_requests : NAN,
+                        .published = c->published.peak_write_excluding_read_requests_mbps };
+  out[6] = (PsFigure) { .label = "Peak read", .key = "peak_read",
+                        .simulated = peak ? m[PS_SIMULTANEOUS].peak_read_mbps : NAN,
+                        .published = c->published.peak_read_mbps };
   /* The error is computed for flagged figures too: JSON and validate print it beside the flag, and only the
    * statistics leave it out. `published > 0` keeps a published 0 (a legal key value) from dividing by zero. */
   const gboolean changed = ps_config_set_changes (c) != NULL;
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < PS_N_FIGURES; i++) {
     PsFigure *f = &out[i];
-    /* Read figures (0, 2) move data in completions, write figures (1, 3) in posted writes. */
-    f->limit = i % 2 == 0 ? r->protocol_limit_read_mbps : r->protocol_limit_mbps;
+    /* Read figures (0, 2, and the peak read 6) move data in completions, write figures (1, 3, 4, 5) in posted
+     * writes. */
+    f->limit = i == 0 || i == 2 || i == 6 ? r->protocol_limit_read_mbps : r->protocol_limit_mbps;
     /* Published figures are DMA benchmark results: a run of another workload (the bare streaming source) is not
      * comparable with them. */
     if (strcmp (r->model, "chaining-dma") != 0)
       f->published = NAN;
+    /* A window figure is shown only to be compared: JSON's results.simultaneous.peak carries it anyway. */
+    if (i >= 4 && !isfinite (f->published))
+      f->simulated = NAN;
     /* A --set that changed the system leaves the figure in place (the report shows why it is not compared) but
      * neither scores nor flags it: this run's protocol limit is another link's. */
     f->comparable = isfinite (f->published) && !changed;
+    /* The config's judgement on its own data (published.suspect), carried to every format with its reason. */
+    f->suspect = f->comparable && (c->published.suspect_figures & (1u << i)) != 0;
+    f->suspect_reason = f->suspect ? c->published.suspect_reason : NULL;
     /* A measurement above what the protocol can carry is an artifact: no honest model matches it. */
     f->above_limit = f->comparable && isfinite (f->limit) && f->published > f->limit;
     f->error_pct = f->comparable && isfinite (f->simulated) && f->published > 0
                        ? (f->simulated - f->published) / f->published * 100.0
                        : NAN;
   }
-  return 4;
+  return PS_N_FIGURES;
 }
 
 char *
@@ -174,6 +192,15 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
       if (m->write_mbps_excluding_read_requests > 0) {
         ps_json_fixed_member (&j, "write_mbps_excluding_read_requests", m->write_mbps_excluding_read_requests, 2);
       }
+      /* The steady state over a logic analyser's window (models/system.h), beside the whole-transfer figures. */
+      if (m->peak_valid) {
+        ps_json_key (&j, "peak");
+        ps_json_object (&j, 0);
+        ps_json_fixed_member (&j, "write_mbps", m->peak_write_mbps, 2);
+        ps_json_fixed_member (&j, "write_mbps_excluding_read_requests", m->peak_write_mbps_excluding_read_requests, 2);
+        ps_json_fixed_member (&j, "read_mbps", m->peak_read_mbps, 2);
+        ps_json_end (&j);
+      }
     } else {
       ps_json_fixed_member (&j, "mbps", m->mbps, 2);
     }
@@ -223,19 +250,33 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
    * reading YAML. Only figures the config gives appear (a partial published: block is legal), and none for a
    * workload that ps_result_figures() does not compare; "comparison" then holds only figures with both values. */
   if (c->published.present) {
-    PsFigure f[4];
+    PsFigure f[PS_N_FIGURES];
     ps_result_figures (r, f);
     ps_json_key (&j, "published");
     ps_json_object (&j, 0);
     ps_json_string_member (&j, "source", c->published.source);
-    const char *pk[] = { "dma_read_mbps", "dma_write_mbps", "simultaneous_read_mbps", "simultaneous_write_mbps" };
-    for (int i = 0; i < 4; i++) {
+    const char *pk[PS_N_FIGURES] = { "dma_read_mbps", "dma_write_mbps", "simultaneous_read_mbps",
+                                     "simultaneous_write_mbps", "peak_write_mbps",
+                                     "peak_write_excluding_read_requests_mbps", "peak_read_mbps" };
+    for (int i = 0; i < PS_N_FIGURES; i++) {
       if (!isfinite (f[i].published))
         continue;
       ps_json_fixed_member (&j, pk[i], f[i].published, 1);
     }
     if (isfinite (c->published.theoretical_mbps)) {
       ps_json_fixed_member (&j, "theoretical_mbps", c->published.theoretical_mbps, 1);
+    }
+    if (c->published.suspect_figures) {
+      ps_json_key (&j, "suspect");
+      ps_json_object (&j, 0);
+      ps_json_key (&j, "figures");
+      ps_json_array (&j, 0);
+      for (int i = 0; i < PS_N_FIGURES; i++)
+        if (c->published.suspect_figures & (1u << i))
+          ps_json_string (&j, ps_figure_words[i]);
+      ps_json_end (&j);
+      ps_json_string_member (&j, "reason", c->published.suspect_reason);
+      ps_json_end (&j);
     }
     g_autofree char *why = ps_result_not_comparable (r);
     ps_json_bool_member (&j, "comparable", why == NULL);
@@ -244,7 +285,7 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
     ps_json_end (&j);
     ps_json_key (&j, "comparison");
     ps_json_array (&j, 4);
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < PS_N_FIGURES; i++) {
       if (!f[i].comparable || !isfinite (f[i].simulated))
         continue;
       ps_json_object (&j, 0);
@@ -254,6 +295,7 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
       ps_json_fixed_member (&j, "error_pct", f[i].error_pct, 2);
       ps_json_fixed_member (&j, "protocol_limit_mbps", f[i].limit, 1);
       ps_json_bool_member (&j, "above_protocol_limit", f[i].above_limit);
+      ps_json_bool_member (&j, "suspect", f[i].suspect);
       ps_json_end (&j);
     }
     ps_json_end (&j);
@@ -352,7 +394,7 @@ static void
 render_table (GString *o, const PsRunResult *r, gboolean markdown)
 {
   const PsConfig *c = r->config;
-  PsFigure f[4];
+  PsFigure f[PS_N_FIGURES];
   ps_result_figures (r, f);
   /* The two header lines name the parameters that decide the figures, so a table pasted into a bug report or a
    * mail still says what was simulated. */
@@ -378,9 +420,9 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
     g_string_append (o, "| figure | simulated MB/s | published MB/s | theoretical MB/s | % of theoretical | error |\n");
     g_string_append (o, "|---|---:|---:|---:|---:|---:|\n");
   }
-  gboolean flagged = FALSE;
+  gboolean flagged = FALSE, suspect = FALSE;
   /* Figures of modes that did not run are left out, not shown as "-": `--mode read` prints one row. */
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < PS_N_FIGURES; i++) {
     if (!isfinite (f[i].simulated))
       continue;
     char sim[32], pub[32], pct[32], err[40];
@@ -396,13 +438,18 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
     if (f[i].above_limit) {
       g_strlcpy (err, "flagged*", sizeof err);
       flagged = TRUE;
+    } else if (f[i].suspect) {
+      /* The error stays readable, marked: a suspect figure is the config's judgement, not a physical bound. */
+      g_strlcat (err, "†", sizeof err);
+      suspect = TRUE;
     }
     if (markdown)
       g_string_append_printf (o, "| %s | %s | %s | %.1f | %s | %s |\n", f[i].label, sim, pub, r->theoretical_mbps,
                               pct, err);
     else
-      g_string_append_printf (o, "%-20s %9s  %9s  %11.1f  %7s  %7s\n", f[i].label, sim, pub, r->theoretical_mbps,
-                              pct, err);
+      /* Widths count bytes: a multi-byte mark (the suspect dagger) widens its field so the columns stay aligned. */
+      g_string_append_printf (o, "%-20s %9s  %9s  %11.1f  %7s  %*s\n", f[i].label, sim, pub, r->theoretical_mbps,
+                              pct, (int) (7 + strlen (err) - g_utf8_strlen (err, -1)), err);
   }
   const PsModeResult *sm = &r->modes[PS_SIMULTANEOUS];
   if (!markdown && sm->ran && sm->write_mbps_excluding_read_requests > 0)
@@ -416,6 +463,9 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
     append_limits (o, r);
     g_string_append (o, "): a measurement artifact no honest model can match; left out of error statistics\n");
   }
+  if (suspect)
+    g_string_append_printf (o, "%s† suspect measurement (published.suspect), left out of error statistics: %s\n",
+                            markdown && !flagged ? "\n" : "", c->published.suspect_reason);
   g_autofree char *why = ps_result_not_comparable (r);
   if (why)
     g_string_append_printf (o, "%spublished figures%s%s%s not comparable: %s\n", markdown ? "\n" : "",
@@ -476,7 +526,7 @@ csv_num (GString *o, double v)
 static void
 render_csv (GString *o, const PsRunResult *r)
 {
-  PsFigure f[4];
+  PsFigure f[PS_N_FIGURES];
   ps_result_figures (r, f);
   /* Comment lines first: what was run (the resolved config and the seed) and, when so, why the published
    * figures are left out; readers skip them (pandas' comment='#', gnuplot, spreadsheets' import option). */
@@ -488,8 +538,8 @@ render_csv (GString *o, const PsRunResult *r)
   ps_config_write_comments (r->config, o);
   /* The header is written even when no figure ran, so the output is always a parseable table with its columns. */
   g_string_append (o, "config,figure,simulated_mbps,published_mbps,theoretical_mbps,protocol_limit_mbps,error_pct,"
-                      "above_protocol_limit\n");
-  for (int i = 0; i < 4; i++) {
+                      "above_protocol_limit,suspect\n");
+  for (int i = 0; i < PS_N_FIGURES; i++) {
     if (!isfinite (f[i].simulated))
       continue;
     ps_csv_cell (o, r->config->name);
@@ -499,7 +549,7 @@ render_csv (GString *o, const PsRunResult *r)
     csv_num (o, r->theoretical_mbps);
     csv_num (o, f[i].limit);
     csv_num (o, f[i].error_pct);
-    g_string_append_printf (o, ",%s\n", f[i].above_limit ? "true" : "false");
+    g_string_append_printf (o, ",%s,%s\n", f[i].above_limit ? "true" : "false", f[i].suspect ? "true" : "false");
   }
 }
 

@@ -39,6 +39,10 @@ typedef struct {
   /* Simultaneous mode, DMA workload: the write figure with the transmit interface's read-request cycles not
    * counted (models/system.h); 0 when not produced. */
   double write_mbps_excluding_read_requests;
+  /* Simultaneous mode, DMA workload, two or more iterations: the interface's steady state over a Signal Tap-like
+   * window (models/system.h); peak_valid FALSE when not produced. */
+  bool peak_valid;
+  double peak_write_mbps, peak_write_mbps_excluding_read_requests, peak_read_mbps;
   PsUsage upstream, downstream;
   /* The windows behind the figures, so a report can say what each covers (issue #12). A MB/s figure is bytes
    * over its window: the mean per transfer of the DMA counter's time (read and write figures separately), or
@@ -79,16 +83,24 @@ char *ps_result_not_comparable (const PsRunResult *r);
 /* One comparable figure: simulated vs published. */
 typedef struct {
   const char *label; /* "DMA read", … */
-  const char *key; /* "read", "write", "simultaneous_read", "simultaneous_write" */
+  const char *key; /* ps_figure_words (config.h): "read", "write", "simultaneous_read", "simultaneous_write",
+                    * "peak_write", "peak_write_excluding_read_requests", "peak_read" */
   double simulated; /* NaN if the mode did not run */
   double published; /* NaN if not published */
   double error_pct; /* (simulated - published) / published * 100, NaN if either is missing or not comparable */
   double limit; /* the protocol limit of this figure: the read or the write one (PsRunResult) */
   bool above_limit; /* published figure exceeds the protocol limit: flagged, not counted */
   bool comparable; /* the published figure measured the system this run simulates (report.h's contract) */
+  bool suspect; /* marked by published.suspect in the config: flagged with its reason, not counted */
+  const char *suspect_reason; /* the config's published.suspect.reason (borrowed), NULL when not suspect */
 } PsFigure;
 
-/* The four AN-456 figures of a result, in table order. Returns the number filled (always 4). */
-int ps_result_figures (const PsRunResult *r, PsFigure out[4]);
+/* The comparable figures: the four AN-456 figures, then the three steady-state interface figures of a logic
+ * analyser's window (published-calibration.md §2.1), which are compared only where the config publishes them
+ * (else their simulated value is NaN, so the AN-456 rows print as before). */
+#define PS_N_FIGURES 7
+
+/* The figures of a result, in table order. Returns the number filled (always PS_N_FIGURES). */
+int ps_result_figures (const PsRunResult *r, PsFigure out[PS_N_FIGURES]);
 
 void ps_report_render (GString *out, const PsRunResult *r, PsFormat format, gboolean with_wall);

@@ -1,9 +1,10 @@
 /* validate.c — parallel runs of the published configs and one comparison table.
  *
- * The calibration test (run by CI) parses its JSON and the README's accuracy table is its Markdown output, so
+ * The calibration test (run by CI) parses its JSON and the README's AN-456 tables are drawn from it, so
  * the output must not vary between runs: rows follow the input order (sorted when discovered), numbers have a
  * fixed precision, and nothing depends on which worker finished first. The statistics score the model, not the
- * data: a published figure above the protocol limit is shown but never counted (report.h).
+ * data: a published figure above the protocol limit is shown but never counted (report.h), nor, unless --strict,
+ * one its config marks as a suspect measurement (published.suspect, with the evidence in its reason).
  */
 #include "validate.h"
 
@@ -108,7 +109,7 @@ run_job (gpointer data, gpointer user)
 /* Running totals for the summary line. The theoretical formula's error is accumulated over the same figures so
  * the two means compare like with like. */
 typedef struct {
-  int counted, flagged, beyond, not_comparable;
+  int counted, flagged, suspect, beyond, not_comparable;
   const char *changed_by; /* the keys a --set changed, when that left figures not comparable */
   double sum_abs, max_abs, theo_sum_abs;
   const char *max_config, *max_figure; /* borrowed from the jobs, which outlive the rendering */
@@ -139,11 +140,11 @@ render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
      * there are no figures to show, and ps_validate() turns the error into the command's. */
     if (!j->cfg || j->error)
       continue;
-    PsFigure f[4];
+    PsFigure f[PS_N_FIGURES];
     ps_result_figures (&j->result, f);
     /* Only figures with both values are rows: a config named on the command line without a published: block
      * runs but contributes nothing. */
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < PS_N_FIGURES; k++) {
       /* A --set that changed the system leaves nothing to compare (report.h): counted, not shown. */
       if (isfinite (f[k].published) && isfinite (f[k].simulated) && !f[k].comparable) {
         s->not_comparable++;
@@ -158,6 +159,10 @@ render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
       if (f[k].above_limit) {
         flag = "above-protocol-limit";
         s->flagged++;
+      } else if (f[k].suspect && !v->strict) {
+        flag = "suspect";
+        s->flagged++;
+        s->suspect++;
       } else {
         s->counted++;
         s->sum_abs += abs_err;
@@ -183,7 +188,8 @@ render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
         ps_md_cell (o, j->cfg->name);
         g_string_append_printf (o, " | %s | %.1f | %.1f | %+.1f%%%s | %.1f |\n", f[k].label, f[k].simulated,
                                 f[k].published, f[k].error_pct,
-                                f[k].above_limit ? " (flagged: published above protocol limit)" : "",
+                                f[k].above_limit ? " (flagged: published above protocol limit)"
+                                : *flag == 's'   ? " (suspect, left out)" : "",
                                 j->result.theoretical_mbps);
       } else if (csv) {
         ps_csv_cell (o, j->cfg->name);
@@ -202,6 +208,9 @@ render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
           ps_json_fixed_member (&json, keys[c], numbers[c], 2);
         }
         ps_json_string_member (&json, "flag", flag);
+        /* The evidence travels with the mark, whether or not --strict counted the figure. */
+        if (f[k].suspect)
+          ps_json_string_member (&json, "suspect_reason", f[k].suspect_reason);
         ps_json_end (&json);
       } else
         g_string_append_printf (o, "%-20s %-20s %9.1f  %9.1f  %+6.1f%%  %11.1f  %s\n", j->cfg->name, f[k].label,
@@ -218,6 +227,7 @@ render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
     ps_json_object (&json, 0);
     ps_json_int_member (&json, "figures", s->counted);
     ps_json_int_member (&json, "flagged", s->flagged);
+    ps_json_int_member (&json, "suspect", s->suspect);
     ps_json_fixed_member (&json, "mean_abs_error_pct", mean, 3);
     ps_json_fixed_member (&json, "max_abs_error_pct", s->max_abs, 3);
     ps_json_int_member (&json, "beyond_tolerance", s->beyond);
@@ -231,9 +241,10 @@ render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
     ps_json_end (&json);
     ps_json_end (&json);
   } else if (!csv) {
-    g_string_append_printf (o, "%s%d figures (%d flagged and left out): mean |error| %.2f%%, max |error| %.2f%% (%s %s), "
-                               "%d beyond ±%g%%; the theoretical formula is %.2f%% off on average\n",
-                            md ? "\n" : "\n", s->counted, s->flagged, mean, s->max_abs,
+    g_string_append_printf (o, "%s%d figures (%d flagged and left out, %d of them suspect): mean |error| %.2f%%, "
+                               "max |error| %.2f%% (%s %s), %d beyond ±%g%%; the theoretical formula is %.2f%% off "
+                               "on average\n",
+                            md ? "\n" : "\n", s->counted, s->flagged, s->suspect, mean, s->max_abs,
                             s->max_config ? s->max_config : "-", s->max_figure ? s->max_figure : "", s->beyond,
                             v->tolerance_pct, theo);
     if (s->not_comparable)

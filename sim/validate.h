@@ -5,7 +5,8 @@
  *   report lists them in the order given (or sorted by file name when discovered), so output does not depend
  *   on the number of workers.
  * - Statistics: mean and max |error| over every figure that has both a simulated and a published value, except
- *   published figures above the protocol limit (flagged, excluded).
+ *   published figures above the protocol limit and, unless `strict`, figures the config marks as suspect
+ *   (published.suspect); both are shown, flagged, and left out.
  * - Result: 0 when every counted figure is within the tolerance, 1 when some is not (the table is still written),
  *   -1 with `error` set when a config fails to load or run: every config still runs, then the first failure in
  *   input order is reported and no table is written, so a table with rows missing never passes for a whole one.
@@ -22,6 +23,7 @@ typedef struct {
   const char *const *sets; /* --set overrides applied to every config */
   PsFormat format;
   double tolerance_pct;
+  gboolean strict; /* count suspect figures like any other */
   int jobs; /* 0 = number of processors */
   uint64_t seed;
   const char *output;

@@ -355,6 +355,26 @@ START_TEST (test_straddle_receive)
 }
 END_TEST
 
+/* The receive side's per-TLP overhead in interface bytes (app.h): the same datapath-bound Gen3 x8 system reading,
+ * where completions come faster than the interface takes them in. Each 256-byte CplD (3-DW header, aligned)
+ * takes 34 beats at 64 bits and 17 at 128, plus the overhead rounded up to whole beats: 16 bytes are 2 beats at
+ * 64 bits but 1 at 128, and 8 bytes still cost a whole 128-bit beat. 100 KB more is 400 completions. */
+START_TEST (test_rx_overhead_bytes)
+{
+  static const struct {
+    uint32_t width, bytes, beats;
+  } cases[] = { { 64, 0, 34 }, { 64, 16, 36 }, { 64, 8, 35 }, { 128, 16, 18 }, { 128, 8, 18 } };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    SystemParams p = datapath_params ();
+    p.app.width_bits = cases[i].width;
+    p.app.rx_overhead_bytes = cases[i].bytes;
+    double d = read_counter_delta_ns (&p), want = 400 * cases[i].beats * 8.0;
+    ck_assert_msg (fabs (d - want) / want < 0.005, "%u-bit, %u bytes: %.0f ns per 100 KB, hand %.0f",
+                   cases[i].width, cases[i].bytes, d, want);
+  }
+}
+END_TEST
+
 START_TEST (test_read_requests_take_write_beats)
 {
   /* Simultaneous, round robin, 32 tags: the read engine always has a request ready until it has issued all of
@@ -375,6 +395,46 @@ START_TEST (test_read_requests_take_write_beats)
   d = write_counter_delta_ns (&p, SYSTEM_WRITE);
   want = 400 * 34 * 8.0;
   ck_assert_msg (fabs (d - want) / want < 0.002, "write alone with switch beats: %.0f ns, hand %.0f", d, want);
+}
+END_TEST
+
+/* The peak window (system.h): 142 cycles of the interface in the middle of the second transfer, counted as a logic
+ * analyser would, on the datapath-bound system above (round robin). By hand: completions come back faster than the
+ * 64-bit interface takes them in, so the receive side is busy throughout, 32 data beats of every 34 (256-byte
+ * CplD, 3-DW header). The read engine fills its 32 tags within the first ~2500 cycles (a request every 36 cycles
+ * against one drained every 68), so at the window (about 7000 of the transfer's 14000 write cycles) each request
+ * that completes frees a tag for one more: one MRd (2 beats, plus the turnaround twice) per 68 cycles, and MWrs
+ * (34 beats, 32 carrying data) fill the rest. Write: (68 - 2 - 2 x switch) / 68 x 32/34 of the interface; without
+ * the request cycles 32/34. In MB/s: x 8 bytes x 125 MHz. A window holds whole requests (2.09 on average), so the
+ * write figure is good to one request's cycles (2 + 2 x switch) plus a cycle cut at each edge; the other two only
+ * to the edges, a cycle each: 1/142 of the interface is 7 MB/s. */
+START_TEST (test_peak_window)
+{
+  static const struct {
+    uint32_t switch_cycles;
+    double write, excluding;
+  } cases[] = { { 0, 66.0 / 68 * 32 / 34, 32.0 / 34 }, { 3, 60.0 / 68 * 32 / 34, 32.0 / 34 } };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    SystemParams p = datapath_params ();
+    p.app.arb_switch_cycles = cases[i].switch_cycles;
+    p.iterations = 2;
+    SystemResult r = run (&p, SYSTEM_SIMULTANEOUS);
+    ck_assert (r.peak_valid);
+    const double full = 8 * 125.0, tol = full / 142 + 0.01;
+    const double tol_write = (2 + 2 * cases[i].switch_cycles + 2) * full / 142 + 0.01;
+    ck_assert_msg (fabs (r.peak_write_mbps - cases[i].write * full) <= tol_write, "switch %u: peak write %.1f, hand %.1f",
+                   cases[i].switch_cycles, r.peak_write_mbps, cases[i].write * full);
+    ck_assert_msg (fabs (r.peak_write_mbps_excluding_read_requests - cases[i].excluding * full) <= 2 * tol,
+                   "switch %u: excluding requests %.1f, hand %.1f", cases[i].switch_cycles,
+                   r.peak_write_mbps_excluding_read_requests, cases[i].excluding * full);
+    ck_assert_msg (fabs (r.peak_read_mbps - 32.0 / 34 * full) <= tol, "switch %u: peak read %.1f, hand %.1f",
+                   cases[i].switch_cycles, r.peak_read_mbps, 32.0 / 34 * full);
+  }
+  /* One transfer leaves nowhere to place the window; one engine alone is not the measurement. */
+  SystemParams p = datapath_params ();
+  ck_assert (!run (&p, SYSTEM_SIMULTANEOUS).peak_valid);
+  p.iterations = 2;
+  ck_assert (!run (&p, SYSTEM_WRITE).peak_valid);
 }
 END_TEST
 
@@ -514,9 +574,11 @@ main (void)
   TCase *dp = tcase_create ("datapath");
   tcase_set_timeout (dp, 120);
   tcase_add_test (dp, test_datapath_header_beats);
+  tcase_add_test (dp, test_rx_overhead_bytes);
   tcase_add_test (dp, test_straddle_receive);
   tcase_add_test (dp, test_read_requests_take_write_beats);
   tcase_add_test (dp, test_write_excluding_read_requests);
+  tcase_add_test (dp, test_peak_window);
   suite_add_tcase (s, dp);
     return run_suite (s);
 }

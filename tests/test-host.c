@@ -183,6 +183,60 @@ START_TEST (test_read_latency_and_queue_depth)
 }
 END_TEST
 
+static void
+dev_write (Rig *r, uint64_t address, uint32_t len)
+{
+  Tlp *t = tlp_alloc (r->pool);
+  t->kind = TLP_MWR;
+  t->header_bytes = 12;
+  t->address = address;
+  t->payload_bytes = len;
+  ck_assert (link_port_can_send (r->dev, t));
+  link_port_send (r->dev, t);
+}
+
+/* Arrival of the first completion after the scripted device sent `order` ("rw": the MRd then a 256-byte MWr;
+ * "wr": the MWr first; "r": the MRd alone) at time 0. */
+static SimTime
+read_after (const HostParams *hp, const char *order)
+{
+  Rig r;
+  rig_init (&r, hp);
+  for (const char *c = order; *c; c++) {
+    if (*c == 'r')
+      dev_read (&r, 0x50000, 256, 3);
+    else
+      dev_write (&r, 0x60000, 256);
+  }
+  sim_run_until (r.engine, 50 * SIM_US);
+  SimTime at = 0;
+  for (guint i = 0; i < r.n && at == 0; i++)
+    if (r.seen[i].kind == TLP_CPLD)
+      at = r.seen[i].at;
+  ck_assert (at != 0);
+  rig_finish (&r);
+  return at;
+}
+
+START_TEST (test_read_waits_for_earlier_writes)
+{
+  /* Spec §2.4.1 (Table 2-40): a read request must not pass a posted write received before it, so the root
+   * complex starts the read only once that write has been handed on, write_latency_ns (2 us here) after it
+   * drained. By hand against the read alone: the MWr arrives first (its 276 bytes take 69 ns at Gen2 x8 and the
+   * MRd queues behind it on the wire), and the read's 800 ns latency starts 2 us after the write's arrival, so its
+   * completion comes 2000 + 69 ns later. A host that let the read pass starts it at its own arrival: ~75 ns later.
+   * A write received after the read delays nothing: its completion leaves with the read alone's timing, give or
+   * take a DLLP on the wire (Acks and UpdateFCs for the write share the return link). */
+  HostParams hp = host_params ();
+  hp.write_latency_ns = 2000;
+  SimTime alone = read_after (&hp, "r"), behind = read_after (&hp, "wr"), ahead = read_after (&hp, "rw");
+  SimTime d = behind - alone;
+  ck_assert_msg (d >= 2060 * SIM_NS && d <= 2080 * SIM_NS, "read behind a write: %" G_GUINT64_FORMAT " ps later", d);
+  ck_assert_msg (ahead >= alone && ahead - alone <= 10 * SIM_NS, "read ahead of a write: %" G_GINT64_FORMAT " ps later",
+    (gint64) (ahead - alone));
+}
+END_TEST
+
 START_TEST (test_write_drain_and_pio)
 {
   /* 500 MB/s drain: 64 MWrs of 256 bytes reach the host much faster than that (Gen2 x8), so host memory
@@ -246,6 +300,7 @@ main (void)
   tcase_add_test (tc, test_return_rate);
   tcase_add_test (tc, test_read_latency_and_queue_depth);
   tcase_add_test (tc, test_write_drain_and_pio);
+  tcase_add_test (tc, test_read_waits_for_earlier_writes);
   suite_add_tcase (s, tc);
     return run_suite (s);
 }

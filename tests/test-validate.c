@@ -124,6 +124,55 @@ START_TEST (test_statistics)
 }
 END_TEST
 
+/* A figure the config marks suspect is flagged with its reason and left out of the statistics; --strict (strict)
+ * counts it like any other. The write of the same 4 KB Gen2 x8 run is marked; the read stays above the limit. */
+START_TEST (test_suspect)
+{
+  g_autofree char *dir = case_dir ("suspect");
+  g_autofree char *text = g_strdup_printf ("include: %s/configs/svgx_g2_x8.yaml\n"
+                                           "benchmark: {transfer_bytes: 4096, iterations: 1}\n"
+                                           "published: {dma_read_mbps: 99999, suspect: {figures: [write], "
+                                           "reason: \"the test's own doubt\"}}\n", source_root ());
+  g_autofree char *a = write_file (dir, "a.yaml", text);
+  const char *configs[] = { a, NULL };
+  int rc;
+  g_autoptr (JsonNode) plain = validate_json (dir, configs, 100.0, &rc);
+  JsonObject *doc = json_node_get_object (plain);
+  JsonArray *rows = json_object_get_array_member (doc, "figures");
+  guint suspect = 0;
+  for (guint i = 0; i < json_array_get_length (rows); i++) {
+    JsonObject *r = json_array_get_object_element (rows, i);
+    gboolean write = !strcmp (json_object_get_string_member (r, "figure"), "write");
+    ck_assert_int_eq (!strcmp (json_object_get_string_member (r, "flag"), "suspect"), write);
+    ck_assert_int_eq (json_object_has_member (r, "suspect_reason"), write);
+    if (write) {
+      ck_assert_str_eq (json_object_get_string_member (r, "suspect_reason"), "the test's own doubt");
+      suspect++;
+    }
+  }
+  ck_assert_uint_eq (suspect, 1);
+  JsonObject *sum = json_object_get_object_member (doc, "summary");
+  /* Four rows: the read above the limit and the suspect write flagged, two counted. */
+  ck_assert_int_eq (json_object_get_int_member (sum, "figures"), 2);
+  ck_assert_int_eq (json_object_get_int_member (sum, "flagged"), 2);
+  ck_assert_int_eq (json_object_get_int_member (sum, "suspect"), 1);
+  g_autofree char *out = g_build_filename (dir, "v.json", NULL);
+  PsValidate v = { .configs = configs, .format = PS_FORMAT_JSON, .tolerance_pct = 100, .strict = TRUE, .jobs = 1,
+                   .seed = 1, .output = out };
+  ck_assert_int_eq (ps_validate (&v, NULL), 0);
+  g_autofree char *strict_text = slurp (out);
+  g_autoptr (JsonNode) strict = ps_json_parse (strict_text, -1, NULL);
+  JsonObject *s2 = json_object_get_object_member (json_node_get_object (strict), "summary");
+  ck_assert_int_eq (json_object_get_int_member (s2, "figures"), 3);
+  ck_assert_int_eq (json_object_get_int_member (s2, "suspect"), 0);
+  v.format = PS_FORMAT_MARKDOWN;
+  v.strict = FALSE;
+  ck_assert_int_eq (ps_validate (&v, NULL), 0);
+  g_autofree char *md = slurp (out);
+  ck_assert_msg (strstr (md, "| DMA write |") && strstr (md, "(suspect, left out)"), "%s", md);
+}
+END_TEST
+
 /* One config that fails: every config runs, the first failure in input order is the error, and no table is
  * written (the output file does not appear). CSV and Markdown list the same rows as JSON. */
 START_TEST (test_failure_and_formats)
@@ -167,6 +216,7 @@ main (void)
   tcase_set_timeout (tc, 60);
   tcase_add_test (tc, test_discovery);
   tcase_add_test (tc, test_statistics);
+  tcase_add_test (tc, test_suspect);
   tcase_add_test (tc, test_named_without_published);
   tcase_add_test (tc, test_failure_and_formats);
   suite_add_tcase (s, tc);

@@ -21,9 +21,10 @@ readonly SETUP_EX_UNAVAILABLE=69
 setup_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 readonly setup_root
 
-# man-db (which brings groff): the docs suite renders the generated pciesim(1) page with `man -l`.
+# man-db (which brings groff): the docs suite renders the generated pciesim(1) page with `man -l`. python3: meson runs
+# on it anyway; scripts/calibrate and the README's calibration tables (scripts/lib/readme-tables.py) use it directly.
 setup_default_packages=(meson ninja-build pkg-config gcc libglib2.0-dev libyaml-dev check
-  libjson-glib-dev gnuplot-nox parallel man-db)
+  libjson-glib-dev gnuplot-nox parallel man-db python3)
 
 setup_say() {
   printf '%s: %s\n' "${0##*/}" "$*" >&2

@@ -1021,6 +1021,79 @@ START_TEST (test_null_trace)
 }
 END_TEST
 
+/* scripts/plot-trace draws a PNG from the run's JSON (the 8-byte PNG signature, not the name: an error text
+ * written to OUT would fail), names it after the input by default, and refuses what is not a trace with 65,
+ * a missing file with 66 and a bad command line with 64, leaving no PNG behind. */
+static const guint8 png_magic[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+
+static void
+assert_png (const char *path)
+{
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  ck_assert_msg (g_file_get_contents (path, &data, &len, NULL), "no %s", path);
+  ck_assert_msg (len > 1000 && memcmp (data, png_magic, 8) == 0, "%s is not a PNG (%zu bytes)", path, len);
+}
+
+START_TEST (test_plot_trace)
+{
+  g_autofree char *dir = case_dir ("plot");
+  g_autofree char *script = g_build_filename (source_root (), "scripts", "plot-trace", NULL);
+  Run r;
+  g_autofree char *json = write_trace (&r, dir, "run.json", &all);
+  run_clear (&r);
+  g_autofree char *png = g_build_filename (dir, "w.png", NULL);
+  g_auto (TestRun) ok;
+  run_program (&ok, script, NULL, (const char *const[]) { json, "--window", "2900:4200", "-o", png, NULL });
+  ck_assert_msg (ok.status == 0, "plot-trace: status %d: %s", ok.status, ok.err);
+  assert_png (png);
+  g_auto (TestRun) dflt;
+  run_program (&dflt, script, NULL, (const char *const[]) { json, NULL });
+  ck_assert_msg (dflt.status == 0, "plot-trace: status %d: %s", dflt.status, dflt.err);
+  g_autofree char *dflt_png = g_build_filename (dir, "run.png", NULL);
+  assert_png (dflt_png);
+
+  static const struct {
+    const char *text; /* NULL: the file does not exist */
+    const char *arg;
+    int status;
+  } bad[] = {
+    { "{\"traceEvents\": [", NULL, 65 },
+    { "{\"x\": 1}", NULL, 65 },
+    { "[1, 2]", NULL, 65 },
+    { "{\"traceEvents\": [{\"ph\": \"X\", \"tid\": 1}]}", NULL, 65 },
+    { "{\"traceEvents\": [{\"ph\": \"C\", \"name\": \"c\", \"ts\": 1, \"args\": {\"value\": \"x\"}}]}", NULL, 65 },
+    { NULL, NULL, 66 },
+    { "{\"traceEvents\": []}", "5:1", 64 },
+    { "{\"traceEvents\": []}", "x:1", 64 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+    g_autofree char *name = g_strdup_printf ("bad%u.json", i);
+    g_autofree char *in = bad[i].text ? write_file (dir, name, bad[i].text) : g_build_filename (dir, name, NULL);
+    g_autofree char *out = g_build_filename (dir, "bad.png", NULL);
+    g_auto (TestRun) b;
+    if (bad[i].arg)
+      run_program (&b, script, NULL, (const char *const[]) { in, "--window", bad[i].arg, "-o", out, NULL });
+    else
+      run_program (&b, script, NULL, (const char *const[]) { in, "-o", out, NULL });
+    ck_assert_msg (b.status == bad[i].status, "case %u: status %d, want %d: %s", i, b.status, bad[i].status, b.err);
+    ck_assert_msg (g_str_has_prefix (b.err, "plot-trace: error: "), "case %u: stderr '%s'", i, b.err);
+    ck_assert_msg (!g_file_test (out, G_FILE_TEST_EXISTS), "case %u left %s", i, out);
+  }
+  /* Only PNG output. */
+  g_auto (TestRun) svg;
+  run_program (&svg, script, NULL, (const char *const[]) { json, "-o", "x.svg", NULL });
+  ck_assert_int_eq (svg.status, 64);
+  /* An empty trace still draws (empty lanes): not an error. */
+  g_autofree char *empty = write_file (dir, "empty.json", "{\"traceEvents\": []}");
+  g_autofree char *empty_png = g_build_filename (dir, "empty.png", NULL);
+  g_auto (TestRun) e;
+  run_program (&e, script, NULL, (const char *const[]) { empty, NULL });
+  ck_assert_msg (e.status == 0, "empty trace: status %d: %s", e.status, e.err);
+  assert_png (empty_png);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -1043,6 +1116,7 @@ main (void)
   tcase_add_loop_test (t, test_parse_window, 0, G_N_ELEMENTS (window_cases));
   tcase_add_exit_test (t, test_overlap_is_internal_error, PS_ERROR_INTERNAL);
   tcase_add_test (t, test_null_trace);
+  tcase_add_test (t, test_plot_trace);
   suite_add_tcase (s, t);
   return run_suite (s);
 }

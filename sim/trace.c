@@ -31,6 +31,7 @@
 
 typedef struct {
   char *scope, *name;
+  char *full; /* "<scope>.<name>", the JSON name, made once so no event allocates */
   gboolean is_track;
   guint tid; /* JSON: tracks numbered from 1 in declaration order */
   guint sig; /* VCD: the state signal (track) or the value signal (counter); attributes follow the state */
@@ -266,7 +267,8 @@ add_obj (SimTrace *t, const char *scope, const char *name)
   PS_INVARIANT (!t->started, "trace: %s.%s declared after sim_trace_start()", scope, name);
   PS_INVARIANT (word_ok (scope, TRUE) && word_ok (name, FALSE), "trace: bad scope or name '%s' '%s'",
     scope ? scope : "(null)", name ? name : "(null)");
-  Obj o = { .scope = g_strdup (scope), .name = g_strdup (name), .pending_end = SIM_TIME_MAX };
+  Obj o = { .scope = g_strdup (scope), .name = g_strdup (name), .full = g_strconcat (scope, ".", name, NULL),
+             .pending_end = SIM_TIME_MAX };
   g_array_append_val (t->objs, o);
   return t->objs->len - 1;
 }
@@ -431,20 +433,27 @@ vcd_flush (SimTrace *t)
       }
     }
   }
-  for (guint k = 0; k < t->dirty->len; k++)
-    g_array_index (t->sigs, Sig, g_array_index (t->dirty, guint, k)).dirty = FALSE;
-  g_array_set_size (t->dirty, 0);
-  if (r->len == 0)
-    return;
-  out_record (t, r, t->vt);
-  if (t->stopped)
-    return;
+  const gboolean dump = t->need_dump && r->len > 0;
+  if (r->len > 0)
+    out_record (t, r, t->vt);
+  const gboolean written = r->len > 0 && !t->stopped;
   /* The file now holds every signal's cur (a dump) or every changed one's (a block). */
-  for (guint i = 0; i < t->sigs->len; i++) {
+  for (guint i = 0; written && dump && i < t->sigs->len; i++) {
     Sig *s = &g_array_index (t->sigs, Sig, i);
     s->written = s->cur;
     s->written_known = s->known;
   }
+  for (guint k = 0; k < t->dirty->len; k++) {
+    Sig *s = &g_array_index (t->sigs, Sig, g_array_index (t->dirty, guint, k));
+    if (written) {
+      s->written = s->cur;
+      s->written_known = s->known;
+    }
+    s->dirty = FALSE;
+  }
+  g_array_set_size (t->dirty, 0);
+  if (!written)
+    return;
   t->need_dump = FALSE;
   t->last_ts = t->vt;
   t->any_ts = TRUE;
@@ -513,8 +522,7 @@ json_ts (PsJson *j, const char *key, SimTime ps)
 static void
 json_counter (SimTrace *t, const Obj *o, SimTime at)
 {
-  g_autofree char *name = g_strconcat (o->scope, ".", o->name, NULL);
-  PsJson *j = json_begin (t, "C", name);
+  PsJson *j = json_begin (t, "C", o->full);
   json_ts (j, "ts", at);
   ps_json_key (j, "args");
   ps_json_object (j, 0);
@@ -559,10 +567,9 @@ json_header (SimTrace *t, GString *h)
       ps_json_string_member (&j, "name", k == 0 ? "thread_name" : "thread_sort_index");
       ps_json_key (&j, "args");
       ps_json_object (&j, 0);
-      if (k == 0) {
-        g_autofree char *full = g_strconcat (o->scope, ".", o->name, NULL);
-        ps_json_string_member (&j, "name", full);
-      } else
+      if (k == 0)
+        ps_json_string_member (&j, "name", o->full);
+      else
         ps_json_int_member (&j, "sort_index", o->tid);
       ps_json_end (&j);
       ps_json_end (&j);
@@ -721,6 +728,7 @@ trace_free (SimTrace *t)
   for (guint i = 0; i < t->objs->len; i++) {
     g_free (g_array_index (t->objs, Obj, i).scope);
     g_free (g_array_index (t->objs, Obj, i).name);
+    g_free (g_array_index (t->objs, Obj, i).full);
   }
   g_array_unref (t->objs);
   g_array_unref (t->sigs);

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "tests/common.h"
 #include "models/dist.h"
 #include "sim/error.h"
 
@@ -297,8 +298,5 @@ dist_suite (void)
 int
 main (void)
 {
-  SRunner *r = srunner_create (dist_suite ());
-  srunner_run_all (r, CK_ENV);
-  srunner_free (r);
-  return 0;
+  return run_suite (dist_suite ());
 }

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #define TMPDIR_TEMPLATE "pciesim-test-trace-XXXXXX"
-#include "common.h"
+#include "tests/common.h"
 #include "models/trace.h"
 #include "sim/error.h"
 #include "sim/format.h"

@@ -7,6 +7,7 @@
  */
 #include <check.h>
 
+#include "tests/common.h"
 #include "models/wc.h"
 #include "sim/error.h"
 
@@ -262,8 +263,5 @@ main (void)
   tcase_add_loop_test (t, test_bad_params, 0, G_N_ELEMENTS (bad_params));
   tcase_add_exit_test (t, test_misaligned_store, PS_ERROR_INTERNAL);
   suite_add_tcase (s, t);
-  SRunner *r = srunner_create (s);
-  srunner_run_all (r, CK_ENV);
-  srunner_free (r);
-  return 0;
+  return run_suite (s);
 }

@@ -58,6 +58,11 @@ typedef struct {
 
 typedef struct App App;
 
+/* app_params_check() refuses parameters with APP_ERROR_PARAM. */
+#define APP_ERROR (app_error_quark ())
+GQuark app_error_quark (void);
+typedef enum { APP_ERROR_PARAM } AppError;
+
 typedef struct {
   /* Fill probe->kind, header_bytes, payload_bytes and address of the next TLP; FALSE when nothing to send. */
   gboolean (*peek) (void *ctx, Tlp *probe);

@@ -81,6 +81,12 @@ typedef struct {
 
 typedef struct DmaChain DmaChain;
 
+/* dma_params_check() refuses parameters with DMA_ERROR_PARAM; dma_chain_check_invariants() reports a broken end
+ * state with DMA_ERROR_INVARIANT. */
+#define DMA_ERROR (dma_error_quark ())
+GQuark dma_error_quark (void);
+typedef enum { DMA_ERROR_PARAM, DMA_ERROR_INVARIANT } DmaError;
+
 /* Read one 4-DW descriptor at host `address` (the host memory model). FALSE if nothing is there. */
 typedef gboolean (*DmaMemReadFn) (void *ctx, uint64_t address, DmaDescriptor *out);
 

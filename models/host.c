@@ -16,7 +16,8 @@
 
 #include "models/pattern.h"
 #include "models/units.h"
-#include "sim/error.h"
+
+G_DEFINE_QUARK (pciesim-host-error-quark, host_error)
 
 #define HOST_MAX_WATCH 8 /* status words software polls: one EPLAST per engine, 4 channels x 2 directions */
 
@@ -70,13 +71,13 @@ gboolean
 host_params_check (const HostParams *p, uint32_t mps, GError **error)
 {
   if (p->rcb_bytes != 64 && p->rcb_bytes != 128) {
-    ps_error_plain (error, PS_ERROR_DATA, "host read completion boundary %u bytes: must be 64 or 128", p->rcb_bytes);
+    g_set_error (error, HOST_ERROR, HOST_ERROR_PARAM, "host read completion boundary %u bytes: must be 64 or 128", p->rcb_bytes);
     return FALSE;
   }
   /* Middle completions are RCB multiples no larger than MPS (spec §2.3.1.1): that needs RCB <= MPS, and an MPS
    * that is a power of two (as the spec's encoding makes it) is then a multiple of RCB, as split.h requires. */
   if (mps < p->rcb_bytes || (mps & (mps - 1)) != 0) {
-    ps_error_plain (error, PS_ERROR_DATA, "max payload %u bytes: must be a power of two >= RCB %u", mps,
+    g_set_error (error, HOST_ERROR, HOST_ERROR_PARAM, "max payload %u bytes: must be a power of two >= RCB %u", mps,
       p->rcb_bytes);
     return FALSE;
   }
@@ -87,7 +88,7 @@ host_params_check (const HostParams *p, uint32_t mps, GError **error)
    * the bound (1e12 ns is over 16 minutes) keeps every conversion to picoseconds far inside SimTime. */
   for (guint i = 0; i < G_N_ELEMENTS (v); i++)
     if (!(v[i] >= 0.0 && v[i] < 1e12)) {
-      ps_error_plain (error, PS_ERROR_DATA, "host parameter #%u is %g: must be finite and >= 0", i, v[i]);
+      g_set_error (error, HOST_ERROR, HOST_ERROR_PARAM, "host parameter #%u is %g: must be finite and >= 0", i, v[i]);
       return FALSE;
     }
   return TRUE;
@@ -401,7 +402,7 @@ host_check_invariants (const Host *h, GError **error)
 {
   if (h->reqs.head != NULL || h->held.head != NULL || h->sink.head != NULL || h->tx.head != NULL
       || h->swapped != NULL) {
-    ps_error_plain (error, PS_ERROR_INTERNAL, "host: work left at the end (requests %s, held %s, sink %s, "
+    g_set_error (error, HOST_ERROR, HOST_ERROR_INVARIANT, "host: work left at the end (requests %s, held %s, sink %s, "
       "transmit %s, swapped completion %s)", h->reqs.head ? "pending" : "empty", h->held.head ? "pending" : "empty",
       h->sink.head ? "pending" : "empty", h->tx.head ? "pending" : "empty", h->swapped ? "pending" : "none");
     return FALSE;
@@ -409,7 +410,7 @@ host_check_invariants (const Host *h, GError **error)
   /* Counted as emitted, before any test fault: this proves the completer split every request completely; lost,
    * duplicated or swapped completions are the endpoint's checks to catch. */
   if (h->c.cpl_bytes != h->c.read_bytes_requested) {
-    ps_error_plain (error, PS_ERROR_INTERNAL, "host: %" G_GUINT64_FORMAT " bytes requested but %" G_GUINT64_FORMAT
+    g_set_error (error, HOST_ERROR, HOST_ERROR_INVARIANT, "host: %" G_GUINT64_FORMAT " bytes requested but %" G_GUINT64_FORMAT
       " completed", h->c.read_bytes_requested, h->c.cpl_bytes);
     return FALSE;
   }

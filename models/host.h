@@ -49,6 +49,12 @@ typedef struct {
 
 typedef struct Host Host;
 
+/* host_params_check() refuses parameters with HOST_ERROR_PARAM; host_check_invariants() reports a broken end
+ * state with HOST_ERROR_INVARIANT. */
+#define HOST_ERROR (host_error_quark ())
+GQuark host_error_quark (void);
+typedef enum { HOST_ERROR_PARAM, HOST_ERROR_INVARIANT } HostError;
+
 /* address: the MSI or status address; value: MSI data (the message) or 0 for a status write. */
 typedef void (*HostEventFn) (void *ctx, uint64_t address, uint32_t value);
 

@@ -36,7 +36,6 @@
 
 #include "models/fc.h"
 #include "models/phy.h"
-#include "sim/error.h"
 
 G_DEFINE_QUARK (pciesim-link-error-quark, link_error)
 
@@ -948,7 +947,7 @@ receive_tlp (Dir *d, Tlp *t)
   FcClass c = tlp_fc_class (t->kind);
   fc_rx_receive (&d->fc_rx, c, tlp_header_credits (t), tlp_data_credits (t));
   /* No loss and no reordering on one direction: each TLP carries the next sequence number. */
-  PS_INVARIANT (t->seq == (d->rx_seq & 0xfff),
+  SIM_INVARIANT (t->seq == (d->rx_seq & 0xfff),
                 "link %s: received sequence number %u, expected %u (TLP %" G_GUINT64_FORMAT ")",
                 d->dir == LINK_UPSTREAM ? "upstream" : "downstream", t->seq, (unsigned) (d->rx_seq & 0xfff),
                 d->rx_seq);
@@ -983,7 +982,7 @@ receive_ack (Dir *d, uint64_t acked)
 {
   /* An Ack travelling on d acknowledges TLPs sent on the opposite direction. */
   Dir *o = &d->link->d[1 - d->dir];
-  PS_INVARIANT (acked <= o->tx_seq,
+  SIM_INVARIANT (acked <= o->tx_seq,
                 "link: Ack for TLP %" G_GUINT64_FORMAT " but only %" G_GUINT64_FORMAT " were sent", acked, o->tx_seq);
   uint64_t before = o->acked_seq;
   while (o->acked_seq < acked) {
@@ -1121,7 +1120,7 @@ arr_fire (SimEngine *e, void *ctx, uint64_t arg)
       /* A limit beyond what the receiver can hold (its advertisement plus all it ever freed) would let the
        * transmitter overrun the buffer: credits above the advertisement. */
       const FcRx *far = &o->fc_rx;
-      PS_INVARIANT ((far->infinite[a.cls][FC_HDR] || a.a <= far->advertised[a.cls][FC_HDR] + far->freed[a.cls][FC_HDR])
+      SIM_INVARIANT ((far->infinite[a.cls][FC_HDR] || a.a <= far->advertised[a.cls][FC_HDR] + far->freed[a.cls][FC_HDR])
                     && (far->infinite[a.cls][FC_DATA]
                         || a.b <= far->advertised[a.cls][FC_DATA] + far->freed[a.cls][FC_DATA]),
                     "credits: UpdateFC grants class %d limits %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT
@@ -1184,7 +1183,7 @@ link_port_send (LinkPort *port, Tlp *tlp)
 {
   Link *l = port->link;
   Dir *d = &l->d[port->end];
-  PS_INVARIANT (link_port_can_send (port, tlp), "link_port_send of a %s without credits or space",
+  SIM_INVARIANT (link_port_can_send (port, tlp), "link_port_send of a %s without credits or space",
                 tlp_kind_name (tlp->kind));
   /* §2.6.1: the transmitter consumes the receiver's credits when it commits to sending. */
   fc_tx_consume (&d->fc_tx, tlp_fc_class (tlp->kind), tlp_header_credits (tlp), tlp_data_credits (tlp));

@@ -9,7 +9,6 @@
 
 #include "models/pattern.h"
 #include "models/units.h"
-#include "sim/error.h"
 
 /* Host memory map. Any page-aligned values would do; these keep tables, buffers and BAR0 apart and put the data
  * buffers above 4 GB only when the parameters ask for 64-bit addressing. The address, not a flag, is what makes
@@ -17,6 +16,8 @@
  * buffers go above 4 GB exactly when dma.addr64 gives the engine's TLPs 4-DW headers. With 32-bit addressing
  * the tables end by 0x18000000 (8 tables x 16 MB), the buffers span 0x20000000..0xA0000000 and BAR0 (256 MB in
  * AN-456) starts at 0xD0000000: nothing overlaps and everything is below 4 GB. */
+G_DEFINE_QUARK (pciesim-system-error-quark, system_error)
+
 #define TABLE_BASE 0x10000000ull /* channel c's write engine's table at + 2c TABLE_STRIDE, its read engine's next */
 #define TABLE_STRIDE 0x01000000ull /* 16 MB: room for 65,535 descriptors (1 MB) with plenty to spare */
 #define BUF_BASE_32 0x20000000ull
@@ -99,29 +100,29 @@ system_params_check (const SystemParams *p, GError **error)
       || !app_params_check (&p->app, error) || !dma_params_check (&p->dma, error))
     return FALSE;
   if (p->dma.tags > link_tags_max (&p->link)) {
-    ps_error_plain (error, PS_ERROR_DATA, "%u tags: the link carries at most %u outstanding requests",
+    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "%u tags: the link carries at most %u outstanding requests",
       p->dma.tags, link_tags_max (&p->link));
     return FALSE;
   }
   if (p->dma.max_payload_bytes > p->link.max_payload_bytes) {
-    ps_error_plain (error, PS_ERROR_DATA, "DMA max payload %u exceeds the link's %u", p->dma.max_payload_bytes,
+    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "DMA max payload %u exceeds the link's %u", p->dma.max_payload_bytes,
       p->link.max_payload_bytes);
     return FALSE;
   }
   uint64_t max_bytes = channel_stride (p->dma.channels);
   if (p->transfer_bytes == 0 || p->transfer_bytes % 4 != 0 || p->transfer_bytes > max_bytes) {
-    ps_error_plain (error, PS_ERROR_DATA, "transfer of %" G_GUINT64_FORMAT " bytes: must be whole DWs, 4..%"
+    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "transfer of %" G_GUINT64_FORMAT " bytes: must be whole DWs, 4..%"
       G_GUINT64_FORMAT " (per channel)", p->transfer_bytes, max_bytes);
     return FALSE;
   }
   if (p->iterations == 0) {
-    ps_error_plain (error, PS_ERROR_DATA, "iterations must be at least 1");
+    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "iterations must be at least 1");
     return FALSE;
   }
   uint64_t per = p->dma.desc_max_bytes ? p->dma.desc_max_bytes : p->transfer_bytes;
   uint64_t n = (p->transfer_bytes + per - 1) / per;
   if (n > 0xffff || n * DMA_DESC_BYTES + DMA_DESC_BYTES > TABLE_STRIDE) {
-    ps_error_plain (error, PS_ERROR_DATA, "%" G_GUINT64_FORMAT " descriptors per transfer: at most 65535", n);
+    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "%" G_GUINT64_FORMAT " descriptors per transfer: at most 65535", n);
     return FALSE;
   }
   return TRUE;
@@ -408,22 +409,9 @@ deadlock_error (const System *s, const char *how, GError **error)
   dma_chain_describe_wait (s->dma, why);
   host_describe_wait (s->host, why);
   link_describe_wait (s->link, why);
-  ps_error_plain (error, PS_ERROR_INTERNAL, "deadlock in the %s run, iteration %u of %u, t = %.3f us: %s; waiting: %s",
+  g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_DEADLOCK, "deadlock in the %s run, iteration %u of %u, t = %.3f us: %s; waiting: %s",
     system_mode_name (s->mode), s->iteration + 1, s->p->iterations, (double) sim_now (s->engine) / 1e6, how,
     why->len ? why->str : "nothing (software never heard of the end)");
-}
-
-/* The link reports in its own error domain; an invariant it finds broken is still an internal error here. */
-static gboolean
-as_internal (gboolean ok, GError **error)
-{
-  if (!ok && error && *error && (*error)->domain != PS_ERROR) {
-    GError *e = *error;
-    *error = NULL;
-    ps_error_plain (error, PS_ERROR_INTERNAL, "%s", e->message);
-    g_error_free (e);
-  }
-  return ok;
 }
 
 /* What the host and the endpoint must have folded into their checksums (pattern.h), from the memory layout
@@ -450,7 +438,7 @@ check_integrity (const System *s, const HostCounters *hc, const DmaCounters *dc,
   }
   want_cpl += want_data;
   if (dc->read_checksum != want_data || hc->cpl_checksum != want_cpl || hc->write_checksum != want_mem) {
-    ps_error_plain (error, PS_ERROR_INTERNAL, "data integrity: checksum mismatch (read data received %016"
+    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_INVARIANT, "data integrity: checksum mismatch (read data received %016"
       G_GINT64_MODIFIER "x, expected %016" G_GINT64_MODIFIER "x; completions sent %016" G_GINT64_MODIFIER
       "x, expected %016" G_GINT64_MODIFIER "x; host memory %016" G_GINT64_MODIFIER "x, expected %016"
       G_GINT64_MODIFIER "x): data was dropped, duplicated or misplaced", dc->read_checksum, want_data,
@@ -466,13 +454,13 @@ check_integrity (const System *s, const HostCounters *hc, const DmaCounters *dc,
 gboolean
 system_check_invariants (const System *s, GError **error)
 {
-  if (!as_internal (link_check_invariants (s->link, error), error) || !host_check_invariants (s->host, error)
+  if (!link_check_invariants (s->link, error) || !host_check_invariants (s->host, error)
       || !dma_chain_check_invariants (s->dma, error))
     return FALSE;
   /* sim_schedule_at() already aborts on a past time; this is the end-of-run statement of the same invariant
    * (README, "Invariants"), independent of how the engine is built. */
   if (sim_next_time (s->engine) < sim_now (s->engine)) {
-    ps_error_plain (error, PS_ERROR_INTERNAL, "an event is scheduled at %" G_GUINT64_FORMAT " ps, before now (%"
+    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_INVARIANT, "an event is scheduled at %" G_GUINT64_FORMAT " ps, before now (%"
       G_GUINT64_FORMAT " ps)", sim_next_time (s->engine), sim_now (s->engine));
     return FALSE;
   }
@@ -491,7 +479,7 @@ system_check_invariants (const System *s, GError **error)
   uint64_t status_bytes = runs * 4 * (s->p->dma.msi ? 2 : 1);
   if (dc.ep_bytes_written != want_read || dc.write_bytes_sent != want_write
       || hc.bytes_written != want_write + status_bytes) {
-    ps_error_plain (error, PS_ERROR_INTERNAL, "bytes moved do not add up: endpoint memory got %" G_GUINT64_FORMAT
+    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_INVARIANT, "bytes moved do not add up: endpoint memory got %" G_GUINT64_FORMAT
       " of %" G_GUINT64_FORMAT ", write engine sent %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
       ", host memory got %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT, dc.ep_bytes_written, want_read,
       dc.write_bytes_sent, want_write, hc.bytes_written, want_write + status_bytes);
@@ -500,7 +488,7 @@ system_check_invariants (const System *s, GError **error)
   if (!check_integrity (s, &hc, &dc, error))
     return FALSE;
   if (tlp_pool_live (s->pool) != 0) {
-    ps_error_plain (error, PS_ERROR_INTERNAL, "%zu TLPs not returned to the pool", tlp_pool_live (s->pool));
+    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_INVARIANT, "%zu TLPs not returned to the pool", tlp_pool_live (s->pool));
     return FALSE;
   }
   return TRUE;

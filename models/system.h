@@ -17,12 +17,12 @@
  *   each weighted by its length. The window opens when the engine is started (with DMA_COUNTER_AT_HOST the
  *   counter itself starts earlier, when the start write left the host).
  * - Before returning a figure the run checks every invariant (system_check_invariants()); a broken one is an
- *   error (PS_ERROR_INTERNAL) and no figure is returned. The invariants include data integrity: every DW
+ *   error (SYSTEM_ERROR_INVARIANT, or the component's own domain's invariant code) and no figure is returned. The invariants include data integrity: every DW
  *   carries a pattern of its address (pattern.h) and the checksums the host and the endpoint fold from what they
  *   received must equal those of the ranges the descriptors asked for, so a completion dropped, duplicated or
  *   sent to the wrong address shows up even when the byte counts happen to agree.
  * - Deadlock watchdog: when watchdog_ps of simulated time pass with an engine still owed to software and no TLP
- *   delivered anywhere, the run stops with PS_ERROR_INTERNAL naming what each component waits for (credits of
+ *   delivered anywhere, the run stops with SYSTEM_ERROR_DEADLOCK naming what each component waits for (credits of
  *   which type, tags, replay buffer, queued TLPs). The bound is stretched by the longest quiet stretch the host
  *   parameters allow (latencies, polling, rates), so a slow but legal config never trips it. A run that keeps
  *   delivering but never finishes stops at a generous time budget instead.
@@ -88,6 +88,13 @@ typedef struct {
   DmaCounters dma;
   size_t tlp_pool_capacity; /* TLP structs ever allocated: the working set */
 } SystemResult;
+
+/* Parameters a model refuses come back in that model's domain with its _PARAM code (LINK_ERROR_PARAM, …), those
+ * only the system can judge (tags the link cannot carry, a transfer the memory map cannot hold) as
+ * SYSTEM_ERROR_PARAM. */
+#define SYSTEM_ERROR (system_error_quark ())
+GQuark system_error_quark (void);
+typedef enum { SYSTEM_ERROR_PARAM, SYSTEM_ERROR_INVARIANT, SYSTEM_ERROR_DEADLOCK } SystemError;
 
 gboolean system_params_check (const SystemParams *p, GError **error);
 gboolean system_run (const SystemParams *p, SystemMode mode, uint64_t seed, SystemResult *out, GError **error);

@@ -13,6 +13,7 @@
 
 #include "models/pattern.h"
 #include "models/system.h"
+#include "sim/builder.h"
 #include "sim/error.h"
 #include "tests/common.h"
 
@@ -111,6 +112,8 @@ START_TEST (test_completion_faults)
   SystemResult r;
   g_autoptr (GError) e = NULL;
   ck_assert_msg (!system_run (&p, SYSTEM_READ, 1, &r, &e), "case %d: the faulty run returned a figure", _i);
+  /* The model's own domain, which the builder turns into the exit status: 70, never 65. */
+  ps_error_from_model (&e, NULL);
   ck_assert_msg (g_error_matches (e, PS_ERROR, PS_ERROR_INTERNAL), "case %d: not an internal error: %s", _i,
                  e ? e->message : "none");
   ck_assert_msg (!strchr (e->message, '\n'), "case %d: message is not one line: %s", _i, e->message);

@@ -375,7 +375,6 @@ engine_take (void *ctx)
   g_assert (ok);
   Tlp *t = tlp_alloc (d->pool);
   *t = probe;
-  t->owner = e;
   switch (probe.cookie) {
   case ACT_DESC: {
     /* Reserves the FIFO room (desc_inflight) now, so later fetches cannot promise it twice. */

@@ -150,8 +150,8 @@ ret_emit (SimEngine *e, void *ctx, uint64_t size)
   Tlp *c = tlp_alloc (h->pool);
   tlp_set (c, TLP_CPLD, FALSE, r->address, (uint32_t) size);
   c->length_bytes = r->length_bytes; /* byte count: what remains of the request, this completion included */
+  c->requester = r->requester;
   c->tag = r->tag;
-  c->owner = r->owner;
   c->cookie = r->cookie;
   h->c.cpls++;
   h->c.cpl_bytes += size;

@@ -11,7 +11,7 @@
  *   cpl_overhead_ns per completion. Completions are cut by split_next_completion() (RCB/MPS rules, split.h).
  * - Posted-write sink. MWr/MSI data drains into memory at write_drain_mbps, one TLP after another; a TLP's
  *   receive-buffer slot, and so its P credits, come back write_latency_ns after its data has drained. The
- *   credits the root port advertises are LinkParams.host_rx_credits (finite P/NP, infinite Cpl).
+ *   credits the root port advertises are LinkParams.rx_credits[LINK_DSP] (finite P/NP, infinite Cpl).
  * - Transmit: completions and PIO writes share one FIFO towards the link and go whenever link_port_can_send()
  *   allows: the host never exceeds the endpoint's advertised credits.
  * - Software. host_pio_write() queues register writes (each a 1-DW MWr) after the software latency, spaced by

@@ -74,7 +74,7 @@ struct LinkPort {
   gboolean want_ready; /* can_send said no: call ready_fn on the next relevant change */
 };
 
-/* One direction. Its transmitter is port[dir] (host sends downstream), its receiver port[1 - dir]. */
+/* One direction. Its transmitter is port[dir] (the DSP sends downstream), its receiver port[1 - dir]. */
 struct Dir {
   Link *link;
   LinkDir dir;
@@ -279,8 +279,9 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
    * direction relies on (top of file). */
   l->latency_ps = params->tx_pipeline_ps + params->flight_ps + params->rx_pipeline_ps;
   gboolean fits = params->tx_pipeline_ps + params->rx_pipeline_ps <= phy_sym_ps (&l->phy, l->ack_limit_symbols);
-  l->ack_timer[LINK_UPSTREAM] = !(params->host_ack_every_tlps == 1 && fits);
-  l->ack_timer[LINK_DOWNSTREAM] = !(params->device_ack_every_tlps == 1 && fits);
+  /* Direction d is received at the end that does not transmit on it: LinkEnd 1 - d. */
+  l->ack_timer[LINK_UPSTREAM] = !(params->ack_every_tlps[LINK_DSP] == 1 && fits);
+  l->ack_timer[LINK_DOWNSTREAM] = !(params->ack_every_tlps[LINK_USP] == 1 && fits);
   FcPolicy policy = {
     .mps_data_credits = params->max_payload_bytes / 16, /* spec §2.6.1: 16 bytes per data credit */
     .hdr_threshold_credits = params->updatefc_hdr_threshold_credits,
@@ -300,9 +301,9 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
     d->replay_ev = SIM_EVENT_NONE;
     if (l->errors)
       d->rand = sim_rand_new (engine, LINK_RAND_ID (params->rand_index, i));
-    /* Upstream TLPs land in the host's receiver, downstream ones in the device's. */
+    /* Upstream TLPs land in the DSP's receiver, downstream ones in the USP's. */
     FcAmounts m;
-    credits_matrix (i == LINK_UPSTREAM ? &params->host_rx_credits : &params->device_rx_credits, &m);
+    credits_matrix (&params->rx_credits[1 - i], &m);
     fc_tx_init (&d->fc_tx, &m);
     fc_rx_init (&d->fc_rx, &m, &policy);
     l->port[i] = (LinkPort) { .link = l, .end = (LinkEnd) i };
@@ -952,8 +953,8 @@ receive_tlp (Dir *d, Tlp *t)
                 d->dir == LINK_UPSTREAM ? "upstream" : "downstream", t->seq, (unsigned) (d->rx_seq & 0xfff),
                 d->rx_seq);
   d->rx_seq++;
-  /* The receiving end decides its Ack policy: upstream TLPs land at the host. */
-  uint32_t every = d->dir == LINK_UPSTREAM ? l->p.host_ack_every_tlps : l->p.device_ack_every_tlps;
+  /* The receiving end decides its Ack policy: upstream TLPs land at the DSP. */
+  uint32_t every = l->p.ack_every_tlps[1 - d->dir];
   if (every && ++d->rx_unacked >= every && !l->d[1 - d->dir].ack_due) {
     /* Count-triggered Ack: the same DLLP the timer would send, only sooner; it restarts the timer (§3.6.3.1).
      * Decided before the timer so an Ack-every-TLP receiver does not arm a timer only to cancel it. */

@@ -222,8 +222,8 @@ completer_pump (Stream *s)
     Tlp *c = tlp_alloc (s->pool);
     tlp_set (c, TLP_CPLD, FALSE, addr, chunk);
     c->length_bytes = left; /* §2.2.9: byte count remaining, this completion included */
+    c->requester = r->requester;
     c->tag = r->tag;
-    c->owner = r->owner;
     c->cookie = r->cookie; /* the request's hand-off time, for its latency */
     link_port_send (s->host, c);
     s->req_done_bytes += chunk;
@@ -374,8 +374,8 @@ stream_run (const StreamParams *params, uint64_t seed, StreamResult *out, GError
   s.engine = sim_engine_new (seed);
   s.pool = tlp_pool_new ();
   s.link = link_new (s.engine, &s.p.link, s.pool);
-  s.dev = link_port (s.link, LINK_DEVICE);
-  s.host = link_port (s.link, LINK_HOST);
+  s.dev = link_port (s.link, LINK_USP);
+  s.host = link_port (s.link, LINK_DSP);
   s.tags_free = s.p.tags;
   if (s.p.window == STREAM_WINDOW_TRANSFER) {
     s.in_window = TRUE; /* t0 = 0, b0 = 0: from the first TLP offered, every byte counted */

@@ -516,8 +516,8 @@ system_run (const SystemParams *p, SystemMode mode, uint64_t seed, SystemResult 
   s.engine = sim_engine_new (seed);
   s.pool = tlp_pool_new ();
   s.link = link_new (s.engine, &p->link, s.pool);
-  s.host = host_new (s.engine, &p->host, p->link.max_payload_bytes, link_port (s.link, LINK_HOST), s.pool);
-  s.app = app_new (s.engine, &p->app, link_port (s.link, LINK_DEVICE), s.pool);
+  s.host = host_new (s.engine, &p->host, p->link.max_payload_bytes, link_port (s.link, LINK_DSP), s.pool);
+  s.app = app_new (s.engine, &p->app, link_port (s.link, LINK_USP), s.pool);
   s.dma = dma_chain_new (s.engine, &p->dma, s.app, s.pool, BAR0, mem_read, &s);
   dma_chain_set_counter_notify (s.dma, on_counter, &s);
   if (p->dma.msi)

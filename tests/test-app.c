@@ -130,8 +130,8 @@ rig_init (Rig *r, const LinkParams *lp, const AppParams *ap)
   r->engine = sim_engine_new (1);
   r->pool = tlp_pool_new ();
   r->link = link_new (r->engine, lp, r->pool);
-  r->app = app_new (r->engine, ap, link_port (r->link, LINK_DEVICE), r->pool);
-  r->host = link_port (r->link, LINK_HOST);
+  r->app = app_new (r->engine, ap, link_port (r->link, LINK_USP), r->pool);
+  r->host = link_port (r->link, LINK_DSP);
   link_port_set_rx (r->host, host_rx, r);
   app_set_rx (r->app, app_rx, r);
 }
@@ -322,7 +322,7 @@ START_TEST (test_skip_blocked)
    * rather than wait behind it. Once the host frees the reads (an UpdateFC under the §2.6.1.2 rule: the type was
    * exhausted) the remaining three reads go. */
   LinkParams lp = link_params (5, 16);
-  lp.host_rx_credits.nph = 2;
+  lp.rx_credits[LINK_DSP].nph = 2;
   AppParams ap = { .width_bits = 128, .clock_mhz = 250, .arbitration = APP_ARB_PRIORITY };
   Rig r;
   rig_init (&r, &lp, &ap);

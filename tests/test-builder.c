@@ -98,13 +98,12 @@ link_params_equal (const LinkParams *a, const LinkParams *b)
          && a->tx_pipeline_ps == b->tx_pipeline_ps && a->rx_pipeline_ps == b->rx_pipeline_ps
          && a->flight_ps == b->flight_ps && a->replay_buffer_bytes == b->replay_buffer_bytes
          && a->tx_queue_tlps == b->tx_queue_tlps && a->updatefc_period_ps == b->updatefc_period_ps
-         && memcmp (&a->host_rx_credits, &b->host_rx_credits, sizeof a->host_rx_credits) == 0
-         && memcmp (&a->device_rx_credits, &b->device_rx_credits, sizeof a->device_rx_credits) == 0
+         && memcmp (a->rx_credits, b->rx_credits, sizeof a->rx_credits) == 0
          && a->skp_interval_symbols == b->skp_interval_symbols
          && a->updatefc_hdr_threshold_credits == b->updatefc_hdr_threshold_credits
          && a->updatefc_data_threshold_credits == b->updatefc_data_threshold_credits
          && a->updatefc_latency_symbols == b->updatefc_latency_symbols
-         && a->host_ack_every_tlps == b->host_ack_every_tlps && a->device_ack_every_tlps == b->device_ack_every_tlps
+         && memcmp (a->ack_every_tlps, b->ack_every_tlps, sizeof a->ack_every_tlps) == 0
          && a->ecrc == b->ecrc;
 }
 
@@ -134,10 +133,10 @@ START_TEST (test_link)
   /* The root port's credits (host.rx_credits) limit what the endpoint sends upstream; the endpoint's limit the
    * host. Each receiver's Ack policy stays with it. */
   const FcCredits host = { 11, 42, 33, 44, 55, 66 }, dev = { 1, 32, 3, 4, 5, 36 };
-  ck_assert (memcmp (&lp.host_rx_credits, &host, sizeof host) == 0);
-  ck_assert (memcmp (&lp.device_rx_credits, &dev, sizeof dev) == 0);
-  ck_assert_uint_eq (lp.host_ack_every_tlps, 8);
-  ck_assert_uint_eq (lp.device_ack_every_tlps, 9);
+  ck_assert (memcmp (&lp.rx_credits[LINK_DSP], &host, sizeof host) == 0);
+  ck_assert (memcmp (&lp.rx_credits[LINK_USP], &dev, sizeof dev) == 0);
+  ck_assert_uint_eq (lp.ack_every_tlps[LINK_DSP], 8);
+  ck_assert_uint_eq (lp.ack_every_tlps[LINK_USP], 9);
 }
 END_TEST
 

@@ -59,15 +59,15 @@ rig_init (Rig *r, const HostParams *hp)
     .gen = 2, .lanes = 8, .max_payload_bytes = 256,
     .tx_pipeline_ps = 50 * SIM_NS, .rx_pipeline_ps = 50 * SIM_NS, .flight_ps = 5 * SIM_NS,
     .updatefc_period_ps = 20 * SIM_US,
-    .host_rx_credits = { .ph = 32, .pd = 512, .nph = 32, .npd = 32 },
-    .device_rx_credits = { .ph = 32, .pd = 512, .nph = 32, .npd = 32 },
+    .rx_credits[LINK_DSP] = { .ph = 32, .pd = 512, .nph = 32, .npd = 32 },
+    .rx_credits[LINK_USP] = { .ph = 32, .pd = 512, .nph = 32, .npd = 32 },
   };
   *r = (Rig) { 0 };
   r->engine = sim_engine_new (1);
   r->pool = tlp_pool_new ();
   r->link = link_new (r->engine, &lp, r->pool);
-  r->host = host_new (r->engine, hp, 256, link_port (r->link, LINK_HOST), r->pool);
-  r->dev = link_port (r->link, LINK_DEVICE);
+  r->host = host_new (r->engine, hp, 256, link_port (r->link, LINK_DSP), r->pool);
+  r->dev = link_port (r->link, LINK_USP);
   link_port_set_rx (r->dev, dev_rx, r);
 }
 

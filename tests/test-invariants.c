@@ -26,8 +26,8 @@ params (void)
       .tx_pipeline_ps = 100 * SIM_NS, .rx_pipeline_ps = 100 * SIM_NS, .flight_ps = 10 * SIM_NS,
       .updatefc_period_ps = 20 * SIM_US,
       /* Finite posted and non-posted credits at the host, so writes need UpdateFCs; completions infinite. */
-      .host_rx_credits = { .ph = 32, .pd = 256, .nph = 16, .npd = 16 },
-      .device_rx_credits = { .ph = 64, .pd = 256, .nph = 64, .npd = 64 },
+      .rx_credits[LINK_DSP] = { .ph = 32, .pd = 256, .nph = 16, .npd = 16 },
+      .rx_credits[LINK_USP] = { .ph = 64, .pd = 256, .nph = 64, .npd = 64 },
     },
     .host = { .rcb_bytes = 64, .cpl_policy = CPL_POLICY_MPS, .read_latency_ns = 500, .sw_pio_latency_ns = 500,
               .sw_pio_gap_ns = 50, .msi_latency_ns = 1000, .iteration_gap_ns = 2000 },

@@ -31,7 +31,8 @@
 
 G_DEFINE_QUARK (pciesim-app-error-quark, app_error)
 
-#define APP_MAX_CLIENTS 8 /* the most dma_chain registers: DMA_MAX_CHANNELS x (write + read) engines */
+/* The most an endpoint registers: DMA_MAX_CHANNELS x (write + read) engines, and its memory target. */
+#define APP_MAX_CLIENTS 9
 
 typedef struct {
   SimTime busy_ps; /* every interval counted so far, whole */
@@ -221,8 +222,8 @@ tx_arbitrate (SimEngine *e, void *ctx, uint64_t arg)
 
 /* The link has room or credits again. A TLP already through its beats goes first: it still holds the interface,
  * so no client could be granted before it leaves. */
-static void
-on_tx_ready (void *ctx, LinkPort *port)
+void
+app_link_tx_ready (void *ctx, LinkPort *port)
 {
   App *a = ctx;
   if (a->tx_waiting_link)
@@ -277,8 +278,8 @@ rx_start (App *a)
   sim_schedule_at (a->engine, begin + (SimTime) beats * a->unit_ps, rx_done, a, 0);
 }
 
-static void
-on_rx (void *ctx, LinkPort *port, Tlp *t)
+void
+app_link_rx (void *ctx, LinkPort *port, Tlp *t)
 {
   App *a = ctx;
   /* Queued, not handled at once: the link can deliver the next TLP while this one is still on the interface. */
@@ -305,10 +306,13 @@ app_new (SimEngine *engine, const AppParams *params, LinkPort *port, TlpPool *po
     a->unit_ps = 1;
   a->cycle_ps = a->unit_ps * segments;
   a->last_winner = APP_MAX_CLIENTS - 1;
-  /* The app is the endpoint port's only user: the DMA engines send and receive through it, never directly. */
-  link_port_set_rx (port, on_rx, a);
-  link_port_set_tx_ready (port, on_tx_ready, a);
   return a;
+}
+
+void
+app_attach (App *a, LinkPort *port)
+{
+  a->port = port;
 }
 
 void

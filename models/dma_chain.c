@@ -72,7 +72,8 @@ struct DmaChain {
   DmaParams p;
   App *app;
   TlpPool *pool;
-  uint64_t bar0;
+  uint16_t requester; /* the endpoint's ID, on every request */
+  uint32_t msi_data; /* the MSI data software gave channel 0's write engine */
   DmaMemReadFn mem_read;
   void *mem_ctx;
   SimTime setup_ps; /* desc_setup_cycles in ps: descriptor taken -> its first data TLP may be offered */
@@ -375,6 +376,7 @@ engine_take (void *ctx)
   g_assert (ok);
   Tlp *t = tlp_alloc (d->pool);
   *t = probe;
+  t->requester = d->requester;
   switch (probe.cookie) {
   case ACT_DESC: {
     /* Reserves the FIFO room (desc_inflight) now, so later fetches cannot promise it twice. */
@@ -389,7 +391,7 @@ engine_take (void *ctx)
     break;
   }
   case ACT_DATA:
-    /* Issued now; a write finishes at engine_sent(), a read when its completions are taken in (on_cpl). */
+    /* Issued now; a write finishes at engine_sent(), a read when its completions are taken in (dma_chain_completion). */
     e->requested += probe.kind == TLP_MRD ? probe.length_bytes : probe.payload_bytes;
     if (probe.kind == TLP_MRD) {
       t->tag = tag_get (d, e, FALSE, probe.address, probe.length_bytes);
@@ -408,8 +410,9 @@ engine_take (void *ctx)
       finish_run (e);
     break;
   case ACT_MSI:
-    /* MSI data: message 0 = write engine, 1 = read engine (AN-456); channel c's add 2c. */
-    t->cookie = e->channel * DMA_DIR_COUNT + e->dir;
+    /* MSI data: message 0 = write engine, 1 = read engine (AN-456); channel c's add 2c; all on top of what
+     * software programmed (dma_chain_set_msi_data). */
+    t->cookie = d->msi_data + e->channel * DMA_DIR_COUNT + e->dir;
     finish_run (e);
     break;
   default:
@@ -465,8 +468,8 @@ on_placed (void *ctx, LinkPort *port, const Tlp *t, SimTime end_ps)
 
 /* --- receive: completions and register writes ------------------------------------------------------------ */
 
-static void
-on_cpl (DmaChain *d, const Tlp *t)
+void
+dma_chain_completion (DmaChain *d, const Tlp *t)
 {
   if (t->tag >= DMA_TAG_SPACE || d->tag[t->tag].engine == NULL) {
     /* An Unexpected Completion (spec §2.3.2): no request of ours holds this tag, e.g. a duplicate. It is dropped
@@ -518,7 +521,7 @@ on_cpl (DmaChain *d, const Tlp *t)
 }
 
 static void
-engine_start (DmaEngine *e, const Tlp *t)
+engine_start (DmaEngine *e, SimTime sent_ps)
 {
   DmaChain *d = e->dma;
   g_assert (!e->running); /* software programs an engine only after it reported the previous run */
@@ -534,49 +537,39 @@ engine_start (DmaEngine *e, const Tlp *t)
   e->tail = TAIL_STATUS;
   /* AN-456's counter starts when the engine decodes this write, so it includes the first descriptor fetch's round
    * trip; counting from when the write left the root port adds the PIO write's own trip down the link. */
-  e->counter_start_ps = d->p.counter_start == DMA_COUNTER_AT_HOST ? t->stamp_ps : sim_now (d->engine);
+  e->counter_start_ps = d->p.counter_start == DMA_COUNTER_AT_HOST ? sent_ps : sim_now (d->engine);
   e->counter_stop_ps = 0;
   if (d->notify != NULL)
     d->notify (d->notify_ctx, e->dir, FALSE);
   app_kick (d->app);
 }
 
-static void
-on_rx (void *ctx, const Tlp *t)
+/* Channel c's headers are at BAR0 + 0x20 c, the write engine's DW0..DW3 at + 0x00..0x0C and the read engine's at
+ * + 0x10..0x1C, so DW = offset bits 3:2. Only the DW3 write starts an engine: software writes DW0..DW2 first. A
+ * write to a channel the engine does not have is a driver bug. */
+void
+dma_chain_register_write (DmaChain *d, uint64_t offset, uint32_t value, SimTime sent_ps)
 {
-  DmaChain *d = ctx;
-  if (t->kind == TLP_CPLD || t->kind == TLP_CPL) {
-    on_cpl (d, t);
-    return;
-  }
-  /* Anything but a completion is a PIO write to our registers: the benchmark's host sends nothing else. Channel c's
-   * headers are at BAR0 + 0x20 c, the write engine's DW0..DW3 at + 0x00..0x0C and the read engine's at
-   * + 0x10..0x1C, so DW = offset bits 3:2. Only the DW3 write starts an engine: software writes DW0..DW2 first. */
-  g_assert (t->kind == TLP_MWR && t->address >= d->bar0
-            && t->address < d->bar0 + DMA_CHANNEL_REG_STRIDE * (d->n_eng / DMA_DIR_COUNT));
-  uint64_t off = t->address - d->bar0;
-  DmaEngine *e = &d->eng[(off / DMA_CHANNEL_REG_STRIDE) * DMA_DIR_COUNT
-                         + ((off % DMA_CHANNEL_REG_STRIDE) >= 0x10 ? DMA_READ : DMA_WRITE)];
-  uint32_t dw = (uint32_t) (off & 0xf) / 4;
-  e->regs[dw] = (uint32_t) t->cookie;
+  SIM_INVARIANT (offset < DMA_CHANNEL_REG_STRIDE * (d->n_eng / DMA_DIR_COUNT), "DMA register write at offset 0x%"
+                 G_GINT64_MODIFIER "x, beyond its %u channels", offset, d->n_eng / DMA_DIR_COUNT);
+  DmaEngine *e = &d->eng[(offset / DMA_CHANNEL_REG_STRIDE) * DMA_DIR_COUNT
+                         + ((offset % DMA_CHANNEL_REG_STRIDE) >= 0x10 ? DMA_READ : DMA_WRITE)];
+  uint32_t dw = (uint32_t) (offset & 0xf) / 4;
+  e->regs[dw] = value;
   if (dw == DMA_REG_START_DW)
-    engine_start (e, t);
+    engine_start (e, sent_ps);
 }
 
 /* --- life cycle ------------------------------------------------------------------------------------------ */
 
 DmaChain *
-dma_chain_new (SimEngine *engine, const DmaParams *params, App *app, TlpPool *pool, uint64_t bar0,
-  DmaMemReadFn mem_read, void *mem_ctx)
+dma_chain_new (SimEngine *engine, const DmaParams *params, App *app, TlpPool *pool)
 {
   DmaChain *d = g_new0 (DmaChain, 1);
   d->engine = engine;
   d->p = *params;
   d->app = app;
   d->pool = pool;
-  d->bar0 = bar0;
-  d->mem_read = mem_read;
-  d->mem_ctx = mem_ctx;
   d->setup_ps = (SimTime) params->desc_setup_cycles * app_cycle_ps (app);
   /* Tag numbers are handed out lowest first (pushed in reverse), like a priority encoder would. Past 256 the
    * requester uses 10-bit tags, whose usable values are 256..1023 (Tag[9:8] != 00b, pcie-protocol.md §6). */
@@ -597,9 +590,34 @@ dma_chain_new (SimEngine *engine, const DmaParams *params, App *app, TlpPool *po
    * (whose MRds are short and gate a whole round trip) ahead of its write engine. */
   for (uint32_t i = 0; i < d->n_eng; i++)
     app_add_client (app, &client, &d->eng[params->read_first ? i ^ 1u : i]);
-  app_set_rx (app, on_rx, d);
-  link_port_set_tx_placed (app_port (app), on_placed, d);
+  if (app_port (app) != NULL)
+    dma_chain_attach (d);
   return d;
+}
+
+void
+dma_chain_attach (DmaChain *d)
+{
+  link_port_set_tx_placed (app_port (d->app), on_placed, d);
+}
+
+void
+dma_chain_set_memory (DmaChain *d, DmaMemReadFn mem_read, void *ctx)
+{
+  d->mem_read = mem_read;
+  d->mem_ctx = ctx;
+}
+
+void
+dma_chain_set_requester (DmaChain *d, uint16_t id)
+{
+  d->requester = id;
+}
+
+void
+dma_chain_set_msi_data (DmaChain *d, uint32_t data)
+{
+  d->msi_data = data;
 }
 
 void

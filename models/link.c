@@ -358,6 +358,12 @@ link_pool (Link *link)
   return link->pool;
 }
 
+const LinkParams *
+link_params (const Link *link)
+{
+  return &link->p;
+}
+
 void
 link_port_set_rx (LinkPort *port, LinkRxFn fn, void *ctx)
 {

@@ -105,6 +105,8 @@ void link_free (Link *link);
 
 LinkPort *link_port (Link *link, LinkEnd end);
 TlpPool *link_pool (Link *link);
+/* The parameters the link was made with (defaults filled in: the UpdateFC period, the retrain time). */
+const LinkParams *link_params (const Link *link);
 void link_port_set_rx (LinkPort *port, LinkRxFn fn, void *ctx);
 void link_port_set_tx_ready (LinkPort *port, LinkTxReadyFn fn, void *ctx);
 void link_port_set_tx_placed (LinkPort *port, LinkTxPlacedFn fn, void *ctx);

@@ -1,9 +1,19 @@
-/* system.h — one host, one link, one endpoint with the AN-456 chaining DMA, and the benchmark that drives them.
+/* system.h — the AN-456 benchmark: the driver software that programs endpoints' chaining DMAs and times their
+ * transfers, on a fabric (fabric.h); and the system every config describes, the smallest fabric: one root
+ * complex, one link, one endpoint with the DMA.
  *
  * Contract:
- * - system_run() builds a fresh engine, TLP pool, link, host, application datapath and DMA from plain parameter
- *   structs, runs `iterations` transfers of `transfer_bytes` in the given mode and tears everything down: runs
- *   never influence each other and the same params + seed give the same result.
+ * - system_run() builds a fresh fabric from plain parameter structs (root complex "host" with one root port, link,
+ *   endpoint "endpoint" with its datapath and DMA, BAR0 256 MB as AN-456's), runs `iterations` transfers of
+ *   `transfer_bytes` in the given mode and tears everything down: runs never influence each other and the same
+ *   params + seed give the same result.
+ * - system_run_fabric() runs the same benchmark on a fabric the caller built and enumerated: one workload per
+ *   endpoint (SystemWorkload), all programmed in each iteration (workload by workload, in the order given) and
+ *   all waited for before the next; each workload's figures are its own, as below, over its own link. A
+ *   workload's buffers are in host memory or, peer-to-peer, in another endpoint's BAR, whose memory target
+ *   completes the DMA's reads and sinks its writes; descriptor tables, EPLAST and MSIs stay in host memory.
+ *   Software gives workload k's engines MSI data from 2 x (channels of the workloads before it) on, and one
+ *   descriptor table each, so every engine's table, status word and message is its own.
  * - Per iteration the host software writes the descriptor tables into host memory (untimed: done before the
  *   run starts, as the published application does outside its measurement), then programs each engine with four
  *   PIO register writes (write engine first in simultaneous mode), and waits for each engine's MSI (or polls its
@@ -31,7 +41,7 @@
  */
 #pragma once
 
-#include "models/dma_chain.h"
+#include "models/endpoint.h"
 #include "models/host.h"
 
 typedef enum { SYSTEM_READ, SYSTEM_WRITE, SYSTEM_SIMULTANEOUS } SystemMode;
@@ -100,7 +110,27 @@ gboolean system_params_check (const SystemParams *p, GError **error);
 gboolean system_run (const SystemParams *p, SystemMode mode, uint64_t seed, SystemResult *out, GError **error);
 const char *system_mode_name (SystemMode mode);
 
-typedef struct System System;
-/* Bytes requested = completed = written at the destination, every tag retired, host and link drained, TLP pool
- * empty. system_run() calls it; exposed for tests that build a System by hand. */
-gboolean system_check_invariants (const System *sys, GError **error);
+/* One endpoint's part of a benchmark on a fabric. */
+typedef struct {
+  Endpoint *endpoint; /* with a chaining DMA */
+  SystemMode mode;
+  uint64_t transfer_bytes; /* per transfer per engine */
+  /* Where the data buffers are: NULL, host memory; else the memory target behind BAR `peer_bar` of this endpoint
+   * (peer-to-peer), whose space is shared out among the workloads that name it. */
+  Endpoint *peer;
+  guint peer_bar;
+} SystemWorkload;
+
+/* What system_run_fabric() takes besides the fabric: the driver's side of SystemParams. */
+typedef struct {
+  uint32_t iterations;
+  gboolean software_timed;
+  SimTime watchdog_ps;
+} SystemDriver;
+
+/* Runs the workloads on `f` (enumerated, not yet run; the caller frees it), `host` its root complex; fills out[k]
+ * for workload k. Every parameter check of system_params_check() applies per workload, against the endpoint's link.
+ * The run's checks cover the whole fabric: every component's and link's invariants, and bytes and checksums per
+ * workload and per memory (host, each memory target). */
+gboolean system_run_fabric (Fabric *f, Host *host, const SystemWorkload *w, guint n, const SystemDriver *d,
+  SystemResult *out, GError **error);

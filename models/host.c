@@ -193,7 +193,8 @@ tag_claim (Host *h, const Tlp *t)
                  "%s: requester %04x reuses tag %u while a read with it is outstanding", h->base.name, t->requester,
                  t->tag);
   h->tag_busy[bus][t->tag / 64] |= UINT64_C (1) << (t->tag % 64);
-  h->c.tag_sharing_high_water = MAX (h->c.tag_sharing_high_water, ++h->tag_users[t->tag]);
+  uint32_t users = ++h->tag_users[t->tag];
+  h->c.tag_sharing_high_water = MAX (h->c.tag_sharing_high_water, users);
 }
 
 static void
@@ -247,6 +248,12 @@ ret_emit (SimEngine *e, void *ctx, uint64_t size)
     *twin = *c;
     tlp_fifo_push (tx, c);
     tlp_fifo_push (tx, twin);
+  } else if (h->fault == HOST_FAULT_MISROUTE_CPL) {
+    c->requester = (uint16_t) (((c->requester >> 8) % (h->n_buses - 1) + 1) << 8);
+    FabricPort *out = fabric_route_id (&h->base, c->requester);
+    g_assert (out != NULL);
+    port = out->index;
+    tlp_fifo_push (&h->rp[port].tx, c);
   } else {
     h->swapped = c; /* HOST_FAULT_SWAP_CPL: sent right after the next completion */
   }

@@ -101,6 +101,13 @@ gboolean host_check_invariants (const Host *host, GError **error);
 void host_describe_wait (const Host *host, GString *out);
 
 /* Test hook: tamper with the nth completion (0-based) the completer emits, so tests can see the integrity and
- * deadlock checks catch it. Never called in a real run. */
-typedef enum { HOST_FAULT_NONE, HOST_FAULT_DROP_CPL, HOST_FAULT_DUP_CPL, HOST_FAULT_SWAP_CPL } HostFault;
+ * deadlock checks catch it. MISROUTE gives it the requester ID of the next bus with a requester (bus b -> b + 1,
+ * the last back to 1): another endpoint's, when there are two. Never called in a real run. */
+typedef enum {
+  HOST_FAULT_NONE,
+  HOST_FAULT_DROP_CPL,
+  HOST_FAULT_DUP_CPL,
+  HOST_FAULT_SWAP_CPL,
+  HOST_FAULT_MISROUTE_CPL,
+} HostFault;
 void host_inject_fault (Host *host, HostFault fault, uint64_t nth);

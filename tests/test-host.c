@@ -312,6 +312,26 @@ START_TEST (test_write_drain_and_pio)
 }
 END_TEST
 
+/* Tags are per requester (spec §2.2.6.2): a requester that sends a read with a tag its earlier read still holds
+ * has broken the protocol, and the completer stops the run (exit 70) rather than answer two requests nobody
+ * could tell apart. The same tag after the first read completed is legal. Runs in Check's forked child. */
+START_TEST (test_tag_reuse_exits_70)
+{
+  HostParams hp = base_host_params ();
+  Rig r;
+  rig_init (&r, &hp);
+  dev_read (&r, 0x30000, 256, 5);
+  sim_run_until (r.engine, 50 * SIM_US);
+  ck_assert_uint_eq (r.n, 1);
+  dev_read (&r, 0x30100, 256, 5);
+  sim_run_until (r.engine, 100 * SIM_US);
+  ck_assert_uint_eq (r.n, 2);
+  dev_read (&r, 0x30000, 256, 5);
+  dev_read (&r, 0x30100, 256, 5);
+  sim_run_until (r.engine, 150 * SIM_US);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -322,6 +342,7 @@ main (void)
   tcase_add_test (tc, test_read_latency_and_queue_depth);
   tcase_add_test (tc, test_write_drain_and_pio);
   tcase_add_test (tc, test_read_waits_for_earlier_writes);
+  tcase_add_exit_test (tc, test_tag_reuse_exits_70, 70);
   suite_add_tcase (s, tc);
     return run_suite (s);
 }

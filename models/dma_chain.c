@@ -102,7 +102,8 @@ dma_params_check (const DmaParams *p, GError **error)
     mrrs_ok |= p->max_read_request_bytes == sizes[i];
   }
   if (!mps_ok || !mrrs_ok) {
-    g_set_error (error, DMA_ERROR, DMA_ERROR_PARAM, "max payload %u / max read request %u: each must be 128..4096, a power of 2",
+    g_set_error (error, DMA_ERROR, DMA_ERROR_PARAM,
+      "max payload %u / max read request %u: each must be 128..4096, a power of 2",
       p->max_payload_bytes, p->max_read_request_bytes);
     return FALSE;
   }
@@ -112,28 +113,32 @@ dma_params_check (const DmaParams *p, GError **error)
     return FALSE;
   }
   if (p->rcb_bytes != 0 && p->rcb_bytes != 64 && p->rcb_bytes != 128) {
-    g_set_error (error, DMA_ERROR, DMA_ERROR_PARAM, "read completion boundary %u bytes: must be 64 or 128", p->rcb_bytes);
+    g_set_error (error, DMA_ERROR, DMA_ERROR_PARAM,
+      "read completion boundary %u bytes: must be 64 or 128", p->rcb_bytes);
     return FALSE;
   }
   /* An MRRS-sized request at any DW offset touches at most MRRS / RCB + 1 RCB blocks; fewer header slots than
    * that could leave a request that never fits, and the read engine would wait forever. */
   uint32_t rcb = p->rcb_bytes ? p->rcb_bytes : 64;
   if (p->cpl_buffer_headers != 0 && p->cpl_buffer_headers < p->max_read_request_bytes / rcb + 1) {
-    g_set_error (error, DMA_ERROR, DMA_ERROR_PARAM, "completion buffer of %u headers is smaller than the %u completions one "
+    g_set_error (error, DMA_ERROR, DMA_ERROR_PARAM,
+      "completion buffer of %u headers is smaller than the %u completions one "
       "%u-byte read request may come back as (RCB %u)", p->cpl_buffer_headers, p->max_read_request_bytes / rcb + 1,
       p->max_read_request_bytes, rcb);
     return FALSE;
   }
   if (p->cpl_buffer_bytes != 0 && p->cpl_buffer_bytes < p->max_read_request_bytes) {
     /* A buffer smaller than one request would deadlock the read engine. */
-    g_set_error (error, DMA_ERROR, DMA_ERROR_PARAM, "completion buffer %u bytes is smaller than one %u-byte read request",
+    g_set_error (error, DMA_ERROR, DMA_ERROR_PARAM,
+      "completion buffer %u bytes is smaller than one %u-byte read request",
       p->cpl_buffer_bytes, p->max_read_request_bytes);
     return FALSE;
   }
   /* One fetch is one MRd, so it must fit MRRS; the FIFO must hold a whole fetch, or none would ever be due. */
   if (p->desc_per_fetch < 1 || p->desc_per_fetch * DMA_DESC_BYTES > p->max_read_request_bytes
       || p->desc_fifo_entries < p->desc_per_fetch || p->desc_fifo_entries > DMA_MAX_DESC_FIFO) {
-    g_set_error (error, DMA_ERROR, DMA_ERROR_PARAM, "descriptors per fetch %u / FIFO %u: need 1 <= per fetch <= FIFO <= %u "
+    g_set_error (error, DMA_ERROR, DMA_ERROR_PARAM,
+      "descriptors per fetch %u / FIFO %u: need 1 <= per fetch <= FIFO <= %u "
       "and per fetch x 16 <= max read request", p->desc_per_fetch, p->desc_fifo_entries, DMA_MAX_DESC_FIFO);
     return FALSE;
   }
@@ -391,7 +396,8 @@ engine_take (void *ctx)
     break;
   }
   case ACT_DATA:
-    /* Issued now; a write finishes at engine_sent(), a read when its completions are taken in (dma_chain_completion). */
+    /* Issued now; a write finishes at engine_sent(), a read when its completions are taken in
+     * (dma_chain_completion). */
     e->requested += probe.kind == TLP_MRD ? probe.length_bytes : probe.payload_bytes;
     if (probe.kind == TLP_MRD) {
       t->tag = tag_get (d, e, FALSE, probe.address, probe.length_bytes);
@@ -661,12 +667,14 @@ dma_chain_check_invariants (const DmaChain *d, GError **error)
    * moves the same bytes, and a dropped duplicate adds none. */
   const DmaCounters *c = &d->c;
   if (d->n_free_tags != d->p.tags || d->cpl_outstanding != 0 || d->cpl_headers_reserved != 0) {
-    g_set_error (error, DMA_ERROR, DMA_ERROR_INVARIANT, "DMA: %u of %u tags not retired, %u completion-buffer bytes and %u "
+    g_set_error (error, DMA_ERROR, DMA_ERROR_INVARIANT,
+      "DMA: %u of %u tags not retired, %u completion-buffer bytes and %u "
       "header slots held", d->p.tags - d->n_free_tags, d->p.tags, d->cpl_outstanding, d->cpl_headers_reserved);
     return FALSE;
   }
   if (c->read_bytes_requested != c->read_bytes_completed || c->read_bytes_completed != c->ep_bytes_written) {
-    g_set_error (error, DMA_ERROR, DMA_ERROR_INVARIANT, "DMA read: %" G_GUINT64_FORMAT " bytes requested, %" G_GUINT64_FORMAT
+    g_set_error (error, DMA_ERROR, DMA_ERROR_INVARIANT,
+      "DMA read: %" G_GUINT64_FORMAT " bytes requested, %" G_GUINT64_FORMAT
       " completed, %" G_GUINT64_FORMAT " written to endpoint memory", c->read_bytes_requested,
       c->read_bytes_completed, c->ep_bytes_written);
     return FALSE;

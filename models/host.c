@@ -89,7 +89,8 @@ gboolean
 host_params_check (const HostParams *p, uint32_t mps, GError **error)
 {
   if (p->rcb_bytes != 64 && p->rcb_bytes != 128) {
-    g_set_error (error, HOST_ERROR, HOST_ERROR_PARAM, "host read completion boundary %u bytes: must be 64 or 128", p->rcb_bytes);
+    g_set_error (error, HOST_ERROR, HOST_ERROR_PARAM,
+      "host read completion boundary %u bytes: must be 64 or 128", p->rcb_bytes);
     return FALSE;
   }
   /* Middle completions are RCB multiples no larger than MPS (spec §2.3.1.1): that needs RCB <= MPS, and an MPS
@@ -189,9 +190,10 @@ static void
 tag_claim (Host *h, const Tlp *t)
 {
   uint32_t bus = t->requester >> 8;
-  SIM_INVARIANT (bus < h->n_buses && t->tag < 1024 && !(h->tag_busy[bus][t->tag / 64] >> (t->tag % 64) & 1),
-                 "%s: requester %04x reuses tag %u while a read with it is outstanding", h->base.name, t->requester,
-                 t->tag);
+  SIM_INVARIANT (bus < h->n_buses && t->tag < 1024, "%s: a read from requester %04x tag %u, which no enumerated "
+                 "bus below a root port holds", h->base.name, t->requester, t->tag);
+  SIM_INVARIANT (!(h->tag_busy[bus][t->tag / 64] >> (t->tag % 64) & 1), "%s: requester %04x reuses tag %u while a "
+                 "read with it is outstanding", h->base.name, t->requester, t->tag);
   h->tag_busy[bus][t->tag / 64] |= UINT64_C (1) << (t->tag % 64);
   uint32_t users = ++h->tag_users[t->tag];
   h->c.tag_sharing_high_water = MAX (h->c.tag_sharing_high_water, users);
@@ -571,7 +573,8 @@ host_check_invariants (const Host *h, GError **error)
   /* Counted as emitted, before any test fault: this proves the completer split every request completely; lost,
    * duplicated or swapped completions are the endpoint's checks to catch. */
   if (h->c.cpl_bytes != h->c.read_bytes_requested) {
-    g_set_error (error, HOST_ERROR, HOST_ERROR_INVARIANT, "host: %" G_GUINT64_FORMAT " bytes requested but %" G_GUINT64_FORMAT
+    g_set_error (error, HOST_ERROR, HOST_ERROR_INVARIANT,
+      "host: %" G_GUINT64_FORMAT " bytes requested but %" G_GUINT64_FORMAT
       " completed", h->c.read_bytes_requested, h->c.cpl_bytes);
     return FALSE;
   }

@@ -126,12 +126,14 @@ work_check (const DmaParams *dma, const LinkParams *link, uint64_t transfer_byte
     return FALSE;
   }
   if (dma->max_payload_bytes > link->max_payload_bytes) {
-    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "DMA max payload %u exceeds the link's %u", dma->max_payload_bytes,
+    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM,
+      "DMA max payload %u exceeds the link's %u", dma->max_payload_bytes,
       link->max_payload_bytes);
     return FALSE;
   }
   if (transfer_bytes == 0 || transfer_bytes % 4 != 0 || transfer_bytes > max_bytes) {
-    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "transfer of %" G_GUINT64_FORMAT " bytes: must be whole DWs, 4..%"
+    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM,
+      "transfer of %" G_GUINT64_FORMAT " bytes: must be whole DWs, 4..%"
       G_GUINT64_FORMAT " (per channel)", transfer_bytes, max_bytes);
     return FALSE;
   }
@@ -568,7 +570,8 @@ check_invariants (const System *s, GError **error)
   /* sim_schedule_at() already aborts on a past time; this is the end-of-run statement of the same invariant
    * (README, "Invariants"), independent of how the engine is built. */
   if (sim_next_time (s->engine) < sim_now (s->engine)) {
-    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_INVARIANT, "an event is scheduled at %" G_GUINT64_FORMAT " ps, before now (%"
+    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_INVARIANT,
+      "an event is scheduled at %" G_GUINT64_FORMAT " ps, before now (%"
       G_GUINT64_FORMAT " ps)", sim_next_time (s->engine), sim_now (s->engine));
     return FALSE;
   }

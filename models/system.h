@@ -26,11 +26,12 @@
  *   first counter start to the last counter stop (in simultaneous mode the union of both engines' windows),
  *   each weighted by its length. The window opens when the engine is started (with DMA_COUNTER_AT_HOST the
  *   counter itself starts earlier, when the start write left the host).
- * - Before returning a figure the run checks every invariant (system_check_invariants()); a broken one is an
- *   error (SYSTEM_ERROR_INVARIANT, or the component's own domain's invariant code) and no figure is returned. The invariants include data integrity: every DW
- *   carries a pattern of its address (pattern.h) and the checksums the host and the endpoint fold from what they
- *   received must equal those of the ranges the descriptors asked for, so a completion dropped, duplicated or
- *   sent to the wrong address shows up even when the byte counts happen to agree.
+ * - Before returning a figure the run checks every invariant; a broken one is an error (SYSTEM_ERROR_INVARIANT,
+ *   or the component's own domain's invariant code) and no figure is returned. The invariants include data
+ *   integrity: every DW carries a pattern of its address (pattern.h) and the checksums the host, each memory
+ *   target and each endpoint fold from what they received must equal those of the ranges the descriptors asked
+ *   for, so a completion dropped, duplicated or sent to the wrong address shows up even when the byte counts
+ *   happen to agree.
  * - Deadlock watchdog: when watchdog_ps of simulated time pass with an engine still owed to software and no TLP
  *   delivered anywhere, the run stops with SYSTEM_ERROR_DEADLOCK naming what each component waits for (credits of
  *   which type, tags, replay buffer, queued TLPs). The bound is stretched by the longest quiet stretch the host

@@ -380,8 +380,9 @@ static const struct {
   { link_error_quark, LINK_ERROR_PARAM, PS_ERROR_DATA }, { link_error_quark, LINK_ERROR_INVARIANT, PS_ERROR_INTERNAL },
   { host_error_quark, HOST_ERROR_PARAM, PS_ERROR_DATA }, { host_error_quark, HOST_ERROR_INVARIANT, PS_ERROR_INTERNAL },
   { app_error_quark, APP_ERROR_PARAM, PS_ERROR_DATA }, { dma_error_quark, DMA_ERROR_PARAM, PS_ERROR_DATA },
-  { dma_error_quark, DMA_ERROR_INVARIANT, PS_ERROR_INTERNAL }, { stream_error_quark, STREAM_ERROR_PARAM, PS_ERROR_DATA },
-  { stream_error_quark, STREAM_ERROR_RUN, PS_ERROR_INTERNAL }, { system_error_quark, SYSTEM_ERROR_PARAM, PS_ERROR_DATA },
+  { dma_error_quark, DMA_ERROR_INVARIANT, PS_ERROR_INTERNAL },
+  { stream_error_quark, STREAM_ERROR_PARAM, PS_ERROR_DATA }, { stream_error_quark, STREAM_ERROR_RUN, PS_ERROR_INTERNAL },
+  { system_error_quark, SYSTEM_ERROR_PARAM, PS_ERROR_DATA },
   { system_error_quark, SYSTEM_ERROR_INVARIANT, PS_ERROR_INTERNAL },
   { system_error_quark, SYSTEM_ERROR_DEADLOCK, PS_ERROR_INTERNAL },
   /* Not a model's domain: nothing a config did, so internal. */

@@ -1,9 +1,9 @@
 /* test-host.c — the host model alone over a real link, with a scripted device on the other end.
  *
  * The device is a component of the test's own kind (fabric.h): the smallest thing a fabric can hold, which also
- * shows what a kind must provide. It sends MRds/MWrs and records what comes back. Expected figures are worked out from the host's
- * parameters (latencies, rates) and the spec's splitting rule; where the link's own timing enters, only
- * differences between two arrivals are checked, so the link's latency cancels. */
+ * shows what a kind must provide. It sends MRds/MWrs and records what comes back. Expected figures are worked
+ * out from the host's parameters (latencies, rates) and the spec's splitting rule; where the link's own timing
+ * enters, only differences between two arrivals are checked, so the link's latency cancels. */
 #include <check.h>
 #include <math.h>
 

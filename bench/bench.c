@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "models/topology.h"
+#include "sim/builder.h"
 #include "pciesim-version.h"
 #include "sim/config.h"
 #include "sim/engine.h"
@@ -145,7 +145,7 @@ static gboolean
 run_config (PsConfig *cfg, unsigned modes, Result *r, GError **error)
 {
   PsRunResult res = { 0 };
-  if (!topology_run (cfg, modes, 1, &res, error))
+  if (!ps_run_config (cfg, modes, 1, &res, error))
     return FALSE;
   double per = (double) cfg->benchmark.transfer_bytes;
   gboolean stream = cfg->benchmark.workload == PS_WORKLOAD_STREAM;
@@ -160,7 +160,7 @@ run_config (PsConfig *cfg, unsigned modes, Result *r, GError **error)
   return TRUE;
 }
 
-/* In process, on one core, through topology_run() rather than the command: this way events and simulated time
+/* In process, on one core, through ps_run_config() rather than the command: this way events and simulated time
  * are counted, which `pciesim validate` does not return. */
 static gboolean
 child_validate (Result *r, GError **error)

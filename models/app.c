@@ -28,9 +28,11 @@
 #include <math.h>
 
 #include "models/avst.h"
-#include "sim/error.h"
 
-#define APP_MAX_CLIENTS 8 /* the most dma_chain registers: DMA_MAX_CHANNELS x (write + read) engines */
+G_DEFINE_QUARK (pciesim-app-error-quark, app_error)
+
+/* The most an endpoint registers: DMA_MAX_CHANNELS x (write + read) engines, and its memory target. */
+#define APP_MAX_CLIENTS 9
 
 typedef struct {
   SimTime busy_ps; /* every interval counted so far, whole */
@@ -81,17 +83,19 @@ app_params_check (const AppParams *p, GError **error)
    * to them. */
   if (p->width_bits != 64 && p->width_bits != 128 && p->width_bits != 256 && p->width_bits != 512
       && p->width_bits != 1024) {
-    ps_error_plain (error, PS_ERROR_DATA, "application datapath width %u bits: must be 64, 128, 256, 512 or 1024",
+    g_set_error (error, APP_ERROR, APP_ERROR_PARAM,
+      "application datapath width %u bits: must be 64, 128, 256, 512 or 1024",
       p->width_bits);
     return FALSE;
   }
   /* Below 512 bits a beat is one 256-bit segment or less: nothing to straddle. */
   if (p->straddle && p->width_bits < 512) {
-    ps_error_plain (error, PS_ERROR_DATA, "straddle needs a 512- or 1024-bit datapath, not %u bits", p->width_bits);
+    g_set_error (error, APP_ERROR, APP_ERROR_PARAM,
+      "straddle needs a 512- or 1024-bit datapath, not %u bits", p->width_bits);
     return FALSE;
   }
   if (!(p->clock_mhz > 0.0 && p->clock_mhz <= 2000.0)) {
-    ps_error_plain (error, PS_ERROR_DATA, "application clock %g MHz: must be in (0, 2000]", p->clock_mhz);
+    g_set_error (error, APP_ERROR, APP_ERROR_PARAM, "application clock %g MHz: must be in (0, 2000]", p->clock_mhz);
     return FALSE;
   }
   return TRUE;
@@ -220,8 +224,8 @@ tx_arbitrate (SimEngine *e, void *ctx, uint64_t arg)
 
 /* The link has room or credits again. A TLP already through its beats goes first: it still holds the interface,
  * so no client could be granted before it leaves. */
-static void
-on_tx_ready (void *ctx, LinkPort *port)
+void
+app_link_tx_ready (void *ctx, LinkPort *port)
 {
   App *a = ctx;
   if (a->tx_waiting_link)
@@ -276,8 +280,8 @@ rx_start (App *a)
   sim_schedule_at (a->engine, begin + (SimTime) beats * a->unit_ps, rx_done, a, 0);
 }
 
-static void
-on_rx (void *ctx, LinkPort *port, Tlp *t)
+void
+app_link_rx (void *ctx, LinkPort *port, Tlp *t)
 {
   App *a = ctx;
   /* Queued, not handled at once: the link can deliver the next TLP while this one is still on the interface. */
@@ -304,10 +308,13 @@ app_new (SimEngine *engine, const AppParams *params, LinkPort *port, TlpPool *po
     a->unit_ps = 1;
   a->cycle_ps = a->unit_ps * segments;
   a->last_winner = APP_MAX_CLIENTS - 1;
-  /* The app is the endpoint port's only user: the DMA engines send and receive through it, never directly. */
-  link_port_set_rx (port, on_rx, a);
-  link_port_set_tx_ready (port, on_tx_ready, a);
   return a;
+}
+
+void
+app_attach (App *a, LinkPort *port)
+{
+  a->port = port;
 }
 
 void

@@ -58,6 +58,11 @@ typedef struct {
 
 typedef struct App App;
 
+/* app_params_check() refuses parameters with APP_ERROR_PARAM. */
+#define APP_ERROR (app_error_quark ())
+GQuark app_error_quark (void);
+typedef enum { APP_ERROR_PARAM } AppError;
+
 typedef struct {
   /* Fill probe->kind, header_bytes, payload_bytes and address of the next TLP; FALSE when nothing to send. */
   gboolean (*peek) (void *ctx, Tlp *probe);
@@ -72,9 +77,16 @@ typedef void (*AppRxFn) (void *ctx, const Tlp *tlp);
 /* Validates params (width 64/128/256, clock > 0). */
 gboolean app_params_check (const AppParams *p, GError **error);
 
-/* Takes over the port's rx and tx-ready callbacks. TLPs come from and go back to `pool` (the link's). */
+/* TLPs come from and go back to `pool` (the link's). `port` is the link port the datapath feeds; NULL until
+ * app_attach() when the app is made before its link. The app is the port's only user, but it does not take over
+ * the port's callbacks (a fabric component owns those): whoever does passes them on to app_link_rx() and
+ * app_link_tx_ready(), which have the link callbacks' types so that a test can also set them directly. */
 App *app_new (SimEngine *engine, const AppParams *params, LinkPort *port, TlpPool *pool);
+void app_attach (App *app, LinkPort *port);
 void app_free (App *app);
+/* The port's rx and tx-ready callbacks, ctx = the App. */
+void app_link_rx (void *app, LinkPort *port, Tlp *tlp);
+void app_link_tx_ready (void *app, LinkPort *port);
 /* Clients are numbered in registration order; that order is the priority for APP_ARB_PRIORITY. */
 guint app_add_client (App *app, const AppTxClient *client, void *ctx);
 void app_set_rx (App *app, AppRxFn fn, void *ctx);

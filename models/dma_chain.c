@@ -15,7 +15,8 @@
 
 #include "models/pattern.h"
 #include "models/split.h"
-#include "sim/error.h"
+
+G_DEFINE_QUARK (pciesim-dma-error-quark, dma_error)
 
 #define MSI_ADDRESS 0xFEE00000u /* x86 local APIC window: the address every MSI on these hosts targets */
 
@@ -71,7 +72,8 @@ struct DmaChain {
   DmaParams p;
   App *app;
   TlpPool *pool;
-  uint64_t bar0;
+  uint16_t requester; /* the endpoint's ID, on every request */
+  uint32_t msi_data; /* the MSI data software gave channel 0's write engine */
   DmaMemReadFn mem_read;
   void *mem_ctx;
   SimTime setup_ps; /* desc_setup_cycles in ps: descriptor taken -> its first data TLP may be offered */
@@ -100,49 +102,54 @@ dma_params_check (const DmaParams *p, GError **error)
     mrrs_ok |= p->max_read_request_bytes == sizes[i];
   }
   if (!mps_ok || !mrrs_ok) {
-    ps_error_plain (error, PS_ERROR_DATA, "max payload %u / max read request %u: each must be 128..4096, a power of 2",
+    g_set_error (error, DMA_ERROR, DMA_ERROR_PARAM,
+      "max payload %u / max read request %u: each must be 128..4096, a power of 2",
       p->max_payload_bytes, p->max_read_request_bytes);
     return FALSE;
   }
   /* 32 is the 5-bit default AN-456 runs with; up to 256 are 8-bit extended tags, up to 768 10-bit tags. */
   if (p->tags < 1 || p->tags > DMA_MAX_TAGS) {
-    ps_error_plain (error, PS_ERROR_DATA, "tags %u: must be 1..%u", p->tags, DMA_MAX_TAGS);
+    g_set_error (error, DMA_ERROR, DMA_ERROR_PARAM, "tags %u: must be 1..%u", p->tags, DMA_MAX_TAGS);
     return FALSE;
   }
   if (p->rcb_bytes != 0 && p->rcb_bytes != 64 && p->rcb_bytes != 128) {
-    ps_error_plain (error, PS_ERROR_DATA, "read completion boundary %u bytes: must be 64 or 128", p->rcb_bytes);
+    g_set_error (error, DMA_ERROR, DMA_ERROR_PARAM,
+      "read completion boundary %u bytes: must be 64 or 128", p->rcb_bytes);
     return FALSE;
   }
   /* An MRRS-sized request at any DW offset touches at most MRRS / RCB + 1 RCB blocks; fewer header slots than
    * that could leave a request that never fits, and the read engine would wait forever. */
   uint32_t rcb = p->rcb_bytes ? p->rcb_bytes : 64;
   if (p->cpl_buffer_headers != 0 && p->cpl_buffer_headers < p->max_read_request_bytes / rcb + 1) {
-    ps_error_plain (error, PS_ERROR_DATA, "completion buffer of %u headers is smaller than the %u completions one "
+    g_set_error (error, DMA_ERROR, DMA_ERROR_PARAM,
+      "completion buffer of %u headers is smaller than the %u completions one "
       "%u-byte read request may come back as (RCB %u)", p->cpl_buffer_headers, p->max_read_request_bytes / rcb + 1,
       p->max_read_request_bytes, rcb);
     return FALSE;
   }
   if (p->cpl_buffer_bytes != 0 && p->cpl_buffer_bytes < p->max_read_request_bytes) {
     /* A buffer smaller than one request would deadlock the read engine. */
-    ps_error_plain (error, PS_ERROR_DATA, "completion buffer %u bytes is smaller than one %u-byte read request",
+    g_set_error (error, DMA_ERROR, DMA_ERROR_PARAM,
+      "completion buffer %u bytes is smaller than one %u-byte read request",
       p->cpl_buffer_bytes, p->max_read_request_bytes);
     return FALSE;
   }
   /* One fetch is one MRd, so it must fit MRRS; the FIFO must hold a whole fetch, or none would ever be due. */
   if (p->desc_per_fetch < 1 || p->desc_per_fetch * DMA_DESC_BYTES > p->max_read_request_bytes
       || p->desc_fifo_entries < p->desc_per_fetch || p->desc_fifo_entries > DMA_MAX_DESC_FIFO) {
-    ps_error_plain (error, PS_ERROR_DATA, "descriptors per fetch %u / FIFO %u: need 1 <= per fetch <= FIFO <= %u "
+    g_set_error (error, DMA_ERROR, DMA_ERROR_PARAM,
+      "descriptors per fetch %u / FIFO %u: need 1 <= per fetch <= FIFO <= %u "
       "and per fetch x 16 <= max read request", p->desc_per_fetch, p->desc_fifo_entries, DMA_MAX_DESC_FIFO);
     return FALSE;
   }
   if (p->channels > DMA_MAX_CHANNELS) {
-    ps_error_plain (error, PS_ERROR_DATA, "%u DMA channels: at most %u per direction", p->channels,
+    g_set_error (error, DMA_ERROR, DMA_ERROR_PARAM, "%u DMA channels: at most %u per direction", p->channels,
       DMA_MAX_CHANNELS);
     return FALSE;
   }
   /* TLP lengths count whole DWs (partial-DW byte enables are not modelled) and pattern.h checks data per DW. */
   if (p->desc_max_bytes % 4 != 0) {
-    ps_error_plain (error, PS_ERROR_DATA, "descriptor size %u bytes: must be whole DWs", p->desc_max_bytes);
+    g_set_error (error, DMA_ERROR, DMA_ERROR_PARAM, "descriptor size %u bytes: must be whole DWs", p->desc_max_bytes);
     return FALSE;
   }
   return TRUE;
@@ -374,7 +381,7 @@ engine_take (void *ctx)
   g_assert (ok);
   Tlp *t = tlp_alloc (d->pool);
   *t = probe;
-  t->owner = e;
+  t->requester = d->requester;
   switch (probe.cookie) {
   case ACT_DESC: {
     /* Reserves the FIFO room (desc_inflight) now, so later fetches cannot promise it twice. */
@@ -389,7 +396,8 @@ engine_take (void *ctx)
     break;
   }
   case ACT_DATA:
-    /* Issued now; a write finishes at engine_sent(), a read when its completions are taken in (on_cpl). */
+    /* Issued now; a write finishes at engine_sent(), a read when its completions are taken in
+     * (dma_chain_completion). */
     e->requested += probe.kind == TLP_MRD ? probe.length_bytes : probe.payload_bytes;
     if (probe.kind == TLP_MRD) {
       t->tag = tag_get (d, e, FALSE, probe.address, probe.length_bytes);
@@ -408,8 +416,9 @@ engine_take (void *ctx)
       finish_run (e);
     break;
   case ACT_MSI:
-    /* MSI data: message 0 = write engine, 1 = read engine (AN-456); channel c's add 2c. */
-    t->cookie = e->channel * DMA_DIR_COUNT + e->dir;
+    /* MSI data: message 0 = write engine, 1 = read engine (AN-456); channel c's add 2c; all on top of what
+     * software programmed (dma_chain_set_msi_data). */
+    t->cookie = d->msi_data + e->channel * DMA_DIR_COUNT + e->dir;
     finish_run (e);
     break;
   default:
@@ -465,8 +474,8 @@ on_placed (void *ctx, LinkPort *port, const Tlp *t, SimTime end_ps)
 
 /* --- receive: completions and register writes ------------------------------------------------------------ */
 
-static void
-on_cpl (DmaChain *d, const Tlp *t)
+void
+dma_chain_completion (DmaChain *d, const Tlp *t)
 {
   if (t->tag >= DMA_TAG_SPACE || d->tag[t->tag].engine == NULL) {
     /* An Unexpected Completion (spec §2.3.2): no request of ours holds this tag, e.g. a duplicate. It is dropped
@@ -518,7 +527,7 @@ on_cpl (DmaChain *d, const Tlp *t)
 }
 
 static void
-engine_start (DmaEngine *e, const Tlp *t)
+engine_start (DmaEngine *e, SimTime sent_ps)
 {
   DmaChain *d = e->dma;
   g_assert (!e->running); /* software programs an engine only after it reported the previous run */
@@ -534,49 +543,39 @@ engine_start (DmaEngine *e, const Tlp *t)
   e->tail = TAIL_STATUS;
   /* AN-456's counter starts when the engine decodes this write, so it includes the first descriptor fetch's round
    * trip; counting from when the write left the root port adds the PIO write's own trip down the link. */
-  e->counter_start_ps = d->p.counter_start == DMA_COUNTER_AT_HOST ? t->stamp_ps : sim_now (d->engine);
+  e->counter_start_ps = d->p.counter_start == DMA_COUNTER_AT_HOST ? sent_ps : sim_now (d->engine);
   e->counter_stop_ps = 0;
   if (d->notify != NULL)
     d->notify (d->notify_ctx, e->dir, FALSE);
   app_kick (d->app);
 }
 
-static void
-on_rx (void *ctx, const Tlp *t)
+/* Channel c's headers are at BAR0 + 0x20 c, the write engine's DW0..DW3 at + 0x00..0x0C and the read engine's at
+ * + 0x10..0x1C, so DW = offset bits 3:2. Only the DW3 write starts an engine: software writes DW0..DW2 first. A
+ * write to a channel the engine does not have is a driver bug. */
+void
+dma_chain_register_write (DmaChain *d, uint64_t offset, uint32_t value, SimTime sent_ps)
 {
-  DmaChain *d = ctx;
-  if (t->kind == TLP_CPLD || t->kind == TLP_CPL) {
-    on_cpl (d, t);
-    return;
-  }
-  /* Anything but a completion is a PIO write to our registers: the benchmark's host sends nothing else. Channel c's
-   * headers are at BAR0 + 0x20 c, the write engine's DW0..DW3 at + 0x00..0x0C and the read engine's at
-   * + 0x10..0x1C, so DW = offset bits 3:2. Only the DW3 write starts an engine: software writes DW0..DW2 first. */
-  g_assert (t->kind == TLP_MWR && t->address >= d->bar0
-            && t->address < d->bar0 + DMA_CHANNEL_REG_STRIDE * (d->n_eng / DMA_DIR_COUNT));
-  uint64_t off = t->address - d->bar0;
-  DmaEngine *e = &d->eng[(off / DMA_CHANNEL_REG_STRIDE) * DMA_DIR_COUNT
-                         + ((off % DMA_CHANNEL_REG_STRIDE) >= 0x10 ? DMA_READ : DMA_WRITE)];
-  uint32_t dw = (uint32_t) (off & 0xf) / 4;
-  e->regs[dw] = (uint32_t) t->cookie;
+  SIM_INVARIANT (offset < DMA_CHANNEL_REG_STRIDE * (d->n_eng / DMA_DIR_COUNT), "DMA register write at offset 0x%"
+                 G_GINT64_MODIFIER "x, beyond its %u channels", offset, d->n_eng / DMA_DIR_COUNT);
+  DmaEngine *e = &d->eng[(offset / DMA_CHANNEL_REG_STRIDE) * DMA_DIR_COUNT
+                         + ((offset % DMA_CHANNEL_REG_STRIDE) >= 0x10 ? DMA_READ : DMA_WRITE)];
+  uint32_t dw = (uint32_t) (offset & 0xf) / 4;
+  e->regs[dw] = value;
   if (dw == DMA_REG_START_DW)
-    engine_start (e, t);
+    engine_start (e, sent_ps);
 }
 
 /* --- life cycle ------------------------------------------------------------------------------------------ */
 
 DmaChain *
-dma_chain_new (SimEngine *engine, const DmaParams *params, App *app, TlpPool *pool, uint64_t bar0,
-  DmaMemReadFn mem_read, void *mem_ctx)
+dma_chain_new (SimEngine *engine, const DmaParams *params, App *app, TlpPool *pool)
 {
   DmaChain *d = g_new0 (DmaChain, 1);
   d->engine = engine;
   d->p = *params;
   d->app = app;
   d->pool = pool;
-  d->bar0 = bar0;
-  d->mem_read = mem_read;
-  d->mem_ctx = mem_ctx;
   d->setup_ps = (SimTime) params->desc_setup_cycles * app_cycle_ps (app);
   /* Tag numbers are handed out lowest first (pushed in reverse), like a priority encoder would. Past 256 the
    * requester uses 10-bit tags, whose usable values are 256..1023 (Tag[9:8] != 00b, pcie-protocol.md §6). */
@@ -597,9 +596,34 @@ dma_chain_new (SimEngine *engine, const DmaParams *params, App *app, TlpPool *po
    * (whose MRds are short and gate a whole round trip) ahead of its write engine. */
   for (uint32_t i = 0; i < d->n_eng; i++)
     app_add_client (app, &client, &d->eng[params->read_first ? i ^ 1u : i]);
-  app_set_rx (app, on_rx, d);
-  link_port_set_tx_placed (app_port (app), on_placed, d);
+  if (app_port (app) != NULL)
+    dma_chain_attach (d);
   return d;
+}
+
+void
+dma_chain_attach (DmaChain *d)
+{
+  link_port_set_tx_placed (app_port (d->app), on_placed, d);
+}
+
+void
+dma_chain_set_memory (DmaChain *d, DmaMemReadFn mem_read, void *ctx)
+{
+  d->mem_read = mem_read;
+  d->mem_ctx = ctx;
+}
+
+void
+dma_chain_set_requester (DmaChain *d, uint16_t id)
+{
+  d->requester = id;
+}
+
+void
+dma_chain_set_msi_data (DmaChain *d, uint32_t data)
+{
+  d->msi_data = data;
 }
 
 void
@@ -643,24 +667,26 @@ dma_chain_check_invariants (const DmaChain *d, GError **error)
    * moves the same bytes, and a dropped duplicate adds none. */
   const DmaCounters *c = &d->c;
   if (d->n_free_tags != d->p.tags || d->cpl_outstanding != 0 || d->cpl_headers_reserved != 0) {
-    ps_error_plain (error, PS_ERROR_INTERNAL, "DMA: %u of %u tags not retired, %u completion-buffer bytes and %u "
+    g_set_error (error, DMA_ERROR, DMA_ERROR_INVARIANT,
+      "DMA: %u of %u tags not retired, %u completion-buffer bytes and %u "
       "header slots held", d->p.tags - d->n_free_tags, d->p.tags, d->cpl_outstanding, d->cpl_headers_reserved);
     return FALSE;
   }
   if (c->read_bytes_requested != c->read_bytes_completed || c->read_bytes_completed != c->ep_bytes_written) {
-    ps_error_plain (error, PS_ERROR_INTERNAL, "DMA read: %" G_GUINT64_FORMAT " bytes requested, %" G_GUINT64_FORMAT
+    g_set_error (error, DMA_ERROR, DMA_ERROR_INVARIANT,
+      "DMA read: %" G_GUINT64_FORMAT " bytes requested, %" G_GUINT64_FORMAT
       " completed, %" G_GUINT64_FORMAT " written to endpoint memory", c->read_bytes_requested,
       c->read_bytes_completed, c->ep_bytes_written);
     return FALSE;
   }
   if (c->out_of_order_cpls != 0 || c->unexpected_cpls != 0) {
-    ps_error_plain (error, PS_ERROR_INTERNAL, "DMA: %" G_GUINT64_FORMAT " completions out of address order, %"
+    g_set_error (error, DMA_ERROR, DMA_ERROR_INVARIANT, "DMA: %" G_GUINT64_FORMAT " completions out of address order, %"
       G_GUINT64_FORMAT " unexpected (no request held their tag)", c->out_of_order_cpls, c->unexpected_cpls);
     return FALSE;
   }
   for (uint32_t i = 0; i < d->n_eng; i++)
     if (d->eng[i].running) {
-      ps_error_plain (error, PS_ERROR_INTERNAL, "DMA channel %u %s engine still running at the end",
+      g_set_error (error, DMA_ERROR, DMA_ERROR_INVARIANT, "DMA channel %u %s engine still running at the end",
         d->eng[i].channel, d->eng[i].dir == DMA_WRITE ? "write" : "read");
       return FALSE;
     }

@@ -25,7 +25,8 @@
  *   where AN-456's counter physically is) or when that write left the host (DMA_COUNTER_AT_HOST); it stops at
  *   the last data: for writes when the last data MWr leaves the application layer for the IP, for reads when the
  *   last completion data has been taken in. It therefore includes the first descriptor fetch.
- * - The engines are clients of App (app.h); DmaChain takes the app's receive handler. No allocation per TLP.
+ * - The engines are clients of App (app.h); the endpoint (endpoint.h) hands the DMA its completions and register
+ *   writes. No allocation per TLP.
  */
 #pragma once
 
@@ -53,6 +54,8 @@ typedef struct {
 #define DMA_REG_START_DW 3u
 #define DMA_MAX_CHANNELS 4u /* engines per direction (XDMA offers 1, 2 or 4 H2C and C2H channels) */
 #define DMA_CHANNEL_REG_STRIDE 0x20u /* channel c's two descriptor headers start at BAR0 + 0x20 c */
+/* The register block at the start of BAR0, whatever the channel count: what lies beyond is not the DMA's. */
+#define DMA_REG_BYTES (DMA_MAX_CHANNELS * DMA_CHANNEL_REG_STRIDE)
 
 typedef struct {
   uint32_t max_payload_bytes; /* MPS: largest MWr (AN-456 runs: 256) */
@@ -81,14 +84,34 @@ typedef struct {
 
 typedef struct DmaChain DmaChain;
 
+/* dma_params_check() refuses parameters with DMA_ERROR_PARAM; dma_chain_check_invariants() reports a broken end
+ * state with DMA_ERROR_INVARIANT. */
+#define DMA_ERROR (dma_error_quark ())
+GQuark dma_error_quark (void);
+typedef enum { DMA_ERROR_PARAM, DMA_ERROR_INVARIANT } DmaError;
+
 /* Read one 4-DW descriptor at host `address` (the host memory model). FALSE if nothing is there. */
 typedef gboolean (*DmaMemReadFn) (void *ctx, uint64_t address, DmaDescriptor *out);
 
 gboolean dma_params_check (const DmaParams *p, GError **error);
 
-DmaChain *dma_chain_new (SimEngine *engine, const DmaParams *params, App *app, TlpPool *pool, uint64_t bar0,
-  DmaMemReadFn mem_read, void *mem_ctx);
+/* Registers as the app's transmit clients. Once the app has its link port, dma_chain_attach() (done here already if
+ * it has one) watches it for the write engine's last data on the wire. */
+DmaChain *dma_chain_new (SimEngine *engine, const DmaParams *params, App *app, TlpPool *pool);
+void dma_chain_attach (DmaChain *dma);
 void dma_chain_free (DmaChain *dma);
+/* What enumeration and software set up before the first start: the endpoint's requester ID, carried by every
+ * request; where descriptors are read (the host memory model); the MSI data of channel 0's write engine, the
+ * others' following it (AN-456 uses 0; an OS gives each function its own vectors). */
+void dma_chain_set_requester (DmaChain *dma, uint16_t id);
+void dma_chain_set_memory (DmaChain *dma, DmaMemReadFn mem_read, void *ctx);
+void dma_chain_set_msi_data (DmaChain *dma, uint32_t data);
+
+/* What the endpoint hands the DMA after the receive interface: a completion for one of its requests (matched by
+ * tag; an Unexpected Completion is counted), and a register write at `offset` in the DMA_REG_BYTES block of BAR0
+ * with the value the PIO write carried and the time it left the host. */
+void dma_chain_completion (DmaChain *dma, const Tlp *tlp);
+void dma_chain_register_write (DmaChain *dma, uint64_t offset, uint32_t value, SimTime sent_ps);
 
 /* Called when an engine's performance counter starts (stopped = FALSE) and stops (TRUE). */
 typedef void (*DmaCounterFn) (void *ctx, DmaDir dir, gboolean stopped);

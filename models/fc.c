@@ -5,7 +5,8 @@
  * per data credit they would take over a century to wrap at any PCIe rate, so every test is a plain comparison. */
 #include "models/fc.h"
 
-#include "sim/error.h"
+#include "sim/engine.h"
+
 
 void
 fc_tx_init (FcTx *tx, const FcAmounts *credits)
@@ -38,7 +39,7 @@ fc_tx_can (const FcTx *tx, FcClass cls, uint32_t hdr, uint32_t data)
 void
 fc_tx_consume (FcTx *tx, FcClass cls, uint32_t hdr, uint32_t data)
 {
-  PS_INVARIANT (fc_tx_can (tx, cls, hdr, data),
+  SIM_INVARIANT (fc_tx_can (tx, cls, hdr, data),
                 "credits: transmitter consumed class %d %u hdr + %u data beyond its limits %" G_GUINT64_FORMAT
                 "/%" G_GUINT64_FORMAT " (consumed %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT ")",
                 cls, hdr, data, tx->limit[cls][FC_HDR], tx->limit[cls][FC_DATA], tx->consumed[cls][FC_HDR],
@@ -60,7 +61,7 @@ fc_tx_available (const FcTx *tx, FcClass cls, FcPart part)
 {
   if (tx->infinite[cls][part])
     return UINT64_MAX;
-  PS_INVARIANT (tx->consumed[cls][part] <= tx->limit[cls][part],
+  SIM_INVARIANT (tx->consumed[cls][part] <= tx->limit[cls][part],
                 "credits: class %d part %d below zero (consumed %" G_GUINT64_FORMAT " > limit %" G_GUINT64_FORMAT ")",
                 cls, part, tx->consumed[cls][part], tx->limit[cls][part]);
   return tx->limit[cls][part] - tx->consumed[cls][part];
@@ -87,7 +88,7 @@ fc_rx_receive (FcRx *rx, FcClass cls, uint32_t hdr, uint32_t data)
   rx->received[cls][FC_HDR] += hdr;
   rx->received[cls][FC_DATA] += data;
   for (int p = 0; p < 2; p++)
-    PS_INVARIANT (rx->infinite[cls][p] || rx->received[cls][p] - rx->freed[cls][p] <= rx->advertised[cls][p],
+    SIM_INVARIANT (rx->infinite[cls][p] || rx->received[cls][p] - rx->freed[cls][p] <= rx->advertised[cls][p],
                   "credits: receive buffer overflow, class %d part %d holds %" G_GUINT64_FORMAT " > %u advertised",
                   cls, p, rx->received[cls][p] - rx->freed[cls][p], rx->advertised[cls][p]);
 }
@@ -104,7 +105,7 @@ fc_rx_free (FcRx *rx, FcClass cls, uint32_t hdr, uint32_t data)
     /* Infinite types are never announced (pcie-protocol.md §5); a part this TLP did not use frees nothing. */
     if (rx->infinite[cls][p] || n[p] == 0)
       continue;
-    PS_INVARIANT (rx->freed[cls][p] + n[p] <= rx->received[cls][p],
+    SIM_INVARIANT (rx->freed[cls][p] + n[p] <= rx->received[cls][p],
                   "credits: class %d part %d freeing %u with %" G_GUINT64_FORMAT " freed of %" G_GUINT64_FORMAT
                   " received (more returned than taken)", cls, p, n[p], rx->freed[cls][p], rx->received[cls][p]);
     /* Spec §2.6.1.2: what the transmitter may still send, as far as this receiver knows (it may have sent

@@ -1,10 +1,17 @@
-/* host.c — root complex completer, posted-write sink and benchmark software (contract in host.h).
+/* host.c — root complex: root ports and their routing, completer, posted-write sink and benchmark software
+ * (contract in host.h).
  *
- * The host's state is three FIFOs, each served strictly in order: `reqs` (reads the root complex works on; their
- * data leaves through one return path in arrival order), `sink` (posted writes waiting to give back their
- * receive-buffer slot) and `tx` (everything the root port sends, completions and PIO writes in the order they
- * were produced). `held` is the overflow of `reqs`: MRds still in the root port's receive buffer. Keeping them
- * there, rather than in an unbounded queue, is what turns a busy root complex into withheld NP credits.
+ * The host's state is FIFOs, each served strictly in order: `reqs` (reads the root complex works on; their data
+ * leaves through one return path in arrival order), `sink` (posted writes waiting to give back their
+ * receive-buffer slot) and per root port `tx` (everything the port sends, completions, PIO writes and forwarded
+ * TLPs in the order they were produced). `held` is the overflow of `reqs`: MRds still in a root port's receive
+ * buffer. Keeping them there, rather than in an unbounded queue, is what turns a busy root complex into withheld
+ * NP credits. A TLP's `port` field says where it came in (index + 1; 0 for one the host made): that is the link
+ * whose receive buffer it still occupies, and on which it is consumed when it leaves.
+ *
+ * Peer-to-peer (a request for another root port's window, a completion for a requester below another port) goes
+ * straight to the egress port's FIFO, with no latency of its own: the model of the root complex's internal
+ * fabric is the ingress slot held until the egress link accepts the TLP.
  *
  * The protocol rules the host obeys are the RCB/MPS split of completions (split.h) and the endpoint's credits
  * (the link's job). Every timing here is a platform property with no datasheet value: each is calibrated in a
@@ -16,23 +23,34 @@
 
 #include "models/pattern.h"
 #include "models/units.h"
-#include "sim/error.h"
 
-#define HOST_MAX_WATCH 8 /* status words software polls: one EPLAST per engine, 4 channels x 2 directions */
+G_DEFINE_QUARK (pciesim-host-error-quark, host_error)
+
+#define TAG_WORDS (1024 / 64) /* a bit per 10-bit tag number */
+
+typedef struct {
+  TlpFifo tx; /* completions, PIO writes and forwarded TLPs, in the order the port will send them */
+  gboolean tx_blocked; /* the link refused the head; its tx-ready callback (armed by the refusal) resumes us */
+  uint32_t mps; /* the link's: no completion leaving here is larger (spec §2.3.1.1) */
+} RootPort;
+
+typedef struct {
+  uint64_t address;
+  HostEventFn fn;
+  void *ctx;
+} Watch;
 
 struct Host {
+  Component base; /* first: the fabric's view (fabric.h) */
   SimEngine *engine;
   HostParams p;
-  uint32_t mps; /* the completer's MPS: no completion is larger (spec §2.3.1.1) */
-  LinkPort *port;
   TlpPool *pool;
+  RootPort *rp; /* by root port index (= fabric port index) */
+  gboolean peer_routing; /* more than one root port: requests may be for another port's window */
 
   /* Parameters in engine units, converted once. */
   SimTime read_latency_ps, cpl_overhead_ps, write_latency_ps, msi_latency_ps, poll_ps;
   double read_ps_per_byte, cpl_ps_per_byte, drain_ps_per_byte;
-
-  TlpFifo tx; /* completions and PIO writes, in the order the root port will send them */
-  gboolean tx_blocked; /* the link refused the head; its tx-ready callback (armed by the refusal) resumes us */
 
   /* Completer: consumed MRds whose data is still to return. stamp_ps = data ready; address and length_bytes
    * advance as completions leave, so the head always describes the next completion. */
@@ -49,14 +67,15 @@ struct Host {
   TlpFifo sink;
   SimTime sink_free; /* when memory has absorbed every posted byte received so far (drain is serial) */
 
-  struct {
-    uint64_t address;
-    HostEventFn fn;
-    void *ctx;
-  } watch[HOST_MAX_WATCH];
-  guint n_watch;
+  GArray *watch; /* Watch: status words software polls */
   HostEventFn msi_fn;
   void *msi_ctx;
+
+  /* Outstanding reads by requester bus and tag (fabric.h's enumeration puts every requester at device 0), and how
+   * many requesters hold each tag number. */
+  uint64_t (*tag_busy)[TAG_WORDS];
+  uint32_t n_buses;
+  uint16_t tag_users[1024];
 
   HostCounters c;
 
@@ -70,13 +89,14 @@ gboolean
 host_params_check (const HostParams *p, uint32_t mps, GError **error)
 {
   if (p->rcb_bytes != 64 && p->rcb_bytes != 128) {
-    ps_error_plain (error, PS_ERROR_DATA, "host read completion boundary %u bytes: must be 64 or 128", p->rcb_bytes);
+    g_set_error (error, HOST_ERROR, HOST_ERROR_PARAM,
+      "host read completion boundary %u bytes: must be 64 or 128", p->rcb_bytes);
     return FALSE;
   }
   /* Middle completions are RCB multiples no larger than MPS (spec §2.3.1.1): that needs RCB <= MPS, and an MPS
    * that is a power of two (as the spec's encoding makes it) is then a multiple of RCB, as split.h requires. */
   if (mps < p->rcb_bytes || (mps & (mps - 1)) != 0) {
-    ps_error_plain (error, PS_ERROR_DATA, "max payload %u bytes: must be a power of two >= RCB %u", mps,
+    g_set_error (error, HOST_ERROR, HOST_ERROR_PARAM, "max payload %u bytes: must be a power of two >= RCB %u", mps,
       p->rcb_bytes);
     return FALSE;
   }
@@ -87,34 +107,54 @@ host_params_check (const HostParams *p, uint32_t mps, GError **error)
    * the bound (1e12 ns is over 16 minutes) keeps every conversion to picoseconds far inside SimTime. */
   for (guint i = 0; i < G_N_ELEMENTS (v); i++)
     if (!(v[i] >= 0.0 && v[i] < 1e12)) {
-      ps_error_plain (error, PS_ERROR_DATA, "host parameter #%u is %g: must be finite and >= 0", i, v[i]);
+      g_set_error (error, HOST_ERROR, HOST_ERROR_PARAM, "host parameter #%u is %g: must be finite and >= 0", i, v[i]);
       return FALSE;
     }
   return TRUE;
 }
 
-/* Send from the head while the link takes it. One FIFO in production order never reorders anything, and it
- * cannot deadlock: whatever holds the head back (endpoint credits, link queue or replay space) the endpoint or
- * the link frees without waiting for anything queued behind it. */
+/* Send from the head while the link takes it. One FIFO in production order never reorders anything, and for the
+ * host's own TLPs it cannot deadlock: whatever holds the head back (the far end's credits, link queue or replay
+ * space) the far end or the link frees without waiting for anything queued behind it. A forwarded TLP leaves the
+ * ingress port's receive buffer only now, as it goes out (its credits return then). */
 static void
-tx_drain (Host *h)
+tx_drain (Host *h, uint32_t port)
 {
-  while (h->tx.head != NULL) {
-    if (!link_port_can_send (h->port, h->tx.head)) {
-      h->tx_blocked = TRUE;
+  RootPort *rp = &h->rp[port];
+  LinkPort *lp = h->base.ports[port].link_port;
+  while (rp->tx.head != NULL) {
+    if (!link_port_can_send (lp, rp->tx.head)) {
+      rp->tx_blocked = TRUE;
       return;
     }
-    Tlp *t = tlp_fifo_pop (&h->tx);
-    t->stamp_ps = sim_now (h->engine); /* "left the host": the performance counter may start here */
-    link_port_send (h->port, t);
+    Tlp *t = tlp_fifo_pop (&rp->tx);
+    if (t->port != 0)
+      link_port_consume (h->base.ports[t->port - 1].link_port, t);
+    else
+      t->stamp_ps = sim_now (h->engine); /* "left the host": the performance counter may start here */
+    link_port_send (lp, t);
   }
-  h->tx_blocked = FALSE;
+  rp->tx_blocked = FALSE;
 }
 
 static void
-on_tx_ready (void *ctx, LinkPort *port)
+host_tx_ready (Component *c, FabricPort *port)
 {
-  tx_drain (ctx);
+  tx_drain ((Host *) c, port->index);
+}
+
+/* A TLP of another root port's, passed on from `in` to `out`: it keeps its place in `in`'s receive buffer until
+ * `out`'s link takes it. A TLP for the subtree it came from would have been routed there by a switch, or is for
+ * its own sender: neither reaches a root port in a working fabric. */
+static void
+forward (Host *h, FabricPort *in, FabricPort *out, Tlp *t)
+{
+  SIM_INVARIANT (out != in, "%s: a %s at 0x%" G_GINT64_MODIFIER "x from requester %04x came back down root port %u",
+                 h->base.name, tlp_kind_name (t->kind), t->address, t->requester, in->index);
+  t->port = (uint16_t) (in->index + 1);
+  h->c.forwarded++;
+  tlp_fifo_push (&h->rp[out->index].tx, t);
+  tx_drain (h, out->index);
 }
 
 /* --- completer ------------------------------------------------------------------------------------------ */
@@ -124,11 +164,15 @@ static void ret_schedule (Host *h);
 /* Take an MRd into the root complex's request queue: only now is its receive-buffer slot (and NP credit) free,
  * and only now does its latency start — a held request waits for the root complex, it is not being served.
  * The per-byte term prices larger reads' first data later (pcie-bench's 8 -> 512-byte medians grow ~0.3 ns/B,
- * pcie-protocol.md §8); later completions of the same request are paced by the return path alone. */
+ * pcie-protocol.md §8); later completions of the same request are paced by the return path alone. From here on
+ * the request's `port` is the root port its completions leave by: the one its requester ID routes to. */
 static void
 accept_read (Host *h, Tlp *t)
 {
-  link_port_consume (h->port, t);
+  link_port_consume (h->base.ports[t->port - 1].link_port, t);
+  FabricPort *out = fabric_route_id (&h->base, t->requester);
+  SIM_INVARIANT (out != NULL, "%s: no root port leads to requester %04x", h->base.name, t->requester);
+  t->port = (uint16_t) (out->index + 1);
   /* A read must not pass a posted write received before it (spec §2.4.1, Table 2-40: a non-posted request never
    * passes a posted one): on_rx() left in stamp_ps when the last such write is handed on, and the root complex
    * starts the read no earlier. */
@@ -139,8 +183,32 @@ accept_read (Host *h, Tlp *t)
   ret_schedule (h);
 }
 
-/* The head request's next completion has crossed the return path. Tag and cookie echo the request: the endpoint
- * matches a completion to its request by tag (one requester ID), and the Byte Count carries what is left. */
+/* Requester and tag of a read that reached host memory: no requester may hold one tag twice (spec §2.2.6.2), which
+ * is what lets completions of different requesters share tag numbers. A bit per (bus, tag): every requester is
+ * device 0 of its bus (fabric.h). */
+static void
+tag_claim (Host *h, const Tlp *t)
+{
+  uint32_t bus = t->requester >> 8;
+  SIM_INVARIANT (bus < h->n_buses && t->tag < 1024, "%s: a read from requester %04x tag %u, which no enumerated "
+                 "bus below a root port holds", h->base.name, t->requester, t->tag);
+  SIM_INVARIANT (!(h->tag_busy[bus][t->tag / 64] >> (t->tag % 64) & 1), "%s: requester %04x reuses tag %u while a "
+                 "read with it is outstanding", h->base.name, t->requester, t->tag);
+  h->tag_busy[bus][t->tag / 64] |= UINT64_C (1) << (t->tag % 64);
+  uint32_t users = ++h->tag_users[t->tag];
+  h->c.tag_sharing_high_water = MAX (h->c.tag_sharing_high_water, users);
+}
+
+static void
+tag_release (Host *h, const Tlp *t)
+{
+  h->tag_busy[t->requester >> 8][t->tag / 64] &= ~(UINT64_C (1) << (t->tag % 64));
+  h->tag_users[t->tag]--;
+}
+
+/* The head request's next completion has crossed the return path. Requester ID and tag echo the request: the
+ * fabric routes the completion back by the ID, and the requester matches it to its request by the tag; the Byte
+ * Count carries what is left. */
 static void
 ret_emit (SimEngine *e, void *ctx, uint64_t size)
 {
@@ -149,18 +217,20 @@ ret_emit (SimEngine *e, void *ctx, uint64_t size)
   Tlp *c = tlp_alloc (h->pool);
   tlp_set (c, TLP_CPLD, FALSE, r->address, (uint32_t) size);
   c->length_bytes = r->length_bytes; /* byte count: what remains of the request, this completion included */
+  c->requester = r->requester;
   c->tag = r->tag;
-  c->owner = r->owner;
   c->cookie = r->cookie;
   h->c.cpls++;
   h->c.cpl_bytes += size;
   h->c.cpl_checksum += pattern_sum (c->address, size);
   r->address += size;
   r->length_bytes -= (uint32_t) size;
+  uint32_t port = r->port - 1;
   /* The last completion frees a place in the root complex for the oldest held MRd, whose latency starts only
    * now. ret_pending is still TRUE here, so accept_read()'s ret_schedule() returns at once and the call below
    * plans the next completion, whichever request is at the head by then. */
   if (r->length_bytes == 0) {
+    tag_release (h, r);
     tlp_free (h->pool, tlp_fifo_pop (&h->reqs));
     h->n_reqs--;
     if (h->held.head != NULL)
@@ -168,21 +238,28 @@ ret_emit (SimEngine *e, void *ctx, uint64_t size)
   }
   /* Test faults act after the counters above: the host's tallies describe what it meant to send, so catching the
    * difference is left to the endpoint's tag, order and checksum checks, which is what the tests want to see. */
+  TlpFifo *tx = &h->rp[port].tx;
   if (h->fault == HOST_FAULT_NONE || h->cpl_index++ != h->fault_at) {
-    tlp_fifo_push (&h->tx, c);
+    tlp_fifo_push (tx, c);
     if (h->swapped != NULL)
-      tlp_fifo_push (&h->tx, g_steal_pointer (&h->swapped));
+      tlp_fifo_push (tx, g_steal_pointer (&h->swapped));
   } else if (h->fault == HOST_FAULT_DROP_CPL) {
     tlp_free (h->pool, c);
   } else if (h->fault == HOST_FAULT_DUP_CPL) {
     Tlp *twin = tlp_alloc (h->pool);
     *twin = *c;
-    tlp_fifo_push (&h->tx, c);
-    tlp_fifo_push (&h->tx, twin);
+    tlp_fifo_push (tx, c);
+    tlp_fifo_push (tx, twin);
+  } else if (h->fault == HOST_FAULT_MISROUTE_CPL) {
+    c->requester = (uint16_t) (((c->requester >> 8) % (h->n_buses - 1) + 1) << 8);
+    FabricPort *out = fabric_route_id (&h->base, c->requester);
+    g_assert (out != NULL);
+    port = out->index;
+    tlp_fifo_push (&h->rp[port].tx, c);
   } else {
     h->swapped = c; /* HOST_FAULT_SWAP_CPL: sent right after the next completion */
   }
-  tx_drain (h);
+  tx_drain (h, port);
   h->ret_pending = FALSE;
   ret_schedule (h);
 }
@@ -199,7 +276,8 @@ ret_schedule (Host *h)
   if (h->ret_pending || h->reqs.head == NULL)
     return;
   Tlp *r = h->reqs.head;
-  uint32_t size = split_next_completion (r->address, r->length_bytes, h->p.rcb_bytes, h->mps, h->p.cpl_policy);
+  uint32_t size = split_next_completion (r->address, r->length_bytes, h->p.rcb_bytes, h->rp[r->port - 1].mps,
+    h->p.cpl_policy);
   SimTime start = MAX (MAX (sim_now (h->engine), r->stamp_ps), h->ret_free);
   SimTime done = start + h->cpl_overhead_ps + (SimTime) llround (size * h->cpl_ps_per_byte);
   h->ret_free = done;
@@ -222,7 +300,8 @@ static void
 watch_fire (SimEngine *e, void *ctx, uint64_t i)
 {
   Host *h = ctx;
-  h->watch[i].fn (h->watch[i].ctx, h->watch[i].address, 0);
+  const Watch *w = &g_array_index (h->watch, Watch, i);
+  w->fn (w->ctx, w->address, 0);
 }
 
 static void sink_release (SimEngine *e, void *ctx, uint64_t arg);
@@ -256,8 +335,8 @@ sink_release (SimEngine *e, void *ctx, uint64_t arg)
   } else {
     h->c.writes++;
     h->c.write_checksum += pattern_sum (t->address, t->payload_bytes);
-    for (guint i = 0; i < h->n_watch; i++)
-      if (h->watch[i].address == t->address) {
+    for (guint i = 0; i < h->watch->len; i++)
+      if (g_array_index (h->watch, Watch, i).address == t->address) {
         /* Polling software sees the write at its next poll: the next multiple of the period, strictly after now
          * (a write landing on a poll instant races the read; the model takes the later poll). Period 0 is an
          * idealised busy poll that sees it at once. */
@@ -265,22 +344,45 @@ sink_release (SimEngine *e, void *ctx, uint64_t arg)
         sim_schedule_at (e, next, watch_fire, h, i);
       }
   }
-  link_port_consume (h->port, t);
+  link_port_consume (h->base.ports[t->port - 1].link_port, t);
   tlp_free (h->pool, t);
   sink_schedule_head (h);
 }
 
 static void
-on_rx (void *ctx, LinkPort *port, Tlp *t)
+host_receive (Component *comp, FabricPort *port, Tlp *t)
 {
-  Host *h = ctx;
+  Host *h = (Host *) comp;
   SimTime now = sim_now (h->engine);
+  t->port = (uint16_t) (port->index + 1);
   switch (t->kind) {
   case TLP_MRD:
+  case TLP_MWR:
+  case TLP_MSI:
+    /* One root port has no peer to route to: every request from below is for the host. */
+    if (h->peer_routing) {
+      FabricPort *out = fabric_route_address (comp, t->address);
+      if (out != NULL) {
+        forward (h, port, out, t);
+        return;
+      }
+    }
+    break;
+  default: {
+    /* The host issues no reads of its own, so every completion is a peer's, for a requester below a root port. */
+    FabricPort *out = fabric_route_id (comp, t->requester);
+    SIM_INVARIANT (out != NULL && t->requester != comp->id, "%s: a completion for requester %04x, which nobody "
+                   "below asked for", comp->name, t->requester);
+    forward (h, port, out, t);
+    return;
+  }
+  }
+  if (t->kind == TLP_MRD) {
     /* With room in the request queue the root complex takes the request out of the receive buffer at once, so
      * its NP credit returns immediately; otherwise it waits in the buffer, holding the credit. */
     h->c.reads++;
     h->c.read_bytes_requested += t->length_bytes;
+    tag_claim (h, t);
     /* Writes release in arrival order, so the sink's tail is the last posted write received before this read
      * and still unreleased: the read may not start before it (accept_read). */
     t->stamp_ps = h->sink.tail != NULL ? h->sink.tail->stamp_ps : 0;
@@ -288,24 +390,17 @@ on_rx (void *ctx, LinkPort *port, Tlp *t)
       accept_read (h, t);
     else
       tlp_fifo_push (&h->held, t);
-    break;
-  case TLP_MWR:
-  case TLP_MSI: {
-    /* Data drains behind what is already draining (sink_free); the slot is held write_latency_ns beyond that. */
-    SimTime drained = MAX (now, h->sink_free) + (SimTime) llround (t->payload_bytes * h->drain_ps_per_byte);
-    h->sink_free = drained;
-    t->stamp_ps = drained + h->write_latency_ps;
-    /* A non-empty sink already has its head's event; the head's release schedules the next one. */
-    gboolean was_empty = h->sink.head == NULL;
-    tlp_fifo_push (&h->sink, t);
-    if (was_empty)
-      sink_schedule_head (h);
-    break;
+    return;
   }
-  default:
-    /* The benchmark's host issues no reads of its own, so a completion here is a wiring error. */
-    g_error ("host received an unexpected %s", tlp_kind_name (t->kind));
-  }
+  /* Data drains behind what is already draining (sink_free); the slot is held write_latency_ns beyond that. */
+  SimTime drained = MAX (now, h->sink_free) + (SimTime) llround (t->payload_bytes * h->drain_ps_per_byte);
+  h->sink_free = drained;
+  t->stamp_ps = drained + h->write_latency_ps;
+  /* A non-empty sink already has its head's event; the head's release schedules the next one. */
+  gboolean was_empty = h->sink.head == NULL;
+  tlp_fifo_push (&h->sink, t);
+  if (was_empty)
+    sink_schedule_head (h);
 }
 
 static void
@@ -313,11 +408,14 @@ pio_emit (SimEngine *e, void *ctx, uint64_t arg)
 {
   Host *h = ctx;
   Tlp *t = (Tlp *) (uintptr_t) arg;
-  tlp_fifo_push (&h->tx, t);
-  tx_drain (h);
+  FabricPort *out = fabric_route_address (&h->base, t->address);
+  SIM_INVARIANT (out != NULL, "%s: a register write to 0x%" G_GINT64_MODIFIER "x, which no root port's window "
+                 "holds", h->base.name, t->address);
+  tlp_fifo_push (&h->rp[out->index].tx, t);
+  tx_drain (h, out->index);
 }
 
-/* A PIO register write is a 1-DW MWr into the endpoint's BAR (AN-456's descriptor header registers). The model
+/* A PIO register write is a 1-DW MWr into an endpoint's BAR (AN-456's descriptor header registers). The model
  * moves no data bytes, so the register value rides in the cookie. AN-456's BAR0 is 32-bit, so its writes take a
  * 3-DW header; addr64 exists for a BAR above 4 GB. */
 SimTime
@@ -326,6 +424,7 @@ host_pio_write (Host *h, SimTime delay_ps, uint64_t address, gboolean addr64, ui
   /* Allocated now (from the pool, no malloc once warm) and carried through the event's argument. */
   Tlp *t = tlp_alloc (h->pool);
   tlp_set (t, TLP_MWR, addr64, address, 4);
+  t->requester = h->base.id;
   t->cookie = value;
   h->c.pio_writes++;
   SimTime at = sim_now (h->engine) + delay_ps;
@@ -336,12 +435,8 @@ host_pio_write (Host *h, SimTime delay_ps, uint64_t address, gboolean addr64, ui
 void
 host_watch_status (Host *h, uint64_t address, HostEventFn fn, void *ctx)
 {
-  /* A fixed table: more watches than engines is a wiring error, not bad input, hence an assert. */
-  g_assert (h->n_watch < HOST_MAX_WATCH);
-  h->watch[h->n_watch].address = address;
-  h->watch[h->n_watch].fn = fn;
-  h->watch[h->n_watch].ctx = ctx;
-  h->n_watch++;
+  Watch w = { address, fn, ctx };
+  g_array_append_val (h->watch, w);
 }
 
 void
@@ -358,15 +453,80 @@ ps_per_byte (double mbps)
   return mbps > 0.0 ? 1e6 / mbps : 0.0;
 }
 
+static void
+host_attached (Component *comp, FabricPort *port)
+{
+  Host *h = (Host *) comp;
+  h->rp[port->index].mps = link_params (port->link)->max_payload_bytes;
+}
+
+/* The bus numbers are known: one tag set per bus a requester may sit on. */
+static void
+host_enumerated (Component *comp)
+{
+  Host *h = (Host *) comp;
+  h->n_buses = 1;
+  for (uint32_t i = 0; i < comp->n_ports; i++)
+    if (comp->ports[i].link != NULL)
+      h->n_buses = MAX (h->n_buses, (uint32_t) comp->ports[i].subordinate_bus + 1);
+  h->tag_busy = g_malloc0_n (h->n_buses, sizeof *h->tag_busy);
+}
+
+static gboolean
+host_kind_check (const Component *comp, GError **error)
+{
+  return host_check_invariants ((const Host *) comp, error);
+}
+
+/* Deliveries and transmissions: the watchdog's sign of life. pio_writes counts when software queues the stores, so
+ * the start of an iteration is itself a sign of life. */
+static uint64_t
+host_progress (const Component *comp)
+{
+  const HostCounters *c = &((const Host *) comp)->c;
+  return c->reads + c->writes + c->msis + c->pio_writes + c->forwarded;
+}
+
+static void
+host_kind_describe (const Component *comp, GString *out)
+{
+  host_describe_wait ((const Host *) comp, out);
+}
+
+static void
+host_free (Component *comp)
+{
+  Host *h = (Host *) comp;
+  if (h->swapped != NULL)
+    tlp_free (h->pool, h->swapped);
+  g_array_free (h->watch, TRUE);
+  g_free (h->tag_busy);
+  g_free (h->rp);
+  g_free (h);
+}
+
+static const ComponentKind host_kind = {
+  .name = "root complex",
+  .receive = host_receive,
+  .tx_ready = host_tx_ready,
+  .attached = host_attached,
+  .enumerated = host_enumerated,
+  .check_invariants = host_kind_check,
+  .progress = host_progress,
+  .describe_wait = host_kind_describe,
+  .free = host_free,
+};
+
 Host *
-host_new (SimEngine *engine, const HostParams *params, uint32_t mps, LinkPort *port, TlpPool *pool)
+host_new (Fabric *f, const char *name, const HostParams *params, uint32_t root_ports)
 {
   Host *h = g_new0 (Host, 1);
-  h->engine = engine;
+  h->engine = fabric_engine (f);
   h->p = *params;
-  h->mps = mps;
-  h->port = port;
-  h->pool = pool;
+  h->pool = fabric_pool (f);
+  h->rp = g_new0 (RootPort, root_ports);
+  h->peer_routing = root_ports > 1;
+  h->watch = g_array_new (FALSE, FALSE, sizeof (Watch));
   /* Converted once: the per-TLP paths only multiply. Rates of 0 become 0 ps per byte, i.e. no limit. */
   h->read_latency_ps = units_ns_to_ps (params->read_latency_ns);
   h->read_ps_per_byte = params->read_latency_per_byte_ps;
@@ -376,18 +536,20 @@ host_new (SimEngine *engine, const HostParams *params, uint32_t mps, LinkPort *p
   h->write_latency_ps = units_ns_to_ps (params->write_latency_ns);
   h->msi_latency_ps = units_ns_to_ps (params->msi_latency_ns);
   h->poll_ps = units_ns_to_ps (params->poll_interval_ns);
-  /* The host is the root port's only user: nothing else sends on it or consumes from it. */
-  link_port_set_rx (port, on_rx, h);
-  link_port_set_tx_ready (port, on_tx_ready, h);
+  fabric_add (f, &h->base, &host_kind, COMPONENT_ROOT_COMPLEX, name, root_ports);
   return h;
 }
 
-void
-host_free (Host *h)
+const HostParams *
+host_params (const Host *h)
 {
-  if (h->swapped != NULL)
-    tlp_free (h->pool, h->swapped);
-  g_free (h);
+  return &h->p;
+}
+
+Component *
+host_component (Host *h)
+{
+  return &h->base;
 }
 
 HostCounters
@@ -399,17 +561,20 @@ host_counters (const Host *h)
 gboolean
 host_check_invariants (const Host *h, GError **error)
 {
-  if (h->reqs.head != NULL || h->held.head != NULL || h->sink.head != NULL || h->tx.head != NULL
-      || h->swapped != NULL) {
-    ps_error_plain (error, PS_ERROR_INTERNAL, "host: work left at the end (requests %s, held %s, sink %s, "
+  gboolean tx = FALSE;
+  for (uint32_t i = 0; i < h->base.n_ports; i++)
+    tx |= h->rp[i].tx.head != NULL;
+  if (h->reqs.head != NULL || h->held.head != NULL || h->sink.head != NULL || tx || h->swapped != NULL) {
+    g_set_error (error, HOST_ERROR, HOST_ERROR_INVARIANT, "host: work left at the end (requests %s, held %s, sink %s, "
       "transmit %s, swapped completion %s)", h->reqs.head ? "pending" : "empty", h->held.head ? "pending" : "empty",
-      h->sink.head ? "pending" : "empty", h->tx.head ? "pending" : "empty", h->swapped ? "pending" : "none");
+      h->sink.head ? "pending" : "empty", tx ? "pending" : "empty", h->swapped ? "pending" : "none");
     return FALSE;
   }
   /* Counted as emitted, before any test fault: this proves the completer split every request completely; lost,
    * duplicated or swapped completions are the endpoint's checks to catch. */
   if (h->c.cpl_bytes != h->c.read_bytes_requested) {
-    ps_error_plain (error, PS_ERROR_INTERNAL, "host: %" G_GUINT64_FORMAT " bytes requested but %" G_GUINT64_FORMAT
+    g_set_error (error, HOST_ERROR, HOST_ERROR_INVARIANT,
+      "host: %" G_GUINT64_FORMAT " bytes requested but %" G_GUINT64_FORMAT
       " completed", h->c.read_bytes_requested, h->c.cpl_bytes);
     return FALSE;
   }
@@ -427,11 +592,15 @@ void
 host_describe_wait (const Host *h, GString *out)
 {
   /* O(n), and fine: only the watchdog's one-off message counts queues. */
-  guint reqs = tlp_fifo_len (&h->reqs), held = tlp_fifo_len (&h->held), sink = tlp_fifo_len (&h->sink);
-  guint tx = tlp_fifo_len (&h->tx);
+  guint reqs = tlp_fifo_len (&h->reqs), held = tlp_fifo_len (&h->held), sink = tlp_fifo_len (&h->sink), tx = 0;
+  gboolean blocked = FALSE;
+  for (uint32_t i = 0; i < h->base.n_ports; i++) {
+    tx += tlp_fifo_len (&h->rp[i].tx);
+    blocked |= h->rp[i].tx_blocked;
+  }
   if (reqs + held + sink + tx == 0)
     return;
-  g_string_append_printf (out, "%shost: %u reads in the root complex, %u held in the receive buffer, %u posted "
-    "writes draining, %u TLPs waiting to transmit%s", out->len ? "; " : "", reqs, held, sink, tx,
-    h->tx_blocked ? " (blocked by the link)" : "");
+  g_string_append_printf (out, "%s%u reads in the root complex, %u held in the receive buffer, %u posted writes "
+    "draining, %u TLPs waiting to transmit%s", out->len ? "; " : "", reqs, held, sink, tx,
+    blocked ? " (blocked by the link)" : "");
 }

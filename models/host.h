@@ -1,6 +1,12 @@
-/* host.h — the root complex and system memory at the host end of the link, plus the benchmark's software.
+/* host.h — the root complex of a fabric: its root ports, system memory behind them, and the benchmark's software.
  *
  * Contract:
+ * - A component of the fabric (fabric.h), role root complex, with one or more root ports. TLPs from a root port
+ *   are routed as a root complex does (spec §2.2.4): a memory request whose address lies in another root port's
+ *   window, and a completion whose requester ID lies below another root port, go out of that port (peer-to-peer,
+ *   in arrival order per egress port, holding the ingress port's receive-buffer slot and credits until the egress
+ *   link takes it); every other memory request is host memory's, and an MSI the interrupt controller's. A request
+ *   for the root port's own subtree, or a completion nobody below asked for, is a model bug (exit 70).
  * - Completer. An MRd is taken out of the root port's receive buffer as soon as it arrives (its NP credit is
  *   freed then) unless read_queue_depth requests are already in the root complex; then it waits there, in
  *   arrival order, until one finishes. Its data is ready read_latency_ns +
@@ -11,11 +17,16 @@
  *   cpl_overhead_ns per completion. Completions are cut by split_next_completion() (RCB/MPS rules, split.h).
  * - Posted-write sink. MWr/MSI data drains into memory at write_drain_mbps, one TLP after another; a TLP's
  *   receive-buffer slot, and so its P credits, come back write_latency_ns after its data has drained. The
- *   credits the root port advertises are LinkParams.host_rx_credits (finite P/NP, infinite Cpl).
- * - Transmit: completions and PIO writes share one FIFO towards the link and go whenever link_port_can_send()
- *   allows: the host never exceeds the endpoint's advertised credits.
- * - Software. host_pio_write() queues register writes (each a 1-DW MWr) after the software latency, spaced by
- *   sw_pio_gap_ns; the write's cookie carries the register value, its stamp_ps the time it left the host.
+ *   credits a root port advertises are its link's rx_credits[LINK_DSP] (finite P/NP, infinite Cpl).
+ * - Tags: a requester never has two reads with one tag outstanding at host memory (checked on every MRd, exit 70);
+ *   different requesters' tags are independent (spec §2.2.6.2), and HostCounters.tag_sharing_high_water counts
+ *   how many requesters held one tag number at once.
+ * - Transmit: per root port, completions, PIO writes and forwarded TLPs share one FIFO towards the link and go
+ *   whenever link_port_can_send() allows: the host never exceeds the far end's advertised credits. Completions
+ *   leave by the root port their requester ID routes to, cut to that port's link's MPS.
+ * - Software. host_pio_write() queues register writes (each a 1-DW MWr to the root port whose window holds the
+ *   address) after the software latency, spaced by sw_pio_gap_ns; the write's cookie carries the register value,
+ *   its stamp_ps the time it left the host.
  *   MSIs reach the handler set with host_set_msi() msi_latency_ns after their data drains; without MSI the
  *   software polls a status address and notices a write at the next multiple of poll_interval_ns.
  * - Rates of 0 mean "not limiting". Times are integer picoseconds inside; params are ns/ps/MB/s as named.
@@ -23,7 +34,7 @@
  */
 #pragma once
 
-#include "models/link.h"
+#include "models/fabric.h"
 #include "models/split.h"
 
 typedef struct {
@@ -49,15 +60,22 @@ typedef struct {
 
 typedef struct Host Host;
 
+/* host_params_check() refuses parameters with HOST_ERROR_PARAM; host_check_invariants() reports a broken end
+ * state with HOST_ERROR_INVARIANT. */
+#define HOST_ERROR (host_error_quark ())
+GQuark host_error_quark (void);
+typedef enum { HOST_ERROR_PARAM, HOST_ERROR_INVARIANT } HostError;
+
 /* address: the MSI or status address; value: MSI data (the message) or 0 for a status write. */
 typedef void (*HostEventFn) (void *ctx, uint64_t address, uint32_t value);
 
+/* max_payload_bytes: the MPS of the links the root ports drive (each completion is cut to its port's). */
 gboolean host_params_check (const HostParams *p, uint32_t max_payload_bytes, GError **error);
 
-/* max_payload_bytes is the host's MPS (the link's). Takes over the host port's rx and tx-ready callbacks. */
-Host *host_new (SimEngine *engine, const HostParams *params, uint32_t max_payload_bytes, LinkPort *port,
-  TlpPool *pool);
-void host_free (Host *host);
+/* A root complex named `name` with `root_ports` root ports (fabric ports 0..), added to `f`; the fabric frees it. */
+Host *host_new (Fabric *f, const char *name, const HostParams *params, uint32_t root_ports);
+Component *host_component (Host *host);
+const HostParams *host_params (const Host *host);
 
 /* Queue a 1-DW register write after `delay_ps` (software latency, spacing); returns when it will be queued. */
 SimTime host_pio_write (Host *host, SimTime delay_ps, uint64_t address, gboolean addr64, uint32_t value);
@@ -71,16 +89,25 @@ typedef struct {
   uint64_t pio_writes;
   uint64_t cpl_checksum; /* pattern_sum() of every completion's data as sent (pattern.h) */
   uint64_t write_checksum; /* pattern_sum() of every MWr payload written to memory (MSIs are not memory) */
+  uint64_t forwarded; /* TLPs passed from one root port to another (peer-to-peer) */
+  uint32_t tag_sharing_high_water; /* the most requesters with reads of one tag number outstanding at once */
 } HostCounters;
 
 HostCounters host_counters (const Host *host);
 /* End-of-run: no request pending, sink empty, every read fully completed. */
 gboolean host_check_invariants (const Host *host, GError **error);
-/* What the host still holds (reads, posted writes, transmit queue), appended to `out` in one line; nothing
- * when idle. For the deadlock watchdog's message. */
+/* What the host still holds (reads, posted writes, transmit queues), appended to `out` in one line; nothing
+ * when idle. For the deadlock watchdog's message (the fabric's describe_wait). */
 void host_describe_wait (const Host *host, GString *out);
 
 /* Test hook: tamper with the nth completion (0-based) the completer emits, so tests can see the integrity and
- * deadlock checks catch it. Never called in a real run. */
-typedef enum { HOST_FAULT_NONE, HOST_FAULT_DROP_CPL, HOST_FAULT_DUP_CPL, HOST_FAULT_SWAP_CPL } HostFault;
+ * deadlock checks catch it. MISROUTE gives it the requester ID of the next bus with a requester (bus b -> b + 1,
+ * the last back to 1): another endpoint's, when there are two. Never called in a real run. */
+typedef enum {
+  HOST_FAULT_NONE,
+  HOST_FAULT_DROP_CPL,
+  HOST_FAULT_DUP_CPL,
+  HOST_FAULT_SWAP_CPL,
+  HOST_FAULT_MISROUTE_CPL,
+} HostFault;
 void host_inject_fault (Host *host, HostFault fault, uint64_t nth);

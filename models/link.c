@@ -36,7 +36,6 @@
 
 #include "models/fc.h"
 #include "models/phy.h"
-#include "sim/error.h"
 
 G_DEFINE_QUARK (pciesim-link-error-quark, link_error)
 
@@ -75,7 +74,7 @@ struct LinkPort {
   gboolean want_ready; /* can_send said no: call ready_fn on the next relevant change */
 };
 
-/* One direction. Its transmitter is port[dir] (host sends downstream), its receiver port[1 - dir]. */
+/* One direction. Its transmitter is port[dir] (the DSP sends downstream), its receiver port[1 - dir]. */
 struct Dir {
   Link *link;
   LinkDir dir;
@@ -280,8 +279,9 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
    * direction relies on (top of file). */
   l->latency_ps = params->tx_pipeline_ps + params->flight_ps + params->rx_pipeline_ps;
   gboolean fits = params->tx_pipeline_ps + params->rx_pipeline_ps <= phy_sym_ps (&l->phy, l->ack_limit_symbols);
-  l->ack_timer[LINK_UPSTREAM] = !(params->host_ack_every_tlps == 1 && fits);
-  l->ack_timer[LINK_DOWNSTREAM] = !(params->device_ack_every_tlps == 1 && fits);
+  /* Direction d is received at the end that does not transmit on it: LinkEnd 1 - d. */
+  l->ack_timer[LINK_UPSTREAM] = !(params->ack_every_tlps[LINK_DSP] == 1 && fits);
+  l->ack_timer[LINK_DOWNSTREAM] = !(params->ack_every_tlps[LINK_USP] == 1 && fits);
   FcPolicy policy = {
     .mps_data_credits = params->max_payload_bytes / 16, /* spec §2.6.1: 16 bytes per data credit */
     .hdr_threshold_credits = params->updatefc_hdr_threshold_credits,
@@ -301,9 +301,9 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
     d->replay_ev = SIM_EVENT_NONE;
     if (l->errors)
       d->rand = sim_rand_new (engine, LINK_RAND_ID (params->rand_index, i));
-    /* Upstream TLPs land in the host's receiver, downstream ones in the device's. */
+    /* Upstream TLPs land in the DSP's receiver, downstream ones in the USP's. */
     FcAmounts m;
-    credits_matrix (i == LINK_UPSTREAM ? &params->host_rx_credits : &params->device_rx_credits, &m);
+    credits_matrix (&params->rx_credits[1 - i], &m);
     fc_tx_init (&d->fc_tx, &m);
     fc_rx_init (&d->fc_rx, &m, &policy);
     l->port[i] = (LinkPort) { .link = l, .end = (LinkEnd) i };
@@ -356,6 +356,12 @@ TlpPool *
 link_pool (Link *link)
 {
   return link->pool;
+}
+
+const LinkParams *
+link_params (const Link *link)
+{
+  return &link->p;
 }
 
 void
@@ -948,13 +954,13 @@ receive_tlp (Dir *d, Tlp *t)
   FcClass c = tlp_fc_class (t->kind);
   fc_rx_receive (&d->fc_rx, c, tlp_header_credits (t), tlp_data_credits (t));
   /* No loss and no reordering on one direction: each TLP carries the next sequence number. */
-  PS_INVARIANT (t->seq == (d->rx_seq & 0xfff),
+  SIM_INVARIANT (t->seq == (d->rx_seq & 0xfff),
                 "link %s: received sequence number %u, expected %u (TLP %" G_GUINT64_FORMAT ")",
                 d->dir == LINK_UPSTREAM ? "upstream" : "downstream", t->seq, (unsigned) (d->rx_seq & 0xfff),
                 d->rx_seq);
   d->rx_seq++;
-  /* The receiving end decides its Ack policy: upstream TLPs land at the host. */
-  uint32_t every = d->dir == LINK_UPSTREAM ? l->p.host_ack_every_tlps : l->p.device_ack_every_tlps;
+  /* The receiving end decides its Ack policy: upstream TLPs land at the DSP. */
+  uint32_t every = l->p.ack_every_tlps[1 - d->dir];
   if (every && ++d->rx_unacked >= every && !l->d[1 - d->dir].ack_due) {
     /* Count-triggered Ack: the same DLLP the timer would send, only sooner; it restarts the timer (§3.6.3.1).
      * Decided before the timer so an Ack-every-TLP receiver does not arm a timer only to cancel it. */
@@ -983,7 +989,7 @@ receive_ack (Dir *d, uint64_t acked)
 {
   /* An Ack travelling on d acknowledges TLPs sent on the opposite direction. */
   Dir *o = &d->link->d[1 - d->dir];
-  PS_INVARIANT (acked <= o->tx_seq,
+  SIM_INVARIANT (acked <= o->tx_seq,
                 "link: Ack for TLP %" G_GUINT64_FORMAT " but only %" G_GUINT64_FORMAT " were sent", acked, o->tx_seq);
   uint64_t before = o->acked_seq;
   while (o->acked_seq < acked) {
@@ -1121,7 +1127,7 @@ arr_fire (SimEngine *e, void *ctx, uint64_t arg)
       /* A limit beyond what the receiver can hold (its advertisement plus all it ever freed) would let the
        * transmitter overrun the buffer: credits above the advertisement. */
       const FcRx *far = &o->fc_rx;
-      PS_INVARIANT ((far->infinite[a.cls][FC_HDR] || a.a <= far->advertised[a.cls][FC_HDR] + far->freed[a.cls][FC_HDR])
+      SIM_INVARIANT ((far->infinite[a.cls][FC_HDR] || a.a <= far->advertised[a.cls][FC_HDR] + far->freed[a.cls][FC_HDR])
                     && (far->infinite[a.cls][FC_DATA]
                         || a.b <= far->advertised[a.cls][FC_DATA] + far->freed[a.cls][FC_DATA]),
                     "credits: UpdateFC grants class %d limits %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT
@@ -1184,7 +1190,7 @@ link_port_send (LinkPort *port, Tlp *tlp)
 {
   Link *l = port->link;
   Dir *d = &l->d[port->end];
-  PS_INVARIANT (link_port_can_send (port, tlp), "link_port_send of a %s without credits or space",
+  SIM_INVARIANT (link_port_can_send (port, tlp), "link_port_send of a %s without credits or space",
                 tlp_kind_name (tlp->kind));
   /* §2.6.1: the transmitter consumes the receiver's credits when it commits to sending. */
   fc_tx_consume (&d->fc_tx, tlp_fc_class (tlp->kind), tlp_header_credits (tlp), tlp_data_credits (tlp));

@@ -1,8 +1,10 @@
-/* link.h — a full-duplex PCIe link between a host (root port) and a device (endpoint), modelled in time.
+/* link.h — a full-duplex PCIe link between two ports of a fabric, modelled in time.
  *
  * Contract (what the rest of pciesim may rely on):
- * - A Link has two ports, LINK_HOST and LINK_DEVICE. Each port transmits on one direction (host: downstream,
- *   device: upstream) and receives on the other. Upstream = device -> host.
+ * - A Link has two ports, named as the spec names the ports a link joins: LINK_DSP, the Downstream Port (a root
+ *   port or a switch's downstream port: the end nearer the root complex), and LINK_USP, the Upstream Port (an
+ *   endpoint's or a switch's upstream port). Each port transmits on one direction (the DSP downstream, the USP
+ *   upstream) and receives on the other, so upstream always means towards the root, whatever the two ends are.
  * - Sending: a user asks link_port_can_send(port, tlp); when TRUE it may call link_port_send(), which consumes the
  *   receiver's flow-control credits at once (spec §2.6.1: the transmitter gates on credits) and takes ownership of
  *   the TLP. The port then serialises it in submission order, after sequence number, framing, lane placement,
@@ -32,7 +34,8 @@
 #include "models/fc.h"
 #include "models/tlp.h"
 
-typedef enum { LINK_HOST = 0, LINK_DEVICE = 1 } LinkEnd;
+/* A port's LinkEnd is the LinkDir it transmits on. */
+typedef enum { LINK_DSP = 0, LINK_USP = 1 } LinkEnd;
 typedef enum { LINK_DOWNSTREAM = 0, LINK_UPSTREAM = 1 } LinkDir;
 
 typedef struct {
@@ -45,8 +48,8 @@ typedef struct {
   uint32_t replay_buffer_bytes; /* transmit replay buffer; 0 = unlimited */
   uint32_t tx_queue_tlps; /* TLPs the transaction layer may queue ahead of the wire; 0 = unlimited */
   SimTime updatefc_period_ps; /* periodic UpdateFC for finite types; spec: at least every 30 us */
-  FcCredits host_rx_credits; /* advertised by the host's receiver (limits device -> host TLPs) */
-  FcCredits device_rx_credits; /* advertised by the device's receiver (limits host -> device TLPs) */
+  /* By LinkEnd: advertised by that end's receiver, so rx_credits[LINK_DSP] limits what the USP sends upstream. */
+  FcCredits rx_credits[2];
   /* Added by the link model (zero keeps the documented default): */
   uint32_t skp_interval_symbols; /* symbol times between SKP ordered sets; 0 = spec minimum interval (phy.c) */
   uint32_t updatefc_hdr_threshold_credits; /* eager UpdateFC once this many header credits were freed; 0 = off */
@@ -55,9 +58,9 @@ typedef struct {
    * LINK_UPDATEFC_LATENCY_RECOMMENDED selects spec Table 2-54 (the Ack latency limit values, pcie-protocol.md §3). */
   uint32_t updatefc_latency_symbols;
   /* Acknowledge at the latest after this many TLPs, even before the Ack latency timer expires (the spec sets only
-   * an upper bound on Ack latency, §3.6.3.1; many designs Ack more often). 0 = timer only. Per receiver. */
-  uint32_t host_ack_every_tlps;
-  uint32_t device_ack_every_tlps;
+   * an upper bound on Ack latency, §3.6.3.1; many designs Ack more often). 0 = timer only. By LinkEnd: that
+   * end's receiver. */
+  uint32_t ack_every_tlps[2];
   /* ECRC generation enabled (spec §2.7): every TLP sent on this link carries a 4-byte end-to-end CRC, appended by
    * the sending transaction layer whoever built the TLP (a hard IP adds it after the application interface). */
   gboolean ecrc;
@@ -102,6 +105,8 @@ void link_free (Link *link);
 
 LinkPort *link_port (Link *link, LinkEnd end);
 TlpPool *link_pool (Link *link);
+/* The parameters the link was made with (defaults filled in: the UpdateFC period, the retrain time). */
+const LinkParams *link_params (const Link *link);
 void link_port_set_rx (LinkPort *port, LinkRxFn fn, void *ctx);
 void link_port_set_tx_ready (LinkPort *port, LinkTxReadyFn fn, void *ctx);
 void link_port_set_tx_placed (LinkPort *port, LinkTxPlacedFn fn, void *ctx);

@@ -3,11 +3,16 @@
  * The stream isolates the link: with no DMA engine, datapath or driver, its figure is what framing, lane
  * placement, SKP ordered sets, DLLPs and credits allow, which can be derived by hand (README, "Worked
  * example"). Set beside a chaining-DMA figure for the same config, the difference is what the endpoint and the
- * host cost. The queues allocate nothing: they are TLP FIFOs (tlp.h), threaded through the TLPs themselves. */
+ * host cost. The queues allocate nothing: they are TLP FIFOs (tlp.h), threaded through the TLPs themselves.
+ *
+ * The two ends are two components of a one-link fabric (fabric.h), of kinds of their own: a root complex whose
+ * memory is the minimal sink and completer, and an endpoint whose application sends straight to the link. They
+ * share one Stream, which holds the measurement. */
 #include "models/stream.h"
 
 #include <math.h>
 
+#include "models/fabric.h"
 #include "models/split.h"
 
 G_DEFINE_QUARK (pciesim-stream-error-quark, stream_error)
@@ -19,15 +24,26 @@ G_DEFINE_QUARK (pciesim-stream-error-quark, stream_error)
  * steady state dominates while a run stays in the millisecond range of wall time. */
 #define STREAM_DEFAULT_TOTAL_BYTES (UINT64_C (1) << 20)
 
+typedef struct Stream Stream;
+
+/* Each end's component; its storage is the Stream's. */
 typedef struct {
+  Component base;
+  Stream *s;
+} StreamEnd;
+
+struct Stream {
+  Fabric *f;
   SimEngine *engine;
   Link *link;
   TlpPool *pool;
   StreamParams p;
+  StreamEnd host_end, source_end;
   LinkPort *dev, *host;
   /* source */
   uint64_t issued_bytes; /* MWr payload sent, or MRd bytes requested */
-  uint32_t tags_free; /* a count, not a set of tag numbers (see source_pump) */
+  uint32_t tags_free; /* outstanding requests the source may still add */
+  uint32_t next_tag; /* tags are handed out in turn (see source_pump) */
   /* host side */
   TlpFifo sink; /* write: TLPs waiting for the consumer */
   SimTime sink_busy_until; /* when the consumer finishes the TLP it is draining */
@@ -42,7 +58,7 @@ typedef struct {
   uint64_t b0;
   GArray *lat; /* latencies (SimTime) in the window; grows by doubling, so no allocation per TLP once warm */
   StreamResult *out;
-} Stream;
+};
 
 static void source_pump (Stream *s);
 static void completer_pump (Stream *s);
@@ -222,8 +238,8 @@ completer_pump (Stream *s)
     Tlp *c = tlp_alloc (s->pool);
     tlp_set (c, TLP_CPLD, FALSE, addr, chunk);
     c->length_bytes = left; /* §2.2.9: byte count remaining, this completion included */
+    c->requester = r->requester;
     c->tag = r->tag;
-    c->owner = r->owner;
     c->cookie = r->cookie; /* the request's hand-off time, for its latency */
     link_port_send (s->host, c);
     s->req_done_bytes += chunk;
@@ -258,9 +274,10 @@ dev_rx_read (void *ctx, LinkPort *port, Tlp *tlp)
 
 /* Send until the link refuses (credits, replay space, queue) or tags run out; the refusal arms tx-ready.
  * Addresses run from 0 in steps of MPS or MRRS, powers of two of at most 4 KB, so no request crosses a 4 KB
- * boundary (spec §2.2.7) and none needs splitting. The tag number is a label only: the one completer answers in
- * request order and the device finds a request's end by its byte count, so nothing matches completions by tag,
- * and the numbers handed out here may repeat among outstanding requests without effect. */
+ * boundary (spec §2.2.7) and none needs splitting. The source finds a request's end by its completions' byte
+ * count, not by tag: the one completer answers in request order. Tags are still those of a real requester, each
+ * number used again only after `tags` later requests: since requests complete in order and at most `tags` are
+ * outstanding, no two outstanding ones share a tag, as any completer may check (host.h). */
 static void
 source_pump (Stream *s)
 {
@@ -276,27 +293,49 @@ source_pump (Stream *s)
     Tlp *t = tlp_alloc (s->pool);
     *t = probe;
     t->cookie = sim_now (s->engine);
-    if (!write)
-      t->tag = (uint16_t) (s->p.tags - s->tags_free--);
+    t->requester = s->source_end.base.id;
+    if (!write) {
+      t->tag = (uint16_t) s->next_tag;
+      s->next_tag = (s->next_tag + 1) % s->p.tags;
+      s->tags_free--;
+    }
     s->issued_bytes += n;
     link_port_send (s->dev, t);
   }
 }
 
-/* The link calls these after a refusal, once credits, queue or replay space have come back. */
+/* --- the two components ------------------------------------------------------------------------------------ */
+
 static void
-dev_tx_ready (void *ctx, LinkPort *port)
+host_receive (Component *c, FabricPort *port, Tlp *t)
 {
-  (void) port;
-  source_pump (ctx);
+  Stream *s = ((StreamEnd *) c)->s;
+  (s->p.mode == STREAM_WRITE ? host_rx_write : host_rx_read) (s, port->link_port, t);
 }
 
 static void
-host_tx_ready (void *ctx, LinkPort *port)
+source_receive (Component *c, FabricPort *port, Tlp *t)
 {
-  (void) port;
-  completer_pump (ctx);
+  dev_rx_read (((StreamEnd *) c)->s, port->link_port, t);
 }
+
+/* The link calls these after a refusal, once credits, queue or replay space have come back. */
+static void
+source_tx_ready (Component *c, FabricPort *port)
+{
+  source_pump (((StreamEnd *) c)->s);
+}
+
+static void
+host_tx_ready (Component *c, FabricPort *port)
+{
+  completer_pump (((StreamEnd *) c)->s);
+}
+
+/* The run's own checks (stream_run) cover both ends: these kinds need no table entries beyond traffic. */
+static const ComponentKind host_kind = { .name = "stream host", .receive = host_receive, .tx_ready = host_tx_ready };
+static const ComponentKind source_kind = { .name = "stream source", .receive = source_receive,
+                                           .tx_ready = source_tx_ready };
 
 /* Fills the documented defaults in place, then checks ranges from pcie-protocol.md §6. Defaults first, so a
  * message reports the value the run would have used. */
@@ -371,11 +410,19 @@ stream_run (const StreamParams *params, uint64_t seed, StreamResult *out, GError
     return FALSE;
   *out = (StreamResult) { 0 };
   s.out = out;
-  s.engine = sim_engine_new (seed);
-  s.pool = tlp_pool_new ();
-  s.link = link_new (s.engine, &s.p.link, s.pool);
-  s.dev = link_port (s.link, LINK_DEVICE);
-  s.host = link_port (s.link, LINK_HOST);
+  s.f = fabric_new (seed);
+  s.engine = fabric_engine (s.f);
+  s.pool = fabric_pool (s.f);
+  s.host_end.s = s.source_end.s = &s;
+  fabric_add (s.f, &s.host_end.base, &host_kind, COMPONENT_ROOT_COMPLEX, "host", 1);
+  fabric_add (s.f, &s.source_end.base, &source_kind, COMPONENT_ENDPOINT, "endpoint", 1);
+  s.link = fabric_connect (s.f, &s.host_end.base, 0, &s.source_end.base, 0, &s.p.link, error);
+  if (s.link == NULL || !fabric_enumerate (s.f, error)) {
+    fabric_free (s.f);
+    return FALSE;
+  }
+  s.dev = link_port (s.link, LINK_USP);
+  s.host = link_port (s.link, LINK_DSP);
   s.tags_free = s.p.tags;
   if (s.p.window == STREAM_WINDOW_TRANSFER) {
     s.in_window = TRUE; /* t0 = 0, b0 = 0: from the first TLP offered, every byte counted */
@@ -383,13 +430,6 @@ stream_run (const StreamParams *params, uint64_t seed, StreamResult *out, GError
   }
   s.sink_ev = s.req_ev = SIM_EVENT_NONE;
   s.lat = g_array_sized_new (FALSE, FALSE, sizeof (SimTime), 4096);
-  gboolean write = s.p.mode == STREAM_WRITE;
-  link_port_set_tx_ready (s.dev, dev_tx_ready, &s);
-  link_port_set_tx_ready (s.host, host_tx_ready, &s);
-  link_port_set_rx (s.host, write ? host_rx_write : host_rx_read, &s);
-  /* In write mode no TLP comes downstream (only DLLPs), so the device needs no receive handler. */
-  if (!write)
-    link_port_set_rx (s.dev, dev_rx_read, &s);
   source_pump (&s);
   /* Run to exhaustion, not to the last delivery: the final Acks and UpdateFCs must land for the invariants.
    * The link arms its timers only on traffic (link.c), so a stuck run also empties the event queue: running dry
@@ -417,13 +457,11 @@ stream_run (const StreamParams *params, uint64_t seed, StreamResult *out, GError
     out->errors[d] = link_errors (s.link, (LinkDir) d);
   out->sim_time_ps = sim_now (s.engine);
   out->events = sim_events_executed (s.engine);
-  /* link_free() returns whatever the link still held to the pool, so a TLP still live is one this file lost. */
-  link_free (s.link);
+  /* The link holds nothing after a drained run; a TLP still live is one this file lost. */
   if (ok && tlp_pool_live (s.pool) != 0) {
     g_set_error (error, STREAM_ERROR, STREAM_ERROR_RUN, "%zu TLPs leaked", tlp_pool_live (s.pool));
     ok = FALSE;
   }
-  tlp_pool_free (s.pool);
-  sim_engine_free (s.engine);
+  fabric_free (s.f);
   return ok;
 }

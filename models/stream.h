@@ -11,6 +11,8 @@
  *   counts every byte: the transfer's own figure, as a DMA counter times it, defined for any total from one DW up.
  *   STREAM_WINDOW_STEADY runs from the delivery that completes warmup_bytes to the last delivery: the steady
  *   state without the first TLP's latency, which needs deliveries after the warmup (an empty window gives 0).
+ * - Its two ends are the components of a one-link fabric (fabric.h): the source is an endpoint whose requests carry
+ *   its requester ID and tags no two outstanding requests share, the host a root complex of its own kind.
  * - Deterministic: no randomness is used; the seed only seeds the engine, for symmetry with other runs.
  * - The run drains completely and then checks link_check_invariants(), so every TLP was acknowledged.
  */

@@ -1,58 +1,60 @@
-/* system.c — wiring and the AN-456 benchmark driver (contract in system.h).
+/* system.c — the AN-456 benchmark driver on a fabric, and the one-link system (contract in system.h).
  *
  * The driver plays the benchmark's software: it programs the engines with PIO register writes, waits for their
  * MSIs (or polls EPLAST) and times each transfer as AN-456's application does, bytes over the engine's own
  * counter, averaged over iterations. A throughput printed from a broken run looks exactly like a result, so
  * nothing is returned before the run has been checked: a watchdog for runs that stop moving, byte counts and
- * address-pattern checksums for runs that move the wrong data, and every model's own end-of-run invariants. */
+ * address-pattern checksums for runs that move the wrong data, and every model's own end-of-run invariants.
+ *
+ * Several workloads (one per endpoint) run in one iteration structure: software programs them all, then waits for
+ * every engine. Each keeps its own figures, counter windows and link-usage sums (Work); the iteration, the
+ * watchdog and the memory map are the System's. With one workload every event is scheduled in the order the
+ * one-link driver always scheduled it, so its results are those of the one-link model before the fabric. */
 #include "models/system.h"
 
 #include "models/pattern.h"
 #include "models/units.h"
-#include "sim/error.h"
 
-/* Host memory map. Any page-aligned values would do; these keep tables, buffers and BAR0 apart and put the data
- * buffers above 4 GB only when the parameters ask for 64-bit addressing. The address, not a flag, is what makes
- * a request 64-bit on real hardware (below 4 GB a requester must use the 3-DW format, spec §2.2.4), so the
- * buffers go above 4 GB exactly when dma.addr64 gives the engine's TLPs 4-DW headers. With 32-bit addressing
- * the tables end by 0x18000000 (8 tables x 16 MB), the buffers span 0x20000000..0xA0000000 and BAR0 (256 MB in
- * AN-456) starts at 0xD0000000: nothing overlaps and everything is below 4 GB. */
-#define TABLE_BASE 0x10000000ull /* channel c's write engine's table at + 2c TABLE_STRIDE, its read engine's next */
+G_DEFINE_QUARK (pciesim-system-error-quark, system_error)
+
+/* Host memory map. Any page-aligned values would do; these keep tables and buffers apart, below the fabric's
+ * MMIO windows (fabric.h), and put the data buffers above 4 GB only when the parameters ask for 64-bit
+ * addressing. The address, not a flag, is what makes a request 64-bit on real hardware (below 4 GB a requester
+ * must use the 3-DW format, spec §2.2.4), so the buffers go above 4 GB exactly when dma.addr64 gives the engine's
+ * TLPs 4-DW headers. With 32-bit addressing the tables end by 0x20000000, the buffers span 0x20000000..0xA0000000
+ * and BARs start at 0xC0000000: nothing overlaps and everything is below 4 GB. Engine g (all workloads' engines
+ * numbered in order, two per channel, write first) has its table at TABLE_BASE + g x the table stride: 16 MB,
+ * less when more than 16 engines share the 256 MB. */
+#define TABLE_BASE 0x10000000ull
+#define TABLE_SPACE 0x10000000ull /* every table lies in TABLE_BASE .. + TABLE_SPACE */
 #define TABLE_STRIDE 0x01000000ull /* 16 MB: room for 65,535 descriptors (1 MB) with plenty to spare */
 #define BUF_BASE_32 0x20000000ull
 #define BUF_BASE_64 0x100000000ull
 #define BUF_STRIDE 0x40000000ull /* per direction: 1 GB, the largest transfer we accept (the 1 GB benchmark runs);
-                                  * with dma.channels = N, channel c's buffer is at + c x BUF_STRIDE / N */
-#define BAR0 0xD0000000ull
+                                  * shared out among every channel whose buffers are in host memory */
+/* The one-link system's BAR0: 256 MB, as AN-456's. */
+#define BAR0_BYTES 0x10000000ull
 
-/* One benchmark run. `waiting` and `counting` are kept apart because they end at different times: an engine's
- * counter stops at its last data, but software hears of the end only after EPLAST and the MSI. The figures and
- * the link-usage window follow the counters; the iteration loop follows what software hears. */
-struct System {
-  const SystemParams *p;
-  SystemMode mode;
-  SimEngine *engine;
-  TlpPool *pool;
-  Link *link;
-  Host *host;
-  App *app;
+typedef struct System System;
+
+/* One workload's state. `counting` and the usage sums cover its counter windows on its own link. */
+typedef struct {
+  System *s;
+  const SystemWorkload *w;
   DmaChain *dma;
-
+  App *app;
+  Link *link;
+  const DmaParams *dp;
+  const AppParams *ap;
   gboolean uses[DMA_DIR_COUNT];
   uint32_t n_desc; /* descriptors per engine per transfer, the same for every engine */
   uint32_t channels; /* engine pairs (dma.channels, at least 1) */
+  uint32_t engine0; /* the global number of its channel 0 write engine: table and MSI data follow from it */
+  uint64_t bar0; /* its registers */
   uint64_t buf[DMA_MAX_CHANNELS][DMA_DIR_COUNT];
   guint reported[DMA_DIR_COUNT]; /* channels of a direction that reported this iteration */
   guint write_counting; /* write counters running (read-request window: first start to last stop) */
-  SimTime iteration_start_ps; /* software decided to start this iteration's transfers */
-
-  uint32_t iteration;
-  guint waiting; /* engines of this iteration not yet reported to software */
   guint counting; /* counters running in this iteration */
-  gboolean finished;
-  gboolean stalled; /* the watchdog stopped the run */
-  SimTime watchdog_ps; /* effective bound, stretched by the host's longest quiet stretch */
-  uint64_t last_progress;
   double mbps_sum[DMA_DIR_COUNT], counter_ns_sum[DMA_DIR_COUNT];
   /* Read-request cycles on the transmit interface during the current write counter window (see SystemResult). */
   SimTime write_rr_ps_at_start;
@@ -67,6 +69,28 @@ struct System {
   double usage_ps;
   uint32_t usage_windows;
   SystemResult *out;
+} Work;
+
+/* One benchmark run. `waiting` and the workloads' `counting` are kept apart because they end at different times:
+ * an engine's counter stops at its last data, but software hears of the end only after EPLAST and the MSI. The
+ * figures and the link-usage windows follow the counters; the iteration loop follows what software hears. */
+struct System {
+  Fabric *f;
+  Host *host;
+  SimEngine *engine;
+  const SystemDriver *d;
+  SystemMode mode; /* the first workload's: names the run in messages */
+  Work *work;
+  guint n_work;
+  uint32_t n_engines;
+  uint64_t table_stride;
+  SimTime iteration_start_ps; /* software decided to start this iteration's transfers */
+  uint32_t iteration;
+  guint waiting; /* engines of this iteration not yet reported to software */
+  gboolean finished;
+  gboolean stalled; /* the watchdog stopped the run */
+  SimTime watchdog_ps; /* effective bound, stretched by the host's longest quiet stretch */
+  uint64_t last_progress;
 };
 
 const char *
@@ -80,83 +104,109 @@ system_mode_name (SystemMode mode)
   return "?";
 }
 
-/* Each channel's share of a direction's buffer space, whole 4 KB pages, so every buffer starts page-aligned
- * (system.h) whatever the channel count dma_params_check() lets through, not only 1, 2 or 4. */
+/* A share of a buffer space, whole 4 KB pages, so every buffer starts page-aligned (system.h) whatever the number
+ * of sharers, not only 1, 2 or 4. */
 static uint64_t
-channel_stride (uint32_t channels)
+share (uint64_t space, uint32_t sharers)
 {
-  return BUF_STRIDE / (channels ? channels : 1) & ~(uint64_t) 0xfff;
+  return space / (sharers ? sharers : 1) & ~(uint64_t) 0xfff;
 }
 
-/* Besides each model's own ranges, the limits that come from this file's memory map and from the descriptor
- * header: a channel's buffer is BUF_STRIDE / channels, and DW0 counts descriptors in 16 bits (AN-456), so a
- * transfer needs at most 65,535 of them. An MWr longer than the link's negotiated MPS would be malformed, hence
- * the DMA's MPS may not exceed the link's. */
+/* The limits of one workload beyond each model's own ranges: its buffer is `max_bytes` (its share of a buffer
+ * space), DW0 counts descriptors in 16 bits (AN-456), so a transfer needs at most 65,535 of them, and they must
+ * fit the table stride; an MWr longer than the link's negotiated MPS would be malformed, hence the DMA's MPS may
+ * not exceed the link's, and the DMA may not use more tags than the link carries. */
+static gboolean
+work_check (const DmaParams *dma, const LinkParams *link, uint64_t transfer_bytes, uint64_t max_bytes,
+  uint64_t table_stride, GError **error)
+{
+  if (dma->tags > link_tags_max (link)) {
+    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "%u tags: the link carries at most %u outstanding requests",
+      dma->tags, link_tags_max (link));
+    return FALSE;
+  }
+  if (dma->max_payload_bytes > link->max_payload_bytes) {
+    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM,
+      "DMA max payload %u exceeds the link's %u", dma->max_payload_bytes,
+      link->max_payload_bytes);
+    return FALSE;
+  }
+  if (transfer_bytes == 0 || transfer_bytes % 4 != 0 || transfer_bytes > max_bytes) {
+    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM,
+      "transfer of %" G_GUINT64_FORMAT " bytes: must be whole DWs, 4..%"
+      G_GUINT64_FORMAT " (per channel)", transfer_bytes, max_bytes);
+    return FALSE;
+  }
+  uint64_t per = dma->desc_max_bytes ? dma->desc_max_bytes : transfer_bytes;
+  uint64_t n = (transfer_bytes + per - 1) / per;
+  if (n > 0xffff || n * DMA_DESC_BYTES + DMA_DESC_BYTES > table_stride) {
+    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "%" G_GUINT64_FORMAT " descriptors per transfer: at most %"
+      G_GUINT64_FORMAT, n, MIN ((uint64_t) 0xffff, table_stride / DMA_DESC_BYTES - 1));
+    return FALSE;
+  }
+  return TRUE;
+}
+
 gboolean
 system_params_check (const SystemParams *p, GError **error)
 {
   if (!link_params_validate (&p->link, error) || !host_params_check (&p->host, p->link.max_payload_bytes, error)
-      || !app_params_check (&p->app, error) || !dma_params_check (&p->dma, error))
+      || !app_params_check (&p->app, error) || !dma_params_check (&p->dma, error)
+      || !work_check (&p->dma, &p->link, p->transfer_bytes, share (BUF_STRIDE, p->dma.channels), TABLE_STRIDE,
+        error))
     return FALSE;
-  if (p->dma.tags > link_tags_max (&p->link)) {
-    ps_error_plain (error, PS_ERROR_DATA, "%u tags: the link carries at most %u outstanding requests",
-      p->dma.tags, link_tags_max (&p->link));
-    return FALSE;
-  }
-  if (p->dma.max_payload_bytes > p->link.max_payload_bytes) {
-    ps_error_plain (error, PS_ERROR_DATA, "DMA max payload %u exceeds the link's %u", p->dma.max_payload_bytes,
-      p->link.max_payload_bytes);
-    return FALSE;
-  }
-  uint64_t max_bytes = channel_stride (p->dma.channels);
-  if (p->transfer_bytes == 0 || p->transfer_bytes % 4 != 0 || p->transfer_bytes > max_bytes) {
-    ps_error_plain (error, PS_ERROR_DATA, "transfer of %" G_GUINT64_FORMAT " bytes: must be whole DWs, 4..%"
-      G_GUINT64_FORMAT " (per channel)", p->transfer_bytes, max_bytes);
-    return FALSE;
-  }
   if (p->iterations == 0) {
-    ps_error_plain (error, PS_ERROR_DATA, "iterations must be at least 1");
-    return FALSE;
-  }
-  uint64_t per = p->dma.desc_max_bytes ? p->dma.desc_max_bytes : p->transfer_bytes;
-  uint64_t n = (p->transfer_bytes + per - 1) / per;
-  if (n > 0xffff || n * DMA_DESC_BYTES + DMA_DESC_BYTES > TABLE_STRIDE) {
-    ps_error_plain (error, PS_ERROR_DATA, "%" G_GUINT64_FORMAT " descriptors per transfer: at most 65535", n);
+    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "iterations must be at least 1");
     return FALSE;
   }
   return TRUE;
 }
 
 /* A channel's two tables are adjacent, the write engine's first (DmaDir order), so one division of an EPLAST
- * address recovers both channel and direction (on_status). */
+ * address recovers the engine (on_status). */
 static uint64_t
-table_addr_ch (uint32_t ch, DmaDir dir)
+table_addr (const System *s, uint32_t g)
 {
-  return TABLE_BASE + ((uint64_t) ch * DMA_DIR_COUNT + dir) * TABLE_STRIDE;
+  return TABLE_BASE + (uint64_t) g * s->table_stride;
 }
 
+/* Engine g's workload, channel and direction. */
+static Work *
+engine_work (const System *s, uint32_t g, uint32_t *ch, DmaDir *dir)
+{
+  for (guint k = 0; k < s->n_work; k++) {
+    Work *w = &s->work[k];
+    if (g >= w->engine0 && g < w->engine0 + w->channels * DMA_DIR_COUNT) {
+      *ch = (g - w->engine0) / DMA_DIR_COUNT;
+      *dir = (g - w->engine0) % DMA_DIR_COUNT == DMA_READ ? DMA_READ : DMA_WRITE;
+      return w;
+    }
+  }
+  return NULL;
+}
 
 /* Host memory model: descriptor i of an engine covers bytes [i * per, ...) of its transfer; the last one takes
  * what is left. Contents are worked out from the layout when a fetch completes, never stored, so a 1 GB
  * transfer needs no more memory than a 100 KB one (docs/performance.md). Endpoint addresses start at 0 for
- * every engine: they never reach the link, and the integrity checksums are keyed on host addresses. */
+ * every engine: they never reach the link, and the integrity checksums are keyed on bus addresses. */
 static gboolean
 mem_read (void *ctx, uint64_t address, DmaDescriptor *out)
 {
   System *s = ctx;
-  uint64_t per = s->p->dma.desc_max_bytes ? s->p->dma.desc_max_bytes : s->p->transfer_bytes;
-  for (uint32_t k = 0; k < s->channels * DMA_DIR_COUNT; k++) {
-    uint32_t ch = k / DMA_DIR_COUNT, dir = k % DMA_DIR_COUNT;
-    uint64_t first = table_addr_ch (ch, dir) + DMA_DESC_BYTES;
-    if (address < first || (address - first) % DMA_DESC_BYTES != 0 || (address - first) / DMA_DESC_BYTES >= s->n_desc)
-      continue;
-    uint64_t i = (address - first) / DMA_DESC_BYTES;
-    uint64_t off = i * per;
-    *out = (DmaDescriptor) { .length_bytes = (uint32_t) MIN (per, s->p->transfer_bytes - off),
-                             .ep_address = off, .host_address = s->buf[ch][dir] + off };
-    return TRUE;
-  }
-  return FALSE;
+  if (address < TABLE_BASE + DMA_DESC_BYTES)
+    return FALSE;
+  uint32_t g = (uint32_t) ((address - TABLE_BASE) / s->table_stride), ch;
+  DmaDir dir;
+  Work *w = engine_work (s, g, &ch, &dir);
+  uint64_t first = table_addr (s, g) + DMA_DESC_BYTES;
+  if (w == NULL || address < first || (address - first) % DMA_DESC_BYTES != 0
+      || (address - first) / DMA_DESC_BYTES >= w->n_desc)
+    return FALSE;
+  uint64_t per = w->dp->desc_max_bytes ? w->dp->desc_max_bytes : w->w->transfer_bytes;
+  uint64_t off = (address - first) / DMA_DESC_BYTES * per;
+  *out = (DmaDescriptor) { .length_bytes = (uint32_t) MIN (per, w->w->transfer_bytes - off), .ep_address = off,
+                           .host_address = w->buf[ch][dir] + off };
+  return TRUE;
 }
 
 /* Software programs every engine of the mode: DW0..DW3 of its descriptor header, one uncached store each.
@@ -168,129 +218,137 @@ static void
 start_iteration (SimEngine *e, void *ctx, uint64_t arg)
 {
   System *s = ctx;
-  const HostParams *hp = &s->p->host;
+  const HostParams *hp = host_params (s->host);
   SimTime t = units_ns_to_ps (hp->sw_pio_latency_ns), gap = units_ns_to_ps (hp->sw_pio_gap_ns);
   s->waiting = 0;
-  s->counting = 0;
-  s->write_counting = 0;
-  s->reported[DMA_WRITE] = s->reported[DMA_READ] = 0;
   s->iteration_start_ps = sim_now (e);
-  /* Channel by channel, write engine first within a channel (AN-456's order on channel 0). */
-  for (uint32_t k = 0; k < s->channels * DMA_DIR_COUNT; k++) {
-    uint32_t ch = k / DMA_DIR_COUNT, dir = k % DMA_DIR_COUNT;
-    if (!s->uses[dir])
-      continue;
-    uint64_t regs = BAR0 + (uint64_t) DMA_CHANNEL_REG_STRIDE * ch + 0x10 * (uint64_t) dir;
-    uint64_t table = table_addr_ch (ch, dir);
-    uint32_t v[4] = { s->n_desc | (s->p->dma.msi ? 1u << 16 : 0), (uint32_t) (table >> 32), (uint32_t) table,
-                      s->n_desc - 1 };
-    for (int dw = 0; dw < 4; dw++) {
-      host_pio_write (s->host, t, regs + 4 * (uint64_t) dw, FALSE, v[dw]);
-      t += gap;
+  for (guint k = 0; k < s->n_work; k++) {
+    Work *w = &s->work[k];
+    w->counting = 0;
+    w->write_counting = 0;
+    w->reported[DMA_WRITE] = w->reported[DMA_READ] = 0;
+    /* Channel by channel, write engine first within a channel (AN-456's order on channel 0). */
+    for (uint32_t i = 0; i < w->channels * DMA_DIR_COUNT; i++) {
+      uint32_t ch = i / DMA_DIR_COUNT, dir = i % DMA_DIR_COUNT;
+      if (!w->uses[dir])
+        continue;
+      uint64_t regs = w->bar0 + (uint64_t) DMA_CHANNEL_REG_STRIDE * ch + 0x10 * (uint64_t) dir;
+      uint64_t table = table_addr (s, w->engine0 + i);
+      uint32_t v[4] = { w->n_desc | (w->dp->msi ? 1u << 16 : 0), (uint32_t) (table >> 32), (uint32_t) table,
+                        w->n_desc - 1 };
+      for (int dw = 0; dw < 4; dw++) {
+        host_pio_write (s->host, t, regs + 4 * (uint64_t) dw, FALSE, v[dw]);
+        t += gap;
+      }
+      s->waiting++;
     }
-    s->waiting++;
   }
 }
 
 /* A direction's figure for one iteration, once all its channels have reported: every channel's bytes over the
  * span from the first counter start to the last counter stop (one channel: AN-456's bytes / counter time). */
 static void
-direction_done (System *s, DmaDir dir)
+direction_done (Work *w, DmaDir dir)
 {
+  System *s = w->s;
   SimTime start = G_MAXUINT64, stop = 0;
-  for (uint32_t ch = 0; ch < s->channels; ch++) {
-    DmaEngineStatus st = dma_chain_channel_status (s->dma, ch, dir);
+  for (uint32_t ch = 0; ch < w->channels; ch++) {
+    DmaEngineStatus st = dma_chain_channel_status (w->dma, ch, dir);
     g_assert (st.counter_stop_ps > st.counter_start_ps);
     start = MIN (start, st.counter_start_ps);
     stop = MAX (stop, st.counter_stop_ps);
   }
-  if (s->p->software_timed) {
+  if (s->d->software_timed) {
     /* The driver's clock: from its decision to start to its handler, now, seeing this direction's last end. */
     start = s->iteration_start_ps;
     stop = sim_now (s->engine);
   }
-  /* Each iteration's rate is summed and system_run divides by the count: the mean of per-transfer rates, as
+  /* Each iteration's rate is summed and the run divides by the count: the mean of per-transfer rates, as
    * AN-456's application averages, not total bytes over total time. */
   SimTime dt = stop - start;
-  double bytes = (double) s->p->transfer_bytes * s->channels;
+  double bytes = (double) w->w->transfer_bytes * w->channels;
   /* bytes / ps * 1e12 = B/s; / 1e6 = MB/s. */
-  s->mbps_sum[dir] += bytes * 1e6 / (double) dt;
+  w->mbps_sum[dir] += bytes * 1e6 / (double) dt;
   /* A guard: read requests cannot normally fill the write window, but their beats are counted whole at each
    * grant rather than clipped to the window, so the clamp keeps the denominator at least 1 ps. */
   if (dir == DMA_WRITE)
-    s->write_excl_mbps_sum += bytes * 1e6 / (double) (dt - MIN (s->write_rr_ps, dt - 1));
+    w->write_excl_mbps_sum += bytes * 1e6 / (double) (dt - MIN (w->write_rr_ps, dt - 1));
   if (dir == DMA_WRITE && s->iteration == 0)
-    s->first_write_span_ps = dt;
-  s->counter_ns_sum[dir] += (double) dt / 1000.0;
+    w->first_write_span_ps = dt;
+  w->counter_ns_sum[dir] += (double) dt / 1000.0;
 }
 
 /* The next iteration is programmed iteration_gap_ns after software has heard from every engine, not when the
  * counters stop: a driver cannot start the next transfer before it learns that the last one ended. The last
- * report stops the run; system_run then lets the link settle before checking it. */
+ * report stops the run; the caller then lets the links settle before checking them. */
 static void
-engine_reported (System *s, uint32_t ch, DmaDir dir)
+engine_reported (System *s, uint32_t g)
 {
-  g_assert (s->uses[dir] && s->waiting > 0 && ch < s->channels);
-  if (++s->reported[dir] == s->channels)
-    direction_done (s, dir);
+  uint32_t ch;
+  DmaDir dir;
+  Work *w = engine_work (s, g, &ch, &dir);
+  g_assert (w != NULL && w->uses[dir] && s->waiting > 0);
+  if (++w->reported[dir] == w->channels)
+    direction_done (w, dir);
   if (--s->waiting > 0)
     return;
-  if (++s->iteration < s->p->iterations) {
-    sim_schedule_in (s->engine, units_ns_to_ps (s->p->host.iteration_gap_ns), start_iteration, s, 0);
+  if (++s->iteration < s->d->iterations) {
+    sim_schedule_in (s->engine, units_ns_to_ps (host_params (s->host)->iteration_gap_ns), start_iteration, s, 0);
     return;
   }
   s->finished = TRUE;
-  s->out->sim_time_ps = sim_now (s->engine);
+  for (guint k = 0; k < s->n_work; k++)
+    s->work[k].out->sim_time_ps = sim_now (s->engine);
   sim_stop (s->engine);
 }
 
-/* MSI data: 2 x channel + direction (dma_chain.h). */
+/* MSI data: the engine's number (dma_chain_set_msi_data() gave each workload its base). */
 static void
 on_msi (void *ctx, uint64_t address, uint32_t value)
 {
-  engine_reported (ctx, value / DMA_DIR_COUNT, value % DMA_DIR_COUNT == DMA_READ ? DMA_READ : DMA_WRITE);
+  engine_reported (ctx, value);
 }
 
-/* The EPLAST word of channel c's table: table + 12. */
+/* The EPLAST word of engine g's table: table + 12. */
 static void
 on_status (void *ctx, uint64_t address, uint32_t value)
 {
-  uint64_t k = (address - 12 - TABLE_BASE) / TABLE_STRIDE;
-  engine_reported (ctx, (uint32_t) (k / DMA_DIR_COUNT), k % DMA_DIR_COUNT == DMA_READ ? DMA_READ : DMA_WRITE);
+  System *s = ctx;
+  engine_reported (s, (uint32_t) ((address - 12 - TABLE_BASE) / s->table_stride));
 }
 
 /* Transmit-interface time read requests took so far, in ps: MRd beats (segments with straddle) plus every engine
  * turnaround (turnarounds happen because requests slip in between writes; the few around EPLAST and MSI writes
  * are counted too). */
 static SimTime
-read_request_ps (const System *s)
+read_request_ps (const Work *w)
 {
-  return app_tx_kind_beats (s->app, TLP_MRD) * app_unit_ps (s->app)
-         + app_tx_switch_cycles (s->app) * app_cycle_ps (s->app);
+  return app_tx_kind_beats (w->app, TLP_MRD) * app_unit_ps (w->app)
+         + app_tx_switch_cycles (w->app) * app_cycle_ps (w->app);
 }
 
 static void
 peak_close (SimEngine *e, void *ctx, uint64_t arg)
 {
-  System *s = ctx;
-  AppBusy b = app_busy_at (s->app, sim_now (e));
-  double w = (double) SYSTEM_PEAK_WINDOW_CYCLES * (double) app_cycle_ps (s->app);
-  double data = (double) (b.tx_data_ps - s->peak_open.tx_data_ps);
-  double req = (double) (b.tx_read_request_ps - s->peak_open.tx_read_request_ps);
+  Work *w = ctx;
+  AppBusy b = app_busy_at (w->app, sim_now (e));
+  double win = (double) SYSTEM_PEAK_WINDOW_CYCLES * (double) app_cycle_ps (w->app);
+  double data = (double) (b.tx_data_ps - w->peak_open.tx_data_ps);
+  double req = (double) (b.tx_read_request_ps - w->peak_open.tx_read_request_ps);
   /* MB/s of the interface: bytes per cycle x cycles per microsecond. */
-  double full = s->p->app.width_bits / 8.0 * s->p->app.clock_mhz;
-  s->out->peak_write_mbps = data / w * full;
-  s->out->peak_write_mbps_excluding_read_requests = req < w ? data / (w - req) * full : 0;
-  s->out->peak_read_mbps = (double) (b.rx_data_ps - s->peak_open.rx_data_ps) / w * full;
-  s->out->peak_valid = TRUE;
+  double full = w->ap->width_bits / 8.0 * w->ap->clock_mhz;
+  w->out->peak_write_mbps = data / win * full;
+  w->out->peak_write_mbps_excluding_read_requests = req < win ? data / (win - req) * full : 0;
+  w->out->peak_read_mbps = (double) (b.rx_data_ps - w->peak_open.rx_data_ps) / win * full;
+  w->out->peak_valid = TRUE;
 }
 
 static void
 peak_open (SimEngine *e, void *ctx, uint64_t arg)
 {
-  System *s = ctx;
-  s->peak_open = app_busy_at (s->app, sim_now (e));
-  sim_schedule_in (e, (SimTime) SYSTEM_PEAK_WINDOW_CYCLES * app_cycle_ps (s->app), peak_close, s, 0);
+  Work *w = ctx;
+  w->peak_open = app_busy_at (w->app, sim_now (e));
+  sim_schedule_in (e, (SimTime) SYSTEM_PEAK_WINDOW_CYCLES * app_cycle_ps (w->app), peak_close, w, 0);
 }
 
 /* Every iteration: the read-request cycles inside the write counter's window, and link usage over the counter
@@ -301,48 +359,49 @@ peak_open (SimEngine *e, void *ctx, uint64_t arg)
 static void
 on_counter (void *ctx, DmaDir dir, gboolean stopped)
 {
-  System *s = ctx;
+  Work *w = ctx;
+  System *s = w->s;
   if (dir == DMA_WRITE) {
-    if (!stopped && s->write_counting++ == 0) {
-      s->write_rr_ps_at_start = read_request_ps (s);
+    if (!stopped && w->write_counting++ == 0) {
+      w->write_rr_ps_at_start = read_request_ps (w);
       /* The peak window (SystemResult): in the second transfer, at half the first one's write time, on a clock
        * edge so the interface's busy times are exact at both ends. */
-      if (s->mode == SYSTEM_SIMULTANEOUS && s->iteration == 1) {
-        SimTime cyc = app_cycle_ps (s->app), at = sim_now (s->engine) + s->first_write_span_ps / 2;
-        sim_schedule_at (s->engine, (at + cyc - 1) / cyc * cyc, peak_open, s, 0);
+      if (w->w->mode == SYSTEM_SIMULTANEOUS && s->iteration == 1) {
+        SimTime cyc = app_cycle_ps (w->app), at = sim_now (s->engine) + w->first_write_span_ps / 2;
+        sim_schedule_at (s->engine, (at + cyc - 1) / cyc * cyc, peak_open, w, 0);
       }
     }
-    else if (stopped && --s->write_counting == 0)
-      s->write_rr_ps = read_request_ps (s) - s->write_rr_ps_at_start;
+    else if (stopped && --w->write_counting == 0)
+      w->write_rr_ps = read_request_ps (w) - w->write_rr_ps_at_start;
   }
   if (!stopped) {
-    if (s->counting++ == 0) {
-      link_stats_reset (s->link);
-      s->usage_start_ps = sim_now (s->engine);
+    if (w->counting++ == 0) {
+      link_stats_reset (w->link);
+      w->usage_start_ps = sim_now (s->engine);
     }
     return;
   }
-  if (--s->counting > 0)
+  if (--w->counting > 0)
     return;
   /* The window's length is the counters' span: a write counter stops at the end of its last MWr on the wire,
    * which the link has already committed (its usage reaches that far upstream). */
   SimTime stop = sim_now (s->engine);
-  for (uint32_t ch = 0; ch < s->channels; ch++)
+  for (uint32_t ch = 0; ch < w->channels; ch++)
     for (int k = 0; k < DMA_DIR_COUNT; k++)
-      if (s->uses[k])
-        stop = MAX (stop, dma_chain_channel_status (s->dma, ch, (DmaDir) k).counter_stop_ps);
-  double w = (double) (stop - s->usage_start_ps);
-  s->usage_ps += w;
-  s->usage_windows++;
+      if (w->uses[k])
+        stop = MAX (stop, dma_chain_channel_status (w->dma, ch, (DmaDir) k).counter_stop_ps);
+  double win = (double) (stop - w->usage_start_ps);
+  w->usage_ps += win;
+  w->usage_windows++;
   for (int d = 0; d < 2; d++) {
-    LinkUsage u = link_usage (s->link, (LinkDir) d);
-    LinkUsage *sum = &s->usage_sum[d];
-    sum->payload += u.payload * w;
-    sum->tlp_overhead += u.tlp_overhead * w;
-    sum->dllp += u.dllp * w;
-    sum->ordered_sets += u.ordered_sets * w;
-    sum->idle += u.idle * w;
-    LinkCounters c = link_counters (s->link, (LinkDir) d), *cs = &s->usage_counters[d];
+    LinkUsage u = link_usage (w->link, (LinkDir) d);
+    LinkUsage *sum = &w->usage_sum[d];
+    sum->payload += u.payload * win;
+    sum->tlp_overhead += u.tlp_overhead * win;
+    sum->dllp += u.dllp * win;
+    sum->ordered_sets += u.ordered_sets * win;
+    sum->idle += u.idle * win;
+    LinkCounters c = link_counters (w->link, (LinkDir) d), *cs = &w->usage_counters[d];
     cs->tlps += c.tlps;
     cs->dllps += c.dllps;
     cs->acks += c.acks;
@@ -352,28 +411,16 @@ on_counter (void *ctx, DmaDir dir, gboolean stopped)
   }
 }
 
-/* Deliveries anywhere in the system: the watchdog's sign of life. pio_writes counts when software queues the
- * stores, so the start of an iteration is itself a sign of life: a watchdog tick that fell in a long iteration
- * gap can never make the first tick after the start look stalled. */
-static uint64_t
-progress (const System *s)
-{
-  HostCounters hc = host_counters (s->host);
-  DmaCounters dc = dma_chain_counters (s->dma);
-  return hc.reads + hc.writes + hc.msis + hc.pio_writes + dc.cpls + dc.unexpected_cpls + dc.mrds + dc.mwrs;
-}
-
 /* Longest stretch in which a healthy run may deliver nothing: every wait the host parameters can impose on one
  * request, added up (a generous upper bound; the link's own delays are microseconds). Eight store gaps cover
  * one channel's two headers, and the first engine starts after four. iteration_gap_ns needs no place here:
  * between iterations no engine is owed, so the watchdog does not judge that stretch. */
 static SimTime
-quiet_ps (const SystemParams *p)
+quiet_ps (const HostParams *h, uint32_t mps, uint32_t mrrs)
 {
-  const HostParams *h = &p->host;
-  double mps = p->link.max_payload_bytes, ns = h->read_latency_ns + h->read_latency_per_byte_ps
-    * p->dma.max_read_request_bytes / 1000.0 + h->cpl_overhead_ns + h->write_latency_ns + h->msi_latency_ns
-    + h->poll_interval_ns + h->sw_pio_latency_ns + 8 * h->sw_pio_gap_ns;
+  double ns = h->read_latency_ns + h->read_latency_per_byte_ps * mrrs / 1000.0 + h->cpl_overhead_ns
+              + h->write_latency_ns + h->msi_latency_ns + h->poll_interval_ns + h->sw_pio_latency_ns
+              + 8 * h->sw_pio_gap_ns;
   if (h->cpl_rate_mbps > 0)
     ns += mps * 1000.0 / h->cpl_rate_mbps;
   if (h->write_drain_mbps > 0)
@@ -384,12 +431,12 @@ quiet_ps (const SystemParams *p)
 /* Polled rather than re-armed on every delivery: re-arming would put a cancel and a schedule on the per-TLP hot
  * path, while a tick costs one event per period. The price is resolution: a stall is reported between one and
  * two bounds after the last delivery. Quiet with no engine owed (between iterations, after the last report) is
- * legal and only updates the mark. */
+ * legal and only updates the mark. The sign of life is every component's progress count (fabric.h). */
 static void
 watchdog (SimEngine *e, void *ctx, uint64_t arg)
 {
   System *s = ctx;
-  uint64_t now = progress (s);
+  uint64_t now = fabric_progress (s->f);
   if (s->waiting > 0 && now == s->last_progress) {
     s->stalled = TRUE;
     sim_stop (e);
@@ -405,57 +452,109 @@ static void
 deadlock_error (const System *s, const char *how, GError **error)
 {
   g_autoptr (GString) why = g_string_new (NULL);
-  dma_chain_describe_wait (s->dma, why);
-  host_describe_wait (s->host, why);
-  link_describe_wait (s->link, why);
-  ps_error_plain (error, PS_ERROR_INTERNAL, "deadlock in the %s run, iteration %u of %u, t = %.3f us: %s; waiting: %s",
-    system_mode_name (s->mode), s->iteration + 1, s->p->iterations, (double) sim_now (s->engine) / 1e6, how,
-    why->len ? why->str : "nothing (software never heard of the end)");
+  fabric_describe_wait (s->f, why);
+  g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_DEADLOCK, "deadlock in the %s run, iteration %u of %u, t = %.3f us: "
+    "%s; waiting: %s", system_mode_name (s->mode), s->iteration + 1, s->d->iterations,
+    (double) sim_now (s->engine) / 1e6, how, why->len ? why->str : "nothing (software never heard of the end)");
 }
 
-/* The link reports in its own error domain; an invariant it finds broken is still an internal error here. */
-static gboolean
-as_internal (gboolean ok, GError **error)
+/* The pattern sums each memory must have folded (pattern.h), from the memory layout alone, over every iteration:
+ * a data buffer read arrives as completions at its reader and leaves its memory as completions; a buffer written
+ * arrives in its memory as writes; descriptor tables (after their 16-byte headers) leave host memory as
+ * completions and every EPLAST arrives there as a 4-byte write. Byte counts alone would pass a completion sent to
+ * the wrong address, or one duplicated while another was dropped; the address pattern catches both. What each
+ * memory sent and what each reader took in are summed apart, so a mismatch says at which end the data went
+ * wrong. */
+typedef struct {
+  uint64_t cpl, mem; /* completions sent from it, writes received into it */
+  uint64_t cpl_bytes, mem_bytes;
+} Want;
+
+static void
+want_of (const System *s, Want *host, GHashTable *peers)
 {
-  if (!ok && error && *error && (*error)->domain != PS_ERROR) {
-    GError *e = *error;
-    *error = NULL;
-    ps_error_plain (error, PS_ERROR_INTERNAL, "%s", e->message);
-    g_error_free (e);
+  uint64_t n = s->d->iterations;
+  for (guint k = 0; k < s->n_work; k++) {
+    const Work *w = &s->work[k];
+    Want *at = host;
+    if (w->w->peer != NULL) {
+      at = g_hash_table_lookup (peers, w->w->peer);
+      if (at == NULL) {
+        at = g_new0 (Want, 1);
+        g_hash_table_insert (peers, w->w->peer, at);
+      }
+    }
+    for (uint32_t i = 0; i < w->channels * DMA_DIR_COUNT; i++) {
+      uint32_t ch = i / DMA_DIR_COUNT, dir = i % DMA_DIR_COUNT;
+      if (!w->uses[dir])
+        continue;
+      uint64_t table = table_addr (s, w->engine0 + i), buf = n * pattern_sum (w->buf[ch][dir], w->w->transfer_bytes);
+      host->cpl += n * pattern_sum (table + DMA_DESC_BYTES, (uint64_t) w->n_desc * DMA_DESC_BYTES);
+      host->mem += n * pattern_sum (table + 12, 4);
+      if (dir == DMA_READ) {
+        at->cpl += buf;
+        at->cpl_bytes += n * w->w->transfer_bytes;
+      } else {
+        at->mem += buf;
+        at->mem_bytes += n * w->w->transfer_bytes;
+      }
+    }
   }
-  return ok;
 }
 
-/* What the host and the endpoint must have folded into their checksums (pattern.h), from the memory layout
- * alone, per iteration: the read engine's whole buffer as data completions; every used engine's descriptor
- * table (after its 16-byte header) as completions too; the write engine's whole buffer and each engine's
- * 4-byte EPLAST as host memory writes. Byte counts alone would pass a completion sent to the wrong address, or
- * one duplicated while another was dropped; the address pattern catches both. What the host sent and what the
- * endpoint took in are summed apart, so a mismatch says at which end the data went wrong. */
-static gboolean
-check_integrity (const System *s, const HostCounters *hc, const DmaCounters *dc, GError **error)
+/* What each reader took in: its read buffers' pattern, every iteration. */
+static uint64_t
+want_read (const System *s, const Work *w)
 {
-  uint64_t n = s->p->iterations, want_data = 0, want_cpl = 0, want_mem = 0;
-  for (uint32_t k = 0; k < s->channels * DMA_DIR_COUNT; k++) {
-    uint32_t ch = k / DMA_DIR_COUNT, dir = k % DMA_DIR_COUNT;
-    if (!s->uses[dir])
-      continue;
-    uint64_t buf = n * pattern_sum (s->buf[ch][dir], s->p->transfer_bytes);
-    want_cpl += n * pattern_sum (table_addr_ch (ch, dir) + DMA_DESC_BYTES, (uint64_t) s->n_desc * DMA_DESC_BYTES);
-    want_mem += n * pattern_sum (table_addr_ch (ch, dir) + 12, 4);
-    if (dir == DMA_READ)
-      want_data += buf;
-    else
-      want_mem += buf;
+  uint64_t sum = 0;
+  for (uint32_t ch = 0; ch < w->channels && w->uses[DMA_READ]; ch++)
+    sum += s->d->iterations * pattern_sum (w->buf[ch][DMA_READ], w->w->transfer_bytes);
+  return sum;
+}
+
+static gboolean
+integrity_error (GError **error, const char *where, uint64_t got, uint64_t want, const char *what)
+{
+  g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_INVARIANT, "data integrity: checksum mismatch (%s %s %016"
+    G_GINT64_MODIFIER "x, expected %016" G_GINT64_MODIFIER "x): data was dropped, duplicated or misplaced", where,
+    what, got, want);
+  return FALSE;
+}
+
+static gboolean
+check_integrity (const System *s, GError **error)
+{
+  Want host = { 0 };
+  g_autoptr (GHashTable) peers = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  want_of (s, &host, peers);
+  for (guint k = 0; k < s->n_work; k++) {
+    const Work *w = &s->work[k];
+    uint64_t got = dma_chain_counters (w->dma).read_checksum, want = want_read (s, w);
+    if (got != want)
+      return integrity_error (error, endpoint_component (w->w->endpoint)->name, got, want, "read data received");
   }
-  want_cpl += want_data;
-  if (dc->read_checksum != want_data || hc->cpl_checksum != want_cpl || hc->write_checksum != want_mem) {
-    ps_error_plain (error, PS_ERROR_INTERNAL, "data integrity: checksum mismatch (read data received %016"
-      G_GINT64_MODIFIER "x, expected %016" G_GINT64_MODIFIER "x; completions sent %016" G_GINT64_MODIFIER
-      "x, expected %016" G_GINT64_MODIFIER "x; host memory %016" G_GINT64_MODIFIER "x, expected %016"
-      G_GINT64_MODIFIER "x): data was dropped, duplicated or misplaced", dc->read_checksum, want_data,
-      hc->cpl_checksum, want_cpl, hc->write_checksum, want_mem);
-    return FALSE;
+  HostCounters hc = host_counters (s->host);
+  if (hc.cpl_checksum != host.cpl)
+    return integrity_error (error, "host", hc.cpl_checksum, host.cpl, "completions sent");
+  if (hc.write_checksum != host.mem)
+    return integrity_error (error, "host", hc.write_checksum, host.mem, "memory");
+  GHashTableIter it;
+  gpointer key, value;
+  g_hash_table_iter_init (&it, peers);
+  while (g_hash_table_iter_next (&it, &key, &value)) {
+    EndpointCounters ec = endpoint_counters (key);
+    const Want *want = value;
+    const char *name = endpoint_component (key)->name;
+    if (ec.cpl_checksum != want->cpl)
+      return integrity_error (error, name, ec.cpl_checksum, want->cpl, "completions sent");
+    if (ec.write_checksum != want->mem)
+      return integrity_error (error, name, ec.write_checksum, want->mem, "memory");
+    if (ec.cpl_bytes != want->cpl_bytes || ec.bytes_written != want->mem_bytes) {
+      g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_INVARIANT, "bytes moved do not add up: %s's memory completed %"
+        G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " bytes and took %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT,
+        name, ec.cpl_bytes, want->cpl_bytes, ec.bytes_written, want->mem_bytes);
+      return FALSE;
+    }
   }
   return TRUE;
 }
@@ -463,49 +562,257 @@ check_integrity (const System *s, const HostCounters *hc, const DmaCounters *dc,
 /* The components' own checks come first, because their messages name the broken mechanism; the system-wide
  * byte totals and checksums then catch what no single component can see, such as data that left one end and
  * arrived at the other in a different amount or place. */
-gboolean
-system_check_invariants (const System *s, GError **error)
+static gboolean
+check_invariants (const System *s, GError **error)
 {
-  if (!as_internal (link_check_invariants (s->link, error), error) || !host_check_invariants (s->host, error)
-      || !dma_chain_check_invariants (s->dma, error))
+  if (!fabric_check_invariants (s->f, error))
     return FALSE;
   /* sim_schedule_at() already aborts on a past time; this is the end-of-run statement of the same invariant
    * (README, "Invariants"), independent of how the engine is built. */
   if (sim_next_time (s->engine) < sim_now (s->engine)) {
-    ps_error_plain (error, PS_ERROR_INTERNAL, "an event is scheduled at %" G_GUINT64_FORMAT " ps, before now (%"
+    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_INVARIANT,
+      "an event is scheduled at %" G_GUINT64_FORMAT " ps, before now (%"
       G_GUINT64_FORMAT " ps)", sim_next_time (s->engine), sim_now (s->engine));
     return FALSE;
   }
+  uint64_t host_want = 0;
   HostCounters hc = host_counters (s->host);
-  DmaCounters dc = dma_chain_counters (s->dma);
-  uint64_t runs = 0, want_read = 0, want_write = 0, per_engine = s->p->transfer_bytes * s->p->iterations;
-  if (s->uses[DMA_READ]) {
-    want_read = per_engine * s->channels;
-    runs += (uint64_t) s->p->iterations * s->channels;
+  for (guint k = 0; k < s->n_work; k++) {
+    const Work *w = &s->work[k];
+    DmaCounters dc = dma_chain_counters (w->dma);
+    uint64_t runs = 0, want_read = 0, want_write = 0, per_engine = w->w->transfer_bytes * s->d->iterations;
+    if (w->uses[DMA_READ]) {
+      want_read = per_engine * w->channels;
+      runs += (uint64_t) s->d->iterations * w->channels;
+    }
+    if (w->uses[DMA_WRITE]) {
+      want_write = per_engine * w->channels;
+      runs += (uint64_t) s->d->iterations * w->channels;
+    }
+    /* Host memory receives the write data in it plus one 4-byte EPLAST per engine run (and a 4-byte MSI when
+     * on). */
+    host_want += (w->w->peer == NULL ? want_write : 0) + runs * 4 * (w->dp->msi ? 2 : 1);
+    if (dc.ep_bytes_written != want_read || dc.write_bytes_sent != want_write) {
+      g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_INVARIANT, "bytes moved do not add up: endpoint memory got %"
+        G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT ", write engine sent %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT,
+        dc.ep_bytes_written, want_read, dc.write_bytes_sent, want_write);
+      return FALSE;
+    }
   }
-  if (s->uses[DMA_WRITE]) {
-    want_write = per_engine * s->channels;
-    runs += (uint64_t) s->p->iterations * s->channels;
-  }
-  /* Host memory receives the write data plus one 4-byte EPLAST per engine run (and a 4-byte MSI when on). */
-  uint64_t status_bytes = runs * 4 * (s->p->dma.msi ? 2 : 1);
-  if (dc.ep_bytes_written != want_read || dc.write_bytes_sent != want_write
-      || hc.bytes_written != want_write + status_bytes) {
-    ps_error_plain (error, PS_ERROR_INTERNAL, "bytes moved do not add up: endpoint memory got %" G_GUINT64_FORMAT
-      " of %" G_GUINT64_FORMAT ", write engine sent %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
-      ", host memory got %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT, dc.ep_bytes_written, want_read,
-      dc.write_bytes_sent, want_write, hc.bytes_written, want_write + status_bytes);
+  if (hc.bytes_written != host_want) {
+    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_INVARIANT, "bytes moved do not add up: host memory got %"
+      G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT, hc.bytes_written, host_want);
     return FALSE;
   }
-  if (!check_integrity (s, &hc, &dc, error))
+  if (!check_integrity (s, error))
     return FALSE;
-  if (tlp_pool_live (s->pool) != 0) {
-    ps_error_plain (error, PS_ERROR_INTERNAL, "%zu TLPs not returned to the pool", tlp_pool_live (s->pool));
+  if (tlp_pool_live (fabric_pool (s->f)) != 0) {
+    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_INVARIANT, "%zu TLPs not returned to the pool",
+      tlp_pool_live (fabric_pool (s->f)));
     return FALSE;
   }
   return TRUE;
 }
 
+/* Buffers: host memory's space per direction is shared out among every host-memory channel of every workload, in
+ * order; a peer BAR's among the channels of the workloads naming it, two buffers (write, read) per channel. */
+static gboolean
+lay_out (System *s, GError **error)
+{
+  uint32_t host_channels = 0, host_slot = 0;
+  for (guint k = 0; k < s->n_work; k++)
+    if (s->work[k].w->peer == NULL)
+      host_channels += s->work[k].channels;
+  for (guint k = 0; k < s->n_work; k++) {
+    Work *w = &s->work[k];
+    const SystemWorkload *wl = w->w;
+    uint64_t room;
+    if (wl->peer == NULL) {
+      room = share (BUF_STRIDE, host_channels);
+      for (uint32_t ch = 0; ch < w->channels; ch++, host_slot++)
+        for (int dir = 0; dir < DMA_DIR_COUNT; dir++)
+          w->buf[ch][dir] = (w->dp->addr64 ? BUF_BASE_64 : BUF_BASE_32) + (uint64_t) dir * BUF_STRIDE
+                            + (uint64_t) host_slot * room;
+    } else {
+      uint32_t before = 0, sharers = 0;
+      for (guint j = 0; j < s->n_work; j++)
+        if (s->work[j].w->peer == wl->peer && s->work[j].w->peer_bar == wl->peer_bar) {
+          before += j < k ? s->work[j].channels : 0;
+          sharers += s->work[j].channels;
+        }
+      const Component *pc = endpoint_component (wl->peer);
+      const FabricBar *bar = wl->peer_bar < FABRIC_MAX_BARS ? &pc->bars[wl->peer_bar] : NULL;
+      if (bar == NULL || bar->size_bytes == 0 || wl->peer == wl->endpoint) {
+        g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "%s: peer %s has no BAR%u to hold its buffers",
+          endpoint_component (wl->endpoint)->name, pc->name, wl->peer_bar);
+        return FALSE;
+      }
+      /* The DMA's register block is not memory: BAR0 of a peer with a DMA starts its buffers after it. */
+      uint64_t skip = wl->peer_bar == 0 && endpoint_dma (wl->peer) != NULL ? 0x1000 : 0;
+      room = share (bar->size_bytes - skip, 2 * sharers);
+      for (uint32_t ch = 0; ch < w->channels; ch++)
+        for (int dir = 0; dir < DMA_DIR_COUNT; dir++)
+          w->buf[ch][dir] = bar->base + skip + (2 * (uint64_t) (before + ch) + (uint64_t) dir) * room;
+    }
+    uint64_t per = w->dp->desc_max_bytes ? w->dp->desc_max_bytes : wl->transfer_bytes;
+    w->n_desc = (uint32_t) ((wl->transfer_bytes + per - 1) / per);
+    if (!work_check (w->dp, link_params (w->link), wl->transfer_bytes, room, s->table_stride, error)) {
+      g_prefix_error (error, "%s: ", endpoint_component (wl->endpoint)->name);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* The run proper, on a fabric whose workloads are set up (run_fabric): program, run, settle, check, report. */
+static gboolean
+run (System *s, GError **error)
+{
+  /* The bound is the configured quiet time plus the host's longest legal one, so a slow host never reads as a
+   * deadlock however the watchdog is set. */
+  uint32_t mps = 0, mrrs = 0;
+  uint64_t budget_bytes = 0;
+  for (guint k = 0; k < s->n_work; k++) {
+    mps = MAX (mps, link_params (s->work[k].link)->max_payload_bytes);
+    mrrs = MAX (mrrs, s->work[k].dp->max_read_request_bytes);
+    budget_bytes = MAX (budget_bytes, s->work[k].w->transfer_bytes);
+  }
+  sim_schedule_at (s->engine, 0, start_iteration, s, 0);
+  s->watchdog_ps = (s->d->watchdog_ps ? s->d->watchdog_ps : SYSTEM_WATCHDOG_DEFAULT_PS)
+                   + quiet_ps (host_params (s->host), mps, mrrs);
+  sim_schedule_in (s->engine, s->watchdog_ps, watchdog, s, 0);
+  /* Backstop for a run that keeps delivering but never ends (a livelock the watchdog cannot see): far beyond
+   * any legal run, as 1 MB/s would be a broken model. */
+  SimTime budget = SIM_MS * 1000 + (SimTime) s->d->iterations * budget_bytes * SIM_US;
+  sim_run_until (s->engine, budget);
+  gboolean ok = TRUE;
+  if (!s->finished) {
+    g_autofree char *how = s->stalled
+      ? g_strdup_printf ("nothing delivered for %.3f us", (double) s->watchdog_ps / 1e6)
+      : g_strdup (sim_pending (s->engine) ? "not finished within the time budget" : "no event left to run");
+    deadlock_error (s, how, error);
+    ok = FALSE;
+  } else {
+    /* Let the last Acks and UpdateFCs settle so the links' end-of-run checks see quiet links: many Ack and
+     * UpdateFC periods (each <= 30 us). */
+    sim_run_until (s->engine, sim_now (s->engine) + 200 * SIM_US);
+    ok = check_invariants (s, error);
+  }
+  /* Figures and counters only from a run that passed every check; events and pool size are kept either way. */
+  for (guint k = 0; k < s->n_work; k++) {
+    Work *w = &s->work[k];
+    SystemResult *out = w->out;
+    if (ok) {
+      for (int dir = 0; dir < DMA_DIR_COUNT; dir++) {
+        if (!w->uses[dir])
+          continue;
+        double mbps = w->mbps_sum[dir] / s->d->iterations, ns = w->counter_ns_sum[dir] / s->d->iterations;
+        if (dir == DMA_READ) {
+          out->read_mbps = mbps;
+          out->read_counter_ns = ns;
+        } else {
+          out->write_mbps = mbps;
+          out->write_counter_ns = ns;
+          out->write_mbps_excluding_read_requests = w->write_excl_mbps_sum / s->d->iterations;
+        }
+      }
+      out->host = host_counters (s->host);
+      out->dma = dma_chain_counters (w->dma);
+      LinkUsage u[2];
+      for (int d = 0; d < 2; d++) {
+        const LinkUsage *sum = &w->usage_sum[d];
+        double win = w->usage_ps > 0 ? w->usage_ps : 1;
+        u[d] = (LinkUsage) { sum->payload / win, sum->tlp_overhead / win, sum->dllp / win, sum->ordered_sets / win,
+                             sum->idle / win };
+        /* Idle absorbs the rounding of the weighted sums, so the five still sum to 1. */
+        u[d].idle = 1.0 - (u[d].payload + u[d].tlp_overhead + u[d].dllp + u[d].ordered_sets);
+      }
+      out->downstream = u[LINK_DOWNSTREAM];
+      out->upstream = u[LINK_UPSTREAM];
+      out->downstream_counters = w->usage_counters[LINK_DOWNSTREAM];
+      out->upstream_counters = w->usage_counters[LINK_UPSTREAM];
+      out->usage_window_ns = w->usage_windows ? w->usage_ps / w->usage_windows / 1000.0 : 0;
+      out->usage_windows = w->usage_windows;
+    }
+    out->events = sim_events_executed (s->engine);
+    for (int dir = 0; dir < 2; dir++)
+      out->errors[dir] = link_errors (w->link, (LinkDir) dir);
+    out->tlp_pool_capacity = tlp_pool_capacity (fabric_pool (s->f));
+  }
+  return ok;
+}
+
+/* Sets up the driver's side of every workload (memory map, MSI data, descriptor memory, counters, status words)
+ * and runs. */
+static gboolean
+run_fabric (Fabric *f, Host *host, const SystemWorkload *wl, guint n, const SystemDriver *d, SystemResult *out,
+  GError **error)
+{
+  g_assert (n >= 1);
+  System s = { .f = f, .host = host, .engine = fabric_engine (f), .d = d, .mode = wl[0].mode, .n_work = n };
+  g_autofree Work *work = g_new0 (Work, n);
+  s.work = work;
+  for (guint k = 0; k < n; k++) {
+    Work *w = &work[k];
+    out[k] = (SystemResult) { 0 };
+    *w = (Work) { .s = &s, .w = &wl[k], .out = &out[k], .engine0 = s.n_engines };
+    w->dma = endpoint_dma (wl[k].endpoint);
+    if (w->dma == NULL) {
+      g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "%s has no DMA to run",
+        endpoint_component (wl[k].endpoint)->name);
+      return FALSE;
+    }
+    w->app = endpoint_app (wl[k].endpoint);
+    w->link = fabric_uplink (endpoint_component (wl[k].endpoint));
+    w->dp = &endpoint_params (wl[k].endpoint)->dma;
+    w->ap = &endpoint_params (wl[k].endpoint)->app;
+    w->bar0 = endpoint_bar (wl[k].endpoint, 0);
+    w->uses[DMA_READ] = wl[k].mode != SYSTEM_WRITE;
+    w->uses[DMA_WRITE] = wl[k].mode != SYSTEM_READ;
+    w->channels = w->dp->channels ? w->dp->channels : 1;
+    s.n_engines += w->channels * DMA_DIR_COUNT;
+  }
+  s.table_stride = MIN (TABLE_STRIDE, share (TABLE_SPACE, s.n_engines));
+  if (d->iterations == 0) {
+    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "iterations must be at least 1");
+    return FALSE;
+  }
+  if (!lay_out (&s, error))
+    return FALSE;
+  for (guint k = 0; k < n; k++) {
+    Work *w = &work[k];
+    dma_chain_set_memory (w->dma, mem_read, &s);
+    dma_chain_set_msi_data (w->dma, w->engine0);
+    dma_chain_set_counter_notify (w->dma, on_counter, w);
+    if (!w->dp->msi)
+      for (uint32_t i = 0; i < w->channels * DMA_DIR_COUNT; i++)
+        host_watch_status (host, table_addr (&s, w->engine0 + i) + 12, on_status, &s);
+  }
+  host_set_msi (host, on_msi, &s);
+  return run (&s, error);
+}
+
+gboolean
+system_run_fabric (Fabric *f, Host *host, const SystemWorkload *w, guint n, const SystemDriver *d,
+  SystemResult *out, GError **error)
+{
+  for (guint k = 0; k < n; k++) {
+    const Component *c = endpoint_component (w[k].endpoint);
+    Link *l = fabric_uplink (c);
+    const EndpointParams *ep = endpoint_params (w[k].endpoint);
+    if (l == NULL || !ep->has_dma) {
+      g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "%s: no link or no DMA", c->name);
+      return FALSE;
+    }
+    if (!host_params_check (host_params (host), link_params (l)->max_payload_bytes, error)
+        || !endpoint_params_check (ep, error))
+      return FALSE;
+  }
+  return run_fabric (f, host, w, n, d, out, error);
+}
+
+/* The smallest fabric, as every config describes it. Only the parameters' checks differ from a fabric of the
+ * caller's: system_params_check() names the limits of this memory map. */
 gboolean
 system_run (const SystemParams *p, SystemMode mode, uint64_t seed, SystemResult *out, GError **error)
 {
@@ -513,100 +820,23 @@ system_run (const SystemParams *p, SystemMode mode, uint64_t seed, SystemResult 
     return FALSE;
   /* Everything is built afresh for this run and freed at its end: a mode never inherits credits, queues or
    * timers from another, so its figure is the same whether it ran alone or after the others. */
-  *out = (SystemResult) { 0 };
-  System s = { .p = p, .mode = mode, .out = out };
-  s.uses[DMA_READ] = mode != SYSTEM_WRITE;
-  s.uses[DMA_WRITE] = mode != SYSTEM_READ;
-  uint64_t per = p->dma.desc_max_bytes ? p->dma.desc_max_bytes : p->transfer_bytes;
-  s.n_desc = (uint32_t) ((p->transfer_bytes + per - 1) / per);
-  s.channels = p->dma.channels ? p->dma.channels : 1;
-  for (uint32_t ch = 0; ch < s.channels; ch++)
-    for (int dir = 0; dir < DMA_DIR_COUNT; dir++)
-      s.buf[ch][dir] = (p->dma.addr64 ? BUF_BASE_64 : BUF_BASE_32) + (uint64_t) dir * BUF_STRIDE
-                       + (uint64_t) ch * channel_stride (s.channels);
-
-  s.engine = sim_engine_new (seed);
-  s.pool = tlp_pool_new ();
-  s.link = link_new (s.engine, &p->link, s.pool);
-  s.host = host_new (s.engine, &p->host, p->link.max_payload_bytes, link_port (s.link, LINK_HOST), s.pool);
-  s.app = app_new (s.engine, &p->app, link_port (s.link, LINK_DEVICE), s.pool);
-  s.dma = dma_chain_new (s.engine, &p->dma, s.app, s.pool, BAR0, mem_read, &s);
-  dma_chain_set_counter_notify (s.dma, on_counter, &s);
-  if (p->dma.msi)
-    host_set_msi (s.host, on_msi, &s);
-  else
-    for (uint32_t k = 0; k < s.channels * DMA_DIR_COUNT; k++)
-      host_watch_status (s.host, table_addr_ch (k / DMA_DIR_COUNT, k % DMA_DIR_COUNT) + 12, on_status, &s);
-
-  if (p->host_fault != HOST_FAULT_NONE)
-    host_inject_fault (s.host, p->host_fault, p->host_fault_at);
-  if (p->link_fault != LINK_FAULT_NONE)
-    link_inject_fault (s.link, p->link_fault, p->link_fault_dir, p->link_fault_at);
-
-  /* The bound is the configured quiet time plus the host's longest legal one, so a slow host never reads as a
-   * deadlock however the watchdog is set. */
-  sim_schedule_at (s.engine, 0, start_iteration, &s, 0);
-  s.watchdog_ps = (p->watchdog_ps ? p->watchdog_ps : SYSTEM_WATCHDOG_DEFAULT_PS) + quiet_ps (p);
-  sim_schedule_in (s.engine, s.watchdog_ps, watchdog, &s, 0);
-  /* Backstop for a run that keeps delivering but never ends (a livelock the watchdog cannot see): far beyond
-   * any legal run, as 1 MB/s would be a broken model. */
-  SimTime budget = SIM_MS * 1000 + (SimTime) p->iterations * p->transfer_bytes * SIM_US;
-  sim_run_until (s.engine, budget);
-  gboolean ok = TRUE;
-  if (!s.finished) {
-    g_autofree char *how = s.stalled
-      ? g_strdup_printf ("nothing delivered for %.3f us", (double) s.watchdog_ps / 1e6)
-      : g_strdup (sim_pending (s.engine) ? "not finished within the time budget" : "no event left to run");
-    deadlock_error (&s, how, error);
-    ok = FALSE;
-  } else {
-    /* Let the last Acks and UpdateFCs settle so the link's end-of-run checks see a quiet link: many Ack and
-     * UpdateFC periods (each <= 30 us). */
-    sim_run_until (s.engine, sim_now (s.engine) + 200 * SIM_US);
-    ok = system_check_invariants (&s, error);
-  }
-  /* Figures and counters only from a run that passed every check; events and pool size are kept either way. */
+  Fabric *f = fabric_new (seed);
+  Host *host = host_new (f, "host", &p->host, 1);
+  EndpointParams ep = { .app = p->app, .has_dma = TRUE, .dma = p->dma, .rcb_bytes = p->host.rcb_bytes,
+                        .bars = { { .size_bytes = BAR0_BYTES } } };
+  Endpoint *e = endpoint_new (f, "endpoint", &ep);
+  Link *link = fabric_connect (f, host_component (host), 0, endpoint_component (e), 0, &p->link, error);
+  gboolean ok = link != NULL && fabric_enumerate (f, error);
   if (ok) {
-    for (int dir = 0; dir < DMA_DIR_COUNT; dir++) {
-      if (!s.uses[dir])
-        continue;
-      double mbps = s.mbps_sum[dir] / p->iterations, ns = s.counter_ns_sum[dir] / p->iterations;
-      if (dir == DMA_READ) {
-        out->read_mbps = mbps;
-        out->read_counter_ns = ns;
-      } else {
-        out->write_mbps = mbps;
-        out->write_counter_ns = ns;
-        out->write_mbps_excluding_read_requests = s.write_excl_mbps_sum / p->iterations;
-      }
-    }
-    out->host = host_counters (s.host);
-    out->dma = dma_chain_counters (s.dma);
-    LinkUsage u[2];
-    for (int d = 0; d < 2; d++) {
-      const LinkUsage *sum = &s.usage_sum[d];
-      double w = s.usage_ps > 0 ? s.usage_ps : 1;
-      u[d] = (LinkUsage) { sum->payload / w, sum->tlp_overhead / w, sum->dllp / w, sum->ordered_sets / w,
-                           sum->idle / w };
-      /* Idle absorbs the rounding of the weighted sums, so the five still sum to 1. */
-      u[d].idle = 1.0 - (u[d].payload + u[d].tlp_overhead + u[d].dllp + u[d].ordered_sets);
-    }
-    out->downstream = u[LINK_DOWNSTREAM];
-    out->upstream = u[LINK_UPSTREAM];
-    out->downstream_counters = s.usage_counters[LINK_DOWNSTREAM];
-    out->upstream_counters = s.usage_counters[LINK_UPSTREAM];
-    out->usage_window_ns = s.usage_windows ? s.usage_ps / s.usage_windows / 1000.0 : 0;
-    out->usage_windows = s.usage_windows;
+    if (p->host_fault != HOST_FAULT_NONE)
+      host_inject_fault (host, p->host_fault, p->host_fault_at);
+    if (p->link_fault != LINK_FAULT_NONE)
+      link_inject_fault (link, p->link_fault, p->link_fault_dir, p->link_fault_at);
+    SystemWorkload w = { .endpoint = e, .mode = mode, .transfer_bytes = p->transfer_bytes };
+    SystemDriver d = { .iterations = p->iterations, .software_timed = p->software_timed,
+                       .watchdog_ps = p->watchdog_ps };
+    ok = run_fabric (f, host, &w, 1, &d, out, error);
   }
-  out->events = sim_events_executed (s.engine);
-  for (int dir = 0; dir < 2; dir++)
-    out->errors[dir] = link_errors (s.link, (LinkDir) dir);
-  out->tlp_pool_capacity = tlp_pool_capacity (s.pool);
-  dma_chain_free (s.dma);
-  app_free (s.app);
-  host_free (s.host);
-  link_free (s.link);
-  tlp_pool_free (s.pool);
-  sim_engine_free (s.engine);
+  fabric_free (f);
   return ok;
 }

@@ -1,9 +1,19 @@
-/* system.h — one host, one link, one endpoint with the AN-456 chaining DMA, and the benchmark that drives them.
+/* system.h — the AN-456 benchmark: the driver software that programs endpoints' chaining DMAs and times their
+ * transfers, on a fabric (fabric.h); and the system every config describes, the smallest fabric: one root
+ * complex, one link, one endpoint with the DMA.
  *
  * Contract:
- * - system_run() builds a fresh engine, TLP pool, link, host, application datapath and DMA from plain parameter
- *   structs, runs `iterations` transfers of `transfer_bytes` in the given mode and tears everything down: runs
- *   never influence each other and the same params + seed give the same result.
+ * - system_run() builds a fresh fabric from plain parameter structs (root complex "host" with one root port, link,
+ *   endpoint "endpoint" with its datapath and DMA, BAR0 256 MB as AN-456's), runs `iterations` transfers of
+ *   `transfer_bytes` in the given mode and tears everything down: runs never influence each other and the same
+ *   params + seed give the same result.
+ * - system_run_fabric() runs the same benchmark on a fabric the caller built and enumerated: one workload per
+ *   endpoint (SystemWorkload), all programmed in each iteration (workload by workload, in the order given) and
+ *   all waited for before the next; each workload's figures are its own, as below, over its own link. A
+ *   workload's buffers are in host memory or, peer-to-peer, in another endpoint's BAR, whose memory target
+ *   completes the DMA's reads and sinks its writes; descriptor tables, EPLAST and MSIs stay in host memory.
+ *   Software gives workload k's engines MSI data from 2 x (channels of the workloads before it) on, and one
+ *   descriptor table each, so every engine's table, status word and message is its own.
  * - Per iteration the host software writes the descriptor tables into host memory (untimed: done before the
  *   run starts, as the published application does outside its measurement), then programs each engine with four
  *   PIO register writes (write engine first in simultaneous mode), and waits for each engine's MSI (or polls its
@@ -16,13 +26,14 @@
  *   first counter start to the last counter stop (in simultaneous mode the union of both engines' windows),
  *   each weighted by its length. The window opens when the engine is started (with DMA_COUNTER_AT_HOST the
  *   counter itself starts earlier, when the start write left the host).
- * - Before returning a figure the run checks every invariant (system_check_invariants()); a broken one is an
- *   error (PS_ERROR_INTERNAL) and no figure is returned. The invariants include data integrity: every DW
- *   carries a pattern of its address (pattern.h) and the checksums the host and the endpoint fold from what they
- *   received must equal those of the ranges the descriptors asked for, so a completion dropped, duplicated or
- *   sent to the wrong address shows up even when the byte counts happen to agree.
+ * - Before returning a figure the run checks every invariant; a broken one is an error (SYSTEM_ERROR_INVARIANT,
+ *   or the component's own domain's invariant code) and no figure is returned. The invariants include data
+ *   integrity: every DW carries a pattern of its address (pattern.h) and the checksums the host, each memory
+ *   target and each endpoint fold from what they received must equal those of the ranges the descriptors asked
+ *   for, so a completion dropped, duplicated or sent to the wrong address shows up even when the byte counts
+ *   happen to agree.
  * - Deadlock watchdog: when watchdog_ps of simulated time pass with an engine still owed to software and no TLP
- *   delivered anywhere, the run stops with PS_ERROR_INTERNAL naming what each component waits for (credits of
+ *   delivered anywhere, the run stops with SYSTEM_ERROR_DEADLOCK naming what each component waits for (credits of
  *   which type, tags, replay buffer, queued TLPs). The bound is stretched by the longest quiet stretch the host
  *   parameters allow (latencies, polling, rates), so a slow but legal config never trips it. A run that keeps
  *   delivering but never finishes stops at a generous time budget instead.
@@ -31,7 +42,7 @@
  */
 #pragma once
 
-#include "models/dma_chain.h"
+#include "models/endpoint.h"
 #include "models/host.h"
 
 typedef enum { SYSTEM_READ, SYSTEM_WRITE, SYSTEM_SIMULTANEOUS } SystemMode;
@@ -89,11 +100,38 @@ typedef struct {
   size_t tlp_pool_capacity; /* TLP structs ever allocated: the working set */
 } SystemResult;
 
+/* Parameters a model refuses come back in that model's domain with its _PARAM code (LINK_ERROR_PARAM, …), those
+ * only the system can judge (tags the link cannot carry, a transfer the memory map cannot hold) as
+ * SYSTEM_ERROR_PARAM. */
+#define SYSTEM_ERROR (system_error_quark ())
+GQuark system_error_quark (void);
+typedef enum { SYSTEM_ERROR_PARAM, SYSTEM_ERROR_INVARIANT, SYSTEM_ERROR_DEADLOCK } SystemError;
+
 gboolean system_params_check (const SystemParams *p, GError **error);
 gboolean system_run (const SystemParams *p, SystemMode mode, uint64_t seed, SystemResult *out, GError **error);
 const char *system_mode_name (SystemMode mode);
 
-typedef struct System System;
-/* Bytes requested = completed = written at the destination, every tag retired, host and link drained, TLP pool
- * empty. system_run() calls it; exposed for tests that build a System by hand. */
-gboolean system_check_invariants (const System *sys, GError **error);
+/* One endpoint's part of a benchmark on a fabric. */
+typedef struct {
+  Endpoint *endpoint; /* with a chaining DMA */
+  SystemMode mode;
+  uint64_t transfer_bytes; /* per transfer per engine */
+  /* Where the data buffers are: NULL, host memory; else the memory target behind BAR `peer_bar` of this endpoint
+   * (peer-to-peer), whose space is shared out among the workloads that name it. */
+  Endpoint *peer;
+  guint peer_bar;
+} SystemWorkload;
+
+/* What system_run_fabric() takes besides the fabric: the driver's side of SystemParams. */
+typedef struct {
+  uint32_t iterations;
+  gboolean software_timed;
+  SimTime watchdog_ps;
+} SystemDriver;
+
+/* Runs the workloads on `f` (enumerated, not yet run; the caller frees it), `host` its root complex; fills out[k]
+ * for workload k. Every parameter check of system_params_check() applies per workload, against the endpoint's link.
+ * The run's checks cover the whole fabric: every component's and link's invariants, and bytes and checksums per
+ * workload and per memory (host, each memory target). */
+gboolean system_run_fabric (Fabric *f, Host *host, const SystemWorkload *w, guint n, const SystemDriver *d,
+  SystemResult *out, GError **error);

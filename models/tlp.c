@@ -51,7 +51,7 @@ pool_grow (TlpPool *pool)
   pool->capacity += TLP_POOL_CHUNK;
 }
 
-/* Zero-filled so stale fields of a recycled TLP (tag, owner, cookie) never leak into a new one. */
+/* Zero-filled so stale fields of a recycled TLP (tag, requester, cookie) never leak into a new one. */
 Tlp *
 tlp_alloc (TlpPool *pool)
 {

@@ -36,10 +36,15 @@ struct Tlp {
   uint32_t payload_bytes; /* data carried (0 for MRd, Cpl) */
   uint64_t address; /* MWr/MRd target; CplD: address of the first payload byte (for ordering checks) */
   uint32_t length_bytes; /* MRd: bytes requested; CplD: byte count still outstanding incl. this one (§2.2.9) */
-  uint16_t tag; /* MRd and its completions */
+  /* Requester ID, bus << 8 | device << 3 | function (spec §2.2.6.2): of a request, its sender's; of a completion,
+   * the requester's it answers, by which every switch and root port routes it back. */
+  uint16_t requester;
+  /* MRd and its completions: a requester never has two outstanding requests with one tag, so requester and tag
+   * name a request across the fabric (spec §2.2.6.2). */
+  uint16_t tag;
   uint16_t seq; /* data-link sequence number, set by the link */
+  uint16_t port; /* free for the component holding the TLP: e.g. the port it came in on */
   uint64_t stamp_ps; /* free for the owner: e.g. when a request was issued */
-  void *owner; /* requester context, carried back on completions */
   uint64_t cookie; /* owner-defined */
 };
 

@@ -1,7 +1,9 @@
 /* wc.c — see wc.h for the contract. */
 #include "models/wc.h"
 
-#include "sim/error.h"
+#include "sim/engine.h"
+
+G_DEFINE_QUARK (pciesim-wc-error-quark, wc_error)
 
 /* 8-byte chunks: the unit of a partial write (SDM §11.3.1). */
 #define CHUNK_BYTES 8u
@@ -27,12 +29,12 @@ gboolean
 wc_params_check (const WcParams *p, GError **error)
 {
   if (p->buffers < 1 || p->buffers > WC_MAX_BUFFERS) {
-    ps_error_plain (error, PS_ERROR_DATA, "%u write-combining buffers: must be 1 to %u", p->buffers,
+    g_set_error (error, WC_ERROR, WC_ERROR_PARAM, "%u write-combining buffers: must be 1 to %u", p->buffers,
       WC_MAX_BUFFERS);
     return FALSE;
   }
   if (p->buffer_bytes != 32 && p->buffer_bytes != 64) {
-    ps_error_plain (error, PS_ERROR_DATA, "write-combining buffer of %u bytes: must be 64, or 32 (P6)",
+    g_set_error (error, WC_ERROR, WC_ERROR_PARAM, "write-combining buffer of %u bytes: must be 64, or 32 (P6)",
       p->buffer_bytes);
     return FALSE;
   }
@@ -42,7 +44,7 @@ wc_params_check (const WcParams *p, GError **error)
 Wc *
 wc_new (const WcParams *p, WcEmitFn emit, void *ctx)
 {
-  PS_INVARIANT (wc_params_check (p, NULL), "wc_new: unchecked parameters (%u x %u bytes)", p->buffers,
+  SIM_INVARIANT (wc_params_check (p, NULL), "wc_new: unchecked parameters (%u x %u bytes)", p->buffers,
     p->buffer_bytes);
   Wc *wc = g_new0 (Wc, 1);
   wc->p = *p;
@@ -96,7 +98,7 @@ oldest (Wc *wc)
 static void
 check_store (const Wc *wc, uint64_t address, uint32_t width)
 {
-  PS_INVARIANT (width >= 1 && width <= 32 && width <= wc->p.buffer_bytes && (width & (width - 1)) == 0
+  SIM_INVARIANT (width >= 1 && width <= 32 && width <= wc->p.buffer_bytes && (width & (width - 1)) == 0
                   && address % width == 0,
     "write-combining store of %u bytes at 0x%" G_GINT64_MODIFIER "x: the width must be a power of two up to 32 "
     "(and the buffer size %u) and the address a multiple of it", width, address, wc->p.buffer_bytes);

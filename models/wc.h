@@ -33,6 +33,11 @@
 #include <glib.h>
 #include <stdint.h>
 
+/* Bad parameters (the builder maps them to exit 65). */
+#define WC_ERROR (wc_error_quark ())
+GQuark wc_error_quark (void);
+typedef enum { WC_ERROR_PARAM } WcError;
+
 #define WC_MAX_BUFFERS 64
 
 typedef struct {

@@ -1,7 +1,7 @@
-/* cli.c — one straight line: config_load -> topology_run -> report -> output. */
+/* cli.c — one straight line: config_load -> ps_run_config -> report -> output. */
 #include "cli.h"
 
-#include "models/topology.h"
+#include "sim/builder.h"
 #include "sim/config.h"
 
 gboolean
@@ -16,7 +16,7 @@ ps_cli_run (const PsCliRun *run, GError **error)
   /* Wall time covers the run alone, on the monotonic clock so a clock step cannot make it negative. It is the
    * one nondeterministic figure and reaches only JSON's stats.wall_s (report.h). */
   gint64 t0 = g_get_monotonic_time ();
-  if (!topology_run (cfg, modes, run->seed, &result, error))
+  if (!ps_run_config (cfg, modes, run->seed, &result, error))
     return FALSE;
   result.wall_s = (double) (g_get_monotonic_time () - t0) / 1e6;
   /* Rendered whole, then written in one go: ps_write_output() replaces a file atomically, which needs all of it. */

@@ -1,6 +1,6 @@
 /* cli.h — the actions behind the command line, callable from tests without spawning a process.
  *
- * Contract: ps_cli_run() loads the config, runs the requested modes through the topology, renders the report
+ * Contract: ps_cli_run() loads the config, runs the requested modes through the builder, renders the report
  * and writes it (atomically when a file is named). On any error nothing is written and `error` carries the
  * PsErrorCode that is the process exit status. */
 #pragma once

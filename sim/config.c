@@ -542,7 +542,7 @@ ps_mode_parse (const char *word)
   return 0;
 }
 
-/* Callers name one mode bit at a time (topology's messages); PS_MODE_ALL or any other mask reads as "all". */
+/* Callers name one mode bit at a time (the builder's messages); PS_MODE_ALL or any other mask reads as "all". */
 const char *
 ps_mode_name (unsigned mode)
 {

@@ -18,6 +18,7 @@
  * before anything the handler adds), so nothing sifts above it; it is removed normally if nothing replaced it. */
 #include "engine.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 #include "error.h"
@@ -453,4 +454,15 @@ sim_rand_new (const SimEngine *e, uint32_t component_id)
    * word would then give the same stream. */
   guint32 words[2] = { (guint32) s, (guint32) (s >> 32) };
   return g_rand_new_with_seed_array (words, 2);
+}
+
+/* The models' view of error.h's exit: formatted here so that models include the engine alone. */
+void
+sim_invariant_failed (const char *file, int line, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  char *msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  ps_invariant_failed (file, line, "%s", msg);
 }

@@ -8,7 +8,7 @@
  * - Ordering is total and defined: by time, then by the order in which the events were scheduled. Two events
  *   at the same picosecond therefore run first-scheduled-first, whatever the heap does internally.
  * - Scheduling in the past (or beyond SIM_TIME_MAX) is a programming error: the engine clamps nothing and stops
- *   the process as an internal error (ps_invariant_failed(): one line on stderr, exit 70).
+ *   the process as an internal error (sim_invariant_failed(): one line on stderr, exit 70).
  * - Event records come from a free list that grows by doubling; after warm-up no event allocates.
  * - The engine knows nothing about PCIe and includes no model header. Models include this file.
  * - Each component draws randomness from its own GRand stream, seeded from the run seed and a stable component
@@ -70,3 +70,19 @@ size_t sim_event_capacity (const SimEngine *engine);
 GRand *sim_rand_new (const SimEngine *engine, uint32_t component_id);
 /* The seed that sim_rand_new() uses; exposed so tests can check streams are distinct. */
 uint64_t sim_component_seed (uint64_t run_seed, uint32_t component_id);
+
+/* Continuous invariant checks on the models' hot paths (credit counters, sequence numbers, tags), compiled in
+ * unless NDEBUG is defined. A violation is a model bug: it prints "pciesim: error: internal: MESSAGE (FILE:LINE)"
+ * as the one line of stderr and exits 70 at once (sim/error.h's ps_invariant_failed()), so no figure computed
+ * from a broken state is ever printed. MESSAGE should carry the few numbers that show the broken state. The
+ * engine offers it so that models need no header of sim/ but this one (design.md §2). */
+G_GNUC_NORETURN void sim_invariant_failed (const char *file, int line, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
+#ifndef NDEBUG
+#define SIM_INVARIANT(cond, ...)                                                                               \
+  do {                                                                                                         \
+    if (G_UNLIKELY (!(cond)))                                                                                  \
+      sim_invariant_failed (__FILE__, __LINE__, __VA_ARGS__);                                                  \
+  } while (0)
+#else
+#define SIM_INVARIANT(cond, ...) ((void) sizeof (cond))
+#endif

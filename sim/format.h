@@ -24,7 +24,7 @@
 
 #include <glib.h>
 
-/* json-glib's own declaration, repeated so that the many includers of report.h (models' topology among them) do
+/* json-glib's own declaration, repeated so that the many includers of report.h (the builder among them) do
  * not see json-glib; the code that reads JSON includes <json-glib/json-glib.h> itself. */
 typedef struct _JsonNode JsonNode;
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "models/topology.h"
+#include "sim/builder.h"
 #include "pciesim-describe.h"
 #include "pciesim-version.h"
 #include "sim/cli.h"

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "models/topology.h"
+#include "sim/builder.h"
 #include "pciesim-version.h"
 #include "sim/error.h"
 #include "sim/scenario.h"
@@ -549,7 +549,7 @@ run_point (gpointer data, gpointer user)
   PsRunResult result = { 0 };
   if (!skip && cfg && !r->validating) {
     /* A load error comes back located from ps_scenario_point_config(); a run error (a model's) is located here. */
-    if (topology_run (cfg, r->sc->modes, r->seed, &result, &e))
+    if (ps_run_config (cfg, r->sc->modes, r->seed, &result, &e))
       row = render_row (r->sc, index, r->format, &result);
     else
       ps_scenario_locate_error (r->sc, index, &e);

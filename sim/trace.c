@@ -208,7 +208,7 @@ sim_trace_open (const char *path, const SimTraceOptions *o, GError **error)
   SimTraceFormat format;
   if (!sim_trace_format_from_path (path, &format, error))
     return NULL;
-  PS_INVARIANT (o->window_start_ps < o->window_end_ps, "trace window %" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT
+  SIM_INVARIANT (o->window_start_ps < o->window_end_ps, "trace window %" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT
     " ps is empty", o->window_start_ps, o->window_end_ps);
   g_autofree char *tmp = g_strconcat (path, ".XXXXXX", NULL);
   int fd = g_mkstemp_full (tmp, O_WRONLY, 0666);
@@ -264,8 +264,8 @@ add_sig (SimTrace *t, guint obj, const char *suffix, guint bits, gboolean known)
 static guint
 add_obj (SimTrace *t, const char *scope, const char *name)
 {
-  PS_INVARIANT (!t->started, "trace: %s.%s declared after sim_trace_start()", scope, name);
-  PS_INVARIANT (word_ok (scope, TRUE) && word_ok (name, FALSE), "trace: bad scope or name '%s' '%s'",
+  SIM_INVARIANT (!t->started, "trace: %s.%s declared after sim_trace_start()", scope, name);
+  SIM_INVARIANT (word_ok (scope, TRUE) && word_ok (name, FALSE), "trace: bad scope or name '%s' '%s'",
     scope ? scope : "(null)", name ? name : "(null)");
   Obj o = { .scope = g_strdup (scope), .name = g_strdup (name), .full = g_strconcat (scope, ".", name, NULL),
              .pending_end = SIM_TIME_MAX };
@@ -288,7 +288,7 @@ sim_trace_add_track (SimTrace *t, const char *scope, const char *name, const cha
 {
   guint i = add_obj (t, scope, name);
   Obj *o = &g_array_index (t->objs, Obj, i);
-  PS_INVARIANT (states != NULL && n_states >= 1, "trace: track %s.%s has no states", scope, name);
+  SIM_INVARIANT (states != NULL && n_states >= 1, "trace: track %s.%s has no states", scope, name);
   o->is_track = TRUE;
   o->states = states;
   o->n_states = n_states;
@@ -296,7 +296,7 @@ sim_trace_add_track (SimTrace *t, const char *scope, const char *name, const cha
   o->tid = ++t->n_tracks;
   for (guint a = 0; a < SIM_TRACE_ATTRS; a++) {
     o->attrs[a] = attrs ? attrs[a] : NULL;
-    PS_INVARIANT (o->attrs[a] == NULL || word_ok (o->attrs[a], FALSE), "trace: bad attribute name '%s'",
+    SIM_INVARIANT (o->attrs[a] == NULL || word_ok (o->attrs[a], FALSE), "trace: bad attribute name '%s'",
       o->attrs[a]);
     /* Every attribute gets its signal, used or not, so a track's signals are at sig, sig + 1, sig + 2. */
     add_sig (t, i, o->attrs[a], 32, TRUE);
@@ -307,7 +307,7 @@ sim_trace_add_track (SimTrace *t, const char *scope, const char *name, const cha
 SimTraceCounter
 sim_trace_add_counter (SimTrace *t, const char *scope, const char *name, guint bits)
 {
-  PS_INVARIANT (bits >= 1 && bits <= 64, "trace: counter %s.%s of %u bits", scope, name, bits);
+  SIM_INVARIANT (bits >= 1 && bits <= 64, "trace: counter %s.%s of %u bits", scope, name, bits);
   guint i = add_obj (t, scope, name);
   g_array_index (t->objs, Obj, i).sig = add_sig (t, i, NULL, bits, FALSE);
   return i;
@@ -582,7 +582,7 @@ json_header (SimTrace *t, GString *h)
 gboolean
 sim_trace_start (SimTrace *t, GError **error)
 {
-  PS_INVARIANT (!t->started, "trace: started twice");
+  SIM_INVARIANT (!t->started, "trace: started twice");
   t->started = TRUE;
   g_autoptr (GString) h = g_string_new (NULL);
   if (t->format == SIM_TRACE_VCD) {
@@ -605,7 +605,7 @@ sim_trace_start (SimTrace *t, GError **error)
 static Obj *
 obj (SimTrace *t, guint i, gboolean track)
 {
-  PS_INVARIANT (t->started && i < t->objs->len && g_array_index (t->objs, Obj, i).is_track == track,
+  SIM_INVARIANT (t->started && i < t->objs->len && g_array_index (t->objs, Obj, i).is_track == track,
     "trace: event for %s %u, not declared or before sim_trace_start()", track ? "track" : "counter", i);
   return &g_array_index (t->objs, Obj, i);
 }
@@ -615,7 +615,7 @@ sim_trace_slice_emit (SimTrace *t, SimTraceTrack track, SimTime start, SimTime d
   uint64_t attr1)
 {
   Obj *o = obj (t, track, TRUE);
-  PS_INVARIANT (state < o->n_states && start >= o->last_end && dur <= SIM_TIME_MAX - start
+  SIM_INVARIANT (state < o->n_states && start >= o->last_end && dur <= SIM_TIME_MAX - start
                   && attr0 <= UINT32_MAX && attr1 <= UINT32_MAX,
     "trace: slice on %s.%s at %" G_GUINT64_FORMAT " ps (state %u, attributes %" G_GUINT64_FORMAT ", %"
     G_GUINT64_FORMAT ") overlaps the previous one (ends %" G_GUINT64_FORMAT " ps) or is out of range",
@@ -665,7 +665,7 @@ sim_trace_count_emit (SimTrace *t, SimTraceCounter counter, SimTime at, uint64_t
 {
   Obj *o = obj (t, counter, FALSE);
   const Sig *sig = &g_array_index (t->sigs, Sig, o->sig);
-  PS_INVARIANT (sig->bits == 64 || value >> sig->bits == 0, "trace: counter %s.%s value %" G_GUINT64_FORMAT
+  SIM_INVARIANT (sig->bits == 64 || value >> sig->bits == 0, "trace: counter %s.%s value %" G_GUINT64_FORMAT
     " does not fit its %u bits", o->scope, o->name, value, sig->bits);
   o->value = value;
   o->set = TRUE;
@@ -763,7 +763,7 @@ vcd_finish (SimTrace *t)
 gboolean
 sim_trace_close (SimTrace *t, GError **error)
 {
-  PS_INVARIANT (t->started, "trace: closed before sim_trace_start() (abort it instead)");
+  SIM_INVARIANT (t->started, "trace: closed before sim_trace_start() (abort it instead)");
   if (!t->stopped) {
     if (t->format == SIM_TRACE_VCD)
       vcd_finish (t);

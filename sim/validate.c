@@ -11,7 +11,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "models/topology.h"
+#include "sim/builder.h"
 #include "sim/config.h"
 #include "pciesim-version.h"
 #include "sim/error.h"
@@ -103,7 +103,7 @@ run_job (gpointer data, gpointer user)
     return;
   }
   if (j->cfg)
-    topology_run (j->cfg, PS_MODE_ALL, j->seed, &j->result, &j->error);
+    ps_run_config (j->cfg, PS_MODE_ALL, j->seed, &j->result, &j->error);
 }
 
 /* Running totals for the summary line. The theoretical formula's error is accumulated over the same figures so

@@ -115,7 +115,7 @@ app_rx (void *ctx, const Tlp *tlp)
 /* Pipelines and flight of 55 ns in all, as in test-link.c, and the spec's 30 us UpdateFC refresh; credits, queue
  * and replay buffer unlimited unless a test sets them. */
 static LinkParams
-link_params (int gen, int lanes)
+rig_link_params (int gen, int lanes)
 {
   return (LinkParams) { .gen = gen, .lanes = lanes, .max_payload_bytes = 256, .tx_pipeline_ps = 20 * SIM_NS,
                         .rx_pipeline_ps = 30 * SIM_NS, .flight_ps = 5 * SIM_NS, .updatefc_period_ps = 30 * SIM_US };
@@ -130,8 +130,12 @@ rig_init (Rig *r, const LinkParams *lp, const AppParams *ap)
   r->engine = sim_engine_new (1);
   r->pool = tlp_pool_new ();
   r->link = link_new (r->engine, lp, r->pool);
-  r->app = app_new (r->engine, ap, link_port (r->link, LINK_DEVICE), r->pool);
-  r->host = link_port (r->link, LINK_HOST);
+  LinkPort *dev = link_port (r->link, LINK_USP);
+  r->app = app_new (r->engine, ap, dev, r->pool);
+  /* Alone on the port, the app takes its callbacks directly (in a fabric the endpoint passes them on). */
+  link_port_set_rx (dev, app_link_rx, r->app);
+  link_port_set_tx_ready (dev, app_link_tx_ready, r->app);
+  r->host = link_port (r->link, LINK_DSP);
   link_port_set_rx (r->host, host_rx, r);
   app_set_rx (r->app, app_rx, r);
 }
@@ -188,7 +192,7 @@ static const struct {
 START_TEST (test_cycle)
 {
   Rig r;
-  LinkParams lp = link_params (2, 8);
+  LinkParams lp = rig_link_params (2, 8);
   AppParams ap = { .width_bits = 128, .clock_mhz = clock_cases[_i].mhz };
   rig_init (&r, &lp, &ap);
   ck_assert_msg (app_cycle_ps (r.app) == clock_cases[_i].ps, "%g MHz: %" G_GUINT64_FORMAT " ps", clock_cases[_i].mhz,
@@ -245,7 +249,7 @@ START_TEST (test_tx_rate)
   const TxCase *c = &tx_cases[_i];
   /* Gen5 x16 moves a 276-byte TLP in 17.25 symbol times of 0.254 ns, 4.4 ns: faster than every case's datapath,
    * so only the datapath sets the pace. */
-  LinkParams lp = link_params (5, 16);
+  LinkParams lp = rig_link_params (5, 16);
   AppParams ap = { .width_bits = c->width, .clock_mhz = c->mhz, .header_own_beat = c->own, .tx_gap_cycles = c->gap,
                    .straddle = c->straddle };
   Rig r;
@@ -282,7 +286,7 @@ END_TEST
 START_TEST (test_arbitration)
 {
   gboolean rr = _i == 0;
-  LinkParams lp = link_params (5, 16);
+  LinkParams lp = rig_link_params (5, 16);
   /* 128 bits at 250 MHz; 3 idle beats whenever the grant changes client. */
   AppParams ap = { .width_bits = 128, .clock_mhz = 250, .arbitration = rr ? APP_ARB_ROUND_ROBIN : APP_ARB_PRIORITY,
                    .arb_switch_cycles = 3 };
@@ -321,8 +325,8 @@ START_TEST (test_skip_blocked)
    * client 0 (reads): its first two MRds go, the third has no credit, and client 1's five writes must pass it
    * rather than wait behind it. Once the host frees the reads (an UpdateFC under the §2.6.1.2 rule: the type was
    * exhausted) the remaining three reads go. */
-  LinkParams lp = link_params (5, 16);
-  lp.host_rx_credits.nph = 2;
+  LinkParams lp = rig_link_params (5, 16);
+  lp.rx_credits[LINK_DSP].nph = 2;
   AppParams ap = { .width_bits = 128, .clock_mhz = 250, .arbitration = APP_ARB_PRIORITY };
   Rig r;
   rig_init (&r, &lp, &ap);
@@ -368,7 +372,7 @@ START_TEST (test_rx)
    * next ones follow every 69 ns (back to back, starting in lane 4). 128 bits at 250 MHz with 2 cycles of
    * overhead take 17 + 2 = 19 beats = 76 ns each, slower than the link, so the datapath sets the pace: the first
    * starts at the next edge, 128 ns, and is seen at 128 + 76 = 204 ns, the k-th 76 ns after the one before. */
-  LinkParams lp = link_params (2, 8);
+  LinkParams lp = rig_link_params (2, 8);
   AppParams ap = { .width_bits = 128, .clock_mhz = 250, .rx_overhead_cycles = 2 };
   Rig r;
   rig_init (&r, &lp, &ap);
@@ -390,7 +394,7 @@ END_TEST
  * + the same 2 cycles (4 segments) = 26 ns. */
 START_TEST (test_rx_straddle)
 {
-  LinkParams lp = link_params (5, 16);
+  LinkParams lp = rig_link_params (5, 16);
   AppParams ap = { .width_bits = 512, .clock_mhz = 250, .rx_overhead_cycles = 2, .straddle = _i == 1 };
   Rig r;
   rig_init (&r, &lp, &ap);

@@ -1,15 +1,18 @@
-/* test-builder.c — the config -> model builder (today models/topology.c): what each key becomes in the models'
- * parameter structs. Configs are small YAML files written here and loaded with ps_config_load(), so every value
- * the test checks is one it wrote; the expected model values follow from the field names' units and from the
- * mapping rules stated in topology.c (credits named by who advertises them, policy words to enums). */
+/* test-builder.c — the config -> model builder (sim/builder.c): what each key becomes in the models' parameter
+ * structs, and what the models' errors become. Configs are small YAML files written here and loaded with
+ * ps_config_load(), so every value the test checks is one it wrote; the expected model values follow from the
+ * field names' units and from the mapping rules stated in builder.c (credits named by who advertises them,
+ * policy words to enums). */
 #include <check.h>
 #include <math.h>
 #include <string.h>
 
 #define TMPDIR_TEMPLATE "pciesim-test-builder-XXXXXX"
 #include "tests/common.h"
-#include "models/topology.h"
+#include "models/phy.h"
+#include "sim/builder.h"
 #include "sim/config.h"
+#include "sim/error.h"
 
 /* Every key the mapping reads, each set to a value that is not its default and not equal to another's, so a
  * field wired to the wrong key shows. Finite data credits are at least the spec minimum for MPS 512 (512 / 16 =
@@ -95,13 +98,12 @@ link_params_equal (const LinkParams *a, const LinkParams *b)
          && a->tx_pipeline_ps == b->tx_pipeline_ps && a->rx_pipeline_ps == b->rx_pipeline_ps
          && a->flight_ps == b->flight_ps && a->replay_buffer_bytes == b->replay_buffer_bytes
          && a->tx_queue_tlps == b->tx_queue_tlps && a->updatefc_period_ps == b->updatefc_period_ps
-         && memcmp (&a->host_rx_credits, &b->host_rx_credits, sizeof a->host_rx_credits) == 0
-         && memcmp (&a->device_rx_credits, &b->device_rx_credits, sizeof a->device_rx_credits) == 0
+         && memcmp (a->rx_credits, b->rx_credits, sizeof a->rx_credits) == 0
          && a->skp_interval_symbols == b->skp_interval_symbols
          && a->updatefc_hdr_threshold_credits == b->updatefc_hdr_threshold_credits
          && a->updatefc_data_threshold_credits == b->updatefc_data_threshold_credits
          && a->updatefc_latency_symbols == b->updatefc_latency_symbols
-         && a->host_ack_every_tlps == b->host_ack_every_tlps && a->device_ack_every_tlps == b->device_ack_every_tlps
+         && memcmp (a->ack_every_tlps, b->ack_every_tlps, sizeof a->ack_every_tlps) == 0
          && a->ecrc == b->ecrc;
 }
 
@@ -111,7 +113,7 @@ START_TEST (test_link)
 {
   g_autoptr (PsConfig) cfg = load ("link", full_yaml, NULL);
   LinkParams lp;
-  topology_link_params (cfg, &lp);
+  ps_build_link_params (cfg, &lp);
   ck_assert_int_eq (lp.gen, 3);
   ck_assert_int_eq (lp.lanes, 4);
   ck_assert_uint_eq (lp.max_payload_bytes, 512);
@@ -131,10 +133,10 @@ START_TEST (test_link)
   /* The root port's credits (host.rx_credits) limit what the endpoint sends upstream; the endpoint's limit the
    * host. Each receiver's Ack policy stays with it. */
   const FcCredits host = { 11, 42, 33, 44, 55, 66 }, dev = { 1, 32, 3, 4, 5, 36 };
-  ck_assert (memcmp (&lp.host_rx_credits, &host, sizeof host) == 0);
-  ck_assert (memcmp (&lp.device_rx_credits, &dev, sizeof dev) == 0);
-  ck_assert_uint_eq (lp.host_ack_every_tlps, 8);
-  ck_assert_uint_eq (lp.device_ack_every_tlps, 9);
+  ck_assert (memcmp (&lp.rx_credits[LINK_DSP], &host, sizeof host) == 0);
+  ck_assert (memcmp (&lp.rx_credits[LINK_USP], &dev, sizeof dev) == 0);
+  ck_assert_uint_eq (lp.ack_every_tlps[LINK_DSP], 8);
+  ck_assert_uint_eq (lp.ack_every_tlps[LINK_USP], 9);
 }
 END_TEST
 
@@ -156,7 +158,7 @@ START_TEST (test_updatefc_policy)
 {
   g_autoptr (PsConfig) cfg = load ("updatefc", small_yaml, updatefc_cases[_i].set);
   LinkParams lp;
-  topology_link_params (cfg, &lp);
+  ps_build_link_params (cfg, &lp);
   ck_assert_msg (lp.updatefc_latency_symbols == updatefc_cases[_i].latency, "case %d: %u", _i,
                  lp.updatefc_latency_symbols);
 }
@@ -179,7 +181,7 @@ START_TEST (test_arbitration)
   const char *sets[] = { set, NULL };
   g_autoptr (PsConfig) cfg = load ("arbitration", small_yaml, sets);
   SystemParams sp;
-  topology_system_params (cfg, &sp);
+  ps_build_system_params (cfg, &sp);
   ck_assert_msg (sp.app.arbitration == arbitration_cases[_i].arb, "%s", arbitration_cases[_i].word);
   ck_assert_msg (sp.dma.read_first == arbitration_cases[_i].read_first, "%s", arbitration_cases[_i].word);
 }
@@ -204,7 +206,7 @@ START_TEST (test_completion_policy)
                           NULL };
   g_autoptr (PsConfig) cfg = load ("completion", small_yaml, sets);
   SystemParams sp;
-  topology_system_params (cfg, &sp);
+  ps_build_system_params (cfg, &sp);
   ck_assert_msg (sp.host.cpl_policy == completion_cases[_i].policy, "case %d", _i);
 }
 END_TEST
@@ -217,14 +219,14 @@ START_TEST (test_other_words)
   g_autoptr (PsConfig) ca = load ("words-a", small_yaml, a);
   g_autoptr (PsConfig) cb = load ("words-b", small_yaml, b);
   SystemParams sa, sb;
-  topology_system_params (ca, &sa);
-  topology_system_params (cb, &sb);
+  ps_build_system_params (ca, &sa);
+  ps_build_system_params (cb, &sb);
   ck_assert (sa.dma.counter_start == DMA_COUNTER_AT_HOST && sb.dma.counter_start == DMA_COUNTER_AT_ENDPOINT);
   ck_assert (sa.software_timed && !sb.software_timed);
   ck_assert (sa.dma.addr64 && !sb.dma.addr64);
   StreamParams ta, tb;
-  topology_stream_params (ca, STREAM_WRITE, &ta);
-  topology_stream_params (cb, STREAM_WRITE, &tb);
+  ps_build_stream_params (ca, STREAM_WRITE, &ta);
+  ps_build_stream_params (cb, STREAM_WRITE, &tb);
   ck_assert (ta.addr64 && !tb.addr64);
 }
 END_TEST
@@ -235,10 +237,10 @@ START_TEST (test_system)
 {
   g_autoptr (PsConfig) cfg = load ("system", full_yaml, NULL);
   SystemParams sp;
-  topology_system_params (cfg, &sp);
-  /* The link inside is the one topology_link_params() builds. */
+  ps_build_system_params (cfg, &sp);
+  /* The link inside is the one ps_build_link_params() builds. */
   LinkParams lp;
-  topology_link_params (cfg, &lp);
+  ps_build_link_params (cfg, &lp);
   ck_assert (link_params_equal (&sp.link, &lp));
   /* The host keeps nanoseconds (its fields say _ns) and converts them itself. */
   ck_assert_uint_eq (sp.host.rcb_bytes, 128);
@@ -282,10 +284,10 @@ START_TEST (test_stream)
 {
   g_autoptr (PsConfig) cfg = load ("stream", full_yaml, NULL);
   StreamParams sp;
-  topology_stream_params (cfg, _i == 0 ? STREAM_READ : STREAM_WRITE, &sp);
+  ps_build_stream_params (cfg, _i == 0 ? STREAM_READ : STREAM_WRITE, &sp);
   ck_assert (sp.mode == (_i == 0 ? STREAM_READ : STREAM_WRITE));
   LinkParams lp;
-  topology_link_params (cfg, &lp);
+  ps_build_link_params (cfg, &lp);
   ck_assert (link_params_equal (&sp.link, &lp));
   ck_assert_uint_eq (sp.total_bytes, 65536);
   /* A config's transfer is measured whole, from its first TLP (issue #12 item 1): no warmup. */
@@ -302,7 +304,7 @@ START_TEST (test_stream)
 }
 END_TEST
 
-/* The shipped Gen2 x8 config with `sets`, loaded and run in `mode` through topology_run(). */
+/* The shipped Gen2 x8 config with `sets`, loaded and run in `mode` through ps_run_config(). */
 static PsConfig *
 run_shipped (const char *const *sets, unsigned mode, PsRunResult *r)
 {
@@ -311,11 +313,11 @@ run_shipped (const char *const *sets, unsigned mode, PsRunResult *r)
   PsConfig *cfg = ps_config_load (path, sets, &e);
   ck_assert_msg (cfg != NULL, "%s", e ? e->message : "");
   *r = (PsRunResult) { 0 };
-  ck_assert_msg (topology_run (cfg, mode, 1, r, &e), "%s", e ? e->message : "");
+  ck_assert_msg (ps_run_config (cfg, mode, 1, r, &e), "%s", e ? e->message : "");
   return cfg;
 }
 
-/* Issue #12 item 1, end to end through topology_run(): the user's commands on the shipped Gen2 x8 config. A
+/* Issue #12 item 1, end to end through ps_run_config(): the user's commands on the shipped Gen2 x8 config. A
  * 256-byte stream write printed 0.0 and a 4096-byte read stopped "above the protocol limit". The write is one
  * MWr of 256 + 16 (4-DW header: the host file's 64-bit addresses) + 8 framing = 280 bytes = 35 symbol times of
  * 2 ns across 8 lanes, after the config's transmit pipeline and before its flight and receive pipeline: the
@@ -335,7 +337,7 @@ START_TEST (test_stream_small_transfers)
       cfg->benchmark.transfer_bytes = bytes;
       PsRunResult x = { 0 };
       unsigned mode = m ? PS_MODE_READ : PS_MODE_WRITE;
-      ck_assert_msg (topology_run (cfg, mode, 1, &x, &e), "%" G_GINT64_FORMAT " B %s: %s", bytes,
+      ck_assert_msg (ps_run_config (cfg, mode, 1, &x, &e), "%" G_GINT64_FORMAT " B %s: %s", bytes,
                      m ? "read" : "write", e ? e->message : "");
       ck_assert_msg (x.modes[m ? PS_READ : PS_WRITE].mbps > 0, "%" G_GINT64_FORMAT " B: 0 MB/s", bytes);
     }
@@ -367,6 +369,54 @@ START_TEST (test_readme_worked_example)
 }
 END_TEST
 
+/* The models' errors, mapped to exit statuses (builder.h): a refused parameter is 65, a broken invariant or a
+ * deadlock 70, in every model's domain; the message keeps its text behind the prefix, on one line. */
+static const struct {
+  GQuark (*domain) (void);
+  int code;
+  PsErrorCode want;
+} model_error_cases[] = {
+  { phy_error_quark, PHY_ERROR_LANES, PS_ERROR_DATA },
+  { link_error_quark, LINK_ERROR_PARAM, PS_ERROR_DATA }, { link_error_quark, LINK_ERROR_INVARIANT, PS_ERROR_INTERNAL },
+  { host_error_quark, HOST_ERROR_PARAM, PS_ERROR_DATA }, { host_error_quark, HOST_ERROR_INVARIANT, PS_ERROR_INTERNAL },
+  { app_error_quark, APP_ERROR_PARAM, PS_ERROR_DATA }, { dma_error_quark, DMA_ERROR_PARAM, PS_ERROR_DATA },
+  { dma_error_quark, DMA_ERROR_INVARIANT, PS_ERROR_INTERNAL },
+  { stream_error_quark, STREAM_ERROR_PARAM, PS_ERROR_DATA }, { stream_error_quark, STREAM_ERROR_RUN, PS_ERROR_INTERNAL },
+  { system_error_quark, SYSTEM_ERROR_PARAM, PS_ERROR_DATA },
+  { system_error_quark, SYSTEM_ERROR_INVARIANT, PS_ERROR_INTERNAL },
+  { system_error_quark, SYSTEM_ERROR_DEADLOCK, PS_ERROR_INTERNAL },
+  /* Not a model's domain: nothing a config did, so internal. */
+  { g_file_error_quark, G_FILE_ERROR_NOENT, PS_ERROR_INTERNAL },
+};
+
+START_TEST (test_model_errors)
+{
+  GError *e = g_error_new_literal (model_error_cases[_i].domain (), model_error_cases[_i].code, "what broke");
+  ps_error_from_model (&e, _i % 2 ? "cfg.yaml" : NULL);
+  ck_assert_msg (g_error_matches (e, PS_ERROR, model_error_cases[_i].want), "case %d: %s %d", _i,
+                 g_quark_to_string (e->domain), e->code);
+  ck_assert_str_eq (e->message, _i % 2 ? "pciesim: error: cfg.yaml: what broke" : "pciesim: error: what broke");
+  /* Already ours: untouched. */
+  ps_error_from_model (&e, "again");
+  ck_assert_str_eq (e->message, _i % 2 ? "pciesim: error: cfg.yaml: what broke" : "pciesim: error: what broke");
+  g_error_free (e);
+}
+END_TEST
+
+/* End to end through a model's own check: an all-zero SystemParams, whose generation 0 the PHY refuses (the config
+ * would have refused it first, so only a model-level caller meets this), is bad data, not an internal error. */
+START_TEST (test_system_param_is_65)
+{
+  SystemParams sp = { 0 };
+  SystemResult r;
+  GError *e = NULL;
+  ck_assert (!system_run (&sp, SYSTEM_READ, 1, &r, &e));
+  ps_error_from_model (&e, NULL);
+  ck_assert_msg (g_error_matches (e, PS_ERROR, PS_ERROR_DATA), "%s", e->message);
+  g_error_free (e);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -382,6 +432,8 @@ main (void)
   tcase_add_loop_test (tc, test_stream, 0, 2);
   tcase_add_test (tc, test_stream_small_transfers);
   tcase_add_test (tc, test_readme_worked_example);
+  tcase_add_loop_test (tc, test_model_errors, 0, G_N_ELEMENTS (model_error_cases));
+  tcase_add_test (tc, test_system_param_is_65);
   suite_add_tcase (s, tc);
     return run_suite (s);
 }

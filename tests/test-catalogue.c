@@ -36,7 +36,7 @@ static const struct {
   { "civgx_g1_x1", 13 },
 };
 
-/* topology.c's own guard: the protocol limit is a long-run average over SKP intervals, and a finite window can
+/* builder.c's own guard: the protocol limit is a long-run average over SKP intervals, and a finite window can
  * hold one SKP ordered set fewer than average (< 0.05%). */
 /* The same slack as the binary's own guard, which exits 70 above it: a figure failing here (by more than the
  * rounding of the printed numbers) is one that guard let through, not merely a high figure. */

@@ -20,8 +20,8 @@ base_params (void)
       .tx_pipeline_ps = 100 * SIM_NS, .rx_pipeline_ps = 100 * SIM_NS, .flight_ps = 10 * SIM_NS,
       .replay_buffer_bytes = 0, .tx_queue_tlps = 0, .updatefc_period_ps = 20 * SIM_US,
       /* Generous finite P/NP credits so flow control never binds here; completions infinite (0). */
-      .host_rx_credits = { .ph = 128, .pd = 2048, .nph = 64, .npd = 64, .cplh = 0, .cpld = 0 },
-      .device_rx_credits = { .ph = 64, .pd = 256, .nph = 64, .npd = 64, .cplh = 0, .cpld = 0 },
+      .rx_credits[LINK_DSP] = { .ph = 128, .pd = 2048, .nph = 64, .npd = 64, .cplh = 0, .cpld = 0 },
+      .rx_credits[LINK_USP] = { .ph = 64, .pd = 256, .nph = 64, .npd = 64, .cplh = 0, .cpld = 0 },
     },
     .host = {
       .rcb_bytes = 64, .cpl_policy = CPL_POLICY_MPS,
@@ -297,7 +297,7 @@ datapath_params (void)
   p.app.clock_mhz = 125;
   p.iterations = 1;
   /* Infinite posted credits at the host: the credit loop (UpdateFC timing) is the link's subject, not this one's. */
-  p.link.host_rx_credits.ph = p.link.host_rx_credits.pd = 0;
+  p.link.rx_credits[LINK_DSP].ph = p.link.rx_credits[LINK_DSP].pd = 0;
   return p;
 }
 

@@ -1,8 +1,9 @@
 /* test-host.c — the host model alone over a real link, with a scripted device on the other end.
  *
- * The device sends MRds/MWrs and records what comes back. Expected figures are worked out from the host's
- * parameters (latencies, rates) and the spec's splitting rule; where the link's own timing enters, only
- * differences between two arrivals are checked, so the link's latency cancels. */
+ * The device is a component of the test's own kind (fabric.h): the smallest thing a fabric can hold, which also
+ * shows what a kind must provide. It sends MRds/MWrs and records what comes back. Expected figures are worked
+ * out from the host's parameters (latencies, rates) and the spec's splitting rule; where the link's own timing
+ * enters, only differences between two arrivals are checked, so the link's latency cancels. */
 #include <check.h>
 #include <math.h>
 
@@ -19,32 +20,48 @@ typedef struct {
   uint16_t tag;
 } Seen;
 
+typedef struct Rig Rig;
+
 typedef struct {
+  Component base;
+  Rig *rig;
+} Device;
+
+struct Rig {
+  Fabric *f;
   SimEngine *engine;
   TlpPool *pool;
-  Link *link;
   Host *host;
+  Device device; /* storage of the rig's, so the kind has no free */
   LinkPort *dev;
   guint n;
   Seen seen[MAX_SEEN];
-} Rig;
+};
 
 static void
-dev_rx (void *ctx, LinkPort *port, Tlp *t)
+dev_receive (Component *c, FabricPort *port, Tlp *t)
 {
-  Rig *r = ctx;
+  Rig *r = ((Device *) c)->rig;
   if (r->n < MAX_SEEN)
     r->seen[r->n++] = (Seen) { sim_now (r->engine), t->kind, t->address, t->cookie, t->stamp_ps,
                                               t->payload_bytes, t->length_bytes, t->tag };
-  link_port_consume (port, t);
+  link_port_consume (port->link_port, t);
   tlp_free (r->pool, t);
 }
+
+/* The script checks credits itself before each send and never waits on a refusal. */
+static void
+dev_tx_ready (Component *c, FabricPort *port)
+{
+}
+
+static const ComponentKind device_kind = { .name = "device", .receive = dev_receive, .tx_ready = dev_tx_ready };
 
 /* Only what every test needs: RCB 64 as on the root complexes of pcie-protocol.md §6, and an 800 ns latency long
  * enough that two overlapping reads and two serial ones differ by over ten times a CplD's 69 ns on the wire. Every
  * rate left at 0 is "not limiting" (host.h), so each test turns on just the mechanism it measures. */
 static HostParams
-host_params (void)
+base_host_params (void)
 {
   return (HostParams) { .rcb_bytes = 64, .cpl_policy = CPL_POLICY_MPS, .read_latency_ns = 800 };
 }
@@ -59,16 +76,20 @@ rig_init (Rig *r, const HostParams *hp)
     .gen = 2, .lanes = 8, .max_payload_bytes = 256,
     .tx_pipeline_ps = 50 * SIM_NS, .rx_pipeline_ps = 50 * SIM_NS, .flight_ps = 5 * SIM_NS,
     .updatefc_period_ps = 20 * SIM_US,
-    .host_rx_credits = { .ph = 32, .pd = 512, .nph = 32, .npd = 32 },
-    .device_rx_credits = { .ph = 32, .pd = 512, .nph = 32, .npd = 32 },
+    .rx_credits[LINK_DSP] = { .ph = 32, .pd = 512, .nph = 32, .npd = 32 },
+    .rx_credits[LINK_USP] = { .ph = 32, .pd = 512, .nph = 32, .npd = 32 },
   };
   *r = (Rig) { 0 };
-  r->engine = sim_engine_new (1);
-  r->pool = tlp_pool_new ();
-  r->link = link_new (r->engine, &lp, r->pool);
-  r->host = host_new (r->engine, hp, 256, link_port (r->link, LINK_HOST), r->pool);
-  r->dev = link_port (r->link, LINK_DEVICE);
-  link_port_set_rx (r->dev, dev_rx, r);
+  r->f = fabric_new (1);
+  r->engine = fabric_engine (r->f);
+  r->pool = fabric_pool (r->f);
+  r->host = host_new (r->f, "host", hp, 1);
+  /* A BAR for the PIO write to land in. */
+  r->device = (Device) { .base.bars[0] = { .size_bytes = 1 << 20 }, .rig = r };
+  fabric_add (r->f, &r->device.base, &device_kind, COMPONENT_ENDPOINT, "device", 1);
+  Link *l = fabric_connect (r->f, host_component (r->host), 0, &r->device.base, 0, &lp, NULL);
+  ck_assert (l != NULL && fabric_enumerate (r->f, NULL));
+  r->dev = link_port (l, LINK_USP);
 }
 
 static void
@@ -77,10 +98,7 @@ rig_finish (Rig *r)
   GError *err = NULL;
   ck_assert_msg (host_check_invariants (r->host, &err), "%s", err ? err->message : "");
   ck_assert_uint_eq (tlp_pool_live (r->pool), 0);
-  host_free (r->host);
-  link_free (r->link);
-  tlp_pool_free (r->pool);
-  sim_engine_free (r->engine);
+  fabric_free (r->f);
 }
 
 static void
@@ -91,6 +109,7 @@ dev_read (Rig *r, uint64_t address, uint32_t len, uint16_t tag)
   t->header_bytes = 12;
   t->address = address;
   t->length_bytes = len;
+  t->requester = r->device.base.id;
   t->tag = tag;
   ck_assert (link_port_can_send (r->dev, t));
   link_port_send (r->dev, t);
@@ -101,7 +120,7 @@ START_TEST (test_spec_example_on_the_wire)
   /* Spec §2.3.1.1 example through the host: 256 bytes at 0x10020, RCB 64, cache-line policy. The policy matters:
    * under the MPS policy 256 bytes fit one completion, which is just as legal and would hide the split. By hand:
    * 0x10020 -> 0x10040 (the next RCB multiple, 32 bytes), three whole RCB blocks to 0x10100, then the 32 left. */
-  HostParams hp = host_params ();
+  HostParams hp = base_host_params ();
   hp.cpl_policy = CPL_POLICY_RCB;
   Rig r;
   rig_init (&r, &hp);
@@ -132,7 +151,7 @@ START_TEST (test_return_rate)
    * the last completion is in (~2.2 us) before the first SKP falls due (1180 symbol times = 2.36 us at Gen2,
    * phy.c). A host that charged the overhead once per request, or overlapped the return of consecutive
    * completions, gives 256 or 69 ns. */
-  HostParams hp = host_params ();
+  HostParams hp = base_host_params ();
   hp.cpl_rate_mbps = 1000;
   hp.cpl_overhead_ns = 20;
   Rig r;
@@ -154,7 +173,7 @@ START_TEST (test_read_latency_and_queue_depth)
    * second completion follows the first by no more than its wire time (~70 ns). Queue depth 1: the second
    * request starts its latency only when the first has returned its data, so it arrives 800 ns (plus the
    * first request's ~10 ns difference on the wire) later. */
-  HostParams hp = host_params ();
+  HostParams hp = base_host_params ();
   Rig r;
   rig_init (&r, &hp);
   dev_read (&r, 0x30000, 256, 1);
@@ -191,6 +210,7 @@ dev_write (Rig *r, uint64_t address, uint32_t len)
   t->header_bytes = 12;
   t->address = address;
   t->payload_bytes = len;
+  t->requester = r->device.base.id;
   ck_assert (link_port_can_send (r->dev, t));
   link_port_send (r->dev, t);
 }
@@ -227,7 +247,7 @@ START_TEST (test_read_waits_for_earlier_writes)
    * completion comes 2000 + 69 ns later. A host that let the read pass starts it at its own arrival: ~75 ns later.
    * A write received after the read delays nothing: its completion leaves with the read alone's timing, give or
    * take a DLLP on the wire (Acks and UpdateFCs for the write share the return link). */
-  HostParams hp = host_params ();
+  HostParams hp = base_host_params ();
   hp.write_latency_ns = 2000;
   SimTime alone = read_after (&hp, "r"), behind = read_after (&hp, "wr"), ahead = read_after (&hp, "rw");
   SimTime d = behind - alone;
@@ -241,7 +261,7 @@ START_TEST (test_write_drain_and_pio)
 {
   /* 500 MB/s drain: 64 MWrs of 256 bytes reach the host much faster than that (Gen2 x8), so host memory
    * fills at 0.5 bytes/ns; credits (32 PH, 512 PD = 8 KB) keep the rest waiting in the device. */
-  HostParams hp = host_params ();
+  HostParams hp = base_host_params ();
   hp.write_drain_mbps = 500;
   hp.sw_pio_latency_ns = 0;
   Rig r;
@@ -278,16 +298,37 @@ START_TEST (test_write_drain_and_pio)
   ck_assert_uint_eq (host_counters (r.host).bytes_written, 64 * 256);
 
   /* A PIO write carries its register value and the time it left the root port. */
-  SimTime at = host_pio_write (r.host, 100 * SIM_NS, 0xD0000004, FALSE, 0xCAFE);
+  uint64_t reg = r.device.base.bars[0].base + 4;
+  SimTime at = host_pio_write (r.host, 100 * SIM_NS, reg, FALSE, 0xCAFE);
   sim_run_until (r.engine, sim_now (r.engine) + 10 * SIM_US);
   ck_assert_uint_ge (r.n, 1);
   ck_assert (r.seen[r.n - 1].kind == TLP_MWR);
   ck_assert_uint_eq (r.seen[r.n - 1].cookie, 0xCAFE);
-  ck_assert_uint_eq (r.seen[r.n - 1].address, 0xD0000004);
+  ck_assert_uint_eq (r.seen[r.n - 1].address, reg);
   /* Nothing else waits in the host's transmit FIFO and the device has credits, so the write leaves as soon as it
    * is queued: a stamp taken when software decided (100 ns earlier) or at arrival (~105 ns later) fails here. */
   ck_assert_uint_eq (r.seen[r.n - 1].stamp, at);
   rig_finish (&r);
+}
+END_TEST
+
+/* Tags are per requester (spec §2.2.6.2): a requester that sends a read with a tag its earlier read still holds
+ * has broken the protocol, and the completer stops the run (exit 70) rather than answer two requests nobody
+ * could tell apart. The same tag after the first read completed is legal. Runs in Check's forked child. */
+START_TEST (test_tag_reuse_exits_70)
+{
+  HostParams hp = base_host_params ();
+  Rig r;
+  rig_init (&r, &hp);
+  dev_read (&r, 0x30000, 256, 5);
+  sim_run_until (r.engine, 50 * SIM_US);
+  ck_assert_uint_eq (r.n, 1);
+  dev_read (&r, 0x30100, 256, 5);
+  sim_run_until (r.engine, 100 * SIM_US);
+  ck_assert_uint_eq (r.n, 2);
+  dev_read (&r, 0x30000, 256, 5);
+  dev_read (&r, 0x30100, 256, 5);
+  sim_run_until (r.engine, 150 * SIM_US);
 }
 END_TEST
 
@@ -301,6 +342,7 @@ main (void)
   tcase_add_test (tc, test_read_latency_and_queue_depth);
   tcase_add_test (tc, test_write_drain_and_pio);
   tcase_add_test (tc, test_read_waits_for_earlier_writes);
+  tcase_add_exit_test (tc, test_tag_reuse_exits_70, 70);
   suite_add_tcase (s, tc);
     return run_suite (s);
 }

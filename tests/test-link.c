@@ -145,11 +145,11 @@ START_TEST (test_lane_padding)
   LinkParams p = base_params (1, 8, 256);
   Link *l = link_new (e, &p, pool);
   RxLog log = { .link = l };
-  link_port_set_rx (link_port (l, LINK_HOST), rx_log_consume, &log);
+  link_port_set_rx (link_port (l, LINK_DSP), rx_log_consume, &log);
   for (int i = 0; i < count; i++) {
     Tlp *t = tlp_alloc (pool);
     tlp_set (t, TLP_MWR, FALSE, 0, 256);
-    link_port_send (link_port (l, LINK_DEVICE), t);
+    link_port_send (link_port (l, LINK_USP), t);
   }
   sim_run (e);
   /* Gen1 symbol 4 ns. One packet of 276 bytes over 8 lanes ends in symbol 34 (lanes 0..3): the receiver has it
@@ -230,8 +230,8 @@ START_TEST (test_credit_limited)
   lp.tx_pipeline_ps = 100 * SIM_NS;
   lp.rx_pipeline_ps = 100 * SIM_NS;
   lp.flight_ps = 50 * SIM_NS;
-  lp.host_rx_credits.ph = c->tlps_of_credit;
-  lp.host_rx_credits.pd = c->tlps_of_credit * 256 / 16; /* §5: 16 bytes per data credit */
+  lp.rx_credits[LINK_DSP].ph = c->tlps_of_credit;
+  lp.rx_credits[LINK_DSP].pd = c->tlps_of_credit * 256 / 16; /* §5: 16 bytes per data credit */
   if (c->eager) {
     lp.updatefc_hdr_threshold_credits = 1;
     lp.updatefc_data_threshold_credits = 256 / 16;
@@ -483,7 +483,7 @@ error_link (SimEngine *e, TlpPool *pool, const LinkParams *p, OrderLog *log)
 {
   Link *l = link_new (e, p, pool);
   log->link = l;
-  link_port_set_rx (link_port (l, LINK_HOST), order_log_consume, log);
+  link_port_set_rx (link_port (l, LINK_DSP), order_log_consume, log);
   return l;
 }
 
@@ -493,7 +493,7 @@ send_mwrs (Link *l, TlpPool *pool, int n)
   for (int i = 0; i < n; i++) {
     Tlp *t = tlp_alloc (pool);
     tlp_set (t, TLP_MWR, FALSE, (uint64_t) i * 256, 256);
-    link_port_send (link_port (l, LINK_DEVICE), t);
+    link_port_send (link_port (l, LINK_USP), t);
   }
 }
 
@@ -682,8 +682,8 @@ START_TEST (test_updatefc_latency)
    * TLPs (§5 unscaled maximum) never run out, so only the latency rule sends UpdateFCs: one per
    * ceil(512 / 276) = 2 TLPs, exactly like the Acks, and the stream runs at the saturated rate. */
   LinkParams lp = base_params (3, 1, 256);
-  lp.host_rx_credits.ph = 127;
-  lp.host_rx_credits.pd = 127 * 256 / 16;
+  lp.rx_credits[LINK_DSP].ph = 127;
+  lp.rx_credits[LINK_DSP].pd = 127 * 256 / 16;
   lp.updatefc_latency_symbols = LINK_UPDATEFC_LATENCY_RECOMMENDED;
   StreamParams sp = { .link = lp, .mode = STREAM_WRITE };
   StreamResult r;
@@ -706,8 +706,8 @@ START_TEST (test_slow_consumer)
    * absorbs the difference. Either way the measured rate is the sink's. */
   LinkParams lp = base_params (2, 8, 256);
   if (_i == 0) {
-    lp.host_rx_credits.ph = 16;
-    lp.host_rx_credits.pd = 16 * 256 / 16;
+    lp.rx_credits[LINK_DSP].ph = 16;
+    lp.rx_credits[LINK_DSP].pd = 16 * 256 / 16;
   }
   StreamParams sp = { .link = lp, .mode = STREAM_WRITE, .consumer_mbps = 1000 };
   StreamResult r;
@@ -727,7 +727,7 @@ END_TEST
 START_TEST (test_read_stream)
 {
   LinkParams lp = base_params (2, 4, 256);
-  lp.host_rx_credits.nph = 127; /* §5: the unscaled maximum */
+  lp.rx_credits[LINK_DSP].nph = 127; /* §5: the unscaled maximum */
   StreamParams sp = { .link = lp, .mode = STREAM_READ, .max_read_request_bytes = 512, .tags = 32,
                       .completion_bytes = 256, .rcb_bytes = 64, .completer_latency_ps = 500 * SIM_NS };
   StreamResult r;
@@ -757,11 +757,11 @@ START_TEST (test_invariants)
   g_engine = e;
   TlpPool *pool = tlp_pool_new ();
   LinkParams p = base_params (3, 4, 256);
-  p.host_rx_credits = (FcCredits) { .ph = 8, .pd = 128, .nph = 8 };
+  p.rx_credits[LINK_DSP] = (FcCredits) { .ph = 8, .pd = 128, .nph = 8 };
   Link *l = link_new (e, &p, pool);
   RxLog log = { .link = l };
-  link_port_set_rx (link_port (l, LINK_HOST), rx_log_consume, &log);
-  LinkPort *dev = link_port (l, LINK_DEVICE);
+  link_port_set_rx (link_port (l, LINK_DSP), rx_log_consume, &log);
+  LinkPort *dev = link_port (l, LINK_USP);
   int sent = 0;
   for (;;) {
     Tlp probe = { 0 };

@@ -238,7 +238,7 @@ START_TEST (test_stall)
   /* The device advertises 8 completion-data credits (128 bytes), less than one 256-byte CplD needs: the
    * completer can never send, the engine runs dry, and the error names the credit type. */
   StreamParams sp = { .link = gen2x8 (), .mode = STREAM_READ, .total_bytes = 4096 };
-  sp.link.device_rx_credits.cpld = 8;
+  sp.link.rx_credits[LINK_USP].cpld = 8;
   StreamResult r;
   g_autoptr (GError) e = NULL;
   ck_assert (!stream_run (&sp, 1, &r, &e));

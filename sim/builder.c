@@ -1,4 +1,4 @@
-/* topology.c — PsConfig -> model parameter structs -> runs -> PsRunResult.
+/* builder.c — PsConfig -> model parameter structs -> runs -> PsRunResult.
  *
  * The only place where config keys meet model fields. Keeping the mapping here keeps the models free of the
  * config module: a model takes plain structs that tests fill by hand, and knows nothing of key names, includes
@@ -9,10 +9,41 @@
  * The key with no model field: endpoint.soft_ip (a label: the soft-IP family files reuse the hard IP's
  * parameters, as the published soft rows measure within 1% of the hard ones). benchmark.modes is read by the command line, published.* only
  * by the comparisons (report, validate). */
-#include "topology.h"
+#include "builder.h"
 
+#include "models/dist.h"
+#include "models/phy.h"
+#include "models/wc.h"
 #include "models/units.h"
 #include "sim/error.h"
+
+/* Every model's error domain and its one code for a parameter it refuses (-1: each of its codes is one, as the
+ * PHY's name the parameter); every other code of these domains is a broken invariant or a deadlock. */
+static const struct {
+  GQuark (*domain) (void);
+  int param;
+} model_errors[] = {
+  { phy_error_quark, -1 }, { link_error_quark, LINK_ERROR_PARAM }, { host_error_quark, HOST_ERROR_PARAM },
+  { app_error_quark, APP_ERROR_PARAM }, { dma_error_quark, DMA_ERROR_PARAM },
+  { stream_error_quark, STREAM_ERROR_PARAM }, { system_error_quark, SYSTEM_ERROR_PARAM },
+  { dist_error_quark, DIST_ERROR_PARAM }, { wc_error_quark, WC_ERROR_PARAM },
+};
+
+void
+ps_error_from_model (GError **error, const char *prefix)
+{
+  if (!error || !*error || (*error)->domain == PS_ERROR)
+    return;
+  GError *e = *error;
+  *error = NULL;
+  /* A domain not listed is a model failing in a way it has no code for: internal too. */
+  PsErrorCode code = PS_ERROR_INTERNAL;
+  for (guint i = 0; i < G_N_ELEMENTS (model_errors); i++)
+    if (e->domain == model_errors[i].domain ())
+      code = model_errors[i].param < 0 || e->code == model_errors[i].param ? PS_ERROR_DATA : PS_ERROR_INTERNAL;
+  ps_error_plain (error, code, "%s%s%s", prefix ? prefix : "", prefix ? ": " : "", e->message);
+  g_error_free (e);
+}
 
 /* The config range checks (0..2032 headers, 0..32752 data) keep these casts lossless. */
 static FcCredits
@@ -26,7 +57,7 @@ credits (const PsCredits *c)
  * named by who advertises them: the root port's (host.rx_credits) limit what the endpoint may send upstream, the
  * endpoint's limit the host's completions and PIO writes. The casts are lossless within the config's ranges. */
 void
-topology_link_params (const PsConfig *cfg, LinkParams *lp)
+ps_build_link_params (const PsConfig *cfg, LinkParams *lp)
 {
   *lp = (LinkParams) {
     .gen = (int) cfg->link.gen,
@@ -38,11 +69,11 @@ topology_link_params (const PsConfig *cfg, LinkParams *lp)
     .replay_buffer_bytes = (uint32_t) cfg->link.replay_buffer_bytes,
     .tx_queue_tlps = (uint32_t) cfg->link.tx_queue_tlps,
     .updatefc_period_ps = units_ns_to_ps (cfg->link.updatefc_period_ns),
-    .host_rx_credits = credits (&cfg->host.rx_credits),
-    .device_rx_credits = credits (&cfg->endpoint.rx_credits),
+    .rx_credits[LINK_DSP] = credits (&cfg->host.rx_credits),
+    .rx_credits[LINK_USP] = credits (&cfg->endpoint.rx_credits),
     .skp_interval_symbols = (uint32_t) cfg->link.skp_interval_symbols,
-    .host_ack_every_tlps = (uint32_t) cfg->host.ack_every_tlps,
-    .device_ack_every_tlps = (uint32_t) cfg->endpoint.ack_every_tlps,
+    .ack_every_tlps[LINK_DSP] = (uint32_t) cfg->host.ack_every_tlps,
+    .ack_every_tlps[LINK_USP] = (uint32_t) cfg->endpoint.ack_every_tlps,
     .ecrc = cfg->link.ecrc,
     .flit_mode = cfg->link.flit_mode,
     .sris = cfg->link.sris,
@@ -64,10 +95,10 @@ topology_link_params (const PsConfig *cfg, LinkParams *lp)
  * bounds the DMA's MWrs; link.address_bits makes dma.addr64, which both places the buffers above 4 GB and gives
  * the TLPs 4-DW headers. */
 void
-topology_system_params (const PsConfig *cfg, SystemParams *sp)
+ps_build_system_params (const PsConfig *cfg, SystemParams *sp)
 {
   *sp = (SystemParams) { 0 };
-  topology_link_params (cfg, &sp->link);
+  ps_build_link_params (cfg, &sp->link);
   /* Config validation admits 0, the RCB or MPS only: one per RCB block is the RCB policy, the rest MPS-sized. */
   int64_t cb = cfg->host.completion_bytes;
   sp->host = (HostParams) {
@@ -152,11 +183,13 @@ static gboolean
 run_dma (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GError **error)
 {
   SystemParams sp;
-  topology_system_params (cfg, &sp);
+  ps_build_system_params (cfg, &sp);
   static const SystemMode modes[PS_N_MODES] = { SYSTEM_READ, SYSTEM_WRITE, SYSTEM_SIMULTANEOUS };
   SystemResult r;
-  if (!system_run (&sp, modes[mode], seed, &r, error))
+  if (!system_run (&sp, modes[mode], seed, &r, error)) {
+    ps_error_from_model (error, NULL);
     return FALSE;
+  }
   m->ran = true;
   /* mbps is the single-engine figure; in simultaneous mode the reports read read_mbps and write_mbps instead. */
   m->mbps = mode == PS_READ ? r.read_mbps : r.write_mbps;
@@ -183,7 +216,7 @@ run_dma (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GError *
  * (fixed read latency, drain rate, completion size); the rest of the host model and the datapath and DMA keys do
  * not apply. */
 void
-topology_stream_params (const PsConfig *cfg, StreamMode mode, StreamParams *sp)
+ps_build_stream_params (const PsConfig *cfg, StreamMode mode, StreamParams *sp)
 {
   *sp = (StreamParams) {
     .mode = mode,
@@ -200,7 +233,7 @@ topology_stream_params (const PsConfig *cfg, StreamMode mode, StreamParams *sp)
     .completer_latency_ps = units_ns_to_ps (cfg->host.read_latency_ns),
     .tlp_payload_bytes = (uint32_t) cfg->benchmark.stream_payload_bytes,
   };
-  topology_link_params (cfg, &sp->link);
+  ps_build_link_params (cfg, &sp->link);
 }
 
 /* The streaming source has no engines to run at once, so simultaneous mode is not offered. A parameter the
@@ -211,13 +244,10 @@ run_stream (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GErro
   if (mode == PS_SIMULTANEOUS)
     return TRUE;
   StreamParams sp;
-  topology_stream_params (cfg, mode == PS_READ ? STREAM_READ : STREAM_WRITE, &sp);
+  ps_build_stream_params (cfg, mode == PS_READ ? STREAM_READ : STREAM_WRITE, &sp);
   StreamResult r;
-  g_autoptr (GError) e = NULL;
-  if (!stream_run (&sp, seed, &r, &e)) {
-    ps_error_plain (error, e->domain == STREAM_ERROR && e->code == STREAM_ERROR_PARAM ? PS_ERROR_DATA
-                                                                                      : PS_ERROR_INTERNAL,
-                    "%s: %s", cfg->path, e->message);
+  if (!stream_run (&sp, seed, &r, error)) {
+    ps_error_from_model (error, cfg->path);
     return FALSE;
   }
   m->ran = true;
@@ -239,12 +269,12 @@ run_stream (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GErro
 /* Runs the requested modes in a fixed order (read, write, simultaneous) so output order never depends on how
  * the modes were asked for. */
 gboolean
-topology_run (const PsConfig *cfg, unsigned modes, uint64_t seed, PsRunResult *out, GError **error)
+ps_run_config (const PsConfig *cfg, unsigned modes, uint64_t seed, PsRunResult *out, GError **error)
 {
   /* The vendor figure and the protocol limit follow from the link parameters alone, so they are filled in
    * whichever modes run. */
   LinkParams lp;
-  topology_link_params (cfg, &lp);
+  ps_build_link_params (cfg, &lp);
   out->config = cfg;
   out->seed = seed;
   gboolean stream = cfg->benchmark.workload == PS_WORKLOAD_STREAM;

@@ -1,0 +1,60 @@
+/* endpoint.h — a PCIe endpoint: one function on the fabric (an ID and BARs), its application datapath, and what
+ * sits behind it: the AN-456 chaining DMA and a plain memory target.
+ *
+ * Contract:
+ * - A component of the fabric (fabric.h), role endpoint, one port facing the root. Everything it sends and receives
+ *   passes the application datapath (app.h): the link port's callbacks lead to app_link_rx/app_link_tx_ready.
+ * - Decoding, as the function's own decoder does, at the end of a TLP's receive beats: a completion is the DMA's
+ *   (the function's one requester); a memory write in the first DMA_REG_BYTES of BAR0 is a register write when the
+ *   endpoint has a DMA; every other memory write or read inside a BAR is the memory target's. A TLP for an address
+ *   outside every BAR, a completion for another requester and a register read are routing or driver bugs (exit 70).
+ * - Memory target: it stores no data (every address holds the pattern of pattern.h), sinks writes as the receive
+ *   interface hands them over, and answers a read mem_read_latency_ns after taking it in, with completions cut by
+ *   its RCB and its link's MPS (split.h, MPS policy), requests in arrival order, as the datapath's last transmit
+ *   client (behind the DMA's engines). It folds what it received and sent into checksums, as the host does, and
+ *   checks that a requester never holds one tag twice.
+ * - Enumeration gives the DMA the function's requester ID; the rest of the DMA's set-up is the driver's
+ *   (dma_chain.h: memory, MSI data, registers).
+ * - No allocation per TLP: a read waits as a copy of its MRd taken from the pool.
+ */
+#pragma once
+
+#include "models/dma_chain.h"
+#include "models/fabric.h"
+
+typedef struct {
+  AppParams app; /* the application datapath */
+  gboolean has_dma; /* an AN-456 chaining DMA behind the datapath */
+  DmaParams dma;
+  /* The BARs' sizes and widths (bases are the enumeration's). With a DMA, BAR0 must hold its register block. */
+  FabricBar bars[FABRIC_MAX_BARS];
+  uint32_t rcb_bytes; /* the memory target's read completion boundary: 64 or 128 (spec §2.3.1.1) */
+  /* Memory target: an MRd taken in -> its data ready to return. On-chip memory answers within a few cycles;
+   * 0 = at once. */
+  double mem_read_latency_ns;
+} EndpointParams;
+
+typedef struct Endpoint Endpoint;
+
+#define ENDPOINT_ERROR (endpoint_error_quark ())
+GQuark endpoint_error_quark (void);
+typedef enum { ENDPOINT_ERROR_PARAM, ENDPOINT_ERROR_INVARIANT } EndpointError;
+
+/* The datapath's and the DMA's own checks, plus the BAR layout the DMA needs. */
+gboolean endpoint_params_check (const EndpointParams *p, GError **error);
+/* An endpoint named `name`, added to `f`; the fabric frees it. */
+Endpoint *endpoint_new (Fabric *f, const char *name, const EndpointParams *p);
+Component *endpoint_component (Endpoint *ep);
+const EndpointParams *endpoint_params (const Endpoint *ep);
+App *endpoint_app (Endpoint *ep);
+DmaChain *endpoint_dma (Endpoint *ep); /* NULL without one */
+/* BAR `bar`'s address, once enumerated. */
+uint64_t endpoint_bar (const Endpoint *ep, guint bar);
+
+typedef struct {
+  uint64_t reads, read_bytes_requested, cpls, cpl_bytes; /* memory target, as a completer */
+  uint64_t cpl_checksum; /* pattern_sum() of every completion's data sent */
+  uint64_t writes, bytes_written, write_checksum; /* memory target, as a sink */
+} EndpointCounters;
+
+EndpointCounters endpoint_counters (const Endpoint *ep);

@@ -1,0 +1,26 @@
+/* builder.h — the only module that knows both the config and the models: turns a PsConfig into model parameters,
+ * builds and runs them, and turns their results and errors into the report's terms.
+ *
+ * Contract: ps_run_config() runs each requested mode on a fresh engine (so modes never influence each other and
+ * each is reproducible alone), fills a PsRunResult, and checks every model's end-of-run invariants. The models
+ * raise errors in their own domains (link, host, app, dma, stream, system); here they become PS_ERROR codes,
+ * the exit statuses: a parameter a model refuses is PS_ERROR_DATA (65), a broken invariant or a deadlock
+ * PS_ERROR_INTERNAL (70), and no figure is returned. It never reads cfg->published. */
+#pragma once
+
+#include "models/stream.h"
+#include "models/system.h"
+#include "sim/config.h"
+#include "sim/report.h"
+
+/* The mapping from config keys to model parameters, exposed so tests (test-builder) and tools build exactly what a
+ * config describes. Nanoseconds become picoseconds where a field says _ps (units_ns_to_ps); credits keep who
+ * advertises them (host.rx_credits limit what the endpoint sends upstream); policy words become the models'
+ * enums. Parameters a model validates itself (system_params_check, stream_run) are not checked here. */
+void ps_build_link_params (const PsConfig *cfg, LinkParams *out);
+void ps_build_system_params (const PsConfig *cfg, SystemParams *out);
+void ps_build_stream_params (const PsConfig *cfg, StreamMode mode, StreamParams *out);
+/* A model's error as the PsErrorCode its exit status is (see the contract), its message prefixed with `prefix`
+ * (e.g. the config's path) when not NULL. An error already in PS_ERROR is left alone. */
+void ps_error_from_model (GError **error, const char *prefix);
+gboolean ps_run_config (const PsConfig *cfg, unsigned modes, uint64_t seed, PsRunResult *out, GError **error);

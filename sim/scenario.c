@@ -594,8 +594,7 @@ load_metrics (PsScenario *s, const YNode *list, const PsConfig *base, GError **e
       return FALSE;
     }
     /* A fabric runs flows, not the benchmark's modes; flows' metrics need one. */
-    if ((base->topology != NULL) != (m->kind >= PS_METRIC_FLOWS) && m->mode >= 0 ? base->topology != NULL
-        : (base->topology == NULL && m->kind >= PS_METRIC_FLOWS)) {
+    if ((base->topology != NULL && m->mode >= 0) || (base->topology == NULL && m->kind >= PS_METRIC_FLOWS)) {
       ytree_error (error, PS_ERROR_DATA, n, "metric '%s' %s", n->value, base->topology
                    ? "is a benchmark mode's: a fabric (topology:) runs its flows, whose metrics are flows_total_mbps, "
                      "FLOW_mbps and the like" : "is a fabric's: the base config has no topology: and no flows");

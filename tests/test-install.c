@@ -274,6 +274,9 @@ main (void)
   Suite *s = suite_create ("install");
   TCase *tc = tcase_create ("install");
   tcase_add_unchecked_fixture (tc, install_setup, install_teardown);
+  /* test_installed_validate_… runs the whole published set through the build tree's validate: a few seconds alone,
+   * past Check's default 4 s on a loaded machine, and ~20x that under valgrind (CK_TIMEOUT_MULTIPLIER). */
+  tcase_set_timeout (tc, 60);
   tcase_add_test (tc, test_install_layout);
   tcase_add_test (tc, test_installed_validate_finds_installed_configs);
   tcase_add_test (tc, test_installed_scenario_runs);

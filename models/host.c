@@ -70,6 +70,15 @@ struct Host {
   GArray *watch; /* Watch: status words software polls */
   HostEventFn msi_fn;
   void *msi_ctx;
+  HostIrqDelayFn irq_delay_fn;
+  void *irq_delay_ctx;
+
+  /* The CPU (cpu.h): its callbacks, whether it waits for a root port to take a write, and the core-to-root-port
+   * path each way. */
+  HostCpuFns cpu;
+  void *cpu_ctx;
+  gboolean cpu_waiting;
+  SimTime cpu_access_ps;
 
   /* Outstanding reads by requester bus and tag (fabric.h's enumeration puts every requester at device 0), and how
    * many requesters hold each tag number. */
@@ -102,7 +111,7 @@ host_params_check (const HostParams *p, uint32_t mps, GError **error)
   }
   const double v[] = { p->read_latency_ns, p->read_latency_per_byte_ps, p->cpl_rate_mbps, p->cpl_overhead_ns,
                        p->write_drain_mbps, p->write_latency_ns, p->sw_pio_latency_ns, p->sw_pio_gap_ns,
-                       p->msi_latency_ns, p->poll_interval_ns, p->iteration_gap_ns };
+                       p->msi_latency_ns, p->poll_interval_ns, p->iteration_gap_ns, p->cpu_access_ns };
   /* 0 is legal for every one (no latency, or a rate that does not limit). The negated test also rejects NaN;
    * the bound (1e12 ns is over 16 minutes) keeps every conversion to picoseconds far inside SimTime. */
   for (guint i = 0; i < G_N_ELEMENTS (v); i++)
@@ -135,6 +144,11 @@ tx_drain (Host *h, uint32_t port)
     link_port_send (lp, t);
   }
   rp->tx_blocked = FALSE;
+  /* Last, once the FIFO is empty: the CPU may call back in to send (host_cpu_write), which drains again. */
+  if (h->cpu_waiting) {
+    h->cpu_waiting = FALSE;
+    h->cpu.ready (h->cpu_ctx);
+  }
 }
 
 static void
@@ -331,7 +345,8 @@ sink_release (SimEngine *e, void *ctx, uint64_t arg)
   if (t->kind == TLP_MSI) {
     h->c.msis++;
     g_assert (t->address <= 0xffffffffu); /* MSI targets the local APIC window, 0xFEEx_xxxx */
-    sim_schedule_at (e, now + h->msi_latency_ps, msi_fire, h, t->address | (t->cookie & 0xffffffffu) << 32);
+    SimTime delay = h->msi_latency_ps + (h->irq_delay_fn != NULL ? h->irq_delay_fn (h->irq_delay_ctx) : 0);
+    sim_schedule_at (e, now + delay, msi_fire, h, t->address | (t->cookie & 0xffffffffu) << 32);
   } else {
     h->c.writes++;
     h->c.write_checksum += pattern_sum (t->address, t->payload_bytes);
@@ -347,6 +362,101 @@ sink_release (SimEngine *e, void *ctx, uint64_t arg)
   link_port_consume (h->base.ports[t->port - 1].link_port, t);
   tlp_free (h->pool, t);
   sink_schedule_head (h);
+}
+
+/* --- the CPU's path ------------------------------------------------------------------------------------- */
+
+static void
+cpu_deliver (SimEngine *e, void *ctx, uint64_t arg)
+{
+  Host *h = ctx;
+  Tlp *t = (Tlp *) (uintptr_t) arg;
+  h->cpu.completion (h->cpu_ctx, t);
+  tlp_free (h->pool, t);
+}
+
+/* A completion for a CPU load: out of the root port's receive buffer at once (completion credits are infinite at a
+ * root port), at the core after the path back. */
+static void
+cpu_completion (Host *h, FabricPort *port, Tlp *t)
+{
+  SIM_INVARIANT (h->cpu.completion != NULL, "%s: a completion for the root complex's own ID %04x with no CPU to "
+                 "take it", h->base.name, t->requester);
+  link_port_consume (port->link_port, t);
+  h->c.cpu_cpls++;
+  if (h->cpu_access_ps > 0)
+    sim_schedule_in (h->engine, h->cpu_access_ps, cpu_deliver, h, (uint64_t) (uintptr_t) t);
+  else
+    cpu_deliver (h->engine, h, (uint64_t) (uintptr_t) t);
+}
+
+static void
+cpu_queue (Host *h, Tlp *t)
+{
+  FabricPort *out = fabric_route_address (&h->base, t->address);
+  SIM_INVARIANT (out != NULL, "%s: a CPU %s to 0x%" G_GINT64_MODIFIER "x, which no root port's window holds",
+                 h->base.name, tlp_kind_name (t->kind), t->address);
+  tlp_fifo_push (&h->rp[out->index].tx, t);
+  tx_drain (h, out->index);
+}
+
+void
+host_set_cpu (Host *h, const HostCpuFns *fns, void *ctx)
+{
+  h->cpu = *fns;
+  h->cpu_ctx = ctx;
+}
+
+/* The write goes out only when the port's FIFO is empty and its link takes it now: whatever holds the link back
+ * holds the core (host.h). A probe on the stack asks the link, so a refusal allocates nothing. */
+gboolean
+host_cpu_write (Host *h, uint64_t address, uint32_t bytes)
+{
+  FabricPort *out = fabric_route_address (&h->base, address);
+  SIM_INVARIANT (out != NULL && bytes > 0 && bytes % 4 == 0 && address % 4 == 0, "%s: a CPU write of %u bytes to "
+                 "0x%" G_GINT64_MODIFIER "x, which no root port's window holds as whole DWs", h->base.name, bytes,
+                 address);
+  Tlp probe = { 0 };
+  tlp_set (&probe, TLP_MWR, address > 0xffffffffu, address, bytes);
+  if (h->rp[out->index].tx.head != NULL || !link_port_can_send (out->link_port, &probe)) {
+    h->cpu_waiting = TRUE;
+    return FALSE;
+  }
+  Tlp *t = tlp_alloc (h->pool);
+  *t = probe;
+  t->requester = h->base.id;
+  h->c.cpu_writes++;
+  cpu_queue (h, t);
+  return TRUE;
+}
+
+static void
+cpu_read_leave (SimEngine *e, void *ctx, uint64_t arg)
+{
+  cpu_queue (ctx, (Tlp *) (uintptr_t) arg);
+}
+
+void
+host_cpu_read (Host *h, uint64_t address, uint32_t bytes, uint16_t tag)
+{
+  SIM_INVARIANT (bytes > 0 && bytes % 4 == 0 && address % 4 == 0, "%s: a CPU load of %u bytes at 0x%"
+                 G_GINT64_MODIFIER "x: must be whole DWs", h->base.name, bytes, address);
+  Tlp *t = tlp_alloc (h->pool);
+  tlp_set (t, TLP_MRD, address > 0xffffffffu, address, bytes);
+  t->requester = h->base.id;
+  t->tag = tag;
+  h->c.cpu_reads++;
+  if (h->cpu_access_ps > 0)
+    sim_schedule_in (h->engine, h->cpu_access_ps, cpu_read_leave, h, (uint64_t) (uintptr_t) t);
+  else
+    cpu_queue (h, t);
+}
+
+void
+host_set_irq_delay (Host *h, HostIrqDelayFn fn, void *ctx)
+{
+  h->irq_delay_fn = fn;
+  h->irq_delay_ctx = ctx;
 }
 
 static void
@@ -369,7 +479,12 @@ host_receive (Component *comp, FabricPort *port, Tlp *t)
     }
     break;
   default: {
-    /* The host issues no reads of its own, so every completion is a peer's, for a requester below a root port. */
+    if (t->requester == comp->id) {
+      cpu_completion (h, port, t);
+      return;
+    }
+    /* The root complex's own reads are the CPU's, above; every other completion is a peer's, for a requester below
+     * a root port. */
     FabricPort *out = fabric_route_id (comp, t->requester);
     SIM_INVARIANT (out != NULL && t->requester != comp->id, "%s: a completion for requester %04x, which nobody "
                    "below asked for", comp->name, t->requester);
@@ -484,7 +599,7 @@ static uint64_t
 host_progress (const Component *comp)
 {
   const HostCounters *c = &((const Host *) comp)->c;
-  return c->reads + c->writes + c->msis + c->pio_writes + c->forwarded;
+  return c->reads + c->writes + c->msis + c->pio_writes + c->forwarded + c->cpu_writes + c->cpu_reads + c->cpu_cpls;
 }
 
 static void
@@ -536,6 +651,7 @@ host_new (Fabric *f, const char *name, const HostParams *params, uint32_t root_p
   h->write_latency_ps = units_ns_to_ps (params->write_latency_ns);
   h->msi_latency_ps = units_ns_to_ps (params->msi_latency_ns);
   h->poll_ps = units_ns_to_ps (params->poll_interval_ns);
+  h->cpu_access_ps = units_ns_to_ps (params->cpu_access_ns);
   fabric_add (f, &h->base, &host_kind, COMPONENT_ROOT_COMPLEX, name, root_ports);
   return h;
 }

@@ -17,16 +17,22 @@ G_DEFINE_QUARK (pciesim-cpu-error-quark, cpu_error)
 typedef enum {
   T_TIME, /* an event at its own time resumes it */
   T_READY, /* stepping */
-  T_HOST, /* a write was refused: the root complex's ready() */
+  T_PATH, /* writes on their way: a fill buffer to free up, or all of them taken (fence, load) */
   T_LOAD, /* a load's completion data */
   T_SIGNAL, /* WAIT: signals */
   T_BARRIER, /* BARRIER: the other threads */
   T_DONE,
 } ThreadState;
 
-static const char *const state_names[] = { "its own time", "nothing", "the root port to take a write",
+static const char *const state_names[] = { "its own time", "nothing", "its writes to be taken by the root complex",
                                            "a load's completion", "a signal (interrupt or poll)",
                                            "the other threads at a barrier", "nothing (ended)" };
+
+/* A write on its way to the root complex: offered from `ready_ps` on. */
+typedef struct {
+  WcWrite w;
+  SimTime ready_ps;
+} PathWrite;
 
 typedef struct {
   Cpu *cpu;
@@ -40,10 +46,14 @@ typedef struct {
   uint32_t signals, need;
   uint64_t done_bytes; /* bytes of the current STORE or LOAD issued */
   uint64_t load_left; /* completion bytes still due for the outstanding load */
+  uint64_t load_address; /* its DW range's first byte */
   uint32_t load_width; /* bytes that load covers of the op */
   Wc *wc;
-  WcWrite *ring; /* writes that left the WC buffers, not yet taken by the root complex */
+  PathWrite *ring; /* writes that left the WC buffers, not yet taken by the root complex */
   guint ring_cap, head, len;
+  gboolean path_event; /* an event offers the head when it is ready */
+  gboolean host_refused; /* the root complex refused the head: its ready() offers it again */
+  gboolean kicking; /* inside path_kick() */
 } Thread;
 
 struct Cpu {
@@ -51,7 +61,7 @@ struct Cpu {
   Host *host;
   CpuParams p;
   GRand *rand;
-  SimTime store_ps;
+  SimTime store_ps, access_ps;
   GPtrArray *threads;
   guint n_done, at_barrier;
   void (*done) (void *ctx);
@@ -64,8 +74,9 @@ cpu_params_check (const CpuParams *p, GError **error)
 {
   if (!wc_params_check (&p->wc, error))
     return FALSE;
-  const double v[] = { p->store_ns, p->dma_setup_ns, p->dma_desc_ns };
-  static const char *const names[] = { "store time", "DMA set-up time", "time per descriptor" };
+  const double v[] = { p->store_ns, p->access_ns, p->dma_setup_ns, p->dma_desc_ns };
+  static const char *const names[] = { "store time", "path to the root complex", "DMA set-up time",
+                                       "time per descriptor" };
   for (guint i = 0; i < G_N_ELEMENTS (v); i++)
     if (!(v[i] >= 0 && v[i] < 1e9)) {
       g_set_error (error, CPU_ERROR, CPU_ERROR_PARAM, "CPU %s %g ns: must be finite, >= 0 and below 1 s", names[i],
@@ -76,38 +87,69 @@ cpu_params_check (const CpuParams *p, GError **error)
 }
 
 static void thread_run (Thread *t);
+static void resume (SimEngine *e, void *ctx, uint64_t arg);
 
-/* --- writes ---------------------------------------------------------------------------------------------- */
+/* --- writes and loads ------------------------------------------------------------------------------------ */
 
 static void
 emit (void *ctx, const WcWrite *w)
 {
   Thread *t = ctx;
-  SIM_INVARIANT (t->len < t->ring_cap, "cpu thread %u: %u writes pending, more than its buffers can hold", t->index,
-                 t->len);
-  t->ring[(t->head + t->len++) % t->ring_cap] = *w;
+  SIM_INVARIANT (t->len < t->ring_cap, "cpu thread %u: %u writes on their way, more than its buffers can hold",
+                 t->index, t->len);
+  t->ring[(t->head + t->len++) % t->ring_cap] = (PathWrite) { *w, t->time + t->cpu->access_ps };
 }
 
-/* Hand the pending writes to the root complex in order; FALSE when it refused one (the core stalls). A store
- * narrower than a DW goes out as the DW that holds it (its byte enables select the bytes). */
-static gboolean
-push_pending (Thread *t)
+static void path_event (SimEngine *e, void *ctx, uint64_t arg);
+
+/* Offer the writes that have crossed the path to the root complex, in order. A store narrower than a DW goes out
+ * as the DW that holds it (its byte enables select the bytes). A write taken frees a fill buffer, so a thread
+ * waiting on the path steps again (it waits again if it still must). */
+static void
+path_kick (Thread *t)
 {
   Cpu *cpu = t->cpu;
+  if (t->kicking || t->host_refused)
+    return;
+  t->kicking = TRUE;
+  gboolean taken = FALSE;
+  SimTime now = sim_now (cpu->engine);
   while (t->len > 0) {
-    const WcWrite *w = &t->ring[t->head];
-    uint64_t a = w->address & ~(uint64_t) 3, end = (w->address + w->length_bytes + 3) & ~(uint64_t) 3;
+    const PathWrite *p = &t->ring[t->head];
+    if (p->ready_ps > now) {
+      if (!t->path_event) {
+        t->path_event = TRUE;
+        sim_schedule_at (cpu->engine, p->ready_ps, path_event, t, 0);
+      }
+      break;
+    }
+    uint64_t a = p->w.address & ~(uint64_t) 3, end = (p->w.address + p->w.length_bytes + 3) & ~(uint64_t) 3;
     if (!host_cpu_write (cpu->host, a, (uint32_t) (end - a))) {
       cpu->c.stalls++;
-      return FALSE;
+      t->host_refused = TRUE;
+      break;
     }
     cpu->c.writes++;
     cpu->c.write_bytes += end - a;
     cpu->c.write_checksum += pattern_sum (a, end - a);
     t->head = (t->head + 1) % t->ring_cap;
     t->len--;
+    taken = TRUE;
   }
-  return TRUE;
+  t->kicking = FALSE;
+  if (taken && t->state == T_PATH) {
+    t->state = T_READY;
+    t->time = MAX (t->time, now);
+    thread_run (t);
+  }
+}
+
+static void
+path_event (SimEngine *e, void *ctx, uint64_t arg)
+{
+  Thread *t = ctx;
+  t->path_event = FALSE;
+  path_kick (t);
 }
 
 static void
@@ -116,12 +158,34 @@ host_ready (void *ctx)
   Cpu *cpu = ctx;
   for (guint i = 0; i < cpu->threads->len; i++) {
     Thread *t = cpu->threads->pdata[i];
-    if (t->state == T_HOST) {
-      t->state = T_READY;
-      t->time = MAX (t->time, sim_now (cpu->engine));
-      thread_run (t);
+    if (t->host_refused) {
+      t->host_refused = FALSE;
+      path_kick (t);
     }
   }
+}
+
+/* Wait for writes on their way: until one is taken (`all` FALSE) or all are (TRUE). TRUE when there is nothing to
+ * wait for. The ring is seen at the engine's time, so a thread ahead of it first waits for the engine. */
+static gboolean
+path_clear (Thread *t, gboolean all)
+{
+  if (all ? t->len == 0 : t->len < t->cpu->p.wc.buffers)
+    return TRUE;
+  if (t->time > sim_now (t->cpu->engine)) {
+    t->state = T_TIME;
+    sim_schedule_at (t->cpu->engine, t->time, resume, t, 0);
+  } else {
+    t->state = T_PATH;
+  }
+  return FALSE;
+}
+
+static void
+load_issue (SimEngine *e, void *ctx, uint64_t arg)
+{
+  Thread *t = ctx;
+  host_cpu_read (t->cpu->host, t->load_address, (uint32_t) t->load_left, (uint16_t) t->index);
 }
 
 static void
@@ -137,10 +201,11 @@ host_completion (void *ctx, const Tlp *cpl)
   t->load_left -= cpl->payload_bytes;
   if (t->load_left > 0)
     return;
+  /* The data crosses the path back to the core: the load retires then. */
   cpu->c.loads++;
   t->done_bytes += t->load_width;
+  t->time = MAX (t->time, sim_now (cpu->engine) + cpu->access_ps);
   t->state = T_READY;
-  t->time = MAX (t->time, sim_now (cpu->engine));
   thread_run (t);
 }
 
@@ -197,12 +262,12 @@ thread_end (Thread *t)
   barrier_check (cpu);
 }
 
-/* Ops that act on the outside at the thread's time: the engine must be there first. */
+/* Ops that act on the outside at the thread's time: the engine must be there first (loads and fences wait for it
+ * themselves, after the path). */
 static gboolean
 needs_engine_time (const Thread *t, const CpuOp *op)
 {
-  return (op->kind == CPU_OP_FENCE || op->kind == CPU_OP_LOAD || op->kind == CPU_OP_MARK
-          || op->kind == CPU_OP_BARRIER) && t->time > sim_now (t->cpu->engine);
+  return (op->kind == CPU_OP_MARK || op->kind == CPU_OP_BARRIER) && t->time > sim_now (t->cpu->engine);
 }
 
 static void
@@ -221,22 +286,15 @@ step (Thread *t)
   }
   switch (op->kind) {
   case CPU_OP_STORE:
-    /* Stores fill the core's buffers without the engine; a write they released leaves at the thread's time. */
-    if (t->len > 0) {
-      if (t->time > now) {
-        wait_time (t);
-        return;
-      }
-      if (!push_pending (t)) {
-        t->state = T_HOST;
-        return;
-      }
-    }
+    /* Stores fill the core's buffers without the engine; the writes they release cross the path on their own
+     * (path_kick()), and the core goes on while a fill buffer is free. */
     if (t->done_bytes == op->bytes) {
       t->done_bytes = 0;
       t->pc++;
       return;
     }
+    if (!path_clear (t, FALSE))
+      return;
     {
       uint64_t a = op->address + t->done_bytes;
       uint32_t w = wc_split_width (a, op->bytes - t->done_bytes, op->width);
@@ -248,35 +306,41 @@ step (Thread *t)
       cpu->c.stores++;
       t->time += cpu->store_ps;
     }
+    path_kick (t);
     return;
   case CPU_OP_FENCE:
     wc_fence (t->wc);
-    if (!push_pending (t)) {
-      t->state = T_HOST;
-      return;
-    }
-    t->pc++;
+    path_kick (t);
+    if (path_clear (t, TRUE))
+      t->pc++;
     return;
   case CPU_OP_LOAD: {
     /* A UC load drains the WC buffers and is ordered after every earlier write (SDM §11.3). */
     wc_fence (t->wc);
-    if (!push_pending (t)) {
-      t->state = T_HOST;
+    path_kick (t);
+    if (!path_clear (t, TRUE))
       return;
-    }
     if (t->done_bytes == op->bytes) {
       t->done_bytes = 0;
       t->pc++;
+      return;
+    }
+    if (t->time > now) {
+      wait_time (t);
       return;
     }
     uint64_t a = op->address + t->done_bytes;
     uint32_t w = wc_split_width (a, op->bytes - t->done_bytes, op->width);
     uint64_t dw = a & ~(uint64_t) 3, end = (a + w + 3) & ~(uint64_t) 3;
     cpu->c.load_checksum_wanted += pattern_sum (dw, end - dw);
+    t->load_address = dw;
     t->load_left = end - dw;
     t->load_width = w;
     t->state = T_LOAD;
-    host_cpu_read (cpu->host, dw, (uint32_t) (end - dw), (uint16_t) t->index);
+    if (cpu->access_ps > 0)
+      sim_schedule_in (cpu->engine, cpu->access_ps, load_issue, t, 0);
+    else
+      load_issue (cpu->engine, t, 0);
     return;
   }
   case CPU_OP_COMPUTE:
@@ -351,6 +415,7 @@ cpu_new (SimEngine *engine, Host *host, const CpuParams *p)
   cpu->p = *p;
   cpu->rand = sim_rand_new (engine, CPU_RAND_ID);
   cpu->store_ps = units_ns_to_ps (p->store_ns);
+  cpu->access_ps = units_ns_to_ps (p->access_ns);
   cpu->threads = g_ptr_array_new ();
   static const HostCpuFns fns = { host_ready, host_completion };
   host_set_cpu (host, &fns, cpu);
@@ -398,9 +463,10 @@ cpu_add_thread (Cpu *cpu, const CpuOp *ops, guint n_ops)
   t->rounds = g_new0 (uint32_t, n_ops ? n_ops : 1);
   t->state = T_DONE;
   t->wc = wc_new (&cpu->p.wc, emit, t);
-  /* One store can release at most every buffer as 8-byte chunks, then its own write (a UC store after a fence). */
-  t->ring_cap = cpu->p.wc.buffers * (cpu->p.wc.buffer_bytes / 8) + 1;
-  t->ring = g_new (WcWrite, t->ring_cap);
+  /* A store issues while fewer writes than buffers are on their way, and can release at most every buffer as
+   * 8-byte chunks, then its own write (a UC store after a fence). */
+  t->ring_cap = cpu->p.wc.buffers * (1 + cpu->p.wc.buffer_bytes / 8) + 1;
+  t->ring = g_new (PathWrite, t->ring_cap);
   g_ptr_array_add (cpu->threads, t);
   return t->index;
 }

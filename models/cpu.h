@@ -7,14 +7,18 @@
  *     STORE     a PIO write: `bytes` at `address` in stores of at most `width` bytes, cut as memcpy cuts them
  *               (wc_split_width()), to memory mapped write-combining (the stores fill the WC buffers, which leave
  *               as 64-byte or 8-byte partial writes, wc.h) or uncached (`uc`: one write per store). Each store
- *               takes store_ns of the core. A write leaves the core when the root complex takes it
- *               (host_cpu_write()); while one is refused the core stalls: no further store issues.
+ *               takes store_ns of the core. A write that left the buffers crosses the path to the root complex
+ *               (access_ns) and is then offered to it (host_cpu_write()); writes are offered in order, and one
+ *               the root complex refuses holds those behind it. While as many writes as the core has WC buffers
+ *               are on their way (its fill buffers hold them), the core stalls: no further store issues.
  *     LOAD      a PIO read: `bytes` at `address` in uncached loads of at most `width` bytes. A UC load first drains
- *               the WC buffers (SDM §11.3) and waits until every write has left; then it goes out as one MRd (whole
- *               DWs around the loaded bytes) and the core waits for all of its completion data: one load
- *               outstanding per core (pcie-protocol.md §9), so N bytes take N / width round trips.
+ *               the WC buffers (SDM §11.3) and waits until the root complex took every write; then it crosses the
+ *               path (access_ns), goes out as one MRd (whole DWs around the loaded bytes), and the core waits until
+ *               all of its completion data is back across the path (access_ns again): one load outstanding per
+ *               core (pcie-protocol.md §9), so N bytes take N / width round trips.
  *     FENCE     SFENCE: the WC buffers drain as partial writes and the core waits until the root complex took
- *               every write it made.
+ *               every write it made (the writes are then globally visible, SDM §11.3; the software end of a PIO
+ *               write).
  *     COMPUTE   the core is busy for `ns`, or for a draw of `dist` (software work: timer reads, bookkeeping).
  *     DMA_START the driver starts a DMA: it works dma_setup_ns plus `count` x dma_desc_ns (system call, pinning
  *               and mapping pages, writing `count` descriptors), then the hook rings the doorbells (register
@@ -38,7 +42,8 @@
  * - Loads carry tag = the thread index, so a core never has two reads with one tag outstanding.
  * - Integrity: the CPU sums pattern_sum() of every write it sent and of every load's DW range it asked for and
  *   got back (pattern.h), for the system's end-of-run checks against what the completer received and sent.
- * - No allocation per store, write or load: each thread's pending writes sit in a ring sized by its WC buffers.
+ * - No allocation per store, write or load: each thread's writes on their way sit in a ring sized by its WC
+ *   buffers.
  */
 #pragma once
 
@@ -52,6 +57,7 @@
 typedef struct {
   WcParams wc; /* every core's write-combining buffers */
   double store_ns; /* core time per store instruction */
+  double access_ns; /* the path between a core and the root complex (front-side bus, chipset), each way */
   double dma_setup_ns; /* driver work per DMA start (system call, set-up), before the doorbells */
   double dma_desc_ns; /* driver work per descriptor (pinning and mapping a page, writing the descriptor) */
   const Dist *interrupt; /* MSI handled by the root complex -> the handler runs; NULL = 0 (owned by the caller) */

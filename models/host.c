@@ -73,12 +73,10 @@ struct Host {
   HostIrqDelayFn irq_delay_fn;
   void *irq_delay_ctx;
 
-  /* The CPU (cpu.h): its callbacks, whether it waits for a root port to take a write, and the core-to-root-port
-   * path each way. */
+  /* The CPU (cpu.h): its callbacks, and whether it waits for a root port to take a write. */
   HostCpuFns cpu;
   void *cpu_ctx;
   gboolean cpu_waiting;
-  SimTime cpu_access_ps;
 
   /* Outstanding reads by requester bus and tag (fabric.h's enumeration puts every requester at device 0), and how
    * many requesters hold each tag number. */
@@ -111,7 +109,7 @@ host_params_check (const HostParams *p, uint32_t mps, GError **error)
   }
   const double v[] = { p->read_latency_ns, p->read_latency_per_byte_ps, p->cpl_rate_mbps, p->cpl_overhead_ns,
                        p->write_drain_mbps, p->write_latency_ns, p->sw_pio_latency_ns, p->sw_pio_gap_ns,
-                       p->msi_latency_ns, p->poll_interval_ns, p->iteration_gap_ns, p->cpu_access_ns };
+                       p->msi_latency_ns, p->poll_interval_ns, p->iteration_gap_ns };
   /* 0 is legal for every one (no latency, or a rate that does not limit). The negated test also rejects NaN;
    * the bound (1e12 ns is over 16 minutes) keeps every conversion to picoseconds far inside SimTime. */
   for (guint i = 0; i < G_N_ELEMENTS (v); i++)
@@ -366,17 +364,8 @@ sink_release (SimEngine *e, void *ctx, uint64_t arg)
 
 /* --- the CPU's path ------------------------------------------------------------------------------------- */
 
-static void
-cpu_deliver (SimEngine *e, void *ctx, uint64_t arg)
-{
-  Host *h = ctx;
-  Tlp *t = (Tlp *) (uintptr_t) arg;
-  h->cpu.completion (h->cpu_ctx, t);
-  tlp_free (h->pool, t);
-}
-
 /* A completion for a CPU load: out of the root port's receive buffer at once (completion credits are infinite at a
- * root port), at the core after the path back. */
+ * root port) and handed to the CPU. */
 static void
 cpu_completion (Host *h, FabricPort *port, Tlp *t)
 {
@@ -384,10 +373,8 @@ cpu_completion (Host *h, FabricPort *port, Tlp *t)
                  "take it", h->base.name, t->requester);
   link_port_consume (port->link_port, t);
   h->c.cpu_cpls++;
-  if (h->cpu_access_ps > 0)
-    sim_schedule_in (h->engine, h->cpu_access_ps, cpu_deliver, h, (uint64_t) (uintptr_t) t);
-  else
-    cpu_deliver (h->engine, h, (uint64_t) (uintptr_t) t);
+  h->cpu.completion (h->cpu_ctx, t);
+  tlp_free (h->pool, t);
 }
 
 static void
@@ -430,12 +417,6 @@ host_cpu_write (Host *h, uint64_t address, uint32_t bytes)
   return TRUE;
 }
 
-static void
-cpu_read_leave (SimEngine *e, void *ctx, uint64_t arg)
-{
-  cpu_queue (ctx, (Tlp *) (uintptr_t) arg);
-}
-
 void
 host_cpu_read (Host *h, uint64_t address, uint32_t bytes, uint16_t tag)
 {
@@ -446,10 +427,7 @@ host_cpu_read (Host *h, uint64_t address, uint32_t bytes, uint16_t tag)
   t->requester = h->base.id;
   t->tag = tag;
   h->c.cpu_reads++;
-  if (h->cpu_access_ps > 0)
-    sim_schedule_in (h->engine, h->cpu_access_ps, cpu_read_leave, h, (uint64_t) (uintptr_t) t);
-  else
-    cpu_queue (h, t);
+  cpu_queue (h, t);
 }
 
 void
@@ -651,7 +629,6 @@ host_new (Fabric *f, const char *name, const HostParams *params, uint32_t root_p
   h->write_latency_ps = units_ns_to_ps (params->write_latency_ns);
   h->msi_latency_ps = units_ns_to_ps (params->msi_latency_ns);
   h->poll_ps = units_ns_to_ps (params->poll_interval_ns);
-  h->cpu_access_ps = units_ns_to_ps (params->cpu_access_ns);
   fabric_add (f, &h->base, &host_kind, COMPONENT_ROOT_COMPLEX, name, root_ports);
   return h;
 }

@@ -36,8 +36,8 @@
  *   back-pressure exactly as the other traffic waits for it, and no CPU write waits inside the root complex.
  *   After a refusal the CPU's ready() runs once the port can send again. host_cpu_read() is a core's uncached
  *   load: an MRd with the root complex's own requester ID, queued behind everything the port sends (it never
- *   passes an earlier write); its completions come back to the CPU's completion(). Both legs cross the
- *   core-to-root-port path, cpu_access_ns each way (front-side bus and chipset).
+ *   passes an earlier write); its completions go to the CPU's completion() as they arrive. The path between the
+ *   core and the root complex is the CPU's to time (cpu.h).
  * - Interrupts: the delay between an MSI's data draining and its handler running is msi_latency_ns plus what the
  *   function set with host_set_irq_delay() returns for that MSI (the CPU's random interrupt and wake-up times).
  * - Rates of 0 mean "not limiting". Times are integer picoseconds inside; params are ns/ps/MB/s as named.
@@ -67,7 +67,6 @@ typedef struct {
   double msi_latency_ns; /* MSI written to the APIC -> driver handler runs */
   double poll_interval_ns; /* status polling period when MSI is off */
   double iteration_gap_ns; /* driver bookkeeping between one transfer's end and programming the next */
-  double cpu_access_ns; /* a core's uncached load crossing the core-to-root-port path, each way */
 } HostParams;
 
 typedef struct Host Host;

@@ -194,7 +194,7 @@ cpu_params_of (const CpuParams *c)
 
 /* The PIO program's own parameters: widths a core has, and a transfer the BAR memory can hold. */
 static gboolean
-pio_check (const SystemParams *p, GError **error)
+pio_check (const SystemParams *p, gboolean write, GError **error)
 {
   const uint32_t w[2] = { p->pio.store_bytes, p->pio.load_bytes };
   for (int i = 0; i < 2; i++)
@@ -207,6 +207,13 @@ pio_check (const SystemParams *p, GError **error)
   if (p->transfer_bytes == 0 || p->transfer_bytes > PIO_MAX_BYTES) {
     g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "PIO transfer of %" G_GUINT64_FORMAT " bytes: must be "
                  "1..%" G_GUINT64_FORMAT " (the BAR memory)", p->transfer_bytes, PIO_MAX_BYTES);
+    return FALSE;
+  }
+  CpuParams c = cpu_params_of (&p->cpu);
+  if (write && c.store_ns == 0 && c.access_ns == 0 && p->pio.overhead_ns == 0) {
+    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "a PIO write on a CPU whose stores take no time, with no "
+                 "path to the root complex and no software overhead, takes no time at all: its software end is its "
+                 "start (give the CPU's store time, path or overhead)");
     return FALSE;
   }
   if (!(p->pio.overhead_ns >= 0 && p->pio.overhead_ns < 1e9)) {
@@ -224,7 +231,7 @@ params_check (const SystemParams *p, SystemMode mode, GError **error)
   gboolean pio = mode == SYSTEM_PIO_READ || mode == SYSTEM_PIO_WRITE;
   if (!link_params_validate (&p->link, error) || !host_params_check (&p->host, p->link.max_payload_bytes, error)
       || !app_params_check (&p->app, error) || !dma_params_check (&p->dma, error)
-      || (p->cpu.wc.buffers != 0 && !cpu_params_check (&p->cpu, error)) || (pio && !pio_check (p, error))
+      || (p->cpu.wc.buffers != 0 && !cpu_params_check (&p->cpu, error)) || (pio && !pio_check (p, mode == SYSTEM_PIO_WRITE, error))
       || (!pio && !work_check (&p->dma, &p->link, p->transfer_bytes, share (BUF_STRIDE, p->dma.channels),
                                TABLE_STRIDE, error)))
     return FALSE;
@@ -522,7 +529,7 @@ quiet_ps (const HostParams *h, uint32_t mps, uint32_t mrrs)
 {
   double ns = h->read_latency_ns + h->read_latency_per_byte_ps * mrrs / 1000.0 + h->cpl_overhead_ns
               + h->write_latency_ns + h->msi_latency_ns + h->poll_interval_ns + h->sw_pio_latency_ns
-              + 8 * h->sw_pio_gap_ns + 2 * h->cpu_access_ns;
+              + 8 * h->sw_pio_gap_ns;
   if (h->cpl_rate_mbps > 0)
     ns += mps * 1000.0 / h->cpl_rate_mbps;
   if (h->write_drain_mbps > 0)
@@ -530,16 +537,15 @@ quiet_ps (const HostParams *h, uint32_t mps, uint32_t mrrs)
   return units_ns_to_ps (ns);
 }
 
-/* The CPU's share of the longest legal quiet stretch: a load's two crossings of the core-to-root-port path are in
- * quiet_ps (HostParams), the driver's work before the doorbells and the interrupt and wake-up times here (their
- * 1e-9 bounds, dist.h). 0 for a CPU without costs or random times, so the bound (and the watchdog's ticks) stay
+/* The CPU's share of the longest legal quiet stretch: a load's two crossings of the core-to-root-port path, the
+ * driver's work before the doorbells, and the interrupt and wake-up times (their 1e-9 bounds, dist.h). 0 for a CPU without costs or random times, so the bound (and the watchdog's ticks) stay
  * what they were before the CPU existed. */
 static SimTime
 cpu_quiet_ps (const CpuParams *c, uint32_t descriptors)
 {
   if (c == NULL)
     return 0;
-  double ns = c->dma_setup_ns + descriptors * c->dma_desc_ns;
+  double ns = c->dma_setup_ns + descriptors * c->dma_desc_ns + 2 * c->access_ns;
   if (c->interrupt != NULL)
     ns += dist_bound_ns (c->interrupt);
   if (c->wakeup != NULL)

@@ -36,7 +36,7 @@ typedef struct {
 
 typedef enum { PS_METRIC_THEORETICAL, PS_METRIC_PROTOCOL_LIMIT, PS_METRIC_MBPS, PS_METRIC_PCT_THEORETICAL,
                PS_METRIC_USAGE, PS_METRIC_EVENTS, PS_METRIC_SIM_TIME, PS_METRIC_ERRORS,
-               PS_METRIC_LATENCY_P99 } PsMetricKind;
+               PS_METRIC_LATENCY_P99, PS_METRIC_TRANSFER } PsMetricKind;
 
 typedef struct {
   char *name;

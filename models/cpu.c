@@ -18,6 +18,7 @@ typedef enum {
   T_TIME, /* an event at its own time resumes it */
   T_READY, /* stepping */
   T_PATH, /* writes on their way: a fill buffer to free up, or all of them taken (fence, load) */
+  T_SENT, /* FENCE: the root complex to place every write it took on the wire */
   T_LOAD, /* a load's completion data */
   T_SIGNAL, /* WAIT: signals */
   T_BARRIER, /* BARRIER: the other threads */
@@ -25,7 +26,7 @@ typedef enum {
 } ThreadState;
 
 static const char *const state_names[] = { "its own time", "nothing", "its writes to be taken by the root complex",
-                                           "a load's completion", "a signal (interrupt or poll)",
+                                           "its writes to leave the root port", "a load's completion", "a signal (interrupt or poll)",
                                            "the other threads at a barrier", "nothing (ended)" };
 
 /* A write on its way to the root complex: offered from `ready_ps` on. */
@@ -161,6 +162,21 @@ host_ready (void *ctx)
     if (t->host_refused) {
       t->host_refused = FALSE;
       path_kick (t);
+    }
+  }
+}
+
+/* The root complex placed its last CPU write on the wire: a fence waiting for it goes on. */
+static void
+host_sent (void *ctx)
+{
+  Cpu *cpu = ctx;
+  for (guint i = 0; i < cpu->threads->len; i++) {
+    Thread *t = cpu->threads->pdata[i];
+    if (t->state == T_SENT) {
+      t->state = T_READY;
+      t->time = MAX (t->time, sim_now (cpu->engine));
+      thread_run (t);
     }
   }
 }
@@ -308,12 +324,22 @@ step (Thread *t)
     }
     path_kick (t);
     return;
-  case CPU_OP_FENCE:
+  case CPU_OP_FENCE: {
     wc_fence (t->wc);
     path_kick (t);
-    if (path_clear (t, TRUE))
-      t->pc++;
+    if (!path_clear (t, TRUE))
+      return;
+    /* The model's fence ends when the writes have left the root port (cpu.h), so a posted write's software end is
+     * never before its data is on the wire. */
+    SimTime end;
+    if (!host_cpu_writes_sent (cpu->host, &end)) {
+      t->state = T_SENT;
+      return;
+    }
+    t->time = MAX (t->time, end);
+    t->pc++;
     return;
+  }
   case CPU_OP_LOAD: {
     /* A UC load drains the WC buffers and is ordered after every earlier write (SDM §11.3). */
     wc_fence (t->wc);
@@ -417,7 +443,7 @@ cpu_new (SimEngine *engine, Host *host, const CpuParams *p)
   cpu->store_ps = units_ns_to_ps (p->store_ns);
   cpu->access_ps = units_ns_to_ps (p->access_ns);
   cpu->threads = g_ptr_array_new ();
-  static const HostCpuFns fns = { host_ready, host_completion };
+  static const HostCpuFns fns = { host_ready, host_completion, host_sent };
   host_set_cpu (host, &fns, cpu);
   return cpu;
 }

@@ -18,7 +18,11 @@
  *               core (pcie-protocol.md §9), so N bytes take N / width round trips.
  *     FENCE     SFENCE: the WC buffers drain as partial writes and the core waits until the root complex took
  *               every write it made (the writes are then globally visible, SDM §11.3; the software end of a PIO
- *               write).
+ *               write) and, the model's choice, until the root complex has placed every CPU write it took on a
+ *               root port's wire (host_cpu_writes_sent(); the thread's time moves to when the last one's last
+ *               symbol leaves). A real core may see the fence end while the chipset still holds a few posted
+ *               writes; waiting for the wire keeps a PIO write's figure within what the link can carry (a
+ *               project rule), at the price of up to a queue of TLP times on the smallest transfers.
  *     COMPUTE   the core is busy for `ns`, or for a draw of `dist` (software work: timer reads, bookkeeping).
  *     DMA_START the driver starts a DMA: it works dma_setup_ns plus `count` x dma_desc_ns (system call, pinning
  *               and mapping pages, writing `count` descriptors), then the hook rings the doorbells (register

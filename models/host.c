@@ -77,6 +77,8 @@ struct Host {
   HostCpuFns cpu;
   void *cpu_ctx;
   gboolean cpu_waiting;
+  uint64_t cpu_unsent; /* CPU writes taken but not yet placed on a root port's wire */
+  SimTime cpu_sent_end_ps; /* when the last placed one's last symbol leaves */
 
   /* Outstanding reads by requester bus and tag (fabric.h's enumeration puts every requester at device 0), and how
    * many requesters hold each tag number. */
@@ -387,11 +389,37 @@ cpu_queue (Host *h, Tlp *t)
   tx_drain (h, out->index);
 }
 
+/* Marks a CPU write's MWr (the cookie of the root complex's register writes holds a 32-bit value, host_pio_write). */
+#define CPU_WRITE_COOKIE (UINT64_C (0x43505557) << 32)
+
+/* A root port placed a TLP on its wire: a CPU write counts as sent, and the CPU hears when none is left. */
+static void
+cpu_placed (void *ctx, LinkPort *port, const Tlp *t, SimTime end_ps)
+{
+  Host *h = ctx;
+  if (t->kind != TLP_MWR || t->requester != h->base.id || t->cookie != CPU_WRITE_COOKIE)
+    return;
+  g_assert (h->cpu_unsent > 0);
+  h->cpu_sent_end_ps = MAX (h->cpu_sent_end_ps, end_ps);
+  if (--h->cpu_unsent == 0 && h->cpu.sent != NULL)
+    h->cpu.sent (h->cpu_ctx);
+}
+
 void
 host_set_cpu (Host *h, const HostCpuFns *fns, void *ctx)
 {
   h->cpu = *fns;
   h->cpu_ctx = ctx;
+  for (uint32_t i = 0; i < h->base.n_ports; i++)
+    if (h->base.ports[i].link_port != NULL)
+      link_port_set_tx_placed (h->base.ports[i].link_port, cpu_placed, h);
+}
+
+gboolean
+host_cpu_writes_sent (const Host *h, SimTime *end_ps)
+{
+  *end_ps = h->cpu_sent_end_ps;
+  return h->cpu_unsent == 0;
 }
 
 /* The write goes out only when the port's FIFO is empty and its link takes it now: whatever holds the link back
@@ -412,7 +440,9 @@ host_cpu_write (Host *h, uint64_t address, uint32_t bytes)
   Tlp *t = tlp_alloc (h->pool);
   *t = probe;
   t->requester = h->base.id;
+  t->cookie = CPU_WRITE_COOKIE;
   h->c.cpu_writes++;
+  h->cpu_unsent++;
   cpu_queue (h, t);
   return TRUE;
 }

@@ -37,7 +37,8 @@
  *   After a refusal the CPU's ready() runs once the port can send again. host_cpu_read() is a core's uncached
  *   load: an MRd with the root complex's own requester ID, queued behind everything the port sends (it never
  *   passes an earlier write); its completions go to the CPU's completion() as they arrive. The path between the
- *   core and the root complex is the CPU's to time (cpu.h).
+ *   core and the root complex is the CPU's to time (cpu.h). The root complex tells the CPU (sent()) when every
+ *   write it took has been placed on a root port's wire (host_cpu_writes_sent()).
  * - Interrupts: the delay between an MSI's data draining and its handler running is msi_latency_ns plus what the
  *   function set with host_set_irq_delay() returns for that MSI (the CPU's random interrupt and wake-up times).
  * - Rates of 0 mean "not limiting". Times are integer picoseconds inside; params are ns/ps/MB/s as named.
@@ -98,6 +99,7 @@ void host_set_msi (Host *host, HostEventFn fn, void *ctx);
 typedef struct {
   void (*ready) (void *ctx); /* a root port can take a CPU write again after host_cpu_write() refused one */
   void (*completion) (void *ctx, const Tlp *cpl); /* a completion for a CPU load (tag = the load's) */
+  void (*sent) (void *ctx); /* the last CPU write taken has been placed on its root port's wire */
 } HostCpuFns;
 
 /* Joins the CPU to the root complex (one CPU per root complex). */
@@ -105,6 +107,9 @@ void host_set_cpu (Host *host, const HostCpuFns *fns, void *ctx);
 /* A core's write of `bytes` (whole DWs, DW-aligned) at `address` in an endpoint's BAR: TRUE when the root complex
  * took it and sent it; FALSE when the root port cannot send it now (ready() follows). */
 gboolean host_cpu_write (Host *host, uint64_t address, uint32_t bytes);
+/* TRUE when every CPU write taken has been placed on its root port's wire; *end_ps is then when the last one's
+ * last symbol leaves the root port. */
+gboolean host_cpu_writes_sent (const Host *host, SimTime *end_ps);
 /* A core's uncached load of `bytes` (whole DWs, DW-aligned) at `address` with tag `tag`. */
 void host_cpu_read (Host *host, uint64_t address, uint32_t bytes, uint16_t tag);
 /* The CPU's part of an MSI's delay: called once per MSI when its data has drained, the result added to

@@ -274,6 +274,9 @@ main (void)
   Suite *s = suite_create ("install");
   TCase *tc = tcase_create ("install");
   tcase_add_unchecked_fixture (tc, install_setup, install_teardown);
+  /* The build tree's validate runs every shipped config (about 3 s on a loaded 2-core machine), past Check's
+   * default 4 s when other suites run beside it. */
+  tcase_set_timeout (tc, 30);
   tcase_add_test (tc, test_install_layout);
   tcase_add_test (tc, test_installed_validate_finds_installed_configs);
   tcase_add_test (tc, test_installed_scenario_runs);

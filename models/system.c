@@ -460,6 +460,45 @@ peak_open (SimEngine *e, void *ctx, uint64_t arg)
   sim_schedule_in (e, (SimTime) SYSTEM_PEAK_WINDOW_CYCLES * app_cycle_ps (w->app), peak_close, w, 0);
 }
 
+/* Adds a window of `win` ps of `link`'s usage since its last reset to the sums: fractions weighted by the window's
+ * length, counters as they are. */
+static void
+usage_add (Link *link, double win, LinkUsage sum[2], LinkCounters counters[2])
+{
+  for (int d = 0; d < 2; d++) {
+    LinkUsage u = link_usage (link, (LinkDir) d);
+    sum[d].payload += u.payload * win;
+    sum[d].tlp_overhead += u.tlp_overhead * win;
+    sum[d].dllp += u.dllp * win;
+    sum[d].ordered_sets += u.ordered_sets * win;
+    sum[d].idle += u.idle * win;
+    LinkCounters c = link_counters (link, (LinkDir) d), *cs = &counters[d];
+    cs->tlps += c.tlps;
+    cs->dllps += c.dllps;
+    cs->acks += c.acks;
+    cs->updatefcs += c.updatefcs;
+    cs->skps += c.skps;
+    cs->payload_bytes += c.payload_bytes;
+  }
+}
+
+/* The usage sums of `usage_ps` ps of windows as the result's fractions and counters. */
+static void
+usage_result (SystemResult *out, const LinkUsage sum[2], const LinkCounters counters[2], double usage_ps)
+{
+  LinkUsage u[2];
+  for (int d = 0; d < 2; d++) {
+    double win = usage_ps > 0 ? usage_ps : 1;
+    u[d] = (LinkUsage) { sum[d].payload / win, sum[d].tlp_overhead / win, sum[d].dllp / win,
+                         sum[d].ordered_sets / win, sum[d].idle / win };
+    /* Idle absorbs the rounding of the weighted sums, so the five still sum to 1. */
+    u[d].idle = 1.0 - (u[d].payload + u[d].tlp_overhead + u[d].dllp + u[d].ordered_sets);
+  }
+  out->downstream = u[LINK_DOWNSTREAM];
+  out->upstream = u[LINK_UPSTREAM];
+  out->downstream_counters = counters[LINK_DOWNSTREAM];
+  out->upstream_counters = counters[LINK_UPSTREAM];
+}
 /* Every iteration: the read-request cycles inside the write counter's window, and link usage over the counter
  * window, so usage covers the same transfers the MB/s figures average (no inter-iteration idle). Both windows
  * run from the first counter to start to the last to stop, counted across channels (and, for link usage,
@@ -502,22 +541,7 @@ on_counter (void *ctx, DmaDir dir, gboolean stopped)
   double win = (double) (stop - w->usage_start_ps);
   w->usage_ps += win;
   w->usage_windows++;
-  for (int d = 0; d < 2; d++) {
-    LinkUsage u = link_usage (w->link, (LinkDir) d);
-    LinkUsage *sum = &w->usage_sum[d];
-    sum->payload += u.payload * win;
-    sum->tlp_overhead += u.tlp_overhead * win;
-    sum->dllp += u.dllp * win;
-    sum->ordered_sets += u.ordered_sets * win;
-    sum->idle += u.idle * win;
-    LinkCounters c = link_counters (w->link, (LinkDir) d), *cs = &w->usage_counters[d];
-    cs->tlps += c.tlps;
-    cs->dllps += c.dllps;
-    cs->acks += c.acks;
-    cs->updatefcs += c.updatefcs;
-    cs->skps += c.skps;
-    cs->payload_bytes += c.payload_bytes;
-  }
+  usage_add (w->link, win, w->usage_sum, w->usage_counters);
 }
 
 /* Longest stretch in which a healthy run may deliver nothing: every wait the host parameters can impose on one
@@ -851,19 +875,7 @@ run (System *s, GError **error)
       out->cpu = cpu_counters (s->cpu);
       out->host = host_counters (s->host);
       out->dma = dma_chain_counters (w->dma);
-      LinkUsage u[2];
-      for (int d = 0; d < 2; d++) {
-        const LinkUsage *sum = &w->usage_sum[d];
-        double win = w->usage_ps > 0 ? w->usage_ps : 1;
-        u[d] = (LinkUsage) { sum->payload / win, sum->tlp_overhead / win, sum->dllp / win, sum->ordered_sets / win,
-                             sum->idle / win };
-        /* Idle absorbs the rounding of the weighted sums, so the five still sum to 1. */
-        u[d].idle = 1.0 - (u[d].payload + u[d].tlp_overhead + u[d].dllp + u[d].ordered_sets);
-      }
-      out->downstream = u[LINK_DOWNSTREAM];
-      out->upstream = u[LINK_UPSTREAM];
-      out->downstream_counters = w->usage_counters[LINK_DOWNSTREAM];
-      out->upstream_counters = w->usage_counters[LINK_UPSTREAM];
+      usage_result (out, w->usage_sum, w->usage_counters, w->usage_ps);
       out->usage_window_ns = w->usage_windows ? w->usage_ps / w->usage_windows / 1000.0 : 0;
       out->usage_windows = w->usage_windows;
     }
@@ -944,22 +956,7 @@ pio_mark (void *ctx, guint thread, uint64_t arg, SimTime at)
   s->pio.samples[s->pio.n++] = dt;
   s->pio.mbps_sum += (double) s->pio.bytes * 1e6 / (double) dt;
   s->pio.usage_ps += (double) dt;
-  for (int d = 0; d < 2; d++) {
-    LinkUsage u = link_usage (s->pio.link, (LinkDir) d);
-    LinkUsage *sum = &s->pio.usage_sum[d];
-    sum->payload += u.payload * dt;
-    sum->tlp_overhead += u.tlp_overhead * dt;
-    sum->dllp += u.dllp * dt;
-    sum->ordered_sets += u.ordered_sets * dt;
-    sum->idle += u.idle * dt;
-    LinkCounters c = link_counters (s->pio.link, (LinkDir) d), *cs = &s->pio.usage_counters[d];
-    cs->tlps += c.tlps;
-    cs->dllps += c.dllps;
-    cs->acks += c.acks;
-    cs->updatefcs += c.updatefcs;
-    cs->skps += c.skps;
-    cs->payload_bytes += c.payload_bytes;
-  }
+  usage_add (s->pio.link, (double) dt, s->pio.usage_sum, s->pio.usage_counters);
 }
 
 /* What the memory target received and sent must be what the CPU sent and asked for, and the CPU must have stored
@@ -1007,18 +1004,7 @@ pio_results (System *s, gboolean ok)
   *(dir == DMA_READ ? &out->read_mbps : &out->write_mbps) = mbps;
   *(dir == DMA_READ ? &out->read_counter_ns : &out->write_counter_ns) = ns;
   out->transfer[dir] = transfer_stats (s->pio.samples, s->pio.n);
-  LinkUsage u[2];
-  for (int d = 0; d < 2; d++) {
-    const LinkUsage *sum = &s->pio.usage_sum[d];
-    double win = s->pio.usage_ps > 0 ? s->pio.usage_ps : 1;
-    u[d] = (LinkUsage) { sum->payload / win, sum->tlp_overhead / win, sum->dllp / win, sum->ordered_sets / win,
-                         sum->idle / win };
-    u[d].idle = 1.0 - (u[d].payload + u[d].tlp_overhead + u[d].dllp + u[d].ordered_sets);
-  }
-  out->downstream = u[LINK_DOWNSTREAM];
-  out->upstream = u[LINK_UPSTREAM];
-  out->downstream_counters = s->pio.usage_counters[LINK_DOWNSTREAM];
-  out->upstream_counters = s->pio.usage_counters[LINK_UPSTREAM];
+  usage_result (out, s->pio.usage_sum, s->pio.usage_counters, s->pio.usage_ps);
   out->usage_window_ns = ns;
   out->usage_windows = s->pio.n;
   out->host = host_counters (s->host);

@@ -264,8 +264,8 @@ static const KeyDef keys[] = {
   { "host.iteration_gap_ns", K_DOUBLE, OFF (host.iteration_gap_ns), 0, 1e9, FALSE, NULL, NULL, "0", "ns",
     "software: bookkeeping between one transfer's end and programming the next" },
   { "host.cpu_access_ns", K_DOUBLE, OFF (host.cpu_access_ns), 0, 1e6, FALSE, NULL, NULL, "0", "ns",
-    "a core's uncached load crossing the path between the core and the root port, each way (front-side bus, "
-    "chipset): a PIO read pays it twice per load" },
+    "the path between a core and the root port, each way (front-side bus, chipset): a PIO write's stores cross it "
+    "once on their way out, a PIO read pays it twice per load" },
 
   /* The host's CPU (models/cpu.h): its cores, the PIO modes' program and the driver's costs. The defaults are a
    * CPU that costs nothing and draws nothing, which is what every config before it ran. */

@@ -28,3 +28,10 @@ Dist *ps_build_dist (const PsDist *d, GError **error);
  * (e.g. the config's path) when not NULL. An error already in PS_ERROR is left alone. */
 void ps_error_from_model (GError **error, const char *prefix);
 gboolean ps_run_config (const PsConfig *cfg, unsigned modes, uint64_t seed, PsRunResult *out, GError **error);
+
+/* A config with a topology: (topology.h) as a fabric (models/fabric.h, switch.h, flow.h): each node's model from its
+ * own config, each link's parameters from the file's link.* keys, the link's own, and per end the pipelines and
+ * credits of the device at that end; then its flows, the first fabric.active_flows of them (0: all), in one run.
+ * Every flow's figure is held to the protocol limit of each link on its path. Called by ps_run_config() for such a
+ * config, whatever the modes. */
+gboolean ps_run_fabric (const PsConfig *cfg, uint64_t seed, PsFabricResult *out, GError **error);

@@ -219,7 +219,7 @@ static const CompletionCase completion_cases[] = {
   { { "validate", "--t" }, "--tolerance\n" },
   { { "sweep", "--re" }, "--resume\n" },
   { { "--mode", "s" }, "simultaneous\n" },
-  { { "-m", "" }, "all\nread\nsimultaneous\nwrite\n" },
+  { { "-m", "" }, "all\npio_read\npio_write\nread\nsimultaneous\nwrite\n" },
   { { "--format", "" }, "csv\njson\nmarkdown\ntable\n" },
   { { "sweep", "--format", "" }, "csv\njson\n" },
   { { "keys", "-f", "" }, "markdown\ntable\n" },

@@ -579,8 +579,9 @@ START_TEST (test_vcd_well_formed)
   Vcd v;
   vcd_parse (&v, text, TRUE);
   ck_assert_str_eq (v.timescale, "1ps");
-  /* 2 wires x (state, tag, length) + 2 x (6 credits + replay) + the DMA phase and its 2 attributes + tags. */
-  ck_assert_uint_eq (g_hash_table_size (v.by_id), 2 * 3 + 2 * 7 + 3 + 1);
+  /* 2 wires x (state, tag, length) + 2 x (6 credits + replay) + the DMA's phase and fetch tracks with their 2
+   * attributes each + tags. */
+  ck_assert_uint_eq (g_hash_table_size (v.by_id), 2 * 3 + 2 * 7 + 2 * 3 + 1);
   ck_assert (v.dumpvars_complete);
   /* The first time is 0 (the dump), the last the end of the last slice: the status write's. */
   ck_assert_uint_eq (g_array_index (v.stamps, SimTime, 0), 0);
@@ -646,7 +647,8 @@ START_TEST (test_json_valid)
   ck_assert_str_eq (g_hash_table_lookup (p.thread, GUINT_TO_POINTER (1)), "link0.down.wire");
   ck_assert_str_eq (g_hash_table_lookup (p.thread, GUINT_TO_POINTER (2)), "link0.up.wire");
   ck_assert_str_eq (g_hash_table_lookup (p.thread, GUINT_TO_POINTER (3)), "ep.dma.phase");
-  ck_assert_uint_eq (g_hash_table_size (p.thread), 3);
+  ck_assert_str_eq (g_hash_table_lookup (p.thread, GUINT_TO_POINTER (4)), "ep.dma.fetch");
+  ck_assert_uint_eq (g_hash_table_size (p.thread), 4);
   /* The TLP and DLLP counts are the run's: READS MRds, two CplDs each, an Ack each way per read. */
   ck_assert_uint_eq (kind_count (&p, "MRd"), READS);
   ck_assert_uint_eq (kind_count (&p, "CplD"), 2 * READS);

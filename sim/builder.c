@@ -177,6 +177,59 @@ errors_of (PsModeResult *m, const PsConfig *cfg, const LinkErrors e[2])
                                src[i]->replayed_bytes, src[i]->flit_errors };
 }
 
+/* WhyResult (models) -> the report's terms; transmitters keep only the causes that held them idle at all. */
+static void
+verdict_of (PsVerdict *out, const WhyVerdict *v)
+{
+  *out = (PsVerdict) { .valid = v->valid };
+  if (!v->valid)
+    return;
+  out->cause = stall_cause_names[v->cause];
+  out->next = stall_cause_names[v->next];
+  out->share = v->share;
+  out->next_share = v->next_share;
+  out->bound_mbps = v->bound_mbps;
+  out->link_mbps = v->link_mbps;
+  g_strlcpy (out->text, v->text, sizeof out->text);
+}
+
+static void
+latency_of (PsLatency *out, const LatSummary *l)
+{
+  *out = (PsLatency) { .valid = l->count > 0, .count = l->count, .mean_ns = l->mean_ns, .p50_ns = l->p50_ns,
+                       .p99_ns = l->p99_ns, .max_ns = l->max_ns };
+}
+
+static void
+why_of (PsModeResult *m, const WhyResult *w)
+{
+  verdict_of (&m->read_verdict, &w->verdict[DMA_READ]);
+  verdict_of (&m->write_verdict, &w->verdict[DMA_WRITE]);
+  latency_of (&m->read_latency, &w->read_latency);
+  latency_of (&m->write_latency, &w->write_latency);
+  m->read_first_fetch_ns = w->first_fetch_ns[DMA_READ];
+  m->write_first_fetch_ns = w->first_fetch_ns[DMA_WRITE];
+  G_STATIC_ASSERT (WHY_TRANSMITTERS <= PS_MAX_TRANSMITTERS && WHY_MAX_BUSY <= PS_MAX_BUSY
+                   && STALL_COUNT <= PS_MAX_CAUSES);
+  m->n_transmitters = WHY_TRANSMITTERS;
+  for (int i = 0; i < WHY_TRANSMITTERS; i++) {
+    const WhyTransmitter *t = &w->tx[i];
+    PsTransmitter *o = &m->transmitters[i];
+    g_strlcpy (o->name, t->name, sizeof o->name);
+    o->n_busy = t->n_busy;
+    for (guint k = 0; k < t->n_busy; k++) {
+      o->busy_name[k] = t->busy_name[k];
+      o->busy[k] = t->busy[k];
+    }
+    o->n_idle = 0;
+    for (int c = 0; c < STALL_COUNT; c++)
+      if (t->idle[c] > 0) {
+        o->idle_name[o->n_idle] = stall_cause_names[c];
+        o->idle[o->n_idle++] = t->idle[c];
+      }
+  }
+}
+
 /* One benchmark mode on a fresh system: modes never share state, so each is reproducible on its own. Every mode
  * gets the same seed, so `--mode write` prints the same write figure as `--mode all`. */
 static gboolean
@@ -207,6 +260,7 @@ run_dma (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GError *
   m->usage_window_ns = r.usage_window_ns;
   m->usage_windows = r.usage_windows;
   errors_of (m, cfg, r.errors);
+  why_of (m, &r.why);
   m->events = r.events;
   m->sim_time_ns = (double) r.sim_time_ps / 1000.0;
   return TRUE;

@@ -233,10 +233,11 @@ why_of (PsModeResult *m, const WhyResult *w)
 /* One benchmark mode on a fresh system: modes never share state, so each is reproducible on its own. Every mode
  * gets the same seed, so `--mode write` prints the same write figure as `--mode all`. */
 static gboolean
-run_dma (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GError **error)
+run_dma (const PsConfig *cfg, int mode, uint64_t seed, SimTrace *trace, PsModeResult *m, GError **error)
 {
   SystemParams sp;
   ps_build_system_params (cfg, &sp);
+  sp.trace = trace;
   static const SystemMode modes[PS_N_MODES] = { SYSTEM_READ, SYSTEM_WRITE, SYSTEM_SIMULTANEOUS };
   SystemResult r;
   if (!system_run (&sp, modes[mode], seed, &r, error)) {
@@ -325,6 +326,13 @@ run_stream (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GErro
 gboolean
 ps_run_config (const PsConfig *cfg, unsigned modes, uint64_t seed, PsRunResult *out, GError **error)
 {
+  return ps_run_config_traced (cfg, modes, seed, NULL, out, error);
+}
+
+gboolean
+ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTrace *trace, PsRunResult *out,
+  GError **error)
+{
   /* The vendor figure and the protocol limit follow from the link parameters alone, so they are filled in
    * whichever modes run. */
   LinkParams lp;
@@ -332,6 +340,11 @@ ps_run_config (const PsConfig *cfg, unsigned modes, uint64_t seed, PsRunResult *
   out->config = cfg;
   out->seed = seed;
   gboolean stream = cfg->benchmark.workload == PS_WORKLOAD_STREAM;
+  if (trace != NULL && stream) {
+    ps_error_plain (error, PS_ERROR_USAGE, "%s: --trace: the stream workload is not traced (a chaining DMA is)",
+                    cfg->path);
+    return FALSE;
+  }
   out->model = stream ? "stream" : "chaining-dma";
   out->theoretical_mbps = link_theoretical_mbps (lp.gen, lp.lanes, lp.max_payload_bytes);
   /* Each figure's limit has the header its data travels with (report.h): MWrs that of their addresses (the DMA
@@ -343,8 +356,10 @@ ps_run_config (const PsConfig *cfg, unsigned modes, uint64_t seed, PsRunResult *
   for (int i = 0; i < PS_N_MODES; i++) {
     if (!(modes & bits[i]))
       continue;
-    if (!(stream ? run_stream : run_dma) (cfg, i, seed, &out->modes[i], error))
+    if (!(stream ? run_stream (cfg, i, seed, &out->modes[i], error)
+                 : run_dma (cfg, i, seed, trace, &out->modes[i], error)))
       return FALSE;
+    trace = NULL; /* the first mode run is the one traced */
     /* The protocol limit is an analytic upper bound for one direction: a figure above it means a model lets data
      * through faster than the wire can carry it (e.g. a counter stopped before the data left), never a result.
      * The printed limit is a long-run average over SKP intervals; a finite window can hold fewer SKP ordered

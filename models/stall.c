@@ -32,8 +32,9 @@ window_cause (StallCause c)
          || c == STALL_DESCRIPTOR_FETCH;
 }
 
-StallCause
-stall_effective (const StallClock *c)
+/* From the feeders' causes in force, which are current (stall_update goes feeders first). */
+static StallCause
+compute (const StallClock *c)
 {
   if (!c->follow)
     return (StallCause) c->cause;
@@ -47,11 +48,19 @@ stall_effective (const StallClock *c)
 }
 
 void
+stall_update (StallClock *c)
+{
+  for (StallClock *x = c; x != NULL; x = x->follower)
+    x->eff = (uint8_t) compute (x);
+}
+
+void
 stall_link (StallClock *feeder, StallClock *follower)
 {
   g_assert (feeder->follower == NULL || feeder->follower == follower);
   feeder->follower = follower;
   follower->feeder = feeder;
+  stall_update (follower);
 }
 
 void
@@ -60,6 +69,7 @@ stall_refine (StallClock *refine, StallClock *follower)
   g_assert (refine->follower == NULL || refine->follower == follower);
   refine->follower = follower;
   follower->refine = refine;
+  stall_update (follower);
 }
 
 void

@@ -14,7 +14,8 @@
  *   sender's cause. A second feeder (`refine`) may sharpen a cause that only says "waiting for the far end"
  *   (STALL_HOST_LATENCY, STALL_IDLE): a root port waiting for read data is really waiting for the requester's
  *   tags when the requester is out of them. A feeder flushes its followers before its cause changes, so a
- *   follower's time is always attributed to the cause that held then. One follower per feeder.
+ *   follower's time is always attributed to the cause that held then, and recomputes their cause in force
+ *   after (`eff`), so the per-packet flush reads one byte. One follower per feeder.
  * - LatHist: counts of latencies in picoseconds, in 128 buckets per power of two (bucket width under 0.8% of
  *   its value), with the exact count, sum, minimum and maximum; a percentile is its bucket's middle, clamped to
  *   [min, max]. Fixed size, no allocation per sample.
@@ -59,13 +60,22 @@ typedef struct StallClock StallClock;
 struct StallClock {
   SimTime since; /* time before this is attributed (or was busy) */
   uint8_t cause; /* own cause (StallCause) */
+  uint8_t eff; /* the cause in force (own or followed), kept current at every change: flushes only read it */
   bool follow; /* take the feeder's cause instead */
   const StallClock *feeder, *refine;
   StallClock *follower;
   SimTime ps[STALL_COUNT];
 };
 
-StallCause stall_effective (const StallClock *c);
+/* What `c` is idle for now: its own cause, or its feeder's (as refined). */
+static inline StallCause
+stall_effective (const StallClock *c)
+{
+  return (StallCause) c->eff;
+}
+
+/* Recompute the cause in force of `c` and of the clocks that follow it, after a change (feeders first). */
+void stall_update (StallClock *c);
 
 /* Attribute [since, t) to the effective cause. */
 static inline void
@@ -95,6 +105,7 @@ stall_set (StallClock *c, SimTime t, StallCause cause)
   stall_flush_chain (c, t);
   c->cause = (uint8_t) cause;
   c->follow = false;
+  stall_update (c);
 }
 
 /* From t on, idle for whatever the feeder is idle for. */
@@ -105,6 +116,7 @@ stall_follow (StallClock *c, SimTime t)
     return;
   stall_flush_chain (c, t);
   c->follow = true;
+  stall_update (c);
 }
 
 /* Busy over [start, end): what came before start is attributed, nothing until end. */

@@ -16,6 +16,9 @@
  *   tags when the requester is out of them. A feeder flushes its followers before its cause changes, so a
  *   follower's time is always attributed to the cause that held then, and recomputes their cause in force
  *   after (`eff`), so the per-packet flush reads one byte. One follower per feeder.
+ * - Hook for software (issue #14's CPU): a component that sends for a program keeps a StallClock of its own, sets
+ *   STALL_SOFTWARE on it while the program has not asked for anything, and makes it the feeder of the link port
+ *   it sends on (link_port_set_stall_feeder()); the direction's idle time then reads `software`.
  * - LatHist: counts of latencies in picoseconds, in 128 buckets per power of two (bucket width under 0.8% of
  *   its value), with the exact count, sum, minimum and maximum; a percentile is its bucket's middle, clamped to
  *   [min, max]. Fixed size, no allocation per sample.

@@ -616,6 +616,18 @@ obj (SimTrace *t, guint i, gboolean track)
   return &g_array_index (t->objs, Obj, i);
 }
 
+/* VCD: a slice starts: its state and attributes change at `start`. */
+static void
+vcd_slice_start (SimTrace *t, Obj *o, SimTime start, guint state, uint64_t attr0, uint64_t attr1)
+{
+  vcd_advance (t, start);
+  vcd_set (t, o->sig, state);
+  const uint64_t attr[SIM_TRACE_ATTRS] = { attr0, attr1 };
+  for (guint a = 0; a < SIM_TRACE_ATTRS; a++)
+    if (o->attrs[a])
+      vcd_set (t, o->sig + 1 + a, attr[a]);
+}
+
 void
 sim_trace_slice_emit (SimTrace *t, SimTraceTrack track, SimTime start, SimTime dur, guint state, uint64_t attr0,
   uint64_t attr1)
@@ -633,12 +645,7 @@ sim_trace_slice_emit (SimTrace *t, SimTraceTrack track, SimTime start, SimTime d
     return;
   const SimTime ws = t->o.window_start_ps, we = t->o.window_end_ps;
   if (t->format == SIM_TRACE_VCD) {
-    vcd_advance (t, start);
-    vcd_set (t, o->sig, state);
-    const uint64_t attr[SIM_TRACE_ATTRS] = { attr0, attr1 };
-    for (guint a = 0; a < SIM_TRACE_ATTRS; a++)
-      if (o->attrs[a])
-        vcd_set (t, o->sig + 1 + a, attr[a]);
+    vcd_slice_start (t, o, start, state, attr0, attr1);
     /* A zero-length slice still happened: its state shows for no time, which VCD cannot say; it is dropped
      * with the block's collapse unless another change keeps the block. */
     o->pending_end = end;
@@ -714,12 +721,7 @@ sim_trace_begin_emit (SimTrace *t, SimTraceTrack track, SimTime start, guint sta
   t->latest = MAX (t->latest, start);
   if (t->stopped || t->format != SIM_TRACE_VCD)
     return;
-  vcd_advance (t, start);
-  vcd_set (t, o->sig, state);
-  const uint64_t attr[SIM_TRACE_ATTRS] = { attr0, attr1 };
-  for (guint a = 0; a < SIM_TRACE_ATTRS; a++)
-    if (o->attrs[a])
-      vcd_set (t, o->sig + 1 + a, attr[a]);
+  vcd_slice_start (t, o, start, state, attr0, attr1);
 }
 
 void

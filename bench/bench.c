@@ -47,6 +47,9 @@ static const char *const gb_sets[] = { "link.lanes=8", "benchmark.transfer_bytes
 static const char *const gb_read_sets[] = { "link.lanes=8", "benchmark.transfer_bytes=1073741824",
                                             "benchmark.iterations=1", "dma.desc_max_bytes=32768",
                                             "endpoint.tags=32", NULL };
+/* fabric-16 (issue #13): many links, switches and flows at once, where the 1 GB runs have one link and one DMA;
+ * the flows are each 8 MB, so the run is long enough to time (about 8 M events) and short for a benchmark. */
+#define FABRIC16_CONFIG "tests/data/fabric16.yaml"
 /* Events kept pending by the bare loop: about what the models keep in flight (4 to 7 on average in the
  * published configs and the 1 GB runs: link, host and app timers). */
 #define BARE_DEPTH 8u
@@ -62,6 +65,7 @@ static const Workload workloads[] = {
   { "validate-cli", "pciesim validate as the command runs it: one worker thread per core" },
   { "write-1g", "1 GB DMA write, Gen3 x8 (svgx_g3_x4 --set link.lanes=8)" },
   { "read-1g", "1 GB DMA read, Gen3 x8, 32 tags" },
+  { "fabric-16", "16 endpoints behind a two-level switch tree, 16 flows at once (tests/data/fabric16.yaml)" },
   { "sweep-1000", "tests/data/sweep1000.yaml: 1,000 points x 3 modes, one core" },
   { "engine", "bare engine loop alone: 20 M events, handlers that only reschedule themselves" },
 };
@@ -147,6 +151,15 @@ run_config (PsConfig *cfg, unsigned modes, Result *r, GError **error)
   PsRunResult res = { 0 };
   if (!ps_run_config (cfg, modes, 1, &res, error))
     return FALSE;
+  /* A fabric runs its flows instead of the modes: one run, every flow's bytes. */
+  if (res.fabric.ran) {
+    r->events += res.fabric.events;
+    r->sim_s += res.fabric.sim_time_ns * 1e-9;
+    for (guint k = 0; k < res.fabric.n_flows; k++)
+      if (res.fabric.flows[k].ran)
+        r->sim_bytes += (double) res.fabric.flows[k].bytes * (double) res.fabric.flows[k].iterations;
+    return TRUE;
+  }
   double per = (double) cfg->benchmark.transfer_bytes;
   gboolean stream = cfg->benchmark.workload == PS_WORKLOAD_STREAM;
   for (int i = 0; i < PS_N_MODES; i++) {
@@ -241,7 +254,12 @@ child_main (const char *name, int fd, const char *scenario)
     ok = child_gb (gb_sets, PS_MODE_WRITE, &r, &e);
   else if (strcmp (name, "read-1g") == 0)
     ok = child_gb (gb_read_sets, PS_MODE_READ, &r, &e);
-  else if (strcmp (name, "sweep-1000") == 0)
+  else if (strcmp (name, "fabric-16") == 0) {
+    g_autoptr (PsConfig) cfg = ps_config_load (FABRIC16_CONFIG, NULL, &e);
+    ok = cfg && run_config (cfg, PS_MODE_ALL, &r, &e);
+    if (ok)
+      g_snprintf (r.note, sizeof r.note, "%u nodes, %u flows", cfg->topology->n_nodes, cfg->topology->n_flows);
+  } else if (strcmp (name, "sweep-1000") == 0)
     ok = child_sweep (scenario, &r, &e);
   else if (strcmp (name, "engine") == 0) {
     bare_loop (20000000, &r);
@@ -368,7 +386,7 @@ targets (GArray *out, const char *const *names, const Result *res, guint n)
     if (!r->ok || g_str_has_prefix (r->note, "skipped"))
       continue;
     double mev = rate ((double) r->events, r->cpu_s) / 1e6, bare = rate ((double) r->bare_events, r->bare_cpu_s) / 1e6;
-    Target t[4];
+    Target t[5];
     int k = 0;
     const char *w = names[i];
     if (strcmp (w, "engine") == 0)
@@ -381,8 +399,15 @@ targets (GArray *out, const char *const *names, const Result *res, guint n)
       t[k++] = (Target) { w, "slowdown (wall / simulated)", rate (r->wall_s, r->sim_s), 20, FALSE, FALSE };
       t[k++] = (Target) { w, "M events/s", mev, 10, TRUE, FALSE };
     }
-    if (strcmp (w, "write-1g") == 0 || strcmp (w, "read-1g") == 0)
+    if (strcmp (w, "write-1g") == 0 || strcmp (w, "read-1g") == 0 || strcmp (w, "fabric-16") == 0)
       t[k++] = (Target) { w, "peak RSS MB", (double) r->rss_kb / 1024.0, 50, FALSE, FALSE };
+    /* A fabric's events cost more than one link's (routing, arbitration, more components): issue #13 allows it
+     * 30% less speed than the 1 GB write measured in the same invocation, checked only when both ran. */
+    for (guint o = 0; strcmp (w, "fabric-16") == 0 && o < n; o++)
+      if (strcmp (names[o], "write-1g") == 0 && res[o].ok) {
+        double one = rate ((double) res[o].events, res[o].cpu_s) / 1e6;
+        t[k++] = (Target) { w, "M events/s / write-1g's", one > 0 ? mev / one : 0, 0.70, TRUE, FALSE };
+      }
     for (int j = 0; j < k; j++) {
       t[j].met = t[j].at_least ? t[j].value >= t[j].limit : t[j].value <= t[j].limit;
       all &= t[j].met;

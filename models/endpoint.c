@@ -28,6 +28,8 @@ struct Endpoint {
   uint32_t mps; /* the link's: no completion is larger */
   gboolean wake_pending;
   EndpointCounters c;
+  EndpointCplFn cpl_fn; /* endpoint_set_requester(): completions go here rather than to the DMA */
+  void *cpl_ctx;
 };
 
 gboolean
@@ -134,10 +136,14 @@ static void
 ep_rx (void *ctx, const Tlp *t)
 {
   Endpoint *ep = ctx;
+  fabric_delivered (&ep->base, t);
   if (t->kind == TLP_CPLD || t->kind == TLP_CPL) {
-    SIM_INVARIANT (t->requester == ep->base.id && ep->dma != NULL, "%s (%04x): a completion for requester %04x",
-                   ep->base.name, ep->base.id, t->requester);
-    dma_chain_completion (ep->dma, t);
+    SIM_INVARIANT (t->requester == ep->base.id && (ep->dma != NULL || ep->cpl_fn != NULL), "%s (%04x): a "
+                   "completion for requester %04x", ep->base.name, ep->base.id, t->requester);
+    if (ep->cpl_fn != NULL)
+      ep->cpl_fn (ep->cpl_ctx, t);
+    else
+      dma_chain_completion (ep->dma, t);
     return;
   }
   uint64_t off;
@@ -308,4 +314,11 @@ EndpointCounters
 endpoint_counters (const Endpoint *ep)
 {
   return ep->c;
+}
+
+void
+endpoint_set_requester (Endpoint *ep, EndpointCplFn fn, void *ctx)
+{
+  ep->cpl_fn = fn;
+  ep->cpl_ctx = ctx;
 }

@@ -58,3 +58,8 @@ typedef struct {
 } EndpointCounters;
 
 EndpointCounters endpoint_counters (const Endpoint *ep);
+
+/* A requester of another kind than the DMA (a flow's source, flow.h): the function's completions go to `fn`, after
+ * the receive interface, instead of to the DMA. */
+typedef void (*EndpointCplFn) (void *ctx, const Tlp *cpl);
+void endpoint_set_requester (Endpoint *ep, EndpointCplFn fn, void *ctx);

@@ -15,6 +15,8 @@ struct Fabric {
   GPtrArray *links; /* Link *, in order of fabric_connect() */
   GPtrArray *link_names; /* char *, the same order */
   gboolean enumerated;
+  FabricObserverFn observer;
+  void *observer_ctx;
 };
 
 Fabric *
@@ -356,6 +358,20 @@ fabric_bar_of (const Component *c, uint64_t address, uint64_t *offset)
     }
   }
   return -1;
+}
+
+void
+fabric_set_observer (Fabric *f, FabricObserverFn fn, void *ctx)
+{
+  f->observer = fn;
+  f->observer_ctx = ctx;
+}
+
+void
+fabric_delivered (const Component *c, const Tlp *tlp)
+{
+  if (c->fabric->observer != NULL)
+    c->fabric->observer (c->fabric->observer_ctx, c, tlp);
 }
 
 gboolean

@@ -180,6 +180,13 @@ fabric_route_id (const Component *c, uint16_t id)
 /* The BAR of `c` holding `address` (its index), or -1; *offset is the address's offset in it. */
 int fabric_bar_of (const Component *c, uint64_t address, uint64_t *offset);
 
+/* A TLP has reached the component it was for: a root complex's memory or software, an endpoint's application
+ * (after its receive interface). The component calls fabric_delivered() before acting on it, and the fabric's
+ * observer, when one is set, may read the TLP but not keep it: what a run measuring flows of traffic watches. */
+typedef void (*FabricObserverFn) (void *ctx, const Component *c, const Tlp *tlp);
+void fabric_set_observer (Fabric *f, FabricObserverFn fn, void *ctx);
+void fabric_delivered (const Component *c, const Tlp *tlp);
+
 /* Every link's and component's end-of-run checks, links first (their messages name the broken mechanism), in
  * order of creation. */
 gboolean fabric_check_invariants (const Fabric *f, GError **error);

@@ -381,6 +381,7 @@ host_receive (Component *comp, FabricPort *port, Tlp *t)
     return;
   }
   }
+  fabric_delivered (comp, t);
   if (t->kind == TLP_MRD) {
     /* With room in the request queue the root complex takes the request out of the receive buffer at once, so
      * its NP credit returns immediately; otherwise it waits in the buffer, holding the credit. */

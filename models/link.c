@@ -22,7 +22,13 @@
  * Pipelines. tx_pipeline_ps is applied between the serialiser and the channel (together with flight and the
  * receiver's rx_pipeline_ps) rather than before the serialiser: a constant-latency pipeline gives the same
  * arrival times either way, and this way the transmit queue holds only TLPs really waiting for the wire.
- * DLLPs pass through the same pipelines as TLPs.
+ * DLLPs pass through the same pipelines as TLPs. Each end has its own pair (LinkParams.end_pipelines), so a
+ * direction's latency is its transmitter's transmit pipeline, flight and its receiver's receive pipeline.
+ *
+ * Cut-through delivery (link_port_set_rx_at_header): a TLP's Arrival is due when its header is in, and its `b`
+ * holds when the whole TLP is: what the receiver's data link layer acknowledges by (ack_count()), and what the
+ * receiver is told. Arrivals stay in time order: a header is in before its TLP's tail, and the packet after it
+ * starts after that tail.
  *
  * Not modelled (links start trained): InitFC exchange, the 12-bit modular sequence and credit fields (absolute
  * counters are used instead, with the 2048-TLP window enforced), flit replay as flits (a lost flit's TLPs are
@@ -58,7 +64,9 @@ typedef struct {
   uint8_t cls; /* FcClass */
   bool bad; /* arrives corrupted (error model): LCRC or DLLP CRC fails, or its flit was lost */
   Tlp *tlp;
-  uint64_t a, b; /* TLP: sequence count; Ack/Nak: TLPs acknowledged (count); UpdateFC: header and data limits */
+  /* TLP: sequence count and, delivered at its header (cut-through), when it is in whole (else 0); Ack/Nak: TLPs
+   * acknowledged (count); UpdateFC: header and data limits. */
+  uint64_t a, b;
 } Arrival;
 
 typedef struct Dir Dir;
@@ -76,6 +84,8 @@ struct LinkPort {
   void *observe_ctx;
   uint8_t refused_why; /* StallCause of the last refusal */
   gboolean want_ready; /* can_send said no: call ready_fn on the next relevant change */
+  gboolean at_header; /* cut-through delivery (link_port_set_rx_at_header) */
+  SimTime rx_tail_ps; /* during the rx callback: when the TLP delivered is in whole */
 };
 
 /* One direction. Its transmitter is port[dir] (the DSP sends downstream), its receiver port[1 - dir]. */
@@ -157,7 +167,8 @@ struct Link {
   Phy phy;
   uint32_t ack_limit_symbols; /* pcie-protocol.md §3; fixed by generation, width and MPS */
   uint32_t updatefc_latency_symbols; /* resolved from LinkParams; 0 = off */
-  SimTime latency_ps; /* serialiser end -> far side: tx pipeline + flight + rx pipeline */
+  SimTime tx_pipe_ps[2], rx_pipe_ps[2]; /* by LinkEnd */
+  SimTime latency_ps[2]; /* by LinkDir, serialiser end -> far side: tx pipeline + flight + rx pipeline */
   /* Per receiving direction: whether TLPs start Ack timers. Not for a receiver that Acks every TLP on delivery
    * when its pipelines fit the Ack limit: its count trigger always comes first, and a timer would only be
    * cancelled. */
@@ -295,11 +306,16 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
                                     : params->updatefc_latency_symbols;
   /* One constant for every packet of a direction: arrivals keep wire order, which the single arrival event of each
    * direction relies on (top of file). */
-  l->latency_ps = params->tx_pipeline_ps + params->flight_ps + params->rx_pipeline_ps;
-  gboolean fits = params->tx_pipeline_ps + params->rx_pipeline_ps <= phy_sym_ps (&l->phy, l->ack_limit_symbols);
-  /* Direction d is received at the end that does not transmit on it: LinkEnd 1 - d. */
-  l->ack_timer[LINK_UPSTREAM] = !(params->ack_every_tlps[LINK_DSP] == 1 && fits);
-  l->ack_timer[LINK_DOWNSTREAM] = !(params->ack_every_tlps[LINK_USP] == 1 && fits);
+  for (int end = 0; end < 2; end++) {
+    l->tx_pipe_ps[end] = params->end_pipelines[end] ? params->end_tx_pipeline_ps[end] : params->tx_pipeline_ps;
+    l->rx_pipe_ps[end] = params->end_pipelines[end] ? params->end_rx_pipeline_ps[end] : params->rx_pipeline_ps;
+  }
+  /* Direction d is sent by LinkEnd d and received at the end that does not transmit on it: LinkEnd 1 - d. */
+  for (int dir = 0; dir < 2; dir++) {
+    l->latency_ps[dir] = l->tx_pipe_ps[dir] + params->flight_ps + l->rx_pipe_ps[1 - dir];
+    gboolean fits = l->tx_pipe_ps[1 - dir] + l->rx_pipe_ps[1 - dir] <= phy_sym_ps (&l->phy, l->ack_limit_symbols);
+    l->ack_timer[dir] = !(params->ack_every_tlps[1 - dir] == 1 && fits);
+  }
   FcPolicy policy = {
     .mps_data_credits = params->max_payload_bytes / 16, /* spec §2.6.1: 16 bytes per data credit */
     .hdr_threshold_credits = params->updatefc_hdr_threshold_credits,
@@ -398,6 +414,18 @@ link_port_set_tx_ready (LinkPort *port, LinkTxReadyFn fn, void *ctx)
 {
   port->ready_fn = fn;
   port->ready_ctx = ctx;
+}
+
+void
+link_port_set_rx_at_header (LinkPort *port, gboolean on)
+{
+  port->at_header = on;
+}
+
+SimTime
+link_port_rx_tail_ps (const LinkPort *port)
+{
+  return port->rx_tail_ps;
 }
 
 void
@@ -667,7 +695,7 @@ send_to_far_side (Dir *d, uint64_t end_slot, const Arrival *tmpl)
 {
   const Phy *phy = &d->link->phy;
   Arrival a = *tmpl;
-  a.at = phy_sym_ps (phy, ceil_div (end_slot, phy->lanes)) + d->link->latency_ps;
+  a.at = phy_sym_ps (phy, ceil_div (end_slot, phy->lanes)) + d->link->latency_ps[d->dir];
   arr_push (d, &a);
   return a.at;
 }
@@ -702,7 +730,8 @@ ack_timer_start (Dir *d, SimTime pin_ps)
 {
   Link *l = d->link;
   SimTime due = phy_sym_ps (&l->phy, phy_sym_at_or_after (&l->phy, pin_ps) + l->ack_limit_symbols);
-  due = MAX (due - MIN (due, l->p.tx_pipeline_ps), sim_now (l->engine));
+  SimTime tx = l->tx_pipe_ps[1 - d->dir]; /* of the receiving end, which sends the Ack */
+  due = MAX (due - MIN (due, tx), sim_now (l->engine));
   d->ack_ev = sim_schedule_at (l->engine, due, ack_fire, d, 0);
 }
 
@@ -715,7 +744,7 @@ ack_count (Dir *d, SimTime now)
 {
   Link *l = d->link;
   uint64_t n = d->rx_seq;
-  SimTime rx = l->p.rx_pipeline_ps, out = now + l->p.tx_pipeline_ps;
+  SimTime rx = l->rx_pipe_ps[1 - d->dir], out = now + l->tx_pipe_ps[1 - d->dir];
   /* Arrivals are in time order (but for flit-mode DLLPs, which are not counted): a head not yet at the pins
    * ends the search at once, as it mostly does, unless the loop below has a timer to start. */
   if (!d->arr_len
@@ -726,13 +755,14 @@ ack_count (Dir *d, SimTime now)
     const Arrival *a = &d->arr[(d->arr_head + k) & (d->arr_cap - 1)];
     if (a->kind != ARR_TLP)
       continue;
-    if (a->at - rx < out && !a->bad && a->a == n) {
+    SimTime whole = a->b ? a->b : a->at;
+    if (whole - rx < out && !a->bad && a->a == n) {
       n++;
       continue;
     }
     /* A bad or out-of-order TLP gets a Nak when it is delivered, not an Ack. */
     if (!a->bad && a->a == n && l->ack_timer[d->dir] && !sim_event_pending (l->engine, d->ack_ev))
-      ack_timer_start (d, a->at - rx);
+      ack_timer_start (d, whole - rx);
     break;
   }
   return n;
@@ -978,9 +1008,21 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
       a.tlp = tlp_copy (l, t);
       a.bad = tlp_draw_bad (d, bytes, &pl, seq);
     }
-    SimTime at = send_to_far_side (d, pl.avail_slot, &a);
+    SimTime at;
+    if (l->port[1 - d->dir].at_header && !d->flit && !d->errors) {
+      /* Cut-through: due once the symbol time holding the header's last byte is in. Before the header on the
+       * wire: STP and sequence number (3 bytes) at 8b/10b, the 4-byte STP token at 128b/130b (pcie-protocol.md
+       * §2); a TLP is never split by an ordered set outside flit mode, so its bytes run on from start_slot. */
+      at = phy_sym_ps (phy, ceil_div (pl.avail_slot, phy->lanes)) + l->latency_ps[d->dir];
+      a.b = at;
+      uint64_t hdr_end = pl.start_slot + (phy->gen <= 2 ? 3u : 4u) + t->header_bytes;
+      a.at = phy_sym_ps (phy, ceil_div (hdr_end, phy->lanes)) + l->latency_ps[d->dir];
+      arr_push (d, &a);
+    } else {
+      at = send_to_far_side (d, pl.avail_slot, &a);
+    }
     if (l->ack_timer[d->dir] && !o->ack_due && !sim_event_pending (e, d->ack_ev))
-      ack_timer_start (d, at - l->p.rx_pipeline_ps);
+      ack_timer_start (d, at - l->rx_pipe_ps[1 - d->dir]);
     if (d->errors)
       replay_timer_start (d, phy_sym_ps (phy, ceil_div (pl.end_slot, phy->lanes)));
     drained = !replayed;
@@ -1063,7 +1105,7 @@ fc_lat_fire (SimEngine *e, void *ctx, uint64_t arg)
 /* Credits are taken before the rx callback runs, because the consumer may release them at once
  * (link_port_consume()) and fc.c would reject a release of credits not yet taken. */
 static void
-receive_tlp (Dir *d, Tlp *t)
+receive_tlp (Dir *d, Tlp *t, SimTime whole_ps)
 {
   Link *l = d->link;
   SimEngine *e = l->engine;
@@ -1089,6 +1131,7 @@ receive_tlp (Dir *d, Tlp *t)
     d->fc_timer[c] = sim_schedule_at (e, due, fc_timer_fire, d, c);
   }
   LinkPort *port = &l->port[1 - d->dir];
+  port->rx_tail_ps = whole_ps;
   if (port->observe_fn)
     port->observe_fn (port->observe_ctx, t);
   if (port->rx_fn) {
@@ -1233,7 +1276,7 @@ arr_fire (SimEngine *e, void *ctx, uint64_t arg)
     switch (a.kind) {
     case ARR_TLP:
       if (!d->errors || dll_accept (d, &a))
-        receive_tlp (d, a.tlp);
+        receive_tlp (d, a.tlp, a.b ? a.b : a.at);
       break;
     case ARR_ACK:
       receive_ack (d, a.a);
@@ -1278,6 +1321,13 @@ static uint32_t
 wire_bytes (const Link *l, const Tlp *tlp)
 {
   return l->phy.ops->tlp_wire_bytes (&l->phy, tlp) + (l->p.ecrc && !tlp->ecrc ? TLP_ECRC_BYTES : 0);
+}
+
+SimTime
+link_tlp_wire_ps (const Link *link, const Tlp *tlp)
+{
+  const Phy *phy = &link->phy;
+  return phy_sym_ps (phy, ceil_div (wire_bytes (link, tlp), phy->lanes));
 }
 
 /* The refusal, and why (stall.h): until the next tx-ready the direction is idle, if at all, for that. */
@@ -1372,6 +1422,12 @@ link_port_consume (LinkPort *port, const Tlp *tlp)
     uint64_t due_sym = phy_sym_at_or_after (&l->phy, sim_now (e)) + l->updatefc_latency_symbols;
     d->fc_lat_timer[c] = sim_schedule_at (e, phy_sym_ps (&l->phy, due_sym), fc_lat_fire, d, c);
   }
+}
+
+uint64_t
+link_port_credits_left (const LinkPort *port, FcClass cls, FcPart part)
+{
+  return fc_tx_available (&port->link->d[port->end].fc_tx, cls, part);
 }
 
 uint32_t

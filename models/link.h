@@ -52,6 +52,11 @@ typedef struct {
   uint32_t max_payload_bytes; /* MPS, drives the Ack latency limit (pcie-protocol.md §3) */
   SimTime tx_pipeline_ps; /* transmitter PHY/DLL pipeline: TLP accepted -> first symbol on the wire */
   SimTime rx_pipeline_ps; /* receiver PHY/DLL/TL pipeline: last symbol in -> TLP delivered */
+  /* Where the two ends are different devices (in a fabric: an endpoint's hard IP against a switch port), by
+   * LinkEnd: with end_pipelines[end] set, that end's transmitter and receiver take these instead of the two
+   * above. A switch port's receive pipeline is its port-to-port latency (switch.h). */
+  gboolean end_pipelines[2];
+  SimTime end_tx_pipeline_ps[2], end_rx_pipeline_ps[2];
   SimTime flight_ps; /* channel propagation, each way */
   uint32_t replay_buffer_bytes; /* transmit replay buffer; 0 = unlimited */
   uint32_t tx_queue_tlps; /* TLPs the transaction layer may queue ahead of the wire; 0 = unlimited */
@@ -118,13 +123,28 @@ const LinkParams *link_params (const Link *link);
 void link_port_set_rx (LinkPort *port, LinkRxFn fn, void *ctx);
 void link_port_set_tx_ready (LinkPort *port, LinkTxReadyFn fn, void *ctx);
 void link_port_set_tx_placed (LinkPort *port, LinkTxPlacedFn fn, void *ctx);
+/* Cut-through (a switch's ingress port): the rx callback gets each TLP once its header is in, i.e. after the
+ * symbol time holding the header's last byte plus the far transmit pipeline, flight and this end's receive
+ * pipeline, rather than after its last symbol; the data link layer still acknowledges it by its last symbol's
+ * arrival. While the callback runs, link_port_rx_tail_ps() says when the whole TLP (LCRC included) is in, as a
+ * delivery without this option would have it. Applies on links without flit mode and without modelled errors
+ * (where a TLP is checked whole before anything may act on it); elsewhere delivery stays whole-TLP and the tail
+ * time is the delivery time. */
+void link_port_set_rx_at_header (LinkPort *port, gboolean on);
+SimTime link_port_rx_tail_ps (const LinkPort *port);
 
 gboolean link_port_can_send (LinkPort *port, const Tlp *tlp);
 void link_port_send (LinkPort *port, Tlp *tlp);
 void link_port_consume (LinkPort *port, const Tlp *tlp);
+/* Credits of one type the far receiver still grants this port's transmitter (UINT64_MAX when infinite): what a
+ * sender that waits names in the deadlock watchdog's message. */
+uint64_t link_port_credits_left (const LinkPort *port, FcClass cls, FcPart part);
 /* TLPs accepted by link_port_send() that have not started on the wire yet. */
 uint32_t link_port_tx_queued (const LinkPort *port);
 LinkEnd link_port_end (const LinkPort *port);
+/* How long `tlp` keeps this link's serialiser busy, framing included (no padding, SKP or DLLP): what a
+ * cut-through switch compares between its ingress and egress ports. */
+SimTime link_tlp_wire_ps (const Link *link, const Tlp *tlp);
 /* Ack latency limit of this link in symbol times (pcie-protocol.md §3), and one symbol time's start in ps. */
 uint32_t link_ack_limit_symbols (const Link *link);
 SimTime link_symbol_ps (const Link *link, uint64_t n);

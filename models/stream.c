@@ -13,6 +13,7 @@
 #include <math.h>
 
 #include "models/fabric.h"
+#include "models/select.h"
 #include "models/split.h"
 
 G_DEFINE_QUARK (pciesim-stream-error-quark, stream_error)
@@ -99,40 +100,6 @@ latency (Stream *s, uint64_t stamp)
     SimTime l = sim_now (s->engine) - stamp;
     g_array_append_val (s->lat, l);
   }
-}
-
-/* The k-th smallest of v[0..n) (0-based), reordering v: Hoare's selection, linear on average, where sorting the
- * whole window's latencies would cost more than the rest of a short run. */
-static SimTime
-select_kth (SimTime *v, guint n, guint k)
-{
-  guint lo = 0, hi = n - 1;
-  while (lo < hi) {
-    SimTime pivot = v[lo + (hi - lo) / 2];
-    guint i = lo, j = hi;
-    while (i <= j) {
-      while (v[i] < pivot)
-        i++;
-      while (v[j] > pivot)
-        j--;
-      if (i <= j) {
-        SimTime t = v[i];
-        v[i] = v[j];
-        v[j] = t;
-        i++;
-        if (j == 0)
-          break;
-        j--;
-      }
-    }
-    if (k <= j)
-      hi = j;
-    else if (k >= i)
-      lo = i;
-    else
-      return v[k];
-  }
-  return v[k];
 }
 
 /* ---- write mode ---- */
@@ -449,8 +416,7 @@ stream_run (const StreamParams *params, uint64_t seed, StreamResult *out, GError
   out->payload_bytes = s.delivered;
   out->latency_p99_ns = NAN;
   if (s.lat->len) {
-    guint rank = (guint) ceil (0.99 * s.lat->len); /* nearest rank */
-    out->latency_p99_ns = (double) select_kth ((SimTime *) (void *) s.lat->data, s.lat->len, rank - 1) / 1000.0;
+    out->latency_p99_ns = (double) select_percentile ((SimTime *) (void *) s.lat->data, s.lat->len, 99) / 1000.0;
   }
   g_array_free (s.lat, TRUE);
   for (int d = 0; d < 2; d++)

@@ -28,22 +28,26 @@ typedef enum {
 } TlpKind;
 
 typedef struct Tlp Tlp;
+/* Fields are ordered so the struct stays 64 bytes, one cache line. */
 struct Tlp {
   Tlp *next; /* intrusive link for queues and the free list */
   TlpKind kind;
   uint8_t header_bytes; /* 12 (3 DW) or 16 (4 DW); completions are always 12 */
   bool ecrc; /* 4-byte end-to-end CRC appended (spec §2.7) */
-  uint32_t payload_bytes; /* data carried (0 for MRd, Cpl) */
-  uint64_t address; /* MWr/MRd target; CplD: address of the first payload byte (for ordering checks) */
-  uint32_t length_bytes; /* MRd: bytes requested; CplD: byte count still outstanding incl. this one (§2.2.9) */
   /* Requester ID, bus << 8 | device << 3 | function (spec §2.2.6.2): of a request, its sender's; of a completion,
    * the requester's it answers, by which every switch and root port routes it back. */
   uint16_t requester;
+  uint32_t payload_bytes; /* data carried (0 for MRd, Cpl) */
+  uint32_t length_bytes; /* MRd: bytes requested; CplD: byte count still outstanding incl. this one (§2.2.9) */
+  uint64_t address; /* MWr/MRd target; CplD: address of the first payload byte (for ordering checks) */
   /* MRd and its completions: a requester never has two outstanding requests with one tag, so requester and tag
    * name a request across the fabric (spec §2.2.6.2). */
   uint16_t tag;
   uint16_t seq; /* data-link sequence number, set by the link */
   uint16_t port; /* free for the component holding the TLP: e.g. the port it came in on */
+  /* Free for a component that forwards the TLP and must leave every other field as the sender wrote it (a
+   * switch): e.g. when it may leave. */
+  uint64_t hold_ps;
   uint64_t stamp_ps; /* free for the owner: e.g. when a request was issued */
   uint64_t cookie; /* owner-defined */
 };

@@ -12,7 +12,9 @@
 #include "builder.h"
 
 #include "models/dist.h"
+#include "models/flow.h"
 #include "models/phy.h"
+#include "models/switch.h"
 #include "models/wc.h"
 #include "models/units.h"
 #include "sim/error.h"
@@ -27,6 +29,8 @@ static const struct {
   { app_error_quark, APP_ERROR_PARAM }, { dma_error_quark, DMA_ERROR_PARAM },
   { stream_error_quark, STREAM_ERROR_PARAM }, { system_error_quark, SYSTEM_ERROR_PARAM },
   { dist_error_quark, DIST_ERROR_PARAM }, { wc_error_quark, WC_ERROR_PARAM },
+  { fabric_error_quark, FABRIC_ERROR_PARAM }, { endpoint_error_quark, ENDPOINT_ERROR_PARAM },
+  { switch_error_quark, SWITCH_ERROR_PARAM }, { flow_error_quark, FLOW_ERROR_PARAM },
 };
 
 void
@@ -340,18 +344,20 @@ ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTra
   out->config = cfg;
   out->seed = seed;
   gboolean stream = cfg->benchmark.workload == PS_WORKLOAD_STREAM;
-  if (trace != NULL && stream) {
-    ps_error_plain (error, PS_ERROR_USAGE, "%s: --trace: the stream workload is not traced (a chaining DMA is)",
-                    cfg->path);
+  if (trace != NULL && (stream || cfg->topology)) {
+    ps_error_plain (error, PS_ERROR_USAGE, "%s: --trace: only the chaining DMA workload of a one-link config is "
+                    "traced, not %s", cfg->path, stream ? "the stream workload" : "a fabric (topology:)");
     return FALSE;
   }
-  out->model = stream ? "stream" : "chaining-dma";
+  out->model = cfg->topology ? "fabric" : stream ? "stream" : "chaining-dma";
   out->theoretical_mbps = link_theoretical_mbps (lp.gen, lp.lanes, lp.max_payload_bytes);
   /* Each figure's limit has the header its data travels with (report.h): MWrs that of their addresses (the DMA
    * and the stream put their buffers above 4 GB exactly when link.address_bits is 64), CplDs 3 DW. */
   uint32_t write_hdr = cfg->link.address_bits == 64 ? 16 : 12;
   out->protocol_limit_mbps = link_protocol_limit_mbps (&lp, write_hdr);
   out->protocol_limit_read_mbps = link_protocol_limit_mbps (&lp, 12);
+  if (cfg->topology)
+    return ps_run_fabric (cfg, seed, &out->fabric, error);
   static const unsigned bits[PS_N_MODES] = { PS_MODE_READ, PS_MODE_WRITE, PS_MODE_SIMULTANEOUS };
   for (int i = 0; i < PS_N_MODES; i++) {
     if (!(modes & bits[i]))
@@ -384,4 +390,208 @@ ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTra
     }
   }
   return TRUE;
+}
+
+/* --- fabrics --------------------------------------------------------------------------------------------------- */
+
+/* One end of a link as the device there makes it: a switch port through the switch (its latency, its credits); a
+ * root port or an endpoint with its own pipelines, credits and Ack policy from its node's config. */
+static void
+link_end (const PsConfig *nc, const PsNode *node, Switch *sw, LinkParams *lp, LinkEnd end)
+{
+  if (sw) {
+    switch_link_params (sw, lp, end);
+    lp->ack_every_tlps[end] = 0;
+    return;
+  }
+  gboolean root = node->type == PS_NODE_ROOT_COMPLEX;
+  lp->end_pipelines[end] = TRUE;
+  lp->end_tx_pipeline_ps[end] = units_ns_to_ps (nc->link.tx_pipeline_ns);
+  lp->end_rx_pipeline_ps[end] = units_ns_to_ps (nc->link.rx_pipeline_ns);
+  lp->rx_credits[end] = credits (root ? &nc->host.rx_credits : &nc->endpoint.rx_credits);
+  lp->ack_every_tlps[end] = (uint32_t) (root ? nc->host.ack_every_tlps : nc->endpoint.ack_every_tlps);
+}
+
+/* The fabric's components and links; NULL with the error of the first model that refuses its parameters, prefixed
+ * with the node's or link's name. */
+static Fabric *
+build_fabric (const PsConfig *cfg, uint64_t seed, Component **comp, Endpoint **eps, Host **host, LinkParams *lps,
+  GError **error)
+{
+  const PsTopology *t = cfg->topology;
+  Fabric *f = fabric_new (seed);
+  g_autofree Switch **sws = g_new0 (Switch *, t->n_nodes);
+  for (guint i = 0; i < t->n_nodes; i++) {
+    const PsNode *n = &t->nodes[i];
+    const PsConfig *nc = n->cfg ? n->cfg : cfg;
+    SystemParams sp;
+    ps_build_system_params (nc, &sp);
+    gboolean ok = TRUE;
+    if (n->type == PS_NODE_ROOT_COMPLEX) {
+      ok = host_params_check (&sp.host, sp.link.max_payload_bytes, error);
+      if (ok) {
+        *host = host_new (f, n->name, &sp.host, n->ports);
+        comp[i] = host_component (*host);
+      }
+    } else if (n->type == PS_NODE_SWITCH) {
+      SwitchParams swp = {
+        .ports = n->ports,
+        .forwarding = nc->sw.forwarding == PS_SWITCH_STORE_AND_FORWARD ? SWITCH_STORE_AND_FORWARD : SWITCH_CUT_THROUGH,
+        .latency_ps = units_ns_to_ps (nc->sw.latency_ns),
+        .arbitration = nc->sw.arbitration == PS_SWITCH_WEIGHTED_ROUND_ROBIN ? SWITCH_WEIGHTED_ROUND_ROBIN
+                                                                             : SWITCH_ROUND_ROBIN,
+        .port_credits = credits (&nc->sw.rx_credits),
+        .buffer = nc->sw.buffer == PS_SWITCH_BUFFER_SHARED ? SWITCH_BUFFER_SHARED : SWITCH_BUFFER_PER_PORT,
+        .pool = credits (&nc->sw.pool),
+      };
+      for (uint32_t p = 0; n->weights && p < n->ports && p < SWITCH_MAX_PORTS; p++)
+        swp.weights[p] = n->weights[p];
+      ok = switch_params_check (&swp, error);
+      if (ok) {
+        sws[i] = switch_new (f, n->name, &swp);
+        comp[i] = switch_component (sws[i]);
+      }
+    } else {
+      /* No DMA: a fabric's endpoints move what flows: ask. Every component but a root complex completes reads at
+       * 128-byte boundaries (spec §2.3.1.1). */
+      EndpointParams ep = { .app = sp.app, .rcb_bytes = 128,
+                            .mem_read_latency_ns = nc->endpoint.memory_read_latency_ns };
+      for (guint b = 0; b < PS_TOPOLOGY_MAX_BARS; b++)
+        ep.bars[b] = (FabricBar) { .size_bytes = n->bar_bytes[b], .is64 = n->bar64[b] };
+      ok = endpoint_params_check (&ep, error);
+      if (ok) {
+        eps[i] = endpoint_new (f, n->name, &ep);
+        comp[i] = endpoint_component (eps[i]);
+      }
+    }
+    if (!ok) {
+      g_prefix_error (error, "node %s: ", n->name);
+      fabric_free (f);
+      return NULL;
+    }
+  }
+  for (guint i = 0; i < t->n_links; i++) {
+    const PsLink *l = &t->links[i];
+    LinkParams *lp = &lps[i];
+    ps_build_link_params (l->cfg ? l->cfg : cfg, lp);
+    lp->gen = (int) l->gen;
+    lp->lanes = (int) l->lanes;
+    const PsNode *ends[2] = { &t->nodes[l->a], &t->nodes[l->b] };
+    for (int e = 0; e < 2; e++) {
+      const PsConfig *nc = ends[e]->cfg ? ends[e]->cfg : cfg;
+      link_end (nc, ends[e], sws[e ? l->b : l->a], lp, e ? LINK_USP : LINK_DSP);
+      if (l->has_credits[e])
+        lp->rx_credits[e ? LINK_USP : LINK_DSP] = credits (&l->credits[e]);
+    }
+    if (!fabric_connect (f, comp[l->a], l->a_port, comp[l->b], l->b_port, lp, error)) {
+      g_prefix_error (error, "link %s: ", l->name);
+      fabric_free (f);
+      return NULL;
+    }
+  }
+  if (!fabric_enumerate (f, error)) {
+    fabric_free (f);
+    return NULL;
+  }
+  return f;
+}
+
+/* No flow may carry more than every link on its path allows its data: posted writes with their MWr header, read
+ * data in 3-DW CplDs (link.h), over the flow's own window. */
+static gboolean
+check_flow_limits (const PsConfig *cfg, const PsFabricResult *out, const LinkParams *lps, GError **error)
+{
+  const PsTopology *t = cfg->topology;
+  for (guint k = 0; k < out->n_flows; k++) {
+    const PsFlowResult *r = &out->flows[k];
+    const PsFlow *fl = &t->flows[k];
+    if (!r->ran)
+      continue;
+    const PsNode *src = &t->nodes[fl->source];
+    gboolean addr64 = (src->cfg ? src->cfg : cfg)->link.address_bits == 64;
+    uint32_t hdr = fl->op == PS_FLOW_WRITE && t->nodes[fl->target].type == PS_NODE_ROOT_COMPLEX && addr64 ? 16 : 12;
+    double window_ns = (double) r->bytes * r->iterations * 1000.0 / r->mbps;
+    guint path[PS_TOPOLOGY_MAX_LINKS];
+    guint n = ps_topology_path (t, fl->source, fl->target, path);
+    for (guint i = 0; i < n; i++) {
+      double limit = link_protocol_limit_window_mbps (&lps[path[i]], hdr, units_ns_to_ps (window_ns));
+      if (r->mbps > limit) {
+        ps_error_plain (error, PS_ERROR_INTERNAL, "%s: flow %s simulated %.1f MB/s, above link %s's protocol limit "
+                        "of %.1f MB/s for its %.1f ns window: a model is wrong", cfg->path, r->name, r->mbps,
+                        t->links[path[i]].name, limit, window_ns);
+        return FALSE;
+      }
+    }
+  }
+  return TRUE;
+}
+
+gboolean
+ps_run_fabric (const PsConfig *cfg, uint64_t seed, PsFabricResult *out, GError **error)
+{
+  const PsTopology *t = cfg->topology;
+  *out = (PsFabricResult) { .n_flows = t->n_flows, .n_links = t->n_links };
+  g_autofree Component **comp = g_new0 (Component *, t->n_nodes);
+  g_autofree Endpoint **eps = g_new0 (Endpoint *, t->n_nodes);
+  g_autofree LinkParams *lps = g_new0 (LinkParams, MAX (t->n_links, 1));
+  Host *host = NULL;
+  Fabric *f = build_fabric (cfg, seed, comp, eps, &host, lps, error);
+  if (!f) {
+    ps_error_from_model (error, cfg->path);
+    return FALSE;
+  }
+  guint n = cfg->fabric.active_flows ? MIN ((guint) cfg->fabric.active_flows, t->n_flows) : t->n_flows;
+  FlowSpec specs[PS_TOPOLOGY_MAX_FLOWS];
+  for (guint k = 0; k < n; k++) {
+    const PsFlow *fl = &t->flows[k];
+    const PsNode *src = &t->nodes[fl->source];
+    const PsConfig *sc = src->cfg ? src->cfg : cfg;
+    specs[k] = (FlowSpec) {
+      .name = fl->name, .source = eps[fl->source], .target = eps[fl->target], .bar = fl->bar,
+      .op = fl->op == PS_FLOW_READ ? FLOW_READ : FLOW_WRITE, .bytes = (uint64_t) fl->bytes,
+      .iterations = (uint32_t) fl->iterations, .start_ps = units_ns_to_ps (fl->start_ns), .rate_mbps = fl->rate_mbps,
+      .max_read_request_bytes = (uint32_t) sc->link.max_read_request, .tags = (uint32_t) sc->endpoint.tags,
+      .addr64 = sc->link.address_bits == 64,
+    };
+  }
+  FlowResult fr[PS_TOPOLOGY_MAX_FLOWS];
+  g_autofree FlowLinkResult *lr = g_new0 (FlowLinkResult, MAX (t->n_links, 1));
+  FlowRunStats st;
+  gboolean ok = flows_run (f, host, specs, n, units_ns_to_ps (cfg->benchmark.watchdog_ns), fr, lr, &st, error);
+  fabric_free (f);
+  if (!ok) {
+    ps_error_from_model (error, cfg->path);
+    return FALSE;
+  }
+  static const char *const op_names[] = { "write", "read" };
+  for (guint k = 0; k < t->n_flows; k++) {
+    const PsFlow *fl = &t->flows[k];
+    PsFlowResult *r = &out->flows[k];
+    *r = (PsFlowResult) { .ran = k < n, .name = fl->name, .source = t->nodes[fl->source].name,
+                          .target = t->nodes[fl->target].name, .op = op_names[fl->op], .bytes = fl->bytes,
+                          .iterations = fl->iterations, .mbps = NAN, .first_tlp_ns = NAN, .mean_ns = NAN,
+                          .p50_ns = NAN, .p99_ns = NAN, .max_ns = NAN };
+    if (k < n) {
+      r->mbps = fr[k].mbps;
+      r->first_tlp_ns = fr[k].first_tlp_ns;
+      r->mean_ns = fr[k].mean_ns;
+      r->p50_ns = fr[k].p50_ns;
+      r->p99_ns = fr[k].p99_ns;
+      r->max_ns = fr[k].max_ns;
+    }
+  }
+  for (guint i = 0; i < t->n_links; i++) {
+    const PsLink *l = &t->links[i];
+    PsLinkResult *r = &out->links[i];
+    *r = (PsLinkResult) { .name = l->name, .a = t->nodes[l->a].name, .b = t->nodes[l->b].name, .gen = l->gen,
+                          .lanes = l->lanes };
+    /* a is the link's DSP end: a to b is downstream. */
+    usage_of (&r->a_to_b, &lr[i].usage[LINK_DOWNSTREAM]);
+    usage_of (&r->b_to_a, &lr[i].usage[LINK_UPSTREAM]);
+  }
+  out->ran = true;
+  out->window_ns = (double) (st.window_end_ps - st.window_start_ps) / 1000.0;
+  out->events = st.events;
+  out->sim_time_ns = (double) st.sim_time_ps / 1000.0;
+  return check_flow_limits (cfg, out, lps, error);
 }

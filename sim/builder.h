@@ -25,7 +25,14 @@ void ps_build_stream_params (const PsConfig *cfg, StreamMode mode, StreamParams 
 void ps_error_from_model (GError **error, const char *prefix);
 gboolean ps_run_config (const PsConfig *cfg, unsigned modes, uint64_t seed, PsRunResult *out, GError **error);
 /* The same, writing the first mode run to `trace` (opened, not started: the run declares and starts it; the caller
- * closes it on success, aborts it on failure). The stream workload is not traced (usage error). Figures are those
+ * closes it on success, aborts it on failure). The stream workload and fabrics are not traced (usage error). Figures are those
  * of the untraced run, to the byte. */
 gboolean ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTrace *trace,
   PsRunResult *out, GError **error);
+
+/* A config with a topology: (topology.h) as a fabric (models/fabric.h, switch.h, flow.h): each node's model from its
+ * own config, each link's parameters from the file's link.* keys, the link's own, and per end the pipelines and
+ * credits of the device at that end; then its flows, the first fabric.active_flows of them (0: all), in one run.
+ * Every flow's figure is held to the protocol limit of each link on its path. Called by ps_run_config() for such a
+ * config, whatever the modes. */
+gboolean ps_run_fabric (const PsConfig *cfg, uint64_t seed, PsFabricResult *out, GError **error);

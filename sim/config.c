@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "topology.h"
 #include "ytree.h"
 
 typedef enum { K_INT, K_DOUBLE, K_BOOL, K_STRING, K_MODES, K_ENUM, K_WORDS } KeyType;
@@ -56,6 +57,9 @@ static const char *const descriptor_mode_words[] = { "chained", "software", NULL
 static const int64_t channels_allowed[] = { 1, 2, 4, -1 };
 static const char *const updatefc_words[] = { "minimum", "recommended", NULL };
 static const char *const workload_words[] = { "chaining_dma", "stream", NULL };
+static const char *const forwarding_words[] = { "cut_through", "store_and_forward", NULL };
+static const char *const switch_arbitration_words[] = { "round_robin", "weighted_round_robin", NULL };
+static const char *const buffer_words[] = { "per_port", "shared", NULL };
 const char *const ps_figure_words[] = { "read", "write", "simultaneous_read", "simultaneous_write", "peak_write",
                                         "peak_write_excluding_read_requests", "peak_read", NULL };
 
@@ -184,6 +188,9 @@ static const KeyDef keys[] = {
   { "endpoint.arbitration", K_ENUM, OFF (endpoint.arbitration), 0, 0, FALSE, NULL, arbitration_words,
     "round_robin", "", "transmit arbitration between the DMA engines: round_robin, priority (write engine "
     "first) or read_priority (read engine first)" },
+  { "endpoint.memory_read_latency_ns", K_DOUBLE, OFF (endpoint.memory_read_latency_ns), 0, 1e6, FALSE, NULL, NULL,
+    "0", "ns", "a fabric's endpoint as a read target (peer-to-peer): MRd taken in -> its data ready; on-chip memory "
+    "answers within a few cycles, 0 = at once" },
 
   /* Where AN-456 states a value of its chaining DMA design or benchmark (4 KiB descriptors, MSI, 100 KB
    * transfers averaged over 20), dma.* and benchmark.* take it as the default. */
@@ -236,6 +243,50 @@ static const KeyDef keys[] = {
     "software: status polling period when MSI is off" },
   { "host.iteration_gap_ns", K_DOUBLE, OFF (host.iteration_gap_ns), 0, 1e9, FALSE, NULL, NULL, "0", "ns",
     "software: bookkeeping between one transfer's end and programming the next" },
+
+  /* A fabric's switches (README, "Fabrics"): every switch node's values unless the node gives its own. */
+  { "switch.forwarding", K_ENUM, OFF (sw.forwarding), 0, 0, FALSE, NULL, forwarding_words, "cut_through", "",
+    "cut_through: a TLP leaves once its header is in and routed; store_and_forward: once the whole TLP and its LCRC "
+    "are in (pcie-protocol.md §8: PLX/Broadcom switches cut through)" },
+  { "switch.latency_ns", K_DOUBLE, OFF (sw.latency_ns), 0, 1e6, FALSE, NULL, NULL, "150", "ns",
+    "port-to-port latency, pin to pin, from the header (cut-through) or the whole TLP (store-and-forward) in to "
+    "the first symbol out (pcie-protocol.md §8: Gen2 140-160 ns, PEX 8647 140 ns max; Gen3 about 150 ns)" },
+  { "switch.arbitration", K_ENUM, OFF (sw.arbitration), 0, 0, FALSE, NULL, switch_arbitration_words, "round_robin",
+    "", "egress arbitration among ingress ports: round_robin (one TLP each in turn) or weighted_round_robin "
+    "(weights: of the switch node, TLPs in a row per port; pcie-protocol.md §8)" },
+  { "switch.buffer", K_ENUM, OFF (sw.buffer), 0, 0, FALSE, NULL, buffer_words, "per_port", "",
+    "per_port: a TLP holds its ingress port's buffer (its credits) until it leaves; shared: a TLP that fits moves "
+    "at once into the central memory (switch.pool.*), returning its port's credits (pcie-protocol.md §8)" },
+  { "switch.rx_credits.ph", K_INT, OFF (sw.rx_credits.ph), 0, 2032, FALSE, NULL, NULL, "64", "credits",
+    "posted-header credits each switch port advertises; 0 = infinite (UNCONFIRMED: no datasheet figure; sized "
+    "with the data credits on the PEX 8532's x4 port buffer of pcie-protocol.md §8)" },
+  { "switch.rx_credits.pd", K_INT, OFF (sw.rx_credits.pd), 0, 32752, FALSE, NULL, NULL, "640", "credits (16 bytes)",
+    "posted-data credits each switch port advertises: 10 KB, what the PEX 8532 drains from a x4 port in 2,560 "
+    "clocks (pcie-protocol.md §8; UNCONFIRMED for other switches)" },
+  { "switch.rx_credits.nph", K_INT, OFF (sw.rx_credits.nph), 0, 2032, FALSE, NULL, NULL, "64", "credits",
+    "non-posted-header credits each switch port advertises (UNCONFIRMED, as switch.rx_credits.ph)" },
+  { "switch.rx_credits.npd", K_INT, OFF (sw.rx_credits.npd), 0, 32752, FALSE, NULL, NULL, "64", "credits (16 bytes)",
+    "non-posted-data credits each switch port advertises (reads carry none)" },
+  { "switch.rx_credits.cplh", K_INT, OFF (sw.rx_credits.cplh), 0, 2032, FALSE, NULL, NULL, "64", "credits",
+    "completion-header credits each switch port advertises: finite, a switch is no completer (spec §2.6.1; "
+    "UNCONFIRMED size, as switch.rx_credits.ph)" },
+  { "switch.rx_credits.cpld", K_INT, OFF (sw.rx_credits.cpld), 0, 32752, FALSE, NULL, NULL, "640",
+    "credits (16 bytes)", "completion-data credits each switch port advertises (as switch.rx_credits.pd)" },
+  { "switch.pool.ph", K_INT, OFF (sw.pool.ph), 0, 1 << 20, FALSE, NULL, NULL, "0", "credits",
+    "switch.buffer shared: the central memory's posted headers; 0 = unlimited" },
+  { "switch.pool.pd", K_INT, OFF (sw.pool.pd), 0, 1 << 24, FALSE, NULL, NULL, "0", "credits (16 bytes)",
+    "switch.buffer shared: the central memory's posted data; 0 = unlimited" },
+  { "switch.pool.nph", K_INT, OFF (sw.pool.nph), 0, 1 << 20, FALSE, NULL, NULL, "0", "credits",
+    "switch.buffer shared: the central memory's non-posted headers; 0 = unlimited" },
+  { "switch.pool.npd", K_INT, OFF (sw.pool.npd), 0, 1 << 24, FALSE, NULL, NULL, "0", "credits (16 bytes)",
+    "switch.buffer shared: the central memory's non-posted data; 0 = unlimited" },
+  { "switch.pool.cplh", K_INT, OFF (sw.pool.cplh), 0, 1 << 20, FALSE, NULL, NULL, "0", "credits",
+    "switch.buffer shared: the central memory's completion headers; 0 = unlimited" },
+  { "switch.pool.cpld", K_INT, OFF (sw.pool.cpld), 0, 1 << 24, FALSE, NULL, NULL, "0", "credits (16 bytes)",
+    "switch.buffer shared: the central memory's completion data; 0 = unlimited" },
+  { "fabric.active_flows", K_INT, OFF (fabric.active_flows), 0, 1 << 16, FALSE, NULL, NULL, "0", "flows",
+    "run only the first N flows of the flows: list (0 = all), so a sweep can vary how many transfers share a "
+    "fabric" },
 
   { "benchmark.transfer_bytes", K_INT, OFF (benchmark.transfer_bytes), 4, (double) (1ULL << 40), FALSE, NULL, NULL,
     "102400", "bytes", "bytes per DMA transfer (AN-456 uses 100 KB = 102400)" },
@@ -448,11 +499,28 @@ value_json (const KeyDef *k, const PsConfig *cfg, PsJson *j)
   }
 }
 
+/* A fabric's keys (switch.*, fabric.*, a memory target's latency) mean nothing to a one-link config: left at their
+ * defaults there, they are not written, so its report stays what it was before fabrics existed. */
+gboolean
+ps_config_key_fabric_only (const char *path)
+{
+  return g_str_has_prefix (path, "switch.") || g_str_has_prefix (path, "fabric.")
+         || strcmp (path, "endpoint.memory_read_latency_ns") == 0;
+}
+
+static gboolean
+key_written (const PsConfig *cfg, size_t i)
+{
+  return !ps_config_key_fabric_only (keys[i].path) || cfg->topology || origin_of (cfg, i)->from != PS_FROM_DEFAULT;
+}
+
 void
 ps_config_write_json (const PsConfig *cfg, PsJson *j, int indent)
 {
   ps_json_object (j, indent);
   for (size_t i = 0; i < N_KEYS; i++) {
+    if (!key_written (cfg, i))
+      continue;
     const PsKeyOrigin *o = origin_of (cfg, i);
     ps_json_key (j, keys[i].path);
     ps_json_object (j, 0);
@@ -490,6 +558,8 @@ void
 ps_config_write_comments (const PsConfig *cfg, GString *out)
 {
   for (size_t i = 0; i < N_KEYS; i++) {
+    if (!key_written (cfg, i))
+      continue;
     const PsKeyOrigin *o = origin_of (cfg, i);
     g_autofree char *v = value_text (&keys[i], cfg);
     /* "(--set link.lanes=4)" says it all; the other origins are named, then located or explained. */
@@ -1145,7 +1215,8 @@ check_combinations (Walk *w, const YNode *root, GError **error)
       return FALSE;
     }
   if (!check_credit_minimum (w, root, "host.rx_credits", &c->host.rx_credits, error)
-      || !check_credit_minimum (w, root, "endpoint.rx_credits", &c->endpoint.rx_credits, error))
+      || !check_credit_minimum (w, root, "endpoint.rx_credits", &c->endpoint.rx_credits, error)
+      || !check_credit_minimum (w, root, "switch.rx_credits", &c->sw.rx_credits, error))
     return FALSE;
   if (c->endpoint.straddle && c->endpoint.datapath_bits < 512) {
     at = g_hash_table_lookup (w->seen, "endpoint.straddle");
@@ -1366,6 +1437,7 @@ apply_datapath_default (PsConfig *cfg)
 }
 
 static PsConfig *load (const char *path, const char *const *sets, GError **error);
+static PsConfig *build (const char *path, YNode *root, const char *const *sets, GError **error);
 
 PsConfig *
 ps_config_load (const char *path, const char *const *sets, GError **error)
@@ -1395,6 +1467,55 @@ load (const char *path, const char *const *sets, GError **error)
       return NULL;
     }
   }
+  /* A fabric's sections are no keys: they name its nodes, links and flows (topology.h), each node's and link's
+   * config derived from the rest of the file as it stands before the --sets. */
+  g_autoptr (YNode) topology = ytree_map_take (root, "topology");
+  g_autoptr (YNode) flows = ytree_map_take (root, "flows");
+  g_autoptr (YNode) file = topology ? ytree_copy (root) : NULL;
+  g_autoptr (PsConfig) cfg = build (path, root, sets, error);
+  if (!cfg)
+    return NULL;
+  if (flows && !topology) {
+    ytree_error (error, PS_ERROR_DATA, flows, "flows: needs a topology: section naming the nodes they run between");
+    return NULL;
+  }
+  if (topology) {
+    cfg->tree = g_steal_pointer (&file);
+    cfg->sets = g_strdupv ((char **) sets);
+    cfg->topology = ps_topology_parse (cfg, topology, flows, error);
+    if (!cfg->topology)
+      return NULL;
+  }
+  return g_steal_pointer (&cfg);
+}
+
+PsConfig *
+ps_config_derive (const PsConfig *base, const YNode *overlay, GError **error)
+{
+  g_autoptr (YNode) root = ytree_copy (base->tree);
+  if (overlay) {
+    /* The overlay's own include: comes first and its keys over it, as in a file (load_with_includes()); the
+     * whole then goes over the file's keys. */
+    g_autoptr (YNode) top = ytree_copy (overlay);
+    g_autoptr (YNode) inc = ytree_map_take (top, "include");
+    g_autoptr (YNode) merged = ytree_map_new (overlay->origin, overlay->line, overlay->col);
+    g_autoptr (GPtrArray) stack = g_ptr_array_new_with_free_func (g_free);
+    char *real = realpath (base->path, NULL);
+    g_ptr_array_add (stack, real ? real : g_strdup (base->path));
+    for (guint i = 0; inc && i < (inc->kind == YNODE_SEQ ? inc->items->len : 1); i++)
+      if (!apply_include (merged, inc->kind == YNODE_SEQ ? inc->items->pdata[i] : inc, inc->origin, stack, error))
+        return NULL;
+    ytree_merge (merged, g_steal_pointer (&top));
+    ytree_merge (root, g_steal_pointer (&merged));
+  }
+  return build (base->path, root, (const char *const *) base->sets, error);
+}
+
+/* Passes 2 and 3 over a merged tree (`root`, modified): the --sets, the defaults, the walk, and the checks that
+ * need the whole config. */
+static PsConfig *
+build (const char *path, YNode *root, const char *const *sets, GError **error)
+{
   /* After every file and in the order given: the command line wins over any file, a later --set over an earlier. */
   for (const char *const *s = sets; s && *s; s++)
     if (!apply_set (root, *s, error))
@@ -1449,6 +1570,9 @@ ps_config_free (PsConfig *cfg)
   }
   g_free (cfg->origins);
   g_free (cfg->set_changes);
+  ps_topology_free (cfg->topology);
+  ytree_free (cfg->tree);
+  g_strfreev (cfg->sets);
   g_free (cfg);
 }
 

@@ -37,6 +37,13 @@ typedef enum { PS_COUNTER_AT_ENDPOINT, PS_COUNTER_AT_HOST } PsCounterStart;
 typedef enum { PS_DESCRIPTORS_CHAINED, PS_DESCRIPTORS_SOFTWARE } PsDescriptorMode;
 typedef enum { PS_WORKLOAD_CHAINING_DMA, PS_WORKLOAD_STREAM } PsWorkload;
 typedef enum { PS_UPDATEFC_MINIMUM, PS_UPDATEFC_RECOMMENDED } PsUpdateFcPolicy;
+typedef enum { PS_SWITCH_CUT_THROUGH, PS_SWITCH_STORE_AND_FORWARD } PsSwitchForwarding;
+typedef enum { PS_SWITCH_ROUND_ROBIN, PS_SWITCH_WEIGHTED_ROUND_ROBIN } PsSwitchArbitration;
+typedef enum { PS_SWITCH_BUFFER_PER_PORT, PS_SWITCH_BUFFER_SHARED } PsSwitchBuffer;
+
+/* A config's topology: and flows: sections, parsed and checked (topology.h). */
+typedef struct PsTopology PsTopology;
+typedef struct YNode YNode;
 
 /* Credits one receiver advertises; 0 = infinite (the InitFC encoding, spec §3.4.2). */
 typedef struct {
@@ -96,6 +103,7 @@ typedef struct {
     int64_t arb_switch_cycles;
     int64_t ack_every_tlps;
     int arbitration; /* PsArbitration */
+    double memory_read_latency_ns; /* a fabric's memory target: MRd taken in -> data ready */
   } endpoint;
 
   struct {
@@ -127,6 +135,19 @@ typedef struct {
     double iteration_gap_ns;
   } host;
 
+  /* A fabric's switches (topology.h): every switch node's, unless the node overrides them. */
+  struct {
+    int forwarding; /* PsSwitchForwarding */
+    double latency_ns;
+    int arbitration; /* PsSwitchArbitration */
+    int buffer; /* PsSwitchBuffer */
+    PsCredits rx_credits, pool;
+  } sw;
+
+  struct {
+    int64_t active_flows; /* run the first N flows; 0 = all */
+  } fabric;
+
   struct {
     int64_t transfer_bytes;
     int64_t iterations;
@@ -150,11 +171,25 @@ typedef struct {
 
   PsKeyOrigin *origins; /* one per key, in ps_config_keys() order */
   char *set_changes; /* ps_config_set_changes() */
+
+  /* A fabric (a topology: section), else NULL. The file's merged tree before --sets, without topology: and flows:,
+   * and the --sets, are kept to derive each node's and link's own config (ps_config_derive()). */
+  PsTopology *topology;
+  YNode *tree;
+  char **sets;
 } PsConfig;
 
 PsConfig *ps_config_load (const char *path, const char *const *sets, GError **error);
 void ps_config_free (PsConfig *config);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PsConfig, ps_config_free)
+/* A fabric node's or link's own config: `base`'s file with `overlay` (a mapping of config sections, with an
+ * optional include: of its own, resolved from the file the overlay is written in) merged over it, then `base`'s
+ * --sets, checked as a whole config is. Errors are located at the overlay's values where they are the cause. No
+ * topology of its own. */
+/* A key only a fabric uses (switch.*, fabric.*, a memory target's latency): a one-link config's reports leave it
+ * out while it has its default, so they read as before fabrics existed. */
+gboolean ps_config_key_fabric_only (const char *path);
+PsConfig *ps_config_derive (const PsConfig *base, const YNode *overlay, GError **error);
 
 /* The comparable figures' keys, in the order of ps_result_figures() (report.h), NULL-terminated: the words of
  * published.suspect.figures. */

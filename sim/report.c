@@ -14,6 +14,7 @@
 
 #include "error.h"
 #include "pciesim-version.h"
+#include "report_fabric.h"
 
 /* A figure whose mode did not run stays in the array with a NaN simulated value, so a position means the same
  * figure for every caller (render_json() pairs positions with the published keys). */
@@ -341,6 +342,8 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
     ps_json_key (&j, "link_usage");
     json_directions (&j, h, 17);
   }
+  if (r->fabric.ran)
+    ps_report_fabric_json (&j, &r->fabric);
 
   /* The published figures are repeated from the config so the file is self-contained: a script compares without
    * reading YAML. Only figures the config gives appear (a partial published: block is legal), and none for a
@@ -403,8 +406,8 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
   ps_config_write_json (c, &j, 4);
 
   /* stats sum over modes: each mode ran on its own engine, so events and simulated time add up. */
-  uint64_t events = 0;
-  double sim_ns = 0;
+  uint64_t events = r->fabric.events;
+  double sim_ns = r->fabric.sim_time_ns;
   for (int i = 0; i < PS_N_MODES; i++) {
     events += r->modes[i].events;
     sim_ns += r->modes[i].sim_time_ns;
@@ -551,6 +554,10 @@ static void
 render_table (GString *o, const PsRunResult *r, gboolean markdown)
 {
   const PsConfig *c = r->config;
+  if (r->fabric.ran) {
+    ps_report_fabric_table (o, c, &r->fabric, markdown);
+    return;
+  }
   PsFigure f[PS_N_FIGURES];
   ps_result_figures (r, f);
   /* The two header lines name the parameters that decide the figures, so a table pasted into a bug report or a
@@ -698,6 +705,10 @@ render_csv (GString *o, const PsRunResult *r)
   if (why)
     g_string_append_printf (o, "# published figures not comparable: %s\n", why);
   ps_config_write_comments (r->config, o);
+  if (r->fabric.ran) {
+    ps_report_fabric_csv (o, r);
+    return;
+  }
   /* The header is written even when no figure ran, so the output is always a parseable table with its columns. */
   g_string_append (o, "config,figure,simulated_mbps,published_mbps,theoretical_mbps,protocol_limit_mbps,error_pct,"
                       "above_protocol_limit,suspect\n");

@@ -21,6 +21,7 @@
 
 #include "config.h"
 #include "format.h"
+#include "topology.h"
 
 typedef struct {
   double payload, tlp_overhead, dllp, ordered_sets, idle; /* fractions of the direction's time, sum 1 */
@@ -93,6 +94,32 @@ typedef struct {
   double sim_time_ns;
 } PsModeResult;
 
+/* A fabric's run (a config with a topology:, README "Fabrics"), per flow and per link; names are the config's
+ * (borrowed). A flow left out by fabric.active_flows has ran = false. Flow figures are models/flow.h's; link
+ * usage covers the run's window (first flow start to last flow end), a the end nearer the root complex. */
+typedef struct {
+  bool ran;
+  const char *name, *source, *target, *op;
+  int64_t bytes, iterations;
+  double mbps, first_tlp_ns, mean_ns, p50_ns, p99_ns, max_ns;
+} PsFlowResult;
+
+typedef struct {
+  const char *name, *a, *b;
+  int64_t gen, lanes;
+  PsUsage a_to_b, b_to_a;
+} PsLinkResult;
+
+typedef struct {
+  bool ran;
+  guint n_flows, n_links;
+  PsFlowResult flows[PS_TOPOLOGY_MAX_FLOWS];
+  PsLinkResult links[PS_TOPOLOGY_MAX_LINKS];
+  double window_ns;
+  uint64_t events;
+  double sim_time_ns;
+} PsFabricResult;
+
 /* Indices into PsRunResult.modes. */
 enum { PS_READ, PS_WRITE, PS_SIMULTANEOUS, PS_N_MODES };
 
@@ -107,6 +134,7 @@ typedef struct {
   double protocol_limit_mbps;
   double protocol_limit_read_mbps;
   PsModeResult modes[PS_N_MODES];
+  PsFabricResult fabric; /* a config with a topology: runs its flows instead of the modes */
   uint64_t seed;
   double wall_s;
 } PsRunResult;

@@ -467,6 +467,12 @@ metric_table (void)
                        0 };
       g_array_append_val (t, m);
     }
+    /* A fabric's flows together (README, "Fabrics"); per flow and link, see fabric_metric(). */
+    for (int f = 0; f < 3; f++) {
+      m = (PsMetric) { g_strdup_printf ("flows_%s_mbps", f == 0 ? "total" : f == 1 ? "min" : "max"), PS_METRIC_FLOWS,
+                       -1, f, 0, 0 };
+      g_array_append_val (t, m);
+    }
     g_once_init_leave (&table, t);
   }
   return table;
@@ -498,6 +504,35 @@ metric_find (const char *name)
   return NULL;
 }
 
+/* A fabric's own metrics, by the names of its flows and links: FLOW_mbps, FLOW_latency_p50_ns, FLOW_first_tlp_ns,
+ * LINK_a_to_b_CATEGORY_pct and LINK_b_to_a_CATEGORY_pct. Indices are the topology's, the same at every point
+ * (an axis cannot change a topology). */
+static const char *const flow_metric_words[3] = { "mbps", "latency_p50_ns", "first_tlp_ns" };
+
+static gboolean
+fabric_metric (const PsTopology *t, const char *name, PsMetric *out)
+{
+  for (guint k = 0; t && k < t->n_flows; k++)
+    for (int c = 0; c < 3; c++) {
+      g_autofree char *n = g_strdup_printf ("%s_%s", t->flows[k].name, flow_metric_words[c]);
+      if (strcmp (n, name) == 0) {
+        *out = (PsMetric) { (char *) name, PS_METRIC_FLOW, -1, (int) k, 0, c };
+        return TRUE;
+      }
+    }
+  for (guint l = 0; t && l < t->n_links; l++)
+    for (int d = 0; d < 2; d++)
+      for (int c = 0; c < 5; c++) {
+        g_autofree char *n = g_strdup_printf ("%s_%s_%s_pct", t->links[l].name, d ? "b_to_a" : "a_to_b",
+                                              usage_words[c]);
+        if (strcmp (n, name) == 0) {
+          *out = (PsMetric) { (char *) name, PS_METRIC_LINK, -1, (int) l, d, c };
+          return TRUE;
+        }
+      }
+  return FALSE;
+}
+
 /* The scenario owns copies so that freeing it never touches the shared table. */
 static void
 add_metric (PsScenario *s, const PsMetric *m)
@@ -513,9 +548,22 @@ static const unsigned mode_bits[PS_N_MODES] = { PS_MODE_READ, PS_MODE_WRITE, PS_
 /* Enough to plot any mode's throughput and see where its link time goes; events and simulated time are left
  * to scenarios that ask for them, as they matter for performance work, not for what-if answers. */
 static void
-default_metrics (PsScenario *s)
+default_metrics (PsScenario *s, const PsConfig *base)
 {
   GArray *t = metric_table ();
+  /* A fabric: the flows together, then each flow's throughput, median and first-TLP latency. */
+  if (base->topology) {
+    for (guint i = 0; i < t->len; i++)
+      if (g_array_index (t, PsMetric, i).kind == PS_METRIC_FLOWS)
+        add_metric (s, &g_array_index (t, PsMetric, i));
+    for (guint k = 0; k < base->topology->n_flows; k++)
+      for (int c = 0; c < 3; c++) {
+        g_autofree char *n = g_strdup_printf ("%s_%s", base->topology->flows[k].name, flow_metric_words[c]);
+        PsMetric m = { n, PS_METRIC_FLOW, -1, (int) k, 0, c };
+        add_metric (s, &m);
+      }
+    return;
+  }
   for (guint i = 0; i < t->len; i++) {
     const PsMetric *m = &g_array_index (t, PsMetric, i);
     gboolean per_mode = m->kind == PS_METRIC_MBPS || m->kind == PS_METRIC_PCT_THEORETICAL || m->kind == PS_METRIC_USAGE;
@@ -526,7 +574,7 @@ default_metrics (PsScenario *s)
 
 /* A metric of a mode the scenario does not run would be an always-empty column: refuse it at its node. */
 static gboolean
-load_metrics (PsScenario *s, const YNode *list, GError **error)
+load_metrics (PsScenario *s, const YNode *list, const PsConfig *base, GError **error)
 {
   if (!want_kind (list, YNODE_SEQ, "metrics", error))
     return FALSE;
@@ -536,10 +584,20 @@ load_metrics (PsScenario *s, const YNode *list, GError **error)
     if (!want_kind (n, YNODE_SCALAR, "a metric", error))
       return FALSE;
     const PsMetric *m = metric_find (n->value);
+    PsMetric own;
+    if (!m && fabric_metric (base->topology, n->value, &own))
+      m = &own;
     if (!m) {
       const char *hint = ps_closest (ps_metric_names (), n->value, 3);
       ytree_error (error, PS_ERROR_DATA, n, "unknown metric '%s'%s%s%s", n->value, hint ? " (did you mean '" : "",
                    hint ? hint : "", hint ? "'?)" : "");
+      return FALSE;
+    }
+    /* A fabric runs flows, not the benchmark's modes; flows' metrics need one. */
+    if ((base->topology != NULL && m->mode >= 0) || (base->topology == NULL && m->kind >= PS_METRIC_FLOWS)) {
+      ytree_error (error, PS_ERROR_DATA, n, "metric '%s' %s", n->value, base->topology
+                   ? "is a benchmark mode's: a fabric (topology:) runs its flows, whose metrics are flows_total_mbps, "
+                     "FLOW_mbps and the like" : "is a fabric's: the base config has no topology: and no flows");
       return FALSE;
     }
     if (m->mode >= 0 && !(s->modes & mode_bits[m->mode])) {
@@ -564,6 +622,31 @@ load_metrics (PsScenario *s, const YNode *list, GError **error)
   return TRUE;
 }
 
+/* A fabric's metric: NaN for a flow that did not run (fabric.active_flows), or none at all. */
+static double
+fabric_value (const PsMetric *m, const PsFabricResult *fr)
+{
+  if (!fr->ran)
+    return NAN;
+  if (m->kind == PS_METRIC_LINK) {
+    const PsUsage *u = m->downstream ? &fr->links[m->figure].b_to_a : &fr->links[m->figure].a_to_b;
+    const double v[5] = { u->payload, u->tlp_overhead, u->dllp, u->ordered_sets, u->idle };
+    return v[m->category] * 100.0;
+  }
+  if (m->kind == PS_METRIC_FLOW) {
+    const PsFlowResult *f = &fr->flows[m->figure];
+    return !f->ran ? NAN : m->category == 0 ? f->mbps : m->category == 1 ? f->p50_ns : f->first_tlp_ns;
+  }
+  double total = 0, min = INFINITY, max = -INFINITY;
+  for (guint k = 0; k < fr->n_flows; k++)
+    if (fr->flows[k].ran) {
+      total += fr->flows[k].mbps;
+      min = MIN (min, fr->flows[k].mbps);
+      max = MAX (max, fr->flows[k].mbps);
+    }
+  return m->figure == 0 ? total : m->figure == 1 ? min : max;
+}
+
 /* NaN rather than 0 for a mode that did not run, so the cell is empty (null in JSON) instead of claiming a
  * throughput of zero. Usage is in percent of the direction's time, as the metric names say (_pct), where the run
  * report's JSON gives fractions. */
@@ -574,7 +657,9 @@ ps_metric_value (const PsMetric *m, const PsRunResult *r)
     return r->theoretical_mbps;
   if (m->kind == PS_METRIC_PROTOCOL_LIMIT)
     return m->figure ? r->protocol_limit_read_mbps : r->protocol_limit_mbps;
-  /* m->mode is -1 only for the two per-point kinds returned above, so the index is valid from here on. */
+  if (m->kind == PS_METRIC_FLOWS || m->kind == PS_METRIC_FLOW || m->kind == PS_METRIC_LINK)
+    return fabric_value (m, &r->fabric);
+  /* m->mode is -1 only for the per-point kinds returned above, so the index is valid from here on. */
   const PsModeResult *mr = &r->modes[m->mode];
   if (!mr->ran)
     return NAN;
@@ -614,7 +699,8 @@ int
 ps_metric_decimals (const PsMetric *m)
 {
   return m->kind == PS_METRIC_EVENTS || m->kind == PS_METRIC_ERRORS ? 0
-         : m->kind == PS_METRIC_SIM_TIME || m->kind == PS_METRIC_LATENCY_P99 ? 3 : 2;
+         : m->kind == PS_METRIC_SIM_TIME || m->kind == PS_METRIC_LATENCY_P99
+               || (m->kind == PS_METRIC_FLOW && m->category > 0) ? 3 : 2;
 }
 
 /* --- errors of one point --------------------------------------------------------------------------------- */
@@ -894,8 +980,8 @@ load_tree (PsScenario *s, const char *const *cli_sets, unsigned cli_modes, GErro
   if (cli_modes)
     s->modes = cli_modes;
   if ((n = ytree_map_get (t, "metrics")))
-    return load_metrics (s, n, error);
-  default_metrics (s);
+    return load_metrics (s, n, base, error);
+  default_metrics (s, base);
   return TRUE;
 }
 

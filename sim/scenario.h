@@ -36,15 +36,17 @@ typedef struct {
 
 typedef enum { PS_METRIC_THEORETICAL, PS_METRIC_PROTOCOL_LIMIT, PS_METRIC_MBPS, PS_METRIC_PCT_THEORETICAL,
                PS_METRIC_USAGE, PS_METRIC_EVENTS, PS_METRIC_SIM_TIME, PS_METRIC_ERRORS,
-               PS_METRIC_LATENCY_P99 } PsMetricKind;
+               PS_METRIC_LATENCY_P99, PS_METRIC_FLOWS, PS_METRIC_FLOW, PS_METRIC_LINK } PsMetricKind;
 
 typedef struct {
   char *name;
   PsMetricKind kind;
   int mode; /* PS_READ, PS_WRITE, PS_SIMULTANEOUS; -1 for per-point metrics */
-  int figure; /* simultaneous mode: 0 = read, 1 = write; protocol limit: 0 = write, 1 = read */
-  int downstream; /* usage: 0 = upstream, 1 = downstream */
-  int category; /* usage: 0 payload, 1 TLP overhead, 2 DLLP, 3 ordered sets, 4 idle */
+  int figure; /* simultaneous mode: 0 = read, 1 = write; protocol limit: 0 = write, 1 = read; flows: 0 total,
+               * 1 min, 2 max; a fabric's flow or link: its index */
+  int downstream; /* usage: 0 = upstream, 1 = downstream; a fabric's link: 0 = a to b, 1 = b to a */
+  int category; /* usage: 0 payload, 1 TLP overhead, 2 DLLP, 3 ordered sets, 4 idle; a flow: 0 MB/s, 1 p50
+                 * latency, 2 first TLP's latency */
 } PsMetric;
 
 typedef struct {
@@ -80,7 +82,9 @@ PsConfig *ps_scenario_point_config (const PsScenario *s, guint index, GError **e
  * (and the axis value, when the error's origin is one). */
 void ps_scenario_locate_error (const PsScenario *s, guint index, GError **error);
 
-/* Every metric name in the vocabulary, NULL-terminated (static storage). */
+/* Every metric name in the vocabulary, NULL-terminated (static storage). A fabric's scenario (its base has a
+ * topology:) has those of flows and links besides, named after them (README, "Fabrics"): FLOW_mbps,
+ * FLOW_latency_p50_ns, FLOW_first_tlp_ns and LINK_a_to_b|b_to_a_CATEGORY_pct. */
 const char *const *ps_metric_names (void);
 /* The metric's value in a result (NaN when the mode did not run). */
 double ps_metric_value (const PsMetric *m, const PsRunResult *r);

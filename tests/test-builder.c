@@ -417,6 +417,71 @@ START_TEST (test_system_param_is_65)
 }
 END_TEST
 
+/* ---- a fabric: link.* as fabric-wide defaults, per node and per link overrides, --set over all ---- */
+
+static const char fabric_yaml[] =
+  "link: {gen: 2, lanes: 8, max_payload: 256}\n"
+  "topology:\n"
+  "  nodes:\n"
+  "    host: {type: root_complex}\n"
+  "    sw: {type: switch}\n"
+  "    a: {type: endpoint, link: {lanes: 2}}\n"
+  "    b: {type: endpoint}\n"
+  "  links:\n"
+  "    - [host, sw]\n"
+  "    - [sw, a]\n"
+  "    - {a: sw, b: b, name: wide, max_payload: 512, gen: 1}\n"
+  "flows:\n"
+  "  - {name: w, source: a, target: b, op: write, bytes: 4096}\n"
+  "  - {name: r, source: b, target: host, op: read, bytes: 4096}\n";
+
+/* A link's config: its own when it states link keys, else the file's (topology.h). */
+static const PsConfig *
+link_cfg (const PsConfig *cfg, guint i)
+{
+  return cfg->topology->links[i].cfg ? cfg->topology->links[i].cfg : cfg;
+}
+
+START_TEST (test_fabric_defaults_and_overrides)
+{
+  g_autoptr (PsConfig) cfg = load ("fabric", fabric_yaml, NULL);
+  const PsTopology *t = cfg->topology;
+  ck_assert_uint_eq (t->n_nodes, 4);
+  ck_assert_uint_eq (t->n_links, 3);
+  /* Each link trains to the lower width of its ends: x8 both ends; x2 where the endpoint has 2 lanes; the third
+   * states Gen1, which both Gen2 ends reach. */
+  ck_assert_int_eq (t->links[0].lanes, 8);
+  ck_assert_int_eq (t->links[1].lanes, 2);
+  ck_assert_int_eq (t->links[2].lanes, 8);
+  ck_assert_int_eq (t->links[2].gen, 1);
+  ck_assert_str_eq (t->links[0].name, "host-sw");
+  ck_assert_str_eq (t->links[2].name, "wide");
+  /* The file's MPS on the first two links, the link's own on the third. */
+  ck_assert_int_eq (link_cfg (cfg, 0)->link.max_payload, 256);
+  ck_assert_int_eq (link_cfg (cfg, 1)->link.max_payload, 256);
+  ck_assert_int_eq (link_cfg (cfg, 2)->link.max_payload, 512);
+
+  /* --set link.max_payload sets every link's, as an OS programs one MPS along a path: the command line wins over
+   * the link's own key as over any file. */
+  const char *const sets[] = { "link.max_payload=128", "fabric.active_flows=1", NULL };
+  g_autoptr (PsConfig) c2 = load ("fabric-set", fabric_yaml, sets);
+  for (guint i = 0; i < c2->topology->n_links; i++)
+    ck_assert_int_eq (link_cfg (c2, i)->link.max_payload, 128);
+  /* fabric.active_flows=1 runs the first flow only; the second is reported as not run. */
+  PsRunResult r = { 0 };
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (ps_run_config (c2, PS_MODE_ALL, 1, &r, &e), "%s", e ? e->message : "");
+  ck_assert (r.fabric.ran);
+  ck_assert (r.fabric.flows[0].ran && r.fabric.flows[0].mbps > 0);
+  ck_assert (!r.fabric.flows[1].ran && isnan (r.fabric.flows[1].mbps));
+  /* The write crosses sw-a (a to b: upstream, b_to_a) and wide (downstream, a_to_b), not host-sw. */
+  ck_assert_double_gt (r.fabric.links[1].b_to_a.payload, 0);
+  ck_assert_double_gt (r.fabric.links[2].a_to_b.payload, 0);
+  ck_assert_double_eq (r.fabric.links[0].a_to_b.payload, 0);
+  ck_assert_double_eq (r.fabric.links[0].b_to_a.payload, 0);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -434,6 +499,7 @@ main (void)
   tcase_add_test (tc, test_readme_worked_example);
   tcase_add_loop_test (tc, test_model_errors, 0, G_N_ELEMENTS (model_error_cases));
   tcase_add_test (tc, test_system_param_is_65);
+  tcase_add_test (tc, test_fabric_defaults_and_overrides);
   suite_add_tcase (s, tc);
     return run_suite (s);
 }

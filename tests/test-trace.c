@@ -1214,13 +1214,19 @@ START_TEST (test_real_cli)
   perfetto_load (&p, cap);
   ck_assert_uint_eq (p.instants, 1);
   perfetto_clear (&p);
-  /* Misuse: an unknown extension, a window without a trace. */
+  /* Misuse: an unknown extension, a window without a trace, a fabric. */
   g_auto (TestRun) bad;
   PCIESIM (&bad, "configs/svgx_g2_x8.yaml", "--trace", "x.txt");
   ck_assert_int_eq (bad.status, 64);
   g_auto (TestRun) bad2;
   PCIESIM (&bad2, "configs/svgx_g2_x8.yaml", "--trace-window", "0:10");
   ck_assert_int_eq (bad2.status, 64);
+  /* A fabric (topology:) is not traced yet: refused before anything is written. */
+  g_autofree char *fab = g_build_filename (dir, "fabric.json", NULL);
+  g_auto (TestRun) bad3;
+  PCIESIM (&bad3, "configs/v7_p2p_g2_x4_1switch.yaml", "--trace", fab);
+  ck_assert_int_eq (bad3.status, 64);
+  ck_assert (!g_file_test (fab, G_FILE_TEST_EXISTS));
 }
 END_TEST
 

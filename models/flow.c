@@ -1,0 +1,536 @@
+/* flow.c — flows across a fabric: their sources, their measurement and their run (contract in flow.h).
+ *
+ * A flow is a transmit client of its source endpoint's datapath that issues its requests one at a time when the
+ * datapath asks (peek/take, app.h), and a set of counters. Requests carry the flow's number in their cookie and
+ * the time they entered the source's transmit interface in their stamp; the fabric's observer (fabric.h) sees
+ * them arrive at their target, which gives the one-way latencies and, for writes, the end of the flow. Read data
+ * comes back as completions through the source's receive interface (endpoint_set_requester()), checked per tag.
+ *
+ * The run is the DMA benchmark's, cut down (system.c): no driver, no descriptors, the same kinds of checks.
+ */
+#include "models/flow.h"
+
+#include <math.h>
+
+#include "models/pattern.h"
+#include "models/select.h"
+#include "models/split.h"
+
+G_DEFINE_QUARK (pciesim-flow-error-quark, flow_error)
+
+/* Host memory for flows' buffers: from 512 MB (below it, nothing of the fabric's) to the 32-bit MMIO window, or
+ * from 4 GB to the 64-bit one (fabric.h). */
+#define HOST_BASE_32 UINT64_C (0x20000000)
+#define HOST_BASE_64 UINT64_C (0x100000000)
+#define PAGE UINT64_C (0x1000)
+/* The upper half of a request's cookie marks it as a flow's (the lower half is the flow's number), so the
+ * observer tells a flow's request from anything else that may reach a target. */
+#define FLOW_MAGIC UINT64_C (0x466c6f77)
+
+typedef struct Run Run;
+
+typedef struct {
+  Run *run;
+  const FlowSpec *s;
+  guint index;
+  App *app;
+  const Component *source, *target;
+  uint64_t base; /* the buffer */
+  uint32_t mps;
+  uint64_t total; /* bytes x iterations */
+  /* Issue: iterations issued whole, bytes of the current one, bytes in all. */
+  uint32_t iter;
+  uint64_t cursor, issued;
+  SimTime first_ps; /* first request taken; UINT64_MAX before */
+  gboolean wake_pending;
+  /* Read: tags tag_base.. tag_base + tags - 1; per tag the next address a completion must carry and the bytes
+   * still owed. The free stack hands out the lowest tag first. */
+  uint32_t tag_base, n_free;
+  uint32_t *free_tags;
+  uint64_t *tag_addr;
+  uint32_t *tag_left;
+  /* Measurement. */
+  uint64_t delivered, read_sum, tlps;
+  GArray *lat; /* SimTime */
+  SimTime end_ps;
+  gboolean done;
+} Flow;
+
+struct Run {
+  Fabric *f;
+  Host *host;
+  SimEngine *engine;
+  TlpPool *pool;
+  Flow *flow;
+  guint n, done;
+  gboolean finished, stalled;
+  SimTime watchdog_ps;
+  uint64_t last_progress;
+  FlowLinkResult *links;
+  FlowRunStats *stats;
+};
+
+/* --- the source: a transmit client ------------------------------------------------------------------------- */
+
+static void
+flow_wake (SimEngine *e, void *ctx, uint64_t arg)
+{
+  Flow *fl = ctx;
+  fl->wake_pending = FALSE;
+  app_kick (fl->app);
+}
+
+/* When the next request may enter the transmit interface: the start time, and with a rate cap the byte it starts
+ * at, over the rate, after the first request. */
+static SimTime
+next_issue_ps (const Flow *fl)
+{
+  SimTime at = fl->s->start_ps;
+  if (fl->s->rate_mbps > 0 && fl->first_ps != UINT64_MAX)
+    at = MAX (at, fl->first_ps + (SimTime) llround ((double) fl->issued * 1e6 / fl->s->rate_mbps));
+  return at;
+}
+
+static gboolean
+flow_peek (void *ctx, Tlp *probe)
+{
+  Flow *fl = ctx;
+  const FlowSpec *s = fl->s;
+  if (fl->iter == s->iterations || (s->op == FLOW_READ && fl->n_free == 0))
+    return FALSE;
+  SimTime at = next_issue_ps (fl);
+  if (sim_now (fl->run->engine) < at) {
+    /* Nothing else would bring the datapath back at that time. */
+    if (!fl->wake_pending) {
+      fl->wake_pending = TRUE;
+      sim_schedule_at (fl->run->engine, at, flow_wake, fl, 0);
+    }
+    return FALSE;
+  }
+  uint64_t addr = fl->base + fl->cursor;
+  uint32_t size = split_next_request (addr, s->bytes - fl->cursor, s->op == FLOW_WRITE ? fl->mps
+                                                                                        : s->max_read_request_bytes);
+  *probe = (Tlp) { 0 };
+  tlp_set (probe, s->op == FLOW_WRITE ? TLP_MWR : TLP_MRD, addr > UINT32_MAX, addr, size);
+  return TRUE;
+}
+
+static Tlp *
+flow_take (void *ctx)
+{
+  Flow *fl = ctx;
+  Tlp probe;
+  gboolean ok = flow_peek (fl, &probe);
+  g_assert (ok);
+  SimTime now = sim_now (fl->run->engine);
+  Tlp *t = tlp_alloc (fl->run->pool);
+  *t = probe;
+  t->requester = fl->source->id;
+  t->cookie = FLOW_MAGIC << 32 | fl->index;
+  t->stamp_ps = now;
+  if (fl->s->op == FLOW_READ) {
+    uint32_t k = fl->free_tags[--fl->n_free];
+    t->tag = (uint16_t) (fl->tag_base + k);
+    fl->tag_addr[k] = t->address;
+    fl->tag_left[k] = t->length_bytes;
+  }
+  uint32_t size = fl->s->op == FLOW_WRITE ? t->payload_bytes : t->length_bytes;
+  if (fl->first_ps == UINT64_MAX)
+    fl->first_ps = now;
+  fl->cursor += size;
+  fl->issued += size;
+  fl->tlps++;
+  if (fl->cursor == fl->s->bytes) {
+    fl->cursor = 0;
+    fl->iter++;
+  }
+  return t;
+}
+
+static const AppTxClient flow_client = { .peek = flow_peek, .take = flow_take };
+
+/* --- measurement ------------------------------------------------------------------------------------------ */
+
+/* The last flow to finish closes the link-usage window and stops the run; the caller then lets the links settle. */
+static void
+flow_finish (Flow *fl)
+{
+  Run *r = fl->run;
+  fl->done = TRUE;
+  fl->end_ps = sim_now (r->engine);
+  if (++r->done < r->n)
+    return;
+  r->finished = TRUE;
+  r->stats->window_end_ps = sim_now (r->engine);
+  r->stats->sim_time_ps = sim_now (r->engine);
+  for (guint l = 0; l < fabric_n_links (r->f); l++)
+    for (int d = 0; d < 2; d++) {
+      r->links[l].usage[d] = link_usage (fabric_link (r->f, l), (LinkDir) d);
+      r->links[l].counters[d] = link_counters (fabric_link (r->f, l), (LinkDir) d);
+    }
+  sim_stop (r->engine);
+}
+
+/* A request reached a component's application: a flow's at its target (flow.h). In a flows run nothing else
+ * sends requests, so anything else is a model bug. */
+static void
+observe (void *ctx, const Component *c, const Tlp *t)
+{
+  Run *r = ctx;
+  if (t->kind != TLP_MWR && t->kind != TLP_MRD)
+    return;
+  SIM_INVARIANT (t->cookie >> 32 == FLOW_MAGIC && (uint32_t) t->cookie < r->n, "%s: a %s at 0x%" G_GINT64_MODIFIER
+                 "x that no flow sent", c->name, tlp_kind_name (t->kind), t->address);
+  Flow *fl = &r->flow[(uint32_t) t->cookie];
+  SIM_INVARIANT (c == fl->target, "flow %s: a request reached %s, not its target %s", fl->s->name, c->name,
+                 fl->target->name);
+  SimTime lat = sim_now (r->engine) - t->stamp_ps;
+  g_array_append_val (fl->lat, lat);
+  if (t->kind == TLP_MWR) {
+    fl->delivered += t->payload_bytes;
+    if (fl->delivered == fl->total)
+      flow_finish (fl);
+  }
+}
+
+/* A completion for one of the source endpoint's read flows, out of its receive interface: each completion of a
+ * request carries the next address of it and the bytes still owed (spec §2.2.9), and the last frees the tag. */
+static void
+on_completion (void *ctx, const Tlp *t)
+{
+  Run *r = ctx;
+  Flow *fl = NULL;
+  for (guint k = 0; k < r->n && !fl; k++) {
+    Flow *x = &r->flow[k];
+    if (x->s->op == FLOW_READ && x->source->id == t->requester && t->tag >= x->tag_base
+        && t->tag < x->tag_base + x->s->tags)
+      fl = x;
+  }
+  SIM_INVARIANT (fl != NULL, "requester %04x: a completion for tag %u, which no read flow of it uses", t->requester,
+                 t->tag);
+  uint32_t k = t->tag - fl->tag_base;
+  SIM_INVARIANT (fl->tag_left[k] > 0 && t->address == fl->tag_addr[k] && t->length_bytes == fl->tag_left[k]
+                 && t->payload_bytes <= fl->tag_left[k], "flow %s: a completion for tag %u at 0x%" G_GINT64_MODIFIER
+                 "x (byte count %u) where 0x%" G_GINT64_MODIFIER "x (%u bytes owed) was due", fl->s->name, t->tag,
+                 t->address, t->length_bytes, fl->tag_addr[k], fl->tag_left[k]);
+  fl->tag_addr[k] += t->payload_bytes;
+  fl->tag_left[k] -= t->payload_bytes;
+  fl->read_sum += pattern_sum (t->address, t->payload_bytes);
+  fl->delivered += t->payload_bytes;
+  if (fl->tag_left[k] == 0) {
+    fl->free_tags[fl->n_free++] = k;
+    app_kick (fl->app);
+  }
+  if (fl->delivered == fl->total)
+    flow_finish (fl);
+}
+
+/* --- the run ------------------------------------------------------------------------------------------------ */
+
+/* As the DMA benchmark's (system.c): polled, one event per period; a stall is quiet time with a started flow
+ * unfinished. A flow not yet started is owed nothing. */
+static void
+watchdog (SimEngine *e, void *ctx, uint64_t arg)
+{
+  Run *r = ctx;
+  uint64_t now = fabric_progress (r->f);
+  gboolean owed = FALSE;
+  for (guint k = 0; k < r->n && !owed; k++)
+    owed = !r->flow[k].done && r->flow[k].first_ps != UINT64_MAX;
+  if (owed && now == r->last_progress) {
+    r->stalled = TRUE;
+    sim_stop (e);
+    return;
+  }
+  r->last_progress = now;
+  sim_schedule_in (e, r->watchdog_ps, watchdog, r, 0);
+}
+
+static void
+open_window (SimEngine *e, void *ctx, uint64_t arg)
+{
+  Run *r = ctx;
+  r->stats->window_start_ps = sim_now (e);
+  for (guint l = 0; l < fabric_n_links (r->f); l++)
+    link_stats_reset (fabric_link (r->f, l));
+}
+
+/* The longest a healthy run may deliver nothing beyond the configured bound: a host's read and write latencies and
+ * return path for one request, and the widest gap a rate cap puts between two requests. */
+static SimTime
+quiet_ps (const Run *r)
+{
+  const HostParams *h = host_params (r->host);
+  double ns = h->read_latency_ns + h->read_latency_per_byte_ps * 4096 / 1000.0 + h->cpl_overhead_ns
+              + h->write_latency_ns;
+  if (h->cpl_rate_mbps > 0)
+    ns += 4096 * 1000.0 / h->cpl_rate_mbps;
+  if (h->write_drain_mbps > 0)
+    ns += 4096 * 1000.0 / h->write_drain_mbps;
+  for (guint k = 0; k < r->n; k++) {
+    const FlowSpec *s = r->flow[k].s;
+    if (s->rate_mbps > 0)
+      ns = MAX (ns, 4096 * 1000.0 / s->rate_mbps);
+    if (s->target)
+      ns += endpoint_params (s->target)->mem_read_latency_ns;
+  }
+  return (SimTime) llround (ns * 1000.0);
+}
+
+/* Expected sums of one memory: what its completer sent and what its sink took in. */
+typedef struct {
+  const Component *c;
+  uint64_t cpl_bytes, cpl_sum, mem_bytes, mem_sum;
+} Want;
+
+static gboolean
+integrity_error (GError **error, const char *where, const char *what, uint64_t got, uint64_t want)
+{
+  g_set_error (error, FLOW_ERROR, FLOW_ERROR_INVARIANT, "data integrity: %s %s %016" G_GINT64_MODIFIER "x, expected "
+               "%016" G_GINT64_MODIFIER "x: data was dropped, duplicated or misplaced", where, what, got, want);
+  return FALSE;
+}
+
+/* Byte counts and address-pattern sums per reader and per memory, from the buffers alone (pattern.h). */
+static gboolean
+check_integrity (const Run *r, GError **error)
+{
+  g_autoptr (GArray) wants = g_array_new (FALSE, TRUE, sizeof (Want));
+  for (guint k = 0; k < r->n; k++) {
+    const Flow *fl = &r->flow[k];
+    uint64_t sum = fl->s->iterations * pattern_sum (fl->base, fl->s->bytes);
+    if (fl->s->op == FLOW_READ && (fl->delivered != fl->total || fl->read_sum != sum))
+      return integrity_error (error, fl->s->name, "read data", fl->read_sum, sum);
+    Want *w = NULL;
+    for (guint i = 0; i < wants->len && !w; i++)
+      if (g_array_index (wants, Want, i).c == fl->target)
+        w = &g_array_index (wants, Want, i);
+    if (!w) {
+      g_array_append_val (wants, ((Want) { .c = fl->target }));
+      w = &g_array_index (wants, Want, wants->len - 1);
+    }
+    if (fl->s->op == FLOW_READ) {
+      w->cpl_bytes += fl->total;
+      w->cpl_sum += sum;
+    } else {
+      w->mem_bytes += fl->total;
+      w->mem_sum += sum;
+    }
+  }
+  for (guint i = 0; i < wants->len; i++) {
+    const Want *w = &g_array_index (wants, Want, i);
+    uint64_t cb, cs, mb, ms;
+    if (w->c == host_component (r->host)) {
+      HostCounters hc = host_counters (r->host);
+      cb = hc.cpl_bytes, cs = hc.cpl_checksum, mb = hc.bytes_written, ms = hc.write_checksum;
+    } else {
+      EndpointCounters ec = endpoint_counters ((const Endpoint *) w->c);
+      cb = ec.cpl_bytes, cs = ec.cpl_checksum, mb = ec.bytes_written, ms = ec.write_checksum;
+    }
+    if (cb != w->cpl_bytes || mb != w->mem_bytes) {
+      g_set_error (error, FLOW_ERROR, FLOW_ERROR_INVARIANT, "bytes moved do not add up: %s's memory completed %"
+                   G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " bytes and took in %" G_GUINT64_FORMAT " of %"
+                   G_GUINT64_FORMAT, w->c->name, cb, w->cpl_bytes, mb, w->mem_bytes);
+      return FALSE;
+    }
+    if (cs != w->cpl_sum)
+      return integrity_error (error, w->c->name, "completions sent", cs, w->cpl_sum);
+    if (ms != w->mem_sum)
+      return integrity_error (error, w->c->name, "memory", ms, w->mem_sum);
+  }
+  return TRUE;
+}
+
+/* Buffers (flow.h) and tags: each flow's buffer after the previous ones in the same memory; a source's read flows
+ * take consecutive tag ranges, all within what its link carries. */
+static gboolean
+lay_out (Run *r, GError **error)
+{
+  uint64_t host_next[2] = { HOST_BASE_32, HOST_BASE_64 };
+  const uint64_t host_end[2] = { FABRIC_MMIO32_BASE, FABRIC_MMIO64_BASE };
+  g_autoptr (GHashTable) next = g_hash_table_new (NULL, NULL); /* target component + bar -> offset */
+  g_autoptr (GHashTable) tags = g_hash_table_new (NULL, NULL); /* source -> next tag */
+  for (guint k = 0; k < r->n; k++) {
+    Flow *fl = &r->flow[k];
+    const FlowSpec *s = fl->s;
+    uint64_t room = (s->bytes + PAGE - 1) & ~(PAGE - 1);
+    if (s->target == NULL) {
+      int h = s->addr64 ? 1 : 0;
+      if (host_end[h] - host_next[h] < room) {
+        g_set_error (error, FLOW_ERROR, FLOW_ERROR_PARAM, "flow %s: %" G_GUINT64_FORMAT " bytes do not fit in host "
+                     "memory below the MMIO window with the other flows' buffers", s->name, s->bytes);
+        return FALSE;
+      }
+      fl->base = host_next[h];
+      host_next[h] += room;
+    } else {
+      const FabricBar *bar = s->bar < FABRIC_MAX_BARS ? &fl->target->bars[s->bar] : NULL;
+      if (bar == NULL || bar->size_bytes == 0 || s->target == s->source) {
+        g_set_error (error, FLOW_ERROR, FLOW_ERROR_PARAM, "flow %s: %s has no BAR%u to hold its buffer", s->name,
+                     fl->target->name, s->bar);
+        return FALSE;
+      }
+      gpointer key = (gpointer) ((const char *) fl->target + s->bar);
+      uint64_t off = GPOINTER_TO_SIZE (g_hash_table_lookup (next, key));
+      /* A DMA's register block is not memory: BAR0 of a target with one starts its buffers after it. */
+      if (off == 0 && s->bar == 0 && endpoint_dma (s->target) != NULL)
+        off = PAGE;
+      if (bar->size_bytes - off < room) {
+        g_set_error (error, FLOW_ERROR, FLOW_ERROR_PARAM, "flow %s: %s BAR%u (%" G_GUINT64_FORMAT " bytes) cannot "
+                     "hold its %" G_GUINT64_FORMAT " bytes after the other flows' buffers", s->name, fl->target->name,
+                     s->bar, bar->size_bytes, s->bytes);
+        return FALSE;
+      }
+      fl->base = bar->base + off;
+      g_hash_table_insert (next, key, GSIZE_TO_POINTER (off + room));
+    }
+    if (s->op == FLOW_READ) {
+      uint32_t base = GPOINTER_TO_UINT (g_hash_table_lookup (tags, fl->source));
+      uint32_t max = link_tags_max (link_params (fabric_uplink (fl->source)));
+      if (s->tags == 0 || base + s->tags > max) {
+        g_set_error (error, FLOW_ERROR, FLOW_ERROR_PARAM, "flow %s: %u tags from %u on: %s's link carries tags 0..%u",
+                     s->name, s->tags, base, fl->source->name, max - 1);
+        return FALSE;
+      }
+      fl->tag_base = base;
+      g_hash_table_insert (tags, (gpointer) fl->source, GUINT_TO_POINTER (base + s->tags));
+    }
+  }
+  return TRUE;
+}
+
+static gboolean
+check_spec (const FlowSpec *s, GError **error)
+{
+  const Component *src = s->source ? endpoint_component (s->source) : NULL;
+  if (src == NULL || fabric_uplink (src) == NULL || !src->enumerated) {
+    g_set_error (error, FLOW_ERROR, FLOW_ERROR_PARAM, "flow %s: its source is no endpoint on the fabric", s->name);
+    return FALSE;
+  }
+  uint32_t mrrs = s->max_read_request_bytes;
+  if (s->bytes == 0 || s->bytes % 4 || s->iterations == 0 || !(s->rate_mbps >= 0 && s->rate_mbps < 1e9)
+      || (s->op == FLOW_READ && (mrrs < 128 || mrrs > 4096 || (mrrs & (mrrs - 1))))) {
+    g_set_error (error, FLOW_ERROR, FLOW_ERROR_PARAM, "flow %s: %" G_GUINT64_FORMAT " bytes (whole DWs, at least 4) "
+                 "x %u iterations (at least 1) at %g MB/s (>= 0), read requests of %u bytes (128..4096, a power of "
+                 "two)", s->name, s->bytes, s->iterations, s->rate_mbps, mrrs);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Per flow, its figures from its counters and latency samples (flow.h). */
+static void
+results (Run *r, FlowResult *out)
+{
+  for (guint k = 0; k < r->n; k++) {
+    Flow *fl = &r->flow[k];
+    FlowResult *o = &out[k];
+    *o = (FlowResult) { .bytes = fl->delivered, .tlps = fl->tlps, .start_ps = fl->first_ps, .end_ps = fl->end_ps };
+    o->mbps = (double) fl->total * 1e6 / (double) (fl->end_ps - fl->first_ps);
+    SimTime *v = (SimTime *) (void *) fl->lat->data;
+    guint n = fl->lat->len;
+    double sum = 0;
+    SimTime max = 0;
+    for (guint i = 0; i < n; i++) {
+      sum += (double) v[i];
+      max = MAX (max, v[i]);
+    }
+    o->first_tlp_ns = (double) v[0] / 1000.0;
+    o->mean_ns = sum / n / 1000.0;
+    o->max_ns = (double) max / 1000.0;
+    o->p50_ns = (double) select_percentile (v, n, 50) / 1000.0;
+    o->p99_ns = (double) select_percentile (v, n, 99) / 1000.0;
+  }
+}
+
+static gboolean
+run (Run *r, FlowResult *out, GError **error)
+{
+  SimTime first = UINT64_MAX, budget = 1000 * SIM_MS;
+  for (guint k = 0; k < r->n; k++) {
+    first = MIN (first, r->flow[k].s->start_ps);
+    budget += r->flow[k].s->start_ps + r->flow[k].total * SIM_US;
+  }
+  sim_schedule_at (r->engine, first, open_window, r, 0);
+  for (guint k = 0; k < r->n; k++)
+    app_kick (r->flow[k].app);
+  r->watchdog_ps += quiet_ps (r);
+  sim_schedule_in (r->engine, r->watchdog_ps, watchdog, r, 0);
+  sim_run_until (r->engine, budget);
+  gboolean ok = r->finished;
+  if (!ok) {
+    g_autoptr (GString) why = g_string_new (NULL);
+    fabric_describe_wait (r->f, why);
+    guint done = r->done;
+    g_set_error (error, FLOW_ERROR, FLOW_ERROR_DEADLOCK, "deadlock: %u of %u flows finished at t = %.3f us, %s; "
+                 "waiting: %s", done, r->n, (double) sim_now (r->engine) / 1e6, r->stalled
+                 ? "nothing delivered for the watchdog's bound" : "not finished within the time budget",
+                 why->len ? why->str : "nothing");
+  } else {
+    /* Many Ack and UpdateFC periods, so the links' end-of-run checks see them quiet (system.c). */
+    sim_run_until (r->engine, sim_now (r->engine) + 200 * SIM_US);
+    ok = fabric_check_invariants (r->f, error) && check_integrity (r, error);
+    if (ok && tlp_pool_live (fabric_pool (r->f)) != 0) {
+      g_set_error (error, FLOW_ERROR, FLOW_ERROR_INVARIANT, "%zu TLPs not returned to the pool",
+                   tlp_pool_live (fabric_pool (r->f)));
+      ok = FALSE;
+    }
+  }
+  r->stats->events = sim_events_executed (r->engine);
+  r->stats->tlp_pool_capacity = tlp_pool_capacity (fabric_pool (r->f));
+  if (ok)
+    results (r, out);
+  return ok;
+}
+
+gboolean
+flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchdog_ps, FlowResult *out,
+  FlowLinkResult *links, FlowRunStats *stats, GError **error)
+{
+  g_assert (n >= 1);
+  for (guint k = 0; k < n; k++)
+    if (!check_spec (&specs[k], error))
+      return FALSE;
+  Run r = { .f = f, .host = host, .engine = fabric_engine (f), .pool = fabric_pool (f), .n = n, .links = links,
+            .stats = stats, .watchdog_ps = watchdog_ps ? watchdog_ps : 10 * SIM_MS };
+  *stats = (FlowRunStats) { 0 };
+  g_autofree Flow *flow = g_new0 (Flow, n);
+  r.flow = flow;
+  for (guint k = 0; k < n; k++) {
+    const FlowSpec *s = &specs[k];
+    Flow *fl = &flow[k];
+    *fl = (Flow) { .run = &r, .s = s, .index = k, .app = endpoint_app (s->source),
+                   .source = endpoint_component (s->source),
+                   .target = s->target ? endpoint_component (s->target) : host_component (host),
+                   .mps = link_params (fabric_uplink (endpoint_component (s->source)))->max_payload_bytes,
+                   .total = s->bytes * s->iterations, .first_ps = UINT64_MAX,
+                   .lat = g_array_new (FALSE, FALSE, sizeof (SimTime)) };
+  }
+  gboolean ok = lay_out (&r, error);
+  for (guint k = 0; ok && k < n; k++) {
+    Flow *fl = &flow[k];
+    if (fl->s->op == FLOW_READ) {
+      uint32_t t = fl->s->tags;
+      fl->free_tags = g_new (uint32_t, t);
+      fl->tag_addr = g_new0 (uint64_t, t);
+      fl->tag_left = g_new0 (uint32_t, t);
+      for (uint32_t i = 0; i < t; i++)
+        fl->free_tags[i] = t - 1 - i;
+      fl->n_free = t;
+      endpoint_set_requester (fl->s->source, on_completion, &r);
+    }
+    app_add_client (fl->app, &flow_client, fl);
+  }
+  if (ok) {
+    fabric_set_observer (f, observe, &r);
+    ok = run (&r, out, error);
+    fabric_set_observer (f, NULL, NULL);
+  }
+  for (guint k = 0; k < n; k++) {
+    g_array_free (flow[k].lat, TRUE);
+    g_free (flow[k].free_tags);
+    g_free (flow[k].tag_addr);
+    g_free (flow[k].tag_left);
+  }
+  return ok;
+}

@@ -1,0 +1,78 @@
+/* flow.h — flows of traffic across a fabric: who moves what (a source endpoint writing to, or reading from, host
+ * memory or another endpoint's BAR), and the run that moves them all at once and measures each.
+ *
+ * Contract:
+ * - A flow's source is an endpoint; its requests go through the source's application datapath as one more
+ *   transmit client (app.h), so the datapath's width, clock and arbitration apply. A write flow sends MWrs of up to
+ *   the source link's Max_Payload_Size, a read flow MRds of up to max_read_request_bytes with at most `tags`
+ *   outstanding; neither crosses a 4 KB boundary (split.h). Its completions come back through the source's receive
+ *   interface (endpoint_set_requester()).
+ * - The target is host memory (the root complex's completer and posted-write sink, host.h) or a BAR of another
+ *   endpoint (its memory target, endpoint.h): peer-to-peer. Each flow has its own buffer there, laid out in flow
+ *   order, 4 KB aligned: host memory from 4 GB up with 64-bit addresses (4-DW headers), else from 512 MB up to the
+ *   MMIO window; a BAR from its base. Every iteration moves the same buffer again.
+ * - Timing: a flow issues `iterations` x `bytes`, back to back, from start_ps on; with a rate cap, its TLP carrying
+ *   byte b enters the transmit interface no earlier than its first TLP did + b / rate_mbps.
+ * - Figures, per flow: MB/s = bytes moved / (from its first TLP entering the source's transmit interface to the
+ *   last data delivered: a write's last MWr at the target, a read's last completion out of the source's receive
+ *   interface). Latency: one way, from a request's entry into the source's transmit interface to its arrival at the
+ *   target (host memory's receive; an endpoint's, after its receive interface): first_tlp for the flow's first, and
+ *   mean, p50, p99 (nearest rank) and max over all of them.
+ * - Link usage: every link's, over the run's window, from the earliest flow start to the last flow's end.
+ * - Checks, as the DMA benchmark's (system.h): a watchdog (no TLP delivered anywhere for watchdog_ps while a
+ *   started flow is unfinished: FLOW_ERROR_DEADLOCK, naming what each component waits for), every component's and
+ *   link's end-of-run invariants, bytes and address-pattern checksums per memory and per reader, a completion in
+ *   order per tag and never for a tag not outstanding, and the TLP pool empty.
+ * - No allocation per TLP: requests come from the fabric's pool, latencies go to arrays that grow by doubling.
+ */
+#pragma once
+
+#include "models/endpoint.h"
+#include "models/host.h"
+
+typedef enum { FLOW_WRITE, FLOW_READ } FlowOp;
+
+typedef struct {
+  const char *name;
+  Endpoint *source;
+  Endpoint *target; /* NULL: host memory */
+  guint bar; /* the target's BAR holding the buffer */
+  FlowOp op;
+  uint64_t bytes; /* per iteration, whole DWs */
+  uint32_t iterations;
+  SimTime start_ps;
+  double rate_mbps; /* 0: as fast as the fabric lets it */
+  uint32_t max_read_request_bytes; /* read: MRRS, 128..4096, a power of two */
+  uint32_t tags; /* read: requests outstanding at once */
+  gboolean addr64; /* host-memory buffers above 4 GB */
+} FlowSpec;
+
+typedef struct {
+  double mbps;
+  double first_tlp_ns, mean_ns, p50_ns, p99_ns, max_ns; /* one-way latency (see above) */
+  uint64_t bytes, tlps; /* data moved, requests sent */
+  SimTime start_ps, end_ps; /* the window of mbps */
+} FlowResult;
+
+/* One link's share of the run (see above). */
+typedef struct {
+  LinkUsage usage[2]; /* by LinkDir */
+  LinkCounters counters[2];
+} FlowLinkResult;
+
+typedef struct {
+  uint64_t events;
+  SimTime sim_time_ps; /* the last flow's end */
+  SimTime window_start_ps, window_end_ps; /* of the link usage */
+  size_t tlp_pool_capacity;
+} FlowRunStats;
+
+#define FLOW_ERROR (flow_error_quark ())
+GQuark flow_error_quark (void);
+typedef enum { FLOW_ERROR_PARAM, FLOW_ERROR_INVARIANT, FLOW_ERROR_DEADLOCK } FlowError;
+
+/* Runs flows[0..n) on `f` (enumerated, not yet run; the caller frees it), `host` its root complex; fills out[k] for
+ * flow k, links[l] for link l (fabric_n_links() entries) and *stats. watchdog_ps 0: 10 ms. Parameters the run
+ * cannot use (a source without a link, a target BAR too small, tags beyond the link's) are FLOW_ERROR_PARAM. */
+gboolean flows_run (Fabric *f, Host *host, const FlowSpec *flows, guint n, SimTime watchdog_ps, FlowResult *out,
+  FlowLinkResult *links, FlowRunStats *stats, GError **error);

@@ -1,0 +1,198 @@
+/* report_fabric.c — a fabric's part of the report (report.h, PsFabricResult): the flows, then the links with the
+ * busiest marked, in the table, Markdown, CSV and the JSON keys "flows" and "links" (schema 1: added keys).
+ *
+ * Kept apart from report.c, which calls these where a fabric's run replaces the benchmark's modes; numbers go
+ * through format.h like every other figure: MB/s with two decimals, latencies with three (the engine's
+ * picosecond), usage shares with six.
+ */
+#include "report_fabric.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const usage_names[] = { "payload", "tlp_overhead", "dllp", "ordered_sets", "idle" };
+
+static void
+usage_values (const PsUsage *u, double v[5])
+{
+  v[0] = u->payload;
+  v[1] = u->tlp_overhead;
+  v[2] = u->dllp;
+  v[3] = u->ordered_sets;
+  v[4] = u->idle;
+}
+
+/* The busiest link: the one whose busier direction is the least idle; the first of equals. -1 without links. */
+static int
+busiest (const PsFabricResult *fr)
+{
+  int best = -1;
+  double most = -1;
+  for (guint i = 0; i < fr->n_links; i++) {
+    double busy = 1 - MIN (fr->links[i].a_to_b.idle, fr->links[i].b_to_a.idle);
+    if (busy > most) {
+      most = busy;
+      best = (int) i;
+    }
+  }
+  return best;
+}
+
+void
+ps_report_fabric_json (PsJson *j, const PsFabricResult *fr)
+{
+  ps_json_key (j, "flows");
+  ps_json_array (j, 4 | PS_JSON_BREAK_EMPTY);
+  for (guint k = 0; k < fr->n_flows; k++) {
+    const PsFlowResult *f = &fr->flows[k];
+    if (!f->ran)
+      continue;
+    ps_json_object (j, 0);
+    ps_json_string_member (j, "name", f->name);
+    ps_json_string_member (j, "source", f->source);
+    ps_json_string_member (j, "target", f->target);
+    ps_json_string_member (j, "op", f->op);
+    ps_json_int_member (j, "bytes", f->bytes);
+    ps_json_int_member (j, "iterations", f->iterations);
+    ps_json_fixed_member (j, "mbps", f->mbps, 2);
+    ps_json_key (j, "latency_ns");
+    ps_json_object (j, 0);
+    const char *names[] = { "first_tlp", "mean", "p50", "p99", "max" };
+    const double v[] = { f->first_tlp_ns, f->mean_ns, f->p50_ns, f->p99_ns, f->max_ns };
+    for (int i = 0; i < 5; i++)
+      ps_json_fixed_member (j, names[i], v[i], 3);
+    ps_json_end (j);
+    ps_json_end (j);
+  }
+  ps_json_end (j);
+  ps_json_key (j, "links");
+  ps_json_array (j, 4 | PS_JSON_BREAK_EMPTY);
+  for (guint i = 0; i < fr->n_links; i++) {
+    const PsLinkResult *l = &fr->links[i];
+    ps_json_object (j, 0);
+    ps_json_string_member (j, "name", l->name);
+    ps_json_string_member (j, "a", l->a);
+    ps_json_string_member (j, "b", l->b);
+    ps_json_int_member (j, "gen", l->gen);
+    ps_json_int_member (j, "lanes", l->lanes);
+    ps_json_key (j, "usage");
+    ps_json_object (j, 0);
+    const PsUsage *u[2] = { &l->a_to_b, &l->b_to_a };
+    for (int d = 0; d < 2; d++) {
+      ps_json_key (j, d ? "b_to_a" : "a_to_b");
+      ps_json_object (j, 0);
+      double v[5];
+      usage_values (u[d], v);
+      for (int x = 0; x < 5; x++)
+        ps_json_fixed_member (j, usage_names[x], v[x], 6);
+      ps_json_end (j);
+    }
+    ps_json_end (j);
+    ps_json_end (j);
+  }
+  ps_json_end (j);
+  ps_json_fixed_member (j, "fabric_window_ns", fr->window_ns, 3);
+}
+
+/* A cell of a fixed width: the number with `decimals`, or "-" for a value the run did not produce. */
+static void
+cell (GString *o, int width, double v, int decimals)
+{
+  if (isfinite (v))
+    g_string_append_printf (o, " %*.*f", width, decimals, v);
+  else
+    g_string_append_printf (o, " %*s", width, "-");
+}
+
+void
+ps_report_fabric_table (GString *o, const PsConfig *c, const PsFabricResult *fr, gboolean markdown)
+{
+  int hot = busiest (fr);
+  if (markdown) {
+    g_string_append (o, "| flow | source | target | op | bytes × iterations | MB/s | first TLP ns | mean ns | p50 ns "
+                        "| p99 ns | max ns |\n|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (guint k = 0; k < fr->n_flows; k++) {
+      const PsFlowResult *f = &fr->flows[k];
+      if (!f->ran)
+        continue;
+      g_string_append (o, "| ");
+      ps_md_cell (o, f->name);
+      g_string_append_printf (o, " | %s | %s | %s | %" G_GINT64_FORMAT " × %" G_GINT64_FORMAT " | %.1f | %.1f | %.1f "
+                              "| %.1f | %.1f | %.1f |\n", f->source, f->target, f->op, f->bytes, f->iterations,
+                              f->mbps, f->first_tlp_ns, f->mean_ns, f->p50_ns, f->p99_ns, f->max_ns);
+    }
+    g_string_append (o, "\n| link | a → b | width | a→b payload | a→b idle | b→a payload | b→a idle |\n"
+                        "|---|---|---|---:|---:|---:|---:|\n");
+    for (guint i = 0; i < fr->n_links; i++) {
+      const PsLinkResult *l = &fr->links[i];
+      g_string_append_printf (o, "| %s%s | %s → %s | Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT " | %.2f%% | %.2f%% | "
+                              "%.2f%% | %.2f%% |\n", l->name, (int) i == hot ? " (busiest)" : "", l->a, l->b, l->gen,
+                              l->lanes, l->a_to_b.payload * 100, l->a_to_b.idle * 100, l->b_to_a.payload * 100,
+                              l->b_to_a.idle * 100);
+    }
+    return;
+  }
+  guint ran = 0;
+  for (guint k = 0; k < fr->n_flows; k++)
+    ran += fr->flows[k].ran;
+  g_string_append_printf (o, "%s — a fabric of %u nodes and %u links, %u of %u flows, MPS %" G_GINT64_FORMAT
+                          ", MRRS %" G_GINT64_FORMAT " (fabric)\n\n", c->name, c->topology->n_nodes, fr->n_links, ran,
+                          fr->n_flows, c->link.max_payload, c->link.max_read_request);
+  g_string_append (o, "flow             source       target       op        bytes x iter      MB/s   latency ns: "
+                      "first TLP      mean       p50       p99       max\n");
+  for (guint k = 0; k < fr->n_flows; k++) {
+    const PsFlowResult *f = &fr->flows[k];
+    if (!f->ran)
+      continue;
+    g_autofree char *size = g_strdup_printf ("%" G_GINT64_FORMAT " x %" G_GINT64_FORMAT, f->bytes, f->iterations);
+    g_string_append_printf (o, "%-16s %-12s %-12s %-5s %16s", f->name, f->source, f->target, f->op, size);
+    cell (o, 9, f->mbps, 1);
+    g_string_append (o, "            ");
+    cell (o, 9, f->first_tlp_ns, 1);
+    cell (o, 9, f->mean_ns, 1);
+    cell (o, 9, f->p50_ns, 1);
+    cell (o, 9, f->p99_ns, 1);
+    cell (o, 9, f->max_ns, 1);
+    g_string_append_c (o, '\n');
+  }
+  g_string_append (o, "\nlink usage                    width    a->b payload  TLP ovh   DLLP  ord.sets   idle    "
+                      "b->a payload  TLP ovh   DLLP  ord.sets   idle\n");
+  for (guint i = 0; i < fr->n_links; i++) {
+    const PsLinkResult *l = &fr->links[i];
+    g_autofree char *width = g_strdup_printf ("Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT, l->gen, l->lanes);
+    g_string_append_printf (o, "%s %-27s %-8s", (int) i == hot ? "*" : " ", l->name, width);
+    const PsUsage *u[2] = { &l->a_to_b, &l->b_to_a };
+    for (int d = 0; d < 2; d++)
+      g_string_append_printf (o, "   %11.2f%%  %6.2f%%  %5.2f%%  %6.2f%%  %6.2f%% ", u[d]->payload * 100,
+                              u[d]->tlp_overhead * 100, u[d]->dllp * 100, u[d]->ordered_sets * 100, u[d]->idle * 100);
+    g_string_truncate (o, o->len - 1);
+    g_string_append_c (o, '\n');
+  }
+  g_string_append_printf (o, "  a is the end nearer the root complex; * the busiest link; over the flows' window, first "
+                          "start to last end: %.3f us\n", fr->window_ns / 1000);
+}
+
+void
+ps_report_fabric_csv (GString *o, const PsRunResult *r)
+{
+  const PsFabricResult *fr = &r->fabric;
+  g_string_append (o, "config,flow,source,target,op,bytes,iterations,mbps,latency_first_tlp_ns,latency_mean_ns,"
+                      "latency_p50_ns,latency_p99_ns,latency_max_ns\n");
+  for (guint k = 0; k < fr->n_flows; k++) {
+    const PsFlowResult *f = &fr->flows[k];
+    if (!f->ran)
+      continue;
+    ps_csv_cell (o, r->config->name);
+    g_string_append_c (o, ',');
+    ps_csv_cell (o, f->name);
+    g_string_append_printf (o, ",%s,%s,%s,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",", f->source, f->target, f->op,
+                            f->bytes, f->iterations);
+    ps_fmt_fixed (o, f->mbps, 2);
+    const double v[] = { f->first_tlp_ns, f->mean_ns, f->p50_ns, f->p99_ns, f->max_ns };
+    for (int i = 0; i < 5; i++) {
+      g_string_append_c (o, ',');
+      ps_fmt_fixed (o, v[i], 3);
+    }
+    g_string_append_c (o, '\n');
+  }
+}

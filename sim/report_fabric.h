@@ -1,0 +1,12 @@
+/* report_fabric.h — the flows and links of a fabric's run in each format, for report.c (report.h's contract):
+ * the JSON keys "flows" (per flow {name, source, target, op, bytes, iterations, mbps, latency_ns: {first_tlp, mean,
+ * p50, p99, max}}) and "links" (per link {name, a, b, gen, lanes, usage: {a_to_b, b_to_a}}) and
+ * "fabric_window_ns"; the table (flows, then links, the busiest marked), Markdown, and CSV rows per flow.
+ * Flows left out by fabric.active_flows appear nowhere. */
+#pragma once
+
+#include "report.h"
+
+void ps_report_fabric_json (PsJson *j, const PsFabricResult *fr);
+void ps_report_fabric_table (GString *o, const PsConfig *c, const PsFabricResult *fr, gboolean markdown);
+void ps_report_fabric_csv (GString *o, const PsRunResult *r);

@@ -1,0 +1,475 @@
+/* test-switch.c — the switch (switch.h) and flows across it (flow.h), with every expected figure derived by hand
+ * from the links' and datapaths' parameters:
+ * - one TLP's one-way latency through a chain of k switches, cut-through and store-and-forward, to the picosecond;
+ * - a shared upstream link split equally by round robin (2..8 flows, each within 1% of the mean) and by weight
+ *   with weighted round robin; flows at full speed while their sum fits;
+ * - tiny switch buffers throttling by credits, and the deadlock watchdog naming the port and the credit type;
+ * - several endpoints reading host memory through switches (integrity, tags shared across requesters);
+ * - peer-to-peer reads and writes through switches, by flows and by the chaining DMA. */
+#include <check.h>
+#include <math.h>
+#include <string.h>
+
+#include "models/flow.h"
+#include "models/switch.h"
+#include "models/system.h"
+#include "tests/common.h"
+
+/* Gen2 x4 everywhere: a symbol time is 2 ns on every lane (5 GT/s, 8b/10b). Pipelines and flight are multiples of
+ * 2 ns, so every TLP starts on a symbol boundary and the sums below are exact. */
+#define SYM_PS 2000u
+#define TX_PIPE_PS (100 * SIM_NS)
+#define RX_PIPE_PS (100 * SIM_NS)
+#define FLIGHT_PS (10 * SIM_NS)
+#define LATENCY_PS (150 * SIM_NS)
+
+static LinkParams
+link_g2 (int lanes)
+{
+  return (LinkParams) {
+    .gen = 2, .lanes = lanes, .max_payload_bytes = 256,
+    .tx_pipeline_ps = TX_PIPE_PS, .rx_pipeline_ps = RX_PIPE_PS, .flight_ps = FLIGHT_PS,
+    .updatefc_period_ps = 20 * SIM_US,
+    /* As hard IPs and switch ports do: a TLP or two ahead of the wire, so arbitration decides what goes next. */
+    .tx_queue_tlps = 2,
+    /* The root port's and the endpoints' receive buffers: generous, so only the switch's can bind. */
+    .rx_credits = { [LINK_DSP] = { .ph = 128, .pd = 2048, .nph = 64, .npd = 64 },
+                    [LINK_USP] = { .ph = 128, .pd = 2048, .nph = 64, .npd = 64 } },
+  };
+}
+
+static SwitchParams
+switch_base (uint32_t ports, SwitchForwarding fwd)
+{
+  return (SwitchParams) { .ports = ports, .forwarding = fwd, .latency_ps = LATENCY_PS,
+                          .port_credits = { .ph = 64, .pd = 1024, .nph = 64, .npd = 64, .cplh = 64, .cpld = 1024 } };
+}
+
+static HostParams
+host_base (void)
+{
+  return (HostParams) { .rcb_bytes = 64, .cpl_policy = CPL_POLICY_MPS, .read_latency_ns = 500 };
+}
+
+/* The Virtex-7 integrated block's 64-bit interface at 250 MHz (published-calibration.md §2.3): a 256-byte MWr with a
+ * 3-DW header at a qword-aligned address takes ceil ((4 + 64) / 2) = 34 beats of 4 ns each way (avst.h). */
+#define BEAT_PS 4000u
+#define MWR256_BEATS 34u
+
+static EndpointParams
+endpoint_base (void)
+{
+  return (EndpointParams) {
+    .app = { .width_bits = 64, .clock_mhz = 250, .arbitration = APP_ARB_ROUND_ROBIN },
+    .bars = { { .size_bytes = 16 << 20 } },
+    .rcb_bytes = 128,
+  };
+}
+
+/* A fabric: host with one root port, a chain of `depth` switches below it, `n` endpoints. Endpoint k hangs below
+ * switch place[k] (1-based; 0 = directly on a root port, the host then getting one more port per such endpoint). */
+typedef struct {
+  Fabric *f;
+  Host *host;
+  Switch *sw[8];
+  Endpoint *ep[16];
+  guint n;
+} Rig;
+
+static void
+connect (Rig *r, Component *dsp, uint32_t dp, Component *usp, uint32_t up, Switch *sd, Switch *su, int lanes)
+{
+  LinkParams lp = link_g2 (lanes);
+  if (sd)
+    switch_link_params (sd, &lp, LINK_DSP);
+  if (su)
+    switch_link_params (su, &lp, LINK_USP);
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (fabric_connect (r->f, dsp, dp, usp, up, &lp, &e) != NULL, "%s", e ? e->message : "");
+}
+
+/* Chain: host - sw1 - sw2 - ... - sw_depth. Every switch has port 1 for the next switch and ports 2.. for
+ * endpoints. `uplink_lanes` is the width of the host-sw1 link; every other link is x4. */
+static void
+rig_build (Rig *r, guint depth, const SwitchParams *sp, guint n, const guint *place, int uplink_lanes)
+{
+  *r = (Rig) { .n = n };
+  r->f = fabric_new (1);
+  HostParams hp = host_base ();
+  guint on_root = 0;
+  for (guint k = 0; k < n; k++)
+    on_root += place[k] == 0;
+  r->host = host_new (r->f, "host", &hp, 1 + on_root);
+  char name[16];
+  for (guint s = 0; s < depth; s++) {
+    g_snprintf (name, sizeof name, "sw%u", s + 1);
+    r->sw[s] = switch_new (r->f, name, sp);
+  }
+  EndpointParams ep = endpoint_base ();
+  for (guint k = 0; k < n; k++) {
+    g_snprintf (name, sizeof name, "ep%u", k);
+    r->ep[k] = endpoint_new (r->f, name, &ep);
+  }
+  if (depth > 0)
+    connect (r, host_component (r->host), 0, switch_component (r->sw[0]), 0, NULL, r->sw[0], uplink_lanes);
+  for (guint s = 1; s < depth; s++)
+    connect (r, switch_component (r->sw[s - 1]), 1, switch_component (r->sw[s]), 0, r->sw[s - 1], r->sw[s], 4);
+  guint next_port[8] = { 0 }, next_root = depth > 0 ? 1 : 0;
+  for (guint k = 0; k < n; k++) {
+    if (place[k] == 0) {
+      connect (r, host_component (r->host), next_root++, endpoint_component (r->ep[k]), 0, NULL, NULL, 4);
+      continue;
+    }
+    guint s = place[k] - 1;
+    connect (r, switch_component (r->sw[s]), 2 + next_port[s]++, endpoint_component (r->ep[k]), 0, r->sw[s], NULL,
+             4);
+  }
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (fabric_enumerate (r->f, &e), "%s", e ? e->message : "");
+}
+
+static FlowSpec
+flow (Rig *r, guint src, int dst, FlowOp op, uint64_t bytes, uint32_t iterations)
+{
+  return (FlowSpec) { .name = "f", .source = r->ep[src], .target = dst < 0 ? NULL : r->ep[dst], .op = op,
+                      .bytes = bytes, .iterations = iterations, .max_read_request_bytes = 512, .tags = 32 };
+}
+
+static gboolean
+rig_run (Rig *r, const FlowSpec *fs, guint n, FlowResult *out, GError **error)
+{
+  g_autofree FlowLinkResult *links = g_new0 (FlowLinkResult, fabric_n_links (r->f));
+  FlowRunStats st;
+  return flows_run (r->f, r->host, fs, n, 0, out, links, &st, error);
+}
+
+/* --- latency through k switches -------------------------------------------------------------------------- */
+
+/* One 256-byte MWr from ep0 (below sw1) to ep1 (below sw_k), nothing else on the fabric. By hand, from the moment
+ * it enters ep0's transmit interface:
+ *   34 beats (136 ns) on ep0's interface, then the link takes it on a symbol boundary;
+ *   a 256-byte MWr is 256 + 12 + 8 = 276 bytes on the wire (pcie-protocol.md §2): 69 symbol times (138 ns) on x4;
+ *   its header is in after STP, sequence number and 12 header bytes: 15 bytes, 4 symbol times (8 ns);
+ *   each hop costs the sender's transmit pipeline (ep0's 100 ns, a switch port's 0), the flight (10 ns) and the
+ *   receiver's pipeline (a switch port's: its 150 ns latency; ep1's 100 ns);
+ *   cut-through, each switch sends on as soon as the header is in: k x (8 ns + pipeline + 10 + 150);
+ *   store-and-forward it waits for the whole TLP: k x (138 + pipeline + 10 + 150);
+ *   the last hop: 138 + 0 + 10 + 100 ns, then ep1's receive interface starts on its next 4 ns clock edge and takes
+ *   34 beats before the memory target has the TLP. */
+static SimTime
+hand_latency (guint k, gboolean cut_through)
+{
+  SimTime tx = MWR256_BEATS * BEAT_PS, ser = 69 * SYM_PS, hdr = 4 * SYM_PS;
+  SimTime t = tx;
+  for (guint i = 0; i < k; i++)
+    t += (cut_through ? hdr : ser) + (i == 0 ? TX_PIPE_PS : 0) + FLIGHT_PS + LATENCY_PS;
+  t += ser + FLIGHT_PS + RX_PIPE_PS;
+  t = (t + BEAT_PS - 1) / BEAT_PS * BEAT_PS;
+  return t + MWR256_BEATS * BEAT_PS;
+}
+
+START_TEST (test_latency_through_switches)
+{
+  guint k = 1 + (guint) _i % 4;
+  gboolean cut = _i < 4;
+  SwitchParams sp = switch_base (4, cut ? SWITCH_CUT_THROUGH : SWITCH_STORE_AND_FORWARD);
+  Rig r;
+  rig_build (&r, k, &sp, 2, (guint[]) { 1, k }, 4);
+  FlowSpec fs = flow (&r, 0, 1, FLOW_WRITE, 256, 1);
+  FlowResult out;
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (rig_run (&r, &fs, 1, &out, &e), "%s", e ? e->message : "");
+  SimTime want = hand_latency (k, cut);
+  ck_assert_msg (llround (out.first_tlp_ns * 1000) == (long long) want, "%u switches, %s: %.3f ns, by hand %.3f ns",
+                 k, cut ? "cut-through" : "store-and-forward", out.first_tlp_ns, want / 1000.0);
+  ck_assert_uint_eq (out.tlps, 1);
+  fabric_free (r.f);
+}
+END_TEST
+
+/* Store-and-forward costs, per switch, the TLP's serialisation minus its header's: (69 - 4) symbol times, seen here
+ * without the hand sum: measured on one and on three switches. */
+START_TEST (test_store_and_forward_adds_serialisation)
+{
+  double d1, d3;
+  SimTime lat[2][2];
+  for (int cut = 0; cut < 2; cut++)
+    for (int i = 0; i < 2; i++) {
+      guint k = i == 0 ? 1 : 3;
+      SwitchParams sp = switch_base (4, cut ? SWITCH_CUT_THROUGH : SWITCH_STORE_AND_FORWARD);
+      Rig r;
+      rig_build (&r, k, &sp, 2, (guint[]) { 1, k }, 4);
+      FlowSpec fs = flow (&r, 0, 1, FLOW_WRITE, 256, 1);
+      FlowResult out;
+      g_autoptr (GError) e = NULL;
+      ck_assert_msg (rig_run (&r, &fs, 1, &out, &e), "%s", e ? e->message : "");
+      lat[cut][i] = (SimTime) llround (out.first_tlp_ns * 1000);
+      fabric_free (r.f);
+    }
+  /* From one switch to three, the difference between the two modes grows by two TLP-minus-header times, up to the
+   * receive clock's 4 ns edge. */
+  d1 = (double) (lat[0][0] - lat[1][0]);
+  d3 = (double) (lat[0][1] - lat[1][1]);
+  ck_assert_msg (fabs (d3 - d1 - 2.0 * (69 - 4) * SYM_PS) <= BEAT_PS, "1 switch: +%.0f ps, 3 switches: +%.0f ps", d1,
+                 d3);
+}
+END_TEST
+
+/* --- sharing a link -------------------------------------------------------------------------------------- */
+
+#define SHARE_BYTES (256u << 10)
+
+/* n endpoints below one switch write to host memory at once through its x4 upstream port, the bottleneck: round
+ * robin gives each ingress port one TLP in turn, so each flow gets 1/n of the link, within 1% of the mean; together
+ * they fill it (at least 95% of what a single x4 flow reaches alone, never above the protocol limit). */
+START_TEST (test_shared_link_splits_equally)
+{
+  guint n = 2 + (guint) _i;
+  SwitchParams sp = switch_base (2 + n, SWITCH_CUT_THROUGH);
+  guint place[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
+  Rig r;
+  rig_build (&r, 1, &sp, n, place, 4);
+  FlowSpec fs[8];
+  for (guint k = 0; k < n; k++)
+    fs[k] = flow (&r, k, -1, FLOW_WRITE, SHARE_BYTES, 1);
+  FlowResult out[8];
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (rig_run (&r, fs, n, out, &e), "%u flows: %s", n, e ? e->message : "");
+  double mean = 0, sum = 0;
+  for (guint k = 0; k < n; k++)
+    mean += out[k].mbps / n;
+  for (guint k = 0; k < n; k++) {
+    ck_assert_msg (fabs (out[k].mbps - mean) <= 0.01 * mean, "%u flows: flow %u %.1f MB/s, mean %.1f", n, k,
+                   out[k].mbps, mean);
+    sum += out[k].mbps;
+  }
+  LinkParams lp = link_g2 (4);
+  double limit = link_protocol_limit_mbps (&lp, 12); /* 3-DW MWrs: the buffers are below 4 GB */
+  ck_assert_msg (sum <= limit * 1.001 && sum >= 0.95 * limit, "%u flows: %.1f MB/s together, limit %.1f", n, sum, limit);
+  fabric_free (r.f);
+}
+END_TEST
+
+/* Weighted round robin, weights 1, 2 and 3 on the three ingress ports: of every 6 TLPs the upstream port sends,
+ * 1, 2 and 3 are theirs while all three are busy, so the rates go 1 : 2 : 3 (within 2%: the flows end at
+ * different times, and the last ones run alone for a while, which is left out by giving them 1/6, 2/6, 3/6 of
+ * the bytes so they all finish together). */
+START_TEST (test_weighted_round_robin)
+{
+  SwitchParams sp = switch_base (5, SWITCH_CUT_THROUGH);
+  sp.arbitration = SWITCH_WEIGHTED_ROUND_ROBIN;
+  sp.weights[2] = 1;
+  sp.weights[3] = 2;
+  sp.weights[4] = 3;
+  Rig r;
+  rig_build (&r, 1, &sp, 3, (guint[]) { 1, 1, 1 }, 4);
+  FlowSpec fs[3];
+  for (guint k = 0; k < 3; k++)
+    fs[k] = flow (&r, k, -1, FLOW_WRITE, (k + 1) * 64 * 1024, 1);
+  FlowResult out[3];
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (rig_run (&r, fs, 3, out, &e), "%s", e ? e->message : "");
+  for (guint k = 1; k < 3; k++)
+    ck_assert_msg (fabs (out[k].mbps / out[0].mbps - (k + 1)) <= 0.02 * (k + 1), "flow %u: %.1f MB/s against %.1f",
+                   k, out[k].mbps, out[0].mbps);
+  fabric_free (r.f);
+}
+END_TEST
+
+/* Two x4 endpoints behind an x8 upstream link: their sum fits, so each runs as fast as one alone behind the same
+ * switch (within 1%). */
+START_TEST (test_full_speed_while_sum_fits)
+{
+  SwitchParams sp = switch_base (4, SWITCH_CUT_THROUGH);
+  double alone = 0;
+  for (guint n = 1; n <= 2; n++) {
+    Rig r;
+    rig_build (&r, 1, &sp, n, (guint[]) { 1, 1 }, 8);
+    FlowSpec fs[2] = { flow (&r, 0, -1, FLOW_WRITE, SHARE_BYTES, 1), flow (&r, 1, -1, FLOW_WRITE, SHARE_BYTES, 1) };
+    FlowResult out[2];
+    g_autoptr (GError) e = NULL;
+    ck_assert_msg (rig_run (&r, fs, n, out, &e), "%s", e ? e->message : "");
+    if (n == 1)
+      alone = out[0].mbps;
+    for (guint k = 0; k < n; k++)
+      ck_assert_msg (fabs (out[k].mbps - alone) <= 0.01 * alone, "flow %u: %.1f MB/s, alone %.1f", k, out[k].mbps,
+                     alone);
+    fabric_free (r.f);
+  }
+}
+END_TEST
+
+/* --- buffers ------------------------------------------------------------------------------------------------ */
+
+/* A switch whose ports advertise room for two 256-byte writes (PH 2, PD 32): ep0's writes to host memory can have
+ * at most two TLPs' credits out at a time, and a credit comes back no sooner than a round trip: the header in
+ * (8 ns) + ep0's transmit pipeline (100) + flight (10) + the port latency (150), then the switch takes it on at
+ * once and its UpdateFC (8 bytes, 2 symbol times) + flight (10) + ep0's receive pipeline (100) must come back:
+ * 382 ns for 512 bytes, 1340 MB/s at most; with big buffers the same flow runs near the x4 link's limit. */
+START_TEST (test_tiny_buffers_throttle)
+{
+  double mbps[2];
+  for (int tiny = 0; tiny < 2; tiny++) {
+    SwitchParams sp = switch_base (3, SWITCH_CUT_THROUGH);
+    if (tiny)
+      sp.port_credits = (FcCredits) { .ph = 2, .pd = 32, .nph = 2, .npd = 2, .cplh = 2, .cpld = 32 };
+    Rig r;
+    rig_build (&r, 1, &sp, 1, (guint[]) { 1 }, 4);
+    FlowSpec fs = flow (&r, 0, -1, FLOW_WRITE, SHARE_BYTES, 1);
+    FlowResult out;
+    g_autoptr (GError) e = NULL;
+    ck_assert_msg (rig_run (&r, &fs, 1, &out, &e), "%s", e ? e->message : "");
+    mbps[tiny] = out.mbps;
+    fabric_free (r.f);
+  }
+  double bound = 512.0 / 382.0 * 1000;
+  ck_assert_msg (mbps[1] <= bound, "tiny buffers: %.1f MB/s, above the credit bound %.1f", mbps[1], bound);
+  ck_assert_msg (mbps[1] < 0.85 * mbps[0], "tiny buffers: %.1f MB/s, big ones %.1f", mbps[1], mbps[0]);
+}
+END_TEST
+
+/* ep1's receive interface takes a millisecond per TLP (1000 cycles of overhead at 1 MHz): the switch's port towards
+ * it runs out of ep1's posted credits and everything behind waits. With a 100 us watchdog the run stops, and the
+ * message says which switch port waits and for which credits. */
+START_TEST (test_watchdog_names_port_and_credits)
+{
+  SwitchParams sp = switch_base (4, SWITCH_CUT_THROUGH);
+  Fabric *f = fabric_new (1);
+  HostParams hp = host_base ();
+  Host *host = host_new (f, "host", &hp, 1);
+  Switch *sw = switch_new (f, "sw", &sp);
+  EndpointParams ep = endpoint_base ();
+  Endpoint *a = endpoint_new (f, "a", &ep);
+  ep.app.clock_mhz = 1;
+  ep.app.rx_overhead_cycles = 1000;
+  Endpoint *b = endpoint_new (f, "b", &ep);
+  Rig r = { .f = f, .host = host };
+  connect (&r, host_component (host), 0, switch_component (sw), 0, NULL, sw, 4);
+  connect (&r, switch_component (sw), 1, endpoint_component (a), 0, sw, NULL, 4);
+  LinkParams lp = link_g2 (4);
+  switch_link_params (sw, &lp, LINK_DSP);
+  lp.rx_credits[LINK_USP] = (FcCredits) { .ph = 2, .pd = 32, .nph = 2, .npd = 2 };
+  g_autoptr (GError) e = NULL;
+  ck_assert (fabric_connect (f, switch_component (sw), 2, endpoint_component (b), 0, &lp, &e) != NULL);
+  ck_assert (fabric_enumerate (f, &e));
+  FlowSpec fs = { .name = "f", .source = a, .target = b, .op = FLOW_WRITE, .bytes = 64 * 1024, .iterations = 1 };
+  FlowResult out;
+  FlowLinkResult links[3];
+  FlowRunStats st;
+  ck_assert (!flows_run (f, host, &fs, 1, 100 * SIM_US, &out, links, &st, &e));
+  ck_assert_msg (g_error_matches (e, FLOW_ERROR, FLOW_ERROR_DEADLOCK), "%s", e->message);
+  ck_assert_msg (strstr (e->message, "sw: port 2 (to b)") && strstr (e->message, "waiting for posted credits (PH 0 "
+                 "left"), "%s", e->message);
+  fabric_free (f);
+}
+END_TEST
+
+/* --- traffic of every kind through switches ----------------------------------------------------------------- */
+
+/* Four endpoints below a two-switch chain read host memory at once: every completion comes back to its requester
+ * through both switches (each flow's read checksum and byte count, checked by the run, and the completions' order
+ * per tag), and since every requester hands out its lowest free tag first, all four held tag 0 at once. */
+START_TEST (test_reads_through_switches)
+{
+  SwitchParams sp = switch_base (4, SWITCH_CUT_THROUGH);
+  Rig r;
+  rig_build (&r, 2, &sp, 4, (guint[]) { 1, 1, 2, 2 }, 4);
+  FlowSpec fs[4];
+  for (guint k = 0; k < 4; k++)
+    fs[k] = flow (&r, k, -1, FLOW_READ, 64 * 1024, 2);
+  FlowResult out[4];
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (rig_run (&r, fs, 4, out, &e), "%s", e ? e->message : "");
+  HostCounters hc = host_counters (r.host);
+  ck_assert_uint_eq (hc.tag_sharing_high_water, 4);
+  ck_assert_uint_eq (hc.cpl_bytes, 4 * 2 * 64 * 1024);
+  for (guint k = 0; k < 4; k++) {
+    ck_assert_uint_eq (out[k].bytes, 2 * 64 * 1024);
+    /* 64 KB in 512-byte requests, twice. */
+    ck_assert_uint_eq (out[k].tlps, 2 * 128);
+  }
+  fabric_free (r.f);
+}
+END_TEST
+
+/* Peer-to-peer through two switches, ep0 (below sw1) and ep1 (below sw2): ep0 reads 64 KB from ep1's BAR0 while
+ * ep1 writes 64 KB into ep0's; the requests are routed by address and the completions by ep0's ID, none through
+ * the root complex. The run checks both memories' bytes and checksums. */
+START_TEST (test_peer_to_peer_through_switches)
+{
+  SwitchParams sp = switch_base (4, SWITCH_CUT_THROUGH);
+  Rig r;
+  rig_build (&r, 2, &sp, 2, (guint[]) { 1, 2 }, 4);
+  FlowSpec fs[2] = { flow (&r, 0, 1, FLOW_READ, 64 * 1024, 1), flow (&r, 1, 0, FLOW_WRITE, 64 * 1024, 1) };
+  FlowResult out[2];
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (rig_run (&r, fs, 2, out, &e), "%s", e ? e->message : "");
+  HostCounters hc = host_counters (r.host);
+  ck_assert_uint_eq (hc.forwarded + hc.reads + hc.writes, 0);
+  EndpointCounters c0 = endpoint_counters (r.ep[0]), c1 = endpoint_counters (r.ep[1]);
+  ck_assert_uint_eq (c1.cpl_bytes, 64 * 1024);
+  ck_assert_uint_eq (c0.bytes_written, 64 * 1024);
+  /* 512-byte reads answered in 256-byte completions by ep1 (RCB 128, MPS 256): two each. */
+  ck_assert_uint_eq (c1.cpls, 2 * 128);
+  ck_assert_uint_eq (switch_counters (r.sw[0]).forwarded, 128 + 256 + 256);
+  fabric_free (r.f);
+}
+END_TEST
+
+/* The chaining DMA through switches: endpoint A (below sw1) reads from and writes to endpoint B's BAR1 (below sw2)
+ * in simultaneous mode, with its descriptors, status writes and MSIs in host memory and its registers written by
+ * host PIO, all through the switches; system_run_fabric() checks every memory's bytes and checksums. */
+START_TEST (test_dma_peer_to_peer_through_switches)
+{
+  SwitchParams sp = switch_base (4, SWITCH_CUT_THROUGH);
+  Fabric *f = fabric_new (1);
+  HostParams hp = host_base ();
+  hp.msi_latency_ns = 1000;
+  Host *host = host_new (f, "host", &hp, 1);
+  Switch *s1 = switch_new (f, "sw1", &sp), *s2 = switch_new (f, "sw2", &sp);
+  EndpointParams ep = endpoint_base ();
+  ep.has_dma = TRUE;
+  ep.dma = (DmaParams) { .max_payload_bytes = 256, .max_read_request_bytes = 512, .tags = 32, .desc_max_bytes = 4096,
+                         .desc_per_fetch = 32, .desc_fifo_entries = 32, .msi = TRUE };
+  ep.bars[0].size_bytes = 1 << 20;
+  ep.bars[1].size_bytes = 1 << 20;
+  Endpoint *a = endpoint_new (f, "a", &ep), *b = endpoint_new (f, "b", &ep);
+  Rig r = { .f = f, .host = host };
+  connect (&r, host_component (host), 0, switch_component (s1), 0, NULL, s1, 4);
+  connect (&r, switch_component (s1), 1, switch_component (s2), 0, s1, s2, 4);
+  connect (&r, switch_component (s1), 2, endpoint_component (a), 0, s1, NULL, 4);
+  connect (&r, switch_component (s2), 2, endpoint_component (b), 0, s2, NULL, 4);
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (fabric_enumerate (f, &e), "%s", e->message);
+  SystemWorkload w = { .endpoint = a, .mode = SYSTEM_SIMULTANEOUS, .transfer_bytes = 32768, .peer = b, .peer_bar = 1 };
+  SystemDriver d = { .iterations = 2 };
+  SystemResult res;
+  ck_assert_msg (system_run_fabric (f, host, &w, 1, &d, &res, &e), "%s", e ? e->message : "");
+  EndpointCounters bc = endpoint_counters (b);
+  ck_assert_uint_eq (bc.bytes_written, 2 * 32768);
+  ck_assert_uint_eq (bc.cpl_bytes, 2 * 32768);
+  ck_assert_uint_eq (host_counters (host).forwarded, 0);
+  ck_assert (res.read_mbps > 0 && res.write_mbps > 0);
+  fabric_free (f);
+}
+END_TEST
+
+int
+main (void)
+{
+  Suite *s = suite_create ("switch");
+  TCase *tc = tcase_create ("switch");
+  tcase_set_timeout (tc, 120);
+  tcase_add_loop_test (tc, test_latency_through_switches, 0, 8);
+  tcase_add_test (tc, test_store_and_forward_adds_serialisation);
+  tcase_add_loop_test (tc, test_shared_link_splits_equally, 0, 7);
+  tcase_add_test (tc, test_weighted_round_robin);
+  tcase_add_test (tc, test_full_speed_while_sum_fits);
+  tcase_add_test (tc, test_tiny_buffers_throttle);
+  tcase_add_test (tc, test_watchdog_names_port_and_credits);
+  tcase_add_test (tc, test_reads_through_switches);
+  tcase_add_test (tc, test_peer_to_peer_through_switches);
+  tcase_add_test (tc, test_dma_peer_to_peer_through_switches);
+  suite_add_tcase (s, tc);
+  return run_suite (s);
+}

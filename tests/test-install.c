@@ -273,6 +273,9 @@ main (void)
 {
   Suite *s = suite_create ("install");
   TCase *tc = tcase_create ("install");
+  /* A hang guard, not a speed check: two full validate runs take 3-4 s alone and more on a loaded machine, past
+   * Check's default of 4 s. */
+  tcase_set_timeout (tc, 120);
   tcase_add_unchecked_fixture (tc, install_setup, install_teardown);
   tcase_add_test (tc, test_install_layout);
   tcase_add_test (tc, test_installed_validate_finds_installed_configs);

@@ -183,3 +183,19 @@ dist_draw_ps (const Dist *d, GRand *rand)
   }
   return units_ns_to_ps (MIN (ns, DIST_MAX_NS));
 }
+
+double
+dist_bound_ns (const Dist *d)
+{
+  switch (d->kind) {
+  case DIST_FIXED:
+    return d->a;
+  case DIST_UNIFORM:
+    return d->b;
+  case DIST_LOGNORMAL:
+    return MIN (exp (d->a + 6 * d->b), DIST_MAX_NS);
+  case DIST_EMPIRICAL:
+    return d->points[d->n - 1].value_ns;
+  }
+  return DIST_MAX_NS;
+}

@@ -64,3 +64,7 @@ DistKind dist_kind (const Dist *d);
 /* FALSE for fixed: dist_draw_ps() will not touch the GRand (which may then be NULL). */
 gboolean dist_is_random (const Dist *d);
 SimTime dist_draw_ps (const Dist *d, GRand *rand);
+/* A value draws exceed with probability below 1e-9, in ns: the largest value a fixed, uniform or empirical
+ * distribution gives; for a lognormal e^(mu + 6 sigma) (P(Z > 6) is 1e-9), capped at DIST_MAX_NS. For bounds such
+ * as the deadlock watchdog's longest legal quiet time. */
+double dist_bound_ns (const Dist *d);

@@ -270,6 +270,7 @@ endpoint_new (Fabric *f, const char *name, const EndpointParams *p)
   for (guint i = 0; i < FABRIC_MAX_BARS; i++)
     ep->base.bars[i] = (FabricBar) { .size_bytes = p->bars[i].size_bytes, .is64 = p->bars[i].is64 };
   ep->app = app_new (ep->engine, &p->app, NULL, ep->pool);
+  ep->read_latency_ps += (SimTime) p->mem_read_latency_cycles * app_cycle_ps (ep->app);
   /* The DMA's engines register first, so the memory target is the datapath's last client in priority order. */
   if (p->has_dma)
     ep->dma = dma_chain_new (ep->engine, &p->dma, ep->app, ep->pool);

@@ -9,7 +9,8 @@
  *   endpoint has a DMA; every other memory write or read inside a BAR is the memory target's. A TLP for an address
  *   outside every BAR, a completion for another requester and a register read are routing or driver bugs (exit 70).
  * - Memory target: it stores no data (every address holds the pattern of pattern.h), sinks writes as the receive
- *   interface hands them over, and answers a read mem_read_latency_ns after taking it in, with completions cut by
+ *   interface hands them over, and answers a read mem_read_latency_ns plus mem_read_latency_cycles application-clock
+ *   cycles after taking it in (a CPU's PIO read is one such read), with completions cut by
  *   its RCB and its link's MPS (split.h, MPS policy), requests in arrival order, as the datapath's last transmit
  *   client (behind the DMA's engines). It folds what it received and sent into checksums, as the host does, and
  *   checks that a requester never holds one tag twice.
@@ -32,6 +33,9 @@ typedef struct {
   /* Memory target: an MRd taken in -> its data ready to return. On-chip memory answers within a few cycles;
    * 0 = at once. */
   double mem_read_latency_ns;
+  /* The same in cycles of the application clock, added to it: a BAR memory's completer state machine and RAM read
+   * (the PIO read's completion latency, issue #14). */
+  uint32_t mem_read_latency_cycles;
 } EndpointParams;
 
 typedef struct Endpoint Endpoint;

@@ -71,6 +71,15 @@ struct Host {
   GArray *watch; /* Watch: status words software polls */
   HostEventFn msi_fn;
   void *msi_ctx;
+  HostIrqDelayFn irq_delay_fn;
+  void *irq_delay_ctx;
+
+  /* The CPU (cpu.h): its callbacks, and whether it waits for a root port to take a write. */
+  HostCpuFns cpu;
+  void *cpu_ctx;
+  gboolean cpu_waiting;
+  uint64_t cpu_unsent; /* CPU writes taken but not yet placed on a root port's wire */
+  SimTime cpu_sent_end_ps; /* when the last placed one's last symbol leaves */
 
   /* Outstanding reads by requester bus and tag (fabric.h's enumeration puts every requester at device 0), and how
    * many requesters hold each tag number. */
@@ -139,6 +148,11 @@ tx_drain (Host *h, uint32_t port)
   }
   rp->tx_blocked = FALSE;
   host_stall (h, port);
+  /* Last, once the FIFO is empty: the CPU may call back in to send (host_cpu_write), which drains again. */
+  if (h->cpu_waiting) {
+    h->cpu_waiting = FALSE;
+    h->cpu.ready (h->cpu_ctx);
+  }
 }
 
 static void
@@ -335,7 +349,8 @@ sink_release (SimEngine *e, void *ctx, uint64_t arg)
   if (t->kind == TLP_MSI) {
     h->c.msis++;
     g_assert (t->address <= 0xffffffffu); /* MSI targets the local APIC window, 0xFEEx_xxxx */
-    sim_schedule_at (e, now + h->msi_latency_ps, msi_fire, h, t->address | (t->cookie & 0xffffffffu) << 32);
+    SimTime delay = h->msi_latency_ps + (h->irq_delay_fn != NULL ? h->irq_delay_fn (h->irq_delay_ctx) : 0);
+    sim_schedule_at (e, now + delay, msi_fire, h, t->address | (t->cookie & 0xffffffffu) << 32);
   } else {
     h->c.writes++;
     h->c.write_checksum += pattern_sum (t->address, t->payload_bytes);
@@ -351,6 +366,109 @@ sink_release (SimEngine *e, void *ctx, uint64_t arg)
   link_port_consume (h->base.ports[t->port - 1].link_port, t);
   tlp_free (h->pool, t);
   sink_schedule_head (h);
+}
+
+/* --- the CPU's path ------------------------------------------------------------------------------------- */
+
+/* A completion for a CPU load: out of the root port's receive buffer at once (completion credits are infinite at a
+ * root port) and handed to the CPU. */
+static void
+cpu_completion (Host *h, FabricPort *port, Tlp *t)
+{
+  SIM_INVARIANT (h->cpu.completion != NULL, "%s: a completion for the root complex's own ID %04x with no CPU to "
+                 "take it", h->base.name, t->requester);
+  link_port_consume (port->link_port, t);
+  h->c.cpu_cpls++;
+  h->cpu.completion (h->cpu_ctx, t);
+  tlp_free (h->pool, t);
+}
+
+static void
+cpu_queue (Host *h, Tlp *t)
+{
+  FabricPort *out = fabric_route_address (&h->base, t->address);
+  SIM_INVARIANT (out != NULL, "%s: a CPU %s to 0x%" G_GINT64_MODIFIER "x, which no root port's window holds",
+                 h->base.name, tlp_kind_name (t->kind), t->address);
+  tlp_fifo_push (&h->rp[out->index].tx, t);
+  tx_drain (h, out->index);
+}
+
+/* Marks a CPU write's MWr (the cookie of the root complex's register writes holds a 32-bit value, host_pio_write). */
+#define CPU_WRITE_COOKIE (UINT64_C (0x43505557) << 32)
+
+/* A root port placed a TLP on its wire: a CPU write counts as sent, and the CPU hears when none is left. */
+static void
+cpu_placed (void *ctx, LinkPort *port, const Tlp *t, SimTime end_ps)
+{
+  Host *h = ctx;
+  if (t->kind != TLP_MWR || t->requester != h->base.id || t->cookie != CPU_WRITE_COOKIE)
+    return;
+  g_assert (h->cpu_unsent > 0);
+  h->cpu_sent_end_ps = MAX (h->cpu_sent_end_ps, end_ps);
+  if (--h->cpu_unsent == 0 && h->cpu.sent != NULL)
+    h->cpu.sent (h->cpu_ctx);
+}
+
+void
+host_set_cpu (Host *h, const HostCpuFns *fns, void *ctx)
+{
+  h->cpu = *fns;
+  h->cpu_ctx = ctx;
+  for (uint32_t i = 0; i < h->base.n_ports; i++)
+    if (h->base.ports[i].link_port != NULL)
+      link_port_set_tx_placed (h->base.ports[i].link_port, cpu_placed, h);
+}
+
+gboolean
+host_cpu_writes_sent (const Host *h, SimTime *end_ps)
+{
+  *end_ps = h->cpu_sent_end_ps;
+  return h->cpu_unsent == 0;
+}
+
+/* The write goes out only when the port's FIFO is empty and its link takes it now: whatever holds the link back
+ * holds the core (host.h). A probe on the stack asks the link, so a refusal allocates nothing. */
+gboolean
+host_cpu_write (Host *h, uint64_t address, uint32_t bytes)
+{
+  FabricPort *out = fabric_route_address (&h->base, address);
+  SIM_INVARIANT (out != NULL && bytes > 0 && bytes % 4 == 0 && address % 4 == 0, "%s: a CPU write of %u bytes to "
+                 "0x%" G_GINT64_MODIFIER "x, which no root port's window holds as whole DWs", h->base.name, bytes,
+                 address);
+  Tlp probe = { 0 };
+  tlp_set (&probe, TLP_MWR, address > 0xffffffffu, address, bytes);
+  if (h->rp[out->index].tx.head != NULL || !link_port_can_send (out->link_port, &probe)) {
+    h->cpu_waiting = TRUE;
+    return FALSE;
+  }
+  Tlp *t = tlp_alloc (h->pool);
+  *t = probe;
+  t->requester = h->base.id;
+  t->cookie = CPU_WRITE_COOKIE;
+  h->c.cpu_writes++;
+  h->cpu_unsent++;
+  cpu_queue (h, t);
+  return TRUE;
+}
+
+void
+host_cpu_read (Host *h, uint64_t address, uint32_t bytes, uint16_t tag)
+{
+  SIM_INVARIANT (bytes > 0 && bytes % 4 == 0 && address % 4 == 0, "%s: a CPU load of %u bytes at 0x%"
+                 G_GINT64_MODIFIER "x: must be whole DWs", h->base.name, bytes, address);
+  Tlp *t = tlp_alloc (h->pool);
+  tlp_set (t, TLP_MRD, address > 0xffffffffu, address, bytes);
+  t->requester = h->base.id;
+  t->tag = tag;
+  h->c.cpu_reads++;
+  cpu_queue (h, t);
+}
+
+void
+host_set_irq_delay (Host *h, HostIrqDelayFn fn, void *ctx)
+{
+  h->irq_delay_fn = fn;
+  h->irq_delay_ctx = ctx;
 }
 
 static void
@@ -373,7 +491,12 @@ host_receive (Component *comp, FabricPort *port, Tlp *t)
     }
     break;
   default: {
-    /* The host issues no reads of its own, so every completion is a peer's, for a requester below a root port. */
+    if (t->requester == comp->id) {
+      cpu_completion (h, port, t);
+      return;
+    }
+    /* The root complex's own reads are the CPU's, above; every other completion is a peer's, for a requester below
+     * a root port. */
     FabricPort *out = fabric_route_id (comp, t->requester);
     SIM_INVARIANT (out != NULL && t->requester != comp->id, "%s: a completion for requester %04x, which nobody "
                    "below asked for", comp->name, t->requester);
@@ -504,7 +627,7 @@ static uint64_t
 host_progress (const Component *comp)
 {
   const HostCounters *c = &((const Host *) comp)->c;
-  return c->reads + c->writes + c->msis + c->pio_writes + c->forwarded;
+  return c->reads + c->writes + c->msis + c->pio_writes + c->forwarded + c->cpu_writes + c->cpu_reads + c->cpu_cpls;
 }
 
 static void

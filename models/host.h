@@ -1,4 +1,5 @@
-/* host.h — the root complex of a fabric: its root ports, system memory behind them, and the benchmark's software.
+/* host.h — the root complex of a fabric: its root ports, system memory behind them, the benchmark's register
+ * writes and interrupts, and the path to the CPU (cpu.h).
  *
  * Contract:
  * - A component of the fabric (fabric.h), role root complex, with one or more root ports. TLPs from a root port
@@ -29,6 +30,17 @@
  *   its stamp_ps the time it left the host.
  *   MSIs reach the handler set with host_set_msi() msi_latency_ns after their data drains; without MSI the
  *   software polls a status address and notices a write at the next multiple of poll_interval_ns.
+ * - The CPU's side (cpu.h): host_cpu_write() is a core's store to MMIO leaving the core (a write-combining or
+ *   uncached write): the root complex takes it only when it can put it on its root port's link at once (the port's
+ *   FIFO is empty and the link takes the MWr: credits, queue, replay space), so a core stalls on the link's
+ *   back-pressure exactly as the other traffic waits for it, and no CPU write waits inside the root complex.
+ *   After a refusal the CPU's ready() runs once the port can send again. host_cpu_read() is a core's uncached
+ *   load: an MRd with the root complex's own requester ID, queued behind everything the port sends (it never
+ *   passes an earlier write); its completions go to the CPU's completion() as they arrive. The path between the
+ *   core and the root complex is the CPU's to time (cpu.h). The root complex tells the CPU (sent()) when every
+ *   write it took has been placed on a root port's wire (host_cpu_writes_sent()).
+ * - Interrupts: the delay between an MSI's data draining and its handler running is msi_latency_ns plus what the
+ *   function set with host_set_irq_delay() returns for that MSI (the CPU's random interrupt and wake-up times).
  * - Rates of 0 mean "not limiting". Times are integer picoseconds inside; params are ns/ps/MB/s as named.
  * - No allocation per TLP: requests are kept as their own (consumed) MRd TLPs on an intrusive FIFO.
  */
@@ -83,6 +95,28 @@ SimTime host_pio_write (Host *host, SimTime delay_ps, uint64_t address, gboolean
 void host_watch_status (Host *host, uint64_t address, HostEventFn fn, void *ctx);
 void host_set_msi (Host *host, HostEventFn fn, void *ctx);
 
+/* The CPU that sits behind the root complex (cpu.h). */
+typedef struct {
+  void (*ready) (void *ctx); /* a root port can take a CPU write again after host_cpu_write() refused one */
+  void (*completion) (void *ctx, const Tlp *cpl); /* a completion for a CPU load (tag = the load's) */
+  void (*sent) (void *ctx); /* the last CPU write taken has been placed on its root port's wire */
+} HostCpuFns;
+
+/* Joins the CPU to the root complex (one CPU per root complex). */
+void host_set_cpu (Host *host, const HostCpuFns *fns, void *ctx);
+/* A core's write of `bytes` (whole DWs, DW-aligned) at `address` in an endpoint's BAR: TRUE when the root complex
+ * took it and sent it; FALSE when the root port cannot send it now (ready() follows). */
+gboolean host_cpu_write (Host *host, uint64_t address, uint32_t bytes);
+/* TRUE when every CPU write taken has been placed on its root port's wire; *end_ps is then when the last one's
+ * last symbol leaves the root port. */
+gboolean host_cpu_writes_sent (const Host *host, SimTime *end_ps);
+/* A core's uncached load of `bytes` (whole DWs, DW-aligned) at `address` with tag `tag`. */
+void host_cpu_read (Host *host, uint64_t address, uint32_t bytes, uint16_t tag);
+/* The CPU's part of an MSI's delay: called once per MSI when its data has drained, the result added to
+ * msi_latency_ns. */
+typedef SimTime (*HostIrqDelayFn) (void *ctx);
+void host_set_irq_delay (Host *host, HostIrqDelayFn fn, void *ctx);
+
 typedef struct {
   uint64_t reads, read_bytes_requested, cpls, cpl_bytes; /* completer */
   uint64_t writes, bytes_written, msis; /* sink (MWr payload written to memory, status included) */
@@ -91,6 +125,7 @@ typedef struct {
   uint64_t write_checksum; /* pattern_sum() of every MWr payload written to memory (MSIs are not memory) */
   uint64_t forwarded; /* TLPs passed from one root port to another (peer-to-peer) */
   uint32_t tag_sharing_high_water; /* the most requesters with reads of one tag number outstanding at once */
+  uint64_t cpu_writes, cpu_reads, cpu_cpls; /* the CPU's MWrs and MRds sent, completions returned to it */
 } HostCounters;
 
 HostCounters host_counters (const Host *host);

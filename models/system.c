@@ -9,7 +9,13 @@
  * Several workloads (one per endpoint) run in one iteration structure: software programs them all, then waits for
  * every engine. Each keeps its own figures, counter windows and link-usage sums (Work); the iteration, the
  * watchdog and the memory map are the System's. With one workload every event is scheduled in the order the
- * one-link driver always scheduled it, so its results are those of the one-link model before the fabric. */
+ * one-link driver always scheduled it, so its results are those of the one-link model before the fabric.
+ *
+ * The software is a program of the CPU (cpu.h): DMA_START's hook is the old register programming, the interrupt
+ * and poll handlers signal the thread that waits, and the CPU's LOOP schedules the next iteration where the driver
+ * used to. A CPU without costs or random times therefore runs every event as the driver before it did, which is
+ * what keeps the AN-456 results byte for byte. The PIO benchmark (pio_* below) is another program on the same
+ * CPU, with its own accounting. */
 #include "models/system.h"
 
 #include "models/pattern.h"
@@ -34,6 +40,8 @@ G_DEFINE_QUARK (pciesim-system-error-quark, system_error)
                                   * shared out among every channel whose buffers are in host memory */
 /* The one-link system's BAR0: 256 MB, as AN-456's. */
 #define BAR0_BYTES 0x10000000ull
+/* The PIO benchmark's BAR1 memory: at most 256 MB, which the 32-bit MMIO window holds after BAR0. */
+#define PIO_MAX_BYTES ((uint64_t) 0x10000000)
 
 typedef struct System System;
 
@@ -61,6 +69,8 @@ typedef struct {
   SimTime write_rr_ps;
   double write_excl_mbps_sum;
   SimTime first_write_span_ps; /* the first transfer's write counter time: places the peak window */
+  SimTime *samples[DMA_DIR_COUNT]; /* software_timed: each iteration's time per direction */
+  uint32_t n_samples[DMA_DIR_COUNT];
   AppBusy peak_open; /* interface busy times at the peak window's start */
   /* Link usage summed over the counter windows (on_counter): fractions x window length, per LinkDir. */
   SimTime usage_start_ps;
@@ -92,7 +102,30 @@ struct System {
   gboolean stalled; /* the watchdog stopped the run */
   SimTime watchdog_ps; /* effective bound, stretched by the host's longest quiet stretch */
   uint64_t last_progress;
+  Cpu *cpu;
+  guint n_threads; /* 1, or one per channel (system.h) */
+  /* The PIO benchmark, when it is the run (pio.ep != NULL): its endpoint, link and buffer, the open transfer, the
+   * sums behind its figure and usage, and its samples. */
+  struct {
+    SystemMode mode;
+    Endpoint *ep;
+    Link *link;
+    uint64_t address, bytes;
+    uint32_t mps;
+    SimTime start_ps;
+    double mbps_sum;
+    SimTime *samples;
+    uint32_t n;
+    LinkUsage usage_sum[2];
+    LinkCounters usage_counters[2];
+    double usage_ps;
+    SystemResult *out;
+  } pio;
 };
+
+static SystemTransferStats transfer_stats (SimTime *v, uint32_t n);
+static gboolean pio_check_end (const System *s, GError **error);
+static void pio_results (System *s, gboolean ok);
 
 const char *
 system_mode_name (SystemMode mode)
@@ -101,6 +134,8 @@ system_mode_name (SystemMode mode)
   case SYSTEM_READ: return "read";
   case SYSTEM_WRITE: return "write";
   case SYSTEM_SIMULTANEOUS: return "simultaneous";
+  case SYSTEM_PIO_READ: return "pio_read";
+  case SYSTEM_PIO_WRITE: return "pio_write";
   }
   return "?";
 }
@@ -148,19 +183,70 @@ work_check (const DmaParams *dma, const LinkParams *link, uint64_t transfer_byte
   return TRUE;
 }
 
-gboolean
-system_params_check (const SystemParams *p, GError **error)
+/* A zero-filled CpuParams (tests that fill SystemParams by hand, a SystemDriver without one) is the default CPU:
+ * 8 write-combining buffers of 64 bytes (a Core-era core, pcie-protocol.md §9), no costs, no random times. */
+static CpuParams
+cpu_params_of (const CpuParams *c)
 {
+  if (c != NULL && c->wc.buffers != 0)
+    return *c;
+  return (CpuParams) { .wc = { .buffers = 8, .buffer_bytes = 64 } };
+}
+
+/* The PIO program's own parameters: widths a core has, and a transfer the BAR memory can hold. */
+static gboolean
+pio_check (const SystemParams *p, gboolean write, GError **error)
+{
+  const uint32_t w[2] = { p->pio.store_bytes, p->pio.load_bytes };
+  for (int i = 0; i < 2; i++)
+    if (w[i] < 1 || w[i] > 32 || (w[i] & (w[i] - 1)) != 0 || w[i] > cpu_params_of (&p->cpu).wc.buffer_bytes) {
+      g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "PIO %s of %u bytes: must be a power of two from 1 to "
+                   "32, and no wider than a write-combining buffer (%u)", i ? "load" : "store", w[i],
+                   cpu_params_of (&p->cpu).wc.buffer_bytes);
+      return FALSE;
+    }
+  if (p->transfer_bytes == 0 || p->transfer_bytes > PIO_MAX_BYTES) {
+    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "PIO transfer of %" G_GUINT64_FORMAT " bytes: must be "
+                 "1..%" G_GUINT64_FORMAT " (the BAR memory)", p->transfer_bytes, PIO_MAX_BYTES);
+    return FALSE;
+  }
+  CpuParams c = cpu_params_of (&p->cpu);
+  if (write && c.store_ns == 0 && c.access_ns == 0 && p->pio.overhead_ns == 0) {
+    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "a PIO write on a CPU whose stores take no time, with no "
+                 "path to the root complex and no software overhead, takes no time at all: its software end is its "
+                 "start (give the CPU's store time, path or overhead)");
+    return FALSE;
+  }
+  if (!(p->pio.overhead_ns >= 0 && p->pio.overhead_ns < 1e9)) {
+    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "PIO overhead %g ns: must be finite, >= 0 and below 1 s",
+                 p->pio.overhead_ns);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* A DMA transfer moves whole DWs; a PIO transfer any number of bytes (pio_check). */
+static gboolean
+params_check (const SystemParams *p, SystemMode mode, GError **error)
+{
+  gboolean pio = mode == SYSTEM_PIO_READ || mode == SYSTEM_PIO_WRITE;
   if (!link_params_validate (&p->link, error) || !host_params_check (&p->host, p->link.max_payload_bytes, error)
       || !app_params_check (&p->app, error) || !dma_params_check (&p->dma, error)
-      || !work_check (&p->dma, &p->link, p->transfer_bytes, share (BUF_STRIDE, p->dma.channels), TABLE_STRIDE,
-        error))
+      || (p->cpu.wc.buffers != 0 && !cpu_params_check (&p->cpu, error)) || (pio && !pio_check (p, mode == SYSTEM_PIO_WRITE, error))
+      || (!pio && !work_check (&p->dma, &p->link, p->transfer_bytes, share (BUF_STRIDE, p->dma.channels),
+                               TABLE_STRIDE, error)))
     return FALSE;
   if (p->iterations == 0) {
     g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "iterations must be at least 1");
     return FALSE;
   }
   return TRUE;
+}
+
+gboolean
+system_params_check (const SystemParams *p, GError **error)
+{
+  return params_check (p, SYSTEM_READ, error);
 }
 
 /* A channel's two tables are adjacent, the write engine's first (DmaDir order), so one division of an EPLAST
@@ -210,28 +296,40 @@ mem_read (void *ctx, uint64_t address, DmaDescriptor *out)
   return TRUE;
 }
 
-/* Software programs every engine of the mode: DW0..DW3 of its descriptor header, one uncached store each.
- * One software latency covers the whole batch and the stores then follow sw_pio_gap_ns apart, as a driver
- * writes the headers in one go. DW3 (RCLAST, the last descriptor's index) goes last because writing it starts
- * the engine; DW0 carries the count and the MSI enable (bit 16). iteration_start_ps is taken before the PIO
+/* The thread that programs and waits for a channel: thread c for channel c, or the one thread. */
+static guint
+channel_thread (const System *s, uint32_t ch)
+{
+  return s->n_threads > 1 ? ch : 0;
+}
+
+/* DMA_START's hook: software programs every engine of the thread's channels: DW0..DW3 of its descriptor header, one
+ * uncached store each. One software latency covers the whole batch (after the driver's work, `delay`) and the
+ * stores then follow sw_pio_gap_ns apart, as a driver writes the headers in one go. DW3 (RCLAST, the last
+ * descriptor's index) goes last because writing it starts the engine; DW0 carries the count and the MSI enable
+ * (bit 16). The first start of an iteration takes iteration_start_ps, before the driver's work and the PIO
  * latency: it is where a software-timed measurement starts its clock. */
 static void
-start_iteration (SimEngine *e, void *ctx, uint64_t arg)
+start_engines (void *ctx, guint thread, uint64_t arg, SimTime delay)
 {
   System *s = ctx;
   const HostParams *hp = host_params (s->host);
-  SimTime t = units_ns_to_ps (hp->sw_pio_latency_ns), gap = units_ns_to_ps (hp->sw_pio_gap_ns);
-  s->waiting = 0;
-  s->iteration_start_ps = sim_now (e);
+  SimTime t = delay + units_ns_to_ps (hp->sw_pio_latency_ns), gap = units_ns_to_ps (hp->sw_pio_gap_ns);
+  if (s->waiting == 0) {
+    s->iteration_start_ps = sim_now (s->engine);
+    for (guint k = 0; k < s->n_work; k++) {
+      Work *w = &s->work[k];
+      w->counting = 0;
+      w->write_counting = 0;
+      w->reported[DMA_WRITE] = w->reported[DMA_READ] = 0;
+    }
+  }
   for (guint k = 0; k < s->n_work; k++) {
     Work *w = &s->work[k];
-    w->counting = 0;
-    w->write_counting = 0;
-    w->reported[DMA_WRITE] = w->reported[DMA_READ] = 0;
     /* Channel by channel, write engine first within a channel (AN-456's order on channel 0). */
     for (uint32_t i = 0; i < w->channels * DMA_DIR_COUNT; i++) {
       uint32_t ch = i / DMA_DIR_COUNT, dir = i % DMA_DIR_COUNT;
-      if (!w->uses[dir])
+      if (!w->uses[dir] || channel_thread (s, ch) != thread)
         continue;
       uint64_t regs = w->bar0 + (uint64_t) DMA_CHANNEL_REG_STRIDE * ch + 0x10 * (uint64_t) dir;
       uint64_t table = table_addr (s, w->engine0 + i);
@@ -277,11 +375,15 @@ direction_done (Work *w, DmaDir dir)
   if (dir == DMA_WRITE && s->iteration == 0)
     w->first_write_span_ps = dt;
   w->counter_ns_sum[dir] += (double) dt / 1000.0;
+  if (s->d->software_timed)
+    w->samples[dir][w->n_samples[dir]++] = dt;
 }
 
-/* The next iteration is programmed iteration_gap_ns after software has heard from every engine, not when the
- * counters stop: a driver cannot start the next transfer before it learns that the last one ended. The last
- * report stops the run; the caller then lets the links settle before checking them. */
+/* Software has heard of engine g's end: its direction's figure when every channel has, and a signal for the thread
+ * that waits for it. The next iteration is programmed (the CPU's LOOP) iteration_gap_ns after software has heard
+ * from every engine, not when the counters stop: a driver cannot start the next transfer before it learns that
+ * the last one ended. The last thread's end stops the run (all_done); the caller then lets the links settle
+ * before checking them. */
 static void
 engine_reported (System *s, uint32_t g)
 {
@@ -291,15 +393,22 @@ engine_reported (System *s, uint32_t g)
   g_assert (w != NULL && w->uses[dir] && s->waiting > 0);
   if (++w->reported[dir] == w->channels)
     direction_done (w, dir);
-  if (--s->waiting > 0)
-    return;
-  if (++s->iteration < s->d->iterations) {
-    sim_schedule_in (s->engine, units_ns_to_ps (host_params (s->host)->iteration_gap_ns), start_iteration, s, 0);
-    return;
-  }
+  if (--s->waiting == 0)
+    s->iteration++;
+  cpu_signal (s->cpu, channel_thread (s, ch));
+}
+
+/* Every thread of the driver (or the PIO program) has ended. */
+static void
+all_done (void *ctx)
+{
+  System *s = ctx;
   s->finished = TRUE;
+  s->waiting = 0;
   for (guint k = 0; k < s->n_work; k++)
     s->work[k].out->sim_time_ps = sim_now (s->engine);
+  if (s->pio.out != NULL)
+    s->pio.out->sim_time_ps = sim_now (s->engine);
   sim_stop (s->engine);
 }
 
@@ -352,6 +461,45 @@ peak_open (SimEngine *e, void *ctx, uint64_t arg)
   sim_schedule_in (e, (SimTime) SYSTEM_PEAK_WINDOW_CYCLES * app_cycle_ps (w->app), peak_close, w, 0);
 }
 
+/* Adds a window of `win` ps of `link`'s usage since its last reset to the sums: fractions weighted by the window's
+ * length, counters as they are. */
+static void
+usage_add (Link *link, double win, LinkUsage sum[2], LinkCounters counters[2])
+{
+  for (int d = 0; d < 2; d++) {
+    LinkUsage u = link_usage (link, (LinkDir) d);
+    sum[d].payload += u.payload * win;
+    sum[d].tlp_overhead += u.tlp_overhead * win;
+    sum[d].dllp += u.dllp * win;
+    sum[d].ordered_sets += u.ordered_sets * win;
+    sum[d].idle += u.idle * win;
+    LinkCounters c = link_counters (link, (LinkDir) d), *cs = &counters[d];
+    cs->tlps += c.tlps;
+    cs->dllps += c.dllps;
+    cs->acks += c.acks;
+    cs->updatefcs += c.updatefcs;
+    cs->skps += c.skps;
+    cs->payload_bytes += c.payload_bytes;
+  }
+}
+
+/* The usage sums of `usage_ps` ps of windows as the result's fractions and counters. */
+static void
+usage_result (SystemResult *out, const LinkUsage sum[2], const LinkCounters counters[2], double usage_ps)
+{
+  LinkUsage u[2];
+  for (int d = 0; d < 2; d++) {
+    double win = usage_ps > 0 ? usage_ps : 1;
+    u[d] = (LinkUsage) { sum[d].payload / win, sum[d].tlp_overhead / win, sum[d].dllp / win,
+                         sum[d].ordered_sets / win, sum[d].idle / win };
+    /* Idle absorbs the rounding of the weighted sums, so the five still sum to 1. */
+    u[d].idle = 1.0 - (u[d].payload + u[d].tlp_overhead + u[d].dllp + u[d].ordered_sets);
+  }
+  out->downstream = u[LINK_DOWNSTREAM];
+  out->upstream = u[LINK_UPSTREAM];
+  out->downstream_counters = counters[LINK_DOWNSTREAM];
+  out->upstream_counters = counters[LINK_UPSTREAM];
+}
 /* Every iteration: the read-request cycles inside the write counter's window, and link usage over the counter
  * window, so usage covers the same transfers the MB/s figures average (no inter-iteration idle). Both windows
  * run from the first counter to start to the last to stop, counted across channels (and, for link usage,
@@ -396,22 +544,7 @@ on_counter (void *ctx, DmaDir dir, gboolean stopped)
   w->usage_ps += win;
   w->usage_windows++;
   why_close (w->why, stop);
-  for (int d = 0; d < 2; d++) {
-    LinkUsage u = link_usage (w->link, (LinkDir) d);
-    LinkUsage *sum = &w->usage_sum[d];
-    sum->payload += u.payload * win;
-    sum->tlp_overhead += u.tlp_overhead * win;
-    sum->dllp += u.dllp * win;
-    sum->ordered_sets += u.ordered_sets * win;
-    sum->idle += u.idle * win;
-    LinkCounters c = link_counters (w->link, (LinkDir) d), *cs = &w->usage_counters[d];
-    cs->tlps += c.tlps;
-    cs->dllps += c.dllps;
-    cs->acks += c.acks;
-    cs->updatefcs += c.updatefcs;
-    cs->skps += c.skps;
-    cs->payload_bytes += c.payload_bytes;
-  }
+  usage_add (w->link, win, w->usage_sum, w->usage_counters);
 }
 
 /* Longest stretch in which a healthy run may deliver nothing: every wait the host parameters can impose on one
@@ -431,6 +564,22 @@ quiet_ps (const HostParams *h, uint32_t mps, uint32_t mrrs)
   return units_ns_to_ps (ns);
 }
 
+/* The CPU's share of the longest legal quiet stretch: a load's two crossings of the core-to-root-port path, the
+ * driver's work before the doorbells, and the interrupt and wake-up times (their 1e-9 bounds, dist.h). 0 for a CPU without costs or random times, so the bound (and the watchdog's ticks) stay
+ * what they were before the CPU existed. */
+static SimTime
+cpu_quiet_ps (const CpuParams *c, uint32_t descriptors)
+{
+  if (c == NULL)
+    return 0;
+  double ns = c->dma_setup_ns + descriptors * c->dma_desc_ns + 2 * c->access_ns;
+  if (c->interrupt != NULL)
+    ns += dist_bound_ns (c->interrupt);
+  if (c->wakeup != NULL)
+    ns += dist_bound_ns (c->wakeup);
+  return units_ns_to_ps (ns);
+}
+
 /* Polled rather than re-armed on every delivery: re-arming would put a cancel and a schedule on the per-TLP hot
  * path, while a tick costs one event per period. The price is resolution: a stall is reported between one and
  * two bounds after the last delivery. Quiet with no engine owed (between iterations, after the last report) is
@@ -439,7 +588,7 @@ static void
 watchdog (SimEngine *e, void *ctx, uint64_t arg)
 {
   System *s = ctx;
-  uint64_t now = fabric_progress (s->f);
+  uint64_t now = fabric_progress (s->f) + cpu_progress (s->cpu);
   if (s->waiting > 0 && now == s->last_progress) {
     s->stalled = TRUE;
     sim_stop (e);
@@ -456,6 +605,7 @@ deadlock_error (const System *s, const char *how, GError **error)
 {
   g_autoptr (GString) why = g_string_new (NULL);
   fabric_describe_wait (s->f, why);
+  cpu_describe_wait (s->cpu, why);
   g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_DEADLOCK, "deadlock in the %s run, iteration %u of %u, t = %.3f us: "
     "%s; waiting: %s", system_mode_name (s->mode), s->iteration + 1, s->d->iterations,
     (double) sim_now (s->engine) / 1e6, how, why->len ? why->str : "nothing (software never heard of the end)");
@@ -673,16 +823,20 @@ run (System *s, GError **error)
 {
   /* The bound is the configured quiet time plus the host's longest legal one, so a slow host never reads as a
    * deadlock however the watchdog is set. */
-  uint32_t mps = 0, mrrs = 0;
-  uint64_t budget_bytes = 0;
+  uint32_t mps = s->pio.mps, mrrs = 0, descriptors = 0;
+  /* PIO reads move a few bytes per round trip, so their budget is 1 KB/s rather than 1 MB/s. */
+  uint64_t budget_bytes = s->pio.bytes * 1000;
   for (guint k = 0; k < s->n_work; k++) {
     mps = MAX (mps, link_params (s->work[k].link)->max_payload_bytes);
     mrrs = MAX (mrrs, s->work[k].dp->max_read_request_bytes);
     budget_bytes = MAX (budget_bytes, s->work[k].w->transfer_bytes);
+    descriptors += s->work[k].n_desc * s->work[k].channels * DMA_DIR_COUNT;
   }
-  sim_schedule_at (s->engine, 0, start_iteration, s, 0);
+  if (s->pio.ep != NULL)
+    s->waiting = 1; /* the PIO thread is owed to software until it ends */
+  cpu_start (s->cpu, all_done, s);
   s->watchdog_ps = (s->d->watchdog_ps ? s->d->watchdog_ps : SYSTEM_WATCHDOG_DEFAULT_PS)
-                   + quiet_ps (host_params (s->host), mps, mrrs);
+                   + quiet_ps (host_params (s->host), mps, mrrs) + cpu_quiet_ps (s->d->cpu, descriptors);
   sim_schedule_in (s->engine, s->watchdog_ps, watchdog, s, 0);
   /* Backstop for a run that keeps delivering but never ends (a livelock the watchdog cannot see): far beyond
    * any legal run, as 1 MB/s would be a broken model. */
@@ -699,7 +853,7 @@ run (System *s, GError **error)
     /* Let the last Acks and UpdateFCs settle so the links' end-of-run checks see quiet links: many Ack and
      * UpdateFC periods (each <= 30 us). */
     sim_run_until (s->engine, sim_now (s->engine) + 200 * SIM_US);
-    ok = check_invariants (s, error);
+    ok = check_invariants (s, error) && (s->pio.ep == NULL || pio_check_end (s, error));
   }
   /* Figures and counters only from a run that passed every check; events and pool size are kept either way. */
   for (guint k = 0; k < s->n_work; k++) {
@@ -718,26 +872,20 @@ run (System *s, GError **error)
           out->write_counter_ns = ns;
           out->write_mbps_excluding_read_requests = w->write_excl_mbps_sum / s->d->iterations;
         }
+        if (s->d->software_timed)
+          out->transfer[dir] = transfer_stats (w->samples[dir], w->n_samples[dir]);
       }
+      out->cpu = cpu_counters (s->cpu);
       out->host = host_counters (s->host);
       out->dma = dma_chain_counters (w->dma);
-      LinkUsage u[2];
-      for (int d = 0; d < 2; d++) {
-        const LinkUsage *sum = &w->usage_sum[d];
-        double win = w->usage_ps > 0 ? w->usage_ps : 1;
-        u[d] = (LinkUsage) { sum->payload / win, sum->tlp_overhead / win, sum->dllp / win, sum->ordered_sets / win,
-                             sum->idle / win };
-        /* Idle absorbs the rounding of the weighted sums, so the five still sum to 1. */
-        u[d].idle = 1.0 - (u[d].payload + u[d].tlp_overhead + u[d].dllp + u[d].ordered_sets);
-      }
-      out->downstream = u[LINK_DOWNSTREAM];
-      out->upstream = u[LINK_UPSTREAM];
-      out->downstream_counters = w->usage_counters[LINK_DOWNSTREAM];
-      out->upstream_counters = w->usage_counters[LINK_UPSTREAM];
+      usage_result (out, w->usage_sum, w->usage_counters, w->usage_ps);
       out->usage_window_ns = w->usage_windows ? w->usage_ps / w->usage_windows / 1000.0 : 0;
       out->usage_windows = w->usage_windows;
       const double mbps[DMA_DIR_COUNT] = { [DMA_WRITE] = w->uses[DMA_WRITE] ? out->write_mbps : NAN,
                                            [DMA_READ] = w->uses[DMA_READ] ? out->read_mbps : NAN };
+      LinkUsage u[2];
+      u[LINK_UPSTREAM] = out->upstream;
+      u[LINK_DOWNSTREAM] = out->downstream;
       why_result (w->why, u, mbps, &out->why);
     }
     out->events = sim_events_executed (s->engine);
@@ -745,6 +893,170 @@ run (System *s, GError **error)
       out->errors[dir] = link_errors (w->link, (LinkDir) dir);
     out->tlp_pool_capacity = tlp_pool_capacity (fabric_pool (s->f));
   }
+  if (s->pio.ep != NULL)
+    pio_results (s, ok);
+  return ok;
+}
+
+/* The driver's program for thread `thread` (system.h): start its engines, wait for their ends, meet the other
+ * threads, loop. The driver's work per descriptor counts every descriptor the thread's engines take. */
+static void
+add_driver_thread (System *s, guint thread)
+{
+  uint32_t engines = 0, descriptors = 0;
+  for (guint k = 0; k < s->n_work; k++) {
+    const Work *w = &s->work[k];
+    for (uint32_t ch = 0; ch < w->channels; ch++)
+      for (int dir = 0; dir < DMA_DIR_COUNT; dir++)
+        if (w->uses[dir] && channel_thread (s, ch) == thread) {
+          engines++;
+          descriptors += w->n_desc;
+        }
+  }
+  CpuOp ops[4] = {
+    { .kind = CPU_OP_DMA_START, .count = descriptors, .hook = start_engines, .ctx = s },
+    { .kind = CPU_OP_WAIT, .count = engines },
+  };
+  guint n = 2;
+  if (s->n_threads > 1)
+    ops[n++] = (CpuOp) { .kind = CPU_OP_BARRIER };
+  ops[n++] = (CpuOp) { .kind = CPU_OP_LOOP, .target = 0, .count = s->d->iterations,
+                       .ns = host_params (s->host)->iteration_gap_ns };
+  cpu_add_thread (s->cpu, ops, n);
+}
+
+/* Mean and nearest-rank percentiles of n per-transfer times (SystemTransferStats); sorts them. */
+static int
+cmp_time (const void *a, const void *b)
+{
+  SimTime x = *(const SimTime *) a, y = *(const SimTime *) b;
+  return x < y ? -1 : x > y;
+}
+
+static SystemTransferStats
+transfer_stats (SimTime *v, uint32_t n)
+{
+  if (n == 0)
+    return (SystemTransferStats) { 0 };
+  qsort (v, n, sizeof *v, cmp_time);
+  double sum = 0;
+  for (uint32_t i = 0; i < n; i++)
+    sum += (double) v[i];
+  /* Rank ceil(p n), 1-based; computed in integers so 0.99 x 100 is exactly 99. */
+  uint32_t r50 = (n * 50 + 99) / 100, r99 = (n * 99 + 99) / 100;
+  return (SystemTransferStats) { TRUE, sum / n / 1000.0, (double) v[r50 - 1] / 1000.0, (double) v[r99 - 1] / 1000.0 };
+}
+
+/* --- the PIO benchmark ------------------------------------------------------------------------------------ */
+
+/* MARK hooks: arg 0 opens a transfer (software start), 1 closes it (software end). Link usage covers the same
+ * windows, each weighted by its length, as the DMA figures' do. */
+static void
+pio_mark (void *ctx, guint thread, uint64_t arg, SimTime at)
+{
+  System *s = ctx;
+  if (arg == 0) {
+    s->pio.start_ps = at;
+    link_stats_reset (s->pio.link);
+    return;
+  }
+  SimTime dt = at - s->pio.start_ps;
+  g_assert (dt > 0);
+  s->pio.samples[s->pio.n++] = dt;
+  s->pio.mbps_sum += (double) s->pio.bytes * 1e6 / (double) dt;
+  s->pio.usage_ps += (double) dt;
+  usage_add (s->pio.link, (double) dt, s->pio.usage_sum, s->pio.usage_counters);
+}
+
+/* What the memory target received and sent must be what the CPU sent and asked for, and the CPU must have stored
+ * every byte of every transfer. */
+static gboolean
+pio_check_end (const System *s, GError **error)
+{
+  if (!cpu_check_invariants (s->cpu, error))
+    return FALSE;
+  CpuCounters c = cpu_counters (s->cpu);
+  EndpointCounters e = endpoint_counters (s->pio.ep);
+  HostCounters h = host_counters (s->host);
+  uint64_t want_stored = s->pio.mode == SYSTEM_PIO_WRITE ? s->pio.bytes * s->d->iterations : 0;
+  if (c.wc.bytes_stored != want_stored || e.bytes_written != c.write_bytes || e.writes != c.writes
+      || h.cpu_writes != c.writes || e.cpl_bytes != c.load_bytes || h.cpu_cpls != e.cpls) {
+    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_INVARIANT, "bytes moved do not add up: the CPU stored %"
+      G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " bytes and sent %" G_GUINT64_FORMAT " writes (%" G_GUINT64_FORMAT
+      " bytes), the memory target took %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " bytes); it completed %"
+      G_GUINT64_FORMAT " bytes in %" G_GUINT64_FORMAT " completions, the CPU took %" G_GUINT64_FORMAT " in %"
+      G_GUINT64_FORMAT, c.wc.bytes_stored, want_stored, c.writes, c.write_bytes, e.writes, e.bytes_written,
+      e.cpl_bytes, e.cpls, c.load_bytes, h.cpu_cpls);
+    return FALSE;
+  }
+  if (e.write_checksum != c.write_checksum)
+    return integrity_error (error, endpoint_component (s->pio.ep)->name, e.write_checksum, c.write_checksum,
+                            "memory");
+  if (e.cpl_checksum != c.load_checksum_wanted)
+    return integrity_error (error, endpoint_component (s->pio.ep)->name, e.cpl_checksum, c.load_checksum_wanted,
+                            "completions sent");
+  return TRUE;
+}
+
+static void
+pio_results (System *s, gboolean ok)
+{
+  SystemResult *out = s->pio.out;
+  out->events = sim_events_executed (s->engine);
+  for (int dir = 0; dir < 2; dir++)
+    out->errors[dir] = link_errors (s->pio.link, (LinkDir) dir);
+  out->tlp_pool_capacity = tlp_pool_capacity (fabric_pool (s->f));
+  if (!ok)
+    return;
+  DmaDir dir = s->pio.mode == SYSTEM_PIO_READ ? DMA_READ : DMA_WRITE;
+  double mbps = s->pio.mbps_sum / s->d->iterations, ns = s->pio.usage_ps / s->d->iterations / 1000.0;
+  *(dir == DMA_READ ? &out->read_mbps : &out->write_mbps) = mbps;
+  *(dir == DMA_READ ? &out->read_counter_ns : &out->write_counter_ns) = ns;
+  out->transfer[dir] = transfer_stats (s->pio.samples, s->pio.n);
+  usage_result (out, s->pio.usage_sum, s->pio.usage_counters, s->pio.usage_ps);
+  out->usage_window_ns = ns;
+  out->usage_windows = s->pio.n;
+  out->host = host_counters (s->host);
+  out->cpu = cpu_counters (s->cpu);
+}
+
+/* One core runs the PIO program against BAR1 of `ep` (system.h). */
+static gboolean trace_start (System *s, GError **error);
+
+static gboolean
+run_pio (Fabric *f, Host *host, Endpoint *ep, const SystemParams *p, SystemMode mode, const SystemDriver *d,
+  SystemResult *out, GError **error)
+{
+  System s = { .f = f, .host = host, .engine = fabric_engine (f), .d = d, .mode = mode, .n_threads = 1 };
+  *out = (SystemResult) { 0 };
+  CpuParams cp = cpu_params_of (d->cpu);
+  s.cpu = cpu_new (s.engine, host, &cp);
+  host_set_irq_delay (host, cpu_irq_delay_ps, s.cpu);
+  s.pio.mode = mode;
+  s.pio.ep = ep;
+  s.pio.link = fabric_uplink (endpoint_component (ep));
+  s.pio.mps = link_params (s.pio.link)->max_payload_bytes;
+  s.pio.address = endpoint_bar (ep, 1);
+  s.pio.bytes = p->transfer_bytes;
+  s.pio.out = out;
+  s.pio.samples = g_new (SimTime, d->iterations);
+  gboolean write = mode == SYSTEM_PIO_WRITE;
+  CpuOp ops[6] = {
+    { .kind = CPU_OP_MARK, .hook = pio_mark, .ctx = &s, .arg = 0 },
+    { .kind = CPU_OP_COMPUTE, .ns = p->pio.overhead_ns },
+    { .kind = write ? CPU_OP_STORE : CPU_OP_LOAD, .address = s.pio.address, .bytes = s.pio.bytes,
+      .width = write ? p->pio.store_bytes : p->pio.load_bytes, .uc = p->pio.write_uc },
+  };
+  guint n = 3;
+  if (write)
+    ops[n++] = (CpuOp) { .kind = CPU_OP_FENCE };
+  ops[n++] = (CpuOp) { .kind = CPU_OP_MARK, .hook = pio_mark, .ctx = &s, .arg = 1 };
+  ops[n++] = (CpuOp) { .kind = CPU_OP_LOOP, .target = 0, .count = d->iterations, .ns = p->host.iteration_gap_ns };
+  cpu_add_thread (s.cpu, ops, n);
+  /* Traced, the links show the PIO TLPs (there is no DMA to declare). */
+  gboolean ok = trace_start (&s, error) && run (&s, error);
+  g_free (s.pio.samples);
+  cpu_free (s.cpu);
   return ok;
 }
 
@@ -777,7 +1089,7 @@ link_name (const Fabric *f, const Link *l)
 }
 
 /* Sets up the driver's side of every workload (memory map, MSI data, descriptor memory, counters, status words)
- * and runs. */
+ * and its CPU, and runs. */
 static gboolean
 run_fabric (Fabric *f, Host *host, const SystemWorkload *wl, guint n, const SystemDriver *d, SystemResult *out,
   GError **error)
@@ -826,9 +1138,26 @@ run_fabric (Fabric *f, Host *host, const SystemWorkload *wl, guint n, const Syst
     w->why = why_new (s.engine, w->link, ln, w->app, w->ap, w->dma, w->dp, host_params (host), ec->id, ec->name);
   }
   host_set_msi (host, on_msi, &s);
+  uint32_t max_channels = 1;
+  for (guint k = 0; k < n; k++) {
+    max_channels = MAX (max_channels, work[k].channels);
+    for (int dir = 0; dir < DMA_DIR_COUNT; dir++)
+      if (d->software_timed && work[k].uses[dir])
+        work[k].samples[dir] = g_new (SimTime, d->iterations);
+  }
+  CpuParams cp = cpu_params_of (d->cpu);
+  s.cpu = cpu_new (s.engine, host, &cp);
+  host_set_irq_delay (host, cpu_irq_delay_ps, s.cpu);
+  s.n_threads = d->software_timed ? max_channels : 1;
+  for (guint t = 0; t < s.n_threads; t++)
+    add_driver_thread (&s, t);
   gboolean ok = trace_start (&s, error) && run (&s, error);
   for (guint k = 0; k < n; k++)
     why_free (work[k].why);
+  for (guint k = 0; k < n; k++)
+    for (int dir = 0; dir < DMA_DIR_COUNT; dir++)
+      g_free (work[k].samples[dir]);
+  cpu_free (s.cpu);
   return ok;
 }
 
@@ -856,14 +1185,23 @@ system_run_fabric (Fabric *f, Host *host, const SystemWorkload *w, guint n, cons
 gboolean
 system_run (const SystemParams *p, SystemMode mode, uint64_t seed, SystemResult *out, GError **error)
 {
-  if (!system_params_check (p, error))
+  if (!params_check (p, mode, error))
     return FALSE;
+  gboolean pio = mode == SYSTEM_PIO_READ || mode == SYSTEM_PIO_WRITE;
   /* Everything is built afresh for this run and freed at its end: a mode never inherits credits, queues or
    * timers from another, so its figure is the same whether it ran alone or after the others. */
   Fabric *f = fabric_new (seed);
   Host *host = host_new (f, "host", &p->host, 1);
   EndpointParams ep = { .app = p->app, .has_dma = TRUE, .dma = p->dma, .rcb_bytes = p->host.rcb_bytes,
+                        .mem_read_latency_cycles = p->bar_read_latency_cycles,
                         .bars = { { .size_bytes = BAR0_BYTES } } };
+  /* The PIO benchmark's memory: BAR1, a power of two that holds the transfer (at least a page). */
+  if (pio) {
+    uint64_t bar1 = 4096;
+    while (bar1 < p->transfer_bytes)
+      bar1 *= 2;
+    ep.bars[1].size_bytes = bar1;
+  }
   Endpoint *e = endpoint_new (f, "endpoint", &ep);
   Link *link = fabric_connect (f, host_component (host), 0, endpoint_component (e), 0, &p->link, error);
   gboolean ok = link != NULL && fabric_enumerate (f, error);
@@ -874,8 +1212,8 @@ system_run (const SystemParams *p, SystemMode mode, uint64_t seed, SystemResult 
       link_inject_fault (link, p->link_fault, p->link_fault_dir, p->link_fault_at);
     SystemWorkload w = { .endpoint = e, .mode = mode, .transfer_bytes = p->transfer_bytes };
     SystemDriver d = { .iterations = p->iterations, .software_timed = p->software_timed,
-                       .watchdog_ps = p->watchdog_ps, .trace = p->trace };
-    ok = run_fabric (f, host, &w, 1, &d, out, error);
+                       .watchdog_ps = p->watchdog_ps, .cpu = &p->cpu, .trace = p->trace };
+    ok = pio ? run_pio (f, host, e, p, mode, &d, out, error) : run_fabric (f, host, &w, 1, &d, out, error);
   }
   fabric_free (f);
   return ok;

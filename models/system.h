@@ -1,6 +1,7 @@
 /* system.h — the AN-456 benchmark: the driver software that programs endpoints' chaining DMAs and times their
- * transfers, on a fabric (fabric.h); and the system every config describes, the smallest fabric: one root
- * complex, one link, one endpoint with the DMA.
+ * transfers, on a fabric (fabric.h), as programs of the host's CPU (cpu.h); the PIO benchmark of issue #14 (a core
+ * writing or reading an endpoint's BAR memory); and the system every config describes, the smallest fabric: one
+ * root complex, one link, one endpoint with the DMA.
  *
  * Contract:
  * - system_run() builds a fresh fabric from plain parameter structs (root complex "host" with one root port, link,
@@ -14,14 +15,29 @@
  *   completes the DMA's reads and sinks its writes; descriptor tables, EPLAST and MSIs stay in host memory.
  *   Software gives workload k's engines MSI data from 2 x (channels of the workloads before it) on, and one
  *   descriptor table each, so every engine's table, status word and message is its own.
- * - Per iteration the host software writes the descriptor tables into host memory (untimed: done before the
- *   run starts, as the published application does outside its measurement), then programs each engine with four
- *   PIO register writes (write engine first in simultaneous mode), and waits for each engine's MSI (or polls its
- *   EPLAST). Throughput per engine per iteration = bytes / counter time (dma_chain.h); the result is the mean over
+ * - The driver is a program of the CPU (cpu.h), one thread, or with software_timed and more than one channel one
+ *   thread per channel (thread c programs channel c of every workload, as a driver serving each channel from its
+ *   own process does): DMA_START (the driver's work: SystemDriver.cpu's per-transfer and per-descriptor costs, then
+ *   the register writes), WAIT for its engines' ends, BARRIER (threads only), LOOP over the iterations with
+ *   host.iteration_gap_ns between them. Each iteration starts when every engine of the previous one has been
+ *   heard of. Per iteration the host software writes the descriptor tables into host memory (untimed: done
+ *   before the run starts, as the published application does outside its measurement), then programs each engine
+ *   with four PIO register writes (write engine first in simultaneous mode), and waits for each engine's MSI (or
+ *   polls its EPLAST). An MSI reaches its handler host.msi_latency_ns plus the CPU's interrupt and wake-up draws
+ *   after its data drained. Throughput per engine per iteration = bytes / counter time (dma_chain.h); the result is the mean over
  *   iterations, in MB/s = 10^6 B/s, as AN-456's application computes it.
  * - With dma.channels = N > 1 every channel's engines are programmed (channel by channel) and each moves
  *   transfer_bytes; a direction's figure per iteration is N x transfer_bytes over the span from its first counter
- *   start to its last counter stop. With software_timed the span is the driver's instead (see SystemParams).
+ *   start to its last counter stop. With software_timed the span is the driver's instead (see SystemParams), from
+ *   the first DMA_START of the iteration to the handler or poll that saw the direction's last end, and the
+ *   per-transfer times are kept (SystemResult.transfer).
+ * - PIO (SYSTEM_PIO_READ, SYSTEM_PIO_WRITE, system_run() only): the endpoint gets BAR1, a memory target of at
+ *   least the transfer (a power of two, 4 KB or more), and one CPU thread runs per iteration MARK (start),
+ *   COMPUTE (SystemPio.overhead_ns), STORE of transfer_bytes at BAR1 in stores of store_bytes (WC or UC) and FENCE,
+ *   or LOAD of transfer_bytes in loads of load_bytes, then MARK (end), and LOOP: each transfer is timed from its
+ *   software start to its software end, and the figure is the mean over iterations of bytes / that time. Link
+ *   usage covers the same windows. The checks add: every write the CPU sent reached the memory target (bytes and
+ *   pattern sums), every load got the data of its range.
  * - Link usage is measured over the same windows as the figures: every iteration's counter window, from the
  *   first counter start to the last counter stop (in simultaneous mode the union of both engines' windows),
  *   each weighted by its length. The window opens when the engine is started (with DMA_COUNTER_AT_HOST the
@@ -47,17 +63,29 @@
  */
 #pragma once
 
+#include "models/cpu.h"
 #include "models/endpoint.h"
 #include "models/host.h"
 #include "models/why.h"
 
-typedef enum { SYSTEM_READ, SYSTEM_WRITE, SYSTEM_SIMULTANEOUS } SystemMode;
+typedef enum { SYSTEM_READ, SYSTEM_WRITE, SYSTEM_SIMULTANEOUS, SYSTEM_PIO_READ, SYSTEM_PIO_WRITE } SystemMode;
+
+/* The PIO benchmark's program (see the contract). */
+typedef struct {
+  uint32_t store_bytes; /* PIO write: bytes per store, a power of two 1..32 (8: a 64-bit memcpy) */
+  uint32_t load_bytes; /* PIO read: bytes per uncached load, a power of two 1..32 */
+  gboolean write_uc; /* PIO write to BAR memory mapped uncached rather than write-combining */
+  double overhead_ns; /* software work inside each timed transfer (timer reads, the call) */
+} SystemPio;
 
 typedef struct {
   LinkParams link;
   HostParams host;
   AppParams app;
   DmaParams dma;
+  CpuParams cpu;
+  SystemPio pio;
+  uint32_t bar_read_latency_cycles; /* the endpoint's memory target: completion latency in application cycles */
   uint64_t transfer_bytes; /* per transfer per engine (AN-456: 102,400) */
   uint32_t iterations; /* transfers averaged (AN-456: 20) */
   /* FALSE: each transfer is timed by the engine's counter (dma_chain.h), no software inside. TRUE: by the driver,
@@ -78,8 +106,16 @@ typedef struct {
 #define SYSTEM_WATCHDOG_DEFAULT_PS (10 * SIM_MS)
 #define SYSTEM_PEAK_WINDOW_CYCLES 142u /* Intel's Signal Tap window (published-calibration.md §2.1) */
 
+/* Per-transfer times of a software-timed figure: mean, and the 50th and 99th percentiles by nearest rank (the
+ * sample of rank ceil(p n) in ascending order). valid is FALSE for a figure timed by the engine's counter. */
+typedef struct {
+  gboolean valid;
+  double mean_ns, p50_ns, p99_ns;
+} SystemTransferStats;
+
 typedef struct {
   double read_mbps, write_mbps; /* mean over iterations; 0 for an engine the mode does not run */
+  SystemTransferStats transfer[DMA_DIR_COUNT]; /* by DmaDir: write (C2H, PIO write), read (H2C, PIO read) */
   double read_counter_ns, write_counter_ns; /* mean counter time per transfer */
   /* Write bytes / (write counter time minus the transmit-interface cycles spent on read requests (MRd beats) and
    * on engine turnarounds (arb_switch_cycles) inside that window), mean over iterations: the write figure with
@@ -104,6 +140,7 @@ typedef struct {
   SimTime sim_time_ps; /* when the last iteration's software saw its end */
   HostCounters host;
   DmaCounters dma;
+  CpuCounters cpu;
   size_t tlp_pool_capacity; /* TLP structs ever allocated: the working set */
   WhyResult why; /* over the same windows as the link usage */
 } SystemResult;
@@ -136,6 +173,7 @@ typedef struct {
   gboolean software_timed;
   SimTime watchdog_ps;
   SimTrace *trace; /* opened, not started; NULL = no trace */
+  const CpuParams *cpu; /* the CPU the driver runs on; NULL: 8 WC buffers of 64 bytes, no costs, no random times */
 } SystemDriver;
 
 /* Runs the workloads on `f` (enumerated, not yet run; the caller frees it), `host` its root complex; fills out[k]

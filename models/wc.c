@@ -151,13 +151,20 @@ wc_store_uc (Wc *wc, uint64_t address, uint32_t width)
   emit (wc, address, width, 0xff, WC_UC);
 }
 
+uint32_t
+wc_split_width (uint64_t address, uint64_t length, uint32_t width)
+{
+  uint32_t w = width;
+  while (w > 1 && (w > length || address % w != 0))
+    w /= 2;
+  return w;
+}
+
 void
 wc_copy (Wc *wc, gboolean uc, uint64_t address, uint64_t length, uint32_t width)
 {
   while (length > 0) {
-    uint32_t w = width;
-    while (w > 1 && (w > length || address % w != 0))
-      w /= 2;
+    uint32_t w = wc_split_width (address, length, width);
     if (uc)
       wc_store_uc (wc, address, w);
     else

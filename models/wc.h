@@ -75,6 +75,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (Wc, wc_free)
 
 void wc_store (Wc *wc, uint64_t address, uint32_t width);
 void wc_store_uc (Wc *wc, uint64_t address, uint32_t width);
+/* The width memcpy uses at `address` with `length` bytes left and at most `width` per access (see above): the
+ * widest power of two that is <= width, <= length and divides the address. For loads as for stores. */
+uint32_t wc_split_width (uint64_t address, uint64_t length, uint32_t width);
 /* `length` bytes from `address` in stores of at most `width` bytes (see above), to WC or UC memory. */
 void wc_copy (Wc *wc, gboolean uc, uint64_t address, uint64_t length, uint32_t width);
 void wc_fence (Wc *wc);

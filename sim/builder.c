@@ -29,6 +29,7 @@ static const struct {
   { app_error_quark, APP_ERROR_PARAM }, { dma_error_quark, DMA_ERROR_PARAM },
   { stream_error_quark, STREAM_ERROR_PARAM }, { system_error_quark, SYSTEM_ERROR_PARAM },
   { dist_error_quark, DIST_ERROR_PARAM }, { wc_error_quark, WC_ERROR_PARAM },
+  { cpu_error_quark, CPU_ERROR_PARAM },
   { fabric_error_quark, FABRIC_ERROR_PARAM }, { endpoint_error_quark, ENDPOINT_ERROR_PARAM },
   { switch_error_quark, SWITCH_ERROR_PARAM }, { flow_error_quark, FLOW_ERROR_PARAM },
 };
@@ -152,12 +153,47 @@ ps_build_system_params (const PsConfig *cfg, SystemParams *sp)
     .read_first = cfg->endpoint.arbitration == PS_ARB_READ_PRIORITY,
     .channels = (uint32_t) cfg->dma.channels,
   };
+  sp->cpu = (CpuParams) {
+    .wc = { .buffers = (uint32_t) cfg->cpu.wc_buffers, .buffer_bytes = (uint32_t) cfg->cpu.wc_buffer_bytes },
+    .store_ns = cfg->cpu.store_ns,
+    .access_ns = cfg->host.cpu_access_ns,
+    .dma_setup_ns = cfg->cpu.dma_setup_ns,
+    .dma_desc_ns = cfg->cpu.dma_descriptor_ns,
+  };
+  sp->pio = (SystemPio) {
+    .store_bytes = (uint32_t) cfg->cpu.store_bytes,
+    .load_bytes = (uint32_t) cfg->cpu.load_bytes,
+    .write_uc = cfg->cpu.pio_write_mapping == PS_MAPPING_UC,
+    .overhead_ns = cfg->cpu.transfer_overhead_ns,
+  };
+  sp->bar_read_latency_cycles = (uint32_t) cfg->endpoint.bar_read_latency_cycles;
   sp->transfer_bytes = (uint64_t) cfg->benchmark.transfer_bytes;
   sp->iterations = (uint32_t) cfg->benchmark.iterations;
   /* "software" descriptors mean a driver in the loop per transfer (published-calibration.md §2.2 b), so its
    * clock, not the engine's counter, times each transfer. */
   sp->software_timed = cfg->dma.descriptor_mode == PS_DESCRIPTORS_SOFTWARE;
   sp->watchdog_ps = units_ns_to_ps (cfg->benchmark.watchdog_ns);
+}
+
+Dist *
+ps_build_dist (const PsDist *d, GError **error)
+{
+  switch ((PsDistKind) d->kind) {
+  case PS_DIST_FIXED:
+    return dist_new_fixed (d->value_ns, error);
+  case PS_DIST_UNIFORM:
+    return dist_new_uniform (d->min_ns, d->max_ns, error);
+  case PS_DIST_LOGNORMAL:
+    return dist_new_lognormal (d->median_ns, d->p99_ns, error);
+  case PS_DIST_EMPIRICAL: {
+    g_autofree DistPoint *pts = g_new (DistPoint, d->table.n ? d->table.n : 1);
+    for (guint i = 0; i < d->table.n; i++)
+      pts[i] = (DistPoint) { d->table.pairs[2 * i], d->table.pairs[2 * i + 1] };
+    return dist_new_empirical (pts, d->table.n, error);
+  }
+  }
+  g_set_error (error, DIST_ERROR, DIST_ERROR_PARAM, "unknown distribution kind %d", d->kind);
+  return NULL;
 }
 
 /* LinkUsage (models) and PsUsage (reports) are the same five fractions; reports must not include model headers. */
@@ -234,25 +270,54 @@ why_of (PsModeResult *m, const WhyResult *w)
   }
 }
 
+static void
+times_of (PsTransferTimes *out, const SystemTransferStats *t)
+{
+  *out = (PsTransferTimes) { t->valid, t->mean_ns, t->p50_ns, t->p99_ns };
+}
+
 /* One benchmark mode on a fresh system: modes never share state, so each is reproducible on its own. Every mode
- * gets the same seed, so `--mode write` prints the same write figure as `--mode all`. */
+ * gets the same seed, so `--mode write` prints the same write figure as `--mode all`. The CPU's random times are
+ * built here from their keys and live as long as the run. A DMA moves whole DWs: a transfer that is no multiple of
+ * 4 bytes moves the DWs around it, and its figures count the bytes asked for (as software timing it would). */
 static gboolean
 run_dma (const PsConfig *cfg, int mode, uint64_t seed, SimTrace *trace, PsModeResult *m, GError **error)
 {
   SystemParams sp;
   ps_build_system_params (cfg, &sp);
   sp.trace = trace;
-  static const SystemMode modes[PS_N_MODES] = { SYSTEM_READ, SYSTEM_WRITE, SYSTEM_SIMULTANEOUS };
+  static const SystemMode modes[PS_N_MODES] = { SYSTEM_READ, SYSTEM_WRITE, SYSTEM_SIMULTANEOUS, SYSTEM_PIO_READ,
+                                                SYSTEM_PIO_WRITE };
+  g_autoptr (Dist) interrupt = ps_build_dist (&cfg->cpu.interrupt, error);
+  g_autoptr (Dist) wakeup = interrupt ? ps_build_dist (&cfg->cpu.wakeup, error) : NULL;
+  if (!wakeup) {
+    ps_error_from_model (error, cfg->path);
+    return FALSE;
+  }
+  sp.cpu.interrupt = interrupt;
+  sp.cpu.wakeup = wakeup;
+  gboolean pio = mode == PS_PIO_READ || mode == PS_PIO_WRITE;
+  uint64_t asked = sp.transfer_bytes;
+  if (!pio)
+    sp.transfer_bytes = (asked + 3) / 4 * 4;
+  double counted = (double) asked / (double) sp.transfer_bytes;
   SystemResult r;
   if (!system_run (&sp, modes[mode], seed, &r, error)) {
     ps_error_from_model (error, NULL);
     return FALSE;
   }
+  if (asked != sp.transfer_bytes) {
+    r.read_mbps *= counted;
+    r.write_mbps *= counted;
+    r.write_mbps_excluding_read_requests *= counted;
+  }
   m->ran = true;
   /* mbps is the single-engine figure; in simultaneous mode the reports read read_mbps and write_mbps instead. */
-  m->mbps = mode == PS_READ ? r.read_mbps : r.write_mbps;
+  m->mbps = mode == PS_READ || mode == PS_PIO_READ ? r.read_mbps : r.write_mbps;
   m->read_mbps = r.read_mbps;
   m->write_mbps = r.write_mbps;
+  times_of (&m->transfer_read, &r.transfer[DMA_READ]);
+  times_of (&m->transfer_write, &r.transfer[DMA_WRITE]);
   m->write_mbps_excluding_read_requests = r.write_mbps_excluding_read_requests;
   m->peak_valid = r.peak_valid;
   m->peak_write_mbps = r.peak_write_mbps;
@@ -300,7 +365,7 @@ ps_build_stream_params (const PsConfig *cfg, StreamMode mode, StreamParams *sp)
 static gboolean
 run_stream (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GError **error)
 {
-  if (mode == PS_SIMULTANEOUS)
+  if (mode != PS_READ && mode != PS_WRITE)
     return TRUE;
   StreamParams sp;
   ps_build_stream_params (cfg, mode == PS_READ ? STREAM_READ : STREAM_WRITE, &sp);
@@ -358,7 +423,8 @@ ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTra
   out->protocol_limit_read_mbps = link_protocol_limit_mbps (&lp, 12);
   if (cfg->topology)
     return ps_run_fabric (cfg, seed, &out->fabric, error);
-  static const unsigned bits[PS_N_MODES] = { PS_MODE_READ, PS_MODE_WRITE, PS_MODE_SIMULTANEOUS };
+  static const unsigned bits[PS_N_MODES] = { PS_MODE_READ, PS_MODE_WRITE, PS_MODE_SIMULTANEOUS, PS_MODE_PIO_READ,
+                                              PS_MODE_PIO_WRITE };
   for (int i = 0; i < PS_N_MODES; i++) {
     if (!(modes & bits[i]))
       continue;
@@ -372,13 +438,13 @@ ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTra
      * sets than its share, so each figure is held to the bound for its own window (link.h), which for a
      * one-TLP transfer is the wire without ordered sets and for a 100 KB one within 0.05% of the printed limit. */
     const PsModeResult *m = &out->modes[i];
+    gboolean reads = i == PS_READ || i == PS_PIO_READ, writes = i == PS_WRITE || i == PS_PIO_WRITE;
     const struct {
       double mbps, window_ns;
       uint32_t header_bytes;
       const char *what;
-    } fig[2] = { { i == PS_WRITE ? 0 : i == PS_READ ? m->mbps : m->read_mbps, m->read_window_ns, 12, "read" },
-                 { i == PS_READ ? 0 : i == PS_WRITE ? m->mbps : m->write_mbps, m->write_window_ns, write_hdr,
-                   "write" } };
+    } fig[2] = { { writes ? 0 : reads ? m->mbps : m->read_mbps, m->read_window_ns, 12, "read" },
+                 { reads ? 0 : writes ? m->mbps : m->write_mbps, m->write_window_ns, write_hdr, "write" } };
     for (int k = 0; k < 2; k++) {
       double limit = link_protocol_limit_window_mbps (&lp, fig[k].header_bytes, units_ns_to_ps (fig[k].window_ns));
       if (fig[k].mbps > limit) {

@@ -20,6 +20,10 @@
 void ps_build_link_params (const PsConfig *cfg, LinkParams *out);
 void ps_build_system_params (const PsConfig *cfg, SystemParams *out);
 void ps_build_stream_params (const PsConfig *cfg, StreamMode mode, StreamParams *out);
+/* A random time's keys (cpu.interrupt.*, cpu.wakeup.*) as a distribution (models/dist.h), or NULL with a
+ * DIST_ERROR_PARAM error. ps_build_system_params() leaves SystemParams.cpu's distributions NULL: their owner is
+ * the caller, who builds them with this. */
+Dist *ps_build_dist (const PsDist *d, GError **error);
 /* A model's error as the PsErrorCode its exit status is (see the contract), its message prefixed with `prefix`
  * (e.g. the config's path) when not NULL. An error already in PS_ERROR is left alone. */
 void ps_error_from_model (GError **error, const char *prefix);

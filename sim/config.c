@@ -20,7 +20,7 @@
 #include "topology.h"
 #include "ytree.h"
 
-typedef enum { K_INT, K_DOUBLE, K_BOOL, K_STRING, K_MODES, K_ENUM, K_WORDS } KeyType;
+typedef enum { K_INT, K_DOUBLE, K_BOOL, K_STRING, K_MODES, K_ENUM, K_WORDS, K_POINTS } KeyType;
 
 /* Integer value constraints: a range, optionally only powers of two, or an explicit list. */
 typedef struct {
@@ -28,7 +28,7 @@ typedef struct {
   KeyType type;
   /* Into PsConfig. The field's C type must be the one convert_value() writes for `type`: int64_t for K_INT,
    * double, bool, char * (owned), unsigned for K_MODES (a PsModeMask), int for K_ENUM, unsigned for K_WORDS (bit i
-   * set for words[i]). */
+   * set for words[i]), PsPoints (owned) for K_POINTS. */
   size_t offset;
   /* Bounds of K_INT and K_DOUBLE, doubles for both: exact for integers, since every bound is below 2^53. */
   double min, max;
@@ -60,6 +60,10 @@ static const char *const workload_words[] = { "chaining_dma", "stream", NULL };
 static const char *const forwarding_words[] = { "cut_through", "store_and_forward", NULL };
 static const char *const switch_arbitration_words[] = { "round_robin", "weighted_round_robin", NULL };
 static const char *const buffer_words[] = { "per_port", "shared", NULL };
+static const char *const mapping_words[] = { "wc", "uc", NULL };
+static const char *const dist_words[] = { "fixed", "uniform", "lognormal", "empirical", NULL };
+static const int64_t wc_bytes_allowed[] = { 32, 64, -1 };
+static const int64_t access_allowed[] = { 1, 2, 4, 8, 16, 32, -1 };
 const char *const ps_figure_words[] = { "read", "write", "simultaneous_read", "simultaneous_write", "peak_write",
                                         "peak_write_excluding_read_requests", "peak_read", NULL };
 
@@ -80,6 +84,26 @@ const char *const ps_figure_words[] = { "read", "write", "simultaneous_read", "s
   { prefix ".cpld", K_INT, OFF (field.cpld), 0, 32752, FALSE, NULL, NULL, "0", "credits (16 bytes)",               \
     "completion-data credits " who " advertises; 0 = infinite; else at least min(max_payload, "              \
     "max_read_request) / 16 (spec §3.4.2)" }
+
+/* A random time (models/dist.h) of the CPU: its kind and each kind's parameters, in ns; the kind reads only its
+ * own. The bound 1e9 ns (1 s) is far beyond any interrupt or wake-up and keeps every draw far inside SimTime. */
+#define DIST_KEYS(prefix, field, what)                                                                         \
+  { prefix ".kind", K_ENUM, OFF (field.kind), 0, 0, FALSE, NULL, dist_words, "fixed", "",                        \
+    what ": fixed (value_ns), uniform (min_ns..max_ns), lognormal (median_ns and p99_ns: the distribution with " \
+    "that median and 99th percentile) or empirical (table) (docs/host-software.md)" },                          \
+  { prefix ".value_ns", K_DOUBLE, OFF (field.value_ns), 0, 1e9, FALSE, NULL, NULL, "0", "ns",                    \
+    "kind fixed: the time, every time" },                                                                       \
+  { prefix ".min_ns", K_DOUBLE, OFF (field.min_ns), 0, 1e9, FALSE, NULL, NULL, "0", "ns",                        \
+    "kind uniform: the shortest time" },                                                                        \
+  { prefix ".max_ns", K_DOUBLE, OFF (field.max_ns), 0, 1e9, FALSE, NULL, NULL, "0", "ns",                        \
+    "kind uniform: the longest time (>= min_ns)" },                                                             \
+  { prefix ".median_ns", K_DOUBLE, OFF (field.median_ns), 0, 1e9, FALSE, NULL, NULL, "0", "ns",                  \
+    "kind lognormal: the median (> 0)" },                                                                       \
+  { prefix ".p99_ns", K_DOUBLE, OFF (field.p99_ns), 0, 1e9, FALSE, NULL, NULL, "0", "ns",                        \
+    "kind lognormal: the 99th percentile (>= median_ns); the mean follows, e^(mu + sigma^2 / 2)" },             \
+  { prefix ".table", K_POINTS, OFF (field.table), 0, 1e9, FALSE, NULL, NULL, "[]", "ns, probability",            \
+    "kind empirical: [[value_ns, cumulative probability], ...], both non-decreasing, the last probability 1; "  \
+    "linear between points" }
 
 /* The key table: the interface users and scripts depend on. Keys are added, never renamed (design.md).
  * Its order is the order of `pciesim keys` and of the README table generated from it, so keys stay grouped by
@@ -191,6 +215,9 @@ static const KeyDef keys[] = {
   { "endpoint.memory_read_latency_ns", K_DOUBLE, OFF (endpoint.memory_read_latency_ns), 0, 1e6, FALSE, NULL, NULL,
     "0", "ns", "a fabric's endpoint as a read target (peer-to-peer): MRd taken in -> its data ready; on-chip memory "
     "answers within a few cycles, 0 = at once" },
+  { "endpoint.bar_read_latency_cycles", K_INT, OFF (endpoint.bar_read_latency_cycles), 0, 1000000, FALSE, NULL, NULL,
+    "0", "cycles", "BAR memory (the PIO modes' BAR1): a read taken in -> its completion data ready, in "
+    "application-clock cycles (the completer's state machine and RAM read); completions cut by RCB and MPS" },
 
   /* Where AN-456 states a value of its chaining DMA design or benchmark (4 KiB descriptors, MSI, 100 KB
    * transfers averaged over 20), dma.* and benchmark.* take it as the default. */
@@ -243,6 +270,9 @@ static const KeyDef keys[] = {
     "software: status polling period when MSI is off" },
   { "host.iteration_gap_ns", K_DOUBLE, OFF (host.iteration_gap_ns), 0, 1e9, FALSE, NULL, NULL, "0", "ns",
     "software: bookkeeping between one transfer's end and programming the next" },
+  { "host.cpu_access_ns", K_DOUBLE, OFF (host.cpu_access_ns), 0, 1e6, FALSE, NULL, NULL, "0", "ns",
+    "the path between a core and the root port, each way (front-side bus, chipset): a PIO write's stores cross it "
+    "once on their way out, a PIO read pays it twice per load" },
 
   /* A fabric's switches (README, "Fabrics"): every switch node's values unless the node gives its own. */
   { "switch.forwarding", K_ENUM, OFF (sw.forwarding), 0, 0, FALSE, NULL, forwarding_words, "cut_through", "",
@@ -288,12 +318,39 @@ static const KeyDef keys[] = {
     "run only the first N flows of the flows: list (0 = all), so a sweep can vary how many transfers share a "
     "fabric" },
 
-  { "benchmark.transfer_bytes", K_INT, OFF (benchmark.transfer_bytes), 4, (double) (1ULL << 40), FALSE, NULL, NULL,
-    "102400", "bytes", "bytes per DMA transfer (AN-456 uses 100 KB = 102400)" },
+  /* The host's CPU (models/cpu.h): its cores, the PIO modes' program and the driver's costs. The defaults are a
+   * CPU that costs nothing and draws nothing, which is what every config before it ran. */
+  { "cpu.wc_buffers", K_INT, OFF (cpu.wc_buffers), 1, 64, FALSE, NULL, NULL, "8", "buffers",
+    "write-combining buffers per core (pcie-protocol.md §9: Pentium 4 6, Core-era cores 8-10)" },
+  { "cpu.wc_buffer_bytes", K_INT, OFF (cpu.wc_buffer_bytes), 32, 64, FALSE, wc_bytes_allowed, NULL, "64", "bytes",
+    "write-combining buffer size: a full one leaves as one write of this size (Intel SDM §11.3.1: 64; 32 on P6)" },
+  { "cpu.store_ns", K_DOUBLE, OFF (cpu.store_ns), 0, 1e6, FALSE, NULL, NULL, "0", "ns",
+    "core time per store instruction of a PIO write" },
+  { "cpu.pio_write_mapping", K_ENUM, OFF (cpu.pio_write_mapping), 0, 0, FALSE, NULL, mapping_words, "wc", "",
+    "how the BAR a PIO write stores to is mapped: wc = write-combining (64-byte writes, 8-byte partial writes "
+    "for a partly filled buffer), uc = uncached (one write per store) (pcie-protocol.md §9)" },
+  { "cpu.store_bytes", K_INT, OFF (cpu.store_bytes), 1, 32, FALSE, access_allowed, NULL, "8", "bytes",
+    "PIO write: bytes per store, as memcpy cuts the copy (8: 64-bit moves; 16: SSE; 32: AVX)" },
+  { "cpu.load_bytes", K_INT, OFF (cpu.load_bytes), 1, 32, FALSE, access_allowed, NULL, "4", "bytes",
+    "PIO read: bytes per uncached load; each load waits for its completion (one outstanding per core)" },
+  { "cpu.transfer_overhead_ns", K_DOUBLE, OFF (cpu.transfer_overhead_ns), 0, 1e6, FALSE, NULL, NULL, "0", "ns",
+    "PIO modes: software work inside each timed transfer besides the accesses (timer reads, the call)" },
+  { "cpu.dma_setup_ns", K_DOUBLE, OFF (cpu.dma_setup_ns), 0, 1e8, FALSE, NULL, NULL, "0", "ns",
+    "driver: work per DMA start before its doorbell (system call, set-up)" },
+  { "cpu.dma_descriptor_ns", K_DOUBLE, OFF (cpu.dma_descriptor_ns), 0, 1e6, FALSE, NULL, NULL, "0", "ns",
+    "driver: work per descriptor of a DMA start (pinning and mapping its page, writing the descriptor)" },
+  DIST_KEYS ("cpu.interrupt", cpu.interrupt,
+             "MSI delivered (after host.msi_latency_ns) -> the interrupt handler runs, a random time"),
+  DIST_KEYS ("cpu.wakeup", cpu.wakeup, "interrupt handler -> the process waiting for the transfer runs, a random time"),
+
+  { "benchmark.transfer_bytes", K_INT, OFF (benchmark.transfer_bytes), 1, (double) (1ULL << 40), FALSE, NULL, NULL,
+    "102400", "bytes", "bytes per transfer (AN-456 uses 100 KB = 102400); a DMA moves whole DWs (a multiple of 4), "
+    "a PIO transfer any number of bytes" },
   { "benchmark.iterations", K_INT, OFF (benchmark.iterations), 1, 1000000, FALSE, NULL, NULL, "20", "",
     "transfers averaged (AN-456 uses 20)" },
   { "benchmark.modes", K_MODES, OFF (benchmark.modes), 0, 0, FALSE, NULL, NULL, "[read, write, simultaneous]", "",
-    "modes run by default: read, write, simultaneous, or all" },
+    "modes run by default: read, write, simultaneous, or all (the three), and pio_read, pio_write (a CPU core "
+    "reading or writing BAR memory)" },
   { "benchmark.workload", K_ENUM, OFF (benchmark.workload), 0, 0, FALSE, NULL, workload_words, "chaining_dma", "",
     "chaining_dma (AN-456 engine, host and datapath) or stream (saturating link-only source, no DMA engine)" },
   { "benchmark.stream_payload_bytes", K_INT, OFF (benchmark.stream_payload_bytes), 0, 4096, TRUE, NULL, NULL, "0",
@@ -472,7 +529,7 @@ value_json (const KeyDef *k, const PsConfig *cfg, PsJson *j)
   case K_MODES: {
     unsigned m = *(const unsigned *) field;
     ps_json_array (j, 0);
-    for (unsigned bit = PS_MODE_READ; bit <= PS_MODE_SIMULTANEOUS; bit <<= 1)
+    for (unsigned bit = PS_MODE_READ; bit <= PS_MODE_PIO_WRITE; bit <<= 1)
       if (m & bit)
         ps_json_string (j, ps_mode_name (bit));
     ps_json_end (j);
@@ -493,6 +550,18 @@ value_json (const KeyDef *k, const PsConfig *cfg, PsJson *j)
     for (int w = 0; k->words[w]; w++)
       if (m & (1u << w))
         ps_json_string (j, k->words[w]);
+    ps_json_end (j);
+    return;
+  }
+  case K_POINTS: {
+    const PsPoints *pts = field;
+    ps_json_array (j, 0);
+    for (guint i = 0; i < pts->n; i++) {
+      ps_json_array (j, 0);
+      ps_json_general (j, pts->pairs[2 * i], 15);
+      ps_json_general (j, pts->pairs[2 * i + 1], 15);
+      ps_json_end (j);
+    }
     ps_json_end (j);
     return;
   }
@@ -609,6 +678,10 @@ ps_mode_parse (const char *word)
     return PS_MODE_SIMULTANEOUS;
   if (strcmp (word, "all") == 0)
     return PS_MODE_ALL;
+  if (strcmp (word, "pio_read") == 0)
+    return PS_MODE_PIO_READ;
+  if (strcmp (word, "pio_write") == 0)
+    return PS_MODE_PIO_WRITE;
   return 0;
 }
 
@@ -623,6 +696,10 @@ ps_mode_name (unsigned mode)
     return "write";
   case PS_MODE_SIMULTANEOUS:
     return "simultaneous";
+  case PS_MODE_PIO_READ:
+    return "pio_read";
+  case PS_MODE_PIO_WRITE:
+    return "pio_write";
   default:
     return "all";
   }
@@ -746,7 +823,8 @@ convert_modes (const KeyDef *k, const YNode *n, unsigned *out, GError **error)
     /* A nested list or mapping as an item is an unknown mode too, with no text to quote. */
     unsigned m = one->kind == YNODE_SCALAR ? ps_mode_parse (one->value) : 0;
     if (!m) {
-      ytree_error (error, PS_ERROR_DATA, one, "%s: unknown mode%s%s (expected read, write, simultaneous or all)",
+      ytree_error (error, PS_ERROR_DATA, one, "%s: unknown mode%s%s (expected read, write, simultaneous, all, pio_read "
+                   "or pio_write)",
                    k->path, one->kind == YNODE_SCALAR ? " " : "", one->kind == YNODE_SCALAR ? one->value : "");
       return FALSE;
     }
@@ -787,6 +865,38 @@ convert_words (const KeyDef *k, const YNode *n, unsigned *out, GError **error)
     mask |= 1u << found;
   }
   *out = mask;
+  return TRUE;
+}
+
+/* A table of number pairs: a sequence of two-item sequences of numbers within the key's range (values) and
+ * [0, 1] (probabilities). The order rules belong to the distribution and are checked with its kind
+ * (check_dists()). */
+static gboolean
+convert_points (const KeyDef *k, const YNode *n, PsPoints *out, GError **error)
+{
+  if (n->kind != YNODE_SEQ) {
+    ytree_error (error, PS_ERROR_DATA, n, "%s must be a list of [value, probability] pairs, not %s", k->path,
+                 ytree_kind_name (n->kind));
+    return FALSE;
+  }
+  guint count = n->items->len;
+  g_autofree double *pairs = g_new0 (double, 2 * (count ? count : 1));
+  for (guint i = 0; i < count; i++) {
+    const YNode *item = n->items->pdata[i];
+    if (item->kind != YNODE_SEQ || item->items->len != 2) {
+      ytree_error (error, PS_ERROR_DATA, item, "%s: each item must be a pair [value, probability]", k->path);
+      return FALSE;
+    }
+    for (guint c = 0; c < 2; c++) {
+      const YNode *v = item->items->pdata[c];
+      const KeyDef part = { .path = k->path, .type = K_DOUBLE, .min = c ? 0 : k->min, .max = c ? 1 : k->max };
+      if (!convert_double (&part, v, &pairs[2 * i + c], error))
+        return FALSE;
+    }
+  }
+  g_free (out->pairs); /* the default's, if any: defaults are converted first */
+  out->n = count;
+  out->pairs = g_steal_pointer (&pairs);
   return TRUE;
 }
 
@@ -845,6 +955,8 @@ convert_value (const KeyDef *k, const YNode *n, PsConfig *cfg, GError **error)
       ytree_error (error, PS_ERROR_DATA, n, "%s must be one of %s (got '%s')", k->path, list, n->value);
     }
     return FALSE;
+  case K_POINTS:
+    return convert_points (k, n, field, error);
   }
   /* No default: label, so -Wswitch (an error with werror) flags a KeyType added without a converter. */
   return FALSE;
@@ -1172,6 +1284,44 @@ check_credit_minimum (Walk *w, const YNode *root, const char *prefix, const PsCr
   return TRUE;
 }
 
+/* A distribution's parameters for its kind (models/dist.h makes the same checks, but can name no key): uniform
+ * min_ns <= max_ns; lognormal median_ns > 0 and p99_ns >= median_ns; empirical a table of at least one point,
+ * values and probabilities non-decreasing, the last probability 1. The error points at the parameter given. */
+static gboolean
+check_dist (Walk *w, const YNode *root, const char *prefix, const PsDist *d, GError **error)
+{
+  const char *bad = NULL, *param = NULL;
+  if (d->kind == PS_DIST_UNIFORM && d->min_ns > d->max_ns) {
+    bad = "max_ns must be at least min_ns";
+    param = "max_ns";
+  } else if (d->kind == PS_DIST_LOGNORMAL && !(d->median_ns > 0)) {
+    bad = "median_ns must be above 0";
+    param = "median_ns";
+  } else if (d->kind == PS_DIST_LOGNORMAL && d->p99_ns < d->median_ns) {
+    bad = "p99_ns must be at least median_ns";
+    param = "p99_ns";
+  } else if (d->kind == PS_DIST_EMPIRICAL) {
+    param = "table";
+    const PsPoints *t = &d->table;
+    if (t->n == 0)
+      bad = "kind empirical needs a table of [value_ns, cumulative probability] pairs";
+    for (guint i = 1; i < t->n && !bad; i++)
+      if (t->pairs[2 * i] < t->pairs[2 * i - 2] || t->pairs[2 * i + 1] < t->pairs[2 * i - 1])
+        bad = "table: values and probabilities must not decrease";
+    if (!bad && t->pairs[2 * t->n - 1] != 1)
+      bad = "table: the last cumulative probability must be 1";
+  }
+  if (!bad)
+    return TRUE;
+  g_autofree char *key = g_strdup_printf ("%s.%s", prefix, param);
+  g_autofree char *kind = g_strdup_printf ("%s.kind", prefix);
+  const YNode *at = g_hash_table_lookup (w->seen, key);
+  if (!at)
+    at = g_hash_table_lookup (w->seen, kind);
+  ytree_error (error, PS_ERROR_DATA, at ? at : root, "%s: %s", prefix, bad);
+  return FALSE;
+}
+
 /* Checks that need several keys; each points at the node whose value makes the combination impossible.
  * They run once every value is converted, since the keys involved may come from different files, a --set or
  * the table. A value left at its default has no node (`at` is NULL): the error then points at the config's 1:1. */
@@ -1180,13 +1330,6 @@ check_combinations (Walk *w, const YNode *root, GError **error)
 {
   PsConfig *c = w->cfg;
   const YNode *at;
-  if (c->benchmark.transfer_bytes % 4 != 0) {
-    at = g_hash_table_lookup (w->seen, "benchmark.transfer_bytes");
-    ytree_error (error, PS_ERROR_DATA, at ? at : root,
-                 "benchmark.transfer_bytes must be a multiple of 4 (DMA moves whole DWs), got %" G_GINT64_FORMAT,
-                 c->benchmark.transfer_bytes);
-    return FALSE;
-  }
   /* Refused here rather than left to the run, which could only stall until the deadlock watchdog fired. */
   if (c->endpoint.completion_buffer_bytes != 0 && c->endpoint.completion_buffer_bytes < c->link.max_read_request) {
     at = g_hash_table_lookup (w->seen, "endpoint.completion_buffer_bytes");
@@ -1274,6 +1417,9 @@ check_combinations (Walk *w, const YNode *root, GError **error)
                  "modelled", cb, c->link.read_completion_boundary, c->link.max_payload);
     return FALSE;
   }
+  if (!check_dist (w, root, "cpu.interrupt", &c->cpu.interrupt, error)
+      || !check_dist (w, root, "cpu.wakeup", &c->cpu.wakeup, error))
+    return FALSE;
   return check_dma (w, root, error);
 }
 
@@ -1570,6 +1716,9 @@ ps_config_free (PsConfig *cfg)
   }
   g_free (cfg->origins);
   g_free (cfg->set_changes);
+  for (size_t i = 0; i < N_KEYS; i++)
+    if (keys[i].type == K_POINTS)
+      g_free (((PsPoints *) ((char *) cfg + keys[i].offset))->pairs);
   ps_topology_free (cfg->topology);
   ytree_free (cfg->tree);
   g_strfreev (cfg->sets);
@@ -1595,6 +1744,8 @@ type_name (const KeyDef *k)
     return "one of";
   case K_WORDS:
     return "list of";
+  case K_POINTS:
+    return "table";
   }
   return "?";
 }
@@ -1616,7 +1767,7 @@ ps_config_print_keys (GString *out, gboolean markdown)
       range = g_string_free (s, FALSE);
     } else if (k->words) {
       range = g_strjoinv ("/", (char **) k->words);
-    } else if (k->type == K_INT || k->type == K_DOUBLE) {
+    } else if (k->type == K_INT || k->type == K_DOUBLE || k->type == K_POINTS) {
       range = g_strdup_printf ("%g–%g", k->min, k->max);
     } else {
       range = g_strdup ("");

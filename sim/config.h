@@ -25,11 +25,14 @@
 
 #include "format.h"
 
+/* "all" is the three DMA modes, as it always was; the PIO modes (issue #14) are named one by one. */
 typedef enum {
   PS_MODE_READ = 1 << 0,
   PS_MODE_WRITE = 1 << 1,
   PS_MODE_SIMULTANEOUS = 1 << 2,
   PS_MODE_ALL = 7,
+  PS_MODE_PIO_READ = 1 << 3,
+  PS_MODE_PIO_WRITE = 1 << 4,
 } PsModeMask;
 
 typedef enum { PS_ARB_ROUND_ROBIN, PS_ARB_PRIORITY, PS_ARB_READ_PRIORITY } PsArbitration;
@@ -37,6 +40,21 @@ typedef enum { PS_COUNTER_AT_ENDPOINT, PS_COUNTER_AT_HOST } PsCounterStart;
 typedef enum { PS_DESCRIPTORS_CHAINED, PS_DESCRIPTORS_SOFTWARE } PsDescriptorMode;
 typedef enum { PS_WORKLOAD_CHAINING_DMA, PS_WORKLOAD_STREAM } PsWorkload;
 typedef enum { PS_UPDATEFC_MINIMUM, PS_UPDATEFC_RECOMMENDED } PsUpdateFcPolicy;
+typedef enum { PS_MAPPING_WC, PS_MAPPING_UC } PsMapping;
+typedef enum { PS_DIST_FIXED, PS_DIST_UNIFORM, PS_DIST_LOGNORMAL, PS_DIST_EMPIRICAL } PsDistKind;
+
+/* A table of (value, cumulative probability) pairs: pairs[2 i] and pairs[2 i + 1]; n = 0 is no table. */
+typedef struct {
+  guint n;
+  double *pairs;
+} PsPoints;
+
+/* A random time (models/dist.h): the kind and the parameters each kind reads, in ns. */
+typedef struct {
+  int kind; /* PsDistKind */
+  double value_ns, min_ns, max_ns, median_ns, p99_ns;
+  PsPoints table; /* ns, probability */
+} PsDist;
 typedef enum { PS_SWITCH_CUT_THROUGH, PS_SWITCH_STORE_AND_FORWARD } PsSwitchForwarding;
 typedef enum { PS_SWITCH_ROUND_ROBIN, PS_SWITCH_WEIGHTED_ROUND_ROBIN } PsSwitchArbitration;
 typedef enum { PS_SWITCH_BUFFER_PER_PORT, PS_SWITCH_BUFFER_SHARED } PsSwitchBuffer;
@@ -103,6 +121,7 @@ typedef struct {
     int64_t arb_switch_cycles;
     int64_t ack_every_tlps;
     int arbitration; /* PsArbitration */
+    int64_t bar_read_latency_cycles;
     double memory_read_latency_ns; /* a fabric's memory target: MRd taken in -> data ready */
   } endpoint;
 
@@ -133,6 +152,7 @@ typedef struct {
     double msi_latency_ns;
     double poll_interval_ns;
     double iteration_gap_ns;
+    double cpu_access_ns; /* core <-> root port, each way, for uncached accesses */
   } host;
 
   /* A fabric's switches (topology.h): every switch node's, unless the node overrides them. */
@@ -147,6 +167,16 @@ typedef struct {
   struct {
     int64_t active_flows; /* run the first N flows; 0 = all */
   } fabric;
+
+  struct {
+    int64_t wc_buffers, wc_buffer_bytes;
+    double store_ns;
+    int pio_write_mapping; /* PsMapping */
+    int64_t store_bytes, load_bytes;
+    double transfer_overhead_ns;
+    double dma_setup_ns, dma_descriptor_ns;
+    PsDist interrupt, wakeup;
+  } cpu;
 
   struct {
     int64_t transfer_bytes;
@@ -195,7 +225,7 @@ PsConfig *ps_config_derive (const PsConfig *base, const YNode *overlay, GError *
  * published.suspect.figures. */
 extern const char *const ps_figure_words[];
 
-/* Parse a mode word ("read", "write", "simultaneous", "all"); 0 if unknown. */
+/* Parse a mode word ("read", "write", "simultaneous", "all", "pio_read", "pio_write"); 0 if unknown. */
 unsigned ps_mode_parse (const char *word);
 const char *ps_mode_name (unsigned single_mode);
 

@@ -83,7 +83,8 @@ parse_modes (char **given, unsigned *out, GError **error)
       unsigned m = ps_mode_parse (g_strstrip (*w));
       /* An unknown word would read as 0, which means "not given": it must be refused here. */
       if (!m) {
-        ps_error_plain (error, PS_ERROR_USAGE, "unknown --mode '%s' (read, write, simultaneous or all; a list "
+        ps_error_plain (error, PS_ERROR_USAGE, "unknown --mode '%s' (read, write, simultaneous, all, pio_read or "
+                                               "pio_write; a list "
                                                "as read,write or --mode repeated)", *w);
         return FALSE;
       }
@@ -191,7 +192,8 @@ cmd_run (int argc, char **argv)
   gboolean version = FALSE;
   GOptionEntry entries[] = {
     { "mode", 'm', 0, G_OPTION_ARG_STRING_ARRAY, &mode,
-      "read, write, simultaneous or all (a list: read,write; repeatable; default: benchmark.modes)", "MODE" },
+      "read, write, simultaneous, all (the three), pio_read or pio_write (a list: read,write; repeatable; default: "
+      "benchmark.modes)", "MODE" },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "table (default), csv, json or markdown", "FORMAT" },
     { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "override a config key, e.g. --set link.lanes=4 (repeatable)",
       "KEY=VALUE" },
@@ -268,7 +270,8 @@ cmd_sweep (int argc, char **argv)
     { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets,
       "override a config key at every point, after the scenario's overrides (repeatable; not an axis)", "KEY=VALUE" },
     { "mode", 'm', 0, G_OPTION_ARG_STRING_ARRAY, &mode,
-      "read, write, simultaneous or all (a list: read,write; repeatable; default: the scenario's modes)", "MODE" },
+      "read, write, simultaneous, all (the three), pio_read or pio_write (a list: read,write; repeatable; "
+      "default: the scenario's modes)", "MODE" },
     { "shard", 0, 0, G_OPTION_ARG_STRING, &shard, "run only share I of N (points whose index % N = I-1)", "I/N" },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "csv (default) or json", "FORMAT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "write to FILE atomically (default stdout)", "FILE" },

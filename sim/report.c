@@ -45,20 +45,24 @@ ps_result_figures (const PsRunResult *r, PsFigure out[PS_N_FIGURES])
   out[6] = (PsFigure) { .label = "Peak read", .key = "peak_read",
                         .simulated = peak ? m[PS_SIMULTANEOUS].peak_read_mbps : NAN,
                         .published = c->published.peak_read_mbps };
+  out[7] = (PsFigure) { .label = "PIO read", .key = "pio_read",
+                        .simulated = m[PS_PIO_READ].ran ? m[PS_PIO_READ].mbps : NAN, .published = NAN };
+  out[8] = (PsFigure) { .label = "PIO write", .key = "pio_write",
+                        .simulated = m[PS_PIO_WRITE].ran ? m[PS_PIO_WRITE].mbps : NAN, .published = NAN };
   /* The error is computed for flagged figures too: JSON and validate print it beside the flag, and only the
    * statistics leave it out. `published > 0` keeps a published 0 (a legal key value) from dividing by zero. */
   const gboolean changed = ps_config_set_changes (c) != NULL;
   for (int i = 0; i < PS_N_FIGURES; i++) {
     PsFigure *f = &out[i];
-    /* Read figures (0, 2, and the peak read 6) move data in completions, write figures (1, 3, 4, 5) in posted
-     * writes. */
-    f->limit = i == 0 || i == 2 || i == 6 ? r->protocol_limit_read_mbps : r->protocol_limit_mbps;
+    /* Read figures (0, 2, the peak read 6 and PIO read 7) move data in completions, write figures (1, 3, 4, 5, 8)
+     * in posted writes. */
+    f->limit = i == 0 || i == 2 || i == 6 || i == 7 ? r->protocol_limit_read_mbps : r->protocol_limit_mbps;
     /* Published figures are DMA benchmark results: a run of another workload (the bare streaming source) is not
      * comparable with them. */
     if (strcmp (r->model, "chaining-dma") != 0)
       f->published = NAN;
     /* A window figure is shown only to be compared: JSON's results.simultaneous.peak carries it anyway. */
-    if (i >= 4 && !isfinite (f->published))
+    if (i >= 4 && i <= 6 && !isfinite (f->published))
       f->simulated = NAN;
     /* A --set that changed the system leaves the figure in place (the report shows why it is not compared) but
      * neither scores nor flags it: this run's protocol limit is another link's. */
@@ -225,15 +229,27 @@ json_why (PsJson *j, const PsModeResult *m, gboolean simultaneous, gboolean read
 static const PsModeResult *
 headline_mode (const PsRunResult *r)
 {
-  static const int order[] = { PS_SIMULTANEOUS, PS_WRITE, PS_READ };
-  for (int i = 0; i < 3; i++)
+  static const int order[] = { PS_SIMULTANEOUS, PS_WRITE, PS_READ, PS_PIO_WRITE, PS_PIO_READ };
+  for (int i = 0; i < 5; i++)
     if (r->modes[order[i]].ran)
       return &r->modes[order[i]];
   return NULL;
 }
 
 /* The JSON keys under "results": the same words as --mode, so a script can index the results by what it asked. */
-static const char *const mode_keys[PS_N_MODES] = { "read", "write", "simultaneous" };
+static const char *const mode_keys[PS_N_MODES] = { "read", "write", "simultaneous", "pio_read", "pio_write" };
+
+/* {"mean": …, "p50": …, "p99": …} in ns, three decimals (one picosecond, exact). */
+static void
+json_transfer (PsJson *j, const char *key, const PsTransferTimes *t)
+{
+  ps_json_key (j, key);
+  ps_json_object (j, 0);
+  ps_json_fixed_member (j, "mean", t->mean_ns, 3);
+  ps_json_fixed_member (j, "p50", t->p50_ns, 3);
+  ps_json_fixed_member (j, "p99", t->p99_ns, 3);
+  ps_json_end (j);
+}
 
 /* Schema 1 (design.md). Keys are written in a fixed order with fixed precision, so the same result always gives
  * the same bytes; wall time, the one nondeterministic value, appears only when the caller asks for it. */
@@ -300,6 +316,14 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
     } else {
       ps_json_fixed_member (&j, "mbps", m->mbps, 2);
     }
+    /* Added keys (issue #14), only for figures timed by software, so counter-timed results keep their bytes. */
+    gboolean reads = i == PS_READ || i == PS_PIO_READ, writes = i == PS_WRITE || i == PS_PIO_WRITE;
+    if (i == PS_SIMULTANEOUS && m->transfer_read.valid)
+      json_transfer (&j, "read_transfer_ns", &m->transfer_read);
+    if (i == PS_SIMULTANEOUS && m->transfer_write.valid)
+      json_transfer (&j, "write_transfer_ns", &m->transfer_write);
+    if ((reads && m->transfer_read.valid) || (writes && m->transfer_write.valid))
+      json_transfer (&j, "transfer_ns", reads ? &m->transfer_read : &m->transfer_write);
     ps_json_break (&j, 6);
     ps_json_key (&j, "link_usage");
     json_directions (&j, m, 21);
@@ -324,7 +348,7 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
       ps_json_fixed_member (&j, "read_window_ns", m->read_window_ns, 3);
       ps_json_fixed_member (&j, "write_window_ns", m->write_window_ns, 3);
     } else {
-      ps_json_fixed_member (&j, "window_ns", i == PS_READ ? m->read_window_ns : m->write_window_ns, 3);
+      ps_json_fixed_member (&j, "window_ns", reads ? m->read_window_ns : m->write_window_ns, 3);
     }
     ps_json_fixed_member (&j, "link_usage_window_ns", m->usage_window_ns, 3);
     ps_json_uint_member (&j, "link_usage_windows", m->usage_windows);
@@ -619,6 +643,17 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
         g_string_append_printf (o, "  %s\n", v->text);
     }
   }
+  /* Software-timed figures say how their transfers spread: a long tail (interrupts, wake-ups) moves the mean
+   * above the median. */
+  for (int i = 0; i < PS_N_MODES && !markdown; i++) {
+    const PsModeResult *m = &r->modes[i];
+    const PsTransferTimes *t[2] = { &m->transfer_read, &m->transfer_write };
+    for (int d = 0; d < 2 && m->ran; d++)
+      if (t[d]->valid)
+        g_string_append_printf (o, "%s%s per transfer: mean %.3f us, p50 %.3f us, p99 %.3f us (software start to "
+                                   "end)\n", mode_keys[i], i != PS_SIMULTANEOUS ? "" : d ? " write" : " read",
+                                t[d]->mean_ns / 1000, t[d]->p50_ns / 1000, t[d]->p99_ns / 1000);
+  }
   const PsModeResult *sm = &r->modes[PS_SIMULTANEOUS];
   if (!markdown && sm->ran && sm->write_mbps_excluding_read_requests > 0)
     g_string_append_printf (o, "Simultaneous: both directions averaged %.1f MB/s; write excluding read-request "
@@ -648,8 +683,7 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
   if (!h)
     return;
   g_string_append_printf (o, "\nlink usage (%s mode)  payload  TLP ovh   DLLP  ord.sets   idle\n",
-                          h == &r->modes[PS_SIMULTANEOUS] ? "simultaneous" : h == &r->modes[PS_WRITE] ? "write"
-                                                                                                       : "read");
+                          mode_keys[h - r->modes]);
   /* Each direction's five shares sum to 100% (report.h), so idle is what that direction could still carry. */
   const PsUsage *u[2] = { &h->upstream, &h->downstream };
   const char *names[2] = { "upstream", "downstream" };
@@ -661,6 +695,9 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
   if (strcmp (r->model, "stream") == 0)
     g_string_append_printf (o, "  over the MB/s figure's window: first TLP offered to last delivered, %.3f us\n",
                             h->usage_window_ns / 1000);
+  else if (h == &r->modes[PS_PIO_READ] || h == &r->modes[PS_PIO_WRITE])
+    g_string_append_printf (o, "  over the MB/s figure's windows: %u transfers of %.3f us on average, software start "
+                               "to end\n", h->usage_windows, h->usage_window_ns / 1000);
   else if (h == &r->modes[PS_SIMULTANEOUS])
     g_string_append_printf (o, "  over %u windows of %.3f us on average, first counter start to last stop (each "
                                "MB/s figure: its engine's counter)\n",

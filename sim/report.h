@@ -59,10 +59,15 @@ typedef struct {
   uint64_t count;
   double mean_ns, p50_ns, p99_ns, max_ns;
 } PsLatency;
+/* Per-transfer times of a figure timed by software (models/system.h SystemTransferStats). */
+typedef struct {
+  bool valid;
+  double mean_ns, p50_ns, p99_ns;
+} PsTransferTimes;
 
 typedef struct {
   bool ran;
-  double mbps; /* read or write mode */
+  double mbps; /* read, write, pio_read or pio_write mode */
   double read_mbps, write_mbps; /* simultaneous mode */
   /* Simultaneous mode, DMA workload: the write figure with the transmit interface's read-request cycles not
    * counted (models/system.h); 0 when not produced. */
@@ -90,6 +95,9 @@ typedef struct {
   double read_first_fetch_ns, write_first_fetch_ns;
   guint n_transmitters;
   PsTransmitter transmitters[PS_MAX_TRANSMITTERS];
+  /* Software-timed figures (PIO modes, dma.descriptor_mode software): each transfer's time from software start to
+   * software end, of the read and the write figure; valid FALSE for a figure timed by the engine's counter. */
+  PsTransferTimes transfer_read, transfer_write;
   uint64_t events;
   double sim_time_ns;
 } PsModeResult;
@@ -121,7 +129,7 @@ typedef struct {
 } PsFabricResult;
 
 /* Indices into PsRunResult.modes. */
-enum { PS_READ, PS_WRITE, PS_SIMULTANEOUS, PS_N_MODES };
+enum { PS_READ, PS_WRITE, PS_SIMULTANEOUS, PS_PIO_READ, PS_PIO_WRITE, PS_N_MODES };
 
 typedef struct {
   const PsConfig *config;
@@ -160,8 +168,9 @@ typedef struct {
 
 /* The comparable figures: the four AN-456 figures, then the three steady-state interface figures of a logic
  * analyser's window (published-calibration.md §2.1), which are compared only where the config publishes them
- * (else their simulated value is NaN, so the AN-456 rows print as before). */
-#define PS_N_FIGURES 7
+ * (else their simulated value is NaN, so the AN-456 rows print as before), then the PIO read and write figures
+ * (issue #14), shown when their mode ran and never published (their curves are held back). */
+#define PS_N_FIGURES 9
 
 /* The figures of a result, in table order. Returns the number filled (always PS_N_FIGURES). */
 int ps_result_figures (const PsRunResult *r, PsFigure out[PS_N_FIGURES]);

@@ -406,7 +406,8 @@ load_zip (PsScenario *s, const YNode *zip, GError **error)
  * error with a did-you-mean when the scenario loads, not an empty column discovered after the sweep. */
 
 /* The words of --mode and of the run report's JSON, so a metric's name says which mode it reads. */
-static const char *const mode_words[PS_N_MODES] = { "read", "write", "simultaneous" };
+static const char *const mode_words[PS_N_MODES] = { "read", "write", "simultaneous", "pio_read", "pio_write" };
+static const char *const transfer_words[3] = { "mean", "p50", "p99" };
 static const char *const usage_words[5] = { "payload", "tlp_overhead", "dllp", "ordered_sets", "idle" };
 /* PsLinkErrors fields, in its order. */
 #define N_ERROR_WORDS 9
@@ -472,6 +473,18 @@ metric_table (void)
       m = (PsMetric) { g_strdup_printf ("flows_%s_mbps", f == 0 ? "total" : f == 1 ? "min" : "max"), PS_METRIC_FLOWS,
                        -1, f, 0, 0 };
       g_array_append_val (t, m);
+    }
+    /* Per-transfer times of software-timed figures (issue #14), last for the same reason: MODE_transfer_mean_ns,
+     * _p50_ns, _p99_ns (simultaneous: MODE_read_transfer_… and MODE_write_transfer_…). */
+    for (int mode = 0; mode < PS_N_MODES; mode++) {
+      int n_fig = mode == PS_SIMULTANEOUS ? 2 : 1;
+      for (int f = 0; f < n_fig; f++)
+        for (int c = 0; c < 3; c++) {
+          const char *fig = mode != PS_SIMULTANEOUS ? "" : f ? "_write" : "_read";
+          m = (PsMetric) { g_strdup_printf ("%s%s_transfer_%s_ns", mode_words[mode], fig, transfer_words[c]),
+                           PS_METRIC_TRANSFER, mode, f, 0, c };
+          g_array_append_val (t, m);
+        }
     }
     g_once_init_leave (&table, t);
   }
@@ -543,7 +556,8 @@ add_metric (PsScenario *s, const PsMetric *m)
 }
 
 /* Metrics name a mode by index, scenarios select modes by PsModeMask bit: this maps one to the other. */
-static const unsigned mode_bits[PS_N_MODES] = { PS_MODE_READ, PS_MODE_WRITE, PS_MODE_SIMULTANEOUS };
+static const unsigned mode_bits[PS_N_MODES] = { PS_MODE_READ, PS_MODE_WRITE, PS_MODE_SIMULTANEOUS, PS_MODE_PIO_READ,
+                                                PS_MODE_PIO_WRITE };
 
 /* Enough to plot any mode's throughput and see where its link time goes; events and simulated time are left
  * to scenarios that ask for them, as they matter for performance work, not for what-if answers. */
@@ -687,6 +701,13 @@ ps_metric_value (const PsMetric *m, const PsRunResult *r)
   }
   case PS_METRIC_LATENCY_P99:
     return mr->latency_p99_ns;
+  case PS_METRIC_TRANSFER: {
+    /* The figure's own direction: a read mode's reads, a write mode's writes, simultaneous by m->figure. */
+    gboolean write = m->mode == PS_SIMULTANEOUS ? m->figure : m->mode == PS_WRITE || m->mode == PS_PIO_WRITE;
+    const PsTransferTimes *t = write ? &mr->transfer_write : &mr->transfer_read;
+    const double v[3] = { t->mean_ns, t->p50_ns, t->p99_ns };
+    return t->valid ? v[m->category] : NAN;
+  }
   /* Only the per-point kinds, already returned above, fall here. */
   default:
     return NAN;
@@ -699,8 +720,8 @@ int
 ps_metric_decimals (const PsMetric *m)
 {
   return m->kind == PS_METRIC_EVENTS || m->kind == PS_METRIC_ERRORS ? 0
-         : m->kind == PS_METRIC_SIM_TIME || m->kind == PS_METRIC_LATENCY_P99
-               || (m->kind == PS_METRIC_FLOW && m->category > 0) ? 3 : 2;
+         : m->kind == PS_METRIC_SIM_TIME || m->kind == PS_METRIC_LATENCY_P99 || m->kind == PS_METRIC_TRANSFER
+                || (m->kind == PS_METRIC_FLOW && m->category > 0) ? 3 : 2;
 }
 
 /* --- errors of one point --------------------------------------------------------------------------------- */

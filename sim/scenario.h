@@ -36,7 +36,8 @@ typedef struct {
 
 typedef enum { PS_METRIC_THEORETICAL, PS_METRIC_PROTOCOL_LIMIT, PS_METRIC_MBPS, PS_METRIC_PCT_THEORETICAL,
                PS_METRIC_USAGE, PS_METRIC_EVENTS, PS_METRIC_SIM_TIME, PS_METRIC_ERRORS,
-               PS_METRIC_LATENCY_P99, PS_METRIC_FLOWS, PS_METRIC_FLOW, PS_METRIC_LINK } PsMetricKind;
+               PS_METRIC_LATENCY_P99, PS_METRIC_TRANSFER,
+               PS_METRIC_FLOWS, PS_METRIC_FLOW, PS_METRIC_LINK } PsMetricKind; /* the fabric's kinds last */
 
 typedef struct {
   char *name;

@@ -179,8 +179,6 @@ static const BadCase bad_cases[] = {
 
   /* Combinations; each points at the value that makes it impossible ("  completion_buffer_bytes: " -> 28,
    * "  completion_bytes: " -> 21). */
-  { "transfer-not-dw", LINK "benchmark:\n  transfer_bytes: 1022\n", 0, { { 0 } }, NULL, 5, 19, PS_ERROR_DATA,
-    "multiple of 4" },
   { "cplbuf-below-mrrs", LINK "  max_read_request: 1024\nendpoint:\n  completion_buffer_bytes: 512\n", 0,
     { { 0 } }, NULL, 6, 28, PS_ERROR_DATA, "smaller than one read request" },
   { "cpl-bytes-off-rcb", LINK "  max_payload: 256\nhost:\n  completion_bytes: 96\n", 0, { { 0 } }, NULL, 6, 21,

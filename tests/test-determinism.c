@@ -3,9 +3,9 @@
  * program (the project's optimised build and PCIESIM_EXE_O0, the same sources at -O0) and sweep --jobs.
  * The configs cover the chaining DMA, a stream workload and a no-MSI polled run.
  *
- * No case varies --seed: no model draws a random number yet, so every seed gives the same bytes and a test of
- * the seed could not fail. test-engine checks the per-component streams (sim_rand_new) themselves; the first
- * model that draws from one should add a case here that two seeds give different reports. */
+ * The seed (test_seeds): the CPU's interrupt and wake-up times are drawn from its own stream (models/cpu.h), so a
+ * config with random times gives the same bytes for one seed and different figures for two, and a config without
+ * them the same figures whatever the seed. test-engine checks the per-component streams (sim_rand_new) themselves. */
 #include <check.h>
 #include <glib.h>
 #include <string.h>
@@ -74,6 +74,42 @@ START_TEST (test_sweep_jobs)
 }
 END_TEST
 
+/* The report with its "seed" field blanked, so reports of two seeds can be compared for their figures. */
+static char *
+without_seed (const char *report)
+{
+  g_autoptr (GRegex) seed = g_regex_new ("\"seed\": *[0-9]+", 0, 0, NULL);
+  return g_regex_replace_literal (seed, report, -1, 0, "\"seed\": 0", 0, NULL);
+}
+
+START_TEST (test_seeds)
+{
+  /* xdma_g3_x8_driver draws every interrupt's handler and wake-up times (configs/benchmarks/xdma_driver.yaml). */
+  const char *r1[] = { "configs/xdma_g3_x8_driver.yaml", "--mode", "read", "--set", "benchmark.transfer_bytes=65536",
+                       "--format", "json", "--seed", "1", NULL };
+  const char *r2[] = { "configs/xdma_g3_x8_driver.yaml", "--mode", "read", "--set", "benchmark.transfer_bytes=65536",
+                       "--format", "json", "--seed", "2", NULL };
+  g_autofree char *a = run (test_env ("PCIESIM_EXE"), r1);
+  g_autofree char *b = run (test_env ("PCIESIM_EXE"), r1);
+  g_autofree char *c = run (test_env ("PCIESIM_EXE_O0"), r1);
+  g_autofree char *d = run (test_env ("PCIESIM_EXE"), r2);
+  ck_assert_msg (strstr (a, "\"transfer_ns\""), "no per-transfer times: %s", a);
+  ck_assert_msg (strcmp (a, b) == 0 && strcmp (a, c) == 0, "one seed, two reports");
+  g_autofree char *a0 = without_seed (a), *d0 = without_seed (d);
+  ck_assert_msg (strcmp (a0, d0) != 0, "seeds 1 and 2 gave the same figures: nothing random was drawn");
+  /* The GPCIe row has no random time: its figures do not follow the seed. */
+  const char *g1[] = { "configs/gpcie_arriagx_g1_x4.yaml", "--set", "benchmark.transfer_bytes=4096", "--format",
+                       "json", "--seed", "1", NULL };
+  const char *g2[] = { "configs/gpcie_arriagx_g1_x4.yaml", "--set", "benchmark.transfer_bytes=4096", "--format",
+                       "json", "--seed", "2", NULL };
+  g_autofree char *e = run (test_env ("PCIESIM_EXE"), g1);
+  g_autofree char *f = run (test_env ("PCIESIM_EXE"), g2);
+  ck_assert_msg (strstr (e, "\"seed\": 1") && strstr (f, "\"seed\": 2"), "the seed is not reported");
+  g_autofree char *e0 = without_seed (e), *f0 = without_seed (f);
+  ck_assert_msg (strcmp (e0, f0) == 0, "a config without random times changed with the seed");
+}
+END_TEST
+
 int
 main (void)
 {
@@ -83,6 +119,7 @@ main (void)
   tcase_set_timeout (tc, 120);
   tcase_add_loop_test (tc, test_repeat_and_builds, 0, (int) (G_N_ELEMENTS (configs) * G_N_ELEMENTS (variants)));
   tcase_add_test (tc, test_sweep_jobs);
+  tcase_add_test (tc, test_seeds);
   suite_add_tcase (s, tc);
   return run_suite (s);
 }

@@ -152,7 +152,7 @@ START_TEST (test_all_modes)
   ck_assert (r.modes[PS_READ].read_verdict.valid && !r.modes[PS_READ].write_verdict.valid);
   ck_assert (r.modes[PS_WRITE].write_verdict.valid && !r.modes[PS_WRITE].read_verdict.valid);
   ck_assert (r.modes[PS_SIMULTANEOUS].read_verdict.valid && r.modes[PS_SIMULTANEOUS].write_verdict.valid);
-  for (int i = 0; i < PS_N_MODES; i++)
+  for (int i = PS_READ; i <= PS_SIMULTANEOUS; i++)
     assert_sums (&r.modes[i], "shipped");
   /* Every data MRd of the read mode is timed: 20 transfers of 102400 bytes in 512-byte requests. */
   ck_assert_uint_eq (r.modes[PS_READ].read_latency.count, 20 * 102400 / 512);

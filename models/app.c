@@ -66,6 +66,8 @@ struct App {
    * of that kind, the only one that can still lie partly after the present (one TLP per side at a time). */
   AppSpan tx_data, tx_request, rx_data;
   gboolean tx_any; /* a TLP has been sent: last_winner is meaningful for the switch penalty */
+  uint64_t tx_tlps;
+  StallClock stall; /* why the transmit side is idle (app.h) */
 
   /* Receive: a TLP FIFO (tlp.h). The IP's receive pipeline delay is the link's rx_pipeline_ps; stamp_ps is
    * left alone so the sender's stamp (e.g. when a PIO write left the host) reaches the handler. */
@@ -111,6 +113,20 @@ edge (const App *a, SimTime t)
 
 static void tx_arbitrate (SimEngine *e, void *ctx, uint64_t arg);
 
+/* Nothing granted and nothing refused: the first client, in registration (priority) order, that waits for
+ * something names it. */
+static StallCause
+tx_idle_cause (const App *a)
+{
+  for (guint c = 0; c < a->n_clients; c++)
+    if (a->clients[c].why != NULL) {
+      StallCause w = a->clients[c].why (a->client_ctx[c]);
+      if (w != STALL_IDLE)
+        return w;
+    }
+  return STALL_IDLE;
+}
+
 static void
 span_add (AppSpan *s, SimTime from, SimTime to)
 {
@@ -140,6 +156,16 @@ schedule_arbitration (App *a)
   sim_schedule_at (a->engine, MAX (edge (a, now), a->tx_free_at), tx_arbitrate, a, 0);
 }
 
+/* The link refused client c's TLP: the datapath and the client wait for what the link said. */
+static StallCause
+tx_refused (App *a, guint c)
+{
+  StallCause why = link_port_refused (a->port);
+  if (a->clients[c].refused != NULL)
+    a->clients[c].refused (a->client_ctx[c], why);
+  return why;
+}
+
 static void
 tx_hand_over (App *a)
 {
@@ -148,8 +174,12 @@ tx_hand_over (App *a)
     /* Only this app sends on the port, so credits checked at arbitration cannot have gone; queue or replay
      * space can still be short if the link's limits are smaller than one TLP's worth of headroom. */
     a->tx_waiting_link = TRUE;
+    stall_set (&a->stall, sim_now (a->engine), tx_refused (a, a->tx_cur_client));
     return;
   }
+  /* Back to the datapath's own time: the gap, then the next arbitration. */
+  stall_set (&a->stall, sim_now (a->engine), STALL_DATAPATH);
+  a->tx_tlps++;
   /* Until here the TLP kept the interface: the application cannot start another while the IP has not accepted
    * this one (store-and-forward, app.h). */
   a->tx_waiting_link = FALSE;
@@ -179,14 +209,18 @@ tx_arbitrate (SimEngine *e, void *ctx, uint64_t arg)
   /* Priority always scans from client 0 (registration order); round robin from the one after the last grant, so
    * two clients that stay ready alternate TLP by TLP. */
   guint start = a->p.arbitration == APP_ARB_ROUND_ROBIN ? a->last_winner + 1 : 0;
+  StallCause refused = STALL_IDLE;
   for (guint k = 0; k < a->n_clients; k++) {
     guint c = (start + k) % a->n_clients;
     /* A probe commits nothing: a client skipped for credits is asked again later and describes its TLP anew. */
     Tlp probe = { 0 };
     if (!a->clients[c].peek (a->client_ctx[c], &probe))
       continue;
-    if (!link_port_can_send (a->port, &probe))
+    if (!link_port_can_send (a->port, &probe)) {
+      if (refused == STALL_IDLE)
+        refused = tx_refused (a, c);
       continue; /* blocked on credits: let another class through; tx-ready will bring us back */
+    }
     /* take() must hand over the very TLP peek() described: the credit check above was made for it. */
     Tlp *t = a->clients[c].take (a->client_ctx[c]);
     g_assert (t != NULL && t->kind == probe.kind && t->payload_bytes == probe.payload_bytes);
@@ -217,9 +251,12 @@ tx_arbitrate (SimEngine *e, void *ctx, uint64_t arg)
     SimTime done = sim_now (e) + (SimTime) idle * a->cycle_ps + (SimTime) beats * a->unit_ps;
     a->tx_free_at = done + (SimTime) a->p.tx_gap_cycles * a->cycle_ps;
     sim_schedule_at (e, done, tx_beats_done, a, 0);
+    stall_set (&a->stall, sim_now (e), STALL_DATAPATH);
+    stall_busy (&a->stall, sim_now (e), a->tx_free_at);
     return;
   }
   /* Nobody could go. Clients with work but no credits are woken by the link's tx-ready; idle ones by app_kick. */
+  stall_set (&a->stall, sim_now (e), refused != STALL_IDLE ? refused : tx_idle_cause (a));
 }
 
 /* The link has room or credits again. A TLP already through its beats goes first: it still holds the interface,
@@ -308,6 +345,8 @@ app_new (SimEngine *engine, const AppParams *params, LinkPort *port, TlpPool *po
     a->unit_ps = 1;
   a->cycle_ps = a->unit_ps * segments;
   a->last_winner = APP_MAX_CLIENTS - 1;
+  if (port != NULL)
+    app_attach (a, port);
   return a;
 }
 
@@ -315,6 +354,7 @@ void
 app_attach (App *a, LinkPort *port)
 {
   a->port = port;
+  link_port_set_stall_feeder (port, &a->stall, NULL);
 }
 
 void
@@ -406,4 +446,16 @@ gboolean
 app_idle (const App *a)
 {
   return a->tx_cur == NULL && a->rx.head == NULL;
+}
+
+StallClock *
+app_stall_clock (App *a)
+{
+  return &a->stall;
+}
+
+uint64_t
+app_tx_tlps (const App *a)
+{
+  return a->tx_tlps;
 }

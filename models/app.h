@@ -24,6 +24,10 @@
  *   starts on a 256-bit segment boundary: the clock period is split into width / 256 equal segment times
  *   (app_unit_ps()), and a TLP occupies whole segments.
  * - No allocation after app_new(): queues are intrusive lists through Tlp.next.
+ * - Why (stall.h): the transmit side's StallClock (app_stall_clock()) is busy from a grant to the end of the
+ *   TLP's gap, and idle otherwise for: the link's refusal of the TLP it holds or of a client's probe, else the
+ *   first client (registration order) that says why it has nothing (AppTxClient.why). While busy its cause is
+ *   STALL_DATAPATH, so the link direction it feeds (its port's, set on attach) is idle for the datapath then.
  */
 #pragma once
 
@@ -70,6 +74,10 @@ typedef struct {
   Tlp *(*take) (void *ctx);
   /* The TLP's last beat has left the application layer and the link owns it (may be NULL). */
   void (*sent) (void *ctx, const Tlp *tlp);
+  /* Why the client has nothing to send now (peek said no), STALL_IDLE when it has no work (may be NULL). */
+  StallCause (*why) (void *ctx);
+  /* The link refused the client's TLP (its probe, or the TLP after its beats) for `why` (may be NULL). */
+  void (*refused) (void *ctx, StallCause why);
 } AppTxClient;
 
 typedef void (*AppRxFn) (void *ctx, const Tlp *tlp);
@@ -119,3 +127,7 @@ typedef struct {
 AppBusy app_busy_at (const App *app, SimTime t);
 /* Nothing queued in either direction. */
 gboolean app_idle (const App *app);
+/* The transmit side's idle-cause clock (see the contract) and the TLPs it has handed to the link (each followed by
+ * tx_gap_cycles). */
+StallClock *app_stall_clock (App *app);
+uint64_t app_tx_tlps (const App *app);

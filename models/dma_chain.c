@@ -15,6 +15,7 @@
 
 #include "models/pattern.h"
 #include "models/split.h"
+#include "models/trace.h"
 
 G_DEFINE_QUARK (pciesim-dma-error-quark, dma_error)
 
@@ -34,6 +35,8 @@ typedef struct {
   uint32_t n_desc; /* descriptor fetch: how many descriptors it carries */
   uint64_t desc_address;
   uint32_t cpl_headers; /* completion header slots still reserved for this request */
+  SimTime issued_ps; /* the MRd was committed (read latency counts from here) */
+  gboolean first_fetch; /* the run's first descriptor fetch */
 } TagEntry;
 
 struct DmaEngine {
@@ -65,6 +68,10 @@ struct DmaEngine {
   EngineTail tail;
   uint32_t runs;
   SimTime counter_start_ps, counter_stop_ps;
+  uint8_t why; /* StallCause: what it waited for at its last peek (STALL_DATAPATH: it had a TLP) */
+  /* Tracing: its phase (transfer, status write, interrupt) and its descriptor fetches, each an open slice. */
+  TraceDma tr;
+  TraceDmaState phase;
 };
 
 struct DmaChain {
@@ -89,6 +96,14 @@ struct DmaChain {
   DmaCounters c;
   DmaCounterFn notify;
   void *notify_ctx;
+  /* Why (stall.h): per direction, what its engines wait for; the read round trip of every data MRd; the first
+   * descriptor fetch of every run. */
+  StallClock rq[DMA_DIR_COUNT];
+  LatHist read_rtt;
+  SimTime first_fetch_ps[DMA_DIR_COUNT];
+  uint32_t first_fetch_n[DMA_DIR_COUNT];
+  SimTrace *trace;
+  SimTraceCounter tr_tags;
 };
 
 gboolean
@@ -177,18 +192,27 @@ cpl_headers_for (const DmaChain *d, uint64_t address, uint32_t bytes)
  * fetches included, and so do its header slots, with each request's worst-case completion count. An endpoint
  * advertises infinite completion credits (pcie-protocol.md §5), so nothing on the link would stop completions
  * from overflowing either: the requester must hold back before the MRd goes out. */
-static gboolean
-read_fits (const DmaChain *d, uint64_t address, uint32_t bytes, gboolean desc)
+static StallCause
+read_blocker (const DmaChain *d, uint64_t address, uint32_t bytes, gboolean desc)
 {
   uint32_t reserve = 0;
   if (!desc && d->p.tags >= 2)
     for (uint32_t i = 0; i < d->n_eng; i++)
       if (d->eng[i].running && desc_fetch_bytes (&d->eng[i]) > 0)
         reserve = 1;
-  return d->n_free_tags > reserve
-         && (d->p.cpl_buffer_bytes == 0 || d->cpl_outstanding + bytes <= d->p.cpl_buffer_bytes)
-         && (d->p.cpl_buffer_headers == 0
-             || d->cpl_headers_reserved + cpl_headers_for (d, address, bytes) <= d->p.cpl_buffer_headers);
+  if (d->n_free_tags <= reserve)
+    return STALL_TAGS;
+  if ((d->p.cpl_buffer_bytes != 0 && d->cpl_outstanding + bytes > d->p.cpl_buffer_bytes)
+      || (d->p.cpl_buffer_headers != 0
+          && d->cpl_headers_reserved + cpl_headers_for (d, address, bytes) > d->p.cpl_buffer_headers))
+    return STALL_COMPLETION_BUFFER;
+  return STALL_IDLE;
+}
+
+static gboolean
+read_fits (const DmaChain *d, uint64_t address, uint32_t bytes, gboolean desc)
+{
+  return read_blocker (d, address, bytes, desc) == STALL_IDLE;
 }
 
 /* Claimed when the MRd is committed, not when it reaches the wire: a tag may not be reused while a request
@@ -206,6 +230,8 @@ tag_get (DmaChain *d, DmaEngine *e, gboolean desc, uint64_t address, uint32_t by
   d->c.tags_in_use++;
   d->c.tags_high_water = MAX (d->c.tags_high_water, d->c.tags_in_use);
   d->c.cpl_buffer_high_water_bytes = MAX (d->c.cpl_buffer_high_water_bytes, d->cpl_outstanding);
+  d->tag[t].issued_ps = sim_now (d->engine);
+  trace_tags (d->trace, d->tr_tags, sim_now (d->engine), d->c.tags_in_use);
   return t;
 }
 
@@ -219,6 +245,11 @@ tag_put (DmaChain *d, uint16_t t)
   d->cpl_headers_reserved -= d->tag[t].cpl_headers;
   d->free_tags[d->n_free_tags++] = t;
   d->c.tags_in_use--;
+  trace_tags (d->trace, d->tr_tags, sim_now (d->engine), d->c.tags_in_use);
+  /* A requester that waited for a tag or for buffer space may go now (its next peek says for sure). */
+  for (int dir = 0; dir < DMA_DIR_COUNT; dir++)
+    if (d->rq[dir].cause == STALL_TAGS || d->rq[dir].cause == STALL_COMPLETION_BUFFER)
+      stall_set (&d->rq[dir], sim_now (d->engine), STALL_DATAPATH);
 }
 
 /* --- engine state --------------------------------------------------------------------------------------- */
@@ -292,9 +323,8 @@ enum { ACT_DESC = 1, ACT_DATA, ACT_STATUS, ACT_MSI };
 /* What the engine would send next, without committing. Order inside an engine: a due descriptor fetch first
  * (it feeds everything after it), then data, then the EPLAST status write, then the MSI. */
 static gboolean
-engine_peek (void *ctx, Tlp *probe)
+engine_decide (DmaEngine *e, Tlp *probe)
 {
-  DmaEngine *e = ctx;
   DmaChain *d = e->dma;
   if (!e->running)
     return FALSE;
@@ -351,6 +381,73 @@ engine_peek (void *ctx, Tlp *probe)
   return FALSE;
 }
 
+/* Why a running engine had nothing for engine_decide(): the same tests, in the same order, named. */
+static StallCause
+engine_why_not (const DmaEngine *e)
+{
+  const DmaChain *d = e->dma;
+  if (e->have_cur) {
+    if (sim_now (d->engine) < e->cur_ready_ps)
+      return STALL_DESCRIPTOR_FETCH; /* the descriptor is being set up */
+    return read_blocker (d, e->cur_host, split_next_request (e->cur_host, e->cur_left, d->p.max_read_request_bytes),
+                         FALSE);
+  }
+  uint32_t fetch = desc_fetch_bytes (e);
+  if (fetch > 0) {
+    StallCause b = read_blocker (d, e->table + DMA_DESC_BYTES * (1 + (uint64_t) e->desc_requested), fetch, TRUE);
+    if (b != STALL_IDLE)
+      return b;
+  }
+  if (e->desc_taken < e->n_desc)
+    return STALL_DESCRIPTOR_FETCH;
+  if (!data_done (e))
+    return e->dir == DMA_READ ? STALL_HOST_LATENCY : STALL_DATAPATH;
+  return STALL_IDLE;
+}
+
+/* What the engine would send next, and (stall.h) what it waits for when nothing. */
+static gboolean
+engine_peek (void *ctx, Tlp *probe)
+{
+  DmaEngine *e = ctx;
+  gboolean ok = engine_decide (e, probe);
+  if (e->running) {
+    e->why = (uint8_t) (ok ? STALL_DATAPATH : engine_why_not (e));
+    stall_set (&e->dma->rq[e->dir], sim_now (e->dma->engine), (StallCause) e->why);
+  }
+  return ok;
+}
+
+static StallCause
+engine_why (void *ctx)
+{
+  const DmaEngine *e = ctx;
+  return e->running ? (StallCause) e->why : STALL_IDLE;
+}
+
+static void
+engine_refused (void *ctx, StallCause why)
+{
+  DmaEngine *e = ctx;
+  e->why = (uint8_t) why;
+  stall_set (&e->dma->rq[e->dir], sim_now (e->dma->engine), why);
+}
+
+/* Tracing: the engine's phase moves on (the previous one ends now). */
+static void
+engine_phase (DmaEngine *e, TraceDmaState next, uint32_t descriptor, uint32_t bytes)
+{
+  SimTrace *t = e->dma->trace;
+  SimTime now = sim_now (e->dma->engine);
+  if (G_LIKELY (t == NULL))
+    return;
+  if (e->phase != TRACE_DMA_IDLE)
+    sim_trace_end (t, e->tr.phase, now);
+  e->phase = next;
+  if (next != TRACE_DMA_IDLE)
+    sim_trace_begin (t, e->tr.phase, now, next, descriptor, bytes);
+}
+
 /* The run ends when its last TLP is committed, before that TLP reaches the host: software, which reprograms the
  * engine only after seeing EPLAST or the MSI, therefore always finds it stopped (engine_start asserts it). */
 static void
@@ -389,6 +486,10 @@ engine_take (void *ctx)
     t->tag = tag_get (d, e, TRUE, probe.address, probe.length_bytes);
     d->tag[t->tag].n_desc = n;
     d->tag[t->tag].desc_address = probe.address;
+    d->tag[t->tag].first_fetch = e->desc_requested == 0;
+    if (G_UNLIKELY (d->trace != NULL) && e->desc_inflight == 0)
+      sim_trace_begin (d->trace, e->tr.fetch, sim_now (d->engine), TRACE_DMA_DESCRIPTOR_FETCH, e->desc_requested,
+                       probe.length_bytes);
     e->desc_requested += n;
     e->desc_inflight += n;
     d->c.desc_fetches++;
@@ -407,9 +508,11 @@ engine_take (void *ctx)
     } else {
       d->c.mwrs++;
       advance_cur (e, probe.payload_bytes);
+      t->stamp_ps = sim_now (d->engine); /* issued: a posted write's one-way latency counts from here */
     }
     break;
   case ACT_STATUS:
+    t->stamp_ps = sim_now (d->engine);
     d->c.mwrs++;
     e->tail = e->msi ? TAIL_MSI : TAIL_DONE;
     if (!e->msi)
@@ -450,9 +553,14 @@ engine_sent (void *ctx, const Tlp *t)
     e->dma->c.write_bytes_sent += t->payload_bytes;
     /* Remembered by pointer: the link keeps the TLP (for replay) at least until it is placed, so the pointer
      * cannot be reused before on_placed() compares it. */
-    if (data_done (e))
+    if (data_done (e)) {
       e->last_data = t;
-  }
+      engine_phase (e, TRACE_DMA_STATUS_WRITE, e->desc_taken, 4);
+    }
+  } else if (t->kind == TLP_MWR && t->cookie == ACT_STATUS)
+    engine_phase (e, e->msi ? TRACE_DMA_INTERRUPT : TRACE_DMA_IDLE, e->desc_taken, 4);
+  else if (t->kind == TLP_MSI)
+    engine_phase (e, TRACE_DMA_IDLE, 0, 0);
 }
 
 /* Every TLP the endpoint places passes here; only a write engine's last data MWr stops a counter, at the end of
@@ -516,13 +624,24 @@ dma_chain_completion (DmaChain *d, const Tlp *t)
         e->fifo_count++;
       }
       e->desc_inflight -= g->n_desc;
-    }
+      if (g->first_fetch) {
+        d->first_fetch_ps[e->dir] += sim_now (d->engine) - g->issued_ps;
+        d->first_fetch_n[e->dir]++;
+      }
+      if (d->rq[e->dir].cause == STALL_DESCRIPTOR_FETCH)
+        stall_set (&d->rq[e->dir], sim_now (d->engine), STALL_DATAPATH);
+      if (G_UNLIKELY (d->trace != NULL) && e->desc_inflight == 0)
+        sim_trace_end (d->trace, e->tr.fetch, sim_now (d->engine));
+    } else
+      lat_add (&d->read_rtt, sim_now (d->engine) - g->issued_ps);
     tag_put (d, t->tag);
   }
   /* The read counter stops once the application has taken in the last data completion (endpoint memory is
    * written); EPLAST and the MSI come after and are not timed, as AN-456's counter stops at the last data. */
-  if (e->dir == DMA_READ && e->running && !g->desc && data_done (e))
+  if (e->dir == DMA_READ && e->running && !g->desc && data_done (e)) {
     stop_counter (e, sim_now (d->engine));
+    engine_phase (e, TRACE_DMA_STATUS_WRITE, e->desc_taken, 4);
+  }
   app_kick (d->app);
 }
 
@@ -545,6 +664,7 @@ engine_start (DmaEngine *e, SimTime sent_ps)
    * trip; counting from when the write left the root port adds the PIO write's own trip down the link. */
   e->counter_start_ps = d->p.counter_start == DMA_COUNTER_AT_HOST ? sent_ps : sim_now (d->engine);
   e->counter_stop_ps = 0;
+  engine_phase (e, TRACE_DMA_TRANSFER, e->n_desc, 0);
   if (d->notify != NULL)
     d->notify (d->notify_ctx, e->dir, FALSE);
   app_kick (d->app);
@@ -583,7 +703,7 @@ dma_chain_new (SimEngine *engine, const DmaParams *params, App *app, TlpPool *po
   for (uint32_t i = 0; i < params->tags; i++)
     d->free_tags[i] = (uint16_t) (first + params->tags - 1 - i);
   d->n_free_tags = params->tags;
-  static const AppTxClient client = { engine_peek, engine_take, engine_sent };
+  static const AppTxClient client = { engine_peek, engine_take, engine_sent, engine_why, engine_refused };
   /* Clients in channel order, write before read within a channel: round robin then serves every engine in turn. */
   d->n_eng = (params->channels ? params->channels : 1) * DMA_DIR_COUNT;
   for (uint32_t i = 0; i < d->n_eng; i++) {
@@ -720,5 +840,39 @@ dma_chain_describe_wait (const DmaChain *d, GString *out)
     if (d->p.cpl_buffer_headers)
       g_string_append_printf (out, ", %u of %u completion header slots reserved", d->cpl_headers_reserved,
         d->p.cpl_buffer_headers);
+  }
+}
+
+StallClock *
+dma_chain_stall_clock (DmaChain *d, DmaDir dir)
+{
+  return &d->rq[dir];
+}
+
+const LatHist *
+dma_chain_read_latency (const DmaChain *d)
+{
+  return &d->read_rtt;
+}
+
+double
+dma_chain_first_fetch_ns (const DmaChain *d, DmaDir dir)
+{
+  return d->first_fetch_n[dir] ? (double) d->first_fetch_ps[dir] / d->first_fetch_n[dir] / 1000.0 : 0;
+}
+
+void
+dma_chain_trace_declare (DmaChain *d, SimTrace *t, const char *scope)
+{
+  if (t == NULL)
+    return;
+  d->trace = t;
+  d->tr_tags = trace_requester_declare (t, scope);
+  for (uint32_t i = 0; i < d->n_eng; i++) {
+    DmaEngine *e = &d->eng[i];
+    const char *dir = e->dir == DMA_READ ? "read" : "write";
+    g_autofree char *s = d->n_eng > DMA_DIR_COUNT ? g_strdup_printf ("%s.ch%u.%s", scope, e->channel, dir)
+                                                 : g_strdup_printf ("%s.%s", scope, dir);
+    trace_dma_declare (t, s, &e->tr);
   }
 }

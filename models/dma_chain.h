@@ -27,6 +27,13 @@
  *   last completion data has been taken in. It therefore includes the first descriptor fetch.
  * - The engines are clients of App (app.h); the endpoint (endpoint.h) hands the DMA its completions and register
  *   writes. No allocation per TLP.
+ * - Why (stall.h): per direction a clock whose cause is what that direction's engines waited for at their last
+ *   decision (tags, completion buffer, descriptors, read data; STALL_DATAPATH when they had a TLP), for the
+ *   links it feeds. Measured as the run goes: the round trip of every data MRd (committed -> last completion
+ *   taken in), and each run's first descriptor fetch (committed -> its data in). Every MWr carries the time it
+ *   was committed in stamp_ps, for a receiver that measures its one-way latency.
+ * - Tracing (dma_chain_trace_declare()): the requester's tags_outstanding, and per engine its phase (transfer,
+ *   status write, interrupt) and its descriptor fetches (a slice while any is in flight).
  */
 #pragma once
 
@@ -139,6 +146,15 @@ typedef struct {
 } DmaCounters;
 
 DmaCounters dma_chain_counters (const DmaChain *dma);
+/* See the contract: what each direction waits for, the data reads' round trips, the first descriptor fetch's mean
+ * time per run (0 when none). */
+StallClock *dma_chain_stall_clock (DmaChain *dma, DmaDir dir);
+const LatHist *dma_chain_read_latency (const DmaChain *dma);
+double dma_chain_first_fetch_ns (const DmaChain *dma, DmaDir dir);
+/* Declare the requester's counter under `scope` ("endpoint.dma") and each engine's tracks under SCOPE.write /
+ * SCOPE.read (SCOPE.chN.write with channels); a NULL trace does nothing. */
+void dma_chain_trace_declare (DmaChain *dma, SimTrace *trace, const char *scope);
+
 /* Every tag retired, buffer empty, engines idle, completions in address order and all expected,
  * requested = completed. */
 gboolean dma_chain_check_invariants (const DmaChain *dma, GError **error);

@@ -110,7 +110,7 @@ mem_take (void *ctx)
   return c;
 }
 
-static const AppTxClient mem_client = { mem_peek, mem_take, NULL };
+static const AppTxClient mem_client = { .peek = mem_peek, .take = mem_take };
 
 /* A read keeps no tag of the requester's busy twice: the same check the host makes (host.h), over the few reads a
  * memory target holds. */

@@ -147,7 +147,7 @@ flow_take (void *ctx)
   return t;
 }
 
-static const AppTxClient flow_client = { flow_peek, flow_take, NULL };
+static const AppTxClient flow_client = { .peek = flow_peek, .take = flow_take };
 
 /* --- measurement ------------------------------------------------------------------------------------------ */
 

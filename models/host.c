@@ -32,6 +32,7 @@ typedef struct {
   TlpFifo tx; /* completions, PIO writes and forwarded TLPs, in the order the port will send them */
   gboolean tx_blocked; /* the link refused the head; its tx-ready callback (armed by the refusal) resumes us */
   uint32_t mps; /* the link's: no completion leaving here is larger (spec §2.3.1.1) */
+  StallClock stall; /* what the port waits for when it has nothing to send (host_stall()) */
 } RootPort;
 
 typedef struct {
@@ -122,6 +123,8 @@ host_params_check (const HostParams *p, uint32_t mps, GError **error)
   return TRUE;
 }
 
+static void host_stall (Host *h, uint32_t port);
+
 /* Send from the head while the link takes it. One FIFO in production order never reorders anything, and for the
  * host's own TLPs it cannot deadlock: whatever holds the head back (the far end's credits, link queue or replay
  * space) the far end or the link frees without waiting for anything queued behind it. A forwarded TLP leaves the
@@ -144,6 +147,7 @@ tx_drain (Host *h, uint32_t port)
     link_port_send (lp, t);
   }
   rp->tx_blocked = FALSE;
+  host_stall (h, port);
   /* Last, once the FIFO is empty: the CPU may call back in to send (host_cpu_write), which drains again. */
   if (h->cpu_waiting) {
     h->cpu_waiting = FALSE;
@@ -514,6 +518,7 @@ host_receive (Component *comp, FabricPort *port, Tlp *t)
       accept_read (h, t);
     else
       tlp_fifo_push (&h->held, t);
+    host_stall (h, port->index);
     return;
   }
   /* Data drains behind what is already draining (sink_free); the slot is held write_latency_ns beyond that. */
@@ -582,6 +587,20 @@ host_attached (Component *comp, FabricPort *port)
 {
   Host *h = (Host *) comp;
   h->rp[port->index].mps = link_params (port->link)->max_payload_bytes;
+  link_port_set_stall_feeder (port->link_port, &h->rp[port->index].stall, NULL);
+}
+
+/* Why (stall.h) a root port with an empty transmit FIFO sends nothing: reads in the root complex whose data is
+ * not ready (more waiting behind read_queue_depth: the queue), or none at all. The reads are counted whichever
+ * port they came from: one root port is what every config has. */
+static void
+host_stall (Host *h, uint32_t port)
+{
+  StallCause why = h->rp[port].tx.head != NULL ? STALL_LINK
+                   : h->held.head != NULL      ? STALL_HOST_QUEUE
+                   : h->reqs.head != NULL      ? STALL_HOST_LATENCY
+                                               : STALL_IDLE;
+  stall_set (&h->rp[port].stall, sim_now (h->engine), why);
 }
 
 /* The bus numbers are known: one tag set per bus a requester may sit on. */

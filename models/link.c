@@ -42,6 +42,7 @@
 
 #include "models/fc.h"
 #include "models/phy.h"
+#include "models/trace.h"
 
 G_DEFINE_QUARK (pciesim-link-error-quark, link_error)
 
@@ -79,6 +80,9 @@ struct LinkPort {
   void *ready_ctx;
   LinkTxPlacedFn placed_fn;
   void *placed_ctx;
+  LinkRxObserverFn observe_fn;
+  void *observe_ctx;
+  uint8_t refused_why; /* StallCause of the last refusal */
   gboolean want_ready; /* can_send said no: call ready_fn on the next relevant change */
   gboolean at_header; /* cut-through delivery (link_port_set_rx_at_header) */
   SimTime rx_tail_ps; /* during the rx callback: when the TLP delivered is in whole */
@@ -146,6 +150,14 @@ struct Dir {
   uint64_t win_start_slot;
   uint64_t s_payload, s_overhead, s_dllp, s_os;
   LinkCounters cnt;
+
+  /* Why the wire is idle (stall.h): the link's own refusal (credits, replay space, the queue), else its
+   * sender's cause. And credits held over time, per class and part (credit x ps, since fc_t): with the credits
+   * consumed, Little's law gives their mean round trip. */
+  StallClock stall;
+  uint64_t fc_area[FC_CLASS_COUNT][2];
+  SimTime fc_t[FC_CLASS_COUNT];
+  TraceLinkDir tr; /* valid when Link.trace is set */
 };
 
 struct Link {
@@ -179,6 +191,12 @@ struct Link {
   LinkFault fault;
   LinkDir fault_dir;
   uint64_t fault_countdown;
+  /* Tracing (link_trace_declare); NULL when off, and then each trace call is one pointer test. Reads in flight
+   * by (requester << 16 | tag) -> flow id, so a completion's arrow finds its request. */
+  SimTrace *trace;
+  gboolean trace_primed;
+  GHashTable *flows;
+  uint64_t flow_seq;
 };
 
 /* TRUE once, for the nth packet of the faulted kind on the faulted direction. */
@@ -323,6 +341,8 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
     fc_tx_init (&d->fc_tx, &m);
     fc_rx_init (&d->fc_rx, &m, &policy);
     l->port[i] = (LinkPort) { .link = l, .end = (LinkEnd) i };
+    /* Idle for what the sender waits for until the link refuses something; no sender yet: nothing to send. */
+    d->stall.follow = true;
   }
   return l;
 }
@@ -359,6 +379,8 @@ link_free (Link *link)
     g_free (d->arr);
     g_free (d->replay);
   }
+  if (link->flows)
+    g_hash_table_destroy (link->flows);
   g_free (link);
 }
 
@@ -501,8 +523,90 @@ port_notify (LinkPort *port)
 {
   if (port->want_ready && port->ready_fn) {
     port->want_ready = FALSE;
+    /* Refused no longer: idle (if at all) for what the sender waits for, until it is refused again. */
+    stall_follow (&port->link->d[port->end].stall, sim_now (port->link->engine));
     port->ready_fn (port->ready_ctx, port);
   }
+}
+
+/* ---- why and traces ---- */
+
+/* Start of a slot in ps, exactly (floor): slot / lanes symbol times. Two packets sharing a symbol time (x8, x16)
+ * meet at a slot, so their slices never overlap. */
+static SimTime
+slot_ps (const Phy *phy, uint64_t slot)
+{
+  return slot * phy->sym_num_ps / (phy->sym_den * phy->lanes);
+}
+
+/* Credits held (consumed, not yet returned) integrated up to now, before class c's consumed or limit changes. */
+static void
+fc_hold (Dir *d, FcClass c, SimTime now)
+{
+  const FcTx *tx = &d->fc_tx;
+  SimTime dt = now - d->fc_t[c];
+  d->fc_t[c] = now;
+  for (int p = 0; p < 2; p++)
+    if (!tx->infinite[c][p])
+      d->fc_area[c][p] += (tx->consumed[c][p] + d->fc_rx.advertised[c][p] - tx->limit[c][p]) * dt;
+}
+
+/* The rest is for traced runs only: each caller tests Link.trace first. */
+
+static void
+trace_fc (Link *l, Dir *d, FcClass c, SimTime now)
+{
+  /* The first change: every finite type of both directions starts from its advertisement, so a class without
+   * traffic still shows its credits. */
+  if (!l->trace_primed) {
+    l->trace_primed = TRUE;
+    for (int i = 0; i < 2; i++)
+      for (int k = 0; k < FC_CLASS_COUNT; k++)
+        for (int p = 0; p < 2; p++)
+          if (!l->d[i].fc_tx.infinite[k][p] && (i != (int) d->dir || k != (int) c))
+            trace_credits (l->trace, &l->d[i].tr, (FcClass) k, (FcPart) p, now,
+                           fc_tx_available (&l->d[i].fc_tx, (FcClass) k, (FcPart) p));
+  }
+  for (int p = 0; p < 2; p++)
+    if (!d->fc_tx.infinite[c][p])
+      trace_credits (l->trace, &d->tr, c, (FcPart) p, now, fc_tx_available (&d->fc_tx, c, (FcPart) p));
+}
+
+static TraceWire
+trace_kind (TlpKind k)
+{
+  static const TraceWire w[TLP_KIND_COUNT] = { [TLP_MWR] = TRACE_WIRE_MWR, [TLP_MRD] = TRACE_WIRE_MRD,
+                                               [TLP_CPLD] = TRACE_WIRE_CPLD, [TLP_CPL] = TRACE_WIRE_CPL,
+                                               [TLP_MSI] = TRACE_WIRE_MSI };
+  return w[k];
+}
+
+/* A TLP on the wire: its slice, and the arrow of a read: started at the MRd, stepped at each completion, ended at
+ * the one whose byte count is its own payload (the last, spec §2.2.9). A replay sends the TLP again: a slice,
+ * no arrow. */
+static void
+trace_tlp (Link *l, Dir *d, const Tlp *t, const PhyPlacement *pl, gboolean replayed)
+{
+  const Phy *phy = &l->phy;
+  SimTime start = slot_ps (phy, pl->start_slot);
+  gboolean read = t->kind == TLP_MRD || t->kind == TLP_CPLD || t->kind == TLP_CPL;
+  trace_wire (l->trace, &d->tr, trace_kind (t->kind), start, slot_ps (phy, pl->end_slot) - start,
+              read ? t->tag : 0, t->kind == TLP_MRD ? t->length_bytes : t->payload_bytes);
+  if (replayed || !read)
+    return;
+  gpointer key = GUINT_TO_POINTER ((guint) t->requester << 16 | t->tag);
+  if (t->kind == TLP_MRD) {
+    g_hash_table_insert (l->flows, key, GSIZE_TO_POINTER (++l->flow_seq));
+    trace_read_request (l->trace, &d->tr, l->flow_seq, start);
+    return;
+  }
+  gpointer id = g_hash_table_lookup (l->flows, key);
+  if (id == NULL)
+    return; /* the request went up another link (a fabric) */
+  gboolean last = t->kind == TLP_CPL || t->length_bytes <= t->payload_bytes;
+  trace_read_completion (l->trace, &d->tr, GPOINTER_TO_SIZE (id), start, last);
+  if (last)
+    g_hash_table_remove (l->flows, key);
 }
 
 /* ---- transmitter ---- */
@@ -574,6 +678,9 @@ skp_catch_up (Dir *d, uint64_t now_sym)
     uint64_t base = d->cursor > due_slot ? d->cursor : due_slot;
     PhyPlacement pl;
     phy->ops->place_skp (phy, base, &pl);
+    if (G_UNLIKELY (d->link->trace != NULL))
+      trace_wire (d->link->trace, &d->tr, TRACE_WIRE_SKP, slot_ps (phy, pl.start_slot),
+                  slot_ps (phy, pl.end_slot) - slot_ps (phy, pl.start_slot), 0, 0);
     d->s_os += pl.end_slot - pl.start_slot;
     d->cursor = pl.end_slot;
     d->cnt.skps++;
@@ -596,12 +703,16 @@ send_to_far_side (Dir *d, uint64_t end_slot, const Arrival *tmpl)
 /* DLLPs follow the same lane placement as TLPs (§2), and only their own bytes count as DLLP time: padding in
  * front of them stays idle, as for TLPs. */
 static uint64_t
-place_dllp (Dir *d, uint64_t base)
+place_dllp (Dir *d, uint64_t base, TraceWire what)
 {
   const Phy *phy = &d->link->phy;
   uint32_t bytes = phy->ops->dllp_wire_bytes (phy);
   PhyPlacement pl;
   phy->ops->place_packet (phy, base, bytes, &pl);
+  SimTime start = slot_ps (phy, pl.start_slot), end = slot_ps (phy, pl.end_slot);
+  stall_busy (&d->stall, start, end);
+  if (G_UNLIKELY (d->link->trace != NULL))
+    trace_wire (d->link->trace, &d->tr, what, start, end - start, 0, 0);
   d->cursor = pl.end_slot;
   d->s_dllp += bytes;
   d->cnt.dllps++;
@@ -855,7 +966,7 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
   if (d->nak_due || d->ack_due) {
     /* §3 priority: Nak before Ack. */
     ArrivalKind kind = d->nak_due ? ARR_NAK : ARR_ACK;
-    uint64_t end = place_dllp (d, base);
+    uint64_t end = place_dllp (d, base, kind == ARR_NAK ? TRACE_WIRE_NAK : TRACE_WIRE_ACK);
     Arrival a = ack_build (d, o, kind, now);
     if (kind == ARR_NAK)
       d->nak_due = FALSE;
@@ -864,7 +975,7 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
     send_to_far_side (d, end, &a);
   } else if (d->fc_due[FC_P] || d->fc_due[FC_NP] || d->fc_due[FC_CPL]) {
     FcClass c = d->fc_due[FC_P] ? FC_P : d->fc_due[FC_NP] ? FC_NP : FC_CPL;
-    uint64_t end = place_dllp (d, base);
+    uint64_t end = place_dllp (d, base, (TraceWire) (TRACE_WIRE_UPDATEFC_P + c));
     Arrival a = updatefc_build (d, o, c, now);
     send_to_far_side (d, end, &a);
   } else if (has_ready (d)) {
@@ -874,6 +985,11 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
     Tlp *t = tlp_next (d, &bytes, &seq, &replayed);
     PhyPlacement pl;
     phy->ops->place_packet (phy, base, bytes, &pl);
+    stall_busy (&d->stall, slot_ps (phy, pl.start_slot), slot_ps (phy, pl.end_slot));
+    if (G_UNLIKELY (l->trace != NULL)) {
+      trace_tlp (l, d, t, &pl, replayed);
+      trace_replay_bytes (l->trace, &d->tr, now, d->replay_bytes);
+    }
     d->cursor = pl.end_slot;
     d->s_payload += t->payload_bytes;
     d->s_overhead += bytes - t->payload_bytes; /* header, ECRC and framing */
@@ -1016,6 +1132,8 @@ receive_tlp (Dir *d, Tlp *t, SimTime whole_ps)
   }
   LinkPort *port = &l->port[1 - d->dir];
   port->rx_tail_ps = whole_ps;
+  if (port->observe_fn)
+    port->observe_fn (port->observe_ctx, t);
   if (port->rx_fn) {
     port->rx_fn (port->rx_ctx, port, t);
   } else {
@@ -1042,6 +1160,8 @@ receive_ack (Dir *d, uint64_t acked)
     o->replay_head = (o->replay_head + 1) & (o->replay_cap - 1);
     o->acked_seq++;
   }
+  if (G_UNLIKELY (d->link->trace != NULL) && o->acked_seq > before)
+    trace_replay_bytes (d->link->trace, &o->tr, sim_now (d->link->engine), o->replay_bytes);
   if (o->errors && o->acked_seq > before) {
     /* Forward progress (spec §3.6.2.1): REPLAY_NUM resets and REPLAY_TIMER restarts while sent TLPs remain. */
     uint64_t m = o->acked_seq - before;
@@ -1177,7 +1297,10 @@ arr_fire (SimEngine *e, void *ctx, uint64_t arg)
                     " beyond the receiver's %u/%u advertised + %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " freed",
                     a.cls, a.a, a.b, far->advertised[a.cls][FC_HDR], far->advertised[a.cls][FC_DATA],
                     far->freed[a.cls][FC_HDR], far->freed[a.cls][FC_DATA]);
+      fc_hold (o, (FcClass) a.cls, sim_now (e));
       fc_tx_update (&o->fc_tx, (FcClass) a.cls, a.a, a.b);
+      if (G_UNLIKELY (d->link->trace != NULL))
+        trace_fc (d->link, o, (FcClass) a.cls, sim_now (e));
       port_notify (&d->link->port[o->dir]);
       break;
     }
@@ -1207,16 +1330,32 @@ link_tlp_wire_ps (const Link *link, const Tlp *tlp)
   return phy_sym_ps (phy, ceil_div (wire_bytes (link, tlp), phy->lanes));
 }
 
+/* The refusal, and why (stall.h): until the next tx-ready the direction is idle, if at all, for that. */
+static gboolean
+refuse (LinkPort *port, Dir *d, StallCause why)
+{
+  port->want_ready = TRUE;
+  port->refused_why = (uint8_t) why;
+  stall_set (&d->stall, sim_now (port->link->engine), why);
+  return FALSE;
+}
+
+/* Which credit type the TLP lacks: the data part first, since a header short alone is rarer. */
+static StallCause
+credit_cause (const FcTx *tx, FcClass c, const Tlp *tlp)
+{
+  gboolean data_short = !tx->infinite[c][FC_DATA] && tx->consumed[c][FC_DATA] + tlp_data_credits (tlp) > tx->limit[c][FC_DATA];
+  return stall_credits (c, data_short ? FC_DATA : FC_HDR);
+}
+
 gboolean
 link_port_can_send (LinkPort *port, const Tlp *tlp)
 {
   Link *l = port->link;
   Dir *d = &l->d[port->end];
   /* A full transmit queue is the usual refusal of a busy sender: answered before the rest is worked out. */
-  if (l->p.tx_queue_tlps && d->q_len >= l->p.tx_queue_tlps) {
-    port->want_ready = TRUE;
-    return FALSE;
-  }
+  if (l->p.tx_queue_tlps && d->q_len >= l->p.tx_queue_tlps)
+    return refuse (port, d, STALL_LINK);
   gboolean ok = TRUE;
   /* §3: a full replay buffer stalls new TLPs; queued TLPs already hold their future replay space. */
   uint32_t bytes = wire_bytes (l, tlp);
@@ -1226,13 +1365,21 @@ link_port_can_send (LinkPort *port, const Tlp *tlp)
     g_error ("a %u-byte TLP can never fit the %u-byte replay buffer", bytes, l->p.replay_buffer_bytes);
   /* Spec §3.6.2.1: 12-bit sequence numbers, so the transmitter stops at 2048 unacknowledged TLPs; queued TLPs
    * will take numbers too, so they count. Flit mode numbers flits instead, counted in bytes (window_bytes). */
-  if (d->q_bytes + d->replay_bytes + bytes > l->window_bytes || d->tx_seq - d->acked_seq + d->q_len >= l->window_tlps)
+  StallCause why = STALL_IDLE;
+  if (d->tx_seq - d->acked_seq + d->q_len >= l->window_tlps) {
     ok = FALSE;
-  if (!fc_tx_can (&d->fc_tx, tlp_fc_class (tlp->kind), tlp_header_credits (tlp), tlp_data_credits (tlp)))
+    why = STALL_UNACKED_TLPS;
+  }
+  if (d->q_bytes + d->replay_bytes + bytes > l->window_bytes) {
     ok = FALSE;
-  if (!ok)
-    port->want_ready = TRUE;
-  return ok;
+    why = STALL_REPLAY_BUFFER;
+  }
+  FcClass c = tlp_fc_class (tlp->kind);
+  if (!fc_tx_can (&d->fc_tx, c, tlp_header_credits (tlp), tlp_data_credits (tlp))) {
+    ok = FALSE;
+    why = credit_cause (&d->fc_tx, c, tlp);
+  }
+  return ok ? TRUE : refuse (port, d, why);
 }
 
 void
@@ -1243,7 +1390,11 @@ link_port_send (LinkPort *port, Tlp *tlp)
   SIM_INVARIANT (link_port_can_send (port, tlp), "link_port_send of a %s without credits or space",
                 tlp_kind_name (tlp->kind));
   /* §2.6.1: the transmitter consumes the receiver's credits when it commits to sending. */
-  fc_tx_consume (&d->fc_tx, tlp_fc_class (tlp->kind), tlp_header_credits (tlp), tlp_data_credits (tlp));
+  FcClass c = tlp_fc_class (tlp->kind);
+  fc_hold (d, c, sim_now (l->engine));
+  fc_tx_consume (&d->fc_tx, c, tlp_header_credits (tlp), tlp_data_credits (tlp));
+  if (G_UNLIKELY (l->trace != NULL))
+    trace_fc (l, d, c, sim_now (l->engine));
   /* ECRC is not payload: it costs wire time and replay space but no data credits (spec §2.6.1). */
   tlp->ecrc = tlp->ecrc || l->p.ecrc;
   tlp_fifo_push (&d->q, tlp);
@@ -1516,4 +1667,66 @@ uint32_t
 link_tags_max (const LinkParams *params)
 {
   return params->flit_mode || params->gen == 6 ? 16384 : 768;
+}
+
+/* ---- why and traces: the port API ---- */
+
+StallClock *
+link_stall_clock (Link *link, LinkDir dir)
+{
+  return &link->d[dir].stall;
+}
+
+StallCause
+link_port_refused (const LinkPort *port)
+{
+  return (StallCause) port->refused_why;
+}
+
+void
+link_port_set_stall_feeder (LinkPort *port, StallClock *feeder, StallClock *refine)
+{
+  StallClock *c = &port->link->d[port->end].stall;
+  if (feeder != NULL)
+    stall_link (feeder, c);
+  if (refine != NULL)
+    stall_refine (refine, c);
+}
+
+LinkCreditStats
+link_credit_stats (Link *link, LinkDir dir)
+{
+  Dir *d = &link->d[dir];
+  LinkCreditStats s = { 0 };
+  SimTime now = sim_now (link->engine);
+  for (int c = 0; c < FC_CLASS_COUNT; c++) {
+    fc_hold (d, (FcClass) c, now);
+    for (int p = 0; p < 2; p++) {
+      s.consumed[c][p] = d->fc_tx.consumed[c][p];
+      s.held_ps[c][p] = d->fc_area[c][p];
+      s.advertised[c][p] = d->fc_tx.infinite[c][p] ? 0 : d->fc_rx.advertised[c][p];
+    }
+  }
+  return s;
+}
+
+void
+link_port_set_rx_observer (LinkPort *port, LinkRxObserverFn fn, void *ctx)
+{
+  port->observe_fn = fn;
+  port->observe_ctx = ctx;
+}
+
+void
+link_trace_declare (Link *link, SimTrace *trace, const char *name)
+{
+  if (trace == NULL)
+    return;
+  static const char *const dir_name[2] = { "down", "up" };
+  for (int i = 0; i < 2; i++) {
+    g_autofree char *scope = g_strdup_printf ("%s.%s", name, dir_name[i]);
+    trace_link_dir_declare (trace, scope, &link->d[i].tr);
+  }
+  link->trace = trace;
+  link->flows = g_hash_table_new (g_direct_hash, g_direct_equal);
 }

@@ -26,12 +26,20 @@
  *   (framing + header + ECRC + LCRC; in flit mode the header and each used flit's DLP, CRC and FEC bytes), DLLP,
  *   ordered set, or idle/padding (and IDLE flits). link_usage() returns the fractions over a window, which always
  *   sum to 1.
+ * - Why a direction is idle (stall.h): its StallClock attributes every idle picosecond of the wire to the link's
+ *   own refusal of a TLP (credits of which type, replay space, 2048 unacknowledged TLPs, a full transmit queue),
+ *   or, when it refuses nothing, to what its sender waits for (the clock set with link_port_set_stall_feeder()).
+ *   It costs a few instructions per packet and schedules nothing.
+ * - Tracing (link_trace_declare()): every packet as a slice on its direction's wire track, credits and replay
+ *   bytes as counters, an arrow from each MRd to its completions. Off, each call is one pointer test.
  * - Parameters are plain values (LinkParams), so the link does not depend on the configuration module.
  */
 #pragma once
 
 #include "sim/engine.h"
+#include "sim/trace.h"
 #include "models/fc.h"
+#include "models/stall.h"
 #include "models/tlp.h"
 
 /* A port's LinkEnd is the LinkDir it transmits on. */
@@ -169,6 +177,37 @@ typedef struct {
 void link_stats_reset (Link *link);
 LinkUsage link_usage (const Link *link, LinkDir dir);
 LinkCounters link_counters (const Link *link, LinkDir dir);
+
+/* --- why: stalls, credit round trips, deliveries, traces ------------------------------------------------- */
+
+/* The idle-cause clock of direction `dir` (stall.h). Read it with stall_read() at the current time. */
+StallClock *link_stall_clock (Link *link, LinkDir dir);
+/* What the user of `port` waits for when it has nothing to send: the port's direction takes that cause when the
+ * link refuses nothing. `refine` (may be NULL) sharpens a "waiting for the far end" cause (stall.h). */
+void link_port_set_stall_feeder (LinkPort *port, StallClock *feeder, StallClock *refine);
+/* Why the last link_port_can_send() on `port` said no. */
+StallCause link_port_refused (const LinkPort *port);
+
+/* Credits of direction `dir`'s transmitter since link-up, per [class][part]: consumed, and held (consumed and not
+ * yet returned by an UpdateFC) integrated over time, in credit x ps up to now. Over a window, held / consumed is
+ * the credits' mean round trip (Little's law). advertised 0 = infinite. */
+typedef struct {
+  uint64_t consumed[FC_CLASS_COUNT][2];
+  uint64_t held_ps[FC_CLASS_COUNT][2];
+  uint32_t advertised[FC_CLASS_COUNT][2];
+} LinkCreditStats;
+LinkCreditStats link_credit_stats (Link *link, LinkDir dir);
+
+/* Called with every TLP the link delivers to `port`, just before the port's rx callback (which then owns it).
+ * For measurements (a posted write's one-way latency); the observer must not keep or change the TLP. */
+typedef void (*LinkRxObserverFn) (void *ctx, const Tlp *tlp);
+void link_port_set_rx_observer (LinkPort *port, LinkRxObserverFn fn, void *ctx);
+
+/* Declare both directions under `name` ("link0": "link0.down", "link0.up"; models/trace.h's signals) and trace
+ * from now on. Between sim_trace_open() and sim_trace_start(); a NULL trace does nothing. In flit mode DLLPs ride
+ * in the flits' DLP bytes and have no slice of their own; an SKP ordered set placed after the fact (it fell due
+ * while the wire was idle) is written at its time in JSON but at the present in the VCD, which cannot go back. */
+void link_trace_declare (Link *link, SimTrace *trace, const char *name);
 
 /* End-of-run checks: nothing unacknowledged, credits within [0, advertised], queues empty. Sets error. */
 gboolean link_check_invariants (const Link *link, GError **error);

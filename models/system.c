@@ -78,6 +78,7 @@ typedef struct {
   LinkCounters usage_counters[2];
   double usage_ps;
   uint32_t usage_windows;
+  Why *why; /* stalls, verdicts, latencies over the same windows (why.h) */
   SystemResult *out;
 } Work;
 
@@ -526,6 +527,7 @@ on_counter (void *ctx, DmaDir dir, gboolean stopped)
     if (w->counting++ == 0) {
       link_stats_reset (w->link);
       w->usage_start_ps = sim_now (s->engine);
+      why_open (w->why, w->usage_start_ps);
     }
     return;
   }
@@ -541,6 +543,7 @@ on_counter (void *ctx, DmaDir dir, gboolean stopped)
   double win = (double) (stop - w->usage_start_ps);
   w->usage_ps += win;
   w->usage_windows++;
+  why_close (w->why, stop);
   usage_add (w->link, win, w->usage_sum, w->usage_counters);
 }
 
@@ -878,6 +881,12 @@ run (System *s, GError **error)
       usage_result (out, w->usage_sum, w->usage_counters, w->usage_ps);
       out->usage_window_ns = w->usage_windows ? w->usage_ps / w->usage_windows / 1000.0 : 0;
       out->usage_windows = w->usage_windows;
+      const double mbps[DMA_DIR_COUNT] = { [DMA_WRITE] = w->uses[DMA_WRITE] ? out->write_mbps : NAN,
+                                           [DMA_READ] = w->uses[DMA_READ] ? out->read_mbps : NAN };
+      LinkUsage u[2];
+      u[LINK_UPSTREAM] = out->upstream;
+      u[LINK_DOWNSTREAM] = out->downstream;
+      why_result (w->why, u, mbps, &out->why);
     }
     out->events = sim_events_executed (s->engine);
     for (int dir = 0; dir < 2; dir++)
@@ -1012,6 +1021,8 @@ pio_results (System *s, gboolean ok)
 }
 
 /* One core runs the PIO program against BAR1 of `ep` (system.h). */
+static gboolean trace_start (System *s, GError **error);
+
 static gboolean
 run_pio (Fabric *f, Host *host, Endpoint *ep, const SystemParams *p, SystemMode mode, const SystemDriver *d,
   SystemResult *out, GError **error)
@@ -1042,10 +1053,39 @@ run_pio (Fabric *f, Host *host, Endpoint *ep, const SystemParams *p, SystemMode 
   ops[n++] = (CpuOp) { .kind = CPU_OP_MARK, .hook = pio_mark, .ctx = &s, .arg = 1 };
   ops[n++] = (CpuOp) { .kind = CPU_OP_LOOP, .target = 0, .count = d->iterations, .ns = p->host.iteration_gap_ns };
   cpu_add_thread (s.cpu, ops, n);
-  gboolean ok = run (&s, error);
+  /* Traced, the links show the PIO TLPs (there is no DMA to declare). */
+  gboolean ok = trace_start (&s, error) && run (&s, error);
   g_free (s.pio.samples);
   cpu_free (s.cpu);
   return ok;
+}
+
+/* Every link and every workload's DMA on the trace, then the trace starts (trace.h: declarations come first). */
+static gboolean
+trace_start (System *s, GError **error)
+{
+  SimTrace *t = s->d->trace;
+  if (t == NULL)
+    return TRUE;
+  for (guint i = 0; i < fabric_n_links (s->f); i++) {
+    g_autofree char *name = g_strdup_printf ("link%u", i);
+    link_trace_declare (fabric_link (s->f, i), t, name);
+  }
+  for (guint k = 0; k < s->n_work; k++) {
+    g_autofree char *scope = g_strdup_printf ("%s.dma", endpoint_component (s->work[k].w->endpoint)->name);
+    dma_chain_trace_declare (s->work[k].dma, t, scope);
+  }
+  return sim_trace_start (t, error);
+}
+
+/* "linkN": the trace's and the stalls' name of a link, by its place in the fabric. */
+static char *
+link_name (const Fabric *f, const Link *l)
+{
+  guint i = 0;
+  while (i < fabric_n_links (f) && fabric_link (f, i) != l)
+    i++;
+  return g_strdup_printf ("link%u", i);
 }
 
 /* Sets up the driver's side of every workload (memory map, MSI data, descriptor memory, counters, status words)
@@ -1093,6 +1133,9 @@ run_fabric (Fabric *f, Host *host, const SystemWorkload *wl, guint n, const Syst
     if (!w->dp->msi)
       for (uint32_t i = 0; i < w->channels * DMA_DIR_COUNT; i++)
         host_watch_status (host, table_addr (&s, w->engine0 + i) + 12, on_status, &s);
+    g_autofree char *ln = link_name (f, w->link);
+    const Component *ec = endpoint_component (wl[k].endpoint);
+    w->why = why_new (s.engine, w->link, ln, w->app, w->ap, w->dma, w->dp, host_params (host), ec->id, ec->name);
   }
   host_set_msi (host, on_msi, &s);
   uint32_t max_channels = 1;
@@ -1108,7 +1151,9 @@ run_fabric (Fabric *f, Host *host, const SystemWorkload *wl, guint n, const Syst
   s.n_threads = d->software_timed ? max_channels : 1;
   for (guint t = 0; t < s.n_threads; t++)
     add_driver_thread (&s, t);
-  gboolean ok = run (&s, error);
+  gboolean ok = trace_start (&s, error) && run (&s, error);
+  for (guint k = 0; k < n; k++)
+    why_free (work[k].why);
   for (guint k = 0; k < n; k++)
     for (int dir = 0; dir < DMA_DIR_COUNT; dir++)
       g_free (work[k].samples[dir]);
@@ -1167,7 +1212,7 @@ system_run (const SystemParams *p, SystemMode mode, uint64_t seed, SystemResult 
       link_inject_fault (link, p->link_fault, p->link_fault_dir, p->link_fault_at);
     SystemWorkload w = { .endpoint = e, .mode = mode, .transfer_bytes = p->transfer_bytes };
     SystemDriver d = { .iterations = p->iterations, .software_timed = p->software_timed,
-                       .watchdog_ps = p->watchdog_ps, .cpu = &p->cpu };
+                       .watchdog_ps = p->watchdog_ps, .cpu = &p->cpu, .trace = p->trace };
     ok = pio ? run_pio (f, host, e, p, mode, &d, out, error) : run_fabric (f, host, &w, 1, &d, out, error);
   }
   fabric_free (f);

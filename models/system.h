@@ -55,12 +55,18 @@
  *   delivering but never finishes stops at a generous time budget instead.
  * - Host memory layout (page-aligned): descriptor tables below 4 GB; data buffers above 4 GB when dma.addr64;
  *   BAR0 32-bit non-prefetchable. Descriptors cover at most dma.desc_max_bytes each.
+ * - Why (why.h): each workload's stalls, verdicts and latencies over the same windows as link usage, in
+ *   SystemResult.why; measured in every run, at no cost in events (the figures are those of a run without it).
+ * - Tracing: with a trace (SystemParams.trace, SystemDriver.trace) the run declares every link ("linkN", in
+ *   fabric order) and every workload's DMA ("ENDPOINT.dma"), starts the trace and writes to it as it goes; the
+ *   caller closes it. A traced run schedules exactly the events of an untraced one.
  */
 #pragma once
 
 #include "models/cpu.h"
 #include "models/endpoint.h"
 #include "models/host.h"
+#include "models/why.h"
 
 typedef enum { SYSTEM_READ, SYSTEM_WRITE, SYSTEM_SIMULTANEOUS, SYSTEM_PIO_READ, SYSTEM_PIO_WRITE } SystemMode;
 
@@ -94,6 +100,7 @@ typedef struct {
   LinkFault link_fault;
   LinkDir link_fault_dir;
   uint64_t link_fault_at; /* 0-based index of the TLP or UpdateFC it hits */
+  SimTrace *trace; /* opened, not started; NULL = no trace */
 } SystemParams;
 
 #define SYSTEM_WATCHDOG_DEFAULT_PS (10 * SIM_MS)
@@ -135,6 +142,7 @@ typedef struct {
   DmaCounters dma;
   CpuCounters cpu;
   size_t tlp_pool_capacity; /* TLP structs ever allocated: the working set */
+  WhyResult why; /* over the same windows as the link usage */
 } SystemResult;
 
 /* Parameters a model refuses come back in that model's domain with its _PARAM code (LINK_ERROR_PARAM, …), those
@@ -164,6 +172,7 @@ typedef struct {
   uint32_t iterations;
   gboolean software_timed;
   SimTime watchdog_ps;
+  SimTrace *trace; /* opened, not started; NULL = no trace */
   const CpuParams *cpu; /* the CPU the driver runs on; NULL: 8 WC buffers of 64 bytes, no costs, no random times */
 } SystemDriver;
 

@@ -57,6 +57,8 @@ void
 trace_dma_declare (SimTrace *t, const char *scope, TraceDma *d)
 {
   static const char *const dma_attrs[SIM_TRACE_ATTRS] = { "descriptor", "bytes" };
-  if (t != NULL)
-    d->phase = sim_trace_add_track (t, scope, "phase", trace_dma_state_names, TRACE_DMA_STATE_COUNT, dma_attrs);
+  if (t == NULL)
+    return;
+  d->phase = sim_trace_add_track (t, scope, "phase", trace_dma_state_names, TRACE_DMA_STATE_COUNT, dma_attrs);
+  d->fetch = sim_trace_add_track (t, scope, "fetch", trace_dma_state_names, TRACE_DMA_STATE_COUNT, dma_attrs);
 }

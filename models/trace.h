@@ -13,9 +13,9 @@
  *                       (limit - consumed, fc.h); an infinite type is never set;
  *     replay_bytes      counter: bytes of TLPs in the replay buffer (sent, not yet acknowledged).
  * - A requester (a DMA engine's read side, the CPU): tags_outstanding, a counter of reads in flight.
- * - A DMA engine: phase, a track in the states of TraceDmaState with attributes descriptor (its index) and bytes.
- *   A phase slice may not overlap the engine's previous one (sim/trace.h): an engine that fetches descriptors
- *   while it transfers declares a second DmaEngine track for the fetches.
+ * - A DMA engine: phase, a track in the states of TraceDmaState with attributes descriptor (its index) and bytes,
+ *   and fetch, a second track of the same states for its descriptor fetches, which overlap its transfer.
+ *   Phases end when the next begins, so models write them as open slices (sim_trace_begin/end).
  * - Buffer occupancies and anything else: sim_trace_add_counter() under the component's scope.
  * - Flows: trace_read_request() at the MRd's slice start, trace_read_completion() at each completion's slice
  *   start, `last` set on the completion that ends the request (its byte count equals its length, spec §2.2.9).
@@ -62,7 +62,8 @@ typedef struct {
 } TraceLinkDir;
 
 typedef struct {
-  SimTraceTrack phase;
+  SimTraceTrack phase; /* transfer, status write, interrupt */
+  SimTraceTrack fetch; /* descriptor fetches: a slice while any is in flight (they overlap the transfer) */
 } TraceDma;
 
 /* Declarations, between sim_trace_open() and sim_trace_start(); each does nothing when the trace is NULL. */

@@ -217,6 +217,59 @@ errors_of (PsModeResult *m, const PsConfig *cfg, const LinkErrors e[2])
                                src[i]->replayed_bytes, src[i]->flit_errors };
 }
 
+/* WhyResult (models) -> the report's terms; transmitters keep only the causes that held them idle at all. */
+static void
+verdict_of (PsVerdict *out, const WhyVerdict *v)
+{
+  *out = (PsVerdict) { .valid = v->valid };
+  if (!v->valid)
+    return;
+  out->cause = stall_cause_names[v->cause];
+  out->next = stall_cause_names[v->next];
+  out->share = v->share;
+  out->next_share = v->next_share;
+  out->bound_mbps = v->bound_mbps;
+  out->link_mbps = v->link_mbps;
+  g_strlcpy (out->text, v->text, sizeof out->text);
+}
+
+static void
+latency_of (PsLatency *out, const LatSummary *l)
+{
+  *out = (PsLatency) { .valid = l->count > 0, .count = l->count, .mean_ns = l->mean_ns, .p50_ns = l->p50_ns,
+                       .p99_ns = l->p99_ns, .max_ns = l->max_ns };
+}
+
+static void
+why_of (PsModeResult *m, const WhyResult *w)
+{
+  verdict_of (&m->read_verdict, &w->verdict[DMA_READ]);
+  verdict_of (&m->write_verdict, &w->verdict[DMA_WRITE]);
+  latency_of (&m->read_latency, &w->read_latency);
+  latency_of (&m->write_latency, &w->write_latency);
+  m->read_first_fetch_ns = w->first_fetch_ns[DMA_READ];
+  m->write_first_fetch_ns = w->first_fetch_ns[DMA_WRITE];
+  G_STATIC_ASSERT (WHY_TRANSMITTERS <= PS_MAX_TRANSMITTERS && WHY_MAX_BUSY <= PS_MAX_BUSY
+                   && STALL_COUNT <= PS_MAX_CAUSES);
+  m->n_transmitters = WHY_TRANSMITTERS;
+  for (int i = 0; i < WHY_TRANSMITTERS; i++) {
+    const WhyTransmitter *t = &w->tx[i];
+    PsTransmitter *o = &m->transmitters[i];
+    g_strlcpy (o->name, t->name, sizeof o->name);
+    o->n_busy = t->n_busy;
+    for (guint k = 0; k < t->n_busy; k++) {
+      o->busy_name[k] = t->busy_name[k];
+      o->busy[k] = t->busy[k];
+    }
+    o->n_idle = 0;
+    for (int c = 0; c < STALL_COUNT; c++)
+      if (t->idle[c] > 0) {
+        o->idle_name[o->n_idle] = stall_cause_names[c];
+        o->idle[o->n_idle++] = t->idle[c];
+      }
+  }
+}
+
 static void
 times_of (PsTransferTimes *out, const SystemTransferStats *t)
 {
@@ -228,10 +281,11 @@ times_of (PsTransferTimes *out, const SystemTransferStats *t)
  * built here from their keys and live as long as the run. A DMA moves whole DWs: a transfer that is no multiple of
  * 4 bytes moves the DWs around it, and its figures count the bytes asked for (as software timing it would). */
 static gboolean
-run_dma (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GError **error)
+run_dma (const PsConfig *cfg, int mode, uint64_t seed, SimTrace *trace, PsModeResult *m, GError **error)
 {
   SystemParams sp;
   ps_build_system_params (cfg, &sp);
+  sp.trace = trace;
   static const SystemMode modes[PS_N_MODES] = { SYSTEM_READ, SYSTEM_WRITE, SYSTEM_SIMULTANEOUS, SYSTEM_PIO_READ,
                                                 SYSTEM_PIO_WRITE };
   g_autoptr (Dist) interrupt = ps_build_dist (&cfg->cpu.interrupt, error);
@@ -276,6 +330,7 @@ run_dma (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GError *
   m->usage_window_ns = r.usage_window_ns;
   m->usage_windows = r.usage_windows;
   errors_of (m, cfg, r.errors);
+  why_of (m, &r.why);
   m->events = r.events;
   m->sim_time_ns = (double) r.sim_time_ps / 1000.0;
   return TRUE;
@@ -340,6 +395,13 @@ run_stream (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GErro
 gboolean
 ps_run_config (const PsConfig *cfg, unsigned modes, uint64_t seed, PsRunResult *out, GError **error)
 {
+  return ps_run_config_traced (cfg, modes, seed, NULL, out, error);
+}
+
+gboolean
+ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTrace *trace, PsRunResult *out,
+  GError **error)
+{
   /* The vendor figure and the protocol limit follow from the link parameters alone, so they are filled in
    * whichever modes run. */
   LinkParams lp;
@@ -347,6 +409,11 @@ ps_run_config (const PsConfig *cfg, unsigned modes, uint64_t seed, PsRunResult *
   out->config = cfg;
   out->seed = seed;
   gboolean stream = cfg->benchmark.workload == PS_WORKLOAD_STREAM;
+  if (trace != NULL && (stream || cfg->topology)) {
+    ps_error_plain (error, PS_ERROR_USAGE, "%s: --trace: only the chaining DMA workload of a one-link config is "
+                    "traced, not %s", cfg->path, stream ? "the stream workload" : "a fabric (topology:)");
+    return FALSE;
+  }
   out->model = cfg->topology ? "fabric" : stream ? "stream" : "chaining-dma";
   out->theoretical_mbps = link_theoretical_mbps (lp.gen, lp.lanes, lp.max_payload_bytes);
   /* Each figure's limit has the header its data travels with (report.h): MWrs that of their addresses (the DMA
@@ -361,8 +428,10 @@ ps_run_config (const PsConfig *cfg, unsigned modes, uint64_t seed, PsRunResult *
   for (int i = 0; i < PS_N_MODES; i++) {
     if (!(modes & bits[i]))
       continue;
-    if (!(stream ? run_stream : run_dma) (cfg, i, seed, &out->modes[i], error))
+    if (!(stream ? run_stream (cfg, i, seed, &out->modes[i], error)
+                 : run_dma (cfg, i, seed, trace, &out->modes[i], error)))
       return FALSE;
+    trace = NULL; /* the first mode run is the one traced */
     /* The protocol limit is an analytic upper bound for one direction: a figure above it means a model lets data
      * through faster than the wire can carry it (e.g. a counter stopped before the data left), never a result.
      * The printed limit is a long-run average over SKP intervals; a finite window can hold fewer SKP ordered

@@ -3,6 +3,7 @@
 
 #include "sim/builder.h"
 #include "sim/config.h"
+#include "sim/trace.h"
 
 gboolean
 ps_cli_run (const PsCliRun *run, GError **error)
@@ -15,12 +16,26 @@ ps_cli_run (const PsCliRun *run, GError **error)
   PsRunResult result = { 0 };
   /* Wall time covers the run alone, on the monotonic clock so a clock step cannot make it negative. It is the
    * one nondeterministic figure and reaches only JSON's stats.wall_s (report.h). */
+  SimTrace *trace = NULL;
+  if (run->trace_path != NULL) {
+    SimTraceOptions o = { .window_end_ps = SIM_TIME_MAX,
+                          .max_bytes = run->trace_max_bytes ? run->trace_max_bytes : SIM_TRACE_DEFAULT_MAX_BYTES };
+    if ((run->trace_window && !sim_trace_parse_window (run->trace_window, &o, error))
+        || !(trace = sim_trace_open (run->trace_path, &o, error)))
+      return FALSE;
+  }
   gint64 t0 = g_get_monotonic_time ();
-  if (!ps_run_config (cfg, modes, run->seed, &result, error))
+  if (!ps_run_config_traced (cfg, modes, run->seed, trace, &result, error)) {
+    sim_trace_abort (trace);
     return FALSE;
+  }
   result.wall_s = (double) (g_get_monotonic_time () - t0) / 1e6;
   /* Rendered whole, then written in one go: ps_write_output() replaces a file atomically, which needs all of it. */
   g_autoptr (GString) out = g_string_new (NULL);
   ps_report_render (out, &result, run->format, TRUE);
-  return ps_write_output (run->output, out, error);
+  if (!ps_write_output (run->output, out, error)) {
+    sim_trace_abort (trace);
+    return FALSE;
+  }
+  return trace == NULL || sim_trace_close (trace, error);
 }

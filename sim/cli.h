@@ -2,7 +2,8 @@
  *
  * Contract: ps_cli_run() loads the config, runs the requested modes through the builder, renders the report
  * and writes it (atomically when a file is named). On any error nothing is written and `error` carries the
- * PsErrorCode that is the process exit status. */
+ * PsErrorCode that is the process exit status. A trace, when asked for, is renamed into place only after the
+ * report was written; a failed run leaves none. */
 #pragma once
 
 #include <glib.h>
@@ -17,6 +18,10 @@ typedef struct {
   unsigned modes; /* PsModeMask; 0 = the config's benchmark.modes */
   PsFormat format;
   const char *output; /* NULL or "-" = stdout */
+  /* --trace FILE (.vcd or .json; NULL = none), --trace-window START_NS:END_NS (NULL = all), --trace-max-bytes
+   * (0 = SIM_TRACE_DEFAULT_MAX_BYTES). The trace is of the first mode run (README "Why"). */
+  const char *trace_path, *trace_window;
+  uint64_t trace_max_bytes;
 } PsCliRun;
 
 gboolean ps_cli_run (const PsCliRun *run, GError **error);

@@ -186,9 +186,9 @@ cmd_validate (int argc, char **argv)
 static int
 cmd_run (int argc, char **argv)
 {
-  g_autofree char *format = NULL, *output = NULL;
+  g_autofree char *format = NULL, *output = NULL, *trace = NULL, *trace_window = NULL;
   g_auto (GStrv) sets = NULL, mode = NULL;
-  gint64 seed = 1;
+  gint64 seed = 1, trace_max = 0;
   gboolean version = FALSE;
   GOptionEntry entries[] = {
     { "mode", 'm', 0, G_OPTION_ARG_STRING_ARRAY, &mode,
@@ -200,6 +200,13 @@ cmd_run (int argc, char **argv)
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "seed of every random stream (default 1)", "N" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "write the report to FILE atomically (default stdout)",
       "FILE" },
+    { "trace", 0, 0, G_OPTION_ARG_FILENAME, &trace,
+      "write the first mode's TLPs, credits, tags and DMA phases to FILE.vcd (GTKWave) or FILE.json (Perfetto)",
+      "FILE" },
+    { "trace-window", 0, 0, G_OPTION_ARG_STRING, &trace_window,
+      "trace only simulated time [START, END) in ns; either side may be empty", "START_NS:END_NS" },
+    { "trace-max-bytes", 0, 0, G_OPTION_ARG_INT64, &trace_max,
+      "size cap of the trace file (default 512 MiB); the trace stops there, valid, with a marker", "N" },
     { "version", 'V', 0, G_OPTION_ARG_NONE, &version, "print the version and exit", NULL },
     G_OPTION_ENTRY_NULL,
   };
@@ -222,8 +229,12 @@ cmd_run (int argc, char **argv)
   if (argc != 2)
     return usage (NULL, argc < 2 ? "no config file given" : "more than one config file given");
   /* --set values are applied in the order given, so a later one wins over an earlier one for the same key. */
+  if (trace_max < 0 || ((trace_window || trace_max) && !trace))
+    return usage (NULL, trace_max < 0 ? "--trace-max-bytes must not be negative"
+                                      : "--trace-window and --trace-max-bytes need --trace FILE");
   PsCliRun run = { .config_path = argv[1], .sets = (const char *const *) sets, .seed = (uint64_t) seed,
-                   .format = PS_FORMAT_TABLE, .output = output };
+                   .format = PS_FORMAT_TABLE, .output = output, .trace_path = trace, .trace_window = trace_window,
+                   .trace_max_bytes = (uint64_t) trace_max };
   if (!parse_format (format, &run.format, &e))
     return finish (e);
   if (!parse_modes (mode, &run.modes, &e))

@@ -129,6 +129,101 @@ json_errors (PsJson *j, const PsLinkErrors *e)
   ps_json_end (j);
 }
 
+/* --- why (README "Why") ------------------------------------------------------------------------------------ */
+
+/* {"mean": …, "p50": …, "p99": …, "max": …, "count": N}: ns with the engine's picosecond resolution. */
+static void
+json_latency (PsJson *j, const PsLatency *l)
+{
+  ps_json_object (j, 0);
+  ps_json_fixed_member (j, "mean", l->mean_ns, 3);
+  ps_json_fixed_member (j, "p50", l->p50_ns, 3);
+  ps_json_fixed_member (j, "p99", l->p99_ns, 3);
+  ps_json_fixed_member (j, "max", l->max_ns, 3);
+  ps_json_uint_member (j, "count", l->count);
+  ps_json_end (j);
+}
+
+/* A figure's verdict; bound_mbps is null where no formula applies (the link: its limit is protocol_limit_mbps). */
+static void
+json_verdict (PsJson *j, const PsVerdict *v)
+{
+  ps_json_object (j, 0);
+  ps_json_string_member (j, "cause", v->cause);
+  ps_json_fixed_member (j, "share", v->share, 6);
+  ps_json_fixed_member (j, "bound_mbps", v->bound_mbps, 2);
+  ps_json_fixed_member (j, "protocol_limit_mbps", v->link_mbps, 1);
+  ps_json_string_member (j, "next", v->next);
+  ps_json_fixed_member (j, "next_share", v->next_share, 6);
+  ps_json_string_member (j, "verdict", v->text);
+  ps_json_end (j);
+}
+
+static void
+json_shares (PsJson *j, guint n, const char *const *names, const double *v)
+{
+  ps_json_object (j, 0);
+  for (guint k = 0; k < n; k++)
+    ps_json_fixed_member (j, names[k], v[k], 6);
+  ps_json_end (j);
+}
+
+/* results.MODE: latency_ns, first_descriptor_fetch_ns, limited_by, stalls (a simultaneous mode's first three by
+ * figure: {"read": …, "write": …}); each on its own line, so the keys before and after keep their lines. */
+static void
+json_why (PsJson *j, const PsModeResult *m, gboolean simultaneous, gboolean read)
+{
+  if (!m->read_verdict.valid && !m->write_verdict.valid)
+    return;
+  ps_json_key (j, "latency_ns");
+  if (simultaneous) {
+    ps_json_object (j, 0);
+    ps_json_key (j, "read");
+    json_latency (j, &m->read_latency);
+    ps_json_key (j, "write");
+    json_latency (j, &m->write_latency);
+    ps_json_end (j);
+    ps_json_key (j, "first_descriptor_fetch_ns");
+    ps_json_object (j, 0);
+    ps_json_fixed_member (j, "read", m->read_first_fetch_ns, 3);
+    ps_json_fixed_member (j, "write", m->write_first_fetch_ns, 3);
+    ps_json_end (j);
+  } else {
+    json_latency (j, read ? &m->read_latency : &m->write_latency);
+    ps_json_fixed_member (j, "first_descriptor_fetch_ns", read ? m->read_first_fetch_ns : m->write_first_fetch_ns,
+                          3);
+  }
+  ps_json_break (j, 6);
+  ps_json_key (j, "limited_by");
+  if (simultaneous) {
+    ps_json_object (j, 0);
+    ps_json_key (j, "read");
+    json_verdict (j, &m->read_verdict);
+    ps_json_break (j, 20);
+    ps_json_key (j, "write");
+    json_verdict (j, &m->write_verdict);
+    ps_json_end (j);
+  } else
+    json_verdict (j, read ? &m->read_verdict : &m->write_verdict);
+  ps_json_break (j, 6);
+  ps_json_key (j, "stalls");
+  ps_json_object (j, 0);
+  for (guint i = 0; i < m->n_transmitters; i++) {
+    const PsTransmitter *t = &m->transmitters[i];
+    if (i > 0)
+      ps_json_break (j, 17);
+    ps_json_key (j, t->name);
+    ps_json_object (j, 0);
+    ps_json_key (j, "busy");
+    json_shares (j, t->n_busy, t->busy_name, t->busy);
+    ps_json_key (j, "idle");
+    json_shares (j, t->n_idle, t->idle_name, t->idle);
+    ps_json_end (j);
+  }
+  ps_json_end (j);
+  ps_json_break (j, 6);
+}
+
 /* The mode whose link usage is shown at top level: the busiest one run. Table and JSON both use this, so the
  * breakdown a reader sees and the one a script reads are always of the same mode. */
 static const PsModeResult *
@@ -258,6 +353,7 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
     ps_json_fixed_member (&j, "link_usage_window_ns", m->usage_window_ns, 3);
     ps_json_uint_member (&j, "link_usage_windows", m->usage_windows);
     ps_json_break (&j, 6);
+    json_why (&j, m, i == PS_SIMULTANEOUS, i == PS_READ);
     ps_json_uint_member (&j, "events", m->events);
     /* Three decimals of a nanosecond are the engine's whole picosecond resolution: the value prints exactly. */
     ps_json_fixed_member (&j, "sim_time_ns", m->sim_time_ns, 3);
@@ -415,6 +511,67 @@ append_limits (GString *o, const PsRunResult *r)
                             r->protocol_limit_read_mbps);
 }
 
+/* The verdict under figure i of ps_result_figures(): the four DMA figures have one (DMA workload). */
+static const PsVerdict *
+figure_verdict (const PsRunResult *r, int i)
+{
+  switch (i) {
+  case 0: return &r->modes[PS_READ].read_verdict;
+  case 1: return &r->modes[PS_WRITE].write_verdict;
+  case 2: return &r->modes[PS_SIMULTANEOUS].read_verdict;
+  case 3: return &r->modes[PS_SIMULTANEOUS].write_verdict;
+  default: return NULL;
+  }
+}
+
+static void
+table_latency (GString *o, const char *what, const PsLatency *l)
+{
+  if (l->valid)
+    g_string_append_printf (o, "  %-30s %8" G_GUINT64_FORMAT " %9.1f %9.1f %9.1f %9.1f\n", what, l->count, l->mean_ns,
+                            l->p50_ns, l->p99_ns, l->max_ns);
+}
+
+/* The headline mode's latencies and every transmitter's time: busy, then its idle causes, largest first. */
+static void
+table_why (GString *o, const PsModeResult *h, const char *mode)
+{
+  if (!h->read_verdict.valid && !h->write_verdict.valid)
+    return;
+  g_string_append_printf (o, "latency (%s mode), ns%*s count      mean       p50       p99       max\n", mode,
+                          (int) (20 - strlen (mode)), "");
+  table_latency (o, "read round trip per MRd", &h->read_latency);
+  table_latency (o, "posted write, one way", &h->write_latency);
+  double fetch = h->read_verdict.valid ? h->read_first_fetch_ns : h->write_first_fetch_ns;
+  if (h->read_verdict.valid && h->write_verdict.valid)
+    g_string_append_printf (o, "  first descriptor fetch         %9.1f (read engine), %.1f (write engine)\n",
+                            h->read_first_fetch_ns, h->write_first_fetch_ns);
+  else
+    g_string_append_printf (o, "  first descriptor fetch         %9.1f\n", fetch);
+  g_string_append_printf (o, "time by transmitter (%s mode)   busy  idle by cause\n", mode);
+  for (guint i = 0; i < h->n_transmitters; i++) {
+    const PsTransmitter *t = &h->transmitters[i];
+    double busy = 0;
+    for (guint k = 0; k < t->n_busy; k++)
+      busy += t->busy[k];
+    g_string_append_printf (o, "  %-28s %6.2f%%", t->name, busy * 100);
+    /* Largest first; equal shares keep the causes' order. */
+    gboolean used[PS_MAX_CAUSES] = { FALSE };
+    guint shown = 0;
+    for (guint n = 0; n < t->n_idle; n++) {
+      int best = -1;
+      for (guint k = 0; k < t->n_idle; k++)
+        if (!used[k] && (best < 0 || t->idle[k] > t->idle[best]))
+          best = (int) k;
+      used[best] = TRUE;
+      if (t->idle[best] < 0.0005)
+        break;
+      g_string_append_printf (o, "%s %s %.1f%%", shown++ ? "," : " ", t->idle_name[best], t->idle[best] * 100);
+    }
+    g_string_append_c (o, '\n');
+  }
+}
+
 /* The human table: one line per figure that ran, then the headline mode's link usage per direction. Markdown
  * shares the figure rows so README tables and terminal output cannot disagree. */
 static void
@@ -477,10 +634,14 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
     if (markdown)
       g_string_append_printf (o, "| %s | %s | %s | %.1f | %s | %s |\n", f[i].label, sim, pub, r->theoretical_mbps,
                               pct, err);
-    else
+    else {
       /* Widths count bytes: a multi-byte mark (the suspect dagger) widens its field so the columns stay aligned. */
       g_string_append_printf (o, "%-20s %9s  %9s  %11.1f  %7s  %*s\n", f[i].label, sim, pub, r->theoretical_mbps,
                               pct, (int) (7 + strlen (err) - g_utf8_strlen (err, -1)), err);
+      const PsVerdict *v = figure_verdict (r, i);
+      if (v != NULL && v->valid)
+        g_string_append_printf (o, "  %s\n", v->text);
+    }
   }
   /* Software-timed figures say how their transfers spread: a long tail (interrupts, wake-ups) moves the mean
    * above the median. */
@@ -544,6 +705,7 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
   else
     g_string_append_printf (o, "  over the MB/s figure's windows: %u counter windows of %.3f us on average\n",
                             h->usage_windows, h->usage_window_ns / 1000);
+  table_why (o, h, h == &r->modes[PS_SIMULTANEOUS] ? "simultaneous" : h == &r->modes[PS_WRITE] ? "write" : "read");
   if (h->has_errors) {
     const PsLinkErrors *e[2] = { &h->errors_up, &h->errors_down };
     g_string_append (o, "link errors (whole run)  TLP errors    Naks  replays  timeouts  retrains  replayed bytes\n");

@@ -33,6 +33,32 @@ typedef struct {
       flit_errors;
 } PsLinkErrors;
 
+/* Why a figure is what it is (models/why.h, README "Why"): one transmitter's time, busy by category and idle by
+ * cause (only the causes that held it idle at all, in the causes' order); with the busy shares they sum to 1. */
+#define PS_MAX_BUSY 6
+#define PS_MAX_CAUSES 24
+#define PS_MAX_TRANSMITTERS 4
+typedef struct {
+  char name[48]; /* "link0.up", "endpoint.datapath" */
+  guint n_busy, n_idle;
+  const char *busy_name[PS_MAX_BUSY], *idle_name[PS_MAX_CAUSES];
+  double busy[PS_MAX_BUSY], idle[PS_MAX_CAUSES];
+} PsTransmitter;
+
+/* The resource that bounds a figure: its cause name (the stall causes and "link"), its share of the window, what
+ * it alone allows (NaN: no formula, or the link), the protocol limit, the runner-up, and the one-line verdict. */
+typedef struct {
+  bool valid;
+  const char *cause, *next;
+  double share, next_share, bound_mbps, link_mbps;
+  char text[400];
+} PsVerdict;
+
+typedef struct {
+  bool valid;
+  uint64_t count;
+  double mean_ns, p50_ns, p99_ns, max_ns;
+} PsLatency;
 /* Per-transfer times of a figure timed by software (models/system.h SystemTransferStats). */
 typedef struct {
   bool valid;
@@ -61,6 +87,14 @@ typedef struct {
   bool has_errors; /* link.ber > 0: JSON results.MODE.errors is written */
   PsLinkErrors errors_up, errors_down;
   double latency_p99_ns; /* stream workload: TLP latency, 99th percentile; NaN when not measured */
+  /* Why (DMA workload): verdicts of the mode's figures, latencies (read: per data MRd, committed -> last
+   * completion in; write: per posted write, committed -> delivered to the root complex), the first descriptor
+   * fetch's mean per run (0: none), and every transmitter's time over the link-usage windows. */
+  PsVerdict read_verdict, write_verdict;
+  PsLatency read_latency, write_latency;
+  double read_first_fetch_ns, write_first_fetch_ns;
+  guint n_transmitters;
+  PsTransmitter transmitters[PS_MAX_TRANSMITTERS];
   /* Software-timed figures (PIO modes, dma.descriptor_mode software): each transfer's time from software start to
    * software end, of the read and the write figure; valid FALSE for a figure timed by the engine's counter. */
   PsTransferTimes transfer_read, transfer_write;

@@ -41,6 +41,11 @@ typedef struct {
   const char *attrs[SIM_TRACE_ATTRS];
   SimTime last_end; /* end of the last slice: the next may not start before */
   SimTime pending_end; /* VCD: the state returns to 0 then; SIM_TIME_MAX for none */
+  /* An open slice (sim_trace_begin): its start, state and attributes until it ends. */
+  gboolean open;
+  SimTime open_start;
+  guint open_state;
+  uint64_t open_attr[SIM_TRACE_ATTRS];
   /* Counters (JSON): the value reached, for the window's start. */
   uint64_t value;
   gboolean set;
@@ -74,6 +79,7 @@ struct SimTrace {
   SimTime vt; /* time of the block being built */
   SimTime next_end; /* earliest pending slice end, SIM_TIME_MAX for none */
   SimTime last_ts; /* last #T written, for the final marker */
+  SimTime latest; /* the latest time of any event: where sim_trace_close() ends open slices */
   gboolean need_dump, any_ts;
   /* JSON */
   gboolean window_reached; /* the counters' values at the window start are out */
@@ -610,6 +616,18 @@ obj (SimTrace *t, guint i, gboolean track)
   return &g_array_index (t->objs, Obj, i);
 }
 
+/* VCD: a slice starts: its state and attributes change at `start`. */
+static void
+vcd_slice_start (SimTrace *t, Obj *o, SimTime start, guint state, uint64_t attr0, uint64_t attr1)
+{
+  vcd_advance (t, start);
+  vcd_set (t, o->sig, state);
+  const uint64_t attr[SIM_TRACE_ATTRS] = { attr0, attr1 };
+  for (guint a = 0; a < SIM_TRACE_ATTRS; a++)
+    if (o->attrs[a])
+      vcd_set (t, o->sig + 1 + a, attr[a]);
+}
+
 void
 sim_trace_slice_emit (SimTrace *t, SimTraceTrack track, SimTime start, SimTime dur, guint state, uint64_t attr0,
   uint64_t attr1)
@@ -622,16 +640,12 @@ sim_trace_slice_emit (SimTrace *t, SimTraceTrack track, SimTime start, SimTime d
     o->scope, o->name, start, state, attr0, attr1, o->last_end);
   const SimTime end = start + dur;
   o->last_end = end;
+  t->latest = MAX (t->latest, end);
   if (t->stopped)
     return;
   const SimTime ws = t->o.window_start_ps, we = t->o.window_end_ps;
   if (t->format == SIM_TRACE_VCD) {
-    vcd_advance (t, start);
-    vcd_set (t, o->sig, state);
-    const uint64_t attr[SIM_TRACE_ATTRS] = { attr0, attr1 };
-    for (guint a = 0; a < SIM_TRACE_ATTRS; a++)
-      if (o->attrs[a])
-        vcd_set (t, o->sig + 1 + a, attr[a]);
+    vcd_slice_start (t, o, start, state, attr0, attr1);
     /* A zero-length slice still happened: its state shows for no time, which VCD cannot say; it is dropped
      * with the block's collapse unless another change keeps the block. */
     o->pending_end = end;
@@ -669,6 +683,7 @@ sim_trace_count_emit (SimTrace *t, SimTraceCounter counter, SimTime at, uint64_t
     " does not fit its %u bits", o->scope, o->name, value, sig->bits);
   o->value = value;
   o->set = TRUE;
+  t->latest = MAX (t->latest, at);
   if (t->stopped)
     return;
   if (t->format == SIM_TRACE_VCD) {
@@ -687,6 +702,48 @@ sim_trace_count_emit (SimTrace *t, SimTraceCounter counter, SimTime at, uint64_t
   }
   json_reach (t, at, counter);
   json_counter (t, o, at);
+}
+
+void
+sim_trace_begin_emit (SimTrace *t, SimTraceTrack track, SimTime start, guint state, uint64_t attr0, uint64_t attr1)
+{
+  Obj *o = obj (t, track, TRUE);
+  SIM_INVARIANT (!o->open && state < o->n_states && start >= o->last_end && attr0 <= UINT32_MAX
+                   && attr1 <= UINT32_MAX, "trace: open slice on %s.%s at %" G_GUINT64_FORMAT " ps (state %u) "
+    "overlaps the previous one (ends %" G_GUINT64_FORMAT " ps), is open already or is out of range", o->scope,
+    o->name, start, state, o->last_end);
+  o->open = TRUE;
+  o->open_start = start;
+  o->open_state = state;
+  o->open_attr[0] = attr0;
+  o->open_attr[1] = attr1;
+  o->last_end = SIM_TIME_MAX; /* no other slice until it ends */
+  t->latest = MAX (t->latest, start);
+  if (t->stopped || t->format != SIM_TRACE_VCD)
+    return;
+  vcd_slice_start (t, o, start, state, attr0, attr1);
+}
+
+void
+sim_trace_end_emit (SimTrace *t, SimTraceTrack track, SimTime end)
+{
+  Obj *o = obj (t, track, TRUE);
+  SIM_INVARIANT (o->open && end >= o->open_start, "trace: end of %s.%s at %" G_GUINT64_FORMAT " ps without an "
+    "open slice before it", o->scope, o->name, end);
+  o->open = FALSE;
+  o->last_end = o->open_start;
+  if (t->format == SIM_TRACE_JSON) {
+    /* Written whole now, as the slice it was: JSON keeps every time as given. */
+    sim_trace_slice_emit (t, track, o->open_start, end - o->open_start, o->open_state, o->open_attr[0],
+      o->open_attr[1]);
+    return;
+  }
+  o->last_end = end;
+  t->latest = MAX (t->latest, end);
+  if (t->stopped)
+    return;
+  vcd_advance (t, end);
+  vcd_set (t, o->sig, 0);
 }
 
 void
@@ -764,6 +821,9 @@ gboolean
 sim_trace_close (SimTrace *t, GError **error)
 {
   SIM_INVARIANT (t->started, "trace: closed before sim_trace_start() (abort it instead)");
+  for (guint i = 0; i < t->objs->len; i++)
+    if (g_array_index (t->objs, Obj, i).open)
+      sim_trace_end_emit (t, i, MAX (t->latest, g_array_index (t->objs, Obj, i).open_start));
   if (!t->stopped) {
     if (t->format == SIM_TRACE_VCD)
       vcd_finish (t);

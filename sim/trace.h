@@ -26,6 +26,10 @@
  *   dur in microseconds printed to the picosecond (6 decimals, exact); counters are `C` events named
  *   "<scope>.<name>" with args {"value": V}; flows are `s`/`t`/`f` events (cat and name "flow", the `t` and `f`
  *   bound to their enclosing slice, "bp": "e").
+ * - An open slice (sim_trace_begin(), then sim_trace_end()) is a slice whose end is not known when it starts (a
+ *   DMA engine's phase): both calls come at their own times, so the VCD writes each change when it happens, and
+ *   the JSON writes the slice when it ends. At most one per track, and no other slice on its track while it is
+ *   open; sim_trace_close() ends one still open at the last time written.
  * - Times are SimTime picoseconds. A slice's start must not be before the end of the previous slice on its track
  *   (exit 70 otherwise). Events arrive in about the order of their times (models report as the run goes); JSON
  *   keeps every time as given, VCD cannot go back, so a change reported for a time earlier than one already
@@ -88,6 +92,9 @@ gboolean sim_trace_start (SimTrace *t, GError **error);
 
 void sim_trace_slice_emit (SimTrace *t, SimTraceTrack track, SimTime start, SimTime dur, guint state,
   uint64_t attr0, uint64_t attr1);
+void sim_trace_begin_emit (SimTrace *t, SimTraceTrack track, SimTime start, guint state, uint64_t attr0,
+  uint64_t attr1);
+void sim_trace_end_emit (SimTrace *t, SimTraceTrack track, SimTime end);
 void sim_trace_count_emit (SimTrace *t, SimTraceCounter counter, SimTime at, uint64_t value);
 void sim_trace_flow_emit (SimTrace *t, SimTraceFlow phase, uint64_t id, SimTraceTrack track, SimTime at);
 
@@ -109,6 +116,20 @@ sim_trace_slice (SimTrace *t, SimTraceTrack track, SimTime start, SimTime dur, g
 {
   if (G_UNLIKELY (t != NULL))
     sim_trace_slice_emit (t, track, start, dur, state, attr0, attr1);
+}
+
+static inline void
+sim_trace_begin (SimTrace *t, SimTraceTrack track, SimTime start, guint state, uint64_t attr0, uint64_t attr1)
+{
+  if (G_UNLIKELY (t != NULL))
+    sim_trace_begin_emit (t, track, start, state, attr0, attr1);
+}
+
+static inline void
+sim_trace_end (SimTrace *t, SimTraceTrack track, SimTime end)
+{
+  if (G_UNLIKELY (t != NULL))
+    sim_trace_end_emit (t, track, end);
 }
 
 static inline void

@@ -77,7 +77,7 @@ client_sent (void *ctx, const Tlp *tlp)
   r->sent_at[r->n_sent++] = sim_now (r->engine);
 }
 
-static const AppTxClient client_ops = { client_peek, client_take, client_sent };
+static const AppTxClient client_ops = { .peek = client_peek, .take = client_take, .sent = client_sent };
 
 static void
 host_rx (void *ctx, LinkPort *port, Tlp *t)

@@ -13,6 +13,9 @@
  *   counters are never negative and end at the reference's last value.
  * - A window keeps only what overlaps it, clips what straddles it, and starts with the values reached; a size
  *   cap keeps the file under it, still valid, with the truncation marked and said on stderr.
+ * - Real runs (issue #15): the shipped Gen2 x8 config traced through system_run(): the same checks, the TLPs on
+ *   the wire tracks are those the host counted, and the figures are those of the run without a trace; through
+ *   the command line, --trace-window and --trace-max-bytes are kept and the report is the untraced one.
  */
 #include <check.h>
 #include <json-glib/json-glib.h>
@@ -22,6 +25,8 @@
 #define TMPDIR_TEMPLATE "pciesim-test-trace-XXXXXX"
 #include "tests/common.h"
 #include "models/trace.h"
+#include "sim/builder.h"
+#include "sim/config.h"
 #include "sim/error.h"
 #include "sim/format.h"
 
@@ -579,8 +584,9 @@ START_TEST (test_vcd_well_formed)
   Vcd v;
   vcd_parse (&v, text, TRUE);
   ck_assert_str_eq (v.timescale, "1ps");
-  /* 2 wires x (state, tag, length) + 2 x (6 credits + replay) + the DMA phase and its 2 attributes + tags. */
-  ck_assert_uint_eq (g_hash_table_size (v.by_id), 2 * 3 + 2 * 7 + 3 + 1);
+  /* 2 wires x (state, tag, length) + 2 x (6 credits + replay) + the DMA's phase and fetch tracks with their 2
+   * attributes each + tags. */
+  ck_assert_uint_eq (g_hash_table_size (v.by_id), 2 * 3 + 2 * 7 + 2 * 3 + 1);
   ck_assert (v.dumpvars_complete);
   /* The first time is 0 (the dump), the last the end of the last slice: the status write's. */
   ck_assert_uint_eq (g_array_index (v.stamps, SimTime, 0), 0);
@@ -646,7 +652,8 @@ START_TEST (test_json_valid)
   ck_assert_str_eq (g_hash_table_lookup (p.thread, GUINT_TO_POINTER (1)), "link0.down.wire");
   ck_assert_str_eq (g_hash_table_lookup (p.thread, GUINT_TO_POINTER (2)), "link0.up.wire");
   ck_assert_str_eq (g_hash_table_lookup (p.thread, GUINT_TO_POINTER (3)), "ep.dma.phase");
-  ck_assert_uint_eq (g_hash_table_size (p.thread), 3);
+  ck_assert_str_eq (g_hash_table_lookup (p.thread, GUINT_TO_POINTER (4)), "ep.dma.fetch");
+  ck_assert_uint_eq (g_hash_table_size (p.thread), 4);
   /* The TLP and DLLP counts are the run's: READS MRds, two CplDs each, an Ack each way per read. */
   ck_assert_uint_eq (kind_count (&p, "MRd"), READS);
   ck_assert_uint_eq (kind_count (&p, "CplD"), 2 * READS);
@@ -1094,6 +1101,135 @@ START_TEST (test_plot_trace)
 }
 END_TEST
 
+/* --- real runs (issue #15) --------------------------------------------------------------------------------- */
+
+/* The shipped Gen2 x8 config in simultaneous mode (every kind of TLP both ways), traced to `path` or not. */
+static void
+real_run (const char *path, SystemResult *r)
+{
+  g_autoptr (GError) e = NULL;
+  g_autofree char *cfg_path = g_build_filename (source_root (), "configs", "svgx_g2_x8.yaml", NULL);
+  const char *const sets[] = { "benchmark.iterations=3", NULL };
+  g_autoptr (PsConfig) cfg = ps_config_load (cfg_path, sets, &e);
+  ck_assert_msg (cfg != NULL, "%s", e ? e->message : "");
+  SystemParams sp;
+  ps_build_system_params (cfg, &sp);
+  if (path != NULL) {
+    SimTraceOptions o = { 0, SIM_TIME_MAX, 0 };
+    sp.trace = sim_trace_open (path, &o, &e);
+    ck_assert_msg (sp.trace != NULL, "%s", e ? e->message : "");
+  }
+  ck_assert_msg (system_run (&sp, SYSTEM_SIMULTANEOUS, 1, r, &e), "%s", e ? e->message : "");
+  if (path != NULL)
+    ck_assert_msg (sim_trace_close (sp.trace, &e), "%s", e ? e->message : "");
+}
+
+/* A traced run schedules the untraced run's events and prints its figures. */
+static void
+assert_untraced_figures (const SystemResult *traced)
+{
+  SystemResult plain;
+  real_run (NULL, &plain);
+  ck_assert (traced->read_mbps == plain.read_mbps && traced->write_mbps == plain.write_mbps);
+  ck_assert_uint_eq (traced->events, plain.events);
+  ck_assert (memcmp (&traced->why.verdict, &plain.why.verdict, sizeof plain.why.verdict) == 0);
+}
+
+START_TEST (test_real_json)
+{
+  g_autofree char *dir = case_dir ("real-json");
+  g_autofree char *path = g_build_filename (dir, "run.json", NULL);
+  SystemResult r;
+  real_run (path, &r);
+  Perfetto p;
+  perfetto_load (&p, path);
+  /* No link errors: every TLP went on the wire once, and the host counted each it received and sent. */
+  ck_assert_uint_eq (kind_count (&p, "MRd"), r.host.reads);
+  ck_assert_uint_eq (kind_count (&p, "CplD"), r.host.cpls);
+  ck_assert_uint_eq (kind_count (&p, "MWr"), r.host.writes + r.host.pio_writes);
+  ck_assert_uint_eq (kind_count (&p, "MSI"), r.host.msis);
+  ck_assert (r.host.reads > 0 && r.host.cpls > 0 && r.host.msis > 0);
+  /* An arrow per MRd (start) and one event per completion (step or end). */
+  ck_assert_uint_eq (p.flows, r.host.reads + r.host.cpls);
+  /* Every requester's tags are back, and the DMA phases and descriptor fetches are slices of their own. */
+  ck_assert_int_eq (last_counter (&p, "endpoint.dma.tags_outstanding"), 0);
+  ck_assert_uint_eq (kind_count (&p, "transfer"), 2 * 3);
+  ck_assert (kind_count (&p, "descriptor_fetch") > 0);
+  ck_assert (g_hash_table_contains (p.last_counter, "link0.up.credits_pd"));
+  ck_assert (g_hash_table_contains (p.last_counter, "link0.up.replay_bytes"));
+  perfetto_clear (&p);
+  assert_untraced_figures (&r);
+}
+END_TEST
+
+START_TEST (test_real_vcd)
+{
+  g_autofree char *dir = case_dir ("real-vcd");
+  g_autofree char *path = g_build_filename (dir, "run.vcd", NULL);
+  SystemResult r;
+  real_run (path, &r);
+  g_autofree char *text = slurp (path);
+  Vcd v;
+  vcd_parse (&v, text, TRUE);
+  ck_assert (v.dumpvars_complete);
+  ck_assert (g_hash_table_lookup (v.by_path, "link0.up.wire") != NULL);
+  ck_assert (g_hash_table_lookup (v.by_path, "endpoint.dma.read.phase") != NULL);
+  /* The run lasts a few tens of microseconds: the last time mark is there, not at 0 nor beyond a millisecond. */
+  SimTime last = g_array_index (v.stamps, SimTime, v.stamps->len - 1);
+  ck_assert (last > 10 * SIM_US && last < SIM_MS);
+  vcd_clear (&v);
+  assert_gtkwave_reads (path, NULL, 0, SIM_TIME_MAX);
+  assert_untraced_figures (&r);
+}
+END_TEST
+
+/* Through the command line: a window keeps [20, 30) us only; a cap keeps the file under it and says so once; the
+ * report is the untraced one, byte for byte. */
+START_TEST (test_real_cli)
+{
+  g_autofree char *dir = case_dir ("real-cli");
+  g_autofree char *win = g_build_filename (dir, "win.json", NULL);
+  g_autofree char *cap = g_build_filename (dir, "cap.json", NULL);
+  g_auto (TestRun) plain;
+  PCIESIM (&plain, "configs/svgx_g2_x8.yaml", "-m", "write");
+  ck_assert_int_eq (plain.status, 0);
+  g_auto (TestRun) w;
+  PCIESIM (&w, "configs/svgx_g2_x8.yaml", "-m", "write", "--trace", win, "--trace-window", "20000:30000");
+  ck_assert_msg (w.status == 0, "%s", w.err);
+  ck_assert_str_eq (w.out, plain.out);
+  ck_assert_str_eq (w.err, "");
+  Perfetto p;
+  perfetto_load (&p, win);
+  ck_assert_msg (p.min_ts >= 20 * SIM_US && p.max_end <= 30 * SIM_US, "%" G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT,
+                 p.min_ts, p.max_end);
+  ck_assert (kind_count (&p, "MWr") > 0);
+  perfetto_clear (&p);
+  g_auto (TestRun) c;
+  PCIESIM (&c, "configs/svgx_g2_x8.yaml", "-m", "write", "--trace", cap, "--trace-max-bytes", "200000");
+  ck_assert_msg (c.status == 0, "%s", c.err);
+  ck_assert_str_eq (c.out, plain.out);
+  ck_assert (g_str_has_prefix (c.err, "pciesim: warning: trace ") && strchr (c.err, '\n')[1] == '\0');
+  GStatBuf st;
+  ck_assert (g_stat (cap, &st) == 0 && st.st_size <= 200000 && st.st_size > 150000);
+  perfetto_load (&p, cap);
+  ck_assert_uint_eq (p.instants, 1);
+  perfetto_clear (&p);
+  /* Misuse: an unknown extension, a window without a trace, a fabric. */
+  g_auto (TestRun) bad;
+  PCIESIM (&bad, "configs/svgx_g2_x8.yaml", "--trace", "x.txt");
+  ck_assert_int_eq (bad.status, 64);
+  g_auto (TestRun) bad2;
+  PCIESIM (&bad2, "configs/svgx_g2_x8.yaml", "--trace-window", "0:10");
+  ck_assert_int_eq (bad2.status, 64);
+  /* A fabric (topology:) is not traced yet: refused before anything is written. */
+  g_autofree char *fab = g_build_filename (dir, "fabric.json", NULL);
+  g_auto (TestRun) bad3;
+  PCIESIM (&bad3, "configs/v7_p2p_g2_x4_1switch.yaml", "--trace", fab);
+  ck_assert_int_eq (bad3.status, 64);
+  ck_assert (!g_file_test (fab, G_FILE_TEST_EXISTS));
+}
+END_TEST
+
 int
 main (void)
 {
@@ -1117,6 +1253,9 @@ main (void)
   tcase_add_exit_test (t, test_overlap_is_internal_error, PS_ERROR_INTERNAL);
   tcase_add_test (t, test_null_trace);
   tcase_add_test (t, test_plot_trace);
+  tcase_add_test (t, test_real_json);
+  tcase_add_test (t, test_real_vcd);
+  tcase_add_test (t, test_real_cli);
   suite_add_tcase (s, t);
   return run_suite (s);
 }

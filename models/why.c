@@ -1,0 +1,334 @@
+/* why.c — stalls, verdicts and latencies of a DMA workload (contract in why.h).
+ *
+ * Everything here happens at the edges of a window or at the end of a run, except the one observer that records a
+ * posted write's latency when the root port receives it: the per-packet work is the clocks' (stall.h), which the
+ * models keep whether or not anyone reads them.
+ */
+#include "models/why.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Transmitters, in WhyResult.tx order. */
+enum { TX_UP, TX_DOWN, TX_DATAPATH };
+
+typedef struct {
+  SimTime clock[WHY_TRANSMITTERS][STALL_COUNT];
+  uint64_t kind_beats[TLP_KIND_COUNT], switch_cycles, tlps, rx_beats;
+  LinkCreditStats credits[2];
+} Snap;
+
+struct Why {
+  SimEngine *engine;
+  Link *link;
+  App *app;
+  DmaChain *dma;
+  const AppParams *ap;
+  const DmaParams *dp;
+  const HostParams *hp;
+  uint16_t requester;
+  char link_name[32], ep_name[32];
+  StallClock *clock[WHY_TRANSMITTERS];
+  Snap at_open;
+  SimTime open_ps;
+  /* Sums over the closed windows. */
+  double window_ps;
+  double clock_ps[WHY_TRANSMITTERS][STALL_COUNT];
+  uint64_t kind_beats[TLP_KIND_COUNT], switch_cycles, tlps, rx_beats;
+  uint64_t consumed[2][FC_CLASS_COUNT][2], held_ps[2][FC_CLASS_COUNT][2];
+  uint32_t advertised[2][FC_CLASS_COUNT][2];
+  LatHist write_lat;
+};
+
+/* A posted write of ours reaches the root complex: committed (stamp_ps, dma_chain.h) -> delivered. */
+static void
+on_delivered (void *ctx, const Tlp *t)
+{
+  Why *w = ctx;
+  if (t->kind == TLP_MWR && t->requester == w->requester)
+    lat_add (&w->write_lat, sim_now (w->engine) - t->stamp_ps);
+}
+
+Why *
+why_new (SimEngine *engine, Link *link, const char *link_name, App *app, const AppParams *ap, DmaChain *dma,
+  const DmaParams *dp, const HostParams *hp, uint16_t requester, const char *ep_name)
+{
+  Why *w = g_new0 (Why, 1);
+  *w = (Why) { .engine = engine, .link = link, .app = app, .dma = dma, .ap = ap, .dp = dp, .hp = hp,
+               .requester = requester };
+  g_strlcpy (w->link_name, link_name, sizeof w->link_name);
+  g_strlcpy (w->ep_name, ep_name, sizeof w->ep_name);
+  w->clock[TX_UP] = link_stall_clock (link, LINK_UPSTREAM);
+  w->clock[TX_DOWN] = link_stall_clock (link, LINK_DOWNSTREAM);
+  w->clock[TX_DATAPATH] = app_stall_clock (app);
+  /* The root port waits for read data: whether that is the host's latency or the requester's want of tags is the
+   * read engines' to say (stall.h, refine). */
+  LinkPort *root = link_port (link, LINK_DSP);
+  link_port_set_stall_feeder (root, NULL, dma_chain_stall_clock (dma, DMA_READ));
+  link_port_set_rx_observer (root, on_delivered, w);
+  return w;
+}
+
+void
+why_free (Why *w)
+{
+  g_free (w);
+}
+
+static void
+snap (Why *w, Snap *s)
+{
+  SimTime now = sim_now (w->engine);
+  for (int i = 0; i < WHY_TRANSMITTERS; i++)
+    stall_read (w->clock[i], now, s->clock[i]);
+  for (int k = 0; k < TLP_KIND_COUNT; k++)
+    s->kind_beats[k] = app_tx_kind_beats (w->app, (TlpKind) k);
+  s->switch_cycles = app_tx_switch_cycles (w->app);
+  s->tlps = app_tx_tlps (w->app);
+  s->rx_beats = app_rx_beats (w->app);
+  for (int d = 0; d < 2; d++)
+    s->credits[d] = link_credit_stats (w->link, (LinkDir) d);
+}
+
+void
+why_open (Why *w, SimTime now)
+{
+  snap (w, &w->at_open);
+  w->open_ps = now;
+}
+
+void
+why_close (Why *w, SimTime stop)
+{
+  Snap s;
+  snap (w, &s);
+  const Snap *o = &w->at_open;
+  w->window_ps += (double) (stop - w->open_ps);
+  for (int i = 0; i < WHY_TRANSMITTERS; i++)
+    for (int c = 0; c < STALL_COUNT; c++)
+      w->clock_ps[i][c] += (double) (s.clock[i][c] - o->clock[i][c]);
+  for (int k = 0; k < TLP_KIND_COUNT; k++)
+    w->kind_beats[k] += s.kind_beats[k] - o->kind_beats[k];
+  w->switch_cycles += s.switch_cycles - o->switch_cycles;
+  w->tlps += s.tlps - o->tlps;
+  w->rx_beats += s.rx_beats - o->rx_beats;
+  for (int d = 0; d < 2; d++)
+    for (int c = 0; c < FC_CLASS_COUNT; c++)
+      for (int p = 0; p < 2; p++) {
+        w->consumed[d][c][p] += s.credits[d].consumed[c][p] - o->credits[d].consumed[c][p];
+        w->held_ps[d][c][p] += s.credits[d].held_ps[c][p] - o->credits[d].held_ps[c][p];
+        w->advertised[d][c][p] = s.credits[d].advertised[c][p];
+      }
+}
+
+/* A link direction: busy as its usage says, its idle share split as its clock saw the idle time. */
+static void
+link_tx (const Why *w, int i, const LinkUsage *u, WhyTransmitter *t)
+{
+  static const char *const names[] = { "payload", "tlp_overhead", "dllp", "ordered_sets" };
+  g_snprintf (t->name, sizeof t->name, "%s.%s", w->link_name, i == TX_UP ? "up" : "down");
+  t->n_busy = 4;
+  const double busy[] = { u->payload, u->tlp_overhead, u->dllp, u->ordered_sets };
+  for (guint k = 0; k < 4; k++) {
+    t->busy_name[k] = names[k];
+    t->busy[k] = busy[k];
+  }
+  double total = 0;
+  for (int c = 0; c < STALL_COUNT; c++)
+    total += w->clock_ps[i][c];
+  for (int c = 0; c < STALL_COUNT; c++)
+    t->idle[c] = total > 0 ? u->idle * w->clock_ps[i][c] / total : c == STALL_IDLE ? u->idle : 0;
+}
+
+/* The datapath's transmit side: its beats by what they carried, turnarounds and gaps; idle by its clock. Both
+ * sides are counted in whole TLPs at their grant, so the sum is scaled to 1 rather than to the window. */
+static double
+datapath_tx (const Why *w, WhyTransmitter *t)
+{
+  static const char *const names[] = { "write_data", "read_requests", "completions", "messages", "turnaround",
+                                        "gap" };
+  g_snprintf (t->name, sizeof t->name, "%s.datapath", w->ep_name);
+  double unit = (double) app_unit_ps (w->app), cycle = (double) app_cycle_ps (w->app);
+  const double busy[] = { w->kind_beats[TLP_MWR] * unit, w->kind_beats[TLP_MRD] * unit,
+                          (w->kind_beats[TLP_CPLD] + w->kind_beats[TLP_CPL]) * unit, w->kind_beats[TLP_MSI] * unit,
+                          w->switch_cycles * cycle, (double) w->tlps * w->ap->tx_gap_cycles * cycle };
+  double busy_ps = 0, idle_ps = 0;
+  for (guint k = 0; k < G_N_ELEMENTS (busy); k++)
+    busy_ps += busy[k];
+  for (int c = 0; c < STALL_COUNT; c++)
+    idle_ps += w->clock_ps[TX_DATAPATH][c];
+  double total = busy_ps + idle_ps;
+  t->n_busy = G_N_ELEMENTS (busy);
+  for (guint k = 0; k < t->n_busy; k++) {
+    t->busy_name[k] = names[k];
+    t->busy[k] = total > 0 ? busy[k] / total : 0;
+  }
+  for (int c = 0; c < STALL_COUNT; c++)
+    t->idle[c] = total > 0 ? w->clock_ps[TX_DATAPATH][c] / total : c == STALL_IDLE;
+  return w->window_ps > 0 ? MIN (1.0, busy_ps / w->window_ps) : 0;
+}
+
+/* MB/s = bytes / ps x 1e6. */
+static double
+mbps_of (double bytes, double ps)
+{
+  return ps > 0 ? bytes / ps * 1e6 : NAN;
+}
+
+static const char *const credit_words[] = { "posted-header", "posted-data", "non-posted-header", "non-posted-data",
+                                            "completion-header", "completion-data" };
+
+/* The bound and its explanation: where a formula exists, what the resource alone allows; the text ends with what
+ * the link alone would allow, unless the link is the bound. */
+static void
+explain (const Why *w, DmaDir dir, const LinkUsage *u, double mbps, double dp_busy, WhyVerdict *v)
+{
+  char *s = v->text;
+  const size_t n = sizeof v->text;
+  const LatSummary rtt = lat_summary (dma_chain_read_latency (w->dma));
+  const double share = v->share * 100;
+  const uint32_t mrrs = w->dp->max_read_request_bytes;
+  const uint32_t tlp_bytes = dir == DMA_READ ? mrrs : w->dp->max_payload_bytes;
+  v->bound_mbps = NAN;
+  switch (v->cause) {
+  case STALL_LINK: {
+    const LinkParams *lp = link_params (w->link);
+    g_snprintf (s, n, "limited by the link (Gen%d x%d): busy %.0f%% of the time (payload %.0f%%, TLP overhead %.0f%%, "
+      "DLLPs %.1f%%, ordered sets %.1f%%); the protocol allows %.1f MB/s of %s", lp->gen, lp->lanes, share,
+      u->payload * 100, u->tlp_overhead * 100, u->dllp * 100, u->ordered_sets * 100, v->link_mbps,
+      dir == DMA_READ ? "read completions" : "posted writes");
+    return;
+  }
+  case STALL_DATAPATH:
+    v->bound_mbps = mbps / v->share;
+    g_snprintf (s, n, "limited by the application datapath (%u bits at %g MHz): its %s side is busy %.0f%% of the "
+      "time%s; it alone would allow about %.0f MB/s", w->ap->width_bits, w->ap->clock_mhz,
+      dir == DMA_READ ? "receive" : "transmit", dp_busy * 100,
+      dir == DMA_READ ? " with completions and their per-TLP overhead" : " with beats, turnarounds and gaps",
+      v->bound_mbps);
+    break;
+  case STALL_CREDITS_PH:
+  case STALL_CREDITS_PD:
+  case STALL_CREDITS_NPH:
+  case STALL_CREDITS_NPD:
+  case STALL_CREDITS_CPLH:
+  case STALL_CREDITS_CPLD: {
+    int k = v->cause - STALL_CREDITS_PH, c = k / 2, p = k % 2;
+    /* Completion credits are the endpoint's (the host sends completions down); the others the root port's. */
+    int d = c == FC_CPL ? LINK_DOWNSTREAM : LINK_UPSTREAM;
+    double rtt_ps = w->consumed[d][c][p] ? (double) w->held_ps[d][c][p] / (double) w->consumed[d][c][p] : 0;
+    uint32_t adv = w->advertised[d][c][p];
+    double bytes = p == FC_DATA ? adv * 16.0 : (double) adv * (c == FC_NP ? mrrs : tlp_bytes);
+    v->bound_mbps = mbps_of (bytes, rtt_ps);
+    g_snprintf (s, n, "limited by %s credits of the %s: %u credits = %.0f bytes in flight%s, %.2f us credit round "
+      "trip -> %.0f MB/s", credit_words[k], c == FC_CPL ? "endpoint" : "root port", adv, bytes,
+      p == FC_HDR ? (c == FC_NP ? " (one read request each)" : " (one TLP each)") : "", rtt_ps / 1e6,
+      v->bound_mbps);
+    break;
+  }
+  case STALL_TAGS: {
+    double bytes = (double) w->dp->tags * mrrs;
+    v->bound_mbps = mbps_of (bytes, rtt.mean_ns * 1000);
+    g_snprintf (s, n, "limited by read tags: %u tags x %u bytes = %.0f bytes in flight, %.2f us mean read round "
+      "trip -> %.0f MB/s", w->dp->tags, mrrs, bytes, rtt.mean_ns / 1000, v->bound_mbps);
+    break;
+  }
+  case STALL_COMPLETION_BUFFER:
+    v->bound_mbps = mbps_of (w->dp->cpl_buffer_bytes, rtt.mean_ns * 1000);
+    g_snprintf (s, n, "limited by the endpoint's completion buffer: %u bytes of reads in flight, %.2f us mean read "
+      "round trip -> %.0f MB/s", w->dp->cpl_buffer_bytes, rtt.mean_ns / 1000, v->bound_mbps);
+    break;
+  case STALL_HOST_QUEUE: {
+    double lat_ps = (w->hp->read_latency_ns * 1000 + w->hp->read_latency_per_byte_ps * mrrs);
+    v->bound_mbps = mbps_of ((double) w->hp->read_queue_depth * mrrs, lat_ps);
+    g_snprintf (s, n, "limited by the root complex's read queue: it works on %u reads at once, the others wait in "
+      "it (%.0f%% of the time); %u x %u bytes per %.0f ns of read latency -> %.0f MB/s", w->hp->read_queue_depth,
+      share, w->hp->read_queue_depth, mrrs, lat_ps / 1000, v->bound_mbps);
+    break;
+  }
+  case STALL_HOST_LATENCY:
+    g_snprintf (s, n, "limited by the host's read latency: the completions' link waits %.0f%% of the time for read "
+      "data (mean read round trip %.2f us, of which the root complex %.0f ns)", share, rtt.mean_ns / 1000,
+      w->hp->read_latency_ns + w->hp->read_latency_per_byte_ps * mrrs / 1000);
+    break;
+  case STALL_DESCRIPTOR_FETCH:
+    g_snprintf (s, n, "limited by descriptor fetches: the engine waits %.0f%% of the time for descriptors (a run's "
+      "first fetch takes %.0f ns)", share, dma_chain_first_fetch_ns (w->dma, dir));
+    break;
+  case STALL_REPLAY_BUFFER:
+    g_snprintf (s, n, "limited by the replay buffer (%u bytes): the transmitter waits %.0f%% of the time for Acks "
+      "to free it", link_params (w->link)->replay_buffer_bytes, share);
+    break;
+  case STALL_UNACKED_TLPS:
+    g_snprintf (s, n, "limited by the data link layer's window: 2048 TLPs unacknowledged %.0f%% of the time", share);
+    break;
+  case STALL_SOFTWARE:
+    g_snprintf (s, n, "limited by software: the link waits %.0f%% of the time for the driver", share);
+    break;
+  default:
+    g_snprintf (s, n, "limited by nothing in particular: the link has nothing to send %.0f%% of the time", share);
+    break;
+  }
+  size_t len = strlen (s);
+  g_snprintf (s + len, n - len, "; the link alone would allow %.1f MB/s", v->link_mbps);
+}
+
+/* The runner-up, when it weighs: what binds next once the first is relieved. */
+static void
+explain_next (WhyVerdict *v)
+{
+  size_t len = strlen (v->text);
+  if (v->next_share >= 0.05)
+    g_snprintf (v->text + len, sizeof v->text - len, " (next: %s, %.0f%%)", stall_cause_names[v->next],
+                v->next_share * 100);
+}
+
+static void
+verdict (const Why *w, DmaDir dir, const WhyResult *r, const LinkUsage usage[2], double mbps, double tx_busy,
+  WhyVerdict *v)
+{
+  *v = (WhyVerdict) { 0 };
+  if (!isfinite (mbps))
+    return;
+  /* Completions carry read data down; posted writes carry write data up. */
+  int d = dir == DMA_READ ? LINK_DOWNSTREAM : LINK_UPSTREAM;
+  const WhyTransmitter *data = &r->tx[d == LINK_UPSTREAM ? TX_UP : TX_DOWN];
+  double rx_busy = w->window_ps > 0 ? MIN (1.0, w->rx_beats * (double) app_unit_ps (w->app) / w->window_ps) : 0;
+  double dp_busy = dir == DMA_READ ? rx_busy : tx_busy;
+  double p[STALL_COUNT];
+  for (int c = 0; c < STALL_COUNT; c++)
+    p[c] = data->idle[c];
+  p[STALL_LINK] += 1.0 - usage[d].idle;
+  p[STALL_DATAPATH] = MAX (p[STALL_DATAPATH], dp_busy);
+  int best = STALL_LINK, next = -1;
+  for (int c = 0; c < STALL_COUNT; c++)
+    if (p[c] > p[best])
+      best = c;
+  for (int c = 0; c < STALL_COUNT; c++)
+    if (c != best && (next < 0 || p[c] > p[next]))
+      next = c;
+  v->valid = TRUE;
+  v->cause = (StallCause) best;
+  v->share = p[best];
+  v->next = (StallCause) next;
+  v->next_share = p[next];
+  const LinkParams *lp = link_params (w->link);
+  v->link_mbps = link_protocol_limit_mbps (lp, dir == DMA_READ ? 12 : w->dp->addr64 ? 16 : 12);
+  explain (w, dir, &usage[d], mbps, dp_busy, v);
+  explain_next (v);
+}
+
+void
+why_result (Why *w, const LinkUsage usage[2], const double mbps[DMA_DIR_COUNT], WhyResult *out)
+{
+  *out = (WhyResult) { 0 };
+  link_tx (w, TX_UP, &usage[LINK_UPSTREAM], &out->tx[TX_UP]);
+  link_tx (w, TX_DOWN, &usage[LINK_DOWNSTREAM], &out->tx[TX_DOWN]);
+  double tx_busy = datapath_tx (w, &out->tx[TX_DATAPATH]);
+  for (int dir = 0; dir < DMA_DIR_COUNT; dir++)
+    verdict (w, (DmaDir) dir, out, usage, mbps[dir], tx_busy, &out->verdict[dir]);
+  out->read_latency = lat_summary (dma_chain_read_latency (w->dma));
+  out->write_latency = lat_summary (&w->write_lat);
+  for (int dir = 0; dir < DMA_DIR_COUNT; dir++)
+    out->first_fetch_ns[dir] = dma_chain_first_fetch_ns (w->dma, (DmaDir) dir);
+}

@@ -5,8 +5,9 @@
  * run whenever something may have changed for it: a TLP queued for it, its link ready again (credits, queue),
  * or the earliest hold time among its queues' heads (one event, kept only while something waits for time).
  * The arbiter takes as many TLPs as its link accepts, each from the next ingress port in turn with a TLP that
- * may go: ready, allowed by the ordering rules, and accepted by the link. Scanning n ingress ports x 3 classes per
- * TLP is cheap next to the link's own work for it.
+ * may go: ready, allowed by the ordering rules, and accepted by the link. Only ingress ports with a TLP queued for
+ * the egress port are visited (a bitmask per egress port), since a fabric's arbiter runs on every grant and every
+ * tx-ready and most ports have nothing queued for a given egress.
  *
  * Everything the link decides (when the header is in, Acks, UpdateFCs, credits) stays the link's: the switch only
  * chooses when to take a TLP out of a receive buffer (link_port_consume) and what to offer an egress link.
@@ -14,6 +15,8 @@
 #include "models/switch.h"
 
 G_DEFINE_QUARK (pciesim-switch-error-quark, switch_error)
+
+G_STATIC_ASSERT (SWITCH_MAX_PORTS <= 64); /* Egress.busy has one bit per ingress port */
 
 /* Tlp.port while the switch holds it: the ingress port, and this bit when the TLP sits in the central memory
  * rather than in its ingress port's receive buffer. */
@@ -25,6 +28,10 @@ typedef struct {
 
 typedef struct {
   Voq *from; /* by ingress port */
+  /* Bit i set while from[i] holds a TLP, so a grant visits only ingress ports with something queued rather than
+   * scanning all of them (an empty port's pick() is NULL and leaves `soonest` alone, so skipping it changes
+   * nothing). SWITCH_MAX_PORTS is 64, one bit each. */
+  uint64_t busy;
   uint32_t queued;
   uint32_t next; /* the ingress port the arbiter offers the grant first */
   uint32_t left; /* weighted round robin: grants `next` still has in this turn */
@@ -146,10 +153,13 @@ egress_run (Switch *sw, uint32_t e)
     Tlp *t = NULL;
     uint32_t from = 0;
     soonest = UINT64_MAX;
-    for (uint32_t k = 0; k < n && t == NULL; k++) {
-      from = (g->next + k) % n;
-      t = pick (&g->from[from], now, op->link_port, &soonest);
-    }
+    /* The ports from `next` up, then those below it: the round-robin order (next + k) % n, busy ports only. */
+    uint64_t part[2] = { g->busy & (~(uint64_t) 0 << g->next), g->busy & ~(~(uint64_t) 0 << g->next) };
+    for (int h = 0; h < 2 && t == NULL; h++)
+      for (uint64_t m = part[h]; m != 0 && t == NULL; m &= m - 1) {
+        from = (uint32_t) __builtin_ctzll (m);
+        t = pick (&g->from[from], now, op->link_port, &soonest);
+      }
     if (t == NULL)
       break;
     /* Round robin: the next grant is offered to the port after the winner. Weighted: the winner keeps the offer
@@ -159,11 +169,14 @@ egress_run (Switch *sw, uint32_t e)
       g->left = weight (sw, from);
     }
     if (--g->left == 0) {
-      g->next = (from + 1) % n;
+      g->next = from + 1 < n ? from + 1 : 0;
       g->left = weight (sw, g->next);
     }
-    Tlp *popped = tlp_fifo_pop (&g->from[from].q[tlp_fc_class (t->kind)]);
+    Voq *v = &g->from[from];
+    Tlp *popped = tlp_fifo_pop (&v->q[tlp_fc_class (t->kind)]);
     g_assert (popped == t);
+    if (!v->q[FC_P].head && !v->q[FC_NP].head && !v->q[FC_CPL].head)
+      g->busy &= ~((uint64_t) 1 << from);
     g->queued--;
     sw->queued--;
     if (t->port & IN_POOL) {
@@ -213,6 +226,7 @@ sw_receive (Component *c, FabricPort *in, Tlp *t)
   }
   Egress *g = &sw->eg[out->index];
   tlp_fifo_push (&g->from[in->index].q[tlp_fc_class (t->kind)], t);
+  g->busy |= (uint64_t) 1 << in->index;
   g->queued++;
   sw->queued++;
   sw->c.queued_high_water = MAX (sw->c.queued_high_water, sw->queued);

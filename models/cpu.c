@@ -18,7 +18,7 @@ typedef enum {
   T_TIME, /* an event at its own time resumes it */
   T_READY, /* stepping */
   T_PATH, /* writes on their way: a fill buffer to free up, or all of them taken (fence, load) */
-  T_SENT, /* FENCE: the root complex to place every write it took on the wire */
+  T_SENT, /* DRAIN: the root complex to place every write it took on the wire */
   T_LOAD, /* a load's completion data */
   T_SIGNAL, /* WAIT: signals */
   T_BARRIER, /* BARRIER: the other threads */
@@ -62,7 +62,7 @@ struct Cpu {
   Host *host;
   CpuParams p;
   GRand *rand;
-  SimTime store_ps, access_ps;
+  SimTime store_ps, access_ps, post_ps;
   GPtrArray *threads;
   guint n_done, at_barrier;
   void (*done) (void *ctx);
@@ -75,15 +75,20 @@ cpu_params_check (const CpuParams *p, GError **error)
 {
   if (!wc_params_check (&p->wc, error))
     return FALSE;
-  const double v[] = { p->store_ns, p->access_ns, p->dma_setup_ns, p->dma_desc_ns };
-  static const char *const names[] = { "store time", "path to the root complex", "DMA set-up time",
-                                       "time per descriptor" };
+  const double v[] = { p->store_ns, p->access_ns, p->post_ns, p->dma_setup_ns, p->dma_desc_ns };
+  static const char *const names[] = { "store time", "path to the root complex", "write's path to the posted-write "
+                                       "queue", "DMA set-up time", "time per descriptor" };
   for (guint i = 0; i < G_N_ELEMENTS (v); i++)
     if (!(v[i] >= 0 && v[i] < 1e9)) {
       g_set_error (error, CPU_ERROR, CPU_ERROR_PARAM, "CPU %s %g ns: must be finite, >= 0 and below 1 s", names[i],
                    v[i]);
       return FALSE;
     }
+  if (p->post_ns > p->access_ns) {
+    g_set_error (error, CPU_ERROR, CPU_ERROR_PARAM, "CPU write's path to the posted-write queue %g ns: longer than "
+                 "the whole path to the root port, %g ns", p->post_ns, p->access_ns);
+    return FALSE;
+  }
   return TRUE;
 }
 
@@ -98,7 +103,7 @@ emit (void *ctx, const WcWrite *w)
   Thread *t = ctx;
   SIM_INVARIANT (t->len < t->ring_cap, "cpu thread %u: %u writes on their way, more than its buffers can hold",
                  t->index, t->len);
-  t->ring[(t->head + t->len++) % t->ring_cap] = (PathWrite) { *w, t->time + t->cpu->access_ps };
+  t->ring[(t->head + t->len++) % t->ring_cap] = (PathWrite) { *w, t->time + t->cpu->post_ps };
 }
 
 static void path_event (SimEngine *e, void *ctx, uint64_t arg);
@@ -166,7 +171,7 @@ host_ready (void *ctx)
   }
 }
 
-/* The root complex placed its last CPU write on the wire: a fence waiting for it goes on. */
+/* The root complex placed its last CPU write on the wire: a drain waiting for it goes on. */
 static void
 host_sent (void *ctx)
 {
@@ -324,13 +329,14 @@ step (Thread *t)
     }
     path_kick (t);
     return;
-  case CPU_OP_FENCE: {
+  case CPU_OP_FENCE:
     wc_fence (t->wc);
     path_kick (t);
     if (!path_clear (t, TRUE))
       return;
-    /* The model's fence ends when the writes have left the root port (cpu.h), so a posted write's software end is
-     * never before its data is on the wire. */
+    t->pc++;
+    return;
+  case CPU_OP_DRAIN: {
     SimTime end;
     if (!host_cpu_writes_sent (cpu->host, &end)) {
       t->state = T_SENT;
@@ -442,6 +448,7 @@ cpu_new (SimEngine *engine, Host *host, const CpuParams *p)
   cpu->rand = sim_rand_new (engine, CPU_RAND_ID);
   cpu->store_ps = units_ns_to_ps (p->store_ns);
   cpu->access_ps = units_ns_to_ps (p->access_ns);
+  cpu->post_ps = units_ns_to_ps (p->post_ns);
   cpu->threads = g_ptr_array_new ();
   static const HostCpuFns fns = { host_ready, host_completion, host_sent };
   host_set_cpu (host, &fns, cpu);

@@ -8,21 +8,23 @@
  *               (wc_split_width()), to memory mapped write-combining (the stores fill the WC buffers, which leave
  *               as 64-byte or 8-byte partial writes, wc.h) or uncached (`uc`: one write per store). Each store
  *               takes store_ns of the core. A write that left the buffers crosses the path to the root complex
- *               (access_ns) and is then offered to it (host_cpu_write()); writes are offered in order, and one
- *               the root complex refuses holds those behind it. While as many writes as the core has WC buffers
- *               are on their way (its fill buffers hold them), the core stalls: no further store issues.
+ *               up to where the root complex posts it (post_ns: the whole path access_ns when the root complex
+ *               has no posted-write queue, host.h) and is then offered to it (host_cpu_write()); writes are
+ *               offered in order, and one the root complex refuses holds those behind it. While as many writes
+ *               as the core has WC buffers are on their way (its fill buffers hold them), the core stalls: no
+ *               further store issues.
  *     LOAD      a PIO read: `bytes` at `address` in uncached loads of at most `width` bytes. A UC load first drains
  *               the WC buffers (SDM §11.3) and waits until the root complex took every write; then it crosses the
  *               path (access_ns), goes out as one MRd (whole DWs around the loaded bytes), and the core waits until
  *               all of its completion data is back across the path (access_ns again): one load outstanding per
  *               core (pcie-protocol.md §9), so N bytes take N / width round trips.
  *     FENCE     SFENCE: the WC buffers drain as partial writes and the core waits until the root complex took
- *               every write it made (the writes are then globally visible, SDM §11.3; the software end of a PIO
- *               write) and, the model's choice, until the root complex has placed every CPU write it took on a
- *               root port's wire (host_cpu_writes_sent(); the thread's time moves to when the last one's last
- *               symbol leaves). A real core may see the fence end while the chipset still holds a few posted
- *               writes; waiting for the wire keeps a PIO write's figure within what the link can carry (a
- *               project rule), at the price of up to a queue of TLP times on the smallest transfers.
+ *               every write it made (posted them: the writes are then globally visible, SDM §11.3, and the core
+ *               goes on while the chipset still carries them to the link; the software end of a PIO write).
+ *     DRAIN     wait until the root complex has placed every CPU write it took on a root port's wire
+ *               (host_cpu_writes_sent(); the thread's time moves to when the last one's last symbol leaves). No
+ *               instruction does this: it closes a measurement window that must hold the queued writes' wire
+ *               time, so that no figure counts bytes the link has not yet carried.
  *     COMPUTE   the core is busy for `ns`, or for a draw of `dist` (software work: timer reads, bookkeeping).
  *     DMA_START the driver starts a DMA: it works dma_setup_ns plus `count` x dma_desc_ns (system call, pinning
  *               and mapping pages, writing `count` descriptors), then the hook rings the doorbells (register
@@ -62,6 +64,7 @@ typedef struct {
   WcParams wc; /* every core's write-combining buffers */
   double store_ns; /* core time per store instruction */
   double access_ns; /* the path between a core and the root complex (front-side bus, chipset), each way */
+  double post_ns; /* a write's part of it before the root complex posts it (<= access_ns; = it without a queue) */
   double dma_setup_ns; /* driver work per DMA start (system call, set-up), before the doorbells */
   double dma_desc_ns; /* driver work per descriptor (pinning and mapping a page, writing the descriptor) */
   const Dist *interrupt; /* MSI handled by the root complex -> the handler runs; NULL = 0 (owned by the caller) */
@@ -72,6 +75,7 @@ typedef enum {
   CPU_OP_STORE,
   CPU_OP_LOAD,
   CPU_OP_FENCE,
+  CPU_OP_DRAIN,
   CPU_OP_COMPUTE,
   CPU_OP_DMA_START,
   CPU_OP_WAIT,

@@ -27,6 +27,8 @@
 G_DEFINE_QUARK (pciesim-host-error-quark, host_error)
 
 #define TAG_WORDS (1024 / 64) /* a bit per 10-bit tag number */
+/* Marks a CPU write's MWr (the cookie of the root complex's register writes holds a 32-bit value, host_pio_write). */
+#define CPU_WRITE_COOKIE (UINT64_C (0x43505557) << 32)
 
 typedef struct {
   TlpFifo tx; /* completions, PIO writes and forwarded TLPs, in the order the port will send them */
@@ -79,6 +81,13 @@ struct Host {
   void *cpu_ctx;
   gboolean cpu_waiting;
   uint64_t cpu_unsent; /* CPU writes taken but not yet placed on a root port's wire */
+  /* The posted-write queue (cpu_write_queue_tlps > 0): CPU TLPs inside the root complex in the order the CPU made
+   * them, each until stamp_ps (its crossing of the chipset's path to the root port), then into the port's FIFO.
+   * cpu_queued counts the writes among them and in the ports' FIFOs, not yet handed to a link. */
+  TlpFifo cpu_fifo;
+  uint32_t cpu_queued;
+  gboolean cpu_event;
+  SimTime cpu_path_ps;
   SimTime cpu_sent_end_ps; /* when the last placed one's last symbol leaves */
 
   /* Outstanding reads by requester bus and tag (fabric.h's enumeration puts every requester at device 0), and how
@@ -112,7 +121,7 @@ host_params_check (const HostParams *p, uint32_t mps, GError **error)
   }
   const double v[] = { p->read_latency_ns, p->read_latency_per_byte_ps, p->cpl_rate_mbps, p->cpl_overhead_ns,
                        p->write_drain_mbps, p->write_latency_ns, p->sw_pio_latency_ns, p->sw_pio_gap_ns,
-                       p->msi_latency_ns, p->poll_interval_ns, p->iteration_gap_ns };
+                       p->msi_latency_ns, p->poll_interval_ns, p->iteration_gap_ns, p->cpu_write_path_ns };
   /* 0 is legal for every one (no latency, or a rate that does not limit). The negated test also rejects NaN;
    * the bound (1e12 ns is over 16 minutes) keeps every conversion to picoseconds far inside SimTime. */
   for (guint i = 0; i < G_N_ELEMENTS (v); i++)
@@ -124,6 +133,17 @@ host_params_check (const HostParams *p, uint32_t mps, GError **error)
 }
 
 static void host_stall (Host *h, uint32_t port);
+
+/* A CPU refused a write may try again: without a posted-write queue once the port's FIFO is empty, with one once
+ * the queue has room. Called last, with the port's state settled: the CPU may call back in to send. */
+static void
+cpu_notify (Host *h)
+{
+  if (h->cpu_waiting && (h->p.cpu_write_queue_tlps == 0 || h->cpu_queued < h->p.cpu_write_queue_tlps)) {
+    h->cpu_waiting = FALSE;
+    h->cpu.ready (h->cpu_ctx);
+  }
+}
 
 /* Send from the head while the link takes it. One FIFO in production order never reorders anything, and for the
  * host's own TLPs it cannot deadlock: whatever holds the head back (the far end's credits, link queue or replay
@@ -137,9 +157,14 @@ tx_drain (Host *h, uint32_t port)
   while (rp->tx.head != NULL) {
     if (!link_port_can_send (lp, rp->tx.head)) {
       rp->tx_blocked = TRUE;
+      /* With a queue, a CPU write handed to the link above freed a place although the FIFO is not empty. */
+      if (h->p.cpu_write_queue_tlps > 0)
+        cpu_notify (h);
       return;
     }
     Tlp *t = tlp_fifo_pop (&rp->tx);
+    if (t->kind == TLP_MWR && t->cookie == CPU_WRITE_COOKIE && t->requester == h->base.id)
+      h->cpu_queued--;
     if (t->port != 0)
       link_port_consume (h->base.ports[t->port - 1].link_port, t);
     else
@@ -149,10 +174,7 @@ tx_drain (Host *h, uint32_t port)
   rp->tx_blocked = FALSE;
   host_stall (h, port);
   /* Last, once the FIFO is empty: the CPU may call back in to send (host_cpu_write), which drains again. */
-  if (h->cpu_waiting) {
-    h->cpu_waiting = FALSE;
-    h->cpu.ready (h->cpu_ctx);
-  }
+  cpu_notify (h);
 }
 
 static void
@@ -393,8 +415,43 @@ cpu_queue (Host *h, Tlp *t)
   tx_drain (h, out->index);
 }
 
-/* Marks a CPU write's MWr (the cookie of the root complex's register writes holds a 32-bit value, host_pio_write). */
-#define CPU_WRITE_COOKIE (UINT64_C (0x43505557) << 32)
+static void cpu_fifo_event (SimEngine *e, void *ctx, uint64_t arg);
+
+/* Hand the CPU TLPs that have crossed the chipset's path to their root ports, in order (a load never passes an
+ * earlier write, spec §2.4.1); one event waits for the head. Re-entered from tx_drain() through the CPU, the inner
+ * call moves the head first, so the order holds. */
+static void
+cpu_fifo_move (Host *h)
+{
+  SimTime now = sim_now (h->engine);
+  while (h->cpu_fifo.head != NULL && h->cpu_fifo.head->stamp_ps <= now)
+    cpu_queue (h, tlp_fifo_pop (&h->cpu_fifo));
+  if (h->cpu_fifo.head != NULL && !h->cpu_event) {
+    h->cpu_event = TRUE;
+    sim_schedule_at (h->engine, h->cpu_fifo.head->stamp_ps, cpu_fifo_event, h, 0);
+  }
+}
+
+static void
+cpu_fifo_event (SimEngine *e, void *ctx, uint64_t arg)
+{
+  Host *h = ctx;
+  h->cpu_event = FALSE;
+  cpu_fifo_move (h);
+}
+
+/* A CPU TLP taken by the root complex: straight to its port without a posted-write queue, else behind the queue. */
+static void
+cpu_take (Host *h, Tlp *t, SimTime path_ps)
+{
+  if (h->p.cpu_write_queue_tlps == 0) {
+    cpu_queue (h, t);
+    return;
+  }
+  t->stamp_ps = sim_now (h->engine) + path_ps;
+  tlp_fifo_push (&h->cpu_fifo, t);
+  cpu_fifo_move (h);
+}
 
 /* A root port placed a TLP on its wire: a CPU write counts as sent, and the CPU hears when none is left. */
 static void
@@ -426,8 +483,9 @@ host_cpu_writes_sent (const Host *h, SimTime *end_ps)
   return h->cpu_unsent == 0;
 }
 
-/* The write goes out only when the port's FIFO is empty and its link takes it now: whatever holds the link back
- * holds the core (host.h). A probe on the stack asks the link, so a refusal allocates nothing. */
+/* Without a posted-write queue the write goes out only when the port's FIFO is empty and its link takes it now:
+ * whatever holds the link back holds the core (host.h). A probe on the stack asks the link, so a refusal allocates
+ * nothing. With one, the write is taken while the queue has room. */
 gboolean
 host_cpu_write (Host *h, uint64_t address, uint32_t bytes)
 {
@@ -437,7 +495,8 @@ host_cpu_write (Host *h, uint64_t address, uint32_t bytes)
                  address);
   Tlp probe = { 0 };
   tlp_set (&probe, TLP_MWR, address > 0xffffffffu, address, bytes);
-  if (h->rp[out->index].tx.head != NULL || !link_port_can_send (out->link_port, &probe)) {
+  uint32_t q = h->p.cpu_write_queue_tlps;
+  if (q > 0 ? h->cpu_queued >= q : h->rp[out->index].tx.head != NULL || !link_port_can_send (out->link_port, &probe)) {
     h->cpu_waiting = TRUE;
     return FALSE;
   }
@@ -447,7 +506,8 @@ host_cpu_write (Host *h, uint64_t address, uint32_t bytes)
   t->cookie = CPU_WRITE_COOKIE;
   h->c.cpu_writes++;
   h->cpu_unsent++;
-  cpu_queue (h, t);
+  h->cpu_queued++;
+  cpu_take (h, t, h->cpu_path_ps);
   return TRUE;
 }
 
@@ -461,7 +521,7 @@ host_cpu_read (Host *h, uint64_t address, uint32_t bytes, uint16_t tag)
   t->requester = h->base.id;
   t->tag = tag;
   h->c.cpu_reads++;
-  cpu_queue (h, t);
+  cpu_take (h, t, 0);
 }
 
 void
@@ -679,6 +739,7 @@ host_new (Fabric *f, const char *name, const HostParams *params, uint32_t root_p
   h->write_latency_ps = units_ns_to_ps (params->write_latency_ns);
   h->msi_latency_ps = units_ns_to_ps (params->msi_latency_ns);
   h->poll_ps = units_ns_to_ps (params->poll_interval_ns);
+  h->cpu_path_ps = units_ns_to_ps (params->cpu_write_path_ns);
   fabric_add (f, &h->base, &host_kind, COMPONENT_ROOT_COMPLEX, name, root_ports);
   return h;
 }
@@ -707,6 +768,7 @@ host_check_invariants (const Host *h, GError **error)
   gboolean tx = FALSE;
   for (uint32_t i = 0; i < h->base.n_ports; i++)
     tx |= h->rp[i].tx.head != NULL;
+  tx |= h->cpu_fifo.head != NULL;
   if (h->reqs.head != NULL || h->held.head != NULL || h->sink.head != NULL || tx || h->swapped != NULL) {
     g_set_error (error, HOST_ERROR, HOST_ERROR_INVARIANT, "host: work left at the end (requests %s, held %s, sink %s, "
       "transmit %s, swapped completion %s)", h->reqs.head ? "pending" : "empty", h->held.head ? "pending" : "empty",
@@ -735,7 +797,8 @@ void
 host_describe_wait (const Host *h, GString *out)
 {
   /* O(n), and fine: only the watchdog's one-off message counts queues. */
-  guint reqs = tlp_fifo_len (&h->reqs), held = tlp_fifo_len (&h->held), sink = tlp_fifo_len (&h->sink), tx = 0;
+  guint reqs = tlp_fifo_len (&h->reqs), held = tlp_fifo_len (&h->held), sink = tlp_fifo_len (&h->sink),
+        tx = tlp_fifo_len (&h->cpu_fifo);
   gboolean blocked = FALSE;
   for (uint32_t i = 0; i < h->base.n_ports; i++) {
     tx += tlp_fifo_len (&h->rp[i].tx);

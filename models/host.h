@@ -31,13 +31,17 @@
  *   MSIs reach the handler set with host_set_msi() msi_latency_ns after their data drains; without MSI the
  *   software polls a status address and notices a write at the next multiple of poll_interval_ns.
  * - The CPU's side (cpu.h): host_cpu_write() is a core's store to MMIO leaving the core (a write-combining or
- *   uncached write): the root complex takes it only when it can put it on its root port's link at once (the port's
- *   FIFO is empty and the link takes the MWr: credits, queue, replay space), so a core stalls on the link's
- *   back-pressure exactly as the other traffic waits for it, and no CPU write waits inside the root complex.
- *   After a refusal the CPU's ready() runs once the port can send again. host_cpu_read() is a core's uncached
- *   load: an MRd with the root complex's own requester ID, queued behind everything the port sends (it never
+ *   uncached write). Without a posted-write queue (cpu_write_queue_tlps 0) the root complex takes it only when it
+ *   can put it on its root port's link at once (the port's FIFO is empty and the link takes the MWr: credits,
+ *   queue, replay space), so a core stalls on the link's back-pressure exactly as the other traffic waits for it,
+ *   and no CPU write waits inside the root complex. With one, the root complex posts it while fewer than
+ *   cpu_write_queue_tlps of the CPU's writes are inside it (taken, not yet handed to a link); a taken write
+ *   reaches its root port's FIFO cpu_write_path_ns later and leaves it as the link allows, so the core stalls
+ *   only when the queue is full. After a refusal the CPU's ready() runs once the port can send again (no queue)
+ *   or the queue has room. host_cpu_read() is a core's uncached load: an MRd with the root complex's own
+ *   requester ID, queued behind everything the port sends and every CPU write in the posted-write queue (it never
  *   passes an earlier write); its completions go to the CPU's completion() as they arrive. The path between the
- *   core and the root complex is the CPU's to time (cpu.h). The root complex tells the CPU (sent()) when every
+ *   core and the root complex is the CPU's to time (cpu.h), up to where the root complex posts a write. The root complex tells the CPU (sent()) when every
  *   write it took has been placed on a root port's wire (host_cpu_writes_sent()).
  * - Interrupts: the delay between an MSI's data draining and its handler running is msi_latency_ns plus what the
  *   function set with host_set_irq_delay() returns for that MSI (the CPU's random interrupt and wake-up times).
@@ -68,6 +72,9 @@ typedef struct {
   double msi_latency_ns; /* MSI written to the APIC -> driver handler runs */
   double poll_interval_ns; /* status polling period when MSI is off */
   double iteration_gap_ns; /* driver bookkeeping between one transfer's end and programming the next */
+  /* The CPU's posted writes (host_cpu_write()). */
+  uint32_t cpu_write_queue_tlps; /* writes the root complex holds before refusing more; 0 = no queue */
+  double cpu_write_path_ns; /* with a queue: a taken write's way through the chipset to the root port */
 } HostParams;
 
 typedef struct Host Host;

@@ -34,9 +34,11 @@
  * - PIO (SYSTEM_PIO_READ, SYSTEM_PIO_WRITE, system_run() only): the endpoint gets BAR1, a memory target of at
  *   least the transfer (a power of two, 4 KB or more), and one CPU thread runs per iteration MARK (start),
  *   COMPUTE (SystemPio.overhead_ns), STORE of transfer_bytes at BAR1 in stores of store_bytes (WC or UC) and FENCE,
- *   or LOAD of transfer_bytes in loads of load_bytes, then MARK (end), and LOOP: each transfer is timed from its
- *   software start to its software end, and the figure is the mean over iterations of bytes / that time. Link
- *   usage covers the same windows. The checks add: every write the CPU sent reached the memory target (bytes and
+ *   or LOAD of transfer_bytes in loads of load_bytes, then MARK (end), and LOOP; after the last, DRAIN and MARK.
+ *   Each transfer is timed from its software start to its software end (the samples); the figure is every
+ *   iteration's bytes over one window, the first start to the last end pushed on to when the last CPU write the
+ *   root complex posted has left the root port (the DRAIN), so the window holds the wire time of every byte it
+ *   counts. Link usage covers that window. The checks add: every write the CPU sent reached the memory target (bytes and
  *   pattern sums), every load got the data of its range.
  * - Link usage is measured over the same windows as the figures: every iteration's counter window, from the
  *   first counter start to the last counter stop (in simultaneous mode the union of both engines' windows),
@@ -114,7 +116,8 @@ typedef struct {
 } SystemTransferStats;
 
 typedef struct {
-  double read_mbps, write_mbps; /* mean over iterations; 0 for an engine the mode does not run */
+  double read_mbps, write_mbps; /* mean over iterations (PIO modes: over their one window); 0 for an engine the
+                                 * mode does not run */
   SystemTransferStats transfer[DMA_DIR_COUNT]; /* by DmaDir: write (C2H, PIO write), read (H2C, PIO read) */
   double read_counter_ns, write_counter_ns; /* mean counter time per transfer */
   /* Write bytes / (write counter time minus the transmit-interface cycles spent on read requests (MRd beats) and
@@ -134,7 +137,7 @@ typedef struct {
   LinkCounters upstream_counters, downstream_counters; /* the same windows, summed */
   double usage_window_ns; /* mean length of those windows */
   uint32_t usage_windows; /* how many: one per iteration (two when one engine's counter stops before the other's
-                           * starts) */
+                           * starts); one for the PIO modes, whose window holds every iteration */
   LinkErrors errors[2]; /* by LinkDir, whole run (all iterations) */
   uint64_t events; /* engine events executed, settle phase included */
   SimTime sim_time_ps; /* when the last iteration's software saw its end */

@@ -122,6 +122,11 @@ ps_build_system_params (const PsConfig *cfg, SystemParams *sp)
     .msi_latency_ns = cfg->host.msi_latency_ns,
     .poll_interval_ns = cfg->host.poll_interval_ns,
     .iteration_gap_ns = cfg->host.iteration_gap_ns,
+    .cpu_write_queue_tlps = (uint32_t) cfg->host.cpu_write_queue_tlps,
+    /* With a posted-write queue the core's path is cut where the queue takes a write: the rest is the root
+     * complex's to time. */
+    .cpu_write_path_ns = cfg->host.cpu_write_queue_tlps > 0 ? cfg->host.cpu_access_ns - cfg->host.cpu_write_post_ns
+                                                            : 0,
   };
   sp->app = (AppParams) {
     .width_bits = (uint32_t) cfg->endpoint.datapath_bits,
@@ -157,6 +162,7 @@ ps_build_system_params (const PsConfig *cfg, SystemParams *sp)
     .wc = { .buffers = (uint32_t) cfg->cpu.wc_buffers, .buffer_bytes = (uint32_t) cfg->cpu.wc_buffer_bytes },
     .store_ns = cfg->cpu.store_ns,
     .access_ns = cfg->host.cpu_access_ns,
+    .post_ns = cfg->host.cpu_write_queue_tlps > 0 ? cfg->host.cpu_write_post_ns : cfg->host.cpu_access_ns,
     .dma_setup_ns = cfg->cpu.dma_setup_ns,
     .dma_desc_ns = cfg->cpu.dma_descriptor_ns,
   };

@@ -273,6 +273,14 @@ static const KeyDef keys[] = {
   { "host.cpu_access_ns", K_DOUBLE, OFF (host.cpu_access_ns), 0, 1e6, FALSE, NULL, NULL, "0", "ns",
     "the path between a core and the root port, each way (front-side bus, chipset): a PIO write's stores cross it "
     "once on their way out, a PIO read pays it twice per load" },
+  { "host.cpu_write_queue_tlps", K_INT, OFF (host.cpu_write_queue_tlps), 0, 4096, FALSE, NULL, NULL, "0", "TLPs",
+    "the root complex's queue of a core's posted writes: it takes a write while fewer than this many are inside it "
+    "(not yet handed to the root port's link), and a fence ends once its writes are taken; 0 = no queue, a write "
+    "is taken only when the root port can send it at once" },
+  { "host.cpu_write_post_ns", K_DOUBLE, OFF (host.cpu_write_post_ns), 0, 1e6, FALSE, NULL, NULL, "0", "ns",
+    "with host.cpu_write_queue_tlps: the part of host.cpu_access_ns a core's write crosses before the queue takes "
+    "it (the front-side bus's write transaction, which a fence waits for); the rest it crosses inside the root "
+    "complex; at most host.cpu_access_ns" },
 
   /* A fabric's switches (README, "Fabrics"): every switch node's values unless the node gives its own. */
   { "switch.forwarding", K_ENUM, OFF (sw.forwarding), 0, 0, FALSE, NULL, forwarding_words, "cut_through", "",
@@ -1415,6 +1423,12 @@ check_combinations (Walk *w, const YNode *root, GError **error)
                  "host.completion_bytes (%" G_GINT64_FORMAT ") must be 0 (up to max_payload), the read completion "
                  "boundary (%" G_GINT64_FORMAT ") or max_payload (%" G_GINT64_FORMAT "); other chunk sizes are not "
                  "modelled", cb, c->link.read_completion_boundary, c->link.max_payload);
+    return FALSE;
+  }
+  if (c->host.cpu_write_post_ns > c->host.cpu_access_ns) {
+    at = g_hash_table_lookup (w->seen, "host.cpu_write_post_ns");
+    ytree_error (error, PS_ERROR_DATA, at ? at : root, "host.cpu_write_post_ns (%g) is longer than the whole path "
+                 "it is part of, host.cpu_access_ns (%g)", c->host.cpu_write_post_ns, c->host.cpu_access_ns);
     return FALSE;
   }
   if (!check_dist (w, root, "cpu.interrupt", &c->cpu.interrupt, error)

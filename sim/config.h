@@ -153,6 +153,8 @@ typedef struct {
     double poll_interval_ns;
     double iteration_gap_ns;
     double cpu_access_ns; /* core <-> root port, each way, for uncached accesses */
+    int64_t cpu_write_queue_tlps; /* the root complex's posted-write queue for the CPU's writes; 0 = none */
+    double cpu_write_post_ns; /* of cpu_access_ns, a write's part before that queue takes it */
   } host;
 
   /* A fabric's switches (topology.h): every switch node's, unless the node overrides them. */

@@ -173,6 +173,55 @@ START_TEST (test_json)
 }
 END_TEST
 
+/* Sweep metrics: a microbench base defaults to microbench_gbps and the latencies, each cell the run's own figure
+ * (the run report's CSV row), and a mode's metric with such a base is refused at its node. */
+START_TEST (test_sweep_metrics)
+{
+  g_autofree char *dir = case_dir ("sweep");
+  g_autofree char *cfg = write_file (dir, "c.yaml", lat_yaml);
+  g_autofree char *scn = write_file (dir, "s.yaml", "name: s\n"
+                                                    "base: c.yaml\n"
+                                                    "axes:\n"
+                                                    "  - key: microbench.transfer_bytes\n"
+                                                    "    values: [64, 256]\n");
+  TestRun r = { 0 };
+  const char *args[] = { "sweep", scn, NULL };
+  run_program (&r, test_env ("PCIESIM_EXE"), dir, args);
+  ck_assert_msg (r.status == 0, "%s", r.err);
+  ck_assert_ptr_nonnull (strstr (r.out, "id,microbench.transfer_bytes,microbench_gbps,microbench_latency_mean_ns,"
+                                        "microbench_latency_p50_ns,microbench_latency_p99_ns,"
+                                        "microbench_latency_max_ns\n"));
+  TestRun one = { 0 };
+  const char *one_args[] = { cfg, "--format", "csv", "--set", "microbench.transfer_bytes=256", NULL };
+  run_program (&one, test_env ("PCIESIM_EXE"), dir, one_args);
+  ck_assert_int_eq (one.status, 0);
+  /* The run's row "c,lat_rd,256,GBPS,MEAN,P50,P99,MAX" (2 decimals) against the sweep's
+   * "2,256,GBPS,MEAN,P50,P99,MAX" (3 decimals): equal up to the run report's rounding. */
+  const char *row = strstr (one.out, "\nc,lat_rd,256,"), *cell = strstr (r.out, "\n2,256,");
+  ck_assert (row != NULL && cell != NULL);
+  g_auto (GStrv) a = g_strsplit (row + strlen ("\nc,lat_rd,256,"), ",", -1);
+  g_auto (GStrv) b = g_strsplit (cell + strlen ("\n2,256,"), ",", -1);
+  ck_assert (g_strv_length (a) == 5 && g_strv_length (b) == 5);
+  for (int i = 0; i < 5; i++)
+    ck_assert_msg (fabs (g_ascii_strtod (a[i], NULL) - g_ascii_strtod (b[i], NULL)) <= 0.0051, "column %d: run %s, "
+                   "sweep %s", i, a[i], b[i]);
+  test_run_clear (&r);
+  test_run_clear (&one);
+
+  g_autofree char *bad = write_file (dir, "bad.yaml", "name: bad\n"
+                                                      "base: c.yaml\n"
+                                                      "axes:\n"
+                                                      "  - key: microbench.transfer_bytes\n"
+                                                      "    values: [64]\n"
+                                                      "metrics: [read_mbps]\n");
+  const char *bad_args[] = { "sweep", bad, NULL };
+  run_program (&r, test_env ("PCIESIM_EXE"), dir, bad_args);
+  ck_assert_int_eq (r.status, 65);
+  ck_assert_msg (strstr (r.err, "bad.yaml:6:11: error: metric 'read_mbps' is a benchmark mode's") != NULL, "%s", r.err);
+  test_run_clear (&r);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -184,6 +233,7 @@ main (void)
   tcase_add_test (tc, test_bw_wr_protocol_limit);
   tcase_add_test (tc, test_random_offsets_seeded);
   tcase_add_test (tc, test_json);
+  tcase_add_test (tc, test_sweep_metrics);
   suite_add_tcase (s, tc);
   return run_suite (s);
 }

@@ -578,6 +578,16 @@ run (Run *r, FlowResult *out, GError **error)
   return ok;
 }
 
+/* A stack of n free slots that hands out the lowest first. */
+static uint32_t *
+free_stack (uint32_t n)
+{
+  uint32_t *s = g_new (uint32_t, n);
+  for (uint32_t i = 0; i < n; i++)
+    s[i] = n - 1 - i;
+  return s;
+}
+
 gboolean
 flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchdog_ps, FlowResult *out,
   FlowLinkResult *links, FlowRunStats *stats, GError **error)
@@ -607,22 +617,18 @@ flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchd
     Flow *fl = &flow[k];
     if (fl->s->op == FLOW_READ) {
       uint32_t t = fl->s->tags;
-      fl->free_tags = g_new (uint32_t, t);
+      fl->free_tags = free_stack (t);
       fl->tag_addr = g_new0 (uint64_t, t);
       fl->tag_left = g_new0 (uint32_t, t);
-      for (uint32_t i = 0; i < t; i++)
-        fl->free_tags[i] = t - 1 - i;
       fl->n_free = t;
       endpoint_set_requester (fl->s->source, on_completion, &r);
       fl->tag_dma = g_new0 (uint32_t, t);
     }
     if (fl->s->transfer_bytes > 0) {
       uint32_t o = fl->s->outstanding;
-      fl->dma_free = g_new (uint32_t, o);
+      fl->dma_free = free_stack (o);
       fl->dma_start = g_new0 (SimTime, o);
       fl->dma_left = g_new0 (uint64_t, o);
-      for (uint32_t i = 0; i < o; i++)
-        fl->dma_free[i] = o - 1 - i;
       fl->n_dma_free = o;
       if (fl->s->offsets)
         next_offset (fl);

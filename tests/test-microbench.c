@@ -41,28 +41,30 @@ run (const PsConfig *cfg, uint64_t seed)
  *            pipelines and flight                                                                 125 ns
  *            taken in: 12 + 64 bytes over the 16-byte datapath, 5 beats                            20 ns
  * = 710.032 ns; symbol and clock edges add a few ns at most. */
-static const char lat_yaml[] = "link:\n"
-                               "  gen: 2\n"
-                               "  lanes: 8\n"
-                               "  max_payload: 256\n"
-                               "  max_read_request: 256\n"
-                               "  tx_pipeline_ns: 100\n"
-                               "  rx_pipeline_ns: 20\n"
-                               "  flight_ns: 5\n"
-                               "endpoint:\n"
-                               "  datapath_bits: 128\n"
-                               "  clock_mhz: 250\n"
-                               "host:\n"
-                               "  read_latency_ns: 400\n"
-                               "  read_latency_ps_per_byte: 0.5\n"
-                               "  completion_overhead_ns: 10\n"
-                               "  cold_cache_latency_ns: 70\n"
-                               "benchmark:\n"
-                               "  workload: microbench\n"
-                               "microbench:\n"
-                               "  test: lat_rd\n"
-                               "  transfer_bytes: 64\n"
-                               "  dmas: 1\n";
+static char *lat_yaml;
+
+/* tests/data/idle_gen2_x8.yaml (test-why.c's idle link) with a cold-cache latency and the test. */
+static void
+lat_setup (void)
+{
+  tmpdir_setup ();
+  lat_yaml = g_strdup_printf ("include: [%s/tests/data/idle_gen2_x8.yaml]\n"
+                              "host:\n"
+                              "  cold_cache_latency_ns: 70\n"
+                              "benchmark:\n"
+                              "  workload: microbench\n"
+                              "microbench:\n"
+                              "  test: lat_rd\n"
+                              "  transfer_bytes: 64\n"
+                              "  dmas: 1\n", source_root ());
+}
+
+static void
+lat_teardown (void)
+{
+  g_free (lat_yaml);
+  tmpdir_teardown ();
+}
 
 START_TEST (test_lat_rd_hand_sum)
 {
@@ -228,7 +230,7 @@ main (void)
   Suite *s = suite_create ("microbench");
   TCase *tc = tcase_create ("microbench");
   tcase_set_timeout (tc, 120);
-  tcase_add_unchecked_fixture (tc, tmpdir_setup, tmpdir_teardown);
+  tcase_add_unchecked_fixture (tc, lat_setup, lat_teardown);
   tcase_add_test (tc, test_lat_rd_hand_sum);
   tcase_add_test (tc, test_bw_wr_protocol_limit);
   tcase_add_test (tc, test_random_offsets_seeded);

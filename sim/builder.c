@@ -451,8 +451,8 @@ run_microbench (const PsConfig *cfg, uint64_t seed, PsMicrobenchResult *out, GEr
   *out = (PsMicrobenchResult) {
     .ran = true, .test = ps_microbench_test_words[test], .transfer_bytes = cfg->microbench.transfer_bytes,
     .gbps = (double) bytes * 8.0 * 1000.0 / (double) (end - start),
-    .latency = { .valid = true, .count = (uint64_t) cfg->microbench.dmas, .mean_ns = fr[0].mean_ns, .p50_ns = fr[0].p50_ns,
-                 .p99_ns = fr[0].p99_ns, .max_ns = fr[0].max_ns },
+    .latency = { .valid = true, .count = (uint64_t) cfg->microbench.dmas, .mean_ns = fr[0].mean_ns,
+                 .p50_ns = fr[0].p50_ns, .p99_ns = fr[0].p99_ns, .max_ns = fr[0].max_ns },
     .events = st.events, .sim_time_ns = (double) st.sim_time_ps / 1000.0,
   };
   usage_of (&out->upstream, &lr[0].usage[LINK_UPSTREAM]);

@@ -602,12 +602,13 @@ microbench_table (GString *o, const PsRunResult *r, gboolean markdown)
                             "%s cache, %" G_GINT64_FORMAT " in flight\n", c->path, c->name, c->link.gen, c->link.lanes,
                             mb->test, c->microbench.dmas, mb->transfer_bytes, c->microbench.window_bytes,
                             offsets[c->microbench.offsets], cache[c->microbench.cache],
-                            mb->test[0] == 'l' ? (int64_t) 1 : c->microbench.outstanding);
+                            c->microbench.test <= PS_MB_LAT_WRRD ? (int64_t) 1 : c->microbench.outstanding);
     g_string_append (o, "test        bytes      Gb/s   mean ns    p50 ns    p99 ns    max ns\n");
     g_string_append_printf (o, "%-9s %7" G_GINT64_FORMAT " %9.3f %9.1f %9.1f %9.1f %9.1f\n", mb->test,
                             mb->transfer_bytes, mb->gbps, l->mean_ns, l->p50_ns, l->p99_ns, l->max_ns);
   } else {
-    g_string_append (o, "| test | bytes | Gb/s | mean ns | p50 ns | p99 ns | max ns |\n|---|---:|---:|---:|---:|---:|---:|\n");
+    g_string_append (o, "| test | bytes | Gb/s | mean ns | p50 ns | p99 ns | max ns |\n"
+                        "|---|---:|---:|---:|---:|---:|---:|\n");
     g_string_append_printf (o, "| %s | %" G_GINT64_FORMAT " | %.3f | %.1f | %.1f | %.1f | %.1f |\n", mb->test,
                             mb->transfer_bytes, mb->gbps, l->mean_ns, l->p50_ns, l->p99_ns, l->max_ns);
   }

@@ -23,8 +23,8 @@ G_DEFINE_QUARK (pciesim-flow-error-quark, flow_error)
 #define HOST_BASE_32 UINT64_C (0x20000000)
 #define HOST_BASE_64 UINT64_C (0x100000000)
 #define PAGE UINT64_C (0x1000)
-/* The upper half of a request's cookie marks it as a flow's (the lower half is the flow's number), so the
- * observer tells a flow's request from anything else that may reach a target. */
+/* The upper half of a request's cookie marks it as a flow's (the lower half is the flow's number, and in DMA mode
+ * bits 16..31 the DMA's slot), so the observer tells a flow's request from anything else that may reach a target. */
 #define FLOW_MAGIC UINT64_C (0x466c6f77)
 
 typedef struct Run Run;
@@ -49,8 +49,17 @@ typedef struct {
   uint32_t *free_tags;
   uint64_t *tag_addr;
   uint32_t *tag_left;
+  /* DMA mode (flow.h): the DMA being issued, its offset in the window and the bytes of it issued; per DMA in
+   * flight (by slot) its start and the bytes still to arrive, and per tag the slot its request belongs to. */
+  uint64_t dma_off, dma_pos;
+  uint32_t dma_slot, n_dma_free;
+  uint32_t *dma_free, *tag_dma;
+  SimTime *dma_start;
+  uint64_t *dma_left;
+  /* What the DMAs asked for, for the integrity check: the address-pattern sums of every range read and written. */
+  uint64_t want_read_sum, want_write_sum;
   /* Measurement. */
-  uint64_t delivered, read_sum, tlps;
+  uint64_t delivered, read_got, read_sum, tlps;
   GArray *lat; /* SimTime */
   SimTime end_ps;
   gboolean done;
@@ -91,12 +100,43 @@ next_issue_ps (const Flow *fl)
   return at;
 }
 
+/* DMA mode: the bytes one DMA moves, both ways with write_first. */
+static uint64_t
+dma_bytes (const FlowSpec *s)
+{
+  return (uint64_t) s->transfer_bytes * (s->write_first ? 2 : 1);
+}
+
+/* DMA mode: the slot of the next DMA, the next one along or one drawn from the flow's stream. */
+static void
+next_offset (Flow *fl)
+{
+  const FlowSpec *s = fl->s;
+  uint64_t tb = s->transfer_bytes;
+  if (s->offsets)
+    fl->dma_off = (uint64_t) g_rand_int_range (s->offsets, 0, (gint32) (s->bytes / tb)) * tb;
+  else
+    fl->dma_off = fl->dma_off + 2 * tb > s->bytes ? 0 : fl->dma_off + tb;
+}
+
 static gboolean
 flow_peek (void *ctx, Tlp *probe)
 {
   Flow *fl = ctx;
   const FlowSpec *s = fl->s;
-  if (fl->iter == s->iterations || (s->op == FLOW_READ && fl->n_free == 0))
+  FlowOp op = s->op;
+  uint64_t addr = fl->base + fl->cursor, left = s->bytes - fl->cursor;
+  if (s->transfer_bytes > 0 && fl->iter < s->iterations) {
+    /* A new DMA waits for a slot; the write half of a write_first DMA comes first. */
+    if (fl->dma_pos == 0 && fl->n_dma_free == 0)
+      return FALSE;
+    uint64_t pos = fl->dma_pos % s->transfer_bytes;
+    if (s->write_first && fl->dma_pos < s->transfer_bytes)
+      op = FLOW_WRITE;
+    addr = fl->base + fl->dma_off + pos;
+    left = s->transfer_bytes - pos;
+  }
+  if (fl->iter == s->iterations || (op == FLOW_READ && fl->n_free == 0))
     return FALSE;
   SimTime at = next_issue_ps (fl);
   if (sim_now (fl->run->engine) < at) {
@@ -107,11 +147,9 @@ flow_peek (void *ctx, Tlp *probe)
     }
     return FALSE;
   }
-  uint64_t addr = fl->base + fl->cursor;
-  uint32_t size = split_next_request (addr, s->bytes - fl->cursor, s->op == FLOW_WRITE ? fl->mps
-                                                                                        : s->max_read_request_bytes);
+  uint32_t size = split_next_request (addr, left, op == FLOW_WRITE ? fl->mps : s->max_read_request_bytes);
   *probe = (Tlp) { 0 };
-  tlp_set (probe, s->op == FLOW_WRITE ? TLP_MWR : TLP_MRD, addr > UINT32_MAX, addr, size);
+  tlp_set (probe, op == FLOW_WRITE ? TLP_MWR : TLP_MRD, addr > UINT32_MAX, addr, size);
   return TRUE;
 }
 
@@ -128,18 +166,42 @@ flow_take (void *ctx)
   t->requester = fl->source->id;
   t->cookie = FLOW_MAGIC << 32 | fl->index;
   t->stamp_ps = now;
-  if (fl->s->op == FLOW_READ) {
+  gboolean dma = fl->s->transfer_bytes > 0;
+  if (dma) {
+    if (fl->dma_pos == 0) {
+      fl->dma_slot = fl->dma_free[--fl->n_dma_free];
+      fl->dma_start[fl->dma_slot] = now;
+      fl->dma_left[fl->dma_slot] = dma_bytes (fl->s);
+    }
+    t->cookie |= (uint64_t) fl->dma_slot << 16;
+  }
+  if (t->kind == TLP_MRD) {
     uint32_t k = fl->free_tags[--fl->n_free];
     t->tag = (uint16_t) (fl->tag_base + k);
     fl->tag_addr[k] = t->address;
     fl->tag_left[k] = t->length_bytes;
+    if (dma)
+      fl->tag_dma[k] = fl->dma_slot;
   }
-  uint32_t size = fl->s->op == FLOW_WRITE ? t->payload_bytes : t->length_bytes;
+  uint32_t size = t->kind == TLP_MWR ? t->payload_bytes : t->length_bytes;
+  if (t->kind == TLP_MWR)
+    fl->want_write_sum += pattern_sum (t->address, size);
+  else
+    fl->want_read_sum += pattern_sum (t->address, size);
   if (fl->first_ps == UINT64_MAX)
     fl->first_ps = now;
-  fl->cursor += size;
   fl->issued += size;
   fl->tlps++;
+  if (dma) {
+    fl->dma_pos += size;
+    if (fl->dma_pos == dma_bytes (fl->s)) {
+      fl->dma_pos = 0;
+      fl->iter++;
+      next_offset (fl);
+    }
+    return t;
+  }
+  fl->cursor += size;
   if (fl->cursor == fl->s->bytes) {
     fl->cursor = 0;
     fl->iter++;
@@ -171,6 +233,21 @@ flow_finish (Flow *fl)
   sim_stop (r->engine);
 }
 
+/* DMA mode: `bytes` of the DMA in `slot` arrived; its last byte ends it (its latency) and frees its slot. */
+static void
+dma_delivered (Flow *fl, uint32_t slot, uint32_t bytes)
+{
+  SIM_INVARIANT (slot < fl->s->outstanding && fl->dma_left[slot] >= bytes, "flow %s: %u bytes for DMA slot %u, which "
+                 "is owed fewer", fl->s->name, bytes, slot);
+  fl->dma_left[slot] -= bytes;
+  if (fl->dma_left[slot] > 0)
+    return;
+  SimTime lat = sim_now (fl->run->engine) - fl->dma_start[slot];
+  g_array_append_val (fl->lat, lat);
+  fl->dma_free[fl->n_dma_free++] = slot;
+  app_kick (fl->app);
+}
+
 /* A request reached a component's application: a flow's at its target (flow.h). In a flows run nothing else
  * sends requests, so anything else is a model bug. */
 static void
@@ -179,14 +256,19 @@ observe (void *ctx, const Component *c, const Tlp *t)
   Run *r = ctx;
   if (t->kind != TLP_MWR && t->kind != TLP_MRD)
     return;
-  SIM_INVARIANT (t->cookie >> 32 == FLOW_MAGIC && (uint32_t) t->cookie < r->n, "%s: a %s at 0x%" G_GINT64_MODIFIER
+  SIM_INVARIANT (t->cookie >> 32 == FLOW_MAGIC && (t->cookie & 0xffff) < r->n, "%s: a %s at 0x%" G_GINT64_MODIFIER
                  "x that no flow sent", c->name, tlp_kind_name (t->kind), t->address);
-  Flow *fl = &r->flow[(uint32_t) t->cookie];
+  Flow *fl = &r->flow[t->cookie & 0xffff];
   SIM_INVARIANT (c == fl->target, "flow %s: a request reached %s, not its target %s", fl->s->name, c->name,
                  fl->target->name);
-  SimTime lat = sim_now (r->engine) - t->stamp_ps;
-  g_array_append_val (fl->lat, lat);
+  gboolean dma = fl->s->transfer_bytes > 0;
+  if (!dma) {
+    SimTime lat = sim_now (r->engine) - t->stamp_ps;
+    g_array_append_val (fl->lat, lat);
+  }
   if (t->kind == TLP_MWR) {
+    if (dma)
+      dma_delivered (fl, (uint32_t) (t->cookie >> 16) & 0xffff, t->payload_bytes);
     fl->delivered += t->payload_bytes;
     if (fl->delivered == fl->total)
       flow_finish (fl);
@@ -217,6 +299,9 @@ on_completion (void *ctx, const Tlp *t)
   fl->tag_left[k] -= t->payload_bytes;
   fl->read_sum += pattern_sum (t->address, t->payload_bytes);
   fl->delivered += t->payload_bytes;
+  fl->read_got += t->payload_bytes;
+  if (fl->s->transfer_bytes > 0)
+    dma_delivered (fl, fl->tag_dma[k], t->payload_bytes);
   if (fl->tag_left[k] == 0) {
     fl->free_tags[fl->n_free++] = k;
     app_kick (fl->app);
@@ -298,9 +383,14 @@ check_integrity (const Run *r, GError **error)
   g_autoptr (GArray) wants = g_array_new (FALSE, TRUE, sizeof (Want));
   for (guint k = 0; k < r->n; k++) {
     const Flow *fl = &r->flow[k];
+    /* What was asked for: the whole buffer each iteration, or in DMA mode what the DMAs issued. */
+    gboolean dma = fl->s->transfer_bytes > 0, reads = fl->s->op == FLOW_READ;
     uint64_t sum = fl->s->iterations * pattern_sum (fl->base, fl->s->bytes);
-    if (fl->s->op == FLOW_READ && (fl->delivered != fl->total || fl->read_sum != sum))
-      return integrity_error (error, fl->s->name, "read data", fl->read_sum, sum);
+    uint64_t each = dma ? (uint64_t) fl->s->iterations * fl->s->transfer_bytes : fl->total;
+    uint64_t rbytes = reads ? each : 0, wbytes = !reads || (dma && fl->s->write_first) ? each : 0;
+    uint64_t rsum = dma ? fl->want_read_sum : reads ? sum : 0, wsum = dma ? fl->want_write_sum : reads ? 0 : sum;
+    if (reads && (fl->read_got != rbytes || fl->read_sum != rsum))
+      return integrity_error (error, fl->s->name, "read data", fl->read_sum, rsum);
     Want *w = NULL;
     for (guint i = 0; i < wants->len && !w; i++)
       if (g_array_index (wants, Want, i).c == fl->target)
@@ -309,13 +399,10 @@ check_integrity (const Run *r, GError **error)
       g_array_append_val (wants, ((Want) { .c = fl->target }));
       w = &g_array_index (wants, Want, wants->len - 1);
     }
-    if (fl->s->op == FLOW_READ) {
-      w->cpl_bytes += fl->total;
-      w->cpl_sum += sum;
-    } else {
-      w->mem_bytes += fl->total;
-      w->mem_sum += sum;
-    }
+    w->cpl_bytes += rbytes;
+    w->cpl_sum += rsum;
+    w->mem_bytes += wbytes;
+    w->mem_sum += wsum;
   }
   for (guint i = 0; i < wants->len; i++) {
     const Want *w = &g_array_index (wants, Want, i);
@@ -415,6 +502,14 @@ check_spec (const FlowSpec *s, GError **error)
                  "two)", s->name, s->bytes, s->iterations, s->rate_mbps, mrrs);
     return FALSE;
   }
+  uint64_t tb = s->transfer_bytes;
+  if (tb > 0 && (tb % 4 || tb > s->bytes || s->bytes / tb > G_MAXINT32 || s->outstanding == 0
+                 || s->outstanding > 0xffff || s->iterations > UINT32_MAX / 2)) {
+    g_set_error (error, FLOW_ERROR, FLOW_ERROR_PARAM, "flow %s: DMAs of %" G_GUINT64_FORMAT " bytes (whole DWs, at "
+                 "most the %" G_GUINT64_FORMAT "-byte window) with %u in flight (1..65535)", s->name, tb, s->bytes,
+                 s->outstanding);
+    return FALSE;
+  }
   return TRUE;
 }
 
@@ -483,6 +578,16 @@ run (Run *r, FlowResult *out, GError **error)
   return ok;
 }
 
+/* A stack of n free slots that hands out the lowest first. */
+static uint32_t *
+free_stack (uint32_t n)
+{
+  uint32_t *s = g_new (uint32_t, n);
+  for (uint32_t i = 0; i < n; i++)
+    s[i] = n - 1 - i;
+  return s;
+}
+
 gboolean
 flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchdog_ps, FlowResult *out,
   FlowLinkResult *links, FlowRunStats *stats, GError **error)
@@ -503,7 +608,8 @@ flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchd
                    .source = endpoint_component (s->source),
                    .target = s->target ? endpoint_component (s->target) : host_component (host),
                    .mps = link_params (fabric_uplink (endpoint_component (s->source)))->max_payload_bytes,
-                   .total = s->bytes * s->iterations, .first_ps = UINT64_MAX,
+                   .total = s->transfer_bytes ? dma_bytes (s) * s->iterations : s->bytes * s->iterations,
+                   .first_ps = UINT64_MAX,
                    .lat = g_array_new (FALSE, FALSE, sizeof (SimTime)) };
   }
   gboolean ok = lay_out (&r, error);
@@ -511,13 +617,21 @@ flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchd
     Flow *fl = &flow[k];
     if (fl->s->op == FLOW_READ) {
       uint32_t t = fl->s->tags;
-      fl->free_tags = g_new (uint32_t, t);
+      fl->free_tags = free_stack (t);
       fl->tag_addr = g_new0 (uint64_t, t);
       fl->tag_left = g_new0 (uint32_t, t);
-      for (uint32_t i = 0; i < t; i++)
-        fl->free_tags[i] = t - 1 - i;
       fl->n_free = t;
       endpoint_set_requester (fl->s->source, on_completion, &r);
+      fl->tag_dma = g_new0 (uint32_t, t);
+    }
+    if (fl->s->transfer_bytes > 0) {
+      uint32_t o = fl->s->outstanding;
+      fl->dma_free = free_stack (o);
+      fl->dma_start = g_new0 (SimTime, o);
+      fl->dma_left = g_new0 (uint64_t, o);
+      fl->n_dma_free = o;
+      if (fl->s->offsets)
+        next_offset (fl);
     }
     app_add_client (fl->app, &flow_client, fl);
   }
@@ -531,6 +645,10 @@ flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchd
     g_free (flow[k].free_tags);
     g_free (flow[k].tag_addr);
     g_free (flow[k].tag_left);
+    g_free (flow[k].tag_dma);
+    g_free (flow[k].dma_free);
+    g_free (flow[k].dma_start);
+    g_free (flow[k].dma_left);
   }
   return ok;
 }

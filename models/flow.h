@@ -23,6 +23,13 @@
  *   started flow is unfinished: FLOW_ERROR_DEADLOCK, naming what each component waits for), every component's and
  *   link's end-of-run invariants, bytes and address-pattern checksums per memory and per reader, a completion in
  *   order per tag and never for a tag not outstanding, and the TLP pool empty.
+ * - DMA mode (transfer_bytes > 0, the pcie-bench microbenchmarks, pcie-protocol.md §11): the buffer of `bytes`
+ *   is a window, and the flow issues `iterations` DMAs of transfer_bytes each, at consecutive transfer-sized slots
+ *   of the window (wrapping at its end) or, with `offsets` set, at slots drawn from that stream; at most
+ *   `outstanding` DMAs are in flight (issued, not yet delivered whole) and a DMA's requests go out back to back.
+ *   With write_first (a read flow), each DMA writes its slot and then reads it back. Latency is then per DMA: from
+ *   its first request entering the transmit interface to its last byte delivered (a read's last completion out
+ *   of the receive interface, a write's last MWr at the target); MB/s counts every byte moved, both ways.
  * - No allocation per TLP: requests come from the fabric's pool, latencies go to arrays that grow by doubling.
  */
 #pragma once
@@ -45,7 +52,15 @@ typedef struct {
   uint32_t max_read_request_bytes; /* read: MRRS, 128..4096, a power of two */
   uint32_t tags; /* read: requests outstanding at once */
   gboolean addr64; /* host-memory buffers above 4 GB */
+  /* DMA mode (see above); transfer_bytes 0 = off, the buffer moved whole each iteration. */
+  uint32_t transfer_bytes; /* whole DWs, at most `bytes` */
+  uint32_t outstanding; /* DMAs in flight, at least 1 */
+  GRand *offsets; /* random slots from this stream (borrowed, e.g. FLOW_RAND_ID's); NULL = sequential */
+  gboolean write_first; /* read flow: each DMA is a write of its slot, then a read of it */
 } FlowSpec;
+
+/* The random stream of flow k's offsets: sim_rand_new (engine, FLOW_RAND_ID (k)), one per flow (engine.h). */
+#define FLOW_RAND_ID(k) (UINT32_C (0x464c0000) + (uint32_t) (k))
 
 typedef struct {
   double mbps;

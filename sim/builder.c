@@ -396,6 +396,87 @@ run_stream (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GErro
   return TRUE;
 }
 
+/* The microbench workload (pcie-bench's tests, pcie-protocol.md §11): a one-link fabric, the config's root complex
+ * and an endpoint with its datapath but no DMA engine, running the test as flows in DMA mode (models/flow.h).
+ * A cold cache is host latency: host.cold_cache_latency_ns more for every read. bw_rdwr is a read flow and a
+ * write flow at once, each with its own window and microbench.outstanding DMAs. */
+static gboolean
+run_microbench (const PsConfig *cfg, uint64_t seed, PsMicrobenchResult *out, GError **error)
+{
+  SystemParams sp;
+  ps_build_system_params (cfg, &sp);
+  if (cfg->microbench.cache == 1)
+    sp.host.read_latency_ns += cfg->host.cold_cache_latency_ns;
+  Fabric *f = fabric_new (seed);
+  Endpoint *ep = NULL;
+  Host *host = NULL;
+  EndpointParams epp = { .app = sp.app, .rcb_bytes = 128, .mem_read_latency_ns = cfg->endpoint.memory_read_latency_ns };
+  gboolean ok = host_params_check (&sp.host, sp.link.max_payload_bytes, error) && endpoint_params_check (&epp, error);
+  if (ok) {
+    host = host_new (f, "host", &sp.host, 1);
+    ep = endpoint_new (f, "endpoint", &epp);
+    ok = fabric_connect (f, host_component (host), 0, endpoint_component (ep), 0, &sp.link, error)
+         && fabric_enumerate (f, error);
+  }
+  int test = cfg->microbench.test;
+  gboolean lat = test == PS_MB_LAT_RD || test == PS_MB_LAT_WRRD;
+  FlowSpec spec = {
+    .name = ps_microbench_test_words[test], .source = ep, .op = test == PS_MB_BW_WR ? FLOW_WRITE : FLOW_READ,
+    .bytes = (uint64_t) cfg->microbench.window_bytes, .iterations = (uint32_t) cfg->microbench.dmas,
+    .max_read_request_bytes = (uint32_t) cfg->link.max_read_request, .tags = (uint32_t) cfg->endpoint.tags,
+    .addr64 = cfg->link.address_bits == 64, .transfer_bytes = (uint32_t) cfg->microbench.transfer_bytes,
+    .outstanding = lat ? 1 : (uint32_t) cfg->microbench.outstanding, .write_first = test == PS_MB_LAT_WRRD,
+  };
+  FlowSpec specs[2] = { spec, spec };
+  specs[1].op = FLOW_WRITE;
+  guint n = test == PS_MB_BW_RDWR ? 2 : 1;
+  GRand *rand[2] = { NULL, NULL };
+  for (guint k = 0; ok && k < n && cfg->microbench.offsets == 1; k++)
+    specs[k].offsets = rand[k] = sim_rand_new (fabric_engine (f), FLOW_RAND_ID (k));
+  FlowResult fr[2];
+  FlowLinkResult lr[1];
+  FlowRunStats st;
+  ok = ok && flows_run (f, host, specs, n, units_ns_to_ps (cfg->benchmark.watchdog_ns), fr, lr, &st, error);
+  for (guint k = 0; k < 2; k++)
+    if (rand[k])
+      g_rand_free (rand[k]);
+  fabric_free (f);
+  if (!ok) {
+    ps_error_from_model (error, cfg->path);
+    return FALSE;
+  }
+  /* pcie-bench's figures: Gb/s of every byte moved over the run, latency per DMA. With two flows the latency is
+   * the read flow's (the write flow's DMAs end when posted, which says little of the host). */
+  SimTime start = fr[0].start_ps, end = fr[0].end_ps;
+  uint64_t bytes = fr[0].bytes;
+  for (guint k = 1; k < n; k++) {
+    start = MIN (start, fr[k].start_ps);
+    end = MAX (end, fr[k].end_ps);
+    bytes += fr[k].bytes;
+  }
+  *out = (PsMicrobenchResult) {
+    .ran = true, .test = ps_microbench_test_words[test], .transfer_bytes = cfg->microbench.transfer_bytes,
+    .gbps = (double) bytes * 8.0 * 1000.0 / (double) (end - start),
+    .latency = { .valid = true, .count = (uint64_t) cfg->microbench.dmas, .mean_ns = fr[0].mean_ns,
+                 .p50_ns = fr[0].p50_ns, .p99_ns = fr[0].p99_ns, .max_ns = fr[0].max_ns },
+    .events = st.events, .sim_time_ns = (double) st.sim_time_ps / 1000.0,
+  };
+  usage_of (&out->upstream, &lr[0].usage[LINK_UPSTREAM]);
+  usage_of (&out->downstream, &lr[0].usage[LINK_DOWNSTREAM]);
+  /* No figure above the wire: each direction's bytes within its protocol limit over the run's window. */
+  for (guint k = 0; k < n; k++) {
+    uint32_t hdr = specs[k].op == FLOW_WRITE && specs[k].addr64 ? 16 : 12;
+    double limit = link_protocol_limit_window_mbps (&sp.link, hdr, end - start);
+    double mbps = (double) fr[k].bytes * 1e6 / (double) (end - start);
+    if (test != PS_MB_LAT_WRRD && mbps > limit) {
+      ps_error_plain (error, PS_ERROR_INTERNAL, "%s: microbench %s simulated %.1f MB/s, above the protocol limit of "
+                      "%.1f MB/s: a model is wrong", cfg->path, out->test, mbps, limit);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 /* Runs the requested modes in a fixed order (read, write, simultaneous) so output order never depends on how
  * the modes were asked for. */
 gboolean
@@ -415,12 +496,16 @@ ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTra
   out->config = cfg;
   out->seed = seed;
   gboolean stream = cfg->benchmark.workload == PS_WORKLOAD_STREAM;
-  if (trace != NULL && (stream || cfg->topology)) {
+  if (trace != NULL && (stream || cfg->topology || cfg->benchmark.workload == PS_WORKLOAD_MICROBENCH)) {
     ps_error_plain (error, PS_ERROR_USAGE, "%s: --trace: only the chaining DMA workload of a one-link config is "
-                    "traced, not %s", cfg->path, stream ? "the stream workload" : "a fabric (topology:)");
+                    "traced, not %s", cfg->path, stream ? "the stream workload" : cfg->topology ? "a fabric (topology:)"
+                    : "the microbench workload");
     return FALSE;
   }
-  out->model = cfg->topology ? "fabric" : stream ? "stream" : "chaining-dma";
+  out->model = cfg->topology                                           ? "fabric"
+               : stream                                                 ? "stream"
+               : cfg->benchmark.workload == PS_WORKLOAD_MICROBENCH ? "microbench"
+                                                                        : "chaining-dma";
   out->theoretical_mbps = link_theoretical_mbps (lp.gen, lp.lanes, lp.max_payload_bytes);
   /* Each figure's limit has the header its data travels with (report.h): MWrs that of their addresses (the DMA
    * and the stream put their buffers above 4 GB exactly when link.address_bits is 64), CplDs 3 DW. */
@@ -429,6 +514,8 @@ ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTra
   out->protocol_limit_read_mbps = link_protocol_limit_mbps (&lp, 12);
   if (cfg->topology)
     return ps_run_fabric (cfg, seed, &out->fabric, error);
+  if (cfg->benchmark.workload == PS_WORKLOAD_MICROBENCH)
+    return run_microbench (cfg, seed, &out->microbench, error);
   static const unsigned bits[PS_N_MODES] = { PS_MODE_READ, PS_MODE_WRITE, PS_MODE_SIMULTANEOUS, PS_MODE_PIO_READ,
                                               PS_MODE_PIO_WRITE };
   for (int i = 0; i < PS_N_MODES; i++) {

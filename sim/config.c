@@ -56,7 +56,10 @@ static const char *const counter_words[] = { "endpoint", "host", NULL };
 static const char *const descriptor_mode_words[] = { "chained", "software", NULL };
 static const int64_t channels_allowed[] = { 1, 2, 4, -1 };
 static const char *const updatefc_words[] = { "minimum", "recommended", NULL };
-static const char *const workload_words[] = { "chaining_dma", "stream", NULL };
+static const char *const workload_words[] = { "chaining_dma", "stream", "microbench", NULL };
+const char *const ps_microbench_test_words[] = { "lat_rd", "lat_wrrd", "bw_rd", "bw_wr", "bw_rdwr", NULL };
+static const char *const offsets_words[] = { "sequential", "random", NULL };
+static const char *const cache_words[] = { "warm", "cold", NULL };
 static const char *const forwarding_words[] = { "cut_through", "store_and_forward", NULL };
 static const char *const switch_arbitration_words[] = { "round_robin", "weighted_round_robin", NULL };
 static const char *const buffer_words[] = { "per_port", "shared", NULL };
@@ -246,6 +249,9 @@ static const KeyDef keys[] = {
     "root complex: MRd received -> first completion ready (pcie-bench: 0.5-1.3 us round trips)" },
   { "host.read_latency_ps_per_byte", K_DOUBLE, OFF (host.read_latency_ps_per_byte), 0, 1e6, FALSE, NULL, NULL,
     "0", "ps per byte", "size-dependent part of the read latency (pcie-bench: about 0.3 ns/B on Sandy Bridge-EP)" },
+  { "host.cold_cache_latency_ns", K_DOUBLE, OFF (host.cold_cache_latency_ns), 0, 1e6, FALSE, NULL, NULL, "0", "ns",
+    "added to host.read_latency_ns when microbench.cache is cold: the data comes from DRAM instead of the last-level "
+    "cache (pcie-protocol.md §11); 0 = no difference modelled" },
   { "host.completion_bytes", K_INT, OFF (host.completion_bytes), 0, 4096, FALSE, NULL, NULL, "0", "bytes",
     "completion size policy: 0 = up to MPS; else the chunk size the chipset returns (often 64, a cache line)" },
   { "host.completion_mbps", K_DOUBLE, OFF (host.completion_mbps), 0, 1e6, FALSE, NULL, NULL, "0", "MB/s",
@@ -360,10 +366,27 @@ static const KeyDef keys[] = {
     "modes run by default: read, write, simultaneous, or all (the three), and pio_read, pio_write (a CPU core "
     "reading or writing BAR memory)" },
   { "benchmark.workload", K_ENUM, OFF (benchmark.workload), 0, 0, FALSE, NULL, workload_words, "chaining_dma", "",
-    "chaining_dma (AN-456 engine, host and datapath) or stream (saturating link-only source, no DMA engine)" },
+    "chaining_dma (AN-456 engine, host and datapath), stream (saturating link-only source, no DMA engine) or "
+    "microbench (pcie-bench's tests, microbench.*)" },
   { "benchmark.stream_payload_bytes", K_INT, OFF (benchmark.stream_payload_bytes), 0, 4096, TRUE, NULL, NULL, "0",
     "bytes", "stream workload: bytes per TLP, the MWr payload (write) or read request (read); 0 = max_payload "
     "(write) or max_read_request (read)" },
+  { "microbench.test", K_ENUM, OFF (microbench.test), 0, 0, FALSE, NULL, ps_microbench_test_words, "lat_rd", "",
+    "microbench workload, pcie-bench's tests (pcie-protocol.md §11): lat_rd (one DMA read at a time), lat_wrrd (a "
+    "write then a read of the same address), bw_rd, bw_wr, bw_rdwr (microbench.outstanding DMAs in flight)" },
+  { "microbench.transfer_bytes", K_INT, OFF (microbench.transfer_bytes), 4, 1 << 20, FALSE, NULL, NULL, "64", "bytes",
+    "microbench: bytes per DMA, whole DWs (pcie-bench's transfer size)" },
+  { "microbench.window_bytes", K_INT, OFF (microbench.window_bytes), 4, 1 << 30, FALSE, NULL, NULL, "8192", "bytes",
+    "microbench: the host buffer the DMAs' offsets lie in (pcie-bench's window), at least microbench.transfer_bytes" },
+  { "microbench.outstanding", K_INT, OFF (microbench.outstanding), 1, 65535, FALSE, NULL, NULL, "64", "DMAs",
+    "microbench bw_*: DMAs in flight at once (lat_* run one at a time); the tags still bound the reads" },
+  { "microbench.dmas", K_INT, OFF (microbench.dmas), 1, 10000000, FALSE, NULL, NULL, "1000", "DMAs",
+    "microbench: DMAs measured per test (bw_rdwr: this many reads and this many writes)" },
+  { "microbench.offsets", K_ENUM, OFF (microbench.offsets), 0, 0, FALSE, NULL, offsets_words, "sequential", "",
+    "microbench: DMA offsets in the window, sequential (transfer-sized slots in order, wrapping) or random (slots "
+    "drawn from a stream seeded by --seed)" },
+  { "microbench.cache", K_ENUM, OFF (microbench.cache), 0, 0, FALSE, NULL, cache_words, "warm", "",
+    "microbench: host cache state of the window; cold adds host.cold_cache_latency_ns to every read" },
   { "benchmark.watchdog_ns", K_DOUBLE, OFF (benchmark.watchdog_ns), 1000, 1e12, FALSE, NULL, NULL, "1e7", "ns",
     "deadlock watchdog: stop with an internal error naming what each component waits for when this much "
     "simulated time passes with a transfer unfinished and no TLP delivered (stretched by the host's longest wait)" },
@@ -1434,6 +1457,19 @@ check_combinations (Walk *w, const YNode *root, GError **error)
   if (!check_dist (w, root, "cpu.interrupt", &c->cpu.interrupt, error)
       || !check_dist (w, root, "cpu.wakeup", &c->cpu.wakeup, error))
     return FALSE;
+  if (c->benchmark.workload == PS_WORKLOAD_MICROBENCH && c->microbench.transfer_bytes % 4) {
+    at = g_hash_table_lookup (w->seen, "microbench.transfer_bytes");
+    ytree_error (error, PS_ERROR_DATA, at ? at : root, "microbench.transfer_bytes (%" G_GINT64_FORMAT ") must be a "
+                 "multiple of 4: a DMA moves whole DWs", c->microbench.transfer_bytes);
+    return FALSE;
+  }
+  if (c->benchmark.workload == PS_WORKLOAD_MICROBENCH && c->microbench.transfer_bytes > c->microbench.window_bytes) {
+    at = given_node (w, root, (const char *const[]) { "microbench.window_bytes", "microbench.transfer_bytes", NULL });
+    ytree_error (error, PS_ERROR_DATA, at, "microbench.window_bytes (%" G_GINT64_FORMAT ") is smaller than "
+                 "microbench.transfer_bytes (%" G_GINT64_FORMAT "): each DMA lies inside the window",
+                 c->microbench.window_bytes, c->microbench.transfer_bytes);
+    return FALSE;
+  }
   return check_dma (w, root, error);
 }
 

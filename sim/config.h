@@ -38,7 +38,9 @@ typedef enum {
 typedef enum { PS_ARB_ROUND_ROBIN, PS_ARB_PRIORITY, PS_ARB_READ_PRIORITY } PsArbitration;
 typedef enum { PS_COUNTER_AT_ENDPOINT, PS_COUNTER_AT_HOST } PsCounterStart;
 typedef enum { PS_DESCRIPTORS_CHAINED, PS_DESCRIPTORS_SOFTWARE } PsDescriptorMode;
-typedef enum { PS_WORKLOAD_CHAINING_DMA, PS_WORKLOAD_STREAM } PsWorkload;
+typedef enum { PS_WORKLOAD_CHAINING_DMA, PS_WORKLOAD_STREAM, PS_WORKLOAD_MICROBENCH } PsWorkload;
+/* microbench.test: pcie-bench's tests (pcie-protocol.md §11), in ps_microbench_test_words order. */
+typedef enum { PS_MB_LAT_RD, PS_MB_LAT_WRRD, PS_MB_BW_RD, PS_MB_BW_WR, PS_MB_BW_RDWR } PsMicrobenchTest;
 typedef enum { PS_UPDATEFC_MINIMUM, PS_UPDATEFC_RECOMMENDED } PsUpdateFcPolicy;
 typedef enum { PS_MAPPING_WC, PS_MAPPING_UC } PsMapping;
 typedef enum { PS_DIST_FIXED, PS_DIST_UNIFORM, PS_DIST_LOGNORMAL, PS_DIST_EMPIRICAL } PsDistKind;
@@ -140,6 +142,7 @@ typedef struct {
     PsCredits rx_credits;
     double read_latency_ns; /* fixed part of the MRd -> first CplD latency */
     double read_latency_ps_per_byte; /* size-dependent part */
+    double cold_cache_latency_ns; /* microbench.cache cold: added to read_latency_ns (data from DRAM, not the LLC) */
     int64_t completion_bytes; /* 0 = up to MPS; else the chunk size the root complex returns */
     double completion_mbps; /* 0 = unlimited */
     double completion_overhead_ns;
@@ -190,6 +193,13 @@ typedef struct {
   } benchmark;
 
   struct {
+    int test; /* PsMicrobenchTest */
+    int64_t transfer_bytes, window_bytes, outstanding, dmas;
+    int offsets; /* 0 sequential, 1 random */
+    int cache; /* 0 warm, 1 cold: adds host.cold_cache_latency_ns to every read */
+  } microbench;
+
+  struct {
     bool present;
     char *source;
     /* NaN when absent */
@@ -226,6 +236,7 @@ PsConfig *ps_config_derive (const PsConfig *base, const YNode *overlay, GError *
 /* The comparable figures' keys, in the order of ps_result_figures() (report.h), NULL-terminated: the words of
  * published.suspect.figures. */
 extern const char *const ps_figure_words[];
+extern const char *const ps_microbench_test_words[]; /* PsMicrobenchTest order, NULL-terminated */
 
 /* Parse a mode word ("read", "write", "simultaneous", "all", "pio_read", "pio_write"); 0 if unknown. */
 unsigned ps_mode_parse (const char *word);

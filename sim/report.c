@@ -359,12 +359,27 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
     ps_json_fixed_member (&j, "sim_time_ns", m->sim_time_ns, 3);
     ps_json_end (&j);
   }
+  if (r->microbench.ran) {
+    const PsMicrobenchResult *mb = &r->microbench;
+    ps_json_key (&j, "microbench");
+    ps_json_object (&j, 0);
+    ps_json_string_member (&j, "test", mb->test);
+    ps_json_int_member (&j, "transfer_bytes", mb->transfer_bytes);
+    ps_json_fixed_member (&j, "gbps", mb->gbps, 3);
+    ps_json_key (&j, "latency_ns");
+    json_latency (&j, &mb->latency);
+    ps_json_end (&j);
+  }
   ps_json_end (&j);
 
   const PsModeResult *h = headline_mode (r);
   if (h) {
     ps_json_key (&j, "link_usage");
     json_directions (&j, h, 17);
+  } else if (r->microbench.ran) {
+    PsModeResult u = { .upstream = r->microbench.upstream, .downstream = r->microbench.downstream };
+    ps_json_key (&j, "link_usage");
+    json_directions (&j, &u, 17);
   }
   if (r->fabric.ran)
     ps_report_fabric_json (&j, &r->fabric);
@@ -430,8 +445,8 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
   ps_config_write_json (c, &j, 4);
 
   /* stats sum over modes: each mode ran on its own engine, so events and simulated time add up. */
-  uint64_t events = r->fabric.events;
-  double sim_ns = r->fabric.sim_time_ns;
+  uint64_t events = r->fabric.events + r->microbench.events;
+  double sim_ns = r->fabric.sim_time_ns + r->microbench.sim_time_ns;
   for (int i = 0; i < PS_N_MODES; i++) {
     events += r->modes[i].events;
     sim_ns += r->modes[i].sim_time_ns;
@@ -572,6 +587,33 @@ table_why (GString *o, const PsModeResult *h, const char *mode)
   }
 }
 
+/* A microbench run as pcie-bench reports it: the test and its parameters, then Gb/s and the latency
+ * distribution of its DMAs. */
+static void
+microbench_table (GString *o, const PsRunResult *r, gboolean markdown)
+{
+  const PsConfig *c = r->config;
+  const PsMicrobenchResult *mb = &r->microbench;
+  const PsLatency *l = &mb->latency;
+  static const char *const offsets[] = { "sequential", "random" }, *const cache[] = { "warm", "cold" };
+  if (!markdown) {
+    g_string_append_printf (o, "%s: %s, Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT ", microbench %s: %" G_GINT64_FORMAT
+                            " DMAs of %" G_GINT64_FORMAT " bytes in a %" G_GINT64_FORMAT "-byte window, %s offsets, "
+                            "%s cache, %" G_GINT64_FORMAT " in flight\n", c->path, c->name, c->link.gen, c->link.lanes,
+                            mb->test, c->microbench.dmas, mb->transfer_bytes, c->microbench.window_bytes,
+                            offsets[c->microbench.offsets], cache[c->microbench.cache],
+                            c->microbench.test <= PS_MB_LAT_WRRD ? (int64_t) 1 : c->microbench.outstanding);
+    g_string_append (o, "test        bytes      Gb/s   mean ns    p50 ns    p99 ns    max ns\n");
+    g_string_append_printf (o, "%-9s %7" G_GINT64_FORMAT " %9.3f %9.1f %9.1f %9.1f %9.1f\n", mb->test,
+                            mb->transfer_bytes, mb->gbps, l->mean_ns, l->p50_ns, l->p99_ns, l->max_ns);
+  } else {
+    g_string_append (o, "| test | bytes | Gb/s | mean ns | p50 ns | p99 ns | max ns |\n"
+                        "|---|---:|---:|---:|---:|---:|---:|\n");
+    g_string_append_printf (o, "| %s | %" G_GINT64_FORMAT " | %.3f | %.1f | %.1f | %.1f | %.1f |\n", mb->test,
+                            mb->transfer_bytes, mb->gbps, l->mean_ns, l->p50_ns, l->p99_ns, l->max_ns);
+  }
+}
+
 /* The human table: one line per figure that ran, then the headline mode's link usage per direction. Markdown
  * shares the figure rows so README tables and terminal output cannot disagree. */
 static void
@@ -580,6 +622,10 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
   const PsConfig *c = r->config;
   if (r->fabric.ran) {
     ps_report_fabric_table (o, c, &r->fabric, markdown);
+    return;
+  }
+  if (r->microbench.ran) {
+    microbench_table (o, r, markdown);
     return;
   }
   PsFigure f[PS_N_FIGURES];
@@ -744,6 +790,20 @@ render_csv (GString *o, const PsRunResult *r)
   ps_config_write_comments (r->config, o);
   if (r->fabric.ran) {
     ps_report_fabric_csv (o, r);
+    return;
+  }
+  if (r->microbench.ran) {
+    const PsMicrobenchResult *mb = &r->microbench;
+    g_string_append (o, "config,test,transfer_bytes,gbps,latency_mean_ns,latency_p50_ns,latency_p99_ns,"
+                        "latency_max_ns\n");
+    ps_csv_cell (o, r->config->name);
+    g_string_append_printf (o, ",%s,%" G_GINT64_FORMAT, mb->test, mb->transfer_bytes);
+    csv_num (o, mb->gbps);
+    csv_num (o, mb->latency.mean_ns);
+    csv_num (o, mb->latency.p50_ns);
+    csv_num (o, mb->latency.p99_ns);
+    csv_num (o, mb->latency.max_ns);
+    g_string_append_c (o, '\n');
     return;
   }
   /* The header is written even when no figure ran, so the output is always a parseable table with its columns. */

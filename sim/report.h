@@ -128,6 +128,21 @@ typedef struct {
   double sim_time_ns;
 } PsFabricResult;
 
+/* A microbench workload's run (pcie-bench's figures, pcie-protocol.md §11): Gb/s (10^9 bit/s) of the bytes every
+ * DMA moved over the run (a write then a read of lat_wrrd, the reads and writes of bw_rdwr, both counted) and the
+ * per-DMA latency, from its first request entering the device's transmit interface to its last byte delivered
+ * (models/flow.h, DMA mode). */
+typedef struct {
+  bool ran;
+  const char *test; /* ps_microbench_test_words */
+  int64_t transfer_bytes;
+  double gbps;
+  PsLatency latency; /* over every DMA */
+  PsUsage upstream, downstream; /* the link's, over the run */
+  uint64_t events;
+  double sim_time_ns;
+} PsMicrobenchResult;
+
 /* Indices into PsRunResult.modes. */
 enum { PS_READ, PS_WRITE, PS_SIMULTANEOUS, PS_PIO_READ, PS_PIO_WRITE, PS_N_MODES };
 
@@ -143,6 +158,7 @@ typedef struct {
   double protocol_limit_read_mbps;
   PsModeResult modes[PS_N_MODES];
   PsFabricResult fabric; /* a config with a topology: runs its flows instead of the modes */
+  PsMicrobenchResult microbench; /* benchmark.workload microbench runs this instead of the modes */
   uint64_t seed;
   double wall_s;
 } PsRunResult;

@@ -408,6 +408,7 @@ load_zip (PsScenario *s, const YNode *zip, GError **error)
 /* The words of --mode and of the run report's JSON, so a metric's name says which mode it reads. */
 static const char *const mode_words[PS_N_MODES] = { "read", "write", "simultaneous", "pio_read", "pio_write" };
 static const char *const transfer_words[3] = { "mean", "p50", "p99" };
+static const char *const microbench_words[5] = { "gbps", "mean", "p50", "p99", "max" };
 static const char *const usage_words[5] = { "payload", "tlp_overhead", "dllp", "ordered_sets", "idle" };
 /* PsLinkErrors fields, in its order. */
 #define N_ERROR_WORDS 9
@@ -485,6 +486,13 @@ metric_table (void)
                            PS_METRIC_TRANSFER, mode, f, 0, c };
           g_array_append_val (t, m);
         }
+    }
+    /* The microbench workload's figures (README, "pcie-bench microbenchmarks"): microbench_gbps,
+     * microbench_latency_mean_ns, _p50_ns, _p99_ns, _max_ns. */
+    for (int c = 0; c < 5; c++) {
+      char *name = c ? g_strdup_printf ("microbench_latency_%s_ns", microbench_words[c]) : g_strdup ("microbench_gbps");
+      m = (PsMetric) { name, PS_METRIC_MICROBENCH, -1, 0, 0, c };
+      g_array_append_val (t, m);
     }
     g_once_init_leave (&table, t);
   }
@@ -578,6 +586,13 @@ default_metrics (PsScenario *s, const PsConfig *base)
       }
     return;
   }
+  /* A microbench runs one test, not the modes: its Gb/s and latencies. */
+  if (base->benchmark.workload == PS_WORKLOAD_MICROBENCH) {
+    for (guint i = 0; i < t->len; i++)
+      if (g_array_index (t, PsMetric, i).kind == PS_METRIC_MICROBENCH)
+        add_metric (s, &g_array_index (t, PsMetric, i));
+    return;
+  }
   for (guint i = 0; i < t->len; i++) {
     const PsMetric *m = &g_array_index (t, PsMetric, i);
     gboolean per_mode = m->kind == PS_METRIC_MBPS || m->kind == PS_METRIC_PCT_THEORETICAL || m->kind == PS_METRIC_USAGE;
@@ -612,6 +627,15 @@ load_metrics (PsScenario *s, const YNode *list, const PsConfig *base, GError **e
       ytree_error (error, PS_ERROR_DATA, n, "metric '%s' %s", n->value, base->topology
                    ? "is a benchmark mode's: a fabric (topology:) runs its flows, whose metrics are flows_total_mbps, "
                      "FLOW_mbps and the like" : "is a fabric's: the base config has no topology: and no flows");
+      return FALSE;
+    }
+    gboolean mb = base->benchmark.workload == PS_WORKLOAD_MICROBENCH;
+    if ((m->kind == PS_METRIC_MICROBENCH) != mb && base->topology == NULL && m->kind != PS_METRIC_THEORETICAL
+        && m->kind != PS_METRIC_PROTOCOL_LIMIT) {
+      ytree_error (error, PS_ERROR_DATA, n, "metric '%s' %s", n->value, mb
+                   ? "is a benchmark mode's: the microbench workload runs one test, whose metrics are microbench_gbps "
+                     "and microbench_latency_*_ns"
+                   : "is the microbench workload's: the base config's benchmark.workload is not microbench");
       return FALSE;
     }
     if (m->mode >= 0 && !(s->modes & mode_bits[m->mode])) {
@@ -673,6 +697,11 @@ ps_metric_value (const PsMetric *m, const PsRunResult *r)
     return m->figure ? r->protocol_limit_read_mbps : r->protocol_limit_mbps;
   if (m->kind == PS_METRIC_FLOWS || m->kind == PS_METRIC_FLOW || m->kind == PS_METRIC_LINK)
     return fabric_value (m, &r->fabric);
+  if (m->kind == PS_METRIC_MICROBENCH) {
+    const PsMicrobenchResult *mb = &r->microbench;
+    const double v[5] = { mb->gbps, mb->latency.mean_ns, mb->latency.p50_ns, mb->latency.p99_ns, mb->latency.max_ns };
+    return mb->ran ? v[m->category] : NAN;
+  }
   /* m->mode is -1 only for the per-point kinds returned above, so the index is valid from here on. */
   const PsModeResult *mr = &r->modes[m->mode];
   if (!mr->ran)
@@ -721,7 +750,7 @@ ps_metric_decimals (const PsMetric *m)
 {
   return m->kind == PS_METRIC_EVENTS || m->kind == PS_METRIC_ERRORS ? 0
          : m->kind == PS_METRIC_SIM_TIME || m->kind == PS_METRIC_LATENCY_P99 || m->kind == PS_METRIC_TRANSFER
-                || (m->kind == PS_METRIC_FLOW && m->category > 0) ? 3 : 2;
+                || m->kind == PS_METRIC_MICROBENCH || (m->kind == PS_METRIC_FLOW && m->category > 0) ? 3 : 2;
 }
 
 /* --- errors of one point --------------------------------------------------------------------------------- */

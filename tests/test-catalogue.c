@@ -156,6 +156,16 @@ START_TEST (test_config_runs)
   }
   JsonObject *results = member_object (root, "results", config);
   ck_assert_msg (json_object_get_size (results) > 0, "%s: no mode ran", config);
+  /* A microbench config runs one of pcie-bench's tests (README, "pcie-bench microbenchmarks"): Gb/s within what
+   * the link carries both ways, a latency per DMA, the link's time split as for the modes. */
+  if (strcmp (json_object_get_string_member (root, "model"), "microbench") == 0) {
+    JsonObject *mb = member_object (results, "microbench", config);
+    double gbps = member_number (mb, "gbps", config);
+    ck_assert_msg (gbps > 0 && gbps * 125 <= read_limit + limit, "%s: %g Gb/s", config, gbps);
+    ck_assert_double_gt (member_number (member_object (mb, "latency_ns", config), "p50", config), 0);
+    assert_usage (member_object (root, "link_usage", config), config);
+    return;
+  }
   static const char *const modes[] = { "read", "write", "simultaneous" };
   for (guint m = 0; m < G_N_ELEMENTS (modes); m++) {
     if (!json_object_has_member (results, modes[m]))

@@ -172,24 +172,10 @@ END_TEST
  * = 806.128 ns. Symbol and clock-edge alignment add a few ns at most: well within 1%. */
 START_TEST (test_read_latency_hand_sum)
 {
-  static const char yaml[] = "link:\n"
-                             "  gen: 2\n"
-                             "  lanes: 8\n"
-                             "  max_payload: 256\n"
-                             "  max_read_request: 256\n"
-                             "  tx_pipeline_ns: 100\n"
-                             "  rx_pipeline_ns: 20\n"
-                             "  flight_ns: 5\n"
-                             "endpoint:\n"
-                             "  datapath_bits: 128\n"
-                             "  clock_mhz: 250\n"
-                             "host:\n"
-                             "  read_latency_ns: 400\n"
-                             "  read_latency_ps_per_byte: 0.5\n"
-                             "  completion_overhead_ns: 10\n"
-                             "benchmark:\n"
-                             "  transfer_bytes: 256\n"
-                             "  iterations: 1\n";
+  g_autofree char *yaml = g_strdup_printf ("include: [%s/tests/data/idle_gen2_x8.yaml]\n"
+                                           "benchmark:\n"
+                                           "  transfer_bytes: 256\n"
+                                           "  iterations: 1\n", source_root ());
   g_autofree char *dir = case_dir ("latency");
   g_autofree char *path = write_file (dir, "c.yaml", yaml);
   g_autoptr (GError) e = NULL;

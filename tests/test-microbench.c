@@ -1,0 +1,241 @@
+/* test-microbench.c — the microbench workload (pcie-bench's tests, pcie-protocol.md §11; models/flow.h DMA mode):
+ * one small read on an idle link takes the hand sum of its parts, large writes come within a few per cent of what
+ * the wire allows MPS-256 TLPs by hand and never above it, random offsets follow the seed and only the seed, and
+ * the JSON carries results.microbench. Bad microbench keys are tests/bad/microbench_*.yaml (test-bad.c). */
+#include <check.h>
+#include <math.h>
+#include <string.h>
+
+#define TMPDIR_TEMPLATE "pciesim-test-microbench-XXXXXX"
+#include "tests/common.h"
+#include "sim/builder.h"
+#include "sim/config.h"
+
+static PsConfig *
+load (const char *name, const char *yaml, const char *const *sets)
+{
+  g_autofree char *dir = case_dir (name);
+  g_autofree char *path = write_file (dir, "c.yaml", yaml);
+  g_autoptr (GError) e = NULL;
+  PsConfig *cfg = ps_config_load (path, sets, &e);
+  ck_assert_msg (cfg != NULL, "%s", e ? e->message : "");
+  return cfg;
+}
+
+static PsMicrobenchResult
+run (const PsConfig *cfg, uint64_t seed)
+{
+  g_autoptr (GError) e = NULL;
+  PsRunResult r = { 0 };
+  ck_assert_msg (ps_run_config (cfg, 0, seed, &r, &e), "%s", e ? e->message : "");
+  ck_assert (r.microbench.ran);
+  return r.microbench;
+}
+
+/* One 64-byte DMA read on an otherwise idle Gen2 x8 link, the parts as test-why.c counts them:
+ *   request: 1 beat of the 128-bit datapath at 250 MHz (a 3-DW MRd: the buffer is below 4 GB)      4 ns
+ *            on the wire: 12 header + 8 framing bytes over 8 lanes, 2.5 symbols of 2 ns              5 ns
+ *            transmit pipeline 100 + flight 5 + receive pipeline 20                               125 ns
+ *   host:    read latency 400 + 64 B x 0.5 ps/B, then 10 ns to send the completion               410.032 ns
+ *   data:    one CplD: 64 + 12 + 8 bytes over 8 lanes, 10.5 symbols                                21 ns
+ *            pipelines and flight                                                                 125 ns
+ *            taken in: 12 + 64 bytes over the 16-byte datapath, 5 beats                            20 ns
+ * = 710.032 ns; symbol and clock edges add a few ns at most. */
+static char *lat_yaml;
+
+/* tests/data/idle_gen2_x8.yaml (test-why.c's idle link) with a cold-cache latency and the test. */
+static void
+lat_setup (void)
+{
+  tmpdir_setup ();
+  lat_yaml = g_strdup_printf ("include: [%s/tests/data/idle_gen2_x8.yaml]\n"
+                              "host:\n"
+                              "  cold_cache_latency_ns: 70\n"
+                              "benchmark:\n"
+                              "  workload: microbench\n"
+                              "microbench:\n"
+                              "  test: lat_rd\n"
+                              "  transfer_bytes: 64\n"
+                              "  dmas: 1\n", source_root ());
+}
+
+static void
+lat_teardown (void)
+{
+  g_free (lat_yaml);
+  tmpdir_teardown ();
+}
+
+START_TEST (test_lat_rd_hand_sum)
+{
+  g_autoptr (PsConfig) cfg = load ("lat", lat_yaml, NULL);
+  PsMicrobenchResult m = run (cfg, 1);
+  const double hand = 4 + 5 + 125 + 400.032 + 10 + 21 + 125 + 20;
+  ck_assert_str_eq (m.test, "lat_rd");
+  ck_assert_uint_eq (m.latency.count, 1);
+  ck_assert_msg (fabs (m.latency.p50_ns - hand) < 0.01 * hand, "lat_rd 64 B: %.3f ns, by hand %.3f ns",
+                 m.latency.p50_ns, hand);
+  ck_assert_msg (m.latency.p50_ns >= hand - 0.2 && m.latency.p50_ns <= hand + 2 * 2 + 4, "lat_rd 64 B: %.3f ns",
+                 m.latency.p50_ns);
+  /* pcie-bench's Gb/s of a latency test: the one DMA's bytes over its round trip. */
+  ck_assert_msg (fabs (m.gbps - 64 * 8 / m.latency.p50_ns) < 1e-9, "%.6f Gb/s", m.gbps);
+  /* A cold window adds the host's cold-cache latency to the read, nothing else. */
+  const char *cold[] = { "microbench.cache=cold", NULL };
+  g_autoptr (PsConfig) cc = load ("cold", lat_yaml, cold);
+  PsMicrobenchResult c = run (cc, 1);
+  ck_assert_msg (fabs (c.latency.p50_ns - m.latency.p50_ns - 70) < 4.5, "cold %.3f ns, warm %.3f ns",
+                 c.latency.p50_ns, m.latency.p50_ns);
+  /* lat_wrrd: the write (one MWr) goes first and the read queues behind it, so the pair takes longer than the read
+   * alone by at least the MWr's wire time (64 + 12 + 8 bytes: 21 ns) and at most that plus the MWr's pipelines,
+   * flight and datapath time and the host's completion time. */
+  const char *wrrd[] = { "microbench.test=lat_wrrd", NULL };
+  g_autoptr (PsConfig) wc = load ("wrrd", lat_yaml, wrrd);
+  PsMicrobenchResult w = run (wc, 1);
+  ck_assert_msg (w.latency.p50_ns > m.latency.p50_ns + 21 && w.latency.p50_ns < m.latency.p50_ns + 21 + 125 + 20 + 10,
+                 "lat_wrrd %.3f ns, lat_rd %.3f ns", w.latency.p50_ns, m.latency.p50_ns);
+}
+END_TEST
+
+/* Large DMA writes, nothing but the wire in the way (a 256-bit datapath at 500 MHz, 16 GB/s; the host's credits
+ * and sink not limiting). By hand: Gen3 x8 carries 8 lanes x 8 GT/s x 128/130 = 7876.92 MB/s of symbols; an MWr
+ * of MPS 256 takes 4 (STP token) + 12 (3-DW header) + 256 + 4 (LCRC) = 276 bytes of them, so at most
+ * 7876.92 x 256 / 276 = 7306.1 MB/s = 58.449 Gb/s of payload; Acks, UpdateFCs and SKP ordered sets take a
+ * little more, under 1% at these rates. */
+START_TEST (test_bw_wr_protocol_limit)
+{
+  static const char yaml[] = "link:\n"
+                             "  gen: 3\n"
+                             "  lanes: 8\n"
+                             "  max_payload: 256\n"
+                             "endpoint:\n"
+                             "  datapath_bits: 256\n"
+                             "  clock_mhz: 500\n"
+                             "benchmark:\n"
+                             "  workload: microbench\n"
+                             "microbench:\n"
+                             "  test: bw_wr\n"
+                             "  transfer_bytes: 2048\n"
+                             "  window_bytes: 1048576\n"
+                             "  outstanding: 64\n"
+                             "  dmas: 2000\n";
+  g_autoptr (PsConfig) cfg = load ("bw_wr", yaml, NULL);
+  PsMicrobenchResult m = run (cfg, 1);
+  const double hand = 8 * 8e3 * 128 / 130 / 8 * 256 / 276 * 8 / 1000;
+  ck_assert_msg (m.gbps <= hand && m.gbps > 0.99 * hand, "bw_wr 2 KB: %.3f Gb/s, by hand at most %.3f", m.gbps,
+                 hand);
+  ck_assert_uint_eq (m.latency.count, 2000);
+}
+END_TEST
+
+/* Random offsets: DMAs of 2044 bytes in an 8 KB window have four slots, and only the one at 4088 crosses a 4 KB
+ * boundary (split.h), which costs it one more MRd, so a run's mean latency counts how often that slot was drawn:
+ * a property of the draws alone. The same seed draws the same slots; three seeds do not all draw alike. */
+START_TEST (test_random_offsets_seeded)
+{
+  static const char yaml[] = "link:\n"
+                             "  gen: 3\n"
+                             "  lanes: 8\n"
+                             "  max_payload: 256\n"
+                             "  max_read_request: 512\n"
+                             "benchmark:\n"
+                             "  workload: microbench\n"
+                             "microbench:\n"
+                             "  test: lat_rd\n"
+                             "  transfer_bytes: 2044\n"
+                             "  window_bytes: 8192\n"
+                             "  offsets: random\n"
+                             "  dmas: 400\n";
+  g_autoptr (PsConfig) cfg = load ("random", yaml, NULL);
+  PsMicrobenchResult a = run (cfg, 1), b = run (cfg, 1), c = run (cfg, 2), d = run (cfg, 3);
+  ck_assert (a.latency.mean_ns == b.latency.mean_ns && a.latency.max_ns == b.latency.max_ns && a.gbps == b.gbps);
+  ck_assert_msg (a.latency.mean_ns != c.latency.mean_ns || a.latency.mean_ns != d.latency.mean_ns,
+                 "seeds 1, 2, 3 all gave %.6f ns", a.latency.mean_ns);
+  /* Sequential offsets visit every slot in turn, one crossing in four, whatever the seed. */
+  const char *seq[] = { "microbench.offsets=sequential", NULL };
+  g_autoptr (PsConfig) sc = load ("sequential", yaml, seq);
+  PsMicrobenchResult s1 = run (sc, 1), s2 = run (sc, 2);
+  ck_assert (s1.latency.mean_ns == s2.latency.mean_ns);
+  ck_assert (s1.latency.max_ns > s1.latency.p50_ns);
+}
+END_TEST
+
+/* The JSON contract: results.microbench {test, transfer_bytes, gbps, latency_ns {mean, p50, p99, max}}. */
+START_TEST (test_json)
+{
+  g_autofree char *dir = case_dir ("json");
+  g_autofree char *path = write_file (dir, "c.yaml", lat_yaml);
+  TestRun r = { 0 };
+  const char *args[] = { path, "--format", "json", NULL };
+  run_program (&r, test_env ("PCIESIM_EXE"), dir, args);
+  ck_assert_int_eq (r.status, 0);
+  ck_assert_ptr_nonnull (strstr (r.out, "\"microbench\": {\"test\": \"lat_rd\", \"transfer_bytes\": 64, \"gbps\": "));
+  ck_assert_ptr_nonnull (strstr (r.out, "\"latency_ns\": {\"mean\": "));
+  ck_assert_ptr_nonnull (strstr (r.out, "\"model\": \"microbench\""));
+  test_run_clear (&r);
+}
+END_TEST
+
+/* Sweep metrics: a microbench base defaults to microbench_gbps and the latencies, each cell the run's own figure
+ * (the run report's CSV row), and a mode's metric with such a base is refused at its node. */
+START_TEST (test_sweep_metrics)
+{
+  g_autofree char *dir = case_dir ("sweep");
+  g_autofree char *cfg = write_file (dir, "c.yaml", lat_yaml);
+  g_autofree char *scn = write_file (dir, "s.yaml", "name: s\n"
+                                                    "base: c.yaml\n"
+                                                    "axes:\n"
+                                                    "  - key: microbench.transfer_bytes\n"
+                                                    "    values: [64, 256]\n");
+  TestRun r = { 0 };
+  const char *args[] = { "sweep", scn, NULL };
+  run_program (&r, test_env ("PCIESIM_EXE"), dir, args);
+  ck_assert_msg (r.status == 0, "%s", r.err);
+  ck_assert_ptr_nonnull (strstr (r.out, "id,microbench.transfer_bytes,microbench_gbps,microbench_latency_mean_ns,"
+                                        "microbench_latency_p50_ns,microbench_latency_p99_ns,"
+                                        "microbench_latency_max_ns\n"));
+  TestRun one = { 0 };
+  const char *one_args[] = { cfg, "--format", "csv", "--set", "microbench.transfer_bytes=256", NULL };
+  run_program (&one, test_env ("PCIESIM_EXE"), dir, one_args);
+  ck_assert_int_eq (one.status, 0);
+  /* The run's row "c,lat_rd,256,GBPS,MEAN,P50,P99,MAX" (2 decimals) against the sweep's
+   * "2,256,GBPS,MEAN,P50,P99,MAX" (3 decimals): equal up to the run report's rounding. */
+  const char *row = strstr (one.out, "\nc,lat_rd,256,"), *cell = strstr (r.out, "\n2,256,");
+  ck_assert (row != NULL && cell != NULL);
+  g_auto (GStrv) a = g_strsplit (row + strlen ("\nc,lat_rd,256,"), ",", -1);
+  g_auto (GStrv) b = g_strsplit (cell + strlen ("\n2,256,"), ",", -1);
+  ck_assert (g_strv_length (a) == 5 && g_strv_length (b) == 5);
+  for (int i = 0; i < 5; i++)
+    ck_assert_msg (fabs (g_ascii_strtod (a[i], NULL) - g_ascii_strtod (b[i], NULL)) <= 0.0051, "column %d: run %s, "
+                   "sweep %s", i, a[i], b[i]);
+  test_run_clear (&r);
+  test_run_clear (&one);
+
+  g_autofree char *bad = write_file (dir, "bad.yaml", "name: bad\n"
+                                                      "base: c.yaml\n"
+                                                      "axes:\n"
+                                                      "  - key: microbench.transfer_bytes\n"
+                                                      "    values: [64]\n"
+                                                      "metrics: [read_mbps]\n");
+  const char *bad_args[] = { "sweep", bad, NULL };
+  run_program (&r, test_env ("PCIESIM_EXE"), dir, bad_args);
+  ck_assert_int_eq (r.status, 65);
+  ck_assert_msg (strstr (r.err, "bad.yaml:6:11: error: metric 'read_mbps' is a benchmark mode's") != NULL, "%s", r.err);
+  test_run_clear (&r);
+}
+END_TEST
+
+int
+main (void)
+{
+  Suite *s = suite_create ("microbench");
+  TCase *tc = tcase_create ("microbench");
+  tcase_set_timeout (tc, 120);
+  tcase_add_unchecked_fixture (tc, lat_setup, lat_teardown);
+  tcase_add_test (tc, test_lat_rd_hand_sum);
+  tcase_add_test (tc, test_bw_wr_protocol_limit);
+  tcase_add_test (tc, test_random_offsets_seeded);
+  tcase_add_test (tc, test_json);
+  tcase_add_test (tc, test_sweep_metrics);
+  suite_add_tcase (s, tc);
+  return run_suite (s);
+}

@@ -32,7 +32,10 @@
 #include "sim/engine.h"
 #include "sim/report.h"
 #include "sim/scenario.h"
+#include "sim/trace.h"
 #include "sim/validate.h"
+
+#include <glib/gstdio.h>
 
 /* The 1 GB runs: Gen3 x8 on the Stratix V design. AN-456's descriptor header counts descriptors in 16 bits, so
  * 1 GB needs descriptors of 32 KB (32,768 of them) rather than the driver's one per 4 KB page. Every TLP is still
@@ -50,6 +53,10 @@ static const char *const gb_read_sets[] = { "link.lanes=8", "benchmark.transfer_
 /* fabric-16 (issue #13): many links, switches and flows at once, where the 1 GB runs have one link and one DMA;
  * the flows are each 8 MB, so the run is long enough to time (about 8 M events) and short for a benchmark. */
 #define FABRIC16_CONFIG "tests/data/fabric16.yaml"
+/* published / published-vcd / published-json (issue #15): what tracing costs, traced against untraced on the same
+ * runs. One published benchmark is ~25 ms of CPU, too short to time alone, so each workload repeats it. */
+#define PUBLISHED_CONFIG "configs/svgx_g2_x8.yaml"
+#define PUBLISHED_REPEATS 20
 /* Events kept pending by the bare loop: about what the models keep in flight (4 to 7 on average in the
  * published configs and the 1 GB runs: link, host and app timers). */
 #define BARE_DEPTH 8u
@@ -66,6 +73,9 @@ static const Workload workloads[] = {
   { "write-1g", "1 GB DMA write, Gen3 x8 (svgx_g3_x4 --set link.lanes=8)" },
   { "read-1g", "1 GB DMA read, Gen3 x8, 32 tags" },
   { "fabric-16", "16 endpoints behind a two-level switch tree, 16 flows at once (tests/data/fabric16.yaml)" },
+  { "published", "the published benchmark (svgx_g2_x8, every mode) 20 times, untraced" },
+  { "published-vcd", "the same, each run traced to a .vcd file (--trace)" },
+  { "published-json", "the same, each run traced to a Perfetto .json file (--trace)" },
   { "sweep-1000", "tests/data/sweep1000.yaml: 1,000 points x 3 modes, one core" },
   { "engine", "bare engine loop alone: 20 M events, handlers that only reschedule themselves" },
 };
@@ -145,32 +155,41 @@ bare_loop (uint64_t events, Result *r)
  * simulated events are identical on every machine and every run. Bytes moved: the stream moves one transfer
  * per mode (it has no iterations); the DMA moves transfer x iterations per engine, and simultaneous mode runs
  * both engines. dma.channels is not counted: no workload here runs more than one channel. */
+static void count_run (const PsConfig *cfg, const PsRunResult *res, Result *r);
+
 static gboolean
 run_config (PsConfig *cfg, unsigned modes, Result *r, GError **error)
 {
   PsRunResult res = { 0 };
   if (!ps_run_config (cfg, modes, 1, &res, error))
     return FALSE;
+  count_run (cfg, &res, r);
+  return TRUE;
+}
+
+/* Adds a run's events, simulated time and bytes to `r`. */
+static void
+count_run (const PsConfig *cfg, const PsRunResult *res, Result *r)
+{
   /* A fabric runs its flows instead of the modes: one run, every flow's bytes. */
-  if (res.fabric.ran) {
-    r->events += res.fabric.events;
-    r->sim_s += res.fabric.sim_time_ns * 1e-9;
-    for (guint k = 0; k < res.fabric.n_flows; k++)
-      if (res.fabric.flows[k].ran)
-        r->sim_bytes += (double) res.fabric.flows[k].bytes * (double) res.fabric.flows[k].iterations;
-    return TRUE;
+  if (res->fabric.ran) {
+    r->events += res->fabric.events;
+    r->sim_s += res->fabric.sim_time_ns * 1e-9;
+    for (guint k = 0; k < res->fabric.n_flows; k++)
+      if (res->fabric.flows[k].ran)
+        r->sim_bytes += (double) res->fabric.flows[k].bytes * (double) res->fabric.flows[k].iterations;
+    return;
   }
   double per = (double) cfg->benchmark.transfer_bytes;
   gboolean stream = cfg->benchmark.workload == PS_WORKLOAD_STREAM;
   for (int i = 0; i < PS_N_MODES; i++) {
-    const PsModeResult *m = &res.modes[i];
+    const PsModeResult *m = &res->modes[i];
     if (!m->ran)
       continue;
     r->events += m->events;
     r->sim_s += m->sim_time_ns * 1e-9;
     r->sim_bytes += stream ? per : per * (double) cfg->benchmark.iterations * (i == PS_SIMULTANEOUS ? 2 : 1);
   }
-  return TRUE;
 }
 
 /* In process, on one core, through ps_run_config() rather than the command: this way events and simulated time
@@ -209,6 +228,42 @@ child_gb (const char *const *sets, unsigned mode, Result *r, GError **error)
 {
   g_autoptr (PsConfig) cfg = ps_config_load (GB_CONFIG, sets, error);
   return cfg && run_config (cfg, mode, r, error);
+}
+
+/* `suffix` NULL: untraced; ".vcd" or ".json": every run writes its trace to a scratch file, as --trace does (the
+ * first mode run, the whole run time, no cap), removed afterwards. Writing the file is part of what is timed. */
+static gboolean
+child_published (const char *suffix, Result *r, GError **error)
+{
+  g_autoptr (PsConfig) cfg = ps_config_load (PUBLISHED_CONFIG, NULL, error);
+  if (!cfg)
+    return FALSE;
+  for (int i = 0; i < PUBLISHED_REPEATS; i++) {
+    if (!suffix) {
+      if (!run_config (cfg, PS_MODE_ALL, r, error))
+        return FALSE;
+      continue;
+    }
+    g_autofree char *tmpl = g_strconcat ("pciesim-bench-XXXXXX", suffix, NULL), *path = NULL;
+    int fd = g_file_open_tmp (tmpl, &path, error);
+    if (fd < 0)
+      return FALSE;
+    close (fd);
+    SimTraceOptions o = { .window_start_ps = 0, .window_end_ps = SIM_TIME_MAX, .max_bytes = 0 };
+    SimTrace *tr = sim_trace_open (path, &o, error);
+    PsRunResult res = { 0 };
+    gboolean ok = tr && ps_run_config_traced (cfg, PS_MODE_ALL, 1, tr, &res, error);
+    if (ok)
+      ok = sim_trace_close (tr, error);
+    else if (tr)
+      sim_trace_abort (tr);
+    g_unlink (path);
+    if (!ok)
+      return FALSE;
+    count_run (cfg, &res, r);
+  }
+  g_snprintf (r->note, sizeof r->note, "%d runs%s%s", PUBLISHED_REPEATS, suffix ? ", traced to " : "", suffix ? suffix : "");
+  return TRUE;
 }
 
 /* Every point's config is built and run in this process, one after another: the per-point set-up cost is part
@@ -259,7 +314,13 @@ child_main (const char *name, int fd, const char *scenario)
     ok = cfg && run_config (cfg, PS_MODE_ALL, &r, &e);
     if (ok)
       g_snprintf (r.note, sizeof r.note, "%u nodes, %u flows", cfg->topology->n_nodes, cfg->topology->n_flows);
-  } else if (strcmp (name, "sweep-1000") == 0)
+  } else if (strcmp (name, "published") == 0)
+    ok = child_published (NULL, &r, &e);
+  else if (strcmp (name, "published-vcd") == 0)
+    ok = child_published (".vcd", &r, &e);
+  else if (strcmp (name, "published-json") == 0)
+    ok = child_published (".json", &r, &e);
+  else if (strcmp (name, "sweep-1000") == 0)
     ok = child_sweep (scenario, &r, &e);
   else if (strcmp (name, "engine") == 0) {
     bare_loop (20000000, &r);
@@ -393,7 +454,8 @@ targets (GArray *out, const char *const *names, const Result *res, guint n)
       t[k++] = (Target) { w, "bare engine M events/s", mev, 20, TRUE, FALSE };
     else if (strcmp (w, "validate-cli") == 0)
       t[k++] = (Target) { w, "wall s", r->wall_s, 1.0, FALSE, FALSE };
-    if (strcmp (w, "engine") != 0 && strcmp (w, "validate-cli") != 0)
+    /* A traced run's time goes mostly to writing the file, which is not the models' cost over the engine. */
+    if (strcmp (w, "engine") != 0 && strcmp (w, "validate-cli") != 0 && !g_str_has_prefix (w, "published-"))
       t[k++] = (Target) { w, "model / bare engine", bare > 0 ? mev / bare : 0, 0.30, TRUE, FALSE };
     if (strcmp (w, "write-1g") == 0) {
       t[k++] = (Target) { w, "slowdown (wall / simulated)", rate (r->wall_s, r->sim_s), 20, FALSE, FALSE };

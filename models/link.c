@@ -518,13 +518,13 @@ replay_push (Dir *d, uint32_t bytes, Tlp *t)
 }
 
 /* Edge-triggered: a user hears once per refused can_send, which keeps idle sources out of the hot path. */
-static void
+static inline __attribute__ ((always_inline)) void
 port_notify (LinkPort *port)
 {
   if (port->want_ready && port->ready_fn) {
     port->want_ready = FALSE;
     /* Refused no longer: idle (if at all) for what the sender waits for, until it is refused again. */
-    stall_follow (&port->link->d[port->end].stall, sim_now (port->link->engine));
+    stall_follow_at (&port->link->d[port->end].stall, port->link->engine);
     port->ready_fn (port->ready_ctx, port);
   }
 }
@@ -702,7 +702,7 @@ send_to_far_side (Dir *d, uint64_t end_slot, const Arrival *tmpl)
 
 /* DLLPs follow the same lane placement as TLPs (§2), and only their own bytes count as DLLP time: padding in
  * front of them stays idle, as for TLPs. */
-static uint64_t
+static inline __attribute__ ((always_inline)) uint64_t
 place_dllp (Dir *d, uint64_t base, TraceWire what)
 {
   const Phy *phy = &d->link->phy;
@@ -1337,7 +1337,7 @@ refuse (LinkPort *port, Dir *d, StallCause why)
 {
   port->want_ready = TRUE;
   port->refused_why = (uint8_t) why;
-  stall_set (&d->stall, sim_now (port->link->engine), why);
+  stall_set_at (&d->stall, port->link->engine, why);
   return FALSE;
 }
 

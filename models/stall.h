@@ -153,6 +153,22 @@ stall_follow (StallClock *c, SimTime t)
   stall_update (c);
 }
 
+/* stall_set() and stall_follow() at the engine's present time, read only when something changes: most calls (a
+ * refusal per probe, a peek per arbitration) repeat the cause already set. */
+static inline void
+stall_set_at (StallClock *c, const SimEngine *e, StallCause cause)
+{
+  if (c->cause != cause || c->follow)
+    stall_set (c, sim_now (e), cause);
+}
+
+static inline void
+stall_follow_at (StallClock *c, const SimEngine *e)
+{
+  if (!c->follow)
+    stall_follow (c, sim_now (e));
+}
+
 /* Busy over [start, end): what came before start is attributed, nothing until end. */
 static inline void
 stall_busy (StallClock *c, SimTime start, SimTime end)

@@ -174,11 +174,11 @@ tx_hand_over (App *a)
     /* Only this app sends on the port, so credits checked at arbitration cannot have gone; queue or replay
      * space can still be short if the link's limits are smaller than one TLP's worth of headroom. */
     a->tx_waiting_link = TRUE;
-    stall_set (&a->stall, sim_now (a->engine), tx_refused (a, a->tx_cur_client));
+    stall_set_at (&a->stall, a->engine, tx_refused (a, a->tx_cur_client));
     return;
   }
   /* Back to the datapath's own time: the gap, then the next arbitration. */
-  stall_set (&a->stall, sim_now (a->engine), STALL_DATAPATH);
+  stall_set_at (&a->stall, a->engine, STALL_DATAPATH);
   a->tx_tlps++;
   /* Until here the TLP kept the interface: the application cannot start another while the IP has not accepted
    * this one (store-and-forward, app.h). */
@@ -251,12 +251,12 @@ tx_arbitrate (SimEngine *e, void *ctx, uint64_t arg)
     SimTime done = sim_now (e) + (SimTime) idle * a->cycle_ps + (SimTime) beats * a->unit_ps;
     a->tx_free_at = done + (SimTime) a->p.tx_gap_cycles * a->cycle_ps;
     sim_schedule_at (e, done, tx_beats_done, a, 0);
-    stall_set (&a->stall, sim_now (e), STALL_DATAPATH);
+    stall_set_at (&a->stall, e, STALL_DATAPATH);
     stall_busy (&a->stall, sim_now (e), a->tx_free_at);
     return;
   }
   /* Nobody could go. Clients with work but no credits are woken by the link's tx-ready; idle ones by app_kick. */
-  stall_set (&a->stall, sim_now (e), refused != STALL_IDLE ? refused : tx_idle_cause (a));
+  stall_set_at (&a->stall, e, refused != STALL_IDLE ? refused : tx_idle_cause (a));
 }
 
 /* The link has room or credits again. A TLP already through its beats goes first: it still holds the interface,

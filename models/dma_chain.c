@@ -249,7 +249,7 @@ tag_put (DmaChain *d, uint16_t t)
   /* A requester that waited for a tag or for buffer space may go now (its next peek says for sure). */
   for (int dir = 0; dir < DMA_DIR_COUNT; dir++)
     if (d->rq[dir].cause == STALL_TAGS || d->rq[dir].cause == STALL_COMPLETION_BUFFER)
-      stall_set (&d->rq[dir], sim_now (d->engine), STALL_DATAPATH);
+      stall_set_at (&d->rq[dir], d->engine, STALL_DATAPATH);
 }
 
 /* --- engine state --------------------------------------------------------------------------------------- */
@@ -413,7 +413,7 @@ engine_peek (void *ctx, Tlp *probe)
   gboolean ok = engine_decide (e, probe);
   if (e->running) {
     e->why = (uint8_t) (ok ? STALL_DATAPATH : engine_why_not (e));
-    stall_set (&e->dma->rq[e->dir], sim_now (e->dma->engine), (StallCause) e->why);
+    stall_set_at (&e->dma->rq[e->dir], e->dma->engine, (StallCause) e->why);
   }
   return ok;
 }
@@ -430,7 +430,7 @@ engine_refused (void *ctx, StallCause why)
 {
   DmaEngine *e = ctx;
   e->why = (uint8_t) why;
-  stall_set (&e->dma->rq[e->dir], sim_now (e->dma->engine), why);
+  stall_set_at (&e->dma->rq[e->dir], e->dma->engine, why);
 }
 
 /* Tracing: the engine's phase moves on (the previous one ends now). */
@@ -629,7 +629,7 @@ dma_chain_completion (DmaChain *d, const Tlp *t)
         d->first_fetch_n[e->dir]++;
       }
       if (d->rq[e->dir].cause == STALL_DESCRIPTOR_FETCH)
-        stall_set (&d->rq[e->dir], sim_now (d->engine), STALL_DATAPATH);
+        stall_set_at (&d->rq[e->dir], d->engine, STALL_DATAPATH);
       if (G_UNLIKELY (d->trace != NULL) && e->desc_inflight == 0)
         sim_trace_end (d->trace, e->tr.fetch, sim_now (d->engine));
     } else

@@ -660,7 +660,7 @@ host_stall (Host *h, uint32_t port)
                    : h->held.head != NULL      ? STALL_HOST_QUEUE
                    : h->reqs.head != NULL      ? STALL_HOST_LATENCY
                                                : STALL_IDLE;
-  stall_set (&h->rp[port].stall, sim_now (h->engine), why);
+  stall_set_at (&h->rp[port].stall, h->engine, why);
 }
 
 /* The bus numbers are known: one tag set per bus a requester may sit on. */

@@ -518,13 +518,13 @@ replay_push (Dir *d, uint32_t bytes, Tlp *t)
 }
 
 /* Edge-triggered: a user hears once per refused can_send, which keeps idle sources out of the hot path. */
-static void
+static inline __attribute__ ((always_inline)) void
 port_notify (LinkPort *port)
 {
   if (port->want_ready && port->ready_fn) {
     port->want_ready = FALSE;
     /* Refused no longer: idle (if at all) for what the sender waits for, until it is refused again. */
-    stall_follow (&port->link->d[port->end].stall, sim_now (port->link->engine));
+    stall_follow_at (&port->link->d[port->end].stall, port->link->engine);
     port->ready_fn (port->ready_ctx, port);
   }
 }
@@ -702,7 +702,7 @@ send_to_far_side (Dir *d, uint64_t end_slot, const Arrival *tmpl)
 
 /* DLLPs follow the same lane placement as TLPs (§2), and only their own bytes count as DLLP time: padding in
  * front of them stays idle, as for TLPs. */
-static uint64_t
+static inline __attribute__ ((always_inline)) uint64_t
 place_dllp (Dir *d, uint64_t base, TraceWire what)
 {
   const Phy *phy = &d->link->phy;
@@ -1330,13 +1330,14 @@ link_tlp_wire_ps (const Link *link, const Tlp *tlp)
   return phy_sym_ps (phy, ceil_div (wire_bytes (link, tlp), phy->lanes));
 }
 
-/* The refusal, and why (stall.h): until the next tx-ready the direction is idle, if at all, for that. */
-static gboolean
+/* The refusal, and why (stall.h): until the next tx-ready the direction is idle, if at all, for that. Kept out of
+ * line, so the answer "yes", the common one, stays cheap (link_port_can_send runs several times per TLP). */
+static G_GNUC_NO_INLINE gboolean
 refuse (LinkPort *port, Dir *d, StallCause why)
 {
   port->want_ready = TRUE;
   port->refused_why = (uint8_t) why;
-  stall_set (&d->stall, sim_now (port->link->engine), why);
+  stall_set_at (&d->stall, port->link->engine, why);
   return FALSE;
 }
 
@@ -1348,6 +1349,23 @@ credit_cause (const FcTx *tx, FcClass c, const Tlp *tlp)
   return stall_credits (c, data_short ? FC_DATA : FC_HDR);
 }
 
+/* A TLP the window or the credits hold back: which binds, worked out only on a refusal. The last test that fails
+ * names it: credits, then replay space, then the sequence numbers (link_port_can_send's tests, in its order). */
+static G_GNUC_NO_INLINE gboolean
+refuse_window (LinkPort *port, Dir *d, const Tlp *tlp, uint32_t bytes)
+{
+  const Link *l = port->link;
+  FcClass c = tlp_fc_class (tlp->kind);
+  StallCause why = STALL_IDLE;
+  if (d->tx_seq - d->acked_seq + d->q_len >= l->window_tlps)
+    why = STALL_UNACKED_TLPS;
+  if (d->q_bytes + d->replay_bytes + bytes > l->window_bytes)
+    why = STALL_REPLAY_BUFFER;
+  if (!fc_tx_can (&d->fc_tx, c, tlp_header_credits (tlp), tlp_data_credits (tlp)))
+    why = credit_cause (&d->fc_tx, c, tlp);
+  return refuse (port, d, why);
+}
+
 gboolean
 link_port_can_send (LinkPort *port, const Tlp *tlp)
 {
@@ -1356,7 +1374,6 @@ link_port_can_send (LinkPort *port, const Tlp *tlp)
   /* A full transmit queue is the usual refusal of a busy sender: answered before the rest is worked out. */
   if (l->p.tx_queue_tlps && d->q_len >= l->p.tx_queue_tlps)
     return refuse (port, d, STALL_LINK);
-  gboolean ok = TRUE;
   /* §3: a full replay buffer stalls new TLPs; queued TLPs already hold their future replay space. */
   uint32_t bytes = wire_bytes (l, tlp);
   /* link_params_validate() guarantees room for a 3-DW-header TLP of MPS; a 4-DW header or ECRC can still overflow
@@ -1365,21 +1382,11 @@ link_port_can_send (LinkPort *port, const Tlp *tlp)
     g_error ("a %u-byte TLP can never fit the %u-byte replay buffer", bytes, l->p.replay_buffer_bytes);
   /* Spec §3.6.2.1: 12-bit sequence numbers, so the transmitter stops at 2048 unacknowledged TLPs; queued TLPs
    * will take numbers too, so they count. Flit mode numbers flits instead, counted in bytes (window_bytes). */
-  StallCause why = STALL_IDLE;
-  if (d->tx_seq - d->acked_seq + d->q_len >= l->window_tlps) {
-    ok = FALSE;
-    why = STALL_UNACKED_TLPS;
-  }
-  if (d->q_bytes + d->replay_bytes + bytes > l->window_bytes) {
-    ok = FALSE;
-    why = STALL_REPLAY_BUFFER;
-  }
   FcClass c = tlp_fc_class (tlp->kind);
-  if (!fc_tx_can (&d->fc_tx, c, tlp_header_credits (tlp), tlp_data_credits (tlp))) {
-    ok = FALSE;
-    why = credit_cause (&d->fc_tx, c, tlp);
-  }
-  return ok ? TRUE : refuse (port, d, why);
+  if (d->tx_seq - d->acked_seq + d->q_len < l->window_tlps && d->q_bytes + d->replay_bytes + bytes <= l->window_bytes
+      && fc_tx_can (&d->fc_tx, c, tlp_header_credits (tlp), tlp_data_credits (tlp)))
+    return TRUE;
+  return refuse_window (port, d, tlp, bytes);
 }
 
 void

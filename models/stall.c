@@ -23,37 +23,6 @@ const char *const stall_cause_names[STALL_COUNT] = {
   [STALL_COMPLETION_BUFFER] = "completion_buffer",
 };
 
-/* Limits on how many reads a requester keeps in flight: when one binds, the completer waits for data of the few
- * reads it has, and more of the limited thing would have given it more to return. */
-static gboolean
-window_cause (StallCause c)
-{
-  return c == STALL_TAGS || c == STALL_COMPLETION_BUFFER || c == STALL_CREDITS_NPH || c == STALL_CREDITS_NPD
-         || c == STALL_DESCRIPTOR_FETCH;
-}
-
-/* From the feeders' causes in force, which are current (stall_update goes feeders first). */
-static StallCause
-compute (const StallClock *c)
-{
-  if (!c->follow)
-    return (StallCause) c->cause;
-  StallCause f = c->feeder ? stall_effective (c->feeder) : STALL_IDLE;
-  if (c->refine != NULL && (f == STALL_HOST_LATENCY || f == STALL_IDLE)) {
-    StallCause r = stall_effective (c->refine);
-    if (f == STALL_IDLE ? r != STALL_IDLE : window_cause (r))
-      return r;
-  }
-  return f;
-}
-
-void
-stall_update (StallClock *c)
-{
-  for (StallClock *x = c; x != NULL; x = x->follower)
-    x->eff = (uint8_t) compute (x);
-}
-
 void
 stall_link (StallClock *feeder, StallClock *follower)
 {
@@ -82,20 +51,6 @@ stall_read (StallClock *c, SimTime t, SimTime out[STALL_COUNT])
 
 /* --- latency histogram ------------------------------------------------------------------------------------- */
 
-/* Values below 2^LAT_SUB_BITS ps have a bucket each; above, octave k (the top bit at k + LAT_SUB_BITS - 1) is cut
- * into 2^LAT_SUB_BITS equal buckets. */
-static guint
-bucket_of (uint64_t v)
-{
-  if (v < (UINT64_C (1) << LAT_SUB_BITS))
-    return (guint) v;
-  guint top = 63u - (guint) __builtin_clzll (v);
-  guint octave = top - LAT_SUB_BITS + 1;
-  if (octave >= LAT_OCTAVES)
-    return (LAT_OCTAVES << LAT_SUB_BITS) - 1; /* beyond 5 hours: the last bucket (max stays exact) */
-  return (octave << LAT_SUB_BITS) | (guint) ((v >> (octave - 1)) & ((1u << LAT_SUB_BITS) - 1));
-}
-
 static double
 bucket_mid (guint b)
 {
@@ -105,18 +60,6 @@ bucket_mid (guint b)
   /* Octave k >= 1 holds [(2^6 + sub) 2^(k-1), (2^6 + sub + 1) 2^(k-1)). */
   double width = ldexp (1.0, (int) octave - 1);
   return ((double) ((1u << LAT_SUB_BITS) + sub) + 0.5) * width;
-}
-
-void
-lat_add (LatHist *h, SimTime ps)
-{
-  if (h->count == 0 || ps < h->min)
-    h->min = ps;
-  if (ps > h->max)
-    h->max = ps;
-  h->count++;
-  h->sum += (double) ps;
-  h->n[bucket_of (ps)]++;
 }
 
 double

@@ -77,8 +77,39 @@ stall_effective (const StallClock *c)
   return (StallCause) c->eff;
 }
 
-/* Recompute the cause in force of `c` and of the clocks that follow it, after a change (feeders first). */
-void stall_update (StallClock *c);
+/* Limits on how many reads a requester keeps in flight: when one binds, the completer waits for data of the few
+ * reads it has, and more of the limited thing would have given it more to return. */
+static inline bool
+stall_window_cause (StallCause c)
+{
+  return c == STALL_TAGS || c == STALL_COMPLETION_BUFFER || c == STALL_CREDITS_NPH || c == STALL_CREDITS_NPD
+         || c == STALL_DESCRIPTOR_FETCH;
+}
+
+/* The cause in force of `c`, from its feeders' causes in force, which are current (stall_update goes feeders
+ * first). */
+static inline StallCause
+stall_compute (const StallClock *c)
+{
+  if (!c->follow)
+    return (StallCause) c->cause;
+  StallCause f = c->feeder ? (StallCause) c->feeder->eff : STALL_IDLE;
+  if (c->refine != NULL && (f == STALL_HOST_LATENCY || f == STALL_IDLE)) {
+    StallCause r = (StallCause) c->refine->eff;
+    if (f == STALL_IDLE ? r != STALL_IDLE : stall_window_cause (r))
+      return r;
+  }
+  return f;
+}
+
+/* Recompute the cause in force of `c` and of the clocks that follow it, after a change (feeders first). Inline:
+ * it runs at every stall_set() that changes something, several times per TLP. */
+static inline void
+stall_update (StallClock *c)
+{
+  for (StallClock *x = c; x != NULL; x = x->follower)
+    x->eff = (uint8_t) stall_compute (x);
+}
 
 /* Attribute [since, t) to the effective cause. */
 static inline void
@@ -122,6 +153,22 @@ stall_follow (StallClock *c, SimTime t)
   stall_update (c);
 }
 
+/* stall_set() and stall_follow() at the engine's present time, read only when something changes: most calls (a
+ * refusal per probe, a peek per arbitration) repeat the cause already set. */
+static inline void
+stall_set_at (StallClock *c, const SimEngine *e, StallCause cause)
+{
+  if (c->cause != cause || c->follow)
+    stall_set (c, sim_now (e), cause);
+}
+
+static inline void
+stall_follow_at (StallClock *c, const SimEngine *e)
+{
+  if (!c->follow)
+    stall_follow (c, sim_now (e));
+}
+
 /* Busy over [start, end): what came before start is attributed, nothing until end. */
 static inline void
 stall_busy (StallClock *c, SimTime start, SimTime end)
@@ -149,7 +196,33 @@ typedef struct {
   uint64_t n[LAT_OCTAVES << LAT_SUB_BITS];
 } LatHist;
 
-void lat_add (LatHist *h, SimTime ps);
+/* Values below 2^LAT_SUB_BITS ps have a bucket each; above, octave k (the top bit at k + LAT_SUB_BITS - 1) is cut
+ * into 2^LAT_SUB_BITS equal buckets. */
+static inline unsigned
+lat_bucket_of (uint64_t v)
+{
+  if (v < (UINT64_C (1) << LAT_SUB_BITS))
+    return (unsigned) v;
+  unsigned top = 63u - (unsigned) __builtin_clzll (v);
+  unsigned octave = top - LAT_SUB_BITS + 1;
+  if (octave >= LAT_OCTAVES)
+    return (LAT_OCTAVES << LAT_SUB_BITS) - 1; /* beyond 5 hours: the last bucket (max stays exact) */
+  return (octave << LAT_SUB_BITS) | (unsigned) ((v >> (octave - 1)) & ((1u << LAT_SUB_BITS) - 1));
+}
+
+/* Inline: one per TLP delivered or read completed. */
+static inline void
+lat_add (LatHist *h, SimTime ps)
+{
+  if (h->count == 0 || ps < h->min)
+    h->min = ps;
+  if (ps > h->max)
+    h->max = ps;
+  h->count++;
+  h->sum += (double) ps;
+  h->n[lat_bucket_of (ps)]++;
+}
+
 /* p in [0, 1]: the nearest-rank percentile; 0 when empty. */
 double lat_percentile_ps (const LatHist *h, double p);
 

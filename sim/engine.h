@@ -42,7 +42,7 @@ SimEngine *sim_engine_new (uint64_t seed);
 void sim_engine_free (SimEngine *engine);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimEngine, sim_engine_free)
 
-SimTime sim_now (const SimEngine *engine);
+SimTime sim_now (const SimEngine *engine) G_GNUC_PURE;
 uint64_t sim_seed (const SimEngine *engine);
 
 /* Schedule fn(engine, ctx, arg) at absolute time `at` (>= now) or `delay` after now. */

@@ -1623,6 +1623,9 @@ link_theoretical_mbps (int gen, int lanes, uint32_t max_payload_bytes)
 static double
 limit_parts (const LinkParams *params, uint32_t header_bytes, double *os_share, double *skp_ps)
 {
+  /* Defined on the early return too: callers multiply 0 by them, and 0 x an uninitialised NaN is NaN. */
+  *os_share = 0;
+  *skp_ps = 0;
   Phy phy;
   if (!phy_init_mode (&phy, params->gen, params->lanes, params->flit_mode, params->sris, params->skp_interval_symbols,
                       NULL))

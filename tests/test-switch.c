@@ -168,10 +168,10 @@ hand_latency (guint k, gboolean cut_through)
   return t + MWR256_BEATS * BEAT_PS;
 }
 
-START_TEST (test_latency_through_switches)
+/* One 256-byte write from the first endpoint to the second through a chain of k switches: its flow result. */
+static FlowResult
+one_write_through (guint k, gboolean cut)
 {
-  guint k = 1 + (guint) _i % 4;
-  gboolean cut = _i < 4;
   SwitchParams sp = switch_base (4, cut ? SWITCH_CUT_THROUGH : SWITCH_STORE_AND_FORWARD);
   Rig r;
   rig_build (&r, k, &sp, 2, (guint[]) { 1, k }, 4);
@@ -179,11 +179,19 @@ START_TEST (test_latency_through_switches)
   FlowResult out;
   g_autoptr (GError) e = NULL;
   ck_assert_msg (rig_run (&r, &fs, 1, &out, &e), "%s", e ? e->message : "");
+  fabric_free (r.f);
+  return out;
+}
+
+START_TEST (test_latency_through_switches)
+{
+  guint k = 1 + (guint) _i % 4;
+  gboolean cut = _i < 4;
+  FlowResult out = one_write_through (k, cut);
   SimTime want = hand_latency (k, cut);
   ck_assert_msg (llround (out.first_tlp_ns * 1000) == (long long) want, "%u switches, %s: %.3f ns, by hand %.3f ns",
                  k, cut ? "cut-through" : "store-and-forward", out.first_tlp_ns, want / 1000.0);
   ck_assert_uint_eq (out.tlps, 1);
-  fabric_free (r.f);
 }
 END_TEST
 
@@ -195,16 +203,8 @@ START_TEST (test_store_and_forward_adds_serialisation)
   SimTime lat[2][2];
   for (int cut = 0; cut < 2; cut++)
     for (int i = 0; i < 2; i++) {
-      guint k = i == 0 ? 1 : 3;
-      SwitchParams sp = switch_base (4, cut ? SWITCH_CUT_THROUGH : SWITCH_STORE_AND_FORWARD);
-      Rig r;
-      rig_build (&r, k, &sp, 2, (guint[]) { 1, k }, 4);
-      FlowSpec fs = flow (&r, 0, 1, FLOW_WRITE, 256, 1);
-      FlowResult out;
-      g_autoptr (GError) e = NULL;
-      ck_assert_msg (rig_run (&r, &fs, 1, &out, &e), "%s", e ? e->message : "");
+      FlowResult out = one_write_through (i == 0 ? 1 : 3, cut);
       lat[cut][i] = (SimTime) llround (out.first_tlp_ns * 1000);
-      fabric_free (r.f);
     }
   /* From one switch to three, the difference between the two modes grows by two TLP-minus-header times, up to the
    * receive clock's 4 ns edge. */

@@ -501,7 +501,8 @@ find (const Csv *c, guint n, const guint *cols, const double *vals)
 }
 
 /* published-calibration.md §2.4 on scenarios/pio_vs_dma.yaml: upstream DMA write beats PIO read and downstream PIO
- * write beats DMA read at every size; PIO write does worse per byte at 64 k + 8 bytes than at 64 k; DMA still
+ * write beats DMA read at every size; PIO write does worse per byte at 64 k + 8 bytes than at 64 k (at x8 from k = 2
+ * only, the README's deviation); DMA still
  * rises past 8 KB; PIO write is within 5% of its 64 KB figure from 1 KB at every multiple of 64 bytes and from
  * 2 KB at every size (a size past a multiple ends in 8-byte partial writes, the ripple), where DMA read is still
  * more than 5% below its own. */
@@ -510,7 +511,10 @@ START_TEST (test_pio_vs_dma_behaviour)
   Csv c = csv_load ("pio_vs_dma");
   guint lanes = col (&c, "link.lanes"), size = col (&c, "benchmark.transfer_bytes"),
         pr = col (&c, "pio_read_mbps"), pw = col (&c, "pio_write_mbps"), dr = col (&c, "read_mbps"),
-        dw = col (&c, "write_mbps");
+        dw = col (&c, "write_mbps"), pwt = col (&c, "pio_write_transfer_mean_ns");
+  /* The host's front-side bus transaction, as shipped (configs/hosts/q6600-x38.yaml). */
+  const double bus_ns = gpcie_params (NULL).cpu.bus_write_ns;
+  ck_assert (bus_ns > 0);
   const double widths[] = { 4, 8 };
   for (guint wi = 0; wi < 2; wi++) {
     double x = widths[wi];
@@ -527,13 +531,21 @@ START_TEST (test_pio_vs_dma_behaviour)
       /* The ripple: every 64 k + 8 against its 64 k; at x4 from k = 1, at x8 from k = 2. A transfer of one or two
        * writes at x8 is bound by the core (transfer overhead, stores, the way to the posted-write queue: about 63 ns
        * a transfer) rather than by the wire (42 ns for the 64-byte MWr, 56 ns with the 8-byte one), so there the
-       * ninth byte-group costs the window almost nothing. */
-      if (fmod (b - 8, 64) == 0 && b >= (x == 4 ? 72 : 136)) {
+       * ninth byte-group costs the window only its partial write's bus transaction (7.5 ns), less than the eighth
+       * more (about 11 ns) it would take to lower the figure. Where the posted-write queue has room (k = 1, 2) that
+       * transaction is all the fence of 64 k + 8 bytes pays beyond 64 k's: the partial write leaves at the fence,
+       * two stores after the last line, and waits for the bus behind it (test_fence_waits_for_the_bus). */
+      if (fmod (b - 8, 64) == 0 && b >= 72) {
         guint cols[2] = { lanes, size };
         double vals[2] = { x, b - 8 };
         guint r64 = find (&c, 2, cols, vals);
-        ck_assert_msg (at (&c, r, pw) < at (&c, r64, pw), "x%.0f: PIO write at %.0f B %.2f MB/s, not below %.0f B's "
-                       "%.2f", x, b, at (&c, r, pw), b - 8, at (&c, r64, pw));
+        if (b >= (x == 4 ? 72 : 136))
+          ck_assert_msg (at (&c, r, pw) < at (&c, r64, pw), "x%.0f: PIO write at %.0f B %.2f MB/s, not below %.0f B's "
+                         "%.2f", x, b, at (&c, r, pw), b - 8, at (&c, r64, pw));
+        if (b <= 136)
+          ck_assert_msg (fabs (at (&c, r, pwt) - at (&c, r64, pwt) - bus_ns) < 0.002, "x%.0f: PIO write at %.0f B "
+                         "%.3f ns a transfer, %.0f B's %.3f plus one bus transaction %.3f", x, b, at (&c, r, pwt), b - 8,
+                         at (&c, r64, pwt), bus_ns);
       }
     }
     ck_assert_uint_ge (n_sizes, 20);

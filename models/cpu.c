@@ -29,10 +29,11 @@ static const char *const state_names[] = { "its own time", "nothing", "its write
                                            "its writes to leave the root port", "a load's completion", "a signal (interrupt or poll)",
                                            "the other threads at a barrier", "nothing (ended)" };
 
-/* A write on its way to the root complex: offered from `ready_ps` on. */
+/* A write on its way to the root complex: it left the core's buffers at `leave_ps` and asks for the bus then; once
+ * the bus has taken it (granted) it is offered to the root complex from `ready_ps` on. */
 typedef struct {
   WcWrite w;
-  SimTime ready_ps;
+  SimTime leave_ps, ready_ps;
 } PathWrite;
 
 typedef struct {
@@ -52,7 +53,8 @@ typedef struct {
   Wc *wc;
   PathWrite *ring; /* writes that left the WC buffers, not yet taken by the root complex */
   guint ring_cap, head, len;
-  gboolean path_event; /* an event offers the head when it is ready */
+  guint granted; /* of those, from the head, the ones the bus has taken (their ready_ps is known) */
+  SimTime path_event_ps; /* the earliest path event pending, or SIM_TIME_MAX */
   gboolean host_refused; /* the root complex refused the head: its ready() offers it again */
   gboolean kicking; /* inside path_kick() */
 } Thread;
@@ -63,6 +65,8 @@ struct Cpu {
   CpuParams p;
   GRand *rand;
   SimTime store_ps, access_ps, post_ps;
+  SimTime bus_ps; /* the bus's time per write transaction; 0 = writes never wait for it */
+  SimTime bus_free_ps; /* when the bus can start the next write transaction */
   GPtrArray *threads;
   guint n_done, at_barrier;
   void (*done) (void *ctx);
@@ -75,9 +79,10 @@ cpu_params_check (const CpuParams *p, GError **error)
 {
   if (!wc_params_check (&p->wc, error))
     return FALSE;
-  const double v[] = { p->store_ns, p->access_ns, p->post_ns, p->dma_setup_ns, p->dma_desc_ns };
+  const double v[] = { p->store_ns, p->access_ns, p->post_ns, p->bus_write_ns, p->dma_setup_ns, p->dma_desc_ns };
   static const char *const names[] = { "store time", "path to the root complex", "write's path to the posted-write "
-                                       "queue", "DMA set-up time", "time per descriptor" };
+                                       "queue", "bus time per write transaction", "DMA set-up time",
+                                       "time per descriptor" };
   for (guint i = 0; i < G_N_ELEMENTS (v); i++)
     if (!(v[i] >= 0 && v[i] < 1e9)) {
       g_set_error (error, CPU_ERROR, CPU_ERROR_PARAM, "CPU %s %g ns: must be finite, >= 0 and below 1 s", names[i],
@@ -87,6 +92,12 @@ cpu_params_check (const CpuParams *p, GError **error)
   if (p->post_ns > p->access_ns) {
     g_set_error (error, CPU_ERROR, CPU_ERROR_PARAM, "CPU write's path to the posted-write queue %g ns: longer than "
                  "the whole path to the root port, %g ns", p->post_ns, p->access_ns);
+    return FALSE;
+  }
+  if (p->bus_write_ns > p->post_ns) {
+    g_set_error (error, CPU_ERROR, CPU_ERROR_PARAM, "CPU bus time per write transaction %g ns: longer than the "
+                 "write's path to where it is posted, %g ns, which the transaction is part of", p->bus_write_ns,
+                 p->post_ns);
     return FALSE;
   }
   return TRUE;
@@ -103,10 +114,53 @@ emit (void *ctx, const WcWrite *w)
   Thread *t = ctx;
   SIM_INVARIANT (t->len < t->ring_cap, "cpu thread %u: %u writes on their way, more than its buffers can hold",
                  t->index, t->len);
-  t->ring[(t->head + t->len++) % t->ring_cap] = (PathWrite) { *w, t->time + t->cpu->post_ps };
+  /* Without a bus to wait for, the write's way is known as it leaves: granted at once. */
+  t->ring[(t->head + t->len++) % t->ring_cap] = (PathWrite) { *w, t->time, t->time + t->cpu->post_ps };
+  if (t->cpu->bus_ps == 0)
+    t->granted++;
+}
+
+static PathWrite *
+ring_at (Thread *t, guint i)
+{
+  return &t->ring[(t->head + i) % t->ring_cap];
 }
 
 static void path_event (SimEngine *e, void *ctx, uint64_t arg);
+
+/* The bus takes the writes that have asked for it by now, each when the one before it (of any core) is done with
+ * it. Granting in the engine's time, not the thread's, keeps the bus first come, first served among cores whose
+ * own times run ahead of the engine by different amounts. */
+static void
+bus_grant (Thread *t, SimTime now)
+{
+  Cpu *cpu = t->cpu;
+  while (t->granted < t->len) {
+    PathWrite *p = ring_at (t, t->granted);
+    if (p->leave_ps > now)
+      return;
+    SimTime start = MAX (p->leave_ps, cpu->bus_free_ps);
+    cpu->bus_free_ps = start + cpu->bus_ps;
+    p->ready_ps = start + cpu->post_ps;
+    t->granted++;
+  }
+}
+
+/* An event when the path next has something to do: the head offered (unless the root complex refused it: its
+ * ready() comes then), the next write's bus request. An event already pending no later does. */
+static void
+path_schedule (Thread *t, SimTime now)
+{
+  SimTime at = SIM_TIME_MAX;
+  if (t->granted > 0 && !t->host_refused)
+    at = ring_at (t, 0)->ready_ps;
+  if (t->granted < t->len)
+    at = MIN (at, ring_at (t, t->granted)->leave_ps);
+  if (at == SIM_TIME_MAX || at <= now || at >= t->path_event_ps)
+    return;
+  t->path_event_ps = at;
+  sim_schedule_at (t->cpu->engine, at, path_event, t, 0);
+}
 
 /* Offer the writes that have crossed the path to the root complex, in order. A store narrower than a DW goes out
  * as the DW that holds it (its byte enables select the bytes). A write taken frees a fill buffer, so a thread
@@ -115,20 +169,16 @@ static void
 path_kick (Thread *t)
 {
   Cpu *cpu = t->cpu;
-  if (t->kicking || t->host_refused)
+  if (t->kicking)
     return;
   t->kicking = TRUE;
   gboolean taken = FALSE;
   SimTime now = sim_now (cpu->engine);
-  while (t->len > 0) {
-    const PathWrite *p = &t->ring[t->head];
-    if (p->ready_ps > now) {
-      if (!t->path_event) {
-        t->path_event = TRUE;
-        sim_schedule_at (cpu->engine, p->ready_ps, path_event, t, 0);
-      }
+  bus_grant (t, now);
+  while (t->granted > 0 && !t->host_refused) {
+    const PathWrite *p = ring_at (t, 0);
+    if (p->ready_ps > now)
       break;
-    }
     uint64_t a = p->w.address & ~(uint64_t) 3, end = (p->w.address + p->w.length_bytes + 3) & ~(uint64_t) 3;
     if (!host_cpu_write (cpu->host, a, (uint32_t) (end - a))) {
       cpu->c.stalls++;
@@ -140,8 +190,10 @@ path_kick (Thread *t)
     cpu->c.write_checksum += pattern_sum (a, end - a);
     t->head = (t->head + 1) % t->ring_cap;
     t->len--;
+    t->granted--;
     taken = TRUE;
   }
+  path_schedule (t, now);
   t->kicking = FALSE;
   if (taken && t->state == T_PATH) {
     t->state = T_READY;
@@ -154,7 +206,10 @@ static void
 path_event (SimEngine *e, void *ctx, uint64_t arg)
 {
   Thread *t = ctx;
-  t->path_event = FALSE;
+  /* The earliest pending event fires; any later one left pending from before is spare (a kick with nothing to
+   * do). */
+  if (sim_now (e) >= t->path_event_ps)
+    t->path_event_ps = SIM_TIME_MAX;
   path_kick (t);
 }
 
@@ -449,6 +504,7 @@ cpu_new (SimEngine *engine, Host *host, const CpuParams *p)
   cpu->store_ps = units_ns_to_ps (p->store_ns);
   cpu->access_ps = units_ns_to_ps (p->access_ns);
   cpu->post_ps = units_ns_to_ps (p->post_ns);
+  cpu->bus_ps = units_ns_to_ps (p->bus_write_ns);
   cpu->threads = g_ptr_array_new ();
   static const HostCpuFns fns = { host_ready, host_completion, host_sent };
   host_set_cpu (host, &fns, cpu);
@@ -495,6 +551,7 @@ cpu_add_thread (Cpu *cpu, const CpuOp *ops, guint n_ops)
   t->n_ops = n_ops;
   t->rounds = g_new0 (uint32_t, n_ops ? n_ops : 1);
   t->state = T_DONE;
+  t->path_event_ps = SIM_TIME_MAX;
   t->wc = wc_new (&cpu->p.wc, emit, t);
   /* A store issues while fewer writes than buffers are on their way, and can release at most every buffer as
    * 8-byte chunks, then its own write (a UC store after a fence). */

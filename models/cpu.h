@@ -12,7 +12,13 @@
  *               has no posted-write queue, host.h) and is then offered to it (host_cpu_write()); writes are
  *               offered in order, and one the root complex refuses holds those behind it. While as many writes
  *               as the core has WC buffers are on their way (its fill buffers hold them), the core stalls: no
- *               further store issues.
+ *               further store issues. The bus the cores share (front-side bus) carries each write as a
+ *               transaction of its own — a full line, an 8-byte partial write, a UC store alike — and starts
+ *               them at least bus_write_ns apart: a write that leaves while the bus is busy starts its way when
+ *               the bus is free (first come, first served among cores; the way itself is pipelined, so only the
+ *               start waits). A fence that flushes N partial writes at once so ends (N - 1) x bus_write_ns later
+ *               than one that flushes one. A write the root complex refuses waits at its door after the bus
+ *               (the bus is not held for it).
  *     LOAD      a PIO read: `bytes` at `address` in uncached loads of at most `width` bytes. A UC load first drains
  *               the WC buffers (SDM §11.3) and waits until the root complex took every write; then it crosses the
  *               path (access_ns), goes out as one MRd (whole DWs around the loaded bytes), and the core waits until
@@ -65,6 +71,7 @@ typedef struct {
   double store_ns; /* core time per store instruction */
   double access_ns; /* the path between a core and the root complex (front-side bus, chipset), each way */
   double post_ns; /* a write's part of it before the root complex posts it (<= access_ns; = it without a queue) */
+  double bus_write_ns; /* the bus's time per write transaction, shared by every core (<= post_ns); 0 = no wait */
   double dma_setup_ns; /* driver work per DMA start (system call, set-up), before the doorbells */
   double dma_desc_ns; /* driver work per descriptor (pinning and mapping a page, writing the descriptor) */
   const Dist *interrupt; /* MSI handled by the root complex -> the handler runs; NULL = 0 (owned by the caller) */

@@ -163,6 +163,7 @@ ps_build_system_params (const PsConfig *cfg, SystemParams *sp)
     .store_ns = cfg->cpu.store_ns,
     .access_ns = cfg->host.cpu_access_ns,
     .post_ns = cfg->host.cpu_write_queue_tlps > 0 ? cfg->host.cpu_write_post_ns : cfg->host.cpu_access_ns,
+    .bus_write_ns = cfg->host.cpu_write_transaction_ns,
     .dma_setup_ns = cfg->cpu.dma_setup_ns,
     .dma_desc_ns = cfg->cpu.dma_descriptor_ns,
   };

@@ -287,6 +287,11 @@ static const KeyDef keys[] = {
     "with host.cpu_write_queue_tlps: the part of host.cpu_access_ns a core's write crosses before the queue takes "
     "it (the front-side bus's write transaction, which a fence waits for); the rest it crosses inside the root "
     "complex; at most host.cpu_access_ns" },
+  { "host.cpu_write_transaction_ns", K_DOUBLE, OFF (host.cpu_write_transaction_ns), 0, 1e6, FALSE, NULL, NULL, "0",
+    "ns", "the time the bus between the cores and the root complex (front-side bus) is held per CPU write "
+    "transaction: a full write-combining line, each 8-byte partial write and each uncached store is one, and the "
+    "cores' writes start that far apart at least (its part of host.cpu_write_post_ns, or of host.cpu_access_ns "
+    "without a queue, is pipelined); 0 = writes never wait for one another" },
 
   /* A fabric's switches (README, "Fabrics"): every switch node's values unless the node gives its own. */
   { "switch.forwarding", K_ENUM, OFF (sw.forwarding), 0, 0, FALSE, NULL, forwarding_words, "cut_through", "",
@@ -1452,6 +1457,15 @@ check_combinations (Walk *w, const YNode *root, GError **error)
     at = g_hash_table_lookup (w->seen, "host.cpu_write_post_ns");
     ytree_error (error, PS_ERROR_DATA, at ? at : root, "host.cpu_write_post_ns (%g) is longer than the whole path "
                  "it is part of, host.cpu_access_ns (%g)", c->host.cpu_write_post_ns, c->host.cpu_access_ns);
+    return FALSE;
+  }
+  /* The transaction is the start of the write's way to where it is posted: no longer than that way. */
+  double post = c->host.cpu_write_queue_tlps > 0 ? c->host.cpu_write_post_ns : c->host.cpu_access_ns;
+  if (c->host.cpu_write_transaction_ns > post) {
+    at = g_hash_table_lookup (w->seen, "host.cpu_write_transaction_ns");
+    ytree_error (error, PS_ERROR_DATA, at ? at : root, "host.cpu_write_transaction_ns (%g) is longer than the way "
+                 "of a write it is part of, %s (%g)", c->host.cpu_write_transaction_ns,
+                 c->host.cpu_write_queue_tlps > 0 ? "host.cpu_write_post_ns" : "host.cpu_access_ns", post);
     return FALSE;
   }
   if (!check_dist (w, root, "cpu.interrupt", &c->cpu.interrupt, error)

@@ -158,6 +158,7 @@ typedef struct {
     double cpu_access_ns; /* core <-> root port, each way, for uncached accesses */
     int64_t cpu_write_queue_tlps; /* the root complex's posted-write queue for the CPU's writes; 0 = none */
     double cpu_write_post_ns; /* of cpu_access_ns, a write's part before that queue takes it */
+    double cpu_write_transaction_ns; /* the bus's time per CPU write transaction (shared by the cores); 0 = none */
   } host;
 
   /* A fabric's switches (topology.h): every switch node's, unless the node overrides them. */

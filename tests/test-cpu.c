@@ -12,8 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/cpu.h"
 #include "models/dist.h"
+#include "models/endpoint.h"
 #include "models/system.h"
+#include "models/units.h"
 #include "sim/builder.h"
 #include "sim/config.h"
 #include "tests/common.h"
@@ -90,7 +93,8 @@ END_TEST
  * it. One store's time of slack: whether a store's own time counts before its write leaves is the core model's. */
 START_TEST (test_fence_ends_when_posted)
 {
-  static const char *const sets[] = { "host.cpu_write_post_ns=40", "host.cpu_write_queue_tlps=8", NULL };
+  static const char *const sets[] = { "host.cpu_write_post_ns=40", "host.cpu_write_queue_tlps=8",
+                                      "host.cpu_write_transaction_ns=0", NULL };
   SystemParams p = gpcie_params (sets);
   const uint64_t sizes[] = { 64, 72 };
   for (guint k = 0; k < 2; k++) {
@@ -100,6 +104,122 @@ START_TEST (test_fence_ends_when_posted)
     double got = r.transfer[DMA_WRITE].mean_ns;
     ck_assert_msg (got >= want - p.cpu.store_ns - 0.001 && got <= want + 0.001, "%" G_GUINT64_FORMAT " bytes: fence "
                    "after %.3f ns, hand figure %.3f (one store less allowed)", sizes[k], got, want);
+  }
+}
+END_TEST
+
+/* The front-side bus takes one write transaction at a time (host.cpu_write_transaction_ns, T; its way to the
+ * posted-write queue, 40 ns, is pipelined). Times by hand from the program: the transfer's overhead o, then stores
+ * st apart, the i-th (from 0) issued at o + i st; a write leaves the core's buffers at the store that fills a line,
+ * or at the fence (after the last store, o + n st) for the partial writes; the fence ends when the last write is
+ * posted, 40 ns after the bus started it.
+ * - 64 bytes: one full line, leaving at the 8th store: o + 7 st + 40, whatever T.
+ * - 72 bytes: that line, and at the fence (o + 9 st) one partial write, which waits for the bus until o + 7 st + T:
+ *   the fence ends exactly T later than after 64 bytes (T >= 2 st).
+ * - 8n bytes, n = 1..7: no line fills; the fence flushes n partial writes at o + n st, the bus starts them T apart
+ *   (holding it n T in all), so the fence ends at o + n st + (n - 1) T + 40.
+ * - 40 bytes in uncached 8-byte stores: one write per store, the i-th leaving at o + i st, started at o + i T
+ *   (T >= st): the last is posted at o + 4 T + 40.
+ * T = 7.5 ns (two clocks of a 266.67 MHz bus), 3.75 ns and 0 (no bus: 72 bytes end 2 st after 64). */
+START_TEST (test_fence_waits_for_the_bus)
+{
+  static const char *const sets[] = { "host.cpu_write_post_ns=40", "host.cpu_write_queue_tlps=8", NULL };
+  const double buses[] = { 7.5, 3.75, 0 };
+  for (guint b = 0; b < G_N_ELEMENTS (buses); b++) {
+    SystemParams p = gpcie_params (sets);
+    p.cpu.bus_write_ns = buses[b];
+    const double o = p.pio.overhead_ns, st = p.cpu.store_ns, bus = buses[b];
+    ck_assert (bus == 0 || bus >= 2 * st);
+    struct {
+      uint64_t bytes;
+      gboolean uc;
+      double want;
+    } cases[] = { { 64, FALSE, o + 7 * st + 40 }, { 72, FALSE, o + MAX (7 * st + bus, 9 * st) + 40 },
+                  { 40, TRUE, o + 4 * MAX (bus, st) + 40 } };
+    for (guint k = 0; k < G_N_ELEMENTS (cases); k++) {
+      p.transfer_bytes = cases[k].bytes;
+      p.pio.write_uc = cases[k].uc;
+      double got = run (&p, SYSTEM_PIO_WRITE).transfer[DMA_WRITE].mean_ns;
+      ck_assert_msg (fabs (got - cases[k].want) < 0.002, "bus %.2f ns, %" G_GUINT64_FORMAT " bytes%s: fence after "
+                     "%.3f ns, hand figure %.3f", bus, cases[k].bytes, cases[k].uc ? " uncached" : "", got,
+                     cases[k].want);
+    }
+    p.pio.write_uc = FALSE;
+    for (uint64_t n = 1; n <= 7; n++) {
+      p.transfer_bytes = 8 * n;
+      SystemResult r = run (&p, SYSTEM_PIO_WRITE);
+      double want = o + (double) n * st + (double) (n - 1) * bus + 40, got = r.transfer[DMA_WRITE].mean_ns;
+      ck_assert_uint_eq (r.cpu.wc.partial_writes, n);
+      ck_assert_msg (fabs (got - want) < 0.002, "bus %.2f ns, %" G_GUINT64_FORMAT " partial writes: fence after "
+                     "%.3f ns, hand figure %.3f", bus, n, got, want);
+    }
+  }
+}
+END_TEST
+
+/* One bus for every core: two cores that each store 8 bytes and fence at the same moment leave one partial write
+ * each at st; the bus starts the first at once and the second T later, so one fence ends at st + 40 and the other
+ * exactly T after it. Without the bus (T = 0) both end at st + 40. A core that first computes for 100 ns runs
+ * ahead of the engine in its own time, but takes the bus only when its write leaves, so it holds up nobody: the
+ * other ends at st + 40, it at 100 + st + 40. A CPU of two threads on the GPCIe row's fabric, run directly (the
+ * PIO benchmark has one core). */
+typedef struct {
+  SimEngine *engine;
+  SimTime end[2];
+} TwoCores;
+
+static void
+two_cores_mark (void *ctx, guint thread, uint64_t arg, SimTime ps)
+{
+  ((TwoCores *) ctx)->end[thread] = ps;
+}
+
+static void
+two_cores_done (void *ctx)
+{
+  sim_stop (((TwoCores *) ctx)->engine);
+}
+
+START_TEST (test_cores_share_the_bus)
+{
+  static const char *const sets[] = { "host.cpu_write_post_ns=40", "host.cpu_write_queue_tlps=8", NULL };
+  const struct {
+    double bus_ns, lead_ns; /* the bus's time per write; what core 0 computes before its store */
+  } cases[] = { { 7.5, 0 }, { 0, 0 }, { 7.5, 100 } };
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
+    SystemParams p = gpcie_params (sets);
+    p.cpu.bus_write_ns = cases[c].bus_ns;
+    Fabric *f = fabric_new (1);
+    Host *host = host_new (f, "host", &p.host, 1);
+    EndpointParams ep = { .app = p.app, .rcb_bytes = p.host.rcb_bytes, .bars = { { .size_bytes = 4096 } } };
+    Endpoint *e = endpoint_new (f, "endpoint", &ep);
+    ck_assert (fabric_connect (f, host_component (host), 0, endpoint_component (e), 0, &p.link, NULL) != NULL);
+    ck_assert (fabric_enumerate (f, NULL));
+    TwoCores tc = { .engine = fabric_engine (f) };
+    Cpu *cpu = cpu_new (tc.engine, host, &p.cpu);
+    for (guint k = 0; k < 2; k++) {
+      const CpuOp ops[] = {
+        { .kind = CPU_OP_COMPUTE, .ns = k == 0 ? cases[c].lead_ns : 0 },
+        { .kind = CPU_OP_STORE, .address = endpoint_bar (e, 0) + 64 * k, .bytes = 8, .width = 8 },
+        { .kind = CPU_OP_FENCE },
+        { .kind = CPU_OP_MARK, .hook = two_cores_mark, .ctx = &tc },
+      };
+      ck_assert_uint_eq (cpu_add_thread (cpu, ops, G_N_ELEMENTS (ops)), k);
+    }
+    cpu_start (cpu, two_cores_done, &tc);
+    sim_run_until (tc.engine, SIM_US);
+    const SimTime end = units_ns_to_ps (p.cpu.store_ns) + 40 * SIM_NS, bus = units_ns_to_ps (cases[c].bus_ns);
+    SimTime want[2] = { end, end + bus };
+    if (cases[c].lead_ns > 0) {
+      want[0] = units_ns_to_ps (cases[c].lead_ns) + end;
+      want[1] = end;
+    }
+    ck_assert_msg (tc.end[0] == want[0] && tc.end[1] == want[1], "bus %.2f ns, core 0 %.0f ns ahead: fences end at "
+                   "%" G_GUINT64_FORMAT " and %" G_GUINT64_FORMAT " ps, hand figures %" G_GUINT64_FORMAT " and "
+                   "%" G_GUINT64_FORMAT, cases[c].bus_ns, cases[c].lead_ns, tc.end[0], tc.end[1], want[0], want[1]);
+    ck_assert_uint_eq (cpu_counters (cpu).writes, 2);
+    cpu_free (cpu);
+    fabric_free (f);
   }
 }
 END_TEST
@@ -381,7 +501,8 @@ find (const Csv *c, guint n, const guint *cols, const double *vals)
 }
 
 /* published-calibration.md §2.4 on scenarios/pio_vs_dma.yaml: upstream DMA write beats PIO read and downstream PIO
- * write beats DMA read at every size; PIO write does worse per byte at 64 k + 8 bytes than at 64 k; DMA still
+ * write beats DMA read at every size; PIO write does worse per byte at 64 k + 8 bytes than at 64 k (at x8 from k = 2
+ * only, the README's deviation); DMA still
  * rises past 8 KB; PIO write is within 5% of its 64 KB figure from 1 KB at every multiple of 64 bytes and from
  * 2 KB at every size (a size past a multiple ends in 8-byte partial writes, the ripple), where DMA read is still
  * more than 5% below its own. */
@@ -390,7 +511,10 @@ START_TEST (test_pio_vs_dma_behaviour)
   Csv c = csv_load ("pio_vs_dma");
   guint lanes = col (&c, "link.lanes"), size = col (&c, "benchmark.transfer_bytes"),
         pr = col (&c, "pio_read_mbps"), pw = col (&c, "pio_write_mbps"), dr = col (&c, "read_mbps"),
-        dw = col (&c, "write_mbps");
+        dw = col (&c, "write_mbps"), pwt = col (&c, "pio_write_transfer_mean_ns");
+  /* The host's front-side bus transaction, as shipped (configs/hosts/q6600-x38.yaml). */
+  const double bus_ns = gpcie_params (NULL).cpu.bus_write_ns;
+  ck_assert (bus_ns > 0);
   const double widths[] = { 4, 8 };
   for (guint wi = 0; wi < 2; wi++) {
     double x = widths[wi];
@@ -407,13 +531,21 @@ START_TEST (test_pio_vs_dma_behaviour)
       /* The ripple: every 64 k + 8 against its 64 k; at x4 from k = 1, at x8 from k = 2. A transfer of one or two
        * writes at x8 is bound by the core (transfer overhead, stores, the way to the posted-write queue: about 63 ns
        * a transfer) rather than by the wire (42 ns for the 64-byte MWr, 56 ns with the 8-byte one), so there the
-       * ninth byte-group costs the window almost nothing. */
-      if (fmod (b - 8, 64) == 0 && b >= (x == 4 ? 72 : 136)) {
+       * ninth byte-group costs the window only its partial write's bus transaction (7.5 ns), less than the eighth
+       * more (about 11 ns) it would take to lower the figure. Where the posted-write queue has room (k = 1, 2) that
+       * transaction is all the fence of 64 k + 8 bytes pays beyond 64 k's: the partial write leaves at the fence,
+       * two stores after the last line, and waits for the bus behind it (test_fence_waits_for_the_bus). */
+      if (fmod (b - 8, 64) == 0 && b >= 72) {
         guint cols[2] = { lanes, size };
         double vals[2] = { x, b - 8 };
         guint r64 = find (&c, 2, cols, vals);
-        ck_assert_msg (at (&c, r, pw) < at (&c, r64, pw), "x%.0f: PIO write at %.0f B %.2f MB/s, not below %.0f B's "
-                       "%.2f", x, b, at (&c, r, pw), b - 8, at (&c, r64, pw));
+        if (b >= (x == 4 ? 72 : 136))
+          ck_assert_msg (at (&c, r, pw) < at (&c, r64, pw), "x%.0f: PIO write at %.0f B %.2f MB/s, not below %.0f B's "
+                         "%.2f", x, b, at (&c, r, pw), b - 8, at (&c, r64, pw));
+        if (b <= 136)
+          ck_assert_msg (fabs (at (&c, r, pwt) - at (&c, r64, pwt) - bus_ns) < 0.002, "x%.0f: PIO write at %.0f B "
+                         "%.3f ns a transfer, %.0f B's %.3f plus one bus transaction %.3f", x, b, at (&c, r, pwt), b - 8,
+                         at (&c, r64, pwt), bus_ns);
       }
     }
     ck_assert_uint_ge (n_sizes, 20);
@@ -496,6 +628,8 @@ main (void)
   tcase_set_timeout (tc, 60);
   tcase_add_loop_test (tc, test_wc_on_link, 0, G_N_ELEMENTS (wc_cases));
   tcase_add_test (tc, test_fence_ends_when_posted);
+  tcase_add_test (tc, test_fence_waits_for_the_bus);
+  tcase_add_test (tc, test_cores_share_the_bus);
   tcase_add_test (tc, test_window_holds_the_drain);
   tcase_add_test (tc, test_queue_bounds_the_core);
   tcase_add_test (tc, test_pio_read_round_trips);

@@ -1371,7 +1371,8 @@ link_port_can_send (LinkPort *port, const Tlp *tlp)
 {
   Link *l = port->link;
   Dir *d = &l->d[port->end];
-  /* A full transmit queue is the usual refusal of a busy sender: answered before the rest is worked out. */
+  /* A full transmit queue is the usual refusal of a busy sender: answered before the rest is worked out (and
+   * before the TLP is looked at, which link_port_tx_full() promises). */
   if (l->p.tx_queue_tlps && d->q_len >= l->p.tx_queue_tlps)
     return refuse (port, d, STALL_LINK);
   /* §3: a full replay buffer stalls new TLPs; queued TLPs already hold their future replay space. */
@@ -1441,6 +1442,13 @@ uint32_t
 link_port_tx_queued (const LinkPort *port)
 {
   return port->link->d[port->end].q_len;
+}
+
+gboolean
+link_port_tx_full (const LinkPort *port)
+{
+  const Link *l = port->link;
+  return l->p.tx_queue_tlps && l->d[port->end].q_len >= l->p.tx_queue_tlps;
 }
 
 /* ---- accounting ---- */

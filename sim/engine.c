@@ -92,11 +92,7 @@ struct SimEngine {
   uint64_t executed;
   gboolean stop;
 
-  /* Calendar: each bucket's head record (NO_SLOT when empty), a bit per non-empty bucket, a bit per non-zero
-   * bitmap word. Bucket b holds the events due in the one bucket-width interval of the window that maps to b. */
-  uint32_t cal[CAL_N];
-  uint64_t cal_bits[CAL_WORDS];
-  uint32_t cal_words;
+  uint32_t cal_words; /* calendar (below): a bit per non-zero bitmap word */
   uint32_t cal_len;
 
   /* heap_cap always equals recs_cap (grow_records() grows both): each entry names a distinct record, so the heap
@@ -115,6 +111,12 @@ struct SimEngine {
   uint32_t fifo_live; /* entries not cancelled */
 
   gboolean top_spent; /* heap[0] belongs to the event whose handler is running (see the top of this file) */
+
+  /* Calendar: each bucket's head record (NO_SLOT when empty) and a bit per non-empty bucket. Bucket b holds the
+   * events due in the one bucket-width interval of the window that maps to b. Last, so the scalars above share
+   * the first cache lines. */
+  uint64_t cal_bits[CAL_WORDS];
+  uint32_t cal[CAL_N];
 };
 
 /* Sentinels at the top of the uint32 range: the record count stops doubling at 2^31 (grow_records()), so no real

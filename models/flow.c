@@ -65,6 +65,14 @@ typedef struct {
   gboolean done;
 } Flow;
 
+/* What routes a completion to its read flow: the source's requester ID and the flow's tag range, gathered in one
+ * small array so the lookup per completion reads a few cache lines rather than every flow and its source. */
+typedef struct {
+  uint16_t requester;
+  uint32_t tag_lo, tag_end;
+  Flow *fl;
+} ReadTags;
+
 struct Run {
   Fabric *f;
   Host *host;
@@ -77,6 +85,8 @@ struct Run {
   uint64_t last_progress;
   FlowLinkResult *links;
   FlowRunStats *stats;
+  ReadTags *reads; /* the read flows, in flow order */
+  guint n_reads;
 };
 
 /* --- the source: a transmit client ------------------------------------------------------------------------- */
@@ -282,11 +292,10 @@ on_completion (void *ctx, const Tlp *t)
 {
   Run *r = ctx;
   Flow *fl = NULL;
-  for (guint k = 0; k < r->n && !fl; k++) {
-    Flow *x = &r->flow[k];
-    if (x->s->op == FLOW_READ && x->source->id == t->requester && t->tag >= x->tag_base
-        && t->tag < x->tag_base + x->s->tags)
-      fl = x;
+  for (guint k = 0; k < r->n_reads && !fl; k++) {
+    const ReadTags *x = &r->reads[k];
+    if (x->requester == t->requester && t->tag >= x->tag_lo && t->tag < x->tag_end)
+      fl = x->fl;
   }
   SIM_INVARIANT (fl != NULL, "requester %04x: a completion for tag %u, which no read flow of it uses", t->requester,
                  t->tag);
@@ -613,10 +622,13 @@ flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchd
                    .lat = g_array_new (FALSE, FALSE, sizeof (SimTime)) };
   }
   gboolean ok = lay_out (&r, error);
+  g_autofree ReadTags *reads = g_new0 (ReadTags, n);
+  r.reads = reads;
   for (guint k = 0; ok && k < n; k++) {
     Flow *fl = &flow[k];
     if (fl->s->op == FLOW_READ) {
       uint32_t t = fl->s->tags;
+      reads[r.n_reads++] = (ReadTags) { fl->source->id, fl->tag_base, fl->tag_base + t, fl };
       fl->free_tags = free_stack (t);
       fl->tag_addr = g_new0 (uint64_t, t);
       fl->tag_left = g_new0 (uint32_t, t);

@@ -456,13 +456,15 @@ link_symbol_ps (const Link *link, uint64_t n)
 /* ---- small containers ---- */
 
 /* The FIFO grows by doubling and keeps its capacity, so steady-state traffic never allocates. Both rings keep a
- * power-of-two capacity (64, doubled), so an index wraps with a mask, not a division. Only an empty FIFO
- * needs a new event: later arrivals are never earlier than the head (same latency, in-order serialiser). */
+ * power-of-two capacity, so an index wraps with a mask, not a division. The arrival ring starts at 8 entries (320
+ * bytes): a ring cycles through all its entries, and a fabric has dozens of them, so one larger than the packets
+ * in flight only spreads them over more cache lines. Only an empty FIFO needs a new event: later arrivals are
+ * never earlier than the head (same latency, in-order serialiser). */
 static void
 arr_push (Dir *d, const Arrival *a)
 {
   if (d->arr_len == d->arr_cap) {
-    uint32_t cap = d->arr_cap ? d->arr_cap * 2 : 64;
+    uint32_t cap = d->arr_cap ? d->arr_cap * 2 : 8;
     Arrival *n = g_new (Arrival, cap);
     for (uint32_t k = 0; k < d->arr_len; k++)
       n[k] = d->arr[(d->arr_head + k) & (d->arr_cap - 1)];
@@ -1371,7 +1373,8 @@ link_port_can_send (LinkPort *port, const Tlp *tlp)
 {
   Link *l = port->link;
   Dir *d = &l->d[port->end];
-  /* A full transmit queue is the usual refusal of a busy sender: answered before the rest is worked out. */
+  /* A full transmit queue is the usual refusal of a busy sender: answered before the rest is worked out (and
+   * before the TLP is looked at, which link_port_tx_full() promises). */
   if (l->p.tx_queue_tlps && d->q_len >= l->p.tx_queue_tlps)
     return refuse (port, d, STALL_LINK);
   /* §3: a full replay buffer stalls new TLPs; queued TLPs already hold their future replay space. */
@@ -1441,6 +1444,13 @@ uint32_t
 link_port_tx_queued (const LinkPort *port)
 {
   return port->link->d[port->end].q_len;
+}
+
+gboolean
+link_port_tx_full (const LinkPort *port)
+{
+  const Link *l = port->link;
+  return l->p.tx_queue_tlps && l->d[port->end].q_len >= l->p.tx_queue_tlps;
 }
 
 /* ---- accounting ---- */

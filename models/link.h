@@ -141,6 +141,10 @@ void link_port_consume (LinkPort *port, const Tlp *tlp);
 uint64_t link_port_credits_left (const LinkPort *port, FcClass cls, FcPart part);
 /* TLPs accepted by link_port_send() that have not started on the wire yet. */
 uint32_t link_port_tx_queued (const LinkPort *port);
+/* The transmit queue holds tx_queue_tlps TLPs: link_port_can_send() then refuses every TLP for that reason alone,
+ * before it looks at the TLP, and a second refusal in a row changes nothing the first did not. A sender with many
+ * candidates (a switch's arbiter) asks this once instead of offering each. No side effect. */
+gboolean link_port_tx_full (const LinkPort *port);
 LinkEnd link_port_end (const LinkPort *port);
 /* How long `tlp` keeps this link's serialiser busy, framing included (no padding, SKP or DLLP): what a
  * cut-through switch compares between its ingress and egress ports. */

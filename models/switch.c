@@ -153,6 +153,25 @@ egress_run (Switch *sw, uint32_t e)
     Tlp *t = NULL;
     uint32_t from = 0;
     soonest = UINT64_MAX;
+    if (link_port_tx_full (op->link_port)) {
+      /* The usual state of a congested egress: every offer would be refused for the full queue alone. All a scan
+       * would leave is that refusal (once: repeats change nothing), made iff some head is ready (the oldest ready
+       * head of a port is never held back by the ordering rules, so it is offered), and the hold times ahead. */
+      const Tlp *ready = NULL;
+      for (uint64_t m = g->busy; m != 0; m &= m - 1) {
+        const Voq *v = &g->from[__builtin_ctzll (m)];
+        for (int c = 0; c < FC_CLASS_COUNT; c++) {
+          const Tlp *h = v->q[c].head;
+          if (h && h->hold_ps > now)
+            soonest = MIN (soonest, h->hold_ps);
+          else if (h)
+            ready = h;
+        }
+      }
+      if (ready)
+        (void) link_port_can_send (op->link_port, ready);
+      break;
+    }
     /* The ports from `next` up, then those below it: the round-robin order (next + k) % n, busy ports only. */
     uint64_t part[2] = { g->busy & (~(uint64_t) 0 << g->next), g->busy & ~(~(uint64_t) 0 << g->next) };
     for (int h = 0; h < 2 && t == NULL; h++)

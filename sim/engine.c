@@ -1,27 +1,59 @@
-/* engine.c — binary min-heap of (time, sequence) keys over a pool of event records, plus a FIFO for events
- * scheduled at the current time.
+/* engine.c — events in three places over one pool of records: a binary min-heap of (time, sequence) keys, a
+ * calendar of time buckets for events due soon, and a FIFO for events scheduled at the current time.
  *
- * The heap holds small key entries (time, seq, slot) so sift operations touch 24-byte records instead of
- * chasing pointers; each record remembers its heap position so cancel is O(log n). Records live in one
- * array grown by doubling and recycled through a free list threaded through `next_free`.
+ * Where an event goes. Due now: the FIFO. Otherwise the heap while it holds fewer than HEAP_SMALL entries, else
+ * the calendar if the event falls in its window and its bucket is not crowded, else the heap. The placement never
+ * shows in the order: the next event is always the smaller (time, seq) of the calendar's first and the heap's
+ * top (and the FIFO after both when they hold nothing due now, below). A one-link run keeps 4 to 7 events
+ * pending, and there a shallow heap is the cheapest; a fabric's links each keep a wire, an arrival and an Ack
+ * timer, about 80 events, and there a heap's sifts grow deep and their decisions are coin tosses for the branch
+ * predictor, while the calendar's cost does not grow with the count (docs/performance.md). The far events (30 us
+ * UpdateFC refresh timers, watchdogs) then fill the heap and stay there: all the near traffic goes to the calendar.
  *
- * A third of the models' events are scheduled at the current time (a handler kicking the next stage). Those
- * skip the heap: they go to a FIFO and run after every heap entry of the same time. That is exactly the
- * (time, seq) order, because a heap entry due now was scheduled before the clock reached now and so has a
- * smaller sequence number than anything scheduled at now. A cancelled FIFO entry stays in the ring and is
- * skipped when reached (its record's generation has moved on); the ring empties before the clock moves.
+ * Calendar. Time is cut into buckets of 2^CAL_SHIFT ps; CAL_N of them, a ring, cover the window from the bucket
+ * of `now` on (about 2 us). A bucket is a circular doubly linked list of records in (time, seq) order, threaded
+ * through the records; a bitmap of non-empty buckets (and one bit per bitmap word) finds the first due bucket
+ * in a few instructions. Inside the window bucket order is time order, so the first record of the first
+ * non-empty bucket is the calendar's smallest. A record scheduled now has the largest sequence number yet, so its
+ * place in a bucket is after every record due at the same time or earlier: the walk from the tail compares times
+ * only, and gives up after CAL_CROWD records (the heap takes the event), so a crowded bucket costs O(log n).
  *
- * Most handlers schedule their successor (the wire's next decision, the next beat). So the running event's
- * heap entry stays at the top while its handler runs (`top_spent`), and the first heap schedule it makes
- * replaces that entry and sifts down once: a pop and a push for the price of one sift, which usually stops at
- * once because a successor is due soon. The spent entry is the smallest key in the heap (due now, scheduled
- * before anything the handler adds), so nothing sifts above it; it is removed normally if nothing replaced it. */
+ * Heap. Entries are small key records (time, seq, slot) so sifts do not chase pointers; each record remembers
+ * where it is so cancel needs no search. Most handlers schedule their successor, so the running event's heap
+ * entry stays at the top while its handler runs (`top_spent`), and the handler's first heap schedule replaces
+ * it and sifts down once: a pop and a push for the price of one sift. The spent entry is the smallest key in the
+ * heap (due now, scheduled before anything the handler adds), so nothing sifts above it; it is removed normally
+ * if nothing replaced it.
+ *
+ * FIFO. A third of the models' events are scheduled at the current time (a handler kicking the next stage). They
+ * run after every calendar or heap entry of the same time, which is exactly the (time, seq) order: an entry due
+ * now there was scheduled before the clock reached now and so has a smaller sequence number than anything
+ * scheduled at now. A cancelled FIFO entry stays in the ring and is skipped when reached (its record's
+ * generation has moved on); the ring empties before the clock moves.
+ *
+ * Records live in one array grown by doubling and recycled through a free list threaded through `next`. */
 #include "engine.h"
 
 #include <stdarg.h>
 #include <string.h>
 
 #include "error.h"
+
+/* 4.096 ns buckets, 512 of them: a 2.1 us window. The widths were measured (docs/performance.md): the models'
+ * delays are mostly 16 to 260 ns (a packet on the wire, the next beat, a pipeline), up to 1 us for a Gen1 x1
+ * packet, then the 30 us UpdateFC timers; 4 ns keeps two events a bucket apart at a fabric's density. */
+#define CAL_SHIFT 12
+#define CAL_BITS 9
+#define CAL_N (1u << CAL_BITS)
+#define CAL_MASK (CAL_N - 1)
+#define CAL_WORDS (CAL_N / 64)
+/* A new record walks back over at most this many later records of its bucket; beyond, it goes to the heap. */
+#define CAL_CROWD 8
+/* The heap takes every event while it holds fewer than this (see the top of this file). Measured: 4 costs a
+ * one-link run and the bare engine loop about 10%, 16 costs the fabric benchmark 8% (docs/performance.md). */
+#define HEAP_SMALL 8
+
+G_STATIC_ASSERT (CAL_WORDS <= 32); /* SimEngine.cal_words has one bit per bitmap word */
 
 /* seq is unique per engine, so no two keys are equal: the order is total and the heap's shape cannot decide
  * which of two same-time events runs first. */
@@ -38,15 +70,19 @@ typedef struct {
 } NowEntry;
 
 /* The generation is bumped whenever the slot is released (fired or cancelled), which invalidates every copy of
- * the old SimEventId at once without the engine having to know who holds one. */
+ * the old SimEventId at once without the engine having to know who holds one. time and seq are the key of a
+ * calendar record (a heap entry carries its own copy). */
 typedef struct {
+  SimTime time;
+  uint64_t seq;
   SimEventFn fn;
   void *ctx;
   uint64_t arg;
   uint32_t gen;
-  /* Position in heap while pending there, IN_FIFO while pending in the FIFO, NO_SLOT while free. */
-  uint32_t heap_pos;
-  uint32_t next_free;
+  /* Position in heap while pending there, CAL_AT + bucket in the calendar, IN_FIFO in the FIFO, NO_SLOT free. */
+  uint32_t where;
+  /* Calendar: the bucket's ring, next and previous (the head's prev is the tail). Free: next is the free list. */
+  uint32_t next, prev;
 } EventRec;
 
 struct SimEngine {
@@ -55,6 +91,9 @@ struct SimEngine {
   uint64_t next_seq; /* never reset, so ties keep scheduling order across run loops (64 bits never wrap) */
   uint64_t executed;
   gboolean stop;
+
+  uint32_t cal_words; /* calendar (below): a bit per non-zero bitmap word */
+  uint32_t cal_len;
 
   /* heap_cap always equals recs_cap (grow_records() grows both): each entry names a distinct record, so the heap
    * cannot fill up while a record is free and a push needs no bound check of its own. */
@@ -72,12 +111,21 @@ struct SimEngine {
   uint32_t fifo_live; /* entries not cancelled */
 
   gboolean top_spent; /* heap[0] belongs to the event whose handler is running (see the top of this file) */
+
+  /* Calendar: each bucket's head record (NO_SLOT when empty) and a bit per non-empty bucket. Bucket b holds the
+   * events due in the one bucket-width interval of the window that maps to b. Last, so the scalars above share
+   * the first cache lines. */
+  uint64_t cal_bits[CAL_WORDS];
+  uint32_t cal[CAL_N];
 };
 
 /* Sentinels at the top of the uint32 range: the record count stops doubling at 2^31 (grow_records()), so no real
- * slot or heap position can collide with them. NO_SLOT also ends the free list. */
+ * slot or heap position can collide with them. NO_SLOT also ends the free list and marks an empty bucket. */
 #define NO_SLOT UINT32_MAX
 #define IN_FIFO (UINT32_MAX - 1)
+#define CAL_AT 0x80000000u
+
+G_STATIC_ASSERT (CAL_AT + CAL_N < IN_FIFO);
 
 static inline gboolean
 entry_less (const HeapEntry *a, const HeapEntry *b)
@@ -91,7 +139,7 @@ static inline void
 heap_place (SimEngine *e, uint32_t pos, HeapEntry entry)
 {
   e->heap[pos] = entry;
-  e->recs[entry.slot].heap_pos = pos;
+  e->recs[entry.slot].where = pos;
 }
 
 /* Both sifts carry the moving entry in a local and shift the others into the hole: one write per level where a
@@ -129,6 +177,95 @@ sift_down (SimEngine *e, uint32_t pos)
   heap_place (e, pos, entry);
 }
 
+/* Remove the heap entry at pos, keeping the heap property. The last entry fills the hole and may have come from
+ * another subtree, so it can need to move up as well as down. */
+static void
+heap_remove (SimEngine *e, uint32_t pos)
+{
+  uint32_t last = --e->heap_len;
+  if (pos == last)
+    return;
+  HeapEntry moved = e->heap[last];
+  heap_place (e, pos, moved);
+  if (pos > 0 && entry_less (&moved, &e->heap[(pos - 1) / 2]))
+    sift_up (e, pos);
+  else
+    sift_down (e, pos);
+}
+
+/* The first non-empty bucket in time order, i.e. from now's bucket round the ring; the calendar is not empty.
+ * Everything in it is due within the window, so a bucket below now's index holds the ring's wrapped part, later
+ * than any bucket from now's index up. */
+static inline uint32_t
+cal_first (const SimEngine *e)
+{
+  uint32_t i0 = (uint32_t) (e->now >> CAL_SHIFT) & CAL_MASK;
+  uint32_t w = i0 >> 6;
+  uint64_t m = e->cal_bits[w] & (~(uint64_t) 0 << (i0 & 63));
+  if (m)
+    return (w << 6) | (uint32_t) __builtin_ctzll (m);
+  /* Words above w first; if none, the lowest word, which may be w itself with only bits below i0 left. */
+  uint32_t above = e->cal_words & ~((2u << w) - 1);
+  w = (uint32_t) __builtin_ctz (above ? above : e->cal_words);
+  return (w << 6) | (uint32_t) __builtin_ctzll (e->cal_bits[w]);
+}
+
+/* Link a fresh record (the largest sequence number yet) into the calendar, or return FALSE when its bucket is
+ * crowded with later records and the heap should take it. */
+static inline gboolean
+cal_insert (SimEngine *e, uint32_t slot, SimTime at)
+{
+  uint32_t b = (uint32_t) (at >> CAL_SHIFT) & CAL_MASK;
+  EventRec *r = &e->recs[slot];
+  uint32_t head = e->cal[b];
+  if (head == NO_SLOT) {
+    e->cal[b] = slot;
+    r->next = r->prev = slot;
+    e->cal_bits[b >> 6] |= (uint64_t) 1 << (b & 63);
+    e->cal_words |= 1u << (b >> 6);
+  } else {
+    /* Walk back from the tail over records due later (equal times stay ahead: they were scheduled earlier). */
+    uint32_t after = e->recs[head].prev;
+    for (int steps = 0; e->recs[after].time > at; steps++) {
+      if (after == head) {
+        /* Earlier than everything in the bucket: the new head, linked in front of the old one. */
+        after = e->recs[head].prev;
+        e->cal[b] = slot;
+        break;
+      }
+      if (steps == CAL_CROWD)
+        return FALSE;
+      after = e->recs[after].prev;
+    }
+    uint32_t before = e->recs[after].next;
+    r->prev = after;
+    r->next = before;
+    e->recs[after].next = slot;
+    e->recs[before].prev = slot;
+  }
+  r->where = CAL_AT + b;
+  e->cal_len++;
+  return TRUE;
+}
+
+static inline void
+cal_remove (SimEngine *e, uint32_t slot)
+{
+  EventRec *r = &e->recs[slot];
+  uint32_t b = r->where - CAL_AT;
+  if (r->next == slot) {
+    e->cal[b] = NO_SLOT;
+    if ((e->cal_bits[b >> 6] &= ~((uint64_t) 1 << (b & 63))) == 0)
+      e->cal_words &= ~(1u << (b >> 6));
+  } else {
+    e->recs[r->prev].next = r->next;
+    e->recs[r->next].prev = r->prev;
+    if (e->cal[b] == slot)
+      e->cal[b] = r->next;
+  }
+  e->cal_len--;
+}
+
 /* Called only when the free list is empty. Doubling keeps growth to a few reallocations per run, after which no
  * event allocates (the engine.h contract). `cap <= old` catches the uint32 count wrapping past 2^31; it aborts
  * rather than carry on with a pool that silently shrank. */
@@ -145,7 +282,7 @@ grow_records (SimEngine *e)
   /* Thread the new records onto the free list in ascending order so slot reuse is deterministic. Generations
    * start at 1 so that a zero-filled SimEventId (a g_new0'd model field) never names a live event. */
   for (uint32_t i = old; i < cap; i++) {
-    e->recs[i] = (EventRec) { .gen = 1, .heap_pos = NO_SLOT, .next_free = i + 1 < cap ? i + 1 : e->free_head };
+    e->recs[i] = (EventRec) { .gen = 1, .where = NO_SLOT, .next = i + 1 < cap ? i + 1 : e->free_head };
   }
   e->free_head = old;
   e->recs_cap = cap;
@@ -159,6 +296,8 @@ sim_engine_new (uint64_t seed)
   SimEngine *e = g_new0 (SimEngine, 1);
   e->seed = seed;
   e->free_head = NO_SLOT;
+  for (uint32_t b = 0; b < CAL_N; b++)
+    e->cal[b] = NO_SLOT;
   grow_records (e);
   return e;
 }
@@ -214,33 +353,42 @@ sim_schedule_at (SimEngine *e, SimTime at, SimEventFn fn, void *ctx, uint64_t ar
     grow_records (e);
   uint32_t slot = e->free_head;
   EventRec *r = &e->recs[slot];
-  e->free_head = r->next_free;
+  e->free_head = r->next;
   r->fn = fn;
   r->ctx = ctx;
   r->arg = arg;
   /* The sequence number advances for FIFO entries too, so heap ties keep meaning scheduling order. */
   uint64_t seq = e->next_seq++;
+  SimEventId id = { slot, r->gen };
   if (at == e->now) {
     if (e->fifo_len == e->fifo_cap)
       fifo_grow (e);
     e->fifo[(e->fifo_head + e->fifo_len++) & (e->fifo_cap - 1)] = (NowEntry) { slot, r->gen };
     e->fifo_live++;
-    r->heap_pos = IN_FIFO;
-    return (SimEventId) { slot, r->gen };
+    r->where = IN_FIFO;
+    return id;
   }
   /* A handler's first heap schedule takes over the spent root (see the top of this file); there is only one
-   * spent entry, so later schedules from the same handler push normally. */
+   * spent entry, so later schedules from the same handler go on as usual. */
   if (e->top_spent) {
     e->top_spent = FALSE;
     e->heap[0] = (HeapEntry) { at, seq, slot };
     sift_down (e, 0);
-    return (SimEventId) { slot, r->gen };
+    return id;
+  }
+  /* A small heap first; then the calendar, inside its window: buckets from now's on, fewer than CAL_N of them
+   * (the difference of bucket numbers cannot overflow: at >= now). */
+  if (e->heap_len >= HEAP_SMALL && (at >> CAL_SHIFT) - (e->now >> CAL_SHIFT) < CAL_N) {
+    r->time = at;
+    r->seq = seq;
+    if (cal_insert (e, slot, at))
+      return id;
   }
   uint32_t pos = e->heap_len++;
   e->heap[pos] = (HeapEntry) { at, seq, slot };
-  r->heap_pos = pos;
+  r->where = pos;
   sift_up (e, pos);
-  return (SimEventId) { slot, r->gen };
+  return id;
 }
 
 /* The overflow is checked here, not left to sim_schedule_at(): the wrapped sum would be reported as a time in
@@ -260,25 +408,9 @@ release_slot (SimEngine *e, uint32_t slot)
 {
   EventRec *r = &e->recs[slot];
   r->gen++;
-  r->heap_pos = NO_SLOT;
-  r->next_free = e->free_head;
+  r->where = NO_SLOT;
+  r->next = e->free_head;
   e->free_head = slot;
-}
-
-/* Remove the heap entry at pos, keeping the heap property. The last entry fills the hole and may have come from
- * another subtree, so it can need to move up as well as down. */
-static void
-heap_remove (SimEngine *e, uint32_t pos)
-{
-  uint32_t last = --e->heap_len;
-  if (pos == last)
-    return;
-  HeapEntry moved = e->heap[last];
-  heap_place (e, pos, moved);
-  if (pos > 0 && entry_less (&moved, &e->heap[(pos - 1) / 2]))
-    sift_up (e, pos);
-  else
-    sift_down (e, pos);
 }
 
 /* The bound check comes first so SIM_EVENT_NONE (slot UINT32_MAX) is simply not pending, never an out-of-range
@@ -287,7 +419,7 @@ heap_remove (SimEngine *e, uint32_t pos)
 gboolean
 sim_event_pending (const SimEngine *e, SimEventId id)
 {
-  return id.slot < e->recs_cap && e->recs[id.slot].gen == id.gen && e->recs[id.slot].heap_pos != NO_SLOT;
+  return id.slot < e->recs_cap && e->recs[id.slot].gen == id.gen && e->recs[id.slot].where != NO_SLOT;
 }
 
 gboolean
@@ -295,15 +427,35 @@ sim_cancel (SimEngine *e, SimEventId id)
 {
   if (!sim_event_pending (e, id))
     return FALSE;
-  uint32_t pos = e->recs[id.slot].heap_pos;
+  uint32_t where = e->recs[id.slot].where;
   /* A ring cannot drop an entry from its middle: a FIFO entry stays where it is and is skipped when reached,
    * recognised by the generation that release_slot() is about to bump. Only the live count changes now. */
-  if (pos == IN_FIFO)
+  if (where == IN_FIFO)
     e->fifo_live--;
+  else if (where >= CAL_AT)
+    cal_remove (e, id.slot);
   else
-    heap_remove (e, pos);
+    heap_remove (e, where);
   release_slot (e, id.slot);
   return TRUE;
+}
+
+/* The time of the calendar's first event; the calendar is not empty. */
+static inline SimTime
+cal_next_time (const SimEngine *e)
+{
+  return e->recs[e->cal[cal_first (e)]].time;
+}
+
+/* Whether a calendar or heap event is due at the current time: such an event precedes the FIFO (see the top of
+ * this file). A calendar one is the head of now's bucket, which holds nothing earlier than now. */
+static inline gboolean
+timed_due_now (const SimEngine *e)
+{
+  if (e->heap_len > 0 && e->heap[0].time == e->now)
+    return TRUE;
+  uint32_t h = e->cal_len > 0 ? e->cal[(e->now >> CAL_SHIFT) & CAL_MASK] : NO_SLOT;
+  return h != NO_SLOT && e->recs[h].time == e->now;
 }
 
 uint64_t
@@ -320,8 +472,7 @@ sim_run_until (SimEngine *e, SimTime limit)
   while (!e->stop) {
     uint32_t slot;
     SimTime at;
-    /* Heap entries due now precede the FIFO (see the top of this file); otherwise the FIFO, if live, is next. */
-    if (e->fifo_live > 0 && !(e->heap_len > 0 && e->heap[0].time == e->now)) {
+    if (e->fifo_live > 0 && !timed_due_now (e)) {
       NowEntry ne;
       /* fifo_live > 0 means a live entry lies ahead, so skipping cancelled ones always terminates. */
       do {
@@ -344,15 +495,30 @@ sim_run_until (SimEngine *e, SimTime limit)
         e->fifo_head = 0;
         e->fifo_len = 0;
       }
-      if (e->heap_len == 0)
+      /* The calendar's first against the heap's top. A heap top is not popped: the handler's first heap schedule
+       * reuses the entry, else it is removed after the handler. */
+      uint32_t first = NO_SLOT;
+      if (e->cal_len > 0) {
+        first = e->cal[cal_first (e)];
+        const EventRec *c = &e->recs[first];
+        if (e->heap_len > 0 && entry_less (&e->heap[0], &(HeapEntry) { c->time, c->seq, first }))
+          first = NO_SLOT;
+      } else if (e->heap_len == 0) {
         break;
-      HeapEntry top = e->heap[0];
-      if (top.time > limit)
-        break;
-      /* Not popped: the handler's first heap schedule reuses the entry, else it is removed after the handler. */
-      e->top_spent = TRUE;
-      slot = top.slot;
-      at = top.time;
+      }
+      if (first != NO_SLOT) {
+        at = e->recs[first].time;
+        if (at > limit)
+          break;
+        slot = first;
+        cal_remove (e, slot);
+      } else {
+        at = e->heap[0].time;
+        if (at > limit)
+          break;
+        slot = e->heap[0].slot;
+        e->top_spent = TRUE;
+      }
     }
     EventRec *r = &e->recs[slot];
     SimEventFn fn = r->fn;
@@ -397,7 +563,7 @@ sim_stopped (const SimEngine *e)
 size_t
 sim_pending (const SimEngine *e)
 {
-  return e->heap_len - (e->top_spent ? 1 : 0) + e->fifo_live;
+  return (size_t) e->cal_len + e->heap_len - (e->top_spent ? 1 : 0) + e->fifo_live;
 }
 
 SimTime
@@ -405,14 +571,11 @@ sim_next_time (const SimEngine *e)
 {
   if (e->fifo_live > 0)
     return e->now;
-  if (e->top_spent) {
-    /* The spent top is not pending; the smallest pending key is one of its children. */
-    SimTime t = SIM_TIME_MAX;
-    for (uint32_t c = 1; c <= 2 && c < e->heap_len; c++)
-      t = MIN (t, e->heap[c].time);
-    return t;
-  }
-  return e->heap_len ? e->heap[0].time : SIM_TIME_MAX;
+  SimTime t = e->cal_len > 0 ? cal_next_time (e) : SIM_TIME_MAX;
+  /* The spent top is not pending; the smallest pending heap key is then one of its children. */
+  for (uint32_t c = e->top_spent ? 1 : 0; c <= (e->top_spent ? 2u : 0u) && c < e->heap_len; c++)
+    t = MIN (t, e->heap[c].time);
+  return t;
 }
 
 uint64_t

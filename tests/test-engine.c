@@ -51,6 +51,14 @@ on_log (SimEngine *e, void *ctx, uint64_t arg)
   log_event (ctx, e, arg);
 }
 
+static void
+on_nothing_log (SimEngine *e, void *ctx, uint64_t arg)
+{
+  (void) e;
+  (void) ctx;
+  (void) arg;
+}
+
 /* ---- heap order against a sorted reference under random schedule / cancel / run_until ---- */
 
 typedef struct {
@@ -79,7 +87,11 @@ typedef struct {
  * 6     times within 2^32 ps of SIM_TIME_MAX (never reaching it: 3000 ops advance at most 3 * 10^6 ps), which
  *       a signed type would put before time 0, and which a double (53-bit mantissa, steps of 2^11 ps up there)
  *       could not tell apart within this row's span of 1000 ps;
- * 7     30% runs: many short sim_run_until() calls interleaved with scheduling into a half-drained heap. */
+ * 7     30% runs: many short sim_run_until() calls interleaved with scheduling into a half-drained heap;
+ * 8     a span of 20 us, beyond the engine's calendar window (about 2 us), with many runs: events split between the
+ *       calendar and the heap, and the calendar's ring wraps many times as the clock moves on;
+ * 9     a span of 8192 ps: a few calendar buckets hold all events, so most overflow to the heap (crowded buckets)
+ *       and ties between the two are everywhere. */
 static const RandomCase random_cases[] = {
   { 1, 4000, 4, 20, 10, 0 },
   { 2, 4000, 1000000, 20, 10, 0 },
@@ -88,6 +100,8 @@ static const RandomCase random_cases[] = {
   { 5, 4000, 1, 30, 15, 0 },
   { 6, 3000, 1000, 25, 10, SIM_TIME_MAX - ((SimTime) 1 << 32) },
   { 7, 6000, 200, 10, 30, 0 },
+  { 8, 4000, 20000000, 15, 30, 0 },
+  { 9, 4000, 8192, 15, 20, 0 },
 };
 
 static gint
@@ -189,6 +203,117 @@ START_TEST (test_random_order)
   ck_assert_msg (!log.went_backwards, "case %d: time ran backwards", _i);
   ck_assert_msg (sim_events_executed (e) == expect->len, "case %d: executed counter", _i);
   ck_assert_msg (sim_pending (e) == 0, "case %d: events left after sim_run", _i);
+  log_clear (&log);
+}
+END_TEST
+
+/* ---- the queue's placement paths, against a sorted reference ---- */
+
+/* engine.c keeps a small heap, a calendar of time buckets over a window ahead of the clock, and a FIFO for the
+ * current instant; what lies beyond the window, or would crowd a bucket, goes to the heap. Where an event is kept
+ * must never show in the order, so each pattern aims at a path or a seam between two and the order is checked
+ * against a plain sort by (time, scheduling order). The patterns do not know the engine's bucket width or window,
+ * so they cover every power of two of distance:
+ * 0  powers: T0 + 2^k - 1, 2^k and 2^k + 1 for k = 0..44, shuffled, every fifth cancelled: near, far, both sides
+ *    of every plausible bucket and window edge, and the FIFO (offset 0);
+ * 1  descending: 64 distinct times 1 ps apart, newest earliest, each twice in a row: every new event belongs
+ *    before everything in its bucket (a walk to the head, then overflow to the heap) and ties at every time;
+ * 2  ties: 60 events at one instant, interleaved with 60 at three times just before it: the first few land in the
+ *    heap and the rest elsewhere, and same-time events must still run in scheduling order across the two;
+ * 3  wrap: a clock just below a power of two, 64 events 64 Ki ps apart in reverse order: a calendar ring whose
+ *    window starts mid-bucket and wraps, with the later half beyond it. */
+#define T0 ((SimTime) 1000123)
+
+static GArray *
+pattern_times (int pattern, SimTime *start)
+{
+  GArray *t = g_array_new (FALSE, FALSE, sizeof (SimTime));
+  *start = T0;
+  switch (pattern) {
+  case 0:
+    for (int k = 0; k <= 44; k++)
+      for (int d = -1; d <= 1; d++) {
+        SimTime at = T0 + ((SimTime) 1 << k) + (SimTime) d;
+        g_array_append_val (t, at);
+      }
+    break;
+  case 1:
+    for (int k = 0; k < 64; k++)
+      for (int twice = 0; twice < 2; twice++) {
+        SimTime at = T0 + 64 - (SimTime) k;
+        g_array_append_val (t, at);
+      }
+    break;
+  case 2:
+    for (int k = 0; k < 60; k++) {
+      SimTime tie = T0 + 5000, other = T0 + 4997 + (SimTime) (k % 3);
+      g_array_append_val (t, tie);
+      g_array_append_val (t, other);
+    }
+    break;
+  default:
+    *start = ((SimTime) 1 << 31) - 1;
+    for (int k = 63; k >= 0; k--) {
+      SimTime at = *start + (SimTime) k * 65536;
+      g_array_append_val (t, at);
+    }
+    break;
+  }
+  return t;
+}
+
+START_TEST (test_placement)
+{
+  g_autoptr (SimEngine) e = sim_engine_new (1);
+  SimTime start;
+  g_autoptr (GArray) times = pattern_times (_i, &start);
+  if (_i == 0) {
+    /* A fixed shuffle (Fisher-Yates), so the scheduling order is not the time order. */
+    g_autoptr (GRand) rand = g_rand_new_with_seed (17);
+    for (guint k = times->len - 1; k > 0; k--) {
+      guint j = (guint) g_rand_int_range (rand, 0, (gint32) k + 1);
+      SimTime x = g_array_index (times, SimTime, k);
+      g_array_index (times, SimTime, k) = g_array_index (times, SimTime, j);
+      g_array_index (times, SimTime, j) = x;
+    }
+  }
+  Log log;
+  log_init (&log);
+  /* Move the clock to `start` first: the window then starts at a clock that is not a multiple of anything. */
+  sim_schedule_at (e, start, on_nothing_log, NULL, 0);
+  ck_assert_uint_eq (sim_run (e), 1);
+  ck_assert (sim_now (e) == start);
+
+  g_autoptr (GArray) ref = g_array_new (FALSE, FALSE, sizeof (RefEvent));
+  for (guint k = 0; k < times->len; k++) {
+    RefEvent ev = { .time = g_array_index (times, SimTime, k) };
+    ev.id = sim_schedule_at (e, ev.time, on_log, &log, k);
+    g_array_append_val (ref, ev);
+  }
+  /* Row 0 cancels every fifth: heads, middles and tails of buckets, heap entries and FIFO entries alike. */
+  if (_i == 0)
+    for (guint k = 0; k < ref->len; k += 5) {
+      RefEvent *ev = &g_array_index (ref, RefEvent, k);
+      ck_assert_msg (sim_cancel (e, ev->id), "pattern %d: cancel of event %u failed", _i, k);
+      ev->cancelled = TRUE;
+    }
+  SimTime next;
+  guint pending = ref_pending (ref, &next);
+  ck_assert_msg (sim_pending (e) == pending, "pattern %d: %zu pending, expected %u", _i, sim_pending (e), pending);
+  ck_assert_msg (sim_next_time (e) == next, "pattern %d: next time %" G_GUINT64_FORMAT ", expected %"
+                 G_GUINT64_FORMAT, _i, sim_next_time (e), next);
+
+  ck_assert_uint_eq (sim_run (e), pending);
+  g_autoptr (GArray) expect = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint k = 0; k < ref->len; k++)
+    if (!g_array_index (ref, RefEvent, k).cancelled)
+      g_array_append_val (expect, k);
+  g_array_sort_with_data (expect, ref_order, ref->data);
+  ck_assert_uint_eq (log.tags->len, expect->len);
+  for (guint k = 0; k < expect->len; k++)
+    ck_assert_msg (log_at (&log, k) == g_array_index (expect, guint, k), "pattern %d: event #%u was %" G_GUINT64_FORMAT
+                   ", expected %u", _i, k, log_at (&log, k), g_array_index (expect, guint, k));
+  ck_assert_msg (!log.went_backwards, "pattern %d: time ran backwards", _i);
   log_clear (&log);
 }
 END_TEST
@@ -665,6 +790,7 @@ main (void)
   tcase_set_timeout (tc, 60);
   tcase_add_loop_test (tc, test_random_order, 0, G_N_ELEMENTS (random_cases));
   tcase_add_loop_test (tc, test_fifo_same_time, 0, G_N_ELEMENTS (fifo_sizes));
+  tcase_add_loop_test (tc, test_placement, 0, 4);
   suite_add_tcase (s, tc);
 
   tc = tcase_create ("run");

@@ -792,6 +792,47 @@ START_TEST (test_invariants)
 }
 END_TEST
 
+/* link_port_tx_full (link.h): TRUE exactly while the transmit queue holds tx_queue_tlps TLPs, and then
+ * link_port_can_send() refuses any TLP, of any class or size, for the full queue (STALL_LINK), even one it would
+ * refuse for credits otherwise; a refusal for credits alone is not "full". By hand: a 2-TLP queue and two posted
+ * header credits; nothing runs between the two sends, so both stay queued; at time 0 the wire takes the first. */
+START_TEST (test_tx_full)
+{
+  g_autoptr (SimEngine) e = sim_engine_new (1);
+  TlpPool *pool = tlp_pool_new ();
+  LinkParams p = base_params (3, 4, 256);
+  p.tx_queue_tlps = 2;
+  p.rx_credits[LINK_DSP] = (FcCredits) { .ph = 2 }; /* two posted headers; data and the rest infinite */
+  Link *l = link_new (e, &p, pool);
+  LinkPort *dev = link_port (l, LINK_USP);
+  Tlp wr = { 0 }, rd = { 0 };
+  tlp_set (&wr, TLP_MWR, FALSE, 0, 256);
+  tlp_set (&rd, TLP_MRD, FALSE, 0, 512);
+  for (int k = 0; k < 2; k++) {
+    ck_assert_msg (!link_port_tx_full (dev), "full with %d queued", k);
+    ck_assert (link_port_can_send (dev, &wr));
+    Tlp *t = tlp_alloc (pool);
+    *t = wr;
+    link_port_send (dev, t);
+  }
+  ck_assert_msg (link_port_tx_full (dev), "not full with 2 of 2 queued");
+  ck_assert (!link_port_can_send (dev, &wr));
+  ck_assert_int_eq (link_port_refused (dev), STALL_LINK);
+  ck_assert (!link_port_can_send (dev, &rd));
+  ck_assert_int_eq (link_port_refused (dev), STALL_LINK);
+  /* The wire takes the first TLP at time 0: room in the queue, but no posted header credit left. */
+  sim_run_until (e, 0);
+  ck_assert_uint_eq (link_port_tx_queued (dev), 1);
+  ck_assert (!link_port_tx_full (dev));
+  ck_assert (!link_port_can_send (dev, &wr));
+  ck_assert_int_eq (link_port_refused (dev), STALL_CREDITS_PH);
+  ck_assert (link_port_can_send (dev, &rd));
+  sim_run (e);
+  link_free (l);
+  tlp_pool_free (pool);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -819,6 +860,7 @@ main (void)
   tcase_add_loop_test (tc, test_slow_consumer, 0, 2);
   tcase_add_test (tc, test_read_stream);
   tcase_add_test (tc, test_invariants);
+  tcase_add_test (tc, test_tx_full);
   suite_add_tcase (s, tc);
   SRunner *r = srunner_create (s);
   /* CK_ENV so meson's CK_VERBOSITY=silent keeps stdout pure TAP. */

@@ -39,9 +39,9 @@
 
 #include "error.h"
 
-/* 4.096 ns buckets, 512 of them: a 2.1 us window. The widths were measured (docs/performance.md): the models'
- * delays are mostly 16 to 260 ns (a packet on the wire, the next beat, a pipeline), up to 1 us for a Gen1 x1
- * packet, then the 30 us UpdateFC timers; 4 ns keeps two events a bucket apart at a fabric's density. */
+/* 4.096 ns buckets, 512 of them: a 2.1 us window. The models' delays are mostly 16 to 260 ns (a packet on the
+ * wire, the next beat, a pipeline), up to 1 us for a Gen1 x1 packet, then the 30 us UpdateFC timers; buckets of
+ * 2 and 8 ns ran the fabric benchmark 8% and 5% slower (docs/performance.md). */
 #define CAL_SHIFT 12
 #define CAL_BITS 9
 #define CAL_N (1u << CAL_BITS)
@@ -49,8 +49,8 @@
 #define CAL_WORDS (CAL_N / 64)
 /* A new record walks back over at most this many later records of its bucket; beyond, it goes to the heap. */
 #define CAL_CROWD 8
-/* The heap takes every event while it holds fewer than this (see the top of this file). Measured: 4 costs a
- * one-link run and the bare engine loop about 10%, 16 costs the fabric benchmark 8% (docs/performance.md). */
+/* The heap takes every event while it holds fewer than this (see the top of this file). Measured: 0 costs a
+ * one-link run 8%, 4 the bare engine loop 20%, 16 the fabric benchmark 8% (docs/performance.md). */
 #define HEAP_SMALL 8
 
 G_STATIC_ASSERT (CAL_WORDS <= 32); /* SimEngine.cal_words has one bit per bitmap word */

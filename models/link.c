@@ -1375,7 +1375,7 @@ link_port_can_send (LinkPort *port, const Tlp *tlp)
   Dir *d = &l->d[port->end];
   /* A full transmit queue is the usual refusal of a busy sender: answered before the rest is worked out (and
    * before the TLP is looked at, which link_port_tx_full() promises). */
-  if (l->p.tx_queue_tlps && d->q_len >= l->p.tx_queue_tlps)
+  if (link_port_tx_full (port))
     return refuse (port, d, STALL_LINK);
   /* §3: a full replay buffer stalls new TLPs; queued TLPs already hold their future replay space. */
   uint32_t bytes = wire_bytes (l, tlp);

@@ -114,6 +114,10 @@ struct Dir {
    * reads the latest state when it goes on the wire, so asking twice before it goes adds nothing. */
   gboolean ack_due;
   gboolean fc_due[FC_CLASS_COUNT];
+  /* Error model, read on every packet: a Nak owed (before any Ack, §3), and how many unacknowledged TLPs the
+   * current replay round has resent. */
+  gboolean nak_due;
+  uint32_t replay_pos;
 
   /* Receiver: in-flight FIFO, credits, Ack state. */
   Arrival *arr;
@@ -127,24 +131,6 @@ struct Dir {
   SimEventId fc_lat_timer[FC_CLASS_COUNT]; /* eager UpdateFC latency, running while freed credits are unsent */
   SimTime fc_last_sent_ps[FC_CLASS_COUNT]; /* updatefc_period_ps counts from the last UpdateFC sent */
 
-  /* Error model (Link.errors only). Transmitter: the unacknowledged TLPs themselves beside their sizes (a copy
-   * goes on the wire, so a replay can send them again), how many of them the current round has sent, REPLAY_NUM
-   * and REPLAY_TIMER, a Nak owed. Receiver: NAK_SCHEDULED. */
-  Tlp **rtlp;
-  uint32_t replay_pos;
-  uint32_t replay_num;
-  SimEventId replay_ev;
-  gboolean nak_due;
-  gboolean nak_scheduled;
-  GRand *rand;
-  uint64_t drawn_flit; /* flit mode: flits up to here have had their error drawn, the last one bad or not */
-  gboolean drawn_bad;
-  LinkErrors errs;
-  /* Flit mode: the next flit whose DLP bytes can take an Ack/Nak, and another DLLP (one of each per flit, §3);
-   * the next flit whose overhead is not yet charged to the accounting. */
-  uint64_t ack_flit, dllp_flit, charged_flit;
-  uint64_t retrain_end_slot; /* nothing goes on the wire before this slot (a retrain) */
-
   /* Accounting window: slot tallies for packets placed since win_start_slot. A slot is one byte on one lane, so
    * these are byte counts too; padding and idle are never tallied, only derived (link_usage()). */
   uint64_t win_start_slot;
@@ -157,6 +143,23 @@ struct Dir {
   StallClock stall;
   uint64_t fc_area[FC_CLASS_COUNT][2];
   SimTime fc_t[FC_CLASS_COUNT];
+  /* Error model (Link.errors only; after the accounting, which every packet touches, and before the trace: a run
+   * without errors never reads these lines). Transmitter: the unacknowledged TLPs themselves beside their sizes (a copy
+   * goes on the wire, so a replay can send them again), how many of them the current round has sent, REPLAY_NUM
+   * and REPLAY_TIMER, a Nak owed. Receiver: NAK_SCHEDULED. */
+  Tlp **rtlp;
+  uint32_t replay_num;
+  SimEventId replay_ev;
+  gboolean nak_scheduled;
+  GRand *rand;
+  uint64_t drawn_flit; /* flit mode: flits up to here have had their error drawn, the last one bad or not */
+  gboolean drawn_bad;
+  LinkErrors errs;
+  /* Flit mode: the next flit whose DLP bytes can take an Ack/Nak, and another DLLP (one of each per flit, §3);
+   * the next flit whose overhead is not yet charged to the accounting. */
+  uint64_t ack_flit, dllp_flit, charged_flit;
+  uint64_t retrain_end_slot; /* nothing goes on the wire before this slot (a retrain) */
+
   TraceLinkDir tr; /* valid when Link.trace is set */
 };
 
@@ -185,15 +188,16 @@ struct Link {
   uint64_t lcrc_seq; /* link_inject_lcrc */
   uint32_t lcrc_times;
   LinkDir lcrc_dir;
-  Dir d[2];
-  LinkPort port[2];
-  /* Test hook (link_inject_fault): the fault, the direction it hits and a countdown to the packet it hits. */
+  /* Test hook (link_inject_fault): the fault, the direction it hits and a countdown to the packet it hits. Tested
+   * per TLP, so here among the fields every packet reads rather than past the directions. */
   LinkFault fault;
   LinkDir fault_dir;
   uint64_t fault_countdown;
   /* Tracing (link_trace_declare); NULL when off, and then each trace call is one pointer test. Reads in flight
    * by (requester << 16 | tag) -> flow id, so a completion's arrow finds its request. */
   SimTrace *trace;
+  Dir d[2];
+  LinkPort port[2];
   gboolean trace_primed;
   GHashTable *flows;
   uint64_t flow_seq;

@@ -135,9 +135,9 @@ ps_report_fabric_table (GString *o, const PsConfig *c, const PsFabricResult *fr,
   guint ran = 0;
   for (guint k = 0; k < fr->n_flows; k++)
     ran += fr->flows[k].ran;
-  g_string_append_printf (o, "%s — a fabric of %u nodes and %u links, %u of %u flows, MPS %" G_GINT64_FORMAT
-                          ", MRRS %" G_GINT64_FORMAT " (fabric)\n\n", c->name, c->topology->n_nodes, fr->n_links, ran,
-                          fr->n_flows, c->link.max_payload, c->link.max_read_request);
+  g_string_append_printf (o, "%s — a fabric of %u nodes and %u link%s, %u of %u flows, MPS %" G_GINT64_FORMAT
+                          ", MRRS %" G_GINT64_FORMAT " (fabric)\n\n", c->name, c->topology->n_nodes, fr->n_links,
+                          fr->n_links == 1 ? "" : "s", ran, fr->n_flows, c->link.max_payload, c->link.max_read_request);
   g_string_append (o, "flow             source       target       op        bytes x iter      MB/s   latency ns: "
                       "first TLP      mean       p50       p99       max\n");
   for (guint k = 0; k < fr->n_flows; k++) {

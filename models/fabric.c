@@ -17,6 +17,7 @@ struct Fabric {
   gboolean enumerated;
   FabricObserverFn observer;
   void *observer_ctx;
+  uint64_t tlps_delivered; /* TLPs that crossed a link into a component: the benchmark's unit of work */
 };
 
 Fabric *
@@ -61,6 +62,12 @@ fabric_engine (const Fabric *f)
   return f->engine;
 }
 
+uint64_t
+fabric_tlps_delivered (const Fabric *f)
+{
+  return f->tlps_delivered;
+}
+
 TlpPool *
 fabric_pool (const Fabric *f)
 {
@@ -99,6 +106,7 @@ static void
 port_rx (void *ctx, LinkPort *lp, Tlp *tlp)
 {
   FabricPort *p = ctx;
+  p->comp->fabric->tlps_delivered++;
   p->comp->kind->receive (p->comp, p, tlp);
 }
 

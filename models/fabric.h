@@ -127,6 +127,9 @@ Fabric *fabric_new (uint64_t seed);
 void fabric_free (Fabric *f);
 SimEngine *fabric_engine (const Fabric *f);
 TlpPool *fabric_pool (const Fabric *f);
+/* TLPs delivered over a link to a component so far, every link and direction, replays of one TLP counted once:
+ * a run's protocol work whatever its shape (one link or a tree), which scripts/bench reports per CPU second. */
+uint64_t fabric_tlps_delivered (const Fabric *f);
 
 /* Register `c` (zero-filled but for what its constructor set: bars) as a component of `role` with `n_ports` ports:
  * a root complex's all face downstream, an endpoint has one, facing upstream, a switch's port 0 faces upstream

@@ -582,6 +582,7 @@ run (Run *r, FlowResult *out, GError **error)
     }
   }
   r->stats->events = sim_events_executed (r->engine);
+  r->stats->tlps = fabric_tlps_delivered (r->f);
   r->stats->tlp_pool_capacity = tlp_pool_capacity (fabric_pool (r->f));
   if (ok)
     results (r, out);

@@ -81,6 +81,7 @@ typedef struct {
 
 typedef struct {
   uint64_t events;
+  uint64_t tlps; /* TLPs delivered over links (fabric_tlps_delivered) */
   SimTime sim_time_ps; /* the last flow's end */
   SimTime window_start_ps, window_end_ps; /* of the link usage */
   size_t tlp_pool_capacity;

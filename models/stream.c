@@ -423,6 +423,7 @@ stream_run (const StreamParams *params, uint64_t seed, StreamResult *out, GError
     out->errors[d] = link_errors (s.link, (LinkDir) d);
   out->sim_time_ps = sim_now (s.engine);
   out->events = sim_events_executed (s.engine);
+  out->tlps = fabric_tlps_delivered (s.f);
   /* The link holds nothing after a drained run; a TLP still live is one this file lost. */
   if (ok && tlp_pool_live (s.pool) != 0) {
     g_set_error (error, STREAM_ERROR, STREAM_ERROR_RUN, "%zu TLPs leaked", tlp_pool_live (s.pool));

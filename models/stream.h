@@ -51,6 +51,7 @@ typedef struct {
   SimTime window_ps; /* measurement window */
   SimTime sim_time_ps; /* end of the drained run */
   uint64_t events;
+  uint64_t tlps; /* TLPs delivered over the link, whole run (fabric_tlps_delivered) */
   LinkUsage usage[2]; /* by LinkDir, over the window */
   LinkCounters counters[2]; /* by LinkDir, over the window */
 } StreamResult;

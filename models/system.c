@@ -888,6 +888,7 @@ run (System *s, GError **error)
       why_result (w->why, u, mbps, &out->why);
     }
     out->events = sim_events_executed (s->engine);
+    out->tlps = fabric_tlps_delivered (s->f);
     for (int dir = 0; dir < 2; dir++)
       out->errors[dir] = link_errors (w->link, (LinkDir) dir);
     out->tlp_pool_capacity = tlp_pool_capacity (fabric_pool (s->f));
@@ -1009,6 +1010,7 @@ pio_results (System *s, gboolean ok)
 {
   SystemResult *out = s->pio.out;
   out->events = sim_events_executed (s->engine);
+  out->tlps = fabric_tlps_delivered (s->f);
   for (int dir = 0; dir < 2; dir++)
     out->errors[dir] = link_errors (s->pio.link, (LinkDir) dir);
   out->tlp_pool_capacity = tlp_pool_capacity (fabric_pool (s->f));

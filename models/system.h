@@ -140,6 +140,7 @@ typedef struct {
                            * starts); one for the PIO modes, whose window holds every iteration */
   LinkErrors errors[2]; /* by LinkDir, whole run (all iterations) */
   uint64_t events; /* engine events executed, settle phase included */
+  uint64_t tlps; /* TLPs delivered over the link, both directions, settle phase included (fabric.h) */
   SimTime sim_time_ps; /* when the last iteration's software saw its end */
   HostCounters host;
   DmaCounters dma;

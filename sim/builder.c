@@ -339,6 +339,7 @@ run_dma (const PsConfig *cfg, int mode, uint64_t seed, SimTrace *trace, PsModeRe
   errors_of (m, cfg, r.errors);
   why_of (m, &r.why);
   m->events = r.events;
+  m->tlps = r.tlps;
   m->sim_time_ns = (double) r.sim_time_ps / 1000.0;
   return TRUE;
 }
@@ -393,6 +394,7 @@ run_stream (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GErro
   errors_of (m, cfg, r.errors);
   m->latency_p99_ns = r.latency_p99_ns;
   m->events = r.events;
+  m->tlps = r.tlps;
   m->sim_time_ns = (double) r.sim_time_ps / 1000.0;
   return TRUE;
 }
@@ -752,6 +754,7 @@ ps_run_fabric (const PsConfig *cfg, uint64_t seed, PsFabricResult *out, GError *
   out->ran = true;
   out->window_ns = (double) (st.window_end_ps - st.window_start_ps) / 1000.0;
   out->events = st.events;
+  out->tlps = st.tlps;
   out->sim_time_ns = (double) st.sim_time_ps / 1000.0;
   return check_flow_limits (cfg, out, lps, error);
 }

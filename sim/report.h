@@ -99,6 +99,7 @@ typedef struct {
    * software end, of the read and the write figure; valid FALSE for a figure timed by the engine's counter. */
   PsTransferTimes transfer_read, transfer_write;
   uint64_t events;
+  uint64_t tlps; /* TLPs delivered over the link, both directions (not reported; scripts/bench's unit of work) */
   double sim_time_ns;
 } PsModeResult;
 
@@ -125,6 +126,7 @@ typedef struct {
   PsLinkResult links[PS_TOPOLOGY_MAX_LINKS];
   double window_ns;
   uint64_t events;
+  uint64_t tlps; /* TLPs delivered over links, every link and direction (as PsModeResult.tlps) */
   double sim_time_ns;
 } PsFabricResult;
 

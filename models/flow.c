@@ -13,8 +13,8 @@
 #include <math.h>
 
 #include "models/pattern.h"
-#include "models/select.h"
 #include "models/split.h"
+#include "models/stall.h"
 
 G_DEFINE_QUARK (pciesim-flow-error-quark, flow_error)
 
@@ -60,7 +60,10 @@ typedef struct {
   uint64_t want_read_sum, want_write_sum;
   /* Measurement. */
   uint64_t delivered, read_got, read_sum, tlps;
-  GArray *lat; /* SimTime */
+  /* One-way latencies: a histogram of fixed size (the run's, one per flow), so a flow's memory does not grow with
+   * the TLPs it sends; the first sample kept apart, exact. */
+  LatHist *lat;
+  SimTime first_lat_ps;
   SimTime end_ps;
   gboolean done;
 } Flow;
@@ -243,6 +246,14 @@ flow_finish (Flow *fl)
   sim_stop (r->engine);
 }
 
+static void
+add_latency (Flow *fl, SimTime ps)
+{
+  if (fl->lat->count == 0)
+    fl->first_lat_ps = ps;
+  lat_add (fl->lat, ps);
+}
+
 /* DMA mode: `bytes` of the DMA in `slot` arrived; its last byte ends it (its latency) and frees its slot. */
 static void
 dma_delivered (Flow *fl, uint32_t slot, uint32_t bytes)
@@ -252,8 +263,7 @@ dma_delivered (Flow *fl, uint32_t slot, uint32_t bytes)
   fl->dma_left[slot] -= bytes;
   if (fl->dma_left[slot] > 0)
     return;
-  SimTime lat = sim_now (fl->run->engine) - fl->dma_start[slot];
-  g_array_append_val (fl->lat, lat);
+  add_latency (fl, sim_now (fl->run->engine) - fl->dma_start[slot]);
   fl->dma_free[fl->n_dma_free++] = slot;
   app_kick (fl->app);
 }
@@ -272,10 +282,8 @@ observe (void *ctx, const Component *c, const Tlp *t)
   SIM_INVARIANT (c == fl->target, "flow %s: a request reached %s, not its target %s", fl->s->name, c->name,
                  fl->target->name);
   gboolean dma = fl->s->transfer_bytes > 0;
-  if (!dma) {
-    SimTime lat = sim_now (r->engine) - t->stamp_ps;
-    g_array_append_val (fl->lat, lat);
-  }
+  if (!dma)
+    add_latency (fl, sim_now (r->engine) - t->stamp_ps);
   if (t->kind == TLP_MWR) {
     if (dma)
       dma_delivered (fl, (uint32_t) (t->cookie >> 16) & 0xffff, t->payload_bytes);
@@ -522,7 +530,7 @@ check_spec (const FlowSpec *s, GError **error)
   return TRUE;
 }
 
-/* Per flow, its figures from its counters and latency samples (flow.h). */
+/* Per flow, its figures from its counters and latency histogram (flow.h). */
 static void
 results (Run *r, FlowResult *out)
 {
@@ -531,19 +539,12 @@ results (Run *r, FlowResult *out)
     FlowResult *o = &out[k];
     *o = (FlowResult) { .bytes = fl->delivered, .tlps = fl->tlps, .start_ps = fl->first_ps, .end_ps = fl->end_ps };
     o->mbps = (double) fl->total * 1e6 / (double) (fl->end_ps - fl->first_ps);
-    SimTime *v = (SimTime *) (void *) fl->lat->data;
-    guint n = fl->lat->len;
-    double sum = 0;
-    SimTime max = 0;
-    for (guint i = 0; i < n; i++) {
-      sum += (double) v[i];
-      max = MAX (max, v[i]);
-    }
-    o->first_tlp_ns = (double) v[0] / 1000.0;
-    o->mean_ns = sum / n / 1000.0;
-    o->max_ns = (double) max / 1000.0;
-    o->p50_ns = (double) select_percentile (v, n, 50) / 1000.0;
-    o->p99_ns = (double) select_percentile (v, n, 99) / 1000.0;
+    LatSummary l = lat_summary (fl->lat);
+    o->first_tlp_ns = (double) fl->first_lat_ps / 1000.0;
+    o->mean_ns = l.mean_ns;
+    o->p50_ns = l.p50_ns;
+    o->p99_ns = l.p99_ns;
+    o->max_ns = l.max_ns;
   }
 }
 
@@ -610,6 +611,8 @@ flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchd
             .stats = stats, .watchdog_ps = watchdog_ps ? watchdog_ps : 10 * SIM_MS };
   *stats = (FlowRunStats) { 0 };
   g_autofree Flow *flow = g_new0 (Flow, n);
+  /* One block for every flow's histogram: the pages of buckets no latency falls in are never touched. */
+  g_autofree LatHist *lat = g_new0 (LatHist, n);
   r.flow = flow;
   for (guint k = 0; k < n; k++) {
     const FlowSpec *s = &specs[k];
@@ -619,8 +622,7 @@ flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchd
                    .target = s->target ? endpoint_component (s->target) : host_component (host),
                    .mps = link_params (fabric_uplink (endpoint_component (s->source)))->max_payload_bytes,
                    .total = s->transfer_bytes ? dma_bytes (s) * s->iterations : s->bytes * s->iterations,
-                   .first_ps = UINT64_MAX,
-                   .lat = g_array_new (FALSE, FALSE, sizeof (SimTime)) };
+                   .first_ps = UINT64_MAX, .lat = &lat[k] };
   }
   gboolean ok = lay_out (&r, error);
   g_autofree ReadTags *reads = g_new0 (ReadTags, n);
@@ -654,7 +656,6 @@ flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchd
     fabric_set_observer (f, NULL, NULL);
   }
   for (guint k = 0; k < n; k++) {
-    g_array_free (flow[k].lat, TRUE);
     g_free (flow[k].free_tags);
     g_free (flow[k].tag_addr);
     g_free (flow[k].tag_left);

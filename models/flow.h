@@ -17,7 +17,9 @@
  *   last data delivered: a write's last MWr at the target, a read's last completion out of the source's receive
  *   interface). Latency: one way, from a request's entry into the source's transmit interface to its arrival at the
  *   target (host memory's receive; an endpoint's, after its receive interface): first_tlp for the flow's first, and
- *   mean, p50, p99 (nearest rank) and max over all of them.
+ *   mean, p50, p99 and max over all of them. first_tlp, mean and max are exact; p50 and p99 are nearest-rank
+ *   percentiles read from a latency histogram (stall.h's LatHist: buckets under 0.8% wide, the bucket's middle
+ *   clamped to [min, max]), so a flow's memory does not grow with the TLPs it sends.
  * - Link usage: every link's, over the run's window, from the earliest flow start to the last flow's end.
  * - Checks, as the DMA benchmark's (system.h): a watchdog (no TLP delivered anywhere for watchdog_ps while a
  *   started flow is unfinished: FLOW_ERROR_DEADLOCK, naming what each component waits for), every component's and
@@ -30,7 +32,9 @@
  *   With write_first (a read flow), each DMA writes its slot and then reads it back. Latency is then per DMA: from
  *   its first request entering the transmit interface to its last byte delivered (a read's last completion out
  *   of the receive interface, a write's last MWr at the target); MB/s counts every byte moved, both ways.
- * - No allocation per TLP: requests come from the fabric's pool, latencies go to arrays that grow by doubling.
+ * - No allocation per TLP and nothing kept per TLP: requests come from the fabric's pool, latencies go to one
+ *   fixed-size histogram per flow allocated at set-up, so a run's memory goes with its nodes, links and flows and the
+ *   TLPs in flight, not with the bytes moved.
  */
 #pragma once
 

@@ -57,7 +57,7 @@ bucket_mid (guint b)
   guint octave = b >> LAT_SUB_BITS, sub = b & ((1u << LAT_SUB_BITS) - 1);
   if (octave == 0)
     return sub;
-  /* Octave k >= 1 holds [(2^6 + sub) 2^(k-1), (2^6 + sub + 1) 2^(k-1)). */
+  /* Octave k >= 1 holds [(2^7 + sub) 2^(k-1), (2^7 + sub + 1) 2^(k-1)). */
   double width = ldexp (1.0, (int) octave - 1);
   return ((double) ((1u << LAT_SUB_BITS) + sub) + 0.5) * width;
 }

@@ -1,6 +1,7 @@
 /* test-switch.c — the switch (switch.h) and flows across it (flow.h), with every expected figure derived by hand
  * from the links' and datapaths' parameters:
  * - one TLP's one-way latency through a chain of k switches, cut-through and store-and-forward, to the picosecond;
+ * - a flow's latency figures over many TLPs (p50 and p99 from a histogram), and its heap not growing with its length;
  * - a shared upstream link split equally by round robin (2..8 flows, each within 1% of the mean) and by weight
  *   with weighted round robin; flows at full speed while their sum fits;
  * - tiny switch buffers throttling by credits, and the deadlock watchdog naming the port and the credit type;
@@ -212,6 +213,105 @@ START_TEST (test_store_and_forward_adds_serialisation)
   d3 = (double) (lat[0][1] - lat[1][1]);
   ck_assert_msg (fabs (d3 - d1 - 2.0 * (69 - 4) * SYM_PS) <= BEAT_PS, "1 switch: +%.0f ps, 3 switches: +%.0f ps", d1,
                  d3);
+}
+END_TEST
+
+/* --- the latency figures of many TLPs, and what they cost ----------------------------------------------------- */
+
+/* A write flow through one cut-through switch, capped at 250 MB/s: a 256-byte MWr every 1024 ns, a whole number of
+ * the 4 ns interface clock and of the 2 ns symbol time, where one takes 136 ns on the interface and 138 ns on the
+ * wire, so each TLP finds the fabric as the first did, L = hand_latency (1, TRUE) = 788 ns, unless it finds a DLLP
+ * on the wire (fewer than 1% of the TLPs do, else p99 would be above). So, at any length: first_tlp is L exactly,
+ * mean and max no less; p50 and p99 are L's histogram bucket (stall.h: 128 buckets per octave), read as its
+ * middle clamped to [L, max]. By hand: L lies in [2^19, 2^20) ps, whose buckets are 2^19 / 128 = 4096 ps wide; L's is
+ * [192 x 4096, 193 x 4096) = [786.432, 790.528) ns, its middle 788.480 ns (0.06% above L; exact percentiles
+ * would say 788 ns). */
+START_TEST (test_uniform_stream_latency)
+{
+  const uint64_t bytes[] = { 64 << 10, 1 << 20 };
+  SimTime want = hand_latency (1, TRUE), width = (SimTime) 1 << (19 - 7);
+  ck_assert_uint_eq (want >> 19, 1);
+  double mid_ns = ((double) (want / width * width) + width / 2.0) / 1000.0;
+  for (guint i = 0; i < G_N_ELEMENTS (bytes); i++) {
+    SwitchParams sp = switch_base (4, SWITCH_CUT_THROUGH);
+    Rig r;
+    rig_build (&r, 1, &sp, 2, (guint[]) { 1, 1 }, 4);
+    FlowSpec fs = flow (&r, 0, 1, FLOW_WRITE, bytes[i], 1);
+    fs.rate_mbps = 250;
+    FlowResult out;
+    g_autoptr (GError) e = NULL;
+    ck_assert_msg (rig_run (&r, &fs, 1, &out, &e), "%s", e ? e->message : "");
+    fabric_free (r.f);
+    ck_assert_uint_eq (out.tlps, bytes[i] / 256);
+    ck_assert_msg (llround (out.first_tlp_ns * 1000) == (long long) want && out.mean_ns * 1000 >= (double) want
+                   && out.max_ns >= out.mean_ns, "%" G_GUINT64_FORMAT " bytes: first %.3f, mean %.3f, max %.3f ns; "
+                   "by hand %.3f ns", bytes[i], out.first_tlp_ns, out.mean_ns, out.max_ns, want / 1000.0);
+    double p = MIN (mid_ns, out.max_ns);
+    ck_assert_msg (fabs (out.p50_ns - p) < 1e-6 && fabs (out.p99_ns - p) < 1e-6, "%" G_GUINT64_FORMAT " bytes: p50 "
+                   "%.3f, p99 %.3f ns; by hand the middle of %.3f ns's bucket, %.3f ns, up to max %.3f ns", bytes[i],
+                   out.p50_ns, out.p99_ns, want / 1000.0, mid_ns, out.max_ns);
+  }
+}
+END_TEST
+
+/* The heap in use, as the allocator counts it (under AddressSanitizer, its own allocator's count). */
+#if defined(__SANITIZE_ADDRESS__)
+/* sanitizer/allocator_interface.h's, which GCC does not install. */
+size_t __sanitizer_get_current_allocated_bytes (void);
+
+static size_t
+heap_in_use (void)
+{
+  return __sanitizer_get_current_allocated_bytes ();
+}
+#else
+#include <malloc.h>
+static size_t
+heap_in_use (void)
+{
+  struct mallinfo2 m = mallinfo2 ();
+  return m.uordblks + m.hblkhd;
+}
+#endif
+
+/* Samples the heap every microsecond of simulated time while the engine runs; the largest is the run's peak. */
+typedef struct {
+  size_t peak;
+} HeapProbe;
+
+static void
+heap_probe (SimEngine *e, void *ctx, uint64_t arg)
+{
+  HeapProbe *p = ctx;
+  p->peak = MAX (p->peak, heap_in_use ());
+  sim_schedule_in (e, SIM_US, heap_probe, p, 0);
+}
+
+/* A flow's memory goes with what is in flight, not with what it moved: a write flow of 4 MB (16384 TLPs) through a
+ * switch peaks at no more heap above what the fabric held before it than one of 256 KB (1024 TLPs) does, within
+ * 32 KB. Keeping 8 bytes of latency per TLP would cost 120 KB more (128 KB against 8 KB). */
+START_TEST (test_flow_memory_independent_of_length)
+{
+  const uint64_t bytes[] = { 256 << 10, 4 << 20 };
+  size_t grew[2];
+  for (guint i = 0; i < 2; i++) {
+    SwitchParams sp = switch_base (3, SWITCH_CUT_THROUGH);
+    Rig r;
+    rig_build (&r, 1, &sp, 1, (guint[]) { 1 }, 4);
+    FlowSpec fs = flow (&r, 0, -1, FLOW_WRITE, bytes[i], 1);
+    FlowResult out;
+    g_autoptr (GError) e = NULL;
+    size_t before = heap_in_use ();
+    HeapProbe p = { before };
+    sim_schedule_in (fabric_engine (r.f), SIM_US, heap_probe, &p, 0);
+    ck_assert_msg (rig_run (&r, &fs, 1, &out, &e), "%s", e ? e->message : "");
+    fabric_free (r.f);
+    ck_assert_uint_eq (out.tlps, bytes[i] / 256);
+    grew[i] = p.peak - before;
+  }
+  ck_assert_msg (grew[0] > 0, "no heap measured");
+  ck_assert_msg (grew[1] <= grew[0] + 32 * 1024, "256 KB: %zu bytes of heap at the peak, 4 MB: %zu", grew[0],
+                 grew[1]);
 }
 END_TEST
 
@@ -462,6 +562,8 @@ main (void)
   tcase_set_timeout (tc, 120);
   tcase_add_loop_test (tc, test_latency_through_switches, 0, 8);
   tcase_add_test (tc, test_store_and_forward_adds_serialisation);
+  tcase_add_test (tc, test_uniform_stream_latency);
+  tcase_add_test (tc, test_flow_memory_independent_of_length);
   tcase_add_loop_test (tc, test_shared_link_splits_equally, 0, 7);
   tcase_add_test (tc, test_weighted_round_robin);
   tcase_add_test (tc, test_full_speed_while_sum_fits);

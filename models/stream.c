@@ -13,7 +13,7 @@
 #include <math.h>
 
 #include "models/fabric.h"
-#include "models/select.h"
+#include "models/stall.h"
 #include "models/split.h"
 
 G_DEFINE_QUARK (pciesim-stream-error-quark, stream_error)
@@ -57,7 +57,7 @@ struct Stream {
   gboolean in_window;
   SimTime t0; /* window start, and the bytes already delivered then */
   uint64_t b0;
-  GArray *lat; /* latencies (SimTime) in the window; grows by doubling, so no allocation per TLP once warm */
+  LatHist *lat; /* latencies in the window: a fixed histogram, so memory does not grow with the transfer */
   StreamResult *out;
 };
 
@@ -97,8 +97,7 @@ static void
 latency (Stream *s, uint64_t stamp)
 {
   if (s->in_window) {
-    SimTime l = sim_now (s->engine) - stamp;
-    g_array_append_val (s->lat, l);
+    lat_add (s->lat, sim_now (s->engine) - stamp);
   }
 }
 
@@ -396,7 +395,7 @@ stream_run (const StreamParams *params, uint64_t seed, StreamResult *out, GError
     link_stats_reset (s.link);
   }
   s.sink_ev = s.req_ev = SIM_EVENT_NONE;
-  s.lat = g_array_sized_new (FALSE, FALSE, sizeof (SimTime), 4096);
+  s.lat = g_new0 (LatHist, 1);
   source_pump (&s);
   /* Run to exhaustion, not to the last delivery: the final Acks and UpdateFCs must land for the invariants.
    * The link arms its timers only on traffic (link.c), so a stuck run also empties the event queue: running dry
@@ -415,10 +414,9 @@ stream_run (const StreamParams *params, uint64_t seed, StreamResult *out, GError
   }
   out->payload_bytes = s.delivered;
   out->latency_p99_ns = NAN;
-  if (s.lat->len) {
-    out->latency_p99_ns = (double) select_percentile ((SimTime *) (void *) s.lat->data, s.lat->len, 99) / 1000.0;
-  }
-  g_array_free (s.lat, TRUE);
+  if (s.lat->count)
+    out->latency_p99_ns = lat_percentile_ps (s.lat, 0.99) / 1000.0;
+  g_free (s.lat);
   for (int d = 0; d < 2; d++)
     out->errors[d] = link_errors (s.link, (LinkDir) d);
   out->sim_time_ps = sim_now (s.engine);

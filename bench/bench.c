@@ -624,7 +624,7 @@ report_table (GString *o, const char *const *names, const Result *res, guint n, 
   }
   /* Not targets: fabric-16 against the one-link write and its two controls, per event and per TLP delivered over a
    * link. A switch forwards a TLP inside the arrival's event, where an endpoint and the host spend datapath events
-   * on each, so events differ in weight between workloads (docs/performance.md, "fabric-16: where the time goes"). */
+   * on each, so events differ in weight between workloads (docs/performance.md, "fabric-16, third round"). */
   const Result *fab = NULL;
   for (guint i = 0; i < n; i++)
     if (strcmp (names[i], "fabric-16") == 0 && res[i].ok && res[i].tlps > 0)

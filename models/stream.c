@@ -96,9 +96,8 @@ measure (Stream *s, uint32_t bytes)
 static void
 latency (Stream *s, uint64_t stamp)
 {
-  if (s->in_window) {
+  if (s->in_window)
     lat_add (s->lat, sim_now (s->engine) - stamp);
-  }
 }
 
 /* ---- write mode ---- */

@@ -582,8 +582,10 @@ sim_next_time (const SimEngine *e)
   if (e->fifo_live > 0)
     return e->now;
   SimTime t = e->cal_len > 0 ? cal_next_time (e) : SIM_TIME_MAX;
+  if (!e->top_spent)
+    return e->heap_len > 0 ? MIN (t, e->heap[0].time) : t;
   /* The spent top is not pending; the smallest pending heap key is then one of its children. */
-  for (uint32_t c = e->top_spent ? 1 : 0; c <= (e->top_spent ? 2u : 0u) && c < e->heap_len; c++)
+  for (uint32_t c = 1; c <= 2 && c < e->heap_len; c++)
     t = MIN (t, e->heap[c].time);
   return t;
 }

@@ -26,14 +26,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sim/builder.h"
+#include "app/builder.h"
 #include "pciesim-version.h"
-#include "sim/config.h"
+#include "app/config.h"
 #include "sim/engine.h"
-#include "sim/report.h"
-#include "sim/scenario.h"
+#include "app/report.h"
+#include "app/scenario.h"
 #include "sim/trace.h"
-#include "sim/validate.h"
+#include "app/validate.h"
 
 #include <glib/gstdio.h>
 

@@ -35,9 +35,10 @@
 #include "engine.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "error.h"
 
 /* 4.096 ns buckets, 512 of them: a 2.1 us window. The models' delays are mostly 16 to 260 ns (a packet on the
  * wire, the next beat, a pipeline), up to 1 us for a Gen1 x1 packet, then the 30 us UpdateFC timers; buckets of
@@ -357,7 +358,7 @@ sim_schedule_at (SimEngine *e, SimTime at, SimEventFn fn, void *ctx, uint64_t ar
 {
   /* Always checked, NDEBUG or not: one comparison, and an event in the past would silently reorder time. */
   if (G_UNLIKELY (at < e->now))
-    ps_invariant_failed (__FILE__, __LINE__, "event scheduled in the past: %" G_GUINT64_FORMAT " ps < now %"
+    sim_invariant_failed (__FILE__, __LINE__, "event scheduled in the past: %" G_GUINT64_FORMAT " ps < now %"
                          G_GUINT64_FORMAT " ps", at, e->now);
   if (e->free_head == NO_SLOT)
     grow_records (e);
@@ -407,7 +408,7 @@ SimEventId
 sim_schedule_in (SimEngine *e, SimTime delay, SimEventFn fn, void *ctx, uint64_t arg)
 {
   if (G_UNLIKELY (delay > SIM_TIME_MAX - e->now))
-    ps_invariant_failed (__FILE__, __LINE__, "event delay of %" G_GUINT64_FORMAT " ps overflows simulated time",
+    sim_invariant_failed (__FILE__, __LINE__, "event delay of %" G_GUINT64_FORMAT " ps overflows simulated time",
                          delay);
   return sim_schedule_at (e, e->now + delay, fn, ctx, arg);
 }
@@ -631,13 +632,47 @@ sim_rand_new (const SimEngine *e, uint32_t component_id)
   return g_rand_new_with_seed_array (words, 2);
 }
 
-/* The models' view of error.h's exit: formatted here so that models include the engine alone. */
+/* Messages quote user text (keys, values, paths) that YAML lets contain newlines and other control characters;
+ * printed raw they would break the one-line promise and could forge a second "FILE:LINE: error" line. Spell
+ * them out C-style instead. Bytes >= 0x80 are left alone so UTF-8 names stay readable.
+ * Takes ownership of msg and returns the string to use in its place (msg itself when nothing needed escaping),
+ * so callers simply reassign. The set below is every C0 control but NUL (which cannot occur inside a C string)
+ * plus DEL; most messages hold none, and the scan lets them through without a copy. */
+char *
+sim_one_line (char *msg)
+{
+  if (!strpbrk (msg, "\x01\x02\x03\x04\x05\x06\x07\x08\t\n\x0b\x0c\r\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17"
+                     "\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\x7f"))
+    return msg;
+  GString *out = g_string_sized_new (strlen (msg) + 16);
+  for (const unsigned char *c = (const unsigned char *) msg; *c; c++) {
+    if (*c == '\n')
+      g_string_append (out, "\\n");
+    else if (*c == '\r')
+      g_string_append (out, "\\r");
+    else if (*c == '\t')
+      g_string_append (out, "\\t");
+    else if (*c < 0x20 || *c == 0x7f)
+      g_string_append_printf (out, "\\x%02x", *c);
+    else
+      g_string_append_c (out, (char) *c);
+  }
+  g_free (msg);
+  return g_string_free (out, FALSE);
+}
+
+/* The one exit of a broken invariant, for the models and the application alike: the program's failure line
+ * ("pciesim: error: internal: …", as its other errors read) and status 70 (EX_SOFTWARE). */
 void
 sim_invariant_failed (const char *file, int line, const char *fmt, ...)
 {
   va_list ap;
   va_start (ap, fmt);
-  char *msg = g_strdup_vprintf (fmt, ap);
+  char *msg = sim_one_line (g_strdup_vprintf (fmt, ap));
   va_end (ap);
-  ps_invariant_failed (file, line, "%s", msg);
+  /* stdout may hold a half-written report in its buffer: drop it rather than let exit() flush it. */
+  fprintf (stderr, "pciesim: error: internal: %s (%s:%d)\n", msg, file, line);
+  fflush (stderr);
+  g_free (msg);
+  _exit (70);
 }

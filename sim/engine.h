@@ -73,10 +73,14 @@ uint64_t sim_component_seed (uint64_t run_seed, uint32_t component_id);
 
 /* Continuous invariant checks on the models' hot paths (credit counters, sequence numbers, tags), compiled in
  * unless NDEBUG is defined. A violation is a model bug: it prints "pciesim: error: internal: MESSAGE (FILE:LINE)"
- * as the one line of stderr and exits 70 at once (sim/error.h's ps_invariant_failed()), so no figure computed
+ * as the one line of stderr and exits 70 at once (sim_invariant_failed()), so no figure computed
  * from a broken state is ever printed. MESSAGE should carry the few numbers that show the broken state. The
  * engine offers it so that models need no header of sim/ but this one (design.md §2). */
 G_GNUC_NORETURN void sim_invariant_failed (const char *file, int line, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
+/* Messages quote user text (keys, values, paths) that YAML lets contain newlines and other control characters;
+ * printed raw they would break the one-line promise of every error. Takes ownership of msg and returns it with
+ * the C0 controls and DEL spelled out C-style (\n, \x01; UTF-8 left alone), or msg itself when none is there. */
+char *sim_one_line (char *msg);
 #ifndef NDEBUG
 #define SIM_INVARIANT(cond, ...)                                                                               \
   do {                                                                                                         \

@@ -18,8 +18,9 @@
 
 #include <glib/gstdio.h>
 
-#include "sim/error.h"
-#include "sim/format.h"
+#include "sim/json.h"
+
+G_DEFINE_QUARK (sim-trace-error-quark, sim_trace_error)
 
 /* stdio's buffer: the only place trace bytes wait, so memory does not grow with the trace. */
 #define OUT_BUFFER_BYTES (64u << 10)
@@ -96,7 +97,7 @@ sim_trace_format_from_path (const char *path, SimTraceFormat *format, GError **e
   else if (g_str_has_suffix (lower, ".json"))
     *format = SIM_TRACE_JSON;
   else {
-    ps_error_plain (error, PS_ERROR_USAGE, "trace file '%s': its extension names the format, .vcd or .json", path);
+    g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_USAGE, "trace file '%s': its extension names the format, .vcd or .json", path);
     return FALSE;
   }
   return TRUE;
@@ -126,12 +127,12 @@ sim_trace_parse_window (const char *arg, SimTraceOptions *o, GError **error)
   g_autofree char *start = colon ? g_strndup (arg, (gsize) (colon - arg)) : NULL;
   SimTime s = 0, e = 0;
   if (!colon || strchr (colon + 1, ':') || !parse_ns (start, 0, &s) || !parse_ns (colon + 1, SIM_TIME_MAX, &e)) {
-    ps_error_plain (error, PS_ERROR_USAGE, "--trace-window '%s': expected START_NS:END_NS (numbers >= 0, either "
+    g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_USAGE, "--trace-window '%s': expected START_NS:END_NS (numbers >= 0, either "
       "side may be empty)", arg);
     return FALSE;
   }
   if (s >= e) {
-    ps_error_plain (error, PS_ERROR_USAGE, "--trace-window '%s': the start must be before the end", arg);
+    g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_USAGE, "--trace-window '%s': the start must be before the end", arg);
     return FALSE;
   }
   o->window_start_ps = s;
@@ -220,7 +221,7 @@ sim_trace_open (const char *path, const SimTraceOptions *o, GError **error)
   int fd = g_mkstemp_full (tmp, O_WRONLY, 0666);
   if (fd < 0) {
     int err = errno;
-    ps_error_plain (error, PS_ERROR_CANTCREAT, "cannot create trace %s: %s", path, g_strerror (err));
+    g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_IO, "cannot create trace %s: %s", path, g_strerror (err));
     return NULL;
   }
   SimTrace *t = g_new0 (SimTrace, 1);
@@ -230,7 +231,7 @@ sim_trace_open (const char *path, const SimTraceOptions *o, GError **error)
     close (fd);
     g_remove (tmp);
     g_free (t);
-    ps_error_plain (error, PS_ERROR_CANTCREAT, "cannot create trace %s: %s", path, g_strerror (err));
+    g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_IO, "cannot create trace %s: %s", path, g_strerror (err));
     return NULL;
   }
   setvbuf (t->f, NULL, _IOFBF, OUT_BUFFER_BYTES);
@@ -600,7 +601,7 @@ sim_trace_start (SimTrace *t, GError **error)
     t->reserve = strlen (mark) + strlen (JSON_TAIL);
   }
   if (t->o.max_bytes != 0 && h->len + t->reserve > t->o.max_bytes) {
-    ps_error_plain (error, PS_ERROR_USAGE, "trace size cap of %" G_GUINT64_FORMAT " bytes is below the %"
+    g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_USAGE, "trace size cap of %" G_GUINT64_FORMAT " bytes is below the %"
       G_GUINT64_FORMAT " bytes of this trace's header and ending", t->o.max_bytes, (guint64) (h->len + t->reserve));
     return FALSE;
   }
@@ -837,7 +838,7 @@ sim_trace_close (SimTrace *t, GError **error)
     err = errno;
   if (err != 0) {
     g_remove (t->tmp_path);
-    ps_error_plain (error, PS_ERROR_CANTCREAT, "cannot write trace %s: %s", t->path, g_strerror (err));
+    g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_IO, "cannot write trace %s: %s", t->path, g_strerror (err));
   }
   trace_free (t);
   return err == 0;

@@ -56,6 +56,16 @@
 
 #include "sim/engine.h"
 
+/* The trace writer's errors. Messages are the text alone (no program name, no "error:"); the application decides
+ * how to print them and maps the codes to its exit statuses (a bad option, a file that cannot be written, a
+ * program bug such as a bad signal name). */
+#define SIM_TRACE_ERROR (sim_trace_error_quark ())
+GQuark sim_trace_error_quark (void);
+typedef enum {
+  SIM_TRACE_ERROR_USAGE, /* an option's text or value is wrong (extension, window, size cap) */
+  SIM_TRACE_ERROR_IO, /* the file cannot be created or written */
+} SimTraceError;
+
 typedef struct SimTrace SimTrace;
 typedef uint32_t SimTraceTrack;
 typedef uint32_t SimTraceCounter;
@@ -73,7 +83,7 @@ typedef struct {
   uint64_t max_bytes; /* 0: no cap */
 } SimTraceOptions;
 
-/* Usage errors (exit 64) name the option's text. */
+/* Usage errors (SIM_TRACE_ERROR_USAGE) name the option's text. */
 gboolean sim_trace_format_from_path (const char *path, SimTraceFormat *format, GError **error);
 /* "START_NS:END_NS" (either side may be empty: open), non-negative decimals, START < END. */
 gboolean sim_trace_parse_window (const char *arg, SimTraceOptions *o, GError **error);

@@ -1,4 +1,4 @@
-/* test-builder.c — the config -> model builder (sim/builder.c): what each key becomes in the models' parameter
+/* test-builder.c — the config -> model builder (app/builder.c): what each key becomes in the models' parameter
  * structs, and what the models' errors become. Configs are small YAML files written here and loaded with
  * ps_config_load(), so every value the test checks is one it wrote; the expected model values follow from the
  * field names' units and from the mapping rules stated in builder.c (credits named by who advertises them,
@@ -10,9 +10,9 @@
 #define TMPDIR_TEMPLATE "pciesim-test-builder-XXXXXX"
 #include "tests/common.h"
 #include "models/phy.h"
-#include "sim/builder.h"
-#include "sim/config.h"
-#include "sim/error.h"
+#include "app/builder.h"
+#include "app/config.h"
+#include "app/error.h"
 
 /* Every key the mapping reads, each set to a value that is not its default and not equal to another's, so a
  * field wired to the wrong key shows. Finite data credits are at least the spec minimum for MPS 512 (512 / 16 =

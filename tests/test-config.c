@@ -15,9 +15,9 @@
 
 #define TMPDIR_TEMPLATE "pciesim-test-config-XXXXXX"
 #include "tests/common.h"
-#include "sim/config.h"
-#include "sim/error.h"
-#include "sim/ytree.h"
+#include "app/config.h"
+#include "app/error.h"
+#include "app/ytree.h"
 
 /* Load text as a config file with the given --set list; the error (or NULL) is returned through err. */
 static PsConfig *

@@ -17,8 +17,8 @@
 #include "models/endpoint.h"
 #include "models/system.h"
 #include "models/units.h"
-#include "sim/builder.h"
-#include "sim/config.h"
+#include "app/builder.h"
+#include "app/config.h"
 #include "tests/common.h"
 
 /* The GPCIe Gen1 x4 row as shipped, one iteration. */

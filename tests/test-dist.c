@@ -12,7 +12,7 @@
 
 #include "tests/common.h"
 #include "models/dist.h"
-#include "sim/error.h"
+#include "app/error.h"
 
 #define DRAWS 10000
 

@@ -241,7 +241,7 @@ main (void)
   tcase_add_test (tc, test_limits);
   tcase_add_loop_test (tc, test_policy, 0, 2);
   suite_add_tcase (s, tc);
-  /* ps_invariant_failed() exits the process: only a forked test can watch it. */
+  /* sim_invariant_failed() exits the process: only a forked test can watch it. */
   if (srunner_fork_status (r) != CK_NOFORK) {
     tc = tcase_create ("invariants");
     tcase_add_loop_exit_test (tc, test_overflow_exits, 70, 0, 3);

@@ -13,8 +13,8 @@
 
 #include "models/pattern.h"
 #include "models/system.h"
-#include "sim/builder.h"
-#include "sim/error.h"
+#include "app/builder.h"
+#include "app/error.h"
 #include "tests/common.h"
 
 static SystemParams

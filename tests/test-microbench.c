@@ -8,8 +8,8 @@
 
 #define TMPDIR_TEMPLATE "pciesim-test-microbench-XXXXXX"
 #include "tests/common.h"
-#include "sim/builder.h"
-#include "sim/config.h"
+#include "app/builder.h"
+#include "app/config.h"
 
 static PsConfig *
 load (const char *name, const char *yaml, const char *const *sets)

@@ -5,8 +5,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "sim/error.h"
-#include "sim/scenario.h"
+#include "app/error.h"
+#include "app/scenario.h"
 #define TMPDIR_TEMPLATE "pciesim-test-scenario-XXXXXX"
 #include "tests/common.h"
 

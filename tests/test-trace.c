@@ -25,10 +25,10 @@
 #define TMPDIR_TEMPLATE "pciesim-test-trace-XXXXXX"
 #include "tests/common.h"
 #include "models/trace.h"
-#include "sim/builder.h"
-#include "sim/config.h"
-#include "sim/error.h"
-#include "sim/format.h"
+#include "app/builder.h"
+#include "app/config.h"
+#include "app/error.h"
+#include "app/format.h"
 
 /* --- the synthetic run ------------------------------------------------------------------------------------- */
 
@@ -868,7 +868,7 @@ START_TEST (test_cap_below_header)
     trace_link_dir_declare (t, "link0.down", &d);
     g_autoptr (GError) e = NULL;
     ck_assert (!sim_trace_start (t, &e));
-    ck_assert (g_error_matches (e, PS_ERROR, PS_ERROR_USAGE));
+    ck_assert (g_error_matches (e, SIM_TRACE_ERROR, SIM_TRACE_ERROR_USAGE));
     sim_trace_abort (t);
     ck_assert (!g_file_test (path, G_FILE_TEST_EXISTS));
   }
@@ -942,7 +942,7 @@ START_TEST (test_abort_and_close)
   g_autofree char *bad = g_build_filename (dir, "no", "such", "t.vcd", NULL);
   g_autoptr (GError) e = NULL;
   ck_assert (sim_trace_open (bad, &all, &e) == NULL);
-  ck_assert (g_error_matches (e, PS_ERROR, PS_ERROR_CANTCREAT));
+  ck_assert (g_error_matches (e, SIM_TRACE_ERROR, SIM_TRACE_ERROR_IO));
 }
 END_TEST
 
@@ -953,7 +953,7 @@ START_TEST (test_format_from_path)
   ck_assert (sim_trace_format_from_path ("B.JSON", &f, NULL) && f == SIM_TRACE_JSON);
   g_autoptr (GError) e = NULL;
   ck_assert (!sim_trace_format_from_path ("trace.txt", &f, &e));
-  ck_assert (g_error_matches (e, PS_ERROR, PS_ERROR_USAGE));
+  ck_assert (g_error_matches (e, SIM_TRACE_ERROR, SIM_TRACE_ERROR_USAGE));
   ck_assert (!sim_trace_format_from_path ("vcd", &f, NULL));
 }
 END_TEST
@@ -993,7 +993,7 @@ START_TEST (test_parse_window)
     ck_assert_uint_eq (o.window_start_ps, c->start);
     ck_assert_uint_eq (o.window_end_ps, c->end);
   } else
-    ck_assert (g_error_matches (e, PS_ERROR, PS_ERROR_USAGE));
+    ck_assert (g_error_matches (e, SIM_TRACE_ERROR, SIM_TRACE_ERROR_USAGE));
 }
 END_TEST
 

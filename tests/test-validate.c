@@ -6,8 +6,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "sim/error.h"
-#include "sim/validate.h"
+#include "app/error.h"
+#include "app/validate.h"
 #define TMPDIR_TEMPLATE "pciesim-test-validate-XXXXXX"
 #include "tests/common.h"
 

@@ -9,7 +9,7 @@
 
 #include "tests/common.h"
 #include "models/wc.h"
-#include "sim/error.h"
+#include "app/error.h"
 
 #define LOG_MAX 64
 

@@ -13,8 +13,8 @@
 
 #define TMPDIR_TEMPLATE "pciesim-test-why-XXXXXX"
 #include "tests/common.h"
-#include "sim/builder.h"
-#include "sim/config.h"
+#include "app/builder.h"
+#include "app/config.h"
 
 static PsConfig *
 load_shipped (const char *const *sets)

@@ -3,8 +3,8 @@
 #include <check.h>
 #include <string.h>
 
-#include "sim/error.h"
-#include "sim/ytree.h"
+#include "app/error.h"
+#include "app/ytree.h"
 #include "tests/common.h"
 
 static YNode *

@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "pciesim-version.h"
-#include "sim/config.h"
-#include "sim/error.h"
+#include "app/config.h"
+#include "app/error.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 

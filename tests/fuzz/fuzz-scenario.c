@@ -15,8 +15,8 @@
 #include <glib/gstdio.h>
 
 #include "pciesim-version.h"
-#include "sim/error.h"
-#include "sim/scenario.h"
+#include "app/error.h"
+#include "app/scenario.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 

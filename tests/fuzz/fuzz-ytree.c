@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/error.h"
-#include "sim/ytree.h"
+#include "app/error.h"
+#include "app/ytree.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 

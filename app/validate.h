@@ -15,7 +15,7 @@
 
 #include <glib.h>
 
-#include "sim/report.h"
+#include "app/report.h"
 
 typedef struct {
   const char *const *configs; /* NULL = every configs/NAME.yaml with a published: block; a named config without

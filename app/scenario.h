@@ -20,9 +20,9 @@
 #include <glib.h>
 #include <stdint.h>
 
-#include "sim/config.h"
-#include "sim/report.h"
-#include "sim/ytree.h"
+#include "app/config.h"
+#include "app/report.h"
+#include "app/ytree.h"
 
 /* Largest sweep accepted: beyond it a typo in a range (step 1 instead of 100) is likelier than intent. */
 #define PS_SCENARIO_MAX_POINTS 10000000u

@@ -16,7 +16,7 @@
 
 #include <glib.h>
 
-#include "sim/error.h"
+#include "app/error.h"
 
 #define YTREE_MAX_DEPTH 32
 #define YTREE_MAX_FILE_BYTES (1024 * 1024)

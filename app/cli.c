@@ -1,8 +1,8 @@
 /* cli.c — one straight line: config_load -> ps_run_config -> report -> output. */
 #include "cli.h"
 
-#include "sim/builder.h"
-#include "sim/config.h"
+#include "app/builder.h"
+#include "app/config.h"
 #include "sim/trace.h"
 
 gboolean
@@ -21,8 +21,10 @@ ps_cli_run (const PsCliRun *run, GError **error)
     SimTraceOptions o = { .window_end_ps = SIM_TIME_MAX,
                           .max_bytes = run->trace_max_bytes ? run->trace_max_bytes : SIM_TRACE_DEFAULT_MAX_BYTES };
     if ((run->trace_window && !sim_trace_parse_window (run->trace_window, &o, error))
-        || !(trace = sim_trace_open (run->trace_path, &o, error)))
+        || !(trace = sim_trace_open (run->trace_path, &o, error))) {
+      ps_error_from_model (error, NULL);
       return FALSE;
+    }
   }
   gint64 t0 = g_get_monotonic_time ();
   if (!ps_run_config_traced (cfg, modes, run->seed, trace, &result, error)) {
@@ -37,5 +39,9 @@ ps_cli_run (const PsCliRun *run, GError **error)
     sim_trace_abort (trace);
     return FALSE;
   }
-  return trace == NULL || sim_trace_close (trace, error);
+  if (trace != NULL && !sim_trace_close (trace, error)) {
+    ps_error_from_model (error, NULL);
+    return FALSE;
+  }
+  return TRUE;
 }

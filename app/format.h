@@ -24,6 +24,8 @@
 
 #include <glib.h>
 
+#include "sim/json.h"
+
 /* json-glib's own declaration, repeated so that the many includers of report.h (the builder among them) do
  * not see json-glib; the code that reads JSON includes <json-glib/json-glib.h> itself. */
 typedef struct _JsonNode JsonNode;
@@ -39,50 +41,6 @@ void ps_fmt_fixed (GString *out, double v, int decimals);
 /* One CSV cell (RFC 4180 quoting when needed) and one Markdown table cell ('|' escaped), for user text. */
 void ps_csv_cell (GString *out, const char *s);
 void ps_md_cell (GString *out, const char *s);
-
-/* --- JSON out ---------------------------------------------------------------------------------------------- */
-
-#define PS_JSON_MAX_DEPTH 8
-#define PS_JSON_BREAK_EMPTY 0x100 /* or-ed into a line indent: an empty container still closes on its own line */
-
-typedef struct {
-  gboolean any; /* a member or item was written */
-  gboolean object;
-  int indent; /* 0 = on one line */
-  gboolean break_empty;
-} PsJsonLevel;
-
-typedef struct {
-  GString *out;
-  int depth;
-  int next_break; /* indent of a line break before the next token, -1 for none */
-  PsJsonLevel level[PS_JSON_MAX_DEPTH];
-} PsJson;
-
-/* Start a document appended to `out`. */
-void ps_json_init (PsJson *j, GString *out);
-/* indent 0: on one line; else one member or item per line at `indent` spaces (| PS_JSON_BREAK_EMPTY). */
-void ps_json_object (PsJson *j, int indent);
-void ps_json_array (PsJson *j, int indent);
-/* Close the innermost object or array. Closing a document laid out in lines also ends its last line; a one-line
- * document (a record: a line of a larger file) is left without a newline. */
-void ps_json_end (PsJson *j);
-void ps_json_break (PsJson *j, int indent);
-void ps_json_key (PsJson *j, const char *key);
-void ps_json_string (PsJson *j, const char *s); /* NULL is written as "" (an absent optional text) */
-void ps_json_int (PsJson *j, gint64 v);
-void ps_json_uint (PsJson *j, guint64 v);
-void ps_json_fixed (PsJson *j, double v, int decimals);
-void ps_json_general (PsJson *j, double v, int significant);
-void ps_json_bool (PsJson *j, gboolean v);
-/* A value already in JSON syntax (a number or record checked or written by the caller), copied as it is. */
-void ps_json_raw (PsJson *j, const char *json);
-/* A key and its value in one call, as json_object_set_*_member() names them. */
-void ps_json_string_member (PsJson *j, const char *key, const char *s);
-void ps_json_int_member (PsJson *j, const char *key, gint64 v);
-void ps_json_uint_member (PsJson *j, const char *key, guint64 v);
-void ps_json_fixed_member (PsJson *j, const char *key, double v, int decimals);
-void ps_json_bool_member (PsJson *j, const char *key, gboolean v);
 
 /* --- JSON in ----------------------------------------------------------------------------------------------- */
 

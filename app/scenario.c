@@ -11,7 +11,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "sim/error.h"
+#include "app/error.h"
 
 /* The keys each mapping may have, for check_keys() and its did-you-mean. `description:` is free text for people:
  * it is checked to be a scalar and otherwise ignored. */

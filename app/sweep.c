@@ -22,10 +22,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim/builder.h"
+#include "app/builder.h"
 #include "pciesim-version.h"
-#include "sim/error.h"
-#include "sim/scenario.h"
+#include "app/error.h"
+#include "app/scenario.h"
 
 /* Rewrite a partial output at most this often, and never spend more than ~5% of the time doing it. */
 #define CHECKPOINT_MIN_US (5 * G_USEC_PER_SEC)

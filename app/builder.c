@@ -17,7 +17,7 @@
 #include "models/switch.h"
 #include "models/wc.h"
 #include "models/units.h"
-#include "sim/error.h"
+#include "app/error.h"
 
 /* Every model's error domain and its one code for a parameter it refuses (-1: each of its codes is one, as the
  * PHY's name the parameter); every other code of these domains is a broken invariant or a deadlock. */
@@ -41,6 +41,12 @@ ps_error_from_model (GError **error, const char *prefix)
     return;
   GError *e = *error;
   *error = NULL;
+  /* The trace writer's errors are about the --trace options, not the config: no prefix. */
+  if (e->domain == SIM_TRACE_ERROR) {
+    ps_error_plain (error, e->code == SIM_TRACE_ERROR_USAGE ? PS_ERROR_USAGE : PS_ERROR_CANTCREAT, "%s", e->message);
+    g_error_free (e);
+    return;
+  }
   /* A domain not listed is a model failing in a way it has no code for: internal too. */
   PsErrorCode code = PS_ERROR_INTERNAL;
   for (guint i = 0; i < G_N_ELEMENTS (model_errors); i++)

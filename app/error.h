@@ -48,7 +48,3 @@ void ps_error_mark_set (GError *error, int set_index);
 const char *ps_closest (const char *const *words, const char *word, guint per_edit);
 guint ps_edit_distance (const char *a, const char *b);
 
-/* The end of a broken invariant (engine.h's SIM_INVARIANT, the engine's own checks): prints "pciesim: error:
- * internal: MESSAGE (FILE:LINE)" as the one line of stderr and exits PS_ERROR_INTERNAL at once, so no figure
- * computed from a broken state is ever printed. */
-G_GNUC_NORETURN void ps_invariant_failed (const char *file, int line, const char *fmt, ...) G_GNUC_PRINTF (3, 4);

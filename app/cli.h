@@ -9,7 +9,7 @@
 #include <glib.h>
 #include <stdint.h>
 
-#include "sim/report.h"
+#include "app/report.h"
 
 typedef struct {
   const char *config_path;

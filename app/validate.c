@@ -11,10 +11,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "sim/builder.h"
-#include "sim/config.h"
+#include "app/builder.h"
+#include "app/config.h"
 #include "pciesim-version.h"
-#include "sim/error.h"
+#include "app/error.h"
 
 /* One config's run. Workers write only their own Job; the main thread reads them after the pool has joined,
  * so no locking is needed and the report order is the input order whatever finished first. */

@@ -10,8 +10,8 @@
 
 #include "models/stream.h"
 #include "models/system.h"
-#include "sim/config.h"
-#include "sim/report.h"
+#include "app/config.h"
+#include "app/report.h"
 
 /* The mapping from config keys to model parameters, exposed so tests (test-builder) and tools build exactly what a
  * config describes. Nanoseconds become picoseconds where a field says _ps (units_ns_to_ps); credits keep who

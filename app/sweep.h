@@ -26,7 +26,7 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "sim/report.h"
+#include "app/report.h"
 
 typedef struct {
   const char *scenario;

@@ -7,15 +7,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim/builder.h"
+#include "app/builder.h"
 #include "pciesim-describe.h"
 #include "pciesim-version.h"
-#include "sim/cli.h"
-#include "sim/config.h"
-#include "sim/error.h"
-#include "sim/report.h"
-#include "sim/sweep.h"
-#include "sim/validate.h"
+#include "app/cli.h"
+#include "app/config.h"
+#include "app/error.h"
+#include "app/report.h"
+#include "app/sweep.h"
+#include "app/validate.h"
 
 /* Shown by `pciesim --help`, which reaches the default command's context since "--help" is no subcommand word.
  * The statuses are error.h's PsErrorCode values; 1 (figures beyond tolerance) is validate's alone, in its --help. */

@@ -11,6 +11,13 @@ ps_cli_run (const PsCliRun *run, GError **error)
   g_autoptr (PsConfig) cfg = ps_config_load (run->config_path, run->sets, error);
   if (!cfg)
     return FALSE;
+  /* A fabric runs its flows and the microbenchmark its test: a --mode there would be ignored. */
+  if (run->modes && (cfg->topology || cfg->benchmark.workload == PS_WORKLOAD_MICROBENCH)) {
+    ps_error_plain (error, PS_ERROR_USAGE, "--mode does not apply to %s: %s (see pciesim --help)", run->config_path,
+                    cfg->topology ? "a fabric runs its flows: (fabric.active_flows chooses how many)"
+                                  : "the microbenchmark runs microbench.test");
+    return FALSE;
+  }
   /* 0 can stand for "not given" because no valid mask is empty: the config refuses an empty mode list. */
   unsigned modes = run->modes ? run->modes : cfg->benchmark.modes;
   PsRunResult result = { 0 };

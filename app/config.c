@@ -363,8 +363,8 @@ static const KeyDef keys[] = {
   DIST_KEYS ("cpu.wakeup", cpu.wakeup, "interrupt handler -> the process waiting for the transfer runs, a random time"),
 
   { "benchmark.transfer_bytes", K_INT, OFF (benchmark.transfer_bytes), 1, (double) (1ULL << 40), FALSE, NULL, NULL,
-    "102400", "bytes", "bytes per transfer (AN-456 uses 100 KB = 102400); a DMA moves whole DWs (a multiple of 4), "
-    "a PIO transfer any number of bytes" },
+    "102400", "bytes", "bytes per transfer (AN-456 uses 100 KB = 102400); a DMA moves whole DWs: a size that is not one "
+    "is moved rounded up to whole DWs and counted at the bytes asked; a PIO transfer any number of bytes" },
   { "benchmark.iterations", K_INT, OFF (benchmark.iterations), 1, 1000000, FALSE, NULL, NULL, "20", "",
     "transfers averaged (AN-456 uses 20)" },
   { "benchmark.modes", K_MODES, OFF (benchmark.modes), 0, 0, FALSE, NULL, NULL, "[read, write, simultaneous]", "",
@@ -1094,37 +1094,15 @@ load_with_includes (const char *path, GPtrArray *stack, GError **error)
   return g_steal_pointer (&base);
 }
 
-/* Graft one --set KEY=VALUE into the merged tree. The value is YAML, so lists and mappings work; a mapping
- * merges into the section it names, as an include would, so `--set 'link={lanes: 4}'` keeps the other keys. */
+/* Graft the VALUE of `set` (KEY=VALUE, its '=' at `eq`) at `path` below `root`: the value is YAML, so lists and
+ * mappings work; a mapping merges into the section it names, as an include would. `path` is not checked here. */
 static gboolean
-apply_set (YNode *root, const char *set, GError **error)
+graft_set (YNode *root, const char *set, const char *eq, const char *path, GError **error)
 {
-  const char *eq = strchr (set, '=');
-  /* A --set that is not KEY=VALUE at all is a command-line mistake (64), not bad config data (65): config.h. */
-  if (!eq || eq == set) {
-    ps_error_plain (error, PS_ERROR_USAGE, "--set %s: expected KEY.PATH=VALUE", set);
-    return FALSE;
-  }
   /* The origin reads exactly "--set KEY=VALUE", which is how mark_set() tells which --set an error lies in.
    * Columns count within KEY=VALUE: the key is at 1. */
   g_autofree char *origin = g_strdup_printf ("--set %s", set);
-  g_autofree char *path = g_strndup (set, (gsize) (eq - set));
   const YNode key_pos = { .origin = origin, .line = 1, .col = 1 };
-  /* The key is checked before its value is parsed, so a misspelt key is reported as such and not as whatever
-   * its value happens to break. First the leaf is matched within its section; if nothing is close, the section
-   * may be misspelt too and the whole path is matched. */
-  if (!find_key (path) && !is_section (path)) {
-    const char *dot = strrchr (path, '.');
-    g_autofree char *prefix = dot ? g_strndup (path, (gsize) (dot - path)) : g_strdup ("");
-    g_autofree char *hint = suggest (prefix, dot ? dot + 1 : path);
-    g_autofree char *full = hint ? (*prefix ? g_strconcat (prefix, ".", hint, NULL) : g_strdup (hint))
-                                 : suggest_path (path);
-    if (full)
-      ytree_error (error, PS_ERROR_DATA, &key_pos, "unknown key '%s' (did you mean '%s'?)", path, full);
-    else
-      ytree_error (error, PS_ERROR_DATA, &key_pos, "unknown key '%s'", path);
-    return FALSE;
-  }
   /* col_offset is the length of "KEY=", so the value's columns count within KEY=VALUE as the key's do. An empty
    * VALUE is an empty YAML document (NULL, no error): make it the empty scalar that `key:` gives in a file,
    * located just past the '='. */
@@ -1156,6 +1134,135 @@ apply_set (YNode *root, const char *set, GError **error)
   else
     ytree_map_set (map, leaf, value, &key_pos);
   return TRUE;
+}
+
+/* Graft one --set KEY=VALUE into the merged tree, KEY a key of the table or a section of it, so
+ * `--set 'link={lanes: 4}'` keeps the other keys. */
+static gboolean
+apply_set (YNode *root, const char *set, GError **error)
+{
+  const char *eq = strchr (set, '=');
+  /* A --set that is not KEY=VALUE at all is a command-line mistake (64), not bad config data (65): config.h. */
+  if (!eq || eq == set) {
+    ps_error_plain (error, PS_ERROR_USAGE, "--set %s: expected KEY.PATH=VALUE", set);
+    return FALSE;
+  }
+  g_autofree char *origin = g_strdup_printf ("--set %s", set);
+  g_autofree char *path = g_strndup (set, (gsize) (eq - set));
+  const YNode key_pos = { .origin = origin, .line = 1, .col = 1 };
+  /* The key is checked before its value is parsed, so a misspelt key is reported as such and not as whatever
+   * its value happens to break. First the leaf is matched within its section; if nothing is close, the section
+   * may be misspelt too and the whole path is matched. */
+  if (!find_key (path) && !is_section (path)) {
+    const char *dot = strrchr (path, '.');
+    g_autofree char *prefix = dot ? g_strndup (path, (gsize) (dot - path)) : g_strdup ("");
+    g_autofree char *hint = suggest (prefix, dot ? dot + 1 : path);
+    g_autofree char *full = hint ? (*prefix ? g_strconcat (prefix, ".", hint, NULL) : g_strdup (hint))
+                                 : suggest_path (path);
+    if (full)
+      ytree_error (error, PS_ERROR_DATA, &key_pos, "unknown key '%s' (did you mean '%s'?)", path, full);
+    else
+      ytree_error (error, PS_ERROR_DATA, &key_pos, "unknown key '%s'", path);
+    return FALSE;
+  }
+  return graft_set (root, set, eq, path, error);
+}
+
+gboolean
+ps_config_is_element_set (const char *set)
+{
+  return g_str_has_prefix (set, "nodes.") || g_str_has_prefix (set, "links.") || g_str_has_prefix (set, "flows.");
+}
+
+/* The name a link entry goes by: its name:, else "A-B" from its ends (topology.c names it the same way). */
+static char *
+link_entry_name (const YNode *e)
+{
+  if (e->kind == YNODE_MAP) {
+    const YNode *n = ytree_map_get (e, "name"), *a = ytree_map_get (e, "a"), *b = ytree_map_get (e, "b");
+    if (n && n->kind == YNODE_SCALAR)
+      return g_strdup (n->value);
+    if (a && b && a->kind == YNODE_SCALAR && b->kind == YNODE_SCALAR)
+      return g_strdup_printf ("%s-%s", a->value, b->value);
+  } else if (e->kind == YNODE_SEQ && e->items->len == 2) {
+    const YNode *a = e->items->pdata[0], *b = e->items->pdata[1];
+    if (a->kind == YNODE_SCALAR && b->kind == YNODE_SCALAR)
+      return g_strdup_printf ("%s-%s", a->value, b->value);
+  }
+  return NULL;
+}
+
+/* One --set nodes.NAME.KEY=V, links.NAME.KEY=V or flows.NAME.KEY=V: KEY=V grafted into that element of the
+ * topology: or flows: section, before either is parsed, so the element's own checks (topology.c) see the value
+ * as if the file gave it, located at the --set. A link written [A, B] becomes {a: A, b: B} to take a key. */
+static gboolean
+apply_element_set (YNode *topology, YNode *flows, const char *set, GError **error)
+{
+  g_autofree char *origin = g_strdup_printf ("--set %s", set);
+  const YNode key_pos = { .origin = origin, .line = 1, .col = 1 };
+  const char *eq = strchr (set, '=');
+  const char *dot1 = strchr (set, '.');
+  const char *dot2 = dot1 && (!eq || dot1 < eq) ? strchr (dot1 + 1, '.') : NULL;
+  if (!eq || !dot2 || dot2 > eq || dot2 == dot1 + 1 || dot2 + 1 == eq) {
+    ps_error_plain (error, PS_ERROR_USAGE, "--set %s: expected nodes.NAME.KEY=VALUE, links.NAME.KEY=VALUE or "
+                    "flows.NAME.KEY=VALUE", set);
+    return FALSE;
+  }
+  g_autofree char *kind = g_strndup (set, (gsize) (dot1 - set));
+  g_autofree char *name = g_strndup (dot1 + 1, (gsize) (dot2 - dot1 - 1));
+  g_autofree char *path = g_strndup (dot2 + 1, (gsize) (eq - dot2 - 1));
+  gboolean node = strcmp (kind, "nodes") == 0, flow = strcmp (kind, "flows") == 0;
+  YNode *list = flow ? flows : topology ? ytree_map_get (topology, node ? "nodes" : "links") : NULL;
+  if (!list) {
+    ytree_error (error, PS_ERROR_DATA, &key_pos, "'%s.%s': this config has no %s: section (nodes., links. and "
+                 "flows. address the elements of a fabric)", kind, name, flow ? "flows" : "topology");
+    return FALSE;
+  }
+  YNode *target = NULL;
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  if (node && list->kind == YNODE_MAP) {
+    for (guint i = 0; i < list->keys->len; i++)
+      g_ptr_array_add (names, g_strdup (((const YNode *) list->keys->pdata[i])->value));
+    target = ytree_map_get (list, name);
+  } else if (!node && list->kind == YNODE_SEQ) {
+    for (guint i = 0; i < list->items->len; i++) {
+      YNode *e = list->items->pdata[i];
+      char *n = NULL;
+      if (flow && e->kind == YNODE_MAP) {
+        const YNode *nn = ytree_map_get (e, "name");
+        n = nn && nn->kind == YNODE_SCALAR ? g_strdup (nn->value) : NULL;
+      } else if (!flow)
+        n = link_entry_name (e);
+      if (!n)
+        continue;
+      if (!target && strcmp (n, name) == 0)
+        target = e;
+      g_ptr_array_add (names, n);
+    }
+  }
+  if (!target) {
+    g_ptr_array_add (names, NULL);
+    const char *hint = ps_closest ((const char *const *) names->pdata, name, 3);
+    ytree_error (error, PS_ERROR_DATA, &key_pos, "no %s named '%s' in this config%s%s%s", node ? "node" : flow ? "flow"
+                 : "link", name, hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
+    return FALSE;
+  }
+  if (target->kind == YNODE_SEQ) { /* [A, B]: the same link as {a: A, b: B} */
+    YNode *m = ytree_map_new (target->origin, target->line, target->col);
+    ytree_map_set (m, "a", ytree_copy (target->items->pdata[0]), target->items->pdata[0]);
+    ytree_map_set (m, "b", ytree_copy (target->items->pdata[1]), target->items->pdata[1]);
+    for (guint i = 0; i < list->items->len; i++)
+      if (list->items->pdata[i] == target) {
+        ytree_free (target);
+        list->items->pdata[i] = m;
+      }
+    target = m;
+  }
+  if (target->kind != YNODE_MAP) {
+    ytree_error (error, PS_ERROR_DATA, &key_pos, "cannot set '%s' in %s '%s': it is not a mapping", path, kind, name);
+    return FALSE;
+  }
+  return graft_set (target, set, eq, path, error);
 }
 
 /* seen maps the table's own path strings (static, so never freed) to the node each value came from: combination
@@ -1192,6 +1299,9 @@ walk_map (Walk *w, const YNode *map, const char *prefix, GError **error)
     } else {
       /* The hint is sought at the same level only, so a typo under link. never suggests another section's key. */
       g_autofree char *hint = suggest (prefix, kn->value);
+      /* At the top, the fabric's sections are candidates too (`flow:` for `flows:`). */
+      if (!hint && !*prefix)
+        hint = g_strdup (ps_closest ((const char *const[]) { "topology", "flows", NULL }, kn->value, 3));
       if (hint)
         ytree_error (error, PS_ERROR_DATA, kn, "unknown key '%s' (did you mean '%s%s%s'?)", path, prefix,
                      *prefix ? "." : "", hint);
@@ -1347,6 +1457,26 @@ check_dist (Walk *w, const YNode *root, const char *prefix, const PsDist *d, GEr
     if (!bad && t->pairs[2 * t->n - 1] != 1)
       bad = "table: the last cumulative probability must be 1";
   }
+  /* A parameter the kind does not read would be silently ignored: refused, at the parameter, when it is given
+   * where the kind is (the same file) or by a --set. A file's parameters left behind when a later file or a
+   * --set changes the kind are that file's description of another distribution, not a mistake. */
+  static const char *const used[][3] = { { "value_ns", NULL }, { "min_ns", "max_ns", NULL },
+                                         { "median_ns", "p99_ns", NULL }, { "table", NULL } };
+  static const char *const all[] = { "value_ns", "min_ns", "max_ns", "median_ns", "p99_ns", "table", NULL };
+  g_autofree char *kind_key = g_strdup_printf ("%s.kind", prefix);
+  const YNode *kind_at = g_hash_table_lookup (w->seen, kind_key);
+  for (const char *const *a = all; !bad && *a; a++) {
+    g_autofree char *key = g_strdup_printf ("%s.%s", prefix, *a);
+    const YNode *given = g_hash_table_lookup (w->seen, key);
+    gboolean here = given && (g_str_has_prefix (given->origin, "--set ")
+                              || (kind_at && strcmp (kind_at->origin, given->origin) == 0));
+    if (here && !g_strv_contains (used[d->kind], *a)) {
+      g_autofree char *reads = g_strjoinv (" and ", (char **) used[d->kind]);
+      ytree_error (error, PS_ERROR_DATA, given, "%s is not used by %s.kind %s, which reads %s", key, prefix,
+                   dist_words[d->kind], reads);
+      return FALSE;
+    }
+  }
   if (!bad)
     return TRUE;
   g_autofree char *key = g_strdup_printf ("%s.%s", prefix, param);
@@ -1414,6 +1544,33 @@ check_combinations (Walk *w, const YNode *root, GError **error)
                  "read completion boundary %" G_GINT64_FORMAT " + 1): no read could ever be issued",
                  c->endpoint.completion_buffer_headers, min_hdrs, c->link.max_read_request,
                  c->link.read_completion_boundary);
+    return FALSE;
+  }
+  /* 64 GT/s has no non-flit mode (spec §4.2.3.3: flit mode is required at 64 GT/s): a false there would be ignored. */
+  at = g_hash_table_lookup (w->seen, "link.flit_mode");
+  if (c->link.gen == 6 && at && !c->link.flit_mode) {
+    ytree_error (error, PS_ERROR_DATA, at, "link.flit_mode is false at Gen6: 64 GT/s runs flit mode only (spec "
+                 "§4.2.3.3); leave the key out or choose link.gen 1..5");
+    return FALSE;
+  }
+  /* The central memory must hold one max-size TLP of each kind it takes, or that TLP could never enter; and
+   * it is only there with switch.buffer: shared. */
+  static const char *const pool_keys[] = { "switch.pool.ph", "switch.pool.pd", "switch.pool.nph", "switch.pool.npd",
+                                           NULL };
+  for (const char *const *k = pool_keys; *k; k++) {
+    const YNode *given = g_hash_table_lookup (w->seen, *k);
+    if (given && c->sw.buffer == 0) {
+      ytree_error (error, PS_ERROR_DATA, given, "%s is only used with switch.buffer: shared (the switch here has "
+                   "per-port buffers, switch.rx_credits)", *k);
+      return FALSE;
+    }
+  }
+  if (c->sw.pool.pd != 0 && c->sw.pool.pd < c->link.max_payload / 16) {
+    at = g_hash_table_lookup (w->seen, "switch.pool.pd");
+    ytree_error (error, PS_ERROR_DATA, at ? at : root, "switch.pool.pd (%" G_GINT64_FORMAT ") holds less than one "
+                 "max-payload TLP (link.max_payload %" G_GINT64_FORMAT " bytes = %" G_GINT64_FORMAT " credits): no "
+                 "such write could ever enter the switch", c->sw.pool.pd, c->link.max_payload,
+                 c->link.max_payload / 16);
     return FALSE;
   }
   gboolean flit = c->link.gen == 6 || c->link.flit_mode;
@@ -1658,6 +1815,58 @@ ps_config_load (const char *path, const char *const *sets, GError **error)
   return cfg;
 }
 
+/* A located error at the value of key `path`, found through its recorded origin (FILE:LINE:COL, or the --set
+ * that gave it at 1:1), for checks that run after the walk; the file's 1:1 for a default. */
+static void G_GNUC_PRINTF (4, 5)
+error_at_key (GError **error, const PsConfig *cfg, const char *path, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  const PsKeyOrigin *o = ps_config_origin (cfg, path);
+  g_autofree char *file = g_strdup (o && o->at ? o->at : cfg->path);
+  int line = 1, col = 1;
+  char *c2 = o && o->at && o->from != PS_FROM_SET ? strrchr (file, ':') : NULL;
+  char *c1 = c2 ? g_strrstr_len (file, c2 - file, ":") : NULL;
+  if (c1) {
+    line = atoi (c1 + 1);
+    col = atoi (c2 + 1);
+    *c1 = '\0';
+  }
+  ps_error_located (error, PS_ERROR_DATA, file, line, col, "%s", msg);
+}
+
+/* Keys that only a fabric's parts read, given to a config that lacks those parts: they would change nothing. */
+static gboolean
+check_fabric_keys (const PsConfig *cfg, GError **error)
+{
+  const PsTopology *t = cfg->topology;
+  guint switches = 0;
+  for (guint i = 0; t && i < t->n_nodes; i++)
+    switches += t->nodes[i].type == PS_NODE_SWITCH;
+  for (size_t i = 0; i < N_KEYS; i++) {
+    if (origin_of (cfg, i)->from == PS_FROM_DEFAULT)
+      continue;
+    if (g_str_has_prefix (keys[i].path, "switch.") && !switches) {
+      error_at_key (error, cfg, keys[i].path, "%s is set, but this config has no switch (a topology: node of type "
+                    "switch): it would change nothing", keys[i].path);
+      return FALSE;
+    }
+    if (g_str_has_prefix (keys[i].path, "fabric.") && !t) {
+      error_at_key (error, cfg, keys[i].path, "%s is set, but this config has no topology: it would change "
+                    "nothing", keys[i].path);
+      return FALSE;
+    }
+  }
+  if (t && cfg->fabric.active_flows > (int64_t) t->n_flows) {
+    error_at_key (error, cfg, "fabric.active_flows", "fabric.active_flows (%" G_GINT64_FORMAT ") is more than the "
+                  "%u flows this config has", cfg->fabric.active_flows, t->n_flows);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* The three passes described at the top of the file; published.* keys may be absent, nothing else without a
  * default may. */
 static PsConfig *
@@ -1682,7 +1891,15 @@ load (const char *path, const char *const *sets, GError **error)
   g_autoptr (YNode) topology = ytree_map_take (root, "topology");
   g_autoptr (YNode) flows = ytree_map_take (root, "flows");
   g_autoptr (YNode) file = topology ? ytree_copy (root) : NULL;
-  g_autoptr (PsConfig) cfg = build (path, root, sets, error);
+  /* --set nodes.NAME.… (links., flows.) goes into that element, the others over the whole file. */
+  g_autoptr (GPtrArray) file_sets = g_ptr_array_new ();
+  for (const char *const *s = sets; s && *s; s++)
+    if (!ps_config_is_element_set (*s))
+      g_ptr_array_add (file_sets, (gpointer) *s);
+    else if (!apply_element_set (topology, flows, *s, error))
+      return NULL;
+  g_ptr_array_add (file_sets, NULL);
+  g_autoptr (PsConfig) cfg = build (path, root, (const char *const *) file_sets->pdata, error);
   if (!cfg)
     return NULL;
   if (flows && !topology) {
@@ -1691,18 +1908,25 @@ load (const char *path, const char *const *sets, GError **error)
   }
   if (topology) {
     cfg->tree = g_steal_pointer (&file);
-    cfg->sets = g_strdupv ((char **) sets);
+    cfg->sets = g_strdupv ((char **) file_sets->pdata);
     cfg->topology = ps_topology_parse (cfg, topology, flows, error);
     if (!cfg->topology)
       return NULL;
   }
+  if (!check_fabric_keys (cfg, error))
+    return NULL;
   return g_steal_pointer (&cfg);
 }
 
 PsConfig *
 ps_config_derive (const PsConfig *base, const YNode *overlay, GError **error)
 {
+  /* The file's --sets are fabric-wide defaults: they go over the file, and a node's or link's own keys over them
+   * (--set link.lanes=16 widens every link that does not give its own width). */
   g_autoptr (YNode) root = ytree_copy (base->tree);
+  for (const char *const *s = (const char *const *) base->sets; s && *s; s++)
+    if (!apply_set (root, *s, error))
+      return NULL;
   if (overlay) {
     /* The overlay's own include: comes first and its keys over it, as in a file (load_with_includes()); the
      * whole then goes over the file's keys. */
@@ -1718,7 +1942,7 @@ ps_config_derive (const PsConfig *base, const YNode *overlay, GError **error)
     ytree_merge (merged, g_steal_pointer (&top));
     ytree_merge (root, g_steal_pointer (&merged));
   }
-  return build (base->path, root, (const char *const *) base->sets, error);
+  return build (base->path, root, NULL, error);
 }
 
 /* Passes 2 and 3 over a merged tree (`root`, modified): the --sets, the defaults, the walk, and the checks that

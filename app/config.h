@@ -245,6 +245,9 @@ const char *ps_mode_name (unsigned single_mode);
 
 /* Print every key: path, type, default, unit, meaning and source (the `pciesim keys` command). */
 void ps_config_print_keys (GString *out, gboolean markdown);
+/* TRUE if the --set KEY=VALUE `set` addresses one element of a fabric: nodes.NAME.KEY, links.NAME.KEY or
+ * flows.NAME.KEY (a node's keys, a link entry's, a flow's fields), applied to that element alone. */
+gboolean ps_config_is_element_set (const char *set);
 /* TRUE if `path` is a known key (used by scenario axes). */
 gboolean ps_config_key_exists (const char *path);
 /* TRUE if `path` is a section: a proper prefix of some key, ending at a dot ("link", "host.rx_credits"). */

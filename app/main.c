@@ -141,7 +141,8 @@ cmd_validate (int argc, char **argv)
   gboolean strict = FALSE;
   gint jobs = 0;
   /* Seed 1, not the time, in every command: the same command line gives the same figures. GOption has no
-   * unsigned 64-bit type, so a negative --seed is taken as its two's-complement bits, still a valid seed. */
+   * unsigned 64-bit type; a negative --seed is refused (issue #26: it would be taken as its two's-complement
+   * bits, a seed nobody meant). */
   gint64 seed = 1;
   GOptionEntry entries[] = {
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "table (default), csv, json or markdown", "FORMAT" },
@@ -167,6 +168,8 @@ cmd_validate (int argc, char **argv)
   GError *e = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &e))
     return finish (usage_error (e, "validate"));
+  if (seed < 0)
+    return usage ("validate", "--seed must not be negative");
   /* Remaining arguments are config paths: GOption leaves them in argv after parsing. */
   PsValidate v = { .configs = (const char *const *) argv + 1, .sets = (const char *const *) sets,
                    .tolerance_pct = tolerance, .strict = strict, .jobs = jobs, .seed = (uint64_t) seed,
@@ -216,6 +219,8 @@ cmd_run (int argc, char **argv)
   GError *e = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &e))
     return finish (usage_error (e, NULL));
+  if (seed < 0)
+    return usage (NULL, "--seed must not be negative");
   /* Before the argument count, so `pciesim --version` needs no CONFIG. The git describe names the exact commit;
    * built outside git there is only the project version. */
   if (version) {
@@ -289,6 +294,8 @@ cmd_sweep (int argc, char **argv)
   GError *e = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &e))
     return finish (usage_error (e, "sweep"));
+  if (seed < 0)
+    return usage ("sweep", "--seed must not be negative");
   if (argc != 2)
     return usage ("sweep", argc < 2 ? "no scenario file given" : "more than one scenario file given");
   /* Progress only on a terminal: the line redraws itself with \r and an erase code, which would litter a log. */

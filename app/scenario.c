@@ -133,10 +133,15 @@ flatten_overrides (PsScenario *s, const YNode *map, const char *prefix, GError *
     const YNode *k = map->keys->pdata[i], *v = map->items->pdata[i];
     g_autofree char *path = *prefix ? g_strconcat (prefix, ".", k->value, NULL) : g_strdup (k->value);
     /* sets and set_nodes grow together: relocate() takes set_nodes[i] as the node that wrote sets[i]. */
-    if (ps_config_key_exists (path)) {
+    /* nodes.NAME.KEY, links.NAME.KEY, flows.NAME.KEY: one element of a fabric, checked by each point's load
+     * (config.h); the parts above the key nest like sections. */
+    g_autofree char *probe = g_strconcat (path, ".x=", NULL);
+    g_auto (GStrv) parts = g_strsplit (path, ".", -1);
+    guint depth = g_strv_length (parts);
+    if (ps_config_key_exists (path) || (ps_config_is_element_set (path) && depth >= 3 && v->kind != YNODE_MAP)) {
       g_ptr_array_add (s->sets, set_string (path, v));
       g_ptr_array_add (s->set_nodes, (gpointer) v);
-    } else if (ps_config_is_section (path)) {
+    } else if (ps_config_is_section (path) || (ps_config_is_element_set (probe) && v->kind == YNODE_MAP)) {
       /* A section given a scalar (`endpoint: 8`) is an error at that value, not a key to set. */
       if (!want_kind (v, YNODE_MAP, path, error) || !flatten_overrides (s, v, path, error))
         return FALSE;
@@ -263,7 +268,7 @@ load_axis (PsScenario *s, const YNode *entry, GError **error)
   }
   /* Checked here rather than left to the points' config loads, so a misspelt key is an error at the axis key with
    * a did-you-mean, not a config load failure blamed on one of its values. */
-  if (!ps_config_key_exists (key->value)) {
+  if (!ps_config_key_exists (key->value) && !ps_config_is_element_set (key->value)) {
     unknown_config_key (error, key, "axis key", key->value);
     return FALSE;
   }

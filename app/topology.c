@@ -216,8 +216,18 @@ parse_node (const PsConfig *file, PsTopology *t, PsNode *node, const YNode *key,
         ytree_map_set (overlay, "include", ytree_copy (val), k);
       continue;
     }
-    if (!ps_config_is_section (k->value) || strcmp (k->value, "published") == 0)
+    if (!ps_config_is_section (k->value) || strcmp (k->value, "published") == 0) {
+      /* A key of a section written without it (`lanes: 4` for `link: {lanes: 4}`): say where it belongs. */
+      for (const char *const *sec = choices + 5; *sec; sec++) {
+        g_autofree char *path = g_strconcat (*sec, ".", k->value, NULL);
+        if (ps_config_key_exists (path)) {
+          ytree_error (error, PS_ERROR_DATA, k, "unknown key '%s' in a node (did you mean '%s: {%s: …}'?)",
+                       k->value, *sec, k->value);
+          return FALSE;
+        }
+      }
       return unknown_key (k, "a node", choices, error);
+    }
     ytree_map_set (overlay, k->value, ytree_copy (val), k);
   }
   const YNode *n;
@@ -751,6 +761,19 @@ ps_topology_parse (const PsConfig *file, const YNode *topology, const YNode *flo
         top = p + 1;
     if (!nd->ports)
       nd->ports = nd->type == PS_NODE_ENDPOINT ? 1 : nd->type == PS_NODE_SWITCH ? MAX (top, 2) : MAX (top, 1);
+    /* weights: one per port, read by weighted round robin alone: any other count or arbiter leaves some unread. */
+    const YNode *nv = ytree_map_get (nodes, nd->name), *wn = nv ? ytree_map_get (nv, "weights") : NULL;
+    if (wn && wn->items->len != nd->ports) {
+      ytree_error (error, PS_ERROR_DATA, wn, "weights: %u given for the %u ports of switch %s (port 0 upstream): "
+                   "give one per port", wn->items->len, nd->ports, nd->name);
+      return NULL;
+    }
+    const PsConfig *ncfg = nd->cfg ? nd->cfg : file;
+    if (wn && ncfg->sw.arbitration != 1) {
+      ytree_error (error, PS_ERROR_DATA, wn, "weights: only switch.arbitration: weighted_round_robin reads them "
+                   "(switch %s arbitrates round robin)", nd->name);
+      return NULL;
+    }
   }
   if (!check_graph (t, nodes, error))
     return NULL;

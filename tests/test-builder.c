@@ -461,12 +461,17 @@ START_TEST (test_fabric_defaults_and_overrides)
   ck_assert_int_eq (link_cfg (cfg, 1)->link.max_payload, 256);
   ck_assert_int_eq (link_cfg (cfg, 2)->link.max_payload, 512);
 
-  /* --set link.max_payload sets every link's, as an OS programs one MPS along a path: the command line wins over
-   * the link's own key as over any file. */
+  /* --set link.max_payload is the fabric-wide default: it sets the links that do not give their own (issue #26),
+   * and the link that does keeps it; --set links.NAME.KEY sets that one link alone. */
   const char *const sets[] = { "link.max_payload=128", "fabric.active_flows=1", NULL };
   g_autoptr (PsConfig) c2 = load ("fabric-set", fabric_yaml, sets);
-  for (guint i = 0; i < c2->topology->n_links; i++)
-    ck_assert_int_eq (link_cfg (c2, i)->link.max_payload, 128);
+  ck_assert_int_eq (link_cfg (c2, 0)->link.max_payload, 128);
+  ck_assert_int_eq (link_cfg (c2, 1)->link.max_payload, 128);
+  ck_assert_int_eq (link_cfg (c2, 2)->link.max_payload, 512);
+  const char *const one[] = { "links.wide.max_payload=128", NULL };
+  g_autoptr (PsConfig) c3 = load ("fabric-one", fabric_yaml, one);
+  ck_assert_int_eq (link_cfg (c3, 0)->link.max_payload, 256);
+  ck_assert_int_eq (link_cfg (c3, 2)->link.max_payload, 128);
   /* fabric.active_flows=1 runs the first flow only; the second is reported as not run. */
   PsRunResult r = { 0 };
   g_autoptr (GError) e = NULL;
@@ -479,6 +484,48 @@ START_TEST (test_fabric_defaults_and_overrides)
   ck_assert_double_gt (r.fabric.links[2].a_to_b.payload, 0);
   ck_assert_double_eq (r.fabric.links[0].a_to_b.payload, 0);
   ck_assert_double_eq (r.fabric.links[0].b_to_a.payload, 0);
+}
+END_TEST
+
+/* --set addressed to one element of a fabric (issue #26): a node's key, a link's, a flow's field, each applied to
+ * that element alone, with the node's own value winning over a fabric-wide --set of the same key. */
+START_TEST (test_element_sets)
+{
+  const char *const sets[] = { "nodes.host.link.lanes=16", "nodes.sw.link.lanes=16", "nodes.b.link.lanes=4",
+                               "links.host-sw.lanes=8", "flows.r.bytes=8192", "link.lanes=1", NULL };
+  g_autoptr (PsConfig) c = load ("fabric-elements", fabric_yaml, sets);
+  const PsTopology *t = c->topology;
+  /* host-sw: the link's own x8 between two x16 ends. sw-a: a keeps its own x2 over the fabric-wide x1. wide: b
+   * at its --set x4. */
+  ck_assert_int_eq (c->link.lanes, 1);
+  ck_assert_int_eq (t->links[0].lanes, 8);
+  ck_assert_int_eq (t->links[1].lanes, 2);
+  ck_assert_int_eq (t->links[2].lanes, 4);
+  ck_assert_int_eq (t->nodes[3].cfg->link.lanes, 4);
+  ck_assert_int_eq (t->nodes[2].cfg->link.lanes, 2);
+  ck_assert_int_eq (t->flows[1].bytes, 8192);
+  ck_assert_int_eq (t->flows[0].bytes, 4096);
+
+  /* A name the fabric lacks, a field a flow lacks, a config without topology: located at the --set. */
+  const struct {
+    const char *yaml, *set, *want;
+  } bad[] = {
+    { fabric_yaml, "nodes.bb.link.lanes=4", "--set nodes.bb.link.lanes=4:1:1: error: no node named 'bb' in this "
+      "config (did you mean 'b'?)" },
+    { fabric_yaml, "flows.w.size=4", "unknown" },
+    { fabric_yaml, "links.wide=4", "expected nodes.NAME.KEY=VALUE" },
+    { "link: {gen: 2, lanes: 8}\n", "nodes.a.link.lanes=4", "this config has no topology: section" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+    g_autofree char *dir = case_dir ("fabric-bad-element");
+    g_autofree char *path = g_build_filename (dir, "c.yaml", NULL);
+    ck_assert (g_file_set_contents (path, bad[i].yaml, -1, NULL));
+    const char *one[] = { bad[i].set, NULL };
+    g_autoptr (GError) e = NULL;
+    g_autoptr (PsConfig) cfg = ps_config_load (path, one, &e);
+    ck_assert_msg (cfg == NULL && e != NULL, "case %u accepted", i);
+    ck_assert_msg (strstr (e->message, bad[i].want) != NULL, "case %u: %s", i, e->message);
+  }
 }
 END_TEST
 
@@ -500,6 +547,7 @@ main (void)
   tcase_add_loop_test (tc, test_model_errors, 0, G_N_ELEMENTS (model_error_cases));
   tcase_add_test (tc, test_system_param_is_65);
   tcase_add_test (tc, test_fabric_defaults_and_overrides);
+  tcase_add_test (tc, test_element_sets);
   suite_add_tcase (s, tc);
     return run_suite (s);
 }

@@ -521,6 +521,19 @@ static const BadSet bad_sets[] = {
   /* "link.gen=a: b: c": the second ':' is column 14. */
   { "link.gen=a: b: c", PS_ERROR_DATA, "--set link.gen=a: b: c:1:14: error: ", "mapping values are not allowed" },
   { "link.gen.x=1", PS_ERROR_DATA, "--set link.gen.x=1:1:1: error: ", "unknown key 'link.gen.x'" },
+  /* Keys that would change nothing where they are given (issue #26). "link={gen: 6, flit_mode: false}": the
+   * false is column 26. */
+  { "link={gen: 6, flit_mode: false}", PS_ERROR_DATA, "--set link={gen: 6, flit_mode: false}:1:26: error: ",
+    "runs flit mode only" },
+  { "switch.latency_ns=5", PS_ERROR_DATA, "--set switch.latency_ns=5:1:1: error: ", "has no switch" },
+  { "fabric.active_flows=1", PS_ERROR_DATA, "--set fabric.active_flows=1:1:1: error: ", "has no topology" },
+  /* "cpu.interrupt={kind: fixed, median_ns: 5}": the 5 is column 40. */
+  { "cpu.interrupt={kind: fixed, median_ns: 5}", PS_ERROR_DATA, "--set cpu.interrupt={kind: fixed, median_ns: 5}:1:40: "
+    "error: ", "cpu.interrupt.median_ns is not used by cpu.interrupt.kind fixed" },
+  { "switch.pool.pd=1", PS_ERROR_DATA, "--set switch.pool.pd=1:1:16: error: ", "only used with switch.buffer: shared" },
+  /* "switch={buffer: shared, pool: {pd: 1}}": the 1 is column 36; the default MPS, 128, needs 8 credits. */
+  { "switch={buffer: shared, pool: {pd: 1}}", PS_ERROR_DATA, "--set switch={buffer: shared, pool: {pd: 1}}:1:36: "
+    "error: ", "holds less than one max-payload TLP" },
 };
 
 START_TEST (test_set_bad)

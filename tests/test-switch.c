@@ -254,6 +254,26 @@ START_TEST (test_uniform_stream_latency)
 }
 END_TEST
 
+/* A slow flow is no deadlock (issue #26): 256 KB capped at 0.1 MB/s needs 2.62 s of simulated time, more than the
+ * run's old time budget (1 s + 1 us per byte = 1.26 s), and its requests are 2.56 ms apart. By hand: 1024 MWrs of
+ * 256 bytes, the i-th entering at i x 256 / 0.1 ns; the figure is bytes over first-to-last delivery, (1024 x
+ * 256) / (1023 x 2.56 ms + one TLP's trip) = 0.1001 MB/s: within 0.2% of the cap. */
+START_TEST (test_slow_flow_finishes)
+{
+  SwitchParams sp = switch_base (4, SWITCH_CUT_THROUGH);
+  Rig r;
+  rig_build (&r, 1, &sp, 2, (guint[]) { 1, 1 }, 4);
+  FlowSpec fs = flow (&r, 0, 1, FLOW_WRITE, 256 << 10, 1);
+  fs.rate_mbps = 0.1;
+  FlowResult out;
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (rig_run (&r, &fs, 1, &out, &e), "%s", e ? e->message : "");
+  fabric_free (r.f);
+  ck_assert_uint_eq (out.bytes, 256 << 10);
+  ck_assert_msg (fabs (out.mbps - 0.1) < 0.0002, "%.6f MB/s", out.mbps);
+}
+END_TEST
+
 /* The heap in use, as the allocator counts it (under AddressSanitizer, its own allocator's count). */
 #if defined(__SANITIZE_ADDRESS__)
 /* sanitizer/allocator_interface.h's, which GCC does not install. */
@@ -563,6 +583,7 @@ main (void)
   tcase_add_loop_test (tc, test_latency_through_switches, 0, 8);
   tcase_add_test (tc, test_store_and_forward_adds_serialisation);
   tcase_add_test (tc, test_uniform_stream_latency);
+  tcase_add_test (tc, test_slow_flow_finishes);
   tcase_add_test (tc, test_flow_memory_independent_of_length);
   tcase_add_loop_test (tc, test_shared_link_splits_equally, 0, 7);
   tcase_add_test (tc, test_weighted_round_robin);

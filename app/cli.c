@@ -1,6 +1,8 @@
 /* cli.c — one straight line: config_load -> ps_run_config -> report -> output. */
 #include "cli.h"
 
+#include <stdio.h>
+
 #include "app/builder.h"
 #include "app/config.h"
 #include "sim/trace.h"
@@ -39,6 +41,19 @@ ps_cli_run (const PsCliRun *run, GError **error)
     return FALSE;
   }
   result.wall_s = (double) (g_get_monotonic_time () - t0) / 1e6;
+  /* A window that opens after the traced run ended leaves a trace of declarations only: say so, since the user
+   * asked for events. The trace covers the first mode run (or the fabric's, or the microbenchmark's run). */
+  if (trace != NULL && run->trace_window) {
+    double end_ns = result.fabric.ran ? result.fabric.sim_time_ns
+                    : result.microbench.ran ? result.microbench.sim_time_ns : 0;
+    for (int m = 0; m < PS_N_MODES && end_ns == 0; m++)
+      if (result.modes[m].ran)
+        end_ns = result.modes[m].sim_time_ns;
+    SimTraceOptions o = { .window_end_ps = SIM_TIME_MAX };
+    if (sim_trace_parse_window (run->trace_window, &o, NULL) && (double) o.window_start_ps / 1000.0 >= end_ns)
+      fprintf (stderr, "pciesim: warning: --trace-window starts at %.3f ns, after the traced run ended at %.3f ns: "
+               "the trace holds no events\n", (double) o.window_start_ps / 1000.0, end_ns);
+  }
   /* Rendered whole, then written in one go: ps_write_output() replaces a file atomically, which needs all of it. */
   g_autoptr (GString) out = g_string_new (NULL);
   ps_report_render (out, &result, run->format, TRUE);

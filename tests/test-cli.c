@@ -106,6 +106,11 @@ static const UsageCase usage_cases[] = {
   { { "--bogus", CONFIG }, "(see pciesim --help)" },
   { { "--mode", "read,copy", CONFIG }, "'copy'" },
   { { "help", "frobnicate" }, "help: no command 'frobnicate'" },
+  /* Inputs that would be ignored (issue #26): a negative seed, --mode where the config runs no modes. */
+  { { "--seed", "-1", CONFIG }, "--seed must not be negative" },
+  { { "sweep", "--seed", "-1", "scenarios/tags_vs_payload.yaml" }, "--seed must not be negative" },
+  { { "--mode", "read", "configs/fabric_shared_g3_x8.yaml" }, "a fabric runs its flows" },
+  { { "--mode", "write", "configs/nfp6000_g3_x8.yaml" }, "the microbenchmark runs microbench.test" },
 };
 
 START_TEST (test_usage_errors)
@@ -119,6 +124,22 @@ START_TEST (test_usage_errors)
   ck_assert_msg (strstr (r.err, c->needle), "case %d: '%s' does not say '%s'", _i, r.err, c->needle);
   /* Nothing on stdout: `pciesim … > report` must not leave something that looks like a report. */
   ck_assert_msg (r.out[0] == '\0', "case %d: wrote to stdout on error: %s", _i, r.out);
+}
+END_TEST
+
+/* A --trace-window that opens after the run has ended would give a trace without events: a warning says so, and
+ * the run still succeeds (issue #26). The Gen2 x8 read of 20 x 100 KB ends well before 1 s. */
+START_TEST (test_trace_window_past_end)
+{
+  g_autofree char *path = g_build_filename (tmpdir_root, "window.vcd", NULL);
+  g_auto (TestRun) r;
+  PCIESIM (&r, CONFIG, "--mode", "read", "--trace", path, "--trace-window", "1000000000:");
+  ck_assert_msg (r.status == 0, "status %d: %s", r.status, r.err);
+  ck_assert_msg (strstr (r.err, "pciesim: warning: --trace-window starts at 1000000000.000 ns, after the traced run "
+                         "ended") != NULL, "%s", r.err);
+  g_auto (TestRun) ok;
+  PCIESIM (&ok, CONFIG, "--mode", "read", "--trace", path, "--trace-window", "1000:");
+  ck_assert_msg (ok.status == 0 && ok.err[0] == '\0', "status %d: %s", ok.status, ok.err);
 }
 END_TEST
 
@@ -684,6 +705,7 @@ main (void)
   tcase_add_test (tc, test_help);
   tcase_add_test (tc, test_version);
   tcase_add_loop_test (tc, test_usage_errors, 0, G_N_ELEMENTS (usage_cases));
+  tcase_add_test (tc, test_trace_window_past_end);
   tcase_add_test (tc, test_missing_config);
   tcase_add_test (tc, test_bad_data);
   tcase_add_test (tc, test_bad_set);

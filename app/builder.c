@@ -216,18 +216,22 @@ usage_of (PsUsage *out, const LinkUsage *u)
   *out = (PsUsage) { u->payload, u->tlp_overhead, u->dllp, u->ordered_sets, u->idle };
 }
 
-/* LinkErrors (models) and PsLinkErrors (reports) are the same counts; written only when errors are modelled. */
+/* LinkErrors (models) and PsLinkErrors (reports) are the same counts. */
+static void
+link_errors_of (PsLinkErrors *dst, const LinkErrors *src)
+{
+  *dst = (PsLinkErrors) { src->tlp_errors, src->dllp_errors, src->naks, src->replays, src->replay_timeouts,
+                          src->retrains, src->replayed_tlps, src->replayed_bytes, src->flit_errors };
+}
+
+/* Written only when errors are modelled. */
 static void
 errors_of (PsModeResult *m, const PsConfig *cfg, const LinkErrors e[2])
 {
   m->has_errors = cfg->link.ber > 0;
   m->latency_p99_ns = NAN;
-  const LinkErrors *src[2] = { &e[LINK_UPSTREAM], &e[LINK_DOWNSTREAM] };
-  PsLinkErrors *dst[2] = { &m->errors_up, &m->errors_down };
-  for (int i = 0; i < 2; i++)
-    *dst[i] = (PsLinkErrors) { src[i]->tlp_errors, src[i]->dllp_errors, src[i]->naks, src[i]->replays,
-                               src[i]->replay_timeouts, src[i]->retrains, src[i]->replayed_tlps,
-                               src[i]->replayed_bytes, src[i]->flit_errors };
+  link_errors_of (&m->errors_up, &e[LINK_UPSTREAM]);
+  link_errors_of (&m->errors_down, &e[LINK_DOWNSTREAM]);
 }
 
 /* WhyResult (models) -> the report's terms; transmitters keep only the causes that held them idle at all. */
@@ -756,6 +760,9 @@ ps_run_fabric (const PsConfig *cfg, uint64_t seed, PsFabricResult *out, GError *
     /* a is the link's DSP end: a to b is downstream. */
     usage_of (&r->a_to_b, &lr[i].usage[LINK_DOWNSTREAM]);
     usage_of (&r->b_to_a, &lr[i].usage[LINK_UPSTREAM]);
+    r->has_errors = (l->cfg ? l->cfg : cfg)->link.ber > 0;
+    link_errors_of (&r->a_to_b_errors, &lr[i].errors[LINK_DOWNSTREAM]);
+    link_errors_of (&r->b_to_a_errors, &lr[i].errors[LINK_UPSTREAM]);
   }
   out->ran = true;
   out->window_ns = (double) (st.window_end_ps - st.window_start_ps) / 1000.0;

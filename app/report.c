@@ -115,9 +115,10 @@ json_directions (PsJson *j, const PsModeResult *m, int indent)
   ps_json_end (j);
 }
 
-/* results.MODE.errors of one direction: the LinkErrors counts (README, JSON output). */
-static void
-json_errors (PsJson *j, const PsLinkErrors *e)
+/* results.MODE.errors of one direction (and links[].errors of a fabric): the LinkErrors counts (README, JSON
+ * output). */
+void
+ps_report_json_errors (PsJson *j, const PsLinkErrors *e)
 {
   ps_json_object (j, 0);
   const char *names[] = { "tlp_errors", "dllp_errors", "naks", "replays", "replay_timeouts", "retrains",
@@ -270,19 +271,22 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
   ps_json_string_member (&j, "model", r->model);
   /* With the resolved config below, the seed makes the file a complete statement of what was run. */
   ps_json_uint_member (&j, "seed", r->seed);
-  /* A summary of the link, not the whole config: "config" names the file that holds the rest. */
-  ps_json_key (&j, "link");
-  ps_json_object (&j, 0);
-  const char *link_keys[] = { "gen", "lanes", "max_payload", "max_read_request", "read_completion_boundary" };
-  const int64_t link_values[] = { c->link.gen, c->link.lanes, c->link.max_payload, c->link.max_read_request,
-                                  c->link.read_completion_boundary };
-  for (int i = 0; i < 5; i++) {
-    ps_json_int_member (&j, link_keys[i], link_values[i]);
+  /* A summary of the link, not the whole config: "config" names the file that holds the rest. A fabric has no
+   * one link: its links[] carry their own (issue #26), and the file-wide defaults would describe none of them. */
+  if (!r->fabric.ran) {
+    ps_json_key (&j, "link");
+    ps_json_object (&j, 0);
+    const char *link_keys[] = { "gen", "lanes", "max_payload", "max_read_request", "read_completion_boundary" };
+    const int64_t link_values[] = { c->link.gen, c->link.lanes, c->link.max_payload, c->link.max_read_request,
+                                    c->link.read_completion_boundary };
+    for (int i = 0; i < 5; i++) {
+      ps_json_int_member (&j, link_keys[i], link_values[i]);
+    }
+    ps_json_end (&j);
+    ps_json_fixed_member (&j, "theoretical_mbps", r->theoretical_mbps, 1);
+    ps_json_fixed_member (&j, "protocol_limit_mbps", r->protocol_limit_mbps, 1);
+    ps_json_fixed_member (&j, "protocol_limit_read_mbps", r->protocol_limit_read_mbps, 1);
   }
-  ps_json_end (&j);
-  ps_json_fixed_member (&j, "theoretical_mbps", r->theoretical_mbps, 1);
-  ps_json_fixed_member (&j, "protocol_limit_mbps", r->protocol_limit_mbps, 1);
-  ps_json_fixed_member (&j, "protocol_limit_read_mbps", r->protocol_limit_read_mbps, 1);
   /* A mode that did not run is left out, not written as null: whether a key exists is how a script tells which
    * modes ran (README: "A mode that was not run is absent from results"). */
   ps_json_key (&j, "results");
@@ -333,10 +337,10 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
       ps_json_key (&j, "errors");
       ps_json_object (&j, 0);
       ps_json_key (&j, "upstream");
-      json_errors (&j, &m->errors_up);
+      ps_report_json_errors (&j, &m->errors_up);
       ps_json_break (&j, 17);
       ps_json_key (&j, "downstream");
-      json_errors (&j, &m->errors_down);
+      ps_report_json_errors (&j, &m->errors_down);
       ps_json_end (&j);
       /* What errors cost in latency: the tail, where replays show (stream workload only). */
       if (isfinite (m->latency_p99_ns))
@@ -479,12 +483,9 @@ fmt_cell (char *buf, size_t n, double v, gboolean sign, const char *suffix)
  * hand-written config should not pass off the key table's defaults as a device's or a host's (issue #12 item 7).
  * Nothing is printed when the files gave them all, as every shipped row does. Then the blank line before the
  * figures. */
-static void
-defaults_line (GString *o, const PsConfig *c)
+void
+ps_report_defaults_line (GString *o, const PsConfig *c, const char *const *shown)
 {
-  static const char *const shown[] = { "link.max_payload", "link.max_read_request", "endpoint.tags",
-                                       "benchmark.transfer_bytes", "benchmark.iterations", "endpoint.datapath_bits",
-                                       "endpoint.clock_mhz", NULL };
   g_autoptr (GString) plain = g_string_new (NULL), ruled = g_string_new (NULL);
   const char *rule = NULL;
   for (const char *const *k = shown; *k; k++) {
@@ -648,7 +649,10 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
                             c->benchmark.transfer_bytes, c->benchmark.iterations, r->theoretical_mbps);
     append_limits (o, r);
     g_string_append_c (o, '\n');
-    defaults_line (o, c);
+    static const char *const shown[] = { "link.max_payload", "link.max_read_request", "endpoint.tags",
+                                         "benchmark.transfer_bytes", "benchmark.iterations", "endpoint.datapath_bits",
+                                         "endpoint.clock_mhz", NULL };
+    ps_report_defaults_line (o, c, shown);
     g_string_append (o, "figure               simulated  published  theoretical  %theor.   error\n");
   } else {
     g_string_append (o, "| figure | simulated MB/s | published MB/s | theoretical MB/s | % of theoretical | error |\n");

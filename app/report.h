@@ -117,6 +117,8 @@ typedef struct {
   const char *name, *a, *b;
   int64_t gen, lanes;
   PsUsage a_to_b, b_to_a;
+  bool has_errors; /* the link's link.ber > 0: its error counts are reported */
+  PsLinkErrors a_to_b_errors, b_to_a_errors; /* over the whole run */
 } PsLinkResult;
 
 typedef struct {

@@ -88,6 +88,16 @@ ps_report_fabric_json (PsJson *j, const PsFabricResult *fr)
       ps_json_end (j);
     }
     ps_json_end (j);
+    /* Only with errors modelled on the link, so error-free results keep their bytes. */
+    if (l->has_errors) {
+      ps_json_key (j, "errors");
+      ps_json_object (j, 0);
+      ps_json_key (j, "a_to_b");
+      ps_report_json_errors (j, &l->a_to_b_errors);
+      ps_json_key (j, "b_to_a");
+      ps_report_json_errors (j, &l->b_to_a_errors);
+      ps_json_end (j);
+    }
     ps_json_end (j);
   }
   ps_json_end (j);
@@ -136,8 +146,12 @@ ps_report_fabric_table (GString *o, const PsConfig *c, const PsFabricResult *fr,
   for (guint k = 0; k < fr->n_flows; k++)
     ran += fr->flows[k].ran;
   g_string_append_printf (o, "%s — a fabric of %u nodes and %u link%s, %u of %u flows, MPS %" G_GINT64_FORMAT
-                          ", MRRS %" G_GINT64_FORMAT " (fabric)\n\n", c->name, c->topology->n_nodes, fr->n_links,
+                          ", MRRS %" G_GINT64_FORMAT " (fabric)\n", c->name, c->topology->n_nodes, fr->n_links,
                           fr->n_links == 1 ? "" : "s", ran, fr->n_flows, c->link.max_payload, c->link.max_read_request);
+  /* The file-wide values a fabric's endpoints take unless a node gives its own. */
+  static const char *const shown[] = { "link.max_payload", "link.max_read_request", "endpoint.tags",
+                                       "endpoint.datapath_bits", "endpoint.clock_mhz", NULL };
+  ps_report_defaults_line (o, c, shown);
   g_string_append (o, "flow             source       target       op        bytes x iter      MB/s   latency ns: "
                       "first TLP      mean       p50       p99       max\n");
   for (guint k = 0; k < fr->n_flows; k++) {
@@ -170,14 +184,35 @@ ps_report_fabric_table (GString *o, const PsConfig *c, const PsFabricResult *fr,
   }
   g_string_append_printf (o, "  a is the end nearer the root complex; * the busiest link; over the flows' window, first "
                           "start to last end: %.3f us\n", fr->window_ns / 1000);
+  gboolean any = FALSE;
+  for (guint i = 0; i < fr->n_links; i++)
+    any |= fr->links[i].has_errors;
+  if (!any)
+    return;
+  g_string_append (o, "\nlink errors (whole run)    dir   TLP errors    Naks  replays  timeouts  retrains  replayed bytes\n");
+  for (guint i = 0; i < fr->n_links; i++) {
+    const PsLinkResult *l = &fr->links[i];
+    const PsLinkErrors *e[2] = { &l->a_to_b_errors, &l->b_to_a_errors };
+    for (int d = 0; l->has_errors && d < 2; d++)
+      g_string_append_printf (o, "  %-25s %-4s %12" G_GUINT64_FORMAT " %7" G_GUINT64_FORMAT " %8" G_GUINT64_FORMAT
+                              " %9" G_GUINT64_FORMAT " %9" G_GUINT64_FORMAT " %15" G_GUINT64_FORMAT "\n",
+                              d ? "" : l->name, d ? "b->a" : "a->b", e[d]->tlp_errors, e[d]->naks, e[d]->replays,
+                              e[d]->replay_timeouts, e[d]->retrains, e[d]->replayed_bytes);
+  }
 }
 
 void
 ps_report_fabric_csv (GString *o, const PsRunResult *r)
 {
   const PsFabricResult *fr = &r->fabric;
+  /* One table: a row per flow, then a row per link; each leaves the other's columns empty (the link columns were
+   * added after the flow ones, so a reader of the flow columns is unaffected). */
   g_string_append (o, "config,flow,source,target,op,bytes,iterations,mbps,latency_first_tlp_ns,latency_mean_ns,"
-                      "latency_p50_ns,latency_p99_ns,latency_max_ns\n");
+                      "latency_p50_ns,latency_p99_ns,latency_max_ns,link,a,b,gen,lanes");
+  for (int d = 0; d < 2; d++)
+    for (int x = 0; x < 5; x++)
+      g_string_append_printf (o, ",%s_%s", d ? "b_to_a" : "a_to_b", usage_names[x]);
+  g_string_append_c (o, '\n');
   for (guint k = 0; k < fr->n_flows; k++) {
     const PsFlowResult *f = &fr->flows[k];
     if (!f->ran)
@@ -192,6 +227,27 @@ ps_report_fabric_csv (GString *o, const PsRunResult *r)
     for (int i = 0; i < 5; i++) {
       g_string_append_c (o, ',');
       ps_fmt_fixed (o, v[i], 3);
+    }
+    g_string_append (o, ",,,,,,,,,,,,,,,\n");
+  }
+  for (guint i = 0; i < fr->n_links; i++) {
+    const PsLinkResult *l = &fr->links[i];
+    ps_csv_cell (o, r->config->name);
+    g_string_append (o, ",,,,,,,,,,,,,");
+    ps_csv_cell (o, l->name);
+    g_string_append_c (o, ',');
+    ps_csv_cell (o, l->a);
+    g_string_append_c (o, ',');
+    ps_csv_cell (o, l->b);
+    g_string_append_printf (o, ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT, l->gen, l->lanes);
+    const PsUsage *u[2] = { &l->a_to_b, &l->b_to_a };
+    for (int d = 0; d < 2; d++) {
+      double v[5];
+      usage_values (u[d], v);
+      for (int x = 0; x < 5; x++) {
+        g_string_append_c (o, ',');
+        ps_fmt_fixed (o, v[x], 6);
+      }
     }
     g_string_append_c (o, '\n');
   }

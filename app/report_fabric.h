@@ -8,5 +8,10 @@
 #include "report.h"
 
 void ps_report_fabric_json (PsJson *j, const PsFabricResult *fr);
+/* "defaults (not given): …" for the keys `shown` that no file or --set gave (and for the host keys), then the blank
+ * line before the figures (report.c's, shared with a fabric's header). */
+void ps_report_defaults_line (GString *o, const PsConfig *c, const char *const *shown);
+/* One direction's error counts as a JSON object (report.c's, shared with the links of a fabric). */
+void ps_report_json_errors (PsJson *j, const PsLinkErrors *e);
 void ps_report_fabric_table (GString *o, const PsConfig *c, const PsFabricResult *fr, gboolean markdown);
 void ps_report_fabric_csv (GString *o, const PsRunResult *r);

@@ -531,15 +531,19 @@ metric_find (const char *name)
 }
 
 /* A fabric's own metrics, by the names of its flows and links: FLOW_mbps, FLOW_latency_p50_ns, FLOW_first_tlp_ns,
- * LINK_a_to_b_CATEGORY_pct and LINK_b_to_a_CATEGORY_pct. Indices are the topology's, the same at every point
- * (an axis cannot change a topology). */
-static const char *const flow_metric_words[3] = { "mbps", "latency_p50_ns", "first_tlp_ns" };
+ * FLOW_latency_mean_ns, FLOW_latency_p99_ns, FLOW_latency_max_ns, LINK_a_to_b_CATEGORY_pct and
+ * LINK_b_to_a_CATEGORY_pct. Indices are the topology's, the same at every point (an axis cannot change a
+ * topology). The first three are a fabric sweep's default columns. */
+#define FLOW_METRICS 6
+#define FLOW_DEFAULT_METRICS 3
+static const char *const flow_metric_words[FLOW_METRICS] = { "mbps", "latency_p50_ns", "first_tlp_ns",
+                                                             "latency_mean_ns", "latency_p99_ns", "latency_max_ns" };
 
 static gboolean
 fabric_metric (const PsTopology *t, const char *name, PsMetric *out)
 {
   for (guint k = 0; t && k < t->n_flows; k++)
-    for (int c = 0; c < 3; c++) {
+    for (int c = 0; c < FLOW_METRICS; c++) {
       g_autofree char *n = g_strdup_printf ("%s_%s", t->flows[k].name, flow_metric_words[c]);
       if (strcmp (n, name) == 0) {
         *out = (PsMetric) { (char *) name, PS_METRIC_FLOW, -1, (int) k, 0, c };
@@ -584,7 +588,7 @@ default_metrics (PsScenario *s, const PsConfig *base)
       if (g_array_index (t, PsMetric, i).kind == PS_METRIC_FLOWS)
         add_metric (s, &g_array_index (t, PsMetric, i));
     for (guint k = 0; k < base->topology->n_flows; k++)
-      for (int c = 0; c < 3; c++) {
+      for (int c = 0; c < FLOW_DEFAULT_METRICS; c++) {
         g_autofree char *n = g_strdup_printf ("%s_%s", base->topology->flows[k].name, flow_metric_words[c]);
         PsMetric m = { n, PS_METRIC_FLOW, -1, (int) k, 0, c };
         add_metric (s, &m);
@@ -678,7 +682,8 @@ fabric_value (const PsMetric *m, const PsFabricResult *fr)
   }
   if (m->kind == PS_METRIC_FLOW) {
     const PsFlowResult *f = &fr->flows[m->figure];
-    return !f->ran ? NAN : m->category == 0 ? f->mbps : m->category == 1 ? f->p50_ns : f->first_tlp_ns;
+    const double v[FLOW_METRICS] = { f->mbps, f->p50_ns, f->first_tlp_ns, f->mean_ns, f->p99_ns, f->max_ns };
+    return !f->ran ? NAN : v[m->category];
   }
   double total = 0, min = INFINITY, max = -INFINITY;
   for (guint k = 0; k < fr->n_flows; k++)

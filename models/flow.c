@@ -242,6 +242,7 @@ flow_finish (Flow *fl)
     for (int d = 0; d < 2; d++) {
       r->links[l].usage[d] = link_usage (fabric_link (r->f, l), (LinkDir) d);
       r->links[l].counters[d] = link_counters (fabric_link (r->f, l), (LinkDir) d);
+      r->links[l].errors[d] = link_errors (fabric_link (r->f, l), (LinkDir) d);
     }
   sim_stop (r->engine);
 }

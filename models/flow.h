@@ -77,6 +77,7 @@ typedef struct {
 typedef struct {
   LinkUsage usage[2]; /* by LinkDir */
   LinkCounters counters[2];
+  LinkErrors errors[2]; /* over the whole run, by LinkDir */
 } FlowLinkResult;
 
 typedef struct {

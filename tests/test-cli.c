@@ -143,6 +143,47 @@ START_TEST (test_trace_window_past_end)
 }
 END_TEST
 
+/* A fabric's report carries what a one-link report has (issue #26): the links as CSV rows beside the flows, each
+ * link's error counts when link.ber > 0, and no top-level link summary, which would describe none of its links.
+ * configs/fabric_shared_g3_x8.yaml has 8 flows and 9 links (host-sw uplink, sw-e1 … sw-e8). */
+START_TEST (test_fabric_report_parts)
+{
+  const char *cfg = "configs/fabric_shared_g3_x8.yaml";
+  g_auto (TestRun) csv;
+  PCIESIM (&csv, cfg, "--format", "csv");
+  ck_assert_msg (csv.status == 0, "%s", csv.err);
+  g_auto (GStrv) lines = g_strsplit (csv.out, "\n", -1);
+  guint rows = 0, flows = 0, links = 0;
+  for (guint i = 0; lines[i]; i++) {
+    if (lines[i][0] == '#' || lines[i][0] == '\0')
+      continue;
+    g_auto (GStrv) f = g_strsplit (lines[i], ",", -1);
+    ck_assert_msg (g_strv_length (f) == 28, "row %u has %u fields: %s", rows, g_strv_length (f), lines[i]);
+    if (rows++ == 0)
+      continue; /* the header */
+    flows += f[1][0] != '\0';
+    links += f[13][0] != '\0';
+    ck_assert_msg ((f[1][0] != '\0') != (f[13][0] != '\0'), "a row is a flow or a link: %s", lines[i]);
+  }
+  ck_assert_uint_eq (flows, 8);
+  ck_assert_uint_eq (links, 9);
+
+  g_auto (TestRun) js;
+  PCIESIM (&js, cfg, "--format", "json");
+  ck_assert_msg (js.status == 0, "%s", js.err);
+  ck_assert_msg (strstr (js.out, "\n  \"link\":") == NULL && strstr (js.out, "\"protocol_limit_mbps\"") == NULL,
+                 "a fabric's JSON has a top-level link summary");
+  ck_assert_msg (strstr (js.out, "\"errors\"") == NULL, "errors reported without link.ber");
+  g_auto (TestRun) ber;
+  PCIESIM (&ber, cfg, "--format", "json", "--set", "link.ber=1e-8");
+  ck_assert_msg (ber.status == 0, "%s", ber.err);
+  guint n = 0;
+  for (const char *p = ber.out; (p = strstr (p, "\"errors\": {\"a_to_b\"")) != NULL; p++)
+    n++;
+  ck_assert_uint_eq (n, 9);
+}
+END_TEST
+
 /* `pciesim help` used to exit 66 ("help: No such file or directory"): it is the default command's --help, and
  * `help COMMAND` that command's (issue #12 item 13). Each is compared with the --help it stands for. */
 START_TEST (test_help_command)
@@ -706,6 +747,7 @@ main (void)
   tcase_add_test (tc, test_version);
   tcase_add_loop_test (tc, test_usage_errors, 0, G_N_ELEMENTS (usage_cases));
   tcase_add_test (tc, test_trace_window_past_end);
+  tcase_add_test (tc, test_fabric_report_parts);
   tcase_add_test (tc, test_missing_config);
   tcase_add_test (tc, test_bad_data);
   tcase_add_test (tc, test_bad_set);

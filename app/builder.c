@@ -121,6 +121,10 @@ ps_build_system_params (const PsConfig *cfg, SystemParams *sp)
     .cpl_rate_mbps = cfg->host.completion_mbps,
     .cpl_overhead_ns = cfg->host.completion_overhead_ns,
     .read_queue_depth = (uint32_t) cfg->host.read_queue_depth,
+    .iommu_enabled = cfg->host.iommu.enabled,
+    .iotlb_entries = (uint32_t) cfg->host.iommu.iotlb_entries,
+    .iommu_page_bytes = (uint64_t) cfg->host.iommu.page_bytes,
+    .iommu_walk_ns = cfg->host.iommu.walk_ns,
     .write_drain_mbps = cfg->host.write_drain_mbps,
     .write_latency_ns = cfg->host.write_latency_ns,
     .sw_pio_latency_ns = cfg->host.pio_latency_ns,
@@ -439,6 +443,8 @@ run_microbench (const PsConfig *cfg, uint64_t seed, PsMicrobenchResult *out, GEr
     .max_read_request_bytes = (uint32_t) cfg->link.max_read_request, .tags = (uint32_t) cfg->endpoint.tags,
     .addr64 = cfg->link.address_bits == 64, .transfer_bytes = (uint32_t) cfg->microbench.transfer_bytes,
     .outstanding = lat ? 1 : (uint32_t) cfg->microbench.outstanding, .write_first = test == PS_MB_LAT_WRRD,
+    /* The engine's command rate, in its own clock's cycles. */
+    .dma_gap_ps = (SimTime) llround ((double) cfg->endpoint.dma_issue_cycles * 1e6 / cfg->endpoint.clock_mhz),
   };
   FlowSpec specs[2] = { spec, spec };
   specs[1].op = FLOW_WRITE;

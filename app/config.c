@@ -67,6 +67,8 @@ static const char *const mapping_words[] = { "wc", "uc", NULL };
 static const char *const dist_words[] = { "fixed", "uniform", "lognormal", "empirical", NULL };
 static const int64_t wc_bytes_allowed[] = { 32, 64, -1 };
 static const int64_t access_allowed[] = { 1, 2, 4, 8, 16, 32, -1 };
+/* The x86 page sizes an IOMMU maps (VT-d second-level tables: 4 KB, 2 MB, 1 GB). */
+static const int64_t page_allowed[] = { 4096, 2097152, 1073741824, -1 };
 const char *const ps_figure_words[] = { "read", "write", "simultaneous_read", "simultaneous_write", "peak_write",
                                         "peak_write_excluding_read_requests", "peak_read", NULL };
 
@@ -215,6 +217,10 @@ static const KeyDef keys[] = {
   { "endpoint.arbitration", K_ENUM, OFF (endpoint.arbitration), 0, 0, FALSE, NULL, arbitration_words,
     "round_robin", "", "transmit arbitration between the DMA engines: round_robin, priority (write engine "
     "first) or read_priority (read engine first)" },
+  { "endpoint.dma_issue_cycles", K_INT, OFF (endpoint.dma_issue_cycles), 0, 1000000, FALSE, NULL, NULL, "0",
+    "cycles", "microbench workload: the device's DMA engine starts a DMA command at most once per this many cycles "
+    "of endpoint.clock_mhz (a NIC-style engine's command rate; microbench.outstanding is how many it keeps in "
+    "flight); 0 = no limit" },
   { "endpoint.memory_read_latency_ns", K_DOUBLE, OFF (endpoint.memory_read_latency_ns), 0, 1e6, FALSE, NULL, NULL,
     "0", "ns", "a fabric's endpoint as a read target (peer-to-peer): MRd taken in -> its data ready; on-chip memory "
     "answers within a few cycles, 0 = at once" },
@@ -260,6 +266,17 @@ static const KeyDef keys[] = {
     "ns", "fixed return-path time per completion TLP, on top of the data rate" },
   { "host.read_queue_depth", K_INT, OFF (host.read_queue_depth), 0, 4096, FALSE, NULL, NULL, "0", "requests",
     "reads the root complex works on at once; more wait in the root port holding their NP credit; 0 = unlimited" },
+  { "host.iommu.enabled", K_BOOL, OFF (host.iommu.enabled), 0, 0, FALSE, NULL, NULL, "false", "",
+    "DMA addresses are translated by an IOMMU (Intel VT-d): every DMA request to host memory looks its page up in "
+    "the IOTLB, and a miss waits for a page walk (docs/host-model.md §3)" },
+  { "host.iommu.iotlb_entries", K_INT, OFF (host.iommu.iotlb_entries), 1, 4096, FALSE, NULL, NULL, "64", "entries",
+    "translations the IOTLB holds, least recently used replaced; its reach is entries x page_bytes (pcie-bench's "
+    "knee near 256 KB of 4 KB pages: about 64, docs/host-model.md §3)" },
+  { "host.iommu.page_bytes", K_INT, OFF (host.iommu.page_bytes), 4096, 1073741824, FALSE, page_allowed, NULL, "4096",
+    "bytes", "the page one IOTLB entry translates: 4 KB, 2 MB or 1 GB (the DMA buffer's mapping)" },
+  { "host.iommu.walk_ns", K_DOUBLE, OFF (host.iommu.walk_ns), 0, 1e6, FALSE, NULL, NULL, "0", "ns",
+    "an IOTLB miss: the page walk's dependent memory reads; one walker, so walks queue behind one another, and "
+    "the request (and every posted write behind a write) waits for its translation" },
   { "host.ack_every_tlps", K_INT, OFF (host.ack_every_tlps), 0, 4096, FALSE, NULL, NULL, "0", "TLPs",
     "the root port Acks at the latest after this many TLPs; 0 = Ack latency timer only" },
   { "host.write_drain_mbps", K_DOUBLE, OFF (host.write_drain_mbps), 0, 1e6, FALSE, NULL, NULL, "0", "MB/s",
@@ -613,10 +630,18 @@ ps_config_key_fabric_only (const char *path)
          || strcmp (path, "endpoint.memory_read_latency_ns") == 0;
 }
 
+gboolean
+ps_config_key_off_by_default (const char *path)
+{
+  return g_str_has_prefix (path, "host.iommu.") || strcmp (path, "endpoint.dma_issue_cycles") == 0;
+}
+
 static gboolean
 key_written (const PsConfig *cfg, size_t i)
 {
-  return !ps_config_key_fabric_only (keys[i].path) || cfg->topology || origin_of (cfg, i)->from != PS_FROM_DEFAULT;
+  if (origin_of (cfg, i)->from != PS_FROM_DEFAULT)
+    return TRUE;
+  return !ps_config_key_off_by_default (keys[i].path) && (!ps_config_key_fabric_only (keys[i].path) || cfg->topology);
 }
 
 void

@@ -125,6 +125,7 @@ typedef struct {
     int arbitration; /* PsArbitration */
     int64_t bar_read_latency_cycles;
     double memory_read_latency_ns; /* a fabric's memory target: MRd taken in -> data ready */
+    int64_t dma_issue_cycles; /* microbench: cycles between DMA command starts; 0 = no limit */
   } endpoint;
 
   struct {
@@ -147,6 +148,11 @@ typedef struct {
     double completion_mbps; /* 0 = unlimited */
     double completion_overhead_ns;
     int64_t read_queue_depth;
+    struct {
+      bool enabled;
+      int64_t iotlb_entries, page_bytes;
+      double walk_ns; /* per IOTLB miss */
+    } iommu;
     int64_t ack_every_tlps;
     double write_drain_mbps; /* 0 = unlimited */
     double write_latency_ns;
@@ -232,6 +238,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (PsConfig, ps_config_free)
 /* A key only a fabric uses (switch.*, fabric.*, a memory target's latency): a one-link config's reports leave it
  * out while it has its default, so they read as before fabrics existed. */
 gboolean ps_config_key_fabric_only (const char *path);
+/* A key of a mechanism that is off at its default (the IOMMU, a device's DMA issue rate; docs/host-model.md): every
+ * config's reports leave it out while it has its default, so they read as before it existed. */
+gboolean ps_config_key_off_by_default (const char *path);
 PsConfig *ps_config_derive (const PsConfig *base, const YNode *overlay, GError **error);
 
 /* The comparable figures' keys, in the order of ps_result_figures() (report.h), NULL-terminated: the words of

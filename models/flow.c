@@ -42,6 +42,7 @@ typedef struct {
   uint32_t iter;
   uint64_t cursor, issued;
   SimTime first_ps; /* first request taken; UINT64_MAX before */
+  SimTime last_dma_ps; /* DMA mode: when the last DMA started; UINT64_MAX before the first */
   gboolean wake_pending;
   /* Read: tags tag_base.. tag_base + tags - 1; per tag the next address a completion must carry and the bytes
    * still owed. The free stack hands out the lowest tag first. */
@@ -152,6 +153,8 @@ flow_peek (void *ctx, Tlp *probe)
   if (fl->iter == s->iterations || (op == FLOW_READ && fl->n_free == 0))
     return FALSE;
   SimTime at = next_issue_ps (fl);
+  if (s->transfer_bytes > 0 && fl->dma_pos == 0 && fl->last_dma_ps != UINT64_MAX)
+    at = MAX (at, fl->last_dma_ps + s->dma_gap_ps);
   if (sim_now (fl->run->engine) < at) {
     /* Nothing else would bring the datapath back at that time. */
     if (!fl->wake_pending) {
@@ -184,6 +187,7 @@ flow_take (void *ctx)
     if (fl->dma_pos == 0) {
       fl->dma_slot = fl->dma_free[--fl->n_dma_free];
       fl->dma_start[fl->dma_slot] = now;
+      fl->last_dma_ps = now;
       fl->dma_left[fl->dma_slot] = dma_bytes (fl->s);
     }
     t->cookie |= (uint64_t) fl->dma_slot << 16;
@@ -629,7 +633,7 @@ flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchd
                    .target = s->target ? endpoint_component (s->target) : host_component (host),
                    .mps = link_params (fabric_uplink (endpoint_component (s->source)))->max_payload_bytes,
                    .total = s->transfer_bytes ? dma_bytes (s) * s->iterations : s->bytes * s->iterations,
-                   .first_ps = UINT64_MAX, .lat = &lat[k] };
+                   .first_ps = UINT64_MAX, .last_dma_ps = UINT64_MAX, .lat = &lat[k] };
   }
   gboolean ok = lay_out (&r, error);
   g_autofree ReadTags *reads = g_new0 (ReadTags, n);

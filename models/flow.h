@@ -28,7 +28,9 @@
  * - DMA mode (transfer_bytes > 0, the pcie-bench microbenchmarks, pcie-protocol.md §11): the buffer of `bytes`
  *   is a window, and the flow issues `iterations` DMAs of transfer_bytes each, at consecutive transfer-sized slots
  *   of the window (wrapping at its end) or, with `offsets` set, at slots drawn from that stream; at most
- *   `outstanding` DMAs are in flight (issued, not yet delivered whole) and a DMA's requests go out back to back.
+ *   `outstanding` DMAs are in flight (issued, not yet delivered whole) and a DMA's requests go out back to back;
+ *   with dma_gap_ps, DMAs start (their first request enters the transmit interface) at least that far apart:
+ *   a device's DMA engine that takes one command per so many cycles.
  *   With write_first (a read flow), each DMA writes its slot and then reads it back. Latency is then per DMA: from
  *   its first request entering the transmit interface to its last byte delivered (a read's last completion out
  *   of the receive interface, a write's last MWr at the target); MB/s counts every byte moved, both ways.
@@ -61,6 +63,7 @@ typedef struct {
   uint32_t outstanding; /* DMAs in flight, at least 1 */
   GRand *offsets; /* random slots from this stream (borrowed, e.g. FLOW_RAND_ID's); NULL = sequential */
   gboolean write_first; /* read flow: each DMA is a write of its slot, then a read of it */
+  SimTime dma_gap_ps; /* a DMA's first request no earlier than this after the previous DMA's; 0 = no limit */
 } FlowSpec;
 
 /* The random stream of flow k's offsets: sim_rand_new (engine, FLOW_RAND_ID (k)), one per flow (engine.h). */

@@ -43,6 +43,13 @@ typedef struct {
   void *ctx;
 } Watch;
 
+/* One IOTLB translation: its page, when it was last used (a tick of the IOTLB's clock) and when its walk ends. */
+typedef struct {
+  uint64_t page;
+  uint64_t used;
+  SimTime ready_ps;
+} IotlbEntry;
+
 struct Host {
   Component base; /* first: the fabric's view (fabric.h) */
   SimEngine *engine;
@@ -69,6 +76,12 @@ struct Host {
   /* Sink: received MWr/MSI; stamp_ps = when each releases its buffer slot. */
   TlpFifo sink;
   SimTime sink_free; /* when memory has absorbed every posted byte received so far (drain is serial) */
+
+  /* IOMMU: the IOTLB (iotlb_entries, an empty one has page UINT64_MAX and used 0, so it is the first replaced),
+   * its use clock, and when the one page walker is free. */
+  IotlbEntry *iotlb;
+  uint64_t iotlb_clock;
+  SimTime walker_free, walk_ps;
 
   GArray *watch; /* Watch: status words software polls */
   HostEventFn msi_fn;
@@ -119,9 +132,16 @@ host_params_check (const HostParams *p, uint32_t mps, GError **error)
       p->rcb_bytes);
     return FALSE;
   }
+  if (p->iommu_enabled && (p->iotlb_entries == 0 || p->iotlb_entries > 4096 || p->iommu_page_bytes < 4096
+                           || (p->iommu_page_bytes & (p->iommu_page_bytes - 1)) != 0)) {
+    g_set_error (error, HOST_ERROR, HOST_ERROR_PARAM, "IOMMU with %u IOTLB entries of %" G_GUINT64_FORMAT " bytes: "
+      "needs 1..4096 entries and pages of a power of two, at least 4096 bytes", p->iotlb_entries, p->iommu_page_bytes);
+    return FALSE;
+  }
   const double v[] = { p->read_latency_ns, p->read_latency_per_byte_ps, p->cpl_rate_mbps, p->cpl_overhead_ns,
                        p->write_drain_mbps, p->write_latency_ns, p->sw_pio_latency_ns, p->sw_pio_gap_ns,
-                       p->msi_latency_ns, p->poll_interval_ns, p->iteration_gap_ns, p->cpu_write_path_ns };
+                       p->msi_latency_ns, p->poll_interval_ns, p->iteration_gap_ns, p->cpu_write_path_ns,
+                       p->iommu_walk_ns };
   /* 0 is legal for every one (no latency, or a rate that does not limit). The negated test also rejects NaN;
    * the bound (1e12 ns is over 16 minutes) keeps every conversion to picoseconds far inside SimTime. */
   for (guint i = 0; i < G_N_ELEMENTS (v); i++)
@@ -531,6 +551,33 @@ host_set_irq_delay (Host *h, HostIrqDelayFn fn, void *ctx)
   h->irq_delay_ctx = ctx;
 }
 
+/* --- IOMMU ------------------------------------------------------------------------------------------------- */
+
+/* When the translation of `address` is ready (host.h). A linear search: the IOTLB is small (tens of entries on
+ * the parts modelled) and is searched only with the IOMMU on. The walker is one serial resource, as the return
+ * path is: a walk starts when the previous one ends. */
+static SimTime
+iommu_translate (Host *h, uint64_t address)
+{
+  SimTime now = sim_now (h->engine);
+  uint64_t page = address / h->p.iommu_page_bytes;
+  IotlbEntry *victim = &h->iotlb[0];
+  for (uint32_t i = 0; i < h->p.iotlb_entries; i++) {
+    IotlbEntry *e = &h->iotlb[i];
+    if (e->page == page) {
+      e->used = ++h->iotlb_clock;
+      h->c.iotlb_hits++;
+      return MAX (now, e->ready_ps);
+    }
+    if (e->used < victim->used)
+      victim = e;
+  }
+  h->c.iotlb_misses++;
+  h->walker_free = MAX (now, h->walker_free) + h->walk_ps;
+  *victim = (IotlbEntry) { .page = page, .used = ++h->iotlb_clock, .ready_ps = h->walker_free };
+  return h->walker_free;
+}
+
 static void
 host_receive (Component *comp, FabricPort *port, Tlp *t)
 {
@@ -574,6 +621,10 @@ host_receive (Component *comp, FabricPort *port, Tlp *t)
     /* Writes release in arrival order, so the sink's tail is the last posted write received before this read
      * and still unreleased: the read may not start before it (accept_read). */
     t->stamp_ps = h->sink.tail != NULL ? h->sink.tail->stamp_ps : 0;
+    if (h->p.iommu_enabled) {
+      SimTime ready = iommu_translate (h, t->address); /* once: MAX evaluates its arguments twice */
+      t->stamp_ps = MAX (t->stamp_ps, ready);
+    }
     if (h->p.read_queue_depth == 0 || h->n_reqs < h->p.read_queue_depth)
       accept_read (h, t);
     else
@@ -582,7 +633,12 @@ host_receive (Component *comp, FabricPort *port, Tlp *t)
     return;
   }
   /* Data drains behind what is already draining (sink_free); the slot is held write_latency_ns beyond that. */
-  SimTime drained = MAX (now, h->sink_free) + (SimTime) llround (t->payload_bytes * h->drain_ps_per_byte);
+  SimTime from = MAX (now, h->sink_free);
+  if (h->p.iommu_enabled && t->kind == TLP_MWR) {
+    SimTime ready = iommu_translate (h, t->address);
+    from = MAX (from, ready);
+  }
+  SimTime drained = from + (SimTime) llround (t->payload_bytes * h->drain_ps_per_byte);
   h->sink_free = drained;
   t->stamp_ps = drained + h->write_latency_ps;
   /* A non-empty sink already has its head's event; the head's release schedules the next one. */
@@ -704,6 +760,7 @@ host_free (Component *comp)
     tlp_free (h->pool, h->swapped);
   g_array_free (h->watch, TRUE);
   g_free (h->tag_busy);
+  g_free (h->iotlb);
   g_free (h->rp);
   g_free (h);
 }
@@ -740,6 +797,12 @@ host_new (Fabric *f, const char *name, const HostParams *params, uint32_t root_p
   h->msi_latency_ps = units_ns_to_ps (params->msi_latency_ns);
   h->poll_ps = units_ns_to_ps (params->poll_interval_ns);
   h->cpu_path_ps = units_ns_to_ps (params->cpu_write_path_ns);
+  if (params->iommu_enabled) {
+    h->iotlb = g_new0 (IotlbEntry, params->iotlb_entries);
+    for (uint32_t i = 0; i < params->iotlb_entries; i++)
+      h->iotlb[i].page = UINT64_MAX;
+    h->walk_ps = units_ns_to_ps (params->iommu_walk_ns);
+  }
   fabric_add (f, &h->base, &host_kind, COMPONENT_ROOT_COMPLEX, name, root_ports);
   return h;
 }

@@ -19,6 +19,12 @@
  * - Posted-write sink. MWr/MSI data drains into memory at write_drain_mbps, one TLP after another; a TLP's
  *   receive-buffer slot, and so its P credits, come back write_latency_ns after its data has drained. The
  *   credits a root port advertises are its link's rx_credits[LINK_DSP] (finite P/NP, infinite Cpl).
+ * - IOMMU (iommu_enabled). Every MRd and MWr for host memory (not an MSI, not a peer's) looks its page
+ *   (address / iommu_page_bytes) up in an IOTLB of iotlb_entries translations, least recently used replaced. A
+ *   miss is a page walk of iommu_walk_ns by the one walker, after any walk before it; the entry is filled at once
+ *   and is ready when its walk ends, so a later request for a page being walked waits for that walk, not another.
+ *   A read starts no earlier than its translation is ready; a write drains no earlier, and the writes behind it
+ *   wait with it (posted writes drain in order). Off, nothing is looked up and nothing waits.
  * - Tags: a requester never has two reads with one tag outstanding at host memory (checked on every MRd, exit 70);
  *   different requesters' tags are independent (spec §2.2.6.2), and HostCounters.tag_sharing_high_water counts
  *   how many requesters held one tag number at once.
@@ -63,6 +69,11 @@ typedef struct {
   double cpl_overhead_ns; /* fixed return-path time per completion TLP, on top of the data rate */
   uint32_t read_queue_depth; /* reads the root complex works on at once; more wait in the root port's receive
                               * buffer holding their NP credits; 0 = unlimited */
+  /* IOMMU (address translation of DMA to host memory); off unless iommu_enabled. */
+  gboolean iommu_enabled;
+  uint32_t iotlb_entries; /* translations cached, least recently used replaced */
+  uint64_t iommu_page_bytes; /* a power of two, at least 4096: a TLP never spans two pages (split.h) */
+  double iommu_walk_ns; /* an IOTLB miss's page walk; one walker, walks queue */
   /* Posted-write sink. */
   double write_drain_mbps; /* rate at which posted data is absorbed into memory; 0 = unlimited */
   double write_latency_ns; /* drained -> receive-buffer slot (and its P credits) released */
@@ -131,6 +142,7 @@ typedef struct {
   uint64_t cpl_checksum; /* pattern_sum() of every completion's data as sent (pattern.h) */
   uint64_t write_checksum; /* pattern_sum() of every MWr payload written to memory (MSIs are not memory) */
   uint64_t forwarded; /* TLPs passed from one root port to another (peer-to-peer) */
+  uint64_t iotlb_hits, iotlb_misses; /* translations of requests for host memory (IOMMU on) */
   uint32_t tag_sharing_high_water; /* the most requesters with reads of one tag number outstanding at once */
   uint64_t cpu_writes, cpu_reads, cpu_cpls; /* the CPU's MWrs and MRds sent, completions returned to it */
 } HostCounters;

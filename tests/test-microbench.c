@@ -127,6 +127,109 @@ START_TEST (test_bw_wr_protocol_limit)
 }
 END_TEST
 
+/* The server root complex's mechanisms (docs/host-model.md), each on a Gen3 x8 link with a 256-bit 500 MHz
+ * datapath (16 GB/s, never the limit) and no pipelines, so the mechanism under test is the bound. */
+static const char server_yaml[] = "link:\n"
+                                  "  gen: 3\n"
+                                  "  lanes: 8\n"
+                                  "  max_payload: 256\n"
+                                  "  max_read_request: 512\n"
+                                  "  updatefc_policy: recommended\n"
+                                  "endpoint:\n"
+                                  "  datapath_bits: 256\n"
+                                  "  clock_mhz: 500\n"
+                                  "  tags: 64\n"
+                                  "benchmark:\n"
+                                  "  workload: microbench\n"
+                                  "microbench:\n"
+                                  "  test: bw_rd\n"
+                                  "  window_bytes: 1048576\n"
+                                  "  outstanding: 64\n"
+                                  "  dmas: 4000\n";
+
+static double
+server_gbps (const char *name, const char *const *sets)
+{
+  g_autoptr (PsConfig) cfg = load (name, server_yaml, sets);
+  return run (cfg, 1).gbps;
+}
+
+static void
+assert_near (double got, double hand, double tolerance, const char *what)
+{
+  ck_assert_msg (fabs (got - hand) <= tolerance * hand, "%s: %.3f Gb/s, by hand %.3f", what, got, hand);
+}
+
+/* Read concurrency: 64 tags keep far more reads in flight than the root complex works on, so it holds `depth`
+ * reads at a time, each for its latency (the completion leaves at once: no return-path time), and small reads
+ * run at depth x bytes / latency: 8 x 64 B / 1000 ns = 0.512 B/ns = 4.096 Gb/s; 16 reads, 8.192 Gb/s. A cold
+ * window adds the DRAM access, 1000 ns more, halving it: 2.048 Gb/s. (The link would carry 64-byte reads at
+ * ~48 Gb/s.) The first reads' way to the host and the last one's back add ~0.1% over 4000 DMAs. */
+START_TEST (test_read_concurrency)
+{
+  const char *d8[] = { "microbench.transfer_bytes=64", "host.read_latency_ns=1000", "host.read_queue_depth=8", NULL };
+  const char *d16[] = { "microbench.transfer_bytes=64", "host.read_latency_ns=1000", "host.read_queue_depth=16",
+                        NULL };
+  const char *cold[] = { "microbench.transfer_bytes=64", "host.read_latency_ns=1000", "host.read_queue_depth=8",
+                         "host.cold_cache_latency_ns=1000", "microbench.cache=cold", NULL };
+  assert_near (server_gbps ("d8", d8), 4.096, 0.01, "8 reads of 64 B in 1000 ns");
+  assert_near (server_gbps ("d16", d16), 8.192, 0.01, "16 reads of 64 B in 1000 ns");
+  assert_near (server_gbps ("cold", cold), 2.048, 0.01, "8 reads of 64 B in 2000 ns");
+}
+END_TEST
+
+/* Posted-write acceptance. A root port whose posted buffer covers its credit loop and whose drain keeps up
+ * passes 2 KB DMA writes at the wire's rate: 58.449 Gb/s at most (test_bw_wr_protocol_limit's hand figure), at
+ * least 99% of it. A drain of 4000 MB/s, below the wire's 7306 MB/s, is the bound instead: 32 Gb/s. A small buffer
+ * is the bound when the loop is long: 64 PD credits (1 KB) held 1000 ns each after their data drained give at
+ * most 1024 B per 1000 ns = 8.192 Gb/s, and the loop's other parts (a 256-byte MWr's 35 ns on the wire, the
+ * UpdateFC's way back) take it lower by a few per cent. */
+START_TEST (test_posted_write_acceptance)
+{
+  const char *keeps_up[] = { "microbench.test=bw_wr", "microbench.transfer_bytes=2048", "host.rx_credits.ph=64",
+                             "host.rx_credits.pd=1024", "host.write_latency_ns=100", "host.write_drain_mbps=39000",
+                             NULL };
+  const char *drain[] = { "microbench.test=bw_wr", "microbench.transfer_bytes=2048", "host.rx_credits.ph=64",
+                          "host.rx_credits.pd=1024", "host.write_latency_ns=100", "host.write_drain_mbps=4000", NULL };
+  const char *buffer[] = { "microbench.test=bw_wr", "microbench.transfer_bytes=2048", "host.rx_credits.ph=64",
+                           "host.rx_credits.pd=64", "host.write_latency_ns=1000", NULL };
+  const double wire = 8 * 8e3 * 128 / 130 / 8 * 256 / 276 * 8 / 1000;
+  double k = server_gbps ("keeps_up", keeps_up);
+  ck_assert_msg (k <= wire && k > 0.99 * wire, "keeps up: %.3f Gb/s, wire %.3f", k, wire);
+  assert_near (server_gbps ("drain", drain), 32.0, 0.01, "drain 4000 MB/s");
+  double b = server_gbps ("buffer", buffer);
+  ck_assert_msg (b <= 8.192 && b > 0.9 * 8.192, "1 KB buffer, 1000 ns: %.3f Gb/s, at most 8.192", b);
+}
+END_TEST
+
+/* pcie-bench's IOMMU knee: 512-byte reads, sequential, over a window against an IOTLB of 16 entries of 4 KB
+ * (reach 64 KB) and walks of 1000 ns. Within the reach only the first pass walks (16 walks, under 6% of the run):
+ * at least 94% of the figure without the IOMMU. One page beyond it every page walks on every pass (least recently
+ * used replacement, test-host.c), and the one walker is the bound: a 4 KB page per 1000 ns = 32.768 Gb/s. */
+START_TEST (test_iommu_knee_bandwidth)
+{
+  const char *off[] = { "microbench.transfer_bytes=512", "microbench.window_bytes=65536", NULL };
+  const char *in[] = { "microbench.transfer_bytes=512", "microbench.window_bytes=65536", "host.iommu.enabled=true",
+                       "host.iommu.iotlb_entries=16", "host.iommu.walk_ns=1000", NULL };
+  const char *out[] = { "microbench.transfer_bytes=512", "microbench.window_bytes=69632", "host.iommu.enabled=true",
+                        "host.iommu.iotlb_entries=16", "host.iommu.walk_ns=1000", NULL };
+  double base = server_gbps ("iommu_off", off), fits = server_gbps ("iommu_in", in);
+  ck_assert_msg (fits <= base && fits >= 0.94 * base, "window = reach: %.3f Gb/s, without IOMMU %.3f", fits, base);
+  assert_near (server_gbps ("iommu_out", out), 32.768, 0.01, "window = reach + 4 KB");
+}
+END_TEST
+
+/* A device's own issue rate: one DMA command per 10 cycles at 500 MHz is a 64-byte write every 20 ns, 3.2 GB/s =
+ * 25.6 Gb/s, where the wire would carry 64-byte MWrs (12 header + 8 framing + 64 bytes) at 7876.9 x 64 / 84 =
+ * 6002 MB/s, 48 Gb/s, and the root port's credits are infinite. */
+START_TEST (test_device_issue_rate)
+{
+  const char *slow[] = { "microbench.test=bw_wr", "microbench.transfer_bytes=64", "endpoint.dma_issue_cycles=10",
+                         NULL };
+  assert_near (server_gbps ("issue", slow), 25.6, 0.01, "one 64-byte DMA per 20 ns");
+}
+END_TEST
+
 /* Random offsets: DMAs of 2044 bytes in an 8 KB window have four slots, and only the one at 4088 crosses a 4 KB
  * boundary (split.h), which costs it one more MRd, so a run's mean latency counts how often that slot was drawn:
  * a property of the draws alone. The same seed draws the same slots; three seeds do not all draw alike. */
@@ -234,6 +337,10 @@ main (void)
   tcase_add_test (tc, test_lat_rd_hand_sum);
   tcase_add_test (tc, test_bw_wr_protocol_limit);
   tcase_add_test (tc, test_random_offsets_seeded);
+  tcase_add_test (tc, test_read_concurrency);
+  tcase_add_test (tc, test_posted_write_acceptance);
+  tcase_add_test (tc, test_iommu_knee_bandwidth);
+  tcase_add_test (tc, test_device_issue_rate);
   tcase_add_test (tc, test_json);
   tcase_add_test (tc, test_sweep_metrics);
   suite_add_tcase (s, tc);

@@ -525,7 +525,9 @@ ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTra
                : stream                                                 ? "stream"
                : cfg->benchmark.workload == PS_WORKLOAD_MICROBENCH ? "microbench"
                                                                         : "chaining-dma";
-  out->theoretical_mbps = link_theoretical_mbps (lp.gen, lp.lanes, lp.max_payload_bytes);
+  /* In flit mode the vendor formula's per-TLP framing does not exist: the flit's own overhead stands for it. */
+  out->theoretical_mbps = lp.flit_mode || lp.gen == 6 ? link_theoretical_flit_mbps (lp.gen, lp.lanes, lp.max_payload_bytes)
+                                                      : link_theoretical_mbps (lp.gen, lp.lanes, lp.max_payload_bytes);
   /* Each figure's limit has the header its data travels with (report.h): MWrs that of their addresses (the DMA
    * and the stream put their buffers above 4 GB exactly when link.address_bits is 64), CplDs 3 DW. */
   uint32_t write_hdr = cfg->link.address_bits == 64 ? 16 : 12;

@@ -24,10 +24,12 @@ ps_result_figures (const PsRunResult *r, PsFigure out[PS_N_FIGURES])
   const PsConfig *c = r->config;
   const PsModeResult *m = r->modes;
   const gboolean sim = m[PS_SIMULTANEOUS].ran;
-  out[0] = (PsFigure) { .label = "DMA read", .key = "read", .simulated = m[PS_READ].ran ? m[PS_READ].mbps : NAN,
-                        .published = c->published.dma_read_mbps };
-  out[1] = (PsFigure) { .label = "DMA write", .key = "write", .simulated = m[PS_WRITE].ran ? m[PS_WRITE].mbps : NAN,
-                        .published = c->published.dma_write_mbps };
+  /* The stream workload has no DMA engine: its rows say what ran (issue #26). */
+  const gboolean stream = c->benchmark.workload == PS_WORKLOAD_STREAM;
+  out[0] = (PsFigure) { .label = stream ? "Stream read" : "DMA read", .key = "read",
+                        .simulated = m[PS_READ].ran ? m[PS_READ].mbps : NAN, .published = c->published.dma_read_mbps };
+  out[1] = (PsFigure) { .label = stream ? "Stream write" : "DMA write", .key = "write",
+                        .simulated = m[PS_WRITE].ran ? m[PS_WRITE].mbps : NAN, .published = c->published.dma_write_mbps };
   out[2] = (PsFigure) { .label = "Simultaneous read", .key = "simultaneous_read",
                         .simulated = sim ? m[PS_SIMULTANEOUS].read_mbps : NAN,
                         .published = c->published.simultaneous_read_mbps };

@@ -236,6 +236,10 @@ uint32_t link_tags_max (const LinkParams *params);
 /* The vendor "theoretical maximum" (published-calibration.md §1): lanes x per-lane MB/s after 8b/10b
  * (Gen3 counted as 1000, Gen4 2000, Gen5 4000 MB/s) x MPS / (MPS + 20). */
 double link_theoretical_mbps (int gen, int lanes, uint32_t max_payload_bytes);
+/* The same naive bound for flit mode, which has no per-TLP framing to charge (spec §4.2.3.4): lanes x per-lane
+ * MB/s x 236 TLP bytes per 256-byte flit x MPS / (MPS + a 3-DW header). No DLLPs, ordered sets or padding, so
+ * like the vendor formula it is above anything the protocol allows. */
+double link_theoretical_flit_mbps (int gen, int lanes, uint32_t max_payload_bytes);
 /* The most a saturating stream of MPS-sized TLPs with header_bytes of header (12 for 3-DW, 16 for 4-DW) can carry
  * on this link with its framing, encoding, lane placement and SKP ordered sets: a long-run bound, over whole SKP
  * intervals. Posted writes have the MWr header of their addresses; read data comes back in CplDs, whose header

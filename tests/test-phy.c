@@ -161,6 +161,16 @@ START_TEST (test_theoretical)
 }
 END_TEST
 
+/* Flit mode's naive bound (issue #26: no per-TLP framing there), by hand: Gen6 x16 is 16 x 8000 MB/s, 236 of each
+ * flit's 256 bytes carry TLPs, and a 256-byte MWr adds a 12-byte header: 128000 x 0.921875 x 256 / 268 = 112716.4;
+ * Gen5 x16 in flit mode half that, 56358.2. */
+START_TEST (test_theoretical_flit)
+{
+  ck_assert_double_eq_tol (link_theoretical_flit_mbps (6, 16, 256), 112716.4, 0.05);
+  ck_assert_double_eq_tol (link_theoretical_flit_mbps (5, 16, 256), 56358.2, 0.05);
+}
+END_TEST
+
 /* ---- protocol limit ---- */
 
 typedef struct {
@@ -237,6 +247,7 @@ main (void)
   tcase_add_loop_test (tc, test_symbol_time, 0, G_N_ELEMENTS (sym_cases));
   tcase_add_loop_test (tc, test_ack_limit, 0, G_N_ELEMENTS (ack_cases));
   tcase_add_loop_test (tc, test_placement, 0, G_N_ELEMENTS (place_cases));
+  tcase_add_test (tc, test_theoretical_flit);
   tcase_add_loop_test (tc, test_theoretical, 0, G_N_ELEMENTS (theo_cases));
   tcase_add_loop_test (tc, test_protocol_limit, 0, G_N_ELEMENTS (limit_cases));
   tcase_add_test (tc, test_bad_params);

@@ -651,6 +651,25 @@ region_size (const Field *f, gboolean *bit64, const char **why)
   return v;
 }
 
+/* One comment per Region line: the size read, or why none is used, and the line. */
+static void
+put_bar_comments (GString *out, const char *indent, const char *file, const Dev *d)
+{
+  for (int r = 0; r < 6; r++) {
+    const Field *f = &d->f[F_REGION0 + r];
+    if (!f->line)
+      continue;
+    gboolean b64;
+    const char *why;
+    uint64_t size = region_size (f, &b64, &why);
+    g_autofree char *sz = size_words (size);
+    g_string_append_printf (out, "%s#   BAR%d: %s%s%s  <- %s:%d ", indent, r, why ? "none, " : sz, why ? why : "",
+                            b64 && !why ? ", 64-bit" : "", file, f->line);
+    append_clean (out, g_array_index (f->segs, Seg, 0).raw, 90);
+    g_string_append_c (out, '\n');
+  }
+}
+
 static void
 put_gen_lanes (GString *out, const char *indent, const char *file, const LinkVals *sta)
 {
@@ -771,19 +790,7 @@ write_topology (GString *out, const Text *dump, const Dev *devs, guint n_devs, c
     put (out, "    ", kv, dump->name, &src, last >= 0 ? "BARs from the Region lines below" : "no Region lines: "
          "pciesim's default BAR0");
   }
-  for (int r = 0; r <= last; r++) {
-    const Field *f = &d->f[F_REGION0 + r];
-    if (!f->line)
-      continue;
-    gboolean b64;
-    const char *why;
-    uint64_t size = region_size (f, &b64, &why);
-    g_autofree char *sz = size_words (size);
-    g_string_append_printf (out, "    #   BAR%d: %s%s%s  <- %s:%d ", r, why ? "0, " : sz, why ? why : "",
-                            b64 && !why ? ", 64-bit" : "", dump->name, f->line);
-    append_clean (out, g_array_index (f->segs, Seg, 0).raw, 90);
-    g_string_append_c (out, '\n');
-  }
+  put_bar_comments (out, "    ", dump->name, d);
   g_string_append (out, "  links:\n");
   for (guint s = 0; s < n_links; s++) {
     g_autofree char *a = s == 0 ? g_strdup ("host") : g_strdup_printf ("sw%u", s);
@@ -919,9 +926,12 @@ ps_lspci_config (const char *dump_name, const char *dump, gsize dump_len, const 
   put (o, "", inc, NULL, NULL, host_note);
   g_string_append (o, "link:\n");
   put_gen_lanes (o, "  ", t.name, &v.sta);
-  if (v.sta.gen != v.cap.gen || v.sta.lanes != v.cap.lanes)
-    g_string_append_printf (o, "  # capable of Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT ": %s:%d %s\n", v.cap.gen,
-                            v.cap.lanes, t.name, v.cap.speed.line, "LnkCap");
+  if (v.sta.gen != v.cap.gen || v.sta.lanes != v.cap.lanes) {
+    g_string_append_printf (o, "  # capable of Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT ": %s:%d ", v.cap.gen,
+                            v.cap.lanes, t.name, v.cap.speed.line);
+    append_clean (o, v.cap.speed.raw, 72);
+    g_string_append_c (o, '\n');
+  }
   char kv[64];
   g_snprintf (kv, sizeof kv, "max_payload: %" G_GINT64_FORMAT, v.mps);
   put (o, "  ", kv, t.name, &v.mps_src, NULL);
@@ -937,25 +947,11 @@ ps_lspci_config (const char *dump_name, const char *dump, gsize dump_len, const 
   if (tree) {
     if (!write_topology (o, &t, &g_array_index (devs, Dev, 0), devs->len, d, &v, &tt, error))
       goto out;
-  } else {
-    gboolean any = FALSE;
-    for (int r = 0; r < 6; r++) {
-      const Field *f = &d->f[F_REGION0 + r];
-      if (!f->line)
-        continue;
-      if (!any)
-        g_string_append (o, "# BARs (a fabric's endpoint takes them as bars: with --tree; the one-link benchmark "
-                            "needs none):\n");
-      any = TRUE;
-      gboolean b64;
-      const char *why;
-      uint64_t size = region_size (f, &b64, &why);
-      g_autofree char *sz = size_words (size);
-      g_string_append_printf (o, "#   BAR%d: %s%s%s  <- %s:%d ", r, why ? "-, " : sz, why ? why : "",
-                              b64 && !why ? ", 64-bit" : "", t.name, f->line);
-      append_clean (o, g_array_index (f->segs, Seg, 0).raw, 90);
-      g_string_append_c (o, '\n');
-    }
+  } else if (d->f[F_REGION0].line || d->f[F_REGION0 + 1].line || d->f[F_REGION0 + 2].line
+             || d->f[F_REGION0 + 3].line || d->f[F_REGION0 + 4].line || d->f[F_REGION0 + 5].line) {
+    g_string_append (o, "# BARs (a fabric's endpoint takes them as bars: with --tree; the one-link benchmark needs "
+                        "none):\n");
+    put_bar_comments (o, "", t.name, d);
   }
   result = g_string_free (g_steal_pointer (&o), FALSE);
 out:

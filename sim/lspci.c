@@ -14,6 +14,7 @@
 #include "sim/config.h"
 #include "sim/error.h"
 #include "sim/format.h"
+#include "sim/topology.h"
 #include "sim/validate.h"
 
 /* --- lines ----------------------------------------------------------------------------------------------------- */
@@ -521,7 +522,9 @@ put (GString *out, const char *indent, const char *kv, const char *file, const S
   if (why)
     g_string_append (out, why);
   if (src) {
-    g_string_append_printf (out, "%s%s:%d ", why ? " (" : "", file, src->line);
+    g_string_append (out, why ? " (" : "");
+    append_clean (out, file, 256);
+    g_string_append_printf (out, ":%d ", src->line);
     append_clean (out, src->raw, 72);
     if (why)
       g_string_append_c (out, ')');
@@ -663,8 +666,10 @@ put_bar_comments (GString *out, const char *indent, const char *file, const Dev 
     const char *why;
     uint64_t size = region_size (f, &b64, &why);
     g_autofree char *sz = size_words (size);
-    g_string_append_printf (out, "%s#   BAR%d: %s%s%s  <- %s:%d ", indent, r, why ? "none, " : sz, why ? why : "",
-                            b64 && !why ? ", 64-bit" : "", file, f->line);
+    g_string_append_printf (out, "%s#   BAR%d: %s%s%s  <- ", indent, r, why ? "none, " : sz, why ? why : "",
+                            b64 && !why ? ", 64-bit" : "");
+    append_clean (out, file, 256);
+    g_string_append_printf (out, ":%d ", f->line);
     append_clean (out, g_array_index (f->segs, Seg, 0).raw, 90);
     g_string_append_c (out, '\n');
   }
@@ -700,11 +705,18 @@ write_topology (GString *out, const Text *dump, const Dev *devs, guint n_devs, c
   }
   /* The bridges from the root port down: `chain` holds tree indices, the device's parent last. */
   g_autoptr (GArray) chain = g_array_new (FALSE, FALSE, sizeof (int));
-  for (int p = g_array_index (td, TDev, at).parent; p >= 0; p = g_array_index (td, TDev, p).parent)
-    g_array_prepend_val (chain, p);
+  /* Collected upwards, then turned round; a chain longer than a topology can hold is refused on the way. */
+  for (int p = g_array_index (td, TDev, at).parent; p >= 0 && chain->len <= 2 * PS_TOPOLOGY_MAX_NODES;
+       p = g_array_index (td, TDev, p).parent)
+    g_array_append_val (chain, p);
+  for (guint a = 0, b = chain->len; b > a + 1; a++, b--) {
+    int x = g_array_index (chain, int, a);
+    g_array_index (chain, int, a) = g_array_index (chain, int, b - 1);
+    g_array_index (chain, int, b - 1) = x;
+  }
   const TDev *self = &g_array_index (td, TDev, at);
   guint k = chain->len;
-  if (k % 2 == 0 || k / 2 + 2 > 128) {
+  if (k % 2 == 0 || k / 2 + 2 > PS_TOPOLOGY_MAX_NODES) {
     ps_error_located (error, PS_ERROR_DATA, tree->name, self->line, self->col, "%s sits below %u bridges: a root "
                       "port and a pair of ports per switch make an odd number%s", d->shown, k,
                       k ? " (a PCI bridge or a hidden port in the way?)" : " (on the root bus: no link to simulate)");
@@ -815,6 +827,83 @@ write_topology (GString *out, const Text *dump, const Dev *devs, guint n_devs, c
   return TRUE;
 }
 
+/* The config text of device `d` with values `v`, after the comment block that says where it comes from. */
+static gboolean
+write_config (GString *o, const Text *t, const Text *tt, GArray *devs, const Dev *d, const Values *v,
+              const char *host_include, const char *host_note, GString *notes, GError **error)
+{
+  g_autoptr (GString) fname = g_string_new (NULL);
+  append_clean (fname, t->name, 256);
+  g_string_append_printf (o, "# Imported by `pciesim import lspci` from %s, device %s:\n#   ", fname->str, d->shown);
+  append_clean (o, d->desc, 100);
+  g_string_append (o, "\n# Each value names the dump line it came from. The simulation runs the link as it trained "
+                      "(LnkSta).\n");
+  if (v->sta.gen < v->cap.gen || v->sta.lanes < v->cap.lanes || v->sta.downgraded) {
+    g_autofree char *msg = g_strdup_printf ("%s trained at Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT " but can run "
+                                            "Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT " (LnkCap, %s:%d): the slot, "
+                                            "the riser, the port above or the card limits it", d->shown, v->sta.gen,
+                                            v->sta.lanes, v->cap.gen, v->cap.lanes, fname->str, d->f[F_LNKCAP].line);
+    g_string_append_printf (o, "#\n# DOWNGRADED LINK: %s.\n# --set link.gen=%" G_GINT64_FORMAT " --set link.lanes=%"
+                            G_GINT64_FORMAT " shows what the card would do at its capability.\n#\n", msg, v->cap.gen,
+                            v->cap.lanes);
+    if (notes)
+      g_string_append_printf (notes, "pciesim: note: downgraded link: %s\n", msg);
+  }
+  /* A path YAML reads as a plain word stays one; any other is double-quoted with its escapes (a checkout under
+   * "my, files" must not become two includes). */
+  gboolean plain = host_include[0] != '\0'
+      && strspn (host_include, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._+-")
+             == strlen (host_include);
+  g_autoptr (GString) q = g_string_new (plain ? host_include : "\"");
+  for (const char *c = host_include; !plain && *c; c++) {
+    if (*c == '"' || *c == '\\')
+      g_string_append_printf (q, "\\%c", *c);
+    else if ((unsigned char) *c < 0x20 || *c == 0x7f)
+      g_string_append_printf (q, "\\x%02x", (unsigned char) *c);
+    else
+      g_string_append_c (q, *c);
+  }
+  if (!plain)
+    g_string_append_c (q, '"');
+  g_autofree char *name = g_strdup_printf ("name: lspci_%s", d->bdf);
+  for (char *p = name + 6; *p; p++)
+    if (*p == ':' || *p == '.')
+      *p = '_';
+  g_string_append_printf (o, "%s\n", name);
+  g_autofree char *inc = g_strdup_printf ("include: [%s]", q->str);
+  put (o, "", inc, NULL, NULL, host_note);
+  g_string_append (o, "link:\n");
+  put_gen_lanes (o, "  ", t->name, &v->sta);
+  if (v->sta.gen != v->cap.gen || v->sta.lanes != v->cap.lanes) {
+    g_string_append_printf (o, "  # capable of Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT ": %s:%d ", v->cap.gen,
+                            v->cap.lanes, fname->str, v->cap.speed.line);
+    append_clean (o, v->cap.speed.raw, 72);
+    g_string_append_c (o, '\n');
+  }
+  char kv[64];
+  g_snprintf (kv, sizeof kv, "max_payload: %" G_GINT64_FORMAT, v->mps);
+  put (o, "  ", kv, t->name, &v->mps_src, NULL);
+  g_snprintf (kv, sizeof kv, "max_read_request: %" G_GINT64_FORMAT, v->mrrs);
+  put (o, "  ", kv, t->name, &v->mrrs_src, NULL);
+  g_snprintf (kv, sizeof kv, "read_completion_boundary: %" G_GINT64_FORMAT, v->rcb);
+  put (o, "  ", kv, t->name, &v->rcb_src, NULL);
+  g_string_append (o, "endpoint:   # datapath_bits and clock_mhz are not in lspci: the model's default for the link\n");
+  g_snprintf (kv, sizeof kv, "tags: %" G_GINT64_FORMAT, v->tags);
+  put (o, "  ", kv, t->name, &v->tags_src, v->tags_why);
+  if (v->tags_note)
+    g_string_append_printf (o, "  # %s\n", v->tags_note);
+  if (tt) {
+    if (!write_topology (o, t, &g_array_index (devs, Dev, 0), devs->len, d, v, tt, error))
+      return FALSE;
+  } else if (d->f[F_REGION0].line || d->f[F_REGION0 + 1].line || d->f[F_REGION0 + 2].line
+             || d->f[F_REGION0 + 3].line || d->f[F_REGION0 + 4].line || d->f[F_REGION0 + 5].line) {
+    g_string_append (o, "# BARs (a fabric's endpoint takes them as bars: with --tree; the one-link benchmark needs "
+                        "none):\n");
+    put_bar_comments (o, "", t->name, d);
+  }
+  return TRUE;
+}
+
 /* The list of devices for the usage error: "01:00.0 Ethernet controller, 02:00.0 …". */
 static char *
 device_list (const Dev *devs, guint n)
@@ -843,7 +932,7 @@ ps_lspci_config (const char *dump_name, const char *dump, gsize dump_len, const 
   char *result = NULL;
   Values v = { 0 };
   g_autoptr (GString) o = NULL;
-  g_autofree char *name = NULL, *inc = NULL;
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   if (!split_lines (&t, dump_name, dump, dump_len, error) || (tree && !split_lines (&tt, tree_name, tree, tree_len,
                                                                                      error)))
     goto out;
@@ -854,16 +943,23 @@ ps_lspci_config (const char *dump_name, const char *dump, gsize dump_len, const 
     guint end = i + 1;
     while (end < t.lines->len && !is_header (line_at (&t, end)))
       end++;
+    /* 65536 functions fill a PCI domain's buses: more is no machine's dump. */
+    if (devs->len == 65536) {
+      ps_error_located (error, PS_ERROR_DATA, t.name, (int) i + 1, 1, "more than 65536 devices: not one machine's "
+                        "lspci");
+      goto out;
+    }
     g_array_set_size (devs, devs->len + 1);
     Dev *d = &g_array_index (devs, Dev, devs->len - 1);
     if (!read_device (&t, i, end, d, error))
       goto out;
-    for (guint j = 0; j + 1 < devs->len; j++)
-      if (strcmp (g_array_index (devs, Dev, j).bdf, d->bdf) == 0) {
-        ps_error_located (error, PS_ERROR_DATA, t.name, d->line, 1, "%s is listed twice (first at line %d): two "
-                          "dumps run together?", d->shown, g_array_index (devs, Dev, j).line);
-        goto out;
-      }
+    gpointer first = g_hash_table_lookup (seen, d->bdf);
+    if (first) {
+      ps_error_located (error, PS_ERROR_DATA, t.name, d->line, 1, "%s is listed twice (first at line %d): two "
+                        "dumps run together?", d->shown, GPOINTER_TO_INT (first));
+      goto out;
+    }
+    g_hash_table_insert (seen, g_strdup (d->bdf), GINT_TO_POINTER (d->line));
     i = end - 1;
   }
   if (devs->len == 0) {
@@ -902,57 +998,8 @@ ps_lspci_config (const char *dump_name, const char *dump, gsize dump_len, const 
     goto out;
 
   o = g_string_new (NULL);
-  g_string_append_printf (o, "# Imported by `pciesim import lspci` from %s, device %s:\n#   ", t.name, d->shown);
-  append_clean (o, d->desc, 100);
-  g_string_append (o, "\n# Each value names the dump line it came from. The simulation runs the link as it trained "
-                      "(LnkSta).\n");
-  if (v.sta.gen < v.cap.gen || v.sta.lanes < v.cap.lanes || v.sta.downgraded) {
-    g_autofree char *msg = g_strdup_printf ("%s trained at Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT " but can run "
-                                            "Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT " (LnkCap, %s:%d): the slot, "
-                                            "the riser, the port above or the card limits it", d->shown, v.sta.gen,
-                                            v.sta.lanes, v.cap.gen, v.cap.lanes, t.name, d->f[F_LNKCAP].line);
-    g_string_append_printf (o, "#\n# DOWNGRADED LINK: %s.\n# --set link.gen=%" G_GINT64_FORMAT " --set link.lanes=%"
-                            G_GINT64_FORMAT " shows what the card would do at its capability.\n#\n", msg, v.cap.gen,
-                            v.cap.lanes);
-    if (notes)
-      g_string_append_printf (notes, "pciesim: note: downgraded link: %s\n", msg);
-  }
-  name = g_strdup_printf ("name: lspci_%s", d->bdf);
-  for (char *p = name + 6; *p; p++)
-    if (*p == ':' || *p == '.')
-      *p = '_';
-  g_string_append_printf (o, "%s\n", name);
-  inc = g_strdup_printf ("include: [%s]", host_include);
-  put (o, "", inc, NULL, NULL, host_note);
-  g_string_append (o, "link:\n");
-  put_gen_lanes (o, "  ", t.name, &v.sta);
-  if (v.sta.gen != v.cap.gen || v.sta.lanes != v.cap.lanes) {
-    g_string_append_printf (o, "  # capable of Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT ": %s:%d ", v.cap.gen,
-                            v.cap.lanes, t.name, v.cap.speed.line);
-    append_clean (o, v.cap.speed.raw, 72);
-    g_string_append_c (o, '\n');
-  }
-  char kv[64];
-  g_snprintf (kv, sizeof kv, "max_payload: %" G_GINT64_FORMAT, v.mps);
-  put (o, "  ", kv, t.name, &v.mps_src, NULL);
-  g_snprintf (kv, sizeof kv, "max_read_request: %" G_GINT64_FORMAT, v.mrrs);
-  put (o, "  ", kv, t.name, &v.mrrs_src, NULL);
-  g_snprintf (kv, sizeof kv, "read_completion_boundary: %" G_GINT64_FORMAT, v.rcb);
-  put (o, "  ", kv, t.name, &v.rcb_src, NULL);
-  g_string_append (o, "endpoint:   # datapath_bits and clock_mhz are not in lspci: the model's default for the link\n");
-  g_snprintf (kv, sizeof kv, "tags: %" G_GINT64_FORMAT, v.tags);
-  put (o, "  ", kv, t.name, &v.tags_src, v.tags_why);
-  if (v.tags_note)
-    g_string_append_printf (o, "  # %s\n", v.tags_note);
-  if (tree) {
-    if (!write_topology (o, &t, &g_array_index (devs, Dev, 0), devs->len, d, &v, &tt, error))
-      goto out;
-  } else if (d->f[F_REGION0].line || d->f[F_REGION0 + 1].line || d->f[F_REGION0 + 2].line
-             || d->f[F_REGION0 + 3].line || d->f[F_REGION0 + 4].line || d->f[F_REGION0 + 5].line) {
-    g_string_append (o, "# BARs (a fabric's endpoint takes them as bars: with --tree; the one-link benchmark needs "
-                        "none):\n");
-    put_bar_comments (o, "", t.name, d);
-  }
+  if (!write_config (o, &t, tree ? &tt : NULL, devs, d, &v, host_include, host_note, notes, error))
+    goto out;
   result = g_string_free (g_steal_pointer (&o), FALSE);
 out:
   g_free (v.tags_note);

@@ -13,6 +13,7 @@
 #include "app/cli.h"
 #include "app/config.h"
 #include "app/error.h"
+#include "app/lspci.h"
 #include "app/report.h"
 #include "app/sweep.h"
 #include "app/validate.h"
@@ -29,6 +30,7 @@ static const char *summary_text =
     "  pciesim keys [--format F]     list every config key with its unit and source\n"
     "  pciesim sweep SCENARIO        run a what-if scenario's points (--set, --jobs, --shard I/N, --resume)\n"
     "  pciesim merge FILE… -o OUT    join sweep shards into the file one unsharded run writes\n"
+    "  pciesim import lspci DUMP     a config from `lspci -vvv` (--device, --tree, --host, -o)\n"
     "  pciesim help [COMMAND]        a command's options (the same as COMMAND --help)\n"
     "\n"
     "Exit status: 0 success, 64 usage error, 65 bad config data, 66 missing file,\n"
@@ -359,6 +361,43 @@ cmd_merge (int argc, char **argv)
   return finish (e);
 }
 
+/* `pciesim import lspci`: the one import there is; the word names the format, so others can follow. */
+static int
+cmd_import (int argc, char **argv)
+{
+  g_autofree char *device = NULL, *tree = NULL, *host = NULL, *output = NULL;
+  GOptionEntry entries[] = {
+    { "device", 'd', 0, G_OPTION_ARG_STRING, &device, "the device to import, as lspci names it (needed when the "
+      "dump holds several)", "BDF" },
+    { "tree", 't', 0, G_OPTION_ARG_FILENAME, &tree, "the output of `lspci -tv` of the same machine: the switches "
+      "above the device become a topology", "TREEFILE" },
+    { "host", 0, 0, G_OPTION_ARG_FILENAME, &host, "the host file to include (default hosts/ideal.yaml, a host that "
+      "never limits)", "FILE" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "write the config to FILE atomically (default stdout)",
+      "FILE" },
+    G_OPTION_ENTRY_NULL,
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("lspci DUMP - a config from the text of `lspci -vvv`");
+  g_option_context_set_description (ctx, "DUMP is what `sudo lspci -vvv` prints (without root the capabilities\n"
+                                         "are hidden); `lspci -vvv -s BDF` gives one device. The config takes the\n"
+                                         "trained link (LnkSta), MaxPayload and MaxReadReq (DevCtl), the RCB\n"
+                                         "(LnkCtl) and the tags (ExtTag, 10BitTagReq), each with a comment naming\n"
+                                         "its line, and is checked before it is written. A note on stderr flags\n"
+                                         "a link trained below its capability (LnkCap).");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  GError *e = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &e))
+    return finish (usage_error (e, "import"));
+  if (argc < 2 || strcmp (argv[1], "lspci") != 0)
+    return usage ("import", "usage: pciesim import lspci DUMP [--device BDF] [--tree TREEFILE] [--host FILE] "
+                  "[-o FILE]");
+  if (argc != 3)
+    return usage ("import", argc < 3 ? "no lspci dump given" : "more than one lspci dump given");
+  PsLspciImport imp = { .dump_path = argv[2], .tree_path = tree, .device = device, .host = host, .output = output };
+  ps_lspci_import (&imp, &e);
+  return finish (e);
+}
+
 typedef int (*Command) (int argc, char **argv);
 
 static const struct {
@@ -369,6 +408,7 @@ static const struct {
   { "keys", cmd_keys },
   { "sweep", cmd_sweep },
   { "merge", cmd_merge },
+  { "import", cmd_import },
 };
 
 static Command
@@ -390,13 +430,15 @@ cmd_help (int argc, char **argv)
   const char *word = argc == 2 ? argv[1] : NULL;
   /* `pciesim help --help` (what completion asks every command) gets the one line there is to say. */
   if (word && (strcmp (word, "--help") == 0 || strcmp (word, "-h") == 0)) {
-    printf ("Usage:\n  pciesim help [COMMAND] - the options of COMMAND (validate, keys, sweep, merge), or of running "
+    printf ("Usage:\n  pciesim help [COMMAND] - the options of COMMAND (validate, keys, sweep, merge, import), or of "
+            "running "
             "a config\n");
     return 0;
   }
   Command c = word ? find_command (word) : cmd_run;
   if (!c) {
-    g_autofree char *m = g_strdup_printf ("help: no command '%s' (validate, keys, sweep, merge; or none for "
+    g_autofree char *m = g_strdup_printf ("help: no command '%s' (validate, keys, sweep, merge, import; or none "
+                                          "for "
                                           "running a config)", word);
     return usage (NULL, m);
   }

@@ -103,6 +103,8 @@ static const UsageCase usage_cases[] = {
   { { "validate", "--bogus" }, "Unknown option --bogus (see pciesim validate --help)" },
   { { "sweep" }, "no scenario file given (see pciesim sweep --help)" },
   { { "merge" }, "(see pciesim merge --help)" },
+  { { "import" }, "usage: pciesim import lspci DUMP" },
+  { { "import", "lspci" }, "no lspci dump given (see pciesim import --help)" },
   { { "--bogus", CONFIG }, "(see pciesim --help)" },
   { { "--mode", "read,copy", CONFIG }, "'copy'" },
   { { "help", "frobnicate" }, "help: no command 'frobnicate'" },
@@ -188,7 +190,7 @@ END_TEST
  * `help COMMAND` that command's (issue #12 item 13). Each is compared with the --help it stands for. */
 START_TEST (test_help_command)
 {
-  const char *const commands[] = { "", "validate", "keys", "sweep", "merge", NULL };
+  const char *const commands[] = { "", "validate", "keys", "sweep", "merge", "import", NULL };
   for (const char *const *c = commands; *c; c++) {
     g_auto (TestRun) h, want;
     if (**c) {

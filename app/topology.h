@@ -21,16 +21,18 @@
  *   did-you-mean), a port used twice or beyond the node's ports, a link to itself or the wrong way round, a node no
  *   link names, a cycle, a node with no path to the root complex, widths or generations the ends cannot train to, a
  *   flow with no path, from a non-endpoint or to a node without the BAR, flows that do not fit their memory.
- * - Limits: PS_TOPOLOGY_MAX_NODES nodes, PS_TOPOLOGY_MAX_FLOWS flows (reports keep them in fixed arrays).
+ * - Limits: PS_TOPOLOGY_MAX_NODES nodes, PS_TOPOLOGY_MAX_FLOWS flows (reports keep them in fixed arrays). 512 of
+ *   each holds bench's fabric-256 (279 nodes, 256 flows: issue #28) with room to spare; a PsRunResult is then
+ *   ~130 KB, still fine on any thread's stack.
  */
 #pragma once
 
 #include "config.h"
 #include "ytree.h"
 
-#define PS_TOPOLOGY_MAX_NODES 128u
+#define PS_TOPOLOGY_MAX_NODES 512u
 #define PS_TOPOLOGY_MAX_LINKS (PS_TOPOLOGY_MAX_NODES - 1)
-#define PS_TOPOLOGY_MAX_FLOWS 64u
+#define PS_TOPOLOGY_MAX_FLOWS 512u
 #define PS_TOPOLOGY_MAX_BARS 6u
 
 typedef enum { PS_NODE_ROOT_COMPLEX, PS_NODE_SWITCH, PS_NODE_ENDPOINT } PsNodeType;

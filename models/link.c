@@ -30,6 +30,11 @@
  * receiver is told. Arrivals stay in time order: a header is in before its TLP's tail, and the packet after it
  * starts after that tail.
  *
+ * Cost. Every packet of every run takes the transmit and arrival paths, so they are kept to what a link without
+ * flit mode, errors or a trace needs: the work of those modes sits in functions kept out of line
+ * (G_GNUC_NO_INLINE), behind one flag test each, so it neither runs nor widens the hot functions' register
+ * saves and stack frames (issue #28: the modes added since round one cost the plain link about a fifth).
+ *
  * Not modelled (links start trained): InitFC exchange, the 12-bit modular sequence and credit fields (absolute
  * counters are used instead, with the 2048-TLP window enforced), flit replay as flits (a lost flit's TLPs are
  * replayed as TLPs).
@@ -464,25 +469,27 @@ link_symbol_ps (const Link *link, uint64_t n)
  * bytes): a ring cycles through all its entries, and a fabric has dozens of them, so one larger than the packets
  * in flight only spreads them over more cache lines. Only an empty FIFO needs a new event: later arrivals are
  * never earlier than the head (same latency, in-order serialiser). */
-static void
-arr_push (Dir *d, const Arrival *a)
+static G_GNUC_NO_INLINE void
+arr_grow (Dir *d)
 {
-  if (d->arr_len == d->arr_cap) {
-    uint32_t cap = d->arr_cap ? d->arr_cap * 2 : 8;
-    Arrival *n = g_new (Arrival, cap);
-    for (uint32_t k = 0; k < d->arr_len; k++)
-      n[k] = d->arr[(d->arr_head + k) & (d->arr_cap - 1)];
-    g_free (d->arr);
-    d->arr = n;
-    d->arr_cap = cap;
-    d->arr_head = 0;
-  }
+  uint32_t cap = d->arr_cap ? d->arr_cap * 2 : 8;
+  Arrival *n = g_new (Arrival, cap);
+  for (uint32_t k = 0; k < d->arr_len; k++)
+    n[k] = d->arr[(d->arr_head + k) & (d->arr_cap - 1)];
+  g_free (d->arr);
+  d->arr = n;
+  d->arr_cap = cap;
+  d->arr_head = 0;
+}
+
+/* Flit mode only: a DLLP rides in the next flit's DLP bytes and so may arrive before a long TLP placed earlier
+ * (whose last flit is later); it moves in ahead of it. Out of line: every other mode appends (arr_push()). */
+static G_GNUC_NO_INLINE void
+arr_insert_sorted (Dir *d, const Arrival *a)
+{
   uint32_t k = d->arr_len;
-  /* Flit mode only: a DLLP rides in the next flit's DLP bytes and so may arrive before a long TLP placed earlier
-   * (whose last flit is later); it moves in ahead of it. Everything else arrives in placement order. */
-  if (d->flit)
-    for (; k > 0 && d->arr[(d->arr_head + k - 1) & (d->arr_cap - 1)].at > a->at; k--)
-      d->arr[(d->arr_head + k) & (d->arr_cap - 1)] = d->arr[(d->arr_head + k - 1) & (d->arr_cap - 1)];
+  for (; k > 0 && d->arr[(d->arr_head + k - 1) & (d->arr_cap - 1)].at > a->at; k--)
+    d->arr[(d->arr_head + k) & (d->arr_cap - 1)] = d->arr[(d->arr_head + k - 1) & (d->arr_cap - 1)];
   d->arr[(d->arr_head + k) & (d->arr_cap - 1)] = *a;
   if (d->arr_len++ == 0) {
     d->arr_ev = sim_schedule_at (d->link->engine, a->at, arr_fire, d, 0);
@@ -490,6 +497,21 @@ arr_push (Dir *d, const Arrival *a)
     sim_cancel (d->link->engine, d->arr_ev);
     d->arr_ev = sim_schedule_at (d->link->engine, a->at, arr_fire, d, 0);
   }
+}
+
+/* Everything but flit mode arrives in placement order: an append, inline because every packet takes it. */
+static inline __attribute__ ((always_inline)) void
+arr_push (Dir *d, const Arrival *a)
+{
+  if (G_UNLIKELY (d->arr_len == d->arr_cap))
+    arr_grow (d);
+  if (G_UNLIKELY (d->flit)) {
+    arr_insert_sorted (d, a);
+    return;
+  }
+  d->arr[(d->arr_head + d->arr_len) & (d->arr_cap - 1)] = *a;
+  if (d->arr_len++ == 0)
+    d->arr_ev = sim_schedule_at (d->link->engine, a->at, arr_fire, d, 0);
 }
 
 /* Without errors the replay buffer never replays, so it holds only sizes: that is all the stall rule needs. With
@@ -535,14 +557,30 @@ port_notify (LinkPort *port)
   }
 }
 
+/* The TLP's wire bytes as the PHY counts them. Outside flit mode that is the transaction bytes plus a per-mode
+ * constant (phy.c's nonflit_tlp_wire_bytes()), worked out here without the indirect call: it runs three times per
+ * TLP (the probe, the hand-over and the send each ask link_port_can_send(), and the serialiser once more). */
+static inline uint32_t
+tlp_wire_bytes (const Phy *phy, const Tlp *t)
+{
+  if (G_LIKELY (!phy->flit))
+    return tlp_transaction_bytes (t) + phy->tlp_framing_bytes;
+  return phy->ops->tlp_wire_bytes (phy, t);
+}
+
 /* ---- why and traces ---- */
 
 /* Start of a slot in ps, exactly (floor): slot / lanes symbol times. Two packets sharing a symbol time (x8, x16)
  * meet at a slot, so their slices never overlap. */
-static SimTime
+static inline SimTime
 slot_ps (const Phy *phy, uint64_t slot)
 {
-  return slot * phy->sym_num_ps / (phy->sym_den * phy->lanes);
+  uint64_t dl = phy->sym_den * phy->lanes;
+  /* Two per packet (stall_busy()): at every width but x12 the divisor is a power of two, and a shift gives the
+   * same floor as the division, at a fraction of its latency. */
+  if ((dl & (dl - 1)) == 0)
+    return slot * phy->sym_num_ps >> __builtin_ctzll (dl);
+  return slot * phy->sym_num_ps / dl;
 }
 
 /* Credits held (consumed, not yet returned) integrated up to now, before class c's consumed or limit changes. */
@@ -559,7 +597,7 @@ fc_hold (Dir *d, FcClass c, SimTime now)
 
 /* The rest is for traced runs only: each caller tests Link.trace first. */
 
-static void
+static G_GNUC_NO_INLINE void
 trace_fc (Link *l, Dir *d, FcClass c, SimTime now)
 {
   /* The first change: every finite type of both directions starts from its advertisement, so a class without
@@ -590,7 +628,7 @@ trace_kind (TlpKind k)
 /* A TLP on the wire: its slice, and the arrow of a read: started at the MRd, stepped at each completion, ended at
  * the one whose byte count is its own payload (the last, spec §2.2.9). A replay sends the TLP again: a slice,
  * no arrow. */
-static void
+static G_GNUC_NO_INLINE void
 trace_tlp (Link *l, Dir *d, const Tlp *t, const PhyPlacement *pl, gboolean replayed)
 {
   const Phy *phy = &l->phy;
@@ -640,7 +678,7 @@ has_ready (const Dir *d)
          || (d->errors && (d->nak_due || d->replay_pos < d->tx_seq - d->acked_seq));
 }
 
-static void flit_dllps (Dir *d);
+static G_GNUC_NO_INLINE void flit_dllps (Dir *d);
 
 /* Make sure a wire event exists no later than the serialiser can act; an earlier pending one already covers it.
  * In flit mode DLLPs take no serialiser time: they go into the next flit's DLP bytes at once. */
@@ -731,7 +769,7 @@ place_dllp (Dir *d, uint64_t base, TraceWire what)
  * last symbol arrived there. The model's transmit pipeline sits after the serialiser (top of file), so the Ack
  * enters the serialiser tx_pipeline_ps before that, possibly before the TLP has reached the pins at all; that is
  * never before the TLP left the far serialiser (the limit outlasts no flight), so the timer is started then. */
-static void
+static G_GNUC_NO_INLINE void
 ack_timer_start (Dir *d, SimTime pin_ps)
 {
   Link *l = d->link;
@@ -819,7 +857,7 @@ updatefc_build (Dir *d, Dir *o, FcClass c, SimTime now)
 /* Flit mode: DLLPs due now ride in the DLP bytes of the next flits whose DLP has not gone out: an Ack or Nak in
  * bytes 0-1 and one other DLLP in bytes 2-5 of each flit (§3), so each kind takes the next flit it has not used
  * yet. They cost no wire bytes of their own; the receiver has them when the flit is in. */
-static void
+static G_GNUC_NO_INLINE void
 flit_dllps (Dir *d)
 {
   gboolean fc = d->fc_due[FC_P] || d->fc_due[FC_NP] || d->fc_due[FC_CPL];
@@ -859,7 +897,7 @@ flit_dllps (Dir *d)
 /* Whether the TLP just placed arrives corrupted. Non-flit: any of the 8 × wire bytes bits wrong fails the LCRC
  * (pcie-protocol.md §10). Flit mode: any flit holding its bytes lost (FEC could not correct it); each flit is
  * drawn once, in order, so TLPs sharing a flit share its fate. */
-static gboolean
+static G_GNUC_NO_INLINE gboolean
 tlp_draw_bad (Dir *d, uint32_t bytes, const PhyPlacement *pl, uint64_t seq)
 {
   Link *l = d->link;
@@ -886,7 +924,7 @@ tlp_draw_bad (Dir *d, uint32_t bytes, const PhyPlacement *pl, uint64_t seq)
 static void replay_fire (SimEngine *engine, void *ctx, uint64_t arg);
 
 /* REPLAY_TIMER (spec §3.6.2.1): started by a TLP's transmission when it is not running. */
-static void
+static G_GNUC_NO_INLINE void
 replay_timer_start (Dir *d, SimTime from_ps)
 {
   Link *l = d->link;
@@ -899,7 +937,7 @@ replay_timer_start (Dir *d, SimTime from_ps)
 /* ---- the serialiser ---- */
 
 /* A copy to put on the wire: the receiver takes and frees what arrives, while the original stays for replay. */
-static Tlp *
+static G_GNUC_NO_INLINE Tlp *
 tlp_copy (Link *l, const Tlp *t)
 {
   Tlp *c = tlp_alloc (l->pool);
@@ -929,7 +967,7 @@ tlp_next (Dir *d, uint32_t *bytes, uint64_t *seq, gboolean *replayed)
   Tlp *t = tlp_fifo_pop (&d->q);
   d->q_len--;
   /* No replay-space check: link_port_can_send() reserved the space (q_bytes) when it accepted the TLP. */
-  *bytes = phy->ops->tlp_wire_bytes (phy, t);
+  *bytes = tlp_wire_bytes (phy, t);
   d->q_bytes -= *bytes;
   *seq = d->tx_seq;
   *replayed = FALSE;
@@ -1207,7 +1245,7 @@ retrain (Link *l, Dir *cause)
 
 /* A replay (spec §3.6.2.1): every unacknowledged TLP goes again, in order, before any new one. The fourth replay
  * without forward progress rolls REPLAY_NUM over and retrains the link first. */
-static void
+static G_GNUC_NO_INLINE void
 replay_start (Dir *d, gboolean timeout)
 {
   Link *l = d->link;
@@ -1239,7 +1277,7 @@ replay_fire (SimEngine *e, void *ctx, uint64_t arg)
 /* The receiver's data link layer (spec §3.6.3): a corrupted TLP or one past a lost one is discarded and Nak'd,
  * one Nak at a time (NAK_SCHEDULED until a good TLP in order arrives); a duplicate, from a replay of TLPs already
  * received, is discarded and Ack'd. TRUE: the TLP is the next in order and good. */
-static gboolean
+static G_GNUC_NO_INLINE gboolean
 dll_accept (Dir *d, const Arrival *a)
 {
   Link *l = d->link;
@@ -1326,7 +1364,7 @@ arr_fire (SimEngine *e, void *ctx, uint64_t arg)
 static uint32_t
 wire_bytes (const Link *l, const Tlp *tlp)
 {
-  return l->phy.ops->tlp_wire_bytes (&l->phy, tlp) + (l->p.ecrc && !tlp->ecrc ? TLP_ECRC_BYTES : 0);
+  return tlp_wire_bytes (&l->phy, tlp) + (l->p.ecrc && !tlp->ecrc ? TLP_ECRC_BYTES : 0);
 }
 
 SimTime

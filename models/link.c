@@ -79,6 +79,9 @@ typedef struct Dir Dir;
 struct LinkPort {
   Link *link;
   LinkEnd end;
+  /* The direction this port transmits on, and the one it receives on: fixed at link_new(), kept here so the calls
+   * of every TLP (can_send, send, consume) need no index arithmetic on the link's large Dir array. */
+  Dir *tx, *rx;
   LinkRxFn rx_fn;
   void *rx_ctx;
   LinkTxReadyFn ready_fn;
@@ -99,6 +102,10 @@ struct Dir {
   LinkDir dir;
   /* Copies of the link's mode, beside the hot fields: the error-free non-flit path tests them and nothing else. */
   gboolean flit, errors;
+  /* Fixed at link_new(), for the per-packet paths: the opposite direction (whose receiver this one's DLLPs serve),
+   * the port that transmits on this direction and the one that receives it. */
+  Dir *opp;
+  LinkPort *tx_port, *rx_port;
 
   /* Transmitter: queue, serialiser cursor, sequence numbers, replay buffer, credits of the far receiver. */
   TlpFifo q;
@@ -349,7 +356,10 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
     credits_matrix (&params->rx_credits[1 - i], &m);
     fc_tx_init (&d->fc_tx, &m);
     fc_rx_init (&d->fc_rx, &m, &policy);
-    l->port[i] = (LinkPort) { .link = l, .end = (LinkEnd) i };
+    l->port[i] = (LinkPort) { .link = l, .end = (LinkEnd) i, .tx = d, .rx = &l->d[1 - i] };
+    d->opp = &l->d[1 - i];
+    d->tx_port = &l->port[i];
+    d->rx_port = &l->port[1 - i];
     /* Idle for what the sender waits for until the link refuses something; no sender yet: nothing to send. */
     d->stall.follow = true;
   }
@@ -552,7 +562,7 @@ port_notify (LinkPort *port)
   if (port->want_ready && port->ready_fn) {
     port->want_ready = FALSE;
     /* Refused no longer: idle (if at all) for what the sender waits for, until it is refused again. */
-    stall_follow_at (&port->link->d[port->end].stall, port->link->engine);
+    stall_follow_at (&port->tx->stall, port->link->engine);
     port->ready_fn (port->ready_ctx, port);
   }
 }
@@ -661,12 +671,19 @@ ceil_div (uint64_t a, uint64_t b)
   return (a + b - 1) / b;
 }
 
+/* When the symbol time holding `slot`'s last lane ends: slot / lanes rounded up. */
+static inline SimTime
+slot_sym_end_ps (const Phy *phy, uint64_t slot)
+{
+  return phy_sym_ps (phy, ceil_div (slot, phy->lanes));
+}
+
 /* A packet ending mid-symbol keeps the wire until that symbol time ends: the next decision is at its boundary. */
 static SimTime
 wire_free_ps (const Dir *d)
 {
   const Phy *phy = &d->link->phy;
-  return phy_sym_ps (phy, ceil_div (d->cursor, phy->lanes));
+  return slot_sym_end_ps (phy, d->cursor);
 }
 
 /* SKPs are not in the list: an idle wire keeps no event for them, and skp_catch_up() places them afterwards at
@@ -734,14 +751,13 @@ skp_catch_up (Dir *d, uint64_t now_sym)
 
 /* The far side has a packet once its last symbol time is complete and the pipelines and flight have passed (in
  * flit mode: once the flit holding its last byte is in). Returns that time. */
-static SimTime
-send_to_far_side (Dir *d, uint64_t end_slot, const Arrival *tmpl)
+static inline __attribute__ ((always_inline)) SimTime
+send_to_far_side (Dir *d, uint64_t end_slot, Arrival *a)
 {
   const Phy *phy = &d->link->phy;
-  Arrival a = *tmpl;
-  a.at = phy_sym_ps (phy, ceil_div (end_slot, phy->lanes)) + d->link->latency_ps[d->dir];
-  arr_push (d, &a);
-  return a.at;
+  a->at = slot_sym_end_ps (phy, end_slot) + d->link->latency_ps[d->dir];
+  arr_push (d, a);
+  return a->at;
 }
 
 /* DLLPs follow the same lane placement as TLPs (§2), and only their own bytes count as DLLP time: padding in
@@ -783,7 +799,7 @@ ack_timer_start (Dir *d, SimTime pin_ps)
  * before the Ack's first symbol leaves them (now + tx pipeline), though still in the receive pipeline. Strictly
  * before, so with no pipelines it counts none beyond the delivered. The first TLP it leaves out starts the timer
  * again. */
-static uint64_t
+static inline __attribute__ ((always_inline)) uint64_t
 ack_count (Dir *d, SimTime now)
 {
   Link *l = d->link;
@@ -823,8 +839,9 @@ dllp_draw_bad (Dir *d)
 
 /* One Ack acknowledges everything received so far (coalescing, §3): the sequence number is read when the DLLP is
  * built, so TLPs that arrived while it waited for the wire ride along. A Nak carries the same number: the last
- * TLP received in order (spec §3.6.3). */
-static Arrival
+ * TLP received in order (spec §3.6.3). Inline, like updatefc_build() and ack_count(): out of line, the Arrival
+ * returned by value went through memory on every Ack. */
+static inline __attribute__ ((always_inline)) Arrival
 ack_build (Dir *d, Dir *o, ArrivalKind kind, SimTime now)
 {
   d->cnt.acks++;
@@ -835,7 +852,7 @@ ack_build (Dir *d, Dir *o, ArrivalKind kind, SimTime now)
   return a;
 }
 
-static Arrival
+static inline __attribute__ ((always_inline)) Arrival
 updatefc_build (Dir *d, Dir *o, FcClass c, SimTime now)
 {
   Arrival a = { .kind = ARR_UPDATEFC, .cls = c };
@@ -992,7 +1009,7 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
   Dir *d = ctx;
   Link *l = d->link;
   const Phy *phy = &l->phy;
-  Dir *o = &l->d[1 - d->dir]; /* the opposite direction, whose receiver our DLLPs serve */
+  Dir *o = d->opp; /* the opposite direction, whose receiver our DLLPs serve */
   d->wire_ev = SIM_EVENT_NONE;
   SimTime now = sim_now (e);
   uint64_t now_sym = phy_sym_at_or_after (phy, now);
@@ -1044,23 +1061,23 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
     }
     d->cnt.tlps++;
     d->cnt.payload_bytes += t->payload_bytes;
-    LinkPort *tx = &l->port[d->dir];
+    LinkPort *tx = d->tx_port;
     if (tx->placed_fn && !replayed)
-      tx->placed_fn (tx->placed_ctx, tx, t, phy_sym_ps (phy, ceil_div (pl.end_slot, phy->lanes)));
+      tx->placed_fn (tx->placed_ctx, tx, t, slot_sym_end_ps (phy, pl.end_slot));
     Arrival a = { .kind = ARR_TLP, .cls = tlp_fc_class (t->kind), .tlp = t, .a = seq };
     if (d->errors) {
       a.tlp = tlp_copy (l, t);
       a.bad = tlp_draw_bad (d, bytes, &pl, seq);
     }
     SimTime at;
-    if (l->port[1 - d->dir].at_header && !d->flit && !d->errors) {
+    if (d->rx_port->at_header && !d->flit && !d->errors) {
       /* Cut-through: due once the symbol time holding the header's last byte is in. Before the header on the
        * wire: STP and sequence number (3 bytes) at 8b/10b, the 4-byte STP token at 128b/130b (pcie-protocol.md
        * §2); a TLP is never split by an ordered set outside flit mode, so its bytes run on from start_slot. */
-      at = phy_sym_ps (phy, ceil_div (pl.avail_slot, phy->lanes)) + l->latency_ps[d->dir];
+      at = slot_sym_end_ps (phy, pl.avail_slot) + l->latency_ps[d->dir];
       a.b = at;
       uint64_t hdr_end = pl.start_slot + (phy->gen <= 2 ? 3u : 4u) + t->header_bytes;
-      a.at = phy_sym_ps (phy, ceil_div (hdr_end, phy->lanes)) + l->latency_ps[d->dir];
+      a.at = slot_sym_end_ps (phy, hdr_end) + l->latency_ps[d->dir];
       arr_push (d, &a);
     } else {
       at = send_to_far_side (d, pl.avail_slot, &a);
@@ -1074,7 +1091,7 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
   wire_kick (d);
   /* A TLP left the queue: a sender refused for a full queue may now go on. */
   if (drained)
-    port_notify (&l->port[d->dir]);
+    port_notify (d->tx_port);
 }
 
 /* ---- receiver ---- */
@@ -1087,7 +1104,7 @@ ack_fire (SimEngine *e, void *ctx, uint64_t arg)
   (void) e;
   (void) arg;
   Dir *d = ctx;
-  Dir *rev = &d->link->d[1 - d->dir];
+  Dir *rev = d->opp;
   d->ack_ev = SIM_EVENT_NONE;
   d->rx_unacked = 0;
   rev->ack_due = TRUE;
@@ -1163,7 +1180,7 @@ receive_tlp (Dir *d, Tlp *t, SimTime whole_ps)
   d->rx_seq++;
   /* The receiving end decides its Ack policy: upstream TLPs land at the DSP. */
   uint32_t every = l->p.ack_every_tlps[1 - d->dir];
-  if (every && ++d->rx_unacked >= every && !l->d[1 - d->dir].ack_due) {
+  if (every && ++d->rx_unacked >= every && !d->opp->ack_due) {
     /* Count-triggered Ack: the same DLLP the timer would send, only sooner; it restarts the timer (§3.6.3.1).
      * Decided before the timer so an Ack-every-TLP receiver does not arm a timer only to cancel it. */
     sim_cancel (e, d->ack_ev);
@@ -1174,7 +1191,7 @@ receive_tlp (Dir *d, Tlp *t, SimTime whole_ps)
     SimTime due = MAX (sim_now (e), d->fc_last_sent_ps[c] + l->p.updatefc_period_ps);
     d->fc_timer[c] = sim_schedule_at (e, due, fc_timer_fire, d, c);
   }
-  LinkPort *port = &l->port[1 - d->dir];
+  LinkPort *port = d->rx_port;
   port->rx_tail_ps = whole_ps;
   if (port->observe_fn)
     port->observe_fn (port->observe_ctx, t);
@@ -1193,7 +1210,7 @@ static void
 receive_ack (Dir *d, uint64_t acked)
 {
   /* An Ack travelling on d acknowledges TLPs sent on the opposite direction. */
-  Dir *o = &d->link->d[1 - d->dir];
+  Dir *o = d->opp;
   SIM_INVARIANT (acked <= o->tx_seq,
                 "link: Ack for TLP %" G_GUINT64_FORMAT " but only %" G_GUINT64_FORMAT " were sent", acked, o->tx_seq);
   uint64_t before = o->acked_seq;
@@ -1216,7 +1233,7 @@ receive_ack (Dir *d, uint64_t acked)
     if (o->replay_pos > 0)
       replay_timer_start (o, sim_now (d->link->engine));
   }
-  port_notify (&d->link->port[o->dir]);
+  port_notify (o->tx_port);
 }
 
 /* ---- error model: recovery ---- */
@@ -1330,7 +1347,7 @@ arr_fire (SimEngine *e, void *ctx, uint64_t arg)
       replay_start (&d->link->d[1 - d->dir], FALSE);
       break;
     case ARR_UPDATEFC: {
-      Dir *o = &d->link->d[1 - d->dir];
+      Dir *o = d->opp;
       /* A limit beyond what the receiver can hold (its advertisement plus all it ever freed) would let the
        * transmitter overrun the buffer: credits above the advertisement. */
       const FcRx *far = &o->fc_rx;
@@ -1345,7 +1362,7 @@ arr_fire (SimEngine *e, void *ctx, uint64_t arg)
       fc_tx_update (&o->fc_tx, (FcClass) a.cls, a.a, a.b);
       if (G_UNLIKELY (d->link->trace != NULL))
         trace_fc (d->link, o, (FcClass) a.cls, sim_now (e));
-      port_notify (&d->link->port[o->dir]);
+      port_notify (o->tx_port);
       break;
     }
     default:
@@ -1414,7 +1431,7 @@ gboolean
 link_port_can_send (LinkPort *port, const Tlp *tlp)
 {
   Link *l = port->link;
-  Dir *d = &l->d[port->end];
+  Dir *d = port->tx;
   /* A full transmit queue is the usual refusal of a busy sender: answered before the rest is worked out (and
    * before the TLP is looked at, which link_port_tx_full() promises). */
   if (link_port_tx_full (port))
@@ -1438,7 +1455,7 @@ void
 link_port_send (LinkPort *port, Tlp *tlp)
 {
   Link *l = port->link;
-  Dir *d = &l->d[port->end];
+  Dir *d = port->tx;
   SIM_INVARIANT (link_port_can_send (port, tlp), "link_port_send of a %s without credits or space",
                 tlp_kind_name (tlp->kind));
   /* §2.6.1: the transmitter consumes the receiver's credits when it commits to sending. */
@@ -1460,9 +1477,9 @@ void
 link_port_consume (LinkPort *port, const Tlp *tlp)
 {
   Link *l = port->link;
-  Dir *d = &l->d[1 - port->end]; /* the direction this port receives on */
+  Dir *d = port->rx; /* the direction this port receives on */
   FcClass c = tlp_fc_class (tlp->kind);
-  Dir *rev = &l->d[port->end]; /* this port's own transmitter carries the UpdateFC back */
+  Dir *rev = port->tx; /* this port's own transmitter carries the UpdateFC back */
   if (fc_rx_free (&d->fc_rx, c, tlp_header_credits (tlp), tlp_data_credits (tlp))) {
     rev->fc_due[c] = TRUE;
     wire_kick (rev);
@@ -1492,7 +1509,7 @@ gboolean
 link_port_tx_full (const LinkPort *port)
 {
   const Link *l = port->link;
-  return l->p.tx_queue_tlps && l->d[port->end].q_len >= l->p.tx_queue_tlps;
+  return l->p.tx_queue_tlps && port->tx->q_len >= l->p.tx_queue_tlps;
 }
 
 /* ---- accounting ---- */

@@ -578,6 +578,16 @@ tlp_wire_bytes (const Phy *phy, const Tlp *t)
   return phy->ops->tlp_wire_bytes (phy, t);
 }
 
+/* The PHY's placement of a packet; outside flit mode inline, for the same reason as tlp_wire_bytes(). */
+static inline void
+place_packet (const Phy *phy, uint64_t base, uint32_t bytes, PhyPlacement *pl)
+{
+  if (G_LIKELY (!phy->flit))
+    phy_nonflit_place_packet (phy, base, bytes, pl);
+  else
+    phy->ops->place_packet (phy, base, bytes, pl);
+}
+
 /* ---- why and traces ---- */
 
 /* Start of a slot in ps, exactly (floor): slot / lanes symbol times. Two packets sharing a symbol time (x8, x16)
@@ -766,9 +776,10 @@ static inline __attribute__ ((always_inline)) uint64_t
 place_dllp (Dir *d, uint64_t base, TraceWire what)
 {
   const Phy *phy = &d->link->phy;
-  uint32_t bytes = phy->ops->dllp_wire_bytes (phy);
+  /* Flit mode sends its DLLPs in DLP bytes (flit_dllps()), not here: the non-flit size, without the indirect call. */
+  uint32_t bytes = G_LIKELY (!phy->flit) ? phy->dllp_bytes : phy->ops->dllp_wire_bytes (phy);
   PhyPlacement pl;
-  phy->ops->place_packet (phy, base, bytes, &pl);
+  place_packet (phy, base, bytes, &pl);
   SimTime start = slot_ps (phy, pl.start_slot), end = slot_ps (phy, pl.end_slot);
   stall_busy (&d->stall, start, end);
   if (G_UNLIKELY (d->link->trace != NULL))
@@ -1045,7 +1056,7 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
     gboolean replayed;
     Tlp *t = tlp_next (d, &bytes, &seq, &replayed);
     PhyPlacement pl;
-    phy->ops->place_packet (phy, base, bytes, &pl);
+    place_packet (phy, base, bytes, &pl);
     stall_busy (&d->stall, slot_ps (phy, pl.start_slot), slot_ps (phy, pl.end_slot));
     if (G_UNLIKELY (l->trace != NULL)) {
       trace_tlp (l, d, t, &pl, replayed);
@@ -1205,8 +1216,8 @@ receive_tlp (Dir *d, Tlp *t, SimTime whole_ps)
 }
 
 /* Acks are cumulative (§3 coalescing): one names the last TLP received in order, so everything up to it leaves the
- * replay buffer at once, and the freed space may unblock the sender. */
-static void
+ * replay buffer at once, and the freed space may unblock the sender. Inline in arr_fire(): one per TLP here. */
+static inline __attribute__ ((always_inline)) void
 receive_ack (Dir *d, uint64_t acked)
 {
   /* An Ack travelling on d acknowledges TLPs sent on the opposite direction. */
@@ -1427,6 +1438,19 @@ refuse_window (LinkPort *port, Dir *d, const Tlp *tlp, uint32_t bytes)
   return refuse (port, d, why);
 }
 
+/* Room and credits for a TLP of `bytes` wire bytes: link_port_can_send()'s test without a refusal's bookkeeping,
+ * which link_port_send() repeats as its invariant without a second call and a second size. Spec §3.6.2.1: 12-bit
+ * sequence numbers, so the transmitter stops at 2048 unacknowledged TLPs; queued TLPs will take numbers too, so
+ * they count. Flit mode numbers flits instead, counted in bytes (window_bytes). §3: a full replay buffer stalls
+ * new TLPs; queued TLPs already hold their future replay space. */
+static inline __attribute__ ((always_inline)) gboolean
+tx_fits (const Link *l, const Dir *d, const Tlp *tlp, uint32_t bytes)
+{
+  FcClass c = tlp_fc_class (tlp->kind);
+  return d->tx_seq - d->acked_seq + d->q_len < l->window_tlps && d->q_bytes + d->replay_bytes + bytes <= l->window_bytes
+         && fc_tx_can (&d->fc_tx, c, tlp_header_credits (tlp), tlp_data_credits (tlp));
+}
+
 gboolean
 link_port_can_send (LinkPort *port, const Tlp *tlp)
 {
@@ -1436,17 +1460,12 @@ link_port_can_send (LinkPort *port, const Tlp *tlp)
    * before the TLP is looked at, which link_port_tx_full() promises). */
   if (link_port_tx_full (port))
     return refuse (port, d, STALL_LINK);
-  /* §3: a full replay buffer stalls new TLPs; queued TLPs already hold their future replay space. */
   uint32_t bytes = wire_bytes (l, tlp);
   /* link_params_validate() guarantees room for a 3-DW-header TLP of MPS; a 4-DW header or ECRC can still overflow
    * a buffer sized at that bound, and such a TLP would wait forever. */
   if (l->p.replay_buffer_bytes && bytes > l->p.replay_buffer_bytes)
     g_error ("a %u-byte TLP can never fit the %u-byte replay buffer", bytes, l->p.replay_buffer_bytes);
-  /* Spec §3.6.2.1: 12-bit sequence numbers, so the transmitter stops at 2048 unacknowledged TLPs; queued TLPs
-   * will take numbers too, so they count. Flit mode numbers flits instead, counted in bytes (window_bytes). */
-  FcClass c = tlp_fc_class (tlp->kind);
-  if (d->tx_seq - d->acked_seq + d->q_len < l->window_tlps && d->q_bytes + d->replay_bytes + bytes <= l->window_bytes
-      && fc_tx_can (&d->fc_tx, c, tlp_header_credits (tlp), tlp_data_credits (tlp)))
+  if (tx_fits (l, d, tlp, bytes))
     return TRUE;
   return refuse_window (port, d, tlp, bytes);
 }
@@ -1456,8 +1475,10 @@ link_port_send (LinkPort *port, Tlp *tlp)
 {
   Link *l = port->link;
   Dir *d = port->tx;
-  SIM_INVARIANT (link_port_can_send (port, tlp), "link_port_send of a %s without credits or space",
-                tlp_kind_name (tlp->kind));
+  /* Counted with the ECRC that the TLP is marked with below, as link_port_can_send() counted it. */
+  uint32_t bytes = wire_bytes (l, tlp);
+  SIM_INVARIANT (!link_port_tx_full (port) && tx_fits (l, d, tlp, bytes), "link_port_send of a %s without credits or "
+                 "space", tlp_kind_name (tlp->kind));
   /* §2.6.1: the transmitter consumes the receiver's credits when it commits to sending. */
   FcClass c = tlp_fc_class (tlp->kind);
   fc_hold (d, c, sim_now (l->engine));
@@ -1468,7 +1489,7 @@ link_port_send (LinkPort *port, Tlp *tlp)
   tlp->ecrc = tlp->ecrc || l->p.ecrc;
   tlp_fifo_push (&d->q, tlp);
   d->q_len++;
-  d->q_bytes += wire_bytes (l, tlp);
+  d->q_bytes += bytes;
   wire_kick (d);
 }
 

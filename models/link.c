@@ -1072,9 +1072,12 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
     }
     d->cnt.tlps++;
     d->cnt.payload_bytes += t->payload_bytes;
+    /* When the last symbol leaves the serialiser: the tx-placed time and, outside flit mode (where the TLP is
+     * usable once its last symbol is in: avail_slot is end_slot), the start of its way to the far side. */
+    SimTime end_ps = slot_sym_end_ps (phy, pl.end_slot);
     LinkPort *tx = d->tx_port;
     if (tx->placed_fn && !replayed)
-      tx->placed_fn (tx->placed_ctx, tx, t, slot_sym_end_ps (phy, pl.end_slot));
+      tx->placed_fn (tx->placed_ctx, tx, t, end_ps);
     Arrival a = { .kind = ARR_TLP, .cls = tlp_fc_class (t->kind), .tlp = t, .a = seq };
     if (d->errors) {
       a.tlp = tlp_copy (l, t);
@@ -1085,10 +1088,13 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
       /* Cut-through: due once the symbol time holding the header's last byte is in. Before the header on the
        * wire: STP and sequence number (3 bytes) at 8b/10b, the 4-byte STP token at 128b/130b (pcie-protocol.md
        * §2); a TLP is never split by an ordered set outside flit mode, so its bytes run on from start_slot. */
-      at = slot_sym_end_ps (phy, pl.avail_slot) + l->latency_ps[d->dir];
+      at = end_ps + l->latency_ps[d->dir];
       a.b = at;
       uint64_t hdr_end = pl.start_slot + (phy->gen <= 2 ? 3u : 4u) + t->header_bytes;
       a.at = slot_sym_end_ps (phy, hdr_end) + l->latency_ps[d->dir];
+      arr_push (d, &a);
+    } else if (!d->flit) {
+      a.at = at = end_ps + l->latency_ps[d->dir];
       arr_push (d, &a);
     } else {
       at = send_to_far_side (d, pl.avail_slot, &a);

@@ -1200,7 +1200,10 @@ receive_tlp (Dir *d, Tlp *t, SimTime whole_ps)
   if (every && ++d->rx_unacked >= every && !d->opp->ack_due) {
     /* Count-triggered Ack: the same DLLP the timer would send, only sooner; it restarts the timer (§3.6.3.1).
      * Decided before the timer so an Ack-every-TLP receiver does not arm a timer only to cancel it. */
-    sim_cancel (e, d->ack_ev);
+    /* ack_fire() clears the id, so one that is not SIM_EVENT_NONE is pending: an Ack-every-TLP receiver, which
+     * starts no timer, makes no call per TLP to cancel none. */
+    if (d->ack_ev.slot != SIM_EVENT_NONE.slot)
+      sim_cancel (e, d->ack_ev);
     ack_fire (e, d, 0);
   }
   /* §2.6.1.2 periodic refresh, armed only by traffic so an idle link lets the engine drain. */

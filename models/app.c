@@ -211,7 +211,8 @@ tx_arbitrate (SimEngine *e, void *ctx, uint64_t arg)
   guint start = a->p.arbitration == APP_ARB_ROUND_ROBIN ? a->last_winner + 1 : 0;
   StallCause refused = STALL_IDLE;
   for (guint k = 0; k < a->n_clients; k++) {
-    guint c = (start + k) % a->n_clients;
+    /* start <= n_clients and k < n_clients: one subtraction wraps, where a modulo would divide per client. */
+    guint c = start + k >= a->n_clients ? start + k - a->n_clients : start + k;
     /* A probe commits nothing: a client skipped for credits is asked again later and describes its TLP anew. */
     Tlp probe = { 0 };
     if (!a->clients[c].peek (a->client_ctx[c], &probe))

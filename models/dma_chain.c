@@ -381,8 +381,9 @@ engine_decide (DmaEngine *e, Tlp *probe)
   return FALSE;
 }
 
-/* Why a running engine had nothing for engine_decide(): the same tests, in the same order, named. */
-static StallCause
+/* Why a running engine had nothing for engine_decide(): the same tests, in the same order, named. Out of line:
+ * inlined, it made engine_peek(), asked three times per TLP, save and restore registers every time. */
+static G_GNUC_NO_INLINE StallCause
 engine_why_not (const DmaEngine *e)
 {
   const DmaChain *d = e->dma;

@@ -30,6 +30,11 @@
  * receiver is told. Arrivals stay in time order: a header is in before its TLP's tail, and the packet after it
  * starts after that tail.
  *
+ * Cost. Every packet of every run takes the transmit and arrival paths, so they are kept to what a link without
+ * flit mode, errors or a trace needs: the work of those modes sits in functions kept out of line
+ * (G_GNUC_NO_INLINE), behind one flag test each, so it neither runs nor widens the hot functions' register
+ * saves and stack frames (issue #28: the modes added since round one cost the plain link about a fifth).
+ *
  * Not modelled (links start trained): InitFC exchange, the 12-bit modular sequence and credit fields (absolute
  * counters are used instead, with the 2048-TLP window enforced), flit replay as flits (a lost flit's TLPs are
  * replayed as TLPs).
@@ -74,6 +79,9 @@ typedef struct Dir Dir;
 struct LinkPort {
   Link *link;
   LinkEnd end;
+  /* The direction this port transmits on, and the one it receives on: fixed at link_new(), kept here so the calls
+   * of every TLP (can_send, send, consume) need no index arithmetic on the link's large Dir array. */
+  Dir *tx, *rx;
   LinkRxFn rx_fn;
   void *rx_ctx;
   LinkTxReadyFn ready_fn;
@@ -94,6 +102,10 @@ struct Dir {
   LinkDir dir;
   /* Copies of the link's mode, beside the hot fields: the error-free non-flit path tests them and nothing else. */
   gboolean flit, errors;
+  /* Fixed at link_new(), for the per-packet paths: the opposite direction (whose receiver this one's DLLPs serve),
+   * the port that transmits on this direction and the one that receives it. */
+  Dir *opp;
+  LinkPort *tx_port, *rx_port;
 
   /* Transmitter: queue, serialiser cursor, sequence numbers, replay buffer, credits of the far receiver. */
   TlpFifo q;
@@ -344,7 +356,10 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
     credits_matrix (&params->rx_credits[1 - i], &m);
     fc_tx_init (&d->fc_tx, &m);
     fc_rx_init (&d->fc_rx, &m, &policy);
-    l->port[i] = (LinkPort) { .link = l, .end = (LinkEnd) i };
+    l->port[i] = (LinkPort) { .link = l, .end = (LinkEnd) i, .tx = d, .rx = &l->d[1 - i] };
+    d->opp = &l->d[1 - i];
+    d->tx_port = &l->port[i];
+    d->rx_port = &l->port[1 - i];
     /* Idle for what the sender waits for until the link refuses something; no sender yet: nothing to send. */
     d->stall.follow = true;
   }
@@ -464,25 +479,27 @@ link_symbol_ps (const Link *link, uint64_t n)
  * bytes): a ring cycles through all its entries, and a fabric has dozens of them, so one larger than the packets
  * in flight only spreads them over more cache lines. Only an empty FIFO needs a new event: later arrivals are
  * never earlier than the head (same latency, in-order serialiser). */
-static void
-arr_push (Dir *d, const Arrival *a)
+static G_GNUC_NO_INLINE void
+arr_grow (Dir *d)
 {
-  if (d->arr_len == d->arr_cap) {
-    uint32_t cap = d->arr_cap ? d->arr_cap * 2 : 8;
-    Arrival *n = g_new (Arrival, cap);
-    for (uint32_t k = 0; k < d->arr_len; k++)
-      n[k] = d->arr[(d->arr_head + k) & (d->arr_cap - 1)];
-    g_free (d->arr);
-    d->arr = n;
-    d->arr_cap = cap;
-    d->arr_head = 0;
-  }
+  uint32_t cap = d->arr_cap ? d->arr_cap * 2 : 8;
+  Arrival *n = g_new (Arrival, cap);
+  for (uint32_t k = 0; k < d->arr_len; k++)
+    n[k] = d->arr[(d->arr_head + k) & (d->arr_cap - 1)];
+  g_free (d->arr);
+  d->arr = n;
+  d->arr_cap = cap;
+  d->arr_head = 0;
+}
+
+/* Flit mode only: a DLLP rides in the next flit's DLP bytes and so may arrive before a long TLP placed earlier
+ * (whose last flit is later); it moves in ahead of it. Out of line: every other mode appends (arr_push()). */
+static G_GNUC_NO_INLINE void
+arr_insert_sorted (Dir *d, const Arrival *a)
+{
   uint32_t k = d->arr_len;
-  /* Flit mode only: a DLLP rides in the next flit's DLP bytes and so may arrive before a long TLP placed earlier
-   * (whose last flit is later); it moves in ahead of it. Everything else arrives in placement order. */
-  if (d->flit)
-    for (; k > 0 && d->arr[(d->arr_head + k - 1) & (d->arr_cap - 1)].at > a->at; k--)
-      d->arr[(d->arr_head + k) & (d->arr_cap - 1)] = d->arr[(d->arr_head + k - 1) & (d->arr_cap - 1)];
+  for (; k > 0 && d->arr[(d->arr_head + k - 1) & (d->arr_cap - 1)].at > a->at; k--)
+    d->arr[(d->arr_head + k) & (d->arr_cap - 1)] = d->arr[(d->arr_head + k - 1) & (d->arr_cap - 1)];
   d->arr[(d->arr_head + k) & (d->arr_cap - 1)] = *a;
   if (d->arr_len++ == 0) {
     d->arr_ev = sim_schedule_at (d->link->engine, a->at, arr_fire, d, 0);
@@ -490,6 +507,21 @@ arr_push (Dir *d, const Arrival *a)
     sim_cancel (d->link->engine, d->arr_ev);
     d->arr_ev = sim_schedule_at (d->link->engine, a->at, arr_fire, d, 0);
   }
+}
+
+/* Everything but flit mode arrives in placement order: an append, inline because every packet takes it. */
+static inline __attribute__ ((always_inline)) void
+arr_push (Dir *d, const Arrival *a)
+{
+  if (G_UNLIKELY (d->arr_len == d->arr_cap))
+    arr_grow (d);
+  if (G_UNLIKELY (d->flit)) {
+    arr_insert_sorted (d, a);
+    return;
+  }
+  d->arr[(d->arr_head + d->arr_len) & (d->arr_cap - 1)] = *a;
+  if (d->arr_len++ == 0)
+    d->arr_ev = sim_schedule_at (d->link->engine, a->at, arr_fire, d, 0);
 }
 
 /* Without errors the replay buffer never replays, so it holds only sizes: that is all the stall rule needs. With
@@ -530,19 +562,45 @@ port_notify (LinkPort *port)
   if (port->want_ready && port->ready_fn) {
     port->want_ready = FALSE;
     /* Refused no longer: idle (if at all) for what the sender waits for, until it is refused again. */
-    stall_follow_at (&port->link->d[port->end].stall, port->link->engine);
+    stall_follow_at (&port->tx->stall, port->link->engine);
     port->ready_fn (port->ready_ctx, port);
   }
+}
+
+/* The TLP's wire bytes as the PHY counts them. Outside flit mode that is the transaction bytes plus a per-mode
+ * constant (phy.c's nonflit_tlp_wire_bytes()), worked out here without the indirect call: it runs three times per
+ * TLP (the probe, the hand-over and the send each ask link_port_can_send(), and the serialiser once more). */
+static inline uint32_t
+tlp_wire_bytes (const Phy *phy, const Tlp *t)
+{
+  if (G_LIKELY (!phy->flit))
+    return tlp_transaction_bytes (t) + phy->tlp_framing_bytes;
+  return phy->ops->tlp_wire_bytes (phy, t);
+}
+
+/* The PHY's placement of a packet; outside flit mode inline, for the same reason as tlp_wire_bytes(). */
+static inline void
+place_packet (const Phy *phy, uint64_t base, uint32_t bytes, PhyPlacement *pl)
+{
+  if (G_LIKELY (!phy->flit))
+    phy_nonflit_place_packet (phy, base, bytes, pl);
+  else
+    phy->ops->place_packet (phy, base, bytes, pl);
 }
 
 /* ---- why and traces ---- */
 
 /* Start of a slot in ps, exactly (floor): slot / lanes symbol times. Two packets sharing a symbol time (x8, x16)
  * meet at a slot, so their slices never overlap. */
-static SimTime
+static inline SimTime
 slot_ps (const Phy *phy, uint64_t slot)
 {
-  return slot * phy->sym_num_ps / (phy->sym_den * phy->lanes);
+  uint64_t dl = phy->sym_den * phy->lanes;
+  /* Two per packet (stall_busy()): at every width but x12 the divisor is a power of two, and a shift gives the
+   * same floor as the division, at a fraction of its latency. */
+  if ((dl & (dl - 1)) == 0)
+    return slot * phy->sym_num_ps >> __builtin_ctzll (dl);
+  return slot * phy->sym_num_ps / dl;
 }
 
 /* Credits held (consumed, not yet returned) integrated up to now, before class c's consumed or limit changes. */
@@ -559,7 +617,7 @@ fc_hold (Dir *d, FcClass c, SimTime now)
 
 /* The rest is for traced runs only: each caller tests Link.trace first. */
 
-static void
+static G_GNUC_NO_INLINE void
 trace_fc (Link *l, Dir *d, FcClass c, SimTime now)
 {
   /* The first change: every finite type of both directions starts from its advertisement, so a class without
@@ -590,7 +648,7 @@ trace_kind (TlpKind k)
 /* A TLP on the wire: its slice, and the arrow of a read: started at the MRd, stepped at each completion, ended at
  * the one whose byte count is its own payload (the last, spec §2.2.9). A replay sends the TLP again: a slice,
  * no arrow. */
-static void
+static G_GNUC_NO_INLINE void
 trace_tlp (Link *l, Dir *d, const Tlp *t, const PhyPlacement *pl, gboolean replayed)
 {
   const Phy *phy = &l->phy;
@@ -623,12 +681,19 @@ ceil_div (uint64_t a, uint64_t b)
   return (a + b - 1) / b;
 }
 
+/* When the symbol time holding `slot`'s last lane ends: slot / lanes rounded up. */
+static inline SimTime
+slot_sym_end_ps (const Phy *phy, uint64_t slot)
+{
+  return phy_sym_ps (phy, ceil_div (slot, phy->lanes));
+}
+
 /* A packet ending mid-symbol keeps the wire until that symbol time ends: the next decision is at its boundary. */
 static SimTime
 wire_free_ps (const Dir *d)
 {
   const Phy *phy = &d->link->phy;
-  return phy_sym_ps (phy, ceil_div (d->cursor, phy->lanes));
+  return slot_sym_end_ps (phy, d->cursor);
 }
 
 /* SKPs are not in the list: an idle wire keeps no event for them, and skp_catch_up() places them afterwards at
@@ -640,7 +705,7 @@ has_ready (const Dir *d)
          || (d->errors && (d->nak_due || d->replay_pos < d->tx_seq - d->acked_seq));
 }
 
-static void flit_dllps (Dir *d);
+static G_GNUC_NO_INLINE void flit_dllps (Dir *d);
 
 /* Make sure a wire event exists no later than the serialiser can act; an earlier pending one already covers it.
  * In flit mode DLLPs take no serialiser time: they go into the next flit's DLP bytes at once. */
@@ -696,14 +761,13 @@ skp_catch_up (Dir *d, uint64_t now_sym)
 
 /* The far side has a packet once its last symbol time is complete and the pipelines and flight have passed (in
  * flit mode: once the flit holding its last byte is in). Returns that time. */
-static SimTime
-send_to_far_side (Dir *d, uint64_t end_slot, const Arrival *tmpl)
+static inline __attribute__ ((always_inline)) SimTime
+send_to_far_side (Dir *d, uint64_t end_slot, Arrival *a)
 {
   const Phy *phy = &d->link->phy;
-  Arrival a = *tmpl;
-  a.at = phy_sym_ps (phy, ceil_div (end_slot, phy->lanes)) + d->link->latency_ps[d->dir];
-  arr_push (d, &a);
-  return a.at;
+  a->at = slot_sym_end_ps (phy, end_slot) + d->link->latency_ps[d->dir];
+  arr_push (d, a);
+  return a->at;
 }
 
 /* DLLPs follow the same lane placement as TLPs (§2), and only their own bytes count as DLLP time: padding in
@@ -712,9 +776,10 @@ static inline __attribute__ ((always_inline)) uint64_t
 place_dllp (Dir *d, uint64_t base, TraceWire what)
 {
   const Phy *phy = &d->link->phy;
-  uint32_t bytes = phy->ops->dllp_wire_bytes (phy);
+  /* Flit mode sends its DLLPs in DLP bytes (flit_dllps()), not here: the non-flit size, without the indirect call. */
+  uint32_t bytes = G_LIKELY (!phy->flit) ? phy->dllp_bytes : phy->ops->dllp_wire_bytes (phy);
   PhyPlacement pl;
-  phy->ops->place_packet (phy, base, bytes, &pl);
+  place_packet (phy, base, bytes, &pl);
   SimTime start = slot_ps (phy, pl.start_slot), end = slot_ps (phy, pl.end_slot);
   stall_busy (&d->stall, start, end);
   if (G_UNLIKELY (d->link->trace != NULL))
@@ -731,7 +796,7 @@ place_dllp (Dir *d, uint64_t base, TraceWire what)
  * last symbol arrived there. The model's transmit pipeline sits after the serialiser (top of file), so the Ack
  * enters the serialiser tx_pipeline_ps before that, possibly before the TLP has reached the pins at all; that is
  * never before the TLP left the far serialiser (the limit outlasts no flight), so the timer is started then. */
-static void
+static G_GNUC_NO_INLINE void
 ack_timer_start (Dir *d, SimTime pin_ps)
 {
   Link *l = d->link;
@@ -745,7 +810,7 @@ ack_timer_start (Dir *d, SimTime pin_ps)
  * before the Ack's first symbol leaves them (now + tx pipeline), though still in the receive pipeline. Strictly
  * before, so with no pipelines it counts none beyond the delivered. The first TLP it leaves out starts the timer
  * again. */
-static uint64_t
+static inline __attribute__ ((always_inline)) uint64_t
 ack_count (Dir *d, SimTime now)
 {
   Link *l = d->link;
@@ -785,8 +850,9 @@ dllp_draw_bad (Dir *d)
 
 /* One Ack acknowledges everything received so far (coalescing, §3): the sequence number is read when the DLLP is
  * built, so TLPs that arrived while it waited for the wire ride along. A Nak carries the same number: the last
- * TLP received in order (spec §3.6.3). */
-static Arrival
+ * TLP received in order (spec §3.6.3). Inline, like updatefc_build() and ack_count(): out of line, the Arrival
+ * returned by value went through memory on every Ack. */
+static inline __attribute__ ((always_inline)) Arrival
 ack_build (Dir *d, Dir *o, ArrivalKind kind, SimTime now)
 {
   d->cnt.acks++;
@@ -797,7 +863,7 @@ ack_build (Dir *d, Dir *o, ArrivalKind kind, SimTime now)
   return a;
 }
 
-static Arrival
+static inline __attribute__ ((always_inline)) Arrival
 updatefc_build (Dir *d, Dir *o, FcClass c, SimTime now)
 {
   Arrival a = { .kind = ARR_UPDATEFC, .cls = c };
@@ -819,7 +885,7 @@ updatefc_build (Dir *d, Dir *o, FcClass c, SimTime now)
 /* Flit mode: DLLPs due now ride in the DLP bytes of the next flits whose DLP has not gone out: an Ack or Nak in
  * bytes 0-1 and one other DLLP in bytes 2-5 of each flit (§3), so each kind takes the next flit it has not used
  * yet. They cost no wire bytes of their own; the receiver has them when the flit is in. */
-static void
+static G_GNUC_NO_INLINE void
 flit_dllps (Dir *d)
 {
   gboolean fc = d->fc_due[FC_P] || d->fc_due[FC_NP] || d->fc_due[FC_CPL];
@@ -859,7 +925,7 @@ flit_dllps (Dir *d)
 /* Whether the TLP just placed arrives corrupted. Non-flit: any of the 8 × wire bytes bits wrong fails the LCRC
  * (pcie-protocol.md §10). Flit mode: any flit holding its bytes lost (FEC could not correct it); each flit is
  * drawn once, in order, so TLPs sharing a flit share its fate. */
-static gboolean
+static G_GNUC_NO_INLINE gboolean
 tlp_draw_bad (Dir *d, uint32_t bytes, const PhyPlacement *pl, uint64_t seq)
 {
   Link *l = d->link;
@@ -886,7 +952,7 @@ tlp_draw_bad (Dir *d, uint32_t bytes, const PhyPlacement *pl, uint64_t seq)
 static void replay_fire (SimEngine *engine, void *ctx, uint64_t arg);
 
 /* REPLAY_TIMER (spec §3.6.2.1): started by a TLP's transmission when it is not running. */
-static void
+static G_GNUC_NO_INLINE void
 replay_timer_start (Dir *d, SimTime from_ps)
 {
   Link *l = d->link;
@@ -899,7 +965,7 @@ replay_timer_start (Dir *d, SimTime from_ps)
 /* ---- the serialiser ---- */
 
 /* A copy to put on the wire: the receiver takes and frees what arrives, while the original stays for replay. */
-static Tlp *
+static G_GNUC_NO_INLINE Tlp *
 tlp_copy (Link *l, const Tlp *t)
 {
   Tlp *c = tlp_alloc (l->pool);
@@ -929,7 +995,7 @@ tlp_next (Dir *d, uint32_t *bytes, uint64_t *seq, gboolean *replayed)
   Tlp *t = tlp_fifo_pop (&d->q);
   d->q_len--;
   /* No replay-space check: link_port_can_send() reserved the space (q_bytes) when it accepted the TLP. */
-  *bytes = phy->ops->tlp_wire_bytes (phy, t);
+  *bytes = tlp_wire_bytes (phy, t);
   d->q_bytes -= *bytes;
   *seq = d->tx_seq;
   *replayed = FALSE;
@@ -954,7 +1020,7 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
   Dir *d = ctx;
   Link *l = d->link;
   const Phy *phy = &l->phy;
-  Dir *o = &l->d[1 - d->dir]; /* the opposite direction, whose receiver our DLLPs serve */
+  Dir *o = d->opp; /* the opposite direction, whose receiver our DLLPs serve */
   d->wire_ev = SIM_EVENT_NONE;
   SimTime now = sim_now (e);
   uint64_t now_sym = phy_sym_at_or_after (phy, now);
@@ -990,7 +1056,7 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
     gboolean replayed;
     Tlp *t = tlp_next (d, &bytes, &seq, &replayed);
     PhyPlacement pl;
-    phy->ops->place_packet (phy, base, bytes, &pl);
+    place_packet (phy, base, bytes, &pl);
     stall_busy (&d->stall, slot_ps (phy, pl.start_slot), slot_ps (phy, pl.end_slot));
     if (G_UNLIKELY (l->trace != NULL)) {
       trace_tlp (l, d, t, &pl, replayed);
@@ -1006,23 +1072,29 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
     }
     d->cnt.tlps++;
     d->cnt.payload_bytes += t->payload_bytes;
-    LinkPort *tx = &l->port[d->dir];
+    /* When the last symbol leaves the serialiser: the tx-placed time and, outside flit mode (where the TLP is
+     * usable once its last symbol is in: avail_slot is end_slot), the start of its way to the far side. */
+    SimTime end_ps = slot_sym_end_ps (phy, pl.end_slot);
+    LinkPort *tx = d->tx_port;
     if (tx->placed_fn && !replayed)
-      tx->placed_fn (tx->placed_ctx, tx, t, phy_sym_ps (phy, ceil_div (pl.end_slot, phy->lanes)));
+      tx->placed_fn (tx->placed_ctx, tx, t, end_ps);
     Arrival a = { .kind = ARR_TLP, .cls = tlp_fc_class (t->kind), .tlp = t, .a = seq };
     if (d->errors) {
       a.tlp = tlp_copy (l, t);
       a.bad = tlp_draw_bad (d, bytes, &pl, seq);
     }
     SimTime at;
-    if (l->port[1 - d->dir].at_header && !d->flit && !d->errors) {
+    if (d->rx_port->at_header && !d->flit && !d->errors) {
       /* Cut-through: due once the symbol time holding the header's last byte is in. Before the header on the
        * wire: STP and sequence number (3 bytes) at 8b/10b, the 4-byte STP token at 128b/130b (pcie-protocol.md
        * §2); a TLP is never split by an ordered set outside flit mode, so its bytes run on from start_slot. */
-      at = phy_sym_ps (phy, ceil_div (pl.avail_slot, phy->lanes)) + l->latency_ps[d->dir];
+      at = end_ps + l->latency_ps[d->dir];
       a.b = at;
       uint64_t hdr_end = pl.start_slot + (phy->gen <= 2 ? 3u : 4u) + t->header_bytes;
-      a.at = phy_sym_ps (phy, ceil_div (hdr_end, phy->lanes)) + l->latency_ps[d->dir];
+      a.at = slot_sym_end_ps (phy, hdr_end) + l->latency_ps[d->dir];
+      arr_push (d, &a);
+    } else if (!d->flit) {
+      a.at = at = end_ps + l->latency_ps[d->dir];
       arr_push (d, &a);
     } else {
       at = send_to_far_side (d, pl.avail_slot, &a);
@@ -1036,7 +1108,7 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
   wire_kick (d);
   /* A TLP left the queue: a sender refused for a full queue may now go on. */
   if (drained)
-    port_notify (&l->port[d->dir]);
+    port_notify (d->tx_port);
 }
 
 /* ---- receiver ---- */
@@ -1049,7 +1121,7 @@ ack_fire (SimEngine *e, void *ctx, uint64_t arg)
   (void) e;
   (void) arg;
   Dir *d = ctx;
-  Dir *rev = &d->link->d[1 - d->dir];
+  Dir *rev = d->opp;
   d->ack_ev = SIM_EVENT_NONE;
   d->rx_unacked = 0;
   rev->ack_due = TRUE;
@@ -1125,10 +1197,13 @@ receive_tlp (Dir *d, Tlp *t, SimTime whole_ps)
   d->rx_seq++;
   /* The receiving end decides its Ack policy: upstream TLPs land at the DSP. */
   uint32_t every = l->p.ack_every_tlps[1 - d->dir];
-  if (every && ++d->rx_unacked >= every && !l->d[1 - d->dir].ack_due) {
+  if (every && ++d->rx_unacked >= every && !d->opp->ack_due) {
     /* Count-triggered Ack: the same DLLP the timer would send, only sooner; it restarts the timer (§3.6.3.1).
      * Decided before the timer so an Ack-every-TLP receiver does not arm a timer only to cancel it. */
-    sim_cancel (e, d->ack_ev);
+    /* ack_fire() clears the id, so one that is not SIM_EVENT_NONE is pending: an Ack-every-TLP receiver, which
+     * starts no timer, makes no call per TLP to cancel none. */
+    if (d->ack_ev.slot != SIM_EVENT_NONE.slot)
+      sim_cancel (e, d->ack_ev);
     ack_fire (e, d, 0);
   }
   /* §2.6.1.2 periodic refresh, armed only by traffic so an idle link lets the engine drain. */
@@ -1136,7 +1211,7 @@ receive_tlp (Dir *d, Tlp *t, SimTime whole_ps)
     SimTime due = MAX (sim_now (e), d->fc_last_sent_ps[c] + l->p.updatefc_period_ps);
     d->fc_timer[c] = sim_schedule_at (e, due, fc_timer_fire, d, c);
   }
-  LinkPort *port = &l->port[1 - d->dir];
+  LinkPort *port = d->rx_port;
   port->rx_tail_ps = whole_ps;
   if (port->observe_fn)
     port->observe_fn (port->observe_ctx, t);
@@ -1150,12 +1225,12 @@ receive_tlp (Dir *d, Tlp *t, SimTime whole_ps)
 }
 
 /* Acks are cumulative (§3 coalescing): one names the last TLP received in order, so everything up to it leaves the
- * replay buffer at once, and the freed space may unblock the sender. */
-static void
+ * replay buffer at once, and the freed space may unblock the sender. Inline in arr_fire(): one per TLP here. */
+static inline __attribute__ ((always_inline)) void
 receive_ack (Dir *d, uint64_t acked)
 {
   /* An Ack travelling on d acknowledges TLPs sent on the opposite direction. */
-  Dir *o = &d->link->d[1 - d->dir];
+  Dir *o = d->opp;
   SIM_INVARIANT (acked <= o->tx_seq,
                 "link: Ack for TLP %" G_GUINT64_FORMAT " but only %" G_GUINT64_FORMAT " were sent", acked, o->tx_seq);
   uint64_t before = o->acked_seq;
@@ -1178,7 +1253,7 @@ receive_ack (Dir *d, uint64_t acked)
     if (o->replay_pos > 0)
       replay_timer_start (o, sim_now (d->link->engine));
   }
-  port_notify (&d->link->port[o->dir]);
+  port_notify (o->tx_port);
 }
 
 /* ---- error model: recovery ---- */
@@ -1207,7 +1282,7 @@ retrain (Link *l, Dir *cause)
 
 /* A replay (spec §3.6.2.1): every unacknowledged TLP goes again, in order, before any new one. The fourth replay
  * without forward progress rolls REPLAY_NUM over and retrains the link first. */
-static void
+static G_GNUC_NO_INLINE void
 replay_start (Dir *d, gboolean timeout)
 {
   Link *l = d->link;
@@ -1239,7 +1314,7 @@ replay_fire (SimEngine *e, void *ctx, uint64_t arg)
 /* The receiver's data link layer (spec §3.6.3): a corrupted TLP or one past a lost one is discarded and Nak'd,
  * one Nak at a time (NAK_SCHEDULED until a good TLP in order arrives); a duplicate, from a replay of TLPs already
  * received, is discarded and Ack'd. TRUE: the TLP is the next in order and good. */
-static gboolean
+static G_GNUC_NO_INLINE gboolean
 dll_accept (Dir *d, const Arrival *a)
 {
   Link *l = d->link;
@@ -1292,7 +1367,7 @@ arr_fire (SimEngine *e, void *ctx, uint64_t arg)
       replay_start (&d->link->d[1 - d->dir], FALSE);
       break;
     case ARR_UPDATEFC: {
-      Dir *o = &d->link->d[1 - d->dir];
+      Dir *o = d->opp;
       /* A limit beyond what the receiver can hold (its advertisement plus all it ever freed) would let the
        * transmitter overrun the buffer: credits above the advertisement. */
       const FcRx *far = &o->fc_rx;
@@ -1307,7 +1382,7 @@ arr_fire (SimEngine *e, void *ctx, uint64_t arg)
       fc_tx_update (&o->fc_tx, (FcClass) a.cls, a.a, a.b);
       if (G_UNLIKELY (d->link->trace != NULL))
         trace_fc (d->link, o, (FcClass) a.cls, sim_now (e));
-      port_notify (&d->link->port[o->dir]);
+      port_notify (o->tx_port);
       break;
     }
     default:
@@ -1326,7 +1401,7 @@ arr_fire (SimEngine *e, void *ctx, uint64_t arg)
 static uint32_t
 wire_bytes (const Link *l, const Tlp *tlp)
 {
-  return l->phy.ops->tlp_wire_bytes (&l->phy, tlp) + (l->p.ecrc && !tlp->ecrc ? TLP_ECRC_BYTES : 0);
+  return tlp_wire_bytes (&l->phy, tlp) + (l->p.ecrc && !tlp->ecrc ? TLP_ECRC_BYTES : 0);
 }
 
 SimTime
@@ -1372,26 +1447,34 @@ refuse_window (LinkPort *port, Dir *d, const Tlp *tlp, uint32_t bytes)
   return refuse (port, d, why);
 }
 
+/* Room and credits for a TLP of `bytes` wire bytes: link_port_can_send()'s test without a refusal's bookkeeping,
+ * which link_port_send() repeats as its invariant without a second call and a second size. Spec §3.6.2.1: 12-bit
+ * sequence numbers, so the transmitter stops at 2048 unacknowledged TLPs; queued TLPs will take numbers too, so
+ * they count. Flit mode numbers flits instead, counted in bytes (window_bytes). §3: a full replay buffer stalls
+ * new TLPs; queued TLPs already hold their future replay space. */
+static inline __attribute__ ((always_inline)) gboolean
+tx_fits (const Link *l, const Dir *d, const Tlp *tlp, uint32_t bytes)
+{
+  FcClass c = tlp_fc_class (tlp->kind);
+  return d->tx_seq - d->acked_seq + d->q_len < l->window_tlps && d->q_bytes + d->replay_bytes + bytes <= l->window_bytes
+         && fc_tx_can (&d->fc_tx, c, tlp_header_credits (tlp), tlp_data_credits (tlp));
+}
+
 gboolean
 link_port_can_send (LinkPort *port, const Tlp *tlp)
 {
   Link *l = port->link;
-  Dir *d = &l->d[port->end];
+  Dir *d = port->tx;
   /* A full transmit queue is the usual refusal of a busy sender: answered before the rest is worked out (and
    * before the TLP is looked at, which link_port_tx_full() promises). */
   if (link_port_tx_full (port))
     return refuse (port, d, STALL_LINK);
-  /* §3: a full replay buffer stalls new TLPs; queued TLPs already hold their future replay space. */
   uint32_t bytes = wire_bytes (l, tlp);
   /* link_params_validate() guarantees room for a 3-DW-header TLP of MPS; a 4-DW header or ECRC can still overflow
    * a buffer sized at that bound, and such a TLP would wait forever. */
   if (l->p.replay_buffer_bytes && bytes > l->p.replay_buffer_bytes)
     g_error ("a %u-byte TLP can never fit the %u-byte replay buffer", bytes, l->p.replay_buffer_bytes);
-  /* Spec §3.6.2.1: 12-bit sequence numbers, so the transmitter stops at 2048 unacknowledged TLPs; queued TLPs
-   * will take numbers too, so they count. Flit mode numbers flits instead, counted in bytes (window_bytes). */
-  FcClass c = tlp_fc_class (tlp->kind);
-  if (d->tx_seq - d->acked_seq + d->q_len < l->window_tlps && d->q_bytes + d->replay_bytes + bytes <= l->window_bytes
-      && fc_tx_can (&d->fc_tx, c, tlp_header_credits (tlp), tlp_data_credits (tlp)))
+  if (tx_fits (l, d, tlp, bytes))
     return TRUE;
   return refuse_window (port, d, tlp, bytes);
 }
@@ -1400,9 +1483,11 @@ void
 link_port_send (LinkPort *port, Tlp *tlp)
 {
   Link *l = port->link;
-  Dir *d = &l->d[port->end];
-  SIM_INVARIANT (link_port_can_send (port, tlp), "link_port_send of a %s without credits or space",
-                tlp_kind_name (tlp->kind));
+  Dir *d = port->tx;
+  /* Counted with the ECRC that the TLP is marked with below, as link_port_can_send() counted it. */
+  uint32_t bytes = wire_bytes (l, tlp);
+  SIM_INVARIANT (!link_port_tx_full (port) && tx_fits (l, d, tlp, bytes), "link_port_send of a %s without credits or "
+                 "space", tlp_kind_name (tlp->kind));
   /* §2.6.1: the transmitter consumes the receiver's credits when it commits to sending. */
   FcClass c = tlp_fc_class (tlp->kind);
   fc_hold (d, c, sim_now (l->engine));
@@ -1413,7 +1498,7 @@ link_port_send (LinkPort *port, Tlp *tlp)
   tlp->ecrc = tlp->ecrc || l->p.ecrc;
   tlp_fifo_push (&d->q, tlp);
   d->q_len++;
-  d->q_bytes += wire_bytes (l, tlp);
+  d->q_bytes += bytes;
   wire_kick (d);
 }
 
@@ -1422,9 +1507,9 @@ void
 link_port_consume (LinkPort *port, const Tlp *tlp)
 {
   Link *l = port->link;
-  Dir *d = &l->d[1 - port->end]; /* the direction this port receives on */
+  Dir *d = port->rx; /* the direction this port receives on */
   FcClass c = tlp_fc_class (tlp->kind);
-  Dir *rev = &l->d[port->end]; /* this port's own transmitter carries the UpdateFC back */
+  Dir *rev = port->tx; /* this port's own transmitter carries the UpdateFC back */
   if (fc_rx_free (&d->fc_rx, c, tlp_header_credits (tlp), tlp_data_credits (tlp))) {
     rev->fc_due[c] = TRUE;
     wire_kick (rev);
@@ -1454,7 +1539,7 @@ gboolean
 link_port_tx_full (const LinkPort *port)
 {
   const Link *l = port->link;
-  return l->p.tx_queue_tlps && l->d[port->end].q_len >= l->p.tx_queue_tlps;
+  return l->p.tx_queue_tlps && port->tx->q_len >= l->p.tx_queue_tlps;
 }
 
 /* ---- accounting ---- */

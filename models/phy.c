@@ -92,15 +92,10 @@ nonflit_dllp_wire_bytes (const Phy *phy)
   return phy->dllp_bytes;
 }
 
-/* At x1..x4 the granule is the width itself, i.e. lane 0: a packet of whole DWs ends on a symbol boundary there,
- * so back-to-back packets pad nothing (§2 "pack back to back"). Wider links pad up to the next lane 4·N. */
 static void
 nonflit_place_packet (const Phy *phy, uint64_t base_slot, uint32_t bytes, PhyPlacement *out)
 {
-  out->start_slot = round_up (base_slot, phy->start_granule_lanes);
-  out->pad_slots = out->start_slot - base_slot;
-  out->end_slot = out->start_slot + bytes;
-  out->avail_slot = out->end_slot;
+  phy_nonflit_place_packet (phy, base_slot, bytes, out);
 }
 
 static void

@@ -61,6 +61,19 @@ struct Phy {
   uint32_t internal_delay_symbols; /* Ack latency InternalDelay (§3) */
 };
 
+/* PhyOps.place_packet outside flit mode, here so the link's per-packet path can inline it (the op calls it). At
+ * x1..x4 the granule is the width itself, i.e. lane 0: a packet of whole DWs ends on a symbol boundary there, so
+ * back-to-back packets pad nothing (§2 "pack back to back"). Wider links pad up to the next lane 4·N. */
+static inline void
+phy_nonflit_place_packet (const Phy *phy, uint64_t base_slot, uint32_t bytes, PhyPlacement *out)
+{
+  uint64_t g = phy->start_granule_lanes;
+  out->start_slot = (base_slot + g - 1) / g * g;
+  out->pad_slots = out->start_slot - base_slot;
+  out->end_slot = out->start_slot + bytes;
+  out->avail_slot = out->end_slot;
+}
+
 /* Fill `phy` for a generation and width. skp_interval_symbols 0 selects the default (see phy.c).
  * Returns FALSE with error on an unsupported generation or width. Non-flit, but Gen6 always runs flit mode. */
 gboolean phy_init (Phy *phy, int gen, int lanes, uint32_t skp_interval_symbols, GError **error);

@@ -51,6 +51,10 @@ G_DEFINE_QUARK (pciesim-link-error-quark, link_error)
 /* ASSUMPTION: flit mode numbers flits with 10 bits and, by the same half-the-space rule, keeps at most 512 flits
  * unacknowledged; the model counts them as the unacknowledged and queued TLP bytes over 236 per flit. */
 #define LINK_FLIT_WINDOW 512u
+/* Spec §3.6.2.1 (pcie-protocol.md §10): the simplified REPLAY_TIMER limit, required in non-flit mode of a port
+ * that supports 16 GT/s or more, is 24,000 to 31,000 symbol times (Extended Synch clear). Where in the range a
+ * port sits is its designer's choice (ASSUMPTION): the low end, the soonest a compliant port may replay. */
+#define LINK_REPLAY_SIMPLIFIED_SYMBOLS 24000u
 /* Spec §2.6.1.2 (pcie-protocol.md §3): every finite credit type is refreshed at least every 30 us. */
 #define UPDATEFC_PERIOD_MAX_PS (30 * SIM_US)
 
@@ -285,11 +289,13 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
   l->pool = pool;
   phy_init_mode (&l->phy, params->gen, params->lanes, params->flit_mode, params->sris, params->skp_interval_symbols,
                  NULL); /* validated above */
-  /* REPLAY_TIMER (pcie-protocol.md §3, §10): non-flit, 3 × the Ack latency limit (the spec's tables); flit mode,
-   * 1500 flits with a non-empty retry buffer. */
+  /* REPLAY_TIMER (spec §3.6.2.1, pcie-protocol.md §10): flit mode, 1500 flits with a non-empty retry buffer;
+   * non-flit at 16 GT/s and above, the simplified limit; below, 3 × the Ack latency limit (the older tables).
+   * ASSUMPTION: a port supports no rate above its link's, so a Gen3 link keeps the older limit. */
   l->replay_timer_symbols = params->replay_timer_symbols ? params->replay_timer_symbols
-                            : l->phy.flit ? 1500 * (PHY_FLIT_BYTES / l->phy.lanes)
-                                          : 3 * phy_ack_limit_symbols (&l->phy, params->max_payload_bytes);
+                            : l->phy.flit     ? 1500 * (PHY_FLIT_BYTES / l->phy.lanes)
+                            : l->phy.gen >= 4 ? LINK_REPLAY_SIMPLIFIED_SYMBOLS
+                                              : 3 * phy_ack_limit_symbols (&l->phy, params->max_payload_bytes);
   if (!l->p.retrain_ps)
     l->p.retrain_ps = LINK_RETRAIN_PS_DEFAULT;
   l->window_tlps = l->phy.flit ? UINT64_MAX : LINK_SEQ_WINDOW;
@@ -885,7 +891,8 @@ tlp_draw_bad (Dir *d, uint32_t bytes, const PhyPlacement *pl, uint64_t seq)
 
 static void replay_fire (SimEngine *engine, void *ctx, uint64_t arg);
 
-/* REPLAY_TIMER (spec §3.6.2.1): started by a TLP's transmission when it is not running. */
+/* REPLAY_TIMER (spec §3.6.2.1): started by a TLP's transmission when it is not running, counted from its last
+ * symbol at the port's pins (`from_ps`). */
 static void
 replay_timer_start (Dir *d, SimTime from_ps)
 {
@@ -1030,7 +1037,7 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
     if (l->ack_timer[d->dir] && !o->ack_due && !sim_event_pending (e, d->ack_ev))
       ack_timer_start (d, at - l->rx_pipe_ps[1 - d->dir]);
     if (d->errors)
-      replay_timer_start (d, phy_sym_ps (phy, ceil_div (pl.end_slot, phy->lanes)));
+      replay_timer_start (d, phy_sym_ps (phy, ceil_div (pl.end_slot, phy->lanes)) + l->tx_pipe_ps[d->dir]);
     drained = !replayed;
   }
   wire_kick (d);

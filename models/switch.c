@@ -108,10 +108,18 @@ wake_fire (SimEngine *engine, void *ctx, uint64_t e)
   egress_run (sw, (uint32_t) e);
 }
 
-/* The TLP ingress port i may send to egress link `lp` now, or NULL. The three heads are tried oldest first (hold
- * times grow with arrival on one ingress port, switch.h), and a head not yet ready or not allowed past an older
- * posted head lets a younger one try: a posted head passes, a completion passes a read request. *soonest collects
- * the hold times that are still ahead. */
+/* Whether `a` arrived before `b` (both from one ingress port). Hold times never fall with arrival on one ingress
+ * port, but they tie when TLPs are delivered at one instant (the TLPs ending in one flit): the arrival order breaks
+ * the tie. It wraps at 16 bits, which is exact while fewer than 32,768 TLPs arrive at the switch at one instant. */
+static inline gboolean
+older (const Tlp *a, const Tlp *b)
+{
+  return a->hold_ps < b->hold_ps || (a->hold_ps == b->hold_ps && (int16_t) (uint16_t) (a->order - b->order) < 0);
+}
+
+/* The TLP ingress port i may send to egress link `lp` now, or NULL. The three heads are tried oldest first, and a
+ * head not yet ready or not allowed past an older posted head lets a younger one try: a posted head passes, a
+ * completion passes a read request. *soonest collects the hold times that are still ahead. */
 static Tlp *
 pick (Voq *v, SimTime now, LinkPort *lp, SimTime *soonest)
 {
@@ -120,7 +128,7 @@ pick (Voq *v, SimTime now, LinkPort *lp, SimTime *soonest)
     /* The n-th oldest head: at most three, so a selection by hand. */
     int best = -1;
     for (int c = 0; c < FC_CLASS_COUNT; c++)
-      if (h[c] && (best < 0 || h[c]->hold_ps < h[best]->hold_ps))
+      if (h[c] && (best < 0 || older (h[c], h[best])))
         best = c;
     if (best < 0)
       return NULL;
@@ -130,8 +138,8 @@ pick (Voq *v, SimTime now, LinkPort *lp, SimTime *soonest)
       *soonest = MIN (*soonest, t->hold_ps);
       continue;
     }
-    /* Spec §2.4.1: a read request or a completion never passes an older posted request. */
-    if (best != FC_P && v->q[FC_P].head && v->q[FC_P].head->hold_ps < t->hold_ps)
+    /* Spec §2.4.1 (Table 2-42 B2a, D2a): a read request or a completion never passes an older posted request. */
+    if (best != FC_P && v->q[FC_P].head && older (v->q[FC_P].head, t))
       continue;
     if (link_port_can_send (lp, t))
       return t;
@@ -238,6 +246,7 @@ sw_receive (Component *c, FabricPort *in, Tlp *t)
   SimTime tail = link_port_rx_tail_ps (in->link_port), ser = link_tlp_wire_ps (out->link, t);
   t->hold_ps = MAX (now, tail > ser ? tail - ser : 0);
   t->port = (uint16_t) in->index;
+  t->order = (uint16_t) sw->received;
   if (sw->p.buffer == SWITCH_BUFFER_SHARED && pool_fits (sw, t)) {
     pool_move (sw, t, +1);
     t->port |= IN_POOL;
@@ -315,7 +324,7 @@ sw_describe (const Component *c, GString *out)
       for (uint32_t i = 0; i < c->n_ports; i++) {
         count += tlp_fifo_len (&g->from[i].q[k]);
         const Tlp *h = g->from[i].q[k].head;
-        if (h && (!head || h->hold_ps < head->hold_ps))
+        if (h && (!head || older (h, head)))
           head = h;
       }
       if (count == 0)

@@ -464,6 +464,94 @@ START_TEST (test_watchdog_names_port_and_credits)
 }
 END_TEST
 
+/* --- ordering (spec §2.4.1, Table 2-42) ------------------------------------------------------------------- */
+
+/* Two components of the test's own, so that TLPs can be put on a switch's ingress link by hand: a root complex that
+ * only sends, and an endpoint that logs what it receives and holds the first posted write in its receive buffer for
+ * 5 us, keeping the one posted header credit it advertises. */
+typedef struct {
+  Component base;
+  TlpKind got[8];
+  uint64_t addr[8];
+  guint n;
+  Tlp *held;
+} Probe;
+
+static void
+probe_release (SimEngine *e, void *ctx, uint64_t arg)
+{
+  Probe *p = ctx;
+  link_port_consume (p->base.ports[0].link_port, p->held);
+  tlp_free (fabric_pool (p->base.fabric), p->held);
+  p->held = NULL;
+}
+
+static void
+probe_receive (Component *c, FabricPort *port, Tlp *t)
+{
+  Probe *p = (Probe *) c;
+  ck_assert (p->n < G_N_ELEMENTS (p->got));
+  p->got[p->n] = t->kind;
+  p->addr[p->n++] = t->address;
+  if (t->kind == TLP_MWR && p->held == NULL && p->n == 1) {
+    p->held = t;
+    sim_schedule_at (fabric_engine (c->fabric), sim_now (fabric_engine (c->fabric)) + 5 * SIM_US, probe_release, p, 0);
+    return;
+  }
+  link_port_consume (port->link_port, t);
+  tlp_free (fabric_pool (c->fabric), t);
+}
+
+static void
+probe_tx_ready (Component *c, FabricPort *port)
+{
+}
+
+static const ComponentKind probe_kind = { .name = "probe", .receive = probe_receive, .tx_ready = probe_tx_ready };
+
+/* The root complex sends, back to back, two 4-byte posted writes, a read request and a completion, all for the
+ * endpoint below the switch. The endpoint grants one posted header credit and holds the first write for 5 us, so
+ * the second write waits at the switch's egress; the read (B2a) and the completion (D2a) are younger and must not
+ * pass it: the endpoint sees both writes first. In flit mode all four end in one flit and reach the switch at the
+ * same instant, which is what once let the younger two pass (_i = 1); non-flit (_i = 0) they arrive apart. */
+START_TEST (test_no_passing_a_blocked_write)
+{
+  Fabric *f = fabric_new (1);
+  Probe *rc = g_new0 (Probe, 1), *ep = g_new0 (Probe, 1);
+  fabric_add (f, &rc->base, &probe_kind, COMPONENT_ROOT_COMPLEX, "rc", 1);
+  ep->base.bars[0].size_bytes = 1 << 20;
+  SwitchParams sp = switch_base (2, SWITCH_STORE_AND_FORWARD);
+  Switch *sw = switch_new (f, "sw", &sp);
+  fabric_add (f, &ep->base, &probe_kind, COMPONENT_ENDPOINT, "ep", 1);
+  LinkParams up = link_g2 (4), down = link_g2 (4);
+  up.flit_mode = down.flit_mode = _i == 1;
+  up.tx_queue_tlps = 0;
+  switch_link_params (sw, &up, LINK_USP);
+  switch_link_params (sw, &down, LINK_DSP);
+  down.rx_credits[LINK_USP] = (FcCredits) { .ph = 1, .pd = 64, .nph = 64, .npd = 64 };
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (fabric_connect (f, &rc->base, 0, switch_component (sw), 0, &up, &e) != NULL, "%s", e->message);
+  ck_assert_msg (fabric_connect (f, switch_component (sw), 1, &ep->base, 0, &down, &e) != NULL, "%s", e->message);
+  ck_assert_msg (fabric_enumerate (f, &e), "%s", e->message);
+  static const TlpKind kinds[] = { TLP_MWR, TLP_MWR, TLP_MRD, TLP_CPL };
+  uint64_t bar = ep->base.bars[0].base;
+  for (guint k = 0; k < G_N_ELEMENTS (kinds); k++) {
+    Tlp *t = tlp_alloc (fabric_pool (f));
+    tlp_set (t, kinds[k], FALSE, bar + 64 * k, 4);
+    t->requester = kinds[k] == TLP_CPL ? ep->base.id : rc->base.id;
+    link_port_send (rc->base.ports[0].link_port, t);
+  }
+  sim_run (fabric_engine (f));
+  ck_assert_uint_eq (ep->n, 4);
+  ck_assert_msg (ep->got[0] == TLP_MWR && ep->got[1] == TLP_MWR && ep->addr[1] == bar + 64,
+                 "flit %d: the endpoint saw %s, %s, %s, %s", _i, tlp_kind_name (ep->got[0]),
+                 tlp_kind_name (ep->got[1]), tlp_kind_name (ep->got[2]), tlp_kind_name (ep->got[3]));
+  fabric_free (f);
+  g_free (rc);
+  g_free (ep);
+}
+END_TEST
+
 /* --- traffic of every kind through switches ----------------------------------------------------------------- */
 
 /* Four endpoints below a two-switch chain read host memory at once: every completion comes back to its requester
@@ -569,6 +657,7 @@ main (void)
   tcase_add_test (tc, test_full_speed_while_sum_fits);
   tcase_add_test (tc, test_tiny_buffers_throttle);
   tcase_add_test (tc, test_watchdog_names_port_and_credits);
+  tcase_add_loop_test (tc, test_no_passing_a_blocked_write, 0, 2);
   tcase_add_test (tc, test_reads_through_switches);
   tcase_add_test (tc, test_peer_to_peer_through_switches);
   tcase_add_test (tc, test_dma_peer_to_peer_through_switches);

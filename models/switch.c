@@ -69,6 +69,12 @@ switch_params_check (const SwitchParams *p, GError **error)
                  "at most 1 s", p->latency_ps);
     return FALSE;
   }
+  if (p->dll_latency_ps > p->latency_ps) {
+    g_set_error (error, SWITCH_ERROR, SWITCH_ERROR_PARAM, "a port's data link layer latency (%" G_GUINT64_FORMAT
+                 " ps) is part of the port-to-port latency (%" G_GUINT64_FORMAT " ps): it cannot exceed it",
+                 p->dll_latency_ps, p->latency_ps);
+    return FALSE;
+  }
   return TRUE;
 }
 
@@ -242,9 +248,10 @@ sw_receive (Component *c, FabricPort *in, Tlp *t)
   sw->received++;
   SimTime now = sim_now (sw->engine);
   /* Cut-through: the header is in now; the last byte at the tail time. On a faster egress link the TLP starts late
-   * enough for its last byte to leave after that (switch.h); otherwise at once. */
+   * enough for its last byte to leave after that (switch.h); otherwise at once. Both times are at the data link
+   * layer: the rest of the port-to-port latency follows. */
   SimTime tail = link_port_rx_tail_ps (in->link_port), ser = link_tlp_wire_ps (out->link, t);
-  t->hold_ps = MAX (now, tail > ser ? tail - ser : 0);
+  t->hold_ps = MAX (now, tail > ser ? tail - ser : 0) + (sw->p.latency_ps - sw->p.dll_latency_ps);
   t->port = (uint16_t) in->index;
   t->order = (uint16_t) sw->received;
   if (sw->p.buffer == SWITCH_BUFFER_SHARED && pool_fits (sw, t)) {
@@ -267,15 +274,15 @@ sw_tx_ready (Component *c, FabricPort *port)
   egress_run ((Switch *) c, port->index);
 }
 
-/* The port-to-port latency is the port's receive pipeline (switch_link_params()); a link made without it would
- * silently run a switch with none. */
+/* The data link layer latency is the port's receive pipeline (switch_link_params()); a link made without it would
+ * silently run a switch with another. */
 static void
 sw_attached (Component *c, FabricPort *port)
 {
   Switch *sw = (Switch *) c;
   const LinkParams *lp = link_params (port->link);
   LinkEnd end = link_port_end (port->link_port);
-  SIM_INVARIANT (lp->end_pipelines[end] && lp->end_rx_pipeline_ps[end] == sw->p.latency_ps && lp->end_tx_pipeline_ps[end] == 0,
+  SIM_INVARIANT (lp->end_pipelines[end] && lp->end_rx_pipeline_ps[end] == sw->p.dll_latency_ps && lp->end_tx_pipeline_ps[end] == 0,
                  "%s port %u: its link was not made with switch_link_params()", c->name, port->index);
   if (sw->p.forwarding == SWITCH_CUT_THROUGH)
     link_port_set_rx_at_header (port->link_port, TRUE);
@@ -410,7 +417,7 @@ switch_link_params (const Switch *sw, LinkParams *lp, LinkEnd end)
 {
   lp->end_pipelines[end] = TRUE;
   lp->end_tx_pipeline_ps[end] = 0;
-  lp->end_rx_pipeline_ps[end] = sw->p.latency_ps;
+  lp->end_rx_pipeline_ps[end] = sw->p.dll_latency_ps;
   lp->rx_credits[end] = sw->p.port_credits;
 }
 

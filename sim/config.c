@@ -300,6 +300,10 @@ static const KeyDef keys[] = {
   { "switch.latency_ns", K_DOUBLE, OFF (sw.latency_ns), 0, 1e6, FALSE, NULL, NULL, "150", "ns",
     "port-to-port latency, pin to pin, from the header (cut-through) or the whole TLP (store-and-forward) in to "
     "the first symbol out (pcie-protocol.md §8: Gen2 140-160 ns, PEX 8647 140 ns max; Gen3 about 150 ns)" },
+  { "switch.dll_latency_ns", K_DOUBLE, OFF (sw.dll_latency_ns), 0, 1e6, FALSE, NULL, NULL, "50", "ns",
+    "a port's own receive path, pins to its data link layer: what an Ack or UpdateFC takes to act (a TLP's is part "
+    "of switch.latency_ns, at most that). ASSUMPTION, no datasheet gives it: 20-100 ns, a few clocks of a 250-500 "
+    "MHz core for the PHY (deskew, decoding) and the CRC check, a part of the 105-160 ns port to port" },
   { "switch.arbitration", K_ENUM, OFF (sw.arbitration), 0, 0, FALSE, NULL, switch_arbitration_words, "round_robin",
     "", "egress arbitration among ingress ports: round_robin (one TLP each in turn) or weighted_round_robin "
     "(weights: of the switch node, TLPs in a row per port; pcie-protocol.md §8)" },
@@ -1402,6 +1406,15 @@ check_combinations (Walk *w, const YNode *root, GError **error)
     ytree_error (error, PS_ERROR_DATA, at ? at : root,
                  "endpoint.straddle needs a 512- or 1024-bit datapath (endpoint.datapath_bits is %" G_GINT64_FORMAT
                  "): a narrower beat holds one 256-bit segment at most", c->endpoint.datapath_bits);
+    return FALSE;
+  }
+  /* switch.h: a port's data link layer latency is a part of its port-to-port latency. */
+  if (c->sw.dll_latency_ns > c->sw.latency_ns) {
+    at = g_hash_table_lookup (w->seen, "switch.dll_latency_ns");
+    if (at == NULL)
+      at = g_hash_table_lookup (w->seen, "switch.latency_ns");
+    ytree_error (error, PS_ERROR_DATA, at ? at : root, "switch.dll_latency_ns %g is a part of switch.latency_ns "
+                 "(%g): it cannot exceed it", c->sw.dll_latency_ns, c->sw.latency_ns);
     return FALSE;
   }
   /* An MRRS-sized read at any DW offset touches MRRS / RCB + 1 RCB blocks at most, each a possible completion. */

@@ -165,6 +165,7 @@ typedef struct {
   struct {
     int forwarding; /* PsSwitchForwarding */
     double latency_ns;
+    double dll_latency_ns; /* a port's receive PHY and data link layer: DLLPs' pins -> acted on; in latency_ns */
     int arbitration; /* PsSwitchArbitration */
     int buffer; /* PsSwitchBuffer */
     PsCredits rx_credits, pool;

@@ -155,6 +155,10 @@ static const BadCase bad_cases[] = {
   /* 10-bit tags (768, spec §2.2.6.2) need no flit mode; 769 does, and the stream workload ("  tags: " -> 9). */
   { "tags-769", LINK "endpoint:\n  tags: 769\n", 0, { { 0 } }, NULL, 5, 9, PS_ERROR_DATA,
     "endpoint.tags 769 needs 14-bit tags" },
+  /* A switch port's data link layer latency is a part of its port-to-port latency, whose node the error names when
+   * it is the one given ("  latency_ns: " -> 15). */
+  { "switch-dll", LINK "switch:\n  latency_ns: 40\n", 0, { { 0 } }, NULL, 5, 15, PS_ERROR_DATA,
+    "switch.dll_latency_ns 50 is a part of switch.latency_ns (40)" },
   /* Straddle needs two 256-bit segments a beat ("  straddle: " -> 13). */
   { "straddle-256", LINK "endpoint:\n  datapath_bits: 256\n  straddle: true\n", 0, { { 0 } }, NULL, 6, 13,
     PS_ERROR_DATA, "endpoint.straddle needs a 512- or 1024-bit datapath" },

@@ -473,14 +473,17 @@ typedef struct {
   Component base;
   TlpKind got[8];
   uint64_t addr[8];
+  SimTime at[8];
   guint n;
   Tlp *held;
+  SimTime released;
 } Probe;
 
 static void
 probe_release (SimEngine *e, void *ctx, uint64_t arg)
 {
   Probe *p = ctx;
+  p->released = sim_now (e);
   link_port_consume (p->base.ports[0].link_port, p->held);
   tlp_free (fabric_pool (p->base.fabric), p->held);
   p->held = NULL;
@@ -492,6 +495,7 @@ probe_receive (Component *c, FabricPort *port, Tlp *t)
   Probe *p = (Probe *) c;
   ck_assert (p->n < G_N_ELEMENTS (p->got));
   p->got[p->n] = t->kind;
+  p->at[p->n] = sim_now (fabric_engine (c->fabric));
   p->addr[p->n++] = t->address;
   if (t->kind == TLP_MWR && p->held == NULL && p->n == 1) {
     p->held = t;
@@ -513,7 +517,12 @@ static const ComponentKind probe_kind = { .name = "probe", .receive = probe_rece
  * endpoint below the switch. The endpoint grants one posted header credit and holds the first write for 5 us, so
  * the second write waits at the switch's egress; the read (B2a) and the completion (D2a) are younger and must not
  * pass it: the endpoint sees both writes first. In flit mode all four end in one flit and reach the switch at the
- * same instant, which is what once let the younger two pass (_i = 1); non-flit (_i = 0) they arrive apart. */
+ * same instant, which is what once let the younger two pass (_i = 1); non-flit (_i = 0) they arrive apart.
+ * Non-flit, the second write's delivery also times the UpdateFC that frees its credit: only the port's data link
+ * layer latency delays a DLLP, not the port-to-port latency (by hand, from the release: the UpdateFC's 8 bytes on
+ * x4, 4 ns, the endpoint's 100 ns transmit pipeline, 10 ns flight, the switch port's 50 ns; then the 24-byte write
+ * (12 header, 4 data, 8 framing), 12 ns, 10 ns flight and the endpoint's 100 ns: 286 ns, plus up to a 2 ns symbol
+ * boundary each way and a 4-symbol SKP each way (8 ns); a DLLP waiting out the 150 ns would take 100 ns more). */
 START_TEST (test_no_passing_a_blocked_write)
 {
   Fabric *f = fabric_new (1);
@@ -521,6 +530,7 @@ START_TEST (test_no_passing_a_blocked_write)
   fabric_add (f, &rc->base, &probe_kind, COMPONENT_ROOT_COMPLEX, "rc", 1);
   ep->base.bars[0].size_bytes = 1 << 20;
   SwitchParams sp = switch_base (2, SWITCH_STORE_AND_FORWARD);
+  sp.dll_latency_ps = 50 * SIM_NS;
   Switch *sw = switch_new (f, "sw", &sp);
   fabric_add (f, &ep->base, &probe_kind, COMPONENT_ENDPOINT, "ep", 1);
   LinkParams up = link_g2 (4), down = link_g2 (4);
@@ -546,6 +556,9 @@ START_TEST (test_no_passing_a_blocked_write)
   ck_assert_msg (ep->got[0] == TLP_MWR && ep->got[1] == TLP_MWR && ep->addr[1] == bar + 64,
                  "flit %d: the endpoint saw %s, %s, %s, %s", _i, tlp_kind_name (ep->got[0]),
                  tlp_kind_name (ep->got[1]), tlp_kind_name (ep->got[2]), tlp_kind_name (ep->got[3]));
+  SimTime dt = ep->at[1] - ep->released;
+  ck_assert_msg (_i == 1 || (dt >= 286 * SIM_NS && dt <= (286 + 4 + 16) * SIM_NS), "credit back and write in %"
+                 G_GUINT64_FORMAT " ps, want 286-306 ns", dt);
   fabric_free (f);
   g_free (rc);
   g_free (ep);

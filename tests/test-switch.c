@@ -593,6 +593,113 @@ START_TEST (test_reads_through_switches)
 }
 END_TEST
 
+/* A completer of the test's own that answers as a simple device does: a read request stays in its receive buffer,
+ * holding its non-posted credit, until the completion has gone to the link; its own reads go out behind the
+ * completions it owes. It sends `left` 64-byte reads to `target`. */
+typedef struct {
+  Component base;
+  uint64_t target;
+  guint left, tag, cpls;
+  TlpFifo owed; /* MRds still in the receive buffer */
+} Peer;
+
+static void
+peer_send (Peer *p)
+{
+  LinkPort *lp = p->base.ports[0].link_port;
+  TlpPool *pool = fabric_pool (p->base.fabric);
+  for (;;) {
+    Tlp probe = { 0 };
+    Tlp *r = p->owed.head;
+    if (r != NULL) {
+      tlp_set (&probe, TLP_CPLD, FALSE, r->address, r->length_bytes);
+      probe.requester = r->requester;
+      probe.tag = r->tag;
+    } else if (p->left > 0) {
+      tlp_set (&probe, TLP_MRD, FALSE, p->target + 64 * p->tag, 64);
+      probe.requester = p->base.id;
+      probe.tag = (uint16_t) p->tag;
+    } else {
+      return;
+    }
+    if (!link_port_can_send (lp, &probe))
+      return; /* tx_ready calls again */
+    Tlp *t = tlp_alloc (pool);
+    *t = probe;
+    link_port_send (lp, t);
+    if (r != NULL) {
+      link_port_consume (lp, tlp_fifo_pop (&p->owed));
+      tlp_free (pool, r);
+    } else {
+      p->left--;
+      p->tag++;
+    }
+  }
+}
+
+static void
+peer_receive (Component *c, FabricPort *port, Tlp *t)
+{
+  Peer *p = (Peer *) c;
+  if (t->kind == TLP_MRD) {
+    tlp_fifo_push (&p->owed, t);
+  } else {
+    p->cpls++;
+    link_port_consume (port->link_port, t);
+    tlp_free (fabric_pool (c->fabric), t);
+  }
+  peer_send (p);
+}
+
+static void
+peer_tx_ready (Component *c, FabricPort *port)
+{
+  peer_send ((Peer *) c);
+}
+
+static const ComponentKind peer_kind = { .name = "peer", .receive = peer_receive, .tx_ready = peer_tx_ready };
+
+/* Two such completers on two root ports read each other's BAR through the root complex, 64 reads each. Each grants
+ * one non-posted header credit; the root complex, which routes peer-to-peer and so may not advertise infinite
+ * completion credits (pcie-protocol.md §5), grants two completion headers per root port. A read forwarded to a peer
+ * whose one credit is held waits at the root port; the completions behind it must pass it (Table 2-42 D3/D4). If
+ * they could not, each peer's read would wait for the other's completion, which waits behind the other's read at
+ * the other root port, with both completion buffers full: a deadlock, the run ending with reads unanswered. */
+START_TEST (test_peers_read_each_other_through_root_complex)
+{
+  Fabric *f = fabric_new (1);
+  HostParams hp = host_base ();
+  Host *host = host_new (f, "host", &hp, 2);
+  Peer *peer[2];
+  LinkParams lp = link_g2 (4);
+  lp.rx_credits[LINK_DSP] = (FcCredits) { .ph = 128, .pd = 2048, .nph = 64, .npd = 64, .cplh = 2, .cpld = 8 };
+  lp.rx_credits[LINK_USP] = (FcCredits) { .ph = 128, .pd = 2048, .nph = 1, .npd = 1 };
+  g_autoptr (GError) e = NULL;
+  for (guint k = 0; k < 2; k++) {
+    peer[k] = g_new0 (Peer, 1);
+    peer[k]->base.bars[0].size_bytes = 1 << 20;
+    peer[k]->left = 64;
+    fabric_add (f, &peer[k]->base, &peer_kind, COMPONENT_ENDPOINT, k ? "p1" : "p0", 1);
+    ck_assert_msg (fabric_connect (f, host_component (host), k, &peer[k]->base, 0, &lp, &e) != NULL, "%s",
+                   e ? e->message : "");
+  }
+  ck_assert_msg (fabric_enumerate (f, &e), "%s", e ? e->message : "");
+  for (guint k = 0; k < 2; k++)
+    peer[k]->target = peer[1 - k]->base.bars[0].base;
+  for (guint k = 0; k < 2; k++)
+    peer_send (peer[k]);
+  sim_run (fabric_engine (f));
+  for (guint k = 0; k < 2; k++)
+    ck_assert_msg (peer[k]->cpls == 64 && peer[k]->left == 0 && peer[k]->owed.head == NULL,
+                   "p%u: %u of 64 reads answered, %u not sent, %s owed", k, peer[k]->cpls, peer[k]->left,
+                   peer[k]->owed.head ? "some" : "none");
+  ck_assert_uint_eq (host_counters (host).forwarded, 2 * (64 + 64));
+  fabric_free (f);
+  for (guint k = 0; k < 2; k++)
+    g_free (peer[k]);
+}
+END_TEST
+
 /* Peer-to-peer through two switches, ep0 (below sw1) and ep1 (below sw2): ep0 reads 64 KB from ep1's BAR0 while
  * ep1 writes 64 KB into ep0's; the requests are routed by address and the completions by ep0's ID, none through
  * the root complex. The run checks both memories' bytes and checksums. */
@@ -672,6 +779,7 @@ main (void)
   tcase_add_test (tc, test_watchdog_names_port_and_credits);
   tcase_add_loop_test (tc, test_no_passing_a_blocked_write, 0, 2);
   tcase_add_test (tc, test_reads_through_switches);
+  tcase_add_test (tc, test_peers_read_each_other_through_root_complex);
   tcase_add_test (tc, test_peer_to_peer_through_switches);
   tcase_add_test (tc, test_dma_peer_to_peer_through_switches);
   suite_add_tcase (s, tc);

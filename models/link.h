@@ -230,7 +230,7 @@ void link_inject_fault (Link *link, LinkFault fault, LinkDir dir, uint64_t nth);
 void link_inject_lcrc (Link *link, LinkDir dir, uint64_t seq, uint32_t times);
 
 /* The most non-posted requests one requester may have outstanding on this link, by the widest tag the link's
- * mode carries (spec §2.2.6.2, pcie-protocol.md §6): 10-bit tags, 768 usable values; 14-bit tags in flit mode. */
+ * mode carries (spec §2.2.6.2, pcie-protocol.md §6): 10-bit tags, 768 usable values; 14-bit tags in flit mode, 15,360. */
 uint32_t link_tags_max (const LinkParams *params);
 
 /* The vendor "theoretical maximum" (published-calibration.md §1): lanes x per-lane MB/s after 8b/10b

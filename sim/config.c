@@ -173,9 +173,9 @@ static const KeyDef keys[] = {
   { "link.skp_interval_symbols", K_INT, OFF (link.skp_interval_symbols), 0, 1 << 20, FALSE, NULL, NULL, "0",
     "symbol times", "between SKP ordered sets; 0 = the spec minimum (1180 at 8b/10b, 370 blocks at 128b/130b)" },
 
-  { "endpoint.tags", K_INT, OFF (endpoint.tags), 1, 16384, FALSE, NULL, NULL, "32", "tags",
+  { "endpoint.tags", K_INT, OFF (endpoint.tags), 1, 15360, FALSE, NULL, NULL, "32", "tags",
     "outstanding read requests (spec §2.2.6.2: 32 with 5-bit tags, 256 with 8-bit extended tags, 768 with "
-    "10-bit tags; above 768 only 14-bit flit-mode tags with the stream workload)" },
+    "10-bit tags; above 768 only 14-bit flit-mode tags with the stream workload, 15360 usable: Tag[13:10] != 0)" },
   /* Their table defaults are Gen1 x1's: a config that gives neither gets the hard IP's pair for its link
    * (apply_datapath_default()), and one that gives one of them the other to go with it. */
   { "endpoint.datapath_bits", K_INT, OFF (endpoint.datapath_bits), 64, 1024, FALSE, width_allowed, NULL, "64",

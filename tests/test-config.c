@@ -150,8 +150,9 @@ static const BadCase bad_cases[] = {
 
   /* Out of range; "  tags: " puts the value at column 9, "  transfer_bytes: " at 19. */
   { "gen-7", "link:\n  gen: 7\n", 0, { { 0 } }, NULL, 2, 8, PS_ERROR_DATA, "between 1 and 6 (got 7)" },
-  { "tags-0", "endpoint:\n  tags: 0\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "between 1 and 16384 (got 0)" },
-  { "tags-16385", "endpoint:\n  tags: 16385\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "(got 16385)" },
+  { "tags-0", "endpoint:\n  tags: 0\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "between 1 and 15360 (got 0)" },
+  /* 14-bit tags with Tag[13:10] = 0 are not 14-bit tags (spec §2.2.6.2): 2^14 - 2^10 = 15,360 usable. */
+  { "tags-15361", "endpoint:\n  tags: 15361\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "(got 15361)" },
   /* 10-bit tags (768, spec §2.2.6.2) need no flit mode; 769 does, and the stream workload ("  tags: " -> 9). */
   { "tags-769", LINK "endpoint:\n  tags: 769\n", 0, { { 0 } }, NULL, 5, 9, PS_ERROR_DATA,
     "endpoint.tags 769 needs 14-bit tags" },

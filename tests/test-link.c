@@ -334,6 +334,20 @@ START_TEST (test_ack_pin_to_pin_gen5)
 }
 END_TEST
 
+/* ---- tags a requester may have outstanding (spec §2.2.6.2): 10-bit tags, 1024 values less the 256 of 8-bit
+ * tags (Tag[9:8] = 0 is not a 10-bit tag); 14-bit tags in flit mode, 2^14 less the 2^10 with Tag[13:10] = 0 ---- */
+
+START_TEST (test_tags_max)
+{
+  LinkParams p = base_params (5, 8, 256);
+  ck_assert_uint_eq (link_tags_max (&p), 1024 - 256);
+  p.flit_mode = TRUE;
+  ck_assert_uint_eq (link_tags_max (&p), 16384 - 1024);
+  p = base_params (6, 8, 256);
+  ck_assert_uint_eq (link_tags_max (&p), 16384 - 1024);
+}
+END_TEST
+
 /* ---- 12-bit sequence numbers: at most 2048 TLPs unacknowledged (spec §3.6.2.1) ---- */
 
 START_TEST (test_seq_window)
@@ -882,6 +896,7 @@ main (void)
   tcase_add_loop_test (tc, test_replay_stall, 0, 2);
   tcase_add_test (tc, test_ack_pipelines_beyond_limit);
   tcase_add_test (tc, test_ack_pin_to_pin_gen5);
+  tcase_add_test (tc, test_tags_max);
   tcase_add_test (tc, test_seq_window);
   tcase_add_loop_test (tc, test_sris, 0, 2);
   tcase_add_test (tc, test_flit_gen6_stream);

@@ -32,7 +32,7 @@
  *   link's tx-ready brings the arbiter back.
  * - Not modelled: multicast, ACS redirection, virtual channels (one VC), TLP prefixes, the switch's own
  *   configuration space as a target, link errors forwarded as nullified TLPs (a link with modelled errors feeds its
- *   switch store-and-forward, link.h).
+ *   switch store-and-forward, link.h; the config refuses link.ber > 0 at a cut-through switch, topology.c).
  * - No allocation per TLP: queues are TlpFifos; a TLP's hold time lives in its own hold_ps.
  */
 #pragma once

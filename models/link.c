@@ -89,6 +89,7 @@ struct LinkPort {
   uint8_t refused_why; /* StallCause of the last refusal */
   gboolean want_ready; /* can_send said no: call ready_fn on the next relevant change */
   gboolean at_header; /* cut-through delivery (link_port_set_rx_at_header) */
+  gboolean forwards; /* sends TLPs others made: adds no ECRC (link_port_set_forwarding) */
   SimTime rx_tail_ps; /* during the rx callback: when the TLP delivered is in whole */
 };
 
@@ -430,6 +431,12 @@ void
 link_port_set_rx_at_header (LinkPort *port, gboolean on)
 {
   port->at_header = on;
+}
+
+void
+link_port_set_forwarding (LinkPort *port, gboolean on)
+{
+  port->forwards = on;
 }
 
 SimTime
@@ -1328,19 +1335,19 @@ arr_fire (SimEngine *e, void *ctx, uint64_t arg)
 /* ---- the port API ---- */
 
 /* Every refusal arms the tx-ready callback, so the caller may simply retry from it. */
-/* A TLP's size on the wire as this link will send it: with ECRC enabled, link_port_send() marks the TLP, so a probe
- * asked about before that must be counted with the 4 bytes it will carry. */
+/* A TLP's size on the wire as this link will send it: with ECRC enabled, link_port_send() marks the TLP of an
+ * originating port (`adds`), so a probe asked about before that must be counted with the 4 bytes it will carry. */
 static uint32_t
-wire_bytes (const Link *l, const Tlp *tlp)
+wire_bytes (const Link *l, gboolean adds, const Tlp *tlp)
 {
-  return l->phy.ops->tlp_wire_bytes (&l->phy, tlp) + (l->p.ecrc && !tlp->ecrc ? TLP_ECRC_BYTES : 0);
+  return l->phy.ops->tlp_wire_bytes (&l->phy, tlp) + (adds && l->p.ecrc && !tlp->ecrc ? TLP_ECRC_BYTES : 0);
 }
 
 SimTime
 link_tlp_wire_ps (const Link *link, const Tlp *tlp)
 {
   const Phy *phy = &link->phy;
-  return phy_sym_ps (phy, ceil_div (wire_bytes (link, tlp), phy->lanes));
+  return phy_sym_ps (phy, ceil_div (wire_bytes (link, FALSE, tlp), phy->lanes));
 }
 
 /* The refusal, and why (stall.h): until the next tx-ready the direction is idle, if at all, for that. Kept out of
@@ -1389,7 +1396,7 @@ link_port_can_send (LinkPort *port, const Tlp *tlp)
   if (link_port_tx_full (port))
     return refuse (port, d, STALL_LINK);
   /* §3: a full replay buffer stalls new TLPs; queued TLPs already hold their future replay space. */
-  uint32_t bytes = wire_bytes (l, tlp);
+  uint32_t bytes = wire_bytes (l, !port->forwards, tlp);
   /* link_params_validate() guarantees room for a 3-DW-header TLP of MPS; a 4-DW header or ECRC can still overflow
    * a buffer sized at that bound, and such a TLP would wait forever. */
   if (l->p.replay_buffer_bytes && bytes > l->p.replay_buffer_bytes)
@@ -1417,10 +1424,10 @@ link_port_send (LinkPort *port, Tlp *tlp)
   if (G_UNLIKELY (l->trace != NULL))
     trace_fc (l, d, c, sim_now (l->engine));
   /* ECRC is not payload: it costs wire time and replay space but no data credits (spec §2.6.1). */
-  tlp->ecrc = tlp->ecrc || l->p.ecrc;
+  tlp->ecrc = tlp->ecrc || (l->p.ecrc && !port->forwards);
   tlp_fifo_push (&d->q, tlp);
   d->q_len++;
-  d->q_bytes += wire_bytes (l, tlp);
+  d->q_bytes += wire_bytes (l, FALSE, tlp);
   wire_kick (d);
 }
 

@@ -131,6 +131,9 @@ void link_port_set_tx_placed (LinkPort *port, LinkTxPlacedFn fn, void *ctx);
  * (where a TLP is checked whole before anything may act on it); elsewhere delivery stays whole-TLP and the tail
  * time is the delivery time. */
 void link_port_set_rx_at_header (LinkPort *port, gboolean on);
+/* A port that forwards TLPs other components made (a switch's): ECRC is the originator's (spec §2.7), so the
+ * link's `ecrc` adds none to what this port sends; a TLP keeps the ECRC it came with. */
+void link_port_set_forwarding (LinkPort *port, gboolean on);
 SimTime link_port_rx_tail_ps (const LinkPort *port);
 
 gboolean link_port_can_send (LinkPort *port, const Tlp *tlp);
@@ -146,8 +149,8 @@ uint32_t link_port_tx_queued (const LinkPort *port);
  * candidates (a switch's arbiter) asks this once instead of offering each. No side effect. */
 gboolean link_port_tx_full (const LinkPort *port);
 LinkEnd link_port_end (const LinkPort *port);
-/* How long `tlp` keeps this link's serialiser busy, framing included (no padding, SKP or DLLP): what a
- * cut-through switch compares between its ingress and egress ports. */
+/* How long `tlp` keeps this link's serialiser busy, framing included (no padding, SKP or DLLP), as a forwarding
+ * port sends it (its own ECRC, none added): what a cut-through switch compares between its ingress and egress. */
 SimTime link_tlp_wire_ps (const Link *link, const Tlp *tlp);
 /* Ack latency limit of this link in symbol times (pcie-protocol.md §3), and one symbol time's start in ps. */
 uint32_t link_ack_limit_symbols (const Link *link);

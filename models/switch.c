@@ -286,6 +286,7 @@ sw_attached (Component *c, FabricPort *port)
                  "%s port %u: its link was not made with switch_link_params()", c->name, port->index);
   if (sw->p.forwarding == SWITCH_CUT_THROUGH)
     link_port_set_rx_at_header (port->link_port, TRUE);
+  link_port_set_forwarding (port->link_port, TRUE);
 }
 
 static gboolean

@@ -473,6 +473,7 @@ typedef struct {
   Component base;
   TlpKind got[8];
   uint64_t addr[8];
+  gboolean ecrc[8];
   SimTime at[8];
   guint n;
   Tlp *held;
@@ -496,6 +497,7 @@ probe_receive (Component *c, FabricPort *port, Tlp *t)
   ck_assert (p->n < G_N_ELEMENTS (p->got));
   p->got[p->n] = t->kind;
   p->at[p->n] = sim_now (fabric_engine (c->fabric));
+  p->ecrc[p->n] = t->ecrc;
   p->addr[p->n++] = t->address;
   if (t->kind == TLP_MWR && p->held == NULL && p->n == 1) {
     p->held = t;
@@ -559,6 +561,38 @@ START_TEST (test_no_passing_a_blocked_write)
   SimTime dt = ep->at[1] - ep->released;
   ck_assert_msg (_i == 1 || (dt >= 286 * SIM_NS && dt <= (286 + 4 + 16) * SIM_NS), "credit back and write in %"
                  G_GUINT64_FORMAT " ps, want 286-306 ns", dt);
+  fabric_free (f);
+  g_free (rc);
+  g_free (ep);
+}
+END_TEST
+
+/* ECRC is end to end (spec §2.7): the TLP's originator adds it or not, and a switch forwards what it got. A root
+ * complex on a link without ECRC sends a write through a switch whose link to the endpoint has link.ecrc set: it
+ * arrives without ECRC. */
+START_TEST (test_switch_adds_no_ecrc)
+{
+  Fabric *f = fabric_new (1);
+  Probe *rc = g_new0 (Probe, 1), *ep = g_new0 (Probe, 1);
+  fabric_add (f, &rc->base, &probe_kind, COMPONENT_ROOT_COMPLEX, "rc", 1);
+  ep->base.bars[0].size_bytes = 1 << 20;
+  SwitchParams sp = switch_base (2, SWITCH_CUT_THROUGH);
+  Switch *sw = switch_new (f, "sw", &sp);
+  fabric_add (f, &ep->base, &probe_kind, COMPONENT_ENDPOINT, "ep", 1);
+  LinkParams up = link_g2 (4), down = link_g2 (4);
+  down.ecrc = TRUE;
+  switch_link_params (sw, &up, LINK_USP);
+  switch_link_params (sw, &down, LINK_DSP);
+  g_autoptr (GError) e = NULL;
+  ck_assert (fabric_connect (f, &rc->base, 0, switch_component (sw), 0, &up, &e) != NULL);
+  ck_assert (fabric_connect (f, switch_component (sw), 1, &ep->base, 0, &down, &e) != NULL);
+  ck_assert_msg (fabric_enumerate (f, &e), "%s", e->message);
+  Tlp *t = tlp_alloc (fabric_pool (f));
+  tlp_set (t, TLP_MWR, FALSE, ep->base.bars[0].base, 4);
+  link_port_send (rc->base.ports[0].link_port, t);
+  sim_run (fabric_engine (f));
+  ck_assert_uint_eq (ep->n, 1);
+  ck_assert_msg (!ep->ecrc[0], "the switch added an ECRC");
   fabric_free (f);
   g_free (rc);
   g_free (ep);
@@ -778,6 +812,7 @@ main (void)
   tcase_add_test (tc, test_tiny_buffers_throttle);
   tcase_add_test (tc, test_watchdog_names_port_and_credits);
   tcase_add_loop_test (tc, test_no_passing_a_blocked_write, 0, 2);
+  tcase_add_test (tc, test_switch_adds_no_ecrc);
   tcase_add_test (tc, test_reads_through_switches);
   tcase_add_test (tc, test_peers_read_each_other_through_root_complex);
   tcase_add_test (tc, test_peer_to_peer_through_switches);

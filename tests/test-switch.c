@@ -515,6 +515,35 @@ probe_tx_ready (Component *c, FabricPort *port)
 
 static const ComponentKind probe_kind = { .name = "probe", .receive = probe_receive, .tx_ready = probe_tx_ready };
 
+/* rc - switch - ep, the links `up` and `down` made right for the switch's ports (the caller sets the rest),
+ * enumerated. probe_free() frees it. */
+static Fabric *
+probe_fabric (const SwitchParams *sp, LinkParams *up, LinkParams *down, Probe **rc, Probe **ep)
+{
+  Fabric *f = fabric_new (1);
+  *rc = g_new0 (Probe, 1);
+  *ep = g_new0 (Probe, 1);
+  fabric_add (f, &(*rc)->base, &probe_kind, COMPONENT_ROOT_COMPLEX, "rc", 1);
+  (*ep)->base.bars[0].size_bytes = 1 << 20;
+  Switch *sw = switch_new (f, "sw", sp);
+  fabric_add (f, &(*ep)->base, &probe_kind, COMPONENT_ENDPOINT, "ep", 1);
+  switch_link_params (sw, up, LINK_USP);
+  switch_link_params (sw, down, LINK_DSP);
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (fabric_connect (f, &(*rc)->base, 0, switch_component (sw), 0, up, &e) != NULL, "%s", e->message);
+  ck_assert_msg (fabric_connect (f, switch_component (sw), 1, &(*ep)->base, 0, down, &e) != NULL, "%s", e->message);
+  ck_assert_msg (fabric_enumerate (f, &e), "%s", e->message);
+  return f;
+}
+
+static void
+probe_free (Fabric *f, Probe *rc, Probe *ep)
+{
+  fabric_free (f);
+  g_free (rc);
+  g_free (ep);
+}
+
 /* The root complex sends, back to back, two 4-byte posted writes, a read request and a completion, all for the
  * endpoint below the switch. The endpoint grants one posted header credit and holds the first write for 5 us, so
  * the second write waits at the switch's egress; the read (B2a) and the completion (D2a) are younger and must not
@@ -527,24 +556,14 @@ static const ComponentKind probe_kind = { .name = "probe", .receive = probe_rece
  * boundary each way and a 4-symbol SKP each way (8 ns); a DLLP waiting out the 150 ns would take 100 ns more). */
 START_TEST (test_no_passing_a_blocked_write)
 {
-  Fabric *f = fabric_new (1);
-  Probe *rc = g_new0 (Probe, 1), *ep = g_new0 (Probe, 1);
-  fabric_add (f, &rc->base, &probe_kind, COMPONENT_ROOT_COMPLEX, "rc", 1);
-  ep->base.bars[0].size_bytes = 1 << 20;
   SwitchParams sp = switch_base (2, SWITCH_STORE_AND_FORWARD);
   sp.dll_latency_ps = 50 * SIM_NS;
-  Switch *sw = switch_new (f, "sw", &sp);
-  fabric_add (f, &ep->base, &probe_kind, COMPONENT_ENDPOINT, "ep", 1);
   LinkParams up = link_g2 (4), down = link_g2 (4);
   up.flit_mode = down.flit_mode = _i == 1;
   up.tx_queue_tlps = 0;
-  switch_link_params (sw, &up, LINK_USP);
-  switch_link_params (sw, &down, LINK_DSP);
   down.rx_credits[LINK_USP] = (FcCredits) { .ph = 1, .pd = 64, .nph = 64, .npd = 64 };
-  g_autoptr (GError) e = NULL;
-  ck_assert_msg (fabric_connect (f, &rc->base, 0, switch_component (sw), 0, &up, &e) != NULL, "%s", e->message);
-  ck_assert_msg (fabric_connect (f, switch_component (sw), 1, &ep->base, 0, &down, &e) != NULL, "%s", e->message);
-  ck_assert_msg (fabric_enumerate (f, &e), "%s", e->message);
+  Probe *rc, *ep;
+  Fabric *f = probe_fabric (&sp, &up, &down, &rc, &ep);
   static const TlpKind kinds[] = { TLP_MWR, TLP_MWR, TLP_MRD, TLP_CPL };
   uint64_t bar = ep->base.bars[0].base;
   for (guint k = 0; k < G_N_ELEMENTS (kinds); k++) {
@@ -561,9 +580,7 @@ START_TEST (test_no_passing_a_blocked_write)
   SimTime dt = ep->at[1] - ep->released;
   ck_assert_msg (_i == 1 || (dt >= 286 * SIM_NS && dt <= (286 + 4 + 16) * SIM_NS), "credit back and write in %"
                  G_GUINT64_FORMAT " ps, want 286-306 ns", dt);
-  fabric_free (f);
-  g_free (rc);
-  g_free (ep);
+  probe_free (f, rc, ep);
 }
 END_TEST
 
@@ -572,30 +589,18 @@ END_TEST
  * arrives without ECRC. */
 START_TEST (test_switch_adds_no_ecrc)
 {
-  Fabric *f = fabric_new (1);
-  Probe *rc = g_new0 (Probe, 1), *ep = g_new0 (Probe, 1);
-  fabric_add (f, &rc->base, &probe_kind, COMPONENT_ROOT_COMPLEX, "rc", 1);
-  ep->base.bars[0].size_bytes = 1 << 20;
   SwitchParams sp = switch_base (2, SWITCH_CUT_THROUGH);
-  Switch *sw = switch_new (f, "sw", &sp);
-  fabric_add (f, &ep->base, &probe_kind, COMPONENT_ENDPOINT, "ep", 1);
   LinkParams up = link_g2 (4), down = link_g2 (4);
   down.ecrc = TRUE;
-  switch_link_params (sw, &up, LINK_USP);
-  switch_link_params (sw, &down, LINK_DSP);
-  g_autoptr (GError) e = NULL;
-  ck_assert (fabric_connect (f, &rc->base, 0, switch_component (sw), 0, &up, &e) != NULL);
-  ck_assert (fabric_connect (f, switch_component (sw), 1, &ep->base, 0, &down, &e) != NULL);
-  ck_assert_msg (fabric_enumerate (f, &e), "%s", e->message);
+  Probe *rc, *ep;
+  Fabric *f = probe_fabric (&sp, &up, &down, &rc, &ep);
   Tlp *t = tlp_alloc (fabric_pool (f));
   tlp_set (t, TLP_MWR, FALSE, ep->base.bars[0].base, 4);
   link_port_send (rc->base.ports[0].link_port, t);
   sim_run (fabric_engine (f));
   ck_assert_uint_eq (ep->n, 1);
   ck_assert_msg (!ep->ecrc[0], "the switch added an ECRC");
-  fabric_free (f);
-  g_free (rc);
-  g_free (ep);
+  probe_free (f, rc, ep);
 }
 END_TEST
 

@@ -174,7 +174,7 @@ struct Link {
   TlpPool *pool;
   Phy phy;
   uint32_t ack_limit_symbols; /* pcie-protocol.md §3; fixed by generation, width and MPS */
-  uint32_t updatefc_latency_symbols; /* resolved from LinkParams; 0 = off */
+  uint32_t updatefc_latency_symbols[2]; /* by receiving LinkEnd, resolved from LinkParams; 0 = off */
   SimTime tx_pipe_ps[2], rx_pipe_ps[2]; /* by LinkEnd */
   SimTime latency_ps[2]; /* by LinkDir, serialiser end -> far side: tx pipeline + flight + rx pipeline */
   /* Per receiving direction: whether TLPs start Ack timers. Not for a receiver that Acks every TLP on delivery
@@ -312,9 +312,10 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
   }
   l->ack_limit_symbols = phy_ack_limit_symbols (&l->phy, params->max_payload_bytes);
   /* The spec's recommended UpdateFC latency (Table 2-54) has the same values as the Ack latency limit. */
-  l->updatefc_latency_symbols = params->updatefc_latency_symbols == LINK_UPDATEFC_LATENCY_RECOMMENDED
-                                    ? l->ack_limit_symbols
-                                    : params->updatefc_latency_symbols;
+  for (int end = 0; end < 2; end++) {
+    uint32_t u = params->end_updatefc[end] ? params->end_updatefc_latency_symbols[end] : params->updatefc_latency_symbols;
+    l->updatefc_latency_symbols[end] = u == LINK_UPDATEFC_LATENCY_RECOMMENDED ? l->ack_limit_symbols : u;
+  }
   /* One constant for every packet of a direction: arrivals keep wire order, which the single arrival event of each
    * direction relies on (top of file). */
   for (int end = 0; end < 2; end++) {
@@ -1442,12 +1443,12 @@ link_port_consume (LinkPort *port, const Tlp *tlp)
   if (fc_rx_free (&d->fc_rx, c, tlp_header_credits (tlp), tlp_data_credits (tlp))) {
     rev->fc_due[c] = TRUE;
     wire_kick (rev);
-  } else if (l->updatefc_latency_symbols && fc_rx_class_finite (&d->fc_rx, c) && !rev->fc_due[c]
+  } else if (l->updatefc_latency_symbols[port->end] && fc_rx_class_finite (&d->fc_rx, c) && !rev->fc_due[c]
              && !sim_event_pending (l->engine, d->fc_lat_timer[c])) {
     /* Eager policy: like the Ack timer, started by the first freed credit not yet on its way back. An UpdateFC
      * already due carries these credits too (it reads the limit when placed), so none is started then. */
     SimEngine *e = l->engine;
-    uint64_t due_sym = phy_sym_at_or_after (&l->phy, sim_now (e)) + l->updatefc_latency_symbols;
+    uint64_t due_sym = phy_sym_at_or_after (&l->phy, sim_now (e)) + l->updatefc_latency_symbols[port->end];
     d->fc_lat_timer[c] = sim_schedule_at (e, phy_sym_ps (&l->phy, due_sym), fc_lat_fire, d, c);
   }
 }

@@ -70,6 +70,10 @@ typedef struct {
   /* Eager UpdateFC at most this many symbol times after credits are freed, coalescing like Acks; 0 = off.
    * LINK_UPDATEFC_LATENCY_RECOMMENDED selects spec Table 2-54 (the Ack latency limit values, pcie-protocol.md §3). */
   uint32_t updatefc_latency_symbols;
+  /* By LinkEnd: that end's receiver uses end_updatefc_latency_symbols[end] (same meaning) instead (a switch port's
+   * own policy, switch.h). */
+  gboolean end_updatefc[2];
+  uint32_t end_updatefc_latency_symbols[2];
   /* Acknowledge at the latest after this many TLPs, even before the Ack latency timer expires (the spec sets only
    * an upper bound on Ack latency, §3.6.3.1; many designs Ack more often). 0 = timer only. By LinkEnd: that
    * end's receiver. */

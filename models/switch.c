@@ -420,6 +420,8 @@ switch_link_params (const Switch *sw, LinkParams *lp, LinkEnd end)
   lp->end_tx_pipeline_ps[end] = 0;
   lp->end_rx_pipeline_ps[end] = sw->p.dll_latency_ps;
   lp->rx_credits[end] = sw->p.port_credits;
+  lp->end_updatefc[end] = sw->p.own_updatefc;
+  lp->end_updatefc_latency_symbols[end] = sw->p.updatefc_latency_symbols;
 }
 
 SwitchCounters

@@ -51,6 +51,10 @@ typedef struct {
   SimTime latency_ps; /* port to port, pin to pin: header (cut-through) or whole TLP (store-and-forward) in -> may
                        * leave; pcie-protocol.md §8 gives 105-160 ns for cut-through switches */
   SimTime dll_latency_ps; /* of latency_ps, a port's receive path to its data link layer: all a DLLP takes */
+  /* When its ports return credits: own_updatefc FALSE = as the link's other receivers (LinkParams), else the
+   * ports' own LinkParams.updatefc_latency_symbols value (0 = the spec's minimum rules only) */
+  gboolean own_updatefc;
+  uint32_t updatefc_latency_symbols;
   SwitchArbitration arbitration;
   uint32_t weights[SWITCH_MAX_PORTS]; /* weighted round robin: TLPs in a row per ingress port; 0 counts as 1 */
   FcCredits port_credits; /* what every port's receive buffer advertises (0 = infinite) */
@@ -69,8 +73,8 @@ gboolean switch_params_check (const SwitchParams *p, GError **error);
 Switch *switch_new (Fabric *f, const char *name, const SwitchParams *p);
 Component *switch_component (Switch *sw);
 /* Make `lp` right for a link whose `end` is a port of this switch: that end's receive pipeline is the port's data
- * link layer latency, its transmit pipeline 0 (both are inside the latency a datasheet gives pin to pin), and it
- * advertises the port credits. Call before fabric_connect(): the switch checks it when the link is attached. */
+ * link layer latency, its transmit pipeline 0 (both are inside the latency a datasheet gives pin to pin), it
+ * advertises the port credits and returns them by the switch's UpdateFC policy when it has its own. Call before fabric_connect(): the switch checks it when the link is attached. */
 void switch_link_params (const Switch *sw, LinkParams *lp, LinkEnd end);
 
 typedef struct {

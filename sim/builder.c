@@ -601,6 +601,9 @@ build_fabric (const PsConfig *cfg, uint64_t seed, Component **comp, Endpoint **e
         .forwarding = nc->sw.forwarding == PS_SWITCH_STORE_AND_FORWARD ? SWITCH_STORE_AND_FORWARD : SWITCH_CUT_THROUGH,
         .latency_ps = units_ns_to_ps (nc->sw.latency_ns),
         .dll_latency_ps = units_ns_to_ps (nc->sw.dll_latency_ns),
+        .own_updatefc = nc->sw.updatefc_policy != PS_SWITCH_UPDATEFC_LINK,
+        .updatefc_latency_symbols = nc->sw.updatefc_policy == PS_SWITCH_UPDATEFC_RECOMMENDED
+                                        ? LINK_UPDATEFC_LATENCY_RECOMMENDED : 0,
         .arbitration = nc->sw.arbitration == PS_SWITCH_WEIGHTED_ROUND_ROBIN ? SWITCH_WEIGHTED_ROUND_ROBIN
                                                                              : SWITCH_ROUND_ROBIN,
         .port_credits = credits (&nc->sw.rx_credits),

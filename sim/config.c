@@ -56,6 +56,7 @@ static const char *const counter_words[] = { "endpoint", "host", NULL };
 static const char *const descriptor_mode_words[] = { "chained", "software", NULL };
 static const int64_t channels_allowed[] = { 1, 2, 4, -1 };
 static const char *const updatefc_words[] = { "minimum", "recommended", NULL };
+static const char *const switch_updatefc_words[] = { "link", "minimum", "recommended", NULL };
 static const char *const workload_words[] = { "chaining_dma", "stream", "microbench", NULL };
 const char *const ps_microbench_test_words[] = { "lat_rd", "lat_wrrd", "bw_rd", "bw_wr", "bw_rdwr", NULL };
 static const char *const offsets_words[] = { "sequential", "random", NULL };
@@ -304,6 +305,10 @@ static const KeyDef keys[] = {
     "a port's own receive path, pins to its data link layer: what an Ack or UpdateFC takes to act (a TLP's is part "
     "of switch.latency_ns, at most that). ASSUMPTION, no datasheet gives it: 20-100 ns, a few clocks of a 250-500 "
     "MHz core for the PHY (deskew, decoding) and the CRC check, a part of the 105-160 ns port to port" },
+  { "switch.updatefc_policy", K_ENUM, OFF (sw.updatefc_policy), 0, 0, FALSE, NULL, switch_updatefc_words, "link",
+    "", "when switch ports return credits: link = as link.updatefc_policy says for every receiver; minimum or "
+    "recommended as there, for the switch's ports alone. UNCONFIRMED: no switch datasheet states its UpdateFC "
+    "cadence; the spec requires only the minimum rules (§2.6.1.2) and recommends Table 2-54's latency" },
   { "switch.arbitration", K_ENUM, OFF (sw.arbitration), 0, 0, FALSE, NULL, switch_arbitration_words, "round_robin",
     "", "egress arbitration among ingress ports: round_robin (one TLP each in turn) or weighted_round_robin "
     "(weights: of the switch node, TLPs in a row per port; pcie-protocol.md §8)" },

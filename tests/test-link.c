@@ -725,21 +725,32 @@ END_TEST
 
 /* ---- UpdateFC within the recommended latency (Table 2-54): coalesced like Acks ---- */
 
+/* The policy is the receiver's: link-wide (_i = 0), that end's own (_i = 1, as a switch port has it), or the link's
+ * overridden at that end by the minimum rules alone (_i = 2, while the far end's own says recommended). */
 START_TEST (test_updatefc_latency)
 {
   /* Gen3 x1, MPS 256: latency 512 symbols (Table 3-12 = Table 2-54), a TLP every 276 symbols. Credits for 127
    * TLPs (§5 unscaled maximum) never run out, so only the latency rule sends UpdateFCs: one per
-   * ceil(512 / 276) = 2 TLPs, exactly like the Acks, and the stream runs at the saturated rate. */
+   * ceil(512 / 276) = 2 TLPs, exactly like the Acks, and the stream runs at the saturated rate. By the minimum
+   * rules alone an UpdateFC goes only once a type has run out: one per 127 TLPs at most, not one per 2. */
   LinkParams lp = base_params (3, 1, 256);
   lp.rx_credits[LINK_DSP].ph = 127;
   lp.rx_credits[LINK_DSP].pd = 127 * 256 / 16;
-  lp.updatefc_latency_symbols = LINK_UPDATEFC_LATENCY_RECOMMENDED;
+  lp.updatefc_latency_symbols = _i == 1 ? 0 : LINK_UPDATEFC_LATENCY_RECOMMENDED;
+  lp.end_updatefc[LINK_DSP] = _i > 0;
+  lp.end_updatefc_latency_symbols[LINK_DSP] = _i == 1 ? LINK_UPDATEFC_LATENCY_RECOMMENDED : 0;
+  lp.end_updatefc[LINK_USP] = _i == 2;
+  lp.end_updatefc_latency_symbols[LINK_USP] = LINK_UPDATEFC_LATENCY_RECOMMENDED;
   StreamParams sp = { .link = lp, .mode = STREAM_WRITE };
   StreamResult r;
   g_autoptr (GError) err = NULL;
   ck_assert_msg (stream_run (&sp, 1, &r, &err), "%s", err ? err->message : "");
   double k = ceil (512.0 / 276.0);
   double per_update = (double) r.counters[LINK_UPSTREAM].tlps / (double) r.counters[LINK_DOWNSTREAM].updatefcs;
+  if (_i == 2) {
+    ck_assert_msg (per_update >= 60, "%.3f TLPs per UpdateFC, want one when credits run out", per_update);
+    return;
+  }
   ck_assert_msg (fabs (per_update - k) < 0.02 * k, "%.3f TLPs per UpdateFC, want %.0f", per_update, k);
   double want = wire_mbps (3, 1) * 256.0 / 276.0 * (1 - skp_share (3, 1));
   ck_assert_msg (fabs (r.mbps - want) < 0.005 * want, "%.2f MB/s, want %.2f", r.mbps, want);
@@ -907,7 +918,7 @@ main (void)
   tcase_add_loop_test (tc, test_error_retrain, 0, 2);
   tcase_add_test (tc, test_error_ber_sweep);
   tcase_add_test (tc, test_error_flit_fec);
-  tcase_add_test (tc, test_updatefc_latency);
+  tcase_add_loop_test (tc, test_updatefc_latency, 0, 3);
   tcase_add_loop_test (tc, test_slow_consumer, 0, 2);
   tcase_add_test (tc, test_read_stream);
   tcase_add_test (tc, test_invariants);

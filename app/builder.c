@@ -618,6 +618,10 @@ build_fabric (const PsConfig *cfg, uint64_t seed, Component **comp, Endpoint **e
         .ports = n->ports,
         .forwarding = nc->sw.forwarding == PS_SWITCH_STORE_AND_FORWARD ? SWITCH_STORE_AND_FORWARD : SWITCH_CUT_THROUGH,
         .latency_ps = units_ns_to_ps (nc->sw.latency_ns),
+        .dll_latency_ps = units_ns_to_ps (nc->sw.dll_latency_ns),
+        .own_updatefc = nc->sw.updatefc_policy != PS_SWITCH_UPDATEFC_LINK,
+        .updatefc_latency_symbols = nc->sw.updatefc_policy == PS_SWITCH_UPDATEFC_RECOMMENDED
+                                        ? LINK_UPDATEFC_LATENCY_RECOMMENDED : 0,
         .arbitration = nc->sw.arbitration == PS_SWITCH_WEIGHTED_ROUND_ROBIN ? SWITCH_WEIGHTED_ROUND_ROBIN
                                                                              : SWITCH_ROUND_ROBIN,
         .port_credits = credits (&nc->sw.rx_credits),
@@ -677,7 +681,9 @@ build_fabric (const PsConfig *cfg, uint64_t seed, Component **comp, Endpoint **e
 }
 
 /* No flow may carry more than every link on its path allows its data: posted writes with their MWr header, read
- * data in 3-DW CplDs (link.h), over the flow's own window. */
+ * data in 3-DW CplDs (link.h), over the flow's own window. A TLP carries the ECRC its originator's link gave it
+ * and no switch adds one (link_port_set_forwarding()), so the limit counts ECRC only where every link of the path
+ * has it. */
 static gboolean
 check_flow_limits (const PsConfig *cfg, const PsFabricResult *out, const LinkParams *lps, GError **error)
 {
@@ -693,8 +699,13 @@ check_flow_limits (const PsConfig *cfg, const PsFabricResult *out, const LinkPar
     double window_ns = (double) r->bytes * r->iterations * 1000.0 / r->mbps;
     guint path[PS_TOPOLOGY_MAX_LINKS];
     guint n = ps_topology_path (t, fl->source, fl->target, path);
+    gboolean ecrc = TRUE;
+    for (guint i = 0; i < n; i++)
+      ecrc = ecrc && lps[path[i]].ecrc;
     for (guint i = 0; i < n; i++) {
-      double limit = link_protocol_limit_window_mbps (&lps[path[i]], hdr, units_ns_to_ps (window_ns));
+      LinkParams lp = lps[path[i]];
+      lp.ecrc = ecrc;
+      double limit = link_protocol_limit_window_mbps (&lp, hdr, units_ns_to_ps (window_ns));
       if (r->mbps > limit) {
         ps_error_plain (error, PS_ERROR_INTERNAL, "%s: flow %s simulated %.1f MB/s, above link %s's protocol limit "
                         "of %.1f MB/s for its %.1f ns window: a model is wrong", cfg->path, r->name, r->mbps,

@@ -56,6 +56,7 @@ static const char *const counter_words[] = { "endpoint", "host", NULL };
 static const char *const descriptor_mode_words[] = { "chained", "software", NULL };
 static const int64_t channels_allowed[] = { 1, 2, 4, -1 };
 static const char *const updatefc_words[] = { "minimum", "recommended", NULL };
+static const char *const switch_updatefc_words[] = { "link", "minimum", "recommended", NULL };
 static const char *const workload_words[] = { "chaining_dma", "stream", "microbench", NULL };
 const char *const ps_microbench_test_words[] = { "lat_rd", "lat_wrrd", "bw_rd", "bw_wr", "bw_rdwr", NULL };
 static const char *const offsets_words[] = { "sequential", "random", NULL };
@@ -136,8 +137,8 @@ static const KeyDef keys[] = {
     "link idle while the LTSSM retrains after a REPLAY_NUM rollover (spec §3.6.2.1; no primary figure, "
     "pcie-protocol.md §10: microseconds)" },
   { "link.replay_timer_symbols", K_INT, OFF (link.replay_timer_symbols), 0, 1 << 24, FALSE, NULL, NULL, "0",
-    "symbol times", "REPLAY_TIMER limit; 0 = the spec's: 3 x the Ack latency limit, 1500 flits in flit mode "
-    "(pcie-protocol.md §3, §10)" },
+    "symbol times", "REPLAY_TIMER limit; 0 = the spec's: 1500 flits in flit mode; non-flit 24000 at 16 GT/s "
+    "and above (simplified limit, low end), 3 x the Ack latency limit below (spec §3.6.2.1, pcie-protocol.md §10)" },
   { "link.max_payload", K_INT, OFF (link.max_payload), 128, 4096, TRUE, NULL, NULL, "128", "bytes",
     "Max_Payload_Size (spec §7.5.3.4; default 128 is the spec's reset value)" },
   { "link.max_read_request", K_INT, OFF (link.max_read_request), 128, 4096, TRUE, NULL, NULL, "512", "bytes",
@@ -175,9 +176,9 @@ static const KeyDef keys[] = {
   { "link.skp_interval_symbols", K_INT, OFF (link.skp_interval_symbols), 0, 1 << 20, FALSE, NULL, NULL, "0",
     "symbol times", "between SKP ordered sets; 0 = the spec minimum (1180 at 8b/10b, 370 blocks at 128b/130b)" },
 
-  { "endpoint.tags", K_INT, OFF (endpoint.tags), 1, 16384, FALSE, NULL, NULL, "32", "tags",
+  { "endpoint.tags", K_INT, OFF (endpoint.tags), 1, 15360, FALSE, NULL, NULL, "32", "tags",
     "outstanding read requests (spec §2.2.6.2: 32 with 5-bit tags, 256 with 8-bit extended tags, 768 with "
-    "10-bit tags; above 768 only 14-bit flit-mode tags with the stream workload)" },
+    "10-bit tags; above 768 only 14-bit flit-mode tags with the stream workload, 15360 usable: Tag[13:10] != 0)" },
   /* Their table defaults are Gen1 x1's: a config that gives neither gets the hard IP's pair for its link
    * (apply_datapath_default()), and one that gives one of them the other to go with it. */
   { "endpoint.datapath_bits", K_INT, OFF (endpoint.datapath_bits), 64, 1024, FALSE, width_allowed, NULL, "64",
@@ -317,6 +318,14 @@ static const KeyDef keys[] = {
   { "switch.latency_ns", K_DOUBLE, OFF (sw.latency_ns), 0, 1e6, FALSE, NULL, NULL, "150", "ns",
     "port-to-port latency, pin to pin, from the header (cut-through) or the whole TLP (store-and-forward) in to "
     "the first symbol out (pcie-protocol.md §8: Gen2 140-160 ns, PEX 8647 140 ns max; Gen3 about 150 ns)" },
+  { "switch.dll_latency_ns", K_DOUBLE, OFF (sw.dll_latency_ns), 0, 1e6, FALSE, NULL, NULL, "50", "ns",
+    "a port's own receive path, pins to its data link layer: what an Ack or UpdateFC takes to act (a TLP's is part "
+    "of switch.latency_ns, at most that). ASSUMPTION, no datasheet gives it: 20-100 ns, a few clocks of a 250-500 "
+    "MHz core for the PHY (deskew, decoding) and the CRC check, a part of the 105-160 ns port to port" },
+  { "switch.updatefc_policy", K_ENUM, OFF (sw.updatefc_policy), 0, 0, FALSE, NULL, switch_updatefc_words, "link",
+    "", "when switch ports return credits: link = as link.updatefc_policy says for every receiver; minimum or "
+    "recommended as there, for the switch's ports alone. UNCONFIRMED: no switch datasheet states its UpdateFC "
+    "cadence; the spec requires only the minimum rules (§2.6.1.2) and recommends Table 2-54's latency" },
   { "switch.arbitration", K_ENUM, OFF (sw.arbitration), 0, 0, FALSE, NULL, switch_arbitration_words, "round_robin",
     "", "egress arbitration among ingress ports: round_robin (one TLP each in turn) or weighted_round_robin "
     "(weights: of the switch node, TLPs in a row per port; pcie-protocol.md §8)" },
@@ -1557,6 +1566,15 @@ check_combinations (Walk *w, const YNode *root, GError **error)
     ytree_error (error, PS_ERROR_DATA, at ? at : root,
                  "endpoint.straddle needs a 512- or 1024-bit datapath (endpoint.datapath_bits is %" G_GINT64_FORMAT
                  "): a narrower beat holds one 256-bit segment at most", c->endpoint.datapath_bits);
+    return FALSE;
+  }
+  /* switch.h: a port's data link layer latency is a part of its port-to-port latency. */
+  if (c->sw.dll_latency_ns > c->sw.latency_ns) {
+    at = g_hash_table_lookup (w->seen, "switch.dll_latency_ns");
+    if (at == NULL)
+      at = g_hash_table_lookup (w->seen, "switch.latency_ns");
+    ytree_error (error, PS_ERROR_DATA, at ? at : root, "switch.dll_latency_ns %g is a part of switch.latency_ns "
+                 "(%g): it cannot exceed it", c->sw.dll_latency_ns, c->sw.latency_ns);
     return FALSE;
   }
   /* An MRRS-sized read at any DW offset touches MRRS / RCB + 1 RCB blocks at most, each a possible completion. */

@@ -42,6 +42,7 @@ typedef enum { PS_WORKLOAD_CHAINING_DMA, PS_WORKLOAD_STREAM, PS_WORKLOAD_MICROBE
 /* microbench.test: pcie-bench's tests (pcie-protocol.md §11), in ps_microbench_test_words order. */
 typedef enum { PS_MB_LAT_RD, PS_MB_LAT_WRRD, PS_MB_BW_RD, PS_MB_BW_WR, PS_MB_BW_RDWR } PsMicrobenchTest;
 typedef enum { PS_UPDATEFC_MINIMUM, PS_UPDATEFC_RECOMMENDED } PsUpdateFcPolicy;
+typedef enum { PS_SWITCH_UPDATEFC_LINK, PS_SWITCH_UPDATEFC_MINIMUM, PS_SWITCH_UPDATEFC_RECOMMENDED } PsSwitchUpdateFc;
 typedef enum { PS_MAPPING_WC, PS_MAPPING_UC } PsMapping;
 typedef enum { PS_DIST_FIXED, PS_DIST_UNIFORM, PS_DIST_LOGNORMAL, PS_DIST_EMPIRICAL } PsDistKind;
 
@@ -171,6 +172,8 @@ typedef struct {
   struct {
     int forwarding; /* PsSwitchForwarding */
     double latency_ns;
+    double dll_latency_ns; /* a port's receive PHY and data link layer: DLLPs' pins -> acted on; in latency_ns */
+    int updatefc_policy; /* PsSwitchUpdateFc */
     int arbitration; /* PsSwitchArbitration */
     int buffer; /* PsSwitchBuffer */
     PsCredits rx_credits, pool;

@@ -695,6 +695,28 @@ ps_topology_free (PsTopology *t)
 }
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PsTopology, ps_topology_free)
 
+/* A cut-through switch forwards a TLP before its LCRC is checked and nullifies its copy when the check fails (ends
+ * it with EDB and an inverted LCRC, which the next receiver discards without a Nak, spec §3.6.3.1); the model does neither, so link errors at a cut-through port would run store-and-forward
+ * behind the user's back and mix two effects in a study of errors: refused, the key to state named. */
+static gboolean
+check_error_forwarding (const PsConfig *file, const PsTopology *t, const YNode *links, GError **error)
+{
+  for (guint i = 0; i < t->n_links; i++) {
+    const PsLink *l = &t->links[i];
+    double ber = (l->cfg ? l->cfg : file)->link.ber;
+    for (int e = 0; e < 2 && ber > 0; e++) {
+      const PsNode *n = &t->nodes[e ? l->b : l->a];
+      if (n->type != PS_NODE_SWITCH || (n->cfg ? n->cfg : file)->sw.forwarding != PS_SWITCH_CUT_THROUGH)
+        continue;
+      ytree_error (error, PS_ERROR_DATA, (const YNode *) links->items->pdata[i], "link %s has link.ber %g and switch %s forwards "
+                   "cut_through: nullified TLPs (EDB) are not modelled, so errors need switch.forwarding: "
+                   "store_and_forward", l->name, ber, n->name);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 PsTopology *
 ps_topology_parse (const PsConfig *file, const YNode *topology, const YNode *flows, GError **error)
 {
@@ -775,7 +797,7 @@ ps_topology_parse (const PsConfig *file, const YNode *topology, const YNode *flo
       return NULL;
     }
   }
-  if (!check_graph (t, nodes, error))
+  if (!check_graph (t, nodes, error) || !check_error_forwarding (file, t, links, error))
     return NULL;
   t->flows = g_new0 (PsFlow, MAX (flows ? flows->items->len : 0, 1));
   for (guint i = 0; flows && i < flows->items->len; i++) {

@@ -3,15 +3,18 @@
  *
  * The host's state is FIFOs, each served strictly in order: `reqs` (reads the root complex works on; their data
  * leaves through one return path in arrival order), `sink` (posted writes waiting to give back their
- * receive-buffer slot) and per root port `tx` (everything the port sends, completions, PIO writes and forwarded
- * TLPs in the order they were produced). `held` is the overflow of `reqs`: MRds still in a root port's receive
+ * receive-buffer slot) and per root port `q` (everything the port sends, completions, PIO writes and forwarded
+ * TLPs, one FIFO per flow-control class, each TLP's hold_ps its place in the port's production order). `held` is the overflow of `reqs`: MRds still in a root port's receive
  * buffer. Keeping them there, rather than in an unbounded queue, is what turns a busy root complex into withheld
  * NP credits. A TLP's `port` field says where it came in (index + 1; 0 for one the host made): that is the link
  * whose receive buffer it still occupies, and on which it is consumed when it leaves.
  *
  * Peer-to-peer (a request for another root port's window, a completion for a requester below another port) goes
- * straight to the egress port's FIFO, with no latency of its own: the model of the root complex's internal
- * fabric is the ingress slot held until the egress link accepts the TLP.
+ * straight to the egress port's FIFOs, with no latency of its own: the model of the root complex's internal
+ * fabric is the ingress slot held until the egress link accepts the TLP. The three FIFOs per port are what a
+ * switch has (switch.h): a read request waiting for non-posted credits must not hold back posted writes and
+ * completions behind it (spec §2.4.1, Table 2-42 A3/A4, D3/D4), or two endpoints reading each other's BARs through
+ * the root complex deadlock, each port's head a read the other cannot take while its completions wait behind.
  *
  * The protocol rules the host obeys are the RCB/MPS split of completions (split.h) and the endpoint's credits
  * (the link's job). Every timing here is a platform property with no datasheet value: each is calibrated in a
@@ -31,7 +34,7 @@ G_DEFINE_QUARK (pciesim-host-error-quark, host_error)
 #define CPU_WRITE_COOKIE (UINT64_C (0x43505557) << 32)
 
 typedef struct {
-  TlpFifo tx; /* completions, PIO writes and forwarded TLPs, in the order the port will send them */
+  TlpFifo q[FC_CLASS_COUNT]; /* completions, PIO writes and forwarded TLPs, by flow-control class */
   gboolean tx_blocked; /* the link refused the head; its tx-ready callback (armed by the refusal) resumes us */
   uint32_t mps; /* the link's: no completion leaving here is larger (spec §2.3.1.1) */
   StallClock stall; /* what the port waits for when it has nothing to send (host_stall()) */
@@ -56,6 +59,7 @@ struct Host {
   HostParams p;
   TlpPool *pool;
   RootPort *rp; /* by root port index (= fabric port index) */
+  uint64_t tx_order; /* the production order of TLPs queued at root ports, in their hold_ps */
   gboolean peer_routing; /* more than one root port: requests may be for another port's window */
 
   /* Parameters in engine units, converted once. */
@@ -165,24 +169,65 @@ cpu_notify (Host *h)
   }
 }
 
-/* Send from the head while the link takes it. One FIFO in production order never reorders anything, and for the
- * host's own TLPs it cannot deadlock: whatever holds the head back (the far end's credits, link queue or replay
- * space) the far end or the link frees without waiting for anything queued behind it. A forwarded TLP leaves the
- * ingress port's receive buffer only now, as it goes out (its credits return then). */
+static gboolean
+rp_empty (const RootPort *rp)
+{
+  return !rp->q[FC_P].head && !rp->q[FC_NP].head && !rp->q[FC_CPL].head;
+}
+
+static void
+rp_push (Host *h, uint32_t port, Tlp *t)
+{
+  t->hold_ps = h->tx_order++;
+  tlp_fifo_push (&h->rp[port].q[tlp_fc_class (t->kind)], t);
+}
+
+/* The TLP the port's link takes now, or NULL: the heads oldest first, as a switch's egress (switch.c pick()). A
+ * read request or a completion never passes an older posted request (spec §2.4.1, Table 2-42 B2a, D2a); a posted
+ * request passes both and a completion a read request when the older one waits for its own credits. The link
+ * refusing for its queue or replay space refuses every head alike, so nothing passes then. */
+static Tlp *
+rp_pick (RootPort *rp, LinkPort *lp)
+{
+  Tlp *h[FC_CLASS_COUNT] = { rp->q[FC_P].head, rp->q[FC_NP].head, rp->q[FC_CPL].head };
+  for (int n = 0; n < FC_CLASS_COUNT; n++) {
+    int best = -1;
+    for (int c = 0; c < FC_CLASS_COUNT; c++)
+      if (h[c] && (best < 0 || h[c]->hold_ps < h[best]->hold_ps))
+        best = c;
+    if (best < 0)
+      return NULL;
+    Tlp *t = h[best];
+    h[best] = NULL;
+    if (best != FC_P && rp->q[FC_P].head && rp->q[FC_P].head->hold_ps < t->hold_ps)
+      return NULL;
+    if (link_port_can_send (lp, t))
+      return t;
+    if (link_port_tx_full (lp))
+      return NULL;
+  }
+  return NULL;
+}
+
+/* Send while the link takes something. For the host's own TLPs alone a single FIFO could not deadlock (whatever
+ * holds its head back the far end or the link frees without waiting for anything behind it); forwarded
+ * peer-to-peer traffic needs the classes (top of file). A forwarded TLP leaves the ingress port's receive buffer
+ * only now, as it goes out (its credits return then). */
 static void
 tx_drain (Host *h, uint32_t port)
 {
   RootPort *rp = &h->rp[port];
   LinkPort *lp = h->base.ports[port].link_port;
-  while (rp->tx.head != NULL) {
-    if (!link_port_can_send (lp, rp->tx.head)) {
+  while (!rp_empty (rp)) {
+    Tlp *t = rp_pick (rp, lp);
+    if (t == NULL) {
       rp->tx_blocked = TRUE;
       /* With a queue, a CPU write handed to the link above freed a place although the FIFO is not empty. */
       if (h->p.cpu_write_queue_tlps > 0)
         cpu_notify (h);
       return;
     }
-    Tlp *t = tlp_fifo_pop (&rp->tx);
+    tlp_fifo_pop (&rp->q[tlp_fc_class (t->kind)]);
     if (t->kind == TLP_MWR && t->cookie == CPU_WRITE_COOKIE && t->requester == h->base.id)
       h->cpu_queued--;
     if (t->port != 0)
@@ -213,7 +258,7 @@ forward (Host *h, FabricPort *in, FabricPort *out, Tlp *t)
                  h->base.name, tlp_kind_name (t->kind), t->address, t->requester, in->index);
   t->port = (uint16_t) (in->index + 1);
   h->c.forwarded++;
-  tlp_fifo_push (&h->rp[out->index].tx, t);
+  rp_push (h, out->index, t);
   tx_drain (h, out->index);
 }
 
@@ -298,24 +343,23 @@ ret_emit (SimEngine *e, void *ctx, uint64_t size)
   }
   /* Test faults act after the counters above: the host's tallies describe what it meant to send, so catching the
    * difference is left to the endpoint's tag, order and checksum checks, which is what the tests want to see. */
-  TlpFifo *tx = &h->rp[port].tx;
   if (h->fault == HOST_FAULT_NONE || h->cpl_index++ != h->fault_at) {
-    tlp_fifo_push (tx, c);
+    rp_push (h, port, c);
     if (h->swapped != NULL)
-      tlp_fifo_push (tx, g_steal_pointer (&h->swapped));
+      rp_push (h, port, g_steal_pointer (&h->swapped));
   } else if (h->fault == HOST_FAULT_DROP_CPL) {
     tlp_free (h->pool, c);
   } else if (h->fault == HOST_FAULT_DUP_CPL) {
     Tlp *twin = tlp_alloc (h->pool);
     *twin = *c;
-    tlp_fifo_push (tx, c);
-    tlp_fifo_push (tx, twin);
+    rp_push (h, port, c);
+    rp_push (h, port, twin);
   } else if (h->fault == HOST_FAULT_MISROUTE_CPL) {
     c->requester = (uint16_t) (((c->requester >> 8) % (h->n_buses - 1) + 1) << 8);
     FabricPort *out = fabric_route_id (&h->base, c->requester);
     g_assert (out != NULL);
     port = out->index;
-    tlp_fifo_push (&h->rp[port].tx, c);
+    rp_push (h, port, c);
   } else {
     h->swapped = c; /* HOST_FAULT_SWAP_CPL: sent right after the next completion */
   }
@@ -431,7 +475,7 @@ cpu_queue (Host *h, Tlp *t)
   FabricPort *out = fabric_route_address (&h->base, t->address);
   SIM_INVARIANT (out != NULL, "%s: a CPU %s to 0x%" G_GINT64_MODIFIER "x, which no root port's window holds",
                  h->base.name, tlp_kind_name (t->kind), t->address);
-  tlp_fifo_push (&h->rp[out->index].tx, t);
+  rp_push (h, out->index, t);
   tx_drain (h, out->index);
 }
 
@@ -516,7 +560,7 @@ host_cpu_write (Host *h, uint64_t address, uint32_t bytes)
   Tlp probe = { 0 };
   tlp_set (&probe, TLP_MWR, address > 0xffffffffu, address, bytes);
   uint32_t q = h->p.cpu_write_queue_tlps;
-  if (q > 0 ? h->cpu_queued >= q : h->rp[out->index].tx.head != NULL || !link_port_can_send (out->link_port, &probe)) {
+  if (q > 0 ? h->cpu_queued >= q : !rp_empty (&h->rp[out->index]) || !link_port_can_send (out->link_port, &probe)) {
     h->cpu_waiting = TRUE;
     return FALSE;
   }
@@ -656,7 +700,7 @@ pio_emit (SimEngine *e, void *ctx, uint64_t arg)
   FabricPort *out = fabric_route_address (&h->base, t->address);
   SIM_INVARIANT (out != NULL, "%s: a register write to 0x%" G_GINT64_MODIFIER "x, which no root port's window "
                  "holds", h->base.name, t->address);
-  tlp_fifo_push (&h->rp[out->index].tx, t);
+  rp_push (h, out->index, t);
   tx_drain (h, out->index);
 }
 
@@ -712,7 +756,7 @@ host_attached (Component *comp, FabricPort *port)
 static void
 host_stall (Host *h, uint32_t port)
 {
-  StallCause why = h->rp[port].tx.head != NULL ? STALL_LINK
+  StallCause why = !rp_empty (&h->rp[port]) ? STALL_LINK
                    : h->held.head != NULL      ? STALL_HOST_QUEUE
                    : h->reqs.head != NULL      ? STALL_HOST_LATENCY
                                                : STALL_IDLE;
@@ -830,7 +874,7 @@ host_check_invariants (const Host *h, GError **error)
 {
   gboolean tx = FALSE;
   for (uint32_t i = 0; i < h->base.n_ports; i++)
-    tx |= h->rp[i].tx.head != NULL;
+    tx |= !rp_empty (&h->rp[i]);
   tx |= h->cpu_fifo.head != NULL;
   if (h->reqs.head != NULL || h->held.head != NULL || h->sink.head != NULL || tx || h->swapped != NULL) {
     g_set_error (error, HOST_ERROR, HOST_ERROR_INVARIANT, "host: work left at the end (requests %s, held %s, sink %s, "
@@ -864,7 +908,8 @@ host_describe_wait (const Host *h, GString *out)
         tx = tlp_fifo_len (&h->cpu_fifo);
   gboolean blocked = FALSE;
   for (uint32_t i = 0; i < h->base.n_ports; i++) {
-    tx += tlp_fifo_len (&h->rp[i].tx);
+    for (int k = 0; k < FC_CLASS_COUNT; k++)
+      tx += tlp_fifo_len (&h->rp[i].q[k]);
     blocked |= h->rp[i].tx_blocked;
   }
   if (reqs + held + sink + tx == 0)

@@ -28,8 +28,10 @@
  * - Tags: a requester never has two reads with one tag outstanding at host memory (checked on every MRd, exit 70);
  *   different requesters' tags are independent (spec §2.2.6.2), and HostCounters.tag_sharing_high_water counts
  *   how many requesters held one tag number at once.
- * - Transmit: per root port, completions, PIO writes and forwarded TLPs share one FIFO towards the link and go
- *   whenever link_port_can_send() allows: the host never exceeds the far end's advertised credits. Completions
+ * - Transmit: per root port, completions, PIO writes and forwarded TLPs wait in one FIFO per flow-control class and
+ *   go, oldest first, whenever link_port_can_send() allows: the host never exceeds the far end's advertised
+ *   credits, and follows the spec's ordering table (§2.4.1) as a switch does (switch.h): a read or a completion
+ *   never passes an older posted request, and the head of one class waiting for its credits lets the others by. Completions
  *   leave by the root port their requester ID routes to, cut to that port's link's MPS.
  * - Software. host_pio_write() queues register writes (each a 1-DW MWr to the root port whose window holds the
  *   address) after the software latency, spaced by sw_pio_gap_ns; the write's cookie carries the register value,

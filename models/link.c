@@ -56,6 +56,10 @@ G_DEFINE_QUARK (pciesim-link-error-quark, link_error)
 /* ASSUMPTION: flit mode numbers flits with 10 bits and, by the same half-the-space rule, keeps at most 512 flits
  * unacknowledged; the model counts them as the unacknowledged and queued TLP bytes over 236 per flit. */
 #define LINK_FLIT_WINDOW 512u
+/* Spec §3.6.2.1 (pcie-protocol.md §10): the simplified REPLAY_TIMER limit, required in non-flit mode of a port
+ * that supports 16 GT/s or more, is 24,000 to 31,000 symbol times (Extended Synch clear). Where in the range a
+ * port sits is its designer's choice (ASSUMPTION): the low end, the soonest a compliant port may replay. */
+#define LINK_REPLAY_SIMPLIFIED_SYMBOLS 24000u
 /* Spec §2.6.1.2 (pcie-protocol.md §3): every finite credit type is refreshed at least every 30 us. */
 #define UPDATEFC_PERIOD_MAX_PS (30 * SIM_US)
 
@@ -93,6 +97,7 @@ struct LinkPort {
   uint8_t refused_why; /* StallCause of the last refusal */
   gboolean want_ready; /* can_send said no: call ready_fn on the next relevant change */
   gboolean at_header; /* cut-through delivery (link_port_set_rx_at_header) */
+  gboolean forwards; /* sends TLPs others made: adds no ECRC (link_port_set_forwarding) */
   SimTime rx_tail_ps; /* during the rx callback: when the TLP delivered is in whole */
 };
 
@@ -181,7 +186,7 @@ struct Link {
   TlpPool *pool;
   Phy phy;
   uint32_t ack_limit_symbols; /* pcie-protocol.md §3; fixed by generation, width and MPS */
-  uint32_t updatefc_latency_symbols; /* resolved from LinkParams; 0 = off */
+  uint32_t updatefc_latency_symbols[2]; /* by receiving LinkEnd, resolved from LinkParams; 0 = off */
   SimTime tx_pipe_ps[2], rx_pipe_ps[2]; /* by LinkEnd */
   SimTime latency_ps[2]; /* by LinkDir, serialiser end -> far side: tx pipeline + flight + rx pipeline */
   /* Per receiving direction: whether TLPs start Ack timers. Not for a receiver that Acks every TLP on delivery
@@ -297,11 +302,13 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
   l->pool = pool;
   phy_init_mode (&l->phy, params->gen, params->lanes, params->flit_mode, params->sris, params->skp_interval_symbols,
                  NULL); /* validated above */
-  /* REPLAY_TIMER (pcie-protocol.md §3, §10): non-flit, 3 × the Ack latency limit (the spec's tables); flit mode,
-   * 1500 flits with a non-empty retry buffer. */
+  /* REPLAY_TIMER (spec §3.6.2.1, pcie-protocol.md §10): flit mode, 1500 flits with a non-empty retry buffer;
+   * non-flit at 16 GT/s and above, the simplified limit; below, 3 × the Ack latency limit (the older tables).
+   * ASSUMPTION: a port supports no rate above its link's, so a Gen3 link keeps the older limit. */
   l->replay_timer_symbols = params->replay_timer_symbols ? params->replay_timer_symbols
-                            : l->phy.flit ? 1500 * (PHY_FLIT_BYTES / l->phy.lanes)
-                                          : 3 * phy_ack_limit_symbols (&l->phy, params->max_payload_bytes);
+                            : l->phy.flit     ? 1500 * (PHY_FLIT_BYTES / l->phy.lanes)
+                            : l->phy.gen >= 4 ? LINK_REPLAY_SIMPLIFIED_SYMBOLS
+                                              : 3 * phy_ack_limit_symbols (&l->phy, params->max_payload_bytes);
   if (!l->p.retrain_ps)
     l->p.retrain_ps = LINK_RETRAIN_PS_DEFAULT;
   l->window_tlps = l->phy.flit ? UINT64_MAX : LINK_SEQ_WINDOW;
@@ -317,9 +324,10 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
   }
   l->ack_limit_symbols = phy_ack_limit_symbols (&l->phy, params->max_payload_bytes);
   /* The spec's recommended UpdateFC latency (Table 2-54) has the same values as the Ack latency limit. */
-  l->updatefc_latency_symbols = params->updatefc_latency_symbols == LINK_UPDATEFC_LATENCY_RECOMMENDED
-                                    ? l->ack_limit_symbols
-                                    : params->updatefc_latency_symbols;
+  for (int end = 0; end < 2; end++) {
+    uint32_t u = params->end_updatefc[end] ? params->end_updatefc_latency_symbols[end] : params->updatefc_latency_symbols;
+    l->updatefc_latency_symbols[end] = u == LINK_UPDATEFC_LATENCY_RECOMMENDED ? l->ack_limit_symbols : u;
+  }
   /* One constant for every packet of a direction: arrivals keep wire order, which the single arrival event of each
    * direction relies on (top of file). */
   for (int end = 0; end < 2; end++) {
@@ -439,6 +447,12 @@ void
 link_port_set_rx_at_header (LinkPort *port, gboolean on)
 {
   port->at_header = on;
+}
+
+void
+link_port_set_forwarding (LinkPort *port, gboolean on)
+{
+  port->forwards = on;
 }
 
 SimTime
@@ -951,7 +965,8 @@ tlp_draw_bad (Dir *d, uint32_t bytes, const PhyPlacement *pl, uint64_t seq)
 
 static void replay_fire (SimEngine *engine, void *ctx, uint64_t arg);
 
-/* REPLAY_TIMER (spec §3.6.2.1): started by a TLP's transmission when it is not running. */
+/* REPLAY_TIMER (spec §3.6.2.1): started by a TLP's transmission when it is not running, counted from its last
+ * symbol at the port's pins (`from_ps`). */
 static G_GNUC_NO_INLINE void
 replay_timer_start (Dir *d, SimTime from_ps)
 {
@@ -1102,7 +1117,7 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
     if (l->ack_timer[d->dir] && !o->ack_due && !sim_event_pending (e, d->ack_ev))
       ack_timer_start (d, at - l->rx_pipe_ps[1 - d->dir]);
     if (d->errors)
-      replay_timer_start (d, phy_sym_ps (phy, ceil_div (pl.end_slot, phy->lanes)));
+      replay_timer_start (d, phy_sym_ps (phy, ceil_div (pl.end_slot, phy->lanes)) + l->tx_pipe_ps[d->dir]);
     drained = !replayed;
   }
   wire_kick (d);
@@ -1396,19 +1411,19 @@ arr_fire (SimEngine *e, void *ctx, uint64_t arg)
 /* ---- the port API ---- */
 
 /* Every refusal arms the tx-ready callback, so the caller may simply retry from it. */
-/* A TLP's size on the wire as this link will send it: with ECRC enabled, link_port_send() marks the TLP, so a probe
- * asked about before that must be counted with the 4 bytes it will carry. */
+/* A TLP's size on the wire as this link will send it: with ECRC enabled, link_port_send() marks the TLP of an
+ * originating port (`adds`), so a probe asked about before that must be counted with the 4 bytes it will carry. */
 static uint32_t
-wire_bytes (const Link *l, const Tlp *tlp)
+wire_bytes (const Link *l, gboolean adds, const Tlp *tlp)
 {
-  return tlp_wire_bytes (&l->phy, tlp) + (l->p.ecrc && !tlp->ecrc ? TLP_ECRC_BYTES : 0);
+  return tlp_wire_bytes (&l->phy, tlp) + (adds && l->p.ecrc && !tlp->ecrc ? TLP_ECRC_BYTES : 0);
 }
 
 SimTime
 link_tlp_wire_ps (const Link *link, const Tlp *tlp)
 {
   const Phy *phy = &link->phy;
-  return phy_sym_ps (phy, ceil_div (wire_bytes (link, tlp), phy->lanes));
+  return phy_sym_ps (phy, ceil_div (wire_bytes (link, FALSE, tlp), phy->lanes));
 }
 
 /* The refusal, and why (stall.h): until the next tx-ready the direction is idle, if at all, for that. Kept out of
@@ -1469,7 +1484,8 @@ link_port_can_send (LinkPort *port, const Tlp *tlp)
    * before the TLP is looked at, which link_port_tx_full() promises). */
   if (link_port_tx_full (port))
     return refuse (port, d, STALL_LINK);
-  uint32_t bytes = wire_bytes (l, tlp);
+  /* §3: a full replay buffer stalls new TLPs; queued TLPs already hold their future replay space. */
+  uint32_t bytes = wire_bytes (l, !port->forwards, tlp);
   /* link_params_validate() guarantees room for a 3-DW-header TLP of MPS; a 4-DW header or ECRC can still overflow
    * a buffer sized at that bound, and such a TLP would wait forever. */
   if (l->p.replay_buffer_bytes && bytes > l->p.replay_buffer_bytes)
@@ -1485,7 +1501,7 @@ link_port_send (LinkPort *port, Tlp *tlp)
   Link *l = port->link;
   Dir *d = port->tx;
   /* Counted with the ECRC that the TLP is marked with below, as link_port_can_send() counted it. */
-  uint32_t bytes = wire_bytes (l, tlp);
+  uint32_t bytes = wire_bytes (l, !port->forwards, tlp);
   SIM_INVARIANT (!link_port_tx_full (port) && tx_fits (l, d, tlp, bytes), "link_port_send of a %s without credits or "
                  "space", tlp_kind_name (tlp->kind));
   /* §2.6.1: the transmitter consumes the receiver's credits when it commits to sending. */
@@ -1495,7 +1511,7 @@ link_port_send (LinkPort *port, Tlp *tlp)
   if (G_UNLIKELY (l->trace != NULL))
     trace_fc (l, d, c, sim_now (l->engine));
   /* ECRC is not payload: it costs wire time and replay space but no data credits (spec §2.6.1). */
-  tlp->ecrc = tlp->ecrc || l->p.ecrc;
+  tlp->ecrc = tlp->ecrc || (l->p.ecrc && !port->forwards);
   tlp_fifo_push (&d->q, tlp);
   d->q_len++;
   d->q_bytes += bytes;
@@ -1513,12 +1529,12 @@ link_port_consume (LinkPort *port, const Tlp *tlp)
   if (fc_rx_free (&d->fc_rx, c, tlp_header_credits (tlp), tlp_data_credits (tlp))) {
     rev->fc_due[c] = TRUE;
     wire_kick (rev);
-  } else if (l->updatefc_latency_symbols && fc_rx_class_finite (&d->fc_rx, c) && !rev->fc_due[c]
+  } else if (l->updatefc_latency_symbols[port->end] && fc_rx_class_finite (&d->fc_rx, c) && !rev->fc_due[c]
              && !sim_event_pending (l->engine, d->fc_lat_timer[c])) {
     /* Eager policy: like the Ack timer, started by the first freed credit not yet on its way back. An UpdateFC
      * already due carries these credits too (it reads the limit when placed), so none is started then. */
     SimEngine *e = l->engine;
-    uint64_t due_sym = phy_sym_at_or_after (&l->phy, sim_now (e)) + l->updatefc_latency_symbols;
+    uint64_t due_sym = phy_sym_at_or_after (&l->phy, sim_now (e)) + l->updatefc_latency_symbols[port->end];
     d->fc_lat_timer[c] = sim_schedule_at (e, phy_sym_ps (&l->phy, due_sym), fc_lat_fire, d, c);
   }
 }
@@ -1779,11 +1795,12 @@ link_protocol_limit_window_mbps (const LinkParams *params, uint32_t header_bytes
   return MIN (no_os, no_os * (1.0 - os_share) + no_os * 2.0 * skp_ps / (double) window_ps);
 }
 
-/* pcie-protocol.md §6: 10-bit tags give 768 usable values; flit mode (always at Gen6) has 14-bit tags. */
+/* pcie-protocol.md §6: 10-bit tags give 768 usable values; flit mode (always at Gen6) has 14-bit tags, of which
+ * those with Tag[13:10] = 0 are not used as 14-bit tags (spec §2.2.6.2): 2^14 - 2^10 = 15,360. */
 uint32_t
 link_tags_max (const LinkParams *params)
 {
-  return params->flit_mode || params->gen == 6 ? 16384 : 768;
+  return params->flit_mode || params->gen == 6 ? 15360 : 768;
 }
 
 /* ---- why and traces: the port API ---- */

@@ -70,6 +70,10 @@ typedef struct {
   /* Eager UpdateFC at most this many symbol times after credits are freed, coalescing like Acks; 0 = off.
    * LINK_UPDATEFC_LATENCY_RECOMMENDED selects spec Table 2-54 (the Ack latency limit values, pcie-protocol.md §3). */
   uint32_t updatefc_latency_symbols;
+  /* By LinkEnd: that end's receiver uses end_updatefc_latency_symbols[end] (same meaning) instead (a switch port's
+   * own policy, switch.h). */
+  gboolean end_updatefc[2];
+  uint32_t end_updatefc_latency_symbols[2];
   /* Acknowledge at the latest after this many TLPs, even before the Ack latency timer expires (the spec sets only
    * an upper bound on Ack latency, §3.6.3.1; many designs Ack more often). 0 = timer only. By LinkEnd: that
    * end's receiver. */
@@ -131,6 +135,9 @@ void link_port_set_tx_placed (LinkPort *port, LinkTxPlacedFn fn, void *ctx);
  * (where a TLP is checked whole before anything may act on it); elsewhere delivery stays whole-TLP and the tail
  * time is the delivery time. */
 void link_port_set_rx_at_header (LinkPort *port, gboolean on);
+/* A port that forwards TLPs other components made (a switch's): ECRC is the originator's (spec §2.7), so the
+ * link's `ecrc` adds none to what this port sends; a TLP keeps the ECRC it came with. */
+void link_port_set_forwarding (LinkPort *port, gboolean on);
 SimTime link_port_rx_tail_ps (const LinkPort *port);
 
 gboolean link_port_can_send (LinkPort *port, const Tlp *tlp);
@@ -146,8 +153,8 @@ uint32_t link_port_tx_queued (const LinkPort *port);
  * candidates (a switch's arbiter) asks this once instead of offering each. No side effect. */
 gboolean link_port_tx_full (const LinkPort *port);
 LinkEnd link_port_end (const LinkPort *port);
-/* How long `tlp` keeps this link's serialiser busy, framing included (no padding, SKP or DLLP): what a
- * cut-through switch compares between its ingress and egress ports. */
+/* How long `tlp` keeps this link's serialiser busy, framing included (no padding, SKP or DLLP), as a forwarding
+ * port sends it (its own ECRC, none added): what a cut-through switch compares between its ingress and egress. */
 SimTime link_tlp_wire_ps (const Link *link, const Tlp *tlp);
 /* Ack latency limit of this link in symbol times (pcie-protocol.md §3), and one symbol time's start in ps. */
 uint32_t link_ack_limit_symbols (const Link *link);
@@ -230,7 +237,7 @@ void link_inject_fault (Link *link, LinkFault fault, LinkDir dir, uint64_t nth);
 void link_inject_lcrc (Link *link, LinkDir dir, uint64_t seq, uint32_t times);
 
 /* The most non-posted requests one requester may have outstanding on this link, by the widest tag the link's
- * mode carries (spec §2.2.6.2, pcie-protocol.md §6): 10-bit tags, 768 usable values; 14-bit tags in flit mode. */
+ * mode carries (spec §2.2.6.2, pcie-protocol.md §6): 10-bit tags, 768 usable values; 14-bit tags in flit mode, 15,360. */
 uint32_t link_tags_max (const LinkParams *params);
 
 /* The vendor "theoretical maximum" (published-calibration.md §1): lanes x per-lane MB/s after 8b/10b

@@ -53,9 +53,10 @@ static const uint32_t skp_flits_1b1b[] = { 46, 93, 187, 374, 748 };
 #define SRIS_INTERVAL_8B10B_SYMBOLS 154u
 #define SRIS_INTERVAL_128B130B_BLOCKS 37u
 #define SRIS_FLIT_DIVISOR 10u
-/* ASSUMPTION: flit mode at 2.5/5 GT/s (8b/10b) keeps the 8b/10b SKP (4 symbols) and its common-clock interval of
- * 1180 symbol times, rounded down to whole flits; the reference gives flit-mode counts for 128b/130b and 64 GT/s
- * only. */
+/* ASSUMPTION: flit mode at 2.5/5 GT/s (8b/10b) keeps the 8b/10b SKP (4 symbols) and its intervals, in whole
+ * flits inside the spec's bounds (the reference gives flit-mode counts for 128b/130b and 64 GT/s only): with a
+ * common clock the fewest flits that reach 1180 symbol times (1184-1280 by width, within the 1538 maximum), with
+ * SRIS the most that stay within 154 (none at x1, whose flit lasts 256 symbol times: refused). */
 /* §10 FEC at 64 GT/s: three interleaved codes, each correcting one byte (symbol) in its share of the flit. */
 #define FEC_CODES 3u
 
@@ -319,11 +320,21 @@ phy_init_mode (Phy *phy, int gen, int lanes, gboolean flit, gboolean sris, uint3
     phy->skp_interval_symbols = skp_interval_symbols;
   if (flit) {
     uint32_t flit_symbols = PHY_FLIT_BYTES / phy->lanes;
-    if (skp_interval_symbols || gi->enc == ENC_8B10B)
+    if (skp_interval_symbols)
       phy->skp_flits = phy->skp_interval_symbols / flit_symbols;
+    else if (gi->enc == ENC_8B10B && sris)
+      phy->skp_flits = SRIS_INTERVAL_8B10B_SYMBOLS / flit_symbols;
+    else if (gi->enc == ENC_8B10B)
+      phy->skp_flits = (SKP_INTERVAL_8B10B_SYMBOLS + flit_symbols - 1) / flit_symbols;
     else
       phy->skp_flits = (gi->enc == ENC_1B1B ? skp_flits_1b1b : skp_flits_128b130b)[width_index (phy->lanes)]
                        / (sris ? SRIS_FLIT_DIVISOR : 1);
+    if (phy->skp_flits == 0 && !skp_interval_symbols) {
+      g_set_error (error, PHY_ERROR, PHY_ERROR_FLIT, "flit mode with SRIS at %u MT/s needs x2 or wider: a x%d "
+                   "flit lasts %u symbol times, beyond the %u between SKP ordered sets that SRIS allows",
+                   gi->mt_per_s, lanes, flit_symbols, SRIS_INTERVAL_8B10B_SYMBOLS);
+      return FALSE;
+    }
     phy->skp_flits = MAX (phy->skp_flits, 1);
     phy->skp_interval_symbols = phy->skp_flits * flit_symbols;
     phy->group_slots = (uint64_t) phy->skp_flits * PHY_FLIT_BYTES + (uint64_t) phy->skp_symbols * phy->lanes;

@@ -69,6 +69,12 @@ switch_params_check (const SwitchParams *p, GError **error)
                  "at most 1 s", p->latency_ps);
     return FALSE;
   }
+  if (p->dll_latency_ps > p->latency_ps) {
+    g_set_error (error, SWITCH_ERROR, SWITCH_ERROR_PARAM, "a port's data link layer latency (%" G_GUINT64_FORMAT
+                 " ps) is part of the port-to-port latency (%" G_GUINT64_FORMAT " ps): it cannot exceed it",
+                 p->dll_latency_ps, p->latency_ps);
+    return FALSE;
+  }
   return TRUE;
 }
 
@@ -108,10 +114,18 @@ wake_fire (SimEngine *engine, void *ctx, uint64_t e)
   egress_run (sw, (uint32_t) e);
 }
 
-/* The TLP ingress port i may send to egress link `lp` now, or NULL. The three heads are tried oldest first (hold
- * times grow with arrival on one ingress port, switch.h), and a head not yet ready or not allowed past an older
- * posted head lets a younger one try: a posted head passes, a completion passes a read request. *soonest collects
- * the hold times that are still ahead. */
+/* Whether `a` arrived before `b` (both from one ingress port). Hold times never fall with arrival on one ingress
+ * port, but they tie when TLPs are delivered at one instant (the TLPs ending in one flit): the arrival order breaks
+ * the tie. It wraps at 16 bits, which is exact while fewer than 32,768 TLPs arrive at the switch at one instant. */
+static inline gboolean
+older (const Tlp *a, const Tlp *b)
+{
+  return a->hold_ps < b->hold_ps || (a->hold_ps == b->hold_ps && (int16_t) (uint16_t) (a->order - b->order) < 0);
+}
+
+/* The TLP ingress port i may send to egress link `lp` now, or NULL. The three heads are tried oldest first, and a
+ * head not yet ready or not allowed past an older posted head lets a younger one try: a posted head passes, a
+ * completion passes a read request. *soonest collects the hold times that are still ahead. */
 static Tlp *
 pick (Voq *v, SimTime now, LinkPort *lp, SimTime *soonest)
 {
@@ -120,7 +134,7 @@ pick (Voq *v, SimTime now, LinkPort *lp, SimTime *soonest)
     /* The n-th oldest head: at most three, so a selection by hand. */
     int best = -1;
     for (int c = 0; c < FC_CLASS_COUNT; c++)
-      if (h[c] && (best < 0 || h[c]->hold_ps < h[best]->hold_ps))
+      if (h[c] && (best < 0 || older (h[c], h[best])))
         best = c;
     if (best < 0)
       return NULL;
@@ -130,8 +144,8 @@ pick (Voq *v, SimTime now, LinkPort *lp, SimTime *soonest)
       *soonest = MIN (*soonest, t->hold_ps);
       continue;
     }
-    /* Spec §2.4.1: a read request or a completion never passes an older posted request. */
-    if (best != FC_P && v->q[FC_P].head && v->q[FC_P].head->hold_ps < t->hold_ps)
+    /* Spec §2.4.1 (Table 2-42 B2a, D2a): a read request or a completion never passes an older posted request. */
+    if (best != FC_P && v->q[FC_P].head && older (v->q[FC_P].head, t))
       continue;
     if (link_port_can_send (lp, t))
       return t;
@@ -234,10 +248,12 @@ sw_receive (Component *c, FabricPort *in, Tlp *t)
   sw->received++;
   SimTime now = sim_now (sw->engine);
   /* Cut-through: the header is in now; the last byte at the tail time. On a faster egress link the TLP starts late
-   * enough for its last byte to leave after that (switch.h); otherwise at once. */
+   * enough for its last byte to leave after that (switch.h); otherwise at once. Both times are at the data link
+   * layer: the rest of the port-to-port latency follows. */
   SimTime tail = link_port_rx_tail_ps (in->link_port), ser = link_tlp_wire_ps (out->link, t);
-  t->hold_ps = MAX (now, tail > ser ? tail - ser : 0);
+  t->hold_ps = MAX (now, tail > ser ? tail - ser : 0) + (sw->p.latency_ps - sw->p.dll_latency_ps);
   t->port = (uint16_t) in->index;
+  t->order = (uint16_t) sw->received;
   if (sw->p.buffer == SWITCH_BUFFER_SHARED && pool_fits (sw, t)) {
     pool_move (sw, t, +1);
     t->port |= IN_POOL;
@@ -258,18 +274,19 @@ sw_tx_ready (Component *c, FabricPort *port)
   egress_run ((Switch *) c, port->index);
 }
 
-/* The port-to-port latency is the port's receive pipeline (switch_link_params()); a link made without it would
- * silently run a switch with none. */
+/* The data link layer latency is the port's receive pipeline (switch_link_params()); a link made without it would
+ * silently run a switch with another. */
 static void
 sw_attached (Component *c, FabricPort *port)
 {
   Switch *sw = (Switch *) c;
   const LinkParams *lp = link_params (port->link);
   LinkEnd end = link_port_end (port->link_port);
-  SIM_INVARIANT (lp->end_pipelines[end] && lp->end_rx_pipeline_ps[end] == sw->p.latency_ps && lp->end_tx_pipeline_ps[end] == 0,
+  SIM_INVARIANT (lp->end_pipelines[end] && lp->end_rx_pipeline_ps[end] == sw->p.dll_latency_ps && lp->end_tx_pipeline_ps[end] == 0,
                  "%s port %u: its link was not made with switch_link_params()", c->name, port->index);
   if (sw->p.forwarding == SWITCH_CUT_THROUGH)
     link_port_set_rx_at_header (port->link_port, TRUE);
+  link_port_set_forwarding (port->link_port, TRUE);
 }
 
 static gboolean
@@ -315,7 +332,7 @@ sw_describe (const Component *c, GString *out)
       for (uint32_t i = 0; i < c->n_ports; i++) {
         count += tlp_fifo_len (&g->from[i].q[k]);
         const Tlp *h = g->from[i].q[k].head;
-        if (h && (!head || h->hold_ps < head->hold_ps))
+        if (h && (!head || older (h, head)))
           head = h;
       }
       if (count == 0)
@@ -401,8 +418,10 @@ switch_link_params (const Switch *sw, LinkParams *lp, LinkEnd end)
 {
   lp->end_pipelines[end] = TRUE;
   lp->end_tx_pipeline_ps[end] = 0;
-  lp->end_rx_pipeline_ps[end] = sw->p.latency_ps;
+  lp->end_rx_pipeline_ps[end] = sw->p.dll_latency_ps;
   lp->rx_credits[end] = sw->p.port_credits;
+  lp->end_updatefc[end] = sw->p.own_updatefc;
+  lp->end_updatefc_latency_symbols[end] = sw->p.updatefc_latency_symbols;
 }
 
 SwitchCounters

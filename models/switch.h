@@ -9,9 +9,10 @@
  *   hold its address, else upstream; a completion out of the downstream port whose bus range holds its requester
  *   ID, else upstream. A TLP routed back out of the port it came in on is a routing bug (exit 70).
  * - Forwarding: a TLP may leave `latency_ps` (port to port) after its header is in (cut-through) or after the whole
- *   TLP and its LCRC are in (store-and-forward). The latency is the switch port's receive pipeline on its link
- *   (switch_link_params(), LinkParams.end_pipelines), and cut-through is the link's header delivery
- *   (link_port_set_rx_at_header()). An egress port never runs ahead of its ingress: a TLP starts on a faster egress
+ *   TLP and its LCRC are in (store-and-forward). Of it, `dll_latency_ps` is the port's receive pipeline on its link
+ *   (switch_link_params(), LinkParams.end_pipelines): the data link layer's own processing, all that Acks and
+ *   UpdateFCs arriving at the port see; the rest is the TLP's own, its hold time in the switch. Cut-through is the
+ *   link's header delivery (link_port_set_rx_at_header()). An egress port never runs ahead of its ingress: a TLP starts on a faster egress
  *   link no earlier than lets its last byte leave after that byte came in (plus the latency); egress to a link as
  *   fast or slower starts as soon as the header allows.
  * - Buffers: per port, a TLP holds its ingress port's receive buffer (its credits) until the egress link takes it.
@@ -31,7 +32,7 @@
  *   link's tx-ready brings the arbiter back.
  * - Not modelled: multicast, ACS redirection, virtual channels (one VC), TLP prefixes, the switch's own
  *   configuration space as a target, link errors forwarded as nullified TLPs (a link with modelled errors feeds its
- *   switch store-and-forward, link.h).
+ *   switch store-and-forward, link.h; the config refuses link.ber > 0 at a cut-through switch, topology.c).
  * - No allocation per TLP: queues are TlpFifos; a TLP's hold time lives in its own hold_ps.
  */
 #pragma once
@@ -49,6 +50,11 @@ typedef struct {
   SwitchForwarding forwarding;
   SimTime latency_ps; /* port to port, pin to pin: header (cut-through) or whole TLP (store-and-forward) in -> may
                        * leave; pcie-protocol.md §8 gives 105-160 ns for cut-through switches */
+  SimTime dll_latency_ps; /* of latency_ps, a port's receive path to its data link layer: all a DLLP takes */
+  /* When its ports return credits: own_updatefc FALSE = as the link's other receivers (LinkParams), else the
+   * ports' own LinkParams.updatefc_latency_symbols value (0 = the spec's minimum rules only) */
+  gboolean own_updatefc;
+  uint32_t updatefc_latency_symbols;
   SwitchArbitration arbitration;
   uint32_t weights[SWITCH_MAX_PORTS]; /* weighted round robin: TLPs in a row per ingress port; 0 counts as 1 */
   FcCredits port_credits; /* what every port's receive buffer advertises (0 = infinite) */
@@ -66,9 +72,9 @@ gboolean switch_params_check (const SwitchParams *p, GError **error);
 /* A switch named `name` added to `f` (the fabric frees it). */
 Switch *switch_new (Fabric *f, const char *name, const SwitchParams *p);
 Component *switch_component (Switch *sw);
-/* Make `lp` right for a link whose `end` is a port of this switch: that end's receive pipeline is the port-to-port
- * latency, its transmit pipeline 0 (both are inside the latency a datasheet gives pin to pin), and it advertises
- * the port credits. Call before fabric_connect(): the switch checks it when the link is attached. */
+/* Make `lp` right for a link whose `end` is a port of this switch: that end's receive pipeline is the port's data
+ * link layer latency, its transmit pipeline 0 (both are inside the latency a datasheet gives pin to pin), it
+ * advertises the port credits and returns them by the switch's UpdateFC policy when it has its own. Call before fabric_connect(): the switch checks it when the link is attached. */
 void switch_link_params (const Switch *sw, LinkParams *lp, LinkEnd end);
 
 typedef struct {

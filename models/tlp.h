@@ -46,7 +46,8 @@ struct Tlp {
   uint16_t seq; /* data-link sequence number, set by the link */
   uint16_t port; /* free for the component holding the TLP: e.g. the port it came in on */
   /* Free for a component that forwards the TLP and must leave every other field as the sender wrote it (a
-   * switch): e.g. when it may leave. */
+   * switch): e.g. its place in the arrival order (wrapping) and when it may leave. */
+  uint16_t order;
   uint64_t hold_ps;
   uint64_t stamp_ps; /* free for the owner: e.g. when a request was issued */
   uint64_t cookie; /* owner-defined */

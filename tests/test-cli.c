@@ -177,7 +177,7 @@ START_TEST (test_fabric_report_parts)
                  "a fabric's JSON has a top-level link summary");
   ck_assert_msg (strstr (js.out, "\"errors\"") == NULL, "errors reported without link.ber");
   g_auto (TestRun) ber;
-  PCIESIM (&ber, cfg, "--format", "json", "--set", "link.ber=1e-8");
+  PCIESIM (&ber, cfg, "--format", "json", "--set", "link.ber=1e-8", "--set", "switch.forwarding=store_and_forward");
   ck_assert_msg (ber.status == 0, "%s", ber.err);
   guint n = 0;
   for (const char *p = ber.out; (p = strstr (p, "\"errors\": {\"a_to_b\"")) != NULL; p++)

@@ -150,11 +150,16 @@ static const BadCase bad_cases[] = {
 
   /* Out of range; "  tags: " puts the value at column 9, "  transfer_bytes: " at 19. */
   { "gen-7", "link:\n  gen: 7\n", 0, { { 0 } }, NULL, 2, 8, PS_ERROR_DATA, "between 1 and 6 (got 7)" },
-  { "tags-0", "endpoint:\n  tags: 0\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "between 1 and 16384 (got 0)" },
-  { "tags-16385", "endpoint:\n  tags: 16385\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "(got 16385)" },
+  { "tags-0", "endpoint:\n  tags: 0\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "between 1 and 15360 (got 0)" },
+  /* 14-bit tags with Tag[13:10] = 0 are not 14-bit tags (spec §2.2.6.2): 2^14 - 2^10 = 15,360 usable. */
+  { "tags-15361", "endpoint:\n  tags: 15361\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "(got 15361)" },
   /* 10-bit tags (768, spec §2.2.6.2) need no flit mode; 769 does, and the stream workload ("  tags: " -> 9). */
   { "tags-769", LINK "endpoint:\n  tags: 769\n", 0, { { 0 } }, NULL, 5, 9, PS_ERROR_DATA,
     "endpoint.tags 769 needs 14-bit tags" },
+  /* A switch port's data link layer latency is a part of its port-to-port latency, whose node the error names when
+   * it is the one given ("  latency_ns: " -> 15). */
+  { "switch-dll", LINK "switch:\n  latency_ns: 40\n", 0, { { 0 } }, NULL, 5, 15, PS_ERROR_DATA,
+    "switch.dll_latency_ns 50 is a part of switch.latency_ns (40)" },
   /* Straddle needs two 256-bit segments a beat ("  straddle: " -> 13). */
   { "straddle-256", LINK "endpoint:\n  datapath_bits: 256\n  straddle: true\n", 0, { { 0 } }, NULL, 6, 13,
     PS_ERROR_DATA, "endpoint.straddle needs a 512- or 1024-bit datapath" },
@@ -525,7 +530,7 @@ static const BadSet bad_sets[] = {
    * false is column 26. */
   { "link={gen: 6, flit_mode: false}", PS_ERROR_DATA, "--set link={gen: 6, flit_mode: false}:1:26: error: ",
     "runs flit mode only" },
-  { "switch.latency_ns=5", PS_ERROR_DATA, "--set switch.latency_ns=5:1:1: error: ", "has no switch" },
+  { "switch.latency_ns=500", PS_ERROR_DATA, "--set switch.latency_ns=500:1:1: error: ", "has no switch" },
   { "fabric.active_flows=1", PS_ERROR_DATA, "--set fabric.active_flows=1:1:1: error: ", "has no topology" },
   /* "cpu.interrupt={kind: fixed, median_ns: 5}": the 5 is column 40. */
   { "cpu.interrupt={kind: fixed, median_ns: 5}", PS_ERROR_DATA, "--set cpu.interrupt={kind: fixed, median_ns: 5}:1:40: "

@@ -205,6 +205,31 @@ START_TEST (test_protocol_limit)
 }
 END_TEST
 
+/* Flit-mode SKP spacing inside the spec's bounds (pcie-protocol.md §4), in symbol times of flits between two
+ * ordered sets: 8b/10b 1180-1538 with a common clock, at most 154 with SRIS (a x1 flit, 256, cannot: refused);
+ * 128b/130b with SRIS at most 37 blocks of 16. */
+START_TEST (test_flit_skp_bounds)
+{
+  static const int widths[] = { 1, 2, 4, 8, 16 };
+  for (guint w = 0; w < G_N_ELEMENTS (widths); w++) {
+    int lanes = widths[w];
+    Phy phy;
+    for (int gen = 1; gen <= 2; gen++) {
+      ck_assert (phy_init_mode (&phy, gen, lanes, TRUE, FALSE, 0, NULL));
+      ck_assert_msg (phy.skp_interval_symbols >= 1180 && phy.skp_interval_symbols <= 1538, "Gen%d x%d: %u", gen,
+                     lanes, phy.skp_interval_symbols);
+      g_autoptr (GError) err = NULL;
+      gboolean ok = phy_init_mode (&phy, gen, lanes, TRUE, TRUE, 0, &err);
+      ck_assert_msg (ok == (lanes > 1), "Gen%d x%d SRIS: %s", gen, lanes, err ? err->message : "accepted");
+      ck_assert_msg (!ok || phy.skp_interval_symbols <= 154, "Gen%d x%d SRIS: %u", gen, lanes,
+                     phy.skp_interval_symbols);
+    }
+    ck_assert (phy_init_mode (&phy, 4, lanes, TRUE, TRUE, 0, NULL));
+    ck_assert_msg (phy.skp_interval_symbols <= 37 * 16, "Gen4 x%d SRIS: %u", lanes, phy.skp_interval_symbols);
+  }
+}
+END_TEST
+
 START_TEST (test_bad_params)
 {
   Phy phy;
@@ -250,6 +275,7 @@ main (void)
   tcase_add_test (tc, test_theoretical_flit);
   tcase_add_loop_test (tc, test_theoretical, 0, G_N_ELEMENTS (theo_cases));
   tcase_add_loop_test (tc, test_protocol_limit, 0, G_N_ELEMENTS (limit_cases));
+  tcase_add_test (tc, test_flit_skp_bounds);
   tcase_add_test (tc, test_bad_params);
   suite_add_tcase (s, tc);
   SRunner *r = srunner_create (s);

@@ -170,7 +170,7 @@ START_TEST (test_errors)
   g_autoptr (PsConfig) c = ps_scenario_point_config (s, 2, &e);
   ck_assert (!c && e);
   g_autofree char *want = g_strdup_printf ("%s:6:17: error: axis endpoint.tags = 20000 (point 3): endpoint.tags "
-                                           "must be between 1 and 16384 (got 20000)", s->path);
+                                           "must be between 1 and 15360 (got 20000)", s->path);
   ck_assert_str_eq (e->message, want);
   /* A run error of point 2 names the point at the axes list (line 5, column 3), with a foreign location kept. */
   g_autoptr (GError) run = NULL;

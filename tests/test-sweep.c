@@ -552,7 +552,7 @@ static const BadCase bad_cases[] = {
   { "base: BASE\naxes:\n  - key: endpoint.tagz\n    values: [1]\n", 65, 3, 10, "did you mean 'endpoint.tags'?" },
   /* The bad value is the second item of a flow sequence: "    values: [1, 20000]" -> column 17. */
   { "base: BASE\naxes:\n  - key: endpoint.tags\n    values: [1, 20000]\n", 65, 4, 17,
-    "axis endpoint.tags = 20000 (point 2): endpoint.tags must be between 1 and 16384" },
+    "axis endpoint.tags = 20000 (point 2): endpoint.tags must be between 1 and 15360" },
   /* A range value is located at the range. 128 to 8192 in powers of two is 128, 256, 512, 1024, 2048, 4096,
    * 8192: the first value above the spec's largest MPS (4096, pcie-protocol.md §6) is point 7. */
   { "base: BASE\naxes:\n  - key: link.max_payload\n    range: {from: 128, to: 8192, scale: pow2}\n", 65, 4, 12,

@@ -484,6 +484,146 @@ START_TEST (test_watchdog_names_port_and_credits)
 }
 END_TEST
 
+/* --- ordering (spec §2.4.1, Table 2-42) ------------------------------------------------------------------- */
+
+/* Two components of the test's own, so that TLPs can be put on a switch's ingress link by hand: a root complex that
+ * only sends, and an endpoint that logs what it receives and holds the first posted write in its receive buffer for
+ * 5 us, keeping the one posted header credit it advertises. */
+typedef struct {
+  Component base;
+  TlpKind got[8];
+  uint64_t addr[8];
+  gboolean ecrc[8];
+  SimTime at[8];
+  guint n;
+  Tlp *held;
+  SimTime released;
+} Probe;
+
+static void
+probe_release (SimEngine *e, void *ctx, uint64_t arg)
+{
+  Probe *p = ctx;
+  p->released = sim_now (e);
+  link_port_consume (p->base.ports[0].link_port, p->held);
+  tlp_free (fabric_pool (p->base.fabric), p->held);
+  p->held = NULL;
+}
+
+static void
+probe_receive (Component *c, FabricPort *port, Tlp *t)
+{
+  Probe *p = (Probe *) c;
+  ck_assert (p->n < G_N_ELEMENTS (p->got));
+  p->got[p->n] = t->kind;
+  p->at[p->n] = sim_now (fabric_engine (c->fabric));
+  p->ecrc[p->n] = t->ecrc;
+  p->addr[p->n++] = t->address;
+  if (t->kind == TLP_MWR && p->held == NULL && p->n == 1) {
+    p->held = t;
+    sim_schedule_at (fabric_engine (c->fabric), sim_now (fabric_engine (c->fabric)) + 5 * SIM_US, probe_release, p, 0);
+    return;
+  }
+  link_port_consume (port->link_port, t);
+  tlp_free (fabric_pool (c->fabric), t);
+}
+
+static void
+probe_tx_ready (Component *c, FabricPort *port)
+{
+}
+
+static const ComponentKind probe_kind = { .name = "probe", .receive = probe_receive, .tx_ready = probe_tx_ready };
+
+/* rc - switch - ep, the links `up` and `down` made right for the switch's ports (the caller sets the rest),
+ * enumerated. probe_free() frees it. */
+static Fabric *
+probe_fabric (const SwitchParams *sp, LinkParams *up, LinkParams *down, Probe **rc, Probe **ep)
+{
+  Fabric *f = fabric_new (1);
+  *rc = g_new0 (Probe, 1);
+  *ep = g_new0 (Probe, 1);
+  fabric_add (f, &(*rc)->base, &probe_kind, COMPONENT_ROOT_COMPLEX, "rc", 1);
+  (*ep)->base.bars[0].size_bytes = 1 << 20;
+  Switch *sw = switch_new (f, "sw", sp);
+  fabric_add (f, &(*ep)->base, &probe_kind, COMPONENT_ENDPOINT, "ep", 1);
+  switch_link_params (sw, up, LINK_USP);
+  switch_link_params (sw, down, LINK_DSP);
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (fabric_connect (f, &(*rc)->base, 0, switch_component (sw), 0, up, &e) != NULL, "%s", e->message);
+  ck_assert_msg (fabric_connect (f, switch_component (sw), 1, &(*ep)->base, 0, down, &e) != NULL, "%s", e->message);
+  ck_assert_msg (fabric_enumerate (f, &e), "%s", e->message);
+  return f;
+}
+
+static void
+probe_free (Fabric *f, Probe *rc, Probe *ep)
+{
+  fabric_free (f);
+  g_free (rc);
+  g_free (ep);
+}
+
+/* The root complex sends, back to back, two 4-byte posted writes, a read request and a completion, all for the
+ * endpoint below the switch. The endpoint grants one posted header credit and holds the first write for 5 us, so
+ * the second write waits at the switch's egress; the read (B2a) and the completion (D2a) are younger and must not
+ * pass it: the endpoint sees both writes first. In flit mode all four end in one flit and reach the switch at the
+ * same instant, which is what once let the younger two pass (_i = 1); non-flit (_i = 0) they arrive apart.
+ * Non-flit, the second write's delivery also times the UpdateFC that frees its credit: only the port's data link
+ * layer latency delays a DLLP, not the port-to-port latency (by hand, from the release: the UpdateFC's 8 bytes on
+ * x4, 4 ns, the endpoint's 100 ns transmit pipeline, 10 ns flight, the switch port's 50 ns; then the 24-byte write
+ * (12 header, 4 data, 8 framing), 12 ns, 10 ns flight and the endpoint's 100 ns: 286 ns, plus up to a 2 ns symbol
+ * boundary each way and a 4-symbol SKP each way (8 ns); a DLLP waiting out the 150 ns would take 100 ns more). */
+START_TEST (test_no_passing_a_blocked_write)
+{
+  SwitchParams sp = switch_base (2, SWITCH_STORE_AND_FORWARD);
+  sp.dll_latency_ps = 50 * SIM_NS;
+  LinkParams up = link_g2 (4), down = link_g2 (4);
+  up.flit_mode = down.flit_mode = _i == 1;
+  up.tx_queue_tlps = 0;
+  down.rx_credits[LINK_USP] = (FcCredits) { .ph = 1, .pd = 64, .nph = 64, .npd = 64 };
+  Probe *rc, *ep;
+  Fabric *f = probe_fabric (&sp, &up, &down, &rc, &ep);
+  static const TlpKind kinds[] = { TLP_MWR, TLP_MWR, TLP_MRD, TLP_CPL };
+  uint64_t bar = ep->base.bars[0].base;
+  for (guint k = 0; k < G_N_ELEMENTS (kinds); k++) {
+    Tlp *t = tlp_alloc (fabric_pool (f));
+    tlp_set (t, kinds[k], FALSE, bar + 64 * k, 4);
+    t->requester = kinds[k] == TLP_CPL ? ep->base.id : rc->base.id;
+    link_port_send (rc->base.ports[0].link_port, t);
+  }
+  sim_run (fabric_engine (f));
+  ck_assert_uint_eq (ep->n, 4);
+  ck_assert_msg (ep->got[0] == TLP_MWR && ep->got[1] == TLP_MWR && ep->addr[1] == bar + 64,
+                 "flit %d: the endpoint saw %s, %s, %s, %s", _i, tlp_kind_name (ep->got[0]),
+                 tlp_kind_name (ep->got[1]), tlp_kind_name (ep->got[2]), tlp_kind_name (ep->got[3]));
+  SimTime dt = ep->at[1] - ep->released;
+  ck_assert_msg (_i == 1 || (dt >= 286 * SIM_NS && dt <= (286 + 4 + 16) * SIM_NS), "credit back and write in %"
+                 G_GUINT64_FORMAT " ps, want 286-306 ns", dt);
+  probe_free (f, rc, ep);
+}
+END_TEST
+
+/* ECRC is end to end (spec §2.7): the TLP's originator adds it or not, and a switch forwards what it got. A root
+ * complex on a link without ECRC sends a write through a switch whose link to the endpoint has link.ecrc set: it
+ * arrives without ECRC. */
+START_TEST (test_switch_adds_no_ecrc)
+{
+  SwitchParams sp = switch_base (2, SWITCH_CUT_THROUGH);
+  LinkParams up = link_g2 (4), down = link_g2 (4);
+  down.ecrc = TRUE;
+  Probe *rc, *ep;
+  Fabric *f = probe_fabric (&sp, &up, &down, &rc, &ep);
+  Tlp *t = tlp_alloc (fabric_pool (f));
+  tlp_set (t, TLP_MWR, FALSE, ep->base.bars[0].base, 4);
+  link_port_send (rc->base.ports[0].link_port, t);
+  sim_run (fabric_engine (f));
+  ck_assert_uint_eq (ep->n, 1);
+  ck_assert_msg (!ep->ecrc[0], "the switch added an ECRC");
+  probe_free (f, rc, ep);
+}
+END_TEST
+
 /* --- traffic of every kind through switches ----------------------------------------------------------------- */
 
 /* Four endpoints below a two-switch chain read host memory at once: every completion comes back to its requester
@@ -509,6 +649,113 @@ START_TEST (test_reads_through_switches)
     ck_assert_uint_eq (out[k].tlps, 2 * 128);
   }
   fabric_free (r.f);
+}
+END_TEST
+
+/* A completer of the test's own that answers as a simple device does: a read request stays in its receive buffer,
+ * holding its non-posted credit, until the completion has gone to the link; its own reads go out behind the
+ * completions it owes. It sends `left` 64-byte reads to `target`. */
+typedef struct {
+  Component base;
+  uint64_t target;
+  guint left, tag, cpls;
+  TlpFifo owed; /* MRds still in the receive buffer */
+} Peer;
+
+static void
+peer_send (Peer *p)
+{
+  LinkPort *lp = p->base.ports[0].link_port;
+  TlpPool *pool = fabric_pool (p->base.fabric);
+  for (;;) {
+    Tlp probe = { 0 };
+    Tlp *r = p->owed.head;
+    if (r != NULL) {
+      tlp_set (&probe, TLP_CPLD, FALSE, r->address, r->length_bytes);
+      probe.requester = r->requester;
+      probe.tag = r->tag;
+    } else if (p->left > 0) {
+      tlp_set (&probe, TLP_MRD, FALSE, p->target + 64 * p->tag, 64);
+      probe.requester = p->base.id;
+      probe.tag = (uint16_t) p->tag;
+    } else {
+      return;
+    }
+    if (!link_port_can_send (lp, &probe))
+      return; /* tx_ready calls again */
+    Tlp *t = tlp_alloc (pool);
+    *t = probe;
+    link_port_send (lp, t);
+    if (r != NULL) {
+      link_port_consume (lp, tlp_fifo_pop (&p->owed));
+      tlp_free (pool, r);
+    } else {
+      p->left--;
+      p->tag++;
+    }
+  }
+}
+
+static void
+peer_receive (Component *c, FabricPort *port, Tlp *t)
+{
+  Peer *p = (Peer *) c;
+  if (t->kind == TLP_MRD) {
+    tlp_fifo_push (&p->owed, t);
+  } else {
+    p->cpls++;
+    link_port_consume (port->link_port, t);
+    tlp_free (fabric_pool (c->fabric), t);
+  }
+  peer_send (p);
+}
+
+static void
+peer_tx_ready (Component *c, FabricPort *port)
+{
+  peer_send ((Peer *) c);
+}
+
+static const ComponentKind peer_kind = { .name = "peer", .receive = peer_receive, .tx_ready = peer_tx_ready };
+
+/* Two such completers on two root ports read each other's BAR through the root complex, 64 reads each. Each grants
+ * one non-posted header credit; the root complex, which routes peer-to-peer and so may not advertise infinite
+ * completion credits (pcie-protocol.md §5), grants two completion headers per root port. A read forwarded to a peer
+ * whose one credit is held waits at the root port; the completions behind it must pass it (Table 2-42 D3/D4). If
+ * they could not, each peer's read would wait for the other's completion, which waits behind the other's read at
+ * the other root port, with both completion buffers full: a deadlock, the run ending with reads unanswered. */
+START_TEST (test_peers_read_each_other_through_root_complex)
+{
+  Fabric *f = fabric_new (1);
+  HostParams hp = host_base ();
+  Host *host = host_new (f, "host", &hp, 2);
+  Peer *peer[2];
+  LinkParams lp = link_g2 (4);
+  lp.rx_credits[LINK_DSP] = (FcCredits) { .ph = 128, .pd = 2048, .nph = 64, .npd = 64, .cplh = 2, .cpld = 8 };
+  lp.rx_credits[LINK_USP] = (FcCredits) { .ph = 128, .pd = 2048, .nph = 1, .npd = 1 };
+  g_autoptr (GError) e = NULL;
+  for (guint k = 0; k < 2; k++) {
+    peer[k] = g_new0 (Peer, 1);
+    peer[k]->base.bars[0].size_bytes = 1 << 20;
+    peer[k]->left = 64;
+    fabric_add (f, &peer[k]->base, &peer_kind, COMPONENT_ENDPOINT, k ? "p1" : "p0", 1);
+    ck_assert_msg (fabric_connect (f, host_component (host), k, &peer[k]->base, 0, &lp, &e) != NULL, "%s",
+                   e ? e->message : "");
+  }
+  ck_assert_msg (fabric_enumerate (f, &e), "%s", e ? e->message : "");
+  for (guint k = 0; k < 2; k++)
+    peer[k]->target = peer[1 - k]->base.bars[0].base;
+  for (guint k = 0; k < 2; k++)
+    peer_send (peer[k]);
+  sim_run (fabric_engine (f));
+  for (guint k = 0; k < 2; k++)
+    ck_assert_msg (peer[k]->cpls == 64 && peer[k]->left == 0 && peer[k]->owed.head == NULL,
+                   "p%u: %u of 64 reads answered, %u not sent, %s owed", k, peer[k]->cpls, peer[k]->left,
+                   peer[k]->owed.head ? "some" : "none");
+  ck_assert_uint_eq (host_counters (host).forwarded, 2 * (64 + 64));
+  fabric_free (f);
+  for (guint k = 0; k < 2; k++)
+    g_free (peer[k]);
 }
 END_TEST
 
@@ -590,7 +837,10 @@ main (void)
   tcase_add_test (tc, test_full_speed_while_sum_fits);
   tcase_add_test (tc, test_tiny_buffers_throttle);
   tcase_add_test (tc, test_watchdog_names_port_and_credits);
+  tcase_add_loop_test (tc, test_no_passing_a_blocked_write, 0, 2);
+  tcase_add_test (tc, test_switch_adds_no_ecrc);
   tcase_add_test (tc, test_reads_through_switches);
+  tcase_add_test (tc, test_peers_read_each_other_through_root_complex);
   tcase_add_test (tc, test_peer_to_peer_through_switches);
   tcase_add_test (tc, test_dma_peer_to_peer_through_switches);
   suite_add_tcase (s, tc);

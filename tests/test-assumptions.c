@@ -1,0 +1,267 @@
+/* test-assumptions.c — assumptions as data (README, "How far to trust a figure"): every shipped ASSUMPTION has a
+ * range and every range an ASSUMPTION; the loader's rules for ranges; `--ranges` and `pciesim fit`.
+ *
+ * The shipped-file check reads each YAML file as text, since the marks live in comments, which no YAML parser
+ * keeps. A mark belongs to the key on its line (a trailing comment) or to the key right below its comment block
+ * (no blank line between, the block at the key's indentation); a block at the top of a file is the file's header,
+ * prose about every value, and belongs to no key. A mark on a section covers its numeric leaves in the file. A
+ * mark whose comment says "no range" (a setting or a behaviour, not a quantity) is exempt, as are keys that are
+ * not numeric (a choice of words has no interval). */
+#include <math.h>
+
+#define TMPDIR_TEMPLATE "pciesim-assumptions-XXXXXX"
+#include "tests/common.h"
+
+#include "sim/config.h"
+#include "sim/ytree.h"
+
+static gboolean
+has_mark (const char *text)
+{
+  return strstr (text, "ASSUMPTION") || strstr (text, "UNCONFIRMED");
+}
+
+/* One file: its marked numeric keys (path -> line) against its assumptions: keys. Returns the problems found,
+ * one per line, "" when none. */
+static char *
+check_file (const char *path, const char *rel)
+{
+  g_autofree char *text = slurp (path);
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  g_autoptr (GHashTable) marked = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GString *problems = g_string_new (NULL);
+  /* The open sections by indentation: names[i] at indents[i]. */
+  char *names[16] = { 0 };
+  int indents[16], depth = 0;
+  int block_start = -1, block_indent = -1;
+  gboolean block_mark = FALSE, block_exempt = FALSE;
+  /* A section that carries a mark: its numeric leaves below are marked (until the indentation returns). */
+  int mark_section_indent = -1;
+  gboolean mark_section_exempt = FALSE;
+  for (int i = 0; lines[i]; i++) {
+    const char *l = lines[i];
+    int ind = 0;
+    while (l[ind] == ' ')
+      ind++;
+    const char *s = l + ind;
+    if (*s == '#') {
+      if (block_start < 0) {
+        block_start = i;
+        block_indent = ind;
+        block_mark = block_exempt = FALSE;
+      }
+      block_mark |= has_mark (s);
+      block_exempt |= strstr (s, "no range") != NULL;
+      continue;
+    }
+    gboolean header = block_start == 0;
+    gboolean from_block = block_start >= 0 && block_mark && block_indent == ind && !header;
+    gboolean exempt_block = block_exempt;
+    block_start = -1;
+    /* A key line: NAME: [value] [# comment]; list items and the like end any block. */
+    const char *colon = strchr (s, ':');
+    gboolean key_line = *s && colon;
+    for (const char *c = s; key_line && c < colon; c++)
+      key_line = g_ascii_isalnum (*c) || *c == '_';
+    if (!key_line)
+      continue;
+    while (depth > 0 && indents[depth - 1] >= ind)
+      g_free (names[--depth]);
+    if (mark_section_indent >= 0 && ind <= mark_section_indent)
+      mark_section_indent = -1;
+    g_autofree char *name = g_strndup (s, (gsize) (colon - s));
+    GString *full = g_string_new (NULL);
+    for (int d = 0; d < depth; d++)
+      g_string_append_printf (full, "%s.", names[d]);
+    g_string_append (full, name);
+    const char *hash = strchr (colon, '#');
+    g_autofree char *value = g_strstrip (g_strndup (colon + 1, hash ? (gsize) (hash - colon - 1) : strlen (colon + 1)));
+    gboolean trail = hash && has_mark (hash), exempt = (hash && strstr (hash, "no range")) || (from_block && exempt_block);
+    gboolean in_section = mark_section_indent >= 0;
+    if (!*value && depth < 15) {
+      /* A section: its name opens a level; a mark on it covers the leaves below. */
+      if ((trail || from_block) && !g_str_has_prefix (full->str, "assumptions")) {
+        mark_section_indent = ind;
+        mark_section_exempt = exempt;
+      }
+      indents[depth] = ind;
+      names[depth++] = g_strdup (name);
+    } else if ((trail || from_block || in_section) && ps_config_key_numeric (full->str)
+               && !(exempt || (in_section && mark_section_exempt && !trail && !from_block))) {
+      g_hash_table_insert (marked, g_strdup (full->str), GINT_TO_POINTER (i + 1));
+    }
+    g_string_free (full, TRUE);
+  }
+  while (depth > 0)
+    g_free (names[--depth]);
+
+  g_autoptr (GError) e = NULL;
+  g_autoptr (YNode) tree = ytree_load_file (path, &e);
+  ck_assert_msg (tree != NULL, "%s: %s", rel, e ? e->message : "empty");
+  const YNode *a = ytree_map_get (tree, "assumptions");
+  for (guint k = 0; a && k < a->keys->len; k++) {
+    const YNode *kn = a->keys->pdata[k];
+    if (!g_hash_table_remove (marked, kn->value))
+      g_string_append_printf (problems, "%s:%d: range of %s, which no ASSUMPTION or UNCONFIRMED comment marks\n", rel,
+                              kn->line, kn->value);
+  }
+  GHashTableIter it;
+  gpointer key, line;
+  g_hash_table_iter_init (&it, marked);
+  while (g_hash_table_iter_next (&it, &key, &line))
+    g_string_append_printf (problems, "%s:%d: %s is marked as an assumption but has no range in assumptions:\n", rel,
+                            GPOINTER_TO_INT (line), (char *) key);
+  return g_string_free (problems, FALSE);
+}
+
+START_TEST (test_shipped_marks_have_ranges)
+{
+  g_autoptr (GString) all = g_string_new (NULL);
+  guint files = 0, ranges = 0;
+  const char *const subdirs[] = { "configs", "configs/hosts", "configs/families", "configs/benchmarks", NULL };
+  for (const char *const *sub = subdirs; *sub; sub++) {
+    g_autofree char *dir = g_build_filename (source_root (), *sub, NULL);
+    g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+    ck_assert_ptr_nonnull (d);
+    for (const char *n; (n = g_dir_read_name (d));) {
+      if (!g_str_has_suffix (n, ".yaml"))
+        continue;
+      g_autofree char *path = g_build_filename (dir, n, NULL);
+      g_autofree char *rel = g_build_filename (*sub, n, NULL);
+      g_autofree char *p = check_file (path, rel);
+      g_string_append (all, p);
+      files++;
+      g_autoptr (YNode) tree = ytree_load_file (path, NULL);
+      const YNode *a = tree ? ytree_map_get (tree, "assumptions") : NULL;
+      ranges += a ? a->keys->len : 0;
+    }
+  }
+  ck_assert_msg (all->len == 0, "%s", all->str);
+  /* The check itself must see the shipped ranges, or it would pass on nothing. */
+  ck_assert_uint_gt (files, 40);
+  ck_assert_uint_gt (ranges, 40);
+}
+END_TEST
+
+/* The scanner on files made to fail: a mark without a range, a range without a mark, a section's mark. */
+START_TEST (test_scanner_catches)
+{
+  g_autofree char *dir = g_build_filename (tmpdir_root, "scan", NULL);
+  g_autofree char *a = write_file (dir, "a.yaml", "# header: every value here is an ASSUMPTION\n"
+                                                  "host:\n  read_queue_depth: 8   # ASSUMPTION\n");
+  g_autofree char *pa = check_file (a, "a.yaml");
+  ck_assert_msg (strstr (pa, "a.yaml:3: host.read_queue_depth is marked") != NULL, "%s", pa);
+  g_autofree char *b = write_file (dir, "b.yaml", "host:\n  read_queue_depth: 8\nassumptions:\n"
+                                                  "  host.read_queue_depth: [4, 16]\n");
+  g_autofree char *pb = check_file (b, "b.yaml");
+  ck_assert_msg (strstr (pb, "b.yaml:4: range of host.read_queue_depth, which no") != NULL, "%s", pb);
+  g_autofree char *c = write_file (dir, "c.yaml", "host:\n  # ASSUMPTION: both\n  rx_credits:\n    ph: 8\n    pd: 64\n"
+                                                  "  write_latency_ns: 100\nassumptions:\n  host.rx_credits.ph: [4, 16]\n");
+  g_autofree char *pc = check_file (c, "c.yaml");
+  ck_assert_msg (strstr (pc, "host.rx_credits.pd is marked") && !strstr (pc, "write_latency_ns")
+                 && !strstr (pc, "rx_credits.ph"), "%s", pc);
+  g_autofree char *d = write_file (dir, "d.yaml", "link:\n  # ASSUMPTION (no range: a setting)\n  max_payload: 128\n"
+                                                  "  updatefc_policy: minimum   # ASSUMPTION\n");
+  g_autofree char *pd = check_file (d, "d.yaml");
+  ck_assert_str_eq (pd, "");
+}
+END_TEST
+
+/* --- the loader's rules ----------------------------------------------------------------------------------- */
+
+static PsConfig *
+load_text (const char *name, const char *text, const char *const *sets, GError **error)
+{
+  g_autofree char *dir = g_build_filename (tmpdir_root, "load", NULL);
+  g_autofree char *path = write_file (dir, name, text);
+  return ps_config_load (path, sets, error);
+}
+
+#define HOST_FILE                                                                                               \
+  "host:\n  read_queue_depth: 8\n  write_latency_ns: 350\nassumptions:\n  host.read_queue_depth: [4, 128]\n" \
+  "  host.write_latency_ns: [50, 500]\n"
+
+START_TEST (test_ranges_merge)
+{
+  g_autofree char *dir = g_build_filename (tmpdir_root, "load", NULL);
+  g_autofree char *h = write_file (dir, "h.yaml", HOST_FILE);
+  g_autoptr (GError) e = NULL;
+  /* The including file sets write_latency_ns again without a range: a sourced value, so the range goes; it gives
+   * read_queue_depth a range of its own, which replaces the host's. */
+  g_autoptr (PsConfig) c = load_text ("c.yaml", "include: h.yaml\nlink: {gen: 3, lanes: 8}\n"
+                                      "host: {write_latency_ns: 200}\nassumptions:\n  host.read_queue_depth: [2, 16]\n",
+                                      NULL, &e);
+  ck_assert_msg (c != NULL, "%s", e ? e->message : "");
+  ck_assert_uint_eq (c->n_assumptions, 1);
+  ck_assert_str_eq (c->assumptions[0].key, "host.read_queue_depth");
+  ck_assert_double_eq (c->assumptions[0].lo, 2);
+  ck_assert_double_eq (c->assumptions[0].hi, 16);
+  ck_assert_msg (g_str_has_suffix (c->assumptions[0].at, "c.yaml:5:26"), "%s", c->assumptions[0].at);
+  /* A --set of an assumed key replaces the assumption too. */
+  g_autoptr (PsConfig) s = load_text ("s.yaml", "include: h.yaml\nlink: {gen: 3, lanes: 8}\n",
+                                      (const char *const[]) { "host.write_latency_ns=100", NULL }, &e);
+  ck_assert_msg (s != NULL, "%s", e ? e->message : "");
+  ck_assert_uint_eq (s->n_assumptions, 1);
+  ck_assert_str_eq (s->assumptions[0].key, "host.read_queue_depth");
+}
+END_TEST
+
+static const struct {
+  const char *text, *error;
+} bad_ranges[] = {
+  { "link: {gen: 3, lanes: 8}\nassumptions:\n  host.read_queue_dept: [4, 128]\n",
+    ":3:3: error: assumptions: unknown key 'host.read_queue_dept' (did you mean 'host.read_queue_depth'?)" },
+  { "link: {gen: 3, lanes: 8}\nassumptions:\n  link.updatefc_policy: [0, 1]\n",
+    ":3:3: error: assumptions: 'link.updatefc_policy' is not numeric" },
+  { "link: {gen: 3, lanes: 8}\nhost: {read_queue_depth: 200}\nassumptions:\n  host.read_queue_depth: [4, 128]\n",
+    ":4:26: error: assumptions: the range [4, 128] of host.read_queue_depth does not contain its value 200" },
+  { "link: {gen: 3, lanes: 8}\nassumptions:\n  host.read_queue_depth: [16, 4]\n", ":3:26: error: assumptions: the "
+    "range of host.read_queue_depth must have LO < HI" },
+  { "link: {gen: 3, lanes: 8}\nassumptions:\n  host.read_queue_depth: 4\n", ":3:26: error: assumptions: the range of "
+    "host.read_queue_depth must be [LO, HI]" },
+  { "link: {gen: 3, lanes: 8}\nassumptions:\n  host.read_queue_depth: [4, 1e9]\n", ":3:30: error: "
+    "host.read_queue_depth must be an integer" },
+  { "link: {gen: 3, lanes: 8}\nassumptions: [host.read_queue_depth]\n", ":2:14: error: assumptions must be a "
+    "mapping" },
+};
+
+START_TEST (test_bad_range)
+{
+  g_autoptr (GError) e = NULL;
+  g_autoptr (PsConfig) c = load_text ("bad.yaml", bad_ranges[_i].text, NULL, &e);
+  ck_assert_ptr_null (c);
+  ck_assert_int_eq (e->code, PS_ERROR_DATA);
+  ck_assert_msg (strstr (e->message, bad_ranges[_i].error) != NULL, "got '%s', want '%s'", e->message,
+                 bad_ranges[_i].error);
+}
+END_TEST
+
+START_TEST (test_snap)
+{
+  ck_assert_double_eq (ps_config_snap ("host.read_queue_depth", 7.6), 8);
+  /* max_payload: powers of two, by ratio. */
+  ck_assert_double_eq (ps_config_snap ("link.max_payload", 180), 128);
+  ck_assert_double_eq (ps_config_snap ("link.max_payload", 182), 256);
+  ck_assert_double_eq (ps_config_snap ("endpoint.datapath_bits", 300), 256);
+  ck_assert_double_eq (ps_config_snap ("link.address_bits", 50), 64);
+  ck_assert_double_eq (ps_config_snap ("host.write_latency_ns", 12.25), 12.25);
+  g_autofree char *t = ps_config_set_text ("host.write_latency_ns", 0.1);
+  ck_assert_str_eq (t, "host.write_latency_ns=0.10000000000000001");
+}
+END_TEST
+
+int
+main (void)
+{
+  Suite *s = suite_create ("assumptions");
+  TCase *tc = tcase_create ("assumptions");
+  tcase_set_timeout (tc, 120);
+  tcase_add_unchecked_fixture (tc, tmpdir_setup, tmpdir_teardown);
+  tcase_add_test (tc, test_shipped_marks_have_ranges);
+  tcase_add_test (tc, test_scanner_catches);
+  tcase_add_test (tc, test_ranges_merge);
+  tcase_add_loop_test (tc, test_bad_range, 0, G_N_ELEMENTS (bad_ranges));
+  tcase_add_test (tc, test_snap);
+  suite_add_tcase (s, tc);
+  return run_suite (s);
+}

@@ -192,7 +192,8 @@ cmd_run (int argc, char **argv)
   g_autofree char *format = NULL, *output = NULL, *trace = NULL, *trace_window = NULL;
   g_auto (GStrv) sets = NULL, mode = NULL;
   gint64 seed = 1, trace_max = 0;
-  gboolean version = FALSE;
+  gboolean version = FALSE, ranges = FALSE;
+  gint jobs = 0, samples = 0;
   GOptionEntry entries[] = {
     { "mode", 'm', 0, G_OPTION_ARG_STRING_ARRAY, &mode,
       "read, write, simultaneous, all (the three), pio_read or pio_write (a list: read,write; repeatable; default: "
@@ -210,6 +211,12 @@ cmd_run (int argc, char **argv)
       "trace only simulated time [START, END) in ns; either side may be empty", "START_NS:END_NS" },
     { "trace-max-bytes", 0, 0, G_OPTION_ARG_INT64, &trace_max,
       "size cap of the trace file (default 512 MiB); the trace stops there, valid, with a marker", "N" },
+    { "ranges", 0, 0, G_OPTION_ARG_NONE, &ranges,
+      "run over the config's assumption ranges: each figure's interval and the assumptions that move it most", NULL },
+    { "samples", 0, 0, G_OPTION_ARG_INT, &samples,
+      "--ranges: Latin-hypercube runs when there are more than 4 assumptions (default max(8, half the number of assumptions))",
+      "N" },
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "--ranges: worker threads (default: number of cores)", "N" },
     { "version", 'V', 0, G_OPTION_ARG_NONE, &version, "print the version and exit", NULL },
     G_OPTION_ENTRY_NULL,
   };
@@ -235,9 +242,13 @@ cmd_run (int argc, char **argv)
   if (trace_max < 0 || ((trace_window || trace_max) && !trace))
     return usage (NULL, trace_max < 0 ? "--trace-max-bytes must not be negative"
                                       : "--trace-window and --trace-max-bytes need --trace FILE");
+  if (jobs < 0 || samples < 0 || ((jobs || samples) && !ranges) || (ranges && trace))
+    return usage (NULL, jobs < 0 || samples < 0 ? "--jobs and --samples must not be negative"
+                        : trace ? "--ranges runs many times: it cannot be traced" : "--jobs and --samples need --ranges");
   PsCliRun run = { .config_path = argv[1], .sets = (const char *const *) sets, .seed = (uint64_t) seed,
                    .format = PS_FORMAT_TABLE, .output = output, .trace_path = trace, .trace_window = trace_window,
-                   .trace_max_bytes = (uint64_t) trace_max };
+                   .trace_max_bytes = (uint64_t) trace_max, .ranges = ranges, .jobs = jobs,
+                   .samples = (guint) samples };
   if (!parse_format (format, &run.format, &e))
     return finish (e);
   if (!parse_modes (mode, &run.modes, &e))

@@ -7,6 +7,6 @@
 
 #include "report.h"
 
-void ps_report_fabric_json (PsJson *j, const PsFabricResult *fr);
+void ps_report_fabric_json (PsJson *j, const PsFabricResult *fr, const PsRanges *ranges);
 void ps_report_fabric_table (GString *o, const PsConfig *c, const PsFabricResult *fr, gboolean markdown);
 void ps_report_fabric_csv (GString *o, const PsRunResult *r);

@@ -50,3 +50,7 @@ gboolean ps_sweep_parse_shard (const char *spec, guint *index, guint *count, GEr
 gboolean ps_sweep_run (const PsSweep *sweep, GError **error);
 /* Join sweep outputs (shards, in any order) into the file one unsharded run writes. */
 gboolean ps_sweep_merge (const char *const *inputs, const char *output, GError **error);
+
+/* The --jobs machinery for runs that are no scenario's points (--ranges, fit): fn (i, user) for i in 0..n-1 on
+ * `jobs` threads (0 = number of processors), returning when all are done. fn must only write its own results. */
+void ps_sweep_parallel (guint n, int jobs, void (*fn) (guint i, gpointer user), gpointer user);

@@ -13,6 +13,7 @@
 #include "sim/cli.h"
 #include "sim/config.h"
 #include "sim/error.h"
+#include "sim/fit.h"
 #include "sim/report.h"
 #include "sim/sweep.h"
 #include "sim/validate.h"
@@ -29,6 +30,7 @@ static const char *summary_text =
     "  pciesim keys [--format F]     list every config key with its unit and source\n"
     "  pciesim sweep SCENARIO        run a what-if scenario's points (--set, --jobs, --shard I/N, --resume)\n"
     "  pciesim merge FILE… -o OUT    join sweep shards into the file one unsharded run writes\n"
+    "  pciesim fit FILE -o OUT       fit a config's assumptions to measurements, write the fitted config\n"
     "  pciesim help [COMMAND]        a command's options (the same as COMMAND --help)\n"
     "\n"
     "Exit status: 0 success, 64 usage error, 65 bad config data, 66 missing file,\n"
@@ -366,6 +368,38 @@ cmd_merge (int argc, char **argv)
   return finish (e);
 }
 
+/* `pciesim fit`: the report to stdout, the fitted config to --output. */
+static int
+cmd_fit (int argc, char **argv)
+{
+  g_autofree char *output = NULL;
+  gint jobs = 0;
+  gint64 seed = 1;
+  GOptionEntry entries[] = {
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "write the fitted config to FILE atomically", "FILE" },
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "worker threads (default: number of cores)", "N" },
+    { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "seed of every random stream (default 1)", "N" },
+    G_OPTION_ENTRY_NULL,
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("FILE - fit a config's assumptions to measurements");
+  g_option_context_set_description (ctx, "FILE gives base: (a config), measurements: (each a set: of config keys and\n"
+                                         "one sweep metric with its measured value) and optionally parameters: (keys\n"
+                                         "with a range; default every one). Prints each measurement's residual and\n"
+                                         "each parameter's fitted value and whether the data constrain it.");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  GError *e = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &e))
+    return finish (usage_error (e, "fit"));
+  if (argc != 2 || jobs < 0)
+    return usage ("fit", jobs < 0 ? "--jobs must not be negative" : "usage: pciesim fit FILE [--output FITTED.yaml]");
+  PsFit fit = { .path = argv[1], .output = output, .seed = (uint64_t) seed, .jobs = jobs };
+  g_autoptr (GString) report = g_string_new (NULL);
+  if (!ps_fit_run (&fit, report, &e))
+    return finish (e);
+  fputs (report->str, stdout);
+  return 0;
+}
+
 typedef int (*Command) (int argc, char **argv);
 
 static const struct {
@@ -376,6 +410,7 @@ static const struct {
   { "keys", cmd_keys },
   { "sweep", cmd_sweep },
   { "merge", cmd_merge },
+  { "fit", cmd_fit },
 };
 
 static Command
@@ -397,13 +432,13 @@ cmd_help (int argc, char **argv)
   const char *word = argc == 2 ? argv[1] : NULL;
   /* `pciesim help --help` (what completion asks every command) gets the one line there is to say. */
   if (word && (strcmp (word, "--help") == 0 || strcmp (word, "-h") == 0)) {
-    printf ("Usage:\n  pciesim help [COMMAND] - the options of COMMAND (validate, keys, sweep, merge), or of running "
+    printf ("Usage:\n  pciesim help [COMMAND] - the options of COMMAND (validate, keys, sweep, merge, fit), or of running "
             "a config\n");
     return 0;
   }
   Command c = word ? find_command (word) : cmd_run;
   if (!c) {
-    g_autofree char *m = g_strdup_printf ("help: no command '%s' (validate, keys, sweep, merge; or none for "
+    g_autofree char *m = g_strdup_printf ("help: no command '%s' (validate, keys, sweep, merge, fit; or none for "
                                           "running a config)", word);
     return usage (NULL, m);
   }

@@ -45,9 +45,7 @@ typedef struct {
   guint *same; /* runs: the first run with the same values (itself if none), whose figures it takes */
   guint *todo, n_todo; /* the runs that are first of their values: the ones simulated */
   PsRunResult *plain;
-  GMutex lock;
-  guint fail_index;
-  GError *fail;
+  PsFirstError fail;
 } Plan;
 
 static char *
@@ -88,14 +86,7 @@ run_one (guint i, gpointer user)
   }
   g_autofree char *label = run_label (p, run);
   g_prefix_error (&e, "--ranges, run with %s: ", label);
-  g_mutex_lock (&p->lock);
-  if (run < p->fail_index) {
-    p->fail_index = run;
-    g_clear_error (&p->fail);
-    p->fail = g_steal_pointer (&e);
-  }
-  g_mutex_unlock (&p->lock);
-  g_clear_error (&e);
+  ps_first_error_keep (&p->fail, run, e);
 }
 
 /* A value stratum u in [0, 1) of assumption a, snapped to what the key accepts. */
@@ -175,11 +166,10 @@ ps_ranges_run (const PsConfig *cfg, const char *const *sets, unsigned modes, uin
   out->corners = n <= PS_RANGES_MAX_CORNER_ASSUMPTIONS;
   out->joint = n < 2 ? 0 : out->corners ? 1u << n : samples ? samples : MAX (8, n / 2);
   out->runs = 1 + out->one_at_a_time + out->joint;
-  Plan p = { .cfg = cfg, .sets = sets, .modes = modes, .seed = seed, .n = n, .runs = out->runs, .plain = result,
-             .fail_index = G_MAXUINT };
+  Plan p = { .cfg = cfg, .sets = sets, .modes = modes, .seed = seed, .n = n, .runs = out->runs, .plain = result };
   p.values = g_new0 (double, (gsize) p.runs * MAX (n, 1));
   p.figures = g_new (double, (gsize) p.runs * PS_RANGE_N);
-  g_mutex_init (&p.lock);
+  g_mutex_init (&p.fail.lock);
   plan_values (&p, out, seed);
   /* A run whose values another already has (an end that is the value itself, a corner met twice) is not run again:
    * the same config and seed give the same figures. */
@@ -199,10 +189,10 @@ ps_ranges_run (const PsConfig *cfg, const char *const *sets, unsigned modes, uin
     if (p.same[run] != run)
       memcpy (p.figures + (gsize) run * PS_RANGE_N, p.figures + (gsize) p.same[run] * PS_RANGE_N,
               PS_RANGE_N * sizeof (double));
-  g_mutex_clear (&p.lock);
-  gboolean ok = p.fail == NULL;
+  g_mutex_clear (&p.fail.lock);
+  gboolean ok = p.fail.error == NULL;
   if (!ok)
-    g_propagate_error (error, p.fail);
+    g_propagate_error (error, p.fail.error);
   for (int f = 0; ok && f < PS_RANGE_N; f++) {
     PsFigureRange *fr = &out->fig[f];
     fr->value = p.figures[f];

@@ -601,6 +601,46 @@ default_metrics (PsScenario *s, const PsConfig *base)
   }
 }
 
+gboolean
+ps_metric_resolve (const YNode *n, const PsConfig *base, unsigned modes, const char *runner, PsMetric *out,
+                   GError **error)
+{
+  if (!want_kind (n, YNODE_SCALAR, "a metric", error))
+    return FALSE;
+  const PsMetric *m = metric_find (n->value);
+  if (!m && fabric_metric (base->topology, n->value, out))
+    m = out;
+  if (!m) {
+    const char *hint = ps_closest (ps_metric_names (), n->value, 3);
+    ytree_error (error, PS_ERROR_DATA, n, "unknown metric '%s'%s%s%s", n->value, hint ? " (did you mean '" : "",
+                 hint ? hint : "", hint ? "'?)" : "");
+    return FALSE;
+  }
+  /* A fabric runs flows, not the benchmark's modes; flows' metrics need one. */
+  if ((base->topology != NULL && m->mode >= 0) || (base->topology == NULL && m->kind >= PS_METRIC_FLOWS)) {
+    ytree_error (error, PS_ERROR_DATA, n, "metric '%s' %s", n->value, base->topology
+                 ? "is a benchmark mode's: a fabric (topology:) runs its flows, whose metrics are flows_total_mbps, "
+                   "FLOW_mbps and the like" : "is a fabric's: the base config has no topology: and no flows");
+    return FALSE;
+  }
+  gboolean mb = base->benchmark.workload == PS_WORKLOAD_MICROBENCH;
+  if ((m->kind == PS_METRIC_MICROBENCH) != mb && base->topology == NULL && m->kind != PS_METRIC_THEORETICAL
+      && m->kind != PS_METRIC_PROTOCOL_LIMIT) {
+    ytree_error (error, PS_ERROR_DATA, n, "metric '%s' %s", n->value, mb
+                 ? "is a benchmark mode's: the microbench workload runs one test, whose metrics are microbench_gbps "
+                   "and microbench_latency_*_ns"
+                 : "is the microbench workload's: the base config's benchmark.workload is not microbench");
+    return FALSE;
+  }
+  if (m->mode >= 0 && !(modes & mode_bits[m->mode])) {
+    ytree_error (error, PS_ERROR_DATA, n, "metric '%s' needs %s mode, which %s does not run", n->value,
+                 mode_words[m->mode], runner);
+    return FALSE;
+  }
+  *out = *m;
+  return TRUE;
+}
+
 /* A metric of a mode the scenario does not run would be an always-empty column: refuse it at its node. */
 static gboolean
 load_metrics (PsScenario *s, const YNode *list, const PsConfig *base, GError **error)
@@ -610,39 +650,10 @@ load_metrics (PsScenario *s, const YNode *list, const PsConfig *base, GError **e
   /* The list's order is kept: it is the order of the output columns. */
   for (guint i = 0; i < list->items->len; i++) {
     const YNode *n = list->items->pdata[i];
-    if (!want_kind (n, YNODE_SCALAR, "a metric", error))
-      return FALSE;
-    const PsMetric *m = metric_find (n->value);
     PsMetric own;
-    if (!m && fabric_metric (base->topology, n->value, &own))
-      m = &own;
-    if (!m) {
-      const char *hint = ps_closest (ps_metric_names (), n->value, 3);
-      ytree_error (error, PS_ERROR_DATA, n, "unknown metric '%s'%s%s%s", n->value, hint ? " (did you mean '" : "",
-                   hint ? hint : "", hint ? "'?)" : "");
+    if (!ps_metric_resolve (n, base, s->modes, "this scenario", &own, error))
       return FALSE;
-    }
-    /* A fabric runs flows, not the benchmark's modes; flows' metrics need one. */
-    if ((base->topology != NULL && m->mode >= 0) || (base->topology == NULL && m->kind >= PS_METRIC_FLOWS)) {
-      ytree_error (error, PS_ERROR_DATA, n, "metric '%s' %s", n->value, base->topology
-                   ? "is a benchmark mode's: a fabric (topology:) runs its flows, whose metrics are flows_total_mbps, "
-                     "FLOW_mbps and the like" : "is a fabric's: the base config has no topology: and no flows");
-      return FALSE;
-    }
-    gboolean mb = base->benchmark.workload == PS_WORKLOAD_MICROBENCH;
-    if ((m->kind == PS_METRIC_MICROBENCH) != mb && base->topology == NULL && m->kind != PS_METRIC_THEORETICAL
-        && m->kind != PS_METRIC_PROTOCOL_LIMIT) {
-      ytree_error (error, PS_ERROR_DATA, n, "metric '%s' %s", n->value, mb
-                   ? "is a benchmark mode's: the microbench workload runs one test, whose metrics are microbench_gbps "
-                     "and microbench_latency_*_ns"
-                   : "is the microbench workload's: the base config's benchmark.workload is not microbench");
-      return FALSE;
-    }
-    if (m->mode >= 0 && !(s->modes & mode_bits[m->mode])) {
-      ytree_error (error, PS_ERROR_DATA, n, "metric '%s' needs %s mode, which this scenario does not run", n->value,
-                   mode_words[m->mode]);
-      return FALSE;
-    }
+    const PsMetric *m = &own;
     /* A metric listed twice would give two CSV columns of one name, which readers rename or reject, and a JSON
      * object with a duplicate key. */
     for (guint j = 0; j < s->metrics->len; j++)

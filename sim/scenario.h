@@ -87,6 +87,11 @@ void ps_scenario_locate_error (const PsScenario *s, guint index, GError **error)
  * topology:) has those of flows and links besides, named after them (README, "Fabrics"): FLOW_mbps,
  * FLOW_latency_p50_ns, FLOW_first_tlp_ns and LINK_a_to_b|b_to_a_CATEGORY_pct. */
 const char *const *ps_metric_names (void);
+/* The metric named by scalar `n` for a run of `base` with `modes` (a PsModeMask): a known name, of the kind the
+ * config runs (a fabric's flows, a microbench, the benchmark's modes) and of a mode in `modes` ("... which
+ * `runner` does not run"); else a located PS_ERROR_DATA. A fabric's metric borrows its name from `n`. */
+gboolean ps_metric_resolve (const YNode *n, const PsConfig *base, unsigned modes, const char *runner, PsMetric *out,
+                            GError **error);
 /* The metric's value in a result (NaN when the mode did not run). */
 double ps_metric_value (const PsMetric *m, const PsRunResult *r);
 /* The decimals a metric's values are written with (format.h's fixed-precision numbers), fixed per kind. */

@@ -949,6 +949,19 @@ parallel_one (gpointer data, gpointer user)
 }
 
 void
+ps_first_error_keep (PsFirstError *f, guint index, GError *e)
+{
+  g_mutex_lock (&f->lock);
+  if (!f->error || index < f->index) {
+    f->index = index;
+    g_clear_error (&f->error);
+    f->error = g_steal_pointer (&e);
+  }
+  g_mutex_unlock (&f->lock);
+  g_clear_error (&e);
+}
+
+void
 ps_sweep_parallel (guint n, int jobs, void (*fn) (guint i, gpointer user), gpointer user)
 {
   int workers = jobs > 0 ? jobs : (int) g_get_num_processors ();

@@ -12,7 +12,11 @@
 #define TMPDIR_TEMPLATE "pciesim-assumptions-XXXXXX"
 #include "tests/common.h"
 
+#include <json-glib/json-glib.h>
+
+#include "sim/builder.h"
 #include "sim/config.h"
+#include "sim/scenario.h"
 #include "sim/ytree.h"
 
 static gboolean
@@ -250,6 +254,266 @@ START_TEST (test_snap)
 }
 END_TEST
 
+
+/* --- --ranges ----------------------------------------------------------------------------------------------- */
+
+static JsonObject *
+ranges_json (JsonParser *p, const char *const *extra)
+{
+  g_autoptr (GPtrArray) args = g_ptr_array_new ();
+  for (const char *const *a = extra; *a; a++)
+    g_ptr_array_add (args, (gpointer) *a);
+  g_ptr_array_add (args, (gpointer) "--format");
+  g_ptr_array_add (args, (gpointer) "json");
+  g_ptr_array_add (args, NULL);
+  g_auto (TestRun) r;
+  run_program (&r, NULL, NULL, (const char *const *) args->pdata);
+  ck_assert_msg (r.status == 0, "%s", r.err);
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (json_parser_load_from_data (p, r.out, -1, &e), "%s", e ? e->message : "");
+  return json_node_get_object (json_parser_get_root (p));
+}
+
+/* One figure of a plain run with extra --sets, by another path than --ranges' own (a process of its own). */
+static double
+plain_figure (const char *config, const char *member, const char *const *sets)
+{
+  g_autoptr (GPtrArray) args = g_ptr_array_new ();
+  g_ptr_array_add (args, (gpointer) config);
+  for (const char *const *s = sets; s && *s; s++) {
+    g_ptr_array_add (args, (gpointer) "--set");
+    g_ptr_array_add (args, (gpointer) *s);
+  }
+  g_ptr_array_add (args, NULL);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonObject *o = ranges_json (p, (const char *const *) args->pdata);
+  JsonObject *mb = json_object_get_object_member (json_object_get_object_member (o, "results"), "microbench");
+  return json_object_get_double_member (mb, member);
+}
+
+/* The NFP-6000's microbench: each sensitivity's ends are what a plain run with that one --set gives, and the
+ * interval holds the plain value and every end. */
+START_TEST (test_ranges_sensitivity_ends)
+{
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonObject *o = ranges_json (p, (const char *const[]) { "configs/nfp6000_g3_x8.yaml", "--ranges", "--jobs", "2",
+                                                          NULL });
+  JsonObject *mb = json_object_get_object_member (json_object_get_object_member (o, "results"), "microbench");
+  double value = json_object_get_double_member (mb, "gbps");
+  JsonObject *range = json_object_get_object_member (mb, "range");
+  double lo = json_object_get_double_member (range, "lo"), hi = json_object_get_double_member (range, "hi");
+  ck_assert (lo <= value && value <= hi && lo < hi);
+  JsonArray *assumptions = json_object_get_array_member (o, "assumptions");
+  guint n = json_array_get_length (assumptions);
+  ck_assert_uint_eq (json_object_get_int_member (range, "assumptions"), n);
+  /* More than 4 assumptions: one at a time (2 n) and a Latin hypercube of max(8, n / 2), plus the plain run. */
+  ck_assert_uint_gt (n, 4);
+  JsonObject *runs = json_object_get_object_member (o, "ranges_runs");
+  ck_assert_int_eq (json_object_get_int_member (runs, "total"), 1 + 2 * n + MAX (8, n / 2));
+  ck_assert_str_eq (json_object_get_string_member (runs, "joint_kind"), "latin_hypercube");
+  JsonArray *sens = json_object_get_array_member (mb, "sensitivity");
+  ck_assert_uint_eq (json_array_get_length (sens), n);
+  /* The first (the largest effect) checked against plain runs at its two ends. */
+  JsonObject *s0 = json_array_get_object_element (sens, 0);
+  const char *key = json_object_get_string_member (s0, "key");
+  for (int end = 0; end < 2; end++) {
+    double v = json_object_get_double_member (s0, end ? "hi_value" : "lo_value");
+    g_autofree char *set = g_strdup_printf ("%s=%.17g", key, v);
+    double fig = plain_figure ("configs/nfp6000_g3_x8.yaml", "gbps", (const char *const[]) { set, NULL });
+    ck_assert_double_eq_tol (json_object_get_double_member (s0, end ? "hi_figure" : "lo_figure"), fig, 5e-4);
+    ck_assert (lo <= fig && fig <= hi);
+  }
+  /* Sorted by effect. */
+  double prev = INFINITY;
+  for (guint i = 0; i < n; i++) {
+    JsonObject *s = json_array_get_object_element (sens, i);
+    double d = fabs (json_object_get_double_member (s, "hi_figure") - json_object_get_double_member (s, "lo_figure"));
+    ck_assert (d <= prev);
+    prev = d;
+  }
+}
+END_TEST
+
+/* A config with no assumption: every interval collapses to the value, in one run. */
+START_TEST (test_ranges_none)
+{
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonObject *o = ranges_json (p, (const char *const[]) { "configs/svgx_g2_x8.yaml", "--ranges", "--mode", "read", NULL });
+  JsonObject *read = json_object_get_object_member (json_object_get_object_member (o, "results"), "read");
+  JsonObject *range = json_object_get_object_member (read, "range");
+  ck_assert_double_eq (json_object_get_double_member (range, "lo"), json_object_get_double_member (read, "mbps"));
+  ck_assert_double_eq (json_object_get_double_member (range, "hi"), json_object_get_double_member (read, "mbps"));
+  ck_assert_int_eq (json_object_get_int_member (range, "samples"), 1);
+  g_auto (TestRun) r;
+  PCIESIM (&r, "configs/svgx_g2_x8.yaml", "--ranges", "--mode", "read");
+  ck_assert_msg (strstr (r.out, "every figure depends on no assumption") != NULL, "%s", r.out);
+}
+END_TEST
+
+/* Few assumptions: the corners. Two here, a file of our own over the NFP-6000: 4 corners, 4 one at a time, of
+ * which the ends equal to the values repeat the plain run. The same bytes for any --jobs, and for a seed. */
+START_TEST (test_ranges_corners_deterministic)
+{
+  g_autofree char *dir = g_build_filename (tmpdir_root, "corners", NULL);
+  const char *text = "link: {gen: 3, lanes: 8, max_payload: 256, tx_pipeline_ns: 150}\n"
+                     "host: {read_latency_ns: 300, read_queue_depth: 8}\nendpoint: {tags: 64}\n"
+                     "benchmark: {workload: microbench}\nmicrobench: {test: bw_rd, transfer_bytes: 256, dmas: 200}\n"
+                     "assumptions:\n  host.read_queue_depth: [8, 16]\n  link.tx_pipeline_ns: [100, 200]\n";
+  g_autofree char *cfg = write_file (dir, "two.yaml", text);
+  g_auto (TestRun) a, b;
+  PCIESIM (&a, cfg, "--ranges", "--format", "json", "--jobs", "1");
+  PCIESIM (&b, cfg, "--ranges", "--format", "json", "--jobs", "2");
+  ck_assert_msg (a.status == 0, "%s", a.err);
+  /* Only wall_s may differ. */
+  g_autoptr (GRegex) wall = g_regex_new ("\"wall_s\": [0-9.e-]+", 0, 0, NULL);
+  g_autofree char *wa = g_regex_replace_literal (wall, a.out, -1, 0, "", 0, NULL);
+  g_autofree char *wb = g_regex_replace_literal (wall, b.out, -1, 0, "", 0, NULL);
+  ck_assert_str_eq (wa, wb);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  ck_assert (json_parser_load_from_data (p, a.out, -1, NULL));
+  JsonObject *runs = json_object_get_object_member (json_node_get_object (json_parser_get_root (p)), "ranges_runs");
+  ck_assert_int_eq (json_object_get_int_member (runs, "total"), 1 + 4 + 4);
+  /* read_queue_depth's low end is its value, so its low run is the plain one and the two corners at that end are
+   * tx_pipeline_ns's runs alone: the plain run, 3 one at a time and the 2 corners with depth 16. */
+  ck_assert_int_eq (json_object_get_int_member (runs, "simulated"), 1 + 3 + 2);
+  ck_assert_str_eq (json_object_get_string_member (runs, "joint_kind"), "corners");
+}
+END_TEST
+
+START_TEST (test_ranges_usage)
+{
+  g_auto (TestRun) r, t;
+  PCIESIM (&r, "configs/svgx_g2_x8.yaml", "--samples", "4");
+  ck_assert_int_eq (r.status, 64);
+  assert_one_error_line (&r, "pciesim: error: --jobs and --samples need --ranges");
+  PCIESIM (&t, "configs/svgx_g2_x8.yaml", "--ranges", "--trace", "x.vcd");
+  ck_assert_int_eq (t.status, 64);
+}
+END_TEST
+
+/* --- fit -------------------------------------------------------------------------------------------------- */
+
+/* Synthetic measurements: pciesim's own figures with known values, on the NFP-6000's microbenchmarks. */
+static const struct {
+  const char *test, *bytes, *metric;
+} synthetic[] = {
+  { "bw_rd", "64", "microbench_gbps" },
+  { "bw_rd", "256", "microbench_gbps" },
+  { "bw_wr", "512", "microbench_gbps" },
+  { "bw_wr", "2048", "microbench_latency_p50_ns" },
+  { "lat_rd", "8", "microbench_latency_p50_ns" },
+};
+
+/* The truth, away from the file's values (8, 350, 150), inside each range. */
+static const struct {
+  const char *key;
+  double value;
+  gboolean integer;
+} truth[] = {
+  { "host.read_queue_depth", 10, TRUE },
+  { "host.write_latency_ns", 200, FALSE },
+  { "link.tx_pipeline_ns", 100, FALSE },
+};
+
+START_TEST (test_fit_recovers)
+{
+  g_autofree char *dir = g_build_filename (tmpdir_root, "fit", NULL);
+  g_autofree char *base = g_build_filename (source_root (), "configs", "nfp6000_g3_x8.yaml", NULL);
+  GString *file = g_string_new (NULL);
+  g_string_append_printf (file, "base: %s\nparameters: [", base);
+  for (guint k = 0; k < G_N_ELEMENTS (truth); k++)
+    g_string_append_printf (file, "%s, ", truth[k].key);
+  /* One that moves none of these figures: a cold-cache latency, with every test warm. */
+  g_string_append (file, "host.cold_cache_latency_ns]\nmeasurements:\n");
+  for (guint i = 0; i < G_N_ELEMENTS (synthetic); i++) {
+    g_autofree char *t = g_strdup_printf ("microbench.test=%s", synthetic[i].test);
+    g_autofree char *b = g_strdup_printf ("microbench.transfer_bytes=%s", synthetic[i].bytes);
+    g_autofree char *s0 = g_strdup_printf ("%s=%g", truth[0].key, truth[0].value);
+    g_autofree char *s1 = g_strdup_printf ("%s=%g", truth[1].key, truth[1].value);
+    g_autofree char *s2 = g_strdup_printf ("%s=%g", truth[2].key, truth[2].value);
+    g_autoptr (GError) e = NULL;
+    g_autoptr (PsConfig) cfg = ps_config_load (base, (const char *const[]) { t, b, s0, s1, s2, NULL }, &e);
+    ck_assert_msg (cfg != NULL, "%s", e ? e->message : "");
+    PsRunResult res = { 0 };
+    ck_assert (ps_run_config (cfg, cfg->benchmark.modes, 1, &res, &e));
+    double v = strstr (synthetic[i].metric, "gbps") ? res.microbench.gbps : res.microbench.latency.p50_ns;
+    g_string_append_printf (file, "  - {set: {microbench.test: %s, microbench.transfer_bytes: %s}, %s: %.17g}\n",
+                            synthetic[i].test, synthetic[i].bytes, synthetic[i].metric, v);
+  }
+  g_autofree char *path = write_file (dir, "synthetic.yaml", file->str);
+  g_string_free (file, TRUE);
+  g_autofree char *out = g_build_filename (dir, "fitted.yaml", NULL);
+  g_auto (TestRun) r;
+  PCIESIM (&r, "fit", path, "-o", out, "--jobs", "2");
+  ck_assert_msg (r.status == 0, "%s", r.err);
+  ck_assert_msg (strstr (r.out, "host.cold_cache_latency_ns") && strstr (r.out, "unconstrained: it moves no "
+                 "measured figure"), "%s", r.out);
+  g_autoptr (GError) e = NULL;
+  g_autoptr (PsConfig) fitted = ps_config_load (out, NULL, &e);
+  ck_assert_msg (fitted != NULL, "%s", e ? e->message : "");
+  for (guint k = 0; k < G_N_ELEMENTS (truth); k++) {
+    double v = ps_config_number (fitted, truth[k].key);
+    if (truth[k].integer)
+      ck_assert_msg (fabs (v - truth[k].value) <= 1, "%s fitted %g, truth %g\n%s", truth[k].key, v, truth[k].value,
+                     r.out);
+    else
+      ck_assert_msg (fabs (v - truth[k].value) <= 0.05 * truth[k].value, "%s fitted %g, truth %g\n%s", truth[k].key,
+                     v, truth[k].value, r.out);
+    ck_assert_int_eq (ps_config_origin (fitted, truth[k].key)->from, PS_FROM_FILE);
+  }
+  /* The unconstrained one is not written: it keeps the base's value, from the base's file. */
+  ck_assert_int_eq (ps_config_origin (fitted, "host.cold_cache_latency_ns")->from, PS_FROM_INCLUDE);
+  ck_assert_double_eq (fitted->host.cold_cache_latency_ns, 60);
+}
+END_TEST
+
+static const struct {
+  const char *body, *error;
+} bad_fits[] = {
+  /* host.read_latency_ns is calibrated on the Haswell host: no range, so not fittable. */
+  { "parameters: [host.read_latency_ns]\nmeasurements:\n  - {microbench_gbps: 1}\n",
+    ":2:14: error: parameter 'host.read_latency_ns' is not fittable: the base gives it no range" },
+  { "measurements: []\n", ":2:15: error: measurements: must list at least one measurement" },
+  { "measurements:\n  - {set: {microbench.test: bw_rd}, microbench_gbs: 1}\n",
+    ":3:37: error: unknown metric 'microbench_gbs' (did you mean 'microbench_gbps'?)" },
+  { "measurements:\n  - {set: {microbench.test: bw_rd}, read_mbps: 1}\n",
+    ":3:37: error: metric 'read_mbps' is a benchmark mode's" },
+  { "measurements:\n  - {set: {microbench.tset: bw_rd}, microbench_gbps: 1}\n",
+    ":3:12: error: set: unknown key 'microbench.tset'" },
+  { "measurements:\n  - {microbench_gbps: 0}\n", ":3:23: error: microbench_gbps: the measured value must be a non-zero" },
+  { "mesurements: []\n", ":2:1: error: unknown key 'mesurements' (did you mean 'measurements'?)" },
+};
+
+START_TEST (test_fit_bad)
+{
+  g_autofree char *dir = g_build_filename (tmpdir_root, "badfit", NULL);
+  g_autofree char *base = g_build_filename (source_root (), "configs", "nfp6000_g3_x8.yaml", NULL);
+  g_autofree char *text = g_strdup_printf ("base: %s\n%s", base, bad_fits[_i].body);
+  g_autofree char *path = write_file (dir, "bad.yaml", text);
+  g_auto (TestRun) r;
+  PCIESIM (&r, "fit", path);
+  ck_assert_int_eq (r.status, 65);
+  g_autofree char *want = g_strconcat (path, bad_fits[_i].error, NULL);
+  assert_one_error_line (&r, want);
+}
+END_TEST
+
+/* A metric of a mode the measurement's config does not run: XDMA's rows run the three DMA modes, not PIO. */
+START_TEST (test_fit_mode_not_run)
+{
+  g_autofree char *dir = g_build_filename (tmpdir_root, "badfit", NULL);
+  g_autofree char *base = g_build_filename (source_root (), "configs", "xdma_g3_x8.yaml", NULL);
+  g_autofree char *text = g_strdup_printf ("base: %s\nmeasurements:\n  - {pio_read_mbps: 3000}\n", base);
+  g_autofree char *path = write_file (dir, "mode.yaml", text);
+  g_auto (TestRun) r;
+  PCIESIM (&r, "fit", path);
+  ck_assert_int_eq (r.status, 65);
+  g_autofree char *want = g_strconcat (path, ":3:6: error: metric 'pio_read_mbps' needs pio_read mode, "
+                                       "which the measurement's config does not run", NULL);
+  assert_one_error_line (&r, want);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -262,6 +526,13 @@ main (void)
   tcase_add_test (tc, test_ranges_merge);
   tcase_add_loop_test (tc, test_bad_range, 0, G_N_ELEMENTS (bad_ranges));
   tcase_add_test (tc, test_snap);
+  tcase_add_test (tc, test_ranges_sensitivity_ends);
+  tcase_add_test (tc, test_ranges_none);
+  tcase_add_test (tc, test_ranges_corners_deterministic);
+  tcase_add_test (tc, test_ranges_usage);
+  tcase_add_test (tc, test_fit_recovers);
+  tcase_add_loop_test (tc, test_fit_bad, 0, G_N_ELEMENTS (bad_fits));
+  tcase_add_test (tc, test_fit_mode_not_run);
   suite_add_tcase (s, tc);
   return run_suite (s);
 }

@@ -36,7 +36,7 @@ typedef struct {
 
 typedef enum { PS_METRIC_THEORETICAL, PS_METRIC_PROTOCOL_LIMIT, PS_METRIC_MBPS, PS_METRIC_PCT_THEORETICAL,
                PS_METRIC_USAGE, PS_METRIC_EVENTS, PS_METRIC_SIM_TIME, PS_METRIC_ERRORS,
-               PS_METRIC_LATENCY_P99, PS_METRIC_TRANSFER, PS_METRIC_MICROBENCH,
+               PS_METRIC_LATENCY_P99, PS_METRIC_TRANSFER, PS_METRIC_MICROBENCH, PS_METRIC_RANGE,
                PS_METRIC_FLOWS, PS_METRIC_FLOW, PS_METRIC_LINK } PsMetricKind; /* the fabric's kinds last */
 
 typedef struct {
@@ -47,7 +47,8 @@ typedef struct {
                * 1 min, 2 max; a fabric's flow or link: its index */
   int downstream; /* usage: 0 = upstream, 1 = downstream; a fabric's link: 0 = a to b, 1 = b to a */
   int category; /* usage: 0 payload, 1 TLP overhead, 2 DLLP, 3 ordered sets, 4 idle; a flow: 0 MB/s, 1 p50
-                 * latency, 2 first TLP's latency; microbench: 0 Gb/s, 1 mean, 2 p50, 3 p99, 4 max latency */
+                 * latency, 2 first TLP's latency; microbench: 0 Gb/s, 1 mean, 2 p50, 3 p99, 4 max latency;
+                 * range: 0 the interval's low end, 1 its high end (of figure ranges.h PS_RANGE_* `downstream`) */
 } PsMetric;
 
 typedef struct {
@@ -60,6 +61,7 @@ typedef struct {
   GPtrArray *axes; /* PsAxis* */
   GArray *metrics; /* PsMetric */
   unsigned modes; /* PsModeMask run at every point */
+  gboolean ranges; /* a metric is an interval's end (MODE_mbps_lo, …): every point runs as --ranges does */
   guint n_points;
   guint n_groups;
   YNode *tree; /* the file, owned: every located node above points into it */

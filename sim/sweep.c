@@ -25,6 +25,7 @@
 #include "sim/builder.h"
 #include "pciesim-version.h"
 #include "sim/error.h"
+#include "sim/ranges.h"
 #include "sim/scenario.h"
 
 /* Rewrite a partial output at most this often, and never spend more than ~5% of the time doing it. */
@@ -549,10 +550,19 @@ run_point (gpointer data, gpointer user)
   PsRunResult result = { 0 };
   if (!skip && cfg && !r->validating) {
     /* A load error comes back located from ps_scenario_point_config(); a run error (a model's) is located here. */
-    if (ps_run_config (cfg, r->sc->modes, r->seed, &result, &e))
+    /* A point with interval metrics runs as --ranges does, its runs in this worker (the sweep's jobs are the
+     * points), reloaded with the point's own --sets. */
+    PsRanges ranges = { 0 };
+    g_auto (GStrv) sets = r->sc->ranges ? ps_scenario_point_sets (r->sc, index) : NULL;
+    gboolean ran = r->sc->ranges ? ps_ranges_run (cfg, (const char *const *) sets, r->sc->modes, r->seed, 1, 0,
+                                                  &result, &ranges, &e)
+                                 : ps_run_config (cfg, r->sc->modes, r->seed, &result, &e);
+    result.ranges = r->sc->ranges ? &ranges : NULL;
+    if (ran)
       row = render_row (r->sc, index, r->format, &result);
     else
       ps_scenario_locate_error (r->sc, index, &e);
+    ps_ranges_clear (&ranges);
   }
   g_mutex_lock (&r->lock);
   /* The lowest failing index is kept, not the first failure to arrive, so the error reported does not depend on

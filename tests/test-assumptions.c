@@ -391,6 +391,31 @@ START_TEST (test_ranges_usage)
 }
 END_TEST
 
+
+/* A sweep's interval metrics are --ranges' ends for the point's config: compared with a run of the point alone. */
+START_TEST (test_sweep_range_metrics)
+{
+  g_autofree char *dir = g_build_filename (tmpdir_root, "sweep", NULL);
+  g_autofree char *base = g_build_filename (source_root (), "configs", "nfp6000_g3_x8.yaml", NULL);
+  g_autofree char *text = g_strdup_printf ("base: %s\naxes:\n  - key: microbench.test\n    values: [bw_wr]\n"
+                                           "metrics: [microbench_gbps, microbench_gbps_lo, microbench_gbps_hi]\n", base);
+  g_autofree char *sc = write_file (dir, "sc.yaml", text);
+  g_auto (TestRun) r;
+  PCIESIM (&r, "sweep", sc);
+  ck_assert_msg (r.status == 0, "%s", r.err);
+  g_auto (GStrv) lines = g_strsplit (r.out, "\n", -1);
+  g_auto (GStrv) cells = g_strsplit (lines[1], ",", -1);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonObject *o = ranges_json (p, (const char *const[]) { "configs/nfp6000_g3_x8.yaml", "--ranges", "--set",
+                                                          "microbench.test=bw_wr", NULL });
+  JsonObject *mb = json_object_get_object_member (json_object_get_object_member (o, "results"), "microbench");
+  JsonObject *range = json_object_get_object_member (mb, "range");
+  ck_assert_double_eq_tol (g_ascii_strtod (cells[3], NULL), json_object_get_double_member (range, "lo"), 5e-4);
+  ck_assert_double_eq_tol (g_ascii_strtod (cells[4], NULL), json_object_get_double_member (range, "hi"), 5e-4);
+  ck_assert (json_object_get_double_member (range, "lo") < json_object_get_double_member (range, "hi"));
+}
+END_TEST
+
 /* --- fit -------------------------------------------------------------------------------------------------- */
 
 /* Synthetic measurements: pciesim's own figures with known values, on the NFP-6000's microbenchmarks. */
@@ -530,6 +555,7 @@ main (void)
   tcase_add_test (tc, test_ranges_none);
   tcase_add_test (tc, test_ranges_corners_deterministic);
   tcase_add_test (tc, test_ranges_usage);
+  tcase_add_test (tc, test_sweep_range_metrics);
   tcase_add_test (tc, test_fit_recovers);
   tcase_add_loop_test (tc, test_fit_bad, 0, G_N_ELEMENTS (bad_fits));
   tcase_add_test (tc, test_fit_mode_not_run);

@@ -1037,8 +1037,8 @@ check_assumptions (const YNode *a, GError **error)
       return FALSE;
     }
     if (k->type != K_INT && k->type != K_DOUBLE) {
-      ytree_error (error, PS_ERROR_DATA, kn, "assumptions: '%s' is not numeric (%s %s): only a number has a range",
-                   kn->value, type_name (k), k->type == K_ENUM || k->type == K_WORDS ? "words" : "value");
+      ytree_error (error, PS_ERROR_DATA, kn, "assumptions: '%s' is not numeric (%s): only a number has a range",
+                   kn->value, k->type == K_ENUM || k->type == K_WORDS ? "a choice of words" : type_name (k));
       return FALSE;
     }
     if (vn->kind != YNODE_SEQ || vn->items->len != 2) {
@@ -2035,8 +2035,8 @@ ps_config_shipped_ranges (const char *dir)
 }
 
 /* In table order. A key without a default shows as (required), or as (absent) under published.: the rule that
- * ps_config_load() enforces. `ranges` (ps_config_shipped_ranges(), may be NULL) adds the files that give a key a
- * range: a line of its own in the table, a sentence of the meaning in Markdown. */
+ * ps_config_load() enforces. `ranges` (ps_config_shipped_ranges(), may be NULL) adds to a key's meaning the files
+ * that give it a range (one line per key stays one line per key: scripts read the table). */
 void
 ps_config_print_keys (GString *out, gboolean markdown, GHashTable *ranges)
 {
@@ -2073,7 +2073,7 @@ ps_config_print_keys (GString *out, gboolean markdown, GHashTable *ranges)
       g_string_append_printf (out, "| `%s` | %s %s | `%s` | %s | %s%s%s |\n", k->path, type_name (k), range, dflt,
                               k->unit, k->doc, assumed ? ". Ranges: " : "", assumed ? assumed : "");
     else
-      g_string_append_printf (out, "%-36s %-14s %-10s %-12s %s\n%s%s%s", k->path, type_name (k), dflt, k->unit,
-                              k->doc, assumed ? "    ranges: " : "", assumed ? assumed : "", assumed ? "\n" : "");
+      g_string_append_printf (out, "%-36s %-14s %-10s %-12s %s%s%s\n", k->path, type_name (k), dflt, k->unit, k->doc,
+                              assumed ? "; " : "", assumed ? assumed : "");
   }
 }

@@ -231,7 +231,7 @@ static const CompletionCase completion_cases[] = {
   { { "sweep", "README" }, "" },
   { { "merge", "README" }, "README.md\n" },
   { { "sweep", "scenarios/tags_" }, "scenarios/tags_vs_payload.yaml\n" },
-  { { "help", "" }, "keys\nmerge\nsweep\nvalidate\n" },
+  { { "help", "" }, "fit\nkeys\nmerge\nsweep\nvalidate\n" },
   { { "he" }, "help\n" },
 };
 

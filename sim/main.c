@@ -216,7 +216,7 @@ cmd_run (int argc, char **argv)
     { "ranges", 0, 0, G_OPTION_ARG_NONE, &ranges,
       "run over the config's assumption ranges: each figure's interval and the assumptions that move it most", NULL },
     { "samples", 0, 0, G_OPTION_ARG_INT, &samples,
-      "--ranges: Latin-hypercube runs when there are more than 4 assumptions (default max(8, half the number of assumptions))",
+      "--ranges: Latin-hypercube runs when there are more than 4 assumptions (default max(8, half the assumptions), down to 4 within a budget of 40 runs)",
       "N" },
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "--ranges: worker threads (default: number of cores)", "N" },
     { "version", 'V', 0, G_OPTION_ARG_NONE, &version, "print the version and exit", NULL },

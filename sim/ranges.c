@@ -153,6 +153,15 @@ sort_sens (PsSensitivity *s, guint n)
   }
 }
 
+guint
+ps_ranges_default_samples (guint n)
+{
+  /* max(8, n / 2), but within a budget of PS_RANGES_RUN_BUDGET runs once the one-at-a-time runs are counted (so
+   * --ranges stays within about 20 plain runs' time on two cores), never fewer than 4. */
+  int within = PS_RANGES_RUN_BUDGET - 1 - 2 * (int) n;
+  return (guint) MAX (4, MIN ((int) MAX (8, n / 2), within));
+}
+
 gboolean
 ps_ranges_run (const PsConfig *cfg, const char *const *sets, unsigned modes, uint64_t seed, int jobs, guint samples,
                PsRunResult *result, PsRanges *out, GError **error)
@@ -164,7 +173,7 @@ ps_ranges_run (const PsConfig *cfg, const char *const *sets, unsigned modes, uin
   out->one_at_a_time = 2 * n;
   /* One assumption's corners are its one-at-a-time runs: nothing joint to add. */
   out->corners = n <= PS_RANGES_MAX_CORNER_ASSUMPTIONS;
-  out->joint = n < 2 ? 0 : out->corners ? 1u << n : samples ? samples : MAX (8, n / 2);
+  out->joint = n < 2 ? 0 : out->corners ? 1u << n : samples ? samples : ps_ranges_default_samples (n);
   out->runs = 1 + out->one_at_a_time + out->joint;
   Plan p = { .cfg = cfg, .sets = sets, .modes = modes, .seed = seed, .n = n, .runs = out->runs, .plain = result };
   p.values = g_new0 (double, (gsize) p.runs * MAX (n, 1));

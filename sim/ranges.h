@@ -24,6 +24,8 @@
 #include "sim/report.h"
 
 #define PS_RANGES_MAX_CORNER_ASSUMPTIONS 4
+/* The runs the default Latin-hypercube size aims to stay within (ps_ranges_default_samples()). */
+#define PS_RANGES_RUN_BUDGET 40
 
 /* One assumption's effect on one figure: the figure with the assumption at its low and at its high end. */
 typedef struct {
@@ -52,8 +54,11 @@ struct PsRanges {
   PsFigureRange fig[PS_RANGE_N];
 };
 
+/* The default Latin-hypercube size for n assumptions: max(8, n / 2), less (down to 4) where the plain and the 2 n
+ * one-at-a-time runs leave less of PS_RANGES_RUN_BUDGET. */
+guint ps_ranges_default_samples (guint n);
 /* Run `cfg` (loaded from its path with `sets`) over its assumptions; `result` gets the plain run. `samples` is the
- * Latin-hypercube size (0: the default, max(8, half the assumptions)). Free with ps_ranges_clear(). */
+ * Latin-hypercube size (0: ps_ranges_default_samples()). Free with ps_ranges_clear(). */
 gboolean ps_ranges_run (const PsConfig *cfg, const char *const *sets, unsigned modes, uint64_t seed, int jobs,
                         guint samples, PsRunResult *result, PsRanges *out, GError **error);
 void ps_ranges_clear (PsRanges *r);

@@ -5,6 +5,7 @@
 
 #include "app/builder.h"
 #include "app/config.h"
+#include "app/ranges.h"
 #include "sim/trace.h"
 
 gboolean
@@ -36,11 +37,16 @@ ps_cli_run (const PsCliRun *run, GError **error)
     }
   }
   gint64 t0 = g_get_monotonic_time ();
-  if (!ps_run_config_traced (cfg, modes, run->seed, trace, &result, error)) {
+  PsRanges ranges = { 0 };
+  gboolean ran = run->ranges ? ps_ranges_run (cfg, run->sets, modes, run->seed, run->jobs, run->samples, &result,
+                                              &ranges, error)
+                             : ps_run_config_traced (cfg, modes, run->seed, trace, &result, error);
+  if (!ran) {
     sim_trace_abort (trace);
     return FALSE;
   }
   result.wall_s = (double) (g_get_monotonic_time () - t0) / 1e6;
+  result.ranges = run->ranges ? &ranges : NULL;
   /* A window that opens after the traced run ended leaves a trace of declarations only: say so, since the user
    * asked for events. The trace covers the first mode run (or the fabric's, or the microbenchmark's run). */
   if (trace != NULL && run->trace_window) {
@@ -57,6 +63,19 @@ ps_cli_run (const PsCliRun *run, GError **error)
   /* Rendered whole, then written in one go: ps_write_output() replaces a file atomically, which needs all of it. */
   g_autoptr (GString) out = g_string_new (NULL);
   ps_report_render (out, &result, run->format, TRUE);
+  /* The table and Markdown get a section of their own; CSV the same lines as comments; JSON has them inline. */
+  if (run->ranges && run->format != PS_FORMAT_JSON) {
+    g_autoptr (GString) text = g_string_new (NULL);
+    ps_ranges_render_text (text, &ranges, &result, run->format == PS_FORMAT_MARKDOWN);
+    if (run->format == PS_FORMAT_CSV) {
+      g_auto (GStrv) lines = g_strsplit (g_strstrip (text->str), "\n", -1);
+      for (char **l = lines; *l; l++)
+        g_string_append_printf (out, "# %s\n", *l);
+    } else {
+      g_string_append (out, text->str);
+    }
+  }
+  ps_ranges_clear (&ranges);
   if (!ps_write_output (run->output, out, error)) {
     sim_trace_abort (trace);
     return FALSE;

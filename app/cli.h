@@ -22,6 +22,11 @@ typedef struct {
    * (0 = SIM_TRACE_DEFAULT_MAX_BYTES). The trace is of the first mode run (README "Why"). */
   const char *trace_path, *trace_window;
   uint64_t trace_max_bytes;
+  /* --ranges (ranges.h): the figures over the config's assumption ranges, on `jobs` threads (0 = processors),
+   * `samples` Latin-hypercube points (0 = the default). Not with a trace. */
+  gboolean ranges;
+  int jobs;
+  guint samples;
 } PsCliRun;
 
 gboolean ps_cli_run (const PsCliRun *run, GError **error);

@@ -1032,6 +1032,174 @@ convert_value (const KeyDef *k, const YNode *n, PsConfig *cfg, GError **error)
   return FALSE;
 }
 
+static const char *type_name (const KeyDef *k);
+
+/* --- assumptions ----------------------------------------------------------------------------------------- */
+
+/* One end of a range, through the key's own converter: the same bounds, power-of-two and allowed-list rules as
+ * the value, so every sample drawn between the ends is a value the key could be given. */
+static gboolean
+range_end (const KeyDef *k, const YNode *n, double *out, GError **error)
+{
+  if (k->type == K_INT) {
+    int64_t v;
+    if (!convert_int (k, n, &v, error))
+      return FALSE;
+    *out = (double) v;
+    return TRUE;
+  }
+  return convert_double (k, n, out, error);
+}
+
+/* A file's assumptions: section, checked on its own (before any merge, so errors point into the file): a mapping
+ * of known numeric keys to [LO, HI] with LO < HI. */
+static gboolean
+check_assumptions (const YNode *a, GError **error)
+{
+  if (a->kind != YNODE_MAP) {
+    ytree_error (error, PS_ERROR_DATA, a, "assumptions must be a mapping of KEY: [LO, HI], not %s",
+                 ytree_kind_name (a->kind));
+    return FALSE;
+  }
+  for (guint i = 0; i < a->keys->len; i++) {
+    const YNode *kn = a->keys->pdata[i], *vn = a->items->pdata[i];
+    const KeyDef *k = find_key (kn->value);
+    if (!k) {
+      g_autofree char *hint = suggest_path (kn->value);
+      ytree_error (error, PS_ERROR_DATA, kn, "assumptions: unknown key '%s'%s%s%s", kn->value,
+                   hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
+      return FALSE;
+    }
+    if (k->type != K_INT && k->type != K_DOUBLE) {
+      ytree_error (error, PS_ERROR_DATA, kn, "assumptions: '%s' is not numeric (%s): only a number has a range",
+                   kn->value, k->type == K_ENUM || k->type == K_WORDS ? "a choice of words" : type_name (k));
+      return FALSE;
+    }
+    if (vn->kind != YNODE_SEQ || vn->items->len != 2) {
+      ytree_error (error, PS_ERROR_DATA, vn, "assumptions: the range of %s must be [LO, HI]", kn->value);
+      return FALSE;
+    }
+    double lo, hi;
+    if (!range_end (k, vn->items->pdata[0], &lo, error) || !range_end (k, vn->items->pdata[1], &hi, error))
+      return FALSE;
+    if (!(lo < hi)) {
+      ytree_error (error, PS_ERROR_DATA, vn, "assumptions: the range of %s must have LO < HI (got [%g, %g])",
+                   kn->value, lo, hi);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* TRUE if the tree `map` gives a value at dotted `path`. */
+static gboolean
+tree_has (const YNode *map, const char *path)
+{
+  g_auto (GStrv) parts = g_strsplit (path, ".", -1);
+  for (guint i = 0; parts[i]; i++) {
+    if (!map || map->kind != YNODE_MAP)
+      return FALSE;
+    map = ytree_map_get (map, parts[i]);
+  }
+  return map != NULL;
+}
+
+/* Before `file` goes over `base` (what its includes gave): a range belongs to the file that sets the value, so a
+ * file that sets a key again without a range of its own (a sourced value over an assumed one) drops the earlier
+ * range. A range it gives replaces the earlier one when the two merge. */
+static gboolean
+merge_assumptions (YNode *base, const YNode *file, GError **error)
+{
+  const YNode *own = ytree_map_get (file, "assumptions");
+  if (own && !check_assumptions (own, error))
+    return FALSE;
+  YNode *earlier = ytree_map_get (base, "assumptions");
+  for (guint i = earlier ? earlier->keys->len : 0; i-- > 0;) {
+    const char *key = ((const YNode *) earlier->keys->pdata[i])->value;
+    if (tree_has (file, key) && !(own && ytree_map_get (own, key))) {
+      g_autofree char *k = g_strdup (key);
+      ytree_free (ytree_map_take (earlier, k));
+    }
+  }
+  return TRUE;
+}
+
+/* After the walk: keep the ranges of keys no --set replaced, each of which must contain its value. */
+static gboolean
+take_assumptions (PsConfig *cfg, const YNode *a, GError **error)
+{
+  if (!a)
+    return TRUE;
+  cfg->assumptions = g_new0 (PsAssumption, a->keys->len);
+  for (guint i = 0; i < a->keys->len; i++) {
+    const YNode *kn = a->keys->pdata[i], *vn = a->items->pdata[i];
+    const KeyDef *k = find_key (kn->value);
+    if (origin_of (cfg, (size_t) (k - keys))->from == PS_FROM_SET)
+      continue;
+    double lo, hi, v = ps_config_number (cfg, k->path);
+    range_end (k, vn->items->pdata[0], &lo, NULL);
+    range_end (k, vn->items->pdata[1], &hi, NULL);
+    if (v < lo || v > hi) {
+      ytree_error (error, PS_ERROR_DATA, vn, "assumptions: the range [%g, %g] of %s does not contain its value %g",
+                   lo, hi, k->path, v);
+      return FALSE;
+    }
+    cfg->assumptions[cfg->n_assumptions++] = (PsAssumption) {
+      g_strdup (k->path), lo, hi, g_strdup_printf ("%s:%d:%d", vn->origin, vn->line, vn->col) };
+  }
+  return TRUE;
+}
+
+double
+ps_config_number (const PsConfig *cfg, const char *path)
+{
+  const KeyDef *k = find_key (path);
+  const void *field = k ? (const char *) cfg + k->offset : NULL;
+  return !k ? NAN : k->type == K_INT ? (double) *(const int64_t *) field
+                  : k->type == K_DOUBLE ? *(const double *) field : NAN;
+}
+
+gboolean
+ps_config_key_numeric (const char *path)
+{
+  const KeyDef *k = find_key (path);
+  return k && (k->type == K_INT || k->type == K_DOUBLE);
+}
+
+gboolean
+ps_config_key_integer (const char *path)
+{
+  const KeyDef *k = find_key (path);
+  return k && k->type == K_INT;
+}
+
+double
+ps_config_snap (const char *path, double v)
+{
+  const KeyDef *k = find_key (path);
+  if (!k || k->type != K_INT)
+    return v;
+  double best = round (v);
+  /* A power of two is chosen in log space: between 64 and 128, 90 is nearer 64 by ratio. */
+  if (k->pow2)
+    best = exp2 (round (log2 (MAX (v, 1))));
+  for (const int64_t *a = k->allowed; a && *a >= 0; a++)
+    if (a == k->allowed || fabs ((double) *a - v) < fabs (best - v))
+      best = (double) *a;
+  return MIN (MAX (best, k->min), k->max);
+}
+
+char *
+ps_config_set_text (const char *path, double v)
+{
+  v = ps_config_snap (path, v);
+  /* 17 significant digits give a double back exactly; an integer key's value is whole. */
+  if (ps_config_key_integer (path))
+    return g_strdup_printf ("%s=%" G_GINT64_FORMAT, path, (int64_t) v);
+  char num[G_ASCII_DTOSTR_BUF_SIZE];
+  return g_strdup_printf ("%s=%s", path, g_ascii_formatd (num, sizeof num, "%.17g", v));
+}
+
 /* --- loading ------------------------------------------------------------------------------------------- */
 
 /* Include resolution: depth-first, included files merged in order, then the including file on top. The stack
@@ -1124,6 +1292,8 @@ load_with_includes (const char *path, GPtrArray *stack, GError **error)
     if (!ok)
       return NULL;
   }
+  if (!merge_assumptions (base, tree, error))
+    return NULL;
   ytree_merge (base, g_steal_pointer (&tree));
   return g_steal_pointer (&base);
 }
@@ -1933,6 +2103,7 @@ load (const char *path, const char *const *sets, GError **error)
    * config derived from the rest of the file as it stands before the --sets. */
   g_autoptr (YNode) topology = ytree_map_take (root, "topology");
   g_autoptr (YNode) flows = ytree_map_take (root, "flows");
+  g_autoptr (YNode) assumptions = ytree_map_take (root, "assumptions");
   g_autoptr (YNode) file = topology ? ytree_copy (root) : NULL;
   /* --set nodes.NAME.… (links., flows.) goes into that element, the others over the whole file. */
   g_autoptr (GPtrArray) file_sets = g_ptr_array_new ();
@@ -1943,7 +2114,7 @@ load (const char *path, const char *const *sets, GError **error)
       return NULL;
   g_ptr_array_add (file_sets, NULL);
   g_autoptr (PsConfig) cfg = build (path, root, (const char *const *) file_sets->pdata, error);
-  if (!cfg)
+  if (!cfg || !take_assumptions (cfg, assumptions, error))
     return NULL;
   if (flows && !topology) {
     ytree_error (error, PS_ERROR_DATA, flows, "flows: needs a topology: section naming the nodes they run between");
@@ -1983,6 +2154,8 @@ ps_config_derive (const PsConfig *base, const YNode *overlay, GError **error)
       if (!apply_include (merged, inc->kind == YNODE_SEQ ? inc->items->pdata[i] : inc, inc->origin, stack, error))
         return NULL;
     ytree_merge (merged, g_steal_pointer (&top));
+    /* A node's or link's own ranges are not kept: --ranges varies the file's, which reach every node as --sets. */
+    ytree_free (ytree_map_take (merged, "assumptions"));
     ytree_merge (root, g_steal_pointer (&merged));
   }
   return build (base->path, root, NULL, error);
@@ -2050,6 +2223,11 @@ ps_config_free (PsConfig *cfg)
   for (size_t i = 0; i < N_KEYS; i++)
     if (keys[i].type == K_POINTS)
       g_free (((PsPoints *) ((char *) cfg + keys[i].offset))->pairs);
+  for (guint i = 0; i < cfg->n_assumptions; i++) {
+    g_free (cfg->assumptions[i].key);
+    g_free (cfg->assumptions[i].at);
+  }
+  g_free (cfg->assumptions);
   ps_topology_free (cfg->topology);
   ytree_free (cfg->tree);
   g_strfreev (cfg->sets);
@@ -2081,10 +2259,53 @@ type_name (const KeyDef *k)
   return "?";
 }
 
+static gint
+cmp_name (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+GHashTable *
+ps_config_shipped_ranges (const char *dir)
+{
+  GHashTable *h = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_ptr_array_unref);
+  const char *const subdirs[] = { "", "hosts", "families", "benchmarks", NULL };
+  for (const char *const *sub = subdirs; *sub; sub++) {
+    g_autofree char *d = g_build_filename (dir, *sub, NULL);
+    g_autoptr (GDir) gd = g_dir_open (d, 0, NULL);
+    g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+    for (const char *n; gd && (n = g_dir_read_name (gd));)
+      if (g_str_has_suffix (n, ".yaml"))
+        g_ptr_array_add (names, g_strdup (n));
+    /* Directory order is the filesystem's: sorted, the list reads the same everywhere (and in the README). */
+    g_ptr_array_sort (names, cmp_name);
+    for (guint i = 0; i < names->len; i++) {
+      g_autofree char *path = g_build_filename (d, names->pdata[i], NULL);
+      g_autoptr (YNode) tree = ytree_load_file (path, NULL);
+      const YNode *a = tree && tree->kind == YNODE_MAP ? ytree_map_get (tree, "assumptions") : NULL;
+      if (!a || !check_assumptions (a, NULL))
+        continue;
+      for (guint k = 0; k < a->keys->len; k++) {
+        const YNode *kn = a->keys->pdata[k], *vn = a->items->pdata[k];
+        GPtrArray *list = g_hash_table_lookup (h, kn->value);
+        if (!list) {
+          list = g_ptr_array_new_with_free_func (g_free);
+          g_hash_table_insert (h, g_strdup (kn->value), list);
+        }
+        g_ptr_array_add (list, g_strdup_printf ("%s%s%s [%s, %s]", *sub, **sub ? "/" : "", (char *) names->pdata[i],
+                                                ((YNode *) vn->items->pdata[0])->value,
+                                                ((YNode *) vn->items->pdata[1])->value));
+      }
+    }
+  }
+  return h;
+}
+
 /* In table order. A key without a default shows as (required), or as (absent) under published.: the rule that
- * ps_config_load() enforces. */
+ * ps_config_load() enforces. `ranges` (ps_config_shipped_ranges(), may be NULL) adds to a key's meaning the files
+ * that give it a range (one line per key stays one line per key: scripts read the table). */
 void
-ps_config_print_keys (GString *out, gboolean markdown)
+ps_config_print_keys (GString *out, gboolean markdown, GHashTable *ranges)
 {
   if (markdown)
     g_string_append (out, "| key | type | default | unit | meaning and source |\n|---|---|---|---|---|\n");
@@ -2107,10 +2328,19 @@ ps_config_print_keys (GString *out, gboolean markdown)
     /* The two datapath keys default per link, not to the one value their table line holds. */
     if (g_str_has_prefix (k->path, "endpoint.datapath_bits") || g_str_has_prefix (k->path, "endpoint.clock_mhz"))
       dflt = "(per link)";
+    GPtrArray *files = ranges ? g_hash_table_lookup (ranges, k->path) : NULL;
+    g_autofree char *assumed = NULL;
+    if (files) {
+      g_ptr_array_add (files, NULL);
+      g_autofree char *joined = g_strjoinv ("; ", (char **) files->pdata);
+      g_ptr_array_remove_index (files, files->len - 1);
+      assumed = g_strdup_printf ("an ASSUMPTION with a range in %s", joined);
+    }
     if (markdown)
-      g_string_append_printf (out, "| `%s` | %s %s | `%s` | %s | %s |\n", k->path, type_name (k), range, dflt, k->unit,
-                              k->doc);
+      g_string_append_printf (out, "| `%s` | %s %s | `%s` | %s | %s%s%s |\n", k->path, type_name (k), range, dflt,
+                              k->unit, k->doc, assumed ? ". Ranges: " : "", assumed ? assumed : "");
     else
-      g_string_append_printf (out, "%-36s %-14s %-10s %-12s %s\n", k->path, type_name (k), dflt, k->unit, k->doc);
+      g_string_append_printf (out, "%-36s %-14s %-10s %-12s %s%s%s\n", k->path, type_name (k), dflt, k->unit, k->doc,
+                              assumed ? "; " : "", assumed ? assumed : "");
   }
 }

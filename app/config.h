@@ -86,6 +86,16 @@ typedef struct {
   char *rule; /* a default that follows other keys: what it follows and the source; else NULL */
 } PsKeyOrigin;
 
+/* A value nobody measured or documented (an ASSUMPTION in its file's comment) with the range that is physically
+ * plausible for that kind of part: a file's `assumptions:` section, KEY: [LO, HI] (README, "How far to trust a
+ * figure"). The range belongs to the file that sets the value: merged through includes as keys are (a later
+ * file's range replaces an earlier one), dropped when a later file or a --set gives the key a value without one. */
+typedef struct {
+  char *key; /* a numeric key of the table */
+  double lo, hi; /* lo < hi, within the key's own bounds, containing the value */
+  char *at; /* FILE:LINE:COL of the range */
+} PsAssumption;
+
 typedef struct {
   char *path; /* the config file as named on the command line */
   char *name;
@@ -229,6 +239,9 @@ typedef struct {
   PsTopology *topology;
   YNode *tree;
   char **sets;
+
+  PsAssumption *assumptions; /* in the order the files give them */
+  guint n_assumptions;
 } PsConfig;
 
 PsConfig *ps_config_load (const char *path, const char *const *sets, GError **error);
@@ -255,8 +268,24 @@ extern const char *const ps_microbench_test_words[]; /* PsMicrobenchTest order, 
 unsigned ps_mode_parse (const char *word);
 const char *ps_mode_name (unsigned single_mode);
 
+/* A numeric key's value as a double (NaN for a key that is not K_INT or K_DOUBLE). */
+double ps_config_number (const PsConfig *cfg, const char *path);
+/* TRUE if `path` is a numeric key (integer or number), the only kind a range may be given for. */
+gboolean ps_config_key_numeric (const char *path);
+/* TRUE if `path` is an integer key (so a range's samples are rounded, a fit keeps it whole). */
+gboolean ps_config_key_integer (const char *path);
+/* The value of key `path` nearest to `v` that the key accepts: an integer key rounds (to a power of two, or to
+ * its list of allowed values, when it has one). Doubles are returned as they are. */
+double ps_config_snap (const char *path, double v);
+/* "KEY=VALUE" for a --set giving numeric key `path` the value `v` (snapped), written so it reads back exactly. */
+char *ps_config_set_text (const char *path, double v);
+/* The ranges shipped files give (`pciesim keys`): every config file below `dir` (itself, hosts/, families/,
+ * benchmarks/) that has an assumptions: section, as "FILE: [LO, HI]" strings per key (a hash of key -> GPtrArray
+ * of char *), read from each file alone. Files that fail to parse are skipped: `keys` lists, validate checks. */
+GHashTable *ps_config_shipped_ranges (const char *dir);
+
 /* Print every key: path, type, default, unit, meaning and source (the `pciesim keys` command). */
-void ps_config_print_keys (GString *out, gboolean markdown);
+void ps_config_print_keys (GString *out, gboolean markdown, GHashTable *ranges);
 /* TRUE if the --set KEY=VALUE `set` addresses one element of a fabric: nodes.NAME.KEY, links.NAME.KEY or
  * flows.NAME.KEY (a node's keys, a link entry's, a flow's fields), applied to that element alone. */
 gboolean ps_config_is_element_set (const char *set);

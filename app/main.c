@@ -13,6 +13,7 @@
 #include "app/cli.h"
 #include "app/config.h"
 #include "app/error.h"
+#include "app/fit.h"
 #include "app/lspci.h"
 #include "app/report.h"
 #include "app/sweep.h"
@@ -31,6 +32,7 @@ static const char *summary_text =
     "  pciesim sweep SCENARIO        run a what-if scenario's points (--set, --jobs, --shard I/N, --resume)\n"
     "  pciesim merge FILE… -o OUT    join sweep shards into the file one unsharded run writes\n"
     "  pciesim import lspci DUMP     a config from `lspci -vvv` (--device, --tree, --host, -o)\n"
+    "  pciesim fit FILE -o OUT       fit a config's assumptions to measurements, write the fitted config\n"
     "  pciesim help [COMMAND]        a command's options (the same as COMMAND --help)\n"
     "\n"
     "Exit status: 0 success, 64 usage error, 65 bad config data, 66 missing file,\n"
@@ -115,7 +117,10 @@ cmd_keys (int argc, char **argv)
   if (argc > 1 || (format && strcmp (format, "table") != 0 && strcmp (format, "markdown") != 0))
     return usage ("keys", "usage: pciesim keys [--format table|markdown]");
   g_autoptr (GString) out = g_string_new (NULL);
-  ps_config_print_keys (out, format && strcmp (format, "markdown") == 0);
+  /* Which shipped files give a key a range: the configs validate would run, found the same way. */
+  g_autofree char *dir = ps_default_configs_dir ();
+  g_autoptr (GHashTable) ranges = ps_config_shipped_ranges (dir);
+  ps_config_print_keys (out, format && strcmp (format, "markdown") == 0, ranges);
   fputs (out->str, stdout);
   return 0;
 }
@@ -194,7 +199,8 @@ cmd_run (int argc, char **argv)
   g_autofree char *format = NULL, *output = NULL, *trace = NULL, *trace_window = NULL;
   g_auto (GStrv) sets = NULL, mode = NULL;
   gint64 seed = 1, trace_max = 0;
-  gboolean version = FALSE;
+  gboolean version = FALSE, ranges = FALSE;
+  gint jobs = 0, samples = 0;
   GOptionEntry entries[] = {
     { "mode", 'm', 0, G_OPTION_ARG_STRING_ARRAY, &mode,
       "read, write, simultaneous, all (the three), pio_read or pio_write (a list: read,write; repeatable; default: "
@@ -212,6 +218,12 @@ cmd_run (int argc, char **argv)
       "trace only simulated time [START, END) in ns; either side may be empty", "START_NS:END_NS" },
     { "trace-max-bytes", 0, 0, G_OPTION_ARG_INT64, &trace_max,
       "size cap of the trace file (default 512 MiB); the trace stops there, valid, with a marker", "N" },
+    { "ranges", 0, 0, G_OPTION_ARG_NONE, &ranges,
+      "run over the config's assumption ranges: each figure's interval and the assumptions that move it most", NULL },
+    { "samples", 0, 0, G_OPTION_ARG_INT, &samples,
+      "--ranges: Latin-hypercube runs when there are more than 4 assumptions (default max(8, half the assumptions), down to 4 within a budget of 40 runs)",
+      "N" },
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "--ranges: worker threads (default: number of cores)", "N" },
     { "version", 'V', 0, G_OPTION_ARG_NONE, &version, "print the version and exit", NULL },
     G_OPTION_ENTRY_NULL,
   };
@@ -239,9 +251,13 @@ cmd_run (int argc, char **argv)
   if (trace_max < 0 || ((trace_window || trace_max) && !trace))
     return usage (NULL, trace_max < 0 ? "--trace-max-bytes must not be negative"
                                       : "--trace-window and --trace-max-bytes need --trace FILE");
+  if (jobs < 0 || samples < 0 || ((jobs || samples) && !ranges) || (ranges && trace))
+    return usage (NULL, jobs < 0 || samples < 0 ? "--jobs and --samples must not be negative"
+                        : trace ? "--ranges runs many times: it cannot be traced" : "--jobs and --samples need --ranges");
   PsCliRun run = { .config_path = argv[1], .sets = (const char *const *) sets, .seed = (uint64_t) seed,
                    .format = PS_FORMAT_TABLE, .output = output, .trace_path = trace, .trace_window = trace_window,
-                   .trace_max_bytes = (uint64_t) trace_max };
+                   .trace_max_bytes = (uint64_t) trace_max, .ranges = ranges, .jobs = jobs,
+                   .samples = (guint) samples };
   if (!parse_format (format, &run.format, &e))
     return finish (e);
   if (!parse_modes (mode, &run.modes, &e))
@@ -398,6 +414,38 @@ cmd_import (int argc, char **argv)
   return finish (e);
 }
 
+/* `pciesim fit`: the report to stdout, the fitted config to --output. */
+static int
+cmd_fit (int argc, char **argv)
+{
+  g_autofree char *output = NULL;
+  gint jobs = 0;
+  gint64 seed = 1;
+  GOptionEntry entries[] = {
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "write the fitted config to FILE atomically", "FILE" },
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "worker threads (default: number of cores)", "N" },
+    { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "seed of every random stream (default 1)", "N" },
+    G_OPTION_ENTRY_NULL,
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("FILE - fit a config's assumptions to measurements");
+  g_option_context_set_description (ctx, "FILE gives base: (a config), measurements: (each a set: of config keys and\n"
+                                         "one sweep metric with its measured value) and optionally parameters: (keys\n"
+                                         "with a range; default every one). Prints each measurement's residual and\n"
+                                         "each parameter's fitted value and whether the data constrain it.");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  GError *e = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &e))
+    return finish (usage_error (e, "fit"));
+  if (argc != 2 || jobs < 0)
+    return usage ("fit", jobs < 0 ? "--jobs must not be negative" : "usage: pciesim fit FILE [--output FITTED.yaml]");
+  PsFit fit = { .path = argv[1], .output = output, .seed = (uint64_t) seed, .jobs = jobs };
+  g_autoptr (GString) report = g_string_new (NULL);
+  if (!ps_fit_run (&fit, report, &e))
+    return finish (e);
+  fputs (report->str, stdout);
+  return 0;
+}
+
 typedef int (*Command) (int argc, char **argv);
 
 static const struct {
@@ -409,6 +457,7 @@ static const struct {
   { "sweep", cmd_sweep },
   { "merge", cmd_merge },
   { "import", cmd_import },
+  { "fit", cmd_fit },
 };
 
 static Command
@@ -430,15 +479,15 @@ cmd_help (int argc, char **argv)
   const char *word = argc == 2 ? argv[1] : NULL;
   /* `pciesim help --help` (what completion asks every command) gets the one line there is to say. */
   if (word && (strcmp (word, "--help") == 0 || strcmp (word, "-h") == 0)) {
-    printf ("Usage:\n  pciesim help [COMMAND] - the options of COMMAND (validate, keys, sweep, merge, import), or of "
-            "running "
+    printf ("Usage:\n  pciesim help [COMMAND] - the options of COMMAND (validate, keys, sweep, merge, import, fit), or "
+            "of running "
             "a config\n");
     return 0;
   }
   Command c = word ? find_command (word) : cmd_run;
   if (!c) {
-    g_autofree char *m = g_strdup_printf ("help: no command '%s' (validate, keys, sweep, merge, import; or none "
-                                          "for "
+    g_autofree char *m = g_strdup_printf ("help: no command '%s' (validate, keys, sweep, merge, import, fit; or "
+                                          "none for "
                                           "running a config)", word);
     return usage (NULL, m);
   }

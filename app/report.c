@@ -14,6 +14,7 @@
 
 #include "error.h"
 #include "pciesim-version.h"
+#include "ranges.h"
 #include "report_fabric.h"
 
 /* A figure whose mode did not run stays in the array with a NaN simulated value, so a position means the same
@@ -322,6 +323,13 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
     } else {
       ps_json_fixed_member (&j, "mbps", m->mbps, 2);
     }
+    /* --ranges only, so plain reports keep their bytes. */
+    if (r->ranges) {
+      ps_json_break (&j, 6);
+      ps_ranges_json_members (&j, r->ranges, PS_RANGE_MODE + 2 * i, i == PS_SIMULTANEOUS ? "read_" : "");
+      if (i == PS_SIMULTANEOUS)
+        ps_ranges_json_members (&j, r->ranges, PS_RANGE_MODE + 2 * i + 1, "write_");
+    }
     /* Added keys (issue #14), only for figures timed by software, so counter-timed results keep their bytes. */
     gboolean reads = i == PS_READ || i == PS_PIO_READ, writes = i == PS_WRITE || i == PS_PIO_WRITE;
     if (i == PS_SIMULTANEOUS && m->transfer_read.valid)
@@ -374,9 +382,15 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
     ps_json_fixed_member (&j, "gbps", mb->gbps, 3);
     ps_json_key (&j, "latency_ns");
     json_latency (&j, &mb->latency);
+    if (r->ranges) {
+      ps_ranges_json_members (&j, r->ranges, PS_RANGE_MB_GBPS, "");
+      ps_ranges_json_members (&j, r->ranges, PS_RANGE_MB_P50, "latency_p50_");
+    }
     ps_json_end (&j);
   }
   ps_json_end (&j);
+  if (r->ranges)
+    ps_ranges_json_assumptions (&j, r->ranges, c);
 
   const PsModeResult *h = headline_mode (r);
   if (h) {
@@ -388,7 +402,7 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
     json_directions (&j, &u, 17);
   }
   if (r->fabric.ran)
-    ps_report_fabric_json (&j, &r->fabric);
+    ps_report_fabric_json (&j, &r->fabric, r->ranges);
 
   /* The published figures are repeated from the config so the file is self-contained: a script compares without
    * reading YAML. Only figures the config gives appear (a partial published: block is legal), and none for a

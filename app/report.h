@@ -150,6 +150,9 @@ typedef struct {
 /* Indices into PsRunResult.modes. */
 enum { PS_READ, PS_WRITE, PS_SIMULTANEOUS, PS_PIO_READ, PS_PIO_WRITE, PS_N_MODES };
 
+/* --ranges' intervals and sensitivities (ranges.h). */
+typedef struct PsRanges PsRanges;
+
 typedef struct {
   const PsConfig *config;
   const char *model; /* what produced the figures, e.g. "chaining-dma" or "stream" */
@@ -165,6 +168,8 @@ typedef struct {
   PsMicrobenchResult microbench; /* benchmark.workload microbench runs this instead of the modes */
   uint64_t seed;
   double wall_s;
+  /* NULL but in a run with --ranges, whose JSON then gives each figure its range and sensitivity (ranges.h). */
+  const PsRanges *ranges;
 } PsRunResult;
 
 /* Why the published figures of a result are not comparable ("config changed by --set link.lanes"), or NULL when

@@ -10,6 +10,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "ranges.h"
+
 static const char *const usage_names[] = { "payload", "tlp_overhead", "dllp", "ordered_sets", "idle" };
 
 static void
@@ -39,7 +41,7 @@ busiest (const PsFabricResult *fr)
 }
 
 void
-ps_report_fabric_json (PsJson *j, const PsFabricResult *fr)
+ps_report_fabric_json (PsJson *j, const PsFabricResult *fr, const PsRanges *ranges)
 {
   ps_json_key (j, "flows");
   ps_json_array (j, 4 | PS_JSON_BREAK_EMPTY);
@@ -62,6 +64,8 @@ ps_report_fabric_json (PsJson *j, const PsFabricResult *fr)
     for (int i = 0; i < 5; i++)
       ps_json_fixed_member (j, names[i], v[i], 3);
     ps_json_end (j);
+    if (ranges)
+      ps_ranges_json_members (j, ranges, PS_RANGE_FLOW + (int) k, "");
     ps_json_end (j);
   }
   ps_json_end (j);

@@ -7,7 +7,7 @@
 
 #include "report.h"
 
-void ps_report_fabric_json (PsJson *j, const PsFabricResult *fr);
+void ps_report_fabric_json (PsJson *j, const PsFabricResult *fr, const PsRanges *ranges);
 /* "defaults (not given): …" for the keys `shown` that no file or --set gave (and for the host keys), then the blank
  * line before the figures (report.c's, shared with a fabric's header). */
 void ps_report_defaults_line (GString *o, const PsConfig *c, const char *const *shown);

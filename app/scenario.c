@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "app/error.h"
+#include "app/ranges.h"
 
 /* The keys each mapping may have, for check_keys() and its did-you-mean. `description:` is free text for people:
  * it is checked to be a scalar and otherwise ignored. */
@@ -499,6 +500,23 @@ metric_table (void)
       m = (PsMetric) { name, PS_METRIC_MICROBENCH, -1, 0, 0, c };
       g_array_append_val (t, m);
     }
+    /* The ends of the figures' intervals over the assumptions' ranges (ranges.h), last: MODE_mbps_lo and _hi
+     * (simultaneous: _read_ and _write_), microbench_gbps_lo/_hi, microbench_latency_p50_ns_lo/_hi. Asking for one
+     * makes every point run as --ranges does. */
+    for (int mode = 0; mode < PS_N_MODES; mode++)
+      for (int f = 0; f < (mode == PS_SIMULTANEOUS ? 2 : 1); f++)
+        for (int end = 0; end < 2; end++) {
+          const char *fig = mode != PS_SIMULTANEOUS ? "" : f ? "_write" : "_read";
+          m = (PsMetric) { g_strdup_printf ("%s%s_mbps_%s", mode_words[mode], fig, end ? "hi" : "lo"), PS_METRIC_RANGE,
+                           mode, f, PS_RANGE_MODE + 2 * mode + f, end };
+          g_array_append_val (t, m);
+        }
+    for (int c = 0; c < 2; c++)
+      for (int end = 0; end < 2; end++) {
+        m = (PsMetric) { g_strdup_printf ("%s_%s", c ? "microbench_latency_p50_ns" : "microbench_gbps", end ? "hi" : "lo"),
+                         PS_METRIC_RANGE, -1, 0, c ? PS_RANGE_MB_P50 : PS_RANGE_MB_GBPS, end };
+        g_array_append_val (t, m);
+      }
     g_once_init_leave (&table, t);
   }
   return table;
@@ -610,6 +628,47 @@ default_metrics (PsScenario *s, const PsConfig *base)
   }
 }
 
+gboolean
+ps_metric_resolve (const YNode *n, const PsConfig *base, unsigned modes, const char *runner, PsMetric *out,
+                   GError **error)
+{
+  if (!want_kind (n, YNODE_SCALAR, "a metric", error))
+    return FALSE;
+  const PsMetric *m = metric_find (n->value);
+  if (!m && fabric_metric (base->topology, n->value, out))
+    m = out;
+  if (!m) {
+    const char *hint = ps_closest (ps_metric_names (), n->value, 3);
+    ytree_error (error, PS_ERROR_DATA, n, "unknown metric '%s'%s%s%s", n->value, hint ? " (did you mean '" : "",
+                 hint ? hint : "", hint ? "'?)" : "");
+    return FALSE;
+  }
+  /* A fabric runs flows, not the benchmark's modes; flows' metrics need one. */
+  if ((base->topology != NULL && m->mode >= 0) || (base->topology == NULL && m->kind >= PS_METRIC_FLOWS)) {
+    ytree_error (error, PS_ERROR_DATA, n, "metric '%s' %s", n->value, base->topology
+                 ? "is a benchmark mode's: a fabric (topology:) runs its flows, whose metrics are flows_total_mbps, "
+                   "FLOW_mbps and the like" : "is a fabric's: the base config has no topology: and no flows");
+    return FALSE;
+  }
+  gboolean mb = base->benchmark.workload == PS_WORKLOAD_MICROBENCH;
+  gboolean mb_metric = m->kind == PS_METRIC_MICROBENCH || (m->kind == PS_METRIC_RANGE && m->mode < 0);
+  if (mb_metric != mb && base->topology == NULL && m->kind != PS_METRIC_THEORETICAL
+      && m->kind != PS_METRIC_PROTOCOL_LIMIT) {
+    ytree_error (error, PS_ERROR_DATA, n, "metric '%s' %s", n->value, mb
+                 ? "is a benchmark mode's: the microbench workload runs one test, whose metrics are microbench_gbps "
+                   "and microbench_latency_*_ns"
+                 : "is the microbench workload's: the base config's benchmark.workload is not microbench");
+    return FALSE;
+  }
+  if (m->mode >= 0 && !(modes & mode_bits[m->mode])) {
+    ytree_error (error, PS_ERROR_DATA, n, "metric '%s' needs %s mode, which %s does not run", n->value,
+                 mode_words[m->mode], runner);
+    return FALSE;
+  }
+  *out = *m;
+  return TRUE;
+}
+
 /* A metric of a mode the scenario does not run would be an always-empty column: refuse it at its node. */
 static gboolean
 load_metrics (PsScenario *s, const YNode *list, const PsConfig *base, GError **error)
@@ -619,39 +678,10 @@ load_metrics (PsScenario *s, const YNode *list, const PsConfig *base, GError **e
   /* The list's order is kept: it is the order of the output columns. */
   for (guint i = 0; i < list->items->len; i++) {
     const YNode *n = list->items->pdata[i];
-    if (!want_kind (n, YNODE_SCALAR, "a metric", error))
-      return FALSE;
-    const PsMetric *m = metric_find (n->value);
     PsMetric own;
-    if (!m && fabric_metric (base->topology, n->value, &own))
-      m = &own;
-    if (!m) {
-      const char *hint = ps_closest (ps_metric_names (), n->value, 3);
-      ytree_error (error, PS_ERROR_DATA, n, "unknown metric '%s'%s%s%s", n->value, hint ? " (did you mean '" : "",
-                   hint ? hint : "", hint ? "'?)" : "");
+    if (!ps_metric_resolve (n, base, s->modes, "this scenario", &own, error))
       return FALSE;
-    }
-    /* A fabric runs flows, not the benchmark's modes; flows' metrics need one. */
-    if ((base->topology != NULL && m->mode >= 0) || (base->topology == NULL && m->kind >= PS_METRIC_FLOWS)) {
-      ytree_error (error, PS_ERROR_DATA, n, "metric '%s' %s", n->value, base->topology
-                   ? "is a benchmark mode's: a fabric (topology:) runs its flows, whose metrics are flows_total_mbps, "
-                     "FLOW_mbps and the like" : "is a fabric's: the base config has no topology: and no flows");
-      return FALSE;
-    }
-    gboolean mb = base->benchmark.workload == PS_WORKLOAD_MICROBENCH;
-    if ((m->kind == PS_METRIC_MICROBENCH) != mb && base->topology == NULL && m->kind != PS_METRIC_THEORETICAL
-        && m->kind != PS_METRIC_PROTOCOL_LIMIT) {
-      ytree_error (error, PS_ERROR_DATA, n, "metric '%s' %s", n->value, mb
-                   ? "is a benchmark mode's: the microbench workload runs one test, whose metrics are microbench_gbps "
-                     "and microbench_latency_*_ns"
-                   : "is the microbench workload's: the base config's benchmark.workload is not microbench");
-      return FALSE;
-    }
-    if (m->mode >= 0 && !(s->modes & mode_bits[m->mode])) {
-      ytree_error (error, PS_ERROR_DATA, n, "metric '%s' needs %s mode, which this scenario does not run", n->value,
-                   mode_words[m->mode]);
-      return FALSE;
-    }
+    const PsMetric *m = &own;
     /* A metric listed twice would give two CSV columns of one name, which readers rename or reject, and a JSON
      * object with a duplicate key. */
     for (guint j = 0; j < s->metrics->len; j++)
@@ -660,6 +690,7 @@ load_metrics (PsScenario *s, const YNode *list, const PsConfig *base, GError **e
         return FALSE;
       }
     add_metric (s, m);
+    s->ranges |= m->kind == PS_METRIC_RANGE;
   }
   /* `metrics: []` is refused rather than read as "the defaults": a sweep that records nothing is a mistake. */
   if (s->metrics->len == 0) {
@@ -707,6 +738,10 @@ ps_metric_value (const PsMetric *m, const PsRunResult *r)
     return m->figure ? r->protocol_limit_read_mbps : r->protocol_limit_mbps;
   if (m->kind == PS_METRIC_FLOWS || m->kind == PS_METRIC_FLOW || m->kind == PS_METRIC_LINK)
     return fabric_value (m, &r->fabric);
+  if (m->kind == PS_METRIC_RANGE) {
+    const PsFigureRange *fr = r->ranges ? &r->ranges->fig[m->downstream] : NULL;
+    return fr && fr->valid ? (m->category ? fr->hi : fr->lo) : NAN;
+  }
   if (m->kind == PS_METRIC_MICROBENCH) {
     const PsMicrobenchResult *mb = &r->microbench;
     const double v[5] = { mb->gbps, mb->latency.mean_ns, mb->latency.p50_ns, mb->latency.p99_ns, mb->latency.max_ns };
@@ -760,7 +795,8 @@ ps_metric_decimals (const PsMetric *m)
 {
   return m->kind == PS_METRIC_EVENTS || m->kind == PS_METRIC_ERRORS ? 0
          : m->kind == PS_METRIC_SIM_TIME || m->kind == PS_METRIC_LATENCY_P99 || m->kind == PS_METRIC_TRANSFER
-                || m->kind == PS_METRIC_MICROBENCH || (m->kind == PS_METRIC_FLOW && m->category > 0) ? 3 : 2;
+                || m->kind == PS_METRIC_MICROBENCH || (m->kind == PS_METRIC_FLOW && m->category > 0)
+                || (m->kind == PS_METRIC_RANGE && m->mode < 0) ? 3 : 2;
 }
 
 /* --- errors of one point --------------------------------------------------------------------------------- */

@@ -36,7 +36,7 @@ typedef struct {
 
 typedef enum { PS_METRIC_THEORETICAL, PS_METRIC_PROTOCOL_LIMIT, PS_METRIC_MBPS, PS_METRIC_PCT_THEORETICAL,
                PS_METRIC_USAGE, PS_METRIC_EVENTS, PS_METRIC_SIM_TIME, PS_METRIC_ERRORS,
-               PS_METRIC_LATENCY_P99, PS_METRIC_TRANSFER, PS_METRIC_MICROBENCH,
+               PS_METRIC_LATENCY_P99, PS_METRIC_TRANSFER, PS_METRIC_MICROBENCH, PS_METRIC_RANGE,
                PS_METRIC_FLOWS, PS_METRIC_FLOW, PS_METRIC_LINK } PsMetricKind; /* the fabric's kinds last */
 
 typedef struct {
@@ -47,7 +47,8 @@ typedef struct {
                * 1 min, 2 max; a fabric's flow or link: its index */
   int downstream; /* usage: 0 = upstream, 1 = downstream; a fabric's link: 0 = a to b, 1 = b to a */
   int category; /* usage: 0 payload, 1 TLP overhead, 2 DLLP, 3 ordered sets, 4 idle; a flow: 0 MB/s, 1 p50
-                 * latency, 2 first TLP's latency; microbench: 0 Gb/s, 1 mean, 2 p50, 3 p99, 4 max latency */
+                 * latency, 2 first TLP's latency; microbench: 0 Gb/s, 1 mean, 2 p50, 3 p99, 4 max latency;
+                 * range: 0 the interval's low end, 1 its high end (of figure ranges.h PS_RANGE_* `downstream`) */
 } PsMetric;
 
 typedef struct {
@@ -60,6 +61,7 @@ typedef struct {
   GPtrArray *axes; /* PsAxis* */
   GArray *metrics; /* PsMetric */
   unsigned modes; /* PsModeMask run at every point */
+  gboolean ranges; /* a metric is an interval's end (MODE_mbps_lo, …): every point runs as --ranges does */
   guint n_points;
   guint n_groups;
   YNode *tree; /* the file, owned: every located node above points into it */
@@ -87,6 +89,11 @@ void ps_scenario_locate_error (const PsScenario *s, guint index, GError **error)
  * topology:) has those of flows and links besides, named after them (README, "Fabrics"): FLOW_mbps,
  * FLOW_latency_p50_ns, FLOW_first_tlp_ns and LINK_a_to_b|b_to_a_CATEGORY_pct. */
 const char *const *ps_metric_names (void);
+/* The metric named by scalar `n` for a run of `base` with `modes` (a PsModeMask): a known name, of the kind the
+ * config runs (a fabric's flows, a microbench, the benchmark's modes) and of a mode in `modes` ("... which
+ * `runner` does not run"); else a located PS_ERROR_DATA. A fabric's metric borrows its name from `n`. */
+gboolean ps_metric_resolve (const YNode *n, const PsConfig *base, unsigned modes, const char *runner, PsMetric *out,
+                            GError **error);
 /* The metric's value in a result (NaN when the mode did not run). */
 double ps_metric_value (const PsMetric *m, const PsRunResult *r);
 /* The decimals a metric's values are written with (format.h's fixed-precision numbers), fixed per kind. */

@@ -25,6 +25,7 @@
 #include "app/builder.h"
 #include "pciesim-version.h"
 #include "app/error.h"
+#include "app/ranges.h"
 #include "app/scenario.h"
 
 /* Rewrite a partial output at most this often, and never spend more than ~5% of the time doing it. */
@@ -549,10 +550,19 @@ run_point (gpointer data, gpointer user)
   PsRunResult result = { 0 };
   if (!skip && cfg && !r->validating) {
     /* A load error comes back located from ps_scenario_point_config(); a run error (a model's) is located here. */
-    if (ps_run_config (cfg, r->sc->modes, r->seed, &result, &e))
+    /* A point with interval metrics runs as --ranges does, its runs in this worker (the sweep's jobs are the
+     * points), reloaded with the point's own --sets. */
+    PsRanges ranges = { 0 };
+    g_auto (GStrv) sets = r->sc->ranges ? ps_scenario_point_sets (r->sc, index) : NULL;
+    gboolean ran = r->sc->ranges ? ps_ranges_run (cfg, (const char *const *) sets, r->sc->modes, r->seed, 1, 0,
+                                                  &result, &ranges, &e)
+                                 : ps_run_config (cfg, r->sc->modes, r->seed, &result, &e);
+    result.ranges = r->sc->ranges ? &ranges : NULL;
+    if (ran)
       row = render_row (r->sc, index, r->format, &result);
     else
       ps_scenario_locate_error (r->sc, index, &e);
+    ps_ranges_clear (&ranges);
   }
   g_mutex_lock (&r->lock);
   /* The lowest failing index is kept, not the first failure to arrive, so the error reported does not depend on
@@ -934,4 +944,48 @@ ps_sweep_merge (const char *const *inputs, const char *output, GError **error)
   g_autoptr (GString) out = g_string_new (NULL);
   render_file (out, &first.header, (char *const *) texts->pdata, texts->len);
   return ps_write_output (output, out, error);
+}
+
+typedef struct {
+  void (*fn) (guint i, gpointer user);
+  gpointer user;
+} Parallel;
+
+static void
+parallel_one (gpointer data, gpointer user)
+{
+  const Parallel *p = user;
+  p->fn (GPOINTER_TO_UINT (data) - 1, p->user);
+}
+
+void
+ps_first_error_keep (PsFirstError *f, guint index, GError *e)
+{
+  g_mutex_lock (&f->lock);
+  if (!f->error || index < f->index) {
+    f->index = index;
+    g_clear_error (&f->error);
+    f->error = g_steal_pointer (&e);
+  }
+  g_mutex_unlock (&f->lock);
+  g_clear_error (&e);
+}
+
+void
+ps_sweep_parallel (guint n, int jobs, void (*fn) (guint i, gpointer user), gpointer user)
+{
+  int workers = jobs > 0 ? jobs : (int) g_get_num_processors ();
+  workers = (int) MIN ((guint) MAX (workers, 1), MAX (n, 1));
+  Parallel p = { fn, user };
+  /* One worker: run in this thread, as a sweep point's own runs do (no pool inside a pool's worker). */
+  if (workers == 1) {
+    for (guint i = 0; i < n; i++)
+      fn (i, user);
+    return;
+  }
+  GThreadPool *pool = g_thread_pool_new (parallel_one, &p, workers, TRUE, NULL);
+  /* Queued as i + 1: a GThreadPool cannot queue NULL. Freeing with wait joins every job. */
+  for (guint i = 0; i < n; i++)
+    g_thread_pool_push (pool, GUINT_TO_POINTER (i + 1), NULL);
+  g_thread_pool_free (pool, FALSE, TRUE);
 }

@@ -190,7 +190,7 @@ END_TEST
  * `help COMMAND` that command's (issue #12 item 13). Each is compared with the --help it stands for. */
 START_TEST (test_help_command)
 {
-  const char *const commands[] = { "", "validate", "keys", "sweep", "merge", "import", NULL };
+  const char *const commands[] = { "", "validate", "keys", "sweep", "merge", "import", "fit", NULL };
   for (const char *const *c = commands; *c; c++) {
     g_auto (TestRun) h, want;
     if (**c) {

@@ -617,7 +617,7 @@ START_TEST (test_defaults)
   g_autoptr (PsConfig) cfg = load_text (dir, "link:\n  gen: 2\n  lanes: 4\n", NULL, &e);
   ck_assert_msg (cfg != NULL, "%s", e ? e->message : "");
   g_autoptr (GString) table = g_string_new (NULL);
-  ps_config_print_keys (table, TRUE);
+  ps_config_print_keys (table, TRUE, NULL);
   for (guint i = 0; i < G_N_ELEMENTS (defaults); i++) {
     const Default *d = &defaults[i];
     ck_assert_msg (ps_config_key_exists (d->key), "%s is not a key", d->key);

@@ -231,7 +231,7 @@ static const CompletionCase completion_cases[] = {
   { { "sweep", "README" }, "" },
   { { "merge", "README" }, "README.md\n" },
   { { "sweep", "scenarios/tags_" }, "scenarios/tags_vs_payload.yaml\n" },
-  { { "help", "" }, "import\nkeys\nmerge\nsweep\nvalidate\n" },
+  { { "help", "" }, "fit\nimport\nkeys\nmerge\nsweep\nvalidate\n" },
   { { "import", "" }, "lspci\n" },
   { { "import", "lspci", "README" }, "README.md\n" },
   { { "import", "--de" }, "--device\n" },

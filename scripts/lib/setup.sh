@@ -23,11 +23,12 @@ readonly setup_root
 
 # man-db (which brings groff): the docs suite renders the generated pciesim(1) page with `man -l`. python3: meson runs
 # on it anyway; scripts/calibrate and the README's calibration tables (scripts/lib/readme-tables.py) use it directly.
+# libnlopt-dev: pciesim fit's bounded derivative-free search (sim/fit.c).
 # gtkwave: its vcd2fst and fst2vcd read back the VCD traces in the trace suite (tests/test-trace.c), so a trace is
 # checked by the reader users open it with, not only by ours. valgrind: scripts/test's instruction-count guard
 # (scripts/instr-guard) counts instructions per event with its cachegrind tool.
 setup_default_packages=(meson ninja-build pkg-config gcc libglib2.0-dev libyaml-dev check
-  libjson-glib-dev gnuplot-nox parallel man-db python3 gtkwave valgrind)
+  libjson-glib-dev gnuplot-nox parallel man-db python3 gtkwave valgrind libnlopt-dev)
 
 setup_say() {
   printf '%s: %s\n' "${0##*/}" "$*" >&2

@@ -1,0 +1,36 @@
+/* fit.h — `pciesim fit FILE -o fitted.yaml`: a user's measurements in, the assumed values that reproduce them out
+ * (README, "How far to trust a figure").
+ *
+ * Contract:
+ * - FILE (YAML): `base:` a config (relative to FILE); `parameters:` (optional) keys of the base that carry a range
+ *   (config.h PsAssumption), default every one; `measurements:` a non-empty list, each a mapping of an optional
+ *   `set:` (config keys, nested or dotted, applied as --sets) and exactly one sweep metric (scenario.h) with its
+ *   measured value (non-zero). Every mistake is a located PS_ERROR_DATA (exit 65): unknown keys, a parameter
+ *   without a range ("not fittable"), an empty list, an unknown metric, a metric of a mode or workload the
+ *   measurement's config does not run.
+ * - A parameter is constrained when moving it from its range's low to its high end (the others at their file
+ *   values) moves at least one measured figure; an unconstrained one keeps its file value and is not written.
+ * - The search: NLopt's Nelder-Mead simplex (derivative-free, bounded) over the constrained parameters scaled to
+ *   [0, 1], from the file values, minimising the sum of squared relative errors; integer parameters are rounded at
+ *   every evaluation (ps_config_snap()) and then improved one at a time over a geometric grid of their range and
+ *   by single steps (a plateau, where another resource binds, can hold the simplex). Deterministic: same file and
+ *   seed, same result.
+ * - Every evaluation runs each measurement's config (base, the measurement's sets, the parameters' values as
+ *   --sets) through ps_sweep_parallel() on `jobs` threads.
+ * - The output config includes the base (a path relative to the output) and sets each constrained parameter to its
+ *   fitted value with a comment naming the fit; it is written atomically. The report (stdout) gives each
+ *   measurement's residual and each parameter's value and whether the data constrain it.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdint.h>
+
+typedef struct {
+  const char *path; /* the measurement file */
+  const char *output; /* the fitted config; NULL = none written */
+  uint64_t seed;
+  int jobs;
+} PsFit;
+
+gboolean ps_fit_run (const PsFit *fit, GString *report, GError **error);

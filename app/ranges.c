@@ -1,0 +1,384 @@
+/* ranges.c — the runs of --ranges, their intervals and sensitivities, and how reports write them (ranges.h). */
+#include "ranges.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "app/builder.h"
+#include "app/error.h"
+#include "app/sweep.h"
+
+void
+ps_ranges_figures (const PsRunResult *r, double out[PS_RANGE_N])
+{
+  for (int f = 0; f < PS_RANGE_N; f++)
+    out[f] = NAN;
+  for (int i = 0; i < PS_N_MODES; i++) {
+    const PsModeResult *m = &r->modes[i];
+    if (!m->ran)
+      continue;
+    out[PS_RANGE_MODE + 2 * i] = i == PS_SIMULTANEOUS ? m->read_mbps : m->mbps;
+    if (i == PS_SIMULTANEOUS)
+      out[PS_RANGE_MODE + 2 * i + 1] = m->write_mbps;
+  }
+  for (guint k = 0; r->fabric.ran && k < r->fabric.n_flows; k++)
+    if (r->fabric.flows[k].ran)
+      out[PS_RANGE_FLOW + k] = r->fabric.flows[k].mbps;
+  if (r->microbench.ran) {
+    out[PS_RANGE_MB_GBPS] = r->microbench.gbps;
+    out[PS_RANGE_MB_P50] = r->microbench.latency.p50_ns;
+  }
+}
+
+/* --- the runs -------------------------------------------------------------------------------------------- */
+
+/* Run i's values, one per assumption: 0 the plain run (NULL: no --set at all); 1..2n one at a time (2a+1 low,
+ * 2a+2 high); then the joint runs. */
+typedef struct {
+  const PsConfig *cfg;
+  const char *const *sets;
+  unsigned modes;
+  uint64_t seed;
+  guint n, runs;
+  double *values; /* runs x n; row 0 unused */
+  double *figures; /* runs x PS_RANGE_N */
+  guint *same; /* runs: the first run with the same values (itself if none), whose figures it takes */
+  guint *todo, n_todo; /* the runs that are first of their values: the ones simulated */
+  PsRunResult *plain;
+  PsFirstError fail;
+} Plan;
+
+static char *
+run_label (const Plan *p, guint run)
+{
+  GString *s = g_string_new (NULL);
+  for (guint a = 0; a < p->n; a++) {
+    double v = p->values[run * p->n + a];
+    if (v != ps_config_number (p->cfg, p->cfg->assumptions[a].key))
+      g_string_append_printf (s, "%s%s=%g", s->len ? ", " : "", p->cfg->assumptions[a].key, v);
+  }
+  return g_string_free (s, FALSE);
+}
+
+static void
+run_one (guint i, gpointer user)
+{
+  Plan *p = user;
+  guint run = p->todo[i];
+  GError *e = NULL;
+  PsRunResult local = { 0 }, *res = run == 0 ? p->plain : &local;
+  g_autoptr (PsConfig) cfg = NULL;
+  if (run > 0) {
+    GPtrArray *sets = g_ptr_array_new_with_free_func (g_free);
+    for (const char *const *s = p->sets; s && *s; s++)
+      g_ptr_array_add (sets, g_strdup (*s));
+    for (guint a = 0; a < p->n; a++)
+      g_ptr_array_add (sets, ps_config_set_text (p->cfg->assumptions[a].key, p->values[run * p->n + a]));
+    g_ptr_array_add (sets, NULL);
+    cfg = ps_config_load (p->cfg->path, (const char *const *) sets->pdata, &e);
+    g_ptr_array_unref (sets);
+  }
+  if (!e)
+    ps_run_config (cfg ? cfg : p->cfg, p->modes, p->seed, res, &e);
+  if (!e) {
+    ps_ranges_figures (res, p->figures + (gsize) run * PS_RANGE_N);
+    return;
+  }
+  g_autofree char *label = run_label (p, run);
+  g_prefix_error (&e, "--ranges, run with %s: ", label);
+  ps_first_error_keep (&p->fail, run, e);
+}
+
+/* A value stratum u in [0, 1) of assumption a, snapped to what the key accepts. */
+static double
+at (const PsAssumption *a, double u)
+{
+  return ps_config_snap (a->key, a->lo + u * (a->hi - a->lo));
+}
+
+static void
+plan_values (Plan *p, const PsRanges *r, uint64_t seed)
+{
+  const PsAssumption *as = p->cfg->assumptions;
+  guint n = p->n;
+  for (guint run = 0; run < p->runs; run++)
+    for (guint a = 0; a < n; a++)
+      p->values[run * n + a] = ps_config_number (p->cfg, as[a].key);
+  for (guint a = 0; a < n; a++) {
+    p->values[(1 + 2 * a) * n + a] = as[a].lo;
+    p->values[(2 + 2 * a) * n + a] = as[a].hi;
+  }
+  guint first = 1 + r->one_at_a_time;
+  if (r->corners) {
+    for (guint c = 0; c < r->joint; c++)
+      for (guint a = 0; a < n; a++)
+        p->values[(first + c) * n + a] = (c >> a) & 1 ? as[a].hi : as[a].lo;
+    return;
+  }
+  /* Latin hypercube: in each assumption's range, one run per stratum, the strata shuffled per assumption. */
+  guint32 words[2] = { (guint32) seed, (guint32) (seed >> 32) };
+  g_autoptr (GRand) rng = g_rand_new_with_seed_array (words, 2);
+  g_autofree guint *perm = g_new (guint, r->joint);
+  for (guint a = 0; a < n; a++) {
+    for (guint s = 0; s < r->joint; s++)
+      perm[s] = s;
+    for (guint s = r->joint - 1; s > 0; s--) {
+      guint t = (guint) g_rand_int_range (rng, 0, (gint32) s + 1), x = perm[s];
+      perm[s] = perm[t];
+      perm[t] = x;
+    }
+    for (guint s = 0; s < r->joint; s++)
+      p->values[(first + s) * n + a] = at (&as[a], (perm[s] + g_rand_double (rng)) / r->joint);
+  }
+}
+
+/* The larger effect first; NaN effects (a figure absent from a run) last. */
+static gboolean
+moves_more (const PsSensitivity *x, const PsSensitivity *y)
+{
+  double dx = fabs (x->hi_figure - x->lo_figure), dy = fabs (y->hi_figure - y->lo_figure);
+  return !isnan (dx) && (isnan (dy) || dx > dy);
+}
+
+/* Insertion sort: stable, so equal effects keep the file's order, and n is a few dozen at most. */
+static void
+sort_sens (PsSensitivity *s, guint n)
+{
+  for (guint i = 1; i < n; i++) {
+    PsSensitivity x = s[i];
+    guint k = i;
+    for (; k > 0 && moves_more (&x, &s[k - 1]); k--)
+      s[k] = s[k - 1];
+    s[k] = x;
+  }
+}
+
+guint
+ps_ranges_default_samples (guint n)
+{
+  /* max(8, n / 2), but within a budget of PS_RANGES_RUN_BUDGET runs once the one-at-a-time runs are counted (so
+   * --ranges stays within about 20 plain runs' time on two cores), never fewer than 4. */
+  int within = PS_RANGES_RUN_BUDGET - 1 - 2 * (int) n;
+  return (guint) MAX (4, MIN ((int) MAX (8, n / 2), within));
+}
+
+gboolean
+ps_ranges_run (const PsConfig *cfg, const char *const *sets, unsigned modes, uint64_t seed, int jobs, guint samples,
+               PsRunResult *result, PsRanges *out, GError **error)
+{
+  memset (out, 0, sizeof *out);
+  guint n = cfg->n_assumptions;
+  out->n_assumptions = n;
+  out->assumptions = cfg->assumptions;
+  out->one_at_a_time = 2 * n;
+  /* One assumption's corners are its one-at-a-time runs: nothing joint to add. */
+  out->corners = n <= PS_RANGES_MAX_CORNER_ASSUMPTIONS;
+  out->joint = n < 2 ? 0 : out->corners ? 1u << n : samples ? samples : ps_ranges_default_samples (n);
+  out->runs = 1 + out->one_at_a_time + out->joint;
+  Plan p = { .cfg = cfg, .sets = sets, .modes = modes, .seed = seed, .n = n, .runs = out->runs, .plain = result };
+  p.values = g_new0 (double, (gsize) p.runs * MAX (n, 1));
+  p.figures = g_new (double, (gsize) p.runs * PS_RANGE_N);
+  g_mutex_init (&p.fail.lock);
+  plan_values (&p, out, seed);
+  /* A run whose values another already has (an end that is the value itself, a corner met twice) is not run again:
+   * the same config and seed give the same figures. */
+  p.same = g_new (guint, p.runs);
+  p.todo = g_new (guint, p.runs);
+  for (guint run = 0; run < p.runs; run++) {
+    p.same[run] = run;
+    for (guint o = 0; o < run && p.same[run] == run; o++)
+      if (o == p.same[o] && memcmp (p.values + (gsize) run * n, p.values + (gsize) o * n, n * sizeof (double)) == 0)
+        p.same[run] = o;
+    if (p.same[run] == run)
+      p.todo[p.n_todo++] = run;
+  }
+  out->simulated = p.n_todo;
+  ps_sweep_parallel (p.n_todo, jobs, run_one, &p);
+  for (guint run = 0; run < p.runs; run++)
+    if (p.same[run] != run)
+      memcpy (p.figures + (gsize) run * PS_RANGE_N, p.figures + (gsize) p.same[run] * PS_RANGE_N,
+              PS_RANGE_N * sizeof (double));
+  g_mutex_clear (&p.fail.lock);
+  gboolean ok = p.fail.error == NULL;
+  if (!ok)
+    g_propagate_error (error, p.fail.error);
+  for (int f = 0; ok && f < PS_RANGE_N; f++) {
+    PsFigureRange *fr = &out->fig[f];
+    fr->value = p.figures[f];
+    fr->valid = !isnan (fr->value);
+    if (!fr->valid)
+      continue;
+    fr->lo = fr->hi = fr->value;
+    for (guint run = 0; run < p.runs; run++) {
+      double v = p.figures[(gsize) run * PS_RANGE_N + f];
+      if (isnan (v))
+        continue;
+      fr->lo = MIN (fr->lo, v);
+      fr->hi = MAX (fr->hi, v);
+      fr->samples++;
+    }
+    fr->sens = g_new (PsSensitivity, MAX (n, 1));
+    for (guint a = 0; a < n; a++)
+      fr->sens[a] = (PsSensitivity) { cfg->assumptions[a].key, cfg->assumptions[a].lo, cfg->assumptions[a].hi,
+                                      p.figures[(gsize) (1 + 2 * a) * PS_RANGE_N + f],
+                                      p.figures[(gsize) (2 + 2 * a) * PS_RANGE_N + f] };
+    sort_sens (fr->sens, n);
+  }
+  g_free (p.values);
+  g_free (p.figures);
+  g_free (p.same);
+  g_free (p.todo);
+  if (!ok)
+    ps_ranges_clear (out);
+  return ok;
+}
+
+void
+ps_ranges_clear (PsRanges *r)
+{
+  for (int f = 0; f < PS_RANGE_N; f++)
+    g_clear_pointer (&r->fig[f].sens, g_free);
+}
+
+/* --- writing them ---------------------------------------------------------------------------------------- */
+
+/* The decimals of a figure as the report writes it: MB/s 2, Gb/s 3, ns 3. */
+static int
+decimals (int f)
+{
+  return f == PS_RANGE_MB_GBPS || f == PS_RANGE_MB_P50 ? 3 : 2;
+}
+
+/* In the text: MB/s and ns to 0.1, Gb/s to 0.001, as the tables write them. */
+static int
+text_decimals (int f)
+{
+  return f == PS_RANGE_MB_GBPS ? 3 : 1;
+}
+
+void
+ps_ranges_json_members (PsJson *j, const PsRanges *r, int f, const char *prefix)
+{
+  const PsFigureRange *fr = &r->fig[f];
+  if (!fr->valid)
+    return;
+  g_autofree char *rk = g_strconcat (prefix, "range", NULL), *sk = g_strconcat (prefix, "sensitivity", NULL);
+  int d = decimals (f);
+  ps_json_key (j, rk);
+  ps_json_object (j, 0);
+  ps_json_fixed_member (j, "lo", fr->lo, d);
+  ps_json_fixed_member (j, "hi", fr->hi, d);
+  ps_json_uint_member (j, "samples", fr->samples);
+  ps_json_uint_member (j, "assumptions", r->n_assumptions);
+  ps_json_end (j);
+  ps_json_key (j, sk);
+  ps_json_array (j, 0);
+  for (guint a = 0; a < r->n_assumptions; a++) {
+    const PsSensitivity *s = &fr->sens[a];
+    ps_json_object (j, 0);
+    ps_json_string_member (j, "key", s->key);
+    ps_json_key (j, "lo_value");
+    ps_json_general (j, s->lo_value, 15);
+    ps_json_key (j, "hi_value");
+    ps_json_general (j, s->hi_value, 15);
+    ps_json_fixed_member (j, "lo_figure", s->lo_figure, d);
+    ps_json_fixed_member (j, "hi_figure", s->hi_figure, d);
+    ps_json_end (j);
+  }
+  ps_json_end (j);
+}
+
+void
+ps_ranges_json_assumptions (PsJson *j, const PsRanges *r, const PsConfig *cfg)
+{
+  ps_json_key (j, "assumptions");
+  ps_json_array (j, 4 | PS_JSON_BREAK_EMPTY);
+  for (guint a = 0; a < r->n_assumptions; a++) {
+    const PsAssumption *as = &r->assumptions[a];
+    ps_json_object (j, 0);
+    ps_json_string_member (j, "key", as->key);
+    ps_json_key (j, "value");
+    ps_json_general (j, ps_config_number (cfg, as->key), 15);
+    ps_json_key (j, "lo");
+    ps_json_general (j, as->lo, 15);
+    ps_json_key (j, "hi");
+    ps_json_general (j, as->hi, 15);
+    ps_json_string_member (j, "at", as->at);
+    ps_json_end (j);
+  }
+  ps_json_end (j);
+  ps_json_key (j, "ranges_runs");
+  ps_json_object (j, 0);
+  ps_json_uint_member (j, "total", r->runs);
+  ps_json_uint_member (j, "one_at_a_time", r->one_at_a_time);
+  ps_json_uint_member (j, "joint", r->joint);
+  ps_json_uint_member (j, "simulated", r->simulated);
+  ps_json_string_member (j, "joint_kind", r->corners ? "corners" : "latin_hypercube");
+  ps_json_end (j);
+}
+
+static const char *const mode_labels[PS_N_MODES][2] = {
+  { "DMA read", NULL }, { "DMA write", NULL }, { "Simultaneous read", "Simultaneous write" },
+  { "PIO read", NULL }, { "PIO write", NULL },
+};
+
+/* A figure's name and unit in the text. */
+static void
+figure_name (const PsRunResult *res, int f, const char **name, const char **unit, char *buf, size_t n)
+{
+  *unit = "MB/s";
+  if (f < PS_RANGE_FLOW) {
+    *name = mode_labels[(f - PS_RANGE_MODE) / 2][(f - PS_RANGE_MODE) % 2];
+  } else if (f < PS_RANGE_MB_GBPS) {
+    g_snprintf (buf, n, "flow %s", res->fabric.flows[f - PS_RANGE_FLOW].name);
+    *name = buf;
+  } else {
+    *name = f == PS_RANGE_MB_GBPS ? "microbench" : "latency p50";
+    *unit = f == PS_RANGE_MB_GBPS ? "Gb/s" : "ns";
+  }
+}
+
+void
+ps_ranges_render_text (GString *o, const PsRanges *r, const PsRunResult *res, gboolean markdown)
+{
+  if (r->n_assumptions == 0) {
+    g_string_append_printf (o, "\n%sHow far to trust these figures: no value of this config is an assumption with a "
+                            "range; every figure depends on no assumption.%s\n", markdown ? "**" : "",
+                            markdown ? "**" : "");
+    return;
+  }
+  g_string_append_printf (o, "\n%sHow far to trust these figures: %u assumption%s with ranges, %u runs (the plain "
+                          "one, %u one at a time, %u %s; %u simulated, the rest repeat their values)%s\n",
+                          markdown ? "**" : "", r->n_assumptions, r->n_assumptions == 1 ? "" : "s", r->runs,
+                          r->one_at_a_time, r->joint, r->corners ? "corners" : "Latin-hypercube samples", r->simulated,
+                          markdown ? "**\n" : "");
+  for (int f = 0; f < PS_RANGE_N; f++) {
+    const PsFigureRange *fr = &r->fig[f];
+    if (!fr->valid)
+      continue;
+    const char *name, *unit;
+    char buf[96];
+    figure_name (res, f, &name, &unit, buf, sizeof buf);
+    int d = text_decimals (f);
+    g_string_append_printf (o, "%s%-20s %.*f %s ", markdown ? "- " : "  ", name, d, fr->value, unit);
+    if (fr->lo == fr->hi) {
+      g_string_append (o, "(depends on no assumption)\n");
+      continue;
+    }
+    g_string_append_printf (o, "(%.*f–%.*f over %u assumption%s)\n", d, fr->lo, d, fr->hi, r->n_assumptions,
+                            r->n_assumptions == 1 ? "" : "s");
+    GString *most = g_string_new (NULL);
+    for (guint a = 0, shown = 0; a < r->n_assumptions && shown < 3; a++) {
+      const PsSensitivity *s = &fr->sens[a];
+      if (!(fabs (s->hi_figure - s->lo_figure) > 0))
+        break;
+      g_string_append_printf (most, "%s%s %g→%g: %.*f→%.*f", shown++ ? "; " : "", s->key, s->lo_value, s->hi_value,
+                              d, s->lo_figure, d, s->hi_figure);
+    }
+    if (most->len)
+      g_string_append_printf (o, "%s%-20s moved most by %s\n", markdown ? "  " : "  ", "", most->str);
+    else
+      g_string_append_printf (o, "%s%-20s no assumption alone moves it; only together\n", markdown ? "  " : "  ", "");
+    g_string_free (most, TRUE);
+  }
+}

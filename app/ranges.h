@@ -1,0 +1,74 @@
+/* ranges.h — `pciesim CONFIG --ranges`: a config's figures over its assumptions' ranges (config.h PsAssumption),
+ * each with its interval and the assumptions that move it most (README, "How far to trust a figure").
+ *
+ * Contract:
+ * - The runs: the plain run (its figures are the report's, to the byte); each assumption alone at its low and its
+ *   high end, the others at their values (one at a time: the sensitivities); and the assumptions together — every
+ *   corner when there are at most PS_RANGES_MAX_CORNER_ASSUMPTIONS, else a Latin-hypercube sample of `samples`
+ *   points (stratified in each assumption's range, paired at random from a GLib stream seeded with the seed), so
+ *   the same config, sets and seed give the same runs and figures. Each run is the config loaded again with the
+ *   caller's --sets and then the run's values as --sets (ps_config_set_text()), run with the same seed and modes.
+ * - A figure's interval is the smallest and largest it took over every run, the plain one included: an interval
+ *   over a sample, not a bound. A figure no run moves "depends on no assumption" (lo == hi == value).
+ * - Runs with the same values (an end that is the value itself) are simulated once.
+ * - The runs go through ps_sweep_parallel() (sweep.h), `jobs` at once; results do not depend on `jobs`. A run that
+ *   fails fails the whole (the lowest failing run's error, prefixed with the values it ran with).
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+
+#include "app/config.h"
+#include "app/format.h"
+#include "app/report.h"
+
+#define PS_RANGES_MAX_CORNER_ASSUMPTIONS 4
+/* The runs the default Latin-hypercube size aims to stay within (ps_ranges_default_samples()). */
+#define PS_RANGES_RUN_BUDGET 40
+
+/* One assumption's effect on one figure: the figure with the assumption at its low and at its high end. */
+typedef struct {
+  const char *key; /* borrowed from the config's PsAssumption */
+  double lo_value, hi_value, lo_figure, hi_figure;
+} PsSensitivity;
+
+typedef struct {
+  bool valid; /* the figure exists in this run */
+  double value, lo, hi;
+  guint samples; /* runs the interval is taken over */
+  PsSensitivity *sens; /* n_assumptions of them, largest |hi_figure - lo_figure| first (ties: the file's order) */
+} PsFigureRange;
+
+/* The figures that get an interval: per mode its MB/s (simultaneous: read, then write), per flow its MB/s, the
+ * microbench's Gb/s and its median latency. */
+enum { PS_RANGE_MODE = 0, PS_RANGE_FLOW = PS_RANGE_MODE + 2 * PS_N_MODES,
+       PS_RANGE_MB_GBPS = PS_RANGE_FLOW + PS_TOPOLOGY_MAX_FLOWS, PS_RANGE_MB_P50, PS_RANGE_N };
+
+struct PsRanges {
+  guint n_assumptions;
+  const PsAssumption *assumptions; /* the config's */
+  guint runs, one_at_a_time, joint; /* runs = 1 + one_at_a_time + joint */
+  guint simulated; /* of the runs, those with values no other run has: the others take that run's figures */
+  bool corners; /* joint runs are the corners, else a Latin-hypercube sample */
+  PsFigureRange fig[PS_RANGE_N];
+};
+
+/* The default Latin-hypercube size for n assumptions: max(8, n / 2), less (down to 4) where the plain and the 2 n
+ * one-at-a-time runs leave less of PS_RANGES_RUN_BUDGET. */
+guint ps_ranges_default_samples (guint n);
+/* Run `cfg` (loaded from its path with `sets`) over its assumptions; `result` gets the plain run. `samples` is the
+ * Latin-hypercube size (0: ps_ranges_default_samples()). Free with ps_ranges_clear(). */
+gboolean ps_ranges_run (const PsConfig *cfg, const char *const *sets, unsigned modes, uint64_t seed, int jobs,
+                        guint samples, PsRunResult *result, PsRanges *out, GError **error);
+void ps_ranges_clear (PsRanges *r);
+
+/* The figures a result has, in PS_RANGE_* order; NaN where it has none. */
+void ps_ranges_figures (const PsRunResult *r, double out[PS_RANGE_N]);
+
+/* The JSON members of figure `f` ("range" and "sensitivity" under `prefix`: "" or "read_"), at the current object. */
+void ps_ranges_json_members (PsJson *j, const PsRanges *r, int f, const char *prefix);
+/* The top-level "assumptions" member: every assumption with its value, range and where the range is written. */
+void ps_ranges_json_assumptions (PsJson *j, const PsRanges *r, const PsConfig *cfg);
+/* The table's section: every figure with its interval and the (up to) three assumptions that move it most. */
+void ps_ranges_render_text (GString *out, const PsRanges *r, const PsRunResult *result, gboolean markdown);

@@ -1,0 +1,582 @@
+/* test-assumptions.c — assumptions as data (README, "How far to trust a figure"): every shipped ASSUMPTION has a
+ * range and every range an ASSUMPTION; the loader's rules for ranges; `--ranges` and `pciesim fit`.
+ *
+ * The shipped-file check reads each YAML file as text, since the marks live in comments, which no YAML parser
+ * keeps. A mark belongs to the key on its line (a trailing comment) or to the key right below its comment block
+ * (no blank line between, the block at the key's indentation); a block at the top of a file is the file's header,
+ * prose about every value, and belongs to no key. A mark on a section covers its numeric leaves in the file. A
+ * mark whose comment says "no range" (a setting or a behaviour, not a quantity) is exempt, as are keys that are
+ * not numeric (a choice of words has no interval). */
+#include <math.h>
+
+#define TMPDIR_TEMPLATE "pciesim-assumptions-XXXXXX"
+#include "tests/common.h"
+
+#include <json-glib/json-glib.h>
+
+#include "app/builder.h"
+#include "app/config.h"
+#include "app/scenario.h"
+#include "app/ytree.h"
+
+static gboolean
+has_mark (const char *text)
+{
+  return strstr (text, "ASSUMPTION") || strstr (text, "UNCONFIRMED");
+}
+
+/* One file: its marked numeric keys (path -> line) against its assumptions: keys. Returns the problems found,
+ * one per line, "" when none. */
+static char *
+check_file (const char *path, const char *rel)
+{
+  g_autofree char *text = slurp (path);
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  g_autoptr (GHashTable) marked = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GString *problems = g_string_new (NULL);
+  /* The open sections by indentation: names[i] at indents[i]. */
+  char *names[16] = { 0 };
+  int indents[16], depth = 0;
+  int block_start = -1, block_indent = -1;
+  gboolean block_mark = FALSE, block_exempt = FALSE;
+  /* A section that carries a mark: its numeric leaves below are marked (until the indentation returns). */
+  int mark_section_indent = -1;
+  gboolean mark_section_exempt = FALSE;
+  for (int i = 0; lines[i]; i++) {
+    const char *l = lines[i];
+    int ind = 0;
+    while (l[ind] == ' ')
+      ind++;
+    const char *s = l + ind;
+    if (*s == '#') {
+      if (block_start < 0) {
+        block_start = i;
+        block_indent = ind;
+        block_mark = block_exempt = FALSE;
+      }
+      block_mark |= has_mark (s);
+      block_exempt |= strstr (s, "no range") != NULL;
+      continue;
+    }
+    gboolean header = block_start == 0;
+    gboolean from_block = block_start >= 0 && block_mark && block_indent == ind && !header;
+    gboolean exempt_block = block_exempt;
+    block_start = -1;
+    /* A key line: NAME: [value] [# comment]; list items and the like end any block. */
+    const char *colon = strchr (s, ':');
+    gboolean key_line = *s && colon;
+    for (const char *c = s; key_line && c < colon; c++)
+      key_line = g_ascii_isalnum (*c) || *c == '_';
+    if (!key_line)
+      continue;
+    while (depth > 0 && indents[depth - 1] >= ind)
+      g_free (names[--depth]);
+    if (mark_section_indent >= 0 && ind <= mark_section_indent)
+      mark_section_indent = -1;
+    g_autofree char *name = g_strndup (s, (gsize) (colon - s));
+    GString *full = g_string_new (NULL);
+    for (int d = 0; d < depth; d++)
+      g_string_append_printf (full, "%s.", names[d]);
+    g_string_append (full, name);
+    const char *hash = strchr (colon, '#');
+    g_autofree char *value = g_strstrip (g_strndup (colon + 1, hash ? (gsize) (hash - colon - 1) : strlen (colon + 1)));
+    gboolean trail = hash && has_mark (hash), exempt = (hash && strstr (hash, "no range")) || (from_block && exempt_block);
+    gboolean in_section = mark_section_indent >= 0;
+    if (!*value && depth < 15) {
+      /* A section: its name opens a level; a mark on it covers the leaves below. */
+      if ((trail || from_block) && !g_str_has_prefix (full->str, "assumptions")) {
+        mark_section_indent = ind;
+        mark_section_exempt = exempt;
+      }
+      indents[depth] = ind;
+      names[depth++] = g_strdup (name);
+    } else if ((trail || from_block || in_section) && ps_config_key_numeric (full->str)
+               && !(exempt || (in_section && mark_section_exempt && !trail && !from_block))) {
+      g_hash_table_insert (marked, g_strdup (full->str), GINT_TO_POINTER (i + 1));
+    }
+    g_string_free (full, TRUE);
+  }
+  while (depth > 0)
+    g_free (names[--depth]);
+
+  g_autoptr (GError) e = NULL;
+  g_autoptr (YNode) tree = ytree_load_file (path, &e);
+  ck_assert_msg (tree != NULL, "%s: %s", rel, e ? e->message : "empty");
+  const YNode *a = ytree_map_get (tree, "assumptions");
+  for (guint k = 0; a && k < a->keys->len; k++) {
+    const YNode *kn = a->keys->pdata[k];
+    if (!g_hash_table_remove (marked, kn->value))
+      g_string_append_printf (problems, "%s:%d: range of %s, which no ASSUMPTION or UNCONFIRMED comment marks\n", rel,
+                              kn->line, kn->value);
+  }
+  GHashTableIter it;
+  gpointer key, line;
+  g_hash_table_iter_init (&it, marked);
+  while (g_hash_table_iter_next (&it, &key, &line))
+    g_string_append_printf (problems, "%s:%d: %s is marked as an assumption but has no range in assumptions:\n", rel,
+                            GPOINTER_TO_INT (line), (char *) key);
+  return g_string_free (problems, FALSE);
+}
+
+START_TEST (test_shipped_marks_have_ranges)
+{
+  g_autoptr (GString) all = g_string_new (NULL);
+  guint files = 0, ranges = 0;
+  const char *const subdirs[] = { "configs", "configs/hosts", "configs/families", "configs/benchmarks", NULL };
+  for (const char *const *sub = subdirs; *sub; sub++) {
+    g_autofree char *dir = g_build_filename (source_root (), *sub, NULL);
+    g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+    ck_assert_ptr_nonnull (d);
+    for (const char *n; (n = g_dir_read_name (d));) {
+      if (!g_str_has_suffix (n, ".yaml"))
+        continue;
+      g_autofree char *path = g_build_filename (dir, n, NULL);
+      g_autofree char *rel = g_build_filename (*sub, n, NULL);
+      g_autofree char *p = check_file (path, rel);
+      g_string_append (all, p);
+      files++;
+      g_autoptr (YNode) tree = ytree_load_file (path, NULL);
+      const YNode *a = tree ? ytree_map_get (tree, "assumptions") : NULL;
+      ranges += a ? a->keys->len : 0;
+    }
+  }
+  ck_assert_msg (all->len == 0, "%s", all->str);
+  /* The check itself must see the shipped ranges, or it would pass on nothing. */
+  ck_assert_uint_gt (files, 40);
+  ck_assert_uint_gt (ranges, 40);
+}
+END_TEST
+
+/* The scanner on files made to fail: a mark without a range, a range without a mark, a section's mark. */
+START_TEST (test_scanner_catches)
+{
+  g_autofree char *dir = g_build_filename (tmpdir_root, "scan", NULL);
+  g_autofree char *a = write_file (dir, "a.yaml", "# header: every value here is an ASSUMPTION\n"
+                                                  "host:\n  read_queue_depth: 8   # ASSUMPTION\n");
+  g_autofree char *pa = check_file (a, "a.yaml");
+  ck_assert_msg (strstr (pa, "a.yaml:3: host.read_queue_depth is marked") != NULL, "%s", pa);
+  g_autofree char *b = write_file (dir, "b.yaml", "host:\n  read_queue_depth: 8\nassumptions:\n"
+                                                  "  host.read_queue_depth: [4, 16]\n");
+  g_autofree char *pb = check_file (b, "b.yaml");
+  ck_assert_msg (strstr (pb, "b.yaml:4: range of host.read_queue_depth, which no") != NULL, "%s", pb);
+  g_autofree char *c = write_file (dir, "c.yaml", "host:\n  # ASSUMPTION: both\n  rx_credits:\n    ph: 8\n    pd: 64\n"
+                                                  "  write_latency_ns: 100\nassumptions:\n  host.rx_credits.ph: [4, 16]\n");
+  g_autofree char *pc = check_file (c, "c.yaml");
+  ck_assert_msg (strstr (pc, "host.rx_credits.pd is marked") && !strstr (pc, "write_latency_ns")
+                 && !strstr (pc, "rx_credits.ph"), "%s", pc);
+  g_autofree char *d = write_file (dir, "d.yaml", "link:\n  # ASSUMPTION (no range: a setting)\n  max_payload: 128\n"
+                                                  "  updatefc_policy: minimum   # ASSUMPTION\n");
+  g_autofree char *pd = check_file (d, "d.yaml");
+  ck_assert_str_eq (pd, "");
+}
+END_TEST
+
+/* --- the loader's rules ----------------------------------------------------------------------------------- */
+
+static PsConfig *
+load_text (const char *name, const char *text, const char *const *sets, GError **error)
+{
+  g_autofree char *dir = g_build_filename (tmpdir_root, "load", NULL);
+  g_autofree char *path = write_file (dir, name, text);
+  return ps_config_load (path, sets, error);
+}
+
+#define HOST_FILE                                                                                               \
+  "host:\n  read_queue_depth: 8\n  write_latency_ns: 350\nassumptions:\n  host.read_queue_depth: [4, 128]\n" \
+  "  host.write_latency_ns: [50, 500]\n"
+
+START_TEST (test_ranges_merge)
+{
+  g_autofree char *dir = g_build_filename (tmpdir_root, "load", NULL);
+  g_autofree char *h = write_file (dir, "h.yaml", HOST_FILE);
+  g_autoptr (GError) e = NULL;
+  /* The including file sets write_latency_ns again without a range: a sourced value, so the range goes; it gives
+   * read_queue_depth a range of its own, which replaces the host's. */
+  g_autoptr (PsConfig) c = load_text ("c.yaml", "include: h.yaml\nlink: {gen: 3, lanes: 8}\n"
+                                      "host: {write_latency_ns: 200}\nassumptions:\n  host.read_queue_depth: [2, 16]\n",
+                                      NULL, &e);
+  ck_assert_msg (c != NULL, "%s", e ? e->message : "");
+  ck_assert_uint_eq (c->n_assumptions, 1);
+  ck_assert_str_eq (c->assumptions[0].key, "host.read_queue_depth");
+  ck_assert_double_eq (c->assumptions[0].lo, 2);
+  ck_assert_double_eq (c->assumptions[0].hi, 16);
+  ck_assert_msg (g_str_has_suffix (c->assumptions[0].at, "c.yaml:5:26"), "%s", c->assumptions[0].at);
+  /* A --set of an assumed key replaces the assumption too. */
+  g_autoptr (PsConfig) s = load_text ("s.yaml", "include: h.yaml\nlink: {gen: 3, lanes: 8}\n",
+                                      (const char *const[]) { "host.write_latency_ns=100", NULL }, &e);
+  ck_assert_msg (s != NULL, "%s", e ? e->message : "");
+  ck_assert_uint_eq (s->n_assumptions, 1);
+  ck_assert_str_eq (s->assumptions[0].key, "host.read_queue_depth");
+}
+END_TEST
+
+static const struct {
+  const char *text, *error;
+} bad_ranges[] = {
+  { "link: {gen: 3, lanes: 8}\nassumptions:\n  host.read_queue_dept: [4, 128]\n",
+    ":3:3: error: assumptions: unknown key 'host.read_queue_dept' (did you mean 'host.read_queue_depth'?)" },
+  { "link: {gen: 3, lanes: 8}\nassumptions:\n  link.updatefc_policy: [0, 1]\n",
+    ":3:3: error: assumptions: 'link.updatefc_policy' is not numeric" },
+  { "link: {gen: 3, lanes: 8}\nhost: {read_queue_depth: 200}\nassumptions:\n  host.read_queue_depth: [4, 128]\n",
+    ":4:26: error: assumptions: the range [4, 128] of host.read_queue_depth does not contain its value 200" },
+  { "link: {gen: 3, lanes: 8}\nassumptions:\n  host.read_queue_depth: [16, 4]\n", ":3:26: error: assumptions: the "
+    "range of host.read_queue_depth must have LO < HI" },
+  { "link: {gen: 3, lanes: 8}\nassumptions:\n  host.read_queue_depth: 4\n", ":3:26: error: assumptions: the range of "
+    "host.read_queue_depth must be [LO, HI]" },
+  { "link: {gen: 3, lanes: 8}\nassumptions:\n  host.read_queue_depth: [4, 1e9]\n", ":3:30: error: "
+    "host.read_queue_depth must be an integer" },
+  { "link: {gen: 3, lanes: 8}\nassumptions: [host.read_queue_depth]\n", ":2:14: error: assumptions must be a "
+    "mapping" },
+};
+
+START_TEST (test_bad_range)
+{
+  g_autoptr (GError) e = NULL;
+  g_autoptr (PsConfig) c = load_text ("bad.yaml", bad_ranges[_i].text, NULL, &e);
+  ck_assert_ptr_null (c);
+  ck_assert_int_eq (e->code, PS_ERROR_DATA);
+  ck_assert_msg (strstr (e->message, bad_ranges[_i].error) != NULL, "got '%s', want '%s'", e->message,
+                 bad_ranges[_i].error);
+}
+END_TEST
+
+START_TEST (test_snap)
+{
+  ck_assert_double_eq (ps_config_snap ("host.read_queue_depth", 7.6), 8);
+  /* max_payload: powers of two, by ratio. */
+  ck_assert_double_eq (ps_config_snap ("link.max_payload", 180), 128);
+  ck_assert_double_eq (ps_config_snap ("link.max_payload", 182), 256);
+  ck_assert_double_eq (ps_config_snap ("endpoint.datapath_bits", 300), 256);
+  ck_assert_double_eq (ps_config_snap ("link.address_bits", 50), 64);
+  ck_assert_double_eq (ps_config_snap ("host.write_latency_ns", 12.25), 12.25);
+  g_autofree char *t = ps_config_set_text ("host.write_latency_ns", 0.1);
+  ck_assert_str_eq (t, "host.write_latency_ns=0.10000000000000001");
+}
+END_TEST
+
+
+/* --- --ranges ----------------------------------------------------------------------------------------------- */
+
+static JsonObject *
+ranges_json (JsonParser *p, const char *const *extra)
+{
+  g_autoptr (GPtrArray) args = g_ptr_array_new ();
+  for (const char *const *a = extra; *a; a++)
+    g_ptr_array_add (args, (gpointer) *a);
+  g_ptr_array_add (args, (gpointer) "--format");
+  g_ptr_array_add (args, (gpointer) "json");
+  g_ptr_array_add (args, NULL);
+  g_auto (TestRun) r;
+  run_program (&r, NULL, NULL, (const char *const *) args->pdata);
+  ck_assert_msg (r.status == 0, "%s", r.err);
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (json_parser_load_from_data (p, r.out, -1, &e), "%s", e ? e->message : "");
+  return json_node_get_object (json_parser_get_root (p));
+}
+
+/* One figure of a plain run with extra --sets, by another path than --ranges' own (a process of its own). */
+static double
+plain_figure (const char *config, const char *member, const char *const *sets)
+{
+  g_autoptr (GPtrArray) args = g_ptr_array_new ();
+  g_ptr_array_add (args, (gpointer) config);
+  for (const char *const *s = sets; s && *s; s++) {
+    g_ptr_array_add (args, (gpointer) "--set");
+    g_ptr_array_add (args, (gpointer) *s);
+  }
+  g_ptr_array_add (args, NULL);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonObject *o = ranges_json (p, (const char *const *) args->pdata);
+  JsonObject *mb = json_object_get_object_member (json_object_get_object_member (o, "results"), "microbench");
+  return json_object_get_double_member (mb, member);
+}
+
+/* The NFP-6000's microbench: each sensitivity's ends are what a plain run with that one --set gives, and the
+ * interval holds the plain value and every end. */
+START_TEST (test_ranges_sensitivity_ends)
+{
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonObject *o = ranges_json (p, (const char *const[]) { "configs/nfp6000_g3_x8.yaml", "--ranges", "--jobs", "2",
+                                                          NULL });
+  JsonObject *mb = json_object_get_object_member (json_object_get_object_member (o, "results"), "microbench");
+  double value = json_object_get_double_member (mb, "gbps");
+  JsonObject *range = json_object_get_object_member (mb, "range");
+  double lo = json_object_get_double_member (range, "lo"), hi = json_object_get_double_member (range, "hi");
+  ck_assert (lo <= value && value <= hi && lo < hi);
+  JsonArray *assumptions = json_object_get_array_member (o, "assumptions");
+  guint n = json_array_get_length (assumptions);
+  ck_assert_uint_eq (json_object_get_int_member (range, "assumptions"), n);
+  /* More than 4 assumptions: one at a time (2 n) and a Latin hypercube of max(8, n / 2) within a budget of 40 runs
+   * (at least 4), plus the plain run. */
+  ck_assert_uint_gt (n, 4);
+  JsonObject *runs = json_object_get_object_member (o, "ranges_runs");
+  ck_assert_int_eq (json_object_get_int_member (runs, "total"), 1 + 2 * n + MAX (4, MIN (MAX (8, (int) n / 2),
+                                                                                              39 - 2 * (int) n)));
+  ck_assert_str_eq (json_object_get_string_member (runs, "joint_kind"), "latin_hypercube");
+  JsonArray *sens = json_object_get_array_member (mb, "sensitivity");
+  ck_assert_uint_eq (json_array_get_length (sens), n);
+  /* The first (the largest effect) checked against plain runs at its two ends. */
+  JsonObject *s0 = json_array_get_object_element (sens, 0);
+  const char *key = json_object_get_string_member (s0, "key");
+  for (int end = 0; end < 2; end++) {
+    double v = json_object_get_double_member (s0, end ? "hi_value" : "lo_value");
+    g_autofree char *set = g_strdup_printf ("%s=%.17g", key, v);
+    double fig = plain_figure ("configs/nfp6000_g3_x8.yaml", "gbps", (const char *const[]) { set, NULL });
+    ck_assert_double_eq_tol (json_object_get_double_member (s0, end ? "hi_figure" : "lo_figure"), fig, 5e-4);
+    ck_assert (lo <= fig && fig <= hi);
+  }
+  /* Sorted by effect. */
+  double prev = INFINITY;
+  for (guint i = 0; i < n; i++) {
+    JsonObject *s = json_array_get_object_element (sens, i);
+    double d = fabs (json_object_get_double_member (s, "hi_figure") - json_object_get_double_member (s, "lo_figure"));
+    ck_assert (d <= prev);
+    prev = d;
+  }
+}
+END_TEST
+
+/* A config with no assumption: every interval collapses to the value, in one run. */
+START_TEST (test_ranges_none)
+{
+  /* The Stratix V Gen2 x8 row on the ideal host: every value calibrated or the spec's, no range anywhere. */
+  g_autofree char *dir = g_build_filename (tmpdir_root, "none", NULL);
+  g_autofree char *text = g_strdup_printf ("include: [%s/configs/benchmarks/an456.yaml, %s/configs/hosts/ideal.yaml, "
+                                           "%s/configs/families/svgx.yaml]\nlink: {gen: 2, lanes: 8}\n"
+                                           "endpoint: {datapath_bits: 128, clock_mhz: 250}\n", source_root (),
+                                           source_root (), source_root ());
+  g_autofree char *cfg = write_file (dir, "none.yaml", text);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonObject *o = ranges_json (p, (const char *const[]) { cfg, "--ranges", "--mode", "read", NULL });
+  JsonObject *read = json_object_get_object_member (json_object_get_object_member (o, "results"), "read");
+  JsonObject *range = json_object_get_object_member (read, "range");
+  ck_assert_double_eq (json_object_get_double_member (range, "lo"), json_object_get_double_member (read, "mbps"));
+  ck_assert_double_eq (json_object_get_double_member (range, "hi"), json_object_get_double_member (read, "mbps"));
+  ck_assert_int_eq (json_object_get_int_member (range, "samples"), 1);
+  g_auto (TestRun) r;
+  PCIESIM (&r, cfg, "--ranges", "--mode", "read");
+  ck_assert_msg (strstr (r.out, "every figure depends on no assumption") != NULL, "%s", r.out);
+}
+END_TEST
+
+/* Few assumptions: the corners. Two here, a file of our own over the NFP-6000: 4 corners, 4 one at a time, of
+ * which the ends equal to the values repeat the plain run. The same bytes for any --jobs, and for a seed. */
+START_TEST (test_ranges_corners_deterministic)
+{
+  g_autofree char *dir = g_build_filename (tmpdir_root, "corners", NULL);
+  const char *text = "link: {gen: 3, lanes: 8, max_payload: 256, tx_pipeline_ns: 150}\n"
+                     "host: {read_latency_ns: 300, read_queue_depth: 8}\nendpoint: {tags: 64}\n"
+                     "benchmark: {workload: microbench}\nmicrobench: {test: bw_rd, transfer_bytes: 256, dmas: 200}\n"
+                     "assumptions:\n  host.read_queue_depth: [8, 16]\n  link.tx_pipeline_ns: [100, 200]\n";
+  g_autofree char *cfg = write_file (dir, "two.yaml", text);
+  g_auto (TestRun) a, b;
+  PCIESIM (&a, cfg, "--ranges", "--format", "json", "--jobs", "1");
+  PCIESIM (&b, cfg, "--ranges", "--format", "json", "--jobs", "2");
+  ck_assert_msg (a.status == 0, "%s", a.err);
+  /* Only wall_s may differ. */
+  g_autoptr (GRegex) wall = g_regex_new ("\"wall_s\": [0-9.e-]+", 0, 0, NULL);
+  g_autofree char *wa = g_regex_replace_literal (wall, a.out, -1, 0, "", 0, NULL);
+  g_autofree char *wb = g_regex_replace_literal (wall, b.out, -1, 0, "", 0, NULL);
+  ck_assert_str_eq (wa, wb);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  ck_assert (json_parser_load_from_data (p, a.out, -1, NULL));
+  JsonObject *runs = json_object_get_object_member (json_node_get_object (json_parser_get_root (p)), "ranges_runs");
+  ck_assert_int_eq (json_object_get_int_member (runs, "total"), 1 + 4 + 4);
+  /* read_queue_depth's low end is its value, so its low run is the plain one and the two corners at that end are
+   * tx_pipeline_ns's runs alone: the plain run, 3 one at a time and the 2 corners with depth 16. */
+  ck_assert_int_eq (json_object_get_int_member (runs, "simulated"), 1 + 3 + 2);
+  ck_assert_str_eq (json_object_get_string_member (runs, "joint_kind"), "corners");
+}
+END_TEST
+
+START_TEST (test_ranges_usage)
+{
+  g_auto (TestRun) r, t;
+  PCIESIM (&r, "configs/svgx_g2_x8.yaml", "--samples", "4");
+  ck_assert_int_eq (r.status, 64);
+  assert_one_error_line (&r, "pciesim: error: --jobs and --samples need --ranges");
+  PCIESIM (&t, "configs/svgx_g2_x8.yaml", "--ranges", "--trace", "x.vcd");
+  ck_assert_int_eq (t.status, 64);
+}
+END_TEST
+
+
+/* A sweep's interval metrics are --ranges' ends for the point's config: compared with a run of the point alone. */
+START_TEST (test_sweep_range_metrics)
+{
+  g_autofree char *dir = g_build_filename (tmpdir_root, "sweep", NULL);
+  g_autofree char *base = g_build_filename (source_root (), "configs", "nfp6000_g3_x8.yaml", NULL);
+  g_autofree char *text = g_strdup_printf ("base: %s\naxes:\n  - key: microbench.test\n    values: [bw_wr]\n"
+                                           "metrics: [microbench_gbps, microbench_gbps_lo, microbench_gbps_hi]\n", base);
+  g_autofree char *sc = write_file (dir, "sc.yaml", text);
+  g_auto (TestRun) r;
+  PCIESIM (&r, "sweep", sc);
+  ck_assert_msg (r.status == 0, "%s", r.err);
+  g_auto (GStrv) lines = g_strsplit (r.out, "\n", -1);
+  g_auto (GStrv) cells = g_strsplit (lines[1], ",", -1);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonObject *o = ranges_json (p, (const char *const[]) { "configs/nfp6000_g3_x8.yaml", "--ranges", "--set",
+                                                          "microbench.test=bw_wr", NULL });
+  JsonObject *mb = json_object_get_object_member (json_object_get_object_member (o, "results"), "microbench");
+  JsonObject *range = json_object_get_object_member (mb, "range");
+  ck_assert_double_eq_tol (g_ascii_strtod (cells[3], NULL), json_object_get_double_member (range, "lo"), 5e-4);
+  ck_assert_double_eq_tol (g_ascii_strtod (cells[4], NULL), json_object_get_double_member (range, "hi"), 5e-4);
+  ck_assert (json_object_get_double_member (range, "lo") < json_object_get_double_member (range, "hi"));
+}
+END_TEST
+
+/* --- fit -------------------------------------------------------------------------------------------------- */
+
+/* Synthetic measurements: pciesim's own figures with known values, on the NFP-6000's microbenchmarks. */
+static const struct {
+  const char *test, *bytes, *metric;
+} synthetic[] = {
+  { "bw_rd", "64", "microbench_gbps" },
+  { "bw_rd", "256", "microbench_gbps" },
+  { "bw_wr", "512", "microbench_gbps" },
+  { "bw_wr", "2048", "microbench_latency_p50_ns" },
+  { "lat_rd", "8", "microbench_latency_p50_ns" },
+};
+
+/* The truth, away from the base's values (8, 350, 150), inside each range. */
+static const struct {
+  const char *key;
+  double value;
+  gboolean integer;
+} truth[] = {
+  { "host.read_queue_depth", 10, TRUE },
+  { "host.write_latency_ns", 200, FALSE },
+  { "link.tx_pipeline_ns", 100, FALSE },
+};
+
+START_TEST (test_fit_recovers)
+{
+  g_autofree char *dir = g_build_filename (tmpdir_root, "fit", NULL);
+  /* The NFP-6000 on a host of the test's own, whose read concurrency and posted-write path bind the figures (a
+   * workstation's: 8 reads at once, 16 posted TLPs of 256 bytes held 350 ns each), so each parameter moves a
+   * measured figure whatever the shipped host file says. */
+  g_autofree char *nfp = g_build_filename (source_root (), "configs", "nfp6000_g3_x8.yaml", NULL);
+  g_autofree char *base_text = g_strdup_printf (
+      "include: [%s]\nhost: {read_queue_depth: 8, write_latency_ns: 350, completion_overhead_ns: 20, "
+      "write_drain_mbps: 0, rx_credits: {ph: 16, pd: 256}}\nassumptions:\n  host.read_queue_depth: [4, 128]\n"
+      "  host.write_latency_ns: [50, 500]\n  link.tx_pipeline_ns: [50, 300]\n  host.cold_cache_latency_ns: [30, 120]\n",
+      nfp);
+  g_autofree char *base = write_file (dir, "base.yaml", base_text);
+  GString *file = g_string_new (NULL);
+  g_string_append_printf (file, "base: %s\nparameters: [", base);
+  for (guint k = 0; k < G_N_ELEMENTS (truth); k++)
+    g_string_append_printf (file, "%s, ", truth[k].key);
+  /* One that moves none of these figures: a cold-cache latency, with every test warm. */
+  g_string_append (file, "host.cold_cache_latency_ns]\nmeasurements:\n");
+  for (guint i = 0; i < G_N_ELEMENTS (synthetic); i++) {
+    g_autofree char *t = g_strdup_printf ("microbench.test=%s", synthetic[i].test);
+    g_autofree char *b = g_strdup_printf ("microbench.transfer_bytes=%s", synthetic[i].bytes);
+    g_autofree char *s0 = g_strdup_printf ("%s=%g", truth[0].key, truth[0].value);
+    g_autofree char *s1 = g_strdup_printf ("%s=%g", truth[1].key, truth[1].value);
+    g_autofree char *s2 = g_strdup_printf ("%s=%g", truth[2].key, truth[2].value);
+    g_autoptr (GError) e = NULL;
+    g_autoptr (PsConfig) cfg = ps_config_load (base, (const char *const[]) { t, b, s0, s1, s2, NULL }, &e);
+    ck_assert_msg (cfg != NULL, "%s", e ? e->message : "");
+    PsRunResult res = { 0 };
+    ck_assert (ps_run_config (cfg, cfg->benchmark.modes, 1, &res, &e));
+    double v = strstr (synthetic[i].metric, "gbps") ? res.microbench.gbps : res.microbench.latency.p50_ns;
+    g_string_append_printf (file, "  - {set: {microbench.test: %s, microbench.transfer_bytes: %s}, %s: %.17g}\n",
+                            synthetic[i].test, synthetic[i].bytes, synthetic[i].metric, v);
+  }
+  g_autofree char *path = write_file (dir, "synthetic.yaml", file->str);
+  g_string_free (file, TRUE);
+  g_autofree char *out = g_build_filename (dir, "fitted.yaml", NULL);
+  g_auto (TestRun) r;
+  PCIESIM (&r, "fit", path, "-o", out, "--jobs", "2");
+  ck_assert_msg (r.status == 0, "%s", r.err);
+  ck_assert_msg (strstr (r.out, "host.cold_cache_latency_ns") && strstr (r.out, "unconstrained: it moves no "
+                 "measured figure"), "%s", r.out);
+  g_autoptr (GError) e = NULL;
+  g_autoptr (PsConfig) fitted = ps_config_load (out, NULL, &e);
+  ck_assert_msg (fitted != NULL, "%s", e ? e->message : "");
+  for (guint k = 0; k < G_N_ELEMENTS (truth); k++) {
+    double v = ps_config_number (fitted, truth[k].key);
+    if (truth[k].integer)
+      ck_assert_msg (fabs (v - truth[k].value) <= 1, "%s fitted %g, truth %g\n%s", truth[k].key, v, truth[k].value,
+                     r.out);
+    else
+      ck_assert_msg (fabs (v - truth[k].value) <= 0.05 * truth[k].value, "%s fitted %g, truth %g\n%s", truth[k].key,
+                     v, truth[k].value, r.out);
+    ck_assert_int_eq (ps_config_origin (fitted, truth[k].key)->from, PS_FROM_FILE);
+  }
+  /* The unconstrained one is not written: it keeps the base's value, from the base's file. */
+  ck_assert_int_eq (ps_config_origin (fitted, "host.cold_cache_latency_ns")->from, PS_FROM_INCLUDE);
+  ck_assert_double_eq (fitted->host.cold_cache_latency_ns, 60);
+}
+END_TEST
+
+static const struct {
+  const char *body, *error;
+} bad_fits[] = {
+  /* host.read_latency_ns is calibrated on the Haswell host: no range, so not fittable. */
+  { "parameters: [host.read_latency_ns]\nmeasurements:\n  - {microbench_gbps: 1}\n",
+    ":2:14: error: parameter 'host.read_latency_ns' is not fittable: the base gives it no range" },
+  { "measurements: []\n", ":2:15: error: measurements: must list at least one measurement" },
+  { "measurements:\n  - {set: {microbench.test: bw_rd}, microbench_gbs: 1}\n",
+    ":3:37: error: unknown metric 'microbench_gbs' (did you mean 'microbench_gbps'?)" },
+  { "measurements:\n  - {set: {microbench.test: bw_rd}, read_mbps: 1}\n",
+    ":3:37: error: metric 'read_mbps' is a benchmark mode's" },
+  { "measurements:\n  - {set: {microbench.tset: bw_rd}, microbench_gbps: 1}\n",
+    ":3:12: error: set: unknown key 'microbench.tset'" },
+  { "measurements:\n  - {microbench_gbps: 0}\n", ":3:23: error: microbench_gbps: the measured value must be a non-zero" },
+  { "mesurements: []\n", ":2:1: error: unknown key 'mesurements' (did you mean 'measurements'?)" },
+};
+
+START_TEST (test_fit_bad)
+{
+  g_autofree char *dir = g_build_filename (tmpdir_root, "badfit", NULL);
+  g_autofree char *base = g_build_filename (source_root (), "configs", "nfp6000_g3_x8.yaml", NULL);
+  g_autofree char *text = g_strdup_printf ("base: %s\n%s", base, bad_fits[_i].body);
+  g_autofree char *path = write_file (dir, "bad.yaml", text);
+  g_auto (TestRun) r;
+  PCIESIM (&r, "fit", path);
+  ck_assert_int_eq (r.status, 65);
+  g_autofree char *want = g_strconcat (path, bad_fits[_i].error, NULL);
+  assert_one_error_line (&r, want);
+}
+END_TEST
+
+/* A metric of a mode the measurement's config does not run: XDMA's rows run the three DMA modes, not PIO. */
+START_TEST (test_fit_mode_not_run)
+{
+  g_autofree char *dir = g_build_filename (tmpdir_root, "badfit", NULL);
+  g_autofree char *base = g_build_filename (source_root (), "configs", "xdma_g3_x8.yaml", NULL);
+  g_autofree char *text = g_strdup_printf ("base: %s\nmeasurements:\n  - {pio_read_mbps: 3000}\n", base);
+  g_autofree char *path = write_file (dir, "mode.yaml", text);
+  g_auto (TestRun) r;
+  PCIESIM (&r, "fit", path);
+  ck_assert_int_eq (r.status, 65);
+  g_autofree char *want = g_strconcat (path, ":3:6: error: metric 'pio_read_mbps' needs pio_read mode, "
+                                       "which the measurement's config does not run", NULL);
+  assert_one_error_line (&r, want);
+}
+END_TEST
+
+int
+main (void)
+{
+  Suite *s = suite_create ("assumptions");
+  TCase *tc = tcase_create ("assumptions");
+  tcase_set_timeout (tc, 120);
+  tcase_add_unchecked_fixture (tc, tmpdir_setup, tmpdir_teardown);
+  tcase_add_test (tc, test_shipped_marks_have_ranges);
+  tcase_add_test (tc, test_scanner_catches);
+  tcase_add_test (tc, test_ranges_merge);
+  tcase_add_loop_test (tc, test_bad_range, 0, G_N_ELEMENTS (bad_ranges));
+  tcase_add_test (tc, test_snap);
+  tcase_add_test (tc, test_ranges_sensitivity_ends);
+  tcase_add_test (tc, test_ranges_none);
+  tcase_add_test (tc, test_ranges_corners_deterministic);
+  tcase_add_test (tc, test_ranges_usage);
+  tcase_add_test (tc, test_sweep_range_metrics);
+  tcase_add_test (tc, test_fit_recovers);
+  tcase_add_loop_test (tc, test_fit_bad, 0, G_N_ELEMENTS (bad_fits));
+  tcase_add_test (tc, test_fit_mode_not_run);
+  suite_add_tcase (s, tc);
+  return run_suite (s);
+}

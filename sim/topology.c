@@ -310,6 +310,67 @@ parse_credits (const YNode *v, PsCredits *c, GError **error)
   return TRUE;
 }
 
+/* What a node's receivers advertise unless a link says otherwise: its config's credits for its kind (as the
+ * builder takes them). */
+static const PsCredits *
+node_credits (const PsConfig *file, const PsNode *n)
+{
+  const PsConfig *c = node_cfg (file, n);
+  return n->type == PS_NODE_ROOT_COMPLEX ? &c->host.rx_credits
+         : n->type == PS_NODE_SWITCH     ? &c->sw.rx_credits
+                                         : &c->endpoint.rx_credits;
+}
+
+/* Spec §3.4.2's minimum advertisements (config.c checks the file's keys against the file's MPS; here each link
+ * end against the MPS the link runs at, which a node's or the link's own keys may raise): finite data credits
+ * must hold one max-payload posted TLP and one max-size completion (the largest read request any node of the
+ * fabric may make, capped by the link's MPS), or the sender waits forever. A switch port holds what it receives
+ * in a buffer until an egress port takes it, so its header advertisements are finite (pcie-protocol.md §5: only
+ * endpoints and root complexes advertise infinite credits, and those for completions). */
+static gboolean
+check_link_credits (const PsConfig *file, const PsTopology *t, const PsLink *l, const YNode *e, GError **error)
+{
+  const PsConfig *lc = l->cfg ? l->cfg : file;
+  int64_t mps = lc->link.max_payload, mrrs = MAX (lc->link.max_read_request, file->link.max_read_request);
+  for (guint i = 0; i < t->n_nodes; i++)
+    mrrs = MAX (mrrs, node_cfg (file, &t->nodes[i])->link.max_read_request);
+  for (int end = 0; end < 2; end++) {
+    const PsNode *n = &t->nodes[end ? l->b : l->a];
+    const PsCredits *c = l->has_credits[end] ? &l->credits[end] : node_credits (file, n);
+    gboolean sw = n->type == PS_NODE_SWITCH;
+    const struct {
+      const char *type;
+      int64_t value, min;
+    } rule[] = { { "pd", c->pd, mps / 16 }, { "cpld", c->cpld, MIN (mps, mrrs) / 16 },
+                 { "ph", c->ph, sw }, { "nph", c->nph, sw }, { "cplh", c->cplh, sw } };
+    for (size_t r = 0; r < G_N_ELEMENTS (rule); r++) {
+      gboolean data = r < 2;
+      if (data ? rule[r].value == 0 || rule[r].value >= rule[r].min : !rule[r].min || rule[r].value > 0)
+        continue;
+      const char *side = end ? "b_rx_credits" : "a_rx_credits";
+      const YNode *given = e->kind == YNODE_MAP ? ytree_map_get (e, side) : NULL;
+      const YNode *at = given && given->kind == YNODE_MAP && ytree_map_get (given, rule[r].type)
+                          ? ytree_map_get (given, rule[r].type) : given ? given : e;
+      g_autofree char *what = l->has_credits[end]
+                                ? g_strdup_printf ("%s.%s", side, rule[r].type)
+                                : g_strdup_printf ("%s.rx_credits.%s of %s", n->type == PS_NODE_ROOT_COMPLEX ? "host"
+                                                   : sw ? "switch" : "endpoint", rule[r].type, n->name);
+      if (data)
+        ytree_error (error, PS_ERROR_DATA, at, "link %s: %s (%" G_GINT64_FORMAT ") is below the spec minimum of %"
+                     G_GINT64_FORMAT " credits (%s, %" G_GINT64_FORMAT ", / 16 bytes, spec §3.4.2): no %s TLP could "
+                     "ever cross to %s; 0 means infinite", l->name, what, rule[r].value, rule[r].min,
+                     r == 0 ? "the link's Max_Payload_Size" : "the smaller of the link's Max_Payload_Size and the fabric's "
+                     "largest Max_Read_Request_Size", r == 0 ? mps : MIN (mps, mrrs), r == 0 ? "max-payload posted" : "max-size completion",
+                     n->name);
+      else
+        ytree_error (error, PS_ERROR_DATA, at, "link %s: %s is 0, infinite: %s is a switch, whose port buffers are "
+                     "finite, so it advertises finite header credits (pcie-protocol.md §5)", l->name, what, n->name);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 /* The node at a link's end, the port it takes (given, or the next free one) and its direction. `a` faces
  * downstream: a root port or a switch's downstream port; `b` faces the root: an endpoint or a switch's port 0. */
 static gboolean
@@ -457,6 +518,8 @@ parse_link (const PsConfig *file, PsTopology *t, guint li, const YNode *e, uint3
     }
     for (int end = 0; end < 2; end++) {
       const YNode *c = ytree_map_get (e, end ? "b_rx_credits" : "a_rx_credits");
+      /* The types the link does not name keep the node's advertisement. */
+      l->credits[end] = *node_credits (file, &t->nodes[end ? l->b : l->a]);
       if (c && !parse_credits (c, &l->credits[end], error))
         return FALSE;
       l->has_credits[end] = c != NULL;
@@ -469,7 +532,7 @@ parse_link (const PsConfig *file, PsTopology *t, guint li, const YNode *e, uint3
         return FALSE;
     }
   }
-  return train (file, t, l, e, error);
+  return train (file, t, l, e, error) && check_link_credits (file, t, l, e, error);
 }
 
 /* --- the graph ------------------------------------------------------------------------------------------------ */

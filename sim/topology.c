@@ -720,6 +720,23 @@ parse_flow (const PsConfig *file, PsTopology *t, guint fi, const YNode *e, GErro
                  "aligned), more than the %" G_GUINT64_FORMAT " of %s", f->name, d->name, bar_name, need, room, where);
     return FALSE;
   }
+  if (f->op == PS_FLOW_READ && s->up_link >= 0) {
+    /* Each read flow of a source holds endpoint.tags tags of its own, so its completions are told apart by tag
+     * alone (models/flow.c); together they must fit the tags the source's link carries (link_tags_max(): 14-bit
+     * tags in flit mode, else 10-bit ones, 768 usable, spec §2.2.6.2). */
+    const PsLink *up = &t->links[s->up_link];
+    int64_t tags = 0, max = (up->cfg ? up->cfg : file)->link.flit_mode || up->gen == 6 ? 16384 : 768;
+    for (guint i = 0; i <= fi; i++)
+      if (t->flows[i].op == PS_FLOW_READ && t->flows[i].source == f->source)
+        tags += node_cfg (file, s)->endpoint.tags;
+    if (tags > max) {
+      ytree_error (error, PS_ERROR_DATA, ytree_map_get (e, "op"), "flow %s: %s's read flows take %" G_GINT64_FORMAT
+                   " tags (endpoint.tags %" G_GINT64_FORMAT " each, every read flow its own), more than the %"
+                   G_GINT64_FORMAT " its link %s carries: lower endpoint.tags of %s", f->name, s->name, tags,
+                   node_cfg (file, s)->endpoint.tags, max, up->name, s->name);
+      return FALSE;
+    }
+  }
   return TRUE;
 }
 
@@ -772,8 +789,8 @@ ps_topology_parse (const PsConfig *file, const YNode *topology, const YNode *flo
       || (flows && flows->items->len > PS_TOPOLOGY_MAX_FLOWS)) {
     const YNode *at = nodes->keys->len > PS_TOPOLOGY_MAX_NODES ? nodes : flows && flows->items->len
                       > PS_TOPOLOGY_MAX_FLOWS ? flows : links;
-    ytree_error (error, PS_ERROR_DATA, at, "a fabric has at most %u nodes, one link fewer (a tree) and %u flows "
-                 "(here %u nodes, %u links, %u flows)", PS_TOPOLOGY_MAX_NODES, PS_TOPOLOGY_MAX_FLOWS,
+    ytree_error (error, PS_ERROR_DATA, at, "a fabric has at most %u nodes, one link fewer (a tree) and %u flows, "
+                 "the sizes of the report's tables (here %u nodes, %u links, %u flows)", PS_TOPOLOGY_MAX_NODES, PS_TOPOLOGY_MAX_FLOWS,
                  nodes->keys->len, links->items->len, flows ? flows->items->len : 0);
     return NULL;
   }

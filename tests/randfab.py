@@ -7,8 +7,8 @@ A seeded generator of fabrics a user could write and the rules call valid: a tre
 fan-out <= 16) under one root complex with up to 32 endpoints; every generation and width the model has, flit
 mode included; per-node gen/width, per-link credit overrides within the spec's legal range (spec §3.4.2: data
 credits of at least one max-size TLP, a switch port's headers finite), shared and per-port switch buffers, round
-robin and weighted round robin; reads, writes and peer-to-peer flows with rate caps, start times and iterations,
-and a link with a bit error rate now and then. Each case is run by pciesim and must:
+robin and weighted round robin, per-endpoint tags; up to 64 reads, writes and peer-to-peer flows with rate caps,
+start times and iterations; a link with a bit error rate now and then. Each case is run by pciesim and must:
 
   - exit 0 (a refusal is a failure too: the generator holds the config valid, so either the generator has to
     learn a rule or the program refuses what it should run);
@@ -120,6 +120,8 @@ def generate(seed):
             n["link"] = {"gen": rng.randint(1, 5 if case["link"]["lanes"] in (12, 32) else 6)}
             if rng.random() < 0.5:
                 n["link"]["lanes"] = rng.choice([1, 2, 4, 8, 16])
+        if n["type"] == "endpoint" and rng.random() < 0.2:
+            n["endpoint"] = {"tags": rng.choice([1, 4, 32, 256, 768])}
         if n["type"] == "switch" and rng.random() < 0.2:
             n["switch"] = {"forwarding": rng.choice(["cut_through", "store_and_forward"])}
         if n["type"] == "switch" and sw.get("arbitration") == "weighted_round_robin" and rng.random() < 0.5:
@@ -134,12 +136,23 @@ def generate(seed):
         if lk:
             case["links"][n["name"]] = lk
     eps = [n["name"] for n in nodes if n["type"] == "endpoint"]
-    for k in range(rng.randint(1, min(24, 2 + 3 * len(eps)))):
+    tags = {}
+    for k in range(rng.randint(1, min(rng.choice([8, 24, 64]), 2 + 3 * len(eps)))):
         src = rng.choice(eps)
         peers = [e for e in eps if e != src]
         target = rng.choice(peers) if peers and rng.random() < 0.3 else "host"
         f = {"name": "f%d" % k, "source": src, "target": target, "op": rng.choice(["write", "read"]),
              "bytes": 4 * rng.randint(1, rng.choice([16, 1024, 16384])), "iterations": rng.choice([1, 1, 2, 4])}
+        if f["op"] == "read":
+            # Every read flow holds endpoint.tags tags of its own; a source's together fit the tags its link
+            # carries: 768 10-bit ones, 16384 14-bit ones in flit mode (Gen6 always).
+            node = next(n for n in nodes if n["name"] == src)
+            need = node.get("endpoint", {}).get("tags", 32)
+            up_gen = min(gen_of(case, node), gen_of(case, parent_of(case, node)))
+            if tags.get(src, 0) + need > (16384 if flit or up_gen == 6 else 768):
+                f["op"] = "write"
+            else:
+                tags[src] = tags.get(src, 0) + need
         if rng.random() < 0.3:
             f["start_ns"] = rng.choice([0, 100, 5000, 20000])
         if rng.random() < 0.2:
@@ -150,6 +163,10 @@ def generate(seed):
 
 def children(case, node):
     return sum(1 for n in case["nodes"] if n["parent"] == node["name"])
+
+
+def gen_of(case, node):
+    return node.get("link", {}).get("gen", case["link"]["gen"])
 
 
 def parent_of(case, node):
@@ -204,7 +221,7 @@ def render(case):
     lines += ["benchmark: {watchdog_ns: 2000000}", "topology:", "  nodes:"]
     for n in case["nodes"]:
         d = {"type": n["type"]}
-        for k in ("link", "switch", "weights"):
+        for k in ("link", "endpoint", "switch", "weights"):
             if k in n:
                 d[k] = n[k]
         lines.append("    %s: %s" % (n["name"], flow_map(d)))
@@ -344,7 +361,7 @@ def candidates(case):
         del c["links"][name]
         yield c
     for n in case["nodes"]:
-        for key in ("link", "switch", "weights"):
+        for key in ("link", "endpoint", "switch", "weights"):
             if key in n:
                 c = copy(case)
                 del next(m for m in c["nodes"] if m["name"] == n["name"])[key]

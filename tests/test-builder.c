@@ -482,6 +482,28 @@ START_TEST (test_fabric_defaults_and_overrides)
 }
 END_TEST
 
+/* Issue #30: read flows take tag ranges of their own side by side; in flit mode (Gen6 here) two flows of 768 tags
+ * use tags 768..1535, above the 1024 the root complex's tag table once held (exit 70). Both move their 64 KB. */
+START_TEST (test_fabric_tags_above_1024)
+{
+  g_autoptr (PsConfig) cfg = load ("tags", "link: {gen: 6, lanes: 4}\n"
+                                           "topology:\n"
+                                           "  nodes:\n"
+                                           "    host: {type: root_complex}\n"
+                                           "    e0: {type: endpoint, endpoint: {tags: 768}}\n"
+                                           "  links: [[host, e0]]\n"
+                                           "flows:\n"
+                                           "  - {name: r0, source: e0, target: host, op: read, bytes: 65536}\n"
+                                           "  - {name: r1, source: e0, target: host, op: read, bytes: 65536}\n",
+                                   NULL);
+  PsRunResult r = { 0 };
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (ps_run_config (cfg, PS_MODE_ALL, 1, &r, &e), "%s", e ? e->message : "");
+  for (guint k = 0; k < 2; k++)
+    ck_assert_uint_eq (r.fabric.flows[k].delivered_bytes, 65536);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -500,6 +522,7 @@ main (void)
   tcase_add_loop_test (tc, test_model_errors, 0, G_N_ELEMENTS (model_error_cases));
   tcase_add_test (tc, test_system_param_is_65);
   tcase_add_test (tc, test_fabric_defaults_and_overrides);
+  tcase_add_test (tc, test_fabric_tags_above_1024);
   suite_add_tcase (s, tc);
     return run_suite (s);
 }

@@ -4,52 +4,26 @@
  * directories); a config with a topology: section is then run by ps_run_fabric() when its run is bounded: at most
  * 16 nodes and 16 flows, 2 MB moved in all (the shipped fabric configs run whole), starts within 1 ms, rate caps of at least 10 MB/s, no link error
  * rate above 1e-6 (at 1e-2 nearly every TLP is replayed) and an application clock of at least 10 MHz. Anything
- * larger is only loaded: the fuzzer spends its time on shapes, not on long runs. The deadlock watchdog stays the
- * config's (at most 10 ms without progress, so a hang ends).
+ * larger, or with a deadlock watchdog (benchmark.watchdog_ns) above its default 10 ms, is only loaded: the fuzzer
+ * spends its time on shapes, not on long runs.
  *
  * Oracles besides the sanitizers: a rejection at load is PS_ERROR_DATA/NOINPUT/USAGE with a one-line message (as
  * in fuzz-config.c); a config that loads either runs, with every flow's delivered bytes = bytes x iterations, or is
  * refused by a model's parameter check (PS_ERROR_DATA). A deadlock, a flow above a link's protocol limit or a
  * broken invariant (PS_ERROR_INTERNAL, exit 70 from the command line) aborts: a valid config never reaches one. */
-#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "pciesim-version.h"
 #include "sim/builder.h"
 #include "sim/config.h"
 #include "sim/error.h"
 #include "sim/topology.h"
+#include "tests/fuzz/fuzz-config-file.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
-
-static char *path;
-
-static void
-link_includes (const char *dir)
-{
-  g_autofree char *configs = g_build_filename (PCIESIM_SOURCE_ROOT, "configs", NULL);
-  g_autoptr (GDir) d = g_dir_open (configs, 0, NULL);
-  const char *name;
-  while (d && (name = g_dir_read_name (d))) {
-    g_autofree char *src = g_build_filename (configs, name, NULL);
-    g_autofree char *dst = g_build_filename (dir, name, NULL);
-    if (g_file_test (src, G_FILE_TEST_IS_DIR) && symlink (src, dst) != 0)
-      abort ();
-  }
-}
-
-static void
-write_input (const uint8_t *data, size_t size)
-{
-  FILE *f = fopen (path, "wb");
-  if (!f || fwrite (data, 1, size, f) != size || fclose (f) != 0)
-    abort ();
-}
 
 static void
 check_error (const GError *e, gboolean at_load)
@@ -79,7 +53,7 @@ static gboolean
 small (const PsConfig *cfg)
 {
   const PsTopology *t = cfg->topology;
-  if (t->n_nodes > 16 || t->n_flows > 16 || !quick (cfg))
+  if (t->n_nodes > 16 || t->n_flows > 16 || !quick (cfg) || cfg->benchmark.watchdog_ns > 1e7)
     return FALSE;
   for (guint i = 0; i < t->n_nodes; i++)
     if (!quick (own (cfg, t->nodes[i].cfg)))
@@ -100,15 +74,8 @@ small (const PsConfig *cfg)
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
-  if (!path) {
-    char *dir = g_dir_make_tmp ("pciesim-fuzz-fabric-XXXXXX", NULL);
-    if (!dir)
-      abort ();
-    link_includes (dir);
-    path = g_build_filename (dir, "c.yaml", NULL);
-    g_free (dir);
-  }
-  write_input (data, size);
+  const char *path = fuzz_config_path ("pciesim-fuzz-fabric-XXXXXX");
+  fuzz_config_write (path, data, size);
   GError *e = NULL;
   PsConfig *cfg = ps_config_load (path, NULL, &e);
   if (!cfg) {

@@ -18,8 +18,8 @@ start times and iterations; a link with a bit error rate now and then. Each case
   - print byte-identical JSON when run again with the same seed (every fourth case).
 
 A failing case is shrunk: flows, endpoints and switches dropped, iterations cut to one, sizes halved, overrides,
-rate caps, start times and bit errors removed, as long as the same kind of failure remains; the smallest config is
-printed whole. Randomness here is Python's, seeded per case from --seed (the simulator's own comes from --seed of
+rate caps, start times, bit errors and optional link keys removed, as long as the same kind of failure remains;
+the smallest config is printed whole. Randomness here is Python's, seeded per case from --seed (the simulator's own comes from --seed of
 pciesim, which every run passes). Exit status: 0 all passed, 1 a failure (shrunk and printed), 64 usage.
 """
 import argparse
@@ -81,6 +81,11 @@ def generate(seed):
         "flows": [],
     }
     mps, mrrs = case["link"]["max_payload"], case["link"]["max_read_request"]
+    for key, p, values in (("address_bits", 0.2, [64]), ("ecrc", 0.2, [True]), ("sris", 0.1, [True]),
+                           ("updatefc_policy", 0.3, ["recommended"]), ("tx_queue_tlps", 0.2, [1, 4, 16]),
+                           ("read_completion_boundary", 0.2, [64, 128])):
+        if rng.random() < p:
+            case["link"][key] = rng.choice(values)
     sw = case["switch"]
     if rng.random() < 0.5:
         sw["buffer"] = rng.choice(["per_port", "shared"])
@@ -122,6 +127,8 @@ def generate(seed):
                 n["link"]["lanes"] = rng.choice([1, 2, 4, 8, 16])
         if n["type"] == "endpoint" and rng.random() < 0.2:
             n["endpoint"] = {"tags": rng.choice([1, 4, 32, 256, 768])}
+        if n["type"] == "endpoint" and rng.random() < 0.2:
+            n["bars"] = [rng.choice([0, 1 << 20]), 16 << 20]
         if n["type"] == "switch" and rng.random() < 0.2:
             n["switch"] = {"forwarding": rng.choice(["cut_through", "store_and_forward"])}
         if n["type"] == "switch" and sw.get("arbitration") == "weighted_round_robin" and rng.random() < 0.5:
@@ -153,6 +160,8 @@ def generate(seed):
                 f["op"] = "write"
             else:
                 tags[src] = tags.get(src, 0) + need
+        if target != "host" and "bars" in next(n for n in nodes if n["name"] == target):
+            f["bar"] = 1
         if rng.random() < 0.3:
             f["start_ns"] = rng.choice([0, 100, 5000, 20000])
         if rng.random() < 0.2:
@@ -221,7 +230,7 @@ def render(case):
     lines += ["benchmark: {watchdog_ns: 2000000}", "topology:", "  nodes:"]
     for n in case["nodes"]:
         d = {"type": n["type"]}
-        for k in ("link", "endpoint", "switch", "weights"):
+        for k in ("link", "endpoint", "switch", "weights", "bars"):
             if k in n:
                 d[k] = n[k]
         lines.append("    %s: %s" % (n["name"], flow_map(d)))
@@ -351,6 +360,7 @@ def candidates(case):
         if f["target"] != "host":
             c = copy(case)
             c["flows"][i]["target"] = "host"
+            c["flows"][i].pop("bar", None)
             yield c
         if f["op"] == "read":
             c = copy(case)
@@ -361,7 +371,8 @@ def candidates(case):
         del c["links"][name]
         yield c
     for n in case["nodes"]:
-        for key in ("link", "endpoint", "switch", "weights"):
+        for key in ("link", "endpoint", "switch", "weights") + (() if any(
+                f.get("bar") and f["target"] == n["name"] for f in flows) else ("bars",)):
             if key in n:
                 c = copy(case)
                 del next(m for m in c["nodes"] if m["name"] == n["name"])[key]
@@ -370,6 +381,11 @@ def candidates(case):
         c = copy(case)
         del c["switch"][key]
         yield c
+    for key in list(case["link"]):
+        if key not in ("gen", "lanes", "flit_mode", "max_payload", "max_read_request"):
+            c = copy(case)
+            del c["link"][key]
+            yield c
 
 
 def size(case):
@@ -410,6 +426,7 @@ def main():
     a = ap.parse_args()
     cases = a.cases or (0 if a.seconds else 200)
     start = time.monotonic()
+    print("randfab: seeds from %d" % a.seed, flush=True)
     n = 0
     with tempfile.TemporaryDirectory(prefix="pciesim-randfab-") as tmp:
         while (cases and n < cases) or (not cases and time.monotonic() - start < a.seconds):

@@ -359,9 +359,9 @@ check_link_credits (const PsConfig *file, const PsTopology *t, const PsLink *l, 
         ytree_error (error, PS_ERROR_DATA, at, "link %s: %s (%" G_GINT64_FORMAT ") is below the spec minimum of %"
                      G_GINT64_FORMAT " credits (%s, %" G_GINT64_FORMAT ", / 16 bytes, spec §3.4.2): no %s TLP could "
                      "ever cross to %s; 0 means infinite", l->name, what, rule[r].value, rule[r].min,
-                     r == 0 ? "the link's Max_Payload_Size" : "the smaller of the link's Max_Payload_Size and the fabric's "
-                     "largest Max_Read_Request_Size", r == 0 ? mps : MIN (mps, mrrs), r == 0 ? "max-payload posted" : "max-size completion",
-                     n->name);
+                     r == 0 ? "the link's Max_Payload_Size"
+                            : "the smaller of the link's Max_Payload_Size and the fabric's largest Max_Read_Request_Size",
+                     r == 0 ? mps : MIN (mps, mrrs), r == 0 ? "max-payload posted" : "max-size completion", n->name);
       else
         ytree_error (error, PS_ERROR_DATA, at, "link %s: %s is 0, infinite: %s is a switch, whose port buffers are "
                      "finite, so it advertises finite header credits (pcie-protocol.md §5)", l->name, what, n->name);
@@ -790,8 +790,8 @@ ps_topology_parse (const PsConfig *file, const YNode *topology, const YNode *flo
     const YNode *at = nodes->keys->len > PS_TOPOLOGY_MAX_NODES ? nodes : flows && flows->items->len
                       > PS_TOPOLOGY_MAX_FLOWS ? flows : links;
     ytree_error (error, PS_ERROR_DATA, at, "a fabric has at most %u nodes, one link fewer (a tree) and %u flows, "
-                 "the sizes of the report's tables (here %u nodes, %u links, %u flows)", PS_TOPOLOGY_MAX_NODES, PS_TOPOLOGY_MAX_FLOWS,
-                 nodes->keys->len, links->items->len, flows ? flows->items->len : 0);
+                 "the sizes of the report's tables (here %u nodes, %u links, %u flows)", PS_TOPOLOGY_MAX_NODES,
+                 PS_TOPOLOGY_MAX_FLOWS, nodes->keys->len, links->items->len, flows ? flows->items->len : 0);
     return NULL;
   }
   g_autoptr (PsTopology) t = g_new0 (PsTopology, 1);

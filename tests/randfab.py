@@ -19,8 +19,9 @@ start times and iterations; a link with a bit error rate now and then. Each case
 
 A failing case is shrunk: flows, endpoints and switches dropped, iterations cut to one, sizes halved, overrides,
 rate caps, start times, bit errors and optional link keys removed, as long as the same kind of failure remains;
-the smallest config is printed whole. Randomness here is Python's, seeded per case from --seed (the simulator's own comes from --seed of
-pciesim, which every run passes). Exit status: 0 all passed, 1 a failure (shrunk and printed), 64 usage.
+the smallest config is printed whole. Randomness here is Python's, seeded per case from --seed (the simulator's
+own comes from --seed of pciesim, which every run passes). Exit status: 0 all passed, 1 a failure (shrunk and
+printed), 2 usage (argparse's).
 """
 import argparse
 import json

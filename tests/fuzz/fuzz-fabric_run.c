@@ -1,11 +1,11 @@
 /* fuzz-fabric_run.c — libFuzzer harness that loads a config and, when it is a small fabric, runs it (issue #30).
  *
- * The input is loaded as fuzz-config.c loads it (a file in a private directory that links to configs/' include
- * directories); a config with a topology: section is then run by ps_run_fabric() when its run is bounded: at most
- * 16 nodes and 16 flows, 2 MB moved in all (the shipped fabric configs run whole), starts within 1 ms, rate caps of at least 10 MB/s, no link error
- * rate above 1e-6 (at 1e-2 nearly every TLP is replayed) and an application clock of at least 10 MHz. Anything
- * larger, or with a deadlock watchdog (benchmark.watchdog_ns) above its default 10 ms, is only loaded: the fuzzer
- * spends its time on shapes, not on long runs.
+ * The input is loaded as fuzz-config.c loads it (fuzz-config-file.h); a config with a topology: section is then run
+ * by ps_run_fabric() when its run is bounded: at most 16 nodes and 16 flows, 2 MB moved in all (the shipped fabric
+ * configs run whole), starts within 1 ms, rate caps of at least 10 MB/s, no link error rate above 1e-6 (at 1e-2
+ * nearly every TLP is replayed) and an application clock of at least 10 MHz. Anything larger, or with a deadlock
+ * watchdog (benchmark.watchdog_ns) above its default 10 ms, is only loaded: the fuzzer spends its time on shapes,
+ * not on long runs.
  *
  * Oracles besides the sanitizers: a rejection at load is PS_ERROR_DATA/NOINPUT/USAGE with a one-line message (as
  * in fuzz-config.c); a config that loads either runs, with every flow's delivered bytes = bytes x iterations, or is

@@ -5,10 +5,11 @@
 
 A seeded generator of fabrics a user could write and the rules call valid: a tree of switches (depth <= 4,
 fan-out <= 16) under one root complex with up to 32 endpoints; every generation and width the model has, flit
-mode included; per-node gen/width, per-link credit overrides within the spec's legal range (spec §3.4.2: data
-credits of at least one max-size TLP, a switch port's headers finite), shared and per-port switch buffers, round
-robin and weighted round robin, per-endpoint tags; up to 64 reads, writes and peer-to-peer flows with rate caps,
-start times and iterations; a link with a bit error rate now and then. Each case is run by pciesim and must:
+mode included; every host file of configs/hosts/; per-node gen/width, per-link credit overrides within the spec's
+legal range (spec §3.4.2: data credits of at least one max-size TLP, a switch port's headers finite), file-wide
+link keys (64-bit addresses, ECRC, SRIS, UpdateFC policy, transmit queue, RCB), shared and per-port switch
+buffers, round robin and weighted round robin, per-endpoint tags and BARs; up to 64 reads, writes and peer-to-peer
+flows with rate caps, start times and iterations; a link with a bit error rate now and then. Each case is run by pciesim and must:
 
   - exit 0 (a refusal is a failure too: the generator holds the config valid, so either the generator has to
     learn a rule or the program refuses what it should run);
@@ -34,7 +35,11 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HOST = os.path.join(ROOT, "configs", "hosts", "ideal.yaml")
+# The host files and the posted-data credits their root ports advertise: a config's MPS needs MPS / 16 of them
+# (spec §3.4.2); 0 is infinite.
+# (q6600-x38 answers reads in 64-byte completions, which a read completion boundary of 128 does not allow.)
+HOSTS = {"ideal": 0, "i7-3930k": 256, "haswell-e5-2620v3": 256, "q6600-x38": 64, "x58": 128, "z77": 512,
+         "avmm-reference-host": 512}
 # Symbol rate per lane (GT/s) and line-code efficiency: 8b/10b at Gen1-2, 128b/130b at Gen3-5, PAM4 flits at Gen6
 # (pcie-protocol.md §1). Flit mode at Gen1-5 keeps the line code.
 GTS = {1: 2.5, 2: 5.0, 3: 8.0, 4: 16.0, 5: 32.0, 6: 64.0}
@@ -72,10 +77,13 @@ def generate(seed):
     gen = rng.randint(1, 6)
     no_odd = flit or gen == 6
     lane_set = [1, 2, 4, 8, 16] + ([] if no_odd else [12, 32])
+    host = rng.choice(["ideal", "ideal", "ideal"] + sorted(HOSTS))
     case = {
         "seed": seed,
+        "host": host,
         "link": {"gen": gen, "lanes": rng.choice(lane_set), "flit_mode": flit,
-                 "max_payload": rng.choice(POW2), "max_read_request": rng.choice(POW2)},
+                 "max_payload": rng.choice([m for m in POW2 if not HOSTS[host] or m <= 16 * HOSTS[host]]),
+                 "max_read_request": rng.choice(POW2)},
         "switch": {},
         "nodes": [],  # {name, type, parent, link (per-node gen/lanes), switch (per-node keys), weights}
         "links": {},  # child name -> link overrides
@@ -84,7 +92,7 @@ def generate(seed):
     mps, mrrs = case["link"]["max_payload"], case["link"]["max_read_request"]
     for key, p, values in (("address_bits", 0.2, [64]), ("ecrc", 0.2, [True]), ("sris", 0.1, [True]),
                            ("updatefc_policy", 0.3, ["recommended"]), ("tx_queue_tlps", 0.2, [1, 4, 16]),
-                           ("read_completion_boundary", 0.2, [64, 128])):
+                           ("read_completion_boundary", 0.2, [64] if host == "q6600-x38" else [64, 128])):
         if rng.random() < p:
             case["link"][key] = rng.choice(values)
     sw = case["switch"]
@@ -224,7 +232,8 @@ def fmt(v):
 
 
 def render(case):
-    lines = ["# randfab case, seed %s" % case["seed"], "name: randfab", "include: [%s]" % HOST,
+    host = os.path.join(ROOT, "configs", "hosts", case.get("host", "ideal") + ".yaml")
+    lines = ["# randfab case, seed %s" % case["seed"], "name: randfab", "include: [%s]" % host,
              "link: " + flow_map(case["link"])]
     if case["switch"]:
         lines.append("switch: " + flow_map(case["switch"]))
@@ -378,6 +387,10 @@ def candidates(case):
                 c = copy(case)
                 del next(m for m in c["nodes"] if m["name"] == n["name"])[key]
                 yield c
+    if case.get("host", "ideal") != "ideal":
+        c = copy(case)
+        c["host"] = "ideal"
+        yield c
     for key in list(case["switch"]):
         c = copy(case)
         del c["switch"][key]

@@ -764,6 +764,7 @@ ps_run_fabric (const PsConfig *cfg, uint64_t seed, PsFabricResult *out, GError *
                           .p50_ns = NAN, .p99_ns = NAN, .max_ns = NAN };
     if (k < n) {
       r->mbps = fr[k].mbps;
+      r->delivered_bytes = fr[k].bytes;
       r->first_tlp_ns = fr[k].first_tlp_ns;
       r->mean_ns = fr[k].mean_ns;
       r->p50_ns = fr[k].p50_ns;

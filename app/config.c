@@ -1731,6 +1731,21 @@ check_combinations (Walk *w, const YNode *root, GError **error)
       || !check_credit_minimum (w, root, "endpoint.rx_credits", &c->endpoint.rx_credits, error)
       || !check_credit_minimum (w, root, "switch.rx_credits", &c->sw.rx_credits, error))
     return FALSE;
+  /* A switch port holds what it receives until an egress port takes it, in a finite buffer: infinite header
+   * credits (0) would let senders queue without bound (pcie-protocol.md §5: only endpoints and root complexes
+   * advertise infinite credits, for completions). */
+  const struct {
+    const char *key;
+    int64_t value;
+  } sw_hdr[] = { { "switch.rx_credits.ph", c->sw.rx_credits.ph }, { "switch.rx_credits.nph", c->sw.rx_credits.nph },
+                 { "switch.rx_credits.cplh", c->sw.rx_credits.cplh } };
+  for (size_t i = 0; i < G_N_ELEMENTS (sw_hdr); i++)
+    if (sw_hdr[i].value == 0) {
+      at = g_hash_table_lookup (w->seen, sw_hdr[i].key);
+      ytree_error (error, PS_ERROR_DATA, at ? at : root, "%s is 0, infinite: a switch port's buffers are finite, so "
+                   "it advertises finite header credits (pcie-protocol.md §5)", sw_hdr[i].key);
+      return FALSE;
+    }
   if (c->endpoint.straddle && c->endpoint.datapath_bits < 512) {
     at = g_hash_table_lookup (w->seen, "endpoint.straddle");
     ytree_error (error, PS_ERROR_DATA, at ? at : root,

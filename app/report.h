@@ -110,6 +110,7 @@ typedef struct {
   bool ran;
   const char *name, *source, *target, *op;
   int64_t bytes, iterations;
+  uint64_t delivered_bytes; /* what reached the target (writes) or came back (reads): bytes x iterations */
   double mbps, first_tlp_ns, mean_ns, p50_ns, p99_ns, max_ns;
 } PsFlowResult;
 

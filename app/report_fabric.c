@@ -56,6 +56,7 @@ ps_report_fabric_json (PsJson *j, const PsFabricResult *fr, const PsRanges *rang
     ps_json_string_member (j, "op", f->op);
     ps_json_int_member (j, "bytes", f->bytes);
     ps_json_int_member (j, "iterations", f->iterations);
+    ps_json_int_member (j, "delivered_bytes", (int64_t) f->delivered_bytes);
     ps_json_fixed_member (j, "mbps", f->mbps, 2);
     ps_json_key (j, "latency_ns");
     ps_json_object (j, 0);

@@ -320,6 +320,67 @@ parse_credits (const YNode *v, PsCredits *c, GError **error)
   return TRUE;
 }
 
+/* What a node's receivers advertise unless a link says otherwise: its config's credits for its kind (as the
+ * builder takes them). */
+static const PsCredits *
+node_credits (const PsConfig *file, const PsNode *n)
+{
+  const PsConfig *c = node_cfg (file, n);
+  return n->type == PS_NODE_ROOT_COMPLEX ? &c->host.rx_credits
+         : n->type == PS_NODE_SWITCH     ? &c->sw.rx_credits
+                                         : &c->endpoint.rx_credits;
+}
+
+/* Spec §3.4.2's minimum advertisements (config.c checks the file's keys against the file's MPS; here each link
+ * end against the MPS the link runs at, which a node's or the link's own keys may raise): finite data credits
+ * must hold one max-payload posted TLP and one max-size completion (the largest read request any node of the
+ * fabric may make, capped by the link's MPS), or the sender waits forever. A switch port holds what it receives
+ * in a buffer until an egress port takes it, so its header advertisements are finite (pcie-protocol.md §5: only
+ * endpoints and root complexes advertise infinite credits, and those for completions). */
+static gboolean
+check_link_credits (const PsConfig *file, const PsTopology *t, const PsLink *l, const YNode *e, GError **error)
+{
+  const PsConfig *lc = l->cfg ? l->cfg : file;
+  int64_t mps = lc->link.max_payload, mrrs = MAX (lc->link.max_read_request, file->link.max_read_request);
+  for (guint i = 0; i < t->n_nodes; i++)
+    mrrs = MAX (mrrs, node_cfg (file, &t->nodes[i])->link.max_read_request);
+  for (int end = 0; end < 2; end++) {
+    const PsNode *n = &t->nodes[end ? l->b : l->a];
+    const PsCredits *c = l->has_credits[end] ? &l->credits[end] : node_credits (file, n);
+    gboolean sw = n->type == PS_NODE_SWITCH;
+    const struct {
+      const char *type;
+      int64_t value, min;
+    } rule[] = { { "pd", c->pd, mps / 16 }, { "cpld", c->cpld, MIN (mps, mrrs) / 16 },
+                 { "ph", c->ph, sw }, { "nph", c->nph, sw }, { "cplh", c->cplh, sw } };
+    for (size_t r = 0; r < G_N_ELEMENTS (rule); r++) {
+      gboolean data = r < 2;
+      if (data ? rule[r].value == 0 || rule[r].value >= rule[r].min : !rule[r].min || rule[r].value > 0)
+        continue;
+      const char *side = end ? "b_rx_credits" : "a_rx_credits";
+      const YNode *given = e->kind == YNODE_MAP ? ytree_map_get (e, side) : NULL;
+      const YNode *at = given && given->kind == YNODE_MAP && ytree_map_get (given, rule[r].type)
+                          ? ytree_map_get (given, rule[r].type) : given ? given : e;
+      g_autofree char *what = l->has_credits[end]
+                                ? g_strdup_printf ("%s.%s", side, rule[r].type)
+                                : g_strdup_printf ("%s.rx_credits.%s of %s", n->type == PS_NODE_ROOT_COMPLEX ? "host"
+                                                   : sw ? "switch" : "endpoint", rule[r].type, n->name);
+      if (data)
+        ytree_error (error, PS_ERROR_DATA, at, "link %s: %s (%" G_GINT64_FORMAT ") is below the spec minimum of %"
+                     G_GINT64_FORMAT " credits (%s, %" G_GINT64_FORMAT ", / 16 bytes, spec §3.4.2): no %s TLP could "
+                     "ever cross to %s; 0 means infinite", l->name, what, rule[r].value, rule[r].min,
+                     r == 0 ? "the link's Max_Payload_Size"
+                            : "the smaller of the link's Max_Payload_Size and the fabric's largest Max_Read_Request_Size",
+                     r == 0 ? mps : MIN (mps, mrrs), r == 0 ? "max-payload posted" : "max-size completion", n->name);
+      else
+        ytree_error (error, PS_ERROR_DATA, at, "link %s: %s is 0, infinite: %s is a switch, whose port buffers are "
+                     "finite, so it advertises finite header credits (pcie-protocol.md §5)", l->name, what, n->name);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 /* The node at a link's end, the port it takes (given, or the next free one) and its direction. `a` faces
  * downstream: a root port or a switch's downstream port; `b` faces the root: an endpoint or a switch's port 0. */
 static gboolean
@@ -467,6 +528,8 @@ parse_link (const PsConfig *file, PsTopology *t, guint li, const YNode *e, uint3
     }
     for (int end = 0; end < 2; end++) {
       const YNode *c = ytree_map_get (e, end ? "b_rx_credits" : "a_rx_credits");
+      /* The types the link does not name keep the node's advertisement. */
+      l->credits[end] = *node_credits (file, &t->nodes[end ? l->b : l->a]);
       if (c && !parse_credits (c, &l->credits[end], error))
         return FALSE;
       l->has_credits[end] = c != NULL;
@@ -479,7 +542,7 @@ parse_link (const PsConfig *file, PsTopology *t, guint li, const YNode *e, uint3
         return FALSE;
     }
   }
-  return train (file, t, l, e, error);
+  return train (file, t, l, e, error) && check_link_credits (file, t, l, e, error);
 }
 
 /* --- the graph ------------------------------------------------------------------------------------------------ */
@@ -667,6 +730,23 @@ parse_flow (const PsConfig *file, PsTopology *t, guint fi, const YNode *e, GErro
                  "aligned), more than the %" G_GUINT64_FORMAT " of %s", f->name, d->name, bar_name, need, room, where);
     return FALSE;
   }
+  if (f->op == PS_FLOW_READ && s->up_link >= 0) {
+    /* Each read flow of a source holds endpoint.tags tags of its own, so its completions are told apart by tag
+     * alone (models/flow.c); together they must fit the tags the source's link carries (link_tags_max(): 14-bit
+     * tags in flit mode, else 10-bit ones, 768 usable, spec §2.2.6.2). */
+    const PsLink *up = &t->links[s->up_link];
+    int64_t tags = 0, max = (up->cfg ? up->cfg : file)->link.flit_mode || up->gen == 6 ? 16384 : 768;
+    for (guint i = 0; i <= fi; i++)
+      if (t->flows[i].op == PS_FLOW_READ && t->flows[i].source == f->source)
+        tags += node_cfg (file, s)->endpoint.tags;
+    if (tags > max) {
+      ytree_error (error, PS_ERROR_DATA, ytree_map_get (e, "op"), "flow %s: %s's read flows take %" G_GINT64_FORMAT
+                   " tags (endpoint.tags %" G_GINT64_FORMAT " each, every read flow its own), more than the %"
+                   G_GINT64_FORMAT " its link %s carries: lower endpoint.tags of %s", f->name, s->name, tags,
+                   node_cfg (file, s)->endpoint.tags, max, up->name, s->name);
+      return FALSE;
+    }
+  }
   return TRUE;
 }
 
@@ -741,9 +821,9 @@ ps_topology_parse (const PsConfig *file, const YNode *topology, const YNode *flo
       || (flows && flows->items->len > PS_TOPOLOGY_MAX_FLOWS)) {
     const YNode *at = nodes->keys->len > PS_TOPOLOGY_MAX_NODES ? nodes : flows && flows->items->len
                       > PS_TOPOLOGY_MAX_FLOWS ? flows : links;
-    ytree_error (error, PS_ERROR_DATA, at, "a fabric has at most %u nodes, one link fewer (a tree) and %u flows "
-                 "(here %u nodes, %u links, %u flows)", PS_TOPOLOGY_MAX_NODES, PS_TOPOLOGY_MAX_FLOWS,
-                 nodes->keys->len, links->items->len, flows ? flows->items->len : 0);
+    ytree_error (error, PS_ERROR_DATA, at, "a fabric has at most %u nodes, one link fewer (a tree) and %u flows, "
+                 "the sizes of the report's tables (here %u nodes, %u links, %u flows)", PS_TOPOLOGY_MAX_NODES,
+                 PS_TOPOLOGY_MAX_FLOWS, nodes->keys->len, links->items->len, flows ? flows->items->len : 0);
     return NULL;
   }
   g_autoptr (PsTopology) t = g_new0 (PsTopology, 1);

@@ -12,9 +12,10 @@
  *   port), B the other (an endpoint, or a switch's upstream port 0); each is NODE or NODE.PORT (the next free
  *   port when no port is given). The link trains to the lower generation and width of its two ends (each end's
  *   link.gen and link.lanes) unless it states `gen`/`lanes`, which both ends must reach; any other link.* key it
- *   states overrides the file's for this link; `a_rx_credits` / `b_rx_credits` override what that end's receiver
- *   advertises (by default an endpoint's endpoint.rx_credits, a root port's host.rx_credits, a switch port's
- *   switch.rx_credits). Links are named "A-B" by their nodes unless given a `name`.
+ *   states overrides the file's for this link; `a_rx_credits` / `b_rx_credits` override the types they name of what
+ *   that end's receiver advertises (by default an endpoint's endpoint.rx_credits, a root port's host.rx_credits, a
+ *   switch port's switch.rx_credits); each end must take one max-size TLP (spec §3.4.2) and a switch port's
+ *   header credits are finite. Links are named "A-B" by their nodes unless given a `name`.
  * - A FLOW is {name, source, target, op: write|read, bytes, iterations: 1, start_ns: 0, rate_mbps: 0 (no cap),
  *   bar: 0}: source an endpoint, target the root complex (host memory) or another endpoint (its BAR `bar`).
  * - Every error is located at the node it is about and is PS_ERROR_DATA: an unknown key or node (with a

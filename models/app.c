@@ -31,9 +31,6 @@
 
 G_DEFINE_QUARK (pciesim-app-error-quark, app_error)
 
-/* The most an endpoint registers: DMA_MAX_CHANNELS x (write + read) engines, and its memory target. */
-#define APP_MAX_CLIENTS 9
-
 typedef struct {
   SimTime busy_ps; /* every interval counted so far, whole */
   SimTime from, to; /* the last interval counted */
@@ -48,8 +45,10 @@ struct App {
   SimTime unit_ps; /* a beat, or with straddle one 256-bit segment: cycle_ps / segments, exactly */
   uint32_t unit_bits; /* width_bits, or 256 with straddle: the width avst_beats() counts in */
 
-  AppTxClient clients[APP_MAX_CLIENTS];
-  void *client_ctx[APP_MAX_CLIENTS];
+  /* Grown by app_add_client() while the system is built (a DMA engine per channel and direction, or a flow per
+   * transfer an endpoint sources: as many as the config has), never while it runs. */
+  AppTxClient *clients;
+  void **client_ctx;
   guint n_clients;
   guint last_winner; /* previous grant: round robin resumes after it, and a different winner pays the turnaround */
 
@@ -345,7 +344,6 @@ app_new (SimEngine *engine, const AppParams *params, LinkPort *port, TlpPool *po
   if (a->unit_ps == 0)
     a->unit_ps = 1;
   a->cycle_ps = a->unit_ps * segments;
-  a->last_winner = APP_MAX_CLIENTS - 1;
   if (port != NULL)
     app_attach (a, port);
   return a;
@@ -364,13 +362,16 @@ app_free (App *app)
   if (app == NULL)
     return;
   /* TLPs still queued belong to the link's pool; the pool's own teardown reclaims them. */
+  g_free (app->clients);
+  g_free (app->client_ctx);
   g_free (app);
 }
 
 guint
 app_add_client (App *a, const AppTxClient *client, void *ctx)
 {
-  g_assert (a->n_clients < APP_MAX_CLIENTS);
+  a->clients = g_renew (AppTxClient, a->clients, a->n_clients + 1);
+  a->client_ctx = g_renew (void *, a->client_ctx, a->n_clients + 1);
   a->clients[a->n_clients] = *client;
   a->client_ctx[a->n_clients] = ctx;
   /* Round robin starts with client 0 on the first arbitration: the newest client counts as the last winner, and

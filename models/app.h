@@ -23,7 +23,9 @@
  * - Every beat starts on an edge of the application clock; times are integer picoseconds. With straddle a TLP
  *   starts on a 256-bit segment boundary: the clock period is split into width / 256 equal segment times
  *   (app_unit_ps()), and a TLP occupies whole segments.
- * - No allocation after app_new(): queues are intrusive lists through Tlp.next.
+ * - No allocation while running: app_add_client() grows the client table (no fixed limit: an endpoint has as
+ *   many clients as its config gives it flows or DMA engines) while the system is built; queues are intrusive
+ *   lists through Tlp.next.
  * - Why (stall.h): the transmit side's StallClock (app_stall_clock()) is busy from a grant to the end of the
  *   TLP's gap, and idle otherwise for: the link's refusal of the TLP it holds or of a client's probe, else the
  *   first client (registration order) that says why it has nothing (AppTxClient.why). While busy its cause is

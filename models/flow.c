@@ -583,8 +583,15 @@ run (Run *r, FlowResult *out, GError **error)
                  ? "nothing delivered for the watchdog's bound" : "not finished within the time budget",
                  why->len ? why->str : "nothing");
   } else {
-    /* Many Ack and UpdateFC periods, so the links' end-of-run checks see them quiet (system.c). */
-    sim_run_until (r->engine, sim_now (r->engine) + 200 * SIM_US);
+    /* Many Ack and UpdateFC periods, so the links' end-of-run checks see them quiet (system.c). A slow link can
+     * still hold a backlog when the last flow ends (Gen1 x1 in flit mode with an Ack per TLP: a flit per Ack,
+     * a microsecond each, queued behind the completions), so the drain goes on, 200 us at a time, while a link is
+     * not yet quiet, up to a simulated second; the periodic UpdateFCs never let the engine run dry. */
+    for (int step = 0; step < 5000; step++) {
+      sim_run_until (r->engine, sim_now (r->engine) + 200 * SIM_US);
+      if (fabric_check_invariants (r->f, NULL))
+        break;
+    }
     ok = fabric_check_invariants (r->f, error) && check_integrity (r, error);
     if (ok && tlp_pool_live (fabric_pool (r->f)) != 0) {
       g_set_error (error, FLOW_ERROR, FLOW_ERROR_INVARIANT, "%zu TLPs not returned to the pool",

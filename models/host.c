@@ -29,7 +29,10 @@
 
 G_DEFINE_QUARK (pciesim-host-error-quark, host_error)
 
-#define TAG_WORDS (1024 / 64) /* a bit per 10-bit tag number */
+/* A bit per tag number: 14-bit tags, the most any link carries (flit mode, spec §2.2.6.2; link_tags_max()), since a
+ * fabric's read flows take tag ranges of their own side by side (flow.h) up to that. */
+#define HOST_TAGS 16384u
+#define TAG_WORDS (HOST_TAGS / 64)
 /* Marks a CPU write's MWr (the cookie of the root complex's register writes holds a 32-bit value, host_pio_write). */
 #define CPU_WRITE_COOKIE (UINT64_C (0x43505557) << 32)
 
@@ -111,7 +114,7 @@ struct Host {
    * many requesters hold each tag number. */
   uint64_t (*tag_busy)[TAG_WORDS];
   uint32_t n_buses;
-  uint16_t tag_users[1024];
+  uint16_t tag_users[HOST_TAGS];
 
   HostCounters c;
 
@@ -295,7 +298,7 @@ static void
 tag_claim (Host *h, const Tlp *t)
 {
   uint32_t bus = t->requester >> 8;
-  SIM_INVARIANT (bus < h->n_buses && t->tag < 1024, "%s: a read from requester %04x tag %u, which no enumerated "
+  SIM_INVARIANT (bus < h->n_buses && t->tag < HOST_TAGS, "%s: a read from requester %04x tag %u, which no enumerated "
                  "bus below a root port holds", h->base.name, t->requester, t->tag);
   SIM_INVARIANT (!(h->tag_busy[bus][t->tag / 64] >> (t->tag % 64) & 1), "%s: requester %04x reuses tag %u while a "
                  "read with it is outstanding", h->base.name, t->requester, t->tag);

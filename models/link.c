@@ -1744,11 +1744,12 @@ link_theoretical_flit_mbps (int gen, int lanes, uint32_t max_payload_bytes)
  * header_bytes of header, the share of the wire SKP ordered sets take, and one SKP ordered set's duration in ps
  * (EDS included). 0 on parameters phy_init_mode() refuses. */
 static double
-limit_parts (const LinkParams *params, uint32_t header_bytes, double *os_share, double *skp_ps)
+limit_parts (const LinkParams *params, uint32_t header_bytes, double *os_share, double *skp_ps, double *deferred)
 {
   /* Defined on the early return too: callers multiply 0 by them, and 0 x an uninitialised NaN is NaN. */
   *os_share = 0;
   *skp_ps = 0;
+  *deferred = 0;
   Phy phy;
   if (!phy_init_mode (&phy, params->gen, params->lanes, params->flit_mode, params->sris, params->skp_interval_symbols,
                       NULL))
@@ -1769,6 +1770,9 @@ limit_parts (const LinkParams *params, uint32_t header_bytes, double *os_share, 
   double tlp = params->max_payload_bytes + hdr_ecrc + phy.tlp_framing_bytes;
   *os_share = ((double) phy.skp_symbols * phy.lanes + phy.eds_bytes) / ((double) phy.skp_interval_symbols * phy.lanes);
   *skp_ps = (phy.skp_symbols + (double) phy.eds_bytes / phy.lanes) * sym_ps;
+  /* SKPs that fall due during a packet wait for its end (skp_catch_up()): one MPS TLP longer than the interval
+   * carries that many past its own end. */
+  *deferred = floor (tlp / phy.lanes / phy.skp_interval_symbols);
   return phy_wire_mbps (&phy) * params->max_payload_bytes / tlp;
 }
 
@@ -1776,23 +1780,26 @@ double
 link_protocol_limit_mbps (const LinkParams *params, uint32_t header_bytes)
 {
   /* An upper bound for simulated streams; test-link.c and test-phy.c check it. */
-  double os_share, skp_ps;
-  double no_os = limit_parts (params, header_bytes, &os_share, &skp_ps);
+  double os_share, skp_ps, deferred;
+  double no_os = limit_parts (params, header_bytes, &os_share, &skp_ps, &deferred);
   return no_os * (1.0 - os_share);
 }
 
 /* A window of W holds SKPs due at every interval I (flit mode: on a fixed grid), each placed at the first
- * packet boundary after it is due (at most one TLP, less than I, later): at least W / I - 2 of them lie inside.
- * The payload the window can carry is then at most no_os x (1 - (W / I - 2) S / W) = limit + no_os x 2 S / W,
- * and never more than a wire without ordered sets carries. */
+ * packet boundary after it is due (at most one TLP later): at least W / I - 2 - D of them lie inside, D the SKPs
+ * one MPS TLP longer than I defers past the window's end (0 when a TLP is shorter than I; SRIS intervals are
+ * 154 symbols at 8b/10b, shorter than a 512-byte TLP at x1). The payload the window can carry is then at most
+ * no_os x (1 - (W / I - 2 - D) S / W) = limit + no_os x (2 + D) S / W, and never more than a wire without
+ * ordered sets carries. */
 double
 link_protocol_limit_window_mbps (const LinkParams *params, uint32_t header_bytes, SimTime window_ps)
 {
-  double os_share, skp_ps;
-  double no_os = limit_parts (params, header_bytes, &os_share, &skp_ps);
+  double os_share, skp_ps, deferred;
+  double no_os = limit_parts (params, header_bytes, &os_share, &skp_ps, &deferred);
   if (window_ps == 0)
     return no_os;
-  return MIN (no_os, no_os * (1.0 - os_share) + no_os * 2.0 * skp_ps / (double) window_ps);
+  /* Two for the window's ends, and those the window's last TLP defers past its end. */
+  return MIN (no_os, no_os * (1.0 - os_share) + no_os * (2.0 + deferred) * skp_ps / (double) window_ps);
 }
 
 /* pcie-protocol.md §6: 10-bit tags give 768 usable values; flit mode (always at Gen6) has 14-bit tags, of which

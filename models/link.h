@@ -253,6 +253,7 @@ double link_theoretical_flit_mbps (int gen, int lanes, uint32_t max_payload_byte
  * is always 3 DW (pcie-protocol.md §2). */
 double link_protocol_limit_mbps (const LinkParams *params, uint32_t header_bytes);
 /* The same bound for a measurement of window_ps: a finite window may hold fewer SKP ordered sets than its
- * long-run share (up to two fewer), so a short one may carry slightly more; it never exceeds a wire without
+ * long-run share (up to two fewer, and those one TLP longer than the SKP interval defers past the window's end),
+ * so a short one may carry slightly more; it never exceeds a wire without
  * ordered sets (window_ps 0 gives that). What a simulated figure is checked against. */
 double link_protocol_limit_window_mbps (const LinkParams *params, uint32_t header_bytes, SimTime window_ps);

@@ -6,7 +6,8 @@
  *   with weighted round robin; flows at full speed while their sum fits;
  * - tiny switch buffers throttling by credits, and the deadlock watchdog naming the port and the credit type;
  * - several endpoints reading host memory through switches (integrity, tags shared across requesters);
- * - peer-to-peer reads and writes through switches, by flows and by the chaining DMA. */
+ * - peer-to-peer reads and writes through switches, by flows and by the chaining DMA;
+ * - twenty flows on two endpoints (more transmit clients than a DMA engine has). */
 #include <check.h>
 #include <math.h>
 #include <string.h>
@@ -759,6 +760,32 @@ START_TEST (test_peers_read_each_other_through_root_complex)
 }
 END_TEST
 
+/* Issue #30: an endpoint that sources more flows than the chaining DMA has engines (nine aborted on a fixed client
+ * table of nine): ep0 sources six writes into host memory and six reads from it, and ep1 writes eight flows into
+ * ep0's BAR0, each flow 4 KB twice. Every flow moves its 8 KB, the host completes 6 x 8 KB of reads and ep0's
+ * memory takes 8 x 8 KB of writes. */
+START_TEST (test_many_flows_per_endpoint)
+{
+  SwitchParams sp = switch_base (4, SWITCH_CUT_THROUGH);
+  Rig r;
+  rig_build (&r, 1, &sp, 2, (guint[]) { 1, 1 }, 4);
+  enum { N = 20 };
+  FlowSpec fs[N];
+  for (guint k = 0; k < N; k++) {
+    fs[k] = flow (&r, k < 12 ? 0 : 1, k < 12 ? -1 : 0, k < 6 || k >= 12 ? FLOW_WRITE : FLOW_READ, 4096, 2);
+    fs[k].tags = 4;
+  }
+  FlowResult out[N];
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (rig_run (&r, fs, N, out, &e), "%s", e ? e->message : "");
+  for (guint k = 0; k < N; k++)
+    ck_assert_uint_eq (out[k].bytes, 2 * 4096);
+  ck_assert_uint_eq (host_counters (r.host).cpl_bytes, 6 * 2 * 4096);
+  ck_assert_uint_eq (endpoint_counters (r.ep[0]).bytes_written, 8 * 2 * 4096);
+  fabric_free (r.f);
+}
+END_TEST
+
 /* Peer-to-peer through two switches, ep0 (below sw1) and ep1 (below sw2): ep0 reads 64 KB from ep1's BAR0 while
  * ep1 writes 64 KB into ep0's; the requests are routed by address and the completions by ep0's ID, none through
  * the root complex. The run checks both memories' bytes and checksums. */
@@ -841,6 +868,7 @@ main (void)
   tcase_add_test (tc, test_switch_adds_no_ecrc);
   tcase_add_test (tc, test_reads_through_switches);
   tcase_add_test (tc, test_peers_read_each_other_through_root_complex);
+  tcase_add_test (tc, test_many_flows_per_endpoint);
   tcase_add_test (tc, test_peer_to_peer_through_switches);
   tcase_add_test (tc, test_dma_peer_to_peer_through_switches);
   suite_add_tcase (s, tc);

@@ -12,39 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "pciesim-version.h"
 #include "app/config.h"
 #include "app/error.h"
+#include "tests/fuzz/fuzz-config-file.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
-
-static char *path;
-
-/* The shared include files of configs/, linked beside the fuzzed file so `include: [hosts/x.yaml]` resolves. */
-static void
-link_includes (const char *dir)
-{
-  g_autofree char *configs = g_build_filename (PCIESIM_SOURCE_ROOT, "configs", NULL);
-  g_autoptr (GDir) d = g_dir_open (configs, 0, NULL);
-  const char *name;
-  while (d && (name = g_dir_read_name (d))) {
-    g_autofree char *src = g_build_filename (configs, name, NULL);
-    g_autofree char *dst = g_build_filename (dir, name, NULL);
-    if (g_file_test (src, G_FILE_TEST_IS_DIR) && symlink (src, dst) != 0)
-      abort ();
-  }
-}
-
-/* Plain stdio: g_file_set_contents() renames and may fsync, which costs most of an iteration. */
-static void
-write_input (const uint8_t *data, size_t size)
-{
-  FILE *f = fopen (path, "wb");
-  if (!f || fwrite (data, 1, size, f) != size || fclose (f) != 0)
-    abort ();
-}
 
 static void
 check_error (const GError *e)
@@ -58,15 +32,8 @@ check_error (const GError *e)
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
-  if (!path) {
-    char *dir = g_dir_make_tmp ("pciesim-fuzz-config-XXXXXX", NULL);
-    if (!dir)
-      abort ();
-    link_includes (dir);
-    path = g_build_filename (dir, "c.yaml", NULL);
-    g_free (dir);
-  }
-  write_input (data, size);
+  const char *path = fuzz_config_path ("pciesim-fuzz-config-XXXXXX");
+  fuzz_config_write (path, data, size);
   char *set = NULL;
   if (size > 5 && memcmp (data, "#set ", 5) == 0) {
     const uint8_t *nl = memchr (data, '\n', size);

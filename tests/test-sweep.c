@@ -367,13 +367,17 @@ START_TEST (test_plot_script)
   const char *heat[] = { "heatmap", in, "--x", "link.max_payload", "--y", "endpoint.tags", "--z",
                          "read_mbps", "-o", svg, NULL };
   const char *bad[] = { "line", in, "--x", "endpoint.tagz", "--y", "read_mbps", "-o", png, NULL };
-  const char *const *cmds[] = { line, heat, bad };
+  /* The sweep's second axis (link.max_payload, two values) not given as --series: each tags value has two rows in
+   * the one line, which would zigzag; refused as a usage error naming the column (issue #26). */
+  const char *zigzag[] = { "line", in, "--x", "endpoint.tags", "--y", "read_mbps", "-o", png, NULL };
+  const char *const *cmds[] = { line, heat, bad, zigzag };
   /* scripts/plot's documented statuses follow pciesim's: 65 when a named column is not in the CSV, not 64. */
-  const int want[] = { 0, 0, 65 };
-  for (int i = 0; i < 3; i++) {
+  const int want[] = { 0, 0, 65, 64 };
+  for (int i = 0; i < 4; i++) {
     g_auto (TestRun) r;
     run_program (&r, script, NULL, cmds[i]);
     ck_assert_msg (r.status == want[i], "plot %d: status %d: %s", i, r.status, r.err);
+    ck_assert_msg (i != 3 || strstr (r.err, "give it as --series (columns that vary: link.max_payload"), "%s", r.err);
   }
   g_autofree char *png_data = NULL, *svg_data = NULL;
   gsize png_len = 0;

@@ -17,6 +17,7 @@
 #include "app/lspci.h"
 #include "app/report.h"
 #include "app/sweep.h"
+#include "app/topology.h"
 #include "app/validate.h"
 
 /* Shown by `pciesim --help`, which reaches the default command's context since "--help" is no subcommand word.
@@ -121,6 +122,7 @@ cmd_keys (int argc, char **argv)
   g_autofree char *dir = ps_default_configs_dir ();
   g_autoptr (GHashTable) ranges = ps_config_shipped_ranges (dir);
   ps_config_print_keys (out, format && strcmp (format, "markdown") == 0, ranges);
+  ps_topology_print_fields (out, format && strcmp (format, "markdown") == 0);
   fputs (out->str, stdout);
   return 0;
 }

@@ -738,6 +738,13 @@ START_TEST (test_keys)
   PCIESIM (&md, "keys", "--format", "markdown");
   ck_assert_int_eq (md.status, 0);
   ck_assert_msg (strstr (md.out, "\n| `link.gen` |"), "no link.gen row:\n%s", md.out);
+  /* A fabric's fields too (issue #26): the node keys bars, weights and ports, a link's, a flow's. */
+  const char *const fields[] = { "topology.nodes.NAME.bars", "topology.nodes.NAME.weights", "topology.nodes.NAME.ports",
+                                 "topology.links[].a_rx_credits", "flows[].rate_mbps", NULL };
+  for (const char *const *f = fields; *f; f++) {
+    g_autofree char *row = g_strdup_printf ("\n| `%s` |", *f);
+    ck_assert_msg (strstr (md.out, row) != NULL, "no %s row", *f);
+  }
 }
 END_TEST
 

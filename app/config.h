@@ -14,7 +14,7 @@
  *   a report can say what was run (ps_config_write_json()), whether a --set changed what a published figure
  *   measured (ps_config_set_changes()), and which values nobody gave.
  * - endpoint.datapath_bits and endpoint.clock_mhz, when not given, follow the link: the hard IP's application
- *   interface for that generation and width (ps_datapath_default(), pcie-protocol.md §7).
+ *   interface for that generation and width (hardip_datapath_default() in models/hardip.h, pcie-protocol.md §7).
  * - Keys are an interface: later versions add keys, never rename them.
  */
 #pragma once
@@ -313,9 +313,3 @@ char *ps_config_value_text (const PsConfig *cfg, const char *path);
 void ps_config_write_json (const PsConfig *cfg, PsJson *j, int indent);
 /* The same as comment lines "# KEY = VALUE (FROM[ AT])", for formats that have no other room (CSV). */
 void ps_config_write_comments (const PsConfig *cfg, GString *out);
-
-/* The application interface a hard IP gives a link of this generation and width when the config names none
- * (pcie-protocol.md §7): *bits and *mhz are in/out — a value > 0 on entry was given and is kept, and the other
- * is chosen to go with it. Returns the rule's description ("hard IP for Gen2 x8, pcie-protocol.md §7"), owned by
- * the caller. The one table of these defaults: a new width or generation is one line there. */
-char *ps_datapath_default (int64_t gen, int64_t lanes, int64_t *bits, double *mhz);

@@ -3,7 +3,9 @@
  * Loading is three passes over one located tree: (1) read the file and its includes, merging them;
  * (2) graft --set values into the tree; (3) walk the tree against the key table, converting each value into
  * PsConfig and reporting the first problem at its node. Defaults come from the table as YAML text and go
- * through the same conversion, so a default can never be a value the file itself could not give.
+ * through the same conversion, so a default can never be a value the file itself could not give. A topology:
+ * and flows: section are taken out before the walk and handed to the caller: app/load.c parses them (topology.c),
+ * so this file never calls the fabric that derives its nodes' configs from it.
  *
  * Loading stops at the first problem: the user gets one located line (error.h), not a list. Loads run
  * concurrently (validate and sweep workers each load configs), and nothing here keeps mutable static state but
@@ -18,7 +20,6 @@
 
 #include "error.h"
 #include "models/hardip.h"
-#include "topology.h"
 #include "ytree.h"
 
 typedef enum { K_INT, K_DOUBLE, K_BOOL, K_STRING, K_MODES, K_ENUM, K_WORDS, K_POINTS } KeyType;
@@ -1904,11 +1905,10 @@ set_defaults (PsConfig *cfg)
   }
 }
 
-/* Record in a failed load's error which --set it is located in (error.h), for callers that gave the --sets and
- * want the error on the line that made one (scenario.c). Every node a --set made has the origin apply_set()
- * gives it; of two identical --sets the later is the one whose value stood. */
-static void
-mark_set (GError **error, const char *const *sets)
+/* Every node a --set made has the origin apply_set() gives it; of two identical --sets the later is the one whose
+ * value stood. */
+void
+ps_config_mark_set (GError **error, const char *const *sets)
 {
   const char *file = error && *error ? ps_error_file (*error) : NULL;
   if (!file || !g_str_has_prefix (file, "--set "))
@@ -1963,17 +1963,7 @@ apply_datapath_default (PsConfig *cfg)
   g_free (rule);
 }
 
-static PsConfig *load (const char *path, const char *const *sets, GError **error);
 static PsConfig *build (const char *path, YNode *root, const char *const *sets, GError **error);
-
-PsConfig *
-ps_config_load (const char *path, const char *const *sets, GError **error)
-{
-  PsConfig *cfg = load (path, sets, error);
-  if (!cfg && sets)
-    mark_set (error, sets);
-  return cfg;
-}
 
 /* A located error at the value of key `path`, found through its recorded origin (FILE:LINE:COL, or the --set
  * that gave it at 1:1), for checks that run after the walk; the file's 1:1 for a default. */
@@ -1998,13 +1988,10 @@ error_at_key (GError **error, const PsConfig *cfg, const char *path, const char 
 }
 
 /* Keys that only a fabric's parts read, given to a config that lacks those parts: they would change nothing. */
-static gboolean
-check_fabric_keys (const PsConfig *cfg, GError **error)
+gboolean
+ps_config_check_fabric_keys (const PsConfig *cfg, guint switches, guint n_flows, GError **error)
 {
   const PsTopology *t = cfg->topology;
-  guint switches = 0;
-  for (guint i = 0; t && i < t->n_nodes; i++)
-    switches += t->nodes[i].type == PS_NODE_SWITCH;
   for (size_t i = 0; i < N_KEYS; i++) {
     if (origin_of (cfg, i)->from == PS_FROM_DEFAULT)
       continue;
@@ -2019,9 +2006,9 @@ check_fabric_keys (const PsConfig *cfg, GError **error)
       return FALSE;
     }
   }
-  if (t && cfg->fabric.active_flows > (int64_t) t->n_flows) {
+  if (t && cfg->fabric.active_flows > (int64_t) n_flows) {
     error_at_key (error, cfg, "fabric.active_flows", "fabric.active_flows (%" G_GINT64_FORMAT ") is more than the "
-                  "%u flows this config has", cfg->fabric.active_flows, t->n_flows);
+                  "%u flows this config has", cfg->fabric.active_flows, n_flows);
     return FALSE;
   }
   return TRUE;
@@ -2029,8 +2016,9 @@ check_fabric_keys (const PsConfig *cfg, GError **error)
 
 /* The three passes described at the top of the file; published.* keys may be absent, nothing else without a
  * default may. */
-static PsConfig *
-load (const char *path, const char *const *sets, GError **error)
+PsConfig *
+ps_config_load_keys (const char *path, const char *const *sets, YNode **topology_out, YNode **flows_out,
+                     GError **error)
 {
   g_autoptr (GPtrArray) stack = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (YNode) root = load_with_includes (path, stack, error);
@@ -2070,12 +2058,9 @@ load (const char *path, const char *const *sets, GError **error)
   if (topology) {
     cfg->tree = g_steal_pointer (&file);
     cfg->sets = g_strdupv ((char **) file_sets->pdata);
-    cfg->topology = ps_topology_parse (cfg, topology, flows, error);
-    if (!cfg->topology)
-      return NULL;
   }
-  if (!check_fabric_keys (cfg, error))
-    return NULL;
+  *topology_out = g_steal_pointer (&topology);
+  *flows_out = g_steal_pointer (&flows);
   return g_steal_pointer (&cfg);
 }
 
@@ -2175,7 +2160,8 @@ ps_config_free (PsConfig *cfg)
     g_free (cfg->assumptions[i].at);
   }
   g_free (cfg->assumptions);
-  ps_topology_free (cfg->topology);
+  if (cfg->topology && cfg->topology_free)
+    cfg->topology_free (cfg->topology);
   ytree_free (cfg->tree);
   g_strfreev (cfg->sets);
   g_free (cfg);

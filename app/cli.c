@@ -5,6 +5,7 @@
 
 #include "app/builder.h"
 #include "app/config.h"
+#include "app/load.h"
 #include "app/ranges.h"
 #include "sim/trace.h"
 

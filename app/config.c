@@ -3,7 +3,9 @@
  * Loading is three passes over one located tree: (1) read the file and its includes, merging them;
  * (2) graft --set values into the tree; (3) walk the tree against the key table, converting each value into
  * PsConfig and reporting the first problem at its node. Defaults come from the table as YAML text and go
- * through the same conversion, so a default can never be a value the file itself could not give.
+ * through the same conversion, so a default can never be a value the file itself could not give. A topology:
+ * and flows: section are taken out before the walk and handed to the caller: app/load.c parses them (topology.c),
+ * so this file never calls the fabric that derives its nodes' configs from it.
  *
  * Loading stops at the first problem: the user gets one located line (error.h), not a list. Loads run
  * concurrently (validate and sweep workers each load configs), and nothing here keeps mutable static state but
@@ -17,7 +19,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "topology.h"
+#include "models/hardip.h"
 #include "ytree.h"
 
 typedef enum { K_INT, K_DOUBLE, K_BOOL, K_STRING, K_MODES, K_ENUM, K_WORDS, K_POINTS } KeyType;
@@ -1903,11 +1905,10 @@ set_defaults (PsConfig *cfg)
   }
 }
 
-/* Record in a failed load's error which --set it is located in (error.h), for callers that gave the --sets and
- * want the error on the line that made one (scenario.c). Every node a --set made has the origin apply_set()
- * gives it; of two identical --sets the later is the one whose value stood. */
-static void
-mark_set (GError **error, const char *const *sets)
+/* Every node a --set made has the origin apply_set() gives it; of two identical --sets the later is the one whose
+ * value stood. */
+void
+ps_config_mark_set (GError **error, const char *const *sets)
 {
   const char *file = error && *error ? ps_error_file (*error) : NULL;
   if (!file || !g_str_has_prefix (file, "--set "))
@@ -1941,75 +1942,6 @@ record_origins (PsConfig *cfg, GHashTable *seen)
   cfg->set_changes = set_changes (cfg);
 }
 
-/* pcie-protocol.md §7: the Avalon-ST interface of the Intel/Altera hard IP per generation and width (Arria 10
- * user guide, Table 7), first the option that carries the most (on a tie the narrower, whose fixed per-TLP
- * cycles are shorter), then the other. Each covers its link's data rate, as the vendor sized them. */
-typedef struct {
-  int64_t bits;
-  double mhz;
-} Datapath;
-
-static const struct {
-  int64_t gen, lanes;
-  Datapath opt[2]; /* bits 0 = no second option */
-} hard_ip[] = {
-  { 1, 1, { { 64, 125 }, { 64, 62.5 } } },  { 1, 2, { { 64, 125 } } },   { 1, 4, { { 64, 125 } } },
-  { 1, 8, { { 64, 250 }, { 128, 125 } } },  { 2, 1, { { 64, 125 } } },   { 2, 2, { { 64, 125 } } },
-  { 2, 4, { { 64, 250 }, { 128, 125 } } },  { 2, 8, { { 128, 250 }, { 256, 125 } } },
-  { 3, 1, { { 64, 125 } } },                { 3, 2, { { 64, 250 }, { 128, 125 } } },
-  { 3, 4, { { 128, 250 }, { 256, 125 } } }, { 3, 8, { { 256, 250 } } },
-};
-
-/* Beyond the table (x12, x16, x32; Gen4 and up), an ASSUMPTION by the table's own rule, the narrowest interface
- * whose raw rate covers the link's: Gen1-3 at the table's 250 MHz, Gen4 and up at 500 MHz, the top of the
- * "512 or 1024 bits at 250-500 MHz" §7 gives for Gen4/5 hard IPs (Gen6 is assumed to be no narrower). Per-lane
- * rates are pcie-protocol.md §1's, MB/s after encoding (Gen6: 64 GT/s PAM4, 8000 MB/s before flit overhead).
- * A link that 1024 bits at 500 MHz (64 GB/s) cannot cover — Gen5 x32, Gen6 x12 and wider — gets that, and the
- * rule says the datapath limits it. */
-static char *
-datapath_by_rule (int64_t gen, int64_t lanes, Datapath *out)
-{
-  static const double lane_mbps[] = { 0, 250, 500, 984.6, 1969, 3938, 8000 };
-  const double mhz = gen >= 4 ? 500 : 250;
-  const double link = lane_mbps[gen] * (double) lanes;
-  int64_t bits = gen >= 4 ? 512 : 64;
-  while (bits < 1024 && (double) bits / 8 * mhz < link)
-    bits *= 2;
-  *out = (Datapath) { bits, mhz };
-  gboolean limits = (double) bits / 8 * mhz < link;
-  return g_strdup_printf ("hard IP for Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT ", by pcie-protocol.md §7's rule "
-                          "(narrowest covering the link)%s", gen, lanes,
-                          limits ? "; limits this link: more than 1024 bits at 500 MHz would be needed" : "");
-}
-
-char *
-ps_datapath_default (int64_t gen, int64_t lanes, int64_t *bits, double *mhz)
-{
-  Datapath opt[2] = { { 0 } };
-  char *rule = NULL;
-  for (size_t i = 0; i < G_N_ELEMENTS (hard_ip) && !rule; i++)
-    if (hard_ip[i].gen == gen && hard_ip[i].lanes == lanes) {
-      opt[0] = hard_ip[i].opt[0];
-      opt[1] = hard_ip[i].opt[1];
-      rule = g_strdup_printf ("hard IP for Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT ", pcie-protocol.md §7", gen,
-                              lanes);
-    }
-  if (!rule)
-    rule = datapath_by_rule (gen, lanes, &opt[0]);
-  /* One of the pair given: the option that has it, else the first option's other half. */
-  const Datapath *pick = &opt[0];
-  for (int i = 0; i < 2 && opt[i].bits; i++)
-    if ((*bits > 0 && opt[i].bits == *bits) || (*mhz > 0 && opt[i].mhz == *mhz)) {
-      pick = &opt[i];
-      break;
-    }
-  if (*bits <= 0)
-    *bits = pick->bits;
-  if (!(*mhz > 0))
-    *mhz = pick->mhz;
-  return rule;
-}
-
 /* A datapath half not given follows the link (config.h): the table's fixed 64 bits at 125 MHz ran a Gen4 x16
  * link at 3% of its rate. The table's own defaults stay as the values `pciesim keys` shows for Gen1 x1. */
 static void
@@ -2021,7 +1953,7 @@ apply_datapath_default (PsConfig *cfg)
     return;
   int64_t bits = ob->from == PS_FROM_DEFAULT ? 0 : cfg->endpoint.datapath_bits;
   double mhz = oc->from == PS_FROM_DEFAULT ? 0 : cfg->endpoint.clock_mhz;
-  char *rule = ps_datapath_default (cfg->link.gen, cfg->link.lanes, &bits, &mhz);
+  char *rule = hardip_datapath_default (cfg->link.gen, cfg->link.lanes, &bits, &mhz);
   cfg->endpoint.datapath_bits = bits;
   cfg->endpoint.clock_mhz = mhz;
   if (ob->from == PS_FROM_DEFAULT)
@@ -2031,17 +1963,7 @@ apply_datapath_default (PsConfig *cfg)
   g_free (rule);
 }
 
-static PsConfig *load (const char *path, const char *const *sets, GError **error);
 static PsConfig *build (const char *path, YNode *root, const char *const *sets, GError **error);
-
-PsConfig *
-ps_config_load (const char *path, const char *const *sets, GError **error)
-{
-  PsConfig *cfg = load (path, sets, error);
-  if (!cfg && sets)
-    mark_set (error, sets);
-  return cfg;
-}
 
 /* A located error at the value of key `path`, found through its recorded origin (FILE:LINE:COL, or the --set
  * that gave it at 1:1), for checks that run after the walk; the file's 1:1 for a default. */
@@ -2066,13 +1988,10 @@ error_at_key (GError **error, const PsConfig *cfg, const char *path, const char 
 }
 
 /* Keys that only a fabric's parts read, given to a config that lacks those parts: they would change nothing. */
-static gboolean
-check_fabric_keys (const PsConfig *cfg, GError **error)
+gboolean
+ps_config_check_fabric_keys (const PsConfig *cfg, guint switches, guint n_flows, GError **error)
 {
   const PsTopology *t = cfg->topology;
-  guint switches = 0;
-  for (guint i = 0; t && i < t->n_nodes; i++)
-    switches += t->nodes[i].type == PS_NODE_SWITCH;
   for (size_t i = 0; i < N_KEYS; i++) {
     if (origin_of (cfg, i)->from == PS_FROM_DEFAULT)
       continue;
@@ -2087,9 +2006,9 @@ check_fabric_keys (const PsConfig *cfg, GError **error)
       return FALSE;
     }
   }
-  if (t && cfg->fabric.active_flows > (int64_t) t->n_flows) {
+  if (t && cfg->fabric.active_flows > (int64_t) n_flows) {
     error_at_key (error, cfg, "fabric.active_flows", "fabric.active_flows (%" G_GINT64_FORMAT ") is more than the "
-                  "%u flows this config has", cfg->fabric.active_flows, t->n_flows);
+                  "%u flows this config has", cfg->fabric.active_flows, n_flows);
     return FALSE;
   }
   return TRUE;
@@ -2097,8 +2016,9 @@ check_fabric_keys (const PsConfig *cfg, GError **error)
 
 /* The three passes described at the top of the file; published.* keys may be absent, nothing else without a
  * default may. */
-static PsConfig *
-load (const char *path, const char *const *sets, GError **error)
+PsConfig *
+ps_config_load_keys (const char *path, const char *const *sets, YNode **topology_out, YNode **flows_out,
+                     GError **error)
 {
   g_autoptr (GPtrArray) stack = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (YNode) root = load_with_includes (path, stack, error);
@@ -2138,12 +2058,9 @@ load (const char *path, const char *const *sets, GError **error)
   if (topology) {
     cfg->tree = g_steal_pointer (&file);
     cfg->sets = g_strdupv ((char **) file_sets->pdata);
-    cfg->topology = ps_topology_parse (cfg, topology, flows, error);
-    if (!cfg->topology)
-      return NULL;
   }
-  if (!check_fabric_keys (cfg, error))
-    return NULL;
+  *topology_out = g_steal_pointer (&topology);
+  *flows_out = g_steal_pointer (&flows);
   return g_steal_pointer (&cfg);
 }
 
@@ -2243,7 +2160,8 @@ ps_config_free (PsConfig *cfg)
     g_free (cfg->assumptions[i].at);
   }
   g_free (cfg->assumptions);
-  ps_topology_free (cfg->topology);
+  if (cfg->topology && cfg->topology_free)
+    cfg->topology_free (cfg->topology);
   ytree_free (cfg->tree);
   g_strfreev (cfg->sets);
   g_free (cfg);

@@ -14,7 +14,7 @@
  *   a report can say what was run (ps_config_write_json()), whether a --set changed what a published figure
  *   measured (ps_config_set_changes()), and which values nobody gave.
  * - endpoint.datapath_bits and endpoint.clock_mhz, when not given, follow the link: the hard IP's application
- *   interface for that generation and width (ps_datapath_default(), pcie-protocol.md §7).
+ *   interface for that generation and width (hardip_datapath_default() in models/hardip.h, pcie-protocol.md §7).
  * - Keys are an interface: later versions add keys, never rename them.
  */
 #pragma once
@@ -237,6 +237,7 @@ typedef struct {
   /* A fabric (a topology: section), else NULL. The file's merged tree before --sets, without topology: and flows:,
    * and the --sets, are kept to derive each node's and link's own config (ps_config_derive()). */
   PsTopology *topology;
+  void (*topology_free) (PsTopology *topology); /* how ps_config_free() frees it: set by whoever attached it */
   YNode *tree;
   char **sets;
 
@@ -244,7 +245,18 @@ typedef struct {
   guint n_assumptions;
 } PsConfig;
 
-PsConfig *ps_config_load (const char *path, const char *const *sets, GError **error);
+/* The keys of a config file (ps_config_load() in load.h composes them with its fabric): includes, the --sets, the
+ * walk and the checks of one config. A topology: and a flows: section are handed back unparsed in *topology and
+ * *flows (owned by the caller, NULL when absent); with a topology: the file's tree and --sets are kept for
+ * ps_config_derive(). The error is not yet marked with its --set (ps_config_mark_set()). */
+PsConfig *ps_config_load_keys (const char *path, const char *const *sets, YNode **topology, YNode **flows,
+                               GError **error);
+/* The last check of a load, once the fabric (if any) is attached: keys only a fabric's parts read (switch.*,
+ * fabric.*) set in a config without those parts, or more active flows than `n_flows`. */
+gboolean ps_config_check_fabric_keys (const PsConfig *cfg, guint n_switches, guint n_flows, GError **error);
+/* Record in a failed load's error which of `sets` it is located in (error.h), for callers that gave the --sets
+ * and want the error on the line that made one (scenario.c). */
+void ps_config_mark_set (GError **error, const char *const *sets);
 void ps_config_free (PsConfig *config);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PsConfig, ps_config_free)
 /* A fabric node's or link's own config: `base`'s file with `overlay` (a mapping of config sections, with an
@@ -313,9 +325,3 @@ char *ps_config_value_text (const PsConfig *cfg, const char *path);
 void ps_config_write_json (const PsConfig *cfg, PsJson *j, int indent);
 /* The same as comment lines "# KEY = VALUE (FROM[ AT])", for formats that have no other room (CSV). */
 void ps_config_write_comments (const PsConfig *cfg, GString *out);
-
-/* The application interface a hard IP gives a link of this generation and width when the config names none
- * (pcie-protocol.md §7): *bits and *mhz are in/out — a value > 0 on entry was given and is kept, and the other
- * is chosen to go with it. Returns the rule's description ("hard IP for Gen2 x8, pcie-protocol.md §7"), owned by
- * the caller. The one table of these defaults: a new width or generation is one line there. */
-char *ps_datapath_default (int64_t gen, int64_t lanes, int64_t *bits, double *mhz);

@@ -7,6 +7,7 @@
 
 #include "app/builder.h"
 #include "app/config.h"
+#include "app/load.h"
 #include "app/error.h"
 #include "app/format.h"
 #include "app/scenario.h"

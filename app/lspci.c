@@ -12,6 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "app/config.h"
+#include "app/load.h"
 #include "app/error.h"
 #include "app/format.h"
 #include "app/topology.h"

@@ -6,6 +6,7 @@
 
 #include "app/builder.h"
 #include "app/error.h"
+#include "app/load.h"
 #include "app/sweep.h"
 
 void

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "app/error.h"
+#include "app/load.h"
 #include "app/ranges.h"
 
 /* The keys each mapping may have, for check_keys() and its did-you-mean. `description:` is free text for people:

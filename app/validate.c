@@ -13,6 +13,7 @@
 
 #include "app/builder.h"
 #include "app/config.h"
+#include "app/load.h"
 #include "pciesim-version.h"
 #include "app/error.h"
 

@@ -29,6 +29,7 @@
 #include "app/builder.h"
 #include "pciesim-version.h"
 #include "app/config.h"
+#include "app/load.h"
 #include "sim/engine.h"
 #include "app/report.h"
 #include "app/scenario.h"

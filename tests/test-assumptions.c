@@ -16,6 +16,7 @@
 
 #include "app/builder.h"
 #include "app/config.h"
+#include "app/load.h"
 #include "app/scenario.h"
 #include "app/ytree.h"
 

@@ -12,6 +12,7 @@
 #include "models/phy.h"
 #include "app/builder.h"
 #include "app/config.h"
+#include "app/load.h"
 #include "app/error.h"
 
 /* Every key the mapping reads, each set to a value that is not its default and not equal to another's, so a

@@ -16,6 +16,7 @@
 #define TMPDIR_TEMPLATE "pciesim-test-config-XXXXXX"
 #include "tests/common.h"
 #include "app/config.h"
+#include "app/load.h"
 #include "app/error.h"
 #include "app/ytree.h"
 

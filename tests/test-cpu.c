@@ -19,6 +19,7 @@
 #include "models/units.h"
 #include "app/builder.h"
 #include "app/config.h"
+#include "app/load.h"
 #include "tests/common.h"
 
 /* The GPCIe Gen1 x4 row as shipped, one iteration. */

@@ -103,6 +103,27 @@ START_TEST (test_scanner_catches)
 }
 END_TEST
 
+/* Inside app/: the keys and the fabric are composed by app/load.c alone, so config never reaches topology (which
+ * derives its nodes' configs from config: the other way would be a cycle). */
+static const char *const config_files[] = { "app/config.c", "app/config.h" };
+
+START_TEST (test_config_does_not_include_topology)
+{
+  g_autofree char *path = g_build_filename (source_root (), config_files[_i], NULL);
+  g_autofree char *text = slurp (path);
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  guint includes = 0;
+  for (guint i = 0; lines[i]; i++) {
+    const char *l = lines[i];
+    if (!g_str_has_prefix (l, "#include"))
+      continue;
+    includes++;
+    ck_assert_msg (!strstr (l, "topology.h"), "%s:%u: %s", config_files[_i], i + 1, l);
+  }
+  ck_assert_msg (includes >= 3, "only %u includes found in %s", includes, config_files[_i]);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -110,6 +131,7 @@ main (void)
   TCase *tc = tcase_create ("layering");
   tcase_add_loop_test (tc, test_layers_include_only_below, 0, G_N_ELEMENTS (layers));
   tcase_add_test (tc, test_scanner_catches);
+  tcase_add_loop_test (tc, test_config_does_not_include_topology, 0, G_N_ELEMENTS (config_files));
   suite_add_tcase (s, tc);
   return run_suite (s);
 }

@@ -8,6 +8,7 @@
 #include "common.h"
 
 #include "app/config.h"
+#include "app/load.h"
 #include "app/error.h"
 #include "app/lspci.h"
 #include "app/topology.h"

@@ -10,6 +10,7 @@
 #include "tests/common.h"
 #include "app/builder.h"
 #include "app/config.h"
+#include "app/load.h"
 
 static PsConfig *
 load (const char *name, const char *yaml, const char *const *sets)

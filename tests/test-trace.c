@@ -27,6 +27,7 @@
 #include "models/trace.h"
 #include "app/builder.h"
 #include "app/config.h"
+#include "app/load.h"
 #include "app/error.h"
 #include "app/format.h"
 

@@ -15,6 +15,7 @@
 #include "tests/common.h"
 #include "app/builder.h"
 #include "app/config.h"
+#include "app/load.h"
 
 static PsConfig *
 load_shipped (const char *const *sets)

@@ -15,6 +15,7 @@
 
 #include "pciesim-version.h"
 #include "app/config.h"
+#include "app/load.h"
 #include "app/error.h"
 #include "tests/fuzz/fuzz-config-file.h"
 

@@ -19,6 +19,7 @@
 
 #include "app/builder.h"
 #include "app/config.h"
+#include "app/load.h"
 #include "app/error.h"
 #include "app/topology.h"
 #include "tests/fuzz/fuzz-config-file.h"

@@ -13,6 +13,7 @@
 
 #include "pciesim-version.h"
 #include "app/config.h"
+#include "app/load.h"
 #include "app/error.h"
 #include "app/lspci.h"
 

@@ -6,6 +6,9 @@
  */
 #include "models/why.h"
 
+#include "models/avst.h"
+#include "models/split.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -175,13 +178,37 @@ mbps_of (double bytes, double ps)
   return ps > 0 ? bytes / ps * 1e6 : NAN;
 }
 
+/* What the datapath alone allows for a figure's data: its own capacity, from the TLP the figure moves in steady
+ * state (an aligned MWr of MPS, or a CplD cut by the host's policy from an aligned MRRS read) and the beats
+ * that TLP costs by the interface's rule (avst.h; the transmit gap, the receive overhead; app.h), not from the
+ * figure and a busy share, which would only restate the figure. */
+static double
+datapath_mbps (const Why *w, DmaDir dir)
+{
+  const AppParams *ap = w->ap;
+  double unit = (double) app_unit_ps (w->app), cycle = (double) app_cycle_ps (w->app);
+  uint32_t unit_bits = ap->straddle ? 256 : ap->width_bits;
+  if (dir == DMA_WRITE) {
+    uint32_t payload = w->dp->max_payload_bytes;
+    uint32_t beats = avst_beats (unit_bits, ap->header_own_beat, w->dp->addr64 ? 16 : 12, 0, payload);
+    return mbps_of (payload, beats * unit + ap->tx_gap_cycles * cycle);
+  }
+  uint32_t payload = split_next_completion (0, w->dp->max_read_request_bytes, w->hp->rcb_bytes,
+                                            w->dp->max_payload_bytes, w->hp->cpl_policy);
+  uint32_t unit_bytes = unit_bits / 8;
+  uint32_t beats = avst_beats (unit_bits, ap->header_own_beat, 12, 0, payload)
+                   + ap->rx_overhead_cycles * (uint32_t) (cycle / unit)
+                   + (ap->rx_overhead_bytes + unit_bytes - 1) / unit_bytes;
+  return mbps_of (payload, beats * unit);
+}
+
 static const char *const credit_words[] = { "posted-header", "posted-data", "non-posted-header", "non-posted-data",
                                             "completion-header", "completion-data" };
 
 /* The bound and its explanation: where a formula exists, what the resource alone allows; the text ends with what
  * the link alone would allow, unless the link is the bound. */
 static void
-explain (const Why *w, DmaDir dir, const LinkUsage *u, double mbps, double dp_busy, WhyVerdict *v)
+explain (const Why *w, DmaDir dir, const LinkUsage *u, double dp_busy, WhyVerdict *v)
 {
   char *s = v->text;
   const size_t n = sizeof v->text;
@@ -200,12 +227,12 @@ explain (const Why *w, DmaDir dir, const LinkUsage *u, double mbps, double dp_bu
     return;
   }
   case STALL_DATAPATH:
-    v->bound_mbps = mbps / v->share;
+    v->bound_mbps = datapath_mbps (w, dir);
     g_snprintf (s, n, "limited by the application datapath (%u bits at %g MHz): its %s side is busy %.0f%% of the "
-      "time%s; it alone would allow about %.0f MB/s", w->ap->width_bits, w->ap->clock_mhz,
+      "time%s; it alone would allow %.0f MB/s (%s, in beats of its clock)", w->ap->width_bits, w->ap->clock_mhz,
       dir == DMA_READ ? "receive" : "transmit", dp_busy * 100,
       dir == DMA_READ ? " with completions and their per-TLP overhead" : " with beats, turnarounds and gaps",
-      v->bound_mbps);
+      v->bound_mbps, dir == DMA_READ ? "steady completions and their overhead" : "MPS writes and their gap");
     break;
   case STALL_CREDITS_PH:
   case STALL_CREDITS_PD:
@@ -270,6 +297,12 @@ explain (const Why *w, DmaDir dir, const LinkUsage *u, double mbps, double dp_bu
     break;
   }
   size_t len = strlen (s);
+  /* A wait with no capacity of its own (a latency, a fetch, the driver) has no bound to state: say so rather than
+   * divide the figure by a share, which would only restate the figure. */
+  if (isnan (v->bound_mbps)) {
+    g_snprintf (s + len, n - len, "; no bound of its own");
+    len = strlen (s);
+  }
   g_snprintf (s + len, n - len, "; the link alone would allow %.1f MB/s", v->link_mbps);
 }
 
@@ -314,7 +347,7 @@ verdict (const Why *w, DmaDir dir, const WhyResult *r, const LinkUsage usage[2],
   v->next_share = p[next];
   const LinkParams *lp = link_params (w->link);
   v->link_mbps = link_protocol_limit_mbps (lp, dir == DMA_READ ? 12 : w->dp->addr64 ? 16 : 12);
-  explain (w, dir, &usage[d], mbps, dp_busy, v);
+  explain (w, dir, &usage[d], dp_busy, v);
   explain_next (v);
 }
 

@@ -14,9 +14,11 @@
  * - Verdict for a figure (read: completions come down; write: posted writes go up): each cause gets a pressure,
  *   the share of the window it held the figure's data direction idle; the link's is that direction's busy
  *   share, the datapath's at least the busy share of its side (transmit for writes, receive for reads). The
- *   largest pressure bounds the figure; the next is named too. Where a formula exists the bound is stated in
- *   MB/s from the resource's size and its measured round trip (Little's law: credits x bytes / credit round
- *   trip; tags x MRRS / read round trip), else from the figure and the share (figure / share).
+ *   largest pressure bounds the figure; the next is named too. A bound is stated in MB/s only from the
+ *   resource's own capacity: its size and its measured round trip (Little's law: credits x bytes / credit round
+ *   trip; tags x MRRS / read round trip), or the datapath's beats per steady TLP on its clock. A cause with no
+ *   capacity of its own (host latency, descriptor fetch, replay buffer, software) states none (bound_mbps NaN)
+ *   and its text says so; a bound is never the figure divided by a share.
  */
 #pragma once
 
@@ -38,7 +40,8 @@ typedef struct {
   gboolean valid;
   StallCause cause, next; /* the bound, and the runner-up */
   double share, next_share; /* their pressures */
-  double bound_mbps; /* what the bounding resource alone allows; NaN when the protocol limit (link) */
+  double bound_mbps; /* what the bounding resource alone allows; NaN for the link (its limit is link_mbps) and
+                      * where the cause has no capacity of its own */
   double link_mbps; /* the protocol limit of the figure's data */
   char text[400]; /* "limited by …", one line */
 } WhyVerdict;

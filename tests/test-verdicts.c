@@ -17,6 +17,7 @@
 #include "tests/common.h"
 #include "app/builder.h"
 #include "app/config.h"
+#include "app/load.h"
 
 /* A bound of 0: not checked against a hand value (it rests on a measured round trip); NAN: there must be none. */
 typedef struct {

@@ -536,7 +536,7 @@ ps_from_name (PsFrom from)
 static const PsKeyOrigin *
 origin_of (const PsConfig *cfg, size_t i)
 {
-  static const PsKeyOrigin unknown = { PS_FROM_DEFAULT, NULL, NULL };
+  static const PsKeyOrigin unknown = { .from = PS_FROM_DEFAULT };
   return cfg->origins ? &cfg->origins[i] : &unknown;
 }
 
@@ -1932,11 +1932,12 @@ record_origins (PsConfig *cfg, GHashTable *seen)
     if (!n) {
       o->from = keys[i].dflt ? PS_FROM_DEFAULT : PS_FROM_ABSENT;
     } else if (g_str_has_prefix (n->origin, "--set ")) {
-      o->from = PS_FROM_SET;
-      o->at = g_strdup (n->origin);
+      *o = (PsKeyOrigin) { .from = PS_FROM_SET, .at = g_strdup (n->origin), .file = g_strdup (n->origin), .line = 1,
+                           .col = 1 };
     } else {
-      o->from = strcmp (n->origin, cfg->path) == 0 ? PS_FROM_FILE : PS_FROM_INCLUDE;
-      o->at = g_strdup_printf ("%s:%d:%d", n->origin, n->line, n->col);
+      *o = (PsKeyOrigin) { .from = strcmp (n->origin, cfg->path) == 0 ? PS_FROM_FILE : PS_FROM_INCLUDE,
+                           .at = g_strdup_printf ("%s:%d:%d", n->origin, n->line, n->col),
+                           .file = g_strdup (n->origin), .line = n->line, .col = n->col };
     }
   }
   cfg->set_changes = set_changes (cfg);
@@ -1975,16 +1976,10 @@ error_at_key (GError **error, const PsConfig *cfg, const char *path, const char 
   g_autofree char *msg = g_strdup_vprintf (fmt, ap);
   va_end (ap);
   const PsKeyOrigin *o = ps_config_origin (cfg, path);
-  g_autofree char *file = g_strdup (o && o->at ? o->at : cfg->path);
-  int line = 1, col = 1;
-  char *c2 = o && o->at && o->from != PS_FROM_SET ? strrchr (file, ':') : NULL;
-  char *c1 = c2 ? g_strrstr_len (file, c2 - file, ":") : NULL;
-  if (c1) {
-    line = atoi (c1 + 1);
-    col = atoi (c2 + 1);
-    *c1 = '\0';
-  }
-  ps_error_located (error, PS_ERROR_DATA, file, line, col, "%s", msg);
+  if (o && o->file)
+    ps_error_located (error, PS_ERROR_DATA, o->file, o->line, o->col, "%s", msg);
+  else
+    ps_error_located (error, PS_ERROR_DATA, cfg->path, 1, 1, "%s", msg);
 }
 
 /* Keys that only a fabric's parts read, given to a config that lacks those parts: they would change nothing. */
@@ -2148,6 +2143,7 @@ ps_config_free (PsConfig *cfg)
   g_free (cfg->published.suspect_reason);
   for (size_t i = 0; cfg->origins && i < N_KEYS; i++) {
     g_free (cfg->origins[i].at);
+    g_free (cfg->origins[i].file);
     g_free (cfg->origins[i].rule);
   }
   g_free (cfg->origins);

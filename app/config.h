@@ -83,6 +83,8 @@ typedef enum {
 typedef struct {
   PsFrom from;
   char *at; /* FILE:LINE:COL of the value (file, include), the "--set KEY=VALUE" text (set), else NULL */
+  char *file; /* `at`'s parts, for a located error: the file or the --set text, NULL with `at` */
+  int line, col; /* 1-based; 1:1 for a --set */
   char *rule; /* a default that follows other keys: what it follows and the source; else NULL */
 } PsKeyOrigin;
 

@@ -137,13 +137,13 @@ flatten_overrides (PsScenario *s, const YNode *map, const char *prefix, GError *
     /* sets and set_nodes grow together: relocate() takes set_nodes[i] as the node that wrote sets[i]. */
     /* nodes.NAME.KEY, links.NAME.KEY, flows.NAME.KEY: one element of a fabric, checked by each point's load
      * (config.h); the parts above the key nest like sections. */
-    g_autofree char *probe = g_strconcat (path, ".x=", NULL);
+    gboolean element = ps_config_is_element_set (path)
+                       || g_strv_contains ((const char *const[]) { "nodes", "links", "flows", NULL }, path);
     g_auto (GStrv) parts = g_strsplit (path, ".", -1);
-    guint depth = g_strv_length (parts);
-    if (ps_config_key_exists (path) || (ps_config_is_element_set (path) && depth >= 3 && v->kind != YNODE_MAP)) {
+    if (ps_config_key_exists (path) || (element && g_strv_length (parts) >= 3 && v->kind != YNODE_MAP)) {
       g_ptr_array_add (s->sets, set_string (path, v));
       g_ptr_array_add (s->set_nodes, (gpointer) v);
-    } else if (ps_config_is_section (path) || (ps_config_is_element_set (probe) && v->kind == YNODE_MAP)) {
+    } else if (ps_config_is_section (path) || (element && v->kind == YNODE_MAP)) {
       /* A section given a scalar (`endpoint: 8`) is an error at that value, not a key to set. */
       if (!want_kind (v, YNODE_MAP, path, error) || !flatten_overrides (s, v, path, error))
         return FALSE;

@@ -355,6 +355,45 @@ START_TEST (test_sweep_parallel_script)
 }
 END_TEST
 
+/* One element of a fabric as an axis and as overrides, nested or dotted (issue #26): the points run with those
+ * values, exactly as the same --sets on the command line do, and a name the fabric lacks is refused. */
+START_TEST (test_element_axes)
+{
+  g_autofree char *text = g_strdup_printf ("base: %s/configs/fabric_shared_g3_x8.yaml\n"
+                                           "overrides:\n  nodes: {e2: {link: {lanes: 2}}}\n  flows.f1.bytes: 65536\n"
+                                           "metrics: [f1_mbps, f2_mbps]\n"
+                                           "axes:\n  - {key: nodes.e1.link.lanes, values: [1, 4]}\n", source_root ());
+  g_autofree char *s = write_tmp ("elements.yaml", text);
+  g_autofree char *csv = SWEEP_OK (s, "elements.csv");
+  g_auto (GStrv) rows = g_strsplit (csv, "\n", -1);
+  ck_assert_str_eq (rows[0], "id,nodes.e1.link.lanes,f1_mbps,f2_mbps");
+  for (guint i = 1; i <= 2; i++) {
+    g_autofree char *lanes = g_strdup_printf ("nodes.e1.link.lanes=%s", i == 1 ? "1" : "4");
+    g_auto (TestRun) r;
+    PCIESIM (&r, "configs/fabric_shared_g3_x8.yaml", "--format", "csv", "--set", "nodes.e2.link.lanes=2", "--set",
+             "flows.f1.bytes=65536", "--set", lanes);
+    ck_assert_msg (r.status == 0, "%s", r.err);
+    /* The run's f1 and f2 rows, as the sweep's point: mbps is the 8th field of a flow row. */
+    g_auto (GStrv) lines = g_strsplit (r.out, "\n", -1);
+    g_autoptr (GString) want = g_string_new (NULL);
+    g_string_append_printf (want, "%u,%s", i, i == 1 ? "1" : "4");
+    for (guint l = 0; lines[l]; l++) {
+      g_auto (GStrv) f = g_strsplit (lines[l], ",", -1);
+      if (g_strv_length (f) > 8 && (strcmp (f[1], "f1") == 0 || strcmp (f[1], "f2") == 0))
+        g_string_append_printf (want, ",%s", f[7]);
+    }
+    ck_assert_str_eq (rows[i], want->str);
+  }
+  g_autofree char *bad_text = g_strdup_printf ("base: %s/configs/fabric_shared_g3_x8.yaml\n"
+                                               "axes:\n  - {key: nodes.e9.link.lanes, values: [1, 4]}\n",
+                                               source_root ());
+  g_autofree char *bad = write_tmp ("elements-bad.yaml", bad_text);
+  g_auto (TestRun) r;
+  PCIESIM (&r, "sweep", bad);
+  ck_assert_msg (r.status == 65 && strstr (r.err, "no node named 'e9'"), "%d: %s", r.status, r.err);
+}
+END_TEST
+
 /* scripts/plot draws PNG and SVG from a sweep CSV, and names the columns when asked for one that is not there. */
 START_TEST (test_plot_script)
 {
@@ -697,6 +736,7 @@ sweep_suite (void)
   tcase_add_test (t, test_merge_errors);
   tcase_add_test (t, test_sweep_parallel_script);
   tcase_add_test (t, test_plot_script);
+  tcase_add_test (t, test_element_axes);
   tcase_add_test (t, test_resume_completes);
   tcase_add_test (t, test_resume_keeps_rows);
   tcase_add_test (t, test_resume_foreign_file);

@@ -1886,6 +1886,22 @@ set_defaults (PsConfig *cfg)
     (void) g_ascii_strtoll ("0", NULL, 10);
     g_once_init_leave (&c_locale_made, 1);
   }
+  /* The defaults' YAML is parsed once per process and kept: a parse is most of a load's time that is not the
+   * files' (--ranges and sweeps load a config once per run). Never freed, as the key table is never freed. */
+  static YNode *parsed[N_KEYS];
+  static gsize parsed_made;
+  if (g_once_init_enter (&parsed_made)) {
+    for (size_t i = 0; i < N_KEYS; i++) {
+      if (!keys[i].dflt)
+        continue;
+      /* An empty default ("" for name) is an empty YAML document, NULL without an error: stand in the empty
+       * scalar that `name:` gives in a file. */
+      parsed[i] = ytree_load_string ("<default>", keys[i].dflt, 0, NULL);
+      if (!parsed[i])
+        parsed[i] = ytree_scalar_new ("<default>", 1, 1, "");
+    }
+    g_once_init_leave (&parsed_made, 1);
+  }
   /* Every double starts as NaN, which is how an absent published figure reads (config.h); every other double
    * has a default that overwrites it. */
   for (size_t i = 0; i < N_KEYS; i++) {
@@ -1895,12 +1911,7 @@ set_defaults (PsConfig *cfg)
     if (!k->dflt)
       continue;
     g_autoptr (GError) e = NULL;
-    /* An empty default ("" for name) is an empty YAML document, NULL without an error: stand in the empty
-     * scalar that `name:` gives in a file. */
-    g_autoptr (YNode) n = ytree_load_string ("<default>", k->dflt, 0, &e);
-    if (!n)
-      n = ytree_scalar_new ("<default>", 1, 1, "");
-    if (!convert_value (k, n, cfg, &e))
+    if (!convert_value (k, parsed[i], cfg, &e))
       g_error ("default of %s is invalid: %s", k->path, e->message);
   }
 }

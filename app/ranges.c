@@ -8,6 +8,7 @@
 #include "app/error.h"
 #include "app/load.h"
 #include "app/sweep.h"
+#include "app/ytree.h"
 
 void
 ps_ranges_figures (const PsRunResult *r, double out[PS_RANGE_N])
@@ -194,7 +195,10 @@ ps_ranges_run (const PsConfig *cfg, const char *const *sets, unsigned modes, uin
       p.todo[p.n_todo++] = run;
   }
   out->simulated = p.n_todo;
+  /* Every run loads the same files: parsed once (ytree.h), each run gets a copy with its own --sets over it. */
+  ytree_cache_begin ();
   ps_sweep_parallel (p.n_todo, jobs, run_one, &p);
+  ytree_cache_end ();
   for (guint run = 0; run < p.runs; run++)
     if (p.same[run] != run)
       memcpy (p.figures + (gsize) run * PS_RANGE_N, p.figures + (gsize) p.same[run] * PS_RANGE_N,

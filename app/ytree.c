@@ -569,8 +569,56 @@ ytree_load_string (const char *origin, const char *text, int col_offset, GError 
   return convert (&ld, 1, 0);
 }
 
+/* The file cache of ytree_cache_begin(): path -> the tree its first load gave, while any caller holds it. */
+static GMutex cache_lock;
+static GHashTable *cache;
+static guint cache_holders;
+
+void
+ytree_cache_begin (void)
+{
+  g_mutex_lock (&cache_lock);
+  if (cache_holders++ == 0)
+    cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) ytree_free);
+  g_mutex_unlock (&cache_lock);
+}
+
+void
+ytree_cache_end (void)
+{
+  g_mutex_lock (&cache_lock);
+  g_assert (cache_holders > 0);
+  if (--cache_holders == 0)
+    g_clear_pointer (&cache, g_hash_table_unref);
+  g_mutex_unlock (&cache_lock);
+}
+
+static YNode *load_file (const char *path, GError **error);
+
 YNode *
 ytree_load_file (const char *path, GError **error)
+{
+  g_mutex_lock (&cache_lock);
+  const YNode *kept = cache ? g_hash_table_lookup (cache, path) : NULL;
+  YNode *copy = kept ? ytree_copy (kept) : NULL;
+  gboolean caching = cache != NULL;
+  g_mutex_unlock (&cache_lock);
+  if (copy || !caching)
+    return copy ? copy : load_file (path, error);
+  /* Parsed outside the lock, so loads of different files go on at once; of two threads loading the same file
+   * first, the later insert replaces an identical tree. Failures are not kept: each caller gets its own error. */
+  YNode *tree = load_file (path, error);
+  if (tree) {
+    g_mutex_lock (&cache_lock);
+    if (cache)
+      g_hash_table_replace (cache, g_strdup (path), ytree_copy (tree));
+    g_mutex_unlock (&cache_lock);
+  }
+  return tree;
+}
+
+static YNode *
+load_file (const char *path, GError **error)
 {
   /* A file that cannot be found or opened gets an unlocated error, having no text to point into; config.c tests
    * an include's path first so that a missing include is located at the entry naming it. */

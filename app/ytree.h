@@ -35,6 +35,11 @@ struct YNode {
 };
 
 YNode *ytree_load_file (const char *path, GError **error);
+/* Between ytree_cache_begin() and its ytree_cache_end() (nested calls count, any thread), ytree_load_file() parses a
+ * file once and hands out copies of that tree: for callers that load the same config many times over (--ranges).
+ * A file edited meanwhile is not read again; a load that fails is not kept. */
+void ytree_cache_begin (void);
+void ytree_cache_end (void);
 /* Parse `text` as YAML; node positions are reported as origin:line:col with `col_offset` added on line 1. */
 YNode *ytree_load_string (const char *origin, const char *text, int col_offset, GError **error);
 

@@ -1152,6 +1152,50 @@ take_assumptions (PsConfig *cfg, const YNode *a, GError **error)
   return TRUE;
 }
 
+/* Defaults that are ASSUMPTIONs (their key's doc says so, with the reason): each one's range as data, as a file's
+ * assumptions: section gives it. No switch datasheet gives a port's receive path to its data link layer: a few
+ * clocks of a 250-500 MHz core for the PHY (deskew, decoding) and the CRC check, a part of the 105-160 ns port to
+ * port (pcie-protocol.md §8). */
+static const struct {
+  const char *key;
+  double lo, hi;
+} default_ranges[] = {
+  { "switch.dll_latency_ns", 20, 100 },
+};
+
+gboolean
+ps_config_default_range (const char *path, double *lo, double *hi)
+{
+  for (size_t i = 0; i < G_N_ELEMENTS (default_ranges); i++)
+    if (strcmp (default_ranges[i].key, path) == 0) {
+      *lo = default_ranges[i].lo;
+      *hi = default_ranges[i].hi;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+void
+ps_config_assume_defaults (PsConfig *cfg, guint switches)
+{
+  for (size_t i = 0; i < G_N_ELEMENTS (default_ranges); i++) {
+    const KeyDef *k = find_key (default_ranges[i].key);
+    if (origin_of (cfg, (size_t) (k - keys))->from != PS_FROM_DEFAULT
+        || (g_str_has_prefix (k->path, "switch.") && switches == 0))
+      continue;
+    /* The data link layer's part of a port's latency is at most the whole (ps_config_check_fabric_keys()). */
+    double hi = strcmp (k->path, "switch.dll_latency_ns") == 0 ? MIN (default_ranges[i].hi, cfg->sw.latency_ns)
+                                                                : default_ranges[i].hi;
+    double v = ps_config_number (cfg, k->path);
+    if (!(default_ranges[i].lo < hi && default_ranges[i].lo <= v && v <= hi))
+      continue;
+    cfg->assumptions = g_renew (PsAssumption, cfg->assumptions, cfg->n_assumptions + 1);
+    cfg->assumptions[cfg->n_assumptions++] = (PsAssumption) {
+      g_strdup (k->path), default_ranges[i].lo, hi,
+      g_strdup_printf ("the default of %s (pciesim keys)", k->path) };
+  }
+}
+
 double
 ps_config_number (const PsConfig *cfg, const char *path)
 {
@@ -2276,6 +2320,10 @@ ps_config_print_keys (GString *out, gboolean markdown, GHashTable *ranges)
       g_ptr_array_remove_index (files, files->len - 1);
       assumed = g_strdup_printf ("an ASSUMPTION with a range in %s", joined);
     }
+    double lo, hi;
+    if (!assumed && ps_config_default_range (k->path, &lo, &hi))
+      assumed = g_strdup_printf ("the default's, [%g, %g], in the key table (a config that keeps the default gets "
+                                 "it%s)", lo, hi, g_str_has_prefix (k->path, "switch.") ? " when it has a switch" : "");
     if (markdown)
       g_string_append_printf (out, "| `%s` | %s %s | `%s` | %s | %s%s%s |\n", k->path, type_name (k), range, dflt,
                               k->unit, k->doc, assumed ? ". Ranges: " : "", assumed ? assumed : "");

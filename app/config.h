@@ -293,6 +293,11 @@ gboolean ps_config_key_integer (const char *path);
 double ps_config_snap (const char *path, double v);
 /* "KEY=VALUE" for a --set giving numeric key `path` the value `v` (snapped), written so it reads back exactly. */
 char *ps_config_set_text (const char *path, double v);
+/* A default that is an ASSUMPTION has its range in the key table: TRUE and the range for such a key. */
+gboolean ps_config_default_range (const char *path, double *lo, double *hi);
+/* The ranges of the defaults `cfg` keeps (ps_config_default_range()) added to its assumptions, a switch.* key's
+ * only when the config has `switches` > 0 (a config without a switch never reads it). */
+void ps_config_assume_defaults (PsConfig *cfg, guint switches);
 /* The ranges shipped files give (`pciesim keys`): every config file below `dir` (itself, hosts/, families/,
  * benchmarks/) that has an assumptions: section, as "FILE: [LO, HI]" strings per key (a hash of key -> GPtrArray
  * of char *), read from each file alone. Files that fail to parse are skipped: `keys` lists, validate checks. */

@@ -22,6 +22,7 @@ load (const char *path, const char *const *sets, GError **error)
     for (guint i = 0; i < cfg->topology->n_nodes; i++)
       switches += cfg->topology->nodes[i].type == PS_NODE_SWITCH;
   }
+  ps_config_assume_defaults (cfg, switches);
   if (!ps_config_check_fabric_keys (cfg, switches, cfg->topology ? cfg->topology->n_flows : 0, error))
     return NULL;
   return g_steal_pointer (&cfg);

@@ -148,6 +148,58 @@ START_TEST (test_shipped_marks_have_ranges)
 }
 END_TEST
 
+/* A default that is an ASSUMPTION (the key's doc says so) has its range as data in the key table, and a range
+ * there is an ASSUMPTION's: read from the key list `pciesim keys` prints, one key per line. */
+START_TEST (test_default_marks_have_ranges)
+{
+  g_autoptr (GString) list = g_string_new (NULL);
+  ps_config_print_keys (list, FALSE, NULL);
+  g_auto (GStrv) lines = g_strsplit (list->str, "\n", -1);
+  g_autoptr (GString) problems = g_string_new (NULL);
+  guint ranged = 0;
+  for (guint i = 0; lines[i]; i++) {
+    g_auto (GStrv) words = g_strsplit (lines[i], " ", 2);
+    const char *key = words[0];
+    if (!key || !ps_config_key_numeric (key))
+      continue;
+    double lo, hi;
+    gboolean marked = has_mark (lines[i]) && !strstr (lines[i], "no range"), range = ps_config_default_range (key, &lo, &hi);
+    /* Only ASSUMPTION: an UNCONFIRMED default (a switch's credits) is sized from a datasheet of another part. */
+    marked = marked && strstr (lines[i], "ASSUMPTION");
+    if (marked && !range)
+      g_string_append_printf (problems, "%s: its default is marked ASSUMPTION but has no range\n", key);
+    if (range && !marked)
+      g_string_append_printf (problems, "%s: a default's range, but no ASSUMPTION in its doc\n", key);
+    ranged += range;
+  }
+  ck_assert_msg (problems->len == 0, "%s", problems->str);
+  ck_assert_uint_ge (ranged, 1);
+  /* switch.dll_latency_ns: a fabric with a switch that keeps the default gets the range; one without a switch does
+   * not (it never reads the key), nor does a config whose --set gives the value. */
+  g_autoptr (GError) e = NULL;
+  g_autofree char *hops_path = g_build_filename (source_root (), "configs", "fabric_hops_g3_x4.yaml", NULL);
+  g_autofree char *svgx_path = g_build_filename (source_root (), "configs", "svgx_g2_x8.yaml", NULL);
+  g_autoptr (PsConfig) hops = ps_config_load (hops_path, NULL, &e);
+  ck_assert_msg (hops != NULL, "%s", e ? e->message : "");
+  gboolean found = FALSE;
+  for (guint a = 0; a < hops->n_assumptions; a++)
+    if (strcmp (hops->assumptions[a].key, "switch.dll_latency_ns") == 0) {
+      found = TRUE;
+      ck_assert_double_eq (hops->assumptions[a].lo, 20);
+      ck_assert_double_eq (hops->assumptions[a].hi, 100);
+    }
+  ck_assert (found);
+  g_autoptr (PsConfig) set = ps_config_load (hops_path, (const char *const[]) { "switch.dll_latency_ns=40", NULL }, &e);
+  ck_assert_msg (set != NULL, "%s", e ? e->message : "");
+  g_autoptr (PsConfig) plain = ps_config_load (svgx_path, NULL, &e);
+  ck_assert_msg (plain != NULL, "%s", e ? e->message : "");
+  for (guint a = 0; a < set->n_assumptions; a++)
+    ck_assert_str_ne (set->assumptions[a].key, "switch.dll_latency_ns");
+  for (guint a = 0; a < plain->n_assumptions; a++)
+    ck_assert_str_ne (plain->assumptions[a].key, "switch.dll_latency_ns");
+}
+END_TEST
+
 /* The scanner on files made to fail: a mark without a range, a range without a mark, a section's mark. */
 START_TEST (test_scanner_catches)
 {
@@ -566,6 +618,7 @@ main (void)
   tcase_set_timeout (tc, 120);
   tcase_add_unchecked_fixture (tc, tmpdir_setup, tmpdir_teardown);
   tcase_add_test (tc, test_shipped_marks_have_ranges);
+  tcase_add_test (tc, test_default_marks_have_ranges);
   tcase_add_test (tc, test_scanner_catches);
   tcase_add_test (tc, test_ranges_merge);
   tcase_add_loop_test (tc, test_bad_range, 0, G_N_ELEMENTS (bad_ranges));

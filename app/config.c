@@ -1109,19 +1109,36 @@ tree_has (const YNode *map, const char *path)
 /* Before `file` goes over `base` (what its includes gave): a range belongs to the file that sets the value, so a
  * file that sets a key again without a range of its own (a sourced value over an assumed one) drops the earlier
  * range. A range it gives replaces the earlier one when the two merge. */
+static void
+drop_replaced (YNode *earlier, const YNode *file, const YNode *own)
+{
+  for (guint i = earlier && earlier->kind == YNODE_MAP ? earlier->keys->len : 0; i-- > 0;) {
+    const char *key = ((const YNode *) earlier->keys->pdata[i])->value;
+    if (tree_has (file, key) && !(own && own->kind == YNODE_MAP && ytree_map_get (own, key))) {
+      g_autofree char *k = g_strdup (key);
+      ytree_free (ytree_map_take (earlier, k));
+    }
+  }
+}
+
 static gboolean
 merge_assumptions (YNode *base, const YNode *file, GError **error)
 {
   const YNode *own = ytree_map_get (file, "assumptions");
   if (own && !check_assumptions (own, error))
     return FALSE;
-  YNode *earlier = ytree_map_get (base, "assumptions");
-  for (guint i = earlier ? earlier->keys->len : 0; i-- > 0;) {
-    const char *key = ((const YNode *) earlier->keys->pdata[i])->value;
-    if (tree_has (file, key) && !(own && ytree_map_get (own, key))) {
-      g_autofree char *k = g_strdup (key);
-      ytree_free (ytree_map_take (earlier, k));
-    }
+  drop_replaced (ytree_map_get (base, "assumptions"), file, own);
+  /* A fabric node's own ranges (topology.nodes.NAME.assumptions) follow the same rule, node by node. */
+  const YNode *nodes = tree_has (file, "topology.nodes") ? ytree_map_get (ytree_map_get (file, "topology"), "nodes")
+                                                          : NULL;
+  YNode *base_nodes = tree_has (base, "topology.nodes") ? ytree_map_get (ytree_map_get (base, "topology"), "nodes")
+                                                         : NULL;
+  for (guint i = 0; nodes && base_nodes && nodes->kind == YNODE_MAP && base_nodes->kind == YNODE_MAP
+                    && i < nodes->keys->len; i++) {
+    const YNode *node = nodes->items->pdata[i];
+    YNode *earlier = ytree_map_get (base_nodes, ((const YNode *) nodes->keys->pdata[i])->value);
+    if (node->kind == YNODE_MAP && earlier && earlier->kind == YNODE_MAP)
+      drop_replaced (ytree_map_get (earlier, "assumptions"), node, ytree_map_get (node, "assumptions"));
   }
   return TRUE;
 }
@@ -1147,7 +1164,7 @@ take_assumptions (PsConfig *cfg, const YNode *a, GError **error)
       return FALSE;
     }
     cfg->assumptions[cfg->n_assumptions++] = (PsAssumption) {
-      g_strdup (k->path), lo, hi, g_strdup_printf ("%s:%d:%d", vn->origin, vn->line, vn->col) };
+      g_strdup (k->path), lo, hi, g_strdup_printf ("%s:%d:%d", vn->origin, vn->line, vn->col), v };
   }
   return TRUE;
 }
@@ -1192,7 +1209,7 @@ ps_config_assume_defaults (PsConfig *cfg, guint switches)
     cfg->assumptions = g_renew (PsAssumption, cfg->assumptions, cfg->n_assumptions + 1);
     cfg->assumptions[cfg->n_assumptions++] = (PsAssumption) {
       g_strdup (k->path), default_ranges[i].lo, hi,
-      g_strdup_printf ("the default of %s (pciesim keys)", k->path) };
+      g_strdup_printf ("the default of %s (pciesim keys)", k->path), v };
   }
 }
 
@@ -1205,24 +1222,33 @@ ps_config_number (const PsConfig *cfg, const char *path)
                   : k->type == K_DOUBLE ? *(const double *) field : NAN;
 }
 
+/* A node's own key, nodes.NAME.KEY (an assumption of a fabric's node, PsAssumption), read as KEY: the same
+ * converter, bounds and snapping. Any other path is itself. */
+static const char *
+own_key (const char *path)
+{
+  const char *dot = g_str_has_prefix (path, "nodes.") ? strchr (path + strlen ("nodes."), '.') : NULL;
+  return dot ? dot + 1 : path;
+}
+
 gboolean
 ps_config_key_numeric (const char *path)
 {
-  const KeyDef *k = find_key (path);
+  const KeyDef *k = find_key (own_key (path));
   return k && (k->type == K_INT || k->type == K_DOUBLE);
 }
 
 gboolean
 ps_config_key_integer (const char *path)
 {
-  const KeyDef *k = find_key (path);
+  const KeyDef *k = find_key (own_key (path));
   return k && k->type == K_INT;
 }
 
 double
 ps_config_snap (const char *path, double v)
 {
-  const KeyDef *k = find_key (path);
+  const KeyDef *k = find_key (own_key (path));
   if (!k || k->type != K_INT)
     return v;
   double best = round (v);
@@ -2120,6 +2146,7 @@ ps_config_derive (const PsConfig *base, const YNode *overlay, GError **error)
   /* The file's --sets are fabric-wide defaults: they go over the file, and a node's or link's own keys over them
    * (--set link.lanes=16 widens every link that does not give its own width). */
   g_autoptr (YNode) root = ytree_copy (base->tree);
+  g_autoptr (YNode) assumptions = NULL;
   for (const char *const *s = (const char *const *) base->sets; s && *s; s++)
     if (!apply_set (root, *s, error))
       return NULL;
@@ -2136,11 +2163,17 @@ ps_config_derive (const PsConfig *base, const YNode *overlay, GError **error)
       if (!apply_include (merged, inc->kind == YNODE_SEQ ? inc->items->pdata[i] : inc, inc->origin, stack, error))
         return NULL;
     ytree_merge (merged, g_steal_pointer (&top));
-    /* A node's or link's own ranges are not kept: --ranges varies the file's, which reach every node as --sets. */
-    ytree_free (ytree_map_take (merged, "assumptions"));
+    /* A node's own ranges (its assumptions:, and its includes') are its config's; topology.c lists them with the
+     * file's as nodes.NAME.KEY, which --ranges moves by --set nodes.NAME.KEY. */
+    assumptions = ytree_map_take (merged, "assumptions");
     ytree_merge (root, g_steal_pointer (&merged));
   }
-  return build (base->path, root, NULL, error);
+  if (assumptions && !check_assumptions (assumptions, error))
+    return NULL;
+  g_autoptr (PsConfig) cfg = build (base->path, root, NULL, error);
+  if (!cfg || !take_assumptions (cfg, assumptions, error))
+    return NULL;
+  return g_steal_pointer (&cfg);
 }
 
 /* Passes 2 and 3 over a merged tree (`root`, modified): the --sets, the defaults, the walk, and the checks that

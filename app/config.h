@@ -93,9 +93,10 @@ typedef struct {
  * figure"). The range belongs to the file that sets the value: merged through includes as keys are (a later
  * file's range replaces an earlier one), dropped when a later file or a --set gives the key a value without one. */
 typedef struct {
-  char *key; /* a numeric key of the table */
+  char *key; /* a numeric key of the table; in a fabric, nodes.NAME.KEY for a node's own (load.h) */
   double lo, hi; /* lo < hi, within the key's own bounds, containing the value */
   char *at; /* FILE:LINE:COL of the range */
+  double value; /* the key's value in the config (for nodes.NAME.KEY, the node's) */
 } PsAssumption;
 
 typedef struct {

@@ -182,7 +182,7 @@ find_assumption (const PsConfig *cfg, const char *key)
 static void
 add_parameter (Fit *f, const PsAssumption *a, const YNode *at)
 {
-  double v = ps_config_number (f->base, a->key);
+  double v = a->value;
   Parameter p = { a, at, v, v, ps_config_key_integer (a->key), FALSE };
   g_array_append_val (f->p, p);
 }

@@ -4,6 +4,22 @@
 #include "app/topology.h"
 #include "app/ytree.h"
 
+/* A node's own ranges (its assumptions:, ps_config_derive()) join the file's as nodes.NAME.KEY, the --set that
+ * moves the node's value alone. */
+static void
+add_node_assumptions (PsConfig *cfg, const PsNode *node)
+{
+  guint n = node->cfg ? node->cfg->n_assumptions : 0;
+  if (n == 0)
+    return;
+  cfg->assumptions = g_renew (PsAssumption, cfg->assumptions, cfg->n_assumptions + n);
+  for (guint a = 0; a < n; a++) {
+    const PsAssumption *own = &node->cfg->assumptions[a];
+    cfg->assumptions[cfg->n_assumptions++] = (PsAssumption) {
+      g_strdup_printf ("nodes.%s.%s", node->name, own->key), own->lo, own->hi, g_strdup (own->at), own->value };
+  }
+}
+
 static PsConfig *
 load (const char *path, const char *const *sets, GError **error)
 {
@@ -19,8 +35,11 @@ load (const char *path, const char *const *sets, GError **error)
     if (!cfg->topology)
       return NULL;
     cfg->topology_free = ps_topology_free;
-    for (guint i = 0; i < cfg->topology->n_nodes; i++)
-      switches += cfg->topology->nodes[i].type == PS_NODE_SWITCH;
+    for (guint i = 0; i < cfg->topology->n_nodes; i++) {
+      const PsNode *node = &cfg->topology->nodes[i];
+      switches += node->type == PS_NODE_SWITCH;
+      add_node_assumptions (cfg, node);
+    }
   }
   ps_config_assume_defaults (cfg, switches);
   if (!ps_config_check_fabric_keys (cfg, switches, cfg->topology ? cfg->topology->n_flows : 0, error))

@@ -56,7 +56,7 @@ run_label (const Plan *p, guint run)
   GString *s = g_string_new (NULL);
   for (guint a = 0; a < p->n; a++) {
     double v = p->values[run * p->n + a];
-    if (v != ps_config_number (p->cfg, p->cfg->assumptions[a].key))
+    if (v != p->cfg->assumptions[a].value)
       g_string_append_printf (s, "%s%s=%g", s->len ? ", " : "", p->cfg->assumptions[a].key, v);
   }
   return g_string_free (s, FALSE);
@@ -105,7 +105,7 @@ plan_values (Plan *p, const PsRanges *r, uint64_t seed)
   guint n = p->n;
   for (guint run = 0; run < p->runs; run++)
     for (guint a = 0; a < n; a++)
-      p->values[run * n + a] = ps_config_number (p->cfg, as[a].key);
+      p->values[run * n + a] = as[a].value;
   for (guint a = 0; a < n; a++) {
     p->values[(1 + 2 * a) * n + a] = as[a].lo;
     p->values[(2 + 2 * a) * n + a] = as[a].hi;
@@ -303,7 +303,7 @@ ps_ranges_json_assumptions (PsJson *j, const PsRanges *r, const PsConfig *cfg)
     ps_json_object (j, 0);
     ps_json_string_member (j, "key", as->key);
     ps_json_key (j, "value");
-    ps_json_general (j, ps_config_number (cfg, as->key), 15);
+    ps_json_general (j, as->value, 15);
     ps_json_key (j, "lo");
     ps_json_general (j, as->lo, 15);
     ps_json_key (j, "hi");

@@ -13,7 +13,7 @@
 
 /* The fields of a node and of a link entry; anything else in a node is a config section (ps_config_derive()), in a
  * link a link.* key of its own. */
-static const char *const node_fields[] = { "type", "ports", "bars", "weights", "include", NULL };
+static const char *const node_fields[] = { "type", "ports", "bars", "weights", "include", "assumptions", NULL };
 static const char *const link_fields[] = { "a", "b", "name", "a_rx_credits", "b_rx_credits", NULL };
 static const char *const flow_fields[] = { "name", "source", "target", "op", "bytes", "iterations", "start_ns",
                                            "rate_mbps", "bar", NULL };
@@ -207,18 +207,19 @@ parse_node (const PsConfig *file, PsTopology *t, PsNode *node, const YNode *key,
   node->bar_bytes[0] = node->type == PS_NODE_ENDPOINT ? DEFAULT_BAR_BYTES : 0;
   g_autoptr (YNode) overlay = ytree_map_new (v->origin, v->line, v->col);
   /* The choices a misspelt key is compared with: the node's fields and the config's sections. */
-  const char *const choices[] = { "type", "ports", "bars", "weights", "include", "link", "endpoint", "host", "dma",
-                                  "switch", "benchmark", NULL };
+  const char *const choices[] = { "type", "ports", "bars", "weights", "include", "assumptions", "link", "endpoint",
+                                  "host", "dma", "switch", "benchmark", NULL };
   for (guint i = 0; i < v->keys->len; i++) {
     const YNode *k = v->keys->pdata[i], *val = v->items->pdata[i];
     if (g_strv_contains (node_fields, k->value)) {
-      if (strcmp (k->value, "include") == 0)
-        ytree_map_set (overlay, "include", ytree_copy (val), k);
+      /* The node's own ranges go with its keys (ps_config_derive() keeps them, load.c lists them). */
+      if (strcmp (k->value, "include") == 0 || strcmp (k->value, "assumptions") == 0)
+        ytree_map_set (overlay, k->value, ytree_copy (val), k);
       continue;
     }
     if (!ps_config_is_section (k->value) || strcmp (k->value, "published") == 0) {
       /* A key of a section written without it (`lanes: 4` for `link: {lanes: 4}`): say where it belongs. */
-      for (const char *const *sec = choices + 5; *sec; sec++) {
+      for (const char *const *sec = choices + 6; *sec; sec++) {
         g_autofree char *path = g_strconcat (*sec, ".", k->value, NULL);
         if (ps_config_key_exists (path)) {
           ytree_error (error, PS_ERROR_DATA, k, "unknown key '%s' in a node (did you mean '%s: {%s: …}'?)",
@@ -918,6 +919,9 @@ static const struct {
     "a switch's weight per port (port 0 upstream), one per port, read by switch.arbitration: weighted_round_robin" },
   { "topology.nodes.NAME.include", "path or list of paths", "", "",
     "files whose keys go under the node's own (as a config's include:)" },
+  { "topology.nodes.NAME.assumptions", "mapping of KEY: [LO, HI]", "", "",
+    "ranges of the node's own ASSUMPTION values, as a file's assumptions: (README 'How far to trust a figure'); "
+    "--ranges moves each as nodes.NAME.KEY" },
   { "topology.nodes.NAME.SECTION", "mapping", "", "",
     "any config section (link, endpoint, host, switch, dma, benchmark): the node's own keys over the file's; "
     "--set nodes.NAME.KEY=VALUE sets one" },

@@ -442,6 +442,88 @@ START_TEST (test_ranges_corners_deterministic)
 }
 END_TEST
 
+/* The figure of flow `flow` in a plain run of `config` with `sets`, by another path than --ranges' own. */
+static double
+flow_figure (const char *config, const char *flow, const char *const *sets)
+{
+  g_autoptr (GPtrArray) args = g_ptr_array_new ();
+  g_ptr_array_add (args, (gpointer) config);
+  for (const char *const *s = sets; s && *s; s++) {
+    g_ptr_array_add (args, (gpointer) "--set");
+    g_ptr_array_add (args, (gpointer) *s);
+  }
+  g_ptr_array_add (args, NULL);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonArray *flows = json_object_get_array_member (ranges_json (p, (const char *const *) args->pdata), "flows");
+  for (guint i = 0; i < json_array_get_length (flows); i++) {
+    JsonObject *f = json_array_get_object_element (flows, i);
+    if (strcmp (json_object_get_string_member (f, "name"), flow) == 0)
+      return json_object_get_double_member (f, "mbps");
+  }
+  ck_abort_msg ("no flow %s", flow);
+  return NAN;
+}
+
+/* A fabric node's own value with a range of its own: listed as nodes.NAME.KEY beside the file's (and the switches'
+ * default dll_latency_ns), moved by --ranges as --set nodes.NAME.KEY moves it; its ends are plain runs with that
+ * --set. A --set of it drops the range, and a range that misses the node's value is a located error. */
+START_TEST (test_ranges_node_own)
+{
+  g_autofree char *dir = g_build_filename (tmpdir_root, "node", NULL);
+  g_autofree char *text = g_strdup_printf ("include: %s/configs/fabric_hops_g3_x4.yaml\ntopology:\n  nodes:\n"
+                                           "    sw2: {type: switch, switch: {latency_ns: 150},\n"
+                                           "          assumptions: {switch.latency_ns: [100, 300]}}\n", source_root ());
+  g_autofree char *cfg = write_file (dir, "node.yaml", text);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonObject *o = ranges_json (p, (const char *const[]) { cfg, "--ranges", NULL });
+  JsonArray *as = json_object_get_array_member (o, "assumptions");
+  ck_assert_uint_eq (json_array_get_length (as), 2);
+  JsonObject *a0 = json_array_get_object_element (as, 0);
+  ck_assert_str_eq (json_object_get_string_member (a0, "key"), "nodes.sw2.switch.latency_ns");
+  ck_assert_double_eq (json_object_get_double_member (a0, "value"), 150);
+  ck_assert_msg (g_str_has_suffix (json_object_get_string_member (a0, "at"), "node.yaml:5:44"), "%s",
+                 json_object_get_string_member (a0, "at"));
+  /* Flow h3 crosses sw2: its sensitivity to the node's latency is what plain runs at the two ends give. */
+  JsonArray *flows = json_object_get_array_member (o, "flows");
+  JsonObject *h3 = json_array_get_object_element (flows, 3);
+  ck_assert_str_eq (json_object_get_string_member (h3, "name"), "h3");
+  JsonArray *sens = json_object_get_array_member (h3, "sensitivity");
+  JsonObject *s = NULL;
+  for (guint i = 0; i < json_array_get_length (sens); i++)
+    if (strcmp (json_object_get_string_member (json_array_get_object_element (sens, i), "key"),
+                "nodes.sw2.switch.latency_ns") == 0)
+      s = json_array_get_object_element (sens, i);
+  ck_assert_ptr_nonnull (s);
+  double lo = flow_figure (cfg, "h3", (const char *const[]) { "nodes.sw2.switch.latency_ns=100", NULL });
+  double hi = flow_figure (cfg, "h3", (const char *const[]) { "nodes.sw2.switch.latency_ns=300", NULL });
+  ck_assert (lo != hi);
+  ck_assert_double_eq_tol (json_object_get_double_member (s, "lo_figure"), lo, 5e-3);
+  ck_assert_double_eq_tol (json_object_get_double_member (s, "hi_figure"), hi, 5e-3);
+  JsonObject *range = json_object_get_object_member (h3, "range");
+  ck_assert (json_object_get_double_member (range, "lo") <= MIN (lo, hi)
+             && MAX (lo, hi) <= json_object_get_double_member (range, "hi"));
+  g_autoptr (GError) e = NULL;
+  g_autoptr (PsConfig) set = ps_config_load (cfg, (const char *const[]) { "nodes.sw2.switch.latency_ns=120", NULL },
+                                             &e);
+  ck_assert_msg (set != NULL, "%s", e ? e->message : "");
+  for (guint a = 0; a < set->n_assumptions; a++)
+    ck_assert (!g_str_has_prefix (set->assumptions[a].key, "nodes."));
+  /* A file over it that sets the node's value again without a range drops the range (a sourced value); one that
+   * keeps the range and misses it is an error. */
+  g_autofree char *over = write_file (dir, "over.yaml", "include: node.yaml\ntopology:\n  nodes:\n"
+                                      "    sw2: {switch: {latency_ns: 400}}\n");
+  g_autoptr (PsConfig) o2 = ps_config_load (over, NULL, &e);
+  ck_assert_msg (o2 != NULL, "%s", e ? e->message : "");
+  for (guint a = 0; a < o2->n_assumptions; a++)
+    ck_assert (!g_str_has_prefix (o2->assumptions[a].key, "nodes."));
+  g_autofree char *bad = write_file (dir, "bad.yaml", "include: node.yaml\ntopology:\n  nodes:\n"
+                                     "    sw2: {switch: {latency_ns: 400}, assumptions: {switch.latency_ns: [100, 300]}}\n");
+  ck_assert_ptr_null (ps_config_load (bad, NULL, &e));
+  ck_assert_msg (strstr (e->message, "the range [100, 300] of switch.latency_ns does not contain its value 400"), "%s",
+                 e->message);
+}
+END_TEST
+
 START_TEST (test_ranges_usage)
 {
   g_auto (TestRun) r, t;
@@ -626,6 +708,7 @@ main (void)
   tcase_add_test (tc, test_ranges_sensitivity_ends);
   tcase_add_test (tc, test_ranges_none);
   tcase_add_test (tc, test_ranges_corners_deterministic);
+  tcase_add_test (tc, test_ranges_node_own);
   tcase_add_test (tc, test_ranges_usage);
   tcase_add_test (tc, test_sweep_range_metrics);
   tcase_add_test (tc, test_fit_recovers);

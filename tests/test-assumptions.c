@@ -327,9 +327,9 @@ ranges_json (JsonParser *p, const char *const *extra)
   return json_node_get_object (json_parser_get_root (p));
 }
 
-/* One figure of a plain run with extra --sets, by another path than --ranges' own (a process of its own). */
-static double
-plain_figure (const char *config, const char *member, const char *const *sets)
+/* The JSON of a plain run of `config` with extra --sets, by another path than --ranges' own (a process of its own). */
+static JsonObject *
+plain_json (JsonParser *p, const char *config, const char *const *sets)
 {
   g_autoptr (GPtrArray) args = g_ptr_array_new ();
   g_ptr_array_add (args, (gpointer) config);
@@ -338,8 +338,15 @@ plain_figure (const char *config, const char *member, const char *const *sets)
     g_ptr_array_add (args, (gpointer) *s);
   }
   g_ptr_array_add (args, NULL);
+  return ranges_json (p, (const char *const *) args->pdata);
+}
+
+/* One microbench figure of such a run. */
+static double
+plain_figure (const char *config, const char *member, const char *const *sets)
+{
   g_autoptr (JsonParser) p = json_parser_new ();
-  JsonObject *o = ranges_json (p, (const char *const *) args->pdata);
+  JsonObject *o = plain_json (p, config, sets);
   JsonObject *mb = json_object_get_object_member (json_object_get_object_member (o, "results"), "microbench");
   return json_object_get_double_member (mb, member);
 }
@@ -442,19 +449,12 @@ START_TEST (test_ranges_corners_deterministic)
 }
 END_TEST
 
-/* The figure of flow `flow` in a plain run of `config` with `sets`, by another path than --ranges' own. */
+/* The figure of flow `flow` in a plain run of `config` with `sets`. */
 static double
 flow_figure (const char *config, const char *flow, const char *const *sets)
 {
-  g_autoptr (GPtrArray) args = g_ptr_array_new ();
-  g_ptr_array_add (args, (gpointer) config);
-  for (const char *const *s = sets; s && *s; s++) {
-    g_ptr_array_add (args, (gpointer) "--set");
-    g_ptr_array_add (args, (gpointer) *s);
-  }
-  g_ptr_array_add (args, NULL);
   g_autoptr (JsonParser) p = json_parser_new ();
-  JsonArray *flows = json_object_get_array_member (ranges_json (p, (const char *const *) args->pdata), "flows");
+  JsonArray *flows = json_object_get_array_member (plain_json (p, config, sets), "flows");
   for (guint i = 0; i < json_array_get_length (flows); i++) {
     JsonObject *f = json_array_get_object_element (flows, i);
     if (strcmp (json_object_get_string_member (f, "name"), flow) == 0)

@@ -550,7 +550,9 @@ metric_find (const char *name)
 }
 
 /* A fabric's own metrics, by the names of its flows and links: FLOW_mbps, FLOW_latency_p50_ns, FLOW_first_tlp_ns,
- * FLOW_latency_mean_ns, FLOW_latency_p99_ns, FLOW_latency_max_ns, LINK_a_to_b_CATEGORY_pct and
+ * FLOW_latency_mean_ns, FLOW_latency_p99_ns, FLOW_latency_max_ns, FLOW_mbps_lo and FLOW_mbps_hi (the ends of the
+ * flow's interval over the assumptions' ranges, as MODE_mbps_lo: the points run as --ranges does),
+ * LINK_a_to_b_CATEGORY_pct and
  * LINK_b_to_a_CATEGORY_pct. Indices are the topology's, the same at every point (an axis cannot change a
  * topology). The first three are a fabric sweep's default columns. */
 #define FLOW_METRICS 6
@@ -566,6 +568,14 @@ fabric_metric (const PsTopology *t, const char *name, PsMetric *out)
       g_autofree char *n = g_strdup_printf ("%s_%s", t->flows[k].name, flow_metric_words[c]);
       if (strcmp (n, name) == 0) {
         *out = (PsMetric) { (char *) name, PS_METRIC_FLOW, -1, (int) k, 0, c };
+        return TRUE;
+      }
+    }
+  for (guint k = 0; t && k < t->n_flows; k++)
+    for (int end = 0; end < 2; end++) {
+      g_autofree char *n = g_strdup_printf ("%s_mbps_%s", t->flows[k].name, end ? "hi" : "lo");
+      if (strcmp (n, name) == 0) {
+        *out = (PsMetric) { (char *) name, PS_METRIC_RANGE, -1, 0, PS_RANGE_FLOW + (int) k, end };
         return TRUE;
       }
     }

@@ -560,6 +560,34 @@ START_TEST (test_sweep_range_metrics)
 }
 END_TEST
 
+/* A fabric sweep's flow interval metrics (FLOW_mbps_lo/_hi) are the flow's --ranges ends for the point's config,
+ * compared with a run of the point alone, and hold the flow's figure between them. */
+START_TEST (test_sweep_flow_range_metrics)
+{
+  g_autofree char *dir = g_build_filename (tmpdir_root, "sweep_flow", NULL);
+  g_autofree char *base = g_build_filename (source_root (), "configs", "fabric_hops_g3_x4.yaml", NULL);
+  g_autofree char *text = g_strdup_printf ("base: %s\naxes:\n  - key: link.max_payload\n    values: [128]\n"
+                                           "metrics: [h2_mbps, h2_mbps_lo, h2_mbps_hi]\n", base);
+  g_autofree char *sc = write_file (dir, "sc.yaml", text);
+  g_auto (TestRun) r;
+  PCIESIM (&r, "sweep", sc);
+  ck_assert_msg (r.status == 0, "%s", r.err);
+  g_auto (GStrv) lines = g_strsplit (r.out, "\n", -1);
+  ck_assert_str_eq (lines[0], "id,link.max_payload,h2_mbps,h2_mbps_lo,h2_mbps_hi");
+  g_auto (GStrv) cells = g_strsplit (lines[1], ",", -1);
+  double v = g_ascii_strtod (cells[2], NULL), lo = g_ascii_strtod (cells[3], NULL), hi = g_ascii_strtod (cells[4], NULL);
+  ck_assert (lo <= v && v <= hi && lo < hi);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonObject *o = ranges_json (p, (const char *const[]) { "configs/fabric_hops_g3_x4.yaml", "--ranges", "--set",
+                                                          "link.max_payload=128", NULL });
+  JsonObject *h2 = json_array_get_object_element (json_object_get_array_member (o, "flows"), 2);
+  ck_assert_str_eq (json_object_get_string_member (h2, "name"), "h2");
+  JsonObject *range = json_object_get_object_member (h2, "range");
+  ck_assert_double_eq_tol (lo, json_object_get_double_member (range, "lo"), 5e-3);
+  ck_assert_double_eq_tol (hi, json_object_get_double_member (range, "hi"), 5e-3);
+}
+END_TEST
+
 /* --- fit -------------------------------------------------------------------------------------------------- */
 
 /* Synthetic measurements: pciesim's own figures with known values, on the NFP-6000's microbenchmarks. */
@@ -711,6 +739,7 @@ main (void)
   tcase_add_test (tc, test_ranges_node_own);
   tcase_add_test (tc, test_ranges_usage);
   tcase_add_test (tc, test_sweep_range_metrics);
+  tcase_add_test (tc, test_sweep_flow_range_metrics);
   tcase_add_test (tc, test_fit_recovers);
   tcase_add_loop_test (tc, test_fit_bad, 0, G_N_ELEMENTS (bad_fits));
   tcase_add_test (tc, test_fit_mode_not_run);

@@ -544,6 +544,8 @@ ps_fit_run (const PsFit *opt, GString *report, GError **error)
             .cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free) };
   g_array_set_clear_func (f.m, measurement_clear);
   g_mutex_init (&f.first.lock);
+  /* Every evaluation loads the base again with its values as --sets: its files are parsed once (ytree.h). */
+  ytree_cache_begin ();
   gboolean ok = load_file (&f, root, error) && screen (&f, error) && search (&f, error);
   g_autofree double *v = g_new (double, f.p->len + 1);
   const double *fig = NULL;
@@ -555,6 +557,7 @@ ps_fit_run (const PsFit *opt, GString *report, GError **error)
     if (!ok)
       g_propagate_error (error, g_steal_pointer (&f.fail));
   }
+  ytree_cache_end ();
   if (ok) {
     double rms = sqrt (cost (&f, fig) / f.m->len) * 100;
     g_string_append_printf (report, "fit of %s on %s: %u measurement%s, %u parameter%s (%u constrained), %u "

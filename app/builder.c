@@ -251,6 +251,18 @@ verdict_of (PsVerdict *out, const WhyVerdict *v)
   out->next_share = v->next_share;
   out->bound_mbps = v->bound_mbps;
   out->link_mbps = v->link_mbps;
+  out->floor = v->floor;
+  G_STATIC_ASSERT (WHY_SW_PHASES == PS_SW_PHASES);
+  for (int c = 0; c < STALL_COUNT; c++)
+    if (v->path[c] > 0) {
+      out->path_name[out->n_path] = stall_cause_names[c];
+      out->path[out->n_path++] = v->path[c];
+    }
+  for (int k = 0; k < WHY_SW_PHASES; k++) {
+    out->software_name[k] = why_software_phase_names[k];
+    out->software_ns[k] = v->software_ns[k];
+    out->has_software |= v->software_ns[k] > 0;
+  }
   g_strlcpy (out->text, v->text, sizeof out->text);
 }
 

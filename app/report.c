@@ -148,6 +148,15 @@ json_latency (PsJson *j, const PsLatency *l)
   ps_json_end (j);
 }
 
+static void
+json_shares (PsJson *j, guint n, const char *const *names, const double *v)
+{
+  ps_json_object (j, 0);
+  for (guint k = 0; k < n; k++)
+    ps_json_fixed_member (j, names[k], v[k], 6);
+  ps_json_end (j);
+}
+
 /* A figure's verdict; bound_mbps is null where no formula applies (the link: its limit is protocol_limit_mbps). */
 static void
 json_verdict (PsJson *j, const PsVerdict *v)
@@ -160,15 +169,17 @@ json_verdict (PsJson *j, const PsVerdict *v)
   ps_json_string_member (j, "next", v->next);
   ps_json_fixed_member (j, "next_share", v->next_share, 6);
   ps_json_string_member (j, "verdict", v->text);
-  ps_json_end (j);
-}
-
-static void
-json_shares (PsJson *j, guint n, const char *const *names, const double *v)
-{
-  ps_json_object (j, 0);
-  for (guint k = 0; k < n; k++)
-    ps_json_fixed_member (j, names[k], v[k], 6);
+  /* The figure's window split (docs/why.md): the floor and each cause's share add up to 1. */
+  ps_json_fixed_member (j, "floor", v->floor, 6);
+  ps_json_key (j, "path");
+  json_shares (j, v->n_path, v->path_name, v->path);
+  if (v->has_software) {
+    ps_json_key (j, "software_ns");
+    ps_json_object (j, 0);
+    for (int k = 0; k < PS_SW_PHASES; k++)
+      ps_json_fixed_member (j, v->software_name[k], v->software_ns[k], 3);
+    ps_json_end (j);
+  }
   ps_json_end (j);
 }
 
@@ -828,7 +839,7 @@ render_csv (GString *o, const PsRunResult *r)
   }
   /* The header is written even when no figure ran, so the output is always a parseable table with its columns. */
   g_string_append (o, "config,figure,simulated_mbps,published_mbps,theoretical_mbps,protocol_limit_mbps,error_pct,"
-                      "above_protocol_limit,suspect\n");
+                      "above_protocol_limit,suspect,limited_by,limited_by_share,bound_mbps\n");
   for (int i = 0; i < PS_N_FIGURES; i++) {
     if (!isfinite (f[i].simulated))
       continue;
@@ -839,7 +850,14 @@ render_csv (GString *o, const PsRunResult *r)
     csv_num (o, r->theoretical_mbps);
     csv_num (o, f[i].limit);
     csv_num (o, f[i].error_pct);
-    g_string_append_printf (o, ",%s,%s\n", f[i].above_limit ? "true" : "false", f[i].suspect ? "true" : "false");
+    g_string_append_printf (o, ",%s,%s", f[i].above_limit ? "true" : "false", f[i].suspect ? "true" : "false");
+    /* The verdict's cause, its share of the figure's window and its bound (empty where there is none). */
+    const PsVerdict *v = figure_verdict (r, i);
+    gboolean has = v != NULL && v->valid;
+    g_string_append_printf (o, ",%s", has ? v->cause : "");
+    csv_num (o, has ? v->share * 100 : NAN);
+    csv_num (o, has ? v->bound_mbps : NAN);
+    g_string_append_c (o, '\n');
   }
 }
 

@@ -36,7 +36,7 @@ typedef struct {
 /* Why a figure is what it is (models/why.h, README "Why"): one transmitter's time, busy by category and idle by
  * cause (only the causes that held it idle at all, in the causes' order); with the busy shares they sum to 1. */
 #define PS_MAX_BUSY 6
-#define PS_MAX_CAUSES 24
+#define PS_MAX_CAUSES 32
 #define PS_MAX_TRANSMITTERS 4
 typedef struct {
   char name[48]; /* "link0.up", "endpoint.datapath" */
@@ -45,13 +45,23 @@ typedef struct {
   double busy[PS_MAX_BUSY], idle[PS_MAX_CAUSES];
 } PsTransmitter;
 
-/* The resource that bounds a figure: its cause name (the stall causes and "link"), its share of the window, what
- * it alone allows (NaN: no formula, or the link), the protocol limit, the runner-up, and the one-line verdict. */
+/* The resource that bounds a figure (models/why.h, docs/why.md): its cause name (models/stall.h's list), its share
+ * of the figure's window, what it alone allows (NaN: no capacity of its own, or the link), the protocol limit, the
+ * runner-up, the one-line verdict; and the window's split: the floor and every cause with a share (the causes'
+ * order), which add up to 1, and a software-timed figure's driver time per transfer by phase. */
+#define PS_SW_PHASES 5
 typedef struct {
   bool valid;
   const char *cause, *next;
   double share, next_share, bound_mbps, link_mbps;
-  char text[400];
+  double floor;
+  guint n_path;
+  const char *path_name[PS_MAX_CAUSES];
+  double path[PS_MAX_CAUSES];
+  bool has_software;
+  const char *software_name[PS_SW_PHASES];
+  double software_ns[PS_SW_PHASES];
+  char text[480];
 } PsVerdict;
 
 typedef struct {

@@ -816,6 +816,30 @@ lay_out (System *s, GError **error)
   return TRUE;
 }
 
+/* A software-timed workload's figures for the verdicts (why.h): the driver's window per transfer, the counters'
+ * inside it, and the driver's mean cost per transfer by phase: its work and register writes before the engines
+ * start, the MSI's way to the handler and the wake-up after (as drawn), or half a polling period. */
+static void
+why_software (const System *s, const Work *w)
+{
+  const CpuParams *c = s->d->cpu;
+  const HostParams *h = host_params (s->host);
+  CpuCounters cc = cpu_counters (s->cpu);
+  uint32_t engines = w->channels * (uint32_t) (w->uses[DMA_READ] + w->uses[DMA_WRITE]);
+  double irqs = cc.irqs ? (double) cc.irqs : 1;
+  double phase[WHY_SW_PHASES] = {
+    [WHY_SW_SETUP] = (c ? c->dma_setup_ns : 0) + h->sw_pio_latency_ns + (4.0 * engines - 1) * h->sw_pio_gap_ns,
+    [WHY_SW_DESCRIPTORS] = c ? (double) w->n_desc * engines * c->dma_desc_ns : 0,
+    [WHY_SW_INTERRUPT] = w->dp->msi ? h->msi_latency_ns + (double) cc.interrupt_ps / irqs / 1000 : 0,
+    [WHY_SW_WAKEUP] = w->dp->msi ? (double) cc.wakeup_ps / irqs / 1000 : 0,
+    [WHY_SW_POLL] = w->dp->msi ? 0 : h->poll_interval_ns / 2,
+  };
+  for (int dir = 0; dir < DMA_DIR_COUNT; dir++)
+    if (w->uses[dir] && w->out->transfer[dir].valid)
+      why_set_software (w->why, (DmaDir) dir, (double) w->w->transfer_bytes * w->channels,
+                        w->out->transfer[dir].mean_ns, w->out->usage_window_ns, phase);
+}
+
 /* The run proper, on a fabric whose workloads are set up (run_fabric): program, run, settle, check, report. */
 static gboolean
 run (System *s, GError **error)
@@ -885,6 +909,8 @@ run (System *s, GError **error)
       LinkUsage u[2];
       u[LINK_UPSTREAM] = out->upstream;
       u[LINK_DOWNSTREAM] = out->downstream;
+      if (s->d->software_timed)
+        why_software (s, w);
       why_result (w->why, u, mbps, &out->why);
     }
     out->events = sim_events_executed (s->engine);

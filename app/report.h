@@ -113,6 +113,8 @@ typedef struct {
   double sim_time_ns;
 } PsModeResult;
 
+#define PS_FLOW_SHOWN_HOPS 16
+
 /* A fabric's run (a config with a topology:, README "Fabrics"), per flow and per link; names are the config's
  * (borrowed). A flow left out by fabric.active_flows has ran = false. Flow figures are models/flow.h's; link
  * usage covers the run's window (first flow start to last flow end), a the end nearer the root complex. */
@@ -122,6 +124,12 @@ typedef struct {
   int64_t bytes, iterations;
   uint64_t delivered_bytes; /* what reached the target (writes) or came back (reads): bytes x iterations */
   double mbps, first_tlp_ns, mean_ns, p50_ns, p99_ns, max_ns;
+  /* Why (docs/why.md): the flow's verdict, and the link directions its data crosses, in order (the first
+   * PS_FLOW_SHOWN_HOPS; their stall split is PsLinkResult.idle). */
+  PsVerdict verdict;
+  guint n_hops;
+  uint16_t hop_link[PS_FLOW_SHOWN_HOPS];
+  bool hop_b_to_a[PS_FLOW_SHOWN_HOPS];
 } PsFlowResult;
 
 typedef struct {
@@ -130,6 +138,7 @@ typedef struct {
   PsUsage a_to_b, b_to_a;
   bool has_errors; /* the link's link.ber > 0: its error counts are reported */
   PsLinkErrors a_to_b_errors, b_to_a_errors; /* over the whole run */
+  double idle[2][PS_MAX_CAUSES]; /* a_to_b, b_to_a: idle shares of the window by cause (PsFabricResult's names) */
 } PsLinkResult;
 
 typedef struct {
@@ -137,6 +146,8 @@ typedef struct {
   guint n_flows, n_links;
   PsFlowResult flows[PS_TOPOLOGY_MAX_FLOWS];
   PsLinkResult links[PS_TOPOLOGY_MAX_LINKS];
+  guint n_causes;
+  const char *cause_names[PS_MAX_CAUSES]; /* of PsLinkResult.idle */
   double window_ns;
   uint64_t events;
   uint64_t tlps; /* TLPs delivered over links, every link and direction (as PsModeResult.tlps) */
@@ -154,6 +165,10 @@ typedef struct {
   double gbps;
   PsLatency latency; /* over every DMA */
   PsUsage upstream, downstream; /* the link's, over the run */
+  /* Why (docs/why.md): the data direction's verdict (bw_rdwr, lat_wrrd: the read's completions), and the
+   * protocol limit of the test's TLPs in Gb/s. */
+  PsVerdict verdict;
+  double limit_gbps;
   uint64_t events;
   double sim_time_ns;
 } PsMicrobenchResult;

@@ -199,28 +199,37 @@ tx_others_ps (const Why *w, TlpKind own, uint32_t beats)
   return (other_beats * unit + w->switch_cycles * cycle + other_tlps * w->ap->tx_gap_cycles * cycle) / own_tlps;
 }
 
+double
+why_datapath_capacity_mbps (const AppParams *ap, gboolean rx, uint32_t payload, uint32_t header_bytes)
+{
+  /* The interface's beat, as app.c makes it: a straddling interface moves 256-bit segments. */
+  uint32_t segments = ap->straddle ? ap->width_bits / 256 : 1, unit_bits = ap->width_bits / segments;
+  double unit = MAX (1.0, (double) llround (1e6 / ap->clock_mhz / segments)), cycle = unit * segments;
+  uint32_t beats = avst_beats (unit_bits, ap->header_own_beat, header_bytes, 0, payload);
+  if (!rx)
+    return mbps_of (payload, beats * unit + ap->tx_gap_cycles * cycle);
+  uint32_t unit_bytes = unit_bits / 8;
+  beats += ap->rx_overhead_cycles * segments + (ap->rx_overhead_bytes + unit_bytes - 1) / unit_bytes;
+  return mbps_of (payload, beats * unit);
+}
+
 /* What the datapath alone allows for a figure's data: its own capacity, from the TLP the figure moves in steady
  * state (an aligned MWr of MPS, or a CplD cut by the host's policy from an aligned MRRS read) and the beats
- * that TLP costs by the interface's rule (avst.h; the transmit gap, the receive overhead; app.h), not from the
- * figure and a busy share, which would only restate the figure. */
+ * that TLP costs by the interface's rule (why_datapath_capacity_mbps), not from the figure and a busy share,
+ * which would only restate the figure; a write also pays for what else the transmit side carried per write. */
 static double
 datapath_mbps (const Why *w, DmaDir dir)
 {
-  const AppParams *ap = w->ap;
-  double unit = (double) app_unit_ps (w->app), cycle = (double) app_cycle_ps (w->app);
-  uint32_t unit_bits = ap->straddle ? 256 : ap->width_bits;
   if (dir == DMA_WRITE) {
-    uint32_t payload = w->dp->max_payload_bytes;
-    uint32_t beats = avst_beats (unit_bits, ap->header_own_beat, w->dp->addr64 ? 16 : 12, 0, payload);
-    return mbps_of (payload, beats * unit + ap->tx_gap_cycles * cycle + tx_others_ps (w, TLP_MWR, beats));
+    uint32_t payload = w->dp->max_payload_bytes, hdr = w->dp->addr64 ? 16 : 12;
+    double bare = why_datapath_capacity_mbps (w->ap, FALSE, payload, hdr);
+    uint32_t unit_bits = w->ap->straddle ? 256 : w->ap->width_bits;
+    uint32_t beats = avst_beats (unit_bits, w->ap->header_own_beat, hdr, 0, payload);
+    return mbps_of (payload, payload / bare * 1e6 + tx_others_ps (w, TLP_MWR, beats));
   }
   uint32_t payload = split_next_completion (0, w->dp->max_read_request_bytes, w->hp->rcb_bytes,
                                             w->dp->max_payload_bytes, w->hp->cpl_policy);
-  uint32_t unit_bytes = unit_bits / 8;
-  uint32_t beats = avst_beats (unit_bits, ap->header_own_beat, 12, 0, payload)
-                   + ap->rx_overhead_cycles * (uint32_t) (cycle / unit)
-                   + (ap->rx_overhead_bytes + unit_bytes - 1) / unit_bytes;
-  return mbps_of (payload, beats * unit);
+  return why_datapath_capacity_mbps (w->ap, TRUE, payload, 12);
 }
 
 static const char *const credit_words[] = { "posted-header", "posted-data", "non-posted-header", "non-posted-data",
@@ -393,6 +402,35 @@ explain_next (WhyVerdict *v)
                 v->next_share * 100);
 }
 
+/* Scale the parts to add up to `total`. */
+static void
+scale_to (double path[STALL_COUNT], double total)
+{
+  double sum = 0;
+  for (int c = 0; c < STALL_COUNT; c++)
+    sum += path[c];
+  for (int c = 0; c < STALL_COUNT; c++)
+    path[c] = sum > 0 ? path[c] * total / sum : 0;
+}
+
+/* The verdict's cause: the largest share (the link among equals), and the runner-up. */
+static void
+pick (WhyVerdict *v)
+{
+  int best = STALL_LINK, next = -1;
+  for (int c = 0; c < STALL_COUNT; c++)
+    if (v->path[c] > v->path[best])
+      best = c;
+  for (int c = 0; c < STALL_COUNT; c++)
+    if (c != best && (next < 0 || v->path[c] > v->path[next]))
+      next = c;
+  v->valid = TRUE;
+  v->cause = (StallCause) best;
+  v->share = v->path[best];
+  v->next = (StallCause) next;
+  v->next_share = v->path[next];
+}
+
 /* The figure's window split over causes (why.h, docs/why.md), shares of the hardware window `hw` of the figure's
  * window; the caller adds software. `fl_link`, `fl_dp`: the time the figure's bytes need at the link's protocol
  * limit and at the datapath side's capacity. */
@@ -430,11 +468,7 @@ split_path (const WhyTransmitter *data, const WhyTransmitter *dp, double busy, d
   floor = CLAMP (floor, 0.0, 1.0);
   /* The parts are measured over slightly different stretches (usage and clocks over the windows, the figure over
    * its counter): scaled so that floor + parts = 1. */
-  double sum = 0;
-  for (int c = 0; c < STALL_COUNT; c++)
-    sum += path[c];
-  for (int c = 0; c < STALL_COUNT; c++)
-    path[c] = sum > 0 ? path[c] * (1 - floor) / sum : 0;
+  scale_to (path, 1 - floor);
   return floor;
 }
 
@@ -463,18 +497,7 @@ verdict (const Why *w, DmaDir dir, const WhyResult *r, const LinkUsage usage[2],
     for (int k = 0; k < WHY_SW_PHASES; k++)
       v->software_ns[k] = sw->phase_ns[k];
   }
-  int best = STALL_LINK, next = -1;
-  for (int c = 0; c < STALL_COUNT; c++)
-    if (v->path[c] > v->path[best])
-      best = c;
-  for (int c = 0; c < STALL_COUNT; c++)
-    if (c != best && (next < 0 || v->path[c] > v->path[next]))
-      next = c;
-  v->valid = TRUE;
-  v->cause = (StallCause) best;
-  v->share = v->path[best];
-  v->next = (StallCause) next;
-  v->next_share = v->path[next];
+  pick (v);
   explain (w, dir, &usage[d], v);
   explain_next (v);
 }
@@ -504,4 +527,83 @@ why_result (Why *w, const LinkUsage usage[2], const double mbps[DMA_DIR_COUNT], 
   out->write_latency = lat_summary (&w->write_lat);
   for (int dir = 0; dir < DMA_DIR_COUNT; dir++)
     out->first_fetch_ns[dir] = dma_chain_first_fetch_ns (w->dma, (DmaDir) dir);
+}
+
+/* --- figures measured on a path of links (why.h: fabrics' flows, the microbench, PIO) ------------------------- */
+
+static const char *const hop_words[STALL_COUNT] = {
+  [STALL_IDLE] = "nothing to send and nothing waited for",
+  [STALL_LINK] = "the wire busy with other traffic, DLLPs and replays",
+  [STALL_TAGS] = "the requester out of read tags",
+  [STALL_REPLAY_BUFFER] = "the replay buffer full, waiting for Acks",
+  [STALL_UNACKED_TLPS] = "2048 TLPs unacknowledged",
+  [STALL_DATAPATH] = "the source's datapath busy",
+  [STALL_DESCRIPTOR_FETCH] = "descriptors being fetched",
+  [STALL_HOST_LATENCY] = "read data from the completer",
+  [STALL_HOST_QUEUE] = "reads queued in the root complex",
+  [STALL_SOFTWARE] = "the program: a core's stores or loads, one round trip at a time",
+  [STALL_COMPLETION_BUFFER] = "the requester's completion buffer full",
+  [STALL_HOST_COMPLETION_RATE] = "the root complex's return path producing completions",
+  [STALL_SWITCH_PORT] = "a switch's egress port carrying other ports' traffic",
+  [STALL_DATAPATH_TX] = "the source's transmit datapath: its beats, or its DMA engine's command rate",
+  [STALL_DATAPATH_RX] = "the receive datapath",
+};
+
+void
+why_hops_verdict (const WhyHop *hops, guint n, double mbps, StallCause source_cause, double source_mbps,
+  WhyVerdict *v)
+{
+  *v = (WhyVerdict) { 0 };
+  if (n == 0 || !isfinite (mbps) || mbps <= 0)
+    return;
+  double limit = G_MAXDOUBLE;
+  for (guint i = 0; i < n; i++)
+    if (hops[i].limit_mbps > 0)
+      limit = MIN (limit, hops[i].limit_mbps);
+  v->link_mbps = limit;
+  /* From the last hop back: a hop's wire time beyond the figure's need is its transmitter's (a switch's egress
+   * port shares it among its ingress ports); a wait is its cause's; "nothing to send" is walked into the hop
+   * before, and at the source into what the source waits for. */
+  double s = 1;
+  for (guint k = n; k-- > 0 && s > 0;) {
+    const WhyHop *h = &hops[k];
+    double busy = 1 - h->usage.idle, idle_total = 0;
+    for (int c = 0; c < STALL_COUNT; c++)
+      idle_total += h->idle_ps[c];
+    double need = h->limit_mbps > 0 ? mbps / h->limit_mbps : 0;
+    v->path[h->from_switch ? STALL_SWITCH_PORT : STALL_LINK] += s * MAX (0.0, busy - need);
+    double carry = idle_total > 0 ? 0 : s * h->usage.idle;
+    for (int c = 0; c < STALL_COUNT && idle_total > 0; c++) {
+      double x = s * h->usage.idle * h->idle_ps[c] / idle_total;
+      if (c == STALL_IDLE)
+        carry += x;
+      else
+        v->path[c == STALL_DATAPATH ? STALL_DATAPATH_TX : c] += x;
+    }
+    s = carry;
+  }
+  v->path[source_cause] += s;
+  /* The floor, as for a DMA figure: the figure's bytes at the larger of the link's limit and the source's capacity;
+   * a source with none measured (a core) leaves the whole protocol's need to the link. */
+  double fl_link = mbps / limit, fl_src = source_mbps > 0 ? mbps / source_mbps : 0;
+  if (fl_link > fl_src)
+    v->path[STALL_LINK] += fl_link - fl_src;
+  v->floor = CLAMP (MIN (fl_link, fl_src), 0.0, 1.0);
+  scale_to (v->path, 1 - v->floor);
+  pick (v);
+  StallCause best = v->cause;
+  /* The source's own capacity bounds what its transmit side allows. */
+  v->bound_mbps = best == STALL_DATAPATH_TX && source_mbps > 0 ? source_mbps : NAN;
+  if (best == STALL_LINK)
+    g_snprintf (v->text, sizeof v->text, "limited by the link: %.0f%% of the figure's time (the wire carrying it, "
+                "other traffic, DLLPs and replays); the protocol allows %.1f MB/s", v->share * 100, limit);
+  else if (!isnan (v->bound_mbps))
+    g_snprintf (v->text, sizeof v->text, "limited by %s: %.0f%% of the figure's time (%s); it alone would allow "
+                "%.0f MB/s; the link alone would allow %.1f MB/s", stall_cause_names[best], v->share * 100,
+                hop_words[best], v->bound_mbps, limit);
+  else
+    g_snprintf (v->text, sizeof v->text, "limited by %s: %.0f%% of the figure's time (%s); no bound of its own; "
+                "the link alone would allow %.1f MB/s", stall_cause_names[best], v->share * 100,
+                hop_words[best] ? hop_words[best] : stall_cause_names[best], limit);
+  explain_next (v);
 }

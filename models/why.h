@@ -92,3 +92,27 @@ void why_set_software (Why *w, DmaDir dir, double bytes, double window_ns, doubl
   const double phase_ns[WHY_SW_PHASES]);
 /* usage: the link usage over the same windows, by LinkDir; mbps: the figures, by DmaDir (NaN: not run). */
 void why_result (Why *w, const LinkUsage usage[2], const double mbps[DMA_DIR_COUNT], WhyResult *out);
+
+/* A figure measured over one window on a chain of link directions, in the order its TLPs travel (a fabric's flow,
+ * the microbench, PIO; a read: its requests' hops, then its completions'): each hop's usage and idle time by cause
+ * over the window, the protocol limit of the figure's data on it (0: a request hop, which carries none), and
+ * whether a switch's egress port sends on it. */
+typedef struct {
+  LinkUsage usage;
+  double idle_ps[STALL_COUNT];
+  double limit_mbps;
+  gboolean from_switch;
+} WhyHop;
+
+/* The same attribution (docs/why.md) walked back along the hops from the last: each hop's wire time beyond the
+ * figure's need is the link's (switch_port for a switch's egress), its waits their causes', its "nothing to send"
+ * the hop before's, and at the first hop `source_cause`'s (datapath_tx for a device, software for a core). The
+ * floor is the figure's bytes at the larger of the smallest protocol limit (link_mbps) and `source_mbps`, the
+ * source's own capacity (0: none measured, the floor is the link's). bound_mbps is NaN: no window or round trip
+ * is measured on a path. */
+void why_hops_verdict (const WhyHop *hops, guint n, double mbps, StallCause source_cause, double source_mbps,
+  WhyVerdict *v);
+
+/* What an application datapath alone allows TLPs of `payload` bytes behind `header_bytes` of header: its beats by
+ * the interface's rule (avst.h) on its clock, with the transmit gap (rx FALSE) or the receive overhead (rx TRUE). */
+double why_datapath_capacity_mbps (const AppParams *ap, gboolean rx, uint32_t payload, uint32_t header_bytes);

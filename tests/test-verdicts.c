@@ -24,13 +24,18 @@
  * (figure <= bound <= 1.25 x figure). */
 #define LITTLE (-1.0)
 
+/* Figure kinds: a DMA mode's figure (mode, read), a PIO mode's, the microbench's, a fabric's flow (flow). */
+enum { DMA, PIO, MICROBENCH, FLOW };
+
 typedef struct {
   const char *name, *config;
   const char *sets[5];
-  int mode; /* PS_READ, PS_WRITE or PS_SIMULTANEOUS */
+  int mode; /* DMA, PIO: PS_READ, PS_WRITE, PS_SIMULTANEOUS, PS_PIO_READ or PS_PIO_WRITE */
   gboolean read; /* the read figure's verdict (simultaneous mode: which of the two) */
   const char *cause;
   double bound_mbps;
+  int kind;
+  guint flow; /* FLOW: which */
 } Row;
 
 /* Hand bounds.
@@ -55,53 +60,72 @@ static const Row matrix[] = {
   /* Gen1 x1 carries a tenth of what the 128-bit datapath moves: the link's bound is the protocol limit
    * (limited_by.protocol_limit_mbps), checked by hand below, not a bound_mbps. */
   { "link (Gen1 x1)", "configs/svgx_g2_x8.yaml", { "link.gen=1", "link.lanes=1", NULL }, PS_WRITE, FALSE, "link",
-    NAN },
+    NAN, DMA, 0 },
   /* A 256-bit datapath at 250 MHz moves 8 GB/s, twice the Gen2 x8 wire. */
   { "link (wide datapath)", "configs/svgx_g2_x8.yaml", { "endpoint.datapath_bits=256", NULL }, PS_WRITE, FALSE,
-    "link", NAN },
-  { "tags", "configs/svgx_g2_x8.yaml", { "endpoint.tags=2", NULL }, PS_READ, TRUE, "tags", LITTLE },
+    "link", NAN, DMA, 0 },
+  { "tags", "configs/svgx_g2_x8.yaml", { "endpoint.tags=2", NULL }, PS_READ, TRUE, "tags", LITTLE, DMA, 0 },
   { "posted-header credits", "configs/svgx_g2_x8.yaml", { "host.rx_credits.ph=1", NULL }, PS_WRITE, FALSE,
-    "credits_ph", LITTLE },
+    "credits_ph", LITTLE, DMA, 0 },
   { "posted-data credits", "configs/svgx_g2_x8.yaml", { "host.rx_credits.pd=32", NULL }, PS_WRITE, FALSE,
-    "credits_pd", LITTLE },
+    "credits_pd", LITTLE, DMA, 0 },
   { "non-posted-header credits", "configs/svgx_g2_x8.yaml", { "host.rx_credits.nph=2", NULL }, PS_READ, TRUE,
-    "credits_nph", LITTLE },
+    "credits_nph", LITTLE, DMA, 0 },
   { "completion-header credits", "configs/svgx_g2_x8.yaml", { "endpoint.rx_credits.cplh=2", NULL }, PS_READ, TRUE,
-    "credits_cplh", LITTLE },
+    "credits_cplh", LITTLE, DMA, 0 },
   { "completion-data credits", "configs/svgx_g2_x8.yaml", { "endpoint.rx_credits.cpld=64", NULL }, PS_READ, TRUE,
-    "credits_cpld", LITTLE },
+    "credits_cpld", LITTLE, DMA, 0 },
   /* Acks free the buffer; their round trip is no capacity of the buffer's own. */
   { "replay buffer", "configs/svgx_g2_x8.yaml", { "link.replay_buffer_bytes=1024", NULL }, PS_WRITE, FALSE,
-    "replay_buffer", NAN },
+    "replay_buffer", NAN, DMA, 0 },
   { "datapath (64 bits)", "configs/svgx_g2_x8.yaml", { "endpoint.datapath_bits=64", NULL }, PS_WRITE, FALSE,
-    "datapath_tx", 256 / 136e-9 / 1e6 },
+    "datapath_tx", 256 / 136e-9 / 1e6, DMA, 0 },
   { "datapath (slow clock)", "configs/svgx_g2_x8.yaml", { "endpoint.clock_mhz=125", NULL }, PS_WRITE, FALSE,
-    "datapath_tx", 256 / 136e-9 / 1e6 },
-  { "datapath (receive side)", "configs/svgx_g2_x8.yaml", { NULL }, PS_READ, TRUE, "datapath_rx", 256 / 72e-9 / 1e6 },
+    "datapath_tx", 256 / 136e-9 / 1e6, DMA, 0 },
+  { "datapath (receive side)", "configs/svgx_g2_x8.yaml", { NULL }, PS_READ, TRUE, "datapath_rx", 256 / 72e-9 / 1e6,
+    DMA, 0 },
   { "descriptor fetch (slow setup)", "configs/svgx_g2_x8.yaml", { "dma.desc_setup_cycles=500", NULL }, PS_READ,
-    TRUE, "descriptor_fetch", NAN },
+    TRUE, "descriptor_fetch", NAN, DMA, 0 },
   /* 5 us per descriptor fetch holds each write transfer's start: 15% of its window, while the link is busy 84%. */
   { "descriptor fetch (host latency, write)", "configs/svgx_g2_x8.yaml", { "host.read_latency_ns=5000", NULL },
-    PS_WRITE, FALSE, "descriptor_fetch", NAN },
+    PS_WRITE, FALSE, "descriptor_fetch", NAN, DMA, 0 },
   /* 2 us per 512-byte read: a latency has no capacity of its own, so no bound. */
   { "host latency", "configs/svgx_g2_x8.yaml",
     { "host.read_latency_ns=200", "host.read_latency_ps_per_byte=4000", "benchmark.transfer_bytes=2048", NULL },
-    PS_READ, TRUE, "host_latency", NAN },
+    PS_READ, TRUE, "host_latency", NAN, DMA, 0 },
   { "host read concurrency", "configs/svgx_g2_x8.yaml", { "host.read_queue_depth=1", "host.read_latency_ns=2000",
-    NULL }, PS_READ, TRUE, "host_queue", 512 / 2000e-9 / 1e6 },
+    NULL }, PS_READ, TRUE, "host_queue", 512 / 2000e-9 / 1e6, DMA, 0 },
   { "host completion rate", "configs/svgx_g2_x8.yaml", { "host.completion_mbps=1000", NULL }, PS_READ, TRUE,
-    "host_completion_rate", 256 / 276e-9 / 1e6 },
+    "host_completion_rate", 256 / 276e-9 / 1e6, DMA, 0 },
   /* Issue #25: about 9 of 12.3 us per 4 KB transfer is the driver. */
   { "software (driver-timed 4 KB)", "configs/xdma_g3_x8_driver.yaml",
     { "benchmark.transfer_bytes=4096", "benchmark.iterations=1000", NULL }, PS_READ, TRUE, "software",
-    4096 / 9032e-9 / 1e6 },
+    4096 / 9032e-9 / 1e6, DMA, 0 },
   /* 1 MB: the driver's 74 us (64 of them for 256 descriptors) against the hardware's 156 us; issue #25 found
    * "4823 MB/s" here, the figure over a busy share. */
   { "software (driver-timed 1 MB)", "configs/xdma_g3_x8_driver.yaml", { NULL }, PS_WRITE, FALSE, "software",
-    1048576 / 72782e-9 / 1e6 },
+    1048576 / 72782e-9 / 1e6, DMA, 0 },
   /* The transmit side carries the reads' requests and turnarounds beside the writes: its bound for the write
    * figure pays for them and lies below the link's (test_simultaneous). */
-  { "datapath (simultaneous write)", "configs/svgx_g2_x8.yaml", { NULL }, PS_SIMULTANEOUS, FALSE, "datapath_tx", 0 },
+  { "datapath (simultaneous write)", "configs/svgx_g2_x8.yaml", { NULL }, PS_SIMULTANEOUS, FALSE, "datapath_tx", 0,
+    DMA, 0 },
+  /* Eight Gen3 x4 endpoints write through one switch into a Gen3 x8 uplink: the switch's egress carries the
+   * other seven flows for three quarters of each flow's time. */
+  { "switch egress (8 flows, one uplink)", "configs/fabric_shared_g3_x8.yaml", { NULL }, 0, FALSE, "switch_port",
+    NAN, FLOW, 0 },
+  /* One flow, peer to peer through a switch: nothing shares its links. */
+  { "link (peer-to-peer flow)", "configs/v7_p2p_g2_x4_1switch.yaml", { NULL }, 0, FALSE, "link", NAN, FLOW, 0 },
+  /* 64-byte write DMAs, one started per 8 cycles of 250 MHz: 64 B / 32 ns = 2000 MB/s, a third of the wire. */
+  { "device issue rate (microbench 64 B)", "configs/nfp6000_g3_x8.yaml",
+    { "microbench.test=bw_wr", "microbench.transfer_bytes=64", "endpoint.dma_issue_cycles=8", NULL }, 0, FALSE,
+    "datapath_tx", 64 / 32e-9 / 1e6, MICROBENCH, 0 },
+  /* One 64-byte read at a time: the round trip, mostly the host's. */
+  { "host latency (microbench lat_rd)", "configs/nfp6000_g3_x8.yaml", { "microbench.transfer_bytes=64", NULL }, 0,
+    TRUE, "host_latency", NAN, MICROBENCH, 0 },
+  /* A core's uncached loads, one round trip each. */
+  { "software (PIO read)", "configs/gpcie_arriagx_g1_x4.yaml", { NULL }, PS_PIO_READ, TRUE, "software", NAN, PIO, 0 },
+  /* Write-combined 64-byte stores fill the wire. */
+  { "link (PIO write)", "configs/gpcie_arriagx_g1_x4.yaml", { NULL }, PS_PIO_WRITE, FALSE, "link", NAN, PIO, 0 },
 };
 
 static const PsVerdict *
@@ -116,6 +140,15 @@ run_row (const Row *row, PsRunResult *r, double *mbps)
   const PsModeResult *m = &r->modes[row->mode];
   *mbps = row->mode != PS_SIMULTANEOUS ? m->mbps : row->read ? m->read_mbps : m->write_mbps;
   const PsVerdict *v = row->read ? &m->read_verdict : &m->write_verdict;
+  if (row->kind == FLOW) {
+    ck_assert_msg (r->fabric.ran && row->flow < r->fabric.n_flows, "%s: no flow", row->name);
+    *mbps = r->fabric.flows[row->flow].mbps;
+    v = &r->fabric.flows[row->flow].verdict;
+  } else if (row->kind == MICROBENCH) {
+    ck_assert_msg (r->microbench.ran, "%s: no microbench", row->name);
+    *mbps = r->microbench.gbps * 1000 / 8;
+    v = &r->microbench.verdict;
+  }
   ck_assert_msg (v->valid, "%s: no verdict", row->name);
   /* A bound is the resource's capacity: absent, or no lower than the figure it explains (0.1%: a round trip's
    * mean against the figure's counter window). */
@@ -173,7 +206,11 @@ START_TEST (test_limits)
   const PsVerdict *v = run_row (&matrix[0], &r, &mbps);
   ck_assert_msg (fabs (v->link_mbps - GEN1_X1_MWR) <= 0.05 * GEN1_X1_MWR, "Gen1 x1 limit %.1f, by hand %.1f",
                  v->link_mbps, GEN1_X1_MWR);
-  const Row *sim = &matrix[G_N_ELEMENTS (matrix) - 1];
+  const Row *sim = NULL;
+  for (guint i = 0; i < G_N_ELEMENTS (matrix); i++)
+    if (strcmp (matrix[i].name, "datapath (simultaneous write)") == 0)
+      sim = &matrix[i];
+  ck_assert (sim != NULL);
   v = run_row (sim, &r, &mbps);
   ck_assert_msg (v->bound_mbps < v->link_mbps, "%s: datapath bound %.1f, link %.1f: %s", sim->name, v->bound_mbps,
                  v->link_mbps, v->text);

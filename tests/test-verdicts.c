@@ -271,6 +271,30 @@ START_TEST (test_json)
 }
 END_TEST
 
+/* A sweep records each point's cause (MODE_limited_by): the replay buffer at 1 KB, the link at the default 4 KB
+ * (issue #25's first user-found row, both ways), in CSV and in JSON. */
+START_TEST (test_sweep)
+{
+  g_autofree char *dir = case_dir ("sweep");
+  g_autofree char *base = g_build_filename (source_root (), "configs/svgx_g2_x8.yaml", NULL);
+  g_autofree char *yaml = g_strdup_printf ("name: replay\nbase: %s\nmodes: [write]\naxes:\n"
+                                           "  - key: link.replay_buffer_bytes\n    values: [1024, 4096]\n"
+                                           "metrics: [write_mbps, write_limited_by]\n", base);
+  g_autofree char *path = write_file (dir, "replay.yaml", yaml);
+  TestRun r;
+  PCIESIM (&r, "sweep", path);
+  ck_assert_msg (r.status == 0, "%s", r.err);
+  ck_assert_msg (strstr (r.out, "id,link.replay_buffer_bytes,write_mbps,write_limited_by\n") != NULL, "%s", r.out);
+  ck_assert_msg (strstr (r.out, "\n1,1024,") != NULL && strstr (r.out, ",replay_buffer\n2,4096,") != NULL
+                 && g_str_has_suffix (r.out, ",link\n"), "%s", r.out);
+  test_run_clear (&r);
+  PCIESIM (&r, "sweep", path, "--format", "json");
+  ck_assert_msg (r.status == 0, "%s", r.err);
+  ck_assert_msg (strstr (r.out, "\"write_limited_by\": \"replay_buffer\"") != NULL, "%s", r.out);
+  test_run_clear (&r);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -282,6 +306,7 @@ main (void)
   tcase_add_loop_test (tc, test_split, 0, G_N_ELEMENTS (matrix));
   tcase_add_test (tc, test_limits);
   tcase_add_test (tc, test_json);
+  tcase_add_test (tc, test_sweep);
   suite_add_tcase (s, tc);
   return run_suite (s);
 }

@@ -204,7 +204,7 @@ static const KeyDef keys[] = {
   { "endpoint.straddle", K_BOOL, OFF (endpoint.straddle), 0, 0, FALSE, NULL, NULL, "false", "",
     "512/1024-bit datapaths: a TLP may start at any 256-bit boundary of a beat, so two (four) share a beat, both "
     "ways (Intel P-/F-/R-tile Avalon-ST segments, Xilinx PG213/PG343 straddle); false = one TLP per beat, which "
-    "caps a 512-bit 250 MHz datapath at 12.8 GB/s of 256-byte TLPs (README, 'Straddle')" },
+    "caps a 512-bit 250 MHz datapath at 12.8 GB/s of 256-byte TLPs (docs/model.md, 'Straddle')" },
   { "endpoint.tx_gap_cycles", K_INT, OFF (endpoint.tx_gap_cycles), 0, 1000, FALSE, NULL, NULL, "0", "cycles",
     "idle application-clock cycles after each transmitted TLP (arbiter turnaround)" },
   { "endpoint.rx_overhead_cycles", K_INT, OFF (endpoint.rx_overhead_cycles), 0, 1000, FALSE, NULL, NULL, "0",

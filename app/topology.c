@@ -909,7 +909,7 @@ static const struct {
   const char *path, *type, *dflt, *unit, *doc;
 } fields[] = {
   { "topology.nodes.NAME.type", "one of root_complex/switch/endpoint", "(required)", "",
-    "what the node is; exactly one root complex (README 'Fabrics')" },
+    "what the node is; exactly one root complex (docs/fabrics.md)" },
   { "topology.nodes.NAME.ports", "integer 1–64", "(as the links use)", "ports",
     "root complex: its root ports; switch: its ports, port 0 upstream (at least 2); an endpoint has one" },
   { "topology.nodes.NAME.bars", "list of up to 6 sizes", "[16777216]", "bytes",

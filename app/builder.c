@@ -251,6 +251,18 @@ verdict_of (PsVerdict *out, const WhyVerdict *v)
   out->next_share = v->next_share;
   out->bound_mbps = v->bound_mbps;
   out->link_mbps = v->link_mbps;
+  out->floor = v->floor;
+  G_STATIC_ASSERT (WHY_SW_PHASES == PS_SW_PHASES);
+  for (int c = 0; c < STALL_COUNT; c++)
+    if (v->path[c] > 0) {
+      out->path_name[out->n_path] = stall_cause_names[c];
+      out->path[out->n_path++] = v->path[c];
+    }
+  for (int k = 0; k < WHY_SW_PHASES; k++) {
+    out->software_name[k] = why_software_phase_names[k];
+    out->software_ns[k] = v->software_ns[k];
+    out->has_software |= v->software_ns[k] > 0;
+  }
   g_strlcpy (out->text, v->text, sizeof out->text);
 }
 
@@ -272,10 +284,13 @@ why_of (PsModeResult *m, const WhyResult *w)
   m->write_first_fetch_ns = w->first_fetch_ns[DMA_WRITE];
   G_STATIC_ASSERT (WHY_TRANSMITTERS <= PS_MAX_TRANSMITTERS && WHY_MAX_BUSY <= PS_MAX_BUSY
                    && STALL_COUNT <= PS_MAX_CAUSES);
-  m->n_transmitters = WHY_TRANSMITTERS;
+  /* A figure measured on a path (PIO) has a verdict but no transmitters of a DMA workload. */
+  m->n_transmitters = 0;
   for (int i = 0; i < WHY_TRANSMITTERS; i++) {
     const WhyTransmitter *t = &w->tx[i];
-    PsTransmitter *o = &m->transmitters[i];
+    if (t->name[0] == '\0')
+      continue;
+    PsTransmitter *o = &m->transmitters[m->n_transmitters++];
     g_strlcpy (o->name, t->name, sizeof o->name);
     o->n_busy = t->n_busy;
     for (guint k = 0; k < t->n_busy; k++) {
@@ -482,6 +497,29 @@ run_microbench (const PsConfig *cfg, uint64_t seed, PsMicrobenchResult *out, GEr
   };
   usage_of (&out->upstream, &lr[0].usage[LINK_UPSTREAM]);
   usage_of (&out->downstream, &lr[0].usage[LINK_DOWNSTREAM]);
+  /* The verdict (models/why.h) of the first flow's data: its TLPs (a DMA of transfer_bytes, cut at MPS) on the one
+   * link, against the datapath side that moves them. */
+  {
+    gboolean wr = specs[0].op == FLOW_WRITE;
+    uint32_t hdr = wr && specs[0].addr64 ? 16 : 12;
+    LinkParams lp = sp.link;
+    lp.max_payload_bytes = MIN (sp.link.max_payload_bytes, specs[0].transfer_bytes);
+    /* A read's chain: its requests up, its completions down. */
+    WhyHop hops[2] = { { .usage = lr[0].usage[LINK_UPSTREAM] }, { .usage = lr[0].usage[LINK_DOWNSTREAM] } };
+    for (int d = 0; d < 2; d++)
+      memcpy (hops[d].idle_ps, lr[0].idle_ps[d == 0 ? LINK_UPSTREAM : LINK_DOWNSTREAM], sizeof hops[d].idle_ps);
+    WhyHop *data = &hops[wr ? 0 : 1];
+    data->limit_mbps = link_protocol_limit_mbps (&lp, hdr);
+    /* The device's own capacity: its datapath's beats, and its engine's one DMA per dma_issue_cycles. */
+    double src = why_datapath_capacity_mbps (&sp.app, !wr, lp.max_payload_bytes, hdr);
+    if (spec.dma_gap_ps > 0)
+      src = MIN (src, (double) specs[0].transfer_bytes * 1e6 / (double) spec.dma_gap_ps);
+    WhyVerdict v;
+    why_hops_verdict (hops, wr ? 1 : 2, (double) fr[0].bytes * 1e6 / (double) (end - start), STALL_DATAPATH_TX, src,
+                      &v);
+    verdict_of (&out->verdict, &v);
+    out->limit_gbps = data->limit_mbps * 8 / 1000;
+  }
   /* No figure above the wire: each direction's bytes within its protocol limit over the run's window. */
   for (guint k = 0; k < n; k++) {
     uint32_t hdr = specs[k].op == FLOW_WRITE && specs[k].addr64 ? 16 : 12;
@@ -717,6 +755,56 @@ check_flow_limits (const PsConfig *cfg, const PsFabricResult *out, const LinkPar
   return TRUE;
 }
 
+/* A flow's verdict (models/why.h): the chain of link directions its TLPs take (a write's data from source to
+ * target; a read's requests there, then its completions back), each hop's protocol limit for the flow's data and
+ * whether a switch sends on it, and the source's datapath capacity for its data. The data hops are kept for the
+ * report. */
+static void
+flow_verdict (const PsConfig *cfg, const PsFlow *fl, const FlowLinkResult *lr, const LinkParams *lps,
+  PsFlowResult *r)
+{
+  const PsTopology *t = cfg->topology;
+  g_autofree guint *path = g_new (guint, MAX (t->n_links, 1));
+  guint n = ps_topology_path (t, fl->source, fl->target, path);
+  gboolean rd = fl->op == PS_FLOW_READ;
+  const PsConfig *sc = t->nodes[fl->source].cfg ? t->nodes[fl->source].cfg : cfg;
+  uint32_t hdr = !rd && t->nodes[fl->target].type == PS_NODE_ROOT_COMPLEX && sc->link.address_bits == 64 ? 16 : 12;
+  g_autofree WhyHop *hops = g_new0 (WhyHop, 2 * MAX (n, 1));
+  g_autofree gboolean *down = g_new (gboolean, MAX (n, 1));
+  g_autofree guint *from = g_new (guint, MAX (n, 1));
+  guint cur = fl->source, k = 0;
+  for (guint i = 0; i < n; i++) {
+    const PsLink *l = &t->links[path[i]];
+    down[i] = l->a == cur;
+    from[i] = cur;
+    cur = down[i] ? l->b : l->a;
+  }
+  /* Forward: a write's data, a read's requests; backward: a read's completions. */
+  for (guint pass = 0; pass < (rd ? 2u : 1u); pass++)
+    for (guint x = 0; x < n; x++) {
+      guint i = pass ? n - 1 - x : x;
+      gboolean b_to_a = pass ? down[i] : !down[i];
+      guint sender = pass ? (down[i] ? t->links[path[i]].b : t->links[path[i]].a) : from[i];
+      LinkDir d = b_to_a ? LINK_UPSTREAM : LINK_DOWNSTREAM;
+      WhyHop *h = &hops[k++];
+      h->usage = lr[path[i]].usage[d];
+      memcpy (h->idle_ps, lr[path[i]].idle_ps[d], sizeof h->idle_ps);
+      h->from_switch = t->nodes[sender].type == PS_NODE_SWITCH;
+      gboolean data = rd == (pass == 1);
+      h->limit_mbps = data ? link_protocol_limit_mbps (&lps[path[i]], hdr) : 0;
+      if (data && r->n_hops < PS_FLOW_SHOWN_HOPS) {
+        r->hop_link[r->n_hops] = (uint16_t) path[i];
+        r->hop_b_to_a[r->n_hops++] = b_to_a;
+      }
+    }
+  SystemParams sp;
+  ps_build_system_params (sc, &sp);
+  uint32_t payload = rd ? MIN (sp.link.max_payload_bytes, (uint32_t) sc->link.max_read_request) : sp.link.max_payload_bytes;
+  WhyVerdict v;
+  why_hops_verdict (hops, k, r->mbps, STALL_DATAPATH_TX, why_datapath_capacity_mbps (&sp.app, rd, payload, hdr), &v);
+  verdict_of (&r->verdict, &v);
+}
+
 gboolean
 ps_run_fabric (const PsConfig *cfg, uint64_t seed, PsFabricResult *out, GError **error)
 {
@@ -770,8 +858,12 @@ ps_run_fabric (const PsConfig *cfg, uint64_t seed, PsFabricResult *out, GError *
       r->p50_ns = fr[k].p50_ns;
       r->p99_ns = fr[k].p99_ns;
       r->max_ns = fr[k].max_ns;
+      flow_verdict (cfg, fl, lr, lps, r);
     }
   }
+  out->n_causes = STALL_COUNT;
+  for (int c = 0; c < STALL_COUNT; c++)
+    out->cause_names[c] = stall_cause_names[c];
   for (guint i = 0; i < t->n_links; i++) {
     const PsLink *l = &t->links[i];
     PsLinkResult *r = &out->links[i];
@@ -783,6 +875,15 @@ ps_run_fabric (const PsConfig *cfg, uint64_t seed, PsFabricResult *out, GError *
     r->has_errors = (l->cfg ? l->cfg : cfg)->link.ber > 0;
     link_errors_of (&r->a_to_b_errors, &lr[i].errors[LINK_DOWNSTREAM]);
     link_errors_of (&r->b_to_a_errors, &lr[i].errors[LINK_UPSTREAM]);
+    /* Each direction's idle share split as its clock saw the idle time (models/why.h). */
+    for (int d = 0; d < 2; d++) {
+      const double *ps = lr[i].idle_ps[d ? LINK_UPSTREAM : LINK_DOWNSTREAM];
+      double idle = (d ? r->b_to_a : r->a_to_b).idle, total = 0;
+      for (int c = 0; c < STALL_COUNT; c++)
+        total += ps[c];
+      for (int c = 0; c < STALL_COUNT; c++)
+        r->idle[d][c] = total > 0 ? idle * ps[c] / total : c == STALL_IDLE ? idle : 0;
+    }
   }
   out->ran = true;
   out->window_ns = (double) (st.window_end_ps - st.window_start_ps) / 1000.0;

@@ -148,9 +148,18 @@ json_latency (PsJson *j, const PsLatency *l)
   ps_json_end (j);
 }
 
-/* A figure's verdict; bound_mbps is null where no formula applies (the link: its limit is protocol_limit_mbps). */
 static void
-json_verdict (PsJson *j, const PsVerdict *v)
+json_shares (PsJson *j, guint n, const char *const *names, const double *v)
+{
+  ps_json_object (j, 0);
+  for (guint k = 0; k < n; k++)
+    ps_json_fixed_member (j, names[k], v[k], 6);
+  ps_json_end (j);
+}
+
+/* A figure's verdict; bound_mbps is null where no formula applies (the link: its limit is protocol_limit_mbps). */
+void
+ps_report_json_verdict (PsJson *j, const PsVerdict *v)
 {
   ps_json_object (j, 0);
   ps_json_string_member (j, "cause", v->cause);
@@ -160,15 +169,17 @@ json_verdict (PsJson *j, const PsVerdict *v)
   ps_json_string_member (j, "next", v->next);
   ps_json_fixed_member (j, "next_share", v->next_share, 6);
   ps_json_string_member (j, "verdict", v->text);
-  ps_json_end (j);
-}
-
-static void
-json_shares (PsJson *j, guint n, const char *const *names, const double *v)
-{
-  ps_json_object (j, 0);
-  for (guint k = 0; k < n; k++)
-    ps_json_fixed_member (j, names[k], v[k], 6);
+  /* The figure's window split (docs/why.md): the floor and each cause's share add up to 1. */
+  ps_json_fixed_member (j, "floor", v->floor, 6);
+  ps_json_key (j, "path");
+  json_shares (j, v->n_path, v->path_name, v->path);
+  if (v->has_software) {
+    ps_json_key (j, "software_ns");
+    ps_json_object (j, 0);
+    for (int k = 0; k < PS_SW_PHASES; k++)
+      ps_json_fixed_member (j, v->software_name[k], v->software_ns[k], 3);
+    ps_json_end (j);
+  }
   ps_json_end (j);
 }
 
@@ -179,6 +190,13 @@ json_why (PsJson *j, const PsModeResult *m, gboolean simultaneous, gboolean read
 {
   if (!m->read_verdict.valid && !m->write_verdict.valid)
     return;
+  /* A PIO figure: its verdict alone (no DMA workload's latencies, fetches, transmitters). */
+  if (m->n_transmitters == 0) {
+    ps_json_key (j, "limited_by");
+    ps_report_json_verdict (j, read ? &m->read_verdict : &m->write_verdict);
+    ps_json_break (j, 6);
+    return;
+  }
   ps_json_key (j, "latency_ns");
   if (simultaneous) {
     ps_json_object (j, 0);
@@ -202,13 +220,13 @@ json_why (PsJson *j, const PsModeResult *m, gboolean simultaneous, gboolean read
   if (simultaneous) {
     ps_json_object (j, 0);
     ps_json_key (j, "read");
-    json_verdict (j, &m->read_verdict);
+    ps_report_json_verdict (j, &m->read_verdict);
     ps_json_break (j, 20);
     ps_json_key (j, "write");
-    json_verdict (j, &m->write_verdict);
+    ps_report_json_verdict (j, &m->write_verdict);
     ps_json_end (j);
   } else
-    json_verdict (j, read ? &m->read_verdict : &m->write_verdict);
+    ps_report_json_verdict (j, read ? &m->read_verdict : &m->write_verdict);
   ps_json_break (j, 6);
   ps_json_key (j, "stalls");
   ps_json_object (j, 0);
@@ -367,7 +385,7 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
     ps_json_fixed_member (&j, "link_usage_window_ns", m->usage_window_ns, 3);
     ps_json_uint_member (&j, "link_usage_windows", m->usage_windows);
     ps_json_break (&j, 6);
-    json_why (&j, m, i == PS_SIMULTANEOUS, i == PS_READ);
+    json_why (&j, m, i == PS_SIMULTANEOUS, i == PS_READ || i == PS_PIO_READ);
     ps_json_uint_member (&j, "events", m->events);
     /* Three decimals of a nanosecond are the engine's whole picosecond resolution: the value prints exactly. */
     ps_json_fixed_member (&j, "sim_time_ns", m->sim_time_ns, 3);
@@ -385,6 +403,12 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
     if (r->ranges) {
       ps_ranges_json_members (&j, r->ranges, PS_RANGE_MB_GBPS, "");
       ps_ranges_json_members (&j, r->ranges, PS_RANGE_MB_P50, "latency_p50_");
+    }
+    if (mb->verdict.valid) {
+      ps_json_fixed_member (&j, "protocol_limit_gbps", mb->limit_gbps, 3);
+      ps_json_break (&j, 6);
+      ps_json_key (&j, "limited_by");
+      ps_report_json_verdict (&j, &mb->verdict);
     }
     ps_json_end (&j);
   }
@@ -543,7 +567,7 @@ append_limits (GString *o, const PsRunResult *r)
                             r->protocol_limit_read_mbps);
 }
 
-/* The verdict under figure i of ps_result_figures(): the four DMA figures have one (DMA workload). */
+/* The verdict under figure i of ps_result_figures(): the four DMA figures and the two PIO figures. */
 static const PsVerdict *
 figure_verdict (const PsRunResult *r, int i)
 {
@@ -552,6 +576,8 @@ figure_verdict (const PsRunResult *r, int i)
   case 1: return &r->modes[PS_WRITE].write_verdict;
   case 2: return &r->modes[PS_SIMULTANEOUS].read_verdict;
   case 3: return &r->modes[PS_SIMULTANEOUS].write_verdict;
+  case 7: return &r->modes[PS_PIO_READ].read_verdict;
+  case 8: return &r->modes[PS_PIO_WRITE].write_verdict;
   default: return NULL;
   }
 }
@@ -568,7 +594,8 @@ table_latency (GString *o, const char *what, const PsLatency *l)
 static void
 table_why (GString *o, const PsModeResult *h, const char *mode)
 {
-  if (!h->read_verdict.valid && !h->write_verdict.valid)
+  /* A PIO figure's verdict is under its row; it has no DMA workload's latencies and transmitters. */
+  if ((!h->read_verdict.valid && !h->write_verdict.valid) || h->n_transmitters == 0)
     return;
   g_string_append_printf (o, "latency (%s mode), ns%*s count      mean       p50       p99       max\n", mode,
                           (int) (20 - strlen (mode)), "");
@@ -623,6 +650,9 @@ microbench_table (GString *o, const PsRunResult *r, gboolean markdown)
     g_string_append (o, "test        bytes      Gb/s   mean ns    p50 ns    p99 ns    max ns\n");
     g_string_append_printf (o, "%-9s %7" G_GINT64_FORMAT " %9.3f %9.1f %9.1f %9.1f %9.1f\n", mb->test,
                             mb->transfer_bytes, mb->gbps, l->mean_ns, l->p50_ns, l->p99_ns, l->max_ns);
+    /* The verdict, and the protocol limit beside the figure: the test's TLPs on this link. */
+    if (mb->verdict.valid)
+      g_string_append_printf (o, "  protocol limit %.3f Gb/s; %s\n", mb->limit_gbps, mb->verdict.text);
   } else {
     g_string_append (o, "| test | bytes | Gb/s | mean ns | p50 ns | p99 ns | max ns |\n"
                         "|---|---:|---:|---:|---:|---:|---:|\n");
@@ -815,7 +845,7 @@ render_csv (GString *o, const PsRunResult *r)
   if (r->microbench.ran) {
     const PsMicrobenchResult *mb = &r->microbench;
     g_string_append (o, "config,test,transfer_bytes,gbps,latency_mean_ns,latency_p50_ns,latency_p99_ns,"
-                        "latency_max_ns\n");
+                        "latency_max_ns,protocol_limit_gbps,limited_by,limited_by_share\n");
     ps_csv_cell (o, r->config->name);
     g_string_append_printf (o, ",%s,%" G_GINT64_FORMAT, mb->test, mb->transfer_bytes);
     csv_num (o, mb->gbps);
@@ -823,12 +853,15 @@ render_csv (GString *o, const PsRunResult *r)
     csv_num (o, mb->latency.p50_ns);
     csv_num (o, mb->latency.p99_ns);
     csv_num (o, mb->latency.max_ns);
+    csv_num (o, mb->verdict.valid ? mb->limit_gbps : NAN);
+    g_string_append_printf (o, ",%s", mb->verdict.valid ? mb->verdict.cause : "");
+    csv_num (o, mb->verdict.valid ? mb->verdict.share * 100 : NAN);
     g_string_append_c (o, '\n');
     return;
   }
   /* The header is written even when no figure ran, so the output is always a parseable table with its columns. */
   g_string_append (o, "config,figure,simulated_mbps,published_mbps,theoretical_mbps,protocol_limit_mbps,error_pct,"
-                      "above_protocol_limit,suspect\n");
+                      "above_protocol_limit,suspect,limited_by,limited_by_share,bound_mbps\n");
   for (int i = 0; i < PS_N_FIGURES; i++) {
     if (!isfinite (f[i].simulated))
       continue;
@@ -839,7 +872,14 @@ render_csv (GString *o, const PsRunResult *r)
     csv_num (o, r->theoretical_mbps);
     csv_num (o, f[i].limit);
     csv_num (o, f[i].error_pct);
-    g_string_append_printf (o, ",%s,%s\n", f[i].above_limit ? "true" : "false", f[i].suspect ? "true" : "false");
+    g_string_append_printf (o, ",%s,%s", f[i].above_limit ? "true" : "false", f[i].suspect ? "true" : "false");
+    /* The verdict's cause, its share of the figure's window and its bound (empty where there is none). */
+    const PsVerdict *v = figure_verdict (r, i);
+    gboolean has = v != NULL && v->valid;
+    g_string_append_printf (o, ",%s", has ? v->cause : "");
+    csv_num (o, has ? v->share * 100 : NAN);
+    csv_num (o, has ? v->bound_mbps : NAN);
+    g_string_append_c (o, '\n');
   }
 }
 

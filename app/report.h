@@ -36,7 +36,7 @@ typedef struct {
 /* Why a figure is what it is (models/why.h, README "Why"): one transmitter's time, busy by category and idle by
  * cause (only the causes that held it idle at all, in the causes' order); with the busy shares they sum to 1. */
 #define PS_MAX_BUSY 6
-#define PS_MAX_CAUSES 24
+#define PS_MAX_CAUSES 32
 #define PS_MAX_TRANSMITTERS 4
 typedef struct {
   char name[48]; /* "link0.up", "endpoint.datapath" */
@@ -45,13 +45,23 @@ typedef struct {
   double busy[PS_MAX_BUSY], idle[PS_MAX_CAUSES];
 } PsTransmitter;
 
-/* The resource that bounds a figure: its cause name (the stall causes and "link"), its share of the window, what
- * it alone allows (NaN: no formula, or the link), the protocol limit, the runner-up, and the one-line verdict. */
+/* The resource that bounds a figure (models/why.h, docs/why.md): its cause name (models/stall.h's list), its share
+ * of the figure's window, what it alone allows (NaN: no capacity of its own, or the link), the protocol limit, the
+ * runner-up, the one-line verdict; and the window's split: the floor and every cause with a share (the causes'
+ * order), which add up to 1, and a software-timed figure's driver time per transfer by phase. */
+#define PS_SW_PHASES 5
 typedef struct {
   bool valid;
   const char *cause, *next;
   double share, next_share, bound_mbps, link_mbps;
-  char text[400];
+  double floor;
+  guint n_path;
+  const char *path_name[PS_MAX_CAUSES];
+  double path[PS_MAX_CAUSES];
+  bool has_software;
+  const char *software_name[PS_SW_PHASES];
+  double software_ns[PS_SW_PHASES];
+  char text[480];
 } PsVerdict;
 
 typedef struct {
@@ -103,6 +113,8 @@ typedef struct {
   double sim_time_ns;
 } PsModeResult;
 
+#define PS_FLOW_SHOWN_HOPS 16
+
 /* A fabric's run (a config with a topology:, README "Fabrics"), per flow and per link; names are the config's
  * (borrowed). A flow left out by fabric.active_flows has ran = false. Flow figures are models/flow.h's; link
  * usage covers the run's window (first flow start to last flow end), a the end nearer the root complex. */
@@ -112,6 +124,12 @@ typedef struct {
   int64_t bytes, iterations;
   uint64_t delivered_bytes; /* what reached the target (writes) or came back (reads): bytes x iterations */
   double mbps, first_tlp_ns, mean_ns, p50_ns, p99_ns, max_ns;
+  /* Why (docs/why.md): the flow's verdict, and the link directions its data crosses, in order (the first
+   * PS_FLOW_SHOWN_HOPS; their stall split is PsLinkResult.idle). */
+  PsVerdict verdict;
+  guint n_hops;
+  uint16_t hop_link[PS_FLOW_SHOWN_HOPS];
+  bool hop_b_to_a[PS_FLOW_SHOWN_HOPS];
 } PsFlowResult;
 
 typedef struct {
@@ -120,6 +138,7 @@ typedef struct {
   PsUsage a_to_b, b_to_a;
   bool has_errors; /* the link's link.ber > 0: its error counts are reported */
   PsLinkErrors a_to_b_errors, b_to_a_errors; /* over the whole run */
+  double idle[2][PS_MAX_CAUSES]; /* a_to_b, b_to_a: idle shares of the window by cause (PsFabricResult's names) */
 } PsLinkResult;
 
 typedef struct {
@@ -127,6 +146,8 @@ typedef struct {
   guint n_flows, n_links;
   PsFlowResult flows[PS_TOPOLOGY_MAX_FLOWS];
   PsLinkResult links[PS_TOPOLOGY_MAX_LINKS];
+  guint n_causes;
+  const char *cause_names[PS_MAX_CAUSES]; /* of PsLinkResult.idle */
   double window_ns;
   uint64_t events;
   uint64_t tlps; /* TLPs delivered over links, every link and direction (as PsModeResult.tlps) */
@@ -144,6 +165,10 @@ typedef struct {
   double gbps;
   PsLatency latency; /* over every DMA */
   PsUsage upstream, downstream; /* the link's, over the run */
+  /* Why (docs/why.md): the data direction's verdict (bw_rdwr, lat_wrrd: the read's completions), and the
+   * protocol limit of the test's TLPs in Gb/s. */
+  PsVerdict verdict;
+  double limit_gbps;
   uint64_t events;
   double sim_time_ns;
 } PsMicrobenchResult;

@@ -40,6 +40,30 @@ busiest (const PsFabricResult *fr)
   return best;
 }
 
+/* The busiest link's verdict: of its busier direction, what it spends the most of the window on, its wire (busy)
+ * or a cause it waits for. A link is not a figure: no floor, its own time split. */
+typedef struct {
+  gboolean b_to_a;
+  double busy, share;
+  const char *cause;
+} LinkVerdict;
+
+static LinkVerdict
+link_verdict (const PsFabricResult *fr, int i)
+{
+  const PsLinkResult *l = &fr->links[i];
+  LinkVerdict v = { .b_to_a = l->b_to_a.idle < l->a_to_b.idle };
+  v.busy = 1 - (v.b_to_a ? l->b_to_a.idle : l->a_to_b.idle);
+  v.cause = "link";
+  v.share = v.busy;
+  for (guint c = 0; c < fr->n_causes; c++)
+    if (l->idle[v.b_to_a][c] > v.share) {
+      v.share = l->idle[v.b_to_a][c];
+      v.cause = fr->cause_names[c];
+    }
+  return v;
+}
+
 void
 ps_report_fabric_json (PsJson *j, const PsFabricResult *fr, const PsRanges *ranges)
 {
@@ -67,6 +91,21 @@ ps_report_fabric_json (PsJson *j, const PsFabricResult *fr, const PsRanges *rang
     ps_json_end (j);
     if (ranges)
       ps_ranges_json_members (j, ranges, PS_RANGE_FLOW + (int) k, "");
+    /* Why (docs/why.md): the verdict, and the link directions the flow's data crosses (their stalls: links[]). */
+    if (f->verdict.valid) {
+      ps_json_break (j, 6);
+      ps_json_key (j, "limited_by");
+      ps_report_json_verdict (j, &f->verdict);
+      ps_json_key (j, "path");
+      ps_json_array (j, 0);
+      for (guint h = 0; h < f->n_hops; h++) {
+        ps_json_object (j, 0);
+        ps_json_string_member (j, "link", fr->links[f->hop_link[h]].name);
+        ps_json_string_member (j, "direction", f->hop_b_to_a[h] ? "b_to_a" : "a_to_b");
+        ps_json_end (j);
+      }
+      ps_json_end (j);
+    }
     ps_json_end (j);
   }
   ps_json_end (j);
@@ -103,10 +142,35 @@ ps_report_fabric_json (PsJson *j, const PsFabricResult *fr, const PsRanges *rang
       ps_report_json_errors (j, &l->b_to_a_errors);
       ps_json_end (j);
     }
+    if (fr->n_causes > 0) {
+      ps_json_key (j, "stalls");
+      ps_json_object (j, 0);
+      for (int d = 0; d < 2; d++) {
+        ps_json_key (j, d ? "b_to_a" : "a_to_b");
+        ps_json_object (j, 0);
+        for (guint c = 0; c < fr->n_causes; c++)
+          if (l->idle[d][c] > 0)
+            ps_json_fixed_member (j, fr->cause_names[c], l->idle[d][c], 6);
+        ps_json_end (j);
+      }
+      ps_json_end (j);
+    }
     ps_json_end (j);
   }
   ps_json_end (j);
   ps_json_fixed_member (j, "fabric_window_ns", fr->window_ns, 3);
+  int hot = busiest (fr);
+  if (hot >= 0 && fr->n_causes > 0) {
+    LinkVerdict lv = link_verdict (fr, hot);
+    ps_json_key (j, "busiest_link");
+    ps_json_object (j, 0);
+    ps_json_string_member (j, "name", fr->links[hot].name);
+    ps_json_string_member (j, "direction", lv.b_to_a ? "b_to_a" : "a_to_b");
+    ps_json_fixed_member (j, "busy", lv.busy, 6);
+    ps_json_string_member (j, "cause", lv.cause);
+    ps_json_fixed_member (j, "share", lv.share, 6);
+    ps_json_end (j);
+  }
 }
 
 /* A cell of a fixed width: the number with `decimals`, or "-" for a value the run did not produce. */
@@ -173,6 +237,24 @@ ps_report_fabric_table (GString *o, const PsConfig *c, const PsFabricResult *fr,
     cell (o, 9, f->p99_ns, 1);
     cell (o, 9, f->max_ns, 1);
     g_string_append_c (o, '\n');
+    if (!f->verdict.valid)
+      continue;
+    g_string_append_printf (o, "  %s\n  path:", f->verdict.text);
+    /* The stall split of each transmitter the flow's data crosses: busy, then its largest idle cause. */
+    for (guint h = 0; h < f->n_hops; h++) {
+      const PsLinkResult *l = &fr->links[f->hop_link[h]];
+      int d = f->hop_b_to_a[h];
+      const PsUsage *u = d ? &l->b_to_a : &l->a_to_b;
+      int top = -1;
+      for (guint x = 0; x < fr->n_causes; x++)
+        if (l->idle[d][x] > 0.0005 && (top < 0 || l->idle[d][x] > l->idle[d][top]))
+          top = (int) x;
+      g_string_append_printf (o, "%s %s %s busy %.0f%%", h ? "," : "", l->name, d ? "b->a" : "a->b",
+                              (1 - u->idle) * 100);
+      if (top >= 0)
+        g_string_append_printf (o, " (idle: %s %.0f%%)", fr->cause_names[top], l->idle[d][top] * 100);
+    }
+    g_string_append_c (o, '\n');
   }
   g_string_append (o, "\nlink usage                    width    a->b payload  TLP ovh   DLLP  ord.sets   idle    "
                       "b->a payload  TLP ovh   DLLP  ord.sets   idle\n");
@@ -189,6 +271,12 @@ ps_report_fabric_table (GString *o, const PsConfig *c, const PsFabricResult *fr,
   }
   g_string_append_printf (o, "  a is the end nearer the root complex; * the busiest link; over the flows' window, first "
                           "start to last end: %.3f us\n", fr->window_ns / 1000);
+  if (hot >= 0 && fr->n_causes > 0) {
+    LinkVerdict lv = link_verdict (fr, hot);
+    g_string_append_printf (o, "  busiest link %s %s: busy %.0f%%; limited by %s (%.0f%% of its time)\n",
+                            fr->links[hot].name, lv.b_to_a ? "b->a" : "a->b", lv.busy * 100, lv.cause,
+                            lv.share * 100);
+  }
   gboolean any = FALSE;
   for (guint i = 0; i < fr->n_links; i++)
     any |= fr->links[i].has_errors;
@@ -217,7 +305,7 @@ ps_report_fabric_csv (GString *o, const PsRunResult *r)
   for (int d = 0; d < 2; d++)
     for (int x = 0; x < 5; x++)
       g_string_append_printf (o, ",%s_%s", d ? "b_to_a" : "a_to_b", usage_names[x]);
-  g_string_append_c (o, '\n');
+  g_string_append (o, ",limited_by,limited_by_share\n");
   for (guint k = 0; k < fr->n_flows; k++) {
     const PsFlowResult *f = &fr->flows[k];
     if (!f->ran)
@@ -233,7 +321,10 @@ ps_report_fabric_csv (GString *o, const PsRunResult *r)
       g_string_append_c (o, ',');
       ps_fmt_fixed (o, v[i], 3);
     }
-    g_string_append (o, ",,,,,,,,,,,,,,,\n");
+    g_string_append (o, ",,,,,,,,,,,,,,,");
+    g_string_append_printf (o, ",%s,", f->verdict.valid ? f->verdict.cause : "");
+    ps_fmt_fixed (o, f->verdict.valid ? f->verdict.share * 100 : NAN, 2);
+    g_string_append_c (o, '\n');
   }
   for (guint i = 0; i < fr->n_links; i++) {
     const PsLinkResult *l = &fr->links[i];
@@ -254,6 +345,6 @@ ps_report_fabric_csv (GString *o, const PsRunResult *r)
         ps_fmt_fixed (o, v[x], 6);
       }
     }
-    g_string_append_c (o, '\n');
+    g_string_append (o, ",,\n");
   }
 }

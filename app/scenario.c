@@ -518,6 +518,17 @@ metric_table (void)
                          PS_METRIC_RANGE, -1, 0, c ? PS_RANGE_MB_P50 : PS_RANGE_MB_GBPS, end };
         g_array_append_val (t, m);
       }
+    /* The verdicts' causes (issue #25, docs/why-method.md), text: MODE_limited_by (simultaneous: _read_ and
+     * _write_), microbench_limited_by. */
+    for (int mode = 0; mode < PS_N_MODES; mode++)
+      for (int f = 0; f < (mode == PS_SIMULTANEOUS ? 2 : 1); f++) {
+        const char *fig = mode != PS_SIMULTANEOUS ? "" : f ? "_write" : "_read";
+        m = (PsMetric) { g_strdup_printf ("%s%s_limited_by", mode_words[mode], fig), PS_METRIC_LIMITED_BY, mode, f,
+                         0, 0 };
+        g_array_append_val (t, m);
+      }
+    m = (PsMetric) { g_strdup ("microbench_limited_by"), PS_METRIC_LIMITED_BY, -1, 0, 0, 1 };
+    g_array_append_val (t, m);
     g_once_init_leave (&table, t);
   }
   return table;
@@ -662,7 +673,8 @@ ps_metric_resolve (const YNode *n, const PsConfig *base, unsigned modes, const c
     return FALSE;
   }
   gboolean mb = base->benchmark.workload == PS_WORKLOAD_MICROBENCH;
-  gboolean mb_metric = m->kind == PS_METRIC_MICROBENCH || (m->kind == PS_METRIC_RANGE && m->mode < 0);
+  gboolean per_point = m->kind == PS_METRIC_RANGE || m->kind == PS_METRIC_LIMITED_BY;
+  gboolean mb_metric = m->kind == PS_METRIC_MICROBENCH || (per_point && m->mode < 0);
   if (mb_metric != mb && base->topology == NULL && m->kind != PS_METRIC_THEORETICAL
       && m->kind != PS_METRIC_PROTOCOL_LIMIT) {
     ytree_error (error, PS_ERROR_DATA, n, "metric '%s' %s", n->value, mb
@@ -737,6 +749,19 @@ fabric_value (const PsMetric *m, const PsFabricResult *fr)
   return m->figure == 0 ? total : m->figure == 1 ? min : max;
 }
 
+const char *
+ps_metric_text (const PsMetric *m, const PsRunResult *r)
+{
+  if (m->kind != PS_METRIC_LIMITED_BY)
+    return NULL;
+  if (m->mode < 0)
+    return r->microbench.ran && r->microbench.verdict.valid ? r->microbench.verdict.cause : NULL;
+  const PsModeResult *mr = &r->modes[m->mode];
+  gboolean read = m->mode == PS_READ || m->mode == PS_PIO_READ || (m->mode == PS_SIMULTANEOUS && m->figure == 0);
+  const PsVerdict *v = read ? &mr->read_verdict : &mr->write_verdict;
+  return mr->ran && v->valid ? v->cause : NULL;
+}
+
 /* NaN rather than 0 for a mode that did not run, so the cell is empty (null in JSON) instead of claiming a
  * throughput of zero. Usage is in percent of the direction's time, as the metric names say (_pct), where the run
  * report's JSON gives fractions. */
@@ -753,6 +778,8 @@ ps_metric_value (const PsMetric *m, const PsRunResult *r)
     const PsFigureRange *fr = r->ranges ? &r->ranges->fig[m->downstream] : NULL;
     return fr && fr->valid ? (m->category ? fr->hi : fr->lo) : NAN;
   }
+  if (m->kind == PS_METRIC_LIMITED_BY)
+    return NAN;
   if (m->kind == PS_METRIC_MICROBENCH) {
     const PsMicrobenchResult *mb = &r->microbench;
     const double v[5] = { mb->gbps, mb->latency.mean_ns, mb->latency.p50_ns, mb->latency.p99_ns, mb->latency.max_ns };

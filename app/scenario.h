@@ -37,7 +37,8 @@ typedef struct {
 typedef enum { PS_METRIC_THEORETICAL, PS_METRIC_PROTOCOL_LIMIT, PS_METRIC_MBPS, PS_METRIC_PCT_THEORETICAL,
                PS_METRIC_USAGE, PS_METRIC_EVENTS, PS_METRIC_SIM_TIME, PS_METRIC_ERRORS,
                PS_METRIC_LATENCY_P99, PS_METRIC_TRANSFER, PS_METRIC_MICROBENCH, PS_METRIC_RANGE,
-               PS_METRIC_FLOWS, PS_METRIC_FLOW, PS_METRIC_LINK } PsMetricKind; /* the fabric's kinds last */
+               PS_METRIC_LIMITED_BY, PS_METRIC_FLOWS, PS_METRIC_FLOW,
+               PS_METRIC_LINK } PsMetricKind; /* the fabric's kinds last */
 
 typedef struct {
   char *name;
@@ -94,7 +95,10 @@ const char *const *ps_metric_names (void);
  * `runner` does not run"); else a located PS_ERROR_DATA. A fabric's metric borrows its name from `n`. */
 gboolean ps_metric_resolve (const YNode *n, const PsConfig *base, unsigned modes, const char *runner, PsMetric *out,
                             GError **error);
-/* The metric's value in a result (NaN when the mode did not run). */
+/* The metric's value in a result (NaN when the mode did not run, and for a text metric). */
 double ps_metric_value (const PsMetric *m, const PsRunResult *r);
+/* A text metric's value (MODE_limited_by, microbench_limited_by: the verdict's cause, models/stall.h's names);
+ * NULL when the figure was not produced, or for a numeric metric. */
+const char *ps_metric_text (const PsMetric *m, const PsRunResult *r);
 /* The decimals a metric's values are written with (format.h's fixed-precision numbers), fixed per kind. */
 int ps_metric_decimals (const PsMetric *m);

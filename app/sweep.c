@@ -189,6 +189,19 @@ render_row (const PsScenario *s, guint index, PsFormat format, const PsRunResult
   }
   for (guint m = 0; m < s->metrics->len; m++) {
     const PsMetric *metric = &g_array_index (s->metrics, PsMetric, m);
+    /* A text metric (a verdict's cause): a CSV cell, a JSON string; absent, empty and null as a number's. */
+    if (metric->kind == PS_METRIC_LIMITED_BY) {
+      const char *t = ps_metric_text (metric, r);
+      if (format == PS_FORMAT_CSV) {
+        g_string_append_c (o, ',');
+        if (t != NULL)
+          ps_csv_cell (o, t);
+      } else if (t != NULL)
+        ps_json_string_member (&j, metric->name, t);
+      else
+        ps_json_fixed_member (&j, metric->name, NAN, 0);
+      continue;
+    }
     double v = ps_metric_value (metric, r);
     if (format == PS_FORMAT_CSV) {
       g_string_append_c (o, ',');

@@ -594,10 +594,14 @@ cpu_irq_delay_ps (void *ctx)
   Cpu *cpu = ctx;
   SimTime d = 0;
   const Dist *dists[2] = { cpu->p.interrupt, cpu->p.wakeup };
+  SimTime *sums[2] = { &cpu->c.interrupt_ps, &cpu->c.wakeup_ps };
+  cpu->c.irqs++;
   for (int i = 0; i < 2; i++)
     if (dists[i] != NULL) {
       cpu->c.draws += dist_is_random (dists[i]);
-      d += dist_draw_ps (dists[i], cpu->rand);
+      SimTime x = dist_draw_ps (dists[i], cpu->rand);
+      *sums[i] += x;
+      d += x;
     }
   return d;
 }

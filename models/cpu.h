@@ -137,6 +137,8 @@ typedef struct {
   uint64_t load_bytes; /* completion payload taken in */
   uint64_t stalls; /* times a write was refused by the root complex */
   uint64_t signals, draws; /* signals delivered; random draws made */
+  uint64_t irqs; /* MSIs delayed by cpu_irq_delay_ps(), and the two parts of their delay summed (why.h) */
+  SimTime interrupt_ps, wakeup_ps;
   WcCounters wc; /* summed over the threads */
 } CpuCounters;
 

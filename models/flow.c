@@ -11,6 +11,7 @@
 #include "models/flow.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "models/pattern.h"
 #include "models/split.h"
@@ -226,9 +227,40 @@ flow_take (void *ctx)
   return t;
 }
 
-static const AppTxClient flow_client = { .peek = flow_peek, .take = flow_take };
+/* Why a flow with something left to move sends nothing (stall.h, read only when the datapath has nothing): its
+ * reads out of tags; every DMA slot in flight, a read's waiting for its data from the completer (a latency test's
+ * one DMA); its engine pacing its commands or its rate cap (its transmit side's own rate). */
+static StallCause
+flow_why (void *ctx)
+{
+  Flow *fl = ctx;
+  const FlowSpec *s = fl->s;
+  if (fl->iter == s->iterations)
+    return STALL_IDLE;
+  gboolean dma = s->transfer_bytes > 0;
+  if (dma && fl->dma_pos == 0 && fl->n_dma_free == 0)
+    return s->op == FLOW_READ ? STALL_HOST_LATENCY : STALL_IDLE;
+  if (s->op == FLOW_READ && fl->n_free == 0 && !(s->write_first && fl->dma_pos < s->transfer_bytes))
+    return STALL_TAGS;
+  return fl->wake_pending ? STALL_DATAPATH_TX : STALL_IDLE;
+}
+
+static const AppTxClient flow_client = { .peek = flow_peek, .take = flow_take, .why = flow_why };
 
 /* --- measurement ------------------------------------------------------------------------------------------ */
+
+/* Link l's stall clocks (stall.h), times `sign`: subtracted at the window's start and added at its end, they leave
+ * the idle time by cause over the window. */
+static void
+idle_add (Run *r, guint l, double sign)
+{
+  for (int d = 0; d < 2; d++) {
+    SimTime now[STALL_COUNT];
+    stall_read (link_stall_clock (fabric_link (r->f, l), (LinkDir) d), sim_now (r->engine), now);
+    for (int c = 0; c < STALL_COUNT; c++)
+      r->links[l].idle_ps[d][c] += sign * (double) now[c];
+  }
+}
 
 /* The last flow to finish closes the link-usage window and stops the run; the caller then lets the links settle. */
 static void
@@ -248,6 +280,8 @@ flow_finish (Flow *fl)
       r->links[l].counters[d] = link_counters (fabric_link (r->f, l), (LinkDir) d);
       r->links[l].errors[d] = link_errors (fabric_link (r->f, l), (LinkDir) d);
     }
+  for (guint l = 0; l < fabric_n_links (r->f); l++)
+    idle_add (r, l, 1);
   sim_stop (r->engine);
 }
 
@@ -358,8 +392,10 @@ open_window (SimEngine *e, void *ctx, uint64_t arg)
 {
   Run *r = ctx;
   r->stats->window_start_ps = sim_now (e);
-  for (guint l = 0; l < fabric_n_links (r->f); l++)
+  for (guint l = 0; l < fabric_n_links (r->f); l++) {
     link_stats_reset (fabric_link (r->f, l));
+    idle_add (r, l, -1);
+  }
 }
 
 /* The longest a healthy run may deliver nothing beyond the configured bound: a host's read and write latencies and
@@ -628,6 +664,7 @@ flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchd
   Run r = { .f = f, .host = host, .engine = fabric_engine (f), .pool = fabric_pool (f), .n = n, .links = links,
             .stats = stats, .watchdog_ps = watchdog_ps ? watchdog_ps : 10 * SIM_MS };
   *stats = (FlowRunStats) { 0 };
+  memset (links, 0, fabric_n_links (f) * sizeof *links);
   g_autofree Flow *flow = g_new0 (Flow, n);
   /* One block for every flow's histogram: the pages of buckets no latency falls in are never touched. */
   g_autofree LatHist *lat = g_new0 (LatHist, n);

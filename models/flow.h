@@ -81,6 +81,7 @@ typedef struct {
   LinkUsage usage[2]; /* by LinkDir */
   LinkCounters counters[2];
   LinkErrors errors[2]; /* over the whole run, by LinkDir */
+  double idle_ps[2][STALL_COUNT]; /* the link's idle time by cause over the window, by LinkDir (why.h) */
 } FlowLinkResult;
 
 typedef struct {

@@ -78,6 +78,7 @@ struct Host {
    * ret_pending: a ret_emit event is scheduled. Never more than one, because each plans the head request's next
    * completion from the state the previous one left: two would plan the same bytes. */
   SimTime ret_free; /* return path busy until */
+  SimTime ret_start; /* when the return path starts producing the planned completion (its data is ready) */
   gboolean ret_pending;
 
   /* Sink: received MWr/MSI; stamp_ps = when each releases its buffer slot. */
@@ -322,6 +323,11 @@ ret_emit (SimEngine *e, void *ctx, uint64_t size)
 {
   Host *h = ctx;
   Tlp *r = h->reqs.head;
+  /* Why (stall.h): the root port waited for this completion's data until ret_start, and for the return path to
+   * produce it since; no event marks ret_start, so the time since is given its cause now. */
+  StallClock *sc = &h->rp[r->port - 1].stall;
+  if (!sc->follow && (sc->cause == STALL_HOST_LATENCY || sc->cause == STALL_HOST_QUEUE) && h->ret_start > sc->since)
+    stall_set (sc, h->ret_start, STALL_HOST_COMPLETION_RATE);
   Tlp *c = tlp_alloc (h->pool);
   tlp_set (c, TLP_CPLD, FALSE, r->address, (uint32_t) size);
   c->length_bytes = r->length_bytes; /* byte count: what remains of the request, this completion included */
@@ -369,6 +375,8 @@ ret_emit (SimEngine *e, void *ctx, uint64_t size)
   tx_drain (h, port);
   h->ret_pending = FALSE;
   ret_schedule (h);
+  /* The next completion is planned: the port now waits for its data, or for its production. */
+  host_stall (h, port);
 }
 
 /* Plan the next completion: it leaves the return path once its data is ready and the path has moved the
@@ -387,6 +395,7 @@ ret_schedule (Host *h)
     h->p.cpl_policy);
   SimTime start = MAX (MAX (sim_now (h->engine), r->stamp_ps), h->ret_free);
   SimTime done = start + h->cpl_overhead_ps + (SimTime) llround (size * h->cpl_ps_per_byte);
+  h->ret_start = start;
   h->ret_free = done;
   h->ret_pending = TRUE;
   sim_schedule_at (h->engine, done, ret_emit, h, size);
@@ -753,16 +762,18 @@ host_attached (Component *comp, FabricPort *port)
   link_port_set_stall_feeder (port->link_port, &h->rp[port->index].stall, NULL);
 }
 
-/* Why (stall.h) a root port with an empty transmit FIFO sends nothing: reads in the root complex whose data is
- * not ready (more waiting behind read_queue_depth: the queue), or none at all. The reads are counted whichever
- * port they came from: one root port is what every config has. */
+/* Why (stall.h) a root port with an empty transmit FIFO sends nothing: the return path producing a completion
+ * whose data is ready (its per-TLP and per-byte time), reads in the root complex whose data is not ready (more
+ * waiting behind read_queue_depth: the queue), or none at all. The reads are counted whichever port they came
+ * from: one root port is what every config has. */
 static void
 host_stall (Host *h, uint32_t port)
 {
-  StallCause why = !rp_empty (&h->rp[port]) ? STALL_LINK
-                   : h->held.head != NULL      ? STALL_HOST_QUEUE
-                   : h->reqs.head != NULL      ? STALL_HOST_LATENCY
-                                               : STALL_IDLE;
+  StallCause why = !rp_empty (&h->rp[port])                               ? STALL_LINK
+                   : h->ret_pending && h->ret_start <= sim_now (h->engine) ? STALL_HOST_COMPLETION_RATE
+                   : h->held.head != NULL                                  ? STALL_HOST_QUEUE
+                   : h->reqs.head != NULL                                  ? STALL_HOST_LATENCY
+                                                                           : STALL_IDLE;
   stall_set_at (&h->rp[port].stall, h->engine, why);
 }
 

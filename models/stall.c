@@ -21,6 +21,10 @@ const char *const stall_cause_names[STALL_COUNT] = {
   [STALL_HOST_QUEUE] = "host_queue",
   [STALL_SOFTWARE] = "software",
   [STALL_COMPLETION_BUFFER] = "completion_buffer",
+  [STALL_HOST_COMPLETION_RATE] = "host_completion_rate",
+  [STALL_SWITCH_PORT] = "switch_port",
+  [STALL_DATAPATH_TX] = "datapath_tx",
+  [STALL_DATAPATH_RX] = "datapath_rx",
 };
 
 void

@@ -2,8 +2,10 @@
  * idle time among them, and a latency histogram. Both are cheap enough to run in every run, traced or not.
  *
  * Contract:
- * - Causes are an interface (JSON results.MODE.stalls and limited_by, README "Why"): names are only ever
- *   appended, never renamed or renumbered. STALL_IDLE is "nothing to send and nothing waited for".
+ * - Causes are an interface (JSON results.MODE.stalls and limited_by, flows[].limited_by, the CSV's limited_by
+ *   column, docs/why.md): this is the one list of their names, only ever appended, never renamed or renumbered.
+ *   STALL_IDLE is "nothing to send and nothing waited for". A clock holds a transmitter idle for STALL_DATAPATH
+ *   (its sender's datapath is busy); a verdict names the side instead (STALL_DATAPATH_TX, STALL_DATAPATH_RX).
  * - A StallClock attributes the time a transmitter is idle to one cause at a time. Time accrues only from
  *   `since`, which a busy stretch (stall_busy()) moves to the stretch's end, so busy time is never attributed;
  *   what is busy is counted elsewhere (link usage, datapath beats). Nothing is scheduled: every function runs at
@@ -47,6 +49,12 @@ typedef enum {
   STALL_HOST_QUEUE, /* the root complex works on as many reads as it can; more wait in its queue */
   STALL_SOFTWARE, /* waiting for software: a driver, the CPU (#14) */
   STALL_COMPLETION_BUFFER, /* the requester's completion buffer has no room for another read's data */
+  STALL_HOST_COMPLETION_RATE, /* the root complex's return path is producing a completion (its per-TLP and per-byte
+                               * time, host.completion_overhead_ns and host.completion_mbps) */
+  STALL_SWITCH_PORT, /* a switch's egress port: its arbitration among ingress ports, or its buffer */
+  STALL_DATAPATH_TX, /* the transmit side's own rate: in a verdict its beats, turnarounds and gaps; on a clock a
+                      * source pacing its requests (a flow's rate cap, a device's DMA command rate) */
+  STALL_DATAPATH_RX, /* verdicts only: its receive side (beats and per-TLP overhead of what it takes in) */
   STALL_COUNT
 } StallCause;
 

@@ -118,6 +118,7 @@ struct System {
     LinkUsage usage_sum[2];
     LinkCounters usage_counters[2];
     double usage_ps;
+    SimTime stall_ps[2][STALL_COUNT]; /* the link's idle time by cause, by LinkDir: at the window's start, then over it */
     SystemResult *out;
   } pio;
 };
@@ -816,6 +817,30 @@ lay_out (System *s, GError **error)
   return TRUE;
 }
 
+/* A software-timed workload's figures for the verdicts (why.h): the driver's window per transfer, the counters'
+ * inside it, and the driver's mean cost per transfer by phase: its work and register writes before the engines
+ * start, the MSI's way to the handler and the wake-up after (as drawn), or half a polling period. */
+static void
+why_software (const System *s, const Work *w)
+{
+  const CpuParams *c = s->d->cpu;
+  const HostParams *h = host_params (s->host);
+  CpuCounters cc = cpu_counters (s->cpu);
+  uint32_t engines = w->channels * (uint32_t) (w->uses[DMA_READ] + w->uses[DMA_WRITE]);
+  double irqs = cc.irqs ? (double) cc.irqs : 1;
+  double phase[WHY_SW_PHASES] = {
+    [WHY_SW_SETUP] = (c ? c->dma_setup_ns : 0) + h->sw_pio_latency_ns + (4.0 * engines - 1) * h->sw_pio_gap_ns,
+    [WHY_SW_DESCRIPTORS] = c ? (double) w->n_desc * engines * c->dma_desc_ns : 0,
+    [WHY_SW_INTERRUPT] = w->dp->msi ? h->msi_latency_ns + (double) cc.interrupt_ps / irqs / 1000 : 0,
+    [WHY_SW_WAKEUP] = w->dp->msi ? (double) cc.wakeup_ps / irqs / 1000 : 0,
+    [WHY_SW_POLL] = w->dp->msi ? 0 : h->poll_interval_ns / 2,
+  };
+  for (int dir = 0; dir < DMA_DIR_COUNT; dir++)
+    if (w->uses[dir] && w->out->transfer[dir].valid)
+      why_set_software (w->why, (DmaDir) dir, (double) w->w->transfer_bytes * w->channels,
+                        w->out->transfer[dir].mean_ns, w->out->usage_window_ns, phase);
+}
+
 /* The run proper, on a fabric whose workloads are set up (run_fabric): program, run, settle, check, report. */
 static gboolean
 run (System *s, GError **error)
@@ -885,6 +910,8 @@ run (System *s, GError **error)
       LinkUsage u[2];
       u[LINK_UPSTREAM] = out->upstream;
       u[LINK_DOWNSTREAM] = out->downstream;
+      if (s->d->software_timed)
+        why_software (s, w);
       why_result (w->why, u, mbps, &out->why);
     }
     out->events = sim_events_executed (s->engine);
@@ -960,6 +987,8 @@ pio_mark (void *ctx, guint thread, uint64_t arg, SimTime at)
     if (s->pio.n == 0) {
       s->pio.window_ps = at;
       link_stats_reset (s->pio.link);
+      for (int d = 0; d < 2; d++)
+        stall_read (link_stall_clock (s->pio.link, (LinkDir) d), at, s->pio.stall_ps[d]);
     }
     s->pio.start_ps = at;
     return;
@@ -972,6 +1001,12 @@ pio_mark (void *ctx, guint thread, uint64_t arg, SimTime at)
   }
   s->pio.window_ps = at - s->pio.window_ps;
   s->pio.usage_ps = (double) s->pio.window_ps;
+  for (int d = 0; d < 2; d++) {
+    SimTime now[STALL_COUNT];
+    stall_read (link_stall_clock (s->pio.link, (LinkDir) d), at, now);
+    for (int c = 0; c < STALL_COUNT; c++)
+      s->pio.stall_ps[d][c] = now[c] - s->pio.stall_ps[d][c];
+  }
   usage_add (s->pio.link, s->pio.usage_ps, s->pio.usage_sum, s->pio.usage_counters);
 }
 
@@ -1026,6 +1061,19 @@ pio_results (System *s, gboolean ok)
   out->usage_windows = 1;
   out->host = host_counters (s->host);
   out->cpu = cpu_counters (s->cpu);
+  /* The verdict (why.h): the data's one hop, its protocol limit for TLPs of the size the core's accesses were
+   * cut into, and a hop with nothing to send waits for the program. */
+  uint64_t tlps = dir == DMA_WRITE ? out->cpu.writes : out->host.cpu_cpls;
+  uint64_t bytes = dir == DMA_WRITE ? out->cpu.write_bytes : out->cpu.load_bytes;
+  LinkParams lp = *link_params (s->pio.link);
+  if (tlps > 0)
+    lp.max_payload_bytes = (uint32_t) MAX (4, (bytes / tlps + 3) / 4 * 4);
+  LinkDir ld = dir == DMA_WRITE ? LINK_DOWNSTREAM : LINK_UPSTREAM;
+  WhyHop hop = { .usage = ld == LINK_DOWNSTREAM ? out->downstream : out->upstream,
+                 .limit_mbps = link_protocol_limit_mbps (&lp, 12) };
+  for (int c = 0; c < STALL_COUNT; c++)
+    hop.idle_ps[c] = (double) s->pio.stall_ps[ld][c];
+  why_hops_verdict (&hop, 1, mbps, STALL_SOFTWARE, 0, &out->why.verdict[dir]);
 }
 
 /* One core runs the PIO program against BAR1 of `ep` (system.h). */

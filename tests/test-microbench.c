@@ -301,13 +301,13 @@ START_TEST (test_sweep_metrics)
   const char *one_args[] = { cfg, "--format", "csv", "--set", "microbench.transfer_bytes=256", NULL };
   run_program (&one, test_env ("PCIESIM_EXE"), dir, one_args);
   ck_assert_int_eq (one.status, 0);
-  /* The run's row "c,lat_rd,256,GBPS,MEAN,P50,P99,MAX" (2 decimals) against the sweep's
+  /* The run's row "c,lat_rd,256,GBPS,MEAN,P50,P99,MAX,LIMIT,CAUSE,SHARE" (2 decimals) against the sweep's
    * "2,256,GBPS,MEAN,P50,P99,MAX" (3 decimals): equal up to the run report's rounding. */
   const char *row = strstr (one.out, "\nc,lat_rd,256,"), *cell = strstr (r.out, "\n2,256,");
   ck_assert (row != NULL && cell != NULL);
   g_auto (GStrv) a = g_strsplit (row + strlen ("\nc,lat_rd,256,"), ",", -1);
   g_auto (GStrv) b = g_strsplit (cell + strlen ("\n2,256,"), ",", -1);
-  ck_assert (g_strv_length (a) == 5 && g_strv_length (b) == 5);
+  ck_assert (g_strv_length (a) == 8 && g_strv_length (b) == 5);
   for (int i = 0; i < 5; i++)
     ck_assert_msg (fabs (g_ascii_strtod (a[i], NULL) - g_ascii_strtod (b[i], NULL)) <= 0.0051, "column %d: run %s, "
                    "sweep %s", i, a[i], b[i]);

@@ -88,8 +88,8 @@ START_TEST (test_csv)
   ps_report_render (o, &res, PS_FORMAT_CSV, TRUE);
   ck_assert_str_eq (csv_table (o->str),
                     "config,figure,simulated_mbps,published_mbps,theoretical_mbps,protocol_limit_mbps,"
-                    "error_pct,above_protocol_limit,suspect\n"
-                    "\"x, \"\"y\"\" | z\",read,950.00,1000.00,1900.00,1850.00,-5.00,false,false\n");
+                    "error_pct,above_protocol_limit,suspect,limited_by,limited_by_share,bound_mbps\n"
+                    "\"x, \"\"y\"\" | z\",read,950.00,1000.00,1900.00,1850.00,-5.00,false,false,,,\n");
   /* The comments: the run, then one line per key. A config filled by hand has no origins: all read "default". */
   ck_assert_msg (g_str_has_prefix (o->str, "# pciesim 0.1.0: configs/x.yaml (x, \"y\" | z), model chaining-dma, "
                                            "seed 7\n# name = \"x, \\\"y\\\" | z\" (default)\n"), "%s", o->str);
@@ -126,7 +126,7 @@ START_TEST (test_not_comparable)
   ps_report_render (o, &res, PS_FORMAT_CSV, FALSE);
   ck_assert_msg (strstr (o->str, "# published figures not comparable: config changed by --set link.lanes\n"), "%s",
                  o->str);
-  ck_assert_msg (strstr (o->str, ",read,950.00,,1900.00,1850.00,,false,false\n"), "%s", o->str);
+  ck_assert_msg (strstr (o->str, ",read,950.00,,1900.00,1850.00,,false,false,,,\n"), "%s", o->str);
   g_string_truncate (o, 0);
   ps_report_render (o, &res, PS_FORMAT_JSON, FALSE);
   g_autoptr (JsonNode) root = ps_json_parse (o->str, -1, NULL);

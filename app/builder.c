@@ -473,9 +473,19 @@ run_microbench (const PsConfig *cfg, uint64_t seed, PsMicrobenchResult *out, GEr
     end = MAX (end, fr[k].end_ps);
     bytes += fr[k].bytes;
   }
+  /* Each direction's bytes over the run's one window, so the two add up to the total (report.h). */
+  uint64_t dir_bytes[2] = { 0, 0 }; /* by FlowOp */
+  for (guint k = 0; k < n; k++)
+    dir_bytes[specs[k].op] += fr[k].bytes;
+  if (specs[0].write_first) {
+    dir_bytes[FLOW_WRITE] += dir_bytes[FLOW_READ] / 2;
+    dir_bytes[FLOW_READ] -= dir_bytes[FLOW_READ] / 2;
+  }
+  double gbit = 8.0 * 1000.0 / (double) (end - start);
   *out = (PsMicrobenchResult) {
     .ran = true, .test = ps_microbench_test_words[test], .transfer_bytes = cfg->microbench.transfer_bytes,
-    .gbps = (double) bytes * 8.0 * 1000.0 / (double) (end - start),
+    .gbps = (double) bytes * gbit, .read_gbps = (double) dir_bytes[FLOW_READ] * gbit,
+    .write_gbps = (double) dir_bytes[FLOW_WRITE] * gbit,
     .latency = { .valid = true, .count = (uint64_t) cfg->microbench.dmas, .mean_ns = fr[0].mean_ns,
                  .p50_ns = fr[0].p50_ns, .p99_ns = fr[0].p99_ns, .max_ns = fr[0].max_ns },
     .events = st.events, .sim_time_ns = (double) st.sim_time_ps / 1000.0,
@@ -770,6 +780,7 @@ ps_run_fabric (const PsConfig *cfg, uint64_t seed, PsFabricResult *out, GError *
       r->p50_ns = fr[k].p50_ns;
       r->p99_ns = fr[k].p99_ns;
       r->max_ns = fr[k].max_ns;
+      latency_of (&r->read_latency, &fr[k].read_latency);
     }
   }
   for (guint i = 0; i < t->n_links; i++) {

@@ -112,6 +112,9 @@ typedef struct {
   int64_t bytes, iterations;
   uint64_t delivered_bytes; /* what reached the target (writes) or came back (reads): bytes x iterations */
   double mbps, first_tlp_ns, mean_ns, p50_ns, p99_ns, max_ns;
+  /* A read flow's round trip per request: its entry into the source's transmit interface to its last completion
+   * out of the source's receive interface (JSON flows[].read_latency_ns); valid = false for a write flow. */
+  PsLatency read_latency;
 } PsFlowResult;
 
 typedef struct {
@@ -142,6 +145,10 @@ typedef struct {
   const char *test; /* ps_microbench_test_words */
   int64_t transfer_bytes;
   double gbps;
+  /* gbps split by direction over the same window (they add up to it): a read test's all read, a write test's all
+   * write, bw_rdwr its read flow's and its write flow's bytes, lat_wrrd half each (every DMA writes its slot and
+   * reads it back). */
+  double read_gbps, write_gbps;
   PsLatency latency; /* over every DMA */
   PsUsage upstream, downstream; /* the link's, over the run */
   uint64_t events;

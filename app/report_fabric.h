@@ -1,6 +1,7 @@
 /* report_fabric.h — the flows and links of a fabric's run in each format, for report.c (report.h's contract):
  * the JSON keys "flows" (per flow {name, source, target, op, bytes, iterations, mbps, latency_ns: {first_tlp, mean,
- * p50, p99, max}}) and "links" (per link {name, a, b, gen, lanes, usage: {a_to_b, b_to_a}}) and
+ * p50, p99, max}}, and
+ * for a read flow read_latency_ns: {mean, p50, p99, max, count}, its round trips) and "links" (per link {name, a, b, gen, lanes, usage: {a_to_b, b_to_a}}) and
  * "fabric_window_ns"; the table (flows, then links, the busiest marked), Markdown, and CSV rows per flow.
  * Flows left out by fabric.active_flows appear nowhere. */
 #pragma once
@@ -13,5 +14,7 @@ void ps_report_fabric_json (PsJson *j, const PsFabricResult *fr, const PsRanges 
 void ps_report_defaults_line (GString *o, const PsConfig *c, const char *const *shown);
 /* One direction's error counts as a JSON object (report.c's, shared with the links of a fabric). */
 void ps_report_json_errors (PsJson *j, const PsLinkErrors *e);
+/* {"mean", "p50", "p99", "max", "count"} in ns (report.c's, shared with a fabric's read round trips). */
+void ps_report_json_latency (PsJson *j, const PsLatency *l);
 void ps_report_fabric_table (GString *o, const PsConfig *c, const PsFabricResult *fr, gboolean markdown);
 void ps_report_fabric_csv (GString *o, const PsRunResult *r);

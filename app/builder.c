@@ -417,8 +417,24 @@ run_stream (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GErro
  * and an endpoint with its datapath but no DMA engine, running the test as flows in DMA mode (models/flow.h).
  * A cold cache is host latency: host.cold_cache_latency_ns more for every read. bw_rdwr is a read flow and a
  * write flow at once, each with its own window and microbench.outstanding DMAs. */
+/* A traced fabric or microbenchmark (--trace): every link's tracks (models/trace.h), then the trace starts. A link's
+ * scope is "linkN" as in a one-link run, with the topology's name of it after (a trace name is [A-Za-z0-9_], so
+ * its other characters become '_'; the index keeps scopes apart). Nothing when `trace` is NULL. */
 static gboolean
-run_microbench (const PsConfig *cfg, uint64_t seed, PsMicrobenchResult *out, GError **error)
+trace_links (Fabric *f, SimTrace *trace, const PsTopology *t, GError **error)
+{
+  if (trace == NULL)
+    return TRUE;
+  for (guint i = 0; i < fabric_n_links (f); i++) {
+    g_autofree char *scope = t ? g_strdup_printf ("link%u_%s", i, t->links[i].name) : g_strdup_printf ("link%u", i);
+    g_strcanon (scope, G_CSET_A_2_Z G_CSET_a_2_z G_CSET_DIGITS "_", '_');
+    link_trace_declare (fabric_link (f, i), trace, scope);
+  }
+  return sim_trace_start (trace, error);
+}
+
+static gboolean
+run_microbench (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsMicrobenchResult *out, GError **error)
 {
   SystemParams sp;
   ps_build_system_params (cfg, &sp);
@@ -455,7 +471,8 @@ run_microbench (const PsConfig *cfg, uint64_t seed, PsMicrobenchResult *out, GEr
   FlowResult fr[2];
   FlowLinkResult lr[1];
   FlowRunStats st;
-  ok = ok && flows_run (f, host, specs, n, units_ns_to_ps (cfg->benchmark.watchdog_ns), fr, lr, &st, error);
+  ok = ok && trace_links (f, trace, NULL, error)
+       && flows_run (f, host, specs, n, units_ns_to_ps (cfg->benchmark.watchdog_ns), fr, lr, &st, error);
   for (guint k = 0; k < 2; k++)
     if (rand[k])
       g_rand_free (rand[k]);
@@ -514,6 +531,9 @@ ps_run_config (const PsConfig *cfg, unsigned modes, uint64_t seed, PsRunResult *
   return ps_run_config_traced (cfg, modes, seed, NULL, out, error);
 }
 
+static gboolean run_fabric (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsFabricResult *out,
+  GError **error);
+
 gboolean
 ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTrace *trace, PsRunResult *out,
   GError **error)
@@ -525,10 +545,9 @@ ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTra
   out->config = cfg;
   out->seed = seed;
   gboolean stream = cfg->benchmark.workload == PS_WORKLOAD_STREAM;
-  if (trace != NULL && (stream || cfg->topology || cfg->benchmark.workload == PS_WORKLOAD_MICROBENCH)) {
-    ps_error_plain (error, PS_ERROR_USAGE, "%s: --trace: only the chaining DMA workload of a one-link config is "
-                    "traced, not %s", cfg->path, stream ? "the stream workload" : cfg->topology ? "a fabric (topology:)"
-                    : "the microbench workload");
+  if (trace != NULL && stream) {
+    ps_error_plain (error, PS_ERROR_USAGE, "%s: --trace: the stream workload is not traced (the chaining DMA, PIO, "
+                    "fabrics and the microbench workload are)", cfg->path);
     return FALSE;
   }
   out->model = cfg->topology                                           ? "fabric"
@@ -544,9 +563,9 @@ ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTra
   out->protocol_limit_mbps = link_protocol_limit_mbps (&lp, write_hdr);
   out->protocol_limit_read_mbps = link_protocol_limit_mbps (&lp, 12);
   if (cfg->topology)
-    return ps_run_fabric (cfg, seed, &out->fabric, error);
+    return run_fabric (cfg, seed, trace, &out->fabric, error);
   if (cfg->benchmark.workload == PS_WORKLOAD_MICROBENCH)
-    return run_microbench (cfg, seed, &out->microbench, error);
+    return run_microbench (cfg, seed, trace, &out->microbench, error);
   static const unsigned bits[PS_N_MODES] = { PS_MODE_READ, PS_MODE_WRITE, PS_MODE_SIMULTANEOUS, PS_MODE_PIO_READ,
                                               PS_MODE_PIO_WRITE };
   for (int i = 0; i < PS_N_MODES; i++) {
@@ -730,6 +749,12 @@ check_flow_limits (const PsConfig *cfg, const PsFabricResult *out, const LinkPar
 gboolean
 ps_run_fabric (const PsConfig *cfg, uint64_t seed, PsFabricResult *out, GError **error)
 {
+  return run_fabric (cfg, seed, NULL, out, error);
+}
+
+static gboolean
+run_fabric (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsFabricResult *out, GError **error)
+{
   const PsTopology *t = cfg->topology;
   *out = (PsFabricResult) { .n_flows = t->n_flows, .n_links = t->n_links };
   g_autofree Component **comp = g_new0 (Component *, t->n_nodes);
@@ -758,7 +783,8 @@ ps_run_fabric (const PsConfig *cfg, uint64_t seed, PsFabricResult *out, GError *
   FlowResult fr[PS_TOPOLOGY_MAX_FLOWS];
   g_autofree FlowLinkResult *lr = g_new0 (FlowLinkResult, MAX (t->n_links, 1));
   FlowRunStats st;
-  gboolean ok = flows_run (f, host, specs, n, units_ns_to_ps (cfg->benchmark.watchdog_ns), fr, lr, &st, error);
+  gboolean ok = trace_links (f, trace, t, error)
+                && flows_run (f, host, specs, n, units_ns_to_ps (cfg->benchmark.watchdog_ns), fr, lr, &st, error);
   fabric_free (f);
   if (!ok) {
     ps_error_from_model (error, cfg->path);

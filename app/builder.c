@@ -385,12 +385,13 @@ ps_build_stream_params (const PsConfig *cfg, StreamMode mode, StreamParams *sp)
 /* The streaming source has no engines to run at once, so simultaneous mode is not offered. A parameter the
  * stream refuses is bad input (exit 65); any other failure of the stream is a model error. */
 static gboolean
-run_stream (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GError **error)
+run_stream (const PsConfig *cfg, int mode, uint64_t seed, SimTrace *trace, PsModeResult *m, GError **error)
 {
   if (mode != PS_READ && mode != PS_WRITE)
     return TRUE;
   StreamParams sp;
   ps_build_stream_params (cfg, mode == PS_READ ? STREAM_READ : STREAM_WRITE, &sp);
+  sp.trace = trace;
   StreamResult r;
   if (!stream_run (&sp, seed, &r, error)) {
     ps_error_from_model (error, cfg->path);
@@ -545,11 +546,6 @@ ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTra
   out->config = cfg;
   out->seed = seed;
   gboolean stream = cfg->benchmark.workload == PS_WORKLOAD_STREAM;
-  if (trace != NULL && stream) {
-    ps_error_plain (error, PS_ERROR_USAGE, "%s: --trace: the stream workload is not traced (the chaining DMA, PIO, "
-                    "fabrics and the microbench workload are)", cfg->path);
-    return FALSE;
-  }
   out->model = cfg->topology                                           ? "fabric"
                : stream                                                 ? "stream"
                : cfg->benchmark.workload == PS_WORKLOAD_MICROBENCH ? "microbench"
@@ -571,10 +567,11 @@ ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTra
   for (int i = 0; i < PS_N_MODES; i++) {
     if (!(modes & bits[i]))
       continue;
-    if (!(stream ? run_stream (cfg, i, seed, &out->modes[i], error)
+    if (!(stream ? run_stream (cfg, i, seed, trace, &out->modes[i], error)
                  : run_dma (cfg, i, seed, trace, &out->modes[i], error)))
       return FALSE;
-    trace = NULL; /* the first mode run is the one traced */
+    if (out->modes[i].ran)
+      trace = NULL; /* the first mode run is the one traced */
     /* The protocol limit is an analytic upper bound for one direction: a figure above it means a model lets data
      * through faster than the wire can carry it (e.g. a counter stopped before the data left), never a result.
      * The printed limit is a long-run average over SKP intervals; a finite window can hold fewer SKP ordered

@@ -1215,19 +1215,13 @@ START_TEST (test_real_cli)
   perfetto_load (&p, cap);
   ck_assert_uint_eq (p.instants, 1);
   perfetto_clear (&p);
-  /* Misuse: an unknown extension, a window without a trace, a fabric. */
+  /* Misuse: an unknown extension, a window without a trace. */
   g_auto (TestRun) bad;
   PCIESIM (&bad, "configs/svgx_g2_x8.yaml", "--trace", "x.txt");
   ck_assert_int_eq (bad.status, 64);
   g_auto (TestRun) bad2;
   PCIESIM (&bad2, "configs/svgx_g2_x8.yaml", "--trace-window", "0:10");
   ck_assert_int_eq (bad2.status, 64);
-  /* The stream workload is not traced: refused before anything is written. */
-  g_autofree char *str = g_build_filename (dir, "stream.json", NULL);
-  g_auto (TestRun) bad3;
-  PCIESIM (&bad3, "configs/gen6_x16_stream.yaml", "--trace", str);
-  ck_assert_int_eq (bad3.status, 64);
-  ck_assert (!g_file_test (str, G_FILE_TEST_EXISTS));
 }
 END_TEST
 
@@ -1396,6 +1390,21 @@ START_TEST (test_driver_trace)
 }
 END_TEST
 
+/* The stream workload (flit mode, Gen6 x16): its one link's MWrs carry the transfer's 64 KB. */
+START_TEST (test_stream_trace)
+{
+  g_autofree char *dir = case_dir ("stream");
+  const char *args[] = { "configs/gen6_x16_stream.yaml", "-m", "write", "--set", "benchmark.transfer_bytes=65536",
+                         NULL };
+  Perfetto p;
+  g_autoptr (JsonNode) rep = traced_cli (dir, "stream", "link0.up.wire", &p, args);
+  uint64_t bytes;
+  ck_assert_uint_eq (track_kind (&p, "link0.up.wire", "MWr", &bytes), 65536 / 256);
+  ck_assert_uint_eq (bytes, 65536);
+  perfetto_clear (&p);
+}
+END_TEST
+
 /* --trace-window on a fabric: only [2, 4) us is in the file, and it holds TLPs. */
 START_TEST (test_fabric_trace_window)
 {
@@ -1444,6 +1453,7 @@ main (void)
   tcase_add_test (t, test_microbench_trace);
   tcase_add_test (t, test_pio_trace);
   tcase_add_test (t, test_driver_trace);
+  tcase_add_test (t, test_stream_trace);
   tcase_add_test (t, test_fabric_trace_window);
   suite_add_tcase (s, t);
   return run_suite (s);

@@ -1370,7 +1370,8 @@ END_TEST
 START_TEST (test_driver_trace)
 {
   g_autofree char *dir = case_dir ("driver");
-  const char *args[] = { "configs/xdma_g3_x8_driver.yaml", "--set", "benchmark.iterations=3", NULL };
+  const char *args[] = { "configs/xdma_g3_x8_driver.yaml", "--set", "benchmark.iterations=3", "--set",
+                         "benchmark.transfer_bytes=4096", NULL };
   Perfetto p;
   g_autoptr (JsonNode) rep = traced_cli (dir, "driver", "cpu.irq", &p, args);
   uint64_t bytes;
@@ -1382,8 +1383,17 @@ START_TEST (test_driver_trace)
   ck_assert_uint_eq (track_kind (&p, "cpu.irq", "interrupt", &bytes), msis);
   ck_assert_uint_eq (track_kind (&p, "cpu.irq", "wakeup", &bytes), msis);
   perfetto_clear (&p);
-  const char *poll[] = { "configs/xdma_g3_x8_poll.yaml", "--set", "benchmark.iterations=3", NULL };
-  g_autoptr (JsonNode) rep2 = traced_cli (dir, "poll", "cpu.thread0.phase", &p, poll);
+}
+END_TEST
+
+START_TEST (test_poll_trace)
+{
+  g_autofree char *dir = case_dir ("poll");
+  const char *poll[] = { "configs/xdma_g3_x8_poll.yaml", "--set", "benchmark.iterations=3", "--set",
+                         "benchmark.transfer_bytes=4096", NULL };
+  Perfetto p;
+  uint64_t bytes;
+  g_autoptr (JsonNode) rep = traced_cli (dir, "poll", "cpu.thread0.phase", &p, poll);
   ck_assert_uint_eq (track_kind (&p, "cpu.thread0.phase", "poll", &bytes), 3);
   ck_assert_uint_eq (track_kind (&p, "cpu.irq", "interrupt", &bytes), 0);
   perfetto_clear (&p);
@@ -1453,6 +1463,7 @@ main (void)
   tcase_add_test (t, test_microbench_trace);
   tcase_add_test (t, test_pio_trace);
   tcase_add_test (t, test_driver_trace);
+  tcase_add_test (t, test_poll_trace);
   tcase_add_test (t, test_stream_trace);
   tcase_add_test (t, test_fabric_trace_window);
   suite_add_tcase (s, t);

@@ -572,6 +572,7 @@ ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTra
       return FALSE;
     if (out->modes[i].ran)
       trace = NULL; /* the first mode run is the one traced */
+
     /* The protocol limit is an analytic upper bound for one direction: a figure above it means a model lets data
      * through faster than the wire can carry it (e.g. a counter stopped before the data left), never a result.
      * The printed limit is a long-run average over SKP intervals; a finite window can hold fewer SKP ordered
@@ -594,6 +595,12 @@ ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTra
         return FALSE;
       }
     }
+  }
+  /* Only the stream skips modes (it runs read and write alone): then no run may have taken the trace. */
+  if (trace != NULL) {
+    ps_error_plain (error, PS_ERROR_USAGE, "%s: --trace: none of the modes asked for runs here (the stream workload "
+                    "runs read and write only)", cfg->path);
+    return FALSE;
   }
   return TRUE;
 }

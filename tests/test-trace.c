@@ -1412,6 +1412,12 @@ START_TEST (test_stream_trace)
   ck_assert_uint_eq (track_kind (&p, "link0.up.wire", "MWr", &bytes), 65536 / 256);
   ck_assert_uint_eq (bytes, 65536);
   perfetto_clear (&p);
+  /* A mode the stream does not run leaves nothing to trace: a usage error, and no file. */
+  g_autofree char *none = g_build_filename (dir, "none.json", NULL);
+  g_auto (TestRun) r;
+  PCIESIM (&r, "configs/gen6_x16_stream.yaml", "-m", "simultaneous", "--trace", none);
+  ck_assert_msg (r.status == 64 && strstr (r.err, "none of the modes asked for runs here"), "%d: %s", r.status, r.err);
+  ck_assert (!g_file_test (none, G_FILE_TEST_EXISTS));
 }
 END_TEST
 

@@ -675,11 +675,11 @@ cpu_trace_declare (Cpu *cpu, SimTrace *trace, const char *scope)
   if (trace == NULL)
     return;
   cpu->trace = trace;
-  cpu->tr_irq = trace_cpu_declare (trace, scope, "irq");
+  cpu->tr_irq = trace_cpu_declare (trace, scope, "irq", FALSE);
   for (guint i = 0; i < cpu->threads->len; i++) {
     Thread *t = cpu->threads->pdata[i];
     g_autofree char *s = g_strdup_printf ("%s.thread%u", scope, i);
-    t->tr = trace_cpu_declare (trace, s, "phase");
+    t->tr = trace_cpu_declare (trace, s, "phase", TRUE);
   }
 }
 

@@ -80,8 +80,9 @@ trace_dma_declare (SimTrace *t, const char *scope, TraceDma *d)
 }
 
 SimTraceTrack
-trace_cpu_declare (SimTrace *t, const char *scope, const char *name)
+trace_cpu_declare (SimTrace *t, const char *scope, const char *name, gboolean op)
 {
   static const char *const cpu_attrs[SIM_TRACE_ATTRS] = { "op", NULL };
-  return t ? sim_trace_add_track (t, scope, name, trace_cpu_state_names, TRACE_CPU_STATE_COUNT, cpu_attrs) : 0;
+  return t ? sim_trace_add_track (t, scope, name, trace_cpu_state_names, TRACE_CPU_STATE_COUNT,
+                                  op ? cpu_attrs : NULL) : 0;
 }

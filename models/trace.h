@@ -96,8 +96,8 @@ typedef struct {
 void trace_link_dir_declare (SimTrace *t, const char *scope, TraceLinkDir *d);
 SimTraceCounter trace_requester_declare (SimTrace *t, const char *scope);
 void trace_dma_declare (SimTrace *t, const char *scope, TraceDma *d);
-/* A CPU track (a thread's phase, or the interrupts) named `name` under `scope`. */
-SimTraceTrack trace_cpu_declare (SimTrace *t, const char *scope, const char *name);
+/* A CPU track (a thread's phase, with the attribute `op`, or the interrupts, without) named `name` under `scope`. */
+SimTraceTrack trace_cpu_declare (SimTrace *t, const char *scope, const char *name, gboolean op);
 
 static inline void
 trace_wire (SimTrace *t, const TraceLinkDir *d, TraceWire what, SimTime start, SimTime dur, uint32_t tag,

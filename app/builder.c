@@ -400,12 +400,13 @@ ps_build_stream_params (const PsConfig *cfg, StreamMode mode, StreamParams *sp)
 /* The streaming source has no engines to run at once, so simultaneous mode is not offered. A parameter the
  * stream refuses is bad input (exit 65); any other failure of the stream is a model error. */
 static gboolean
-run_stream (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GError **error)
+run_stream (const PsConfig *cfg, int mode, uint64_t seed, SimTrace *trace, PsModeResult *m, GError **error)
 {
   if (mode != PS_READ && mode != PS_WRITE)
     return TRUE;
   StreamParams sp;
   ps_build_stream_params (cfg, mode == PS_READ ? STREAM_READ : STREAM_WRITE, &sp);
+  sp.trace = trace;
   StreamResult r;
   if (!stream_run (&sp, seed, &r, error)) {
     ps_error_from_model (error, cfg->path);
@@ -432,8 +433,24 @@ run_stream (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GErro
  * and an endpoint with its datapath but no DMA engine, running the test as flows in DMA mode (models/flow.h).
  * A cold cache is host latency: host.cold_cache_latency_ns more for every read. bw_rdwr is a read flow and a
  * write flow at once, each with its own window and microbench.outstanding DMAs. */
+/* A traced fabric or microbenchmark (--trace): every link's tracks (models/trace.h), then the trace starts. A link's
+ * scope is "linkN" as in a one-link run, with the topology's name of it after (a trace name is [A-Za-z0-9_], so
+ * its other characters become '_'; the index keeps scopes apart). Nothing when `trace` is NULL. */
 static gboolean
-run_microbench (const PsConfig *cfg, uint64_t seed, PsMicrobenchResult *out, GError **error)
+trace_links (Fabric *f, SimTrace *trace, const PsTopology *t, GError **error)
+{
+  if (trace == NULL)
+    return TRUE;
+  for (guint i = 0; i < fabric_n_links (f); i++) {
+    g_autofree char *scope = t ? g_strdup_printf ("link%u_%s", i, t->links[i].name) : g_strdup_printf ("link%u", i);
+    g_strcanon (scope, G_CSET_A_2_Z G_CSET_a_2_z G_CSET_DIGITS "_", '_');
+    link_trace_declare (fabric_link (f, i), trace, scope);
+  }
+  return sim_trace_start (trace, error);
+}
+
+static gboolean
+run_microbench (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsMicrobenchResult *out, GError **error)
 {
   SystemParams sp;
   ps_build_system_params (cfg, &sp);
@@ -470,7 +487,8 @@ run_microbench (const PsConfig *cfg, uint64_t seed, PsMicrobenchResult *out, GEr
   FlowResult fr[2];
   FlowLinkResult lr[1];
   FlowRunStats st;
-  ok = ok && flows_run (f, host, specs, n, units_ns_to_ps (cfg->benchmark.watchdog_ns), fr, lr, &st, error);
+  ok = ok && trace_links (f, trace, NULL, error)
+       && flows_run (f, host, specs, n, units_ns_to_ps (cfg->benchmark.watchdog_ns), fr, lr, &st, error);
   for (guint k = 0; k < 2; k++)
     if (rand[k])
       g_rand_free (rand[k]);
@@ -488,9 +506,19 @@ run_microbench (const PsConfig *cfg, uint64_t seed, PsMicrobenchResult *out, GEr
     end = MAX (end, fr[k].end_ps);
     bytes += fr[k].bytes;
   }
+  /* Each direction's bytes over the run's one window, so the two add up to the total (report.h). */
+  uint64_t dir_bytes[2] = { 0, 0 }; /* by FlowOp */
+  for (guint k = 0; k < n; k++)
+    dir_bytes[specs[k].op] += fr[k].bytes;
+  if (specs[0].write_first) {
+    dir_bytes[FLOW_WRITE] += dir_bytes[FLOW_READ] / 2;
+    dir_bytes[FLOW_READ] -= dir_bytes[FLOW_READ] / 2;
+  }
+  double gbit = 8.0 * 1000.0 / (double) (end - start);
   *out = (PsMicrobenchResult) {
     .ran = true, .test = ps_microbench_test_words[test], .transfer_bytes = cfg->microbench.transfer_bytes,
-    .gbps = (double) bytes * 8.0 * 1000.0 / (double) (end - start),
+    .gbps = (double) bytes * gbit, .read_gbps = (double) dir_bytes[FLOW_READ] * gbit,
+    .write_gbps = (double) dir_bytes[FLOW_WRITE] * gbit,
     .latency = { .valid = true, .count = (uint64_t) cfg->microbench.dmas, .mean_ns = fr[0].mean_ns,
                  .p50_ns = fr[0].p50_ns, .p99_ns = fr[0].p99_ns, .max_ns = fr[0].max_ns },
     .events = st.events, .sim_time_ns = (double) st.sim_time_ps / 1000.0,
@@ -542,6 +570,9 @@ ps_run_config (const PsConfig *cfg, unsigned modes, uint64_t seed, PsRunResult *
   return ps_run_config_traced (cfg, modes, seed, NULL, out, error);
 }
 
+static gboolean run_fabric (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsFabricResult *out,
+  GError **error);
+
 gboolean
 ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTrace *trace, PsRunResult *out,
   GError **error)
@@ -553,12 +584,6 @@ ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTra
   out->config = cfg;
   out->seed = seed;
   gboolean stream = cfg->benchmark.workload == PS_WORKLOAD_STREAM;
-  if (trace != NULL && (stream || cfg->topology || cfg->benchmark.workload == PS_WORKLOAD_MICROBENCH)) {
-    ps_error_plain (error, PS_ERROR_USAGE, "%s: --trace: only the chaining DMA workload of a one-link config is "
-                    "traced, not %s", cfg->path, stream ? "the stream workload" : cfg->topology ? "a fabric (topology:)"
-                    : "the microbench workload");
-    return FALSE;
-  }
   out->model = cfg->topology                                           ? "fabric"
                : stream                                                 ? "stream"
                : cfg->benchmark.workload == PS_WORKLOAD_MICROBENCH ? "microbench"
@@ -572,18 +597,20 @@ ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTra
   out->protocol_limit_mbps = link_protocol_limit_mbps (&lp, write_hdr);
   out->protocol_limit_read_mbps = link_protocol_limit_mbps (&lp, 12);
   if (cfg->topology)
-    return ps_run_fabric (cfg, seed, &out->fabric, error);
+    return run_fabric (cfg, seed, trace, &out->fabric, error);
   if (cfg->benchmark.workload == PS_WORKLOAD_MICROBENCH)
-    return run_microbench (cfg, seed, &out->microbench, error);
+    return run_microbench (cfg, seed, trace, &out->microbench, error);
   static const unsigned bits[PS_N_MODES] = { PS_MODE_READ, PS_MODE_WRITE, PS_MODE_SIMULTANEOUS, PS_MODE_PIO_READ,
                                               PS_MODE_PIO_WRITE };
   for (int i = 0; i < PS_N_MODES; i++) {
     if (!(modes & bits[i]))
       continue;
-    if (!(stream ? run_stream (cfg, i, seed, &out->modes[i], error)
+    if (!(stream ? run_stream (cfg, i, seed, trace, &out->modes[i], error)
                  : run_dma (cfg, i, seed, trace, &out->modes[i], error)))
       return FALSE;
-    trace = NULL; /* the first mode run is the one traced */
+    if (out->modes[i].ran)
+      trace = NULL; /* the first mode run is the one traced */
+
     /* The protocol limit is an analytic upper bound for one direction: a figure above it means a model lets data
      * through faster than the wire can carry it (e.g. a counter stopped before the data left), never a result.
      * The printed limit is a long-run average over SKP intervals; a finite window can hold fewer SKP ordered
@@ -606,6 +633,12 @@ ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTra
         return FALSE;
       }
     }
+  }
+  /* Only the stream skips modes (it runs read and write alone): then no run may have taken the trace. */
+  if (trace != NULL) {
+    ps_error_plain (error, PS_ERROR_USAGE, "%s: --trace: none of the modes asked for runs here (the stream workload "
+                    "runs read and write only)", cfg->path);
+    return FALSE;
   }
   return TRUE;
 }
@@ -808,6 +841,12 @@ flow_verdict (const PsConfig *cfg, const PsFlow *fl, const FlowLinkResult *lr, c
 gboolean
 ps_run_fabric (const PsConfig *cfg, uint64_t seed, PsFabricResult *out, GError **error)
 {
+  return run_fabric (cfg, seed, NULL, out, error);
+}
+
+static gboolean
+run_fabric (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsFabricResult *out, GError **error)
+{
   const PsTopology *t = cfg->topology;
   *out = (PsFabricResult) { .n_flows = t->n_flows, .n_links = t->n_links };
   g_autofree Component **comp = g_new0 (Component *, t->n_nodes);
@@ -836,7 +875,8 @@ ps_run_fabric (const PsConfig *cfg, uint64_t seed, PsFabricResult *out, GError *
   FlowResult fr[PS_TOPOLOGY_MAX_FLOWS];
   g_autofree FlowLinkResult *lr = g_new0 (FlowLinkResult, MAX (t->n_links, 1));
   FlowRunStats st;
-  gboolean ok = flows_run (f, host, specs, n, units_ns_to_ps (cfg->benchmark.watchdog_ns), fr, lr, &st, error);
+  gboolean ok = trace_links (f, trace, t, error)
+                && flows_run (f, host, specs, n, units_ns_to_ps (cfg->benchmark.watchdog_ns), fr, lr, &st, error);
   fabric_free (f);
   if (!ok) {
     ps_error_from_model (error, cfg->path);
@@ -859,6 +899,7 @@ ps_run_fabric (const PsConfig *cfg, uint64_t seed, PsFabricResult *out, GError *
       r->p99_ns = fr[k].p99_ns;
       r->max_ns = fr[k].max_ns;
       flow_verdict (cfg, fl, lr, lps, r);
+      latency_of (&r->read_latency, &fr[k].read_latency);
     }
   }
   out->n_causes = STALL_COUNT;

@@ -28,9 +28,9 @@ Dist *ps_build_dist (const PsDist *d, GError **error);
  * (e.g. the config's path) when not NULL. An error already in PS_ERROR is left alone. */
 void ps_error_from_model (GError **error, const char *prefix);
 gboolean ps_run_config (const PsConfig *cfg, unsigned modes, uint64_t seed, PsRunResult *out, GError **error);
-/* The same, writing the first mode run to `trace` (opened, not started: the run declares and starts it; the caller
- * closes it on success, aborts it on failure). The stream workload and fabrics are not traced (usage error). Figures are those
- * of the untraced run, to the byte. */
+/* The same, writing the first mode run (a fabric's or a microbenchmark's run) to `trace` (opened, not started: the
+ * run declares and starts it; the caller closes it on success, aborts it on failure). Every workload is traced.
+ * Figures are those of the untraced run, to the byte. */
 gboolean ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTrace *trace,
   PsRunResult *out, GError **error);
 

@@ -415,7 +415,7 @@ load_zip (PsScenario *s, const YNode *zip, GError **error)
 /* The words of --mode and of the run report's JSON, so a metric's name says which mode it reads. */
 static const char *const mode_words[PS_N_MODES] = { "read", "write", "simultaneous", "pio_read", "pio_write" };
 static const char *const transfer_words[3] = { "mean", "p50", "p99" };
-static const char *const microbench_words[5] = { "gbps", "mean", "p50", "p99", "max" };
+static const char *const microbench_words[7] = { "gbps", "mean", "p50", "p99", "max", "read_gbps", "write_gbps" };
 static const char *const usage_words[5] = { "payload", "tlp_overhead", "dllp", "ordered_sets", "idle" };
 /* PsLinkErrors fields, in its order. */
 #define N_ERROR_WORDS 9
@@ -529,6 +529,12 @@ metric_table (void)
       }
     m = (PsMetric) { g_strdup ("microbench_limited_by"), PS_METRIC_LIMITED_BY, -1, 0, 0, 1 };
     g_array_append_val (t, m);
+    /* The microbench's total split by direction (report.h), after everything else so no column moves:
+     * microbench_read_gbps, microbench_write_gbps. Not among the default columns, which stay as they were. */
+    for (int c = 5; c < 7; c++) {
+      m = (PsMetric) { g_strdup_printf ("microbench_%s", microbench_words[c]), PS_METRIC_MICROBENCH, -1, 0, 0, c };
+      g_array_append_val (t, m);
+    }
     g_once_init_leave (&table, t);
   }
   return table;
@@ -564,10 +570,13 @@ metric_find (const char *name)
  * FLOW_latency_mean_ns, FLOW_latency_p99_ns, FLOW_latency_max_ns, LINK_a_to_b_CATEGORY_pct and
  * LINK_b_to_a_CATEGORY_pct. Indices are the topology's, the same at every point (an axis cannot change a
  * topology). The first three are a fabric sweep's default columns. */
-#define FLOW_METRICS 6
+#define FLOW_METRICS 9
 #define FLOW_DEFAULT_METRICS 3
+/* The read_latency_* words (a read flow's round trips, issue #25) came last: empty for a write flow. */
 static const char *const flow_metric_words[FLOW_METRICS] = { "mbps", "latency_p50_ns", "first_tlp_ns",
-                                                             "latency_mean_ns", "latency_p99_ns", "latency_max_ns" };
+                                                             "latency_mean_ns", "latency_p99_ns", "latency_max_ns",
+                                                             "read_latency_mean_ns", "read_latency_p99_ns",
+                                                             "read_latency_max_ns" };
 
 static gboolean
 fabric_metric (const PsTopology *t, const char *name, PsMetric *out)
@@ -628,7 +637,7 @@ default_metrics (PsScenario *s, const PsConfig *base)
   /* A microbench runs one test, not the modes: its Gb/s and latencies. */
   if (base->benchmark.workload == PS_WORKLOAD_MICROBENCH) {
     for (guint i = 0; i < t->len; i++)
-      if (g_array_index (t, PsMetric, i).kind == PS_METRIC_MICROBENCH)
+      if (g_array_index (t, PsMetric, i).kind == PS_METRIC_MICROBENCH && g_array_index (t, PsMetric, i).category < 5)
         add_metric (s, &g_array_index (t, PsMetric, i));
     return;
   }
@@ -726,8 +735,10 @@ fabric_value (const PsMetric *m, const PsFabricResult *fr)
   }
   if (m->kind == PS_METRIC_FLOW) {
     const PsFlowResult *f = &fr->flows[m->figure];
-    const double v[FLOW_METRICS] = { f->mbps, f->p50_ns, f->first_tlp_ns, f->mean_ns, f->p99_ns, f->max_ns };
-    return !f->ran ? NAN : v[m->category];
+    const PsLatency *rt = &f->read_latency;
+    const double v[FLOW_METRICS] = { f->mbps, f->p50_ns, f->first_tlp_ns, f->mean_ns, f->p99_ns, f->max_ns,
+                                     rt->mean_ns, rt->p99_ns, rt->max_ns };
+    return !f->ran || (m->category >= 6 && !rt->valid) ? NAN : v[m->category];
   }
   double total = 0, min = INFINITY, max = -INFINITY;
   for (guint k = 0; k < fr->n_flows; k++)
@@ -772,7 +783,8 @@ ps_metric_value (const PsMetric *m, const PsRunResult *r)
     return NAN;
   if (m->kind == PS_METRIC_MICROBENCH) {
     const PsMicrobenchResult *mb = &r->microbench;
-    const double v[5] = { mb->gbps, mb->latency.mean_ns, mb->latency.p50_ns, mb->latency.p99_ns, mb->latency.max_ns };
+    const double v[7] = { mb->gbps, mb->latency.mean_ns, mb->latency.p50_ns, mb->latency.p99_ns, mb->latency.max_ns,
+                          mb->read_gbps, mb->write_gbps };
     return mb->ran ? v[m->category] : NAN;
   }
   /* m->mode is -1 only for the per-point kinds returned above, so the index is valid from here on. */

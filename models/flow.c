@@ -51,6 +51,8 @@ typedef struct {
   uint32_t *free_tags;
   uint64_t *tag_addr;
   uint32_t *tag_left;
+  /* Read: per tag when its request entered the transmit interface, for the round trip (flow.h). */
+  SimTime *tag_start;
   /* DMA mode (flow.h): the DMA being issued, its offset in the window and the bytes of it issued; per DMA in
    * flight (by slot) its start and the bytes still to arrive, and per tag the slot its request belongs to. */
   uint64_t dma_off, dma_pos;
@@ -66,6 +68,8 @@ typedef struct {
    * the TLPs it sends; the first sample kept apart, exact. */
   LatHist *lat;
   SimTime first_lat_ps;
+  /* Read: round trips, request in to its last completion out (flow.h); NULL for a write flow. */
+  LatHist *rtt;
   SimTime end_ps;
   gboolean done;
 } Flow;
@@ -198,6 +202,7 @@ flow_take (void *ctx)
     t->tag = (uint16_t) (fl->tag_base + k);
     fl->tag_addr[k] = t->address;
     fl->tag_left[k] = t->length_bytes;
+    fl->tag_start[k] = now;
     if (dma)
       fl->tag_dma[k] = fl->dma_slot;
   }
@@ -359,6 +364,7 @@ on_completion (void *ctx, const Tlp *t)
   if (fl->s->transfer_bytes > 0)
     dma_delivered (fl, fl->tag_dma[k], t->payload_bytes);
   if (fl->tag_left[k] == 0) {
+    lat_add (fl->rtt, sim_now (r->engine) - fl->tag_start[k]);
     fl->free_tags[fl->n_free++] = k;
     app_kick (fl->app);
   }
@@ -586,6 +592,7 @@ results (Run *r, FlowResult *out)
     o->p50_ns = l.p50_ns;
     o->p99_ns = l.p99_ns;
     o->max_ns = l.max_ns;
+    o->read_latency = fl->rtt ? lat_summary (fl->rtt) : (LatSummary) { 0 };
   }
 }
 
@@ -668,6 +675,10 @@ flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchd
   g_autofree Flow *flow = g_new0 (Flow, n);
   /* One block for every flow's histogram: the pages of buckets no latency falls in are never touched. */
   g_autofree LatHist *lat = g_new0 (LatHist, n);
+  uint32_t n_read = 0;
+  for (guint k = 0; k < n; k++)
+    n_read += specs[k].op == FLOW_READ;
+  g_autofree LatHist *rtt = g_new0 (LatHist, MAX (n_read, 1));
   r.flow = flow;
   for (guint k = 0; k < n; k++) {
     const FlowSpec *s = &specs[k];
@@ -679,6 +690,9 @@ flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchd
                    .total = s->transfer_bytes ? dma_bytes (s) * s->iterations : s->bytes * s->iterations,
                    .first_ps = UINT64_MAX, .last_dma_ps = UINT64_MAX, .lat = &lat[k] };
   }
+  for (guint k = 0, i = 0; k < n; k++)
+    if (specs[k].op == FLOW_READ)
+      flow[k].rtt = &rtt[i++];
   gboolean ok = lay_out (&r, error);
   g_autofree ReadTags *reads = g_new0 (ReadTags, n);
   r.reads = reads;
@@ -690,6 +704,7 @@ flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchd
       fl->free_tags = free_stack (t);
       fl->tag_addr = g_new0 (uint64_t, t);
       fl->tag_left = g_new0 (uint32_t, t);
+      fl->tag_start = g_new0 (SimTime, t);
       fl->n_free = t;
       endpoint_set_requester (fl->s->source, on_completion, &r);
       fl->tag_dma = g_new0 (uint32_t, t);
@@ -714,6 +729,7 @@ flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchd
     g_free (flow[k].free_tags);
     g_free (flow[k].tag_addr);
     g_free (flow[k].tag_left);
+    g_free (flow[k].tag_start);
     g_free (flow[k].tag_dma);
     g_free (flow[k].dma_free);
     g_free (flow[k].dma_start);

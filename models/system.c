@@ -942,7 +942,7 @@ add_driver_thread (System *s, guint thread)
   }
   CpuOp ops[4] = {
     { .kind = CPU_OP_DMA_START, .count = descriptors, .hook = start_engines, .ctx = s },
-    { .kind = CPU_OP_WAIT, .count = engines },
+    { .kind = CPU_OP_WAIT, .count = engines, .arg = !s->work[0].dp->msi },
   };
   guint n = 2;
   if (s->n_threads > 1)
@@ -1114,7 +1114,7 @@ run_pio (Fabric *f, Host *host, Endpoint *ep, const SystemParams *p, SystemMode 
   ops[n++] = (CpuOp) { .kind = CPU_OP_DRAIN };
   ops[n++] = (CpuOp) { .kind = CPU_OP_MARK, .hook = pio_mark, .ctx = &s, .arg = 2 };
   cpu_add_thread (s.cpu, ops, n);
-  /* Traced, the links show the PIO TLPs (there is no DMA to declare). */
+  /* Traced, the links show the PIO TLPs and the CPU its program (there is no DMA to declare). */
   gboolean ok = trace_start (&s, error) && run (&s, error);
   g_free (s.pio.samples);
   cpu_free (s.cpu);
@@ -1136,6 +1136,7 @@ trace_start (System *s, GError **error)
     g_autofree char *scope = g_strdup_printf ("%s.dma", endpoint_component (s->work[k].w->endpoint)->name);
     dma_chain_trace_declare (s->work[k].dma, t, scope);
   }
+  cpu_trace_declare (s->cpu, t, "cpu");
   return sim_trace_start (t, error);
 }
 

@@ -255,6 +255,58 @@ START_TEST (test_uniform_stream_latency)
 }
 END_TEST
 
+/* A read flow's round trip (flow.h, issue #25): one 64-byte read of host memory by an endpoint on a root port, nothing
+ * else on the fabric. By hand, from the MRd's entry into ep0's transmit interface:
+ *   the MRd (3-DW header, no data) takes ceil (3 / 2) = 2 beats (8 ns) of ep0's 64-bit interface (avst.h);
+ *   ep0's transmit pipeline (100 ns); on the wire 12 header + 8 framing bytes (pcie-protocol.md §2) = 20 bytes, 5
+ *   symbol times on x4 (10 ns); the flight (10 ns) and the root port's receive pipeline (100 ns): in at 228 ns,
+ *   which is also the one-way figure (host memory's receive);
+ *   the host's read latency (500 ns): the data is ready at 728 ns;
+ *   one CplD of 64 bytes (MPS completions): the root port's transmit pipeline (100 ns), 12 + 64 + 8 = 84 bytes on
+ *   the wire (21 symbol times, 42 ns), the flight (10 ns), ep0's receive pipeline (100 ns): in at 980 ns, on a
+ *   4 ns clock edge;
+ *   ep0's receive interface: the buffer is 4 KB aligned, so the completion's lower address is qword aligned and
+ *   its data starts in DW slot 4: ceil ((4 + 16) / 2) = 10 beats (40 ns). The round trip is 1020 ns. */
+START_TEST (test_read_round_trip)
+{
+  SwitchParams sp = switch_base (4, SWITCH_CUT_THROUGH);
+  Rig r;
+  rig_build (&r, 0, &sp, 1, (guint[]) { 0 }, 4);
+  FlowSpec fs = flow (&r, 0, -1, FLOW_READ, 64, 1);
+  FlowResult out;
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (rig_run (&r, &fs, 1, &out, &e), "%s", e ? e->message : "");
+  fabric_free (r.f);
+  const SimTime one_way = 2 * BEAT_PS + TX_PIPE_PS + 5 * SYM_PS + FLIGHT_PS + RX_PIPE_PS;
+  const SimTime want = one_way + 500 * SIM_NS + TX_PIPE_PS + 21 * SYM_PS + FLIGHT_PS + RX_PIPE_PS + 10 * BEAT_PS;
+  ck_assert_msg (llround (out.first_tlp_ns * 1000) == (long long) one_way, "one way %.3f ns, by hand %.3f ns",
+                 out.first_tlp_ns, one_way / 1000.0);
+  ck_assert_uint_eq (out.read_latency.count, 1);
+  ck_assert_msg (llround (out.read_latency.max_ns * 1000) == (long long) want
+                 && llround (out.read_latency.mean_ns * 1000) == (long long) want, "round trip: mean %.3f, max %.3f "
+                 "ns; by hand %.3f ns", out.read_latency.mean_ns, out.read_latency.max_ns, want / 1000.0);
+}
+END_TEST
+
+/* Many reads: every request has a round trip, and each is at least the idle one above (a queue only adds). */
+START_TEST (test_read_round_trips_counted)
+{
+  SwitchParams sp = switch_base (4, SWITCH_CUT_THROUGH);
+  Rig r;
+  rig_build (&r, 0, &sp, 1, (guint[]) { 0 }, 4);
+  FlowSpec fs = flow (&r, 0, -1, FLOW_READ, 64 << 10, 2);
+  FlowResult out;
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (rig_run (&r, &fs, 1, &out, &e), "%s", e ? e->message : "");
+  fabric_free (r.f);
+  /* 2 x 64 KB in 512-byte requests (MRRS). */
+  ck_assert_uint_eq (out.read_latency.count, 2 * (64 << 10) / 512);
+  ck_assert_uint_eq (out.tlps, out.read_latency.count);
+  ck_assert (out.read_latency.mean_ns > 1020.0 && out.read_latency.max_ns >= out.read_latency.p99_ns
+             && out.read_latency.p99_ns >= out.read_latency.p50_ns);
+}
+END_TEST
+
 /* A slow flow is no deadlock (issue #26): 256 KB capped at 0.1 MB/s needs 2.62 s of simulated time, more than the
  * run's old time budget (1 s + 1 us per byte = 1.26 s), and its requests are 2.56 ms apart. By hand: 1024 MWrs of
  * 256 bytes, the i-th entering at i x 256 / 0.1 ns; the figure is bytes over first-to-last delivery, (1024 x
@@ -857,6 +909,8 @@ main (void)
   tcase_add_loop_test (tc, test_latency_through_switches, 0, 8);
   tcase_add_test (tc, test_store_and_forward_adds_serialisation);
   tcase_add_test (tc, test_uniform_stream_latency);
+  tcase_add_test (tc, test_read_round_trip);
+  tcase_add_test (tc, test_read_round_trips_counted);
   tcase_add_test (tc, test_slow_flow_finishes);
   tcase_add_test (tc, test_flow_memory_independent_of_length);
   tcase_add_loop_test (tc, test_shared_link_splits_equally, 0, 7);

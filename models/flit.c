@@ -60,7 +60,172 @@ flit_dllps (Dir *d)
 double
 link_theoretical_flit_mbps (int gen, int lanes, uint32_t max_payload_bytes)
 {
-  /* The per-lane rates of link_theoretical_mbps(); a flit's 256 bytes carry 236 of TLPs (6 DLP, 8 CRC, 6 ECC). */
+  /* The per-lane rates of link_theoretical_mbps(); a flit's 256 bytes carry 236 of TLPs (6 DLP, 8 CRC, 6 ECC),
+   * packed as the serialiser packs them (flit_payload_per_flit()). */
   double raw = link_theoretical_mbps (gen, lanes, max_payload_bytes) * (max_payload_bytes + 20.0) / max_payload_bytes;
-  return raw * 236.0 / 256.0 * max_payload_bytes / (max_payload_bytes + 12.0);
+  return raw * flit_payload_per_flit (max_payload_bytes + 12, max_payload_bytes) / PHY_FLIT_BYTES;
+}
+
+/* ---- packing TLPs into flits ---- */
+
+static void flit_placed (Dir *d, uint64_t seq, const PhyPlacement *pl);
+
+/* Spec §4.2.3.4.1 (pcie-protocol.md §2): a flit half holds bytes of at most 8 TLPs, a TLP that only starts or
+ * ends in it included. The halves are the flit's bytes 0-127 and 128-255, so the TLP bytes (0-235) split 128 +
+ * 108. A TLP that would be the ninth starts at the next half instead; the bytes skipped are NOP padding, which
+ * ends on a 4-DW boundary (128 or the next flit), so no further rule applies to it. */
+#define FLIT_HALF_TLP_BYTES 128u
+#define FLIT_HALF_TLPS_MAX 8u
+
+/* The half (flit × 2 + 0 or 1) holding TLP byte `off` of flit k. */
+static inline uint64_t
+half_of (uint64_t k, uint32_t off)
+{
+  return k * 2 + (off >= FLIT_HALF_TLP_BYTES);
+}
+
+/* The flit and offset of the last byte of a TLP of `bytes` starting at byte `off` of flit k. */
+static void
+tlp_last_byte (uint64_t k, uint32_t off, uint32_t bytes, uint64_t *last_k, uint32_t *last_off)
+{
+  uint64_t end = (uint64_t) off + bytes - 1; /* counted in TLP bytes from flit k's first */
+  *last_k = k + end / PHY_FLIT_TLP_BYTES;
+  *last_off = (uint32_t) (end % PHY_FLIT_TLP_BYTES);
+}
+
+/* Where a TLP goes, given where the wire is free (k, off) and the half the last TLP ended in with its count:
+ * moved to the next half while that one already holds 8. Pure, so the protocol limit (flit_payload_per_flit())
+ * packs with the very same rule as the serialiser. */
+static void
+pack_start (uint64_t *k, uint32_t *off, uint64_t half, uint32_t count)
+{
+  while (half_of (*k, *off) == half && count >= FLIT_HALF_TLPS_MAX) {
+    if (*off < FLIT_HALF_TLP_BYTES) {
+      *off = FLIT_HALF_TLP_BYTES;
+    } else {
+      ++*k;
+      *off = 0;
+    }
+  }
+}
+
+/* A TLP of `bytes` placed at (k, off): the half it ends in and that half's count become the state. */
+static void
+pack_commit (uint64_t k, uint32_t off, uint32_t bytes, uint64_t *half, uint32_t *count)
+{
+  uint64_t h0 = half_of (k, off), last_k;
+  uint32_t last_off;
+  tlp_last_byte (k, off, bytes, &last_k, &last_off);
+  uint64_t h1 = half_of (last_k, last_off);
+  *count = h1 == h0 && h0 == *half ? *count + 1 : 1;
+  *half = h1;
+}
+
+/* Spec §4.2.3.4.1: bytes of a flit already on the wire stay as they went out, and a transmitter with nothing to
+ * send fills TLP bytes with NOP TLPs in 4-DW units. So a TLP that follows the previous one back to back (`base` is
+ * the cursor) goes right behind it, at DW granularity; one that comes after the wire idled starts at the first
+ * 4-DW boundary of the flit's TLP bytes at or after `base` (past its TLP bytes: the next flit). */
+#define FLIT_NOP_ALIGN_BYTES 16u
+
+G_GNUC_NO_INLINE void
+flit_place_tlp (Dir *d, uint64_t base, uint32_t bytes, uint64_t seq, PhyPlacement *pl)
+{
+  const Phy *phy = &d->link->phy;
+  /* Where the wire is free: the flit and TLP byte there (past a flit's TLP bytes or in a SKP: the next flit). */
+  phy->ops->place_packet (phy, base, 1, pl);
+  uint64_t k = pl->first_flit;
+  uint32_t off = (uint32_t) (pl->start_slot - phy_flit_start (phy, k));
+  if (base != d->cursor) {
+    off = (off + FLIT_NOP_ALIGN_BYTES - 1) / FLIT_NOP_ALIGN_BYTES * FLIT_NOP_ALIGN_BYTES;
+    if (off >= PHY_FLIT_TLP_BYTES) {
+      k++;
+      off = 0;
+    }
+  }
+  pack_start (&k, &off, d->pack_half, d->pack_count);
+  pack_commit (k, off, bytes, &d->pack_half, &d->pack_count);
+  phy->ops->place_packet (phy, phy_flit_start (phy, k) + off, bytes, pl);
+  pl->pad_slots = pl->start_slot - base;
+  flit_placed (d, seq, pl);
+}
+
+/* The replay ring grew from old_cap to cap entries (replay_push(), which re-bases it at 0): the first-flit ring
+ * beside it follows. */
+void
+flit_replay_grow (Dir *d, uint32_t old_cap, uint32_t cap)
+{
+  uint64_t *n = g_new (uint64_t, cap);
+  uint32_t len = (uint32_t) (d->tx_seq - d->acked_seq);
+  for (uint32_t i = 0; i < len && old_cap; i++)
+    n[i] = d->rflit[(d->replay_head + i) & (old_cap - 1)];
+  g_free (d->rflit);
+  d->rflit = n;
+}
+
+/* TLP `seq` (new or replayed) went into flits first_flit..last_flit. Only flits holding TLP bytes take flit
+ * sequence numbers and a place in the retry buffer (IDLE flits are not replayed), so the TLP's first flit is
+ * numbered among those: the ring beside the replay ring keeps that number. A replayed TLP moves to its new flits. */
+static void
+flit_placed (Dir *d, uint64_t seq, const PhyPlacement *pl)
+{
+  gboolean shares = d->tlp_flits && pl->first_flit <= d->last_tlp_flit;
+  uint64_t first_new = shares ? d->last_tlp_flit + 1 : pl->first_flit;
+  uint64_t number = shares ? d->tlp_flits - 1 : d->tlp_flits;
+  if (pl->last_flit >= first_new)
+    d->tlp_flits += pl->last_flit + 1 - first_new;
+  d->rflit[(d->replay_head + (uint32_t) (seq - d->acked_seq)) & (d->replay_cap - 1)] = number;
+  d->last_tlp_flit = MAX (d->last_tlp_flit, pl->last_flit);
+}
+
+/* Spec §3.6.2.1, flit mode: the unacknowledged flits (from the oldest unacknowledged TLP's first flit to the last
+ * flit holding TLP bytes, counted among flits holding TLP bytes) plus the flits the queued TLPs and this one will
+ * fill stay within MAX_UNACKNOWLEDGED_FLITS. */
+gboolean
+flit_window_fits (const Link *l, const Dir *d, uint32_t bytes)
+{
+  uint64_t unacked = d->tx_seq > d->acked_seq ? d->tlp_flits - d->rflit[d->replay_head] : 0;
+  uint64_t queued = (d->q_bytes + bytes + PHY_FLIT_TLP_BYTES - 1) / PHY_FLIT_TLP_BYTES;
+  return unacked + queued <= l->window_flits;
+}
+
+/* Payload per flit of a saturating stream of equal TLPs (tlp_bytes on the wire, payload_bytes of it payload),
+ * packed by pack_tlp() from an empty flit: the packing is periodic once the state at a flit's start (the byte
+ * where the next TLP starts, the count of TLPs in the first half) repeats, so the mean over that period is
+ * exact. Without the 8-per-half rule this is 236 × payload / tlp_bytes. */
+double
+flit_payload_per_flit (uint32_t tlp_bytes, uint32_t payload_bytes)
+{
+  /* State at the start of flit k: where the next TLP may start in it (0..235) and the count of its half. */
+  enum { STATES = PHY_FLIT_TLP_BYTES * (FLIT_HALF_TLPS_MAX + 1) };
+  g_autofree uint64_t *seen_flit = g_new0 (uint64_t, STATES);
+  g_autofree uint64_t *seen_tlps = g_new0 (uint64_t, STATES);
+  uint64_t k = 0, half = UINT64_MAX, tlps = 0;
+  uint32_t off = 0, count = 0;
+  for (;;) {
+    uint64_t start_k = k;
+    uint32_t s = (half == half_of (k, off) ? count : 0) * PHY_FLIT_TLP_BYTES + off;
+    if (seen_flit[s])
+      return (double) (tlps - seen_tlps[s]) * payload_bytes / (double) (k + 1 - seen_flit[s]);
+    seen_flit[s] = k + 1;
+    seen_tlps[s] = tlps;
+    /* Fill flit k: TLPs start in it until the next one's start falls in a later flit. */
+    for (;;) {
+      pack_start (&k, &off, half, count);
+      if (k != start_k)
+        break;
+      pack_commit (k, off, tlp_bytes, &half, &count);
+      tlps++;
+      uint64_t last_k;
+      uint32_t last_off;
+      tlp_last_byte (k, off, tlp_bytes, &last_k, &last_off);
+      k = last_k;
+      off = last_off + 1;
+      if (off == PHY_FLIT_TLP_BYTES) {
+        k++;
+        off = 0;
+      }
+      if (k != start_k)
+        break;
+    }
+  }
 }

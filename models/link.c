@@ -88,6 +88,8 @@ replay_push (Dir *d, uint32_t bytes, Tlp *t)
       g_free (d->rtlp);
       d->rtlp = nt;
     }
+    if (d->flit)
+      flit_replay_grow (d, d->replay_cap, cap);
     d->replay_cap = cap;
     d->replay_head = 0;
   }
@@ -335,7 +337,10 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
     gboolean replayed;
     Tlp *t = tlp_next (d, &bytes, &seq, &replayed);
     PhyPlacement pl;
-    place_packet (phy, base, bytes, &pl);
+    if (G_LIKELY (!d->flit))
+      phy_nonflit_place_packet (phy, base, bytes, &pl);
+    else
+      flit_place_tlp (d, base, bytes, seq, &pl);
     stall_busy (&d->stall, slot_ps (phy, pl.start_slot), slot_ps (phy, pl.end_slot));
     if (G_UNLIKELY (l->trace != NULL)) {
       trace_tlp (l, d, t, &pl, replayed);
@@ -640,6 +645,8 @@ refuse_window (LinkPort *port, Dir *d, const Tlp *tlp, uint32_t bytes)
     why = STALL_UNACKED_TLPS;
   if (d->q_bytes + d->replay_bytes + bytes > l->window_bytes)
     why = STALL_REPLAY_BUFFER;
+  if (d->flit && !flit_window_fits (l, d, bytes))
+    why = l->window_flits < LINK_FLIT_WINDOW ? STALL_REPLAY_BUFFER : STALL_UNACKED_TLPS;
   if (!fc_tx_can (&d->fc_tx, c, tlp_header_credits (tlp), tlp_data_credits (tlp)))
     why = credit_cause (&d->fc_tx, c, tlp);
   return refuse (port, d, why);
@@ -655,7 +662,8 @@ tx_fits (const Link *l, const Dir *d, const Tlp *tlp, uint32_t bytes)
 {
   FcClass c = tlp_fc_class (tlp->kind);
   return d->tx_seq - d->acked_seq + d->q_len < l->window_tlps && d->q_bytes + d->replay_bytes + bytes <= l->window_bytes
-         && fc_tx_can (&d->fc_tx, c, tlp_header_credits (tlp), tlp_data_credits (tlp));
+         && fc_tx_can (&d->fc_tx, c, tlp_header_credits (tlp), tlp_data_credits (tlp))
+         && (!d->flit || flit_window_fits (l, d, bytes));
 }
 
 gboolean
@@ -671,7 +679,8 @@ link_port_can_send (LinkPort *port, const Tlp *tlp)
   uint32_t bytes = wire_bytes (l, !port->forwards, tlp);
   /* link_params_validate() guarantees room for a 3-DW-header TLP of MPS; a 4-DW header or ECRC can still overflow
    * a buffer sized at that bound, and such a TLP would wait forever. */
-  if (l->p.replay_buffer_bytes && bytes > l->p.replay_buffer_bytes)
+  if (l->p.replay_buffer_bytes && (d->flit ? (bytes + PHY_FLIT_TLP_BYTES - 1) / PHY_FLIT_TLP_BYTES > l->window_flits
+                                             : bytes > l->p.replay_buffer_bytes))
     g_error ("a %u-byte TLP can never fit the %u-byte replay buffer", bytes, l->p.replay_buffer_bytes);
   if (tx_fits (l, d, tlp, bytes))
     return TRUE;

@@ -17,9 +17,9 @@
 
 /* Spec §3.6.2.1 (pcie-protocol.md §10): NEXT_TRANSMIT_SEQ - ACKD_SEQ stays below 2048. */
 #define LINK_SEQ_WINDOW 2048u
-/* ASSUMPTION: flit mode numbers flits with 10 bits and, by the same half-the-space rule, keeps at most 512 flits
- * unacknowledged; the model counts them as the unacknowledged and queued TLP bytes over 236 per flit. */
-#define LINK_FLIT_WINDOW 512u
+/* Spec §3.6.2.1 (pcie-protocol.md §10, flit mode): flit sequence numbers are 10 bits and a transmitter keeps at
+ * most MAX_UNACKNOWLEDGED_FLITS = min(its retry buffer in flits, 511) unacknowledged (flit.c). */
+#define LINK_FLIT_WINDOW 511u
 /* Spec §3.6.2.1 (pcie-protocol.md §10): the simplified REPLAY_TIMER limit, required in non-flit mode of a port
  * that supports 16 GT/s or more, is 24,000 to 31,000 symbol times (Extended Synch clear). Where in the range a
  * port sits is its designer's choice (ASSUMPTION): the low end, the soonest a compliant port may replay. */
@@ -139,6 +139,13 @@ struct Dir {
   /* Flit mode: the next flit whose DLP bytes can take an Ack/Nak, and another DLLP (one of each per flit, §3);
    * the next flit whose overhead is not yet charged to the accounting. */
   uint64_t ack_flit, dllp_flit, charged_flit;
+  /* Flit packing (flit.c): the flit half (flit × 2 + half) the last TLP placed ended in and how many TLPs have
+   * bytes in it (at most 8, spec §4.2.3.4.1); the unacknowledged flits: flits that held TLP bytes so far, the
+   * last of them, and the number (among those) of each unacknowledged TLP's first flit, beside the replay ring. */
+  uint64_t pack_half;
+  uint32_t pack_count;
+  uint64_t *rflit;
+  uint64_t tlp_flits, last_tlp_flit;
   uint64_t retrain_end_slot; /* nothing goes on the wire before this slot (a retrain) */
 
   TraceLinkDir tr; /* valid when Link.trace is set */
@@ -163,6 +170,7 @@ struct Link {
   /* What link_port_can_send() compares with: TLPs accepted and unacknowledged (the 2048 window, or none in flit
    * mode) and their wire bytes (the replay buffer, and flit mode's window); UINT64_MAX = no limit. */
   uint64_t window_tlps, window_bytes;
+  uint64_t window_flits; /* flit mode: MAX_UNACKNOWLEDGED_FLITS (flit.c); else unused */
   double log_q; /* log (1 - ber): a packet of n bytes survives with exp (8 n log_q) */
   double p_flit_bad, p_dllp_bad;
   uint32_t replay_timer_symbols;
@@ -202,6 +210,10 @@ void fc_hold (Dir *d, FcClass c, SimTime now);
 /* flit.c */
 void arr_insert_sorted (Dir *d, const Arrival *a);
 void flit_dllps (Dir *d);
+void flit_place_tlp (Dir *d, uint64_t base, uint32_t bytes, uint64_t seq, PhyPlacement *pl);
+void flit_replay_grow (Dir *d, uint32_t old_cap, uint32_t cap);
+gboolean flit_window_fits (const Link *l, const Dir *d, uint32_t bytes);
+double flit_payload_per_flit (uint32_t tlp_bytes, uint32_t payload_bytes);
 /* link_errors.c */
 gboolean tlp_draw_bad (Dir *d, uint32_t bytes, const PhyPlacement *pl, uint64_t seq);
 void replay_timer_start (Dir *d, SimTime from_ps);

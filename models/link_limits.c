@@ -33,11 +33,11 @@ limit_parts (const LinkParams *params, uint32_t header_bytes, double *os_share, 
   double sym_ps = (double) phy.sym_num_ps / (double) phy.sym_den;
   if (phy.flit) {
     /* Flit mode: every slot is on the grid of flits and SKPs; 236 of each flit's 256 bytes carry TLPs, packed
-     * back to back with no framing, and DLLPs ride in the DLP bytes. */
+     * with no framing by the serialiser's rule (at most 8 per flit half, flit.c), and DLLPs ride in the DLP bytes. */
     *os_share = (double) phy.skp_symbols * phy.lanes / (double) phy.group_slots;
     *skp_ps = phy.skp_symbols * sym_ps;
-    return phy_wire_mbps (&phy) * PHY_FLIT_TLP_BYTES / PHY_FLIT_BYTES * params->max_payload_bytes
-           / (params->max_payload_bytes + hdr_ecrc);
+    uint32_t mps = params->max_payload_bytes;
+    return phy_wire_mbps (&phy) * flit_payload_per_flit (mps + (uint32_t) hdr_ecrc, mps) / PHY_FLIT_BYTES;
   }
   /* A saturating stream: TLPs of MPS + header + framing, all multiples of 4 bytes, so lane placement never pads
    * between them; SKPs take at least their own slots (EDS included, no block padding) once per interval; the

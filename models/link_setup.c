@@ -38,6 +38,9 @@ link_params_validate (const LinkParams *p, GError **error)
   /* At least one max-payload TLP with a 3-DW header must fit, or the transmitter would stall forever
    * (link_port_can_send() aborts on a bigger TLP that can never fit). */
   uint32_t smallest_full = 12 + mps + phy.tlp_framing_bytes;
+  /* Flit mode: the retry buffer in whole flits must cover the flits that TLP's bytes fill (flit.c). */
+  if (phy.flit)
+    smallest_full = (smallest_full + PHY_FLIT_TLP_BYTES - 1) / PHY_FLIT_TLP_BYTES * PHY_FLIT_BYTES;
   if (p->replay_buffer_bytes && p->replay_buffer_bytes < smallest_full) {
     g_set_error (error, LINK_ERROR, LINK_ERROR_PARAM, "replay_buffer_bytes %u cannot hold one %u-byte TLP",
                  p->replay_buffer_bytes, smallest_full);
@@ -85,8 +88,12 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
     l->p.retrain_ps = LINK_RETRAIN_PS_DEFAULT;
   l->window_tlps = l->phy.flit ? UINT64_MAX : LINK_SEQ_WINDOW;
   l->window_bytes = params->replay_buffer_bytes ? params->replay_buffer_bytes : UINT64_MAX;
-  if (l->phy.flit)
-    l->window_bytes = MIN (l->window_bytes, (uint64_t) LINK_FLIT_WINDOW * PHY_FLIT_TLP_BYTES);
+  /* Flit mode counts flits, not bytes (flit.c): ASSUMPTION, the retry buffer holds whole flits of 256 bytes. */
+  if (l->phy.flit) {
+    l->window_bytes = UINT64_MAX;
+    l->window_flits = MIN (params->replay_buffer_bytes ? params->replay_buffer_bytes / PHY_FLIT_BYTES : UINT32_MAX,
+                           LINK_FLIT_WINDOW);
+  }
   if (params->ber > 0) {
     l->errors = TRUE;
     l->log_q = log1p (-params->ber);
@@ -175,6 +182,7 @@ link_free (Link *link)
     if (d->rand)
       g_rand_free (d->rand);
     g_free (d->rtlp);
+    g_free (d->rflit);
     g_free (d->arr);
     g_free (d->replay);
   }

@@ -429,6 +429,115 @@ START_TEST (test_flit_gen6_stream)
 }
 END_TEST
 
+/* Flit packing (spec §4.2.3.4.1, pcie-protocol.md §2): a flit half (TLP bytes 0-127, 128-235) holds bytes of at
+ * most 8 TLPs, partial ones included. Gen6 x16, saturating MWr streams, by hand:
+ * - 4-byte writes, 3-DW header: 16-byte TLPs. The first flit's first half takes 8 whole TLPs; its second half 6
+ *   whole and a 7th that ends 4 bytes into the next flit. That flit's first half then has the partial one and
+ *   room for 7 more (bytes 4-115): the 9th would start at 116, so it waits for byte 128, and the second half
+ *   again takes 7. Steady state 14 TLPs = 56 payload bytes per flit (without the rule 236 / 16 × 4 = 59).
+ * - 4-byte writes, 4-DW header (20 bytes) and 64-byte writes, 3-DW header (76 bytes): at most 7 and 3 TLPs touch a
+ *   half, so the rule never binds: 236 / 20 × 4 and 236 / 76 × 64 payload bytes per flit. */
+typedef struct {
+  uint32_t payload;
+  gboolean addr64;
+  double payload_per_flit;
+} FlitPackCase;
+
+static const FlitPackCase flit_pack_cases[] = {
+  { 4, FALSE, 56.0 },
+  { 4, TRUE, 236.0 / 20.0 * 4.0 },
+  { 64, FALSE, 236.0 / 76.0 * 64.0 },
+};
+
+START_TEST (test_flit_packing)
+{
+  const FlitPackCase *c = &flit_pack_cases[_i];
+  StreamParams sp = { .link = base_params (6, 16, 256), .mode = STREAM_WRITE, .addr64 = c->addr64,
+                      .tlp_payload_bytes = c->payload, .total_bytes = c->payload * 40000u };
+  StreamResult r;
+  g_autoptr (GError) err = NULL;
+  ck_assert_msg (stream_run (&sp, 1, &r, &err), "%s", err ? err->message : "");
+  double want = 16 * 8000.0 * c->payload_per_flit / 256.0 * (1 - flit_os_share (16, 40, 748));
+  ck_assert_msg (fabs (r.mbps - want) < 0.005 * want, "case %d: %.1f MB/s, want %.1f", _i, r.mbps, want);
+}
+END_TEST
+
+/* Spec §4.2.3.4.1: a transmitter with nothing to send fills TLP bytes with NOPs in 4-DW units and cannot change
+ * bytes already sent. Gen6 x1 (one byte per 125-ps symbol time, a flit of 256 symbol times, TLP bytes 0-235), a
+ * 16-byte MWr handed over at symbol 5 of an idle wire starts at byte 16 and ends at symbol 32 (without the NOPs:
+ * 21); a second handed over with it follows back to back, ending at 48; one handed over at symbol 240 (in the
+ * flit's DLP/CRC/FEC bytes) starts the next flit: ends at 256 + 16. */
+static void
+placed_end (void *ctx, LinkPort *port, const Tlp *tlp, SimTime end_ps)
+{
+  (void) port;
+  (void) tlp;
+  GArray *ends = ctx;
+  g_array_append_val (ends, end_ps);
+}
+
+static void
+send_two (SimEngine *e, void *ctx, uint64_t n)
+{
+  (void) e;
+  Link *l = ctx;
+  LinkPort *dev = link_port (l, LINK_USP);
+  for (uint64_t k = 0; k < n; k++) {
+    Tlp *t = tlp_alloc (link_pool (l));
+    tlp_set (t, TLP_MWR, FALSE, 0, 4);
+    link_port_send (dev, t);
+  }
+}
+
+START_TEST (test_flit_nop_align)
+{
+  g_autoptr (SimEngine) e = sim_engine_new (1);
+  TlpPool *pool = tlp_pool_new ();
+  LinkParams p = base_params (6, 1, 256);
+  Link *l = link_new (e, &p, pool);
+  LinkPort *dev = link_port (l, LINK_USP);
+  g_autoptr (GArray) ends = g_array_new (FALSE, FALSE, sizeof (SimTime));
+  link_port_set_tx_placed (dev, placed_end, ends);
+  sim_schedule_at (e, 5 * 125, send_two, l, 2);
+  sim_schedule_at (e, 240 * 125, send_two, l, 1);
+  sim_run (e);
+  ck_assert_uint_eq (ends->len, 3);
+  ck_assert_uint_eq (g_array_index (ends, SimTime, 0), 32 * 125);
+  ck_assert_uint_eq (g_array_index (ends, SimTime, 1), 48 * 125);
+  ck_assert_uint_eq (g_array_index (ends, SimTime, 2), (256 + 16) * 125);
+  link_free (l);
+  tlp_pool_free (pool);
+}
+END_TEST
+
+/* Spec §3.6.2.1, flit mode: at most MAX_UNACKNOWLEDGED_FLITS = min(retry buffer, 511) flits unacknowledged, counted
+ * in flits, not bytes. Gen6 x16, 256-byte MWr with 4-DW headers (272 bytes, 222.1 payload bytes per flit), 5 us of
+ * flight each way: the window binds, and a window of W flits carries W flits per round trip. The round trip is
+ * at least 2 × (20 + 5000 + 30) ns and at most that plus the Ack latency limit (168 symbols, §3) and a few flits
+ * (2 ns each). The receiver Acks every TLP, so the window reopens TLP by TLP and the flits stay full (Acks
+ * coalesced over the Ack latency would release bursts that start new flits half empty). A TLP is admitted while
+ * the unacknowledged flits and its own 2 stay within W, and it may share a flit with its predecessor: between
+ * W - 3 and W flits in flight. A 4096-byte retry buffer holds 16 flits: counting bytes instead (15 TLPs of 272
+ * bytes, 3840 payload bytes per round trip) would exceed 16 × 222.1. */
+static const uint32_t flit_window_cases[] = { 4096, 0 };
+
+START_TEST (test_flit_window)
+{
+  LinkParams lp = base_params (6, 16, 256);
+  lp.flight_ps = 5 * SIM_US;
+  lp.replay_buffer_bytes = flit_window_cases[_i];
+  lp.ack_every_tlps[LINK_DSP] = 1;
+  double w = _i == 0 ? 16 : 511;
+  StreamParams sp = { .link = lp, .mode = STREAM_WRITE, .addr64 = TRUE, .total_bytes = _i == 0 ? 1u << 20 : 8u << 20 };
+  StreamResult r;
+  g_autoptr (GError) err = NULL;
+  ck_assert_msg (stream_run (&sp, 1, &r, &err), "%s", err ? err->message : "");
+  double per_flit = 236.0 * 256.0 / 272.0, rtt_min = 2 * 5050.0, rtt_max = rtt_min + 168 * 0.125 + 4 * 2.0;
+  double hi = w * per_flit / rtt_min * 1000.0, lo = (w - 3) * per_flit / rtt_max * 1000.0;
+  ck_assert_msg (r.mbps <= hi && r.mbps >= lo, "window %.0f flits: %.1f MB/s, want %.1f..%.1f", w, r.mbps, lo, hi);
+}
+END_TEST
+
 /* §2: flit mode helps small TLPs and costs large ones. Gen5 x8, 3-DW headers, writes (MWr) and reads (CplD):
  * non-flit a TLP of P payload takes P + 20 bytes at 128b/130b with one SKP of 16 + 4 symbols (+ the IDL to the
  * block, half a block on average) per 370 blocks; flit mode P + 12 bytes in 236 of 256, one SKP of 16 symbols
@@ -912,6 +1021,9 @@ main (void)
   tcase_add_loop_test (tc, test_sris, 0, 2);
   tcase_add_test (tc, test_flit_gen6_stream);
   tcase_add_loop_test (tc, test_flit_vs_nonflit, 0, G_N_ELEMENTS (flit_cmp_cases));
+  tcase_add_loop_test (tc, test_flit_packing, 0, G_N_ELEMENTS (flit_pack_cases));
+  tcase_add_test (tc, test_flit_nop_align);
+  tcase_add_loop_test (tc, test_flit_window, 0, G_N_ELEMENTS (flit_window_cases));
   tcase_add_loop_test (tc, test_error_one_lcrc, 0, 2);
   tcase_add_loop_test (tc, test_error_lost_ack, 0, G_N_ELEMENTS (lost_ack_cases));
   tcase_add_test (tc, test_error_free_ber_costs_nothing);

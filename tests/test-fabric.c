@@ -223,7 +223,7 @@ endpoint_params_base (void)
     .dma = { .max_payload_bytes = 256, .max_read_request_bytes = 512, .tags = 32, .desc_max_bytes = 4096,
              .desc_per_fetch = 32, .desc_fifo_entries = 32, .msi = TRUE, .counter_start = DMA_COUNTER_AT_ENDPOINT },
     .bars = { { .size_bytes = 1 << 20 }, { .size_bytes = 1 << 20 } },
-    .rcb_bytes = 64,
+    .rcb_bytes = ENDPOINT_RCB_BYTES,
   };
 }
 
@@ -379,6 +379,22 @@ START_TEST (test_peer_to_peer)
 }
 END_TEST
 
+/* Spec §2.3.1.1 (pcie-protocol.md §6): only a root complex may complete reads at a 64-byte RCB; an endpoint's
+ * memory target uses 128, so an endpoint asked for 64 is refused, and 0 or 128 is accepted. */
+START_TEST (test_endpoint_rcb)
+{
+  EndpointParams ep = endpoint_params_base ();
+  g_autoptr (GError) e = NULL;
+  ep.rcb_bytes = 64;
+  ck_assert (!endpoint_params_check (&ep, &e));
+  ck_assert_msg (strstr (e->message, "only a root complex may use 64"), "%s", e->message);
+  ep.rcb_bytes = 0;
+  ck_assert (endpoint_params_check (&ep, NULL));
+  ep.rcb_bytes = 128;
+  ck_assert (endpoint_params_check (&ep, NULL));
+}
+END_TEST
+
 int
 main (void)
 {
@@ -391,6 +407,7 @@ main (void)
   tcase_add_test (tc, test_shared_completer_splits);
   tcase_add_test (tc, test_misrouted_completion_is_caught);
   tcase_add_test (tc, test_peer_to_peer);
+  tcase_add_test (tc, test_endpoint_rcb);
   suite_add_tcase (s, tc);
   return run_suite (s);
 }

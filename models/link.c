@@ -231,6 +231,8 @@ place_dllp (Dir *d, uint64_t base, TraceWire what)
   stall_busy (&d->stall, start, end);
   if (G_UNLIKELY (d->link->trace != NULL))
     trace_wire (d->link->trace, &d->tr, what, start, end - start, 0, 0);
+  if (G_UNLIKELY (d->errors))
+    dllp_draw_framing (d, &pl);
   d->cursor = pl.end_slot;
   d->s_dllp += bytes;
   d->cnt.dllps++;
@@ -553,8 +555,11 @@ arr_fire (SimEngine *e, void *ctx, uint64_t arg)
     d->arr_head = (d->arr_head + 1) & (d->arr_cap - 1);
     d->arr_len--;
     if (a.bad && a.kind != ARR_TLP) {
-      /* A DLLP with a bad CRC is dropped (spec §3.6.1): the next Ack, the replay timer or the refresh covers it. */
+      /* A DLLP with a bad CRC is dropped (spec §3.6.1): the next Ack, the replay timer or the refresh covers it.
+       * One that met a framing error is lost too, and the link retrains. */
       d->errs.dllp_errors++;
+      if (a.bad == ARR_BAD_FRAMING)
+        framing_error (d);
       continue;
     }
     switch (a.kind) {

@@ -177,6 +177,8 @@ typedef struct {
 typedef struct {
   uint64_t tlp_errors, dllp_errors, naks, replays, replay_timeouts, retrains;
   uint64_t replayed_tlps, replayed_bytes, flit_errors;
+  uint64_t framing_errors; /* non-flit 128b/130b: packets this direction's receiver lost to a framing error, each a
+                            * retrain (counted in retrains; the TLPs among them are not in tlp_errors) */
 } LinkErrors;
 LinkErrors link_errors (const Link *link, LinkDir dir);
 

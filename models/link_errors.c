@@ -4,10 +4,38 @@
 
 /* ---- error model: transmit side ---- */
 
-/* Whether the TLP just placed arrives corrupted. Non-flit: any of the 8 × wire bytes bits wrong fails the LCRC
- * (pcie-protocol.md §10). Flit mode: any flit holding its bytes lost (FEC could not correct it); each flit is
- * drawn once, in order, so TLPs sharing a flit share its fate. */
-G_GNUC_NO_INLINE gboolean
+/* 128b/130b framing (spec §4.2.2.3.5, pcie-protocol.md §10): the receiver checks every token and sync header, so a
+ * wrong bit in an STP or SDP token, in the IDL tokens, EDS and ordered sets between packets, or in a block's 2-bit
+ * sync header is a framing error, which sends the link to Recovery rather than earning a Nak. Drawn for the wire
+ * from where the last draw ended up to a packet's end: the gap's bytes, the packet's `token_bytes`, and 2 sync bits
+ * per lane for every 16-symbol block that starts in the range. An error in the IDLs of an idle wire is found when
+ * the next packet arrives rather than when it happens: the Recovery starts that much late (the model's one
+ * approximation here). At 8b/10b nothing is drawn here: its K-code framing is not modelled apart from the LCRC. */
+static gboolean
+framing_draw (Dir *d, const PhyPlacement *pl, uint32_t token_bytes)
+{
+  Link *l = d->link;
+  uint64_t lanes = l->phy.lanes, from = MIN (d->fr_slot, pl->start_slot);
+  uint64_t blocks = (pl->end_slot + lanes - 1) / lanes / 16 - (from + lanes - 1) / lanes / 16;
+  double bits = 8.0 * (double) (pl->start_slot - from + token_bytes) + 2.0 * (double) (lanes * blocks);
+  d->fr_slot = pl->end_slot;
+  return g_rand_double (d->rand) < -expm1 (bits * l->log_q);
+}
+
+/* A DLLP just placed outside flit mode at 128b/130b: its SDP token (2 bytes) and the wire before it. */
+G_GNUC_NO_INLINE void
+dllp_draw_framing (Dir *d, const PhyPlacement *pl)
+{
+  if (d->link->p.ber > 0 && d->link->phy.gen >= 3)
+    d->dllp_framing = framing_draw (d, pl, 2) ? ARR_BAD_FRAMING : 0;
+}
+
+/* Whether the TLP just placed arrives corrupted, and how. Non-flit: at 128b/130b a framing error first (its STP
+ * token, 4 bytes, and the wire before it), then any wrong bit of its other wire bytes fails the LCRC; at 8b/10b
+ * any wrong line bit of its wire bytes, 10 per byte, fails it (pcie-protocol.md §10). Flit mode: any flit holding
+ * its bytes lost (FEC could not correct it); each flit is drawn once, in order, so TLPs sharing a flit share its
+ * fate. */
+G_GNUC_NO_INLINE uint8_t
 tlp_draw_bad (Dir *d, uint32_t bytes, const PhyPlacement *pl, uint64_t seq)
 {
   Link *l = d->link;
@@ -17,9 +45,16 @@ tlp_draw_bad (Dir *d, uint32_t bytes, const PhyPlacement *pl, uint64_t seq)
     bad = TRUE;
   }
   if (l->p.ber <= 0)
-    return bad;
-  if (!l->phy.flit)
-    return g_rand_double (d->rand) < -expm1 (8.0 * bytes * l->log_q) || bad;
+    return bad ? ARR_BAD_CRC : 0;
+  if (!l->phy.flit) {
+    uint32_t crc_bytes = bytes;
+    if (l->phy.gen >= 3) {
+      if (framing_draw (d, pl, 4))
+        return ARR_BAD_FRAMING;
+      crc_bytes -= 4;
+    }
+    return g_rand_double (d->rand) < -expm1 (l->bits_per_byte * crc_bytes * l->log_q) || bad ? ARR_BAD_CRC : 0;
+  }
   for (uint64_t k = MAX (pl->first_flit, d->drawn_flit); k <= pl->last_flit; k++) {
     if (k >= d->drawn_flit) {
       d->drawn_bad = g_rand_double (d->rand) < l->p_flit_bad;
@@ -28,7 +63,7 @@ tlp_draw_bad (Dir *d, uint32_t bytes, const PhyPlacement *pl, uint64_t seq)
     }
     bad = bad || d->drawn_bad;
   }
-  return bad;
+  return bad ? ARR_BAD_CRC : 0;
 }
 
 static void replay_fire (SimEngine *engine, void *ctx, uint64_t arg);
@@ -76,6 +111,7 @@ retrain (Link *l, Dir *cause)
     Dir *x = &l->d[i];
     x->retrain_end_slot = slot;
     x->cursor = MAX (x->cursor, slot);
+    x->fr_slot = MAX (x->fr_slot, slot); /* no IDLs while the LTSSM retrains */
   }
 }
 
@@ -110,6 +146,15 @@ replay_fire (SimEngine *e, void *ctx, uint64_t arg)
   replay_start (d, TRUE);
 }
 
+/* A framing error at the receiver of d (spec §4.2.2.3.5): the packet is lost and the link retrains; the TLPs
+ * behind a lost one then arrive out of order and earn a Nak, or the REPLAY_TIMER runs out. */
+void
+framing_error (Dir *d)
+{
+  d->errs.framing_errors++;
+  retrain (d->link, d);
+}
+
 /* The receiver's data link layer (spec §3.6.3): a corrupted TLP or one past a lost one is discarded and Nak'd,
  * one Nak at a time (NAK_SCHEDULED until a good TLP in order arrives); a duplicate, from a replay of TLPs already
  * received, is discarded and Ack'd. TRUE: the TLP is the next in order and good. */
@@ -123,6 +168,10 @@ dll_accept (Dir *d, const Arrival *a)
     return TRUE;
   }
   tlp_free (l->pool, a->tlp);
+  if (a->bad == ARR_BAD_FRAMING) {
+    framing_error (d);
+    return FALSE;
+  }
   if (a->bad)
     d->errs.tlp_errors++;
   if (!a->bad && a->a < d->rx_seq) {

@@ -28,6 +28,9 @@
 #define UPDATEFC_PERIOD_MAX_PS (30 * SIM_US)
 
 typedef enum { ARR_TLP, ARR_ACK, ARR_NAK, ARR_UPDATEFC } ArrivalKind;
+/* Arrival.bad: a CRC error is the data link layer's (Nak, or a DLLP dropped); a framing error the physical
+ * layer's (spec §4.2.2.3.5: the link goes to Recovery). */
+enum { ARR_BAD_CRC = 1, ARR_BAD_FRAMING = 2 };
 
 /* A packet on its way to the far side. DLLPs carry absolute counts, not the spec's modular fields, so a later one
  * always supersedes an earlier one and nothing needs wrap handling. */
@@ -35,7 +38,7 @@ typedef struct {
   SimTime at; /* the far side has it: end of its last symbol time + tx pipeline + flight + rx pipeline */
   uint8_t kind; /* ArrivalKind; bytes rather than enums keep the FIFO entry at 40 bytes */
   uint8_t cls; /* FcClass */
-  bool bad; /* arrives corrupted (error model): LCRC or DLLP CRC fails, or its flit was lost */
+  uint8_t bad; /* arrives corrupted (error model): 0, ARR_BAD_CRC (LCRC or DLLP CRC, a lost flit), ARR_BAD_FRAMING */
   Tlp *tlp;
   /* TLP: sequence count and, delivered at its header (cut-through), when it is in whole (else 0); Ack/Nak: TLPs
    * acknowledged (count); UpdateFC: header and data limits. */
@@ -147,6 +150,10 @@ struct Dir {
   uint64_t *rflit;
   uint64_t tlp_flits, last_tlp_flit;
   uint64_t retrain_end_slot; /* nothing goes on the wire before this slot (a retrain) */
+  /* Non-flit 128b/130b framing errors (link_errors.c): the wire up to this slot has had its framing drawn, and the
+   * DLLP just placed met one (read by the DLLP's build). */
+  uint64_t fr_slot;
+  uint8_t dllp_framing;
 
   TraceLinkDir tr; /* valid when Link.trace is set */
 };
@@ -171,7 +178,8 @@ struct Link {
    * mode) and their wire bytes (the replay buffer, and flit mode's window); UINT64_MAX = no limit. */
   uint64_t window_tlps, window_bytes;
   uint64_t window_flits; /* flit mode: MAX_UNACKNOWLEDGED_FLITS (flit.c); else unused */
-  double log_q; /* log (1 - ber): a packet of n bytes survives with exp (8 n log_q) */
+  double log_q; /* log (1 - ber): n line bits survive with exp (n log_q) */
+  double bits_per_byte; /* line bits per byte: 10 at 8b/10b, else 8 */
   double p_flit_bad, p_dllp_bad;
   uint32_t replay_timer_symbols;
   uint64_t lcrc_seq; /* link_inject_lcrc */
@@ -215,7 +223,9 @@ void flit_replay_grow (Dir *d, uint32_t old_cap, uint32_t cap);
 gboolean flit_window_fits (const Link *l, const Dir *d, uint32_t bytes);
 double flit_payload_per_flit (uint32_t tlp_bytes, uint32_t payload_bytes);
 /* link_errors.c */
-gboolean tlp_draw_bad (Dir *d, uint32_t bytes, const PhyPlacement *pl, uint64_t seq);
+uint8_t tlp_draw_bad (Dir *d, uint32_t bytes, const PhyPlacement *pl, uint64_t seq);
+void dllp_draw_framing (Dir *d, const PhyPlacement *pl);
+void framing_error (Dir *d);
 void replay_timer_start (Dir *d, SimTime from_ps);
 Tlp *tlp_copy (Link *l, const Tlp *t);
 void replay_start (Dir *d, gboolean timeout);
@@ -311,11 +321,16 @@ ack_count (Dir *d, SimTime now)
   return n;
 }
 
-/* Error model: whether a DLLP just placed on d arrives with a bad CRC (or in a lost flit). */
-static inline gboolean
+/* Error model: whether a DLLP just placed on d arrives with a bad CRC (or in a lost flit), or met a framing error
+ * (drawn as it was placed, dllp_draw_framing()). */
+static inline uint8_t
 dllp_draw_bad (Dir *d)
 {
-  return d->link->p.ber > 0 && g_rand_double (d->rand) < d->link->p_dllp_bad;
+  if (d->dllp_framing) {
+    d->dllp_framing = 0;
+    return ARR_BAD_FRAMING;
+  }
+  return d->link->p.ber > 0 && g_rand_double (d->rand) < d->link->p_dllp_bad ? ARR_BAD_CRC : 0;
 }
 
 /* One Ack acknowledges everything received so far (coalescing, §3): the sequence number is read when the DLLP is
@@ -328,8 +343,11 @@ ack_build (Dir *d, Dir *o, ArrivalKind kind, SimTime now)
   d->cnt.acks++;
   o->rx_unacked = 0; /* TLPs counted while the Ack waited for the wire ride on it too */
   Arrival a = { .kind = kind, .a = kind == ARR_NAK ? o->rx_seq : ack_count (o, now) };
-  if (d->errors)
-    a.bad = dllp_draw_bad (d) || (kind == ARR_ACK && fault_hits (d->link, LINK_FAULT_LOST_ACK, d->dir));
+  if (d->errors) {
+    a.bad = dllp_draw_bad (d);
+    if (!a.bad && kind == ARR_ACK && fault_hits (d->link, LINK_FAULT_LOST_ACK, d->dir))
+      a.bad = ARR_BAD_CRC;
+  }
   return a;
 }
 

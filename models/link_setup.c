@@ -97,9 +97,11 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
   if (params->ber > 0) {
     l->errors = TRUE;
     l->log_q = log1p (-params->ber);
-    /* A flit is lost when FEC cannot correct it; a non-flit DLLP (8 bytes, §3) when any bit is wrong. */
+    /* A flit is lost when FEC cannot correct it; a non-flit DLLP (8 bytes, §3) when any line bit is wrong (10 per
+     * byte at 8b/10b), of which at 128b/130b the SDP token's 2 are a framing error (link_errors.c), not a CRC's. */
+    l->bits_per_byte = l->phy.gen <= 2 ? 10.0 : 8.0;
     l->p_flit_bad = phy_flit_error_prob (&l->phy, params->ber);
-    l->p_dllp_bad = l->phy.flit ? l->p_flit_bad : -expm1 (64.0 * l->log_q);
+    l->p_dllp_bad = l->phy.flit ? l->p_flit_bad : -expm1 ((l->phy.gen <= 2 ? 80.0 : 48.0) * l->log_q);
   }
   l->ack_limit_symbols = phy_ack_limit_symbols (&l->phy, params->max_payload_bytes);
   /* The spec's recommended UpdateFC latency (Table 2-54) has the same values as the Ack latency limit. */

@@ -772,9 +772,14 @@ START_TEST (test_error_retrain)
 }
 END_TEST
 
-/* BER sweep on Gen3 x8, MPS 256: each transmission of a 276-byte TLP fails with 1 - (1 - BER)^(8 × 276); over
- * ~1.3 × 10^5 TLPs the count of errors stays within 4.5 standard deviations of that. Goodput never rises with
- * the error rate. */
+/* BER sweep on Gen3 x8, MPS 256 (pcie-protocol.md §10, spec §4.2.2.3.5), by hand. Each transmission of a 276-byte
+ * TLP first meets its framing: the STP token (32 bits), the sync headers of the blocks it spans (2 bits per lane
+ * per 16 symbols: 276 / 8 lanes / 16 × 8 × 2 = 34.5 bits) and its share of what lies between packets once per SKP
+ * interval of 370 blocks (5920 symbols, 171.6 TLPs): the IDLs up to the block (7.5 symbols on average), the EDS
+ * (4 bytes) and the SKP ordered set (16 symbols), (60 + 4 + 128) × 8 bits and their 12 sync bits, 9.0 bits per
+ * TLP. A wrong bit there is a framing error: the TLP is lost and the link retrains, no Nak. Otherwise any wrong
+ * bit of the other 272 bytes fails the LCRC: a Nak. Over ~1.3 × 10^5 TLPs both counts stay within 4.5 standard
+ * deviations (framing: plus 5% for the averaged padding). Goodput never rises with the error rate. */
 START_TEST (test_error_ber_sweep)
 {
   static const double bers[] = { 0, 1e-8, 1e-7, 1e-6, 1e-5 };
@@ -788,18 +793,45 @@ START_TEST (test_error_ber_sweep)
     ck_assert_msg (stream_run (&sp, 7, &r, &err), "BER %g: %s", bers[i], err ? err->message : "");
     LinkErrors up = r.errors[LINK_UPSTREAM];
     double sent = (double) (sp.total_bytes / 256 + up.replayed_tlps);
-    double p = 1 - pow (1 - bers[i], 8 * 276.0);
-    double mean = sent * p, sd = sqrt (sent * p * (1 - p));
+    double pf = 1 - pow (1 - bers[i], 32 + 34.5 + 9.0), pl = (1 - pf) * (1 - pow (1 - bers[i], 8 * 272.0));
+    double mean = sent * pl, sd = sqrt (sent * pl * (1 - pl));
     ck_assert_msg (sent >= 1e5, "only %.0f TLPs", sent);
     ck_assert_msg (fabs ((double) up.tlp_errors - mean) <= 4.5 * sd + 1e-9, "BER %g: %" G_GUINT64_FORMAT
-                   " errors in %.0f TLPs, want %.1f ± %.1f", bers[i], up.tlp_errors, sent, mean, sd);
+                   " LCRC errors in %.0f TLPs, want %.1f ± %.1f", bers[i], up.tlp_errors, sent, mean, sd);
+    double fmean = sent * pf, fsd = sqrt (sent * pf * (1 - pf));
+    ck_assert_msg (fabs ((double) up.framing_errors - fmean) <= 4.5 * fsd + 0.05 * fmean + 1e-9, "BER %g: %"
+                   G_GUINT64_FORMAT " framing errors in %.0f TLPs, want %.1f ± %.1f", bers[i], up.framing_errors,
+                   sent, fmean, fsd);
     ck_assert_msg (r.mbps <= prev * (1 + 1e-9), "BER %g: %.1f MB/s above %.1f at the lower rate", bers[i], r.mbps,
                    prev);
-    /* Every error is Nak'd unless one is already outstanding, and each Nak or timeout starts one replay. */
-    ck_assert (up.naks <= up.tlp_errors && up.replays <= up.naks + up.replay_timeouts);
+    /* Every LCRC error is Nak'd unless one is already outstanding, and so is the first TLP after a framing loss;
+     * each Nak or timeout starts one replay, and each framing error retrains. */
+    ck_assert (up.naks <= up.tlp_errors + up.framing_errors && up.replays <= up.naks + up.replay_timeouts);
+    ck_assert (up.retrains >= up.framing_errors);
     ck_assert (bers[i] == 0 || up.replays > 0);
     prev = r.mbps;
   }
+}
+END_TEST
+
+/* At 8b/10b a byte is 10 line bits (pcie-protocol.md §10): Gen2 x4, each transmission of a 276-byte TLP fails the
+ * LCRC with 1 - (1 - BER)^(10 × 276) (8 bits a byte would give 1 - (1 - BER)^2208, 8 standard deviations fewer
+ * here); no framing error is drawn at 8b/10b. */
+START_TEST (test_error_8b10b)
+{
+  double ber = 1e-5;
+  LinkParams lp = base_params (2, 4, 256);
+  lp.ber = ber;
+  StreamParams sp = { .link = lp, .mode = STREAM_WRITE, .total_bytes = 16u << 20 };
+  StreamResult r;
+  g_autoptr (GError) err = NULL;
+  ck_assert_msg (stream_run (&sp, 5, &r, &err), "%s", err ? err->message : "");
+  LinkErrors up = r.errors[LINK_UPSTREAM];
+  double sent = (double) (sp.total_bytes / 256 + up.replayed_tlps);
+  double p = 1 - pow (1 - ber, 10 * 276.0), mean = sent * p, sd = sqrt (sent * p * (1 - p));
+  ck_assert_msg (fabs ((double) up.tlp_errors - mean) <= 4.5 * sd, "%" G_GUINT64_FORMAT " errors in %.0f TLPs, "
+                 "want %.1f ± %.1f", up.tlp_errors, sent, mean, sd);
+  ck_assert_uint_eq (up.framing_errors, 0);
 }
 END_TEST
 
@@ -1041,6 +1073,7 @@ main (void)
   tcase_add_test (tc, test_error_free_ber_costs_nothing);
   tcase_add_loop_test (tc, test_error_retrain, 0, 2);
   tcase_add_test (tc, test_error_ber_sweep);
+  tcase_add_test (tc, test_error_8b10b);
   tcase_add_loop_test (tc, test_error_flit_fec, 0, G_N_ELEMENTS (flit_fec_gens));
   tcase_add_loop_test (tc, test_updatefc_latency, 0, 3);
   tcase_add_loop_test (tc, test_slow_consumer, 0, 2);

@@ -48,9 +48,10 @@ typedef enum { ENDPOINT_ERROR_PARAM, ENDPOINT_ERROR_INVARIANT } EndpointError;
 
 /* The datapath's and the DMA's own checks, plus the BAR layout the DMA needs. */
 gboolean endpoint_params_check (const EndpointParams *p, GError **error);
-/* An endpoint named `name`, added to `f`; the fabric frees it. */
+/* The read completion boundary of an endpoint's memory target (EndpointParams.rcb_bytes). */
 #define ENDPOINT_RCB_BYTES 128u
 
+/* An endpoint named `name`, added to `f`; the fabric frees it. */
 Endpoint *endpoint_new (Fabric *f, const char *name, const EndpointParams *p);
 Component *endpoint_component (Endpoint *ep);
 const EndpointParams *endpoint_params (const Endpoint *ep);

@@ -189,9 +189,9 @@ flit_window_fits (const Link *l, const Dir *d, uint32_t bytes)
 }
 
 /* Payload per flit of a saturating stream of equal TLPs (tlp_bytes on the wire, payload_bytes of it payload),
- * packed by pack_tlp() from an empty flit: the packing is periodic once the state at a flit's start (the byte
- * where the next TLP starts, the count of TLPs in the first half) repeats, so the mean over that period is
- * exact. Without the 8-per-half rule this is 236 × payload / tlp_bytes. */
+ * packed by pack_start() and pack_commit() from an empty flit: the packing is periodic once the state at a flit's
+ * start (the byte where the next TLP starts, the count of TLPs in its half) repeats, so the mean over that period
+ * is exact. Without the 8-per-half rule this is 236 × payload / tlp_bytes. */
 double
 flit_payload_per_flit (uint32_t tlp_bytes, uint32_t payload_bytes)
 {

@@ -225,7 +225,8 @@ static void
 link_errors_of (PsLinkErrors *dst, const LinkErrors *src)
 {
   *dst = (PsLinkErrors) { src->tlp_errors, src->dllp_errors, src->naks, src->replays, src->replay_timeouts,
-                          src->retrains, src->replayed_tlps, src->replayed_bytes, src->flit_errors };
+                          src->retrains, src->replayed_tlps, src->replayed_bytes, src->flit_errors,
+                          src->framing_errors };
 }
 
 /* Written only when errors are modelled. */

@@ -125,9 +125,9 @@ ps_report_json_errors (PsJson *j, const PsLinkErrors *e)
 {
   ps_json_object (j, 0);
   const char *names[] = { "tlp_errors", "dllp_errors", "naks", "replays", "replay_timeouts", "retrains",
-                          "replayed_tlps", "replayed_bytes", "flit_errors" };
+                          "replayed_tlps", "replayed_bytes", "flit_errors", "framing_errors" };
   const uint64_t v[] = { e->tlp_errors, e->dllp_errors, e->naks, e->replays, e->replay_timeouts, e->retrains,
-                         e->replayed_tlps, e->replayed_bytes, e->flit_errors };
+                         e->replayed_tlps, e->replayed_bytes, e->flit_errors, e->framing_errors };
   for (size_t i = 0; i < G_N_ELEMENTS (v); i++)
     ps_json_uint_member (j, names[i], v[i]);
   ps_json_end (j);

@@ -30,7 +30,7 @@ typedef struct {
 /* Link error counts of one direction (models/link.h LinkErrors, whole run). */
 typedef struct {
   uint64_t tlp_errors, dllp_errors, naks, replays, replay_timeouts, retrains, replayed_tlps, replayed_bytes,
-      flit_errors;
+      flit_errors, framing_errors;
 } PsLinkErrors;
 
 /* Why a figure is what it is (models/why.h, README "Why"): one transmitter's time, busy by category and idle by

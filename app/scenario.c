@@ -418,10 +418,10 @@ static const char *const transfer_words[3] = { "mean", "p50", "p99" };
 static const char *const microbench_words[7] = { "gbps", "mean", "p50", "p99", "max", "read_gbps", "write_gbps" };
 static const char *const usage_words[5] = { "payload", "tlp_overhead", "dllp", "ordered_sets", "idle" };
 /* PsLinkErrors fields, in its order. */
-#define N_ERROR_WORDS 9
+#define N_ERROR_WORDS 10
 static const char *const error_words[N_ERROR_WORDS] = { "tlp_errors", "dllp_errors", "naks", "replays",
                                                         "replay_timeouts", "retrains", "replayed_tlps",
-                                                        "replayed_bytes", "flit_errors" };
+                                                        "replayed_bytes", "flit_errors", "framing_errors" };
 
 /* The vocabulary, built once: per point, then per mode its figures, % of theoretical, usage, events, time.
  * This order is also the column order of the default metrics (default_metrics() walks the table), so it is part

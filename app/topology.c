@@ -620,6 +620,33 @@ ps_topology_path (const PsTopology *t, guint from, guint to, guint *links)
 
 /* --- flows --------------------------------------------------------------------------------------------------- */
 
+/* A TLP with more payload than a link's Max_Payload_Size is malformed at that link's receiver (spec §2.2.2), and a
+ * switch forwards TLPs as they are: a flow's writes carry the MPS of the source's link, a read's completions the
+ * MPS of the completer's link (models/flow.c, host.c, endpoint.c), so every link between them needs at least that
+ * MPS. Refused at the flow, naming the link. */
+static gboolean
+check_flow_mps (const PsConfig *file, const PsTopology *t, const PsFlow *f, const YNode *e, GError **error)
+{
+  guint path[PS_TOPOLOGY_MAX_NODES];
+  guint n = ps_topology_path (t, f->source, f->target, path);
+  if (n == 0)
+    return TRUE;
+  const PsLink *from = &t->links[path[f->op == PS_FLOW_WRITE ? 0 : n - 1]];
+  int64_t tlp = (from->cfg ? from->cfg : file)->link.max_payload;
+  for (guint k = 0; k < n; k++) {
+    const PsLink *l = &t->links[path[k]];
+    int64_t mps = (l->cfg ? l->cfg : file)->link.max_payload;
+    if (mps >= tlp)
+      continue;
+    ytree_error (error, PS_ERROR_DATA, e, "flow %s: its %s carry up to %" G_GINT64_FORMAT " bytes (link.max_payload "
+                 "of link %s) but link %s on its path has link.max_payload %" G_GINT64_FORMAT ": a TLP larger than a "
+                 "link's Max_Payload_Size is malformed (spec §2.2.2); give the links of a path one max_payload",
+                 f->name, f->op == PS_FLOW_WRITE ? "writes" : "read completions", tlp, from->name, l->name, mps);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static gboolean
 parse_flow (const PsConfig *file, PsTopology *t, guint fi, const YNode *e, GError **error)
 {
@@ -747,7 +774,7 @@ parse_flow (const PsConfig *file, PsTopology *t, guint fi, const YNode *e, GErro
       return FALSE;
     }
   }
-  return TRUE;
+  return check_flow_mps (file, t, f, e, error);
 }
 
 /* --- the whole ----------------------------------------------------------------------------------------------- */

@@ -42,9 +42,9 @@ endpoint_params_check (const EndpointParams *p, GError **error)
                  "DMA's %u bytes of registers", p->bars[0].size_bytes, DMA_REG_BYTES);
     return FALSE;
   }
-  if (p->rcb_bytes != 64 && p->rcb_bytes != 128) {
-    g_set_error (error, ENDPOINT_ERROR, ENDPOINT_ERROR_PARAM, "read completion boundary %u bytes: must be 64 or 128",
-                 p->rcb_bytes);
+  if (p->rcb_bytes != 0 && p->rcb_bytes != ENDPOINT_RCB_BYTES) {
+    g_set_error (error, ENDPOINT_ERROR, ENDPOINT_ERROR_PARAM, "read completion boundary %u bytes: an endpoint "
+                 "completes with %u (spec §2.3.1.1: only a root complex may use 64)", p->rcb_bytes, ENDPOINT_RCB_BYTES);
     return FALSE;
   }
   if (!(p->mem_read_latency_ns >= 0 && p->mem_read_latency_ns < 1e12)) {
@@ -81,7 +81,7 @@ mem_peek (void *ctx, Tlp *probe)
     }
     return FALSE;
   }
-  uint32_t size = split_next_completion (r->address, r->length_bytes, ep->p.rcb_bytes, ep->mps, CPL_POLICY_MPS);
+  uint32_t size = split_next_completion (r->address, r->length_bytes, ENDPOINT_RCB_BYTES, ep->mps, CPL_POLICY_MPS);
   *probe = (Tlp) { 0 };
   tlp_set (probe, TLP_CPLD, FALSE, r->address, size);
   return TRUE;

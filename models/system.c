@@ -1254,7 +1254,7 @@ system_run (const SystemParams *p, SystemMode mode, uint64_t seed, SystemResult 
    * timers from another, so its figure is the same whether it ran alone or after the others. */
   Fabric *f = fabric_new (seed);
   Host *host = host_new (f, "host", &p->host, 1);
-  EndpointParams ep = { .app = p->app, .has_dma = TRUE, .dma = p->dma, .rcb_bytes = p->host.rcb_bytes,
+  EndpointParams ep = { .app = p->app, .has_dma = TRUE, .dma = p->dma, .rcb_bytes = ENDPOINT_RCB_BYTES,
                         .mem_read_latency_cycles = p->bar_read_latency_cycles,
                         .bars = { { .size_bytes = BAR0_BYTES } } };
   /* The PIO benchmark's memory: BAR1, a power of two that holds the transfer (at least a page). */

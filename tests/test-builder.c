@@ -469,10 +469,11 @@ START_TEST (test_fabric_defaults_and_overrides)
   ck_assert_int_eq (link_cfg (c2, 0)->link.max_payload, 128);
   ck_assert_int_eq (link_cfg (c2, 1)->link.max_payload, 128);
   ck_assert_int_eq (link_cfg (c2, 2)->link.max_payload, 512);
-  const char *const one[] = { "links.wide.max_payload=128", NULL };
+  /* (Raised, not lowered: a link on a flow's path below the MPS of the flow's TLPs is refused at load.) */
+  const char *const one[] = { "links.wide.max_payload=1024", NULL };
   g_autoptr (PsConfig) c3 = load ("fabric-one", fabric_yaml, one);
   ck_assert_int_eq (link_cfg (c3, 0)->link.max_payload, 256);
-  ck_assert_int_eq (link_cfg (c3, 2)->link.max_payload, 128);
+  ck_assert_int_eq (link_cfg (c3, 2)->link.max_payload, 1024);
   /* fabric.active_flows=1 runs the first flow only; the second is reported as not run. */
   PsRunResult r = { 0 };
   g_autoptr (GError) e = NULL;

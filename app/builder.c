@@ -27,11 +27,11 @@ static const struct {
 } model_errors[] = {
   { phy_error_quark, -1 }, { link_error_quark, LINK_ERROR_PARAM }, { host_error_quark, HOST_ERROR_PARAM },
   { app_error_quark, APP_ERROR_PARAM }, { dma_error_quark, DMA_ERROR_PARAM },
-  { stream_error_quark, STREAM_ERROR_PARAM }, { system_error_quark, SYSTEM_ERROR_PARAM },
+  { stream_error_quark, STREAM_ERROR_PARAM }, { run_error_quark, RUN_ERROR_PARAM },
   { dist_error_quark, DIST_ERROR_PARAM }, { wc_error_quark, WC_ERROR_PARAM },
   { cpu_error_quark, CPU_ERROR_PARAM },
   { fabric_error_quark, FABRIC_ERROR_PARAM }, { endpoint_error_quark, ENDPOINT_ERROR_PARAM },
-  { switch_error_quark, SWITCH_ERROR_PARAM }, { flow_error_quark, FLOW_ERROR_PARAM },
+  { switch_error_quark, SWITCH_ERROR_PARAM },
 };
 
 void
@@ -424,17 +424,13 @@ run_microbench (const PsConfig *cfg, uint64_t seed, PsMicrobenchResult *out, GEr
   ps_build_system_params (cfg, &sp);
   if (cfg->microbench.cache == 1)
     sp.host.read_latency_ns += cfg->host.cold_cache_latency_ns;
-  Fabric *f = fabric_new (seed);
+  Fabric *f = NULL;
   Endpoint *ep = NULL;
   Host *host = NULL;
+  Link *link;
   EndpointParams epp = { .app = sp.app, .rcb_bytes = 128, .mem_read_latency_ns = cfg->endpoint.memory_read_latency_ns };
-  gboolean ok = host_params_check (&sp.host, sp.link.max_payload_bytes, error) && endpoint_params_check (&epp, error);
-  if (ok) {
-    host = host_new (f, "host", &sp.host, 1);
-    ep = endpoint_new (f, "endpoint", &epp);
-    ok = fabric_connect (f, host_component (host), 0, endpoint_component (ep), 0, &sp.link, error)
-         && fabric_enumerate (f, error);
-  }
+  gboolean ok = host_params_check (&sp.host, sp.link.max_payload_bytes, error) && endpoint_params_check (&epp, error)
+                && (f = system_one_link (seed, &sp.host, &epp, &sp.link, &host, &ep, &link, error)) != NULL;
   int test = cfg->microbench.test;
   gboolean lat = test == PS_MB_LAT_RD || test == PS_MB_LAT_WRRD;
   FlowSpec spec = {

@@ -237,6 +237,13 @@ ep_describe (const Component *c, GString *out)
 }
 
 static void
+ep_memory (const Component *c, FabricMemory *out)
+{
+  const EndpointCounters *e = &((const Endpoint *) c)->c;
+  *out = (FabricMemory) { e->cpl_bytes, e->cpl_checksum, e->bytes_written, e->write_checksum };
+}
+
+static void
 ep_free (Component *c)
 {
   Endpoint *ep = (Endpoint *) c;
@@ -256,6 +263,7 @@ static const ComponentKind endpoint_kind = {
   .check_invariants = ep_check,
   .progress = ep_progress,
   .describe_wait = ep_describe,
+  .memory = ep_memory,
   .free = ep_free,
 };
 

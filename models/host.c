@@ -800,6 +800,13 @@ host_kind_describe (const Component *comp, GString *out)
 }
 
 static void
+host_memory (const Component *comp, FabricMemory *out)
+{
+  const HostCounters *c = &((const Host *) comp)->c;
+  *out = (FabricMemory) { c->cpl_bytes, c->cpl_checksum, c->bytes_written, c->write_checksum };
+}
+
+static void
 host_free (Component *comp)
 {
   Host *h = (Host *) comp;
@@ -821,6 +828,7 @@ static const ComponentKind host_kind = {
   .check_invariants = host_kind_check,
   .progress = host_progress,
   .describe_wait = host_kind_describe,
+  .memory = host_memory,
   .free = host_free,
 };
 

@@ -14,10 +14,12 @@
 #include "models/dist.h"
 #include "models/flow.h"
 #include "models/phy.h"
+#include "models/pio.h"
 #include "models/switch.h"
 #include "models/wc.h"
 #include "models/units.h"
 #include "app/error.h"
+#include "app/topology.h"
 
 /* Every model's error domain and its one code for a parameter it refuses (-1: each of its codes is one, as the
  * PHY's name the parameter); every other code of these domains is a broken invariant or a deadlock. */
@@ -297,6 +299,61 @@ times_of (PsTransferTimes *out, const SystemTransferStats *t)
   *out = (PsTransferTimes) { t->valid, t->mean_ns, t->p50_ns, t->p99_ns };
 }
 
+static Fabric *build_fabric (const PsConfig *cfg, const PsTopology *t, int dma_mode, uint64_t seed, Component **comp,
+  Endpoint **eps, Host **host, LinkParams *lps, GError **error);
+
+/* The one-link system as a topology: what every config without a topology: describes (root complex "host",
+ * endpoint "endpoint", one link trained to the config's link.gen and link.lanes), so one builder builds both. */
+static void
+default_topology (const PsConfig *cfg, PsTopology *t, PsNode nodes[2], PsLink *link)
+{
+  nodes[0] = (PsNode) { .name = (char *) "host", .type = PS_NODE_ROOT_COMPLEX, .ports = 1, .up_link = -1 };
+  nodes[1] = (PsNode) { .name = (char *) "endpoint", .type = PS_NODE_ENDPOINT, .ports = 1, .up_link = 0 };
+  *link = (PsLink) { .name = (char *) "host-endpoint", .a = 0, .b = 1, .gen = cfg->link.gen, .lanes = cfg->link.lanes };
+  *t = (PsTopology) { .nodes = nodes, .n_nodes = 2, .root = 0, .links = link, .n_links = 1 };
+}
+
+Fabric *
+ps_build_system_fabric (const PsConfig *cfg, SystemMode mode, uint64_t seed, Host **host, Endpoint **endpoint,
+  GError **error)
+{
+  PsTopology one;
+  PsNode nodes[2];
+  PsLink link;
+  const PsTopology *t = cfg->topology;
+  if (t == NULL) {
+    default_topology (cfg, &one, nodes, &link);
+    t = &one;
+  }
+  g_autofree Component **comp = g_new0 (Component *, t->n_nodes);
+  g_autofree Endpoint **eps = g_new0 (Endpoint *, t->n_nodes);
+  g_autofree LinkParams *lps = g_new0 (LinkParams, t->n_links);
+  Fabric *f = build_fabric (cfg, t, (int) mode, seed, comp, eps, host, lps, error);
+  *endpoint = f ? eps[ps_topology_endpoint (t)] : NULL;
+  return f;
+}
+
+/* One mode of the benchmark on the config's fabric, built afresh: the checks of the one-link system first
+ * (system_mode_check(), so a bad key reads the same on any fabric), then the fabric, then the driver or the PIO
+ * program. */
+static gboolean
+run_system (const PsConfig *cfg, const SystemParams *sp, SystemMode mode, uint64_t seed, SystemResult *r,
+  GError **error)
+{
+  Host *host;
+  Endpoint *e;
+  Fabric *f = NULL;
+  if (!system_mode_check (sp, mode, error) || !(f = ps_build_system_fabric (cfg, mode, seed, &host, &e, error)))
+    return FALSE;
+  SystemDriver d = { .iterations = sp->iterations, .software_timed = sp->software_timed,
+                     .watchdog_ps = sp->watchdog_ps, .cpu = &sp->cpu, .trace = sp->trace };
+  SystemWorkload w = { .endpoint = e, .mode = mode, .transfer_bytes = sp->transfer_bytes };
+  gboolean ok = mode == SYSTEM_PIO_READ || mode == SYSTEM_PIO_WRITE ? pio_run (f, host, e, sp, mode, &d, r, error)
+                                                                    : system_run_fabric (f, host, &w, 1, &d, r, error);
+  fabric_free (f);
+  return ok;
+}
+
 /* One benchmark mode on a fresh system: modes never share state, so each is reproducible on its own. Every mode
  * gets the same seed, so `--mode write` prints the same write figure as `--mode all`. The CPU's random times are
  * built here from their keys and live as long as the run. A DMA moves whole DWs: a transfer that is no multiple of
@@ -323,7 +380,7 @@ run_dma (const PsConfig *cfg, int mode, uint64_t seed, SimTrace *trace, PsModeRe
     sp.transfer_bytes = (asked + 3) / 4 * 4;
   double counted = (double) asked / (double) sp.transfer_bytes;
   SystemResult r;
-  if (!system_run (&sp, modes[mode], seed, &r, error)) {
+  if (!run_system (cfg, &sp, modes[mode], seed, &r, error)) {
     ps_error_from_model (error, NULL);
     return FALSE;
   }
@@ -511,13 +568,19 @@ ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTra
   out->config = cfg;
   out->seed = seed;
   gboolean stream = cfg->benchmark.workload == PS_WORKLOAD_STREAM;
-  if (trace != NULL && (stream || cfg->topology || cfg->benchmark.workload == PS_WORKLOAD_MICROBENCH)) {
-    ps_error_plain (error, PS_ERROR_USAGE, "%s: --trace: only the chaining DMA workload of a one-link config is "
-                    "traced, not %s", cfg->path, stream ? "the stream workload" : cfg->topology ? "a fabric (topology:)"
-                    : "the microbench workload");
+  gboolean flows = ps_config_runs_flows (cfg);
+  if (trace != NULL && (stream || flows || cfg->benchmark.workload == PS_WORKLOAD_MICROBENCH)) {
+    ps_error_plain (error, PS_ERROR_USAGE, "%s: --trace: only the chaining DMA workload is traced, not %s", cfg->path,
+                    stream ? "the stream workload" : flows ? "a fabric's flows" : "the microbench workload");
     return FALSE;
   }
-  out->model = cfg->topology                                           ? "fabric"
+  /* Without flows a fabric runs the benchmark on its endpoint: the chaining DMA's, whose driver knows fabrics. */
+  if (cfg->topology && !flows && cfg->benchmark.workload != PS_WORKLOAD_CHAINING_DMA) {
+    ps_error_plain (error, PS_ERROR_DATA, "%s: the %s workload runs on a one-link config: a topology: without flows: "
+                    "runs the chaining DMA", cfg->path, stream ? "stream" : "microbench");
+    return FALSE;
+  }
+  out->model = flows                                                    ? "fabric"
                : stream                                                 ? "stream"
                : cfg->benchmark.workload == PS_WORKLOAD_MICROBENCH ? "microbench"
                                                                         : "chaining-dma";
@@ -529,7 +592,7 @@ ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTra
   uint32_t write_hdr = cfg->link.address_bits == 64 ? 16 : 12;
   out->protocol_limit_mbps = link_protocol_limit_mbps (&lp, write_hdr);
   out->protocol_limit_read_mbps = link_protocol_limit_mbps (&lp, 12);
-  if (cfg->topology)
+  if (flows)
     return ps_run_fabric (cfg, seed, &out->fabric, error);
   if (cfg->benchmark.workload == PS_WORKLOAD_MICROBENCH)
     return run_microbench (cfg, seed, &out->microbench, error);
@@ -591,10 +654,9 @@ link_end (const PsConfig *nc, const PsNode *node, Switch *sw, LinkParams *lp, Li
 /* The fabric's components and links; NULL with the error of the first model that refuses its parameters, prefixed
  * with the node's or link's name. */
 static Fabric *
-build_fabric (const PsConfig *cfg, uint64_t seed, Component **comp, Endpoint **eps, Host **host, LinkParams *lps,
-  GError **error)
+build_fabric (const PsConfig *cfg, const PsTopology *t, int dma_mode, uint64_t seed, Component **comp, Endpoint **eps,
+  Host **host, LinkParams *lps, GError **error)
 {
-  const PsTopology *t = cfg->topology;
   Fabric *f = fabric_new (seed);
   g_autofree Switch **sws = g_new0 (Switch *, t->n_nodes);
   for (guint i = 0; i < t->n_nodes; i++) {
@@ -633,11 +695,14 @@ build_fabric (const PsConfig *cfg, uint64_t seed, Component **comp, Endpoint **e
       }
     } else {
       /* No DMA: a fabric's endpoints move what flows: ask. Every component but a root complex completes reads at
-       * 128-byte boundaries (spec §2.3.1.1). */
+       * 128-byte boundaries (spec §2.3.1.1). With dma_mode the endpoint is the benchmark's (the one a fabric
+       * without flows has): its chaining DMA and BARs as on the one-link system. */
       EndpointParams ep = { .app = sp.app, .rcb_bytes = 128,
                             .mem_read_latency_ns = nc->endpoint.memory_read_latency_ns };
       for (guint b = 0; b < PS_TOPOLOGY_MAX_BARS; b++)
         ep.bars[b] = (FabricBar) { .size_bytes = n->bar_bytes[b], .is64 = n->bar64[b] };
+      if (dma_mode >= 0)
+        system_endpoint_params (&sp, (SystemMode) dma_mode, &ep);
       ok = endpoint_params_check (&ep, error);
       if (ok) {
         eps[i] = endpoint_new (f, n->name, &ep);
@@ -722,7 +787,7 @@ ps_run_fabric (const PsConfig *cfg, uint64_t seed, PsFabricResult *out, GError *
   g_autofree Endpoint **eps = g_new0 (Endpoint *, t->n_nodes);
   g_autofree LinkParams *lps = g_new0 (LinkParams, MAX (t->n_links, 1));
   Host *host = NULL;
-  Fabric *f = build_fabric (cfg, seed, comp, eps, &host, lps, error);
+  Fabric *f = build_fabric (cfg, t, -1, seed, comp, eps, &host, lps, error);
   if (!f) {
     ps_error_from_model (error, cfg->path);
     return FALSE;

@@ -29,6 +29,21 @@ static const char *const credit_words[] = { "ph", "pd", "nph", "npd", "cplh", "c
 #define HOST_ROOM_32 (UINT64_C (0xC0000000) - UINT64_C (0x20000000))
 #define HOST_ROOM_64 (UINT64_C (0x10000000000) - UINT64_C (0x100000000))
 
+gboolean
+ps_config_runs_flows (const PsConfig *cfg)
+{
+  return cfg->topology != NULL && cfg->topology->n_flows > 0;
+}
+
+guint
+ps_topology_endpoint (const PsTopology *t)
+{
+  guint i = 0;
+  while (i < t->n_nodes && t->nodes[i].type != PS_NODE_ENDPOINT)
+    i++;
+  return i;
+}
+
 const char *
 ps_node_type_name (PsNodeType type)
 {
@@ -885,8 +900,13 @@ ps_topology_parse (const PsConfig *file, const YNode *topology, const YNode *flo
     if (!parse_flow (file, t, i, flows->items->pdata[i], error))
       return NULL;
   }
-  if (t->n_flows == 0) {
-    ytree_error (error, PS_ERROR_DATA, flows ? flows : topology, "a fabric needs flows: a list of who moves what");
+  /* Without flows the config's benchmark (the chaining DMA) runs on the fabric's endpoint: there must be one. */
+  guint endpoints = 0;
+  for (guint i = 0; i < t->n_nodes; i++)
+    endpoints += t->nodes[i].type == PS_NODE_ENDPOINT;
+  if (t->n_flows == 0 && (flows != NULL || endpoints != 1)) {
+    ytree_error (error, PS_ERROR_DATA, flows ? flows : topology, "a fabric needs flows: a list of who moves what, or "
+                 "exactly one endpoint for the chaining DMA to run on (here %u)", endpoints);
     return NULL;
   }
   for (guint i = 0; i < t->n_nodes; i++) {

@@ -17,8 +17,8 @@ system_cpu_params (const CpuParams *c)
 }
 
 /* A DMA transfer moves whole DWs; a PIO transfer any number of bytes (pio_params_check). */
-static gboolean
-params_check (const SystemParams *p, SystemMode mode, GError **error)
+gboolean
+system_mode_check (const SystemParams *p, SystemMode mode, GError **error)
 {
   gboolean pio = mode == SYSTEM_PIO_READ || mode == SYSTEM_PIO_WRITE;
   if (!link_params_validate (&p->link, error) || !host_params_check (&p->host, p->link.max_payload_bytes, error)
@@ -37,7 +37,22 @@ params_check (const SystemParams *p, SystemMode mode, GError **error)
 gboolean
 system_params_check (const SystemParams *p, GError **error)
 {
-  return params_check (p, SYSTEM_READ, error);
+  return system_mode_check (p, SYSTEM_READ, error);
+}
+
+void
+system_endpoint_params (const SystemParams *p, SystemMode mode, EndpointParams *ep)
+{
+  *ep = (EndpointParams) { .app = p->app, .has_dma = TRUE, .dma = p->dma, .rcb_bytes = p->host.rcb_bytes,
+                           .mem_read_latency_cycles = p->bar_read_latency_cycles,
+                           .bars = { { .size_bytes = BAR0_BYTES } } };
+  /* The PIO benchmark's memory: BAR1, a power of two that holds the transfer (at least a page). */
+  if (mode == SYSTEM_PIO_READ || mode == SYSTEM_PIO_WRITE) {
+    uint64_t bar1 = 4096;
+    while (bar1 < p->transfer_bytes)
+      bar1 *= 2;
+    ep->bars[1].size_bytes = bar1;
+  }
 }
 
 Fabric *
@@ -60,21 +75,13 @@ system_one_link (uint64_t seed, const HostParams *hp, const EndpointParams *ep, 
 gboolean
 system_run (const SystemParams *p, SystemMode mode, uint64_t seed, SystemResult *out, GError **error)
 {
-  if (!params_check (p, mode, error))
+  if (!system_mode_check (p, mode, error))
     return FALSE;
   gboolean pio = mode == SYSTEM_PIO_READ || mode == SYSTEM_PIO_WRITE;
   /* Everything is built afresh for this run and freed at its end: a mode never inherits credits, queues or
    * timers from another, so its figure is the same whether it ran alone or after the others. */
-  EndpointParams ep = { .app = p->app, .has_dma = TRUE, .dma = p->dma, .rcb_bytes = p->host.rcb_bytes,
-                        .mem_read_latency_cycles = p->bar_read_latency_cycles,
-                        .bars = { { .size_bytes = BAR0_BYTES } } };
-  /* The PIO benchmark's memory: BAR1, a power of two that holds the transfer (at least a page). */
-  if (pio) {
-    uint64_t bar1 = 4096;
-    while (bar1 < p->transfer_bytes)
-      bar1 *= 2;
-    ep.bars[1].size_bytes = bar1;
-  }
+  EndpointParams ep;
+  system_endpoint_params (p, mode, &ep);
   Host *host;
   Endpoint *e;
   Link *link;

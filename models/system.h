@@ -160,6 +160,12 @@ typedef enum {
 } SystemError;
 
 gboolean system_params_check (const SystemParams *p, GError **error);
+/* The checks system_run() makes for `mode` (the DMA's limits, or the PIO program's). */
+gboolean system_mode_check (const SystemParams *p, SystemMode mode, GError **error);
+/* The endpoint the benchmarks drive: the datapath and the chaining DMA of `p`, its memory target completing at the
+ * link's RCB after bar_read_latency_cycles, BAR0 256 MB (AN-456's: the DMA's registers, then memory) and, in the
+ * PIO modes, BAR1: the PIO memory, a power of two that holds the transfer (at least a page). */
+void system_endpoint_params (const SystemParams *p, SystemMode mode, EndpointParams *ep);
 /* The DMA's limits in the benchmark's memory map: a transfer of whole DWs its buffer and descriptor table hold, a
  * payload and tags the link carries (RUN_ERROR_PARAM). */
 gboolean system_transfer_check (const DmaParams *dma, const LinkParams *link, uint64_t transfer_bytes,

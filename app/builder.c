@@ -19,6 +19,7 @@
 #include "models/wc.h"
 #include "models/units.h"
 #include "app/error.h"
+#include "app/nodes.h"
 #include "app/topology.h"
 
 /* Every model's error domain and its one code for a parameter it refuses (-1: each of its codes is one, as the
@@ -58,13 +59,6 @@ ps_error_from_model (GError **error, const char *prefix)
   g_error_free (e);
 }
 
-/* The config range checks (0..2032 headers, 0..32752 data) keep these casts lossless. */
-static FcCredits
-credits (const PsCredits *c)
-{
-  return (FcCredits) { (uint32_t) c->ph, (uint32_t) c->pd, (uint32_t) c->nph,
-                       (uint32_t) c->npd, (uint32_t) c->cplh, (uint32_t) c->cpld };
-}
 
 /* Exposed so the streaming source, tests and tools build exactly the link a config describes. Credits are
  * named by who advertises them: the root port's (host.rx_credits) limit what the endpoint may send upstream, the
@@ -82,8 +76,8 @@ ps_build_link_params (const PsConfig *cfg, LinkParams *lp)
     .replay_buffer_bytes = (uint32_t) cfg->link.replay_buffer_bytes,
     .tx_queue_tlps = (uint32_t) cfg->link.tx_queue_tlps,
     .updatefc_period_ps = units_ns_to_ps (cfg->link.updatefc_period_ns),
-    .rx_credits[LINK_DSP] = credits (&cfg->host.rx_credits),
-    .rx_credits[LINK_USP] = credits (&cfg->endpoint.rx_credits),
+    .rx_credits[LINK_DSP] = ps_credits (&cfg->host.rx_credits),
+    .rx_credits[LINK_USP] = ps_credits (&cfg->endpoint.rx_credits),
     .skp_interval_symbols = (uint32_t) cfg->link.skp_interval_symbols,
     .ack_every_tlps[LINK_DSP] = (uint32_t) cfg->host.ack_every_tlps,
     .ack_every_tlps[LINK_USP] = (uint32_t) cfg->endpoint.ack_every_tlps,
@@ -307,8 +301,11 @@ static Fabric *build_fabric (const PsConfig *cfg, const PsTopology *t, int dma_m
 static void
 default_topology (const PsConfig *cfg, PsTopology *t, PsNode nodes[2], PsLink *link)
 {
-  nodes[0] = (PsNode) { .name = (char *) "host", .type = PS_NODE_ROOT_COMPLEX, .ports = 1, .up_link = -1 };
-  nodes[1] = (PsNode) { .name = (char *) "endpoint", .type = PS_NODE_ENDPOINT, .ports = 1, .up_link = 0 };
+  /* The registry's first three rows are the roles (app/nodes.h): kind = type. */
+  nodes[0] = (PsNode) { .name = (char *) "host", .type = PS_NODE_ROOT_COMPLEX, .kind = PS_NODE_ROOT_COMPLEX,
+                        .ports = 1, .up_link = -1 };
+  nodes[1] = (PsNode) { .name = (char *) "endpoint", .type = PS_NODE_ENDPOINT, .kind = PS_NODE_ENDPOINT, .ports = 1,
+                        .up_link = 0 };
   *link = (PsLink) { .name = (char *) "host-endpoint", .a = 0, .b = 1, .gen = cfg->link.gen, .lanes = cfg->link.lanes };
   *t = (PsTopology) { .nodes = nodes, .n_nodes = 2, .root = 0, .links = link, .n_links = 1 };
 }
@@ -330,6 +327,12 @@ ps_build_system_fabric (const PsConfig *cfg, SystemMode mode, uint64_t seed, Hos
   g_autofree LinkParams *lps = g_new0 (LinkParams, t->n_links);
   Fabric *f = build_fabric (cfg, t, (int) mode, seed, comp, eps, host, lps, error);
   *endpoint = f ? eps[ps_topology_endpoint (t)] : NULL;
+  if (f != NULL && *endpoint == NULL) {
+    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "node %s: a %s, not an endpoint the benchmark's DMA can run on",
+                 t->nodes[ps_topology_endpoint (t)].name, ps_node_kind (t->nodes[ps_topology_endpoint (t)].kind)->type);
+    fabric_free (f);
+    f = NULL;
+  }
   return f;
 }
 
@@ -647,7 +650,7 @@ link_end (const PsConfig *nc, const PsNode *node, Switch *sw, LinkParams *lp, Li
   lp->end_pipelines[end] = TRUE;
   lp->end_tx_pipeline_ps[end] = units_ns_to_ps (nc->link.tx_pipeline_ns);
   lp->end_rx_pipeline_ps[end] = units_ns_to_ps (nc->link.rx_pipeline_ns);
-  lp->rx_credits[end] = credits (root ? &nc->host.rx_credits : &nc->endpoint.rx_credits);
+  lp->rx_credits[end] = ps_credits (root ? &nc->host.rx_credits : &nc->endpoint.rx_credits);
   lp->ack_every_tlps[end] = (uint32_t) (root ? nc->host.ack_every_tlps : nc->endpoint.ack_every_tlps);
 }
 
@@ -658,57 +661,18 @@ build_fabric (const PsConfig *cfg, const PsTopology *t, int dma_mode, uint64_t s
   Host **host, LinkParams *lps, GError **error)
 {
   Fabric *f = fabric_new (seed);
-  g_autofree Switch **sws = g_new0 (Switch *, t->n_nodes);
   for (guint i = 0; i < t->n_nodes; i++) {
     const PsNode *n = &t->nodes[i];
     const PsConfig *nc = n->cfg ? n->cfg : cfg;
     SystemParams sp;
     ps_build_system_params (nc, &sp);
-    gboolean ok = TRUE;
-    if (n->type == PS_NODE_ROOT_COMPLEX) {
-      ok = host_params_check (&sp.host, sp.link.max_payload_bytes, error);
-      if (ok) {
-        *host = host_new (f, n->name, &sp.host, n->ports);
-        comp[i] = host_component (*host);
-      }
-    } else if (n->type == PS_NODE_SWITCH) {
-      SwitchParams swp = {
-        .ports = n->ports,
-        .forwarding = nc->sw.forwarding == PS_SWITCH_STORE_AND_FORWARD ? SWITCH_STORE_AND_FORWARD : SWITCH_CUT_THROUGH,
-        .latency_ps = units_ns_to_ps (nc->sw.latency_ns),
-        .dll_latency_ps = units_ns_to_ps (nc->sw.dll_latency_ns),
-        .own_updatefc = nc->sw.updatefc_policy != PS_SWITCH_UPDATEFC_LINK,
-        .updatefc_latency_symbols = nc->sw.updatefc_policy == PS_SWITCH_UPDATEFC_RECOMMENDED
-                                        ? LINK_UPDATEFC_LATENCY_RECOMMENDED : 0,
-        .arbitration = nc->sw.arbitration == PS_SWITCH_WEIGHTED_ROUND_ROBIN ? SWITCH_WEIGHTED_ROUND_ROBIN
-                                                                             : SWITCH_ROUND_ROBIN,
-        .port_credits = credits (&nc->sw.rx_credits),
-        .buffer = nc->sw.buffer == PS_SWITCH_BUFFER_SHARED ? SWITCH_BUFFER_SHARED : SWITCH_BUFFER_PER_PORT,
-        .pool = credits (&nc->sw.pool),
-      };
-      for (uint32_t p = 0; n->weights && p < n->ports && p < SWITCH_MAX_PORTS; p++)
-        swp.weights[p] = n->weights[p];
-      ok = switch_params_check (&swp, error);
-      if (ok) {
-        sws[i] = switch_new (f, n->name, &swp);
-        comp[i] = switch_component (sws[i]);
-      }
-    } else {
-      /* No DMA: a fabric's endpoints move what flows: ask. Every component but a root complex completes reads at
-       * 128-byte boundaries (spec §2.3.1.1). With dma_mode the endpoint is the benchmark's (the one a fabric
-       * without flows has): its chaining DMA and BARs as on the one-link system. */
-      EndpointParams ep = { .app = sp.app, .rcb_bytes = 128,
-                            .mem_read_latency_ns = nc->endpoint.memory_read_latency_ns };
-      for (guint b = 0; b < PS_TOPOLOGY_MAX_BARS; b++)
-        ep.bars[b] = (FabricBar) { .size_bytes = n->bar_bytes[b], .is64 = n->bar64[b] };
-      if (dma_mode >= 0)
-        system_endpoint_params (&sp, (SystemMode) dma_mode, &ep);
-      ok = endpoint_params_check (&ep, error);
-      if (ok) {
-        eps[i] = endpoint_new (f, n->name, &ep);
-        comp[i] = endpoint_component (eps[i]);
-      }
-    }
+    PsNodeBuild b = { .f = f, .node = n, .cfg = nc, .sp = &sp, .dma_mode = dma_mode };
+    comp[i] = ps_node_kind (n->kind)->build (&b, error);
+    gboolean ok = comp[i] != NULL;
+    if (ok && n->type == PS_NODE_ROOT_COMPLEX)
+      *host = host_from_component (comp[i]);
+    if (ok && n->type == PS_NODE_ENDPOINT)
+      eps[i] = endpoint_from_component (comp[i]);
     if (!ok) {
       g_prefix_error (error, "node %s: ", n->name);
       fabric_free (f);
@@ -724,9 +688,9 @@ build_fabric (const PsConfig *cfg, const PsTopology *t, int dma_mode, uint64_t s
     const PsNode *ends[2] = { &t->nodes[l->a], &t->nodes[l->b] };
     for (int e = 0; e < 2; e++) {
       const PsConfig *nc = ends[e]->cfg ? ends[e]->cfg : cfg;
-      link_end (nc, ends[e], sws[e ? l->b : l->a], lp, e ? LINK_USP : LINK_DSP);
+      link_end (nc, ends[e], switch_from_component (comp[e ? l->b : l->a]), lp, e ? LINK_USP : LINK_DSP);
       if (l->has_credits[e])
-        lp->rx_credits[e ? LINK_USP : LINK_DSP] = credits (&l->credits[e]);
+        lp->rx_credits[e ? LINK_USP : LINK_DSP] = ps_credits (&l->credits[e]);
     }
     if (!fabric_connect (f, comp[l->a], l->a_port, comp[l->b], l->b_port, lp, error)) {
       g_prefix_error (error, "link %s: ", l->name);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "nodes.h"
 
 /* The fields of a node and of a link entry; anything else in a node is a config section (ps_config_derive()), in a
  * link a link.* key of its own. */
@@ -17,7 +18,6 @@ static const char *const node_fields[] = { "type", "ports", "bars", "weights", "
 static const char *const link_fields[] = { "a", "b", "name", "a_rx_credits", "b_rx_credits", NULL };
 static const char *const flow_fields[] = { "name", "source", "target", "op", "bytes", "iterations", "start_ns",
                                            "rate_mbps", "bar", NULL };
-static const char *const type_words[] = { "root_complex", "switch", "endpoint", NULL };
 static const char *const op_words[] = { "write", "read", NULL };
 static const char *const credit_words[] = { "ph", "pd", "nph", "npd", "cplh", "cpld", NULL };
 
@@ -47,7 +47,18 @@ ps_topology_endpoint (const PsTopology *t)
 const char *
 ps_node_type_name (PsNodeType type)
 {
-  return type_words[type];
+  return ps_node_kind (type)->type;
+}
+
+/* "a, b or c": the registry's type words for a message. */
+static char *
+type_list (void)
+{
+  const char *const *w = ps_node_kind_words ();
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; w[i]; i++)
+    g_string_append_printf (s, "%s%s", i == 0 ? "" : w[i + 1] ? ", " : " or ", w[i]);
+  return g_string_free (s, FALSE);
 }
 
 /* --- small readers ------------------------------------------------------------------------------------------ */
@@ -213,12 +224,14 @@ parse_node (const PsConfig *file, PsTopology *t, PsNode *node, const YNode *key,
   const YNode *type = ytree_map_get (v, "type");
   int ty;
   if (!type) {
-    ytree_error (error, PS_ERROR_DATA, v, "node %s needs a type: root_complex, switch or endpoint", node->name);
+    g_autofree char *types = type_list ();
+    ytree_error (error, PS_ERROR_DATA, v, "node %s needs a type: %s", node->name, types);
     return FALSE;
   }
-  if (!read_word (type, "type", type_words, &ty, error))
+  if (!read_word (type, "type", ps_node_kind_words (), &ty, error))
     return FALSE;
-  node->type = (PsNodeType) ty;
+  node->kind = (guint) ty;
+  node->type = ps_node_kind (node->kind)->role;
   node->bar_bytes[0] = node->type == PS_NODE_ENDPOINT ? DEFAULT_BAR_BYTES : 0;
   g_autoptr (YNode) overlay = ytree_map_new (v->origin, v->line, v->col);
   /* The choices a misspelt key is compared with: the node's fields and the config's sections. */

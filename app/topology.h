@@ -43,7 +43,8 @@ typedef enum { PS_FLOW_WRITE, PS_FLOW_READ } PsFlowOp;
 
 typedef struct {
   char *name;
-  PsNodeType type;
+  PsNodeType type; /* its role in the tree */
+  guint kind; /* its row in the node-kind registry (app/nodes.h) */
   uint32_t ports;
   PsConfig *cfg; /* its own config */
   uint64_t bar_bytes[PS_TOPOLOGY_MAX_BARS]; /* endpoint */

@@ -294,6 +294,12 @@ endpoint_component (Endpoint *ep)
   return &ep->base;
 }
 
+Endpoint *
+endpoint_from_component (Component *c)
+{
+  return c != NULL && c->kind == &endpoint_kind ? (Endpoint *) c : NULL;
+}
+
 const EndpointParams *
 endpoint_params (const Endpoint *ep)
 {

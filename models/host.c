@@ -874,6 +874,12 @@ host_component (Host *h)
   return &h->base;
 }
 
+Host *
+host_from_component (Component *c)
+{
+  return c != NULL && c->kind == &host_kind ? (Host *) c : NULL;
+}
+
 HostCounters
 host_counters (const Host *h)
 {

@@ -107,6 +107,8 @@ gboolean host_params_check (const HostParams *p, uint32_t max_payload_bytes, GEr
 /* A root complex named `name` with `root_ports` root ports (fabric ports 0..), added to `f`; the fabric frees it. */
 Host *host_new (Fabric *f, const char *name, const HostParams *params, uint32_t root_ports);
 Component *host_component (Host *host);
+/* The checked downcast: `c` as a host, or NULL when it is a component of another kind. */
+Host *host_from_component (Component *c);
 const HostParams *host_params (const Host *host);
 
 /* Queue a 1-DW register write after `delay_ps` (software latency, spacing); returns when it will be queued. */

@@ -763,7 +763,8 @@ ps_run_fabric (const PsConfig *cfg, uint64_t seed, PsFabricResult *out, GError *
     const PsNode *src = &t->nodes[fl->source];
     const PsConfig *sc = src->cfg ? src->cfg : cfg;
     specs[k] = (FlowSpec) {
-      .name = fl->name, .source = eps[fl->source], .target = eps[fl->target], .bar = fl->bar,
+      .name = fl->name, .source = eps[fl->source], .bar = fl->bar,
+      .target = t->nodes[fl->target].type == PS_NODE_ROOT_COMPLEX ? NULL : comp[fl->target],
       .op = fl->op == PS_FLOW_READ ? FLOW_READ : FLOW_WRITE, .bytes = (uint64_t) fl->bytes,
       .iterations = (uint32_t) fl->iterations, .start_ps = units_ns_to_ps (fl->start_ns), .rate_mbps = fl->rate_mbps,
       .max_read_request_bytes = (uint32_t) sc->link.max_read_request, .tags = (uint32_t) sc->endpoint.tags,

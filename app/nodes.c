@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "models/memdev.h"
 #include "models/switch.h"
 #include "models/units.h"
 
@@ -64,10 +65,31 @@ build_endpoint (const PsNodeBuild *b, GError **error)
   return endpoint_component (endpoint_new (b->f, b->node->name, &ep));
 }
 
+/* The plain memory device (models/memdev.h), docs/adding-a-device.md's worked example: its BARs from the node's
+ * bars:, its RCB that of every completer but a root complex (spec §2.3.1.1), its latency its own field. */
+static const PsNodeField memory_fields[] = {
+  { "access_latency_ns", "ns", 0, 1e9, 100,
+    "a read's arrival to its first completion ready. ASSUMPTION: a DRAM-backed device, 50-200 ns (a DDR access of "
+    "about 50 ns and its controller's queue)" },
+};
+
+static Component *
+build_memory (const PsNodeBuild *b, GError **error)
+{
+  MemdevParams p = { .access_latency_ns = b->node->field[0], .rcb_bytes = 128 };
+  for (guint i = 0; i < PS_TOPOLOGY_MAX_BARS; i++)
+    p.bars[i] = (FabricBar) { .size_bytes = b->node->bar_bytes[i], .is64 = b->node->bar64[i] };
+  if (!memdev_params_check (&p, error))
+    return NULL;
+  return memdev_component (memdev_new (b->f, b->node->name, &p));
+}
+
 static const PsNodeKind kinds[] = {
-  { "root_complex", PS_NODE_ROOT_COMPLEX, "host", build_root_complex },
-  { "switch", PS_NODE_SWITCH, "switch", build_switch },
-  { "endpoint", PS_NODE_ENDPOINT, "endpoint", build_endpoint },
+  { .type = "root_complex", .role = PS_NODE_ROOT_COMPLEX, .section = "host", .build = build_root_complex },
+  { .type = "switch", .role = PS_NODE_SWITCH, .section = "switch", .build = build_switch },
+  { .type = "endpoint", .role = PS_NODE_ENDPOINT, .section = "endpoint", .build = build_endpoint },
+  { .type = "memory", .role = PS_NODE_ENDPOINT, .section = NULL, .build = build_memory, .fields = memory_fields,
+    .n_fields = G_N_ELEMENTS (memory_fields) },
 };
 G_STATIC_ASSERT (PS_NODE_ROOT_COMPLEX == 0 && PS_NODE_SWITCH == 1 && PS_NODE_ENDPOINT == 2);
 

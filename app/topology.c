@@ -231,7 +231,10 @@ parse_node (const PsConfig *file, PsTopology *t, PsNode *node, const YNode *key,
   if (!read_word (type, "type", ps_node_kind_words (), &ty, error))
     return FALSE;
   node->kind = (guint) ty;
-  node->type = ps_node_kind (node->kind)->role;
+  const PsNodeKind *kind = ps_node_kind (node->kind);
+  node->type = kind->role;
+  for (guint i = 0; i < kind->n_fields; i++)
+    node->field[i] = kind->fields[i].dflt;
   node->bar_bytes[0] = node->type == PS_NODE_ENDPOINT ? DEFAULT_BAR_BYTES : 0;
   g_autoptr (YNode) overlay = ytree_map_new (v->origin, v->line, v->col);
   /* The choices a misspelt key is compared with: the node's fields and the config's sections. */
@@ -239,6 +242,14 @@ parse_node (const PsConfig *file, PsTopology *t, PsNode *node, const YNode *key,
                                   "switch", "benchmark", NULL };
   for (guint i = 0; i < v->keys->len; i++) {
     const YNode *k = v->keys->pdata[i], *val = v->items->pdata[i];
+    guint f = 0;
+    while (f < kind->n_fields && strcmp (kind->fields[f].name, k->value) != 0)
+      f++;
+    if (f < kind->n_fields) {
+      if (!read_double (val, k->value, kind->fields[f].min, kind->fields[f].max, &node->field[f], error))
+        return FALSE;
+      continue;
+    }
     if (g_strv_contains (node_fields, k->value)) {
       if (strcmp (k->value, "include") == 0)
         ytree_map_set (overlay, "include", ytree_copy (val), k);
@@ -941,7 +952,7 @@ ps_topology_parse (const PsConfig *file, const YNode *topology, const YNode *flo
 static const struct {
   const char *path, *type, *dflt, *unit, *doc;
 } fields[] = {
-  { "topology.nodes.NAME.type", "one of root_complex/switch/endpoint", "(required)", "",
+  { "topology.nodes.NAME.type", NULL, "(required)", "",
     "what the node is; exactly one root complex (README 'Fabrics')" },
   { "topology.nodes.NAME.ports", "integer 1–64", "(as the links use)", "ports",
     "root complex: its root ports; switch: its ports, port 0 upstream (at least 2); an endpoint has one" },
@@ -973,15 +984,37 @@ static const struct {
   { "flows[].bar", "integer 0–5", "0", "", "the target endpoint's BAR the flow lands in" },
 };
 
+static void
+print_field (GString *out, gboolean markdown, const char *path, const char *type, const char *dflt, const char *unit,
+  const char *doc)
+{
+  if (markdown)
+    g_string_append_printf (out, "| `%s` | %s | `%s` | %s | %s |\n", path, type, dflt, unit, doc);
+  else
+    g_string_append_printf (out, "%-36s %-14s %-10s %-12s %s\n", path, type, dflt, unit, doc);
+}
+
+/* The fixed fields, the type's words and each kind's own fields (after the node's fixed ones) from the registry. */
 void
 ps_topology_print_fields (GString *out, gboolean markdown)
 {
+  g_autofree char *words = g_strjoinv ("/", (char **) ps_node_kind_words ());
+  g_autofree char *types = g_strconcat ("one of ", words, NULL);
   for (guint i = 0; i < G_N_ELEMENTS (fields); i++) {
-    if (markdown)
-      g_string_append_printf (out, "| `%s` | %s | `%s` | %s | %s |\n", fields[i].path, fields[i].type, fields[i].dflt,
-                              fields[i].unit, fields[i].doc);
-    else
-      g_string_append_printf (out, "%-36s %-14s %-10s %-12s %s\n", fields[i].path, fields[i].type, fields[i].dflt,
-                              fields[i].unit, fields[i].doc);
+    print_field (out, markdown, fields[i].path, fields[i].type ? fields[i].type : types, fields[i].dflt,
+                 fields[i].unit, fields[i].doc);
+    if (strcmp (fields[i].path, "topology.nodes.NAME.SECTION") != 0)
+      continue;
+    for (guint k = 0; ps_node_kind_words ()[k]; k++) {
+      const PsNodeKind *kind = ps_node_kind (k);
+      for (guint f = 0; f < kind->n_fields; f++) {
+        const PsNodeField *nf = &kind->fields[f];
+        g_autofree char *path = g_strdup_printf ("topology.nodes.NAME.%s", nf->name);
+        g_autofree char *type = g_strdup_printf ("number %g–%g", nf->min, nf->max);
+        g_autofree char *dflt = g_strdup_printf ("%g", nf->dflt);
+        g_autofree char *doc = g_strdup_printf ("type %s: %s", kind->type, nf->doc);
+        print_field (out, markdown, path, type, dflt, nf->unit, doc);
+      }
+    }
   }
 }

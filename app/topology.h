@@ -37,6 +37,7 @@
 #define PS_TOPOLOGY_MAX_LINKS (PS_TOPOLOGY_MAX_NODES - 1)
 #define PS_TOPOLOGY_MAX_FLOWS 512u
 #define PS_TOPOLOGY_MAX_BARS 6u
+#define PS_NODE_MAX_FIELDS 4u
 
 typedef enum { PS_NODE_ROOT_COMPLEX, PS_NODE_SWITCH, PS_NODE_ENDPOINT } PsNodeType;
 typedef enum { PS_FLOW_WRITE, PS_FLOW_READ } PsFlowOp;
@@ -45,6 +46,7 @@ typedef struct {
   char *name;
   PsNodeType type; /* its role in the tree */
   guint kind; /* its row in the node-kind registry (app/nodes.h) */
+  double field[PS_NODE_MAX_FIELDS]; /* its kind's own fields, in the row's order */
   uint32_t ports;
   PsConfig *cfg; /* its own config */
   uint64_t bar_bytes[PS_TOPOLOGY_MAX_BARS]; /* endpoint */

@@ -367,8 +367,9 @@ quiet (void *self)
     const FlowSpec *s = r->flow[k].s;
     if (s->rate_mbps > 0)
       ns = MAX (ns, 4096 * 1000.0 / s->rate_mbps);
-    if (s->target)
-      ns += endpoint_params (s->target)->mem_read_latency_ns;
+    const Endpoint *te = endpoint_from_component (s->target);
+    if (te != NULL)
+      ns += endpoint_params (te)->mem_read_latency_ns;
   }
   return (SimTime) llround (ns * 1000.0);
 }
@@ -422,7 +423,7 @@ lay_out (Flows *r, GError **error)
       host_next[h] += room;
     } else {
       const FabricBar *bar = s->bar < FABRIC_MAX_BARS ? &fl->target->bars[s->bar] : NULL;
-      if (bar == NULL || bar->size_bytes == 0 || s->target == s->source) {
+      if (bar == NULL || bar->size_bytes == 0 || s->target == endpoint_component (s->source)) {
         g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "flow %s: %s has no BAR%u to hold its buffer", s->name,
                      fl->target->name, s->bar);
         return FALSE;
@@ -430,7 +431,8 @@ lay_out (Flows *r, GError **error)
       gpointer key = (gpointer) ((const char *) fl->target + s->bar);
       uint64_t off = GPOINTER_TO_SIZE (g_hash_table_lookup (next, key));
       /* A DMA's register block is not memory: BAR0 of a target with one starts its buffers after it. */
-      if (off == 0 && s->bar == 0 && endpoint_dma (s->target) != NULL)
+      Endpoint *te = endpoint_from_component (s->target);
+      if (off == 0 && s->bar == 0 && te != NULL && endpoint_dma (te) != NULL)
         off = PAGE;
       if (bar->size_bytes - off < room) {
         g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "flow %s: %s BAR%u (%" G_GUINT64_FORMAT " bytes) cannot "
@@ -586,7 +588,7 @@ flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchd
     Flow *fl = &flow[k];
     *fl = (Flow) { .run = &r, .s = s, .index = k, .app = endpoint_app (s->source),
                    .source = endpoint_component (s->source),
-                   .target = s->target ? endpoint_component (s->target) : host_component (host),
+                   .target = s->target ? s->target : host_component (host),
                    .mps = link_params (fabric_uplink (endpoint_component (s->source)))->max_payload_bytes,
                    .total = s->transfer_bytes ? dma_bytes (s) * s->iterations : s->bytes * s->iterations,
                    .first_ps = UINT64_MAX, .last_dma_ps = UINT64_MAX, .lat = &lat[k] };

@@ -49,7 +49,8 @@ typedef enum { FLOW_WRITE, FLOW_READ } FlowOp;
 typedef struct {
   const char *name;
   Endpoint *source;
-  Endpoint *target; /* NULL: host memory */
+  Component *target; /* NULL: host memory; else a BAR's memory: an endpoint's memory target, or any device with
+                      * memory (fabric_memory) */
   guint bar; /* the target's BAR holding the buffer */
   FlowOp op;
   uint64_t bytes; /* per iteration, whole DWs */

@@ -1,7 +1,8 @@
 /* test-harness.c — the benchmark on any fabric (models/run.h's harness, app/builder.h's one builder): the shipped
  * configs/an456_behind_switches.yaml runs the AN-456 chaining DMA on an endpoint behind two switches, and what the
  * switches cost it follows by hand; the bytes it moves are exactly those the descriptors ask for; a topology
- * without flows must have the one endpoint the benchmark runs on. */
+ * without flows must have the one endpoint the benchmark runs on; the new device of docs/adding-a-device.md (a
+ * registry row and one model file) builds and runs as its page says. */
 #include <check.h>
 #include <math.h>
 #include <string.h>
@@ -99,6 +100,35 @@ START_TEST (test_bytes_exact_behind_switches)
 }
 END_TEST
 
+/* docs/adding-a-device.md's example (docs/examples/memory_device.yaml) builds and runs: the memory device takes in
+ * every byte written and answers every byte read (the run's ledger checks its counts through its memory hook), and
+ * its access latency is on the read's path exactly once: raising it by 1000 ns makes the 512-byte read (one request,
+ * completions from the device through the switch to the endpoint) end 1000 ns later, to within one 4 ns cycle of
+ * the endpoint's datapath, where the completions land on a clock edge. */
+static PsFabricResult
+run_example (const char *const *sets)
+{
+  g_autoptr (PsConfig) cfg = load ("docs/examples/memory_device.yaml", sets);
+  g_autoptr (GError) e = NULL;
+  PsRunResult r = { 0 };
+  ck_assert_msg (ps_run_config (cfg, 0, 1, &r, &e), "%s", e ? e->message : "");
+  ck_assert (r.fabric.ran && r.fabric.n_flows == 2);
+  return r.fabric;
+}
+
+START_TEST (test_memory_device_example)
+{
+  const char *const slower[] = { "nodes.mem.access_latency_ns=1500", NULL };
+  PsFabricResult a = run_example (NULL), b = run_example (slower);
+  ck_assert_uint_eq (a.flows[0].delivered_bytes, 512);
+  ck_assert_uint_eq (a.flows[1].delivered_bytes, 65536);
+  double ta = 512 * 1000.0 / a.flows[0].mbps, tb = 512 * 1000.0 / b.flows[0].mbps;
+  ck_assert_msg (fabs (tb - ta - 1000.0) <= 4.0, "the read took %.3f ns longer, not 1000", tb - ta);
+  /* The writes are posted: the device's latency is not on their path. */
+  ck_assert (a.flows[1].mbps == b.flows[1].mbps);
+}
+END_TEST
+
 /* Without flows, the benchmark needs its one endpoint: two are refused at the topology. */
 START_TEST (test_no_flows_needs_one_endpoint)
 {
@@ -125,6 +155,7 @@ main (void)
   tcase_add_loop_test (tc, test_write_pays_switch_latency_once, 0, G_N_ELEMENTS (latency_ns));
   tcase_add_loop_test (tc, test_bytes_exact_behind_switches, 0, 2);
   tcase_add_test (tc, test_no_flows_needs_one_endpoint);
+  tcase_add_test (tc, test_memory_device_example);
   suite_add_tcase (s, tc);
   return run_suite (s);
 }

@@ -270,6 +270,10 @@ static const ComponentKind endpoint_kind = {
 Endpoint *
 endpoint_new (Fabric *f, const char *name, const EndpointParams *p)
 {
+  /* As every constructor: the caller has checked. */
+  g_autoptr (GError) e = NULL;
+  if (!endpoint_params_check (p, &e))
+    g_error ("endpoint_new: %s", e->message);
   Endpoint *ep = g_new0 (Endpoint, 1);
   ep->p = *p;
   ep->engine = fabric_engine (f);

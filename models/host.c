@@ -134,7 +134,7 @@ host_params_check (const HostParams *p, uint32_t mps, GError **error)
   }
   /* Middle completions are RCB multiples no larger than MPS (spec §2.3.1.1): that needs RCB <= MPS, and an MPS
    * that is a power of two (as the spec's encoding makes it) is then a multiple of RCB, as split.h requires. */
-  if (mps < p->rcb_bytes || (mps & (mps - 1)) != 0) {
+  if (mps != 0 && (mps < p->rcb_bytes || (mps & (mps - 1)) != 0)) {
     g_set_error (error, HOST_ERROR, HOST_ERROR_PARAM, "max payload %u bytes: must be a power of two >= RCB %u", mps,
       p->rcb_bytes);
     return FALSE;
@@ -835,6 +835,10 @@ static const ComponentKind host_kind = {
 Host *
 host_new (Fabric *f, const char *name, const HostParams *params, uint32_t root_ports)
 {
+  /* As every constructor: the caller has checked (the link's MPS is not known yet, 0). */
+  g_autoptr (GError) e = NULL;
+  if (!host_params_check (params, 0, &e))
+    g_error ("host_new: %s", e->message);
   Host *h = g_new0 (Host, 1);
   h->engine = fabric_engine (f);
   h->p = *params;

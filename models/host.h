@@ -102,6 +102,7 @@ typedef enum { HOST_ERROR_PARAM, HOST_ERROR_INVARIANT } HostError;
 typedef void (*HostEventFn) (void *ctx, uint64_t address, uint32_t value);
 
 /* max_payload_bytes: the MPS of the links the root ports drive (each completion is cut to its port's). */
+/* max_payload_bytes 0: not known yet (host_new(), before its links), that check is left out. */
 gboolean host_params_check (const HostParams *p, uint32_t max_payload_bytes, GError **error);
 
 /* A root complex named `name` with `root_ports` root ports (fabric ports 0..), added to `f`; the fabric frees it. */

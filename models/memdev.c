@@ -170,7 +170,9 @@ static const ComponentKind memdev_kind = {
 Memdev *
 memdev_new (Fabric *f, const char *name, const MemdevParams *p)
 {
-  g_assert (memdev_params_check (p, NULL));
+  g_autoptr (GError) e = NULL;
+  if (!memdev_params_check (p, &e))
+    g_error ("memdev_new: %s", e->message);
   Memdev *m = g_new0 (Memdev, 1);
   m->p = *p;
   m->engine = fabric_engine (f);

@@ -621,8 +621,9 @@ static void
 default_metrics (PsScenario *s, const PsConfig *base)
 {
   GArray *t = metric_table ();
-  /* A fabric: the flows together, then each flow's throughput, median and first-TLP latency. */
-  if (base->topology) {
+  /* A fabric with flows: the flows together, then each flow's throughput, median and first-TLP latency (without
+   * flows a fabric runs the benchmark's modes, as a one-link config). */
+  if (ps_config_runs_flows (base)) {
     for (guint i = 0; i < t->len; i++)
       if (g_array_index (t, PsMetric, i).kind == PS_METRIC_FLOWS)
         add_metric (s, &g_array_index (t, PsMetric, i));
@@ -664,9 +665,10 @@ ps_metric_resolve (const YNode *n, const PsConfig *base, unsigned modes, const c
                  hint ? hint : "", hint ? "'?)" : "");
     return FALSE;
   }
-  /* A fabric runs flows, not the benchmark's modes; flows' metrics need one. */
-  if ((base->topology != NULL && m->mode >= 0) || (base->topology == NULL && m->kind >= PS_METRIC_FLOWS)) {
-    ytree_error (error, PS_ERROR_DATA, n, "metric '%s' %s", n->value, base->topology
+  /* A fabric with flows runs them, not the benchmark's modes; flows' metrics need them. */
+  gboolean flows = ps_config_runs_flows (base);
+  if ((flows && m->mode >= 0) || (!flows && m->kind >= PS_METRIC_FLOWS)) {
+    ytree_error (error, PS_ERROR_DATA, n, "metric '%s' %s", n->value, flows
                  ? "is a benchmark mode's: a fabric (topology:) runs its flows, whose metrics are flows_total_mbps, "
                    "FLOW_mbps and the like" : "is a fabric's: the base config has no topology: and no flows");
     return FALSE;
@@ -674,7 +676,7 @@ ps_metric_resolve (const YNode *n, const PsConfig *base, unsigned modes, const c
   gboolean mb = base->benchmark.workload == PS_WORKLOAD_MICROBENCH;
   gboolean per_point = m->kind == PS_METRIC_RANGE || m->kind == PS_METRIC_LIMITED_BY;
   gboolean mb_metric = m->kind == PS_METRIC_MICROBENCH || (per_point && m->mode < 0);
-  if (mb_metric != mb && base->topology == NULL && m->kind != PS_METRIC_THEORETICAL
+  if (mb_metric != mb && !flows && m->kind != PS_METRIC_THEORETICAL
       && m->kind != PS_METRIC_PROTOCOL_LIMIT) {
     ytree_error (error, PS_ERROR_DATA, n, "metric '%s' %s", n->value, mb
                  ? "is a benchmark mode's: the microbench workload runs one test, whose metrics are microbench_gbps "

@@ -237,6 +237,13 @@ ep_describe (const Component *c, GString *out)
 }
 
 static void
+ep_memory (const Component *c, FabricMemory *out)
+{
+  const EndpointCounters *e = &((const Endpoint *) c)->c;
+  *out = (FabricMemory) { e->cpl_bytes, e->cpl_checksum, e->bytes_written, e->write_checksum };
+}
+
+static void
 ep_free (Component *c)
 {
   Endpoint *ep = (Endpoint *) c;
@@ -256,12 +263,17 @@ static const ComponentKind endpoint_kind = {
   .check_invariants = ep_check,
   .progress = ep_progress,
   .describe_wait = ep_describe,
+  .memory = ep_memory,
   .free = ep_free,
 };
 
 Endpoint *
 endpoint_new (Fabric *f, const char *name, const EndpointParams *p)
 {
+  /* As every constructor: the caller has checked. */
+  g_autoptr (GError) e = NULL;
+  if (!endpoint_params_check (p, &e))
+    g_error ("endpoint_new: %s", e->message);
   Endpoint *ep = g_new0 (Endpoint, 1);
   ep->p = *p;
   ep->engine = fabric_engine (f);
@@ -284,6 +296,12 @@ Component *
 endpoint_component (Endpoint *ep)
 {
   return &ep->base;
+}
+
+Endpoint *
+endpoint_from_component (Component *c)
+{
+  return c != NULL && c->kind == &endpoint_kind ? (Endpoint *) c : NULL;
 }
 
 const EndpointParams *

@@ -54,6 +54,8 @@ gboolean endpoint_params_check (const EndpointParams *p, GError **error);
 /* An endpoint named `name`, added to `f`; the fabric frees it. */
 Endpoint *endpoint_new (Fabric *f, const char *name, const EndpointParams *p);
 Component *endpoint_component (Endpoint *ep);
+/* The checked downcast: `c` as a endpoint, or NULL when it is a component of another kind. */
+Endpoint *endpoint_from_component (Component *c);
 const EndpointParams *endpoint_params (const Endpoint *ep);
 App *endpoint_app (Endpoint *ep);
 DmaChain *endpoint_dma (Endpoint *ep); /* NULL without one */

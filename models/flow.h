@@ -44,6 +44,7 @@
 
 #include "models/endpoint.h"
 #include "models/host.h"
+#include "models/run.h"
 #include "models/stall.h"
 
 typedef enum { FLOW_WRITE, FLOW_READ } FlowOp;
@@ -51,7 +52,8 @@ typedef enum { FLOW_WRITE, FLOW_READ } FlowOp;
 typedef struct {
   const char *name;
   Endpoint *source;
-  Endpoint *target; /* NULL: host memory */
+  Component *target; /* NULL: host memory; else a BAR's memory: an endpoint's memory target, or any device with
+                      * memory (fabric_memory) */
   guint bar; /* the target's BAR holding the buffer */
   FlowOp op;
   uint64_t bytes; /* per iteration, whole DWs */
@@ -96,9 +98,13 @@ typedef struct {
   size_t tlp_pool_capacity;
 } FlowRunStats;
 
-#define FLOW_ERROR (flow_error_quark ())
-GQuark flow_error_quark (void);
-typedef enum { FLOW_ERROR_PARAM, FLOW_ERROR_INVARIANT, FLOW_ERROR_DEADLOCK } FlowError;
+/* The run's domain (run.h): a flows run is a workload of the harness. */
+#define FLOW_ERROR RUN_ERROR
+typedef enum {
+  FLOW_ERROR_PARAM = RUN_ERROR_PARAM,
+  FLOW_ERROR_INVARIANT = RUN_ERROR_INVARIANT,
+  FLOW_ERROR_DEADLOCK = RUN_ERROR_DEADLOCK
+} FlowError;
 
 /* Runs flows[0..n) on `f` (enumerated, not yet run; the caller frees it), `host` its root complex; fills out[k] for
  * flow k, links[l] for link l (fabric_n_links() entries) and *stats. watchdog_ps 0: 10 ms. Parameters the run

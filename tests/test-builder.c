@@ -383,9 +383,9 @@ static const struct {
   { app_error_quark, APP_ERROR_PARAM, PS_ERROR_DATA }, { dma_error_quark, DMA_ERROR_PARAM, PS_ERROR_DATA },
   { dma_error_quark, DMA_ERROR_INVARIANT, PS_ERROR_INTERNAL },
   { stream_error_quark, STREAM_ERROR_PARAM, PS_ERROR_DATA }, { stream_error_quark, STREAM_ERROR_RUN, PS_ERROR_INTERNAL },
-  { system_error_quark, SYSTEM_ERROR_PARAM, PS_ERROR_DATA },
-  { system_error_quark, SYSTEM_ERROR_INVARIANT, PS_ERROR_INTERNAL },
-  { system_error_quark, SYSTEM_ERROR_DEADLOCK, PS_ERROR_INTERNAL },
+  { run_error_quark, RUN_ERROR_PARAM, PS_ERROR_DATA },
+  { run_error_quark, RUN_ERROR_INVARIANT, PS_ERROR_INTERNAL },
+  { run_error_quark, RUN_ERROR_DEADLOCK, PS_ERROR_INTERNAL },
   /* Not a model's domain: nothing a config did, so internal. */
   { g_file_error_quark, G_FILE_ERROR_NOENT, PS_ERROR_INTERNAL },
 };

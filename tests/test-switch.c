@@ -133,7 +133,7 @@ rig_build (Rig *r, guint depth, const SwitchParams *sp, guint n, const guint *pl
 static FlowSpec
 flow (Rig *r, guint src, int dst, FlowOp op, uint64_t bytes, uint32_t iterations)
 {
-  return (FlowSpec) { .name = "f", .source = r->ep[src], .target = dst < 0 ? NULL : r->ep[dst], .op = op,
+  return (FlowSpec) { .name = "f", .source = r->ep[src], .target = dst < 0 ? NULL : endpoint_component (r->ep[dst]), .op = op,
                       .bytes = bytes, .iterations = iterations, .max_read_request_bytes = 512, .tags = 32 };
 }
 
@@ -525,7 +525,7 @@ START_TEST (test_watchdog_names_port_and_credits)
   g_autoptr (GError) e = NULL;
   ck_assert (fabric_connect (f, switch_component (sw), 2, endpoint_component (b), 0, &lp, &e) != NULL);
   ck_assert (fabric_enumerate (f, &e));
-  FlowSpec fs = { .name = "f", .source = a, .target = b, .op = FLOW_WRITE, .bytes = 64 * 1024, .iterations = 1 };
+  FlowSpec fs = { .name = "f", .source = a, .target = endpoint_component (b), .op = FLOW_WRITE, .bytes = 64 * 1024, .iterations = 1 };
   FlowResult out;
   FlowLinkResult links[3];
   FlowRunStats st;

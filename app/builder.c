@@ -14,10 +14,13 @@
 #include "models/dist.h"
 #include "models/flow.h"
 #include "models/phy.h"
+#include "models/pio.h"
 #include "models/switch.h"
 #include "models/wc.h"
 #include "models/units.h"
 #include "app/error.h"
+#include "app/nodes.h"
+#include "app/topology.h"
 
 /* Every model's error domain and its one code for a parameter it refuses (-1: each of its codes is one, as the
  * PHY's name the parameter); every other code of these domains is a broken invariant or a deadlock. */
@@ -27,11 +30,11 @@ static const struct {
 } model_errors[] = {
   { phy_error_quark, -1 }, { link_error_quark, LINK_ERROR_PARAM }, { host_error_quark, HOST_ERROR_PARAM },
   { app_error_quark, APP_ERROR_PARAM }, { dma_error_quark, DMA_ERROR_PARAM },
-  { stream_error_quark, STREAM_ERROR_PARAM }, { system_error_quark, SYSTEM_ERROR_PARAM },
+  { stream_error_quark, STREAM_ERROR_PARAM }, { run_error_quark, RUN_ERROR_PARAM },
   { dist_error_quark, DIST_ERROR_PARAM }, { wc_error_quark, WC_ERROR_PARAM },
   { cpu_error_quark, CPU_ERROR_PARAM },
   { fabric_error_quark, FABRIC_ERROR_PARAM }, { endpoint_error_quark, ENDPOINT_ERROR_PARAM },
-  { switch_error_quark, SWITCH_ERROR_PARAM }, { flow_error_quark, FLOW_ERROR_PARAM },
+  { switch_error_quark, SWITCH_ERROR_PARAM },
 };
 
 void
@@ -56,13 +59,6 @@ ps_error_from_model (GError **error, const char *prefix)
   g_error_free (e);
 }
 
-/* The config range checks (0..2032 headers, 0..32752 data) keep these casts lossless. */
-static FcCredits
-credits (const PsCredits *c)
-{
-  return (FcCredits) { (uint32_t) c->ph, (uint32_t) c->pd, (uint32_t) c->nph,
-                       (uint32_t) c->npd, (uint32_t) c->cplh, (uint32_t) c->cpld };
-}
 
 /* Exposed so the streaming source, tests and tools build exactly the link a config describes. Credits are
  * named by who advertises them: the root port's (host.rx_credits) limit what the endpoint may send upstream, the
@@ -80,8 +76,8 @@ ps_build_link_params (const PsConfig *cfg, LinkParams *lp)
     .replay_buffer_bytes = (uint32_t) cfg->link.replay_buffer_bytes,
     .tx_queue_tlps = (uint32_t) cfg->link.tx_queue_tlps,
     .updatefc_period_ps = units_ns_to_ps (cfg->link.updatefc_period_ns),
-    .rx_credits[LINK_DSP] = credits (&cfg->host.rx_credits),
-    .rx_credits[LINK_USP] = credits (&cfg->endpoint.rx_credits),
+    .rx_credits[LINK_DSP] = ps_credits (&cfg->host.rx_credits),
+    .rx_credits[LINK_USP] = ps_credits (&cfg->endpoint.rx_credits),
     .skp_interval_symbols = (uint32_t) cfg->link.skp_interval_symbols,
     .ack_every_tlps[LINK_DSP] = (uint32_t) cfg->host.ack_every_tlps,
     .ack_every_tlps[LINK_USP] = (uint32_t) cfg->endpoint.ack_every_tlps,
@@ -225,7 +221,8 @@ static void
 link_errors_of (PsLinkErrors *dst, const LinkErrors *src)
 {
   *dst = (PsLinkErrors) { src->tlp_errors, src->dllp_errors, src->naks, src->replays, src->replay_timeouts,
-                          src->retrains, src->replayed_tlps, src->replayed_bytes, src->flit_errors };
+                          src->retrains, src->replayed_tlps, src->replayed_bytes, src->flit_errors,
+                          src->framing_errors };
 }
 
 /* Written only when errors are modelled. */
@@ -312,6 +309,70 @@ times_of (PsTransferTimes *out, const SystemTransferStats *t)
   *out = (PsTransferTimes) { t->valid, t->mean_ns, t->p50_ns, t->p99_ns };
 }
 
+static Fabric *build_fabric (const PsConfig *cfg, const PsTopology *t, int dma_mode, uint64_t seed, Component **comp,
+  Endpoint **eps, Host **host, LinkParams *lps, GError **error);
+
+/* The one-link system as a topology: what every config without a topology: describes (root complex "host",
+ * endpoint "endpoint", one link trained to the config's link.gen and link.lanes), so one builder builds both. */
+static void
+default_topology (const PsConfig *cfg, PsTopology *t, PsNode nodes[2], PsLink *link)
+{
+  /* The registry's first three rows are the roles (app/nodes.h): kind = type. */
+  nodes[0] = (PsNode) { .name = (char *) "host", .type = PS_NODE_ROOT_COMPLEX, .kind = PS_NODE_ROOT_COMPLEX,
+                        .ports = 1, .up_link = -1 };
+  nodes[1] = (PsNode) { .name = (char *) "endpoint", .type = PS_NODE_ENDPOINT, .kind = PS_NODE_ENDPOINT, .ports = 1,
+                        .up_link = 0 };
+  *link = (PsLink) { .name = (char *) "host-endpoint", .a = 0, .b = 1, .gen = cfg->link.gen, .lanes = cfg->link.lanes };
+  *t = (PsTopology) { .nodes = nodes, .n_nodes = 2, .root = 0, .links = link, .n_links = 1 };
+}
+
+Fabric *
+ps_build_system_fabric (const PsConfig *cfg, SystemMode mode, uint64_t seed, Host **host, Endpoint **endpoint,
+  GError **error)
+{
+  PsTopology one;
+  PsNode nodes[2];
+  PsLink link;
+  const PsTopology *t = cfg->topology;
+  if (t == NULL) {
+    default_topology (cfg, &one, nodes, &link);
+    t = &one;
+  }
+  g_autofree Component **comp = g_new0 (Component *, t->n_nodes);
+  g_autofree Endpoint **eps = g_new0 (Endpoint *, t->n_nodes);
+  g_autofree LinkParams *lps = g_new0 (LinkParams, t->n_links);
+  Fabric *f = build_fabric (cfg, t, (int) mode, seed, comp, eps, host, lps, error);
+  *endpoint = f ? eps[ps_topology_endpoint (t)] : NULL;
+  if (f != NULL && *endpoint == NULL) {
+    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "node %s: a %s, not an endpoint the benchmark's DMA can run on",
+                 t->nodes[ps_topology_endpoint (t)].name, ps_node_kind (t->nodes[ps_topology_endpoint (t)].kind)->type);
+    fabric_free (f);
+    f = NULL;
+  }
+  return f;
+}
+
+/* One mode of the benchmark on the config's fabric, built afresh: the checks of the one-link system first
+ * (system_mode_check(), so a bad key reads the same on any fabric), then the fabric, then the driver or the PIO
+ * program. */
+static gboolean
+run_system (const PsConfig *cfg, const SystemParams *sp, SystemMode mode, uint64_t seed, SystemResult *r,
+  GError **error)
+{
+  Host *host;
+  Endpoint *e;
+  Fabric *f = NULL;
+  if (!system_mode_check (sp, mode, error) || !(f = ps_build_system_fabric (cfg, mode, seed, &host, &e, error)))
+    return FALSE;
+  SystemDriver d = { .iterations = sp->iterations, .software_timed = sp->software_timed,
+                     .watchdog_ps = sp->watchdog_ps, .cpu = &sp->cpu, .trace = sp->trace };
+  SystemWorkload w = { .endpoint = e, .mode = mode, .transfer_bytes = sp->transfer_bytes };
+  gboolean ok = mode == SYSTEM_PIO_READ || mode == SYSTEM_PIO_WRITE ? pio_run (f, host, e, sp, mode, &d, r, error)
+                                                                    : system_run_fabric (f, host, &w, 1, &d, r, error);
+  fabric_free (f);
+  return ok;
+}
+
 /* One benchmark mode on a fresh system: modes never share state, so each is reproducible on its own. Every mode
  * gets the same seed, so `--mode write` prints the same write figure as `--mode all`. The CPU's random times are
  * built here from their keys and live as long as the run. A DMA moves whole DWs: a transfer that is no multiple of
@@ -338,7 +399,7 @@ run_dma (const PsConfig *cfg, int mode, uint64_t seed, SimTrace *trace, PsModeRe
     sp.transfer_bytes = (asked + 3) / 4 * 4;
   double counted = (double) asked / (double) sp.transfer_bytes;
   SystemResult r;
-  if (!system_run (&sp, modes[mode], seed, &r, error)) {
+  if (!run_system (cfg, &sp, modes[mode], seed, &r, error)) {
     ps_error_from_model (error, NULL);
     return FALSE;
   }
@@ -400,12 +461,13 @@ ps_build_stream_params (const PsConfig *cfg, StreamMode mode, StreamParams *sp)
 /* The streaming source has no engines to run at once, so simultaneous mode is not offered. A parameter the
  * stream refuses is bad input (exit 65); any other failure of the stream is a model error. */
 static gboolean
-run_stream (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GError **error)
+run_stream (const PsConfig *cfg, int mode, uint64_t seed, SimTrace *trace, PsModeResult *m, GError **error)
 {
   if (mode != PS_READ && mode != PS_WRITE)
     return TRUE;
   StreamParams sp;
   ps_build_stream_params (cfg, mode == PS_READ ? STREAM_READ : STREAM_WRITE, &sp);
+  sp.trace = trace;
   StreamResult r;
   if (!stream_run (&sp, seed, &r, error)) {
     ps_error_from_model (error, cfg->path);
@@ -432,24 +494,36 @@ run_stream (const PsConfig *cfg, int mode, uint64_t seed, PsModeResult *m, GErro
  * and an endpoint with its datapath but no DMA engine, running the test as flows in DMA mode (models/flow.h).
  * A cold cache is host latency: host.cold_cache_latency_ns more for every read. bw_rdwr is a read flow and a
  * write flow at once, each with its own window and microbench.outstanding DMAs. */
+/* A traced fabric or microbenchmark (--trace): every link's tracks (models/trace.h), then the trace starts. A link's
+ * scope is "linkN" as in a one-link run, with the topology's name of it after (a trace name is [A-Za-z0-9_], so
+ * its other characters become '_'; the index keeps scopes apart). Nothing when `trace` is NULL. */
 static gboolean
-run_microbench (const PsConfig *cfg, uint64_t seed, PsMicrobenchResult *out, GError **error)
+trace_links (Fabric *f, SimTrace *trace, const PsTopology *t, GError **error)
+{
+  if (trace == NULL)
+    return TRUE;
+  for (guint i = 0; i < fabric_n_links (f); i++) {
+    g_autofree char *scope = t ? g_strdup_printf ("link%u_%s", i, t->links[i].name) : g_strdup_printf ("link%u", i);
+    g_strcanon (scope, G_CSET_A_2_Z G_CSET_a_2_z G_CSET_DIGITS "_", '_');
+    link_trace_declare (fabric_link (f, i), trace, scope);
+  }
+  return sim_trace_start (trace, error);
+}
+
+static gboolean
+run_microbench (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsMicrobenchResult *out, GError **error)
 {
   SystemParams sp;
   ps_build_system_params (cfg, &sp);
   if (cfg->microbench.cache == 1)
     sp.host.read_latency_ns += cfg->host.cold_cache_latency_ns;
-  Fabric *f = fabric_new (seed);
+  Fabric *f = NULL;
   Endpoint *ep = NULL;
   Host *host = NULL;
+  Link *link;
   EndpointParams epp = { .app = sp.app, .rcb_bytes = 128, .mem_read_latency_ns = cfg->endpoint.memory_read_latency_ns };
-  gboolean ok = host_params_check (&sp.host, sp.link.max_payload_bytes, error) && endpoint_params_check (&epp, error);
-  if (ok) {
-    host = host_new (f, "host", &sp.host, 1);
-    ep = endpoint_new (f, "endpoint", &epp);
-    ok = fabric_connect (f, host_component (host), 0, endpoint_component (ep), 0, &sp.link, error)
-         && fabric_enumerate (f, error);
-  }
+  gboolean ok = host_params_check (&sp.host, sp.link.max_payload_bytes, error) && endpoint_params_check (&epp, error)
+                && (f = system_one_link (seed, &sp.host, &epp, &sp.link, &host, &ep, &link, error)) != NULL;
   int test = cfg->microbench.test;
   gboolean lat = test == PS_MB_LAT_RD || test == PS_MB_LAT_WRRD;
   FlowSpec spec = {
@@ -470,7 +544,8 @@ run_microbench (const PsConfig *cfg, uint64_t seed, PsMicrobenchResult *out, GEr
   FlowResult fr[2];
   FlowLinkResult lr[1];
   FlowRunStats st;
-  ok = ok && flows_run (f, host, specs, n, units_ns_to_ps (cfg->benchmark.watchdog_ns), fr, lr, &st, error);
+  ok = ok && trace_links (f, trace, NULL, error)
+       && flows_run (f, host, specs, n, units_ns_to_ps (cfg->benchmark.watchdog_ns), fr, lr, &st, error);
   for (guint k = 0; k < 2; k++)
     if (rand[k])
       g_rand_free (rand[k]);
@@ -488,9 +563,19 @@ run_microbench (const PsConfig *cfg, uint64_t seed, PsMicrobenchResult *out, GEr
     end = MAX (end, fr[k].end_ps);
     bytes += fr[k].bytes;
   }
+  /* Each direction's bytes over the run's one window, so the two add up to the total (report.h). */
+  uint64_t dir_bytes[2] = { 0, 0 }; /* by FlowOp */
+  for (guint k = 0; k < n; k++)
+    dir_bytes[specs[k].op] += fr[k].bytes;
+  if (specs[0].write_first) {
+    dir_bytes[FLOW_WRITE] += dir_bytes[FLOW_READ] / 2;
+    dir_bytes[FLOW_READ] -= dir_bytes[FLOW_READ] / 2;
+  }
+  double gbit = 8.0 * 1000.0 / (double) (end - start);
   *out = (PsMicrobenchResult) {
     .ran = true, .test = ps_microbench_test_words[test], .transfer_bytes = cfg->microbench.transfer_bytes,
-    .gbps = (double) bytes * 8.0 * 1000.0 / (double) (end - start),
+    .gbps = (double) bytes * gbit, .read_gbps = (double) dir_bytes[FLOW_READ] * gbit,
+    .write_gbps = (double) dir_bytes[FLOW_WRITE] * gbit,
     .latency = { .valid = true, .count = (uint64_t) cfg->microbench.dmas, .mean_ns = fr[0].mean_ns,
                  .p50_ns = fr[0].p50_ns, .p99_ns = fr[0].p99_ns, .max_ns = fr[0].max_ns },
     .events = st.events, .sim_time_ns = (double) st.sim_time_ps / 1000.0,
@@ -542,6 +627,9 @@ ps_run_config (const PsConfig *cfg, unsigned modes, uint64_t seed, PsRunResult *
   return ps_run_config_traced (cfg, modes, seed, NULL, out, error);
 }
 
+static gboolean run_fabric (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsFabricResult *out,
+  GError **error);
+
 gboolean
 ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTrace *trace, PsRunResult *out,
   GError **error)
@@ -553,13 +641,14 @@ ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTra
   out->config = cfg;
   out->seed = seed;
   gboolean stream = cfg->benchmark.workload == PS_WORKLOAD_STREAM;
-  if (trace != NULL && (stream || cfg->topology || cfg->benchmark.workload == PS_WORKLOAD_MICROBENCH)) {
-    ps_error_plain (error, PS_ERROR_USAGE, "%s: --trace: only the chaining DMA workload of a one-link config is "
-                    "traced, not %s", cfg->path, stream ? "the stream workload" : cfg->topology ? "a fabric (topology:)"
-                    : "the microbench workload");
+  gboolean flows = ps_config_runs_flows (cfg);
+  /* Without flows a fabric runs the benchmark on its endpoint: the chaining DMA's, whose driver knows fabrics. */
+  if (cfg->topology && !flows && cfg->benchmark.workload != PS_WORKLOAD_CHAINING_DMA) {
+    ps_error_plain (error, PS_ERROR_DATA, "%s: the %s workload runs on a one-link config: a topology: without flows: "
+                    "runs the chaining DMA", cfg->path, stream ? "stream" : "microbench");
     return FALSE;
   }
-  out->model = cfg->topology                                           ? "fabric"
+  out->model = flows                                                    ? "fabric"
                : stream                                                 ? "stream"
                : cfg->benchmark.workload == PS_WORKLOAD_MICROBENCH ? "microbench"
                                                                         : "chaining-dma";
@@ -571,19 +660,21 @@ ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTra
   uint32_t write_hdr = cfg->link.address_bits == 64 ? 16 : 12;
   out->protocol_limit_mbps = link_protocol_limit_mbps (&lp, write_hdr);
   out->protocol_limit_read_mbps = link_protocol_limit_mbps (&lp, 12);
-  if (cfg->topology)
-    return ps_run_fabric (cfg, seed, &out->fabric, error);
+  if (flows)
+    return run_fabric (cfg, seed, trace, &out->fabric, error);
   if (cfg->benchmark.workload == PS_WORKLOAD_MICROBENCH)
-    return run_microbench (cfg, seed, &out->microbench, error);
+    return run_microbench (cfg, seed, trace, &out->microbench, error);
   static const unsigned bits[PS_N_MODES] = { PS_MODE_READ, PS_MODE_WRITE, PS_MODE_SIMULTANEOUS, PS_MODE_PIO_READ,
                                               PS_MODE_PIO_WRITE };
   for (int i = 0; i < PS_N_MODES; i++) {
     if (!(modes & bits[i]))
       continue;
-    if (!(stream ? run_stream (cfg, i, seed, &out->modes[i], error)
+    if (!(stream ? run_stream (cfg, i, seed, trace, &out->modes[i], error)
                  : run_dma (cfg, i, seed, trace, &out->modes[i], error)))
       return FALSE;
-    trace = NULL; /* the first mode run is the one traced */
+    if (out->modes[i].ran)
+      trace = NULL; /* the first mode run is the one traced */
+
     /* The protocol limit is an analytic upper bound for one direction: a figure above it means a model lets data
      * through faster than the wire can carry it (e.g. a counter stopped before the data left), never a result.
      * The printed limit is a long-run average over SKP intervals; a finite window can hold fewer SKP ordered
@@ -607,6 +698,12 @@ ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTra
       }
     }
   }
+  /* Only the stream skips modes (it runs read and write alone): then no run may have taken the trace. */
+  if (trace != NULL) {
+    ps_error_plain (error, PS_ERROR_USAGE, "%s: --trace: none of the modes asked for runs here (the stream workload "
+                    "runs read and write only)", cfg->path);
+    return FALSE;
+  }
   return TRUE;
 }
 
@@ -626,66 +723,29 @@ link_end (const PsConfig *nc, const PsNode *node, Switch *sw, LinkParams *lp, Li
   lp->end_pipelines[end] = TRUE;
   lp->end_tx_pipeline_ps[end] = units_ns_to_ps (nc->link.tx_pipeline_ns);
   lp->end_rx_pipeline_ps[end] = units_ns_to_ps (nc->link.rx_pipeline_ns);
-  lp->rx_credits[end] = credits (root ? &nc->host.rx_credits : &nc->endpoint.rx_credits);
+  lp->rx_credits[end] = ps_credits (root ? &nc->host.rx_credits : &nc->endpoint.rx_credits);
   lp->ack_every_tlps[end] = (uint32_t) (root ? nc->host.ack_every_tlps : nc->endpoint.ack_every_tlps);
 }
 
 /* The fabric's components and links; NULL with the error of the first model that refuses its parameters, prefixed
  * with the node's or link's name. */
 static Fabric *
-build_fabric (const PsConfig *cfg, uint64_t seed, Component **comp, Endpoint **eps, Host **host, LinkParams *lps,
-  GError **error)
+build_fabric (const PsConfig *cfg, const PsTopology *t, int dma_mode, uint64_t seed, Component **comp, Endpoint **eps,
+  Host **host, LinkParams *lps, GError **error)
 {
-  const PsTopology *t = cfg->topology;
   Fabric *f = fabric_new (seed);
-  g_autofree Switch **sws = g_new0 (Switch *, t->n_nodes);
   for (guint i = 0; i < t->n_nodes; i++) {
     const PsNode *n = &t->nodes[i];
     const PsConfig *nc = n->cfg ? n->cfg : cfg;
     SystemParams sp;
     ps_build_system_params (nc, &sp);
-    gboolean ok = TRUE;
-    if (n->type == PS_NODE_ROOT_COMPLEX) {
-      ok = host_params_check (&sp.host, sp.link.max_payload_bytes, error);
-      if (ok) {
-        *host = host_new (f, n->name, &sp.host, n->ports);
-        comp[i] = host_component (*host);
-      }
-    } else if (n->type == PS_NODE_SWITCH) {
-      SwitchParams swp = {
-        .ports = n->ports,
-        .forwarding = nc->sw.forwarding == PS_SWITCH_STORE_AND_FORWARD ? SWITCH_STORE_AND_FORWARD : SWITCH_CUT_THROUGH,
-        .latency_ps = units_ns_to_ps (nc->sw.latency_ns),
-        .dll_latency_ps = units_ns_to_ps (nc->sw.dll_latency_ns),
-        .own_updatefc = nc->sw.updatefc_policy != PS_SWITCH_UPDATEFC_LINK,
-        .updatefc_latency_symbols = nc->sw.updatefc_policy == PS_SWITCH_UPDATEFC_RECOMMENDED
-                                        ? LINK_UPDATEFC_LATENCY_RECOMMENDED : 0,
-        .arbitration = nc->sw.arbitration == PS_SWITCH_WEIGHTED_ROUND_ROBIN ? SWITCH_WEIGHTED_ROUND_ROBIN
-                                                                             : SWITCH_ROUND_ROBIN,
-        .port_credits = credits (&nc->sw.rx_credits),
-        .buffer = nc->sw.buffer == PS_SWITCH_BUFFER_SHARED ? SWITCH_BUFFER_SHARED : SWITCH_BUFFER_PER_PORT,
-        .pool = credits (&nc->sw.pool),
-      };
-      for (uint32_t p = 0; n->weights && p < n->ports && p < SWITCH_MAX_PORTS; p++)
-        swp.weights[p] = n->weights[p];
-      ok = switch_params_check (&swp, error);
-      if (ok) {
-        sws[i] = switch_new (f, n->name, &swp);
-        comp[i] = switch_component (sws[i]);
-      }
-    } else {
-      /* No DMA: a fabric's endpoints move what flows: ask. Every component but a root complex completes reads at
-       * 128-byte boundaries (spec §2.3.1.1). */
-      EndpointParams ep = { .app = sp.app, .rcb_bytes = 128,
-                            .mem_read_latency_ns = nc->endpoint.memory_read_latency_ns };
-      for (guint b = 0; b < PS_TOPOLOGY_MAX_BARS; b++)
-        ep.bars[b] = (FabricBar) { .size_bytes = n->bar_bytes[b], .is64 = n->bar64[b] };
-      ok = endpoint_params_check (&ep, error);
-      if (ok) {
-        eps[i] = endpoint_new (f, n->name, &ep);
-        comp[i] = endpoint_component (eps[i]);
-      }
-    }
+    PsNodeBuild b = { .f = f, .node = n, .cfg = nc, .sp = &sp, .dma_mode = dma_mode };
+    comp[i] = ps_node_kind (n->kind)->build (&b, error);
+    gboolean ok = comp[i] != NULL;
+    if (ok && n->type == PS_NODE_ROOT_COMPLEX)
+      *host = host_from_component (comp[i]);
+    if (ok && n->type == PS_NODE_ENDPOINT)
+      eps[i] = endpoint_from_component (comp[i]);
     if (!ok) {
       g_prefix_error (error, "node %s: ", n->name);
       fabric_free (f);
@@ -701,9 +761,9 @@ build_fabric (const PsConfig *cfg, uint64_t seed, Component **comp, Endpoint **e
     const PsNode *ends[2] = { &t->nodes[l->a], &t->nodes[l->b] };
     for (int e = 0; e < 2; e++) {
       const PsConfig *nc = ends[e]->cfg ? ends[e]->cfg : cfg;
-      link_end (nc, ends[e], sws[e ? l->b : l->a], lp, e ? LINK_USP : LINK_DSP);
+      link_end (nc, ends[e], switch_from_component (comp[e ? l->b : l->a]), lp, e ? LINK_USP : LINK_DSP);
       if (l->has_credits[e])
-        lp->rx_credits[e ? LINK_USP : LINK_DSP] = credits (&l->credits[e]);
+        lp->rx_credits[e ? LINK_USP : LINK_DSP] = ps_credits (&l->credits[e]);
     }
     if (!fabric_connect (f, comp[l->a], l->a_port, comp[l->b], l->b_port, lp, error)) {
       g_prefix_error (error, "link %s: ", l->name);
@@ -808,13 +868,19 @@ flow_verdict (const PsConfig *cfg, const PsFlow *fl, const FlowLinkResult *lr, c
 gboolean
 ps_run_fabric (const PsConfig *cfg, uint64_t seed, PsFabricResult *out, GError **error)
 {
+  return run_fabric (cfg, seed, NULL, out, error);
+}
+
+static gboolean
+run_fabric (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsFabricResult *out, GError **error)
+{
   const PsTopology *t = cfg->topology;
   *out = (PsFabricResult) { .n_flows = t->n_flows, .n_links = t->n_links };
   g_autofree Component **comp = g_new0 (Component *, t->n_nodes);
   g_autofree Endpoint **eps = g_new0 (Endpoint *, t->n_nodes);
   g_autofree LinkParams *lps = g_new0 (LinkParams, MAX (t->n_links, 1));
   Host *host = NULL;
-  Fabric *f = build_fabric (cfg, seed, comp, eps, &host, lps, error);
+  Fabric *f = build_fabric (cfg, t, -1, seed, comp, eps, &host, lps, error);
   if (!f) {
     ps_error_from_model (error, cfg->path);
     return FALSE;
@@ -826,7 +892,8 @@ ps_run_fabric (const PsConfig *cfg, uint64_t seed, PsFabricResult *out, GError *
     const PsNode *src = &t->nodes[fl->source];
     const PsConfig *sc = src->cfg ? src->cfg : cfg;
     specs[k] = (FlowSpec) {
-      .name = fl->name, .source = eps[fl->source], .target = eps[fl->target], .bar = fl->bar,
+      .name = fl->name, .source = eps[fl->source], .bar = fl->bar,
+      .target = t->nodes[fl->target].type == PS_NODE_ROOT_COMPLEX ? NULL : comp[fl->target],
       .op = fl->op == PS_FLOW_READ ? FLOW_READ : FLOW_WRITE, .bytes = (uint64_t) fl->bytes,
       .iterations = (uint32_t) fl->iterations, .start_ps = units_ns_to_ps (fl->start_ns), .rate_mbps = fl->rate_mbps,
       .max_read_request_bytes = (uint32_t) sc->link.max_read_request, .tags = (uint32_t) sc->endpoint.tags,
@@ -836,7 +903,8 @@ ps_run_fabric (const PsConfig *cfg, uint64_t seed, PsFabricResult *out, GError *
   FlowResult fr[PS_TOPOLOGY_MAX_FLOWS];
   g_autofree FlowLinkResult *lr = g_new0 (FlowLinkResult, MAX (t->n_links, 1));
   FlowRunStats st;
-  gboolean ok = flows_run (f, host, specs, n, units_ns_to_ps (cfg->benchmark.watchdog_ns), fr, lr, &st, error);
+  gboolean ok = trace_links (f, trace, t, error)
+                && flows_run (f, host, specs, n, units_ns_to_ps (cfg->benchmark.watchdog_ns), fr, lr, &st, error);
   fabric_free (f);
   if (!ok) {
     ps_error_from_model (error, cfg->path);
@@ -859,6 +927,7 @@ ps_run_fabric (const PsConfig *cfg, uint64_t seed, PsFabricResult *out, GError *
       r->p99_ns = fr[k].p99_ns;
       r->max_ns = fr[k].max_ns;
       flow_verdict (cfg, fl, lr, lps, r);
+      latency_of (&r->read_latency, &fr[k].read_latency);
     }
   }
   out->n_causes = STALL_COUNT;

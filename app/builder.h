@@ -20,6 +20,12 @@
 void ps_build_link_params (const PsConfig *cfg, LinkParams *out);
 void ps_build_system_params (const PsConfig *cfg, SystemParams *out);
 void ps_build_stream_params (const PsConfig *cfg, StreamMode mode, StreamParams *out);
+/* The fabric the benchmark (chaining DMA or PIO, `mode`) runs on: the config's topology: (one without flows: its one
+ * endpoint carries the DMA) or, without one, the one-link system as a topology of two nodes, "host" and
+ * "endpoint" (one builder for both); enumerated, not yet run; the caller frees it. NULL with the model's error,
+ * prefixed with the node or link it is about. */
+Fabric *ps_build_system_fabric (const PsConfig *cfg, SystemMode mode, uint64_t seed, Host **host, Endpoint **endpoint,
+  GError **error);
 /* A random time's keys (cpu.interrupt.*, cpu.wakeup.*) as a distribution (models/dist.h), or NULL with a
  * DIST_ERROR_PARAM error. ps_build_system_params() leaves SystemParams.cpu's distributions NULL: their owner is
  * the caller, who builds them with this. */
@@ -28,9 +34,9 @@ Dist *ps_build_dist (const PsDist *d, GError **error);
  * (e.g. the config's path) when not NULL. An error already in PS_ERROR is left alone. */
 void ps_error_from_model (GError **error, const char *prefix);
 gboolean ps_run_config (const PsConfig *cfg, unsigned modes, uint64_t seed, PsRunResult *out, GError **error);
-/* The same, writing the first mode run to `trace` (opened, not started: the run declares and starts it; the caller
- * closes it on success, aborts it on failure). The stream workload and fabrics are not traced (usage error). Figures are those
- * of the untraced run, to the byte. */
+/* The same, writing the first mode run (a fabric's or a microbenchmark's run) to `trace` (opened, not started: the
+ * run declares and starts it; the caller closes it on success, aborts it on failure). Every workload is traced.
+ * Figures are those of the untraced run, to the byte. */
 gboolean ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTrace *trace,
   PsRunResult *out, GError **error);
 
@@ -38,5 +44,6 @@ gboolean ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t see
  * own config, each link's parameters from the file's link.* keys, the link's own, and per end the pipelines and
  * credits of the device at that end; then its flows, the first fabric.active_flows of them (0: all), in one run.
  * Every flow's figure is held to the protocol limit of each link on its path. Called by ps_run_config() for such a
- * config, whatever the modes. */
+ * config (one with flows), whatever the modes; a topology without flows runs the benchmark's modes on its endpoint
+ * (ps_build_system_fabric()). */
 gboolean ps_run_fabric (const PsConfig *cfg, uint64_t seed, PsFabricResult *out, GError **error);

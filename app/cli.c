@@ -7,6 +7,7 @@
 #include "app/config.h"
 #include "app/load.h"
 #include "app/ranges.h"
+#include "app/topology.h"
 #include "sim/trace.h"
 
 gboolean
@@ -15,10 +16,11 @@ ps_cli_run (const PsCliRun *run, GError **error)
   g_autoptr (PsConfig) cfg = ps_config_load (run->config_path, run->sets, error);
   if (!cfg)
     return FALSE;
-  /* A fabric runs its flows and the microbenchmark its test: a --mode there would be ignored. */
-  if (run->modes && (cfg->topology || cfg->benchmark.workload == PS_WORKLOAD_MICROBENCH)) {
+  /* A fabric with flows runs them and the microbenchmark its test: a --mode there would be ignored. */
+  gboolean flows = ps_config_runs_flows (cfg);
+  if (run->modes && (flows || cfg->benchmark.workload == PS_WORKLOAD_MICROBENCH)) {
     ps_error_plain (error, PS_ERROR_USAGE, "--mode does not apply to %s: %s (see pciesim --help)", run->config_path,
-                    cfg->topology ? "a fabric runs its flows: (fabric.active_flows chooses how many)"
+                    flows ? "a fabric runs its flows: (fabric.active_flows chooses how many)"
                                   : "the microbenchmark runs microbench.test");
     return FALSE;
   }

@@ -19,7 +19,8 @@ typedef struct {
   PsFormat format;
   const char *output; /* NULL or "-" = stdout */
   /* --trace FILE (.vcd or .json; NULL = none), --trace-window START_NS:END_NS (NULL = all), --trace-max-bytes
-   * (0 = SIM_TRACE_DEFAULT_MAX_BYTES). The trace is of the first mode run (README "Why"). */
+   * (0 = SIM_TRACE_DEFAULT_MAX_BYTES). The trace is of the first mode run, or of a fabric's or the
+   * microbenchmark's run: every workload (docs/traces.md). */
   const char *trace_path, *trace_window;
   uint64_t trace_max_bytes;
   /* --ranges (ranges.h): the figures over the config's assumption ranges, on `jobs` threads (0 = processors),

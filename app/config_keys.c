@@ -123,8 +123,10 @@ const KeyDef cfg_keys[] = {
     "separate reference clocks (SRIS): SKP ordered sets every 154 symbols at 8b/10b, every 37 blocks at "
     "128b/130b (spec §4.2.8), a tenth of the flit counts in flit mode (assumption)"),
   KEY_DOUBLE ("link.ber", link.ber, 0, 1e-2, "0", "errors per bit",
-    "per-lane bit error rate (spec §4.3 requires <= 1e-12 at 2.5-32 GT/s; Gen6 FBER up to 1e-6): LCRC and DLLP "
-    "CRC failures, Naks and replays; in flit mode lost flits after FEC (64 GT/s); 0 = no errors"),
+    "per-lane bit error rate, per line bit (spec §4.3 requires <= 1e-12 at 2.5-32 GT/s; Gen6 FBER up to 1e-6): "
+    "LCRC and DLLP CRC failures, Naks and replays; at 128b/130b framing errors (tokens, IDLs, sync headers) and "
+    "their retrains; in flit mode lost flits after FEC (bursty, lane-correlated errors, pcie-protocol.md §10); "
+    "0 = no errors"),
   KEY_DOUBLE ("link.retrain_ns", link.retrain_ns, 1, 1e7, "1000", "ns",
     "link idle while the LTSSM retrains after a REPLAY_NUM rollover (spec §3.6.2.1; no primary figure, "
     "pcie-protocol.md §10: microseconds)"),

@@ -214,7 +214,8 @@ cmd_run (int argc, char **argv)
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "write the report to FILE atomically (default stdout)",
       "FILE" },
     { "trace", 0, 0, G_OPTION_ARG_FILENAME, &trace,
-      "write the first mode's TLPs, credits, tags and DMA phases to FILE.vcd (GTKWave) or FILE.json (Perfetto)",
+      "write the run's TLPs, credits, tags, DMA and CPU phases (the first mode's; any workload) to FILE.vcd "
+      "(GTKWave) or FILE.json (Perfetto)",
       "FILE" },
     { "trace-window", 0, 0, G_OPTION_ARG_STRING, &trace_window,
       "trace only simulated time [START, END) in ns; either side may be empty", "START_NS:END_NS" },

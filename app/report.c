@@ -125,9 +125,9 @@ ps_report_json_errors (PsJson *j, const PsLinkErrors *e)
 {
   ps_json_object (j, 0);
   const char *names[] = { "tlp_errors", "dllp_errors", "naks", "replays", "replay_timeouts", "retrains",
-                          "replayed_tlps", "replayed_bytes", "flit_errors" };
+                          "replayed_tlps", "replayed_bytes", "flit_errors", "framing_errors" };
   const uint64_t v[] = { e->tlp_errors, e->dllp_errors, e->naks, e->replays, e->replay_timeouts, e->retrains,
-                         e->replayed_tlps, e->replayed_bytes, e->flit_errors };
+                         e->replayed_tlps, e->replayed_bytes, e->flit_errors, e->framing_errors };
   for (size_t i = 0; i < G_N_ELEMENTS (v); i++)
     ps_json_uint_member (j, names[i], v[i]);
   ps_json_end (j);
@@ -136,8 +136,8 @@ ps_report_json_errors (PsJson *j, const PsLinkErrors *e)
 /* --- why (README "Why") ------------------------------------------------------------------------------------ */
 
 /* {"mean": …, "p50": …, "p99": …, "max": …, "count": N}: ns with the engine's picosecond resolution. */
-static void
-json_latency (PsJson *j, const PsLatency *l)
+void
+ps_report_json_latency (PsJson *j, const PsLatency *l)
 {
   ps_json_object (j, 0);
   ps_json_fixed_member (j, "mean", l->mean_ns, 3);
@@ -201,9 +201,9 @@ json_why (PsJson *j, const PsModeResult *m, gboolean simultaneous, gboolean read
   if (simultaneous) {
     ps_json_object (j, 0);
     ps_json_key (j, "read");
-    json_latency (j, &m->read_latency);
+    ps_report_json_latency (j, &m->read_latency);
     ps_json_key (j, "write");
-    json_latency (j, &m->write_latency);
+    ps_report_json_latency (j, &m->write_latency);
     ps_json_end (j);
     ps_json_key (j, "first_descriptor_fetch_ns");
     ps_json_object (j, 0);
@@ -211,7 +211,7 @@ json_why (PsJson *j, const PsModeResult *m, gboolean simultaneous, gboolean read
     ps_json_fixed_member (j, "write", m->write_first_fetch_ns, 3);
     ps_json_end (j);
   } else {
-    json_latency (j, read ? &m->read_latency : &m->write_latency);
+    ps_report_json_latency (j, read ? &m->read_latency : &m->write_latency);
     ps_json_fixed_member (j, "first_descriptor_fetch_ns", read ? m->read_first_fetch_ns : m->write_first_fetch_ns,
                           3);
   }
@@ -398,8 +398,11 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
     ps_json_string_member (&j, "test", mb->test);
     ps_json_int_member (&j, "transfer_bytes", mb->transfer_bytes);
     ps_json_fixed_member (&j, "gbps", mb->gbps, 3);
+    /* The total's two directions over the same window, so they add up to it (bw_rdwr's split, issue #25). */
+    ps_json_fixed_member (&j, "read_gbps", mb->read_gbps, 3);
+    ps_json_fixed_member (&j, "write_gbps", mb->write_gbps, 3);
     ps_json_key (&j, "latency_ns");
-    json_latency (&j, &mb->latency);
+    ps_report_json_latency (&j, &mb->latency);
     if (r->ranges) {
       ps_ranges_json_members (&j, r->ranges, PS_RANGE_MB_GBPS, "");
       ps_ranges_json_members (&j, r->ranges, PS_RANGE_MB_P50, "latency_p50_");
@@ -647,17 +650,19 @@ microbench_table (GString *o, const PsRunResult *r, gboolean markdown)
                             mb->test, c->microbench.dmas, mb->transfer_bytes, c->microbench.window_bytes,
                             offsets[c->microbench.offsets], cache[c->microbench.cache],
                             c->microbench.test <= PS_MB_LAT_WRRD ? (int64_t) 1 : c->microbench.outstanding);
-    g_string_append (o, "test        bytes      Gb/s   mean ns    p50 ns    p99 ns    max ns\n");
-    g_string_append_printf (o, "%-9s %7" G_GINT64_FORMAT " %9.3f %9.1f %9.1f %9.1f %9.1f\n", mb->test,
-                            mb->transfer_bytes, mb->gbps, l->mean_ns, l->p50_ns, l->p99_ns, l->max_ns);
+    g_string_append (o, "test        bytes      Gb/s   read Gb/s  write Gb/s   mean ns    p50 ns    p99 ns    max ns\n");
+    g_string_append_printf (o, "%-9s %7" G_GINT64_FORMAT " %9.3f %11.3f %11.3f %9.1f %9.1f %9.1f %9.1f\n", mb->test,
+                            mb->transfer_bytes, mb->gbps, mb->read_gbps, mb->write_gbps, l->mean_ns, l->p50_ns,
+                            l->p99_ns, l->max_ns);
     /* The verdict, and the protocol limit beside the figure: the test's TLPs on this link. */
     if (mb->verdict.valid)
       g_string_append_printf (o, "  protocol limit %.3f Gb/s; %s\n", mb->limit_gbps, mb->verdict.text);
   } else {
-    g_string_append (o, "| test | bytes | Gb/s | mean ns | p50 ns | p99 ns | max ns |\n"
-                        "|---|---:|---:|---:|---:|---:|---:|\n");
-    g_string_append_printf (o, "| %s | %" G_GINT64_FORMAT " | %.3f | %.1f | %.1f | %.1f | %.1f |\n", mb->test,
-                            mb->transfer_bytes, mb->gbps, l->mean_ns, l->p50_ns, l->p99_ns, l->max_ns);
+    g_string_append (o, "| test | bytes | Gb/s | read Gb/s | write Gb/s | mean ns | p50 ns | p99 ns | max ns |\n"
+                        "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    g_string_append_printf (o, "| %s | %" G_GINT64_FORMAT " | %.3f | %.3f | %.3f | %.1f | %.1f | %.1f | %.1f |\n",
+                            mb->test, mb->transfer_bytes, mb->gbps, mb->read_gbps, mb->write_gbps, l->mean_ns,
+                            l->p50_ns, l->p99_ns, l->max_ns);
   }
 }
 
@@ -844,8 +849,9 @@ render_csv (GString *o, const PsRunResult *r)
   }
   if (r->microbench.ran) {
     const PsMicrobenchResult *mb = &r->microbench;
+    /* read_gbps and write_gbps were added after the others, so a reader of the first columns is unaffected. */
     g_string_append (o, "config,test,transfer_bytes,gbps,latency_mean_ns,latency_p50_ns,latency_p99_ns,"
-                        "latency_max_ns,protocol_limit_gbps,limited_by,limited_by_share\n");
+                        "latency_max_ns,protocol_limit_gbps,limited_by,limited_by_share,read_gbps,write_gbps\n");
     ps_csv_cell (o, r->config->name);
     g_string_append_printf (o, ",%s,%" G_GINT64_FORMAT, mb->test, mb->transfer_bytes);
     csv_num (o, mb->gbps);
@@ -856,6 +862,8 @@ render_csv (GString *o, const PsRunResult *r)
     csv_num (o, mb->verdict.valid ? mb->limit_gbps : NAN);
     g_string_append_printf (o, ",%s", mb->verdict.valid ? mb->verdict.cause : "");
     csv_num (o, mb->verdict.valid ? mb->verdict.share * 100 : NAN);
+    csv_num (o, mb->read_gbps);
+    csv_num (o, mb->write_gbps);
     g_string_append_c (o, '\n');
     return;
   }

@@ -30,7 +30,7 @@ typedef struct {
 /* Link error counts of one direction (models/link.h LinkErrors, whole run). */
 typedef struct {
   uint64_t tlp_errors, dllp_errors, naks, replays, replay_timeouts, retrains, replayed_tlps, replayed_bytes,
-      flit_errors;
+      flit_errors, framing_errors;
 } PsLinkErrors;
 
 /* Why a figure is what it is (models/why.h, README "Why"): one transmitter's time, busy by category and idle by
@@ -130,6 +130,9 @@ typedef struct {
   guint n_hops;
   uint16_t hop_link[PS_FLOW_SHOWN_HOPS];
   bool hop_b_to_a[PS_FLOW_SHOWN_HOPS];
+  /* A read flow's round trip per request: its entry into the source's transmit interface to its last completion
+   * out of the source's receive interface (JSON flows[].read_latency_ns); valid = false for a write flow. */
+  PsLatency read_latency;
 } PsFlowResult;
 
 typedef struct {
@@ -163,6 +166,10 @@ typedef struct {
   const char *test; /* ps_microbench_test_words */
   int64_t transfer_bytes;
   double gbps;
+  /* gbps split by direction over the same window (they add up to it): a read test's all read, a write test's all
+   * write, bw_rdwr its read flow's and its write flow's bytes, lat_wrrd half each (every DMA writes its slot and
+   * reads it back). */
+  double read_gbps, write_gbps;
   PsLatency latency; /* over every DMA */
   PsUsage upstream, downstream; /* the link's, over the run */
   /* Why (docs/why.md): the data direction's verdict (bw_rdwr, lat_wrrd: the read's completions), and the

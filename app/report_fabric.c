@@ -89,6 +89,11 @@ ps_report_fabric_json (PsJson *j, const PsFabricResult *fr, const PsRanges *rang
     for (int i = 0; i < 5; i++)
       ps_json_fixed_member (j, names[i], v[i], 3);
     ps_json_end (j);
+    /* A read flow's round trips (issue #25): the one-way figures above time only the request. */
+    if (f->read_latency.valid) {
+      ps_json_key (j, "read_latency_ns");
+      ps_report_json_latency (j, &f->read_latency);
+    }
     if (ranges)
       ps_ranges_json_members (j, ranges, PS_RANGE_FLOW + (int) k, "");
     /* Why (docs/why.md): the verdict, and the link directions the flow's data crosses (their stalls: links[]). */
@@ -183,6 +188,40 @@ cell (GString *o, int width, double v, int decimals)
     g_string_append_printf (o, " %*s", width, "-");
 }
 
+/* The read flows' round trips, under the flow rows: request in to last completion out, per MRd. Nothing without
+ * a read flow, so a fabric of writes prints what it did. */
+static void
+read_round_trips (GString *o, const PsFabricResult *fr, gboolean markdown)
+{
+  gboolean any = FALSE;
+  for (guint k = 0; k < fr->n_flows; k++)
+    any |= fr->flows[k].ran && fr->flows[k].read_latency.valid;
+  if (!any)
+    return;
+  g_string_append (o, markdown ? "\n| read flow | round trips | mean ns | p50 ns | p99 ns | max ns |\n"
+                                 "|---|---:|---:|---:|---:|---:|\n"
+                               : "read round trip per MRd, ns    count      mean       p50       p99       max\n");
+  for (guint k = 0; k < fr->n_flows; k++) {
+    const PsFlowResult *f = &fr->flows[k];
+    const PsLatency *l = &f->read_latency;
+    if (!f->ran || !l->valid)
+      continue;
+    if (markdown) {
+      g_string_append (o, "| ");
+      ps_md_cell (o, f->name);
+      g_string_append_printf (o, " | %" G_GUINT64_FORMAT " | %.1f | %.1f | %.1f | %.1f |\n", l->count, l->mean_ns,
+                              l->p50_ns, l->p99_ns, l->max_ns);
+    } else {
+      g_string_append_printf (o, "  %-26s %9" G_GUINT64_FORMAT, f->name, l->count);
+      cell (o, 9, l->mean_ns, 1);
+      cell (o, 9, l->p50_ns, 1);
+      cell (o, 9, l->p99_ns, 1);
+      cell (o, 9, l->max_ns, 1);
+      g_string_append_c (o, '\n');
+    }
+  }
+}
+
 void
 ps_report_fabric_table (GString *o, const PsConfig *c, const PsFabricResult *fr, gboolean markdown)
 {
@@ -200,6 +239,7 @@ ps_report_fabric_table (GString *o, const PsConfig *c, const PsFabricResult *fr,
                               "| %.1f | %.1f | %.1f |\n", f->source, f->target, f->op, f->bytes, f->iterations,
                               f->mbps, f->first_tlp_ns, f->mean_ns, f->p50_ns, f->p99_ns, f->max_ns);
     }
+    read_round_trips (o, fr, TRUE);
     g_string_append (o, "\n| link | a → b | width | a→b payload | a→b idle | b→a payload | b→a idle |\n"
                         "|---|---|---|---:|---:|---:|---:|\n");
     for (guint i = 0; i < fr->n_links; i++) {
@@ -256,6 +296,7 @@ ps_report_fabric_table (GString *o, const PsConfig *c, const PsFabricResult *fr,
     }
     g_string_append_c (o, '\n');
   }
+  read_round_trips (o, fr, FALSE);
   g_string_append (o, "\nlink usage                    width    a->b payload  TLP ovh   DLLP  ord.sets   idle    "
                       "b->a payload  TLP ovh   DLLP  ord.sets   idle\n");
   for (guint i = 0; i < fr->n_links; i++) {
@@ -305,7 +346,9 @@ ps_report_fabric_csv (GString *o, const PsRunResult *r)
   for (int d = 0; d < 2; d++)
     for (int x = 0; x < 5; x++)
       g_string_append_printf (o, ",%s_%s", d ? "b_to_a" : "a_to_b", usage_names[x]);
-  g_string_append (o, ",limited_by,limited_by_share\n");
+  /* The flow's verdict, then a read flow's round trips, added last (empty for writes and links). */
+  g_string_append (o, ",limited_by,limited_by_share,read_latency_mean_ns,read_latency_p50_ns,read_latency_p99_ns,"
+                      "read_latency_max_ns\n");
   for (guint k = 0; k < fr->n_flows; k++) {
     const PsFlowResult *f = &fr->flows[k];
     if (!f->ran)
@@ -324,6 +367,13 @@ ps_report_fabric_csv (GString *o, const PsRunResult *r)
     g_string_append (o, ",,,,,,,,,,,,,,,");
     g_string_append_printf (o, ",%s,", f->verdict.valid ? f->verdict.cause : "");
     ps_fmt_fixed (o, f->verdict.valid ? f->verdict.share * 100 : NAN, 2);
+    const PsLatency *l = &f->read_latency;
+    const double rt[] = { l->mean_ns, l->p50_ns, l->p99_ns, l->max_ns };
+    for (int i = 0; i < 4; i++) {
+      g_string_append_c (o, ',');
+      if (l->valid)
+        ps_fmt_fixed (o, rt[i], 3);
+    }
     g_string_append_c (o, '\n');
   }
   for (guint i = 0; i < fr->n_links; i++) {
@@ -345,6 +395,6 @@ ps_report_fabric_csv (GString *o, const PsRunResult *r)
         ps_fmt_fixed (o, v[x], 6);
       }
     }
-    g_string_append (o, ",,\n");
+    g_string_append (o, ",,,,,,\n");
   }
 }

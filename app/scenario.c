@@ -415,13 +415,13 @@ load_zip (PsScenario *s, const YNode *zip, GError **error)
 /* The words of --mode and of the run report's JSON, so a metric's name says which mode it reads. */
 static const char *const mode_words[PS_N_MODES] = { "read", "write", "simultaneous", "pio_read", "pio_write" };
 static const char *const transfer_words[3] = { "mean", "p50", "p99" };
-static const char *const microbench_words[5] = { "gbps", "mean", "p50", "p99", "max" };
+static const char *const microbench_words[7] = { "gbps", "mean", "p50", "p99", "max", "read_gbps", "write_gbps" };
 static const char *const usage_words[5] = { "payload", "tlp_overhead", "dllp", "ordered_sets", "idle" };
 /* PsLinkErrors fields, in its order. */
-#define N_ERROR_WORDS 9
+#define N_ERROR_WORDS 10
 static const char *const error_words[N_ERROR_WORDS] = { "tlp_errors", "dllp_errors", "naks", "replays",
                                                         "replay_timeouts", "retrains", "replayed_tlps",
-                                                        "replayed_bytes", "flit_errors" };
+                                                        "replayed_bytes", "flit_errors", "framing_errors" };
 
 /* The vocabulary, built once: per point, then per mode its figures, % of theoretical, usage, events, time.
  * This order is also the column order of the default metrics (default_metrics() walks the table), so it is part
@@ -529,6 +529,12 @@ metric_table (void)
       }
     m = (PsMetric) { g_strdup ("microbench_limited_by"), PS_METRIC_LIMITED_BY, -1, 0, 0, 1 };
     g_array_append_val (t, m);
+    /* The microbench's total split by direction (report.h), after everything else so no column moves:
+     * microbench_read_gbps, microbench_write_gbps. Not among the default columns, which stay as they were. */
+    for (int c = 5; c < 7; c++) {
+      m = (PsMetric) { g_strdup_printf ("microbench_%s", microbench_words[c]), PS_METRIC_MICROBENCH, -1, 0, 0, c };
+      g_array_append_val (t, m);
+    }
     g_once_init_leave (&table, t);
   }
   return table;
@@ -566,10 +572,13 @@ metric_find (const char *name)
  * LINK_a_to_b_CATEGORY_pct and
  * LINK_b_to_a_CATEGORY_pct. Indices are the topology's, the same at every point (an axis cannot change a
  * topology). The first three are a fabric sweep's default columns. */
-#define FLOW_METRICS 6
+#define FLOW_METRICS 9
 #define FLOW_DEFAULT_METRICS 3
+/* The read_latency_* words (a read flow's round trips, issue #25) came last: empty for a write flow. */
 static const char *const flow_metric_words[FLOW_METRICS] = { "mbps", "latency_p50_ns", "first_tlp_ns",
-                                                             "latency_mean_ns", "latency_p99_ns", "latency_max_ns" };
+                                                             "latency_mean_ns", "latency_p99_ns", "latency_max_ns",
+                                                             "read_latency_mean_ns", "read_latency_p99_ns",
+                                                             "read_latency_max_ns" };
 
 static gboolean
 fabric_metric (const PsTopology *t, const char *name, PsMetric *out)
@@ -622,8 +631,9 @@ static void
 default_metrics (PsScenario *s, const PsConfig *base)
 {
   GArray *t = metric_table ();
-  /* A fabric: the flows together, then each flow's throughput, median and first-TLP latency. */
-  if (base->topology) {
+  /* A fabric with flows: the flows together, then each flow's throughput, median and first-TLP latency (without
+   * flows a fabric runs the benchmark's modes, as a one-link config). */
+  if (ps_config_runs_flows (base)) {
     for (guint i = 0; i < t->len; i++)
       if (g_array_index (t, PsMetric, i).kind == PS_METRIC_FLOWS)
         add_metric (s, &g_array_index (t, PsMetric, i));
@@ -638,7 +648,7 @@ default_metrics (PsScenario *s, const PsConfig *base)
   /* A microbench runs one test, not the modes: its Gb/s and latencies. */
   if (base->benchmark.workload == PS_WORKLOAD_MICROBENCH) {
     for (guint i = 0; i < t->len; i++)
-      if (g_array_index (t, PsMetric, i).kind == PS_METRIC_MICROBENCH)
+      if (g_array_index (t, PsMetric, i).kind == PS_METRIC_MICROBENCH && g_array_index (t, PsMetric, i).category < 5)
         add_metric (s, &g_array_index (t, PsMetric, i));
     return;
   }
@@ -665,9 +675,10 @@ ps_metric_resolve (const YNode *n, const PsConfig *base, unsigned modes, const c
                  hint ? hint : "", hint ? "'?)" : "");
     return FALSE;
   }
-  /* A fabric runs flows, not the benchmark's modes; flows' metrics need one. */
-  if ((base->topology != NULL && m->mode >= 0) || (base->topology == NULL && m->kind >= PS_METRIC_FLOWS)) {
-    ytree_error (error, PS_ERROR_DATA, n, "metric '%s' %s", n->value, base->topology
+  /* A fabric with flows runs them, not the benchmark's modes; flows' metrics need them. */
+  gboolean flows = ps_config_runs_flows (base);
+  if ((flows && m->mode >= 0) || (!flows && m->kind >= PS_METRIC_FLOWS)) {
+    ytree_error (error, PS_ERROR_DATA, n, "metric '%s' %s", n->value, flows
                  ? "is a benchmark mode's: a fabric (topology:) runs its flows, whose metrics are flows_total_mbps, "
                    "FLOW_mbps and the like" : "is a fabric's: the base config has no topology: and no flows");
     return FALSE;
@@ -675,7 +686,7 @@ ps_metric_resolve (const YNode *n, const PsConfig *base, unsigned modes, const c
   gboolean mb = base->benchmark.workload == PS_WORKLOAD_MICROBENCH;
   gboolean per_point = m->kind == PS_METRIC_RANGE || m->kind == PS_METRIC_LIMITED_BY;
   gboolean mb_metric = m->kind == PS_METRIC_MICROBENCH || (per_point && m->mode < 0);
-  if (mb_metric != mb && base->topology == NULL && m->kind != PS_METRIC_THEORETICAL
+  if (mb_metric != mb && !flows && m->kind != PS_METRIC_THEORETICAL
       && m->kind != PS_METRIC_PROTOCOL_LIMIT) {
     ytree_error (error, PS_ERROR_DATA, n, "metric '%s' %s", n->value, mb
                  ? "is a benchmark mode's: the microbench workload runs one test, whose metrics are microbench_gbps "
@@ -736,8 +747,10 @@ fabric_value (const PsMetric *m, const PsFabricResult *fr)
   }
   if (m->kind == PS_METRIC_FLOW) {
     const PsFlowResult *f = &fr->flows[m->figure];
-    const double v[FLOW_METRICS] = { f->mbps, f->p50_ns, f->first_tlp_ns, f->mean_ns, f->p99_ns, f->max_ns };
-    return !f->ran ? NAN : v[m->category];
+    const PsLatency *rt = &f->read_latency;
+    const double v[FLOW_METRICS] = { f->mbps, f->p50_ns, f->first_tlp_ns, f->mean_ns, f->p99_ns, f->max_ns,
+                                     rt->mean_ns, rt->p99_ns, rt->max_ns };
+    return !f->ran || (m->category >= 6 && !rt->valid) ? NAN : v[m->category];
   }
   double total = 0, min = INFINITY, max = -INFINITY;
   for (guint k = 0; k < fr->n_flows; k++)
@@ -782,7 +795,8 @@ ps_metric_value (const PsMetric *m, const PsRunResult *r)
     return NAN;
   if (m->kind == PS_METRIC_MICROBENCH) {
     const PsMicrobenchResult *mb = &r->microbench;
-    const double v[5] = { mb->gbps, mb->latency.mean_ns, mb->latency.p50_ns, mb->latency.p99_ns, mb->latency.max_ns };
+    const double v[7] = { mb->gbps, mb->latency.mean_ns, mb->latency.p50_ns, mb->latency.p99_ns, mb->latency.max_ns,
+                          mb->read_gbps, mb->write_gbps };
     return mb->ran ? v[m->category] : NAN;
   }
   /* m->mode is -1 only for the per-point kinds returned above, so the index is valid from here on. */

@@ -3,13 +3,15 @@
  * The order of the checks is the order a reader fixes things in: each node on its own (its fields, its config),
  * then each link (its ends, their ports, its width), then the graph (a node no link names, a cycle), then the
  * flows (their ends and a path between them), and last whatever the flows did not already name: a part of the
- * graph with no way up to the root complex. */
+ * graph with no way up to the root complex. Over 900 lines because it is that one reading order, every check
+ * located at its node; the `pciesim keys` rows live in topology_fields.c. */
 #include "topology.h"
 
 #include <math.h>
 #include <string.h>
 
 #include "error.h"
+#include "nodes.h"
 
 /* The fields of a node and of a link entry; anything else in a node is a config section (ps_config_derive()), in a
  * link a link.* key of its own. */
@@ -17,7 +19,6 @@ static const char *const node_fields[] = { "type", "ports", "bars", "weights", "
 static const char *const link_fields[] = { "a", "b", "name", "a_rx_credits", "b_rx_credits", NULL };
 static const char *const flow_fields[] = { "name", "source", "target", "op", "bytes", "iterations", "start_ns",
                                            "rate_mbps", "bar", NULL };
-static const char *const type_words[] = { "root_complex", "switch", "endpoint", NULL };
 static const char *const op_words[] = { "write", "read", NULL };
 static const char *const credit_words[] = { "ph", "pd", "nph", "npd", "cplh", "cpld", NULL };
 
@@ -29,10 +30,36 @@ static const char *const credit_words[] = { "ph", "pd", "nph", "npd", "cplh", "c
 #define HOST_ROOM_32 (UINT64_C (0xC0000000) - UINT64_C (0x20000000))
 #define HOST_ROOM_64 (UINT64_C (0x10000000000) - UINT64_C (0x100000000))
 
+gboolean
+ps_config_runs_flows (const PsConfig *cfg)
+{
+  return cfg->topology != NULL && cfg->topology->n_flows > 0;
+}
+
+guint
+ps_topology_endpoint (const PsTopology *t)
+{
+  guint i = 0;
+  while (i < t->n_nodes && t->nodes[i].type != PS_NODE_ENDPOINT)
+    i++;
+  return i;
+}
+
 const char *
 ps_node_type_name (PsNodeType type)
 {
-  return type_words[type];
+  return ps_node_kind (type)->type;
+}
+
+/* "a, b or c": the registry's type words for a message. */
+static char *
+type_list (void)
+{
+  const char *const *w = ps_node_kind_words ();
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; w[i]; i++)
+    g_string_append_printf (s, "%s%s", i == 0 ? "" : w[i + 1] ? ", " : " or ", w[i]);
+  return g_string_free (s, FALSE);
 }
 
 /* --- small readers ------------------------------------------------------------------------------------------ */
@@ -198,12 +225,17 @@ parse_node (const PsConfig *file, PsTopology *t, PsNode *node, const YNode *key,
   const YNode *type = ytree_map_get (v, "type");
   int ty;
   if (!type) {
-    ytree_error (error, PS_ERROR_DATA, v, "node %s needs a type: root_complex, switch or endpoint", node->name);
+    g_autofree char *types = type_list ();
+    ytree_error (error, PS_ERROR_DATA, v, "node %s needs a type: %s", node->name, types);
     return FALSE;
   }
-  if (!read_word (type, "type", type_words, &ty, error))
+  if (!read_word (type, "type", ps_node_kind_words (), &ty, error))
     return FALSE;
-  node->type = (PsNodeType) ty;
+  node->kind = (guint) ty;
+  const PsNodeKind *kind = ps_node_kind (node->kind);
+  node->type = kind->role;
+  for (guint i = 0; i < kind->n_fields; i++)
+    node->field[i] = kind->fields[i].dflt;
   node->bar_bytes[0] = node->type == PS_NODE_ENDPOINT ? DEFAULT_BAR_BYTES : 0;
   g_autoptr (YNode) overlay = ytree_map_new (v->origin, v->line, v->col);
   /* The choices a misspelt key is compared with: the node's fields and the config's sections. */
@@ -211,6 +243,14 @@ parse_node (const PsConfig *file, PsTopology *t, PsNode *node, const YNode *key,
                                   "host", "dma", "switch", "benchmark", NULL };
   for (guint i = 0; i < v->keys->len; i++) {
     const YNode *k = v->keys->pdata[i], *val = v->items->pdata[i];
+    guint f = 0;
+    while (f < kind->n_fields && strcmp (kind->fields[f].name, k->value) != 0)
+      f++;
+    if (f < kind->n_fields) {
+      if (!read_double (val, k->value, kind->fields[f].min, kind->fields[f].max, &node->field[f], error))
+        return FALSE;
+      continue;
+    }
     if (g_strv_contains (node_fields, k->value)) {
       /* The node's own ranges go with its keys (ps_config_derive() keeps them, load.c lists them). */
       if (strcmp (k->value, "include") == 0 || strcmp (k->value, "assumptions") == 0)
@@ -621,6 +661,33 @@ ps_topology_path (const PsTopology *t, guint from, guint to, guint *links)
 
 /* --- flows --------------------------------------------------------------------------------------------------- */
 
+/* A TLP with more payload than a link's Max_Payload_Size is malformed at that link's receiver (spec §2.2.2), and a
+ * switch forwards TLPs as they are: a flow's writes carry the MPS of the source's link, a read's completions the
+ * MPS of the completer's link (models/flow.c, host.c, endpoint.c), so every link between them needs at least that
+ * MPS. Refused at the flow, naming the link. */
+static gboolean
+check_flow_mps (const PsConfig *file, const PsTopology *t, const PsFlow *f, const YNode *e, GError **error)
+{
+  guint path[PS_TOPOLOGY_MAX_NODES];
+  guint n = ps_topology_path (t, f->source, f->target, path);
+  if (n == 0)
+    return TRUE;
+  const PsLink *from = &t->links[path[f->op == PS_FLOW_WRITE ? 0 : n - 1]];
+  int64_t tlp = (from->cfg ? from->cfg : file)->link.max_payload;
+  for (guint k = 0; k < n; k++) {
+    const PsLink *l = &t->links[path[k]];
+    int64_t mps = (l->cfg ? l->cfg : file)->link.max_payload;
+    if (mps >= tlp)
+      continue;
+    ytree_error (error, PS_ERROR_DATA, e, "flow %s: its %s carry up to %" G_GINT64_FORMAT " bytes (link.max_payload "
+                 "of link %s) but link %s on its path has link.max_payload %" G_GINT64_FORMAT ": a TLP larger than a "
+                 "link's Max_Payload_Size is malformed (spec §2.2.2); give the links of a path one max_payload",
+                 f->name, f->op == PS_FLOW_WRITE ? "writes" : "read completions", tlp, from->name, l->name, mps);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static gboolean
 parse_flow (const PsConfig *file, PsTopology *t, guint fi, const YNode *e, GError **error)
 {
@@ -748,7 +815,7 @@ parse_flow (const PsConfig *file, PsTopology *t, guint fi, const YNode *e, GErro
       return FALSE;
     }
   }
-  return TRUE;
+  return check_flow_mps (file, t, f, e, error);
 }
 
 /* --- the whole ----------------------------------------------------------------------------------------------- */
@@ -886,8 +953,13 @@ ps_topology_parse (const PsConfig *file, const YNode *topology, const YNode *flo
     if (!parse_flow (file, t, i, flows->items->pdata[i], error))
       return NULL;
   }
-  if (t->n_flows == 0) {
-    ytree_error (error, PS_ERROR_DATA, flows ? flows : topology, "a fabric needs flows: a list of who moves what");
+  /* Without flows the config's benchmark (the chaining DMA) runs on the fabric's endpoint: there must be one. */
+  guint endpoints = 0;
+  for (guint i = 0; i < t->n_nodes; i++)
+    endpoints += t->nodes[i].type == PS_NODE_ENDPOINT;
+  if (t->n_flows == 0 && (flows != NULL || endpoints != 1)) {
+    ytree_error (error, PS_ERROR_DATA, flows ? flows : topology, "a fabric needs flows: a list of who moves what, or "
+                 "exactly one endpoint for the chaining DMA to run on (here %u)", endpoints);
     return NULL;
   }
   for (guint i = 0; i < t->n_nodes; i++) {
@@ -899,60 +971,4 @@ ps_topology_parse (const PsConfig *file, const YNode *topology, const YNode *flo
     }
   }
   return g_steal_pointer (&t);
-}
-
-/* --- the fields, for `pciesim keys` --------------------------------------------------------------------------- */
-
-/* The topology: and flows: fields, in the key table's columns. Written here, beside the parser that reads them,
- * so the two change together; NAME stands for a node's, a link's or a flow's name, which is also how --set
- * addresses one element (nodes.NAME.KEY, links.NAME.KEY, flows.NAME.FIELD; README "Fabrics"). */
-static const struct {
-  const char *path, *type, *dflt, *unit, *doc;
-} fields[] = {
-  { "topology.nodes.NAME.type", "one of root_complex/switch/endpoint", "(required)", "",
-    "what the node is; exactly one root complex (docs/fabrics.md)" },
-  { "topology.nodes.NAME.ports", "integer 1–64", "(as the links use)", "ports",
-    "root complex: its root ports; switch: its ports, port 0 upstream (at least 2); an endpoint has one" },
-  { "topology.nodes.NAME.bars", "list of up to 6 sizes", "[16777216]", "bytes",
-    "an endpoint's BARs: a size in bytes (0: none) or {bytes: N, bits: 64}; flows into an endpoint land in one" },
-  { "topology.nodes.NAME.weights", "list of integers 1–255", "(all 1)", "TLPs",
-    "a switch's weight per port (port 0 upstream), one per port, read by switch.arbitration: weighted_round_robin" },
-  { "topology.nodes.NAME.include", "path or list of paths", "", "",
-    "files whose keys go under the node's own (as a config's include:)" },
-  { "topology.nodes.NAME.assumptions", "mapping of KEY: [LO, HI]", "", "",
-    "ranges of the node's own ASSUMPTION values, as a file's assumptions: (docs/trust.md); "
-    "--ranges moves each as nodes.NAME.KEY" },
-  { "topology.nodes.NAME.SECTION", "mapping", "", "",
-    "any config section (link, endpoint, host, switch, dma, benchmark): the node's own keys over the file's; "
-    "--set nodes.NAME.KEY=VALUE sets one" },
-  { "topology.links[].a", "node or node.port", "(required)", "", "the end nearer the root complex" },
-  { "topology.links[].b", "node or node.port", "(required)", "", "the end farther from the root complex" },
-  { "topology.links[].name", "name", "A-B", "", "the link's name in reports and in --set links.NAME.KEY=VALUE" },
-  { "topology.links[].a_rx_credits", "mapping of ph/pd/nph/npd/cplh/cpld", "(the end's)", "credits",
-    "what end a advertises, the types given (at least one max-size TLP of data, spec §3.4.2)" },
-  { "topology.links[].b_rx_credits", "mapping of ph/pd/nph/npd/cplh/cpld", "(the end's)", "credits",
-    "what end b advertises, the types given" },
-  { "topology.links[].KEY", "a link.* key", "(the file's)", "", "the link's own link.KEY (gen, lanes, max_payload, …)" },
-  { "flows[].name", "name", "(required)", "", "the flow's name in reports, sweep metrics and --set flows.NAME.FIELD" },
-  { "flows[].source", "node", "(required)", "", "an endpoint" },
-  { "flows[].target", "node", "(required)", "", "the root complex (host memory) or another endpoint (its BAR)" },
-  { "flows[].op", "one of write/read", "(required)", "", "posted writes to the target, or reads of it" },
-  { "flows[].bytes", "integer, whole DWs", "(required)", "bytes", "bytes per iteration" },
-  { "flows[].iterations", "integer 1–1000000", "1", "", "times the flow moves its bytes" },
-  { "flows[].start_ns", "number 0–1e12", "0", "ns", "when the flow starts" },
-  { "flows[].rate_mbps", "number 0–1e6", "0", "MB/s", "a cap on the flow's rate; 0 = none" },
-  { "flows[].bar", "integer 0–5", "0", "", "the target endpoint's BAR the flow lands in" },
-};
-
-void
-ps_topology_print_fields (GString *out, gboolean markdown)
-{
-  for (guint i = 0; i < G_N_ELEMENTS (fields); i++) {
-    if (markdown)
-      g_string_append_printf (out, "| `%s` | %s | `%s` | %s | %s |\n", fields[i].path, fields[i].type, fields[i].dflt,
-                              fields[i].unit, fields[i].doc);
-    else
-      g_string_append_printf (out, "%-36s %-14s %-10s %-12s %s\n", fields[i].path, fields[i].type, fields[i].dflt,
-                              fields[i].unit, fields[i].doc);
-  }
 }

@@ -18,6 +18,8 @@
  *   header credits are finite. Links are named "A-B" by their nodes unless given a `name`.
  * - A FLOW is {name, source, target, op: write|read, bytes, iterations: 1, start_ns: 0, rate_mbps: 0 (no cap),
  *   bar: 0}: source an endpoint, target the root complex (host memory) or another endpoint (its BAR `bar`).
+ * - Without flows: the fabric has exactly one endpoint, and the config's benchmark (the chaining DMA or PIO modes,
+ *   benchmark.*) runs on it as on a one-link config, across the switches above it (app/builder.h).
  * - Every error is located at the node it is about and is PS_ERROR_DATA: an unknown key or node (with a
  *   did-you-mean), a port used twice or beyond the node's ports, a link to itself or the wrong way round, a node no
  *   link names, a cycle, a node with no path to the root complex, widths or generations the ends cannot train to, a
@@ -35,13 +37,16 @@
 #define PS_TOPOLOGY_MAX_LINKS (PS_TOPOLOGY_MAX_NODES - 1)
 #define PS_TOPOLOGY_MAX_FLOWS 512u
 #define PS_TOPOLOGY_MAX_BARS 6u
+#define PS_NODE_MAX_FIELDS 4u
 
 typedef enum { PS_NODE_ROOT_COMPLEX, PS_NODE_SWITCH, PS_NODE_ENDPOINT } PsNodeType;
 typedef enum { PS_FLOW_WRITE, PS_FLOW_READ } PsFlowOp;
 
 typedef struct {
   char *name;
-  PsNodeType type;
+  PsNodeType type; /* its role in the tree */
+  guint kind; /* its row in the node-kind registry (app/nodes.h) */
+  double field[PS_NODE_MAX_FIELDS]; /* its kind's own fields, in the row's order */
   uint32_t ports;
   PsConfig *cfg; /* its own config */
   uint64_t bar_bytes[PS_TOPOLOGY_MAX_BARS]; /* endpoint */
@@ -86,5 +91,9 @@ void ps_topology_print_fields (GString *out, gboolean markdown);
 PsTopology *ps_topology_parse (const PsConfig *cfg, const YNode *topology, const YNode *flows, GError **error);
 void ps_topology_free (PsTopology *t);
 const char *ps_node_type_name (PsNodeType type);
+/* A config that runs flows: a topology with flows (without them, its benchmark runs on the one endpoint). */
+gboolean ps_config_runs_flows (const PsConfig *cfg);
+/* The first endpoint node's index (n_nodes when none). */
+guint ps_topology_endpoint (const PsTopology *t);
 /* The links a flow's TLPs cross from source to target, in order; returns how many (at most n_links). */
 guint ps_topology_path (const PsTopology *t, guint from, guint to, guint *links);

@@ -10,6 +10,7 @@
 #include "models/cpu.h"
 
 #include "models/pattern.h"
+#include "models/trace.h"
 #include "models/units.h"
 
 G_DEFINE_QUARK (pciesim-cpu-error-quark, cpu_error)
@@ -57,6 +58,9 @@ typedef struct {
   SimTime path_event_ps; /* the earliest path event pending, or SIM_TIME_MAX */
   gboolean host_refused; /* the root complex refused the head: its ready() offers it again */
   gboolean kicking; /* inside path_kick() */
+  /* Traced runs (cpu_trace_declare): the phase track and the phase open on it. */
+  SimTraceTrack tr;
+  TraceCpuState tr_state;
 } Thread;
 
 struct Cpu {
@@ -72,6 +76,10 @@ struct Cpu {
   void (*done) (void *ctx);
   void *done_ctx;
   CpuCounters c;
+  /* Tracing (cpu_trace_declare); NULL when off, and then each hook is one pointer test. */
+  SimTrace *trace;
+  SimTraceTrack tr_irq;
+  SimTime irq_free; /* the end of the last interrupt's slices */
 };
 
 gboolean
@@ -287,6 +295,34 @@ host_completion (void *ctx, const Tlp *cpl)
 
 /* --- the interpreter ------------------------------------------------------------------------------------- */
 
+/* Traced runs: the thread's phase from `at` on (models/trace.h) ends the one open. A thread's time never goes
+ * back, so neither do its phases. */
+static void
+phase (Thread *t, TraceCpuState state, SimTime at)
+{
+  SimTrace *tr = t->cpu->trace;
+  if (state == t->tr_state)
+    return;
+  if (t->tr_state != TRACE_CPU_IDLE)
+    sim_trace_end (tr, t->tr, at);
+  if (state != TRACE_CPU_IDLE)
+    sim_trace_begin (tr, t->tr, at, state, t->pc, 0);
+  t->tr_state = state;
+}
+
+/* The phase an op starts (traced runs); WAIT and DMA_START set theirs as they run, MARK takes no time. */
+static void
+phase_of_op (Thread *t, const CpuOp *op)
+{
+  static const TraceCpuState of[] = {
+    [CPU_OP_STORE] = TRACE_CPU_STORE, [CPU_OP_LOAD] = TRACE_CPU_LOAD, [CPU_OP_FENCE] = TRACE_CPU_FENCE,
+    [CPU_OP_DRAIN] = TRACE_CPU_DRAIN, [CPU_OP_COMPUTE] = TRACE_CPU_COMPUTE, [CPU_OP_BARRIER] = TRACE_CPU_BARRIER,
+    [CPU_OP_LOOP] = TRACE_CPU_IDLE,
+  };
+  if (op->kind != CPU_OP_WAIT && op->kind != CPU_OP_DMA_START && op->kind != CPU_OP_MARK)
+    phase (t, of[op->kind], t->time);
+}
+
 static void
 resume (SimEngine *e, void *ctx, uint64_t arg)
 {
@@ -330,6 +366,8 @@ thread_end (Thread *t)
 {
   Cpu *cpu = t->cpu;
   t->state = T_DONE;
+  if (G_UNLIKELY (cpu->trace != NULL))
+    phase (t, TRACE_CPU_IDLE, t->time);
   if (++cpu->n_done == cpu->threads->len) {
     if (cpu->done != NULL)
       cpu->done (cpu->done_ctx);
@@ -360,6 +398,8 @@ step (Thread *t)
     wait_time (t);
     return;
   }
+  if (G_UNLIKELY (cpu->trace != NULL))
+    phase_of_op (t, op);
   switch (op->kind) {
   case CPU_OP_STORE:
     /* Stores fill the core's buffers without the engine; the writes they release cross the path on their own
@@ -442,6 +482,14 @@ step (Thread *t)
   case CPU_OP_DMA_START: {
     SimTime work = units_ns_to_ps (cpu->p.dma_setup_ns + op->count * cpu->p.dma_desc_ns);
     SimTime delay = t->time - now + work;
+    if (G_UNLIKELY (cpu->trace != NULL)) {
+      /* A phase of no time (a driver with no set-up cost, the engines' own benchmark) is left out. */
+      SimTime setup = MIN (units_ns_to_ps (cpu->p.dma_setup_ns), work);
+      if (setup > 0)
+        phase (t, TRACE_CPU_SETUP, t->time);
+      if (work > setup)
+        phase (t, TRACE_CPU_DESCRIPTORS, t->time + setup);
+    }
     t->pc++;
     op->hook (op->ctx, t->index, op->arg, delay);
     t->time = now + delay;
@@ -455,6 +503,8 @@ step (Thread *t)
     }
     t->need = op->count;
     t->state = T_SIGNAL;
+    if (G_UNLIKELY (cpu->trace != NULL))
+      phase (t, op->arg ? TRACE_CPU_POLL : TRACE_CPU_WAIT, t->time);
     return;
   case CPU_OP_BARRIER:
     t->pc++;
@@ -588,22 +638,52 @@ cpu_signal (Cpu *cpu, guint thread)
   }
 }
 
+/* Traced runs: an MSI's data is in memory now, its handler runs after the root complex's msi_latency_ns and the
+ * CPU's interrupt draw, the waiting thread after the wake-up draw (host.h, cpu.h). */
+static void
+trace_irq (Cpu *cpu, SimTime interrupt_ps, SimTime wakeup_ps)
+{
+  SimTime now = sim_now (cpu->engine);
+  SimTime handler = now + units_ns_to_ps (host_params (cpu->host)->msi_latency_ns) + interrupt_ps;
+  SimTime start = MAX (now, cpu->irq_free), wake = MAX (handler, start), end = wake + wakeup_ps;
+  if (wake > start)
+    sim_trace_slice (cpu->trace, cpu->tr_irq, start, wake - start, TRACE_CPU_INTERRUPT, 0, 0);
+  if (end > wake)
+    sim_trace_slice (cpu->trace, cpu->tr_irq, wake, end - wake, TRACE_CPU_WAKEUP, 0, 0);
+  cpu->irq_free = MAX (cpu->irq_free, end);
+}
+
 SimTime
 cpu_irq_delay_ps (void *ctx)
 {
   Cpu *cpu = ctx;
-  SimTime d = 0;
+  SimTime d[2] = { 0, 0 };
   const Dist *dists[2] = { cpu->p.interrupt, cpu->p.wakeup };
   SimTime *sums[2] = { &cpu->c.interrupt_ps, &cpu->c.wakeup_ps };
   cpu->c.irqs++;
   for (int i = 0; i < 2; i++)
     if (dists[i] != NULL) {
       cpu->c.draws += dist_is_random (dists[i]);
-      SimTime x = dist_draw_ps (dists[i], cpu->rand);
-      *sums[i] += x;
-      d += x;
+      d[i] = dist_draw_ps (dists[i], cpu->rand);
+      *sums[i] += d[i];
     }
-  return d;
+  if (G_UNLIKELY (cpu->trace != NULL))
+    trace_irq (cpu, d[0], d[1]);
+  return d[0] + d[1];
+}
+
+void
+cpu_trace_declare (Cpu *cpu, SimTrace *trace, const char *scope)
+{
+  if (trace == NULL)
+    return;
+  cpu->trace = trace;
+  cpu->tr_irq = trace_cpu_declare (trace, scope, "irq", FALSE);
+  for (guint i = 0; i < cpu->threads->len; i++) {
+    Thread *t = cpu->threads->pdata[i];
+    g_autofree char *s = g_strdup_printf ("%s.thread%u", scope, i);
+    t->tr = trace_cpu_declare (trace, s, "phase", TRUE);
+  }
 }
 
 CpuCounters

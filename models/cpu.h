@@ -62,6 +62,7 @@
 #include "models/dist.h"
 #include "models/host.h"
 #include "models/wc.h"
+#include "sim/trace.h"
 
 #define CPU_RAND_ID UINT32_C (0x43505500)
 #define CPU_MAX_THREADS 16u
@@ -106,7 +107,7 @@ typedef struct {
   uint32_t target; /* LOOP */
   CpuHookFn hook; /* DMA_START, MARK */
   void *ctx;
-  uint64_t arg;
+  uint64_t arg; /* MARK, DMA_START: the hook's; WAIT: 1 when polling brings the signals (a trace's "poll") */
 } CpuOp;
 
 typedef struct Cpu Cpu;
@@ -129,6 +130,9 @@ void cpu_start (Cpu *cpu, void (*done) (void *ctx), void *ctx);
 void cpu_signal (Cpu *cpu, guint thread);
 /* The CPU's part of an MSI's delay (see the contract); for host_set_irq_delay(), ctx = the Cpu. */
 SimTime cpu_irq_delay_ps (void *cpu);
+/* Traced runs: the CPU's tracks under `scope` (models/trace.h: a phase track per thread added so far, and the
+ * interrupts), between sim_trace_open() and sim_trace_start(). NULL `trace`: nothing (tracing off). */
+void cpu_trace_declare (Cpu *cpu, SimTrace *trace, const char *scope);
 
 typedef struct {
   uint64_t stores, loads, writes, write_bytes; /* writes: sent to the root complex, payload bytes on the wire */

@@ -42,9 +42,9 @@ endpoint_params_check (const EndpointParams *p, GError **error)
                  "DMA's %u bytes of registers", p->bars[0].size_bytes, DMA_REG_BYTES);
     return FALSE;
   }
-  if (p->rcb_bytes != 64 && p->rcb_bytes != 128) {
-    g_set_error (error, ENDPOINT_ERROR, ENDPOINT_ERROR_PARAM, "read completion boundary %u bytes: must be 64 or 128",
-                 p->rcb_bytes);
+  if (p->rcb_bytes != 0 && p->rcb_bytes != ENDPOINT_RCB_BYTES) {
+    g_set_error (error, ENDPOINT_ERROR, ENDPOINT_ERROR_PARAM, "read completion boundary %u bytes: an endpoint "
+                 "completes with %u (spec §2.3.1.1: only a root complex may use 64)", p->rcb_bytes, ENDPOINT_RCB_BYTES);
     return FALSE;
   }
   if (!(p->mem_read_latency_ns >= 0 && p->mem_read_latency_ns < 1e12)) {
@@ -81,7 +81,7 @@ mem_peek (void *ctx, Tlp *probe)
     }
     return FALSE;
   }
-  uint32_t size = split_next_completion (r->address, r->length_bytes, ep->p.rcb_bytes, ep->mps, CPL_POLICY_MPS);
+  uint32_t size = split_next_completion (r->address, r->length_bytes, ENDPOINT_RCB_BYTES, ep->mps, CPL_POLICY_MPS);
   *probe = (Tlp) { 0 };
   tlp_set (probe, TLP_CPLD, FALSE, r->address, size);
   return TRUE;
@@ -237,6 +237,13 @@ ep_describe (const Component *c, GString *out)
 }
 
 static void
+ep_memory (const Component *c, FabricMemory *out)
+{
+  const EndpointCounters *e = &((const Endpoint *) c)->c;
+  *out = (FabricMemory) { e->cpl_bytes, e->cpl_checksum, e->bytes_written, e->write_checksum };
+}
+
+static void
 ep_free (Component *c)
 {
   Endpoint *ep = (Endpoint *) c;
@@ -256,12 +263,17 @@ static const ComponentKind endpoint_kind = {
   .check_invariants = ep_check,
   .progress = ep_progress,
   .describe_wait = ep_describe,
+  .memory = ep_memory,
   .free = ep_free,
 };
 
 Endpoint *
 endpoint_new (Fabric *f, const char *name, const EndpointParams *p)
 {
+  /* As every constructor: the caller has checked. */
+  g_autoptr (GError) e = NULL;
+  if (!endpoint_params_check (p, &e))
+    g_error ("endpoint_new: %s", e->message);
   Endpoint *ep = g_new0 (Endpoint, 1);
   ep->p = *p;
   ep->engine = fabric_engine (f);
@@ -284,6 +296,12 @@ Component *
 endpoint_component (Endpoint *ep)
 {
   return &ep->base;
+}
+
+Endpoint *
+endpoint_from_component (Component *c)
+{
+  return c != NULL && c->kind == &endpoint_kind ? (Endpoint *) c : NULL;
 }
 
 const EndpointParams *

@@ -29,7 +29,9 @@ typedef struct {
   DmaParams dma;
   /* The BARs' sizes and widths (bases are the enumeration's). With a DMA, BAR0 must hold its register block. */
   FabricBar bars[FABRIC_MAX_BARS];
-  uint32_t rcb_bytes; /* the memory target's read completion boundary: 64 or 128 (spec §2.3.1.1) */
+  /* The memory target's read completion boundary: 0 or ENDPOINT_RCB_BYTES. Spec §2.3.1.1 (pcie-protocol.md §6): only
+   * a root complex may use 64 bytes; every other completer, an endpoint's BAR among them, uses 128. */
+  uint32_t rcb_bytes;
   /* Memory target: an MRd taken in -> its data ready to return. On-chip memory answers within a few cycles;
    * 0 = at once. */
   double mem_read_latency_ns;
@@ -46,9 +48,14 @@ typedef enum { ENDPOINT_ERROR_PARAM, ENDPOINT_ERROR_INVARIANT } EndpointError;
 
 /* The datapath's and the DMA's own checks, plus the BAR layout the DMA needs. */
 gboolean endpoint_params_check (const EndpointParams *p, GError **error);
+/* The read completion boundary of an endpoint's memory target (EndpointParams.rcb_bytes). */
+#define ENDPOINT_RCB_BYTES 128u
+
 /* An endpoint named `name`, added to `f`; the fabric frees it. */
 Endpoint *endpoint_new (Fabric *f, const char *name, const EndpointParams *p);
 Component *endpoint_component (Endpoint *ep);
+/* The checked downcast: `c` as a endpoint, or NULL when it is a component of another kind. */
+Endpoint *endpoint_from_component (Component *c);
 const EndpointParams *endpoint_params (const Endpoint *ep);
 App *endpoint_app (Endpoint *ep);
 DmaChain *endpoint_dma (Endpoint *ep); /* NULL without one */

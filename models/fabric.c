@@ -396,6 +396,15 @@ fabric_check_invariants (const Fabric *f, GError **error)
   return TRUE;
 }
 
+gboolean
+fabric_memory (const Component *c, FabricMemory *out)
+{
+  if (c->kind->memory == NULL)
+    return FALSE;
+  c->kind->memory (c, out);
+  return TRUE;
+}
+
 uint64_t
 fabric_progress (const Fabric *f)
 {

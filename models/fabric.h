@@ -85,6 +85,12 @@ struct FabricPort {
   FabricRange window[FABRIC_N_SPACES];
 };
 
+/* What a memory (host memory, an endpoint's memory target) has sent as completions and taken in as writes: bytes
+ * and address-pattern sums (pattern.h), for the run's memory ledger (run.h). */
+typedef struct {
+  uint64_t cpl_bytes, cpl_checksum, bytes_written, write_checksum;
+} FabricMemory;
+
 typedef struct {
   const char *name; /* "root complex", "endpoint", … */
   /* A TLP arrived on `port`; the component owns it (see the contract). */
@@ -101,6 +107,8 @@ typedef struct {
   uint64_t (*progress) (const Component *c);
   /* What the component holds or waits for, appended to `out` as clauses separated by "; " (nothing when idle). */
   void (*describe_wait) (const Component *c, GString *out);
+  /* A component with memory: its counts so far (FabricMemory). NULL: none. */
+  void (*memory) (const Component *c, FabricMemory *out);
   /* Free the component's own state and the struct itself (it was allocated by its constructor). May be NULL for a
    * component whose storage its creator owns. */
   void (*free) (Component *c);
@@ -193,6 +201,8 @@ void fabric_delivered (const Component *c, const Tlp *tlp);
 /* Every link's and component's end-of-run checks, links first (their messages name the broken mechanism), in
  * order of creation. */
 gboolean fabric_check_invariants (const Fabric *f, GError **error);
+/* `c`'s memory counts (the kind's memory hook); FALSE for a kind without memory. */
+gboolean fabric_memory (const Component *c, FabricMemory *out);
 /* The sum of every component's progress count. */
 uint64_t fabric_progress (const Fabric *f);
 /* What every component and then every link waits for, each clause led by its name: "endpoint: …; host: …;

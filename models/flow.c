@@ -6,7 +6,7 @@
  * them arrive at their target, which gives the one-way latencies and, for writes, the end of the flow. Read data
  * comes back as completions through the source's receive interface (endpoint_set_requester()), checked per tag.
  *
- * The run is the DMA benchmark's, cut down (system.c): no driver, no descriptors, the same kinds of checks.
+ * The run is a workload of the run harness (run.h), as the DMA benchmark is: its watchdog, settle and checks.
  */
 #include "models/flow.h"
 
@@ -17,8 +17,6 @@
 #include "models/split.h"
 #include "models/stall.h"
 
-G_DEFINE_QUARK (pciesim-flow-error-quark, flow_error)
-
 /* Host memory for flows' buffers: from 512 MB (below it, nothing of the fabric's) to the 32-bit MMIO window, or
  * from 4 GB to the 64-bit one (fabric.h). */
 #define HOST_BASE_32 UINT64_C (0x20000000)
@@ -28,10 +26,10 @@ G_DEFINE_QUARK (pciesim-flow-error-quark, flow_error)
  * bits 16..31 the DMA's slot), so the observer tells a flow's request from anything else that may reach a target. */
 #define FLOW_MAGIC UINT64_C (0x466c6f77)
 
-typedef struct Run Run;
+typedef struct Flows Flows;
 
 typedef struct {
-  Run *run;
+  Flows *run;
   const FlowSpec *s;
   guint index;
   App *app;
@@ -51,6 +49,8 @@ typedef struct {
   uint32_t *free_tags;
   uint64_t *tag_addr;
   uint32_t *tag_left;
+  /* Read: per tag when its request entered the transmit interface, for the round trip (flow.h). */
+  SimTime *tag_start;
   /* DMA mode (flow.h): the DMA being issued, its offset in the window and the bytes of it issued; per DMA in
    * flight (by slot) its start and the bytes still to arrive, and per tag the slot its request belongs to. */
   uint64_t dma_off, dma_pos;
@@ -66,6 +66,8 @@ typedef struct {
    * the TLPs it sends; the first sample kept apart, exact. */
   LatHist *lat;
   SimTime first_lat_ps;
+  /* Read: round trips, request in to its last completion out (flow.h); NULL for a write flow. */
+  LatHist *rtt;
   SimTime end_ps;
   gboolean done;
 } Flow;
@@ -78,18 +80,17 @@ typedef struct {
   Flow *fl;
 } ReadTags;
 
-struct Run {
+struct Flows {
   Fabric *f;
   Host *host;
   SimEngine *engine;
   TlpPool *pool;
+  RunCtx *run;
   Flow *flow;
   guint n, done;
-  gboolean finished, stalled;
-  SimTime watchdog_ps;
-  uint64_t last_progress;
   FlowLinkResult *links;
   FlowRunStats *stats;
+  FlowResult *out;
   ReadTags *reads; /* the read flows, in flow order */
   guint n_reads;
 };
@@ -198,6 +199,7 @@ flow_take (void *ctx)
     t->tag = (uint16_t) (fl->tag_base + k);
     fl->tag_addr[k] = t->address;
     fl->tag_left[k] = t->length_bytes;
+    fl->tag_start[k] = now;
     if (dma)
       fl->tag_dma[k] = fl->dma_slot;
   }
@@ -252,7 +254,7 @@ static const AppTxClient flow_client = { .peek = flow_peek, .take = flow_take, .
 /* Link l's stall clocks (stall.h), times `sign`: subtracted at the window's start and added at its end, they leave
  * the idle time by cause over the window. */
 static void
-idle_add (Run *r, guint l, double sign)
+idle_add (Flows *r, guint l, double sign)
 {
   for (int d = 0; d < 2; d++) {
     SimTime now[STALL_COUNT];
@@ -266,12 +268,11 @@ idle_add (Run *r, guint l, double sign)
 static void
 flow_finish (Flow *fl)
 {
-  Run *r = fl->run;
+  Flows *r = fl->run;
   fl->done = TRUE;
   fl->end_ps = sim_now (r->engine);
   if (++r->done < r->n)
     return;
-  r->finished = TRUE;
   r->stats->window_end_ps = sim_now (r->engine);
   r->stats->sim_time_ps = sim_now (r->engine);
   for (guint l = 0; l < fabric_n_links (r->f); l++)
@@ -282,7 +283,7 @@ flow_finish (Flow *fl)
     }
   for (guint l = 0; l < fabric_n_links (r->f); l++)
     idle_add (r, l, 1);
-  sim_stop (r->engine);
+  run_finished (r->run);
 }
 
 static void
@@ -312,7 +313,7 @@ dma_delivered (Flow *fl, uint32_t slot, uint32_t bytes)
 static void
 observe (void *ctx, const Component *c, const Tlp *t)
 {
-  Run *r = ctx;
+  Flows *r = ctx;
   if (t->kind != TLP_MWR && t->kind != TLP_MRD)
     return;
   SIM_INVARIANT (t->cookie >> 32 == FLOW_MAGIC && (t->cookie & 0xffff) < r->n, "%s: a %s at 0x%" G_GINT64_MODIFIER
@@ -337,7 +338,7 @@ observe (void *ctx, const Component *c, const Tlp *t)
 static void
 on_completion (void *ctx, const Tlp *t)
 {
-  Run *r = ctx;
+  Flows *r = ctx;
   Flow *fl = NULL;
   for (guint k = 0; k < r->n_reads && !fl; k++) {
     const ReadTags *x = &r->reads[k];
@@ -359,6 +360,7 @@ on_completion (void *ctx, const Tlp *t)
   if (fl->s->transfer_bytes > 0)
     dma_delivered (fl, fl->tag_dma[k], t->payload_bytes);
   if (fl->tag_left[k] == 0) {
+    lat_add (fl->rtt, sim_now (r->engine) - fl->tag_start[k]);
     fl->free_tags[fl->n_free++] = k;
     app_kick (fl->app);
   }
@@ -368,29 +370,21 @@ on_completion (void *ctx, const Tlp *t)
 
 /* --- the run ------------------------------------------------------------------------------------------------ */
 
-/* As the DMA benchmark's (system.c): polled, one event per period; a stall is quiet time with a started flow
- * unfinished. A flow not yet started is owed nothing. */
-static void
-watchdog (SimEngine *e, void *ctx, uint64_t arg)
+/* A started flow unfinished is owed: quiet then is a stall. A flow not yet started is owed nothing. */
+static gboolean
+owed (void *self)
 {
-  Run *r = ctx;
-  uint64_t now = fabric_progress (r->f);
-  gboolean owed = FALSE;
-  for (guint k = 0; k < r->n && !owed; k++)
-    owed = !r->flow[k].done && r->flow[k].first_ps != UINT64_MAX;
-  if (owed && now == r->last_progress) {
-    r->stalled = TRUE;
-    sim_stop (e);
-    return;
-  }
-  r->last_progress = now;
-  sim_schedule_in (e, r->watchdog_ps, watchdog, r, 0);
+  const Flows *r = self;
+  for (guint k = 0; k < r->n; k++)
+    if (!r->flow[k].done && r->flow[k].first_ps != UINT64_MAX)
+      return TRUE;
+  return FALSE;
 }
 
 static void
 open_window (SimEngine *e, void *ctx, uint64_t arg)
 {
-  Run *r = ctx;
+  Flows *r = ctx;
   r->stats->window_start_ps = sim_now (e);
   for (guint l = 0; l < fabric_n_links (r->f); l++) {
     link_stats_reset (fabric_link (r->f, l));
@@ -401,8 +395,9 @@ open_window (SimEngine *e, void *ctx, uint64_t arg)
 /* The longest a healthy run may deliver nothing beyond the configured bound: a host's read and write latencies and
  * return path for one request, and the widest gap a rate cap puts between two requests. */
 static SimTime
-quiet_ps (const Run *r)
+quiet (void *self)
 {
+  const Flows *r = self;
   const HostParams *h = host_params (r->host);
   double ns = h->read_latency_ns + h->read_latency_per_byte_ps * 4096 / 1000.0 + h->cpl_overhead_ns
               + h->write_latency_ns;
@@ -414,31 +409,19 @@ quiet_ps (const Run *r)
     const FlowSpec *s = r->flow[k].s;
     if (s->rate_mbps > 0)
       ns = MAX (ns, 4096 * 1000.0 / s->rate_mbps);
-    if (s->target)
-      ns += endpoint_params (s->target)->mem_read_latency_ns;
+    const Endpoint *te = endpoint_from_component (s->target);
+    if (te != NULL)
+      ns += endpoint_params (te)->mem_read_latency_ns;
   }
   return (SimTime) llround (ns * 1000.0);
 }
 
-/* Expected sums of one memory: what its completer sent and what its sink took in. */
-typedef struct {
-  const Component *c;
-  uint64_t cpl_bytes, cpl_sum, mem_bytes, mem_sum;
-} Want;
-
+/* Byte counts and address-pattern sums per reader, and per memory in the run's ledger, from the buffers alone
+ * (pattern.h). */
 static gboolean
-integrity_error (GError **error, const char *where, const char *what, uint64_t got, uint64_t want)
+check (void *self, RunLedger *ledger, GError **error)
 {
-  g_set_error (error, FLOW_ERROR, FLOW_ERROR_INVARIANT, "data integrity: %s %s %016" G_GINT64_MODIFIER "x, expected "
-               "%016" G_GINT64_MODIFIER "x: data was dropped, duplicated or misplaced", where, what, got, want);
-  return FALSE;
-}
-
-/* Byte counts and address-pattern sums per reader and per memory, from the buffers alone (pattern.h). */
-static gboolean
-check_integrity (const Run *r, GError **error)
-{
-  g_autoptr (GArray) wants = g_array_new (FALSE, TRUE, sizeof (Want));
+  const Flows *r = self;
   for (guint k = 0; k < r->n; k++) {
     const Flow *fl = &r->flow[k];
     /* What was asked for: the whole buffer each iteration, or in DMA mode what the DMAs issued. */
@@ -448,40 +431,12 @@ check_integrity (const Run *r, GError **error)
     uint64_t rbytes = reads ? each : 0, wbytes = !reads || (dma && fl->s->write_first) ? each : 0;
     uint64_t rsum = dma ? fl->want_read_sum : reads ? sum : 0, wsum = dma ? fl->want_write_sum : reads ? 0 : sum;
     if (reads && (fl->read_got != rbytes || fl->read_sum != rsum))
-      return integrity_error (error, fl->s->name, "read data", fl->read_sum, rsum);
-    Want *w = NULL;
-    for (guint i = 0; i < wants->len && !w; i++)
-      if (g_array_index (wants, Want, i).c == fl->target)
-        w = &g_array_index (wants, Want, i);
-    if (!w) {
-      g_array_append_val (wants, ((Want) { .c = fl->target }));
-      w = &g_array_index (wants, Want, wants->len - 1);
-    }
+      return run_integrity_error (error, fl->s->name, "read data", fl->read_sum, rsum);
+    RunMemory *w = run_ledger_at (ledger, fl->target, TRUE);
     w->cpl_bytes += rbytes;
     w->cpl_sum += rsum;
     w->mem_bytes += wbytes;
     w->mem_sum += wsum;
-  }
-  for (guint i = 0; i < wants->len; i++) {
-    const Want *w = &g_array_index (wants, Want, i);
-    uint64_t cb, cs, mb, ms;
-    if (w->c == host_component (r->host)) {
-      HostCounters hc = host_counters (r->host);
-      cb = hc.cpl_bytes, cs = hc.cpl_checksum, mb = hc.bytes_written, ms = hc.write_checksum;
-    } else {
-      EndpointCounters ec = endpoint_counters ((const Endpoint *) w->c);
-      cb = ec.cpl_bytes, cs = ec.cpl_checksum, mb = ec.bytes_written, ms = ec.write_checksum;
-    }
-    if (cb != w->cpl_bytes || mb != w->mem_bytes) {
-      g_set_error (error, FLOW_ERROR, FLOW_ERROR_INVARIANT, "bytes moved do not add up: %s's memory completed %"
-                   G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " bytes and took in %" G_GUINT64_FORMAT " of %"
-                   G_GUINT64_FORMAT, w->c->name, cb, w->cpl_bytes, mb, w->mem_bytes);
-      return FALSE;
-    }
-    if (cs != w->cpl_sum)
-      return integrity_error (error, w->c->name, "completions sent", cs, w->cpl_sum);
-    if (ms != w->mem_sum)
-      return integrity_error (error, w->c->name, "memory", ms, w->mem_sum);
   }
   return TRUE;
 }
@@ -489,7 +444,7 @@ check_integrity (const Run *r, GError **error)
 /* Buffers (flow.h) and tags: each flow's buffer after the previous ones in the same memory; a source's read flows
  * take consecutive tag ranges, all within what its link carries. */
 static gboolean
-lay_out (Run *r, GError **error)
+lay_out (Flows *r, GError **error)
 {
   uint64_t host_next[2] = { HOST_BASE_32, HOST_BASE_64 };
   const uint64_t host_end[2] = { FABRIC_MMIO32_BASE, FABRIC_MMIO64_BASE };
@@ -502,7 +457,7 @@ lay_out (Run *r, GError **error)
     if (s->target == NULL) {
       int h = s->addr64 ? 1 : 0;
       if (host_end[h] - host_next[h] < room) {
-        g_set_error (error, FLOW_ERROR, FLOW_ERROR_PARAM, "flow %s: %" G_GUINT64_FORMAT " bytes do not fit in host "
+        g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "flow %s: %" G_GUINT64_FORMAT " bytes do not fit in host "
                      "memory below the MMIO window with the other flows' buffers", s->name, s->bytes);
         return FALSE;
       }
@@ -510,18 +465,19 @@ lay_out (Run *r, GError **error)
       host_next[h] += room;
     } else {
       const FabricBar *bar = s->bar < FABRIC_MAX_BARS ? &fl->target->bars[s->bar] : NULL;
-      if (bar == NULL || bar->size_bytes == 0 || s->target == s->source) {
-        g_set_error (error, FLOW_ERROR, FLOW_ERROR_PARAM, "flow %s: %s has no BAR%u to hold its buffer", s->name,
+      if (bar == NULL || bar->size_bytes == 0 || s->target == endpoint_component (s->source)) {
+        g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "flow %s: %s has no BAR%u to hold its buffer", s->name,
                      fl->target->name, s->bar);
         return FALSE;
       }
       gpointer key = (gpointer) ((const char *) fl->target + s->bar);
       uint64_t off = GPOINTER_TO_SIZE (g_hash_table_lookup (next, key));
       /* A DMA's register block is not memory: BAR0 of a target with one starts its buffers after it. */
-      if (off == 0 && s->bar == 0 && endpoint_dma (s->target) != NULL)
+      Endpoint *te = endpoint_from_component (s->target);
+      if (off == 0 && s->bar == 0 && te != NULL && endpoint_dma (te) != NULL)
         off = PAGE;
       if (bar->size_bytes - off < room) {
-        g_set_error (error, FLOW_ERROR, FLOW_ERROR_PARAM, "flow %s: %s BAR%u (%" G_GUINT64_FORMAT " bytes) cannot "
+        g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "flow %s: %s BAR%u (%" G_GUINT64_FORMAT " bytes) cannot "
                      "hold its %" G_GUINT64_FORMAT " bytes after the other flows' buffers", s->name, fl->target->name,
                      s->bar, bar->size_bytes, s->bytes);
         return FALSE;
@@ -533,7 +489,7 @@ lay_out (Run *r, GError **error)
       uint32_t base = GPOINTER_TO_UINT (g_hash_table_lookup (tags, fl->source));
       uint32_t max = link_tags_max (link_params (fabric_uplink (fl->source)));
       if (s->tags == 0 || base + s->tags > max) {
-        g_set_error (error, FLOW_ERROR, FLOW_ERROR_PARAM, "flow %s: %u tags from %u on: %s's link carries tags 0..%u",
+        g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "flow %s: %u tags from %u on: %s's link carries tags 0..%u",
                      s->name, s->tags, base, fl->source->name, max - 1);
         return FALSE;
       }
@@ -549,13 +505,13 @@ check_spec (const FlowSpec *s, GError **error)
 {
   const Component *src = s->source ? endpoint_component (s->source) : NULL;
   if (src == NULL || fabric_uplink (src) == NULL || !src->enumerated) {
-    g_set_error (error, FLOW_ERROR, FLOW_ERROR_PARAM, "flow %s: its source is no endpoint on the fabric", s->name);
+    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "flow %s: its source is no endpoint on the fabric", s->name);
     return FALSE;
   }
   uint32_t mrrs = s->max_read_request_bytes;
   if (s->bytes == 0 || s->bytes % 4 || s->iterations == 0 || !(s->rate_mbps >= 0 && s->rate_mbps < 1e9)
       || (s->op == FLOW_READ && (mrrs < 128 || mrrs > 4096 || (mrrs & (mrrs - 1))))) {
-    g_set_error (error, FLOW_ERROR, FLOW_ERROR_PARAM, "flow %s: %" G_GUINT64_FORMAT " bytes (whole DWs, at least 4) "
+    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "flow %s: %" G_GUINT64_FORMAT " bytes (whole DWs, at least 4) "
                  "x %u iterations (at least 1) at %g MB/s (>= 0), read requests of %u bytes (128..4096, a power of "
                  "two)", s->name, s->bytes, s->iterations, s->rate_mbps, mrrs);
     return FALSE;
@@ -563,7 +519,7 @@ check_spec (const FlowSpec *s, GError **error)
   uint64_t tb = s->transfer_bytes;
   if (tb > 0 && (tb % 4 || tb > s->bytes || s->bytes / tb > G_MAXINT32 || s->outstanding == 0
                  || s->outstanding > 0xffff || s->iterations > UINT32_MAX / 2)) {
-    g_set_error (error, FLOW_ERROR, FLOW_ERROR_PARAM, "flow %s: DMAs of %" G_GUINT64_FORMAT " bytes (whole DWs, at "
+    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "flow %s: DMAs of %" G_GUINT64_FORMAT " bytes (whole DWs, at "
                  "most the %" G_GUINT64_FORMAT "-byte window) with %u in flight (1..65535)", s->name, tb, s->bytes,
                  s->outstanding);
     return FALSE;
@@ -573,7 +529,7 @@ check_spec (const FlowSpec *s, GError **error)
 
 /* Per flow, its figures from its counters and latency histogram (flow.h). */
 static void
-results (Run *r, FlowResult *out)
+results (Flows *r, FlowResult *out)
 {
   for (guint k = 0; k < r->n; k++) {
     Flow *fl = &r->flow[k];
@@ -586,62 +542,64 @@ results (Run *r, FlowResult *out)
     o->p50_ns = l.p50_ns;
     o->p99_ns = l.p99_ns;
     o->max_ns = l.max_ns;
+    o->read_latency = fl->rtt ? lat_summary (fl->rtt) : (LatSummary) { 0 };
   }
 }
 
-static gboolean
-run (Run *r, FlowResult *out, GError **error)
+/* --- the flows as a workload of the run harness (run.h) ------------------------------------------------------ */
+
+static void
+start (void *self, RunCtx *run)
 {
-  /* The budget only backstops a run that keeps delivering and never ends (the watchdog judges progress): it is
-   * far beyond what each flow needs, its rate cap's pace included, so a slow flow is never taken for a deadlock. */
+  Flows *r = self;
+  r->run = run;
   SimTime first = UINT64_MAX;
+  for (guint k = 0; k < r->n; k++)
+    first = MIN (first, r->flow[k].s->start_ps);
+  sim_schedule_at (r->engine, first, open_window, r, 0);
+  for (guint k = 0; k < r->n; k++)
+    app_kick (r->flow[k].app);
+}
+
+/* The budget only backstops a run that keeps delivering and never ends (the watchdog judges progress): it is far
+ * beyond what each flow needs, its rate cap's pace included, so a slow flow is never taken for a deadlock. */
+static SimTime
+budget (void *self)
+{
+  const Flows *r = self;
   double budget = 1000.0 * SIM_MS;
   for (guint k = 0; k < r->n; k++) {
     const FlowSpec *s = r->flow[k].s;
-    first = MIN (first, s->start_ps);
     budget += (double) s->start_ps + (double) r->flow[k].total * SIM_US;
     if (s->rate_mbps > 0)
       budget += 2.0 * (double) r->flow[k].total * SIM_US / s->rate_mbps;
   }
-  sim_schedule_at (r->engine, first, open_window, r, 0);
-  for (guint k = 0; k < r->n; k++)
-    app_kick (r->flow[k].app);
-  r->watchdog_ps += quiet_ps (r);
-  sim_schedule_in (r->engine, r->watchdog_ps, watchdog, r, 0);
-  sim_run_until (r->engine, budget < (double) (SIM_TIME_MAX / 2) ? (SimTime) budget : SIM_TIME_MAX / 2);
-  gboolean ok = r->finished;
-  if (!ok) {
-    g_autoptr (GString) why = g_string_new (NULL);
-    fabric_describe_wait (r->f, why);
-    guint done = r->done;
-    g_set_error (error, FLOW_ERROR, FLOW_ERROR_DEADLOCK, "deadlock: %u of %u flows finished at t = %.3f us, %s; "
-                 "waiting: %s", done, r->n, (double) sim_now (r->engine) / 1e6, r->stalled
-                 ? "nothing delivered for the watchdog's bound" : "not finished within the time budget",
-                 why->len ? why->str : "nothing");
-  } else {
-    /* Many Ack and UpdateFC periods, so the links' end-of-run checks see them quiet (system.c). A slow link can
-     * still hold a backlog when the last flow ends (Gen1 x1 in flit mode with an Ack per TLP: a flit per Ack,
-     * a microsecond each, queued behind the completions), so the drain goes on, 200 us at a time, while a link is
-     * not yet quiet, up to a simulated second; the periodic UpdateFCs never let the engine run dry. */
-    for (int step = 0; step < 5000; step++) {
-      sim_run_until (r->engine, sim_now (r->engine) + 200 * SIM_US);
-      if (fabric_check_invariants (r->f, NULL))
-        break;
-    }
-    ok = fabric_check_invariants (r->f, error) && check_integrity (r, error);
-    if (ok && tlp_pool_live (fabric_pool (r->f)) != 0) {
-      g_set_error (error, FLOW_ERROR, FLOW_ERROR_INVARIANT, "%zu TLPs not returned to the pool",
-                   tlp_pool_live (fabric_pool (r->f)));
-      ok = FALSE;
-    }
-  }
-  r->stats->events = sim_events_executed (r->engine);
-  r->stats->tlps = fabric_tlps_delivered (r->f);
-  r->stats->tlp_pool_capacity = tlp_pool_capacity (fabric_pool (r->f));
-  if (ok)
-    results (r, out);
-  return ok;
+  return budget < (double) (SIM_TIME_MAX / 2) ? (SimTime) budget : SIM_TIME_MAX / 2;
 }
+
+static void
+where (void *self, GString *out)
+{
+  const Flows *r = self;
+  g_string_append_printf (out, "the flows, %u of %u finished", r->done, r->n);
+}
+
+static void
+result (void *self, const RunCtx *run, gboolean ok)
+{
+  Flows *r = self;
+  RunStats st = run_stats (run);
+  r->stats->events = st.events;
+  r->stats->tlps = st.tlps;
+  r->stats->tlp_pool_capacity = st.tlp_pool_capacity;
+  if (ok)
+    results (r, r->out);
+}
+
+static const RunWorkload flows_workload = {
+  .start = start, .owed = owed, .quiet_ps = quiet, .budget_ps = budget, .where = where, .check = check,
+  .result = result,
+};
 
 /* A stack of n free slots that hands out the lowest first. */
 static uint32_t *
@@ -661,24 +619,31 @@ flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchd
   for (guint k = 0; k < n; k++)
     if (!check_spec (&specs[k], error))
       return FALSE;
-  Run r = { .f = f, .host = host, .engine = fabric_engine (f), .pool = fabric_pool (f), .n = n, .links = links,
-            .stats = stats, .watchdog_ps = watchdog_ps ? watchdog_ps : 10 * SIM_MS };
+  Flows r = { .f = f, .host = host, .engine = fabric_engine (f), .pool = fabric_pool (f), .n = n, .links = links,
+              .stats = stats, .out = out };
   *stats = (FlowRunStats) { 0 };
   memset (links, 0, fabric_n_links (f) * sizeof *links);
   g_autofree Flow *flow = g_new0 (Flow, n);
   /* One block for every flow's histogram: the pages of buckets no latency falls in are never touched. */
   g_autofree LatHist *lat = g_new0 (LatHist, n);
+  uint32_t n_read = 0;
+  for (guint k = 0; k < n; k++)
+    n_read += specs[k].op == FLOW_READ;
+  g_autofree LatHist *rtt = g_new0 (LatHist, MAX (n_read, 1));
   r.flow = flow;
   for (guint k = 0; k < n; k++) {
     const FlowSpec *s = &specs[k];
     Flow *fl = &flow[k];
     *fl = (Flow) { .run = &r, .s = s, .index = k, .app = endpoint_app (s->source),
                    .source = endpoint_component (s->source),
-                   .target = s->target ? endpoint_component (s->target) : host_component (host),
+                   .target = s->target ? s->target : host_component (host),
                    .mps = link_params (fabric_uplink (endpoint_component (s->source)))->max_payload_bytes,
                    .total = s->transfer_bytes ? dma_bytes (s) * s->iterations : s->bytes * s->iterations,
                    .first_ps = UINT64_MAX, .last_dma_ps = UINT64_MAX, .lat = &lat[k] };
   }
+  for (guint k = 0, i = 0; k < n; k++)
+    if (specs[k].op == FLOW_READ)
+      flow[k].rtt = &rtt[i++];
   gboolean ok = lay_out (&r, error);
   g_autofree ReadTags *reads = g_new0 (ReadTags, n);
   r.reads = reads;
@@ -690,6 +655,7 @@ flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchd
       fl->free_tags = free_stack (t);
       fl->tag_addr = g_new0 (uint64_t, t);
       fl->tag_left = g_new0 (uint32_t, t);
+      fl->tag_start = g_new0 (SimTime, t);
       fl->n_free = t;
       endpoint_set_requester (fl->s->source, on_completion, &r);
       fl->tag_dma = g_new0 (uint32_t, t);
@@ -707,13 +673,14 @@ flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchd
   }
   if (ok) {
     fabric_set_observer (f, observe, &r);
-    ok = run (&r, out, error);
+    ok = run_go (f, &flows_workload, &r, watchdog_ps, error);
     fabric_set_observer (f, NULL, NULL);
   }
   for (guint k = 0; k < n; k++) {
     g_free (flow[k].free_tags);
     g_free (flow[k].tag_addr);
     g_free (flow[k].tag_left);
+    g_free (flow[k].tag_start);
     g_free (flow[k].tag_dma);
     g_free (flow[k].dma_free);
     g_free (flow[k].dma_start);

@@ -17,7 +17,9 @@
  *   last data delivered: a write's last MWr at the target, a read's last completion out of the source's receive
  *   interface). Latency: one way, from a request's entry into the source's transmit interface to its arrival at the
  *   target (host memory's receive; an endpoint's, after its receive interface): first_tlp for the flow's first, and
- *   mean, p50, p99 and max over all of them. first_tlp, mean and max are exact; p50 and p99 are nearest-rank
+ *   mean, p50, p99 and max over all of them. A read flow's round trip (read_latency): from a request's entry into
+ *   the source's transmit interface to its last completion out of the source's receive interface, per request;
+ *   mean, p50, p99 and max as the one-way figures. first_tlp, mean and max are exact; p50 and p99 are nearest-rank
  *   percentiles read from a latency histogram (stall.h's LatHist: buckets under 0.8% wide, the bucket's middle
  *   clamped to [min, max]), so a flow's memory does not grow with the TLPs it sends.
  * - Link usage: every link's, over the run's window, from the earliest flow start to the last flow's end.
@@ -42,13 +44,16 @@
 
 #include "models/endpoint.h"
 #include "models/host.h"
+#include "models/run.h"
+#include "models/stall.h"
 
 typedef enum { FLOW_WRITE, FLOW_READ } FlowOp;
 
 typedef struct {
   const char *name;
   Endpoint *source;
-  Endpoint *target; /* NULL: host memory */
+  Component *target; /* NULL: host memory; else a BAR's memory: an endpoint's memory target, or any device with
+                      * memory (fabric_memory) */
   guint bar; /* the target's BAR holding the buffer */
   FlowOp op;
   uint64_t bytes; /* per iteration, whole DWs */
@@ -72,6 +77,7 @@ typedef struct {
 typedef struct {
   double mbps;
   double first_tlp_ns, mean_ns, p50_ns, p99_ns, max_ns; /* one-way latency (see above) */
+  LatSummary read_latency; /* read: round trips (see above); count 0 for a write flow */
   uint64_t bytes, tlps; /* data moved, requests sent */
   SimTime start_ps, end_ps; /* the window of mbps */
 } FlowResult;
@@ -92,9 +98,13 @@ typedef struct {
   size_t tlp_pool_capacity;
 } FlowRunStats;
 
-#define FLOW_ERROR (flow_error_quark ())
-GQuark flow_error_quark (void);
-typedef enum { FLOW_ERROR_PARAM, FLOW_ERROR_INVARIANT, FLOW_ERROR_DEADLOCK } FlowError;
+/* The run's domain (run.h): a flows run is a workload of the harness. */
+#define FLOW_ERROR RUN_ERROR
+typedef enum {
+  FLOW_ERROR_PARAM = RUN_ERROR_PARAM,
+  FLOW_ERROR_INVARIANT = RUN_ERROR_INVARIANT,
+  FLOW_ERROR_DEADLOCK = RUN_ERROR_DEADLOCK
+} FlowError;
 
 /* Runs flows[0..n) on `f` (enumerated, not yet run; the caller frees it), `host` its root complex; fills out[k] for
  * flow k, links[l] for link l (fabric_n_links() entries) and *stats. watchdog_ps 0: 10 ms. Parameters the run

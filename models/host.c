@@ -135,7 +135,7 @@ host_params_check (const HostParams *p, uint32_t mps, GError **error)
   }
   /* Middle completions are RCB multiples no larger than MPS (spec §2.3.1.1): that needs RCB <= MPS, and an MPS
    * that is a power of two (as the spec's encoding makes it) is then a multiple of RCB, as split.h requires. */
-  if (mps < p->rcb_bytes || (mps & (mps - 1)) != 0) {
+  if (mps != 0 && (mps < p->rcb_bytes || (mps & (mps - 1)) != 0)) {
     g_set_error (error, HOST_ERROR, HOST_ERROR_PARAM, "max payload %u bytes: must be a power of two >= RCB %u", mps,
       p->rcb_bytes);
     return FALSE;
@@ -811,6 +811,13 @@ host_kind_describe (const Component *comp, GString *out)
 }
 
 static void
+host_memory (const Component *comp, FabricMemory *out)
+{
+  const HostCounters *c = &((const Host *) comp)->c;
+  *out = (FabricMemory) { c->cpl_bytes, c->cpl_checksum, c->bytes_written, c->write_checksum };
+}
+
+static void
 host_free (Component *comp)
 {
   Host *h = (Host *) comp;
@@ -832,12 +839,17 @@ static const ComponentKind host_kind = {
   .check_invariants = host_kind_check,
   .progress = host_progress,
   .describe_wait = host_kind_describe,
+  .memory = host_memory,
   .free = host_free,
 };
 
 Host *
 host_new (Fabric *f, const char *name, const HostParams *params, uint32_t root_ports)
 {
+  /* As every constructor: the caller has checked (the link's MPS is not known yet, 0). */
+  g_autoptr (GError) e = NULL;
+  if (!host_params_check (params, 0, &e))
+    g_error ("host_new: %s", e->message);
   Host *h = g_new0 (Host, 1);
   h->engine = fabric_engine (f);
   h->p = *params;
@@ -875,6 +887,12 @@ Component *
 host_component (Host *h)
 {
   return &h->base;
+}
+
+Host *
+host_from_component (Component *c)
+{
+  return c != NULL && c->kind == &host_kind ? (Host *) c : NULL;
 }
 
 HostCounters

@@ -102,11 +102,14 @@ typedef enum { HOST_ERROR_PARAM, HOST_ERROR_INVARIANT } HostError;
 typedef void (*HostEventFn) (void *ctx, uint64_t address, uint32_t value);
 
 /* max_payload_bytes: the MPS of the links the root ports drive (each completion is cut to its port's). */
+/* max_payload_bytes 0: not known yet (host_new(), before its links), that check is left out. */
 gboolean host_params_check (const HostParams *p, uint32_t max_payload_bytes, GError **error);
 
 /* A root complex named `name` with `root_ports` root ports (fabric ports 0..), added to `f`; the fabric frees it. */
 Host *host_new (Fabric *f, const char *name, const HostParams *params, uint32_t root_ports);
 Component *host_component (Host *host);
+/* The checked downcast: `c` as a host, or NULL when it is a component of another kind. */
+Host *host_from_component (Component *c);
 const HostParams *host_params (const Host *host);
 
 /* Queue a 1-DW register write after `delay_ps` (software latency, spacing); returns when it will be queued. */

@@ -10,7 +10,8 @@
  *   the TLP. The port then serialises it in submission order, after sequence number, framing, lane placement,
  *   SKP ordered sets and DLLPs of higher priority. When can_send was FALSE, the port calls the tx-ready callback
  *   the next time its state changes in a way that may allow sending (credits returned, queue or replay space freed,
- *   TLPs acknowledged: at most 2048 may be unacknowledged, spec §3.6.2.1).
+ *   TLPs acknowledged: at most 2048 may be unacknowledged, in flit mode min(retry buffer, 511) flits, spec
+ *   §3.6.2.1).
  * - Receiving: after the last symbol of a TLP arrives and the receive pipeline latency has passed, the rx callback
  *   receives the TLP and owns it. The receiver calls link_port_consume() when its consumer has taken the TLP out
  *   of the receive buffer; only then are the credits freed and, per spec §2.6.1.2, an UpdateFC DLLP scheduled.
@@ -18,7 +19,8 @@
  * - Acks: every TLP is acknowledged by the receiving data link layer within the spec's Ack latency limit
  *   (pcie-protocol.md §3), pin to pin, coalesced; Acks free replay-buffer space at the transmitter.
  * - Flit mode (Gen6, or flit_mode): the same contract; framing, DLLPs and ordered sets follow the flit grid
- *   (phy.h), and a TLP is delivered once the flit holding its last byte is in.
+ *   (phy.h), TLPs are packed at most 8 to a flit half, after idle from a 4-DW boundary (flit.c), and a TLP is
+ *   delivered once the flit holding its last byte is in.
  * - Errors (ber > 0): TLPs and DLLPs may arrive corrupted; the data link layer recovers (Nak, replay, REPLAY_TIMER,
  *   retrain), so every TLP is still delivered exactly once and in order, only later. Without errors nothing of
  *   this runs and no random number is drawn. link_errors() counts what happened.
@@ -175,6 +177,8 @@ typedef struct {
 typedef struct {
   uint64_t tlp_errors, dllp_errors, naks, replays, replay_timeouts, retrains;
   uint64_t replayed_tlps, replayed_bytes, flit_errors;
+  uint64_t framing_errors; /* non-flit 128b/130b: packets this direction's receiver lost to a framing error, each a
+                            * retrain (counted in retrains; the TLPs among them are not in tlp_errors) */
 } LinkErrors;
 LinkErrors link_errors (const Link *link, LinkDir dir);
 

@@ -57,8 +57,14 @@ static const uint32_t skp_flits_1b1b[] = { 46, 93, 187, 374, 748 };
  * flits inside the spec's bounds (the reference gives flit-mode counts for 128b/130b and 64 GT/s only): with a
  * common clock the fewest flits that reach 1180 symbol times (1184-1280 by width, within the 1538 maximum), with
  * SRIS the most that stay within 154 (none at x1, whose flit lasts 256 symbol times: refused). */
-/* §10 FEC at 64 GT/s: three interleaved codes, each correcting one byte (symbol) in its share of the flit. */
-#define FEC_CODES 3u
+/* pcie-protocol.md §10, the flit error model (phy_flit_error_prob()). ASSUMPTION: an error event corrupts 2
+ * consecutive bytes of its lane (decision-feedback equalisers propagate an error into the next few UI; plausible
+ * 1-3 bytes, and the closed form below is written for 2), and 1% of events hit the same bytes on every lane
+ * (common-mode noise, a power or reference-clock disturbance; plausible 0.1%-3%). With these, a first-bit error
+ * rate of 10^-6 at 64 GT/s x16 loses 2.25 × 10^-5 flits after FEC: within the spec's design point (flit retry
+ * probability below 3 × 10^-5, §10), where independent bit errors gave 7 × 10^-7, forty times fewer. */
+#define FLIT_ERR_BURST_BYTES 2u
+#define FLIT_ERR_LANE_CORRELATION 0.01
 
 /* Reducing the symbol-time fraction is what leaves sym_den a power of two for every generation, as phy_sym_ps's
  * fast path needs: unreduced, Gen3's would be 8000 · 128 = 1,024,000. */
@@ -226,23 +232,22 @@ phy_flit_error_prob (const Phy *phy, double ber)
 {
   if (ber <= 0)
     return 0;
-  /* Independent bit errors: a byte is wrong with pb = 1 - (1 - ber)^8. Logs keep tiny rates exact. */
-  double lq = 8.0 * log1p (-ber); /* log (1 - pb) */
-  double pb = -expm1 (lq);
-  if (phy->gen < 6) {
-    /* ASSUMPTION: below 64 GT/s the flit's FEC bytes are sent but not used to correct (spec §4.2.3.3 requires
-     * FEC at 64 GT/s only): any wrong byte fails the CRC. */
-    return -expm1 (PHY_FLIT_BYTES * lq);
-  }
-  /* A code survives with no wrong byte or one: (1 - pb)^n + n·pb·(1 - pb)^(n-1) = (1 - pb)^(n-1)·(1 + (n-1)·pb).
-   * The 256 bytes interleave over three codes: 86 + 85 + 85. What FEC misses the CRC catches (its escape rate
-   * is far below any retry rate here). */
-  double log_ok = 0;
-  for (uint32_t c = 0; c < FEC_CODES; c++) {
-    double n = PHY_FLIT_BYTES / FEC_CODES + (c < PHY_FLIT_BYTES % FEC_CODES ? 1 : 0);
-    log_ok += (n - 1) * lq + log1p ((n - 1) * pb);
-  }
-  return -expm1 (log_ok);
+  /* Error events (pcie-protocol.md §10): a first bit error at each line bit with probability `ber` (10 line bits
+   * per byte at 8b/10b, 8 otherwise) starts an event; over a flit's 256 bytes their number is Poisson with mean
+   * lambda (-log (1 - ber) per bit, exact for tiny rates). Each event corrupts FLIT_ERR_BURST_BYTES consecutive
+   * bytes of its lane, and with probability FLIT_ERR_LANE_CORRELATION the same bytes of every lane.
+   * FEC (spec §4.2.3.3, at every rate in flit mode, §4.2.1): byte i of the flit belongs to code i mod 3, each
+   * code corrects one byte. A lane's consecutive bytes are `lanes` apart, which is never a multiple of 3 (x1-x16),
+   * so a one-lane burst of 2 bytes hits two different codes: corrected alone, but it shares a code with any
+   * other event's burst. A burst on every lane of a x2 or wider link puts 4 or more bytes into 3 codes: never
+   * corrected. So a flit survives with no event, or with one that stays on its lane:
+   *   P(lost) = 1 - exp (-lambda) (1 + lambda (1 - c)),  c = the lane correlation (x1: 0).
+   * What FEC misses the CRC catches (its escape rate is far below any retry rate here). */
+  G_STATIC_ASSERT (FLIT_ERR_BURST_BYTES == 2); /* the closed form above */
+  double bits_per_byte = phy->mt_per_s <= 5000 ? 10.0 : 8.0;
+  double lambda = -(double) PHY_FLIT_BYTES * bits_per_byte * log1p (-ber);
+  double c = phy->lanes > 1 ? FLIT_ERR_LANE_CORRELATION : 0.0;
+  return -expm1 (-lambda) - exp (-lambda) * lambda * (1.0 - c);
 }
 
 static const PhyOps nonflit_ops = {

@@ -88,7 +88,8 @@ gboolean phy_init_mode (Phy *phy, int gen, int lanes, gboolean flit, gboolean sr
 uint64_t phy_flit_start (const Phy *phy, uint64_t k);
 uint64_t phy_flit_dlp_at_or_after (const Phy *phy, uint64_t slot);
 uint64_t phy_flit_skps_between (const Phy *phy, uint64_t from, uint64_t to);
-/* Flit mode: probability that a flit is lost (FEC cannot correct it, CRC catches it) at a per-bit error rate. */
+/* Flit mode: probability that a flit is lost (FEC cannot correct it, CRC catches it) at a first-bit error rate per
+ * line bit, errors coming in bursts, some across lanes (phy.c, pcie-protocol.md §10); FEC corrects at every rate. */
 double phy_flit_error_prob (const Phy *phy, double ber);
 
 /* Flit layout (spec §4.2.3.3, pcie-protocol.md §1). */

@@ -382,7 +382,9 @@ stream_run (const StreamParams *params, uint64_t seed, StreamResult *out, GError
   fabric_add (s.f, &s.host_end.base, &host_kind, COMPONENT_ROOT_COMPLEX, "host", 1);
   fabric_add (s.f, &s.source_end.base, &source_kind, COMPONENT_ENDPOINT, "endpoint", 1);
   s.link = fabric_connect (s.f, &s.host_end.base, 0, &s.source_end.base, 0, &s.p.link, error);
-  if (s.link == NULL || !fabric_enumerate (s.f, error)) {
+  if (s.link != NULL)
+    link_trace_declare (s.link, s.p.trace, "link0");
+  if (s.link == NULL || !fabric_enumerate (s.f, error) || (s.p.trace && !sim_trace_start (s.p.trace, error))) {
     fabric_free (s.f);
     return FALSE;
   }

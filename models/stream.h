@@ -39,6 +39,8 @@ typedef struct {
   /* Bytes each TLP moves: the MWr payload (write) or the read request (read); 0 = max payload (write) or
    * max_read_request_bytes (read). Small ones show per-TLP overheads, e.g. flit against non-flit framing. */
   uint32_t tlp_payload_bytes;
+  SimTrace *trace; /* opened, not started: the run declares its link ("link0", models/trace.h) and starts it;
+                    * NULL = no trace */
 } StreamParams;
 
 typedef struct {

@@ -413,6 +413,12 @@ switch_component (Switch *sw)
   return &sw->base;
 }
 
+Switch *
+switch_from_component (Component *c)
+{
+  return c != NULL && c->kind == &switch_kind ? (Switch *) c : NULL;
+}
+
 void
 switch_link_params (const Switch *sw, LinkParams *lp, LinkEnd end)
 {

@@ -72,6 +72,8 @@ gboolean switch_params_check (const SwitchParams *p, GError **error);
 /* A switch named `name` added to `f` (the fabric frees it). */
 Switch *switch_new (Fabric *f, const char *name, const SwitchParams *p);
 Component *switch_component (Switch *sw);
+/* The checked downcast: `c` as a switch, or NULL when it is a component of another kind. */
+Switch *switch_from_component (Component *c);
 /* Make `lp` right for a link whose `end` is a port of this switch: that end's receive pipeline is the port's data
  * link layer latency, its transmit pipeline 0 (both are inside the latency a datasheet gives pin to pin), it
  * advertises the port credits and returns them by the switch's UpdateFC policy when it has its own. Call before fabric_connect(): the switch checks it when the link is attached. */

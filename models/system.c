@@ -14,14 +14,15 @@
  * The software is a program of the CPU (cpu.h): DMA_START's hook is the old register programming, the interrupt
  * and poll handlers signal the thread that waits, and the CPU's LOOP schedules the next iteration where the driver
  * used to. A CPU without costs or random times therefore runs every event as the driver before it did, which is
- * what keeps the AN-456 results byte for byte. The PIO benchmark (pio_* below) is another program on the same
- * CPU, with its own accounting. */
+ * what keeps the AN-456 results byte for byte. The PIO benchmark (pio.c) is another program on the same CPU, with
+ * its own accounting. Both are workloads of the run harness (run.h), which owns the watchdog, the settle and the
+ * end-of-run checks. */
 #include "models/system.h"
 
 #include "models/pattern.h"
+#include "models/pio.h"
+#include "models/run.h"
 #include "models/units.h"
-
-G_DEFINE_QUARK (pciesim-system-error-quark, system_error)
 
 /* Host memory map. Any page-aligned values would do; these keep tables and buffers apart, below the fabric's
  * MMIO windows (fabric.h), and put the data buffers above 4 GB only when the parameters ask for 64-bit
@@ -38,10 +39,6 @@ G_DEFINE_QUARK (pciesim-system-error-quark, system_error)
 #define BUF_BASE_64 0x100000000ull
 #define BUF_STRIDE 0x40000000ull /* per direction: 1 GB, the largest transfer we accept (the 1 GB benchmark runs);
                                   * shared out among every channel whose buffers are in host memory */
-/* The one-link system's BAR0: 256 MB, as AN-456's. */
-#define BAR0_BYTES 0x10000000ull
-/* The PIO benchmark's BAR1 memory: at most 256 MB, which the 32-bit MMIO window holds after BAR0. */
-#define PIO_MAX_BYTES ((uint64_t) 0x10000000)
 
 typedef struct System System;
 
@@ -72,12 +69,9 @@ typedef struct {
   SimTime *samples[DMA_DIR_COUNT]; /* software_timed: each iteration's time per direction */
   uint32_t n_samples[DMA_DIR_COUNT];
   AppBusy peak_open; /* interface busy times at the peak window's start */
-  /* Link usage summed over the counter windows (on_counter): fractions x window length, per LinkDir. */
+  /* Link usage summed over the counter windows (on_counter). */
   SimTime usage_start_ps;
-  LinkUsage usage_sum[2];
-  LinkCounters usage_counters[2];
-  double usage_ps;
-  uint32_t usage_windows;
+  RunUsage usage;
   Why *why; /* stalls, verdicts, latencies over the same windows (why.h) */
   SystemResult *out;
 } Work;
@@ -89,6 +83,7 @@ struct System {
   Fabric *f;
   Host *host;
   SimEngine *engine;
+  RunCtx *run;
   const SystemDriver *d;
   SystemMode mode; /* the first workload's: names the run in messages */
   Work *work;
@@ -98,34 +93,9 @@ struct System {
   SimTime iteration_start_ps; /* software decided to start this iteration's transfers */
   uint32_t iteration;
   guint waiting; /* engines of this iteration not yet reported to software */
-  gboolean finished;
-  gboolean stalled; /* the watchdog stopped the run */
-  SimTime watchdog_ps; /* effective bound, stretched by the host's longest quiet stretch */
-  uint64_t last_progress;
   Cpu *cpu;
   guint n_threads; /* 1, or one per channel (system.h) */
-  /* The PIO benchmark, when it is the run (pio.ep != NULL): its endpoint, link and buffer, the measurement window
-   * and the open transfer, the window's length and usage, and the transfers' samples. */
-  struct {
-    SystemMode mode;
-    Endpoint *ep;
-    Link *link;
-    uint64_t address, bytes;
-    uint32_t mps;
-    SimTime window_ps, start_ps;
-    SimTime *samples;
-    uint32_t n;
-    LinkUsage usage_sum[2];
-    LinkCounters usage_counters[2];
-    double usage_ps;
-    SimTime stall_ps[2][STALL_COUNT]; /* the link's idle time by cause, by LinkDir: at the window's start, then over it */
-    SystemResult *out;
-  } pio;
 };
-
-static SystemTransferStats transfer_stats (SimTime *v, uint32_t n);
-static gboolean pio_check_end (const System *s, GError **error);
-static void pio_results (System *s, gboolean ok);
 
 const char *
 system_mode_name (SystemMode mode)
@@ -157,18 +127,18 @@ work_check (const DmaParams *dma, const LinkParams *link, uint64_t transfer_byte
   uint64_t table_stride, GError **error)
 {
   if (dma->tags > link_tags_max (link)) {
-    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "%u tags: the link carries at most %u outstanding requests",
+    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "%u tags: the link carries at most %u outstanding requests",
       dma->tags, link_tags_max (link));
     return FALSE;
   }
   if (dma->max_payload_bytes > link->max_payload_bytes) {
-    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM,
+    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM,
       "DMA max payload %u exceeds the link's %u", dma->max_payload_bytes,
       link->max_payload_bytes);
     return FALSE;
   }
   if (transfer_bytes == 0 || transfer_bytes % 4 != 0 || transfer_bytes > max_bytes) {
-    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM,
+    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM,
       "transfer of %" G_GUINT64_FORMAT " bytes: must be whole DWs, 4..%"
       G_GUINT64_FORMAT " (per channel)", transfer_bytes, max_bytes);
     return FALSE;
@@ -176,77 +146,19 @@ work_check (const DmaParams *dma, const LinkParams *link, uint64_t transfer_byte
   uint64_t per = dma->desc_max_bytes ? dma->desc_max_bytes : transfer_bytes;
   uint64_t n = (transfer_bytes + per - 1) / per;
   if (n > 0xffff || n * DMA_DESC_BYTES + DMA_DESC_BYTES > table_stride) {
-    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "%" G_GUINT64_FORMAT " descriptors per transfer: at most %"
+    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "%" G_GUINT64_FORMAT " descriptors per transfer: at most %"
       G_GUINT64_FORMAT, n, MIN ((uint64_t) 0xffff, table_stride / DMA_DESC_BYTES - 1));
     return FALSE;
   }
   return TRUE;
 }
 
-/* A zero-filled CpuParams (tests that fill SystemParams by hand, a SystemDriver without one) is the default CPU:
- * 8 write-combining buffers of 64 bytes (a Core-era core, pcie-protocol.md §9), no costs, no random times. */
-static CpuParams
-cpu_params_of (const CpuParams *c)
-{
-  if (c != NULL && c->wc.buffers != 0)
-    return *c;
-  return (CpuParams) { .wc = { .buffers = 8, .buffer_bytes = 64 } };
-}
-
-/* The PIO program's own parameters: widths a core has, and a transfer the BAR memory can hold. */
-static gboolean
-pio_check (const SystemParams *p, gboolean write, GError **error)
-{
-  const uint32_t w[2] = { p->pio.store_bytes, p->pio.load_bytes };
-  for (int i = 0; i < 2; i++)
-    if (w[i] < 1 || w[i] > 32 || (w[i] & (w[i] - 1)) != 0 || w[i] > cpu_params_of (&p->cpu).wc.buffer_bytes) {
-      g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "PIO %s of %u bytes: must be a power of two from 1 to "
-                   "32, and no wider than a write-combining buffer (%u)", i ? "load" : "store", w[i],
-                   cpu_params_of (&p->cpu).wc.buffer_bytes);
-      return FALSE;
-    }
-  if (p->transfer_bytes == 0 || p->transfer_bytes > PIO_MAX_BYTES) {
-    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "PIO transfer of %" G_GUINT64_FORMAT " bytes: must be "
-                 "1..%" G_GUINT64_FORMAT " (the BAR memory)", p->transfer_bytes, PIO_MAX_BYTES);
-    return FALSE;
-  }
-  CpuParams c = cpu_params_of (&p->cpu);
-  if (write && c.store_ns == 0 && c.post_ns == 0 && p->pio.overhead_ns == 0) {
-    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "a PIO write on a CPU whose stores take no time, with no "
-                 "path to where the root complex posts them and no software overhead, takes no time at all: its "
-                 "software end is its start (give the CPU's store time, path or overhead)");
-    return FALSE;
-  }
-  if (!(p->pio.overhead_ns >= 0 && p->pio.overhead_ns < 1e9)) {
-    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "PIO overhead %g ns: must be finite, >= 0 and below 1 s",
-                 p->pio.overhead_ns);
-    return FALSE;
-  }
-  return TRUE;
-}
-
-/* A DMA transfer moves whole DWs; a PIO transfer any number of bytes (pio_check). */
-static gboolean
-params_check (const SystemParams *p, SystemMode mode, GError **error)
-{
-  gboolean pio = mode == SYSTEM_PIO_READ || mode == SYSTEM_PIO_WRITE;
-  if (!link_params_validate (&p->link, error) || !host_params_check (&p->host, p->link.max_payload_bytes, error)
-      || !app_params_check (&p->app, error) || !dma_params_check (&p->dma, error)
-      || (p->cpu.wc.buffers != 0 && !cpu_params_check (&p->cpu, error)) || (pio && !pio_check (p, mode == SYSTEM_PIO_WRITE, error))
-      || (!pio && !work_check (&p->dma, &p->link, p->transfer_bytes, share (BUF_STRIDE, p->dma.channels),
-                               TABLE_STRIDE, error)))
-    return FALSE;
-  if (p->iterations == 0) {
-    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "iterations must be at least 1");
-    return FALSE;
-  }
-  return TRUE;
-}
-
+/* The DMA's limits in this memory map (work_check) with the transfer's buffer one channel's share of a direction's
+ * space. */
 gboolean
-system_params_check (const SystemParams *p, GError **error)
+system_transfer_check (const DmaParams *dma, const LinkParams *link, uint64_t transfer_bytes, GError **error)
 {
-  return params_check (p, SYSTEM_READ, error);
+  return work_check (dma, link, transfer_bytes, share (BUF_STRIDE, dma->channels), TABLE_STRIDE, error);
 }
 
 /* A channel's two tables are adjacent, the write engine's first (DmaDir order), so one division of an EPLAST
@@ -398,18 +310,15 @@ engine_reported (System *s, uint32_t g)
   cpu_signal (s->cpu, channel_thread (s, ch));
 }
 
-/* Every thread of the driver (or the PIO program) has ended. */
+/* Every thread of the driver has ended. */
 static void
 all_done (void *ctx)
 {
   System *s = ctx;
-  s->finished = TRUE;
   s->waiting = 0;
   for (guint k = 0; k < s->n_work; k++)
     s->work[k].out->sim_time_ps = sim_now (s->engine);
-  if (s->pio.out != NULL)
-    s->pio.out->sim_time_ps = sim_now (s->engine);
-  sim_stop (s->engine);
+  run_finished (s->run);
 }
 
 /* MSI data: the engine's number (dma_chain_set_msi_data() gave each workload its base). */
@@ -461,45 +370,6 @@ peak_open (SimEngine *e, void *ctx, uint64_t arg)
   sim_schedule_in (e, (SimTime) SYSTEM_PEAK_WINDOW_CYCLES * app_cycle_ps (w->app), peak_close, w, 0);
 }
 
-/* Adds a window of `win` ps of `link`'s usage since its last reset to the sums: fractions weighted by the window's
- * length, counters as they are. */
-static void
-usage_add (Link *link, double win, LinkUsage sum[2], LinkCounters counters[2])
-{
-  for (int d = 0; d < 2; d++) {
-    LinkUsage u = link_usage (link, (LinkDir) d);
-    sum[d].payload += u.payload * win;
-    sum[d].tlp_overhead += u.tlp_overhead * win;
-    sum[d].dllp += u.dllp * win;
-    sum[d].ordered_sets += u.ordered_sets * win;
-    sum[d].idle += u.idle * win;
-    LinkCounters c = link_counters (link, (LinkDir) d), *cs = &counters[d];
-    cs->tlps += c.tlps;
-    cs->dllps += c.dllps;
-    cs->acks += c.acks;
-    cs->updatefcs += c.updatefcs;
-    cs->skps += c.skps;
-    cs->payload_bytes += c.payload_bytes;
-  }
-}
-
-/* The usage sums of `usage_ps` ps of windows as the result's fractions and counters. */
-static void
-usage_result (SystemResult *out, const LinkUsage sum[2], const LinkCounters counters[2], double usage_ps)
-{
-  LinkUsage u[2];
-  for (int d = 0; d < 2; d++) {
-    double win = usage_ps > 0 ? usage_ps : 1;
-    u[d] = (LinkUsage) { sum[d].payload / win, sum[d].tlp_overhead / win, sum[d].dllp / win,
-                         sum[d].ordered_sets / win, sum[d].idle / win };
-    /* Idle absorbs the rounding of the weighted sums, so the five still sum to 1. */
-    u[d].idle = 1.0 - (u[d].payload + u[d].tlp_overhead + u[d].dllp + u[d].ordered_sets);
-  }
-  out->downstream = u[LINK_DOWNSTREAM];
-  out->upstream = u[LINK_UPSTREAM];
-  out->downstream_counters = counters[LINK_DOWNSTREAM];
-  out->upstream_counters = counters[LINK_UPSTREAM];
-}
 /* Every iteration: the read-request cycles inside the write counter's window, and link usage over the counter
  * window, so usage covers the same transfers the MB/s figures average (no inter-iteration idle). Both windows
  * run from the first counter to start to the last to stop, counted across channels (and, for link usage,
@@ -540,19 +410,16 @@ on_counter (void *ctx, DmaDir dir, gboolean stopped)
     for (int k = 0; k < DMA_DIR_COUNT; k++)
       if (w->uses[k])
         stop = MAX (stop, dma_chain_channel_status (w->dma, ch, (DmaDir) k).counter_stop_ps);
-  double win = (double) (stop - w->usage_start_ps);
-  w->usage_ps += win;
-  w->usage_windows++;
   why_close (w->why, stop);
-  usage_add (w->link, win, w->usage_sum, w->usage_counters);
+  run_usage_add (&w->usage, w->link, (double) (stop - w->usage_start_ps));
 }
 
 /* Longest stretch in which a healthy run may deliver nothing: every wait the host parameters can impose on one
  * request, added up (a generous upper bound; the link's own delays are microseconds). Eight store gaps cover
  * one channel's two headers, and the first engine starts after four. iteration_gap_ns needs no place here:
  * between iterations no engine is owed, so the watchdog does not judge that stretch. */
-static SimTime
-quiet_ps (const HostParams *h, uint32_t mps, uint32_t mrrs)
+SimTime
+system_quiet_ps (const HostParams *h, uint32_t mps, uint32_t mrrs)
 {
   double ns = h->read_latency_ns + h->read_latency_per_byte_ps * mrrs / 1000.0 + h->cpl_overhead_ns
               + h->write_latency_ns + h->msi_latency_ns + h->poll_interval_ns + h->sw_pio_latency_ns
@@ -567,8 +434,8 @@ quiet_ps (const HostParams *h, uint32_t mps, uint32_t mrrs)
 /* The CPU's share of the longest legal quiet stretch: a load's two crossings of the core-to-root-port path, the
  * driver's work before the doorbells, and the interrupt and wake-up times (their 1e-9 bounds, dist.h). 0 for a CPU without costs or random times, so the bound (and the watchdog's ticks) stay
  * what they were before the CPU existed. */
-static SimTime
-cpu_quiet_ps (const CpuParams *c, uint32_t descriptors)
+SimTime
+system_cpu_quiet_ps (const CpuParams *c, uint32_t descriptors)
 {
   if (c == NULL)
     return 0;
@@ -580,75 +447,32 @@ cpu_quiet_ps (const CpuParams *c, uint32_t descriptors)
   return units_ns_to_ps (ns);
 }
 
-/* Polled rather than re-armed on every delivery: re-arming would put a cancel and a schedule on the per-TLP hot
- * path, while a tick costs one event per period. The price is resolution: a stall is reported between one and
- * two bounds after the last delivery. Quiet with no engine owed (between iterations, after the last report) is
- * legal and only updates the mark. The sign of life is every component's progress count (fabric.h). */
-static void
-watchdog (SimEngine *e, void *ctx, uint64_t arg)
-{
-  System *s = ctx;
-  uint64_t now = fabric_progress (s->f) + cpu_progress (s->cpu);
-  if (s->waiting > 0 && now == s->last_progress) {
-    s->stalled = TRUE;
-    sim_stop (e);
-    return;
-  }
-  s->last_progress = now;
-  sim_schedule_in (e, s->watchdog_ps, watchdog, s, 0);
-}
-
-/* The message is the debugging aid: each component names what it holds or waits for (credits of which type,
- * tags, replay space), so a model bug shows as its mechanism rather than as a hang or a low figure. */
-static void
-deadlock_error (const System *s, const char *how, GError **error)
-{
-  g_autoptr (GString) why = g_string_new (NULL);
-  fabric_describe_wait (s->f, why);
-  cpu_describe_wait (s->cpu, why);
-  g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_DEADLOCK, "deadlock in the %s run, iteration %u of %u, t = %.3f us: "
-    "%s; waiting: %s", system_mode_name (s->mode), s->iteration + 1, s->d->iterations,
-    (double) sim_now (s->engine) / 1e6, how, why->len ? why->str : "nothing (software never heard of the end)");
-}
-
 /* The pattern sums each memory must have folded (pattern.h), from the memory layout alone, over every iteration:
  * a data buffer read arrives as completions at its reader and leaves its memory as completions; a buffer written
  * arrives in its memory as writes; descriptor tables (after their 16-byte headers) leave host memory as
- * completions and every EPLAST arrives there as a 4-byte write. Byte counts alone would pass a completion sent to
- * the wrong address, or one duplicated while another was dropped; the address pattern catches both. What each
- * memory sent and what each reader took in are summed apart, so a mismatch says at which end the data went
- * wrong. */
-typedef struct {
-  uint64_t cpl, mem; /* completions sent from it, writes received into it */
-  uint64_t cpl_bytes, mem_bytes;
-} Want;
-
+ * completions and every EPLAST arrives there as a 4-byte write. What each memory sent (the run's ledger, run.h)
+ * and what each reader took in are summed apart, so a mismatch says at which end the data went wrong. Host
+ * memory's byte totals are checked with the engines' (check), its sums here. */
 static void
-want_of (const System *s, Want *host, GHashTable *peers)
+want_of (const System *s, RunLedger *ledger)
 {
   uint64_t n = s->d->iterations;
+  RunMemory *host = run_ledger_at (ledger, host_component (s->host), FALSE);
   for (guint k = 0; k < s->n_work; k++) {
     const Work *w = &s->work[k];
-    Want *at = host;
-    if (w->w->peer != NULL) {
-      at = g_hash_table_lookup (peers, w->w->peer);
-      if (at == NULL) {
-        at = g_new0 (Want, 1);
-        g_hash_table_insert (peers, w->w->peer, at);
-      }
-    }
     for (uint32_t i = 0; i < w->channels * DMA_DIR_COUNT; i++) {
       uint32_t ch = i / DMA_DIR_COUNT, dir = i % DMA_DIR_COUNT;
       if (!w->uses[dir])
         continue;
+      RunMemory *at = w->w->peer != NULL ? run_ledger_at (ledger, endpoint_component (w->w->peer), TRUE) : host;
       uint64_t table = table_addr (s, w->engine0 + i), buf = n * pattern_sum (w->buf[ch][dir], w->w->transfer_bytes);
-      host->cpl += n * pattern_sum (table + DMA_DESC_BYTES, (uint64_t) w->n_desc * DMA_DESC_BYTES);
-      host->mem += n * pattern_sum (table + 12, 4);
+      host->cpl_sum += n * pattern_sum (table + DMA_DESC_BYTES, (uint64_t) w->n_desc * DMA_DESC_BYTES);
+      host->mem_sum += n * pattern_sum (table + 12, 4);
       if (dir == DMA_READ) {
-        at->cpl += buf;
+        at->cpl_sum += buf;
         at->cpl_bytes += n * w->w->transfer_bytes;
       } else {
-        at->mem += buf;
+        at->mem_sum += buf;
         at->mem_bytes += n * w->w->transfer_bytes;
       }
     }
@@ -665,69 +489,12 @@ want_read (const System *s, const Work *w)
   return sum;
 }
 
+/* The workload's end-of-run check (run.h): bytes each engine moved and host memory took in, what each reader took
+ * in, and the ledger of every memory. */
 static gboolean
-integrity_error (GError **error, const char *where, uint64_t got, uint64_t want, const char *what)
+check (void *self, RunLedger *ledger, GError **error)
 {
-  g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_INVARIANT, "data integrity: checksum mismatch (%s %s %016"
-    G_GINT64_MODIFIER "x, expected %016" G_GINT64_MODIFIER "x): data was dropped, duplicated or misplaced", where,
-    what, got, want);
-  return FALSE;
-}
-
-static gboolean
-check_integrity (const System *s, GError **error)
-{
-  Want host = { 0 };
-  g_autoptr (GHashTable) peers = g_hash_table_new_full (NULL, NULL, NULL, g_free);
-  want_of (s, &host, peers);
-  for (guint k = 0; k < s->n_work; k++) {
-    const Work *w = &s->work[k];
-    uint64_t got = dma_chain_counters (w->dma).read_checksum, want = want_read (s, w);
-    if (got != want)
-      return integrity_error (error, endpoint_component (w->w->endpoint)->name, got, want, "read data received");
-  }
-  HostCounters hc = host_counters (s->host);
-  if (hc.cpl_checksum != host.cpl)
-    return integrity_error (error, "host", hc.cpl_checksum, host.cpl, "completions sent");
-  if (hc.write_checksum != host.mem)
-    return integrity_error (error, "host", hc.write_checksum, host.mem, "memory");
-  GHashTableIter it;
-  gpointer key, value;
-  g_hash_table_iter_init (&it, peers);
-  while (g_hash_table_iter_next (&it, &key, &value)) {
-    EndpointCounters ec = endpoint_counters (key);
-    const Want *want = value;
-    const char *name = endpoint_component (key)->name;
-    if (ec.cpl_checksum != want->cpl)
-      return integrity_error (error, name, ec.cpl_checksum, want->cpl, "completions sent");
-    if (ec.write_checksum != want->mem)
-      return integrity_error (error, name, ec.write_checksum, want->mem, "memory");
-    if (ec.cpl_bytes != want->cpl_bytes || ec.bytes_written != want->mem_bytes) {
-      g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_INVARIANT, "bytes moved do not add up: %s's memory completed %"
-        G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " bytes and took %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT,
-        name, ec.cpl_bytes, want->cpl_bytes, ec.bytes_written, want->mem_bytes);
-      return FALSE;
-    }
-  }
-  return TRUE;
-}
-
-/* The components' own checks come first, because their messages name the broken mechanism; the system-wide
- * byte totals and checksums then catch what no single component can see, such as data that left one end and
- * arrived at the other in a different amount or place. */
-static gboolean
-check_invariants (const System *s, GError **error)
-{
-  if (!fabric_check_invariants (s->f, error))
-    return FALSE;
-  /* sim_schedule_at() already aborts on a past time; this is the end-of-run statement of the same invariant
-   * (README, "Invariants"), independent of how the engine is built. */
-  if (sim_next_time (s->engine) < sim_now (s->engine)) {
-    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_INVARIANT,
-      "an event is scheduled at %" G_GUINT64_FORMAT " ps, before now (%"
-      G_GUINT64_FORMAT " ps)", sim_next_time (s->engine), sim_now (s->engine));
-    return FALSE;
-  }
+  const System *s = self;
   uint64_t host_want = 0;
   HostCounters hc = host_counters (s->host);
   for (guint k = 0; k < s->n_work; k++) {
@@ -746,24 +513,24 @@ check_invariants (const System *s, GError **error)
      * on). */
     host_want += (w->w->peer == NULL ? want_write : 0) + runs * 4 * (w->dp->msi ? 2 : 1);
     if (dc.ep_bytes_written != want_read || dc.write_bytes_sent != want_write) {
-      g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_INVARIANT, "bytes moved do not add up: endpoint memory got %"
+      g_set_error (error, RUN_ERROR, RUN_ERROR_INVARIANT, "bytes moved do not add up: endpoint memory got %"
         G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT ", write engine sent %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT,
         dc.ep_bytes_written, want_read, dc.write_bytes_sent, want_write);
       return FALSE;
     }
   }
   if (hc.bytes_written != host_want) {
-    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_INVARIANT, "bytes moved do not add up: host memory got %"
+    g_set_error (error, RUN_ERROR, RUN_ERROR_INVARIANT, "bytes moved do not add up: host memory got %"
       G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT, hc.bytes_written, host_want);
     return FALSE;
   }
-  if (!check_integrity (s, error))
-    return FALSE;
-  if (tlp_pool_live (fabric_pool (s->f)) != 0) {
-    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_INVARIANT, "%zu TLPs not returned to the pool",
-      tlp_pool_live (fabric_pool (s->f)));
-    return FALSE;
+  for (guint k = 0; k < s->n_work; k++) {
+    const Work *w = &s->work[k];
+    uint64_t got = dma_chain_counters (w->dma).read_checksum, want = want_read (s, w);
+    if (got != want)
+      return run_integrity_error (error, endpoint_component (w->w->endpoint)->name, "read data received", got, want);
   }
+  want_of (s, ledger);
   return TRUE;
 }
 
@@ -796,7 +563,7 @@ lay_out (System *s, GError **error)
       const Component *pc = endpoint_component (wl->peer);
       const FabricBar *bar = wl->peer_bar < FABRIC_MAX_BARS ? &pc->bars[wl->peer_bar] : NULL;
       if (bar == NULL || bar->size_bytes == 0 || wl->peer == wl->endpoint) {
-        g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "%s: peer %s has no BAR%u to hold its buffers",
+        g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "%s: peer %s has no BAR%u to hold its buffers",
           endpoint_component (wl->endpoint)->name, pc->name, wl->peer_bar);
         return FALSE;
       }
@@ -815,6 +582,70 @@ lay_out (System *s, GError **error)
     }
   }
   return TRUE;
+}
+
+/* --- the driver as a workload of the run harness (run.h) --------------------------------------------------- */
+
+static void
+start (void *self, RunCtx *run)
+{
+  System *s = self;
+  s->run = run;
+  cpu_start (s->cpu, all_done, s);
+}
+
+/* An engine owed to software: quiet then is a stall. Between iterations and after the last report, none is. */
+static gboolean
+owed (void *self)
+{
+  return ((System *) self)->waiting > 0;
+}
+
+static uint64_t
+progress (void *self)
+{
+  return cpu_progress (((System *) self)->cpu);
+}
+
+/* The host's longest legal quiet stretch for the largest payload and read request of any workload, and the CPU's
+ * for every descriptor the driver prepares. */
+static SimTime
+quiet (void *self)
+{
+  const System *s = self;
+  uint32_t mps = 0, mrrs = 0, descriptors = 0;
+  for (guint k = 0; k < s->n_work; k++) {
+    mps = MAX (mps, link_params (s->work[k].link)->max_payload_bytes);
+    mrrs = MAX (mrrs, s->work[k].dp->max_read_request_bytes);
+    descriptors += s->work[k].n_desc * s->work[k].channels * DMA_DIR_COUNT;
+  }
+  return system_quiet_ps (host_params (s->host), mps, mrrs) + system_cpu_quiet_ps (s->d->cpu, descriptors);
+}
+
+/* Backstop for a run that keeps delivering but never ends (a livelock the watchdog cannot see): far beyond any
+ * legal run, as 1 MB/s would be a broken model. */
+static SimTime
+budget (void *self)
+{
+  const System *s = self;
+  uint64_t bytes = 0;
+  for (guint k = 0; k < s->n_work; k++)
+    bytes = MAX (bytes, s->work[k].w->transfer_bytes);
+  return SIM_MS * 1000 + (SimTime) s->d->iterations * bytes * SIM_US;
+}
+
+static void
+where (void *self, GString *out)
+{
+  const System *s = self;
+  g_string_append_printf (out, "the %s run, iteration %u of %u", system_mode_name (s->mode), s->iteration + 1,
+                          s->d->iterations);
+}
+
+static void
+describe_wait (void *self, GString *out)
+{
+  cpu_describe_wait (((System *) self)->cpu, out);
 }
 
 /* A software-timed workload's figures for the verdicts (why.h): the driver's window per transfer, the counters'
@@ -841,45 +672,12 @@ why_software (const System *s, const Work *w)
                         w->out->transfer[dir].mean_ns, w->out->usage_window_ns, phase);
 }
 
-/* The run proper, on a fabric whose workloads are set up (run_fabric): program, run, settle, check, report. */
-static gboolean
-run (System *s, GError **error)
+/* Figures and counters only from a run that passed every check; events and pool size are kept either way. */
+static void
+result (void *self, const RunCtx *run, gboolean ok)
 {
-  /* The bound is the configured quiet time plus the host's longest legal one, so a slow host never reads as a
-   * deadlock however the watchdog is set. */
-  uint32_t mps = s->pio.mps, mrrs = 0, descriptors = 0;
-  /* PIO reads move a few bytes per round trip, so their budget is 1 KB/s rather than 1 MB/s. */
-  uint64_t budget_bytes = s->pio.bytes * 1000;
-  for (guint k = 0; k < s->n_work; k++) {
-    mps = MAX (mps, link_params (s->work[k].link)->max_payload_bytes);
-    mrrs = MAX (mrrs, s->work[k].dp->max_read_request_bytes);
-    budget_bytes = MAX (budget_bytes, s->work[k].w->transfer_bytes);
-    descriptors += s->work[k].n_desc * s->work[k].channels * DMA_DIR_COUNT;
-  }
-  if (s->pio.ep != NULL)
-    s->waiting = 1; /* the PIO thread is owed to software until it ends */
-  cpu_start (s->cpu, all_done, s);
-  s->watchdog_ps = (s->d->watchdog_ps ? s->d->watchdog_ps : SYSTEM_WATCHDOG_DEFAULT_PS)
-                   + quiet_ps (host_params (s->host), mps, mrrs) + cpu_quiet_ps (s->d->cpu, descriptors);
-  sim_schedule_in (s->engine, s->watchdog_ps, watchdog, s, 0);
-  /* Backstop for a run that keeps delivering but never ends (a livelock the watchdog cannot see): far beyond
-   * any legal run, as 1 MB/s would be a broken model. */
-  SimTime budget = SIM_MS * 1000 + (SimTime) s->d->iterations * budget_bytes * SIM_US;
-  sim_run_until (s->engine, budget);
-  gboolean ok = TRUE;
-  if (!s->finished) {
-    g_autofree char *how = s->stalled
-      ? g_strdup_printf ("nothing delivered for %.3f us", (double) s->watchdog_ps / 1e6)
-      : g_strdup (sim_pending (s->engine) ? "not finished within the time budget" : "no event left to run");
-    deadlock_error (s, how, error);
-    ok = FALSE;
-  } else {
-    /* Let the last Acks and UpdateFCs settle so the links' end-of-run checks see quiet links: many Ack and
-     * UpdateFC periods (each <= 30 us). */
-    sim_run_until (s->engine, sim_now (s->engine) + 200 * SIM_US);
-    ok = check_invariants (s, error) && (s->pio.ep == NULL || pio_check_end (s, error));
-  }
-  /* Figures and counters only from a run that passed every check; events and pool size are kept either way. */
+  System *s = self;
+  RunStats st = run_stats (run);
   for (guint k = 0; k < s->n_work; k++) {
     Work *w = &s->work[k];
     SystemResult *out = w->out;
@@ -897,14 +695,12 @@ run (System *s, GError **error)
           out->write_mbps_excluding_read_requests = w->write_excl_mbps_sum / s->d->iterations;
         }
         if (s->d->software_timed)
-          out->transfer[dir] = transfer_stats (w->samples[dir], w->n_samples[dir]);
+          out->transfer[dir] = system_transfer_stats (w->samples[dir], w->n_samples[dir]);
       }
       out->cpu = cpu_counters (s->cpu);
       out->host = host_counters (s->host);
       out->dma = dma_chain_counters (w->dma);
-      usage_result (out, w->usage_sum, w->usage_counters, w->usage_ps);
-      out->usage_window_ns = w->usage_windows ? w->usage_ps / w->usage_windows / 1000.0 : 0;
-      out->usage_windows = w->usage_windows;
+      system_usage_result (out, &w->usage);
       const double mbps[DMA_DIR_COUNT] = { [DMA_WRITE] = w->uses[DMA_WRITE] ? out->write_mbps : NAN,
                                            [DMA_READ] = w->uses[DMA_READ] ? out->read_mbps : NAN };
       LinkUsage u[2];
@@ -914,16 +710,14 @@ run (System *s, GError **error)
         why_software (s, w);
       why_result (w->why, u, mbps, &out->why);
     }
-    out->events = sim_events_executed (s->engine);
-    out->tlps = fabric_tlps_delivered (s->f);
-    for (int dir = 0; dir < 2; dir++)
-      out->errors[dir] = link_errors (w->link, (LinkDir) dir);
-    out->tlp_pool_capacity = tlp_pool_capacity (fabric_pool (s->f));
+    system_run_counts (out, &st, w->link);
   }
-  if (s->pio.ep != NULL)
-    pio_results (s, ok);
-  return ok;
 }
+
+static const RunWorkload driver_workload = {
+  .start = start, .owed = owed, .progress = progress, .quiet_ps = quiet, .budget_ps = budget, .where = where,
+  .describe_wait = describe_wait, .check = check, .result = result,
+};
 
 /* The driver's program for thread `thread` (system.h): start its engines, wait for their ends, meet the other
  * threads, loop. The driver's work per descriptor counts every descriptor the thread's engines take. */
@@ -942,7 +736,7 @@ add_driver_thread (System *s, guint thread)
   }
   CpuOp ops[4] = {
     { .kind = CPU_OP_DMA_START, .count = descriptors, .hook = start_engines, .ctx = s },
-    { .kind = CPU_OP_WAIT, .count = engines },
+    { .kind = CPU_OP_WAIT, .count = engines, .arg = !s->work[0].dp->msi },
   };
   guint n = 2;
   if (s->n_threads > 1)
@@ -953,6 +747,31 @@ add_driver_thread (System *s, guint thread)
 }
 
 /* Mean and nearest-rank percentiles of n per-transfer times (SystemTransferStats); sorts them. */
+/* The usage sums as the result's fractions, counters and windows. */
+void
+system_usage_result (SystemResult *out, const RunUsage *usage)
+{
+  LinkUsage u[2];
+  run_usage_result (usage, u);
+  out->downstream = u[LINK_DOWNSTREAM];
+  out->upstream = u[LINK_UPSTREAM];
+  out->downstream_counters = usage->counters[LINK_DOWNSTREAM];
+  out->upstream_counters = usage->counters[LINK_UPSTREAM];
+  out->usage_window_ns = usage->windows ? usage->ps / usage->windows / 1000.0 : 0;
+  out->usage_windows = usage->windows;
+}
+
+/* What a run counts whether or not it passed. */
+void
+system_run_counts (SystemResult *out, const RunStats *st, Link *link)
+{
+  out->events = st->events;
+  out->tlps = st->tlps;
+  for (int dir = 0; dir < 2; dir++)
+    out->errors[dir] = link_errors (link, (LinkDir) dir);
+  out->tlp_pool_capacity = st->tlp_pool_capacity;
+}
+
 static int
 cmp_time (const void *a, const void *b)
 {
@@ -960,8 +779,8 @@ cmp_time (const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
-static SystemTransferStats
-transfer_stats (SimTime *v, uint32_t n)
+SystemTransferStats
+system_transfer_stats (SimTime *v, uint32_t n)
 {
   if (n == 0)
     return (SystemTransferStats) { 0 };
@@ -974,151 +793,13 @@ transfer_stats (SimTime *v, uint32_t n)
   return (SystemTransferStats) { TRUE, sum / n / 1000.0, (double) v[r50 - 1] / 1000.0, (double) v[r99 - 1] / 1000.0 };
 }
 
-/* --- the PIO benchmark ------------------------------------------------------------------------------------ */
-
-/* MARK hooks: arg 0 opens a transfer (software start; the first opens the window), 1 closes it (software end, a
- * sample), 2 closes the window once the queued writes are on the wire (the DRAIN before it). The figure is the
- * window's bytes over its length, and link usage covers the window. */
-static void
-pio_mark (void *ctx, guint thread, uint64_t arg, SimTime at)
+void
+system_trace_links (const Fabric *f, SimTrace *t)
 {
-  System *s = ctx;
-  if (arg == 0) {
-    if (s->pio.n == 0) {
-      s->pio.window_ps = at;
-      link_stats_reset (s->pio.link);
-      for (int d = 0; d < 2; d++)
-        stall_read (link_stall_clock (s->pio.link, (LinkDir) d), at, s->pio.stall_ps[d]);
-    }
-    s->pio.start_ps = at;
-    return;
+  for (guint i = 0; i < fabric_n_links (f); i++) {
+    g_autofree char *name = g_strdup_printf ("link%u", i);
+    link_trace_declare (fabric_link (f, i), t, name);
   }
-  SimTime dt = at - s->pio.start_ps;
-  if (arg == 1) {
-    g_assert (dt > 0);
-    s->pio.samples[s->pio.n++] = dt;
-    return;
-  }
-  s->pio.window_ps = at - s->pio.window_ps;
-  s->pio.usage_ps = (double) s->pio.window_ps;
-  for (int d = 0; d < 2; d++) {
-    SimTime now[STALL_COUNT];
-    stall_read (link_stall_clock (s->pio.link, (LinkDir) d), at, now);
-    for (int c = 0; c < STALL_COUNT; c++)
-      s->pio.stall_ps[d][c] = now[c] - s->pio.stall_ps[d][c];
-  }
-  usage_add (s->pio.link, s->pio.usage_ps, s->pio.usage_sum, s->pio.usage_counters);
-}
-
-/* What the memory target received and sent must be what the CPU sent and asked for, and the CPU must have stored
- * every byte of every transfer. */
-static gboolean
-pio_check_end (const System *s, GError **error)
-{
-  if (!cpu_check_invariants (s->cpu, error))
-    return FALSE;
-  CpuCounters c = cpu_counters (s->cpu);
-  EndpointCounters e = endpoint_counters (s->pio.ep);
-  HostCounters h = host_counters (s->host);
-  uint64_t want_stored = s->pio.mode == SYSTEM_PIO_WRITE ? s->pio.bytes * s->d->iterations : 0;
-  if (c.wc.bytes_stored != want_stored || e.bytes_written != c.write_bytes || e.writes != c.writes
-      || h.cpu_writes != c.writes || e.cpl_bytes != c.load_bytes || h.cpu_cpls != e.cpls) {
-    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_INVARIANT, "bytes moved do not add up: the CPU stored %"
-      G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " bytes and sent %" G_GUINT64_FORMAT " writes (%" G_GUINT64_FORMAT
-      " bytes), the memory target took %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " bytes); it completed %"
-      G_GUINT64_FORMAT " bytes in %" G_GUINT64_FORMAT " completions, the CPU took %" G_GUINT64_FORMAT " in %"
-      G_GUINT64_FORMAT, c.wc.bytes_stored, want_stored, c.writes, c.write_bytes, e.writes, e.bytes_written,
-      e.cpl_bytes, e.cpls, c.load_bytes, h.cpu_cpls);
-    return FALSE;
-  }
-  if (e.write_checksum != c.write_checksum)
-    return integrity_error (error, endpoint_component (s->pio.ep)->name, e.write_checksum, c.write_checksum,
-                            "memory");
-  if (e.cpl_checksum != c.load_checksum_wanted)
-    return integrity_error (error, endpoint_component (s->pio.ep)->name, e.cpl_checksum, c.load_checksum_wanted,
-                            "completions sent");
-  return TRUE;
-}
-
-static void
-pio_results (System *s, gboolean ok)
-{
-  SystemResult *out = s->pio.out;
-  out->events = sim_events_executed (s->engine);
-  out->tlps = fabric_tlps_delivered (s->f);
-  for (int dir = 0; dir < 2; dir++)
-    out->errors[dir] = link_errors (s->pio.link, (LinkDir) dir);
-  out->tlp_pool_capacity = tlp_pool_capacity (fabric_pool (s->f));
-  if (!ok)
-    return;
-  DmaDir dir = s->pio.mode == SYSTEM_PIO_READ ? DMA_READ : DMA_WRITE;
-  double mbps = (double) s->pio.bytes * s->pio.n * 1e6 / (double) s->pio.window_ps, ns = s->pio.usage_ps / 1000.0;
-  *(dir == DMA_READ ? &out->read_mbps : &out->write_mbps) = mbps;
-  *(dir == DMA_READ ? &out->read_counter_ns : &out->write_counter_ns) = ns;
-  out->transfer[dir] = transfer_stats (s->pio.samples, s->pio.n);
-  usage_result (out, s->pio.usage_sum, s->pio.usage_counters, s->pio.usage_ps);
-  out->usage_window_ns = ns;
-  out->usage_windows = 1;
-  out->host = host_counters (s->host);
-  out->cpu = cpu_counters (s->cpu);
-  /* The verdict (why.h): the data's one hop, its protocol limit for TLPs of the size the core's accesses were
-   * cut into, and a hop with nothing to send waits for the program. */
-  uint64_t tlps = dir == DMA_WRITE ? out->cpu.writes : out->host.cpu_cpls;
-  uint64_t bytes = dir == DMA_WRITE ? out->cpu.write_bytes : out->cpu.load_bytes;
-  LinkParams lp = *link_params (s->pio.link);
-  if (tlps > 0)
-    lp.max_payload_bytes = (uint32_t) MAX (4, (bytes / tlps + 3) / 4 * 4);
-  LinkDir ld = dir == DMA_WRITE ? LINK_DOWNSTREAM : LINK_UPSTREAM;
-  WhyHop hop = { .usage = ld == LINK_DOWNSTREAM ? out->downstream : out->upstream,
-                 .limit_mbps = link_protocol_limit_mbps (&lp, 12) };
-  for (int c = 0; c < STALL_COUNT; c++)
-    hop.idle_ps[c] = (double) s->pio.stall_ps[ld][c];
-  why_hops_verdict (&hop, 1, mbps, STALL_SOFTWARE, 0, &out->why.verdict[dir]);
-}
-
-/* One core runs the PIO program against BAR1 of `ep` (system.h). */
-static gboolean trace_start (System *s, GError **error);
-
-static gboolean
-run_pio (Fabric *f, Host *host, Endpoint *ep, const SystemParams *p, SystemMode mode, const SystemDriver *d,
-  SystemResult *out, GError **error)
-{
-  System s = { .f = f, .host = host, .engine = fabric_engine (f), .d = d, .mode = mode, .n_threads = 1 };
-  *out = (SystemResult) { 0 };
-  CpuParams cp = cpu_params_of (d->cpu);
-  s.cpu = cpu_new (s.engine, host, &cp);
-  host_set_irq_delay (host, cpu_irq_delay_ps, s.cpu);
-  s.pio.mode = mode;
-  s.pio.ep = ep;
-  s.pio.link = fabric_uplink (endpoint_component (ep));
-  s.pio.mps = link_params (s.pio.link)->max_payload_bytes;
-  s.pio.address = endpoint_bar (ep, 1);
-  s.pio.bytes = p->transfer_bytes;
-  s.pio.out = out;
-  s.pio.samples = g_new (SimTime, d->iterations);
-  gboolean write = mode == SYSTEM_PIO_WRITE;
-  CpuOp ops[8] = {
-    { .kind = CPU_OP_MARK, .hook = pio_mark, .ctx = &s, .arg = 0 },
-    { .kind = CPU_OP_COMPUTE, .ns = p->pio.overhead_ns },
-    { .kind = write ? CPU_OP_STORE : CPU_OP_LOAD, .address = s.pio.address, .bytes = s.pio.bytes,
-      .width = write ? p->pio.store_bytes : p->pio.load_bytes, .uc = p->pio.write_uc },
-  };
-  guint n = 3;
-  if (write)
-    ops[n++] = (CpuOp) { .kind = CPU_OP_FENCE };
-  ops[n++] = (CpuOp) { .kind = CPU_OP_MARK, .hook = pio_mark, .ctx = &s, .arg = 1 };
-  ops[n++] = (CpuOp) { .kind = CPU_OP_LOOP, .target = 0, .count = d->iterations, .ns = p->host.iteration_gap_ns };
-  /* The transfers run back to back and one window times them all, as a benchmark loop between two timer reads
-   * does. A fence ends once the root complex has posted the writes, so the window closes only when the last of
-   * them is on the wire: no figure counts bytes the link has not carried (README, "PIO versus DMA"). */
-  ops[n++] = (CpuOp) { .kind = CPU_OP_DRAIN };
-  ops[n++] = (CpuOp) { .kind = CPU_OP_MARK, .hook = pio_mark, .ctx = &s, .arg = 2 };
-  cpu_add_thread (s.cpu, ops, n);
-  /* Traced, the links show the PIO TLPs (there is no DMA to declare). */
-  gboolean ok = trace_start (&s, error) && run (&s, error);
-  g_free (s.pio.samples);
-  cpu_free (s.cpu);
-  return ok;
 }
 
 /* Every link and every workload's DMA on the trace, then the trace starts (trace.h: declarations come first). */
@@ -1128,14 +809,12 @@ trace_start (System *s, GError **error)
   SimTrace *t = s->d->trace;
   if (t == NULL)
     return TRUE;
-  for (guint i = 0; i < fabric_n_links (s->f); i++) {
-    g_autofree char *name = g_strdup_printf ("link%u", i);
-    link_trace_declare (fabric_link (s->f, i), t, name);
-  }
+  system_trace_links (s->f, t);
   for (guint k = 0; k < s->n_work; k++) {
     g_autofree char *scope = g_strdup_printf ("%s.dma", endpoint_component (s->work[k].w->endpoint)->name);
     dma_chain_trace_declare (s->work[k].dma, t, scope);
   }
+  cpu_trace_declare (s->cpu, t, "cpu");
   return sim_trace_start (t, error);
 }
 
@@ -1152,7 +831,7 @@ link_name (const Fabric *f, const Link *l)
 /* Sets up the driver's side of every workload (memory map, MSI data, descriptor memory, counters, status words)
  * and its CPU, and runs. */
 static gboolean
-run_fabric (Fabric *f, Host *host, const SystemWorkload *wl, guint n, const SystemDriver *d, SystemResult *out,
+drive (Fabric *f, Host *host, const SystemWorkload *wl, guint n, const SystemDriver *d, SystemResult *out,
   GError **error)
 {
   g_assert (n >= 1);
@@ -1165,7 +844,7 @@ run_fabric (Fabric *f, Host *host, const SystemWorkload *wl, guint n, const Syst
     *w = (Work) { .s = &s, .w = &wl[k], .out = &out[k], .engine0 = s.n_engines };
     w->dma = endpoint_dma (wl[k].endpoint);
     if (w->dma == NULL) {
-      g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "%s has no DMA to run",
+      g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "%s has no DMA to run",
         endpoint_component (wl[k].endpoint)->name);
       return FALSE;
     }
@@ -1181,7 +860,7 @@ run_fabric (Fabric *f, Host *host, const SystemWorkload *wl, guint n, const Syst
   }
   s.table_stride = MIN (TABLE_STRIDE, share (TABLE_SPACE, s.n_engines));
   if (d->iterations == 0) {
-    g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "iterations must be at least 1");
+    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "iterations must be at least 1");
     return FALSE;
   }
   if (!lay_out (&s, error))
@@ -1206,13 +885,13 @@ run_fabric (Fabric *f, Host *host, const SystemWorkload *wl, guint n, const Syst
       if (d->software_timed && work[k].uses[dir])
         work[k].samples[dir] = g_new (SimTime, d->iterations);
   }
-  CpuParams cp = cpu_params_of (d->cpu);
+  CpuParams cp = system_cpu_params (d->cpu);
   s.cpu = cpu_new (s.engine, host, &cp);
   host_set_irq_delay (host, cpu_irq_delay_ps, s.cpu);
   s.n_threads = d->software_timed ? max_channels : 1;
   for (guint t = 0; t < s.n_threads; t++)
     add_driver_thread (&s, t);
-  gboolean ok = trace_start (&s, error) && run (&s, error);
+  gboolean ok = trace_start (&s, error) && run_go (f, &driver_workload, &s, d->watchdog_ps, error);
   for (guint k = 0; k < n; k++)
     why_free (work[k].why);
   for (guint k = 0; k < n; k++)
@@ -1231,51 +910,12 @@ system_run_fabric (Fabric *f, Host *host, const SystemWorkload *w, guint n, cons
     Link *l = fabric_uplink (c);
     const EndpointParams *ep = endpoint_params (w[k].endpoint);
     if (l == NULL || !ep->has_dma) {
-      g_set_error (error, SYSTEM_ERROR, SYSTEM_ERROR_PARAM, "%s: no link or no DMA", c->name);
+      g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "%s: no link or no DMA", c->name);
       return FALSE;
     }
     if (!host_params_check (host_params (host), link_params (l)->max_payload_bytes, error)
         || !endpoint_params_check (ep, error))
       return FALSE;
   }
-  return run_fabric (f, host, w, n, d, out, error);
-}
-
-/* The smallest fabric, as every config describes it. Only the parameters' checks differ from a fabric of the
- * caller's: system_params_check() names the limits of this memory map. */
-gboolean
-system_run (const SystemParams *p, SystemMode mode, uint64_t seed, SystemResult *out, GError **error)
-{
-  if (!params_check (p, mode, error))
-    return FALSE;
-  gboolean pio = mode == SYSTEM_PIO_READ || mode == SYSTEM_PIO_WRITE;
-  /* Everything is built afresh for this run and freed at its end: a mode never inherits credits, queues or
-   * timers from another, so its figure is the same whether it ran alone or after the others. */
-  Fabric *f = fabric_new (seed);
-  Host *host = host_new (f, "host", &p->host, 1);
-  EndpointParams ep = { .app = p->app, .has_dma = TRUE, .dma = p->dma, .rcb_bytes = p->host.rcb_bytes,
-                        .mem_read_latency_cycles = p->bar_read_latency_cycles,
-                        .bars = { { .size_bytes = BAR0_BYTES } } };
-  /* The PIO benchmark's memory: BAR1, a power of two that holds the transfer (at least a page). */
-  if (pio) {
-    uint64_t bar1 = 4096;
-    while (bar1 < p->transfer_bytes)
-      bar1 *= 2;
-    ep.bars[1].size_bytes = bar1;
-  }
-  Endpoint *e = endpoint_new (f, "endpoint", &ep);
-  Link *link = fabric_connect (f, host_component (host), 0, endpoint_component (e), 0, &p->link, error);
-  gboolean ok = link != NULL && fabric_enumerate (f, error);
-  if (ok) {
-    if (p->host_fault != HOST_FAULT_NONE)
-      host_inject_fault (host, p->host_fault, p->host_fault_at);
-    if (p->link_fault != LINK_FAULT_NONE)
-      link_inject_fault (link, p->link_fault, p->link_fault_dir, p->link_fault_at);
-    SystemWorkload w = { .endpoint = e, .mode = mode, .transfer_bytes = p->transfer_bytes };
-    SystemDriver d = { .iterations = p->iterations, .software_timed = p->software_timed,
-                       .watchdog_ps = p->watchdog_ps, .cpu = &p->cpu, .trace = p->trace };
-    ok = pio ? run_pio (f, host, e, p, mode, &d, out, error) : run_fabric (f, host, &w, 1, &d, out, error);
-  }
-  fabric_free (f);
-  return ok;
+  return drive (f, host, w, n, d, out, error);
 }

@@ -68,6 +68,7 @@
 #include "models/cpu.h"
 #include "models/endpoint.h"
 #include "models/host.h"
+#include "models/run.h"
 #include "models/why.h"
 
 typedef enum { SYSTEM_READ, SYSTEM_WRITE, SYSTEM_SIMULTANEOUS, SYSTEM_PIO_READ, SYSTEM_PIO_WRITE } SystemMode;
@@ -95,7 +96,7 @@ typedef struct {
    * seen the end (after host.msi_latency_ns, or at the poll that sees EPLAST): the per-transfer interrupt and
    * context switch of a driver measurement (published-calibration.md §2.2 b). */
   gboolean software_timed;
-  SimTime watchdog_ps; /* deadlock watchdog (see above); 0 = SYSTEM_WATCHDOG_DEFAULT_PS */
+  SimTime watchdog_ps; /* deadlock watchdog (see above); 0 = RUN_WATCHDOG_DEFAULT_PS */
   /* Test hooks: faults injected into one run so tests can watch the checks catch them. Zero in real runs. */
   HostFault host_fault;
   uint64_t host_fault_at; /* 0-based index of the completion it hits */
@@ -105,7 +106,6 @@ typedef struct {
   SimTrace *trace; /* opened, not started; NULL = no trace */
 } SystemParams;
 
-#define SYSTEM_WATCHDOG_DEFAULT_PS (10 * SIM_MS)
 #define SYSTEM_PEAK_WINDOW_CYCLES 142u /* Intel's Signal Tap window (published-calibration.md §2.1) */
 
 /* Per-transfer times of a software-timed figure: mean, and the 50th and 99th percentiles by nearest rank (the
@@ -151,12 +151,29 @@ typedef struct {
 
 /* Parameters a model refuses come back in that model's domain with its _PARAM code (LINK_ERROR_PARAM, …), those
  * only the system can judge (tags the link cannot carry, a transfer the memory map cannot hold) as
- * SYSTEM_ERROR_PARAM. */
-#define SYSTEM_ERROR (system_error_quark ())
-GQuark system_error_quark (void);
-typedef enum { SYSTEM_ERROR_PARAM, SYSTEM_ERROR_INVARIANT, SYSTEM_ERROR_DEADLOCK } SystemError;
+ * SYSTEM_ERROR_PARAM. The run's own findings are the harness's (run.h): the system's domain is the run's. */
+#define SYSTEM_ERROR RUN_ERROR
+typedef enum {
+  SYSTEM_ERROR_PARAM = RUN_ERROR_PARAM,
+  SYSTEM_ERROR_INVARIANT = RUN_ERROR_INVARIANT,
+  SYSTEM_ERROR_DEADLOCK = RUN_ERROR_DEADLOCK
+} SystemError;
 
 gboolean system_params_check (const SystemParams *p, GError **error);
+/* The checks system_run() makes for `mode` (the DMA's limits, or the PIO program's). */
+gboolean system_mode_check (const SystemParams *p, SystemMode mode, GError **error);
+/* The endpoint the benchmarks drive: the datapath and the chaining DMA of `p`, its memory target completing at the
+ * link's RCB after bar_read_latency_cycles, BAR0 256 MB (AN-456's: the DMA's registers, then memory) and, in the
+ * PIO modes, BAR1: the PIO memory, a power of two that holds the transfer (at least a page). */
+void system_endpoint_params (const SystemParams *p, SystemMode mode, EndpointParams *ep);
+/* The DMA's limits in the benchmark's memory map: a transfer of whole DWs its buffer and descriptor table hold, a
+ * payload and tags the link carries (RUN_ERROR_PARAM). */
+gboolean system_transfer_check (const DmaParams *dma, const LinkParams *link, uint64_t transfer_bytes,
+  GError **error);
+/* The one-link fabric (onelink.c), enumerated: root complex "host" with one root port, endpoint "endpoint", the link
+ * between them; NULL with the first model's parameter error. The caller frees it. */
+Fabric *system_one_link (uint64_t seed, const HostParams *hp, const EndpointParams *ep, const LinkParams *lp,
+  Host **host, Endpoint **endpoint, Link **link, GError **error);
 gboolean system_run (const SystemParams *p, SystemMode mode, uint64_t seed, SystemResult *out, GError **error);
 const char *system_mode_name (SystemMode mode);
 
@@ -186,3 +203,16 @@ typedef struct {
  * workload and per memory (host, each memory target). */
 gboolean system_run_fabric (Fabric *f, Host *host, const SystemWorkload *w, guint n, const SystemDriver *d,
   SystemResult *out, GError **error);
+
+/* Shared with the PIO benchmark (pio.c). The CPU a zero-filled CpuParams stands for (8 WC buffers of 64 bytes, no
+ * costs); the longest stretch the host's parameters let a healthy run deliver nothing (for its largest payload and
+ * read request) and the CPU's share of it (driver work for `descriptors`, a load's round trip, interrupt and
+ * wake-up bounds); mean and nearest-rank percentiles of n per-transfer times (sorts them); usage sums as the
+ * result's fractions and windows; the counts a run reports whether or not it passed; every link on a trace. */
+CpuParams system_cpu_params (const CpuParams *c);
+SimTime system_quiet_ps (const HostParams *h, uint32_t mps, uint32_t mrrs);
+SimTime system_cpu_quiet_ps (const CpuParams *c, uint32_t descriptors);
+SystemTransferStats system_transfer_stats (SimTime *v, uint32_t n);
+void system_usage_result (SystemResult *out, const RunUsage *usage);
+void system_run_counts (SystemResult *out, const RunStats *st, Link *link);
+void system_trace_links (const Fabric *f, SimTrace *t);

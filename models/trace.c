@@ -24,6 +24,22 @@ const char *const trace_dma_state_names[TRACE_DMA_STATE_COUNT] = {
   [TRACE_DMA_INTERRUPT] = "interrupt",
 };
 
+const char *const trace_cpu_state_names[TRACE_CPU_STATE_COUNT] = {
+  [TRACE_CPU_IDLE] = "idle",
+  [TRACE_CPU_COMPUTE] = "compute",
+  [TRACE_CPU_STORE] = "store",
+  [TRACE_CPU_LOAD] = "load",
+  [TRACE_CPU_FENCE] = "fence",
+  [TRACE_CPU_DRAIN] = "drain",
+  [TRACE_CPU_SETUP] = "setup",
+  [TRACE_CPU_DESCRIPTORS] = "descriptors",
+  [TRACE_CPU_WAIT] = "wait",
+  [TRACE_CPU_POLL] = "poll",
+  [TRACE_CPU_BARRIER] = "barrier",
+  [TRACE_CPU_INTERRUPT] = "interrupt",
+  [TRACE_CPU_WAKEUP] = "wakeup",
+};
+
 /* Counter widths for the VCD: credits are at most 12-bit fields (spec §3.4.2), replay bytes and tag counts fit
  * 32 bits many times over. */
 #define CREDIT_BITS 16
@@ -61,4 +77,12 @@ trace_dma_declare (SimTrace *t, const char *scope, TraceDma *d)
     return;
   d->phase = sim_trace_add_track (t, scope, "phase", trace_dma_state_names, TRACE_DMA_STATE_COUNT, dma_attrs);
   d->fetch = sim_trace_add_track (t, scope, "fetch", trace_dma_state_names, TRACE_DMA_STATE_COUNT, dma_attrs);
+}
+
+SimTraceTrack
+trace_cpu_declare (SimTrace *t, const char *scope, const char *name, gboolean op)
+{
+  static const char *const cpu_attrs[SIM_TRACE_ATTRS] = { "op", NULL };
+  return t ? sim_trace_add_track (t, scope, name, trace_cpu_state_names, TRACE_CPU_STATE_COUNT,
+                                  op ? cpu_attrs : NULL) : 0;
 }

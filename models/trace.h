@@ -16,6 +16,14 @@
  * - A DMA engine: phase, a track in the states of TraceDmaState with attributes descriptor (its index) and bytes,
  *   and fetch, a second track of the same states for its descriptor fetches, which overlap its transfer.
  *   Phases end when the next begins, so models write them as open slices (sim_trace_begin/end).
+ * - The host's CPU (cpu.h), under "cpu": per thread "cpu.threadN" a track `phase` in the states of TraceCpuState
+ *   (what the program does: compute for software work, store/load/fence/drain for PIO, setup and descriptors for
+ *   a driver starting a DMA, wait for a driver waiting for an interrupt, poll for one polling a status word,
+ *   barrier; idle between rounds), attribute `op` (the program's op index); and `irq`, one track for every
+ *   interrupt, in the same states: interrupt from the MSI's data in memory to its handler running (the root
+ *   complex's msi_latency_ns and the CPU's interrupt delivery), then wakeup until the waiting thread runs. The
+ *   phases follow each thread's own time, which runs ahead of the engine's (the writer holds them, sim/trace.h);
+ *   an interrupt that would start before the previous one ended is shown from that end.
  * - Buffer occupancies and anything else: sim_trace_add_counter() under the component's scope.
  * - Flows: trace_read_request() at the MRd's slice start, trace_read_completion() at each completion's slice
  *   start, `last` set on the completion that ends the request (its byte count equals its length, spec §2.2.9).
@@ -52,7 +60,25 @@ typedef enum {
   TRACE_DMA_STATE_COUNT
 } TraceDmaState;
 
+typedef enum {
+  TRACE_CPU_IDLE,
+  TRACE_CPU_COMPUTE,
+  TRACE_CPU_STORE,
+  TRACE_CPU_LOAD,
+  TRACE_CPU_FENCE,
+  TRACE_CPU_DRAIN,
+  TRACE_CPU_SETUP,
+  TRACE_CPU_DESCRIPTORS,
+  TRACE_CPU_WAIT,
+  TRACE_CPU_POLL,
+  TRACE_CPU_BARRIER,
+  TRACE_CPU_INTERRUPT,
+  TRACE_CPU_WAKEUP,
+  TRACE_CPU_STATE_COUNT
+} TraceCpuState;
+
 extern const char *const trace_wire_names[TRACE_WIRE_COUNT];
+extern const char *const trace_cpu_state_names[TRACE_CPU_STATE_COUNT];
 extern const char *const trace_dma_state_names[TRACE_DMA_STATE_COUNT];
 
 typedef struct {
@@ -70,6 +96,8 @@ typedef struct {
 void trace_link_dir_declare (SimTrace *t, const char *scope, TraceLinkDir *d);
 SimTraceCounter trace_requester_declare (SimTrace *t, const char *scope);
 void trace_dma_declare (SimTrace *t, const char *scope, TraceDma *d);
+/* A CPU track (a thread's phase, with the attribute `op`, or the interrupts, without) named `name` under `scope`. */
+SimTraceTrack trace_cpu_declare (SimTrace *t, const char *scope, const char *name, gboolean op);
 
 static inline void
 trace_wire (SimTrace *t, const TraceLinkDir *d, TraceWire what, SimTime start, SimTime dur, uint32_t tag,

@@ -30,6 +30,15 @@ G_DEFINE_QUARK (sim-trace-error-quark, sim_trace_error)
 #define JSON_MARK_FMT ",\n{\"ph\": \"i\", \"s\": \"g\", \"pid\": 1, \"tid\": 1, \"name\": \"trace truncated at the size cap\", \"ts\": %s}"
 #define TS_MAX "18446744073709.551615"
 
+/* A change of a track's state (and attributes, for a slice start) at a time after the VCD's block time. */
+#define TRACE_HELD 8
+typedef struct {
+  SimTime at;
+  guint state;
+  gboolean attrs; /* a start: the attributes change too */
+  uint64_t attr[SIM_TRACE_ATTRS];
+} Held;
+
 typedef struct {
   char *scope, *name;
   char *full; /* "<scope>.<name>", the JSON name, made once so no event allocates */
@@ -42,6 +51,11 @@ typedef struct {
   const char *attrs[SIM_TRACE_ATTRS];
   SimTime last_end; /* end of the last slice: the next may not start before */
   SimTime pending_end; /* VCD: the state returns to 0 then; SIM_TIME_MAX for none */
+  /* VCD: changes reported ahead of the block time (a CPU thread's own time runs ahead of the engine's, cpu.h),
+   * held in time order until the block time gets there, so the other signals' changes between now and then are
+   * still written at their own times. */
+  Held held[TRACE_HELD];
+  guint n_held;
   /* An open slice (sim_trace_begin): its start, state and attributes until it ends. */
   gboolean open;
   SimTime open_start;
@@ -84,6 +98,10 @@ struct SimTrace {
   gboolean need_dump, any_ts;
   /* JSON */
   gboolean window_reached; /* the counters' values at the window start are out */
+  /* With a window that opens after 0: the ids of the flows started inside it and not ended, so a flow whose start
+   * was dropped drops its steps and end too (a viewer cannot draw an arrow from nowhere). As many as reads in
+   * flight. */
+  GHashTable *flows_in;
 };
 
 /* --- options ---------------------------------------------------------------------------------------------- */
@@ -482,7 +500,17 @@ vcd_goto (SimTrace *t, SimTime x)
   t->vt = x;
 }
 
-/* Play the pending slice ends up to x, in time order, then move to x. */
+static void
+vcd_set_state (SimTrace *t, const Obj *o, guint state, gboolean attrs, const uint64_t *attr)
+{
+  vcd_set (t, o->sig, state);
+  for (guint a = 0; attrs && a < SIM_TRACE_ATTRS; a++)
+    if (o->attrs[a])
+      vcd_set (t, o->sig + 1 + a, attr[a]);
+}
+
+/* Play the pending slice ends and the held changes up to x, in time order (at one time a track's end before its
+ * held changes), then move to x. */
 static void
 vcd_advance (SimTrace *t, SimTime x)
 {
@@ -496,10 +524,34 @@ vcd_advance (SimTrace *t, SimTime x)
         o->pending_end = SIM_TIME_MAX;
       } else if (o->pending_end < next)
         next = o->pending_end;
+      guint k = 0;
+      for (; k < o->n_held && o->held[k].at == end; k++)
+        vcd_set_state (t, o, o->held[k].state, o->held[k].attrs, o->held[k].attr);
+      if (k > 0) {
+        memmove (o->held, o->held + k, (o->n_held - k) * sizeof *o->held);
+        o->n_held -= k;
+      }
+      if (o->n_held > 0 && o->held[0].at < next)
+        next = o->held[0].at;
     }
     t->next_end = next;
   }
   vcd_goto (t, x);
+}
+
+/* A change of `o` reported for a time after the block time, or behind others held (they stay in order): held.
+ * FALSE when it is due now and the caller writes it. A full queue plays its first change first (the block time
+ * moves there: the queue's depth bounds how far a model may run ahead without that). */
+static gboolean
+vcd_hold (SimTrace *t, Obj *o, SimTime at, guint state, gboolean attrs, uint64_t attr0, uint64_t attr1)
+{
+  if (at <= t->vt && o->n_held == 0)
+    return FALSE;
+  if (o->n_held == TRACE_HELD)
+    vcd_advance (t, o->held[0].at);
+  o->held[o->n_held++] = (Held) { at, state, attrs, { attr0, attr1 } };
+  t->next_end = MIN (t->next_end, o->held[0].at);
+  return TRUE;
 }
 
 /* --- JSON ------------------------------------------------------------------------------------------------- */
@@ -646,6 +698,10 @@ sim_trace_slice_emit (SimTrace *t, SimTraceTrack track, SimTime start, SimTime d
     return;
   const SimTime ws = t->o.window_start_ps, we = t->o.window_end_ps;
   if (t->format == SIM_TRACE_VCD) {
+    if (vcd_hold (t, o, start, state, TRUE, attr0, attr1)) {
+      vcd_hold (t, o, end, 0, FALSE, 0, 0);
+      return;
+    }
     vcd_slice_start (t, o, start, state, attr0, attr1);
     /* A zero-length slice still happened: its state shows for no time, which VCD cannot say; it is dropped
      * with the block's collapse unless another change keeps the block. */
@@ -720,7 +776,7 @@ sim_trace_begin_emit (SimTrace *t, SimTraceTrack track, SimTime start, guint sta
   o->open_attr[1] = attr1;
   o->last_end = SIM_TIME_MAX; /* no other slice until it ends */
   t->latest = MAX (t->latest, start);
-  if (t->stopped || t->format != SIM_TRACE_VCD)
+  if (t->stopped || t->format != SIM_TRACE_VCD || vcd_hold (t, o, start, state, TRUE, attr0, attr1))
     return;
   vcd_slice_start (t, o, start, state, attr0, attr1);
 }
@@ -741,7 +797,7 @@ sim_trace_end_emit (SimTrace *t, SimTraceTrack track, SimTime end)
   }
   o->last_end = end;
   t->latest = MAX (t->latest, end);
-  if (t->stopped)
+  if (t->stopped || vcd_hold (t, o, end, 0, FALSE, 0, 0))
     return;
   vcd_advance (t, end);
   vcd_set (t, o->sig, 0);
@@ -753,6 +809,14 @@ sim_trace_flow_emit (SimTrace *t, SimTraceFlow phase, uint64_t id, SimTraceTrack
   const Obj *o = obj (t, track, TRUE);
   if (t->stopped || t->format == SIM_TRACE_VCD || !in_window (t, at))
     return;
+  if (t->o.window_start_ps > 0) {
+    if (t->flows_in == NULL)
+      t->flows_in = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+    if (phase == SIM_TRACE_FLOW_START)
+      g_hash_table_add (t->flows_in, g_memdup2 (&id, sizeof id));
+    else if (!(phase == SIM_TRACE_FLOW_END ? g_hash_table_remove : g_hash_table_contains) (t->flows_in, &id))
+      return;
+  }
   static const char *const ph[] = { "s", "t", "f" };
   json_reach (t, at, G_MAXUINT);
   PsJson *j = json_begin (t, ph[phase], "flow");
@@ -789,6 +853,8 @@ trace_free (SimTrace *t)
     g_free (g_array_index (t->objs, Obj, i).full);
   }
   g_array_unref (t->objs);
+  if (t->flows_in)
+    g_hash_table_unref (t->flows_in);
   g_array_unref (t->sigs);
   g_array_unref (t->dirty);
   g_string_free (t->rec, TRUE);

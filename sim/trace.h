@@ -34,11 +34,14 @@
  *   (exit 70 otherwise). Events arrive in about the order of their times (models report as the run goes); JSON
  *   keeps every time as given, VCD cannot go back, so a change reported for a time earlier than one already
  *   written is written at the latest time (models stay within a symbol of the present, so this moves nothing
- *   visible).
+ *   visible). A track's changes reported ahead of the latest time (a slice or open slice starting, or an open
+ *   slice ending, later: a CPU thread's own time runs ahead of the engine's) are held per track, in order, and
+ *   written when time gets there, so they move no other signal; a track holds up to 8 (beyond, its first is
+ *   written at once, moving the time there).
  * - Window [start, end) (SimTraceOptions; "--trace-window START_NS:END_NS"): events wholly outside are dropped;
  *   a slice that straddles an edge is clipped to it (so a flow inside the window still has its slice); at the
  *   window's start the values reached before it are written (VCD $dumpvars; JSON one `C` per counter already
- *   set, at the window's start); flows outside are dropped.
+ *   set, at the window's start); flows outside are dropped, and so are the steps and end of a flow whose start was.
  * - Size cap (max_bytes, 0 = none): the file never exceeds it. The writer keeps room for its ending; an event
  *   that would not fit stops the trace: the writer appends a marker (JSON: a global instant event "trace
  *   truncated at the size cap"; VCD: a $comment) and the ending, prints one line "pciesim: warning: …" on

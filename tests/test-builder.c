@@ -383,9 +383,9 @@ static const struct {
   { app_error_quark, APP_ERROR_PARAM, PS_ERROR_DATA }, { dma_error_quark, DMA_ERROR_PARAM, PS_ERROR_DATA },
   { dma_error_quark, DMA_ERROR_INVARIANT, PS_ERROR_INTERNAL },
   { stream_error_quark, STREAM_ERROR_PARAM, PS_ERROR_DATA }, { stream_error_quark, STREAM_ERROR_RUN, PS_ERROR_INTERNAL },
-  { system_error_quark, SYSTEM_ERROR_PARAM, PS_ERROR_DATA },
-  { system_error_quark, SYSTEM_ERROR_INVARIANT, PS_ERROR_INTERNAL },
-  { system_error_quark, SYSTEM_ERROR_DEADLOCK, PS_ERROR_INTERNAL },
+  { run_error_quark, RUN_ERROR_PARAM, PS_ERROR_DATA },
+  { run_error_quark, RUN_ERROR_INVARIANT, PS_ERROR_INTERNAL },
+  { run_error_quark, RUN_ERROR_DEADLOCK, PS_ERROR_INTERNAL },
   /* Not a model's domain: nothing a config did, so internal. */
   { g_file_error_quark, G_FILE_ERROR_NOENT, PS_ERROR_INTERNAL },
 };
@@ -469,10 +469,11 @@ START_TEST (test_fabric_defaults_and_overrides)
   ck_assert_int_eq (link_cfg (c2, 0)->link.max_payload, 128);
   ck_assert_int_eq (link_cfg (c2, 1)->link.max_payload, 128);
   ck_assert_int_eq (link_cfg (c2, 2)->link.max_payload, 512);
-  const char *const one[] = { "links.wide.max_payload=128", NULL };
+  /* (Raised, not lowered: a link on a flow's path below the MPS of the flow's TLPs is refused at load.) */
+  const char *const one[] = { "links.wide.max_payload=1024", NULL };
   g_autoptr (PsConfig) c3 = load ("fabric-one", fabric_yaml, one);
   ck_assert_int_eq (link_cfg (c3, 0)->link.max_payload, 256);
-  ck_assert_int_eq (link_cfg (c3, 2)->link.max_payload, 128);
+  ck_assert_int_eq (link_cfg (c3, 2)->link.max_payload, 1024);
   /* fabric.active_flows=1 runs the first flow only; the second is reported as not run. */
   PsRunResult r = { 0 };
   g_autoptr (GError) e = NULL;

@@ -192,7 +192,7 @@ START_TEST (test_cores_share_the_bus)
     p.cpu.bus_write_ns = cases[c].bus_ns;
     Fabric *f = fabric_new (1);
     Host *host = host_new (f, "host", &p.host, 1);
-    EndpointParams ep = { .app = p.app, .rcb_bytes = p.host.rcb_bytes, .bars = { { .size_bytes = 4096 } } };
+    EndpointParams ep = { .app = p.app, .rcb_bytes = ENDPOINT_RCB_BYTES, .bars = { { .size_bytes = 4096 } } };
     Endpoint *e = endpoint_new (f, "endpoint", &ep);
     ck_assert (fabric_connect (f, host_component (host), 0, endpoint_component (e), 0, &p.link, NULL) != NULL);
     ck_assert (fabric_enumerate (f, NULL));

@@ -223,7 +223,7 @@ endpoint_params_base (void)
     .dma = { .max_payload_bytes = 256, .max_read_request_bytes = 512, .tags = 32, .desc_max_bytes = 4096,
              .desc_per_fetch = 32, .desc_fifo_entries = 32, .msi = TRUE, .counter_start = DMA_COUNTER_AT_ENDPOINT },
     .bars = { { .size_bytes = 1 << 20 }, { .size_bytes = 1 << 20 } },
-    .rcb_bytes = 64,
+    .rcb_bytes = ENDPOINT_RCB_BYTES,
   };
 }
 
@@ -379,6 +379,92 @@ START_TEST (test_peer_to_peer)
 }
 END_TEST
 
+/* Spec §2.3.1.1 (pcie-protocol.md §6): only a root complex may complete reads at a 64-byte RCB; an endpoint's
+ * memory target uses 128, so an endpoint asked for 64 is refused, and 0 or 128 is accepted. */
+START_TEST (test_endpoint_rcb)
+{
+  EndpointParams ep = endpoint_params_base ();
+  g_autoptr (GError) e = NULL;
+  ep.rcb_bytes = 64;
+  ck_assert (!endpoint_params_check (&ep, &e));
+  ck_assert_msg (strstr (e->message, "only a root complex may use 64"), "%s", e->message);
+  ep.rcb_bytes = 0;
+  ck_assert (endpoint_params_check (&ep, NULL));
+  ep.rcb_bytes = 128;
+  ck_assert (endpoint_params_check (&ep, NULL));
+}
+END_TEST
+
+/* A peer-to-peer read completed by an endpoint is split at 128-byte boundaries (spec §2.3.1.1). Endpoint a reads
+ * 512 bytes of b's BAR1 from offset 0x40 (MPS 256, so not one completion): a completion is at most MPS and ends on
+ * an RCB multiple unless it ends the request, so the first runs 0x40..0xFF (192 bytes), the next 0x100..0x1FF
+ * (256) and the last 0x200..0x23F (64). At RCB 64 the first could end on 0x140 (256 bytes) and the rest follow in
+ * one: 256 + 256. */
+typedef struct {
+  Endpoint *a, *b;
+  TlpPool *pool;
+  gboolean sent;
+  uint32_t sizes[4];
+  guint n;
+} PeerRead;
+
+static gboolean
+peer_peek (void *ctx, Tlp *probe)
+{
+  PeerRead *r = ctx;
+  if (r->sent)
+    return FALSE;
+  *probe = (Tlp) { 0 };
+  tlp_set (probe, TLP_MRD, FALSE, endpoint_bar (r->b, 1) + 0x40, 512);
+  return TRUE;
+}
+
+static Tlp *
+peer_take (void *ctx)
+{
+  PeerRead *r = ctx;
+  Tlp *t = tlp_alloc (r->pool);
+  peer_peek (ctx, t);
+  t->requester = endpoint_component (r->a)->id;
+  t->tag = 7;
+  r->sent = TRUE;
+  return t;
+}
+
+static void
+peer_cpl (void *ctx, const Tlp *cpl)
+{
+  PeerRead *r = ctx;
+  if (r->n < G_N_ELEMENTS (r->sizes))
+    r->sizes[r->n++] = cpl->payload_bytes;
+}
+
+START_TEST (test_endpoint_completes_at_rcb_128)
+{
+  HostParams hp = host_params_base ();
+  Fabric *f = fabric_new (1);
+  Host *host = host_new (f, "host", &hp, 2);
+  EndpointParams ep = endpoint_params_base ();
+  ep.has_dma = FALSE;
+  PeerRead r = { 0 };
+  r.a = endpoint_new (f, "a", &ep);
+  r.b = endpoint_new (f, "b", &ep);
+  connect (f, host_component (host), 0, endpoint_component (r.a), 0);
+  connect (f, host_component (host), 1, endpoint_component (r.b), 0);
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (fabric_enumerate (f, &e), "%s", e ? e->message : "");
+  r.pool = fabric_pool (f);
+  static const AppTxClient client = { .peek = peer_peek, .take = peer_take };
+  app_add_client (endpoint_app (r.a), &client, &r);
+  endpoint_set_requester (r.a, peer_cpl, &r);
+  app_kick (endpoint_app (r.a));
+  sim_run (fabric_engine (f));
+  ck_assert_msg (r.n == 3 && r.sizes[0] == 192 && r.sizes[1] == 256 && r.sizes[2] == 64,
+                 "%u completions: %u, %u, %u bytes", r.n, r.sizes[0], r.sizes[1], r.sizes[2]);
+  fabric_free (f);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -391,6 +477,8 @@ main (void)
   tcase_add_test (tc, test_shared_completer_splits);
   tcase_add_test (tc, test_misrouted_completion_is_caught);
   tcase_add_test (tc, test_peer_to_peer);
+  tcase_add_test (tc, test_endpoint_rcb);
+  tcase_add_test (tc, test_endpoint_completes_at_rcb_128);
   suite_add_tcase (s, tc);
   return run_suite (s);
 }

@@ -236,6 +236,14 @@ static const CompletionCase completion_cases[] = {
   { { "import", "lspci", "README" }, "README.md\n" },
   { { "import", "--de" }, "--device\n" },
   { { "he" }, "help\n" },
+  /* One element of the config on the command line (configs/fabric_hops_g3_x4.yaml: nodes host, sw1-sw4, e0-e4;
+   * unnamed links, so named by their ends; flows h0-h4), then that element's keys. */
+  { { "configs/fabric_hops_g3_x4.yaml", "--set", "nodes.sw" }, "nodes.sw1.\nnodes.sw2.\nnodes.sw3.\nnodes.sw4.\n" },
+  { { "configs/fabric_hops_g3_x4.yaml", "-s", "nodes.e1.link.la" }, "nodes.e1.link.lanes=\n" },
+  { { "configs/fabric_hops_g3_x4.yaml", "--set", "links.sw1-s" }, "links.sw1-sw2.\n" },
+  { { "configs/fabric_hops_g3_x4.yaml", "--set", "links.host-e0.max_p" }, "links.host-e0.max_payload=\n" },
+  { { "configs/fabric_hops_g3_x4.yaml", "--set", "flows.h2.st" }, "flows.h2.start_ns=\n" },
+  { { "configs/fabric_hops_g3_x4.yaml", "--set", "flows.h9.st" }, "" },
 };
 
 START_TEST (test_completion_words)

@@ -231,6 +231,32 @@ START_TEST (test_device_issue_rate)
 }
 END_TEST
 
+/* bw_rdwr's split (issue #25): a read flow and a write flow, each with its own engine issuing one 64-byte DMA per
+ * 10 cycles at 500 MHz (20 ns), as test_device_issue_rate's: 25.6 Gb/s each way by hand, where the wire would carry
+ * far more (upstream a 64-byte MWr and an MRd, 84 + 20 bytes per 20 ns = 5.2 GB/s of the link's 7.9; downstream a
+ * 64-byte CplD, 4.2 GB/s) and 64 reads in flight cover the round trip (about 0.5 us) many times over. The two
+ * figures share the run's window, which the last read's way back lengthens by about 1%: each within 2% of the
+ * hand figure, equal to each other, and adding up to the total to the rounding. A test that reads only has it
+ * all as read, one that writes only all as write. */
+START_TEST (test_bw_rdwr_split)
+{
+  const char *both[] = { "microbench.test=bw_rdwr", "microbench.transfer_bytes=64", "endpoint.dma_issue_cycles=10",
+                         NULL };
+  g_autoptr (PsConfig) cfg = load ("rdwr", server_yaml, both);
+  PsMicrobenchResult m = run (cfg, 1);
+  assert_near (m.read_gbps, 25.6, 0.02, "bw_rdwr read, one 64-byte DMA per 20 ns");
+  assert_near (m.write_gbps, 25.6, 0.02, "bw_rdwr write, one 64-byte DMA per 20 ns");
+  ck_assert_msg (fabs (m.read_gbps - m.write_gbps) < 1e-9, "read %.6f, write %.6f Gb/s", m.read_gbps, m.write_gbps);
+  ck_assert_msg (fabs (m.read_gbps + m.write_gbps - m.gbps) < 1e-9 * m.gbps, "read %.6f + write %.6f != %.6f Gb/s",
+                 m.read_gbps, m.write_gbps, m.gbps);
+  const char *rd[] = { "microbench.transfer_bytes=64", NULL }, *wr[] = { "microbench.test=bw_wr", NULL };
+  g_autoptr (PsConfig) rc = load ("rd_only", server_yaml, rd);
+  g_autoptr (PsConfig) wc = load ("wr_only", server_yaml, wr);
+  PsMicrobenchResult r = run (rc, 1), w = run (wc, 1);
+  ck_assert (r.read_gbps == r.gbps && r.write_gbps == 0 && w.write_gbps == w.gbps && w.read_gbps == 0);
+}
+END_TEST
+
 /* Random offsets: DMAs of 2044 bytes in an 8 KB window have four slots, and only the one at 4088 crosses a 4 KB
  * boundary (split.h), which costs it one more MRd, so a run's mean latency counts how often that slot was drawn:
  * a property of the draws alone. The same seed draws the same slots; three seeds do not all draw alike. */
@@ -263,7 +289,8 @@ START_TEST (test_random_offsets_seeded)
 }
 END_TEST
 
-/* The JSON contract: results.microbench {test, transfer_bytes, gbps, latency_ns {mean, p50, p99, max}}. */
+/* The JSON contract: results.microbench {test, transfer_bytes, gbps, read_gbps, write_gbps, latency_ns {mean, p50,
+ * p99, max}}. */
 START_TEST (test_json)
 {
   g_autofree char *dir = case_dir ("json");
@@ -274,6 +301,8 @@ START_TEST (test_json)
   ck_assert_int_eq (r.status, 0);
   ck_assert_ptr_nonnull (strstr (r.out, "\"microbench\": {\"test\": \"lat_rd\", \"transfer_bytes\": 64, \"gbps\": "));
   ck_assert_ptr_nonnull (strstr (r.out, "\"latency_ns\": {\"mean\": "));
+  ck_assert_ptr_nonnull (strstr (r.out, ", \"read_gbps\": "));
+  ck_assert_ptr_nonnull (strstr (r.out, ", \"write_gbps\": 0.000, "));
   ck_assert_ptr_nonnull (strstr (r.out, "\"model\": \"microbench\""));
   test_run_clear (&r);
 }
@@ -301,13 +330,14 @@ START_TEST (test_sweep_metrics)
   const char *one_args[] = { cfg, "--format", "csv", "--set", "microbench.transfer_bytes=256", NULL };
   run_program (&one, test_env ("PCIESIM_EXE"), dir, one_args);
   ck_assert_int_eq (one.status, 0);
-  /* The run's row "c,lat_rd,256,GBPS,MEAN,P50,P99,MAX,LIMIT,CAUSE,SHARE" (2 decimals) against the sweep's
+  /* The run's row "c,lat_rd,256,GBPS,MEAN,P50,P99,MAX,LIMIT,CAUSE,SHARE,READ,WRITE" (2 decimals) against the sweep's
    * "2,256,GBPS,MEAN,P50,P99,MAX" (3 decimals): equal up to the run report's rounding. */
   const char *row = strstr (one.out, "\nc,lat_rd,256,"), *cell = strstr (r.out, "\n2,256,");
   ck_assert (row != NULL && cell != NULL);
   g_auto (GStrv) a = g_strsplit (row + strlen ("\nc,lat_rd,256,"), ",", -1);
   g_auto (GStrv) b = g_strsplit (cell + strlen ("\n2,256,"), ",", -1);
-  ck_assert (g_strv_length (a) == 8 && g_strv_length (b) == 5);
+  /* The run's row goes on with the verdict, then read_gbps and write_gbps, which are no default sweep columns. */
+  ck_assert (g_strv_length (a) == 10 && g_strv_length (b) == 5);
   for (int i = 0; i < 5; i++)
     ck_assert_msg (fabs (g_ascii_strtod (a[i], NULL) - g_ascii_strtod (b[i], NULL)) <= 0.0051, "column %d: run %s, "
                    "sweep %s", i, a[i], b[i]);
@@ -342,6 +372,7 @@ main (void)
   tcase_add_test (tc, test_posted_write_acceptance);
   tcase_add_test (tc, test_iommu_knee_bandwidth);
   tcase_add_test (tc, test_device_issue_rate);
+  tcase_add_test (tc, test_bw_rdwr_split);
   tcase_add_test (tc, test_json);
   tcase_add_test (tc, test_sweep_metrics);
   suite_add_tcase (s, tc);

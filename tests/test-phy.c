@@ -264,6 +264,33 @@ START_TEST (test_bad_params)
 }
 END_TEST
 
+/* The flit error model (pcie-protocol.md §10), by hand: lambda = 256 bytes × line bits per byte × BER error events
+ * per flit; a flit is lost unless it has none, or one that stays on its lane (99%; on x1 every event does):
+ * 1 - e^-lambda (1 + (1 - c) lambda). FEC corrects at every rate, 8b/10b counting 10 line bits per byte. */
+typedef struct {
+  int gen, lanes;
+  double ber, bits, c;
+} FecCase;
+
+static const FecCase fec_cases[] = {
+  { 6, 16, 1e-6, 8, 0.01 }, { 6, 1, 1e-6, 8, 0 }, { 4, 8, 1e-5, 8, 0.01 }, { 1, 4, 1e-5, 10, 0.01 },
+};
+
+START_TEST (test_flit_error_prob)
+{
+  const FecCase *c = &fec_cases[_i];
+  Phy phy;
+  ck_assert (phy_init_mode (&phy, c->gen, c->lanes, TRUE, FALSE, 0, NULL));
+  double lambda = 256 * c->bits * c->ber;
+  double want = 1 - exp (-lambda) * (1 + (1 - c->c) * lambda);
+  double got = phy_flit_error_prob (&phy, c->ber);
+  ck_assert_msg (fabs (got - want) < 1e-3 * want, "case %d: %.4g, want %.4g", _i, got, want);
+  /* The spec's design point: below 3 × 10^-5 flits retried at a first-bit error rate of 10^-6. */
+  if (_i == 0)
+    ck_assert (got < 3e-5 && got > 2e-5);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -277,6 +304,7 @@ main (void)
   tcase_add_loop_test (tc, test_protocol_limit, 0, G_N_ELEMENTS (limit_cases));
   tcase_add_test (tc, test_flit_skp_bounds);
   tcase_add_test (tc, test_bad_params);
+  tcase_add_loop_test (tc, test_flit_error_prob, 0, G_N_ELEMENTS (fec_cases));
   suite_add_tcase (s, tc);
   SRunner *r = srunner_create (s);
   /* CK_ENV so meson's CK_VERBOSITY=silent keeps stdout pure TAP. */

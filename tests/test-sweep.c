@@ -394,6 +394,36 @@ START_TEST (test_element_axes)
 }
 END_TEST
 
+/* A read flow's round trips as sweep metrics (issue #25): each cell the run report's CSV figure (the last four
+ * columns of a flow row: mean, p50, p99, max), and empty for a write flow, which has none. */
+START_TEST (test_flow_read_latency_metrics)
+{
+  g_autofree char *text = g_strdup_printf ("base: %s/configs/fabric_shared_g3_x8.yaml\n"
+                                           "overrides: {flows.f1.op: read, fabric.active_flows: 2}\n"
+                                           "metrics: [f1_read_latency_mean_ns, f1_read_latency_p99_ns, "
+                                           "f1_read_latency_max_ns, f2_read_latency_mean_ns]\n"
+                                           "axes:\n  - {key: flows.f1.bytes, values: [65536]}\n", source_root ());
+  g_autofree char *s = write_tmp ("read-latency.yaml", text);
+  g_autofree char *csv = SWEEP_OK (s, "read-latency.csv");
+  g_auto (GStrv) rows = g_strsplit (csv, "\n", -1);
+  ck_assert_str_eq (rows[0], "id,flows.f1.bytes,f1_read_latency_mean_ns,f1_read_latency_p99_ns,"
+                             "f1_read_latency_max_ns,f2_read_latency_mean_ns");
+  g_auto (TestRun) r;
+  PCIESIM (&r, "configs/fabric_shared_g3_x8.yaml", "--format", "csv", "--set", "flows.f1.op=read", "--set",
+           "fabric.active_flows=2", "--set", "flows.f1.bytes=65536");
+  ck_assert_msg (r.status == 0, "%s", r.err);
+  g_auto (GStrv) lines = g_strsplit (r.out, "\n", -1);
+  g_autofree char *want = NULL;
+  for (guint l = 0; lines[l]; l++) {
+    g_auto (GStrv) f = g_strsplit (lines[l], ",", -1);
+    if (g_strv_length (f) == 34 && strcmp (f[1], "f1") == 0)
+      want = g_strdup_printf ("1,65536,%s,%s,%s,", f[30], f[32], f[33]);
+  }
+  ck_assert_ptr_nonnull (want);
+  ck_assert_str_eq (rows[1], want);
+}
+END_TEST
+
 /* scripts/plot draws PNG and SVG from a sweep CSV, and names the columns when asked for one that is not there. */
 START_TEST (test_plot_script)
 {
@@ -737,6 +767,7 @@ sweep_suite (void)
   tcase_add_test (t, test_sweep_parallel_script);
   tcase_add_test (t, test_plot_script);
   tcase_add_test (t, test_element_axes);
+  tcase_add_test (t, test_flow_read_latency_metrics);
   tcase_add_test (t, test_resume_completes);
   tcase_add_test (t, test_resume_keeps_rows);
   tcase_add_test (t, test_resume_foreign_file);

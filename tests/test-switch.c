@@ -133,7 +133,7 @@ rig_build (Rig *r, guint depth, const SwitchParams *sp, guint n, const guint *pl
 static FlowSpec
 flow (Rig *r, guint src, int dst, FlowOp op, uint64_t bytes, uint32_t iterations)
 {
-  return (FlowSpec) { .name = "f", .source = r->ep[src], .target = dst < 0 ? NULL : r->ep[dst], .op = op,
+  return (FlowSpec) { .name = "f", .source = r->ep[src], .target = dst < 0 ? NULL : endpoint_component (r->ep[dst]), .op = op,
                       .bytes = bytes, .iterations = iterations, .max_read_request_bytes = 512, .tags = 32 };
 }
 
@@ -252,6 +252,58 @@ START_TEST (test_uniform_stream_latency)
                    "%.3f, p99 %.3f ns; by hand the middle of %.3f ns's bucket, %.3f ns, up to max %.3f ns", bytes[i],
                    out.p50_ns, out.p99_ns, want / 1000.0, mid_ns, out.max_ns);
   }
+}
+END_TEST
+
+/* A read flow's round trip (flow.h, issue #25): one 64-byte read of host memory by an endpoint on a root port, nothing
+ * else on the fabric. By hand, from the MRd's entry into ep0's transmit interface:
+ *   the MRd (3-DW header, no data) takes ceil (3 / 2) = 2 beats (8 ns) of ep0's 64-bit interface (avst.h);
+ *   ep0's transmit pipeline (100 ns); on the wire 12 header + 8 framing bytes (pcie-protocol.md §2) = 20 bytes, 5
+ *   symbol times on x4 (10 ns); the flight (10 ns) and the root port's receive pipeline (100 ns): in at 228 ns,
+ *   which is also the one-way figure (host memory's receive);
+ *   the host's read latency (500 ns): the data is ready at 728 ns;
+ *   one CplD of 64 bytes (MPS completions): the root port's transmit pipeline (100 ns), 12 + 64 + 8 = 84 bytes on
+ *   the wire (21 symbol times, 42 ns), the flight (10 ns), ep0's receive pipeline (100 ns): in at 980 ns, on a
+ *   4 ns clock edge;
+ *   ep0's receive interface: the buffer is 4 KB aligned, so the completion's lower address is qword aligned and
+ *   its data starts in DW slot 4: ceil ((4 + 16) / 2) = 10 beats (40 ns). The round trip is 1020 ns. */
+START_TEST (test_read_round_trip)
+{
+  SwitchParams sp = switch_base (4, SWITCH_CUT_THROUGH);
+  Rig r;
+  rig_build (&r, 0, &sp, 1, (guint[]) { 0 }, 4);
+  FlowSpec fs = flow (&r, 0, -1, FLOW_READ, 64, 1);
+  FlowResult out;
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (rig_run (&r, &fs, 1, &out, &e), "%s", e ? e->message : "");
+  fabric_free (r.f);
+  const SimTime one_way = 2 * BEAT_PS + TX_PIPE_PS + 5 * SYM_PS + FLIGHT_PS + RX_PIPE_PS;
+  const SimTime want = one_way + 500 * SIM_NS + TX_PIPE_PS + 21 * SYM_PS + FLIGHT_PS + RX_PIPE_PS + 10 * BEAT_PS;
+  ck_assert_msg (llround (out.first_tlp_ns * 1000) == (long long) one_way, "one way %.3f ns, by hand %.3f ns",
+                 out.first_tlp_ns, one_way / 1000.0);
+  ck_assert_uint_eq (out.read_latency.count, 1);
+  ck_assert_msg (llround (out.read_latency.max_ns * 1000) == (long long) want
+                 && llround (out.read_latency.mean_ns * 1000) == (long long) want, "round trip: mean %.3f, max %.3f "
+                 "ns; by hand %.3f ns", out.read_latency.mean_ns, out.read_latency.max_ns, want / 1000.0);
+}
+END_TEST
+
+/* Many reads: every request has a round trip, and each is at least the idle one above (a queue only adds). */
+START_TEST (test_read_round_trips_counted)
+{
+  SwitchParams sp = switch_base (4, SWITCH_CUT_THROUGH);
+  Rig r;
+  rig_build (&r, 0, &sp, 1, (guint[]) { 0 }, 4);
+  FlowSpec fs = flow (&r, 0, -1, FLOW_READ, 64 << 10, 2);
+  FlowResult out;
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (rig_run (&r, &fs, 1, &out, &e), "%s", e ? e->message : "");
+  fabric_free (r.f);
+  /* 2 x 64 KB in 512-byte requests (MRRS). */
+  ck_assert_uint_eq (out.read_latency.count, 2 * (64 << 10) / 512);
+  ck_assert_uint_eq (out.tlps, out.read_latency.count);
+  ck_assert (out.read_latency.mean_ns > 1020.0 && out.read_latency.max_ns >= out.read_latency.p99_ns
+             && out.read_latency.p99_ns >= out.read_latency.p50_ns);
 }
 END_TEST
 
@@ -473,7 +525,7 @@ START_TEST (test_watchdog_names_port_and_credits)
   g_autoptr (GError) e = NULL;
   ck_assert (fabric_connect (f, switch_component (sw), 2, endpoint_component (b), 0, &lp, &e) != NULL);
   ck_assert (fabric_enumerate (f, &e));
-  FlowSpec fs = { .name = "f", .source = a, .target = b, .op = FLOW_WRITE, .bytes = 64 * 1024, .iterations = 1 };
+  FlowSpec fs = { .name = "f", .source = a, .target = endpoint_component (b), .op = FLOW_WRITE, .bytes = 64 * 1024, .iterations = 1 };
   FlowResult out;
   FlowLinkResult links[3];
   FlowRunStats st;
@@ -857,6 +909,8 @@ main (void)
   tcase_add_loop_test (tc, test_latency_through_switches, 0, 8);
   tcase_add_test (tc, test_store_and_forward_adds_serialisation);
   tcase_add_test (tc, test_uniform_stream_latency);
+  tcase_add_test (tc, test_read_round_trip);
+  tcase_add_test (tc, test_read_round_trips_counted);
   tcase_add_test (tc, test_slow_flow_finishes);
   tcase_add_test (tc, test_flow_memory_independent_of_length);
   tcase_add_loop_test (tc, test_shared_link_splits_equally, 0, 7);

@@ -1215,19 +1215,227 @@ START_TEST (test_real_cli)
   perfetto_load (&p, cap);
   ck_assert_uint_eq (p.instants, 1);
   perfetto_clear (&p);
-  /* Misuse: an unknown extension, a window without a trace, a fabric. */
+  /* Misuse: an unknown extension, a window without a trace. */
   g_auto (TestRun) bad;
   PCIESIM (&bad, "configs/svgx_g2_x8.yaml", "--trace", "x.txt");
   ck_assert_int_eq (bad.status, 64);
   g_auto (TestRun) bad2;
   PCIESIM (&bad2, "configs/svgx_g2_x8.yaml", "--trace-window", "0:10");
   ck_assert_int_eq (bad2.status, 64);
-  /* A fabric (topology:) is not traced yet: refused before anything is written. */
-  g_autofree char *fab = g_build_filename (dir, "fabric.json", NULL);
-  g_auto (TestRun) bad3;
-  PCIESIM (&bad3, "configs/v7_p2p_g2_x4_1switch.yaml", "--trace", fab);
-  ck_assert_int_eq (bad3.status, 64);
-  ck_assert (!g_file_test (fab, G_FILE_TEST_EXISTS));
+}
+END_TEST
+
+/* --- traces of every run kind (issue #25) ------------------------------------------------------------------- */
+
+/* Slices named `kind` on the track named `track` in a loaded trace: their count, and the sum of their
+ * length_bytes attribute (the TLP's payload, or an MRd's requested length). */
+static guint
+track_kind (const Perfetto *p, const char *track, const char *kind, uint64_t *bytes)
+{
+  guint n = 0;
+  *bytes = 0;
+  JsonArray *ev = json_object_get_array_member (json_node_get_object (p->root), "traceEvents");
+  for (guint i = 0; i < json_array_get_length (ev); i++) {
+    JsonObject *o = json_array_get_object_element (ev, i);
+    if (strcmp (json_object_get_string_member (o, "ph"), "X") != 0
+        || strcmp (json_object_get_string_member (o, "name"), kind) != 0)
+      continue;
+    const char *name = g_hash_table_lookup (p->thread, GUINT_TO_POINTER (json_object_get_int_member (o, "tid")));
+    if (name == NULL || strcmp (name, track) != 0)
+      continue;
+    n++;
+    JsonObject *args = json_object_get_object_member (o, "args");
+    if (args && json_object_has_member (args, "length_bytes"))
+      *bytes += (uint64_t) json_object_get_int_member (args, "length_bytes");
+  }
+  return n;
+}
+
+/* A run through the command line, traced to dir/NAME.json and dir/NAME.vcd and untraced: the three reports are
+ * the same bytes (a trace changes no figure), the VCD parses (ours and GTKWave's reader) and holds `track`, and the
+ * JSON trace is loaded into *p (clear it). Returns the untraced report (--format json), parsed. */
+static JsonNode *
+traced_cli (const char *dir, const char *name, const char *track, Perfetto *p, const char *const *args)
+{
+  g_autofree char *json = g_strdup_printf ("%s/%s.json", dir, name);
+  g_autofree char *vcd = g_strdup_printf ("%s/%s.vcd", dir, name);
+  g_autoptr (GPtrArray) a = g_ptr_array_new ();
+  for (const char *const *x = args; *x; x++)
+    g_ptr_array_add (a, (gpointer) *x);
+  g_ptr_array_add (a, "--format");
+  g_ptr_array_add (a, "json");
+  g_ptr_array_add (a, NULL);
+  g_auto (TestRun) plain;
+  run_program (&plain, test_env ("PCIESIM_EXE"), NULL, (const char *const *) a->pdata);
+  ck_assert_msg (plain.status == 0, "%s", plain.err);
+  const char *paths[] = { json, vcd };
+  for (int k = 0; k < 2; k++) {
+    g_ptr_array_remove_index (a, a->len - 1);
+    g_ptr_array_add (a, "--trace");
+    g_ptr_array_add (a, (gpointer) paths[k]);
+    g_ptr_array_add (a, NULL);
+    g_auto (TestRun) r;
+    run_program (&r, test_env ("PCIESIM_EXE"), NULL, (const char *const *) a->pdata);
+    ck_assert_msg (r.status == 0, "%s", r.err);
+    /* The reports differ only in the wall time. */
+    g_autoptr (GRegex) wall = g_regex_new ("\"wall_s\": [0-9.e+-]+", 0, 0, NULL);
+    g_autofree char *x = g_regex_replace_literal (wall, r.out, -1, 0, "", 0, NULL);
+    g_autofree char *y = g_regex_replace_literal (wall, plain.out, -1, 0, "", 0, NULL);
+    ck_assert_str_eq (x, y);
+    g_ptr_array_set_size (a, a->len - 3);
+    g_ptr_array_add (a, NULL);
+  }
+  g_autofree char *text = slurp (vcd);
+  Vcd v;
+  vcd_parse (&v, text, TRUE);
+  ck_assert_msg (g_hash_table_lookup (v.by_path, track) != NULL, "%s: no %s", vcd, track);
+  vcd_clear (&v);
+  assert_gtkwave_reads (vcd, NULL, 0, SIM_TIME_MAX);
+  perfetto_load (p, json);
+  g_autoptr (GError) e = NULL;
+  JsonNode *report = ps_json_parse (plain.out, -1, &e);
+  ck_assert_msg (report != NULL, "%s", e ? e->message : "");
+  return report;
+}
+
+/* A fabric: a read flow and a write flow from two endpoints below a switch. Every link has its tracks under
+ * "linkN_NAME"; the uplink carries the read flow's MRds (one per round trip the report counts) and completions
+ * (the bytes it delivered) and the write flow's MWrs (the bytes it delivered). */
+START_TEST (test_fabric_trace)
+{
+  g_autofree char *dir = case_dir ("fabric");
+  const char *args[] = { "configs/fabric_shared_g3_x8.yaml", "--set", "fabric.active_flows=2", "--set",
+                         "flows.f1.op=read", "--set", "flows.f1.bytes=16384", "--set", "flows.f2.bytes=16384", NULL };
+  Perfetto p;
+  g_autoptr (JsonNode) rep = traced_cli (dir, "fabric", "link0_uplink.up.wire", &p, args);
+  JsonArray *flows = json_object_get_array_member (json_node_get_object (rep), "flows");
+  JsonObject *rd = json_array_get_object_element (flows, 0), *wr = json_array_get_object_element (flows, 1);
+  uint64_t bytes;
+  guint mrds = track_kind (&p, "link0_uplink.up.wire", "MRd", &bytes);
+  ck_assert_uint_eq (mrds, json_object_get_int_member (json_object_get_object_member (rd, "read_latency_ns"),
+                                                        "count"));
+  ck_assert_uint_eq (bytes, 16384);
+  track_kind (&p, "link0_uplink.down.wire", "CplD", &bytes);
+  ck_assert_uint_eq (bytes, json_object_get_int_member (rd, "delivered_bytes"));
+  track_kind (&p, "link0_uplink.up.wire", "MWr", &bytes);
+  ck_assert_uint_eq (bytes, json_object_get_int_member (wr, "delivered_bytes"));
+  track_kind (&p, "link2_sw_e2.up.wire", "MWr", &bytes);
+  ck_assert_uint_eq (bytes, 16384);
+  ck_assert (g_hash_table_contains (p.last_counter, "link1_sw_e1.up.credits_nph"));
+  perfetto_clear (&p);
+}
+END_TEST
+
+/* The microbenchmark: bw_rdwr's 40 DMAs of 512 bytes each way on link0: the MWrs carry 40 x 512 bytes, the MRds
+ * ask for as much and the CplDs bring it. */
+START_TEST (test_microbench_trace)
+{
+  g_autofree char *dir = case_dir ("microbench");
+  const char *args[] = { "configs/nfp6000_g3_x8.yaml", "--set", "microbench.test=bw_rdwr", "--set",
+                         "microbench.transfer_bytes=512", "--set", "microbench.dmas=40", NULL };
+  Perfetto p;
+  g_autoptr (JsonNode) rep = traced_cli (dir, "mb", "link0.up.wire", &p, args);
+  uint64_t bytes;
+  track_kind (&p, "link0.up.wire", "MWr", &bytes);
+  ck_assert_uint_eq (bytes, 40 * 512);
+  track_kind (&p, "link0.up.wire", "MRd", &bytes);
+  ck_assert_uint_eq (bytes, 40 * 512);
+  track_kind (&p, "link0.down.wire", "CplD", &bytes);
+  ck_assert_uint_eq (bytes, 40 * 512);
+  perfetto_clear (&p);
+}
+END_TEST
+
+/* PIO: three rounds of the CPU's write program (the software overhead, the stores, the fence) on its phase track,
+ * and the MWrs on the wire carry the three transfers' bytes. */
+START_TEST (test_pio_trace)
+{
+  g_autofree char *dir = case_dir ("pio");
+  const char *args[] = { "configs/gpcie_arriagx_g1_x4.yaml", "-m", "pio_write", "--set", "benchmark.iterations=3",
+                         "--set", "benchmark.transfer_bytes=4096", NULL };
+  Perfetto p;
+  g_autoptr (JsonNode) rep = traced_cli (dir, "pio", "cpu.thread0.phase", &p, args);
+  uint64_t bytes;
+  ck_assert_uint_eq (track_kind (&p, "cpu.thread0.phase", "compute", &bytes), 3);
+  ck_assert_uint_eq (track_kind (&p, "cpu.thread0.phase", "store", &bytes), 3);
+  ck_assert_uint_eq (track_kind (&p, "cpu.thread0.phase", "fence", &bytes), 3);
+  track_kind (&p, "link0.down.wire", "MWr", &bytes);
+  ck_assert_uint_eq (bytes, 3 * 4096);
+  perfetto_clear (&p);
+}
+END_TEST
+
+/* A driver-timed run: per transfer the driver's set-up, its descriptors and its wait, and on the interrupt track
+ * one interrupt and one wake-up per MSI the root complex received; a polling driver polls instead. */
+START_TEST (test_driver_trace)
+{
+  g_autofree char *dir = case_dir ("driver");
+  const char *args[] = { "configs/xdma_g3_x8_driver.yaml", "--set", "benchmark.iterations=3", "--set",
+                         "benchmark.transfer_bytes=4096", NULL };
+  Perfetto p;
+  g_autoptr (JsonNode) rep = traced_cli (dir, "driver", "cpu.irq", &p, args);
+  uint64_t bytes;
+  const char *const phases[] = { "setup", "descriptors", "wait" };
+  for (int i = 0; i < 3; i++)
+    ck_assert_uint_eq (track_kind (&p, "cpu.thread0.phase", phases[i], &bytes), 3);
+  guint msis = track_kind (&p, "link0.up.wire", "MSI", &bytes);
+  ck_assert_uint_eq (msis, 3);
+  ck_assert_uint_eq (track_kind (&p, "cpu.irq", "interrupt", &bytes), msis);
+  ck_assert_uint_eq (track_kind (&p, "cpu.irq", "wakeup", &bytes), msis);
+  perfetto_clear (&p);
+}
+END_TEST
+
+START_TEST (test_poll_trace)
+{
+  g_autofree char *dir = case_dir ("poll");
+  const char *poll[] = { "configs/xdma_g3_x8_poll.yaml", "--set", "benchmark.iterations=3", "--set",
+                         "benchmark.transfer_bytes=4096", NULL };
+  Perfetto p;
+  uint64_t bytes;
+  g_autoptr (JsonNode) rep = traced_cli (dir, "poll", "cpu.thread0.phase", &p, poll);
+  ck_assert_uint_eq (track_kind (&p, "cpu.thread0.phase", "poll", &bytes), 3);
+  ck_assert_uint_eq (track_kind (&p, "cpu.irq", "interrupt", &bytes), 0);
+  perfetto_clear (&p);
+}
+END_TEST
+
+/* The stream workload (flit mode, Gen6 x16): its one link's MWrs carry the transfer's 64 KB. */
+START_TEST (test_stream_trace)
+{
+  g_autofree char *dir = case_dir ("stream");
+  const char *args[] = { "configs/gen6_x16_stream.yaml", "-m", "write", "--set", "benchmark.transfer_bytes=65536",
+                         NULL };
+  Perfetto p;
+  g_autoptr (JsonNode) rep = traced_cli (dir, "stream", "link0.up.wire", &p, args);
+  uint64_t bytes;
+  ck_assert_uint_eq (track_kind (&p, "link0.up.wire", "MWr", &bytes), 65536 / 256);
+  ck_assert_uint_eq (bytes, 65536);
+  perfetto_clear (&p);
+  /* A mode the stream does not run leaves nothing to trace: a usage error, and no file. */
+  g_autofree char *none = g_build_filename (dir, "none.json", NULL);
+  g_auto (TestRun) r;
+  PCIESIM (&r, "configs/gen6_x16_stream.yaml", "-m", "simultaneous", "--trace", none);
+  ck_assert_msg (r.status == 64 && strstr (r.err, "none of the modes asked for runs here"), "%d: %s", r.status, r.err);
+  ck_assert (!g_file_test (none, G_FILE_TEST_EXISTS));
+}
+END_TEST
+
+/* --trace-window on a fabric: only [2, 4) us is in the file, and it holds TLPs. */
+START_TEST (test_fabric_trace_window)
+{
+  g_autofree char *dir = case_dir ("fabric-window");
+  g_autofree char *path = g_build_filename (dir, "win.json", NULL);
+  g_auto (TestRun) r;
+  PCIESIM (&r, "configs/fabric_shared_g3_x8.yaml", "--set", "flows.f1.op=read", "--trace", path, "--trace-window",
+           "2000:4000");
+  ck_assert_msg (r.status == 0, "%s", r.err);
+  Perfetto p;
+  perfetto_load (&p, path);
+  ck_assert_msg (p.min_ts >= 2 * SIM_US && p.max_end <= 4 * SIM_US, "%" G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT,
+                 p.min_ts, p.max_end);
+  ck_assert (kind_count (&p, "MWr") > 0 && kind_count (&p, "CplD") > 0);
+  perfetto_clear (&p);
 }
 END_TEST
 
@@ -1257,6 +1465,13 @@ main (void)
   tcase_add_test (t, test_real_json);
   tcase_add_test (t, test_real_vcd);
   tcase_add_test (t, test_real_cli);
+  tcase_add_test (t, test_fabric_trace);
+  tcase_add_test (t, test_microbench_trace);
+  tcase_add_test (t, test_pio_trace);
+  tcase_add_test (t, test_driver_trace);
+  tcase_add_test (t, test_poll_trace);
+  tcase_add_test (t, test_stream_trace);
+  tcase_add_test (t, test_fabric_trace_window);
   suite_add_tcase (s, t);
   return run_suite (s);
 }

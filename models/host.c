@@ -68,6 +68,10 @@ struct Host {
   /* Parameters in engine units, converted once. */
   SimTime read_latency_ps, cpl_overhead_ps, write_latency_ps, msi_latency_ps, poll_ps;
   double read_ps_per_byte, cpl_ps_per_byte, drain_ps_per_byte;
+  /* drain_ps() of the last payload size: a write stream repeats one size, and the libm rounding was a per-TLP
+   * cost of the root complex. */
+  uint32_t drain_memo_bytes;
+  SimTime drain_memo_ps;
 
   /* Completer: consumed MRds whose data is still to return. stamp_ps = data ready; address and length_bytes
    * advance as completions leave, so the head always describes the next completion. */
@@ -625,6 +629,17 @@ iommu_translate (Host *h, uint64_t address)
   return h->walker_free;
 }
 
+/* The time the memory controller takes to drain `bytes` of posted data, rounded to the picosecond. */
+static SimTime
+drain_ps (Host *h, uint32_t bytes)
+{
+  if (bytes != h->drain_memo_bytes) {
+    h->drain_memo_bytes = bytes;
+    h->drain_memo_ps = (SimTime) llround (bytes * h->drain_ps_per_byte);
+  }
+  return h->drain_memo_ps;
+}
+
 static void
 host_receive (Component *comp, FabricPort *port, Tlp *t)
 {
@@ -685,7 +700,7 @@ host_receive (Component *comp, FabricPort *port, Tlp *t)
     SimTime ready = iommu_translate (h, t->address);
     from = MAX (from, ready);
   }
-  SimTime drained = from + (SimTime) llround (t->payload_bytes * h->drain_ps_per_byte);
+  SimTime drained = from + drain_ps (h, t->payload_bytes);
   h->sink_free = drained;
   t->stamp_ps = drained + h->write_latency_ps;
   /* A non-empty sink already has its head's event; the head's release schedules the next one. */
@@ -840,6 +855,7 @@ host_new (Fabric *f, const char *name, const HostParams *params, uint32_t root_p
   h->cpl_overhead_ps = units_ns_to_ps (params->cpl_overhead_ns);
   h->cpl_ps_per_byte = ps_per_byte (params->cpl_rate_mbps);
   h->drain_ps_per_byte = ps_per_byte (params->write_drain_mbps);
+  h->drain_memo_bytes = UINT32_MAX; /* no payload is that large: the first drain_ps() computes */
   h->write_latency_ps = units_ns_to_ps (params->write_latency_ns);
   h->msi_latency_ps = units_ns_to_ps (params->msi_latency_ns);
   h->poll_ps = units_ns_to_ps (params->poll_interval_ns);

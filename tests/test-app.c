@@ -58,7 +58,7 @@ client_peek (void *ctx, Tlp *probe)
 }
 
 static Tlp *
-client_take (void *ctx)
+client_take (void *ctx, const Tlp *probe G_GNUC_UNUSED)
 {
   Client *c = ctx;
   Tlp *t = tlp_alloc (c->rig->pool);

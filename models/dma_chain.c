@@ -476,8 +476,7 @@ engine_take (void *ctx, const Tlp *peeked)
    * the link's credit check, so the state is the one peek decided on (its FIFO settled, its cause set) and this
    * commits exactly the TLP the credits were checked for. A peek here cost a fifth of the engine's time. */
   const Tlp probe = *peeked;
-  Tlp *t = tlp_alloc (d->pool);
-  *t = probe;
+  Tlp *t = tlp_alloc_copy (d->pool, &probe);
   t->requester = d->requester;
   switch (probe.cookie) {
   case ACT_DESC: {

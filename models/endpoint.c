@@ -92,8 +92,7 @@ mem_take (void *ctx, const Tlp *probe)
 {
   Endpoint *ep = ctx;
   Tlp *r = ep->reqs.head;
-  Tlp *c = tlp_alloc (ep->pool);
-  *c = *probe;
+  Tlp *c = tlp_alloc_copy (ep->pool, probe);
   c->length_bytes = r->length_bytes; /* byte count: what remains, this completion included (spec §2.2.9) */
   c->requester = r->requester;
   c->tag = r->tag;

@@ -174,8 +174,7 @@ flow_take (void *ctx, const Tlp *probe)
 {
   Flow *fl = ctx;
   SimTime now = sim_now (fl->run->engine);
-  Tlp *t = tlp_alloc (fl->run->pool);
-  *t = *probe;
+  Tlp *t = tlp_alloc_copy (fl->run->pool, probe);
   t->requester = fl->source->id;
   t->cookie = FLOW_MAGIC << 32 | fl->index;
   t->stamp_ps = now;

@@ -1,7 +1,7 @@
 /* config.h — a run's configuration: YAML files (with includes) and --set overrides -> one typed PsConfig.
  *
  * Contract:
- * - Every accepted key is listed once in the key table (config.c): its type, range or allowed values, default,
+ * - Every accepted key is listed once in the key table (config_keys.c): its type, range or allowed values, default,
  *   unit and source. Keys not in the table are errors with a did-you-mean suggestion; so are duplicates,
  *   wrong types, out-of-range and spec-forbidden values, and inconsistent combinations. Each error is located
  *   (FILE:LINE:COL, or the --set that caused it) and carries PS_ERROR_DATA; a missing file PS_ERROR_NOINPUT;

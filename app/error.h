@@ -38,7 +38,7 @@ char *ps_error_location (const GError *error);
 /* FILE as the caller of ps_error_located() gave it (unescaped), or NULL when unlocated. */
 const char *ps_error_file (const GError *error);
 /* Which --set of a config load the error is located in: its position in the list given to ps_config_load(),
- * or -1. Set by config.c, the one place that knows which node came from which --set. */
+ * or -1. Set by config_load.c, the one place that knows which node came from which --set. */
 int ps_error_set_index (const GError *error);
 void ps_error_mark_set (GError *error, int set_index);
 

@@ -32,7 +32,7 @@ ps_fmt_fixed (GString *out, double v, int decimals)
 
 /* RFC 4180: quote a cell only when it holds a separator, a quote or edge spaces that readers would trim. User
  * text (config names, sweep axis keys and values) goes through here; fixed vocabularies (figure keys, metric
- * names) need no quoting. Line breaks need no case: config strings hold no control character (config.c) and an
+ * names) need no quoting. Line breaks need no case: config strings hold no control character (config_values.c) and an
  * axis value must fit on one line (scenario.c). */
 void
 ps_csv_cell (GString *o, const char *v)

@@ -313,7 +313,7 @@ parse_credits (const YNode *v, PsCredits *c, GError **error)
         w = j;
     if (w < 0)
       return unknown_key (k, "rx_credits", credit_words, error);
-    /* The ranges of the config's credit keys (config.c): scaled flow control's largest advertisements. */
+    /* The ranges of the config's credit keys (config_keys.c): scaled flow control's largest advertisements. */
     if (!read_int (v->items->pdata[i], k->value, 0, w % 2 ? 32752 : 2032, field[w], error))
       return FALSE;
   }
@@ -331,7 +331,7 @@ node_credits (const PsConfig *file, const PsNode *n)
                                          : &c->endpoint.rx_credits;
 }
 
-/* Spec §3.4.2's minimum advertisements (config.c checks the file's keys against the file's MPS; here each link
+/* Spec §3.4.2's minimum advertisements (config_rules.c checks the file's keys against the file's MPS; here each link
  * end against the MPS the link runs at, which a node's or the link's own keys may raise): finite data credits
  * must hold one max-payload posted TLP and one max-size completion (the largest read request any node of the
  * fabric may make, capped by the link's MPS), or the sender waits forever. A switch port holds what it receives
@@ -909,7 +909,7 @@ static const struct {
   const char *path, *type, *dflt, *unit, *doc;
 } fields[] = {
   { "topology.nodes.NAME.type", "one of root_complex/switch/endpoint", "(required)", "",
-    "what the node is; exactly one root complex (README 'Fabrics')" },
+    "what the node is; exactly one root complex (docs/fabrics.md)" },
   { "topology.nodes.NAME.ports", "integer 1–64", "(as the links use)", "ports",
     "root complex: its root ports; switch: its ports, port 0 upstream (at least 2); an endpoint has one" },
   { "topology.nodes.NAME.bars", "list of up to 6 sizes", "[16777216]", "bytes",

@@ -572,7 +572,7 @@ ytree_load_string (const char *origin, const char *text, int col_offset, GError 
 YNode *
 ytree_load_file (const char *path, GError **error)
 {
-  /* A file that cannot be found or opened gets an unlocated error, having no text to point into; config.c tests
+  /* A file that cannot be found or opened gets an unlocated error, having no text to point into; config_load.c tests
    * an include's path first so that a missing include is located at the entry naming it. */
   struct stat st;
   if (stat (path, &st) != 0) {

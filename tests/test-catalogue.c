@@ -140,7 +140,7 @@ START_TEST (test_config_runs)
   JsonObject *link = member_object (root, "link", config);
   static const char *const link_keys[] = { "gen", "lanes", "max_payload", "max_read_request",
                                            "read_completion_boundary" };
-  /* No shipped file sets the RCB (config.c's default applies) and most take MRRS from an include: the report must
+  /* No shipped file sets the RCB (the key table's default applies) and most take MRRS from an include: the report must
    * still show the values that ran, defaults included. */
   for (guint k = 0; k < G_N_ELEMENTS (link_keys); k++)
     ck_assert_double_gt (member_number (link, link_keys[k], config), 0);

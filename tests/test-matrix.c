@@ -7,7 +7,7 @@
 
 #include "tests/common.h"
 
-/* Every width the matrix runs, with Gen1–Gen5 from the loop index: link.gen accepts 1..5 (config.c), so the
+/* Every width the matrix runs, with Gen1–Gen5 from the loop index: link.gen accepts 1..5 (config_keys.c), so the
  * 25 cases cover every generation a config can name. x8 and x16 are the risky widths: lane placement pads packets
  * only on links wider than x4 (pcie-protocol.md §2). */
 static const int widths[] = { 1, 2, 4, 8, 16 };

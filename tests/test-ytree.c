@@ -52,7 +52,7 @@ START_TEST (test_locations)
   ASSERT_AT (c, 3, 6);
   YNode *x = c->items->pdata[0], *y = c->items->pdata[1];
   ASSERT_AT (y, 3, 10);
-  /* Only unquoted scalars may be numbers or booleans (config.c relies on it). */
+  /* Only unquoted scalars may be numbers or booleans (config_values.c relies on it). */
   ck_assert (x->plain);
   ck_assert (!y->plain);
   ck_assert_str_eq (ytree_kind_name (c->kind), "a sequence");

@@ -1,0 +1,123 @@
+/* lspci_dump.h — the reading half of `pciesim import lspci` (internal to app/lspci*.c): an `lspci -vvv` dump
+ * split into lines, each device's header and labelled fields with the line and column every byte came from, the
+ * link, payload, tag and BAR values read out of them, and the `lspci -tv` tree read into parents. Every value keeps
+ * its source (Src) so the writer (lspci.c) can print the dump line beside it and errors point at the node. Errors
+ * are PS_ERROR_DATA, located in the dump. Nothing here writes a config. */
+#pragma once
+
+#include <stdint.h>
+
+#include <glib.h>
+
+typedef struct {
+  char *text; /* the line from its first non-blank character, trailing blanks cut */
+  int indent; /* columns before it, a tab to the next multiple of 8 as a terminal shows it */
+  int col; /* 1-based column of text, in bytes */
+  gboolean label; /* starts "Word…:" as lspci's field labels do */
+} Line;
+
+typedef struct {
+  const char *name;
+  char *copy; /* the input with NULs at line ends; Line.text points into it */
+  GArray *lines; /* of Line, index 0 = line 1 */
+} Text;
+
+/* A labelled line with its continuation lines joined by blanks. `segs` maps offsets of the joined text back to
+ * lines, so a value is reported at the line that holds it. */
+typedef struct {
+  guint from; /* offset in text */
+  int line, col;
+  const char *raw; /* that line's text, for the comment */
+} Seg;
+
+typedef struct {
+  int line, col; /* 0 = absent */
+  GString *text;
+  GArray *segs;
+} Field;
+
+enum { F_DEVCAP, F_DEVCTL, F_LNKCAP, F_LNKCTL, F_LNKSTA, F_DEVCAP2, F_DEVCTL2, F_REGION0, F_N = F_REGION0 + 6 };
+
+typedef struct {
+  int line; /* of the header */
+  unsigned domain, bus, dev, fn;
+  char bdf[16]; /* "DDDD:BB:DD.F" */
+  char *shown; /* the address as the dump writes it */
+  const char *desc; /* the rest of the header line */
+  int denied_line, denied_col;
+  int express_line;
+  const char *express; /* "Express (v2) Endpoint, MSI 00" */
+  Field f[F_N];
+} Dev;
+
+/* Where a value came from: for its comment ("FILE:LINE the line") and its errors. */
+typedef struct {
+  int line, col;
+  const char *raw;
+} Src;
+
+typedef struct {
+  int64_t gen, lanes;
+  gboolean downgraded; /* lspci's marker on either */
+  Src speed, width;
+} LinkVals;
+
+typedef struct {
+  unsigned domain, bus, dev, fn;
+  int parent; /* the bridge above (index), -1 on a root bus */
+  int line, col;
+} TDev;
+
+typedef struct {
+  LinkVals sta, cap;
+  int64_t mps, mrrs, rcb, tags;
+  Src mps_src, mrrs_src, rcb_src, tags_src;
+  const char *tags_why;
+  char *tags_note; /* a capability left unused, or NULL */
+} Values;
+
+static inline Line *
+line_at (const Text *t, guint i)
+{
+  return &g_array_index (t->lines, Line, i);
+}
+
+void
+lspci_text_clear (Text *t);
+
+gboolean
+lspci_split_lines (Text *t, const char *name, const char *data, gsize len, GError **error);
+
+void
+lspci_dev_clear (Dev *d);
+
+/* "[DDDD:]BB:DD.F" at s, followed by a blank or the end (or anything when `tail` is FALSE). Device numbers above
+ * 1f and functions above 7 do not exist. */
+gboolean
+lspci_parse_bdf (const char *s, gboolean tail, unsigned *dom, unsigned *bus, unsigned *dev, unsigned *fn, int *len);
+
+void
+lspci_format_bdf (char out[16], unsigned dom, unsigned bus, unsigned dev, unsigned fn);
+
+gboolean
+lspci_is_header (const Line *l);
+
+/* One device: from its header to the next header. A field takes the lines after its label that are indented deeper
+ * or carry no label, and stops at any line that is one of the fields read: each line joins at most one field, so
+ * the work stays linear whatever the indentation. */
+gboolean
+lspci_read_device (const Text *t, guint first, guint end, Dev *d, GError **error);
+
+/* "Speed 16GT/s (downgraded), Width x8 (ok)" of LnkSta or LnkCap. */
+gboolean
+lspci_read_link (const Text *t, const Dev *d, int fi, LinkVals *v, GError **error);
+
+/* ls-tree.c draws a bus's devices in one column after "+-", "\-" or "--": a bus header "[DDDD:BB]-" puts them 2
+ * columns after its "-", a bridge "-[SS]-" or "-[SS-UU]-" 3 after (it adds a '-' of its own). Devices are read at
+ * the column of the last bus that opened there: the drawing is depth-first. */
+gboolean
+lspci_parse_tree (const Text *t, GArray *devs, GError **error);
+
+/* Everything the config needs from the device, or a located error. */
+gboolean
+lspci_read_values (const Text *t, const Dev *d, Values *v, GError **error);

@@ -53,6 +53,7 @@ client_peek (void *ctx, Tlp *probe)
   Client *c = ctx;
   if (c->left == 0)
     return FALSE;
+  *probe = (Tlp) { 0 }; /* a peek describes every field (AppTxClient) */
   tlp_set (probe, c->kind, c->addr64, c->address, c->payload);
   return TRUE;
 }

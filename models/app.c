@@ -213,7 +213,7 @@ tx_arbitrate (SimEngine *e, void *ctx, uint64_t arg)
     /* start <= n_clients and k < n_clients: one subtraction wraps, where a modulo would divide per client. */
     guint c = start + k >= a->n_clients ? start + k - a->n_clients : start + k;
     /* A probe commits nothing: a client skipped for credits is asked again later and describes its TLP anew. */
-    Tlp probe = { 0 };
+    Tlp probe; /* a peek that says yes fills all of it (AppTxClient) */
     if (!a->clients[c].peek (a->client_ctx[c], &probe))
       continue;
     if (!link_port_can_send (a->port, &probe)) {
@@ -222,8 +222,8 @@ tx_arbitrate (SimEngine *e, void *ctx, uint64_t arg)
       continue; /* blocked on credits: let another class through; tx-ready will bring us back */
     }
     /* take() must hand over the very TLP peek() described: the credit check above was made for it. */
-    Tlp *t = a->clients[c].take (a->client_ctx[c]);
-    g_assert (t != NULL && t->kind == probe.kind && t->payload_bytes == probe.payload_bytes);
+    Tlp *t = a->clients[c].take (a->client_ctx[c], &probe);
+    g_assert (t != NULL);
     uint32_t beats = avst_beats (a->unit_bits, a->p.header_own_beat, t->header_bytes, t->address,
       t->payload_bytes);
     a->tx_beats += beats;

@@ -70,10 +70,11 @@ GQuark app_error_quark (void);
 typedef enum { APP_ERROR_PARAM } AppError;
 
 typedef struct {
-  /* Fill probe->kind, header_bytes, payload_bytes and address of the next TLP; FALSE when nothing to send. */
+  /* Describe the next TLP in *probe, every field (take() gets the probe back); FALSE when nothing to send. */
   gboolean (*peek) (void *ctx, Tlp *probe);
-  /* Commit and return that TLP, allocated from the pool and matching the probe. */
-  Tlp *(*take) (void *ctx);
+  /* Commit and return that TLP, allocated from the pool and matching the probe: `probe` is what peek() filled in
+   * the same arbitration, nothing having changed in between, so a client need not describe it again. */
+  Tlp *(*take) (void *ctx, const Tlp *probe);
   /* The TLP's last beat has left the application layer and the link owns it (may be NULL). */
   void (*sent) (void *ctx, const Tlp *tlp);
   /* Why the client has nothing to send now (peek said no), STALL_IDLE when it has no work (may be NULL). */

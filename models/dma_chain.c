@@ -468,17 +468,15 @@ advance_cur (DmaEngine *e, uint32_t bytes)
 }
 
 static Tlp *
-engine_take (void *ctx)
+engine_take (void *ctx, const Tlp *peeked)
 {
   DmaEngine *e = ctx;
   DmaChain *d = e->dma;
-  /* Peek again rather than trust a saved probe: arbitration calls peek and take in one event, so the state is the
-   * same and this commits exactly the TLP the link's credits were checked for. */
-  Tlp probe;
-  gboolean ok = engine_peek (e, &probe);
-  g_assert (ok);
-  Tlp *t = tlp_alloc (d->pool);
-  *t = probe;
+  /* The arbiter's probe, not a second peek: arbitration calls peek and take in one event with nothing between but
+   * the link's credit check, so the state is the one peek decided on (its FIFO settled, its cause set) and this
+   * commits exactly the TLP the credits were checked for. A peek here cost a fifth of the engine's time. */
+  const Tlp probe = *peeked;
+  Tlp *t = tlp_alloc_copy (d->pool, &probe);
   t->requester = d->requester;
   switch (probe.cookie) {
   case ACT_DESC: {

@@ -88,15 +88,11 @@ mem_peek (void *ctx, Tlp *probe)
 }
 
 static Tlp *
-mem_take (void *ctx)
+mem_take (void *ctx, const Tlp *probe)
 {
   Endpoint *ep = ctx;
-  Tlp probe;
-  gboolean ok = mem_peek (ep, &probe);
-  g_assert (ok);
   Tlp *r = ep->reqs.head;
-  Tlp *c = tlp_alloc (ep->pool);
-  *c = probe;
+  Tlp *c = tlp_alloc_copy (ep->pool, probe);
   c->length_bytes = r->length_bytes; /* byte count: what remains, this completion included (spec §2.2.9) */
   c->requester = r->requester;
   c->tag = r->tag;

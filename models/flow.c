@@ -172,15 +172,11 @@ flow_peek (void *ctx, Tlp *probe)
 }
 
 static Tlp *
-flow_take (void *ctx)
+flow_take (void *ctx, const Tlp *probe)
 {
   Flow *fl = ctx;
-  Tlp probe;
-  gboolean ok = flow_peek (fl, &probe);
-  g_assert (ok);
   SimTime now = sim_now (fl->run->engine);
-  Tlp *t = tlp_alloc (fl->run->pool);
-  *t = probe;
+  Tlp *t = tlp_alloc_copy (fl->run->pool, probe);
   t->requester = fl->source->id;
   t->cookie = FLOW_MAGIC << 32 | fl->index;
   t->stamp_ps = now;

@@ -88,7 +88,7 @@ lat_summary (const LatHist *h)
   LatSummary s = { .count = h->count };
   if (h->count == 0)
     return s;
-  s.mean_ns = h->sum / (double) h->count / 1000.0;
+  s.mean_ns = (double) h->sum / (double) h->count / 1000.0;
   s.p50_ns = lat_percentile_ps (h, 0.5) / 1000.0;
   s.p99_ns = lat_percentile_ps (h, 0.99) / 1000.0;
   s.max_ns = (double) h->max / 1000.0;

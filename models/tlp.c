@@ -64,6 +64,21 @@ tlp_alloc (TlpPool *pool)
   return tlp;
 }
 
+/* A TLP made from a description every field of which its owner set (an arbiter's probe): copied over the recycled
+ * struct, whose stale fields it replaces, so the zero fill of tlp_alloc() would be written twice. */
+Tlp *
+tlp_alloc_copy (TlpPool *pool, const Tlp *from)
+{
+  if (G_UNLIKELY (!pool->free_list))
+    pool_grow (pool);
+  Tlp *tlp = pool->free_list;
+  pool->free_list = tlp->next;
+  *tlp = *from;
+  tlp->next = NULL;
+  pool->live++;
+  return tlp;
+}
+
 /* LIFO reuse keeps the hottest structs in cache; `live` is the leak check of tlp_pool_live(). */
 void
 tlp_free (TlpPool *pool, Tlp *tlp)

@@ -58,6 +58,7 @@ typedef struct TlpPool TlpPool;
 TlpPool *tlp_pool_new (void);
 void tlp_pool_free (TlpPool *pool);
 Tlp *tlp_alloc (TlpPool *pool); /* zero-filled */
+Tlp *tlp_alloc_copy (TlpPool *pool, const Tlp *from); /* a copy of *from, next NULL */
 void tlp_free (TlpPool *pool, Tlp *tlp);
 /* TLPs currently handed out (leak check at the end of a run). */
 size_t tlp_pool_live (const TlpPool *pool);

@@ -53,12 +53,13 @@ client_peek (void *ctx, Tlp *probe)
   Client *c = ctx;
   if (c->left == 0)
     return FALSE;
+  *probe = (Tlp) { 0 }; /* a peek describes every field (AppTxClient) */
   tlp_set (probe, c->kind, c->addr64, c->address, c->payload);
   return TRUE;
 }
 
 static Tlp *
-client_take (void *ctx)
+client_take (void *ctx, const Tlp *probe G_GNUC_UNUSED)
 {
   Client *c = ctx;
   Tlp *t = tlp_alloc (c->rig->pool);

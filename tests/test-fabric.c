@@ -420,11 +420,10 @@ peer_peek (void *ctx, Tlp *probe)
 }
 
 static Tlp *
-peer_take (void *ctx)
+peer_take (void *ctx, const Tlp *probe)
 {
   PeerRead *r = ctx;
-  Tlp *t = tlp_alloc (r->pool);
-  peer_peek (ctx, t);
+  Tlp *t = tlp_alloc_copy (r->pool, probe);
   t->requester = endpoint_component (r->a)->id;
   t->tag = 7;
   r->sent = TRUE;

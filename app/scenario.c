@@ -568,7 +568,8 @@ metric_find (const char *name)
 
 /* A fabric's own metrics, by the names of its flows and links: FLOW_mbps, FLOW_latency_p50_ns, FLOW_first_tlp_ns,
  * FLOW_latency_mean_ns, FLOW_latency_p99_ns, FLOW_latency_max_ns, FLOW_mbps_lo and FLOW_mbps_hi (the ends of the
- * flow's interval over the assumptions' ranges, as MODE_mbps_lo: the points run as --ranges does),
+ * flow's interval over the assumptions' ranges, as MODE_mbps_lo: the points run as --ranges does), FLOW_limited_by
+ * (the flow's verdict's cause, text),
  * LINK_a_to_b_CATEGORY_pct and
  * LINK_b_to_a_CATEGORY_pct. Indices are the topology's, the same at every point (an axis cannot change a
  * topology). The first three are a fabric sweep's default columns. */
@@ -599,6 +600,14 @@ fabric_metric (const PsTopology *t, const char *name, PsMetric *out)
         return TRUE;
       }
     }
+  /* FLOW_limited_by: the flow's verdict's cause (category 2 of the per-point text kind, figure the flow). */
+  for (guint k = 0; t && k < t->n_flows; k++) {
+    g_autofree char *n = g_strdup_printf ("%s_limited_by", t->flows[k].name);
+    if (strcmp (n, name) == 0) {
+      *out = (PsMetric) { (char *) name, PS_METRIC_LIMITED_BY, -1, (int) k, 0, 2 };
+      return TRUE;
+    }
+  }
   for (guint l = 0; t && l < t->n_links; l++)
     for (int d = 0; d < 2; d++)
       for (int c = 0; c < 5; c++) {
@@ -767,6 +776,10 @@ ps_metric_text (const PsMetric *m, const PsRunResult *r)
 {
   if (m->kind != PS_METRIC_LIMITED_BY)
     return NULL;
+  if (m->category == 2) {
+    const PsFlowResult *f = r->fabric.ran ? &r->fabric.flows[m->figure] : NULL;
+    return f && f->ran && f->verdict.valid ? f->verdict.cause : NULL;
+  }
   if (m->mode < 0)
     return r->microbench.ran && r->microbench.verdict.valid ? r->microbench.verdict.cause : NULL;
   const PsModeResult *mr = &r->modes[m->mode];

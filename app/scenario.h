@@ -49,7 +49,8 @@ typedef struct {
   int downstream; /* usage: 0 = upstream, 1 = downstream; a fabric's link: 0 = a to b, 1 = b to a */
   int category; /* usage: 0 payload, 1 TLP overhead, 2 DLLP, 3 ordered sets, 4 idle; a flow: 0 MB/s, 1 p50
                  * latency, 2 first TLP's latency; microbench: 0 Gb/s, 1 mean, 2 p50, 3 p99, 4 max latency;
-                 * range: 0 the interval's low end, 1 its high end (of figure ranges.h PS_RANGE_* `downstream`) */
+                 * range: 0 the interval's low end, 1 its high end (of figure ranges.h PS_RANGE_* `downstream`);
+                 * limited_by: 0 a mode's, 1 the microbench's, 2 a fabric flow's (`figure` its index) */
 } PsMetric;
 
 typedef struct {
@@ -87,8 +88,8 @@ PsConfig *ps_scenario_point_config (const PsScenario *s, guint index, GError **e
 void ps_scenario_locate_error (const PsScenario *s, guint index, GError **error);
 
 /* Every metric name in the vocabulary, NULL-terminated (static storage). A fabric's scenario (its base has a
- * topology:) has those of flows and links besides, named after them (README, "Fabrics"): FLOW_mbps,
- * FLOW_latency_p50_ns, FLOW_first_tlp_ns and LINK_a_to_b|b_to_a_CATEGORY_pct. */
+ * topology:) has those of flows and links besides, named after them (docs/fabrics.md): FLOW_mbps,
+ * FLOW_latency_p50_ns, FLOW_first_tlp_ns, FLOW_limited_by and LINK_a_to_b|b_to_a_CATEGORY_pct. */
 const char *const *ps_metric_names (void);
 /* The metric named by scalar `n` for a run of `base` with `modes` (a PsModeMask): a known name, of the kind the
  * config runs (a fabric's flows, a microbench, the benchmark's modes) and of a mode in `modes` ("... which

@@ -424,6 +424,50 @@ START_TEST (test_flow_read_latency_metrics)
 }
 END_TEST
 
+/* Each flow's verdict as a sweep metric (FLOW_limited_by, issue #25): every cell is the cause the point's own run
+ * gives as that flow's limited_by.cause in its JSON, and a flow left out by fabric.active_flows has an empty one. */
+START_TEST (test_flow_limited_by_metric)
+{
+  g_autofree char *text = g_strdup_printf ("base: %s/configs/fabric_shared_g3_x8.yaml\n"
+                                           "overrides: {flows.f1.bytes: 65536, flows.f2.bytes: 65536, "
+                                           "fabric.active_flows: 2}\n"
+                                           "metrics: [f1_limited_by, f2_limited_by, f3_limited_by]\n"
+                                           "axes:\n  - {key: nodes.e1.link.lanes, values: [1, 8]}\n", source_root ());
+  g_autofree char *s = write_tmp ("flow-limited-by.yaml", text);
+  g_autofree char *csv = SWEEP_OK (s, "flow-limited-by.csv");
+  g_auto (GStrv) rows = g_strsplit (csv, "\n", -1);
+  ck_assert_str_eq (rows[0], "id,nodes.e1.link.lanes,f1_limited_by,f2_limited_by,f3_limited_by");
+  for (guint i = 1; i <= 2; i++) {
+    const char *lanes = i == 1 ? "1" : "8";
+    g_autofree char *set = g_strdup_printf ("nodes.e1.link.lanes=%s", lanes);
+    g_auto (TestRun) r;
+    PCIESIM (&r, "configs/fabric_shared_g3_x8.yaml", "--format", "json", "--set", "flows.f1.bytes=65536", "--set",
+             "flows.f2.bytes=65536", "--set", "fabric.active_flows=2", "--set", set);
+    ck_assert_msg (r.status == 0, "%s", r.err);
+    g_autoptr (JsonParser) p = json_parser_new ();
+    g_autoptr (GError) e = NULL;
+    ck_assert_msg (json_parser_load_from_data (p, r.out, -1, &e), "%s", e ? e->message : "");
+    JsonArray *flows = json_object_get_array_member (json_node_get_object (json_parser_get_root (p)), "flows");
+    g_autofree char *want = g_strdup_printf ("%u,%s", i, lanes);
+    for (guint k = 0; k < 2; k++) {
+      JsonObject *f = json_array_get_object_element (flows, k);
+      ck_assert_str_eq (json_object_get_string_member (f, "name"), k ? "f2" : "f1");
+      JsonObject *lb = json_object_get_object_member (f, "limited_by");
+      const char *cause = json_object_get_string_member (lb, "cause");
+      ck_assert_msg (cause != NULL && cause[0] != '\0', "flow %u has no cause: %s", k, r.out);
+      char *more = g_strdup_printf ("%s,%s", want, cause);
+      g_free (want);
+      want = more;
+    }
+    /* f3 did not run: its cell is empty. */
+    char *more = g_strconcat (want, ",", NULL);
+    g_free (want);
+    want = more;
+    ck_assert_str_eq (rows[i], want);
+  }
+}
+END_TEST
+
 /* scripts/plot draws PNG and SVG from a sweep CSV, and names the columns when asked for one that is not there. */
 START_TEST (test_plot_script)
 {
@@ -768,6 +812,7 @@ sweep_suite (void)
   tcase_add_test (t, test_plot_script);
   tcase_add_test (t, test_element_axes);
   tcase_add_test (t, test_flow_read_latency_metrics);
+  tcase_add_test (t, test_flow_limited_by_metric);
   tcase_add_test (t, test_resume_completes);
   tcase_add_test (t, test_resume_keeps_rows);
   tcase_add_test (t, test_resume_foreign_file);

@@ -89,8 +89,8 @@ typedef struct {
 } PsKeyOrigin;
 
 /* A value nobody measured or documented (an ASSUMPTION in its file's comment) with the range that is physically
- * plausible for that kind of part: a file's `assumptions:` section, KEY: [LO, HI] (README, "How far to trust a
- * figure"). The range belongs to the file that sets the value: merged through includes as keys are (a later
+ * plausible for that kind of part: a file's `assumptions:` section, KEY: [LO, HI] (docs/trust.md, "Assumptions as
+ * data"). The range belongs to the file that sets the value: merged through includes as keys are (a later
  * file's range replaces an earlier one), dropped when a later file or a --set gives the key a value without one. */
 typedef struct {
   char *key; /* a numeric key of the table; in a fabric, nodes.NAME.KEY for a node's own (load.h) */

@@ -212,7 +212,7 @@ ps_config_shipped_ranges (const char *dir)
     for (const char *n; gd && (n = g_dir_read_name (gd));)
       if (g_str_has_suffix (n, ".yaml"))
         g_ptr_array_add (names, g_strdup (n));
-    /* Directory order is the filesystem's: sorted, the list reads the same everywhere (and in the README). */
+    /* Directory order is the filesystem's: sorted, the list reads the same everywhere (and in docs/configs.md). */
     g_ptr_array_sort (names, cmp_name);
     for (guint i = 0; i < names->len; i++) {
       g_autofree char *path = g_build_filename (d, names->pdata[i], NULL);

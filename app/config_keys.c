@@ -305,7 +305,8 @@ const KeyDef cfg_keys[] = {
     "cores' writes start that far apart at least (its part of host.cpu_write_post_ns, or of host.cpu_access_ns "
     "without a queue, is pipelined); 0 = writes never wait for one another"),
 
-  /* A fabric's switches (README, "Fabrics"): every switch node's values unless the node gives its own. */
+  /* A fabric's switches (docs/fabrics.md, "What the switch model does and does not do"): every switch node's
+   * values unless the node gives its own. */
   KEY_ENUM ("switch.forwarding", sw.forwarding, forwarding_words, "cut_through",
     "cut_through: a TLP leaves once its header is in and routed; store_and_forward: once the whole TLP and its LCRC "
     "are in (pcie-protocol.md §8: PLX/Broadcom switches cut through)"),

@@ -1,5 +1,5 @@
 /* fit.h — `pciesim fit FILE -o fitted.yaml`: a user's measurements in, the assumed values that reproduce them out
- * (README, "How far to trust a figure").
+ * (docs/trust.md).
  *
  * Contract:
  * - FILE (YAML): `base:` a config (relative to FILE); `parameters:` (optional) keys of the base that carry a range

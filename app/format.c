@@ -81,7 +81,7 @@ ps_json_parse (const char *text, gssize len, GError **error)
   return json_node_ref (root);
 }
 
-/* Every failure is PS_ERROR_CANTCREAT, exit 73, the status README gives to an output that cannot be written,
+/* Every failure is PS_ERROR_CANTCREAT, exit 73, the status docs/commands.md gives to an output that cannot be written,
  * whether the target is a file or standard output. */
 gboolean
 ps_write_output (const char *path, const GString *data, GError **error)

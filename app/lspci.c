@@ -193,7 +193,7 @@ write_topology (GString *out, const Text *dump, const Dev *devs, guint n_devs, c
   char bdf[16];
   g_string_append (out, "topology:\n  nodes:\n");
   /* The root complex and each switch take the fastest and widest of their links, so every link can train to what
-   * the dump says (a link trains to the lower of its two ends, README "Fabrics"). */
+   * the dump says (a link trains to the lower of its two ends, docs/fabrics.md). */
   for (guint s = 0; s < n_links; s++) {
     int64_t g = lv[s].gen, l = lv[s].lanes;
     if (s > 0 && lv[s - 1].gen) {

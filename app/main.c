@@ -99,8 +99,8 @@ parse_modes (char **given, unsigned *out, GError **error)
   return TRUE;
 }
 
-/* `pciesim keys`: the key table is the documentation of record; README's key list is generated from it.
- * Its two formats are its own (the table or the README's Markdown), not a report's, so parse_format() does not
+/* `pciesim keys`: the key table is the documentation of record; docs/configs.md's key list is generated from it.
+ * Its two formats are its own (the table or docs/configs.md's Markdown), not a report's, so parse_format() does not
  * apply: csv or json are refused here. No positional argument either: the key list is the same for every config. */
 static int
 cmd_keys (int argc, char **argv)
@@ -140,7 +140,7 @@ parse_format (const char *word, PsFormat *out, GError **error)
   return ok;
 }
 
-/* `pciesim validate`: comparison of every published figure, for CI and for the README table. */
+/* `pciesim validate`: comparison of every published figure, for CI and for the docs/validation.md tables. */
 static int
 cmd_validate (int argc, char **argv)
 {

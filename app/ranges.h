@@ -1,5 +1,5 @@
 /* ranges.h — `pciesim CONFIG --ranges`: a config's figures over its assumptions' ranges (config.h PsAssumption),
- * each with its interval and the assumptions that move it most (README, "How far to trust a figure").
+ * each with its interval and the assumptions that move it most (docs/trust.md).
  *
  * Contract:
  * - The runs: the plain run (its figures are the report's, to the byte); each assumption alone at its low and its

@@ -4,7 +4,7 @@
  * what their error is cannot differ between the table a person reads and the JSON a script reads. Numbers are
  * printed with a fixed precision per field (format.h writes them; the table's padded columns use printf, whose
  * decimal point follows LC_NUMERIC, which main() pins to "C"). CSV columns and JSON keys are what scripts rely
- * on (README.md); JSON keys of schema 1 are only ever added, never renamed.
+ * on (docs/output.md, "Output formats"); JSON keys of schema 1 are only ever added, never renamed.
  */
 #include "report.h"
 
@@ -118,8 +118,8 @@ json_directions (PsJson *j, const PsModeResult *m, int indent)
   ps_json_end (j);
 }
 
-/* results.MODE.errors of one direction (and links[].errors of a fabric): the LinkErrors counts (README, JSON
- * output). */
+/* results.MODE.errors of one direction (and links[].errors of a fabric): the LinkErrors counts (docs/output.md,
+ * "Output formats"). */
 void
 ps_report_json_errors (PsJson *j, const PsLinkErrors *e)
 {
@@ -133,7 +133,7 @@ ps_report_json_errors (PsJson *j, const PsLinkErrors *e)
   ps_json_end (j);
 }
 
-/* --- why (README "Why") ------------------------------------------------------------------------------------ */
+/* --- why (docs/why.md) ----------------------------------------------------------------------------------------- */
 
 /* {"mean": …, "p50": …, "p99": …, "max": …, "count": N}: ns with the engine's picosecond resolution. */
 void
@@ -309,7 +309,7 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
     ps_json_fixed_member (&j, "protocol_limit_read_mbps", r->protocol_limit_read_mbps, 1);
   }
   /* A mode that did not run is left out, not written as null: whether a key exists is how a script tells which
-   * modes ran (README: "A mode that was not run is absent from results"). */
+   * modes ran (docs/output.md: "A mode that was not run is absent from results"). */
   ps_json_key (&j, "results");
   ps_json_object (&j, 4);
   for (int i = 0; i < PS_N_MODES; i++) {
@@ -502,7 +502,7 @@ render_json (GString *o, const PsRunResult *r, gboolean with_wall)
   ps_json_object (&j, 0);
   ps_json_uint_member (&j, "events", events);
   ps_json_fixed_member (&j, "sim_time_ns", sim_ns, 3);
-  /* wall_s is the one value that differs between two identical runs (README's only exception to byte-identical
+  /* wall_s is the one value that differs between two identical runs (docs/output.md's only exception to byte-identical
    * output), so it comes last and only when the caller asks for it. */
   if (with_wall) {
     ps_json_fixed_member (&j, "wall_s", r->wall_s, 3);
@@ -559,7 +559,7 @@ ps_report_defaults_line (GString *o, const PsConfig *c, const char *const *shown
 }
 
 /* "3697.6 MB/s" when reads and writes share a limit (32-bit addresses), else both: with 64-bit addresses the
- * writes' 4-DW MWr headers cost more wire than the reads' 3-DW completions (README, "protocol limit"). */
+ * writes' 4-DW MWr headers cost more wire than the reads' 3-DW completions (docs/output.md, on the protocol limit). */
 static void
 append_limits (GString *o, const PsRunResult *r)
 {
@@ -667,7 +667,7 @@ microbench_table (GString *o, const PsRunResult *r, gboolean markdown)
 }
 
 /* The human table: one line per figure that ran, then the headline mode's link usage per direction. Markdown
- * shares the figure rows so README tables and terminal output cannot disagree. */
+ * shares the figure rows so the manual's tables (docs/) and terminal output cannot disagree. */
 static void
 render_table (GString *o, const PsRunResult *r, gboolean markdown)
 {
@@ -775,8 +775,8 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
     g_string_append_printf (o, "%spublished figures%s%s%s not comparable: %s\n", markdown ? "\n" : "",
                             c->published.source ? " (" : "", c->published.source ? c->published.source : "",
                             c->published.source ? ")" : "", why);
-  /* Markdown output is the figure table alone, as README documents it; the averaged line above and the usage
-   * breakdown below belong to the terminal report. */
+  /* Markdown output is the figure table alone, as docs/output.md ("Output formats") documents it; the averaged
+   * line above and the usage breakdown below belong to the terminal report. */
   if (markdown)
     return;
 

@@ -33,7 +33,7 @@ typedef struct {
       flit_errors, framing_errors;
 } PsLinkErrors;
 
-/* Why a figure is what it is (models/why.h, README "Why"): one transmitter's time, busy by category and idle by
+/* Why a figure is what it is (models/why.h, docs/why.md): one transmitter's time, busy by category and idle by
  * cause (only the causes that held it idle at all, in the causes' order); with the busy shares they sum to 1. */
 #define PS_MAX_BUSY 6
 #define PS_MAX_CAUSES 32
@@ -115,7 +115,7 @@ typedef struct {
 
 #define PS_FLOW_SHOWN_HOPS 16
 
-/* A fabric's run (a config with a topology:, README "Fabrics"), per flow and per link; names are the config's
+/* A fabric's run (a config with a topology:, docs/fabrics.md), per flow and per link; names are the config's
  * (borrowed). A flow left out by fabric.active_flows has ran = false. Flow figures are models/flow.h's; link
  * usage covers the run's window (first flow start to last flow end), a the end nearer the root complex. */
 typedef struct {

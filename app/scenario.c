@@ -476,7 +476,7 @@ metric_table (void)
                        0 };
       g_array_append_val (t, m);
     }
-    /* A fabric's flows together (README, "Fabrics"); per flow and link, see fabric_metric(). */
+    /* A fabric's flows together (docs/fabrics.md); per flow and link, see fabric_metric(). */
     for (int f = 0; f < 3; f++) {
       m = (PsMetric) { g_strdup_printf ("flows_%s_mbps", f == 0 ? "total" : f == 1 ? "min" : "max"), PS_METRIC_FLOWS,
                        -1, f, 0, 0 };
@@ -494,7 +494,7 @@ metric_table (void)
           g_array_append_val (t, m);
         }
     }
-    /* The microbench workload's figures (README, "pcie-bench microbenchmarks"): microbench_gbps,
+    /* The microbench workload's figures (docs/validation.md, "pcie-bench microbenchmarks"): microbench_gbps,
      * microbench_latency_mean_ns, _p50_ns, _p99_ns, _max_ns. */
     for (int c = 0; c < 5; c++) {
       char *name = c ? g_strdup_printf ("microbench_latency_%s_ns", microbench_words[c]) : g_strdup ("microbench_gbps");

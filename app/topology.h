@@ -86,7 +86,7 @@ struct PsTopology {
 /* `cfg` is the file's config (its tree and --sets kept, config.h); topology and flows the sections (flows may be
  * NULL). NULL with a located error when anything is wrong. */
 /* The topology: and flows: fields with their types, defaults, units and meanings, as rows of `pciesim keys`
- * (after the config keys; the man page and README list them from there). */
+ * (after the config keys; the man page and docs/configs.md's key table list them from there). */
 void ps_topology_print_fields (GString *out, gboolean markdown);
 PsTopology *ps_topology_parse (const PsConfig *cfg, const YNode *topology, const YNode *flows, GError **error);
 void ps_topology_free (PsTopology *t);

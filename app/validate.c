@@ -1,6 +1,6 @@
 /* validate.c — parallel runs of the published configs and one comparison table.
  *
- * The calibration test (run by CI) parses its JSON and the README's AN-456 tables are drawn from it, so
+ * The calibration test (run by CI) parses its JSON and docs/validation.md's AN-456 tables are drawn from it, so
  * the output must not vary between runs: rows follow the input order (sorted when discovered), numbers have a
  * fixed precision, and nothing depends on which worker finished first. The statistics score the model, not the
  * data: a published figure above the protocol limit is shown but never counted (report.h), nor, unless --strict,
@@ -181,8 +181,8 @@ render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
         }
       }
       /* The flag rides in the error cell in Markdown, where a column that is almost always empty would only widen
-       * the README table; CSV and JSON give it a field of its own, which scripts can filter on. CSV and JSON carry
-       * the same four numbers, at the same precision. */
+       * the docs/validation.md tables; CSV and JSON give it a field of its own, which scripts can filter on. CSV
+       * and JSON carry the same four numbers, at the same precision. */
       const double numbers[] = { f[k].simulated, f[k].published, f[k].error_pct, j->result.theoretical_mbps };
       if (md) {
         g_string_append (o, "| ");

@@ -9,7 +9,7 @@
  * and a client that became ready during the previous TLP could not compete for the next grant. Transmit costs
  * beats (avst.c), the engine-switch turnaround and the per-TLP gap; receive costs beats plus a per-TLP overhead.
  * They matter only where the datapath runs at about the link's rate (x4/x8 rows); on x1 links it is 2-4x faster
- * than the wire (README: "Which mechanism costs what").
+ * than the wire (docs/validation.md: "Which mechanism costs what").
  *
  * Straddle (AppParams.straddle), the rule modelled: on a 512- or 1024-bit interface a TLP may start at any
  * 256-bit segment boundary, so a TLP that ends in the lower half of a beat lets the next start in its upper
@@ -291,8 +291,9 @@ rx_done (SimEngine *e, void *ctx, uint64_t arg)
  * The per-TLP overhead is what makes reads trail writes where the datapath runs at the link's rate: the AN-456
  * families spend 16 interface bytes per completion (rx_overhead_bytes), so a 256-byte completion takes 34 + 2
  * beats on a 64-bit interface and 17 + 1 on a 128-bit one, against 34.5 / 17.25 beats' worth of wire time at
- * Gen1 x4 / Gen2 x8 (README: "Which mechanism costs what"). Bytes rather than cycles because Table 11's 64-bit
- * and 128-bit Stratix IV rows, which move the same 2000 MB/s of interface, read within 1% of each other. */
+ * Gen1 x4 / Gen2 x8 (docs/validation.md: "Which mechanism costs what"). Bytes rather than cycles because Table
+ * 11's 64-bit and 128-bit Stratix IV rows, which move the same 2000 MB/s of interface, read within 1% of each
+ * other. */
 static void
 rx_start (App *a)
 {

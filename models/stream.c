@@ -1,7 +1,7 @@
 /* stream.c — the streaming endpoint and its minimal host counterpart (sink for writes, completer for reads).
  *
  * The stream isolates the link: with no DMA engine, datapath or driver, its figure is what framing, lane
- * placement, SKP ordered sets, DLLPs and credits allow, which can be derived by hand (README, "Worked
+ * placement, SKP ordered sets, DLLPs and credits allow, which can be derived by hand (docs/model.md, "Worked
  * example"). Set beside a chaining-DMA figure for the same config, the difference is what the endpoint and the
  * host cost. The queues allocate nothing: they are TLP FIFOs (tlp.h), threaded through the TLPs themselves.
  *

@@ -1,4 +1,4 @@
-/* test-assumptions.c — assumptions as data (README, "How far to trust a figure"): every shipped ASSUMPTION has a
+/* test-assumptions.c — assumptions as data (docs/trust.md, "Assumptions as data"): every shipped ASSUMPTION has a
  * range and every range an ASSUMPTION; the loader's rules for ranges; `--ranges` and `pciesim fit`.
  *
  * The shipped-file check reads each YAML file as text, since the marks live in comments, which no YAML parser

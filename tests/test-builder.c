@@ -345,12 +345,12 @@ START_TEST (test_stream_small_transfers)
 }
 END_TEST
 
-/* README "Worked example", reproduced from the config's own values (issue #12 item 2): 400 MWrs of 280 bytes
- * (4-DW headers: the host file's 64-bit addresses) take 35 symbol times of 2 ns each; SKPs fall due every 1180
- * symbol times (2360 ns) from link-up, 11 of them before the wire goes quiet at 150 + 28,000 + 88 ns (the 12th at
- * 28,320), 4 symbol times each; the transmit pipeline precedes the first symbol and the flight follows the last.
- * Usage counts byte times of the 4000 MB/s wire over the same window, ended on a symbol boundary (28,240 ns,
- * 112,960). */
+/* docs/model.md "Worked example: where a Gen2 x8 posted-write stream's time goes", reproduced from the config's own
+ * values (issue #12 item 2): 400 MWrs of 280 bytes (4-DW headers: the host file's 64-bit addresses) take 35 symbol
+ * times of 2 ns each; SKPs fall due every 1180 symbol times (2360 ns) from link-up, 11 of them before the wire goes
+ * quiet at 150 + 28,000 + 88 ns (the 12th at 28,320), 4 symbol times each; the transmit pipeline precedes the first
+ * symbol and the flight follows the last. Usage counts byte times of the 4000 MB/s wire over the same window, ended on
+ * a symbol boundary (28,240 ns, 112,960). */
 START_TEST (test_readme_worked_example)
 {
   const char *const sets[] = { "benchmark.workload=stream", NULL };

@@ -20,9 +20,9 @@
 #define TARGET_MAX_PCT 5.0
 #define TARGET_OTHER_PCT 3.0 /* Avalon-MM Signal Tap figures (§2.1), XDMA hardware figure (§2.2) */
 
-/* Counted figures beyond 5% today, with the bound each holds; see README "What the model does not reach". The bound
- * is not derived from the spec: it is the model's own current error (+5.16%) rounded up, a ratchet that lets the
- * figure get no worse. Tighten it when the model improves; never loosen one to make a change pass. */
+/* Counted figures beyond 5% today, with the bound each holds; see docs/validation.md "What the model does not reach".
+ * The bound is not derived from the spec: it is the model's own current error (+5.16%) rounded up, a ratchet that lets
+ * the figure get no worse. Tighten it when the model improves; never loosen one to make a change pass. */
 static const struct {
   const char *config, *figure;
   double bound_pct;

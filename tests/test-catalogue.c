@@ -112,7 +112,7 @@ START_TEST (test_config_runs)
                  "%s: version, name or model missing", config);
   /* The path exactly as given, not a resolved path or the last file an include pulled in: scripts key rows on it. */
   ck_assert_str_eq (json_object_get_string_member (root, "config"), config);
-  /* A fabric runs its flows, not the benchmark's modes (README, "Fabrics"): each flow moved data (the binary holds
+  /* A fabric runs its flows, not the benchmark's modes (docs/fabrics.md): each flow moved data (the binary holds
    * each to the protocol limit of every link on its path, exit 70 above it), each link's time in each direction
    * splits into the five parts. It has no one link, so no top-level link summary or limit (issue #26). */
   if (strcmp (json_object_get_string_member (root, "model"), "fabric") == 0) {
@@ -147,7 +147,7 @@ START_TEST (test_config_runs)
 
   double theoretical = member_number (root, "theoretical_mbps", config);
   double limit = member_number (root, "protocol_limit_mbps", config);
-  /* Reads are held to the limit of 3-DW completions, writes to that of their MWrs' headers (README), which is
+  /* Reads are held to the limit of 3-DW completions, writes to that of their MWrs' headers (docs/output.md), which is
    * the same or lower; both below the vendor formula. */
   double read_limit = member_number (root, "protocol_limit_read_mbps", config);
   ck_assert_msg (read_limit >= limit && read_limit <= theoretical, "%s: read limit %g, write limit %g", config,
@@ -159,8 +159,8 @@ START_TEST (test_config_runs)
 
   JsonObject *results = member_object (root, "results", config);
   ck_assert_msg (json_object_get_size (results) > 0, "%s: no mode ran", config);
-  /* A microbench config runs one of pcie-bench's tests (README, "pcie-bench microbenchmarks"): Gb/s within what
-   * the link carries both ways, a latency per DMA, the link's time split as for the modes. */
+  /* A microbench config runs one of pcie-bench's tests (docs/validation.md, "pcie-bench microbenchmarks"): Gb/s
+   * within what the link carries both ways, a latency per DMA, the link's time split as for the modes. */
   if (strcmp (json_object_get_string_member (root, "model"), "microbench") == 0) {
     JsonObject *mb = member_object (results, "microbench", config);
     double gbps = member_number (mb, "gbps", config);

@@ -29,7 +29,8 @@ count_entries (const char *dir)
   return n;
 }
 
-/* The run's CSV opens with '#' comment lines (what was run, README "Output formats"); the table follows them. */
+/* The run's CSV opens with '#' comment lines (what was run, docs/output.md "Output formats"); the table follows
+ * them. */
 static const char *
 csv_table (const char *csv)
 {
@@ -743,7 +744,7 @@ START_TEST (test_keys)
   ck_assert_msg (g_str_has_prefix (r.out, "link.gen ") || strstr (r.out, "\nlink.gen "), "no link.gen:\n%s", r.out);
   ck_assert_msg (strstr (r.out, "\nbenchmark.transfer_bytes "), "no benchmark.transfer_bytes:\n%s", r.out);
 
-  /* The Markdown form is what the README's key table is generated from. */
+  /* The Markdown form is what docs/configs.md's key table is generated from. */
   g_auto (TestRun) md;
   PCIESIM (&md, "keys", "--format", "markdown");
   ck_assert_int_eq (md.status, 0);

@@ -503,7 +503,7 @@ find (const Csv *c, guint n, const guint *cols, const double *vals)
 
 /* published-calibration.md §2.4 on scenarios/pio_vs_dma.yaml: upstream DMA write beats PIO read and downstream PIO
  * write beats DMA read at every size; PIO write does worse per byte at 64 k + 8 bytes than at 64 k (at x8 from k = 2
- * only, the README's deviation); DMA still
+ * only, docs/host-software.md's deviation); DMA still
  * rises past 8 KB; PIO write is within 5% of its 64 KB figure from 1 KB at every multiple of 64 bytes and from
  * 2 KB at every size (a size past a multiple ends in 8-byte partial writes, the ripple), where DMA read is still
  * more than 5% below its own. */

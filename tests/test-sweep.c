@@ -692,7 +692,7 @@ static const BadCase bad_cases[] = {
   { "base: BASE\nmodes: read\nmetrics: [write_mbps]\naxes:\n  - {key: endpoint.tags, values: [1]}\n", 65, 3, 11,
     "needs write mode" },
   { "base: BASE\naxes:\n  - {key: benchmark.modes, values: [read]}\n", 65, 3, 11, "cannot be an axis" },
-  /* A fabric's metric over a one-link base (README, "Fabrics"): "metrics: [" is 10 characters. */
+  /* A fabric's metric over a one-link base (docs/fabrics.md): "metrics: [" is 10 characters. */
   { "base: BASE\nmetrics: [flows_total_mbps]\naxes:\n  - {key: endpoint.tags, values: [1]}\n", 65, 2, 11,
     "is a fabric's: the base config has no topology:" },
   { "base: BASE\naxes:\n  - {key: endpoint.tags, values: [1]}\n  - {key: endpoint.tags, values: [2]}\n", 65, 4,

@@ -200,7 +200,7 @@ START_TEST (test_read_latency_hand_sum)
 }
 END_TEST
 
-/* The JSON carries the verdict and the stalls (README "Why": results.MODE.limited_by, .stalls, .latency_ns). */
+/* The JSON carries the verdict and the stalls (docs/why.md: results.MODE.limited_by, .stalls, .latency_ns). */
 static double
 member_double (JsonObject *o, const char *name)
 {

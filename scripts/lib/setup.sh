@@ -22,7 +22,8 @@ setup_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 readonly setup_root
 
 # man-db (which brings groff): the docs suite renders the generated pciesim(1) page with `man -l`. python3: meson runs
-# on it anyway; scripts/calibrate and the README's calibration tables (scripts/lib/readme-tables.py) use it directly.
+# on it anyway; scripts/calibrate and docs/validation.md's calibration tables (scripts/lib/readme-tables.py) use
+# it directly.
 # libnlopt-dev: pciesim fit's bounded derivative-free search (sim/fit.c).
 # gtkwave: its vcd2fst and fst2vcd read back the VCD traces in the trace suite (tests/test-trace.c), so a trace is
 # checked by the reader users open it with, not only by ours. valgrind: scripts/test's instruction-count guard

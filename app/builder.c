@@ -85,6 +85,7 @@ ps_build_link_params (const PsConfig *cfg, LinkParams *lp)
     .flit_mode = cfg->link.flit_mode,
     .sris = cfg->link.sris,
     .ber = cfg->link.ber,
+    .flit_lane_correlation = cfg->link.flit_lane_correlation,
     .retrain_ps = units_ns_to_ps (cfg->link.retrain_ns),
     .replay_timer_symbols = (uint32_t) cfg->link.replay_timer_symbols,
     .updatefc_hdr_threshold_credits = (uint32_t) cfg->link.updatefc_hdr_threshold_credits,

@@ -26,7 +26,9 @@ ps_cli_run (const PsCliRun *run, GError **error)
   }
   /* 0 can stand for "not given" because no valid mask is empty: the config refuses an empty mode list. */
   unsigned modes = run->modes ? run->modes : cfg->benchmark.modes;
-  PsRunResult result = { 0 };
+  /* On the heap: a result is about 1 MB (a fabric's flows and links), and calloc takes that from fresh zero pages
+   * instead of clearing it, which a stack variable's = { 0 } does on every run (issue #28's instruction count). */
+  g_autofree PsRunResult *result = g_new0 (PsRunResult, 1);
   /* Wall time covers the run alone, on the monotonic clock so a clock step cannot make it negative. It is the
    * one nondeterministic figure and reaches only JSON's stats.wall_s (report.h). */
   SimTrace *trace = NULL;
@@ -41,23 +43,23 @@ ps_cli_run (const PsCliRun *run, GError **error)
   }
   gint64 t0 = g_get_monotonic_time ();
   PsRanges ranges = { 0 };
-  gboolean ran = run->ranges ? ps_ranges_run (cfg, run->sets, modes, run->seed, run->jobs, run->samples, &result,
+  gboolean ran = run->ranges ? ps_ranges_run (cfg, run->sets, modes, run->seed, run->jobs, run->samples, result,
                                               &ranges, error)
-                             : ps_run_config_traced (cfg, modes, run->seed, trace, &result, error);
+                             : ps_run_config_traced (cfg, modes, run->seed, trace, result, error);
   if (!ran) {
     sim_trace_abort (trace);
     return FALSE;
   }
-  result.wall_s = (double) (g_get_monotonic_time () - t0) / 1e6;
-  result.ranges = run->ranges ? &ranges : NULL;
+  result->wall_s = (double) (g_get_monotonic_time () - t0) / 1e6;
+  result->ranges = run->ranges ? &ranges : NULL;
   /* A window that opens after the traced run ended leaves a trace of declarations only: say so, since the user
    * asked for events. The trace covers the first mode run (or the fabric's, or the microbenchmark's run). */
   if (trace != NULL && run->trace_window) {
-    double end_ns = result.fabric.ran ? result.fabric.sim_time_ns
-                    : result.microbench.ran ? result.microbench.sim_time_ns : 0;
+    double end_ns = result->fabric.ran ? result->fabric.sim_time_ns
+                    : result->microbench.ran ? result->microbench.sim_time_ns : 0;
     for (int m = 0; m < PS_N_MODES && end_ns == 0; m++)
-      if (result.modes[m].ran)
-        end_ns = result.modes[m].sim_time_ns;
+      if (result->modes[m].ran)
+        end_ns = result->modes[m].sim_time_ns;
     SimTraceOptions o = { .window_end_ps = SIM_TIME_MAX };
     if (sim_trace_parse_window (run->trace_window, &o, NULL) && (double) o.window_start_ps / 1000.0 >= end_ns)
       fprintf (stderr, "pciesim: warning: --trace-window starts at %.3f ns, after the traced run ended at %.3f ns: "
@@ -65,11 +67,11 @@ ps_cli_run (const PsCliRun *run, GError **error)
   }
   /* Rendered whole, then written in one go: ps_write_output() replaces a file atomically, which needs all of it. */
   g_autoptr (GString) out = g_string_new (NULL);
-  ps_report_render (out, &result, run->format, TRUE);
+  ps_report_render (out, result, run->format, TRUE);
   /* The table and Markdown get a section of their own; CSV the same lines as comments; JSON has them inline. */
   if (run->ranges && run->format != PS_FORMAT_JSON) {
     g_autoptr (GString) text = g_string_new (NULL);
-    ps_ranges_render_text (text, &ranges, &result, run->format == PS_FORMAT_MARKDOWN);
+    ps_ranges_render_text (text, &ranges, result, run->format == PS_FORMAT_MARKDOWN);
     if (run->format == PS_FORMAT_CSV) {
       g_auto (GStrv) lines = g_strsplit (g_strstrip (text->str), "\n", -1);
       for (char **l = lines; *l; l++)

@@ -117,7 +117,7 @@ typedef struct {
     int64_t updatefc_hdr_threshold_credits, updatefc_data_threshold_credits;
     int64_t skp_interval_symbols;
     bool flit_mode, sris;
-    double ber, retrain_ns;
+    double ber, retrain_ns, flit_lane_correlation;
     int64_t replay_timer_symbols;
   } link;
 

@@ -127,6 +127,11 @@ const KeyDef cfg_keys[] = {
     "LCRC and DLLP CRC failures, Naks and replays; at 128b/130b framing errors (tokens, IDLs, sync headers) and "
     "their retrains; in flit mode lost flits after FEC (bursty, lane-correlated errors, pcie-protocol.md §10); "
     "0 = no errors"),
+  KEY_DOUBLE ("link.flit_error_lane_correlation", link.flit_lane_correlation, 0, 1, "0.01", "fraction",
+    "flit mode with link.ber > 0: the fraction of error events that hit the same bytes of every lane, beyond FEC's "
+    "reach (pcie-protocol.md §10). ASSUMPTION, no primary figure: 0.001-0.03, common-mode noise (a power or "
+    "reference-clock disturbance) against lane-local noise; 0.01 puts a 1e-6 first-bit error rate at Gen6 x16 at "
+    "2.25e-5 lost flits, inside the spec's 3e-5 design point"),
   KEY_DOUBLE ("link.retrain_ns", link.retrain_ns, 1, 1e7, "1000", "ns",
     "link idle while the LTSSM retrains after a REPLAY_NUM rollover (spec §3.6.2.1; no primary figure, "
     "pcie-protocol.md §10: microseconds)"),

@@ -405,12 +405,14 @@ cfg_take_assumptions (PsConfig *cfg, const YNode *a, GError **error)
 /* Defaults that are ASSUMPTIONs (their key's doc says so, with the reason): each one's range as data, as a file's
  * assumptions: section gives it. No switch datasheet gives a port's receive path to its data link layer: a few
  * clocks of a 250-500 MHz core for the PHY (deskew, decoding) and the CRC check, a part of the 105-160 ns port to
- * port (pcie-protocol.md §8). */
+ * port (pcie-protocol.md §8). The fraction of flit-mode error events that span every lane: see its key's doc
+ * (config_keys.c), moved only where it can matter (link.ber > 0 in flit mode). */
 static const struct {
   const char *key;
   double lo, hi;
 } default_ranges[] = {
   { "switch.dll_latency_ns", 20, 100 },
+  { "link.flit_error_lane_correlation", 0.001, 0.03 },
 };
 
 gboolean
@@ -431,7 +433,9 @@ ps_config_assume_defaults (PsConfig *cfg, guint switches)
   for (size_t i = 0; i < G_N_ELEMENTS (default_ranges); i++) {
     const KeyDef *k = cfg_find_key (default_ranges[i].key);
     if (cfg_origin_of (cfg, (size_t) (k - cfg_keys))->from != PS_FROM_DEFAULT
-        || (g_str_has_prefix (k->path, "switch.") && switches == 0))
+        || (g_str_has_prefix (k->path, "switch.") && switches == 0)
+        || (g_str_has_prefix (k->path, "link.flit_error")
+            && !(cfg->link.ber > 0 && (cfg->link.flit_mode || cfg->link.gen == 6))))
       continue;
     /* The data link layer's part of a port's latency is at most the whole (ps_config_check_fabric_keys()). */
     double hi = strcmp (k->path, "switch.dll_latency_ns") == 0 ? MIN (default_ranges[i].hi, cfg->sw.latency_ns)

@@ -10,7 +10,7 @@
 #include "app/load.h"
 #include "app/error.h"
 #include "app/format.h"
-#include "app/scenario.h"
+#include "app/metrics.h"
 #include "app/sweep.h"
 #include "app/ytree.h"
 

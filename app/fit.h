@@ -4,7 +4,7 @@
  * Contract:
  * - FILE (YAML): `base:` a config (relative to FILE); `parameters:` (optional) keys of the base that carry a range
  *   (config.h PsAssumption), default every one; `measurements:` a non-empty list, each a mapping of an optional
- *   `set:` (config keys, nested or dotted, applied as --sets) and exactly one sweep metric (scenario.h) with its
+ *   `set:` (config keys, nested or dotted, applied as --sets) and exactly one sweep metric (metrics.h) with its
  *   measured value (non-zero). Every mistake is a located PS_ERROR_DATA (exit 65): unknown keys, a parameter
  *   without a range ("not fittable"), an empty list, an unknown metric, a metric of a mode or workload the
  *   measurement's config does not run.

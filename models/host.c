@@ -19,8 +19,11 @@
  * The protocol rules the host obeys are the RCB/MPS split of completions (split.h) and the endpoint's credits
  * (the link's job). Every timing here is a platform property with no datasheet value: each is calibrated in a
  * host file of configs/hosts/, with pcie-protocol.md §8 giving the published orders of magnitude.
+ *
+ * The completer (`reqs`, `held` and the return path) is in host_completer.c; the state the two files share, in
+ * host_impl.h.
  */
-#include "models/host.h"
+#include "models/host_impl.h"
 
 #include <math.h>
 
@@ -29,109 +32,8 @@
 
 G_DEFINE_QUARK (pciesim-host-error-quark, host_error)
 
-/* A bit per tag number: 14-bit tags, the most any link carries (flit mode, spec §2.2.6.2; link_tags_max()), since a
- * fabric's read flows take tag ranges of their own side by side (flow.h) up to that. */
-#define HOST_TAGS 16384u
-#define TAG_WORDS (HOST_TAGS / 64)
 /* Marks a CPU write's MWr (the cookie of the root complex's register writes holds a 32-bit value, host_pio_write). */
 #define CPU_WRITE_COOKIE (UINT64_C (0x43505557) << 32)
-
-typedef struct {
-  TlpFifo q[FC_CLASS_COUNT]; /* completions, PIO writes and forwarded TLPs, by flow-control class */
-  gboolean tx_blocked; /* the link refused the head; its tx-ready callback (armed by the refusal) resumes us */
-  uint32_t mps; /* the link's: no completion leaving here is larger (spec §2.3.1.1) */
-  StallClock stall; /* what the port waits for when it has nothing to send (host_stall()) */
-} RootPort;
-
-typedef struct {
-  uint64_t address;
-  HostEventFn fn;
-  void *ctx;
-} Watch;
-
-/* One IOTLB translation: its page, when it was last used (a tick of the IOTLB's clock) and when its walk ends. */
-typedef struct {
-  uint64_t page;
-  uint64_t used;
-  SimTime ready_ps;
-} IotlbEntry;
-
-struct Host {
-  Component base; /* first: the fabric's view (fabric.h) */
-  SimEngine *engine;
-  HostParams p;
-  TlpPool *pool;
-  RootPort *rp; /* by root port index (= fabric port index) */
-  uint64_t tx_order; /* the production order of TLPs queued at root ports, in their hold_ps */
-  gboolean peer_routing; /* more than one root port: requests may be for another port's window */
-
-  /* Parameters in engine units, converted once. */
-  SimTime read_latency_ps, cpl_overhead_ps, write_latency_ps, msi_latency_ps, poll_ps;
-  double read_ps_per_byte, cpl_ps_per_byte, drain_ps_per_byte;
-  /* drain_ps() of the last payload size: a write stream repeats one size, and the libm rounding was a per-TLP
-   * cost of the root complex. */
-  uint32_t drain_memo_bytes;
-  SimTime drain_memo_ps;
-
-  /* Completer: consumed MRds whose data is still to return. stamp_ps = data ready; address and length_bytes
-   * advance as completions leave, so the head always describes the next completion. */
-  TlpFifo reqs;
-  uint32_t n_reqs;
-  TlpFifo held; /* MRds left in the root port's receive buffer while the request queue is full */
-  /* The return path is one serial resource: ret_free is when it has moved the last planned completion's data.
-   * ret_pending: a ret_emit event is scheduled. Never more than one, because each plans the head request's next
-   * completion from the state the previous one left: two would plan the same bytes. */
-  SimTime ret_free; /* return path busy until */
-  SimTime ret_start; /* when the return path starts producing the planned completion (its data is ready) */
-  gboolean ret_pending;
-
-  /* Sink: received MWr/MSI; stamp_ps = when each releases its buffer slot. */
-  TlpFifo sink;
-  SimTime sink_free; /* when memory has absorbed every posted byte received so far (drain is serial) */
-
-  /* IOMMU: the IOTLB (iotlb_entries, an empty one has page UINT64_MAX and used 0, so it is the first replaced),
-   * its use clock, and when the one page walker is free. */
-  IotlbEntry *iotlb;
-  uint64_t iotlb_clock;
-  SimTime walker_free, walk_ps;
-
-  GArray *watch; /* Watch: status words software polls */
-  HostEventFn msi_fn;
-  void *msi_ctx;
-  HostIrqDelayFn irq_delay_fn;
-  void *irq_delay_ctx;
-
-  /* The CPU (cpu.h): its callbacks, and whether it waits for a root port to take a write. */
-  HostCpuFns cpu;
-  void *cpu_ctx;
-  gboolean cpu_waiting;
-  uint64_t cpu_unsent; /* CPU writes taken but not yet placed on a root port's wire */
-  /* The posted-write queue (cpu_write_queue_tlps > 0): CPU TLPs inside the root complex in the order the CPU made
-   * them, each until stamp_ps (its crossing of the chipset's path to the root port), then into the port's FIFO.
-   * cpu_queued counts the writes among them and in the ports' FIFOs, not yet handed to a link. */
-  TlpFifo cpu_fifo;
-  uint32_t cpu_queued;
-  gboolean cpu_event;
-  SimTime cpu_path_ps;
-  SimTime cpu_sent_end_ps; /* when the last placed one's last symbol leaves */
-
-  /* Outstanding reads by requester bus and tag (fabric.h's enumeration puts every requester at device 0), and how
-   * many requesters hold each tag number. */
-  uint64_t (*tag_busy)[TAG_WORDS];
-  uint32_t n_buses;
-  uint16_t tag_users[HOST_TAGS];
-
-  HostCounters c;
-  /* Posted data taken in since the last addition to c.write_checksum: one contiguous range, a whole number of DWs
-   * long (write_sum()). */
-  uint64_t sum_from, sum_to;
-
-  /* Test hook (host_inject_fault): which completion to tamper with, and one held back for a swap. */
-  HostFault fault;
-  uint64_t fault_at, cpl_index;
-  Tlp *swapped;
-};
-
 gboolean
 host_params_check (const HostParams *p, uint32_t mps, GError **error)
 {
@@ -167,8 +69,6 @@ host_params_check (const HostParams *p, uint32_t mps, GError **error)
   return TRUE;
 }
 
-static void host_stall (Host *h, uint32_t port);
-
 /* A CPU refused a write may try again: without a posted-write queue once the port's FIFO is empty, with one once
  * the queue has room. Called last, with the port's state settled: the CPU may call back in to send. */
 static void
@@ -184,13 +84,6 @@ static gboolean
 rp_empty (const RootPort *rp)
 {
   return !rp->q[FC_P].head && !rp->q[FC_NP].head && !rp->q[FC_CPL].head;
-}
-
-static void
-rp_push (Host *h, uint32_t port, Tlp *t)
-{
-  t->hold_ps = h->tx_order++;
-  tlp_fifo_push (&h->rp[port].q[tlp_fc_class (t->kind)], t);
 }
 
 /* The TLP the port's link takes now, or NULL: the heads oldest first, as a switch's egress (switch.c pick()). A
@@ -224,8 +117,8 @@ rp_pick (RootPort *rp, LinkPort *lp)
  * holds its head back the far end or the link frees without waiting for anything behind it); forwarded
  * peer-to-peer traffic needs the classes (top of file). A forwarded TLP leaves the ingress port's receive buffer
  * only now, as it goes out (its credits return then). */
-static void
-tx_drain (Host *h, uint32_t port)
+void
+host_tx_drain (Host *h, uint32_t port)
 {
   RootPort *rp = &h->rp[port];
   LinkPort *lp = h->base.ports[port].link_port;
@@ -256,7 +149,7 @@ tx_drain (Host *h, uint32_t port)
 static void
 host_tx_ready (Component *c, FabricPort *port)
 {
-  tx_drain ((Host *) c, port->index);
+  host_tx_drain ((Host *) c, port->index);
 }
 
 /* A TLP of another root port's, passed on from `in` to `out`: it keeps its place in `in`'s receive buffer until
@@ -270,142 +163,7 @@ forward (Host *h, FabricPort *in, FabricPort *out, Tlp *t)
   t->port = (uint16_t) (in->index + 1);
   h->c.forwarded++;
   rp_push (h, out->index, t);
-  tx_drain (h, out->index);
-}
-
-/* --- completer ------------------------------------------------------------------------------------------ */
-
-static void ret_schedule (Host *h);
-
-/* Take an MRd into the root complex's request queue: only now is its receive-buffer slot (and NP credit) free,
- * and only now does its latency start — a held request waits for the root complex, it is not being served.
- * The per-byte term prices larger reads' first data later (pcie-bench's 8 -> 512-byte medians grow ~0.3 ns/B,
- * pcie-protocol.md §8); later completions of the same request are paced by the return path alone. From here on
- * the request's `port` is the root port its completions leave by: the one its requester ID routes to. */
-static void
-accept_read (Host *h, Tlp *t)
-{
-  link_port_consume (h->base.ports[t->port - 1].link_port, t);
-  FabricPort *out = fabric_route_id (&h->base, t->requester);
-  SIM_INVARIANT (out != NULL, "%s: no root port leads to requester %04x", h->base.name, t->requester);
-  t->port = (uint16_t) (out->index + 1);
-  /* A read must not pass a posted write received before it (spec §2.4.1, Table 2-40: a non-posted request never
-   * passes a posted one): on_rx() left in stamp_ps when the last such write is handed on, and the root complex
-   * starts the read no earlier. */
-  SimTime start = MAX (sim_now (h->engine), t->stamp_ps);
-  t->stamp_ps = start + h->read_latency_ps + (SimTime) llround (t->length_bytes * h->read_ps_per_byte);
-  tlp_fifo_push (&h->reqs, t);
-  h->n_reqs++;
-  ret_schedule (h);
-}
-
-/* Requester and tag of a read that reached host memory: no requester may hold one tag twice (spec §2.2.6.2), which
- * is what lets completions of different requesters share tag numbers. A bit per (bus, tag): every requester is
- * device 0 of its bus (fabric.h). */
-static void
-tag_claim (Host *h, const Tlp *t)
-{
-  uint32_t bus = t->requester >> 8;
-  SIM_INVARIANT (bus < h->n_buses && t->tag < HOST_TAGS, "%s: a read from requester %04x tag %u, which no enumerated "
-                 "bus below a root port holds", h->base.name, t->requester, t->tag);
-  SIM_INVARIANT (!(h->tag_busy[bus][t->tag / 64] >> (t->tag % 64) & 1), "%s: requester %04x reuses tag %u while a "
-                 "read with it is outstanding", h->base.name, t->requester, t->tag);
-  h->tag_busy[bus][t->tag / 64] |= UINT64_C (1) << (t->tag % 64);
-  uint32_t users = ++h->tag_users[t->tag];
-  h->c.tag_sharing_high_water = MAX (h->c.tag_sharing_high_water, users);
-}
-
-static void
-tag_release (Host *h, const Tlp *t)
-{
-  h->tag_busy[t->requester >> 8][t->tag / 64] &= ~(UINT64_C (1) << (t->tag % 64));
-  h->tag_users[t->tag]--;
-}
-
-/* The head request's next completion has crossed the return path. Requester ID and tag echo the request: the
- * fabric routes the completion back by the ID, and the requester matches it to its request by the tag; the Byte
- * Count carries what is left. */
-static void
-ret_emit (SimEngine *e, void *ctx, uint64_t size)
-{
-  Host *h = ctx;
-  Tlp *r = h->reqs.head;
-  /* Why (stall.h): the root port waited for this completion's data until ret_start, and for the return path to
-   * produce it since; no event marks ret_start, so the time since is given its cause now. */
-  StallClock *sc = &h->rp[r->port - 1].stall;
-  if (!sc->follow && (sc->cause == STALL_HOST_LATENCY || sc->cause == STALL_HOST_QUEUE) && h->ret_start > sc->since)
-    stall_set (sc, h->ret_start, STALL_HOST_COMPLETION_RATE);
-  Tlp *c = tlp_alloc (h->pool);
-  tlp_set (c, TLP_CPLD, FALSE, r->address, (uint32_t) size);
-  c->length_bytes = r->length_bytes; /* byte count: what remains of the request, this completion included */
-  c->requester = r->requester;
-  c->tag = r->tag;
-  c->cookie = r->cookie;
-  h->c.cpls++;
-  h->c.cpl_bytes += size;
-  h->c.cpl_checksum += pattern_sum (c->address, size);
-  r->address += size;
-  r->length_bytes -= (uint32_t) size;
-  uint32_t port = r->port - 1;
-  /* The last completion frees a place in the root complex for the oldest held MRd, whose latency starts only
-   * now. ret_pending is still TRUE here, so accept_read()'s ret_schedule() returns at once and the call below
-   * plans the next completion, whichever request is at the head by then. */
-  if (r->length_bytes == 0) {
-    tag_release (h, r);
-    tlp_free (h->pool, tlp_fifo_pop (&h->reqs));
-    h->n_reqs--;
-    if (h->held.head != NULL)
-      accept_read (h, tlp_fifo_pop (&h->held));
-  }
-  /* Test faults act after the counters above: the host's tallies describe what it meant to send, so catching the
-   * difference is left to the endpoint's tag, order and checksum checks, which is what the tests want to see. */
-  if (h->fault == HOST_FAULT_NONE || h->cpl_index++ != h->fault_at) {
-    rp_push (h, port, c);
-    if (h->swapped != NULL)
-      rp_push (h, port, g_steal_pointer (&h->swapped));
-  } else if (h->fault == HOST_FAULT_DROP_CPL) {
-    tlp_free (h->pool, c);
-  } else if (h->fault == HOST_FAULT_DUP_CPL) {
-    Tlp *twin = tlp_alloc (h->pool);
-    *twin = *c;
-    rp_push (h, port, c);
-    rp_push (h, port, twin);
-  } else if (h->fault == HOST_FAULT_MISROUTE_CPL) {
-    c->requester = (uint16_t) (((c->requester >> 8) % (h->n_buses - 1) + 1) << 8);
-    FabricPort *out = fabric_route_id (&h->base, c->requester);
-    g_assert (out != NULL);
-    port = out->index;
-    rp_push (h, port, c);
-  } else {
-    h->swapped = c; /* HOST_FAULT_SWAP_CPL: sent right after the next completion */
-  }
-  tx_drain (h, port);
-  h->ret_pending = FALSE;
-  ret_schedule (h);
-  /* The next completion is planned: the port now waits for its data, or for its production. */
-  host_stall (h, port);
-}
-
-/* Plan the next completion: it leaves the return path once its data is ready and the path has moved the
- * previous completion's data. One event per completion, none while idle. Only the head request is looked at:
- * a later request whose data is ready first still waits, which is what "one return path, in arrival order"
- * means. The size is decided now, from where the previous completion ended: applied one completion at a time,
- * split_next_completion() yields the spec's series (the first ends on an RCB multiple, middle ones are RCB
- * multiples, none exceeds MPS). */
-static void
-ret_schedule (Host *h)
-{
-  if (h->ret_pending || h->reqs.head == NULL)
-    return;
-  Tlp *r = h->reqs.head;
-  uint32_t size = split_next_completion (r->address, r->length_bytes, h->p.rcb_bytes, h->rp[r->port - 1].mps,
-    h->p.cpl_policy);
-  SimTime start = MAX (MAX (sim_now (h->engine), r->stamp_ps), h->ret_free);
-  SimTime done = start + h->cpl_overhead_ps + (SimTime) llround (size * h->cpl_ps_per_byte);
-  h->ret_start = start;
-  h->ret_free = done;
-  h->ret_pending = TRUE;
-  sim_schedule_at (h->engine, done, ret_emit, h, size);
+  host_tx_drain (h, out->index);
 }
 
 /* --- sink and software ---------------------------------------------------------------------------------- */
@@ -510,14 +268,14 @@ cpu_queue (Host *h, Tlp *t)
   SIM_INVARIANT (out != NULL, "%s: a CPU %s to 0x%" G_GINT64_MODIFIER "x, which no root port's window holds",
                  h->base.name, tlp_kind_name (t->kind), t->address);
   rp_push (h, out->index, t);
-  tx_drain (h, out->index);
+  host_tx_drain (h, out->index);
 }
 
 static void cpu_fifo_event (SimEngine *e, void *ctx, uint64_t arg);
 
 /* Hand the CPU TLPs that have crossed the chipset's path to their root ports, in order (a load never passes an
- * earlier write, spec §2.4.1); one event waits for the head. Re-entered from tx_drain() through the CPU, the inner
- * call moves the head first, so the order holds. */
+ * earlier write, spec §2.4.1); one event waits for the head. Re-entered from host_tx_drain() through the CPU, the
+ * inner call moves the head first, so the order holds. */
 static void
 cpu_fifo_move (Host *h)
 {
@@ -706,16 +464,16 @@ host_receive (Component *comp, FabricPort *port, Tlp *t)
      * its NP credit returns immediately; otherwise it waits in the buffer, holding the credit. */
     h->c.reads++;
     h->c.read_bytes_requested += t->length_bytes;
-    tag_claim (h, t);
+    host_tag_claim (h, t);
     /* Writes release in arrival order, so the sink's tail is the last posted write received before this read
-     * and still unreleased: the read may not start before it (accept_read). */
+     * and still unreleased: the read may not start before it (host_accept_read). */
     t->stamp_ps = h->sink.tail != NULL ? h->sink.tail->stamp_ps : 0;
     if (h->p.iommu_enabled) {
       SimTime ready = iommu_translate (h, t->address); /* once: MAX evaluates its arguments twice */
       t->stamp_ps = MAX (t->stamp_ps, ready);
     }
     if (h->p.read_queue_depth == 0 || h->n_reqs < h->p.read_queue_depth)
-      accept_read (h, t);
+      host_accept_read (h, t);
     else
       tlp_fifo_push (&h->held, t);
     host_stall (h, port->index);
@@ -746,7 +504,7 @@ pio_emit (SimEngine *e, void *ctx, uint64_t arg)
   SIM_INVARIANT (out != NULL, "%s: a register write to 0x%" G_GINT64_MODIFIER "x, which no root port's window "
                  "holds", h->base.name, t->address);
   rp_push (h, out->index, t);
-  tx_drain (h, out->index);
+  host_tx_drain (h, out->index);
 }
 
 /* A PIO register write is a 1-DW MWr into an endpoint's BAR (AN-456's descriptor header registers). The model
@@ -799,7 +557,7 @@ host_attached (Component *comp, FabricPort *port)
  * whose data is ready (its per-TLP and per-byte time), reads in the root complex whose data is not ready (more
  * waiting behind read_queue_depth: the queue), or none at all. The reads are counted whichever port they came
  * from: one root port is what every config has. */
-static void
+void
 host_stall (Host *h, uint32_t port)
 {
   StallCause why = !rp_empty (&h->rp[port])                               ? STALL_LINK

@@ -90,6 +90,8 @@ typedef struct {
   gboolean sris;
   /* Link errors (pcie-protocol.md §10). ber: per-lane bit error rate, 0 = no errors and no random draws. */
   double ber;
+  /* Flit mode: the fraction of error events that hit the same bytes of every lane (phy_flit_error_prob()). */
+  double flit_lane_correlation;
   SimTime retrain_ps; /* LTSSM Recovery after a REPLAY_NUM rollover, link idle; 0 = LINK_RETRAIN_PS_DEFAULT */
   uint32_t replay_timer_symbols; /* REPLAY_TIMER limit; 0 = the spec's (link.c) */
   /* The error draws of direction d come from sim_rand_new (engine, LINK_RAND_ID (rand_index, d)): one stream per

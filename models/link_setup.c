@@ -12,6 +12,11 @@ link_params_validate (const LinkParams *p, GError **error)
   if (!phy_init_mode (&phy, p->gen, p->lanes, p->flit_mode, p->sris, p->skp_interval_symbols, error))
     return FALSE;
   /* A rate of 1e-2 already corrupts nearly every TLP; beyond it nothing would ever get through. */
+  if (!(p->flit_lane_correlation >= 0 && p->flit_lane_correlation <= 1)) {
+    g_set_error (error, LINK_ERROR, LINK_ERROR_PARAM, "flit_lane_correlation %g is not 0..1",
+                 p->flit_lane_correlation);
+    return FALSE;
+  }
   if (!(p->ber >= 0 && p->ber <= 1e-2)) {
     g_set_error (error, LINK_ERROR, LINK_ERROR_PARAM, "ber %g is not 0..1e-2", p->ber);
     return FALSE;
@@ -100,7 +105,7 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
     /* A flit is lost when FEC cannot correct it; a non-flit DLLP (8 bytes, §3) when any line bit is wrong (10 per
      * byte at 8b/10b), of which at 128b/130b the SDP token's 2 are a framing error (link_errors.c), not a CRC's. */
     l->bits_per_byte = l->phy.gen <= 2 ? 10.0 : 8.0;
-    l->p_flit_bad = phy_flit_error_prob (&l->phy, params->ber);
+    l->p_flit_bad = phy_flit_error_prob (&l->phy, params->ber, params->flit_lane_correlation);
     l->p_dllp_bad = l->phy.flit ? l->p_flit_bad : -expm1 ((l->phy.gen <= 2 ? 80.0 : 48.0) * l->log_q);
   }
   l->ack_limit_symbols = phy_ack_limit_symbols (&l->phy, params->max_payload_bytes);

@@ -59,12 +59,13 @@ static const uint32_t skp_flits_1b1b[] = { 46, 93, 187, 374, 748 };
  * SRIS the most that stay within 154 (none at x1, whose flit lasts 256 symbol times: refused). */
 /* pcie-protocol.md §10, the flit error model (phy_flit_error_prob()). ASSUMPTION: an error event corrupts 2
  * consecutive bytes of its lane (decision-feedback equalisers propagate an error into the next few UI; plausible
- * 1-3 bytes, and the closed form below is written for 2), and 1% of events hit the same bytes on every lane
- * (common-mode noise, a power or reference-clock disturbance; plausible 0.1%-3%). With these, a first-bit error
+ * 1-3 bytes; the closed form below is written for 2, so it is a constant of the model, not a key), and a
+ * fraction of events, link.flit_error_lane_correlation (default 1%, ASSUMPTION 0.1%-3%, its range as data in
+ * app/config_values.c: common-mode noise, a power or reference-clock disturbance), hit the same bytes on every
+ * lane. With these, a first-bit error
  * rate of 10^-6 at 64 GT/s x16 loses 2.25 × 10^-5 flits after FEC: within the spec's design point (flit retry
  * probability below 3 × 10^-5, §10), where independent bit errors gave 7 × 10^-7, forty times fewer. */
 #define FLIT_ERR_BURST_BYTES 2u
-#define FLIT_ERR_LANE_CORRELATION 0.01
 
 /* Reducing the symbol-time fraction is what leaves sym_den a power of two for every generation, as phy_sym_ps's
  * fast path needs: unreduced, Gen3's would be 8000 · 128 = 1,024,000. */
@@ -228,14 +229,15 @@ static const PhyOps flit_ops = {
 };
 
 double
-phy_flit_error_prob (const Phy *phy, double ber)
+phy_flit_error_prob (const Phy *phy, double ber, double lane_correlation)
 {
   if (ber <= 0)
     return 0;
   /* Error events (pcie-protocol.md §10): a first bit error at each line bit with probability `ber` (10 line bits
    * per byte at 8b/10b, 8 otherwise) starts an event; over a flit's 256 bytes their number is Poisson with mean
    * lambda (-log (1 - ber) per bit, exact for tiny rates). Each event corrupts FLIT_ERR_BURST_BYTES consecutive
-   * bytes of its lane, and with probability FLIT_ERR_LANE_CORRELATION the same bytes of every lane.
+   * bytes of its lane, and with probability `lane_correlation` (link.flit_error_lane_correlation) the same bytes
+   * of every lane.
    * FEC (spec §4.2.3.3, at every rate in flit mode, §4.2.1): byte i of the flit belongs to code i mod 3, each
    * code corrects one byte. A lane's consecutive bytes are `lanes` apart, which is never a multiple of 3 (x1-x16),
    * so a one-lane burst of 2 bytes hits two different codes: corrected alone, but it shares a code with any
@@ -246,7 +248,7 @@ phy_flit_error_prob (const Phy *phy, double ber)
   G_STATIC_ASSERT (FLIT_ERR_BURST_BYTES == 2); /* the closed form above */
   double bits_per_byte = phy->mt_per_s <= 5000 ? 10.0 : 8.0;
   double lambda = -(double) PHY_FLIT_BYTES * bits_per_byte * log1p (-ber);
-  double c = phy->lanes > 1 ? FLIT_ERR_LANE_CORRELATION : 0.0;
+  double c = phy->lanes > 1 ? lane_correlation : 0.0;
   return -expm1 (-lambda) - exp (-lambda) * lambda * (1.0 - c);
 }
 

@@ -90,7 +90,7 @@ uint64_t phy_flit_dlp_at_or_after (const Phy *phy, uint64_t slot);
 uint64_t phy_flit_skps_between (const Phy *phy, uint64_t from, uint64_t to);
 /* Flit mode: probability that a flit is lost (FEC cannot correct it, CRC catches it) at a first-bit error rate per
  * line bit, errors coming in bursts, some across lanes (phy.c, pcie-protocol.md §10); FEC corrects at every rate. */
-double phy_flit_error_prob (const Phy *phy, double ber);
+double phy_flit_error_prob (const Phy *phy, double ber, double lane_correlation);
 
 /* Flit layout (spec §4.2.3.3, pcie-protocol.md §1). */
 #define PHY_FLIT_BYTES 256u

@@ -859,6 +859,7 @@ START_TEST (test_error_flit_fec)
   double ber = 1e-5;
   LinkParams lp = base_params (flit_fec_gens[_i], _i == 0 ? 16 : 8, 256);
   lp.ber = ber;
+  lp.flit_lane_correlation = 0.01; /* link.flit_error_lane_correlation's default */
   lp.flit_mode = TRUE;
   StreamParams sp = { .link = lp, .mode = STREAM_WRITE, .total_bytes = 64u << 20 };
   StreamResult r;

@@ -8,7 +8,11 @@
  *
  * The key with no model field: endpoint.soft_ip (a label: the soft-IP family files reuse the hard IP's
  * parameters, as the published soft rows measure within 1% of the hard ones). benchmark.modes is read by the command line, published.* only
- * by the comparisons (report, validate). */
+ * by the comparisons (report, validate).
+ *
+ * About 960 lines, one file on purpose: it is the only place config keys meet model fields, and that mapping
+ * is reviewed and kept complete in one place; the node kinds' factories are nodes.c's.
+ */
 #include "builder.h"
 
 #include "models/dist.h"

@@ -5,6 +5,9 @@
  * printed with a fixed precision per field (format.h writes them; the table's padded columns use printf, whose
  * decimal point follows LC_NUMERIC, which main() pins to "C"). CSV columns and JSON keys are what scripts rely
  * on (docs/output.md, "Output formats"); JSON keys of schema 1 are only ever added, never renamed.
+ *
+ * About 910 lines, one file on purpose: every format of the one-link report comes from ps_result_figures()
+ * here, so the table and the JSON cannot disagree; a fabric's flows and links are report_fabric.c's.
  */
 #include "report.h"
 

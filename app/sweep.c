@@ -10,7 +10,12 @@
  * The main thread queues the positions of the points to run on a GThreadPool and waits; a worker loads (and in
  * phase 2 runs) one point, renders its row and stores it in the point's own slot. Rows live by position and are
  * never appended, so the file lists points in point order whatever finished first, and the main thread handles
- * only finished row strings, in checkpoints and in the final write. */
+ * only finished row strings, in checkpoints and in the final write.
+ *
+ * About 1000 lines, one file on purpose: the final write, checkpoints, --resume and merge all go through
+ * render_file() and parse_file(), the one path that keeps their outputs byte-identical; split apart, that
+ * invariant would span files (the metrics a row holds are metrics.c's).
+ */
 #include "sweep.h"
 
 #include <errno.h>

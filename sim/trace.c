@@ -6,6 +6,9 @@
  * changes of one signal at one time collapse to the last and a change back to the written value vanishes.
  * Slice ends lie in the future when a slice is reported: each track keeps its one pending end (slices on a
  * track never overlap) and every event first plays the pending ends that come before it, in time order.
+ *
+ * About 920 lines, one file on purpose: the VCD and JSON writers share the object list and the pending-end
+ * rule above, which must change together.
  */
 #include "sim/trace.h"
 

@@ -526,7 +526,7 @@ run_microbench (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsMicrobenc
   Endpoint *ep = NULL;
   Host *host = NULL;
   Link *link;
-  EndpointParams epp = { .app = sp.app, .rcb_bytes = 128, .mem_read_latency_ns = cfg->endpoint.memory_read_latency_ns };
+  EndpointParams epp = { .app = sp.app, .rcb_bytes = ENDPOINT_RCB_BYTES, .mem_read_latency_ns = cfg->endpoint.memory_read_latency_ns };
   gboolean ok = host_params_check (&sp.host, sp.link.max_payload_bytes, error) && endpoint_params_check (&epp, error)
                 && (f = system_one_link (seed, &sp.host, &epp, &sp.link, &host, &ep, &link, error)) != NULL;
   int test = cfg->microbench.test;

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "models/endpoint.h"
 #include "models/memdev.h"
 #include "models/switch.h"
 #include "models/units.h"
@@ -54,7 +55,7 @@ build_switch (const PsNodeBuild *b, GError **error)
 static Component *
 build_endpoint (const PsNodeBuild *b, GError **error)
 {
-  EndpointParams ep = { .app = b->sp->app, .rcb_bytes = 128,
+  EndpointParams ep = { .app = b->sp->app, .rcb_bytes = ENDPOINT_RCB_BYTES,
                         .mem_read_latency_ns = b->cfg->endpoint.memory_read_latency_ns };
   for (guint i = 0; i < PS_TOPOLOGY_MAX_BARS; i++)
     ep.bars[i] = (FabricBar) { .size_bytes = b->node->bar_bytes[i], .is64 = b->node->bar64[i] };
@@ -76,7 +77,7 @@ static const PsNodeField memory_fields[] = {
 static Component *
 build_memory (const PsNodeBuild *b, GError **error)
 {
-  MemdevParams p = { .access_latency_ns = b->node->field[0], .rcb_bytes = 128 };
+  MemdevParams p = { .access_latency_ns = b->node->field[0], .rcb_bytes = ENDPOINT_RCB_BYTES };
   for (guint i = 0; i < PS_TOPOLOGY_MAX_BARS; i++)
     p.bars[i] = (FabricBar) { .size_bytes = b->node->bar_bytes[i], .is64 = b->node->bar64[i] };
   if (!memdev_params_check (&p, error))

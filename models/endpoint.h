@@ -48,7 +48,8 @@ typedef enum { ENDPOINT_ERROR_PARAM, ENDPOINT_ERROR_INVARIANT } EndpointError;
 
 /* The datapath's and the DMA's own checks, plus the BAR layout the DMA needs. */
 gboolean endpoint_params_check (const EndpointParams *p, GError **error);
-/* The read completion boundary of an endpoint's memory target (EndpointParams.rcb_bytes). */
+/* The read completion boundary of an endpoint's memory target (EndpointParams.rcb_bytes), and of any completer but
+ * a root complex: spec §2.3.1.1 lets only a root complex complete at 64 bytes (pcie-protocol.md §6). */
 #define ENDPOINT_RCB_BYTES 128u
 
 /* An endpoint named `name`, added to `f`; the fabric frees it. */

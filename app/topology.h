@@ -29,7 +29,7 @@
  *   flow with no path, from a non-endpoint or a function it lacks, or to a node without the BAR, flows that do not
  *   fit their memory.
  * - Limits: PS_TOPOLOGY_MAX_NODES nodes, PS_TOPOLOGY_MAX_FLOWS flows (reports keep them in fixed arrays). 512 of
- *   each holds bench's fabric-256 (279 nodes, 256 flows: issue #28) with room to spare; a PsRunResult is then
+ *   each holds bench's fabric-256 (150 nodes, 256 flows: issue #28) with room to spare; a PsRunResult is then
  *   ~130 KB, still fine on any thread's stack.
  */
 #pragma once

@@ -27,6 +27,7 @@ typedef struct {
   const PsAssumption *a; /* the base config's */
   const YNode *at; /* where the fit file names it (NULL: by default) */
   double file_value, value;
+  double fits_lo, fits_hi; /* the values that fit as well as `value`, the others at theirs (fits_as_well()) */
   gboolean integer, constrained;
 } Parameter;
 
@@ -41,7 +42,7 @@ typedef struct {
   double *figures;
   PsFirstError first; /* of one evaluation's runs; moved to fail after it */
   GError *fail;
-  guint evaluations;
+  guint evaluations, restarts;
   nlopt_opt nlopt; /* while searching: stopped when a run fails */
   GHashTable *cache; /* "v1,v2,…" -> double[] figures (snapped values repeat: integers, bounds) */
 } Fit;
@@ -183,7 +184,7 @@ static void
 add_parameter (Fit *f, const PsAssumption *a, const YNode *at)
 {
   double v = a->value;
-  Parameter p = { a, at, v, v, ps_config_key_integer (a->key), FALSE };
+  Parameter p = { .a = a, .at = at, .file_value = v, .value = v, .integer = ps_config_key_integer (a->key) };
   g_array_append_val (f->p, p);
 }
 
@@ -355,52 +356,52 @@ step (const Parameter *p, double v, int dir)
   return v;
 }
 
-static gboolean
-search (Fit *f, GError **error)
+/* The simplex over the constrained parameters from v (every parameter's value; the result replaces it). */
+static void
+simplex (Fit *f, double *v)
 {
   guint n = f->n_free;
-  if (n > 0) {
-    nlopt_opt o = f->nlopt = nlopt_create (NLOPT_LN_NELDERMEAD, n);
-    g_autofree double *u = g_new (double, n), *lo = g_new (double, n), *hi = g_new (double, n),
-                      *dx = g_new (double, n);
-    for (guint j = 0; j < n; j++) {
-      const Parameter *p = &g_array_index (f->p, Parameter, f->free_idx[j]);
-      u[j] = (p->file_value - p->a->lo) / (p->a->hi - p->a->lo);
-      lo[j] = 0;
-      hi[j] = 1;
-      /* The first simplex spans a quarter of each range, towards the middle, so it leaves the start at once. */
-      dx[j] = u[j] < 0.5 ? 0.25 : -0.25;
-    }
-    nlopt_set_lower_bounds (o, lo);
-    nlopt_set_upper_bounds (o, hi);
-    nlopt_set_initial_step (o, dx);
-    nlopt_set_min_objective (o, objective, f);
-    nlopt_set_xtol_abs1 (o, 1e-4);
-    nlopt_set_ftol_abs (o, 1e-10);
-    nlopt_set_maxeval (o, 60 + 30 * (int) n);
-    double best = 0;
-    nlopt_optimize (o, u, &best);
-    nlopt_destroy (o);
-    f->nlopt = NULL;
-    if (f->fail) {
-      g_propagate_error (error, g_steal_pointer (&f->fail));
-      return FALSE;
-    }
-    for (guint j = 0; j < n; j++) {
-      Parameter *p = &g_array_index (f->p, Parameter, f->free_idx[j]);
-      p->value = ps_config_snap (p->a->key, p->a->lo + u[j] * (p->a->hi - p->a->lo));
-    }
+  nlopt_opt o = f->nlopt = nlopt_create (NLOPT_LN_NELDERMEAD, n);
+  g_autofree double *u = g_new (double, n), *lo = g_new (double, n), *hi = g_new (double, n), *dx = g_new (double, n);
+  for (guint j = 0; j < n; j++) {
+    const Parameter *p = &g_array_index (f->p, Parameter, f->free_idx[j]);
+    u[j] = (v[f->free_idx[j]] - p->a->lo) / (p->a->hi - p->a->lo);
+    lo[j] = 0;
+    hi[j] = 1;
+    /* The first simplex spans a quarter of each range, towards the middle, so it leaves the start at once. */
+    dx[j] = u[j] < 0.5 ? 0.25 : -0.25;
   }
-  /* Integers, one at a time while the cost falls: the simplex sees only plateaus there, and a figure a resource
-   * bounds stops moving once another binds (a plateau that can hold the simplex far from the answer). Each pass
-   * tries a geometric grid over the range (four values per doubling) and then single steps around the best. */
-  g_autofree double *v = g_new (double, f->p->len);
+  /* The objective reads the parameters it does not search from p->value. */
   for (guint k = 0; k < f->p->len; k++)
-    v[k] = g_array_index (f->p, Parameter, k).value;
-  double c = cost (f, evaluate (f, v));
+    g_array_index (f->p, Parameter, k).value = v[k];
+  nlopt_set_lower_bounds (o, lo);
+  nlopt_set_upper_bounds (o, hi);
+  nlopt_set_initial_step (o, dx);
+  nlopt_set_min_objective (o, objective, f);
+  nlopt_set_xtol_abs1 (o, 1e-4);
+  nlopt_set_ftol_abs (o, 1e-10);
+  nlopt_set_maxeval (o, 60 + 30 * (int) n);
+  double best = 0;
+  nlopt_optimize (o, u, &best);
+  nlopt_destroy (o);
+  f->nlopt = NULL;
+  for (guint j = 0; j < n; j++) {
+    const Parameter *p = &g_array_index (f->p, Parameter, f->free_idx[j]);
+    v[f->free_idx[j]] = ps_config_snap (p->a->key, p->a->lo + u[j] * (p->a->hi - p->a->lo));
+  }
+}
+
+/* Integers, one at a time while the cost falls: the simplex sees only plateaus there, and a figure a resource
+ * bounds stops moving once another binds (a plateau that can hold the simplex far from the answer). Each pass
+ * tries a geometric grid over the range (four values per doubling) and then single steps around the best.
+ * Whether an integer moved. */
+static gboolean
+integer_passes (Fit *f, double *v, double *c)
+{
+  gboolean moved_any = FALSE;
   for (guint pass = 0, better = TRUE; better && pass < 4 && !f->fail; pass++) {
     better = FALSE;
-    for (guint j = 0; j < n && !f->fail; j++) {
+    for (guint j = 0; j < f->n_free && !f->fail; j++) {
       Parameter *p = &g_array_index (f->p, Parameter, f->free_idx[j]);
       double *x = &v[f->free_idx[j]];
       if (!p->integer)
@@ -408,10 +409,10 @@ search (Fit *f, GError **error)
       for (double g = MAX (p->a->lo, 1); g <= p->a->hi && !f->fail; g = MAX (g + 1, g * 1.19)) {
         double old = *x;
         *x = ps_config_snap (p->a->key, g);
-        double c2 = *x != old ? cost (f, evaluate (f, v)) : c;
-        if (c2 < c) {
-          c = c2;
-          better = TRUE;
+        double c2 = *x != old ? cost (f, evaluate (f, v)) : *c;
+        if (c2 < *c) {
+          *c = c2;
+          better = moved_any = TRUE;
         } else {
           *x = old;
         }
@@ -420,15 +421,76 @@ search (Fit *f, GError **error)
         for (gboolean moved = TRUE; moved && !f->fail;) {
           double old = *x;
           *x = step (p, old, dir);
-          double c2 = *x != old ? cost (f, evaluate (f, v)) : c;
-          moved = c2 < c;
+          double c2 = *x != old ? cost (f, evaluate (f, v)) : *c;
+          moved = c2 < *c;
           if (moved) {
-            c = c2;
-            better = TRUE;
+            *c = c2;
+            better = moved_any = TRUE;
           } else {
             *x = old;
           }
         }
+    }
+  }
+  return moved_any;
+}
+
+/* One descent from v: the simplex, then the integers; when an integer moved, the simplex again from there (the
+ * other parameters were fitted around the integer's old value and may be compensating for it). The cost at v. */
+static double
+descend (Fit *f, double *v)
+{
+  double c = HUGE_VAL;
+  for (guint round = 0; round < 3 && !f->fail; round++) {
+    simplex (f, v);
+    c = cost (f, evaluate (f, v));
+    if (!integer_passes (f, v, &c))
+      break;
+  }
+  return c;
+}
+
+/* A fit that leaves more than this relative RMS error starts again elsewhere: the simplex is local, and a model
+ * whose figures a different resource bounds in different parts of the range has more than one valley. */
+#define FIT_GOOD_RMS 1e-3
+#define FIT_RESTARTS 4
+
+static gboolean
+search (Fit *f, GError **error)
+{
+  g_autofree double *v = g_new (double, f->p->len), *w = g_new (double, f->p->len);
+  for (guint k = 0; k < f->p->len; k++)
+    v[k] = g_array_index (f->p, Parameter, k).file_value;
+  double c = cost (f, evaluate (f, v));
+  if (f->n_free > 0) {
+    c = descend (f, v);
+    /* Restarts from a Latin-hypercube sample of the constrained parameters' ranges, drawn from the seed (the same
+     * file and seed, the same fit), while the best fit is not yet good. */
+    g_autoptr (GRand) rng = g_rand_new_with_seed ((guint32) (f->opt->seed ^ (f->opt->seed >> 32) ^ 0x66697431u));
+    g_autofree guint *perm = g_new (guint, (gsize) f->n_free * FIT_RESTARTS);
+    for (guint j = 0; j < f->n_free; j++) {
+      guint *pj = perm + (gsize) j * FIT_RESTARTS;
+      for (guint r = 0; r < FIT_RESTARTS; r++)
+        pj[r] = r;
+      for (guint r = FIT_RESTARTS - 1; r > 0; r--) {
+        guint q = (guint) g_rand_int_range (rng, 0, (gint32) r + 1), t = pj[r];
+        pj[r] = pj[q];
+        pj[q] = t;
+      }
+    }
+    for (guint r = 0; r < FIT_RESTARTS && !f->fail && sqrt (c / f->m->len) > FIT_GOOD_RMS; r++) {
+      memcpy (w, v, f->p->len * sizeof *w);
+      for (guint j = 0; j < f->n_free; j++) {
+        const Parameter *p = &g_array_index (f->p, Parameter, f->free_idx[j]);
+        double u = (perm[(gsize) j * FIT_RESTARTS + r] + g_rand_double (rng)) / FIT_RESTARTS;
+        w[f->free_idx[j]] = ps_config_snap (p->a->key, p->a->lo + u * (p->a->hi - p->a->lo));
+      }
+      f->restarts++;
+      double c2 = descend (f, w);
+      if (c2 < c) {
+        c = c2;
+        memcpy (v, w, f->p->len * sizeof *v);
+      }
     }
   }
   if (f->fail) {
@@ -437,6 +499,56 @@ search (Fit *f, GError **error)
   }
   for (guint k = 0; k < f->p->len; k++)
     g_array_index (f->p, Parameter, k).value = v[k];
+  return TRUE;
+}
+
+/* How far each constrained parameter can move, the others at their fitted values, while the fit stays within
+ * FIT_AS_WELL percentage points of relative RMS error of the best: probes at growing fractions of the way to each
+ * end of its range, the interval ending at the last probe that still fits (a plateau, where another resource
+ * bounds every measured figure, shows as an interval reaching the range's end), then halving the gap to the first
+ * probe that does not fit. */
+#define FIT_AS_WELL 0.1
+static gboolean
+fits_as_well (Fit *f, GError **error)
+{
+  static const double frac[] = { 1.0 / 32, 1.0 / 8, 1.0 / 4, 1.0 / 2, 3.0 / 4, 1 };
+  g_autofree double *v = g_new (double, f->p->len);
+  for (guint k = 0; k < f->p->len; k++)
+    v[k] = g_array_index (f->p, Parameter, k).value;
+  double best = sqrt (cost (f, evaluate (f, v)) / f->m->len) * 100;
+  for (guint j = 0; j < f->n_free && !f->fail; j++) {
+    Parameter *p = &g_array_index (f->p, Parameter, f->free_idx[j]);
+    double *x = &v[f->free_idx[j]];
+    p->fits_lo = p->fits_hi = p->value;
+    for (int dir = -1; dir <= 1; dir += 2) {
+      double end = dir < 0 ? p->a->lo : p->a->hi, good = p->value, bad = NAN;
+      for (guint i = 0; i < G_N_ELEMENTS (frac) && !f->fail && isnan (bad); i++) {
+        *x = ps_config_snap (p->a->key, p->value + frac[i] * (end - p->value));
+        if (*x == good)
+          continue;
+        if (sqrt (cost (f, evaluate (f, v)) / f->m->len) * 100 > best + FIT_AS_WELL)
+          bad = *x;
+        else
+          good = *x;
+      }
+      /* Then halving the gap between the last probe that fits and the first that does not, five times. */
+      for (guint b = 0; b < 5 && !isnan (bad) && !f->fail; b++) {
+        *x = ps_config_snap (p->a->key, (good + bad) / 2);
+        if (*x == good || *x == bad)
+          break;
+        if (sqrt (cost (f, evaluate (f, v)) / f->m->len) * 100 > best + FIT_AS_WELL)
+          bad = *x;
+        else
+          good = *x;
+      }
+      *(dir < 0 ? &p->fits_lo : &p->fits_hi) = good;
+      *x = p->value;
+    }
+  }
+  if (f->fail) {
+    g_propagate_error (error, g_steal_pointer (&f->fail));
+    return FALSE;
+  }
   return TRUE;
 }
 
@@ -546,7 +658,7 @@ ps_fit_run (const PsFit *opt, GString *report, GError **error)
   g_mutex_init (&f.first.lock);
   /* Every evaluation loads the base again with its values as --sets: its files are parsed once (ytree.h). */
   ytree_cache_begin ();
-  gboolean ok = load_file (&f, root, error) && screen (&f, error) && search (&f, error);
+  gboolean ok = load_file (&f, root, error) && screen (&f, error) && search (&f, error) && fits_as_well (&f, error);
   g_autofree double *v = g_new (double, f.p->len + 1);
   const double *fig = NULL;
   if (ok) {
@@ -561,9 +673,10 @@ ps_fit_run (const PsFit *opt, GString *report, GError **error)
   if (ok) {
     double rms = sqrt (cost (&f, fig) / f.m->len) * 100;
     g_string_append_printf (report, "fit of %s on %s: %u measurement%s, %u parameter%s (%u constrained), %u "
-                            "evaluations (NLopt Nelder-Mead; integers by a grid, then single steps)\n\n",
+                            "evaluations (NLopt Nelder-Mead; integers by a grid, then single steps; %u restart%s)\n\n",
                             opt->path, f.base->path, f.m->len, f.m->len == 1 ? "" : "s", f.p->len,
-                            f.p->len == 1 ? "" : "s", f.n_free, f.evaluations);
+                            f.p->len == 1 ? "" : "s", f.n_free, f.evaluations, f.restarts,
+                            f.restarts == 1 ? "" : "s");
     g_string_append (report, "measurement                                          metric                        "
                              "measured      fitted   residual\n");
     for (guint i = 0; i < f.m->len; i++) {
@@ -575,14 +688,24 @@ ps_fit_run (const PsFit *opt, GString *report, GError **error)
     for (guint k = 0; k < f.p->len; k++) {
       const Parameter *p = &g_array_index (f.p, Parameter, k);
       g_autofree char *range = g_strdup_printf ("[%g, %g]", p->a->lo, p->a->hi);
-      g_string_append_printf (report, "%-32s %-18s %10g %11.6g   %s\n", p->a->key, range, p->file_value, p->value,
-                              p->constrained ? "constrained"
-                                             : "unconstrained: it moves no measured figure; file value kept");
+      if (!p->constrained) {
+        g_string_append_printf (report, "%-32s %-18s %10g %11.6g   unconstrained: it moves no measured figure; file "
+                                "value kept\n", p->a->key, range, p->file_value, p->value);
+        continue;
+      }
+      g_autofree char *fits = g_strdup_printf ("%.6g to %.6g", p->fits_lo, p->fits_hi);
+      g_string_append_printf (report, "%-32s %-18s %10g %11.6g   constrained: %s fit as well%s\n", p->a->key, range,
+                              p->file_value, p->value, fits,
+                              p->fits_lo == p->a->lo || p->fits_hi == p->a->hi ? " (to the range's end: a plateau)"
+                                                                                : "");
     }
     if (f.n_free > f.m->len)
       g_string_append_printf (report, "\n%u constrained parameters on %u measurement%s: the data fix at most %u "
                               "combination%s of them; the values above are one of many that fit as well.\n", f.n_free,
                               f.m->len, f.m->len == 1 ? "" : "s", f.m->len, f.m->len == 1 ? "" : "s");
+    if (f.n_free > 0)
+      g_string_append_printf (report, "\n\"fit as well\": each parameter alone, the others at their fitted values, "
+                              "within %.1f percentage points of the fit's relative RMS error.\n", FIT_AS_WELL);
     g_string_append_printf (report, "\nrelative RMS error %.3f%%\n", rms);
     if (opt->output) {
       g_autoptr (GString) cfg = g_string_new (NULL);

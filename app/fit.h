@@ -13,8 +13,13 @@
  * - The search: NLopt's Nelder-Mead simplex (derivative-free, bounded) over the constrained parameters scaled to
  *   [0, 1], from the file values, minimising the sum of squared relative errors; integer parameters are rounded at
  *   every evaluation (ps_config_snap()) and then improved one at a time over a geometric grid of their range and
- *   by single steps (a plateau, where another resource binds, can hold the simplex). Deterministic: same file and
+ *   by single steps (a plateau, where another resource binds, can hold the simplex); when an integer moved, the
+ *   simplex runs again from there. While the relative RMS error stays above 0.1%, up to four restarts from a
+ *   Latin-hypercube sample of the ranges drawn from the seed; the best fit wins. Deterministic: same file and
  *   seed, same result.
+ * - Each constrained parameter's values that fit as well: the parameter alone, the others at their fitted values,
+ *   within 0.1 percentage points of the fit's relative RMS error (probes towards each end of its range, then
+ *   halving to the first that does not fit); an interval reaching a range's end is reported as a plateau.
  * - Every evaluation runs each measurement's config (base, the measurement's sets, the parameters' values as
  *   --sets) through ps_sweep_parallel() on `jobs` threads.
  * - The output config includes the base (a path relative to the output) and sets each constrained parameter to its

@@ -435,6 +435,83 @@ START_TEST (test_ranges_sensitivity_ends)
 }
 END_TEST
 
+/* The figures --ranges gives intervals of, from a run's JSON, one "MODE.NAME=VALUE" line each: every mode's
+ * MB/s (simultaneous: read and write), the microbench's Gb/s and median latency. */
+static char *
+figures_text (JsonObject *o)
+{
+  GString *out = g_string_new (NULL);
+  JsonObject *results = json_object_get_object_member (o, "results");
+  g_autoptr (GList) modes = json_object_get_members (results);
+  for (GList *l = modes; l; l = l->next) {
+    JsonObject *m = json_object_get_object_member (results, l->data);
+    static const char *const names[] = { "mbps", "read_mbps", "write_mbps", "gbps" };
+    for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+      if (json_object_has_member (m, names[i]) && (i != 1 || !json_object_has_member (m, "mbps")))
+        g_string_append_printf (out, "%s.%s=%.17g\n", (char *) l->data, names[i],
+                                json_object_get_double_member (m, names[i]));
+    if (json_object_has_member (m, "latency_ns") && json_object_has_member (m, "gbps"))
+      g_string_append_printf (out, "%s.p50=%.17g\n", (char *) l->data,
+                              json_object_get_double_member (json_object_get_object_member (m, "latency_ns"), "p50"));
+  }
+  ck_assert_msg (out->len > 0, "no figure in the run");
+  return g_string_free (out, FALSE);
+}
+
+/* A key nothing a config runs reads (models' counters: no interrupt, no poll, IOMMU off, warm cache) is not run
+ * alone by --ranges: checked here by running it anyway, at both ends, each a plain run of its own, which must give
+ * the plain run's figures. And the same keys where their mechanism works are read, and move a figure (else the
+ * check above could pass on a --ranges that skipped everything). */
+static const struct {
+  const char *config, *unread, *read; /* one key it must find unread, one it must find read and moving */
+} unread_cases[] = {
+  { "configs/xdma_g3_x8_poll.yaml", "cpu.wakeup.p99_ns", "host.poll_interval_ns" }, /* polls, no MSI */
+  { "configs/xdma_g3_x8_driver.yaml", "host.poll_interval_ns", "cpu.wakeup.median_ns" }, /* MSIs, no poll */
+  { "configs/nfp6000_g3_x8.yaml", "host.iommu.walk_ns", NULL }, /* IOMMU off, warm cache */
+};
+
+START_TEST (test_ranges_unread)
+{
+  const char *cfg = unread_cases[_i].config;
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonObject *o = ranges_json (p, (const char *const[]) { cfg, "--ranges", NULL });
+  g_autofree char *plain = figures_text (o);
+  g_autoptr (JsonParser) pp = json_parser_new ();
+  g_autofree char *alone = figures_text (plain_json (pp, cfg, NULL));
+  ck_assert_str_eq (plain, alone);
+  JsonArray *as = json_object_get_array_member (o, "assumptions");
+  guint unread = 0, unread_runs = 0;
+  gboolean found = FALSE, found_read = unread_cases[_i].read == NULL;
+  for (guint a = 0; a < json_array_get_length (as); a++) {
+    JsonObject *x = json_array_get_object_element (as, a);
+    const char *key = json_object_get_string_member (x, "key");
+    gboolean read = json_object_get_boolean_member (x, "read");
+    double value = json_object_get_double_member (x, "value");
+    for (int end = 0; end < 2; end++) {
+      double v = json_object_get_double_member (x, end ? "hi" : "lo");
+      if (v == value || (read && g_strcmp0 (key, unread_cases[_i].read) != 0))
+        continue;
+      g_autofree char *set = g_strdup_printf ("%s=%.17g", key, v);
+      g_autoptr (JsonParser) q = json_parser_new ();
+      g_autofree char *fig = figures_text (plain_json (q, cfg, (const char *const[]) { set, NULL }));
+      if (read) {
+        found_read |= strcmp (fig, plain) != 0;
+        continue;
+      }
+      ck_assert_msg (strcmp (fig, plain) == 0, "%s: %s moves a figure:\n%s\nagainst\n%s", cfg, set, fig, plain);
+      unread_runs++;
+    }
+    unread += !read;
+    found |= !read && strcmp (key, unread_cases[_i].unread) == 0;
+  }
+  ck_assert_msg (found, "%s: %s not found unread", cfg, unread_cases[_i].unread);
+  ck_assert_msg (found_read, "%s: %s not found read and moving a figure", cfg, unread_cases[_i].read);
+  ck_assert_uint_gt (unread, 0);
+  JsonObject *runs = json_object_get_object_member (o, "ranges_runs");
+  ck_assert_uint_eq (json_object_get_int_member (runs, "unread"), unread_runs);
+}
+END_TEST
+
 /* A config with no assumption: every interval collapses to the value, in one run. */
 START_TEST (test_ranges_none)
 {
@@ -774,6 +851,7 @@ main (void)
   tcase_add_loop_test (tc, test_bad_range, 0, G_N_ELEMENTS (bad_ranges));
   tcase_add_test (tc, test_snap);
   tcase_add_test (tc, test_ranges_sensitivity_ends);
+  tcase_add_loop_test (tc, test_ranges_unread, 0, G_N_ELEMENTS (unread_cases));
   tcase_add_test (tc, test_ranges_none);
   tcase_add_test (tc, test_ranges_corners_deterministic);
   tcase_add_test (tc, test_ranges_node_own);

@@ -347,6 +347,35 @@ START_TEST (test_snap)
 END_TEST
 
 
+/* A memory device's access_latency_ns keeps its default's range as data (the node-kind registry's, 50-200 ns): an
+ * assumption nodes.NAME.access_latency_ns while the node keeps the default, none once its node or a --set gives a
+ * value. */
+START_TEST (test_node_field_default_range)
+{
+  static const char *const text = "name: m\nlink: {gen: 3, lanes: 4}\ntopology:\n  nodes:\n    host: {type: root_complex}\n"
+                                   "    mem: {type: memory%s}\n  links:\n    - [host, mem]\n";
+  for (int given = 0; given < 3; given++) {
+    g_autofree char *t = g_strdup_printf (text, given == 1 ? ", access_latency_ns: 150" : "");
+    g_autoptr (GError) e = NULL;
+    const char *const set[] = { "nodes.mem.access_latency_ns=150", NULL };
+    g_autoptr (PsConfig) c = load_text ("mem.yaml", t, given == 2 ? set : NULL, &e);
+    ck_assert_msg (c != NULL, "%s", e ? e->message : "");
+    const PsAssumption *found = NULL;
+    for (guint a = 0; a < c->n_assumptions; a++)
+      if (strcmp (c->assumptions[a].key, "nodes.mem.access_latency_ns") == 0)
+        found = &c->assumptions[a];
+    if (given) {
+      ck_assert_msg (found == NULL, "a given value keeps the default's range");
+      continue;
+    }
+    ck_assert (found != NULL);
+    ck_assert_double_eq (found->lo, 50);
+    ck_assert_double_eq (found->hi, 200);
+    ck_assert_double_eq (found->value, 100);
+  }
+}
+END_TEST
+
 /* --- --ranges ----------------------------------------------------------------------------------------------- */
 
 static JsonObject *
@@ -850,6 +879,7 @@ main (void)
   tcase_add_test (tc, test_ranges_merge);
   tcase_add_loop_test (tc, test_bad_range, 0, G_N_ELEMENTS (bad_ranges));
   tcase_add_test (tc, test_snap);
+  tcase_add_test (tc, test_node_field_default_range);
   tcase_add_test (tc, test_ranges_sensitivity_ends);
   tcase_add_loop_test (tc, test_ranges_unread, 0, G_N_ELEMENTS (unread_cases));
   tcase_add_test (tc, test_ranges_none);

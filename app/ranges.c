@@ -439,10 +439,10 @@ ps_ranges_render_text (GString *o, const PsRanges *r, const PsRunResult *res, gb
                             markdown ? "**" : "");
     return;
   }
-  g_autofree char *unread = r->unread_runs ? g_strdup_printf (", %u of assumptions nothing it runs reads",
-                                                              r->unread_runs) : g_strdup ("");
+  g_autofree char *unread = r->unread_runs ? g_strdup_printf (", %u skipped as their assumption is read by nothing "
+                                                              "it runs", r->unread_runs) : g_strdup ("");
   g_string_append_printf (o, "\n%sHow far to trust these figures: %u assumption%s with ranges, %u runs (the plain "
-                          "one, %u one at a time, %u %s; %u simulated, the rest repeat their values%s)%s\n",
+                          "one, %u one at a time, %u %s; %u simulated%s, the rest repeat their values)%s\n",
                           markdown ? "**" : "", r->n_assumptions, r->n_assumptions == 1 ? "" : "s", r->runs,
                           r->one_at_a_time, r->joint, r->corners ? "corners" : "Latin-hypercube samples", r->simulated,
                           unread, markdown ? "**\n" : "");

@@ -541,6 +541,53 @@ START_TEST (test_ranges_unread)
 }
 END_TEST
 
+/* A key read in some modes only is run alone in those (gpcie: polls in its DMA modes, none in its PIO modes), the
+ * other modes' figures taken from the plain run: every mode's sensitivity to it is what plain runs with the key at
+ * each end give, each a process of its own running every mode. */
+START_TEST (test_ranges_some_modes)
+{
+  const char *cfg = "configs/gpcie_arriagx_g1_x4.yaml", *key = "host.poll_interval_ns";
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonObject *o = ranges_json (p, (const char *const[]) { cfg, "--ranges", NULL });
+  JsonObject *results = json_object_get_object_member (o, "results");
+  static const char *const modes[] = { "read", "write", "pio_read", "pio_write" };
+  double ends[2] = { NAN, NAN };
+  JsonArray *as = json_object_get_array_member (o, "assumptions");
+  for (guint a = 0; a < json_array_get_length (as); a++) {
+    JsonObject *x = json_array_get_object_element (as, a);
+    if (strcmp (json_object_get_string_member (x, "key"), key) == 0) {
+      ck_assert (json_object_get_boolean_member (x, "read"));
+      ends[0] = json_object_get_double_member (x, "lo");
+      ends[1] = json_object_get_double_member (x, "hi");
+    }
+  }
+  ck_assert (!isnan (ends[0]));
+  gboolean moved = FALSE;
+  for (int end = 0; end < 2; end++) {
+    g_autofree char *set = g_strdup_printf ("%s=%.17g", key, ends[end]);
+    g_autoptr (JsonParser) q = json_parser_new ();
+    JsonObject *plain = json_object_get_object_member (plain_json (q, cfg, (const char *const[]) { set, NULL }),
+                                                       "results");
+    for (guint m = 0; m < G_N_ELEMENTS (modes); m++) {
+      JsonArray *sens = json_object_get_array_member (json_object_get_object_member (results, modes[m]),
+                                                      "sensitivity");
+      for (guint i = 0; i < json_array_get_length (sens); i++) {
+        JsonObject *s = json_array_get_object_element (sens, i);
+        if (strcmp (json_object_get_string_member (s, "key"), key) != 0)
+          continue;
+        double fig = json_object_get_double_member (s, end ? "hi_figure" : "lo_figure");
+        double want = json_object_get_double_member (json_object_get_object_member (plain, modes[m]), "mbps");
+        ck_assert_msg (fabs (fig - want) < 0.006, "%s %s=%g: --ranges %.2f, a plain run %.2f", modes[m], key,
+                       ends[end], fig, want);
+        moved |= fabs (json_object_get_double_member (s, "hi_figure") - json_object_get_double_member (s, "lo_figure"))
+                 > 0;
+      }
+    }
+  }
+  ck_assert_msg (moved, "%s moves no figure of %s: the check would not see a wrong mode", key, cfg);
+}
+END_TEST
+
 /* A config with no assumption: every interval collapses to the value, in one run. */
 START_TEST (test_ranges_none)
 {
@@ -882,6 +929,7 @@ main (void)
   tcase_add_test (tc, test_node_field_default_range);
   tcase_add_test (tc, test_ranges_sensitivity_ends);
   tcase_add_loop_test (tc, test_ranges_unread, 0, G_N_ELEMENTS (unread_cases));
+  tcase_add_test (tc, test_ranges_some_modes);
   tcase_add_test (tc, test_ranges_none);
   tcase_add_test (tc, test_ranges_corners_deterministic);
   tcase_add_test (tc, test_ranges_node_own);

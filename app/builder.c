@@ -379,13 +379,13 @@ run_system (const PsConfig *cfg, const SystemParams *sp, SystemMode mode, uint64
 }
 
 /* The mechanisms of ps_key_use() that worked in a run, from its counters: each counts the only reads of its keys
- * (a draw of both random times per interrupt, cpu.c; a poll per watched write and a translation per request with
- * the IOMMU on, host.c). */
+ * (a draw of both random times per interrupt, cpu.c; a poll per watched write, a translation per request with the
+ * IOMMU on, and every MRd the completer serves, host.c and host_completer.c). */
 static unsigned
 uses_of (const HostCounters *h, uint64_t irqs)
 {
   return (irqs > 0 ? PS_USE_IRQ : 0u) | (h->polled_writes > 0 ? PS_USE_POLL : 0u)
-         | (h->iotlb_hits + h->iotlb_misses > 0 ? PS_USE_IOMMU : 0u);
+         | (h->iotlb_hits + h->iotlb_misses > 0 ? PS_USE_IOMMU : 0u) | (h->reads > 0 ? PS_USE_HOST_READ : 0u);
 }
 
 unsigned
@@ -399,6 +399,12 @@ ps_key_use (const char *key)
     return PS_USE_IOMMU;
   if (strcmp (key, "host.cold_cache_latency_ns") == 0)
     return PS_USE_COLD_CACHE;
+  static const char *const completer[] = { "host.read_latency_ns", "host.read_latency_ps_per_byte",
+                                           "host.completion_overhead_ns", "host.completion_mbps",
+                                           "host.completion_bytes", "host.read_queue_depth" };
+  for (size_t i = 0; i < G_N_ELEMENTS (completer); i++)
+    if (strcmp (key, completer[i]) == 0)
+      return PS_USE_HOST_READ;
   return 0;
 }
 
@@ -517,7 +523,9 @@ run_stream (const PsConfig *cfg, int mode, uint64_t seed, SimTrace *trace, PsMod
   m->events = r.events;
   m->tlps = r.tlps;
   m->sim_time_ns = (double) r.sim_time_ps / 1000.0;
-  m->uses = 0; /* the stream has none of them: no CPU, no polls, no IOMMU (ps_build_stream_params()) */
+  /* No CPU, no polls, no IOMMU (ps_build_stream_params()); its completer takes host.read_latency_ns and
+   * host.completion_bytes in either mode. */
+  m->uses = PS_USE_HOST_READ;
   return TRUE;
 }
 

@@ -492,21 +492,24 @@ figures_text (JsonObject *o)
  * the plain run's figures. And the same keys where their mechanism works are read, and move a figure (else the
  * check above could pass on a --ranges that skipped everything). */
 static const struct {
-  const char *config, *unread, *read; /* one key it must find unread, one it must find read and moving */
+  const char *config, *set; /* the config and a --set (or NULL) */
+  const char *unread, *read; /* one key it must find unread, one it must find read and moving (or NULL) */
 } unread_cases[] = {
-  { "configs/xdma_g3_x8_poll.yaml", "cpu.wakeup.p99_ns", "host.poll_interval_ns" }, /* polls, no MSI */
-  { "configs/xdma_g3_x8_driver.yaml", "host.poll_interval_ns", "cpu.wakeup.median_ns" }, /* MSIs, no poll */
-  { "configs/nfp6000_g3_x8.yaml", "host.iommu.walk_ns", NULL }, /* IOMMU off, warm cache */
+  { "configs/xdma_g3_x8_poll.yaml", NULL, "cpu.wakeup.p99_ns", "host.poll_interval_ns" }, /* polls, no MSI */
+  { "configs/xdma_g3_x8_driver.yaml", NULL, "host.poll_interval_ns", "cpu.wakeup.median_ns" }, /* MSIs, no poll */
+  { "configs/nfp6000_g3_x8.yaml", NULL, "host.iommu.walk_ns", "host.read_latency_ps_per_byte" }, /* IOMMU off */
+  { "configs/nfp6000_g3_x8.yaml", "microbench.test=bw_wr", "host.read_latency_ps_per_byte", NULL }, /* no MRd */
 };
 
 START_TEST (test_ranges_unread)
 {
-  const char *cfg = unread_cases[_i].config;
+  const char *cfg = unread_cases[_i].config, *given = unread_cases[_i].set;
   g_autoptr (JsonParser) p = json_parser_new ();
-  JsonObject *o = ranges_json (p, (const char *const[]) { cfg, "--ranges", NULL });
+  JsonObject *o = ranges_json (p, given ? (const char *const[]) { cfg, "--ranges", "--set", given, NULL }
+                                        : (const char *const[]) { cfg, "--ranges", NULL });
   g_autofree char *plain = figures_text (o);
   g_autoptr (JsonParser) pp = json_parser_new ();
-  g_autofree char *alone = figures_text (plain_json (pp, cfg, NULL));
+  g_autofree char *alone = figures_text (plain_json (pp, cfg, (const char *const[]) { given, NULL }));
   ck_assert_str_eq (plain, alone);
   JsonArray *as = json_object_get_array_member (o, "assumptions");
   guint unread = 0, unread_runs = 0;
@@ -522,7 +525,8 @@ START_TEST (test_ranges_unread)
         continue;
       g_autofree char *set = g_strdup_printf ("%s=%.17g", key, v);
       g_autoptr (JsonParser) q = json_parser_new ();
-      g_autofree char *fig = figures_text (plain_json (q, cfg, (const char *const[]) { set, NULL }));
+      g_autofree char *fig = figures_text (plain_json (q, cfg, given ? (const char *const[]) { given, set, NULL }
+                                                                    : (const char *const[]) { set, NULL }));
       if (read) {
         found_read |= strcmp (fig, plain) != 0;
         continue;
@@ -541,12 +545,14 @@ START_TEST (test_ranges_unread)
 }
 END_TEST
 
-/* A key read in some modes only is run alone in those (gpcie: polls in its DMA modes, none in its PIO modes), the
- * other modes' figures taken from the plain run: every mode's sensitivity to it is what plain runs with the key at
- * each end give, each a process of its own running every mode. */
+/* A key read in some modes only is run alone in those (gpcie: polls and reads of host memory in its DMA modes,
+ * neither in its PIO modes), the other modes' figures taken from the plain run: every mode's sensitivity to it is
+ * what plain runs with the key at each end give, each a process of its own running every mode. */
+static const char *const some_modes_keys[] = { "host.poll_interval_ns", "host.read_latency_ns" };
+
 START_TEST (test_ranges_some_modes)
 {
-  const char *cfg = "configs/gpcie_arriagx_g1_x4.yaml", *key = "host.poll_interval_ns";
+  const char *cfg = "configs/gpcie_arriagx_g1_x4.yaml", *key = some_modes_keys[_i];
   g_autoptr (JsonParser) p = json_parser_new ();
   JsonObject *o = ranges_json (p, (const char *const[]) { cfg, "--ranges", NULL });
   JsonObject *results = json_object_get_object_member (o, "results");
@@ -929,7 +935,7 @@ main (void)
   tcase_add_test (tc, test_node_field_default_range);
   tcase_add_test (tc, test_ranges_sensitivity_ends);
   tcase_add_loop_test (tc, test_ranges_unread, 0, G_N_ELEMENTS (unread_cases));
-  tcase_add_test (tc, test_ranges_some_modes);
+  tcase_add_loop_test (tc, test_ranges_some_modes, 0, G_N_ELEMENTS (some_modes_keys));
   tcase_add_test (tc, test_ranges_none);
   tcase_add_test (tc, test_ranges_corners_deterministic);
   tcase_add_test (tc, test_ranges_node_own);

@@ -378,6 +378,36 @@ run_system (const PsConfig *cfg, const SystemParams *sp, SystemMode mode, uint64
   return ok;
 }
 
+/* The mechanisms of ps_key_use() that worked in a run, from its counters: each counts the only reads of its keys
+ * (a draw of both random times per interrupt, cpu.c; a poll per watched write, a translation per request with the
+ * IOMMU on, and every MRd the completer serves, host.c and host_completer.c). */
+static unsigned
+uses_of (const HostCounters *h, uint64_t irqs)
+{
+  return (irqs > 0 ? PS_USE_IRQ : 0u) | (h->polled_writes > 0 ? PS_USE_POLL : 0u)
+         | (h->iotlb_hits + h->iotlb_misses > 0 ? PS_USE_IOMMU : 0u) | (h->reads > 0 ? PS_USE_HOST_READ : 0u);
+}
+
+unsigned
+ps_key_use (const char *key)
+{
+  if (g_str_has_prefix (key, "cpu.interrupt.") || g_str_has_prefix (key, "cpu.wakeup."))
+    return PS_USE_IRQ;
+  if (strcmp (key, "host.poll_interval_ns") == 0)
+    return PS_USE_POLL;
+  if (g_str_has_prefix (key, "host.iommu."))
+    return PS_USE_IOMMU;
+  if (strcmp (key, "host.cold_cache_latency_ns") == 0)
+    return PS_USE_COLD_CACHE;
+  static const char *const completer[] = { "host.read_latency_ns", "host.read_latency_ps_per_byte",
+                                           "host.completion_overhead_ns", "host.completion_mbps",
+                                           "host.completion_bytes", "host.read_queue_depth" };
+  for (size_t i = 0; i < G_N_ELEMENTS (completer); i++)
+    if (strcmp (key, completer[i]) == 0)
+      return PS_USE_HOST_READ;
+  return 0;
+}
+
 /* One benchmark mode on a fresh system: modes never share state, so each is reproducible on its own. Every mode
  * gets the same seed, so `--mode write` prints the same write figure as `--mode all`. The CPU's random times are
  * built here from their keys and live as long as the run. A DMA moves whole DWs: a transfer that is no multiple of
@@ -436,6 +466,7 @@ run_dma (const PsConfig *cfg, int mode, uint64_t seed, SimTrace *trace, PsModeRe
   m->events = r.events;
   m->tlps = r.tlps;
   m->sim_time_ns = (double) r.sim_time_ps / 1000.0;
+  m->uses = uses_of (&r.host, r.cpu.irqs);
   return TRUE;
 }
 
@@ -492,6 +523,9 @@ run_stream (const PsConfig *cfg, int mode, uint64_t seed, SimTrace *trace, PsMod
   m->events = r.events;
   m->tlps = r.tlps;
   m->sim_time_ns = (double) r.sim_time_ps / 1000.0;
+  /* No CPU, no polls, no IOMMU (ps_build_stream_params()); its completer takes host.read_latency_ns and
+   * host.completion_bytes in either mode. */
+  m->uses = PS_USE_HOST_READ;
   return TRUE;
 }
 
@@ -554,6 +588,11 @@ run_microbench (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsMicrobenc
   for (guint k = 0; k < 2; k++)
     if (rand[k])
       g_rand_free (rand[k]);
+  /* No CPU here: no interrupt draws. The cold cache is read above, for this test's every read. */
+  HostCounters hc = ok ? host_counters (host) : (HostCounters) { 0 };
+  unsigned uses = uses_of (&hc, 0);
+  if (cfg->microbench.cache == 1)
+    uses |= PS_USE_COLD_CACHE;
   fabric_free (f);
   if (!ok) {
     ps_error_from_model (error, cfg->path);
@@ -583,7 +622,7 @@ run_microbench (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsMicrobenc
     .write_gbps = (double) dir_bytes[FLOW_WRITE] * gbit,
     .latency = { .valid = true, .count = (uint64_t) cfg->microbench.dmas, .mean_ns = fr[0].mean_ns,
                  .p50_ns = fr[0].p50_ns, .p99_ns = fr[0].p99_ns, .max_ns = fr[0].max_ns },
-    .events = st.events, .sim_time_ns = (double) st.sim_time_ps / 1000.0,
+    .events = st.events, .sim_time_ns = (double) st.sim_time_ps / 1000.0, .uses = uses,
   };
   usage_of (&out->upstream, &lr[0].usage[LINK_UPSTREAM]);
   usage_of (&out->downstream, &lr[0].usage[LINK_DOWNSTREAM]);

@@ -34,6 +34,11 @@ Dist *ps_build_dist (const PsDist *d, GError **error);
  * (e.g. the config's path) when not NULL. An error already in PS_ERROR is left alone. */
 void ps_error_from_model (GError **error, const char *prefix);
 gboolean ps_run_config (const PsConfig *cfg, unsigned modes, uint64_t seed, PsRunResult *out, GError **error);
+/* The mechanism (PS_USE_*, report.h) that is the only reader of key `key` in a run, or 0 for a key any run may
+ * read. A run whose result's `uses` lacks that bit read nothing the key sets: its figures are those of the same
+ * run with any other value of the key (same seed), and --ranges does not run the key's ends there. A fabric's
+ * run (flows) does not say: every key is read. */
+unsigned ps_key_use (const char *key);
 /* The same, writing the first mode run (a fabric's or a microbenchmark's run) to `trace` (opened, not started: the
  * run declares and starts it; the caller closes it on success, aborts it on failure). Every workload is traced.
  * Figures are those of the untraced run, to the byte. */

@@ -1,6 +1,7 @@
 /* load.c — the config's keys, then its fabric, then the checks that need both (contract in load.h). */
 #include "load.h"
 
+#include "app/nodes.h"
 #include "app/topology.h"
 #include "app/ytree.h"
 
@@ -10,13 +11,21 @@ static void
 add_node_assumptions (PsConfig *cfg, const PsNode *node)
 {
   guint n = node->cfg ? node->cfg->n_assumptions : 0;
-  if (n == 0)
-    return;
-  cfg->assumptions = g_renew (PsAssumption, cfg->assumptions, cfg->n_assumptions + n);
+  const PsNodeKind *kind = ps_node_kind (node->kind);
+  cfg->assumptions = g_renew (PsAssumption, cfg->assumptions, cfg->n_assumptions + n + kind->n_fields);
   for (guint a = 0; a < n; a++) {
     const PsAssumption *own = &node->cfg->assumptions[a];
     cfg->assumptions[cfg->n_assumptions++] = (PsAssumption) {
       g_strdup_printf ("nodes.%s.%s", node->name, own->key), own->lo, own->hi, g_strdup (own->at), own->value };
+  }
+  /* Its kind's own fields that keep a default with a range (nodes.h). */
+  for (guint f = 0; f < kind->n_fields; f++) {
+    const PsNodeField *nf = &kind->fields[f];
+    if (!(nf->lo < nf->hi) || (node->fields_given & (1u << f)))
+      continue;
+    cfg->assumptions[cfg->n_assumptions++] = (PsAssumption) {
+      g_strdup_printf ("nodes.%s.%s", node->name, nf->name), nf->lo, nf->hi,
+      g_strdup_printf ("the default of topology.nodes.NAME.%s (pciesim keys)", nf->name), node->field[f] };
   }
 }
 

@@ -72,7 +72,7 @@ build_endpoint (const PsNodeBuild *b, GError **error)
 static const PsNodeField memory_fields[] = {
   { "access_latency_ns", "ns", 0, 1e9, 100,
     "a read's arrival to its first completion ready. ASSUMPTION: a DRAM-backed device, 50-200 ns (a DDR access of "
-    "about 50 ns and its controller's queue)" },
+    "about 50 ns and its controller's queue)", 50, 200 },
 };
 
 static Component *

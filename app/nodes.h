@@ -32,6 +32,9 @@ typedef struct {
   const char *unit;
   double min, max, dflt;
   const char *doc;
+  /* A default that is an ASSUMPTION: its range as data (lo < hi), which a node keeping the default gets as its
+   * assumption nodes.NAME.FIELD (load.c), as a config keeping a ranged default of the key table does; else 0, 0. */
+  double lo, hi;
 } PsNodeField;
 
 typedef struct {

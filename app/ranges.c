@@ -45,8 +45,15 @@ typedef struct {
   double *values; /* runs x n; row 0 unused */
   double *figures; /* runs x PS_RANGE_N */
   guint *same; /* runs: the first run with the same values (itself if none), whose figures it takes */
-  guint *todo, n_todo; /* the runs that are first of their values: the ones simulated */
+  guint *todo, n_todo; /* the runs that are first of their values, the plain one first and the unread-able last */
+  unsigned *use; /* n: the key's ps_key_use() */
+  bool *unread; /* n: TRUE once the plain run shows no run reads the key (ps_key_use()) */
   PsRunResult *plain;
+  /* The runs of a key with a use wait for the plain run, whose `uses` say which of its modes read the key. */
+  GMutex lock;
+  GCond plain_cond;
+  bool plain_done, plain_failed;
+  guint simulated, unread_runs;
   PsFirstError fail;
 } Plan;
 
@@ -62,6 +69,29 @@ run_label (const Plan *p, guint run)
   return g_string_free (s, FALSE);
 }
 
+/* The assumption whose one-at-a-time run `run` is, if its key has a use (ps_key_use()); else -1. */
+static int
+tracked (const Plan *p, guint run)
+{
+  return run >= 1 && run <= 2 * p->n && p->use[(run - 1) / 2] ? (int) ((run - 1) / 2) : -1;
+}
+
+/* The modes of the plain run whose `uses` include `use`: the only ones the key's value can move; for a
+ * microbenchmark all or nothing, for a fabric's flows all (they do not say). */
+static unsigned
+modes_reading (const PsRunResult *plain, unsigned modes, unsigned use)
+{
+  if (plain->fabric.ran)
+    return modes | 1u;
+  if (plain->microbench.ran)
+    return plain->microbench.uses & use ? modes | 1u : 0;
+  unsigned out = 0;
+  for (int i = 0; i < PS_N_MODES; i++)
+    if (plain->modes[i].ran && (plain->modes[i].uses & use))
+      out |= 1u << i;
+  return out;
+}
+
 static void
 run_one (guint i, gpointer user)
 {
@@ -70,25 +100,64 @@ run_one (guint i, gpointer user)
   GError *e = NULL;
   PsRunResult local = { 0 }, *res = run == 0 ? p->plain : &local;
   g_autoptr (PsConfig) cfg = NULL;
+  unsigned modes = p->modes;
+  int a = tracked (p, run);
+  if (a >= 0) {
+    g_mutex_lock (&p->lock);
+    while (!p->plain_done)
+      g_cond_wait (&p->plain_cond, &p->lock);
+    bool failed = p->plain_failed;
+    g_mutex_unlock (&p->lock);
+    if (failed)
+      return; /* the plain run's error is the error */
+    modes = modes_reading (p->plain, p->modes, p->use[a]);
+    if (modes == 0) {
+      /* Nothing that ran reads the key: this run is the plain one, to the figure. */
+      memcpy (p->figures + (gsize) run * PS_RANGE_N, p->figures, PS_RANGE_N * sizeof (double));
+      g_mutex_lock (&p->lock);
+      p->unread[a] = true;
+      p->unread_runs++;
+      g_mutex_unlock (&p->lock);
+      return;
+    }
+  }
+  g_mutex_lock (&p->lock);
+  p->simulated++;
+  g_mutex_unlock (&p->lock);
   if (run > 0) {
     GPtrArray *sets = g_ptr_array_new_with_free_func (g_free);
     for (const char *const *s = p->sets; s && *s; s++)
       g_ptr_array_add (sets, g_strdup (*s));
-    for (guint a = 0; a < p->n; a++)
-      g_ptr_array_add (sets, ps_config_set_text (p->cfg->assumptions[a].key, p->values[run * p->n + a]));
+    for (guint k = 0; k < p->n; k++)
+      g_ptr_array_add (sets, ps_config_set_text (p->cfg->assumptions[k].key, p->values[run * p->n + k]));
     g_ptr_array_add (sets, NULL);
     cfg = ps_config_load (p->cfg->path, (const char *const *) sets->pdata, &e);
     g_ptr_array_unref (sets);
   }
   if (!e)
-    ps_run_config (cfg ? cfg : p->cfg, p->modes, p->seed, res, &e);
+    ps_run_config (cfg ? cfg : p->cfg, modes, p->seed, res, &e);
+  bool failed = e != NULL;
   if (!e) {
-    ps_ranges_figures (res, p->figures + (gsize) run * PS_RANGE_N);
-    return;
+    double *fig = p->figures + (gsize) run * PS_RANGE_N;
+    ps_ranges_figures (res, fig);
+    /* The plain run's modes this one left out do not read the key: their figures are the plain run's. */
+    for (int m = 0; a >= 0 && m < PS_N_MODES; m++)
+      if (p->plain->modes[m].ran && !res->modes[m].ran)
+        for (int k = 0; k < 2; k++)
+          fig[PS_RANGE_MODE + 2 * m + k] = p->figures[PS_RANGE_MODE + 2 * m + k];
   }
-  g_autofree char *label = run_label (p, run);
-  g_prefix_error (&e, "--ranges, run with %s: ", label);
-  ps_first_error_keep (&p->fail, run, e);
+  if (e) {
+    g_autofree char *label = run_label (p, run);
+    g_prefix_error (&e, "--ranges, run with %s: ", label);
+    ps_first_error_keep (&p->fail, run, e);
+  }
+  if (run == 0) {
+    g_mutex_lock (&p->lock);
+    p->plain_done = true;
+    p->plain_failed = failed;
+    g_cond_broadcast (&p->plain_cond);
+    g_mutex_unlock (&p->lock);
+  }
 }
 
 /* A value stratum u in [0, 1) of assumption a, snapped to what the key accepts. */
@@ -180,7 +249,13 @@ ps_ranges_run (const PsConfig *cfg, const char *const *sets, unsigned modes, uin
   Plan p = { .cfg = cfg, .sets = sets, .modes = modes, .seed = seed, .n = n, .runs = out->runs, .plain = result };
   p.values = g_new0 (double, (gsize) p.runs * MAX (n, 1));
   p.figures = g_new (double, (gsize) p.runs * PS_RANGE_N);
+  p.use = g_new0 (unsigned, MAX (n, 1));
+  p.unread = g_new0 (bool, MAX (n, 1));
+  for (guint a = 0; a < n; a++)
+    p.use[a] = ps_key_use (cfg->assumptions[a].key);
   g_mutex_init (&p.fail.lock);
+  g_mutex_init (&p.lock);
+  g_cond_init (&p.plain_cond);
   plan_values (&p, out, seed);
   /* A run whose values another already has (an end that is the value itself, a corner met twice) is not run again:
    * the same config and seed give the same figures. */
@@ -191,19 +266,28 @@ ps_ranges_run (const PsConfig *cfg, const char *const *sets, unsigned modes, uin
     for (guint o = 0; o < run && p.same[run] == run; o++)
       if (o == p.same[o] && memcmp (p.values + (gsize) run * n, p.values + (gsize) o * n, n * sizeof (double)) == 0)
         p.same[run] = o;
-    if (p.same[run] == run)
+    if (p.same[run] == run && tracked (&p, run) < 0)
       p.todo[p.n_todo++] = run;
   }
-  out->simulated = p.n_todo;
+  /* Queued last, so they seldom wait for the plain run (queued first). */
+  for (guint run = 0; run < p.runs; run++)
+    if (p.same[run] == run && tracked (&p, run) >= 0)
+      p.todo[p.n_todo++] = run;
   /* Every run loads the same files: parsed once (ytree.h), each run gets a copy with its own --sets over it. */
   ytree_cache_begin ();
   ps_sweep_parallel (p.n_todo, jobs, run_one, &p);
   ytree_cache_end ();
+  out->simulated = p.simulated;
+  out->unread_runs = p.unread_runs;
+  out->unread = p.unread;
   for (guint run = 0; run < p.runs; run++)
     if (p.same[run] != run)
       memcpy (p.figures + (gsize) run * PS_RANGE_N, p.figures + (gsize) p.same[run] * PS_RANGE_N,
               PS_RANGE_N * sizeof (double));
   g_mutex_clear (&p.fail.lock);
+  g_mutex_clear (&p.lock);
+  g_cond_clear (&p.plain_cond);
+  g_free (p.use);
   gboolean ok = p.fail.error == NULL;
   if (!ok)
     g_propagate_error (error, p.fail.error);
@@ -241,6 +325,7 @@ ps_ranges_run (const PsConfig *cfg, const char *const *sets, unsigned modes, uin
 void
 ps_ranges_clear (PsRanges *r)
 {
+  g_clear_pointer (&r->unread, g_free);
   for (int f = 0; f < PS_RANGE_N; f++)
     g_clear_pointer (&r->fig[f].sens, g_free);
 }
@@ -309,6 +394,7 @@ ps_ranges_json_assumptions (PsJson *j, const PsRanges *r, const PsConfig *cfg)
     ps_json_key (j, "hi");
     ps_json_general (j, as->hi, 15);
     ps_json_string_member (j, "at", as->at);
+    ps_json_bool_member (j, "read", !r->unread[a]);
     ps_json_end (j);
   }
   ps_json_end (j);
@@ -318,6 +404,7 @@ ps_ranges_json_assumptions (PsJson *j, const PsRanges *r, const PsConfig *cfg)
   ps_json_uint_member (j, "one_at_a_time", r->one_at_a_time);
   ps_json_uint_member (j, "joint", r->joint);
   ps_json_uint_member (j, "simulated", r->simulated);
+  ps_json_uint_member (j, "unread", r->unread_runs);
   ps_json_string_member (j, "joint_kind", r->corners ? "corners" : "latin_hypercube");
   ps_json_end (j);
 }
@@ -352,11 +439,20 @@ ps_ranges_render_text (GString *o, const PsRanges *r, const PsRunResult *res, gb
                             markdown ? "**" : "");
     return;
   }
+  g_autofree char *unread = r->unread_runs ? g_strdup_printf (", %u skipped as their assumption is read by nothing "
+                                                              "it runs", r->unread_runs) : g_strdup ("");
   g_string_append_printf (o, "\n%sHow far to trust these figures: %u assumption%s with ranges, %u runs (the plain "
-                          "one, %u one at a time, %u %s; %u simulated, the rest repeat their values)%s\n",
+                          "one, %u one at a time, %u %s; %u simulated%s, the rest repeat their values)%s\n",
                           markdown ? "**" : "", r->n_assumptions, r->n_assumptions == 1 ? "" : "s", r->runs,
                           r->one_at_a_time, r->joint, r->corners ? "corners" : "Latin-hypercube samples", r->simulated,
-                          markdown ? "**\n" : "");
+                          unread, markdown ? "**\n" : "");
+  GString *keys = g_string_new (NULL);
+  for (guint a = 0; a < r->n_assumptions; a++)
+    if (r->unread[a])
+      g_string_append_printf (keys, "%s%s", keys->len ? ", " : "", r->assumptions[a].key);
+  if (keys->len)
+    g_string_append_printf (o, "%sread by nothing it runs (move no figure): %s\n", markdown ? "- " : "  ", keys->str);
+  g_string_free (keys, TRUE);
   for (int f = 0; f < PS_RANGE_N; f++) {
     const PsFigureRange *fr = &r->fig[f];
     if (!fr->valid)

@@ -11,6 +11,10 @@
  * - A figure's interval is the smallest and largest it took over every run, the plain one included: an interval
  *   over a sample, not a bound. A figure no run moves "depends on no assumption" (lo == hi == value).
  * - Runs with the same values (an end that is the value itself) are simulated once.
+ * - A key only one mechanism reads (ps_key_use(), builder.h) is run alone only in the modes of the plain run where
+ *   that mechanism worked (its `uses`); the other modes' figures are the plain run's. Where it worked in none, the
+ *   key is unread: its one-at-a-time runs are not simulated, their figures are the plain run's, and it moves
+ *   nothing alone. The joint runs are all simulated.
  * - The runs go through ps_sweep_parallel() (sweep.h), `jobs` at once; results do not depend on `jobs`. A run that
  *   fails fails the whole (the lowest failing run's error, prefixed with the values it ran with).
  */
@@ -49,7 +53,9 @@ struct PsRanges {
   guint n_assumptions;
   const PsAssumption *assumptions; /* the config's */
   guint runs, one_at_a_time, joint; /* runs = 1 + one_at_a_time + joint */
-  guint simulated; /* of the runs, those with values no other run has: the others take that run's figures */
+  guint simulated; /* of the runs, those simulated: the others repeat another run's values or are unread ones */
+  guint unread_runs; /* one-at-a-time runs not simulated: their key is read by nothing the plain run ran */
+  bool *unread; /* n_assumptions: TRUE for a key nothing the plain run ran reads (ps_key_use()) */
   bool corners; /* joint runs are the corners, else a Latin-hypercube sample */
   PsFigureRange fig[PS_RANGE_N];
 };

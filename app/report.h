@@ -111,6 +111,7 @@ typedef struct {
   uint64_t events;
   uint64_t tlps; /* TLPs delivered over the link, both directions (not reported; scripts/bench's unit of work) */
   double sim_time_ns;
+  unsigned uses; /* PS_USE_*: the mechanisms that worked in this run (not reported; --ranges reads it) */
 } PsModeResult;
 
 #define PS_FLOW_SHOWN_HOPS 16
@@ -182,7 +183,19 @@ typedef struct {
   double limit_gbps;
   uint64_t events;
   double sim_time_ns;
+  unsigned uses; /* PS_USE_*, as PsModeResult's */
 } PsMicrobenchResult;
+
+/* Mechanisms that read some keys only when they work, so a run in which one did no work read none of its keys
+ * (ps_key_use() in builder.h says which keys; a run's `uses` which worked): the CPU's interrupt and wake-up
+ * draws (cpu.interrupt.*, cpu.wakeup.*: one of each per interrupt), the host's polls (host.poll_interval_ns: a
+ * write to a watched address), the IOMMU's translations (host.iommu.*), the microbench's cold cache
+ * (host.cold_cache_latency_ns) and the root complex's completer (host.read_latency_ns and _ps_per_byte,
+ * host.completion_overhead_ns, host.completion_mbps, host.completion_bytes, host.read_queue_depth: an MRd that
+ * reached host memory). The deadlock watchdog's quiet bound and the limited-by verdicts read some of these keys
+ * too, but neither moves a figure: the bound only stops a run that delivers nothing. */
+enum { PS_USE_IRQ = 1u << 0, PS_USE_POLL = 1u << 1, PS_USE_IOMMU = 1u << 2, PS_USE_COLD_CACHE = 1u << 3,
+       PS_USE_HOST_READ = 1u << 4 };
 
 /* Indices into PsRunResult.modes. */
 enum { PS_READ, PS_WRITE, PS_SIMULTANEOUS, PS_PIO_READ, PS_PIO_WRITE, PS_N_MODES };

@@ -251,6 +251,7 @@ parse_node (const PsConfig *file, PsTopology *t, PsNode *node, const YNode *key,
     if (f < kind->n_fields) {
       if (!read_double (val, k->value, kind->fields[f].min, kind->fields[f].max, &node->field[f], error))
         return FALSE;
+      node->fields_given |= 1u << f;
       continue;
     }
     if (g_strv_contains (node_fields, k->value)) {

@@ -51,6 +51,7 @@ typedef struct {
   PsNodeType type; /* its role in the tree */
   guint kind; /* its row in the node-kind registry (app/nodes.h) */
   double field[PS_NODE_MAX_FIELDS]; /* its kind's own fields, in the row's order */
+  guint fields_given; /* bit i: field[i] written in its node (or by a --set), not its default */
   uint32_t ports;
   PsConfig *cfg; /* its own config */
   uint64_t bar_bytes[PS_TOPOLOGY_MAX_BARS]; /* endpoint */

@@ -79,7 +79,11 @@ ps_topology_print_fields (GString *out, gboolean markdown)
         g_autofree char *path = g_strdup_printf ("topology.nodes.NAME.%s", nf->name);
         g_autofree char *type = g_strdup_printf ("number %g–%g", nf->min, nf->max);
         g_autofree char *dflt = g_strdup_printf ("%g", nf->dflt);
-        g_autofree char *doc = g_strdup_printf ("type %s: %s", kind->type, nf->doc);
+        g_autofree char *doc = nf->lo < nf->hi
+                                   ? g_strdup_printf ("type %s: %s. Ranges: the default's, [%g, %g], in the node-kind "
+                                                      "registry (a node that keeps the default gets it)", kind->type,
+                                                      nf->doc, nf->lo, nf->hi)
+                                   : g_strdup_printf ("type %s: %s", kind->type, nf->doc);
         print_field (out, markdown, path, type, dflt, nf->unit, doc);
       }
     }

@@ -237,6 +237,7 @@ sink_release (SimEngine *e, void *ctx, uint64_t arg)
         /* Polling software sees the write at its next poll: the next multiple of the period, strictly after now
          * (a write landing on a poll instant races the read; the model takes the later poll). Period 0 is an
          * idealised busy poll that sees it at once. */
+        h->c.polled_writes++;
         SimTime next = h->poll_ps > 0 ? (now / h->poll_ps + 1) * h->poll_ps : now;
         sim_schedule_at (e, next, watch_fire, h, i);
       }

@@ -150,6 +150,7 @@ typedef struct {
   uint64_t iotlb_hits, iotlb_misses; /* translations of requests for host memory (IOMMU on) */
   uint32_t tag_sharing_high_water; /* the most requesters with reads of one tag number outstanding at once */
   uint64_t cpu_writes, cpu_reads, cpu_cpls; /* the CPU's MWrs and MRds sent, completions returned to it */
+  uint64_t polled_writes; /* writes to a watched address, each seen at a poll: the only reads of poll_interval_ns */
 } HostCounters;
 
 HostCounters host_counters (const Host *host);

@@ -347,6 +347,35 @@ START_TEST (test_snap)
 END_TEST
 
 
+/* A memory device's access_latency_ns keeps its default's range as data (the node-kind registry's, 50-200 ns): an
+ * assumption nodes.NAME.access_latency_ns while the node keeps the default, none once its node or a --set gives a
+ * value. */
+START_TEST (test_node_field_default_range)
+{
+  static const char *const text = "name: m\nlink: {gen: 3, lanes: 4}\ntopology:\n  nodes:\n    host: {type: root_complex}\n"
+                                   "    mem: {type: memory%s}\n  links:\n    - [host, mem]\n";
+  for (int given = 0; given < 3; given++) {
+    g_autofree char *t = g_strdup_printf (text, given == 1 ? ", access_latency_ns: 150" : "");
+    g_autoptr (GError) e = NULL;
+    const char *const set[] = { "nodes.mem.access_latency_ns=150", NULL };
+    g_autoptr (PsConfig) c = load_text ("mem.yaml", t, given == 2 ? set : NULL, &e);
+    ck_assert_msg (c != NULL, "%s", e ? e->message : "");
+    const PsAssumption *found = NULL;
+    for (guint a = 0; a < c->n_assumptions; a++)
+      if (strcmp (c->assumptions[a].key, "nodes.mem.access_latency_ns") == 0)
+        found = &c->assumptions[a];
+    if (given) {
+      ck_assert_msg (found == NULL, "a given value keeps the default's range");
+      continue;
+    }
+    ck_assert (found != NULL);
+    ck_assert_double_eq (found->lo, 50);
+    ck_assert_double_eq (found->hi, 200);
+    ck_assert_double_eq (found->value, 100);
+  }
+}
+END_TEST
+
 /* --- --ranges ----------------------------------------------------------------------------------------------- */
 
 static JsonObject *
@@ -432,6 +461,136 @@ START_TEST (test_ranges_sensitivity_ends)
     ck_assert (d <= prev);
     prev = d;
   }
+}
+END_TEST
+
+/* The figures --ranges gives intervals of, from a run's JSON, one "MODE.NAME=VALUE" line each: every mode's
+ * MB/s (simultaneous: read and write), the microbench's Gb/s and median latency. */
+static char *
+figures_text (JsonObject *o)
+{
+  GString *out = g_string_new (NULL);
+  JsonObject *results = json_object_get_object_member (o, "results");
+  g_autoptr (GList) modes = json_object_get_members (results);
+  for (GList *l = modes; l; l = l->next) {
+    JsonObject *m = json_object_get_object_member (results, l->data);
+    static const char *const names[] = { "mbps", "read_mbps", "write_mbps", "gbps" };
+    for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+      if (json_object_has_member (m, names[i]) && (i != 1 || !json_object_has_member (m, "mbps")))
+        g_string_append_printf (out, "%s.%s=%.17g\n", (char *) l->data, names[i],
+                                json_object_get_double_member (m, names[i]));
+    if (json_object_has_member (m, "latency_ns") && json_object_has_member (m, "gbps"))
+      g_string_append_printf (out, "%s.p50=%.17g\n", (char *) l->data,
+                              json_object_get_double_member (json_object_get_object_member (m, "latency_ns"), "p50"));
+  }
+  ck_assert_msg (out->len > 0, "no figure in the run");
+  return g_string_free (out, FALSE);
+}
+
+/* A key nothing a config runs reads (models' counters: no interrupt, no poll, IOMMU off, warm cache) is not run
+ * alone by --ranges: checked here by running it anyway, at both ends, each a plain run of its own, which must give
+ * the plain run's figures. And the same keys where their mechanism works are read, and move a figure (else the
+ * check above could pass on a --ranges that skipped everything). */
+static const struct {
+  const char *config, *set; /* the config and a --set (or NULL) */
+  const char *unread, *read; /* one key it must find unread, one it must find read and moving (or NULL) */
+} unread_cases[] = {
+  { "configs/xdma_g3_x8_poll.yaml", NULL, "cpu.wakeup.p99_ns", "host.poll_interval_ns" }, /* polls, no MSI */
+  { "configs/xdma_g3_x8_driver.yaml", NULL, "host.poll_interval_ns", "cpu.wakeup.median_ns" }, /* MSIs, no poll */
+  { "configs/nfp6000_g3_x8.yaml", NULL, "host.iommu.walk_ns", "host.read_latency_ps_per_byte" }, /* IOMMU off */
+  { "configs/nfp6000_g3_x8.yaml", "microbench.test=bw_wr", "host.read_latency_ps_per_byte", NULL }, /* no MRd */
+};
+
+START_TEST (test_ranges_unread)
+{
+  const char *cfg = unread_cases[_i].config, *given = unread_cases[_i].set;
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonObject *o = ranges_json (p, given ? (const char *const[]) { cfg, "--ranges", "--set", given, NULL }
+                                        : (const char *const[]) { cfg, "--ranges", NULL });
+  g_autofree char *plain = figures_text (o);
+  g_autoptr (JsonParser) pp = json_parser_new ();
+  g_autofree char *alone = figures_text (plain_json (pp, cfg, (const char *const[]) { given, NULL }));
+  ck_assert_str_eq (plain, alone);
+  JsonArray *as = json_object_get_array_member (o, "assumptions");
+  guint unread = 0, unread_runs = 0;
+  gboolean found = FALSE, found_read = unread_cases[_i].read == NULL;
+  for (guint a = 0; a < json_array_get_length (as); a++) {
+    JsonObject *x = json_array_get_object_element (as, a);
+    const char *key = json_object_get_string_member (x, "key");
+    gboolean read = json_object_get_boolean_member (x, "read");
+    double value = json_object_get_double_member (x, "value");
+    for (int end = 0; end < 2; end++) {
+      double v = json_object_get_double_member (x, end ? "hi" : "lo");
+      if (v == value || (read && g_strcmp0 (key, unread_cases[_i].read) != 0))
+        continue;
+      g_autofree char *set = g_strdup_printf ("%s=%.17g", key, v);
+      g_autoptr (JsonParser) q = json_parser_new ();
+      g_autofree char *fig = figures_text (plain_json (q, cfg, given ? (const char *const[]) { given, set, NULL }
+                                                                    : (const char *const[]) { set, NULL }));
+      if (read) {
+        found_read |= strcmp (fig, plain) != 0;
+        continue;
+      }
+      ck_assert_msg (strcmp (fig, plain) == 0, "%s: %s moves a figure:\n%s\nagainst\n%s", cfg, set, fig, plain);
+      unread_runs++;
+    }
+    unread += !read;
+    found |= !read && strcmp (key, unread_cases[_i].unread) == 0;
+  }
+  ck_assert_msg (found, "%s: %s not found unread", cfg, unread_cases[_i].unread);
+  ck_assert_msg (found_read, "%s: %s not found read and moving a figure", cfg, unread_cases[_i].read);
+  ck_assert_uint_gt (unread, 0);
+  JsonObject *runs = json_object_get_object_member (o, "ranges_runs");
+  ck_assert_uint_eq (json_object_get_int_member (runs, "unread"), unread_runs);
+}
+END_TEST
+
+/* A key read in some modes only is run alone in those (gpcie: polls and reads of host memory in its DMA modes,
+ * neither in its PIO modes), the other modes' figures taken from the plain run: every mode's sensitivity to it is
+ * what plain runs with the key at each end give, each a process of its own running every mode. */
+static const char *const some_modes_keys[] = { "host.poll_interval_ns", "host.read_latency_ns" };
+
+START_TEST (test_ranges_some_modes)
+{
+  const char *cfg = "configs/gpcie_arriagx_g1_x4.yaml", *key = some_modes_keys[_i];
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonObject *o = ranges_json (p, (const char *const[]) { cfg, "--ranges", NULL });
+  JsonObject *results = json_object_get_object_member (o, "results");
+  static const char *const modes[] = { "read", "write", "pio_read", "pio_write" };
+  double ends[2] = { NAN, NAN };
+  JsonArray *as = json_object_get_array_member (o, "assumptions");
+  for (guint a = 0; a < json_array_get_length (as); a++) {
+    JsonObject *x = json_array_get_object_element (as, a);
+    if (strcmp (json_object_get_string_member (x, "key"), key) == 0) {
+      ck_assert (json_object_get_boolean_member (x, "read"));
+      ends[0] = json_object_get_double_member (x, "lo");
+      ends[1] = json_object_get_double_member (x, "hi");
+    }
+  }
+  ck_assert (!isnan (ends[0]));
+  gboolean moved = FALSE;
+  for (int end = 0; end < 2; end++) {
+    g_autofree char *set = g_strdup_printf ("%s=%.17g", key, ends[end]);
+    g_autoptr (JsonParser) q = json_parser_new ();
+    JsonObject *plain = json_object_get_object_member (plain_json (q, cfg, (const char *const[]) { set, NULL }),
+                                                       "results");
+    for (guint m = 0; m < G_N_ELEMENTS (modes); m++) {
+      JsonArray *sens = json_object_get_array_member (json_object_get_object_member (results, modes[m]),
+                                                      "sensitivity");
+      for (guint i = 0; i < json_array_get_length (sens); i++) {
+        JsonObject *s = json_array_get_object_element (sens, i);
+        if (strcmp (json_object_get_string_member (s, "key"), key) != 0)
+          continue;
+        double fig = json_object_get_double_member (s, end ? "hi_figure" : "lo_figure");
+        double want = json_object_get_double_member (json_object_get_object_member (plain, modes[m]), "mbps");
+        ck_assert_msg (fabs (fig - want) < 0.006, "%s %s=%g: --ranges %.2f, a plain run %.2f", modes[m], key,
+                       ends[end], fig, want);
+        moved |= fabs (json_object_get_double_member (s, "hi_figure") - json_object_get_double_member (s, "lo_figure"))
+                 > 0;
+      }
+    }
+  }
+  ck_assert_msg (moved, "%s moves no figure of %s: the check would not see a wrong mode", key, cfg);
 }
 END_TEST
 
@@ -800,7 +959,10 @@ main (void)
   tcase_add_test (tc, test_ranges_merge);
   tcase_add_loop_test (tc, test_bad_range, 0, G_N_ELEMENTS (bad_ranges));
   tcase_add_test (tc, test_snap);
+  tcase_add_test (tc, test_node_field_default_range);
   tcase_add_test (tc, test_ranges_sensitivity_ends);
+  tcase_add_loop_test (tc, test_ranges_unread, 0, G_N_ELEMENTS (unread_cases));
+  tcase_add_loop_test (tc, test_ranges_some_modes, 0, G_N_ELEMENTS (some_modes_keys));
   tcase_add_test (tc, test_ranges_none);
   tcase_add_test (tc, test_ranges_corners_deterministic);
   tcase_add_test (tc, test_ranges_node_own);

@@ -311,9 +311,12 @@ sw_receive (Component *c, FabricPort *in, Tlp *t)
   g->queued++;
   sw->queued++;
   sw->c.queued_high_water = MAX (sw->c.queued_high_water, sw->queued);
-  if (settled)
-    egress_settle (sw, out->index, wake, &refused);
-  else
+  if (settled) {
+    /* Behind another TLP of its queue (the port had one, so its round stands and named one cause): nothing the
+     * round left changes, the wake included. */
+    if (wake != UINT64_MAX)
+      egress_settle (sw, out->index, wake, &refused);
+  } else
     egress_run (sw, out->index);
 }
 

@@ -897,7 +897,7 @@ run_fabric (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsFabricResult 
     const PsNode *src = &t->nodes[fl->source];
     const PsConfig *sc = src->cfg ? src->cfg : cfg;
     specs[k] = (FlowSpec) {
-      .name = fl->name, .source = eps[fl->source], .bar = fl->bar,
+      .name = fl->name, .source = eps[fl->source], .function = fl->function, .bar = fl->bar,
       .target = t->nodes[fl->target].type == PS_NODE_ROOT_COMPLEX ? NULL : comp[fl->target],
       .op = fl->op == PS_FLOW_READ ? FLOW_READ : FLOW_WRITE, .bytes = (uint64_t) fl->bytes,
       .iterations = (uint32_t) fl->iterations, .start_ps = units_ns_to_ps (fl->start_ns), .rate_mbps = fl->rate_mbps,
@@ -910,6 +910,10 @@ run_fabric (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsFabricResult 
   FlowRunStats st;
   gboolean ok = trace_links (f, trace, t, error)
                 && flows_run (f, host, specs, n, units_ns_to_ps (cfg->benchmark.watchdog_ns), fr, lr, &st, error);
+  /* The sources' IDs, as enumerated, for the flows of multi-function devices (report.h). */
+  g_autofree uint16_t *ids = g_new0 (uint16_t, t->n_nodes);
+  for (guint i = 0; i < t->n_nodes; i++)
+    ids[i] = comp[i] ? comp[i]->id : 0;
   fabric_free (f);
   if (!ok) {
     ps_error_from_model (error, cfg->path);
@@ -922,7 +926,11 @@ run_fabric (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsFabricResult 
     *r = (PsFlowResult) { .ran = k < n, .name = fl->name, .source = t->nodes[fl->source].name,
                           .target = t->nodes[fl->target].name, .op = op_names[fl->op], .bytes = fl->bytes,
                           .iterations = fl->iterations, .mbps = NAN, .first_tlp_ns = NAN, .mean_ns = NAN,
-                          .p50_ns = NAN, .p99_ns = NAN, .max_ns = NAN };
+                          .p50_ns = NAN, .p99_ns = NAN, .max_ns = NAN, .function = -1 };
+    if (t->nodes[fl->source].functions > 1) {
+      r->function = (int) fl->function;
+      r->requester_id = (uint16_t) (ids[fl->source] | fl->function);
+    }
     if (k < n) {
       r->mbps = fr[k].mbps;
       r->delivered_bytes = fr[k].bytes;

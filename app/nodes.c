@@ -56,7 +56,8 @@ static Component *
 build_endpoint (const PsNodeBuild *b, GError **error)
 {
   EndpointParams ep = { .app = b->sp->app, .rcb_bytes = ENDPOINT_RCB_BYTES,
-                        .mem_read_latency_ns = b->cfg->endpoint.memory_read_latency_ns };
+                        .mem_read_latency_ns = b->cfg->endpoint.memory_read_latency_ns,
+                        .functions = b->node->functions };
   for (guint i = 0; i < PS_TOPOLOGY_MAX_BARS; i++)
     ep.bars[i] = (FabricBar) { .size_bytes = b->node->bar_bytes[i], .is64 = b->node->bar64[i] };
   if (b->dma_mode >= 0)

@@ -121,6 +121,10 @@ typedef struct {
 typedef struct {
   bool ran;
   const char *name, *source, *target, *op;
+  /* The source's function and its requester ID (bus << 8 | device << 3 | function) when the source is a
+   * multi-function device; function -1 for a single-function one, whose reports show neither (as before). */
+  int function;
+  uint16_t requester_id;
   int64_t bytes, iterations;
   uint64_t delivered_bytes; /* what reached the target (writes) or came back (reads): bytes x iterations */
   double mbps, first_tlp_ns, mean_ns, p50_ns, p99_ns, max_ns;

@@ -76,6 +76,14 @@ ps_report_fabric_json (PsJson *j, const PsFabricResult *fr, const PsRanges *rang
     ps_json_object (j, 0);
     ps_json_string_member (j, "name", f->name);
     ps_json_string_member (j, "source", f->source);
+    /* A multi-function source's function and requester ID (bus:device.function, as lspci writes it); absent for a
+     * single-function one, whose output is as it was. */
+    if (f->function >= 0) {
+      ps_json_int_member (j, "function", f->function);
+      g_autofree char *rid = g_strdup_printf ("%02x:%02x.%x", f->requester_id >> 8, (f->requester_id >> 3) & 0x1f,
+                                              f->requester_id & 7);
+      ps_json_string_member (j, "requester_id", rid);
+    }
     ps_json_string_member (j, "target", f->target);
     ps_json_string_member (j, "op", f->op);
     ps_json_int_member (j, "bytes", f->bytes);
@@ -222,6 +230,13 @@ read_round_trips (GString *o, const PsFabricResult *fr, gboolean markdown)
   }
 }
 
+/* A flow's source as the tables show it: the node, and for a multi-function device the function ("e3 fn1"). */
+static char *
+source_cell (const PsFlowResult *f)
+{
+  return f->function >= 0 ? g_strdup_printf ("%s fn%d", f->source, f->function) : g_strdup (f->source);
+}
+
 void
 ps_report_fabric_table (GString *o, const PsConfig *c, const PsFabricResult *fr, gboolean markdown)
 {
@@ -235,8 +250,9 @@ ps_report_fabric_table (GString *o, const PsConfig *c, const PsFabricResult *fr,
         continue;
       g_string_append (o, "| ");
       ps_md_cell (o, f->name);
+      g_autofree char *src = source_cell (f);
       g_string_append_printf (o, " | %s | %s | %s | %" G_GINT64_FORMAT " × %" G_GINT64_FORMAT " | %.1f | %.1f | %.1f "
-                              "| %.1f | %.1f | %.1f |\n", f->source, f->target, f->op, f->bytes, f->iterations,
+                              "| %.1f | %.1f | %.1f |\n", src, f->target, f->op, f->bytes, f->iterations,
                               f->mbps, f->first_tlp_ns, f->mean_ns, f->p50_ns, f->p99_ns, f->max_ns);
     }
     read_round_trips (o, fr, TRUE);
@@ -268,7 +284,8 @@ ps_report_fabric_table (GString *o, const PsConfig *c, const PsFabricResult *fr,
     if (!f->ran)
       continue;
     g_autofree char *size = g_strdup_printf ("%" G_GINT64_FORMAT " x %" G_GINT64_FORMAT, f->bytes, f->iterations);
-    g_string_append_printf (o, "%-16s %-12s %-12s %-5s %16s", f->name, f->source, f->target, f->op, size);
+    g_autofree char *src = source_cell (f);
+    g_string_append_printf (o, "%-16s %-12s %-12s %-5s %16s", f->name, src, f->target, f->op, size);
     cell (o, 9, f->mbps, 1);
     g_string_append (o, "            ");
     cell (o, 9, f->first_tlp_ns, 1);

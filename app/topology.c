@@ -15,10 +15,11 @@
 
 /* The fields of a node and of a link entry; anything else in a node is a config section (ps_config_derive()), in a
  * link a link.* key of its own. */
-static const char *const node_fields[] = { "type", "ports", "bars", "weights", "include", "assumptions", NULL };
+static const char *const node_fields[] = { "type", "ports", "bars", "weights", "functions", "include", "assumptions",
+                                           NULL };
 static const char *const link_fields[] = { "a", "b", "name", "a_rx_credits", "b_rx_credits", NULL };
 static const char *const flow_fields[] = { "name", "source", "target", "op", "bytes", "iterations", "start_ns",
-                                           "rate_mbps", "bar", NULL };
+                                           "rate_mbps", "bar", "function", NULL };
 static const char *const op_words[] = { "write", "read", NULL };
 static const char *const credit_words[] = { "ph", "pd", "nph", "npd", "cplh", "cpld", NULL };
 
@@ -237,10 +238,11 @@ parse_node (const PsConfig *file, PsTopology *t, PsNode *node, const YNode *key,
   for (guint i = 0; i < kind->n_fields; i++)
     node->field[i] = kind->fields[i].dflt;
   node->bar_bytes[0] = node->type == PS_NODE_ENDPOINT ? DEFAULT_BAR_BYTES : 0;
+  node->functions = 1;
   g_autoptr (YNode) overlay = ytree_map_new (v->origin, v->line, v->col);
   /* The choices a misspelt key is compared with: the node's fields and the config's sections. */
-  const char *const choices[] = { "type", "ports", "bars", "weights", "include", "assumptions", "link", "endpoint",
-                                  "host", "dma", "switch", "benchmark", NULL };
+  const char *const choices[] = { "type", "ports", "bars", "weights", "functions", "include", "assumptions", "link",
+                                  "endpoint", "host", "dma", "switch", "benchmark", NULL };
   for (guint i = 0; i < v->keys->len; i++) {
     const YNode *k = v->keys->pdata[i], *val = v->items->pdata[i];
     guint f = 0;
@@ -259,7 +261,7 @@ parse_node (const PsConfig *file, PsTopology *t, PsNode *node, const YNode *key,
     }
     if (!ps_config_is_section (k->value) || strcmp (k->value, "published") == 0) {
       /* A key of a section written without it (`lanes: 4` for `link: {lanes: 4}`): say where it belongs. */
-      for (const char *const *sec = choices + 6; *sec; sec++) {
+      for (const char *const *sec = choices + 7; *sec; sec++) {
         g_autofree char *path = g_strconcat (*sec, ".", k->value, NULL);
         if (ps_config_key_exists (path)) {
           ytree_error (error, PS_ERROR_DATA, k, "unknown key '%s' in a node (did you mean '%s: {%s: …}'?)",
@@ -291,6 +293,19 @@ parse_node (const PsConfig *file, PsTopology *t, PsNode *node, const YNode *key,
     memset (node->bar_bytes, 0, sizeof node->bar_bytes);
     if (!parse_bars (node, n, error))
       return FALSE;
+  }
+  if ((n = ytree_map_get (v, "functions"))) {
+    /* A multi-function device (spec §7.5): function numbers are 3 bits of the requester ID (§2.2.6.2). Its flows
+     * name the function they come from; the memory device answers reads and makes none. */
+    int64_t fns;
+    if (strcmp (kind->type, "endpoint") != 0) {
+      ytree_error (error, PS_ERROR_DATA, n, "functions: only an endpoint has requester functions (%s is a %s)",
+                   node->name, kind->type);
+      return FALSE;
+    }
+    if (!read_int (n, "functions", 1, 8, &fns, error))
+      return FALSE;
+    node->functions = (uint32_t) fns;
   }
   if ((n = ytree_map_get (v, "weights"))) {
     if (node->type != PS_NODE_SWITCH) {
@@ -754,6 +769,17 @@ parse_flow (const PsConfig *file, PsTopology *t, guint fi, const YNode *e, GErro
                  "endpoint", f->name, s->name, ps_node_type_name (s->type));
     return FALSE;
   }
+  int64_t fn = 0;
+  if ((n = ytree_map_get (e, "function"))) {
+    if (!read_int (n, "function", 0, 7, &fn, error))
+      return FALSE;
+    if (fn >= s->functions) {
+      ytree_error (error, PS_ERROR_DATA, n, "flow %s: %s has no function %" G_GINT64_FORMAT ": it has %u (functions: "
+                   "%u, numbered from 0)", f->name, s->name, fn, s->functions, s->functions);
+      return FALSE;
+    }
+  }
+  f->function = (uint32_t) fn;
   if (src == dst) {
     ytree_error (error, PS_ERROR_DATA, tn, "flow %s: source and target are both %s", f->name, s->name);
     return FALSE;
@@ -799,13 +825,14 @@ parse_flow (const PsConfig *file, PsTopology *t, guint fi, const YNode *e, GErro
     return FALSE;
   }
   if (f->op == PS_FLOW_READ && s->up_link >= 0) {
-    /* Each read flow of a source holds endpoint.tags tags of its own, so its completions are told apart by tag
-     * alone (models/flow.c); together they must fit the tags the source's link carries (link_tags_max(): 14-bit
-     * tags in flit mode, else 10-bit ones, 768 usable, spec §2.2.6.2). */
+    /* Each read flow of a source function holds endpoint.tags tags of its own, so its completions are told apart by
+     * requester ID and tag (models/flow.c); together they must fit the tags the source's link carries
+     * (link_tags_max(): 14-bit tags in flit mode, else 10-bit ones, 768 usable, spec §2.2.6.2), per function: each
+     * function of a device is a requester with tags of its own. */
     const PsLink *up = &t->links[s->up_link];
     int64_t tags = 0, max = (up->cfg ? up->cfg : file)->link.flit_mode || up->gen == 6 ? 16384 : 768;
     for (guint i = 0; i <= fi; i++)
-      if (t->flows[i].op == PS_FLOW_READ && t->flows[i].source == f->source)
+      if (t->flows[i].op == PS_FLOW_READ && t->flows[i].source == f->source && t->flows[i].function == f->function)
         tags += node_cfg (file, s)->endpoint.tags;
     if (tags > max) {
       ytree_error (error, PS_ERROR_DATA, ytree_map_get (e, "op"), "flow %s: %s's read flows take %" G_GINT64_FORMAT

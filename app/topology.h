@@ -5,9 +5,11 @@
  * - topology: {nodes: {NAME: NODE, …}, links: [LINK, …]}. A NODE is a mapping with `type` (root_complex, switch or
  *   endpoint), optional `ports` (a root complex's root ports, a switch's ports counting its upstream port 0;
  *   default: as many as its links use), an endpoint's `bars` (up to six sizes in bytes, 0 for none, or
- *   {bytes, bits: 64}; default one 16 MB BAR), a switch's `weights` (weighted round robin, one per port), an
- *   `include` (a file or list, as in a config) and any config sections (link, endpoint, host, switch, …): the
- *   node's own config is the file's with these over it (ps_config_derive()). Exactly one root complex.
+ *   {bytes, bits: 64}; default one 16 MB BAR), an endpoint's `functions` (1..8, default 1: a multi-function
+ *   device, spec §7.5, whose functions bus:00.f share its link), a switch's `weights` (weighted round robin, one
+ *   per port), an `include` (a file or list, as in a config) and any config sections (link, endpoint, host,
+ *   switch, …): the node's own config is the file's with these over it (ps_config_derive()). Exactly one root
+ *   complex.
  * - A LINK is [A, B] or {a: A, b: B, …}: A is the end nearer the root complex (a root port or a switch's downstream
  *   port), B the other (an endpoint, or a switch's upstream port 0); each is NODE or NODE.PORT (the next free
  *   port when no port is given). The link trains to the lower generation and width of its two ends (each end's
@@ -17,15 +19,17 @@
  *   switch port's switch.rx_credits); each end must take one max-size TLP (spec §3.4.2) and a switch port's
  *   header credits are finite. Links are named "A-B" by their nodes unless given a `name`.
  * - A FLOW is {name, source, target, op: write|read, bytes, iterations: 1, start_ns: 0, rate_mbps: 0 (no cap),
- *   bar: 0}: source an endpoint, target the root complex (host memory) or another endpoint (its BAR `bar`).
+ *   bar: 0, function: 0}: source an endpoint (its function `function`, below its functions), target the root
+ *   complex (host memory) or another endpoint (its BAR `bar`, function 0's).
  * - Without flows: the fabric has exactly one endpoint, and the config's benchmark (the chaining DMA or PIO modes,
  *   benchmark.*) runs on it as on a one-link config, across the switches above it (app/builder.h).
  * - Every error is located at the node it is about and is PS_ERROR_DATA: an unknown key or node (with a
  *   did-you-mean), a port used twice or beyond the node's ports, a link to itself or the wrong way round, a node no
  *   link names, a cycle, a node with no path to the root complex, widths or generations the ends cannot train to, a
- *   flow with no path, from a non-endpoint or to a node without the BAR, flows that do not fit their memory.
+ *   flow with no path, from a non-endpoint or a function it lacks, or to a node without the BAR, flows that do not
+ *   fit their memory.
  * - Limits: PS_TOPOLOGY_MAX_NODES nodes, PS_TOPOLOGY_MAX_FLOWS flows (reports keep them in fixed arrays). 512 of
- *   each holds bench's fabric-256 (279 nodes, 256 flows: issue #28) with room to spare; a PsRunResult is then
+ *   each holds bench's fabric-256 (150 nodes, 256 flows: issue #28) with room to spare; a PsRunResult is then
  *   ~130 KB, still fine on any thread's stack.
  */
 #pragma once
@@ -52,6 +56,7 @@ typedef struct {
   uint64_t bar_bytes[PS_TOPOLOGY_MAX_BARS]; /* endpoint */
   gboolean bar64[PS_TOPOLOGY_MAX_BARS];
   uint32_t *weights; /* switch: one per port, 0 = 1 (NULL: all 1) */
+  uint32_t functions; /* endpoint: its functions, 1..8 (spec §7.5); 1 for every other node */
   int up_link; /* the link to its upstream side, -1 for the root complex */
 } PsNode;
 
@@ -69,6 +74,7 @@ typedef struct {
   char *name;
   guint source, target; /* nodes */
   guint bar;
+  uint32_t function; /* the source's function making the requests, below its functions */
   PsFlowOp op;
   int64_t bytes, iterations;
   double start_ns, rate_mbps;

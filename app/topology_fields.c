@@ -18,6 +18,9 @@ static const struct {
     "root complex: its root ports; switch: its ports, port 0 upstream (at least 2); an endpoint has one" },
   { "topology.nodes.NAME.bars", "list of up to 6 sizes", "[16777216]", "bytes",
     "an endpoint's BARs: a size in bytes (0: none) or {bytes: N, bits: 64}; flows into an endpoint land in one" },
+  { "topology.nodes.NAME.functions", "integer 1–8", "1", "functions",
+    "an endpoint's functions (spec §7.5): each a requester with its own ID bus:00.f and tags (§2.2.6.2), all on the "
+    "device's one link, datapath and buffers; its BARs are function 0's" },
   { "topology.nodes.NAME.weights", "list of integers 1–255", "(all 1)", "TLPs",
     "a switch's weight per port (port 0 upstream), one per port, read by switch.arbitration: weighted_round_robin" },
   { "topology.nodes.NAME.include", "path or list of paths", "", "",
@@ -45,6 +48,7 @@ static const struct {
   { "flows[].start_ns", "number 0–1e12", "0", "ns", "when the flow starts" },
   { "flows[].rate_mbps", "number 0–1e6", "0", "MB/s", "a cap on the flow's rate; 0 = none" },
   { "flows[].bar", "integer 0–5", "0", "", "the target endpoint's BAR the flow lands in" },
+  { "flows[].function", "integer 0–7", "0", "", "the source's function making the requests, below its functions" },
 };
 
 static void

@@ -54,9 +54,10 @@ static const char *const gb_read_sets[] = { "link.lanes=8", "benchmark.transfer_
 /* fabric-16 (issue #13): many links, switches and flows at once, where the 1 GB runs have one link and one DMA;
  * the flows are each 8 MB, so the run is long enough to time (about 8 M events) and short for a benchmark. */
 #define FABRIC16_CONFIG "tests/data/fabric16.yaml"
-/* fabric-256 (issue #28): 256 flows of 512 KB at once (the same 128 MB as fabric-16) over a three-level switch tree
- * of 21 switches and 208 endpoints (8-bit bus numbers allow no more in that tree: the config says why), to show
- * whether the cost per TLP delivered grows with the fabric's size. */
+/* fabric-256 (issue #28): 256 flows of 512 KB at once (the same 128 MB as fabric-16) from 256 endpoint functions,
+ * two on each of 128 devices, over a three-level switch tree of 21 switches (8-bit bus numbers allow no 256
+ * single-function endpoints in one hierarchy: the config says why), to show whether the cost per TLP delivered
+ * grows with the fabric's size. */
 #define FABRIC256_CONFIG "tests/data/fabric256.yaml"
 /* Its two controls, no target of their own: the same flow machinery on one link (flows-1), and fabric-16's endpoints
  * and flows each on a root port of its own, no switch (flat-16). Between them and fabric-16 the cost per event of
@@ -83,7 +84,8 @@ static const Workload workloads[] = {
   { "write-1g", "1 GB DMA write, Gen3 x8 (svgx_g3_x4 --set link.lanes=8)" },
   { "read-1g", "1 GB DMA read, Gen3 x8, 32 tags" },
   { "fabric-16", "16 endpoints behind a two-level switch tree, 16 flows at once (tests/data/fabric16.yaml)" },
-  { "fabric-256", "208 endpoints behind a three-level switch tree, 256 flows at once (tests/data/fabric256.yaml)" },
+  { "fabric-256", "256 endpoint functions (128 two-function devices) behind a three-level switch tree, 256 flows at "
+                  "once (tests/data/fabric256.yaml)" },
   { "flows-1", "control: one endpoint, one Gen3 x4 link, a 64 MB read and write flow at once (tests/data/flows1.yaml)" },
   { "flat-16", "control: fabric-16's endpoints and flows on 16 root ports, no switch (tests/data/flat16.yaml)" },
   { "published", "the published benchmark (svgx_g2_x8, every mode) 20 times, untraced" },

@@ -1,11 +1,15 @@
-/* endpoint.h — a PCIe endpoint: one function on the fabric (an ID and BARs), its application datapath, and what
- * sits behind it: the AN-456 chaining DMA and a plain memory target.
+/* endpoint.h — a PCIe endpoint: a device of one or more functions on the fabric (IDs and BARs), its application
+ * datapath, and what sits behind it: the AN-456 chaining DMA and a plain memory target.
  *
  * Contract:
  * - A component of the fabric (fabric.h), role endpoint, one port facing the root. Everything it sends and receives
  *   passes the application datapath (app.h): the link port's callbacks lead to app_link_rx/app_link_tx_ready.
- * - Decoding, as the function's own decoder does, at the end of a TLP's receive beats: a completion is the DMA's
- *   (the function's one requester); a memory write in the first DMA_REG_BYTES of BAR0 is a register write when the
+ * - Functions (spec §7.5; §2.2.6.2): a device has 1..FABRIC_MAX_FUNCTIONS, function f's ID bus:00.f. Each is a
+ *   requester of its own (its ID, its tags) and they share the device's link, datapath and buffers; the BARs, the
+ *   memory target and the DMA are function 0's (a function's BARs are optional: the others only make requests).
+ * - Decoding, as the device's decoder does, at the end of a TLP's receive beats: a completion is for the function
+ *   its requester ID's function number names, and goes to the flows' requester (endpoint_set_requester(), which
+ *   tells functions apart by that ID) or else to the DMA (function 0's one requester); a memory write in the first DMA_REG_BYTES of BAR0 is a register write when the
  *   endpoint has a DMA; every other memory write or read inside a BAR is the memory target's. A TLP for an address
  *   outside every BAR, a completion for another requester and a register read are routing or driver bugs (exit 70).
  * - Memory target: it stores no data (every address holds the pattern of pattern.h), sinks writes as the receive
@@ -25,6 +29,8 @@
 
 typedef struct {
   AppParams app; /* the application datapath */
+  /* The device's functions, 1..FABRIC_MAX_FUNCTIONS (0 = 1): requesters sharing its link and datapath. */
+  uint32_t functions;
   gboolean has_dma; /* an AN-456 chaining DMA behind the datapath */
   DmaParams dma;
   /* The BARs' sizes and widths (bases are the enumeration's). With a DMA, BAR0 must hold its register block. */
@@ -71,7 +77,7 @@ typedef struct {
 
 EndpointCounters endpoint_counters (const Endpoint *ep);
 
-/* A requester of another kind than the DMA (a flow's source, flow.h): the function's completions go to `fn`, after
- * the receive interface, instead of to the DMA. */
+/* A requester of another kind than the DMA (a flow's source, flow.h): the completions of every function of the device
+ * go to `fn`, after the receive interface, instead of to the DMA; `fn` tells them apart by requester ID and tag. */
 typedef void (*EndpointCplFn) (void *ctx, const Tlp *cpl);
 void endpoint_set_requester (Endpoint *ep, EndpointCplFn fn, void *ctx);

@@ -85,6 +85,8 @@ fabric_add (Fabric *f, Component *c, const ComponentKind *kind, ComponentRole ro
   c->name = g_strdup (name);
   c->index = f->components->len;
   c->n_ports = n_ports;
+  c->n_functions = MAX (c->n_functions, 1u);
+  g_assert (c->n_functions <= FABRIC_MAX_FUNCTIONS && (role == COMPONENT_ENDPOINT || c->n_functions == 1));
   c->ports = g_new0 (FabricPort, n_ports);
   for (uint32_t i = 0; i < n_ports; i++) {
     FabricPort *p = &c->ports[i];

@@ -19,14 +19,15 @@
  * - fabric_enumerate(), once, after every connect and before any traffic: depth first from the root complex,
  *   ports in index order, as firmware does. The root complex is bus 0 (its own ID 00:00.0, root port i is
  *   00:(i+1).0); a downstream-facing port is a bridge: it takes the next bus number as its secondary bus, the
- *   component on its link becomes device 0 of that bus, and the bridge's subordinate bus is the last number handed
- *   out below it. A switch's downstream ports are bridges on an internal bus of their own (the number after the
+ *   component on its link becomes device 0 of that bus (a multi-function endpoint's function f is bus:00.f), and
+ *   the bridge's subordinate bus is the last number handed out below it. A switch's downstream ports are bridges on an internal bus of their own (the number after the
  *   upstream port's), device = port index. Memory: each BAR takes the next address of its space aligned to its
  *   size (32-bit BARs from FABRIC_MMIO32_BASE, 64-bit ones from FABRIC_MMIO64_BASE); each bridge's window in a
  *   space spans its subtree's BARs, in 1 MB units (the bridge registers' granularity, spec §7.5.1.3), and is empty
  *   when the subtree has none. Every component reachable from the root complex is enumerated; one that is not is
  *   an error, as are a fabric without exactly one root complex, more than 255 buses and BARs beyond their window.
- * - Routing (spec §2.2.4): memory requests by address, completions by requester ID. fabric_route_address() and
+ * - Routing (spec §2.2.4): memory requests by address, completions by requester ID (by its bus: the function
+ *   number only matters inside the device, which hands the completion to that function). fabric_route_address() and
  *   fabric_route_id() name the downstream-facing port of a component whose window or bus range holds the address
  *   or the ID, or NULL: a loop over the component's ports with a few compares each, no hashing, no allocation.
  * - Errors: FABRIC_ERROR_PARAM for a graph or parameter that cannot be built; component checks may raise their
@@ -49,6 +50,9 @@ typedef enum { FABRIC_ERROR_PARAM, FABRIC_ERROR_INVARIANT } FabricError;
 #define FABRIC_WINDOW_ALIGN UINT64_C (0x100000)
 #define FABRIC_MAX_BARS 6u
 #define FABRIC_BAR_MIN_BYTES 128u /* a memory BAR asks for at least 128 bytes (spec §7.5.1.2.1) */
+/* A device has up to 8 functions: the ID's function number is 3 bits (bus << 8 | device << 3 | function, spec §2.2.6.2,
+ * §7.5). Each is a requester of its own (its own ID and tags) behind the device's one link. */
+#define FABRIC_MAX_FUNCTIONS 8u
 
 typedef struct Fabric Fabric;
 typedef struct Component Component;
@@ -125,6 +129,9 @@ struct Component {
   uint32_t n_ports;
   FabricPort *ports;
   uint16_t id; /* requester/completer ID bus << 8 | device << 3 | function, set by fabric_enumerate() */
+  /* The device's functions (1..FABRIC_MAX_FUNCTIONS): function f's ID is id | f, on the device's one link. Set by an
+   * endpoint's constructor; fabric_add() makes 0 into 1. */
+  uint32_t n_functions;
   gboolean enumerated;
   FabricBar bars[FABRIC_MAX_BARS]; /* an endpoint's; sizes set by its constructor, bases by the enumeration */
 };
@@ -139,7 +146,7 @@ TlpPool *fabric_pool (const Fabric *f);
  * a run's protocol work whatever its shape (one link or a tree), which scripts/bench reports per CPU second. */
 uint64_t fabric_tlps_delivered (const Fabric *f);
 
-/* Register `c` (zero-filled but for what its constructor set: bars) as a component of `role` with `n_ports` ports:
+/* Register `c` (zero-filled but for what its constructor set: bars, n_functions) as a component of `role` with `n_ports` ports:
  * a root complex's all face downstream, an endpoint has one, facing upstream, a switch's port 0 faces upstream
  * and the others downstream. The fabric frees it with kind->free. */
 void fabric_add (Fabric *f, Component *c, const ComponentKind *kind, ComponentRole role, const char *name,

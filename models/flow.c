@@ -34,6 +34,7 @@ typedef struct {
   guint index;
   App *app;
   const Component *source, *target;
+  uint16_t requester; /* the source function's ID: the device's with the spec's function number */
   uint64_t base; /* the buffer */
   uint32_t mps;
   uint64_t total; /* bytes x iterations */
@@ -177,7 +178,7 @@ flow_take (void *ctx, const Tlp *probe)
   Flow *fl = ctx;
   SimTime now = sim_now (fl->run->engine);
   Tlp *t = tlp_alloc_copy (fl->run->pool, probe);
-  t->requester = fl->source->id;
+  t->requester = fl->requester;
   t->cookie = FLOW_MAGIC << 32 | fl->index;
   t->stamp_ps = now;
   gboolean dma = fl->s->transfer_bytes > 0;
@@ -437,15 +438,15 @@ check (void *self, RunLedger *ledger, GError **error)
   return TRUE;
 }
 
-/* Buffers (flow.h) and tags: each flow's buffer after the previous ones in the same memory; a source's read flows
- * take consecutive tag ranges, all within what its link carries. */
+/* Buffers (flow.h) and tags: each flow's buffer after the previous ones in the same memory; a source function's read
+ * flows take consecutive tag ranges, all within what its link carries (each function has tags of its own). */
 static gboolean
 lay_out (Flows *r, GError **error)
 {
   uint64_t host_next[2] = { HOST_BASE_32, HOST_BASE_64 };
   const uint64_t host_end[2] = { FABRIC_MMIO32_BASE, FABRIC_MMIO64_BASE };
   g_autoptr (GHashTable) next = g_hash_table_new (NULL, NULL); /* target component + bar -> offset */
-  g_autoptr (GHashTable) tags = g_hash_table_new (NULL, NULL); /* source -> next tag */
+  g_autoptr (GHashTable) tags = g_hash_table_new (NULL, NULL); /* source component + function -> next tag */
   for (guint k = 0; k < r->n; k++) {
     Flow *fl = &r->flow[k];
     const FlowSpec *s = fl->s;
@@ -482,7 +483,8 @@ lay_out (Flows *r, GError **error)
       g_hash_table_insert (next, key, GSIZE_TO_POINTER (off + room));
     }
     if (s->op == FLOW_READ) {
-      uint32_t base = GPOINTER_TO_UINT (g_hash_table_lookup (tags, fl->source));
+      gpointer key = (gpointer) ((const char *) fl->source + s->function);
+      uint32_t base = GPOINTER_TO_UINT (g_hash_table_lookup (tags, key));
       uint32_t max = link_tags_max (link_params (fabric_uplink (fl->source)));
       if (s->tags == 0 || base + s->tags > max) {
         g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "flow %s: %u tags from %u on: %s's link carries tags 0..%u",
@@ -490,7 +492,7 @@ lay_out (Flows *r, GError **error)
         return FALSE;
       }
       fl->tag_base = base;
-      g_hash_table_insert (tags, (gpointer) fl->source, GUINT_TO_POINTER (base + s->tags));
+      g_hash_table_insert (tags, key, GUINT_TO_POINTER (base + s->tags));
     }
   }
   return TRUE;
@@ -502,6 +504,11 @@ check_spec (const FlowSpec *s, GError **error)
   const Component *src = s->source ? endpoint_component (s->source) : NULL;
   if (src == NULL || fabric_uplink (src) == NULL || !src->enumerated) {
     g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "flow %s: its source is no endpoint on the fabric", s->name);
+    return FALSE;
+  }
+  if (s->function >= src->n_functions) {
+    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "flow %s: %s has no function %u (it has %u)", s->name, src->name,
+                 s->function, src->n_functions);
     return FALSE;
   }
   uint32_t mrrs = s->max_read_request_bytes;
@@ -632,6 +639,7 @@ flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchd
     Flow *fl = &flow[k];
     *fl = (Flow) { .run = &r, .s = s, .index = k, .app = endpoint_app (s->source),
                    .source = endpoint_component (s->source),
+                   .requester = (uint16_t) (endpoint_component (s->source)->id | s->function),
                    .target = s->target ? s->target : host_component (host),
                    .mps = link_params (fabric_uplink (endpoint_component (s->source)))->max_payload_bytes,
                    .total = s->transfer_bytes ? dma_bytes (s) * s->iterations : s->bytes * s->iterations,
@@ -647,7 +655,7 @@ flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchd
     Flow *fl = &flow[k];
     if (fl->s->op == FLOW_READ) {
       uint32_t t = fl->s->tags;
-      reads[r.n_reads++] = (ReadTags) { fl->source->id, fl->tag_base, fl->tag_base + t, fl };
+      reads[r.n_reads++] = (ReadTags) { fl->requester, fl->tag_base, fl->tag_base + t, fl };
       fl->free_tags = free_stack (t);
       fl->tag_addr = g_new0 (uint64_t, t);
       fl->tag_left = g_new0 (uint32_t, t);

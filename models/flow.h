@@ -2,7 +2,9 @@
  * memory or another endpoint's BAR), and the run that moves them all at once and measures each.
  *
  * Contract:
- * - A flow's source is an endpoint; its requests go through the source's application datapath as one more
+ * - A flow's source is a function of an endpoint (function 0 unless FlowSpec.function says otherwise): its requests
+ *   carry that function's requester ID, and a function's read flows take tag ranges of its own (each function of a
+ *   device has its own tags, spec §2.2.6.2); its requests go through the source's application datapath as one more
  *   transmit client (app.h), so the datapath's width, clock and arbitration apply. A write flow sends MWrs of up to
  *   the source link's Max_Payload_Size, a read flow MRds of up to max_read_request_bytes with at most `tags`
  *   outstanding; neither crosses a 4 KB boundary (split.h). Its completions come back through the source's receive
@@ -52,6 +54,7 @@ typedef enum { FLOW_WRITE, FLOW_READ } FlowOp;
 typedef struct {
   const char *name;
   Endpoint *source;
+  uint32_t function; /* the source device's function that makes the requests (its requester ID and tags), 0..7 */
   Component *target; /* NULL: host memory; else a BAR's memory: an endpoint's memory target, or any device with
                       * memory (fabric_memory) */
   guint bar; /* the target's BAR holding the buffer */

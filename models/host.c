@@ -568,16 +568,19 @@ host_stall (Host *h, uint32_t port)
   stall_set_at (&h->rp[port].stall, h->engine, why);
 }
 
-/* The bus numbers are known: one tag set per bus a requester may sit on. */
+/* The bus numbers are known: one tag set per function a requester may be, on each bus. */
 static void
 host_enumerated (Component *comp)
 {
   Host *h = (Host *) comp;
   h->n_buses = 1;
+  h->n_functions = 1;
   for (uint32_t i = 0; i < comp->n_ports; i++)
     if (comp->ports[i].link != NULL)
       h->n_buses = MAX (h->n_buses, (uint32_t) comp->ports[i].subordinate_bus + 1);
-  h->tag_busy = g_malloc0_n (h->n_buses, sizeof *h->tag_busy);
+  for (guint i = 0; i < fabric_n_components (comp->fabric); i++)
+    h->n_functions = MAX (h->n_functions, fabric_component (comp->fabric, i)->n_functions);
+  h->tag_busy = g_malloc0_n ((gsize) h->n_buses * h->n_functions, sizeof *h->tag_busy);
 }
 
 static gboolean

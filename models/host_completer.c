@@ -34,17 +34,24 @@ host_accept_read (Host *h, Tlp *t)
 }
 
 /* Requester and tag of a read that reached host memory: no requester may hold one tag twice (spec §2.2.6.2), which
- * is what lets completions of different requesters share tag numbers. A bit per (bus, tag): every requester is
- * device 0 of its bus (fabric.h). */
+ * is what lets completions of different requesters share tag numbers. A bit per (bus, function, tag): every
+ * requester is device 0 of its bus (fabric.h), and each function is a requester of its own. */
+static uint32_t
+tag_row (const Host *h, uint16_t requester)
+{
+  return (uint32_t) (requester >> 8) * h->n_functions + (requester & 7u);
+}
+
 void
 host_tag_claim (Host *h, const Tlp *t)
 {
-  uint32_t bus = t->requester >> 8;
-  SIM_INVARIANT (bus < h->n_buses && t->tag < HOST_TAGS, "%s: a read from requester %04x tag %u, which no enumerated "
-                 "bus below a root port holds", h->base.name, t->requester, t->tag);
-  SIM_INVARIANT (!(h->tag_busy[bus][t->tag / 64] >> (t->tag % 64) & 1), "%s: requester %04x reuses tag %u while a "
+  uint32_t row = tag_row (h, t->requester);
+  SIM_INVARIANT ((uint32_t) (t->requester >> 8) < h->n_buses && (t->requester & 7u) < h->n_functions
+                 && t->tag < HOST_TAGS, "%s: a read from requester %04x tag %u, which no enumerated function below a "
+                 "root port holds", h->base.name, t->requester, t->tag);
+  SIM_INVARIANT (!(h->tag_busy[row][t->tag / 64] >> (t->tag % 64) & 1), "%s: requester %04x reuses tag %u while a "
                  "read with it is outstanding", h->base.name, t->requester, t->tag);
-  h->tag_busy[bus][t->tag / 64] |= UINT64_C (1) << (t->tag % 64);
+  h->tag_busy[row][t->tag / 64] |= UINT64_C (1) << (t->tag % 64);
   uint32_t users = ++h->tag_users[t->tag];
   h->c.tag_sharing_high_water = MAX (h->c.tag_sharing_high_water, users);
 }
@@ -52,7 +59,7 @@ host_tag_claim (Host *h, const Tlp *t)
 static void
 tag_release (Host *h, const Tlp *t)
 {
-  h->tag_busy[t->requester >> 8][t->tag / 64] &= ~(UINT64_C (1) << (t->tag % 64));
+  h->tag_busy[tag_row (h, t->requester)][t->tag / 64] &= ~(UINT64_C (1) << (t->tag % 64));
   h->tag_users[t->tag]--;
 }
 

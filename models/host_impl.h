@@ -93,10 +93,12 @@ struct Host {
   SimTime cpu_path_ps;
   SimTime cpu_sent_end_ps; /* when the last placed one's last symbol leaves */
 
-  /* Outstanding reads by requester bus and tag (fabric.h's enumeration puts every requester at device 0), and how
-   * many requesters hold each tag number. */
+  /* Outstanding reads by requester (bus, function) and tag (fabric.h's enumeration puts every requester at device 0;
+   * each function of a device has tags of its own), row bus * n_functions + function, and how many requesters hold
+   * each tag number. n_functions is the most any device of the fabric has, so a fabric of single-function devices
+   * keeps one row per bus. */
   uint64_t (*tag_busy)[TAG_WORDS];
-  uint32_t n_buses;
+  uint32_t n_buses, n_functions;
   uint16_t tag_users[HOST_TAGS];
 
   HostCounters c;

@@ -3,6 +3,7 @@
 #include <check.h>
 #include <string.h>
 
+#include "app/config_private.h"
 #include "app/error.h"
 #include "app/ytree.h"
 #include "tests/common.h"
@@ -70,6 +71,47 @@ START_TEST (test_col_offset)
   /* An empty document is no error: callers decide. */
   g_autoptr (YNode) empty = ytree_load_string ("t.yaml", "# nothing\n", 0, &e);
   ck_assert (empty == NULL && e == NULL);
+}
+END_TEST
+
+/* ytree_load_string() takes a single plain scalar without libyaml. A trailing space keeps a text off that path
+ * and means nothing to YAML (a plain scalar ends before it), so each text and text + " " must give the same node:
+ * every key's default and the values a --set or a file uses most, at two column offsets. */
+static void
+assert_same_scalar (const char *text, int col_offset)
+{
+  g_autoptr (GError) e1 = NULL, e2 = NULL;
+  g_autofree char *spaced = g_strconcat (text, " ", NULL);
+  g_autoptr (YNode) a = ytree_load_string ("t.yaml", text, col_offset, &e1);
+  g_autoptr (YNode) b = ytree_load_string ("t.yaml", spaced, col_offset, &e2);
+  ck_assert_msg ((a == NULL) == (b == NULL) && (e1 == NULL) == (e2 == NULL), "'%s': one path failed", text);
+  if (!a)
+    return;
+  ck_assert_msg (a->kind == b->kind && a->plain == b->plain && a->line == b->line && a->col == b->col,
+                 "'%s': kind %d/%d plain %d/%d at %d:%d/%d:%d", text, a->kind, b->kind, a->plain, b->plain, a->line,
+                 a->col, b->line, b->col);
+  ck_assert_str_eq (a->origin, b->origin);
+  if (a->kind == YNODE_SCALAR)
+    ck_assert_str_eq (a->value, b->value);
+}
+
+START_TEST (test_plain_scalar_path)
+{
+  static const char *const texts[] = { "128", "0", "-1", "+5", "1e-12", "2.5e9", ".5", "-.5", "0x10", "true",
+                                       "False", "null", "Null", "write", "svgx_g2_x8", "a-b.c_d", "-", "--",
+                                       "---", "...", "-x", ".inf", "~", "'8'", "\"8\"", "[1, 2]", "{a: 1}",
+                                       "a: b", "#c", "&a 1", "!!str 8", "8 # c", "1.5.6" };
+  for (size_t i = 0; i < G_N_ELEMENTS (texts); i++)
+    for (int off = 0; off <= 7; off += 7)
+      assert_same_scalar (texts[i], off);
+  for (size_t i = 0; i < cfg_n_keys; i++)
+    if (cfg_keys[i].dflt && cfg_keys[i].dflt[0])
+      assert_same_scalar (cfg_keys[i].dflt, 0);
+  /* By hand: a plain number is a plain scalar at 1:1 (1:8 after a 7-column "KEY=" of a --set). */
+  g_autoptr (YNode) n = ytree_load_string ("--set k=8", "128", 7, NULL);
+  ck_assert (n && n->kind == YNODE_SCALAR && n->plain);
+  ck_assert_str_eq (n->value, "128");
+  ASSERT_AT (n, 1, 8);
 }
 END_TEST
 
@@ -180,6 +222,7 @@ main (void)
   TCase *tc = tcase_create ("ytree");
   tcase_add_test (tc, test_locations);
   tcase_add_test (tc, test_col_offset);
+  tcase_add_test (tc, test_plain_scalar_path);
   tcase_add_test (tc, test_refused);
   tcase_add_test (tc, test_merge);
   tcase_add_test (tc, test_error_parts);

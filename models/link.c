@@ -99,11 +99,31 @@ replay_push (Dir *d, uint32_t bytes, Tlp *t)
   d->replay_bytes += bytes;
 }
 
-/* Edge-triggered: a user hears once per refused can_send, which keeps idle sources out of the hot path. */
+/* What can turn a refusal into an acceptance, outside flit mode and errors: a TLP leaving the transmit queue (a
+ * full queue), an Ack (replay space, sequence numbers: the window), an UpdateFC (credits). A TLP leaving the queue
+ * moves its bytes from the queue to the replay buffer and its count from q_len to tx_seq, so the window's sums do
+ * not change; an Ack changes neither the queue nor the credits; an UpdateFC neither the queue nor the window. */
+#define PORT_WAIT_QUEUE 1u
+#define PORT_WAIT_ACK 2u
+#define PORT_WAIT_CREDITS 4u
+#define PORT_WAIT_ANY 7u
+
+/* Edge-triggered: a user hears once per refused can_send, which keeps idle sources out of the hot path. A sender
+ * whose refusals stand (link_port_set_refusals_stand(): a switch's arbiter) does not hear of a change that none of
+ * them waits for: its offers would all be refused again, for the same causes, and its stall clock would end
+ * where it is. A congested switch port is refused for credits on most TLPs, and every TLP leaving its queue and
+ * every Ack would otherwise re-run its arbitration (issue #28). */
 static inline __attribute__ ((always_inline)) void
-port_notify (LinkPort *port)
+port_notify (LinkPort *port, unsigned what)
 {
   if (port->want_ready && port->ready_fn) {
+    if (!(port->waits & what) && sim_now (port->link->engine) < port->stands_until) {
+      /* What the repeated round would leave on the stall clock: following, then the same cause, both now. The
+       * accrual up to now is not a no-op: a packet placed back to back may start before now (wire_base()). */
+      stall_touch_at (&port->tx->stall, port->link->engine);
+      return;
+    }
+    port->waits = 0;
     port->want_ready = FALSE;
     /* Refused no longer: idle (if at all) for what the sender waits for, until it is refused again. */
     stall_follow_at (&port->tx->stall, port->link->engine);
@@ -394,7 +414,7 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
   wire_kick (d);
   /* A TLP left the queue: a sender refused for a full queue may now go on. */
   if (drained)
-    port_notify (d->tx_port);
+    port_notify (d->tx_port, PORT_WAIT_QUEUE);
 }
 
 /* ---- receiver ---- */
@@ -539,7 +559,7 @@ receive_ack (Dir *d, uint64_t acked)
     if (o->replay_pos > 0)
       replay_timer_start (o, sim_now (d->link->engine));
   }
-  port_notify (o->tx_port);
+  port_notify (o->tx_port, PORT_WAIT_ACK);
 }
 
 void
@@ -590,7 +610,7 @@ arr_fire (SimEngine *e, void *ctx, uint64_t arg)
       fc_tx_update (&o->fc_tx, (FcClass) a.cls, a.a, a.b);
       if (G_UNLIKELY (d->link->trace != NULL))
         trace_fc (d->link, o, (FcClass) a.cls, sim_now (e));
-      port_notify (o->tx_port);
+      port_notify (o->tx_port, PORT_WAIT_CREDITS);
       break;
     }
     default:
@@ -626,6 +646,10 @@ refuse (LinkPort *port, Dir *d, StallCause why)
 {
   port->want_ready = TRUE;
   port->refused_why = (uint8_t) why;
+  port->waits |= d->flit || d->errors ? PORT_WAIT_ANY
+                 : why == STALL_LINK ? PORT_WAIT_QUEUE
+                 : why == STALL_REPLAY_BUFFER || why == STALL_UNACKED_TLPS ? PORT_WAIT_ACK
+                 : why >= STALL_CREDITS_PH && why <= STALL_CREDITS_CPLD ? PORT_WAIT_CREDITS : PORT_WAIT_ANY;
   stall_set_at (&d->stall, port->link->engine, why);
   return FALSE;
 }

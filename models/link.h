@@ -142,6 +142,12 @@ void link_port_set_rx_at_header (LinkPort *port, gboolean on);
 /* A port that forwards TLPs other components made (a switch's): ECRC is the originator's (spec §2.7), so the
  * link's `ecrc` adds none to what this port sends; a TLP keeps the ECRC it came with. */
 void link_port_set_forwarding (LinkPort *port, gboolean on);
+/* A sender whose offers depend on the link's state and the time alone (a switch's arbiter: anything new it gets it
+ * offers at once) may promise, after a round of offers, that offering the same again before `until` would be
+ * refused again for the same causes unless the link changed in a way one of them waits for (a TLP leaving the
+ * transmit queue, an Ack, an UpdateFC). Until then the link calls its tx-ready only for such a change; 0 takes
+ * the promise back. Outside flit mode and errors only: there every change calls it, as without the promise. */
+void link_port_set_refusals_stand (LinkPort *port, SimTime until);
 SimTime link_port_rx_tail_ps (const LinkPort *port);
 
 gboolean link_port_can_send (LinkPort *port, const Tlp *tlp);

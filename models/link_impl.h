@@ -62,6 +62,10 @@ struct LinkPort {
   LinkRxObserverFn observe_fn;
   void *observe_ctx;
   uint8_t refused_why; /* StallCause of the last refusal */
+  /* What the refusals since the last tx-ready wait for (PORT_WAIT_* bits; all of them with flit mode or errors),
+   * and until when the sender says they stand (link_port_set_refusals_stand(); 0: no such promise). */
+  uint8_t waits;
+  SimTime stands_until;
   gboolean want_ready; /* can_send said no: call ready_fn on the next relevant change */
   gboolean at_header; /* cut-through delivery (link_port_set_rx_at_header) */
   gboolean forwards; /* sends TLPs others made: adds no ECRC (link_port_set_forwarding) */

@@ -242,6 +242,12 @@ link_port_set_forwarding (LinkPort *port, gboolean on)
   port->forwards = on;
 }
 
+void
+link_port_set_refusals_stand (LinkPort *port, SimTime until)
+{
+  port->stands_until = until;
+}
+
 SimTime
 link_port_rx_tail_ps (const LinkPort *port)
 {

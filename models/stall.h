@@ -177,6 +177,15 @@ stall_follow_at (StallClock *c, const SimEngine *e)
     stall_follow (c, sim_now (e));
 }
 
+/* A stall_follow_at() followed at once by a stall_set_at() of the cause in force: the state stays, but what came
+ * before now is attributed now (a later busy stretch may start before now and then attributes less). */
+static inline void
+stall_touch_at (StallClock *c, const SimEngine *e)
+{
+  if (!c->follow)
+    stall_flush_chain (c, sim_now (e));
+}
+
 /* Busy over [start, end): what came before start is attributed, nothing until end. */
 static inline void
 stall_busy (StallClock *c, SimTime start, SimTime end)

@@ -37,6 +37,12 @@ typedef struct {
   uint32_t left; /* weighted round robin: grants `next` still has in this turn */
   SimEventId wake; /* the earliest hold time among the heads that wait for time */
   SimTime wake_at;
+  /* After a round of offers: until when offering again would repeat it (the wake's time; SIM_TIME_MAX with no
+   * head waiting for time), unless the link calls tx-ready first, and whether its last scan was refused (the
+   * refusals then stand until settled_until: link_port_set_refusals_stand()). */
+  SimTime settled_until;
+  gboolean refused;
+  gboolean mixed; /* those refusals named more than one cause: repeating them moves the stall clock's accrual */
 } Egress;
 
 struct Switch {
@@ -126,8 +132,25 @@ older (const Tlp *a, const Tlp *b)
 /* The TLP ingress port i may send to egress link `lp` now, or NULL. The three heads are tried oldest first, and a
  * head not yet ready or not allowed past an older posted head lets a younger one try: a posted head passes, a
  * completion passes a read request. *soonest collects the hold times that are still ahead. */
+/* A round's refusals: whether there were any, and whether they named more than one cause. */
+typedef struct {
+  gboolean any, mixed;
+  StallCause first;
+} Refusals;
+
+static void
+refusal (Refusals *r, LinkPort *lp)
+{
+  StallCause why = link_port_refused (lp);
+  if (!r->any)
+    r->first = why;
+  else if (why != r->first)
+    r->mixed = TRUE;
+  r->any = TRUE;
+}
+
 static Tlp *
-pick (Voq *v, SimTime now, LinkPort *lp, SimTime *soonest)
+pick (Voq *v, SimTime now, LinkPort *lp, SimTime *soonest, Refusals *refused)
 {
   Tlp *h[FC_CLASS_COUNT] = { v->q[FC_P].head, v->q[FC_NP].head, v->q[FC_CPL].head };
   for (int n = 0; n < FC_CLASS_COUNT; n++) {
@@ -149,6 +172,7 @@ pick (Voq *v, SimTime now, LinkPort *lp, SimTime *soonest)
       continue;
     if (link_port_can_send (lp, t))
       return t;
+    refusal (refused, lp);
   }
   return NULL;
 }
@@ -156,6 +180,26 @@ pick (Voq *v, SimTime now, LinkPort *lp, SimTime *soonest)
 /* Grant as long as the egress link takes TLPs. A TLP leaves its ingress buffer as it goes (the ingress port's
  * credits are freed then, or the central memory's). When nothing more can go, the link's tx-ready (armed by the
  * refused can_send) or the wake event at the next hold time brings the arbiter back. */
+/* The wake at `soonest` (UINT64_MAX: none needed), an earlier pending one covering it; then what the round left:
+ * until when it stands and whether the link's refusals do. */
+static void
+egress_settle (Switch *sw, uint32_t e, SimTime soonest, const Refusals *refused)
+{
+  Egress *g = &sw->eg[e];
+  gboolean pending = sim_event_pending (sw->engine, g->wake);
+  if (g->queued > 0 && soonest != UINT64_MAX && (!pending || g->wake_at > soonest)) {
+    if (pending)
+      sim_cancel (sw->engine, g->wake);
+    g->wake = sim_schedule_at (sw->engine, soonest, wake_fire, sw, e);
+    g->wake_at = soonest;
+    pending = TRUE;
+  }
+  g->settled_until = pending ? g->wake_at : SIM_TIME_MAX;
+  g->refused = refused->any;
+  g->mixed = refused->mixed;
+  link_port_set_refusals_stand (sw->base.ports[e].link_port, refused->any ? g->settled_until : 0);
+}
+
 static void
 egress_run (Switch *sw, uint32_t e)
 {
@@ -163,10 +207,12 @@ egress_run (Switch *sw, uint32_t e)
   FabricPort *op = &sw->base.ports[e];
   uint32_t n = sw->base.n_ports;
   SimTime now = sim_now (sw->engine), soonest = UINT64_MAX;
+  Refusals refused = { FALSE, FALSE, STALL_IDLE };
   while (g->queued > 0) {
     Tlp *t = NULL;
     uint32_t from = 0;
     soonest = UINT64_MAX;
+    refused = (Refusals) { FALSE, FALSE, STALL_IDLE };
     if (link_port_tx_full (op->link_port)) {
       /* The usual state of a congested egress: every offer would be refused for the full queue alone. All a scan
        * would leave is that refusal (once: repeats change nothing), made iff some head is ready (the oldest ready
@@ -182,8 +228,8 @@ egress_run (Switch *sw, uint32_t e)
             ready = h;
         }
       }
-      if (ready)
-        (void) link_port_can_send (op->link_port, ready);
+      if (ready && !link_port_can_send (op->link_port, ready))
+        refusal (&refused, op->link_port);
       break;
     }
     /* The ports from `next` up, then those below it: the round-robin order (next + k) % n, busy ports only. */
@@ -191,7 +237,7 @@ egress_run (Switch *sw, uint32_t e)
     for (int h = 0; h < 2 && t == NULL; h++)
       for (uint64_t m = part[h]; m != 0 && t == NULL; m &= m - 1) {
         from = (uint32_t) __builtin_ctzll (m);
-        t = pick (&g->from[from], now, op->link_port, &soonest);
+        t = pick (&g->from[from], now, op->link_port, &soonest, &refused);
       }
     if (t == NULL)
       break;
@@ -221,15 +267,7 @@ egress_run (Switch *sw, uint32_t e)
     sw->c.forwarded++;
     link_port_send (op->link_port, t);
   }
-  if (g->queued == 0 || soonest == UINT64_MAX)
-    return;
-  if (sim_event_pending (sw->engine, g->wake)) {
-    if (g->wake_at <= soonest)
-      return;
-    sim_cancel (sw->engine, g->wake);
-  }
-  g->wake = sim_schedule_at (sw->engine, soonest, wake_fire, sw, e);
-  g->wake_at = soonest;
+  egress_settle (sw, e, soonest, &refused);
 }
 
 /* --- the fabric's table ------------------------------------------------------------------------------------- */
@@ -260,12 +298,26 @@ sw_receive (Component *c, FabricPort *in, Tlp *t)
     link_port_consume (in->link_port, t);
   }
   Egress *g = &sw->eg[out->index];
-  tlp_fifo_push (&g->from[in->index].q[tlp_fc_class (t->kind)], t);
+  /* A TLP still in the port-to-port latency is not offered by a scan; if the egress port's last round stands (or
+   * it had nothing queued), a scan would repeat that round and only the wake can change: that is all done. Most
+   * arrivals: a new TLP always waits for the latency, and a congested egress keeps its refusals for long. */
+  gboolean settled = t->hold_ps > now && (g->queued == 0 || (g->settled_until > now && !g->mixed));
+  Refusals refused = { g->queued > 0 && g->refused, FALSE, STALL_IDLE };
+  TlpFifo *q = &g->from[in->index].q[tlp_fc_class (t->kind)];
+  /* Only heads are offered, and only theirs hold times wake the port: a TLP behind another changes nothing yet. */
+  SimTime wake = q->head == NULL ? t->hold_ps : UINT64_MAX;
+  tlp_fifo_push (q, t);
   g->busy |= (uint64_t) 1 << in->index;
   g->queued++;
   sw->queued++;
   sw->c.queued_high_water = MAX (sw->c.queued_high_water, sw->queued);
-  egress_run (sw, out->index);
+  if (settled) {
+    /* Behind another TLP of its queue (the port had one, so its round stands and named one cause): nothing the
+     * round left changes, the wake included. */
+    if (wake != UINT64_MAX)
+      egress_settle (sw, out->index, wake, &refused);
+  } else
+    egress_run (sw, out->index);
 }
 
 static void
@@ -396,6 +448,7 @@ switch_new (Fabric *f, const char *name, const SwitchParams *p)
   for (uint32_t i = 0; i < p->ports; i++) {
     sw->eg[i].from = g_new0 (Voq, p->ports);
     sw->eg[i].wake = SIM_EVENT_NONE;
+    sw->eg[i].settled_until = 0;
     sw->eg[i].left = weight (sw, 0);
   }
   const uint32_t amounts[FC_CLASS_COUNT][2] = { { p->pool.ph, p->pool.pd }, { p->pool.nph, p->pool.npd },

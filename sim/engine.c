@@ -40,11 +40,13 @@
 #include <unistd.h>
 
 
-/* 4.096 ns buckets, 512 of them: a 2.1 us window. The models' delays are mostly 16 to 260 ns (a packet on the
- * wire, the next beat, a pipeline), up to 1 us for a Gen1 x1 packet, then the 30 us UpdateFC timers; buckets of
- * 2 and 8 ns ran the fabric benchmark 8% and 5% slower (docs/performance.md). */
-#define CAL_SHIFT 12
-#define CAL_BITS 9
+/* 1.024 ns buckets, 2048 of them: a 2.1 us window. The models' delays are mostly 16 to 260 ns (a packet on the
+ * wire, the next beat, a pipeline), up to 1 us for a Gen1 x1 packet, then the 30 us UpdateFC timers. A fabric's
+ * links keep events on symbol boundaries (1 ns at Gen3), so 4 ns buckets held several times each and a third of
+ * the inserts walked a bucket; at 1 ns a sixteenth do (docs/performance.md, "fourth round"; earlier, with a 1 us
+ * window, 2 ns buckets had run slower). */
+#define CAL_SHIFT 10
+#define CAL_BITS 11
 #define CAL_N (1u << CAL_BITS)
 #define CAL_MASK (CAL_N - 1)
 #define CAL_WORDS (CAL_N / 64)
@@ -387,23 +389,64 @@ schedule_root (SimEngine *e, SimTime at, uint64_t seq, SimEventId id)
   return id;
 }
 
-/* A timed event that does not replace the spent root: the calendar, or a new heap leaf. */
+/* A new heap leaf. */
+static G_GNUC_NO_INLINE SimEventId
+schedule_heap (SimEngine *e, SimTime at, uint64_t seq, SimEventId id)
+{
+  uint32_t pos = e->heap_len++;
+  e->heap[pos + 1] = HEAP_END;
+  sift_up (e, pos, (HeapEntry) { at, seq, id.slot });
+  return id;
+}
+
+/* The calendar's bucket holds records due later than `at`: the walk back from its tail (cal_insert()), or the
+ * heap when the bucket is crowded. */
+static G_GNUC_NO_INLINE SimEventId
+schedule_walk (SimEngine *e, SimTime at, uint64_t seq, SimEventId id)
+{
+  if (cal_insert (e, id.slot, at))
+    return id;
+  return schedule_heap (e, at, seq, id);
+}
+
+/* A timed event that does not replace the spent root: the calendar, or a new heap leaf. The calendar's usual
+ * cases, an empty bucket and a record due no earlier than the bucket's tail, are cal_insert()'s first steps done
+ * here without a call; the rest is reached by tail calls, so this path saves no registers (as sim_schedule_at():
+ * a fabric schedules most of its events here). */
 static G_GNUC_NO_INLINE SimEventId
 schedule_timed (SimEngine *e, SimTime at, uint64_t seq, SimEventId id)
 {
-  uint32_t slot = id.slot;
-  EventRec *r = &e->recs[slot];
   /* A small heap first; then the calendar, inside its window: buckets from now's on, fewer than CAL_N of them
    * (the difference of bucket numbers cannot overflow: at >= now). */
-  if (e->heap_len >= HEAP_SMALL && (at >> CAL_SHIFT) - (e->now >> CAL_SHIFT) < CAL_N) {
-    r->time = at;
-    r->seq = seq;
-    if (cal_insert (e, slot, at))
-      return id;
+  if (e->heap_len < HEAP_SMALL || (at >> CAL_SHIFT) - (e->now >> CAL_SHIFT) >= CAL_N)
+    return schedule_heap (e, at, seq, id);
+  uint32_t slot = id.slot;
+  EventRec *r = &e->recs[slot];
+  r->time = at;
+  r->seq = seq;
+  uint32_t b = (uint32_t) (at >> CAL_SHIFT) & CAL_MASK;
+  uint32_t head = e->cal[b];
+  if (head == NO_SLOT) {
+    e->cal[b] = slot;
+    r->next = r->prev = slot;
+    e->cal_bits[b >> 6] |= (uint64_t) 1 << (b & 63);
+    e->cal_words |= 1u << (b >> 6);
+  } else {
+    uint32_t tail = e->recs[head].prev;
+    if (e->recs[tail].time > at) {
+      if (e->recs[head].time <= at)
+        return schedule_walk (e, at, seq, id);
+      /* Earlier than the whole bucket: the new head. */
+      e->cal[b] = slot;
+    }
+    /* After the tail (equal times stay ahead: they were scheduled earlier), i.e. before the head on the ring. */
+    r->prev = tail;
+    r->next = head;
+    e->recs[tail].next = slot;
+    e->recs[head].prev = slot;
   }
-  uint32_t pos = e->heap_len++;
-  e->heap[pos + 1] = HEAP_END;
-  sift_up (e, pos, (HeapEntry) { at, seq, slot });
+  r->where = CAL_AT + b;
+  e->cal_len++;
   return id;
 }
 

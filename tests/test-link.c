@@ -1047,6 +1047,63 @@ START_TEST (test_tx_full)
 }
 END_TEST
 
+/* ---- a sender's refusals that stand: tx-ready only for a change that can cure them ---- */
+
+typedef struct {
+  LinkPort *port;
+  const Tlp *probe;
+  int calls;
+  gboolean first_accepted;
+} ReadyProbe;
+
+static void
+ready_probe (void *ctx, LinkPort *port)
+{
+  ReadyProbe *r = ctx;
+  (void) port;
+  gboolean ok = link_port_can_send (r->port, r->probe);
+  if (r->calls++ == 0)
+    r->first_accepted = ok;
+}
+
+/* Two posted header credits, both used: the third write is refused for PH. The first change after that is the
+ * wire taking a queued TLP (at time 0), which cannot return a credit; the credits come back only with an UpdateFC.
+ * Without a promise the sender hears of that first change and is refused again; with one (until the end of time)
+ * it hears only of the UpdateFC, and its write then goes. */
+START_TEST (test_refusals_stand)
+{
+  gboolean promise = _i == 1;
+  g_autoptr (SimEngine) e = sim_engine_new (1);
+  TlpPool *pool = tlp_pool_new ();
+  LinkParams p = base_params (3, 4, 256);
+  p.rx_credits[LINK_DSP] = (FcCredits) { .ph = 2 };
+  Link *l = link_new (e, &p, pool);
+  LinkPort *dev = link_port (l, LINK_USP);
+  Tlp wr = { 0 };
+  tlp_set (&wr, TLP_MWR, FALSE, 0, 256);
+  ReadyProbe r = { .port = dev, .probe = &wr };
+  link_port_set_tx_ready (dev, ready_probe, &r);
+  for (int k = 0; k < 2; k++) {
+    ck_assert (link_port_can_send (dev, &wr));
+    Tlp *t = tlp_alloc (pool);
+    *t = wr;
+    link_port_send (dev, t);
+  }
+  ck_assert (!link_port_can_send (dev, &wr));
+  ck_assert_int_eq (link_port_refused (dev), STALL_CREDITS_PH);
+  if (promise)
+    link_port_set_refusals_stand (dev, SIM_TIME_MAX);
+  sim_run (e);
+  ck_assert_msg (r.calls >= 1, "no tx-ready at all");
+  ck_assert_msg (r.first_accepted == promise, "promise %d: the first tx-ready %s the write", promise,
+                 r.first_accepted ? "accepted" : "refused");
+  if (promise)
+    ck_assert_int_eq (r.calls, 1);
+  link_free (l);
+  tlp_pool_free (pool);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -1058,6 +1115,7 @@ main (void)
   tcase_add_loop_test (tc, test_lane_padding, 0, 2);
   tcase_add_loop_test (tc, test_ack_rate, 0, G_N_ELEMENTS (ack_rate_cases));
   tcase_add_loop_test (tc, test_credit_limited, 0, G_N_ELEMENTS (fc_cases));
+  tcase_add_loop_test (tc, test_refusals_stand, 0, 2);
   tcase_add_loop_test (tc, test_replay_stall, 0, 2);
   tcase_add_test (tc, test_ack_pipelines_beyond_limit);
   tcase_add_test (tc, test_ack_pin_to_pin_gen5);

@@ -747,6 +747,13 @@ link_port_consume (LinkPort *port, const Tlp *tlp)
   Dir *d = port->rx; /* the direction this port receives on */
   FcClass c = tlp_fc_class (tlp->kind);
   Dir *rev = port->tx; /* this port's own transmitter carries the UpdateFC back */
+  /* With errors, the UpdateFC that returns these credits may be lost, and a transmitter that waits for them sends
+   * no TLP that would start the refresh again (receive_tlp()): a forwarding switch frees its ingress credits long
+   * after the last TLP came in, when the refresh started by it has stopped. So freed credits keep the refresh's
+   * check running until the transmitter has them (fc_timer_fire()). */
+  if (G_UNLIKELY (l->errors) && fc_rx_class_finite (&d->fc_rx, c) && !sim_event_pending (l->engine, d->fc_timer[c]))
+    d->fc_timer[c] = sim_schedule_at (l->engine, sim_now (l->engine) + l->p.updatefc_period_ps, fc_timer_fire, d,
+                                      c | FC_TIMER_CHECK);
   if (fc_rx_free (&d->fc_rx, c, tlp_header_credits (tlp), tlp_data_credits (tlp))) {
     rev->fc_due[c] = TRUE;
     wire_kick (rev);

@@ -9,17 +9,36 @@
  * sync header is a framing error, which sends the link to Recovery rather than earning a Nak. Drawn for the wire
  * from where the last draw ended up to a packet's end: the gap's bytes, the packet's `token_bytes`, and 2 sync bits
  * per lane for every 16-symbol block that starts in the range. An error in the IDLs of an idle wire is found when
- * the next packet arrives rather than when it happens: the Recovery starts that much late (the model's one
- * approximation here). At 8b/10b nothing is drawn here: its K-code framing is not modelled apart from the LCRC. */
+ * the next packet is drawn rather than when it happens (the model's one approximation here), but it costs that
+ * packet only when the Recovery it starts still runs as the packet begins: when an error falls in the last
+ * retrain_ps of wire before the packet, or in the packet's own token. An error earlier in the gap is a Recovery
+ * the idle link finished unseen: it is counted (framing_errors, retrains) and the packet goes through. Charging
+ * every gap's errors to the next packet lost every packet after a long gap at a high BER — on a switch's links a
+ * lost UpdateFC after each idle refresh period, for ever. One uniform draw decides both, so the random stream is
+ * the same either way. At 8b/10b nothing is drawn here: its K-code framing is not modelled apart from the LCRC. */
 static gboolean
 framing_draw (Dir *d, const PhyPlacement *pl, uint32_t token_bytes)
 {
   Link *l = d->link;
   uint64_t lanes = l->phy.lanes, from = MIN (d->fr_slot, pl->start_slot);
   uint64_t blocks = (pl->end_slot + lanes - 1) / lanes / 16 - (from + lanes - 1) / lanes / 16;
-  double bits = 8.0 * (double) (pl->start_slot - from + token_bytes) + 2.0 * (double) (lanes * blocks);
+  double gap_bytes = (double) (pl->start_slot - from);
+  double bits = 8.0 * (gap_bytes + token_bytes) + 2.0 * (double) (lanes * blocks);
   d->fr_slot = pl->end_slot;
-  return g_rand_double (d->rand) < -expm1 (bits * l->log_q);
+  /* The wire a Recovery ending at the packet's start would have begun on: retrain_ps of symbols on every lane;
+   * the sync headers counted in proportion to the gap's share of it. */
+  double recovery_bytes = (double) (phy_sym_at_or_after (&l->phy, l->p.retrain_ps) * lanes);
+  double near_gap = MIN (gap_bytes, recovery_bytes);
+  double near_bits = 8.0 * (near_gap + token_bytes)
+                     + 2.0 * (double) (lanes * blocks) * (gap_bytes > 0 ? near_gap / gap_bytes : 1.0);
+  double u = g_rand_double (d->rand);
+  if (u < -expm1 (near_bits * l->log_q))
+    return TRUE;
+  if (u < -expm1 (bits * l->log_q)) {
+    d->errs.framing_errors++;
+    d->errs.retrains++;
+  }
+  return FALSE;
 }
 
 /* A DLLP just placed outside flit mode at 128b/130b: its SDP token (2 bytes) and the wire before it. */

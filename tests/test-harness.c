@@ -129,6 +129,31 @@ START_TEST (test_memory_device_example)
 }
 END_TEST
 
+/* Errors on an idle wire (spec §4.2.2.3.5; link_errors.c): configs/fabric_hops_g3_x4.yaml runs five 64 KB write
+ * flows 100 us apart through a chain of four store-and-forward switches, so every link idles for up to 400 us
+ * between bursts and its UpdateFC refreshes come after idle periods. At BER 1e-5 on Gen3 x4 (4 bytes a ns), a
+ * 30 us refresh period is 120,000 bytes of IDLs: 9.6 wrong bits on average. Charged to the next packet, they lost
+ * it with probability 1 - e^-9.6 (every refresh UpdateFC lost: the switches' transmitters waited for credits for
+ * ever); a Recovery ends retrain_ps (1 us, 4,000 bytes) after its error, so only an error in the last 4,000 bytes
+ * before a packet, or in its own token, can cost it: 1 - e^-0.32 = 27%. Every flow then delivers its bytes, and
+ * each link that carried one reports its framing errors. */
+START_TEST (test_idle_errors_cost_no_packet_after_recovery)
+{
+  const char *const sets[] = { "switch.forwarding=store_and_forward", "link.ber=1e-5", NULL };
+  g_autoptr (PsConfig) cfg = load ("configs/fabric_hops_g3_x4.yaml", sets);
+  g_autoptr (GError) e = NULL;
+  PsRunResult r = { 0 };
+  ck_assert_msg (ps_run_config (cfg, cfg->benchmark.modes, 1, &r, &e), "%s", e ? e->message : "");
+  ck_assert_uint_eq (r.fabric.n_flows, 5);
+  for (guint k = 0; k < r.fabric.n_flows; k++)
+    ck_assert_uint_eq (r.fabric.flows[k].delivered_bytes, 65536);
+  uint64_t framing = 0;
+  for (guint k = 0; k < r.fabric.n_links; k++)
+    framing += r.fabric.links[k].a_to_b_errors.framing_errors + r.fabric.links[k].b_to_a_errors.framing_errors;
+  ck_assert_msg (framing > 0, "no framing error at BER 1e-5");
+}
+END_TEST
+
 /* Without flows, the benchmark needs its one endpoint: two are refused at the topology. */
 START_TEST (test_no_flows_needs_one_endpoint)
 {
@@ -154,6 +179,7 @@ main (void)
   tcase_add_unchecked_fixture (tc, tmpdir_setup, tmpdir_teardown);
   tcase_add_loop_test (tc, test_write_pays_switch_latency_once, 0, G_N_ELEMENTS (latency_ns));
   tcase_add_loop_test (tc, test_bytes_exact_behind_switches, 0, 2);
+  tcase_add_test (tc, test_idle_errors_cost_no_packet_after_recovery);
   tcase_add_test (tc, test_no_flows_needs_one_endpoint);
   tcase_add_test (tc, test_memory_device_example);
   suite_add_tcase (s, tc);

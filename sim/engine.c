@@ -221,6 +221,27 @@ cal_first (const SimEngine *e)
   return (w << 6) | (uint32_t) __builtin_ctzll (e->cal_bits[w]);
 }
 
+/* Bucket b's ring becomes `slot` alone: the bucket and its bits say so. Inlined into both inserts (cal_insert()
+ * and schedule_timed()'s call-free first steps). */
+static inline __attribute__ ((always_inline)) void
+cal_link_alone (SimEngine *e, uint32_t slot, uint32_t b)
+{
+  e->cal[b] = slot;
+  e->recs[slot].next = e->recs[slot].prev = slot;
+  e->cal_bits[b >> 6] |= (uint64_t) 1 << (b & 63);
+  e->cal_words |= 1u << (b >> 6);
+}
+
+/* `slot` into a bucket's ring between `after` and `before` (its next). */
+static inline __attribute__ ((always_inline)) void
+cal_link_between (SimEngine *e, uint32_t slot, uint32_t after, uint32_t before)
+{
+  e->recs[slot].prev = after;
+  e->recs[slot].next = before;
+  e->recs[after].next = slot;
+  e->recs[before].prev = slot;
+}
+
 /* Link a fresh record (the largest sequence number yet) into the calendar, or return FALSE when its bucket is
  * crowded with later records and the heap should take it. */
 static inline gboolean
@@ -230,10 +251,7 @@ cal_insert (SimEngine *e, uint32_t slot, SimTime at)
   EventRec *r = &e->recs[slot];
   uint32_t head = e->cal[b];
   if (head == NO_SLOT) {
-    e->cal[b] = slot;
-    r->next = r->prev = slot;
-    e->cal_bits[b >> 6] |= (uint64_t) 1 << (b & 63);
-    e->cal_words |= 1u << (b >> 6);
+    cal_link_alone (e, slot, b);
   } else {
     /* Walk back from the tail over records due later (equal times stay ahead: they were scheduled earlier). */
     uint32_t after = e->recs[head].prev;
@@ -248,11 +266,7 @@ cal_insert (SimEngine *e, uint32_t slot, SimTime at)
         return FALSE;
       after = e->recs[after].prev;
     }
-    uint32_t before = e->recs[after].next;
-    r->prev = after;
-    r->next = before;
-    e->recs[after].next = slot;
-    e->recs[before].prev = slot;
+    cal_link_between (e, slot, after, e->recs[after].next);
   }
   r->where = CAL_AT + b;
   e->cal_len++;
@@ -427,10 +441,7 @@ schedule_timed (SimEngine *e, SimTime at, uint64_t seq, SimEventId id)
   uint32_t b = (uint32_t) (at >> CAL_SHIFT) & CAL_MASK;
   uint32_t head = e->cal[b];
   if (head == NO_SLOT) {
-    e->cal[b] = slot;
-    r->next = r->prev = slot;
-    e->cal_bits[b >> 6] |= (uint64_t) 1 << (b & 63);
-    e->cal_words |= 1u << (b >> 6);
+    cal_link_alone (e, slot, b);
   } else {
     uint32_t tail = e->recs[head].prev;
     if (e->recs[tail].time > at) {
@@ -440,10 +451,7 @@ schedule_timed (SimEngine *e, SimTime at, uint64_t seq, SimEventId id)
       e->cal[b] = slot;
     }
     /* After the tail (equal times stay ahead: they were scheduled earlier), i.e. before the head on the ring. */
-    r->prev = tail;
-    r->next = head;
-    e->recs[tail].next = slot;
-    e->recs[head].prev = slot;
+    cal_link_between (e, slot, tail, head);
   }
   r->where = CAL_AT + b;
   e->cal_len++;

@@ -325,6 +325,13 @@ cost (Fit *f, const double *figures)
   return s;
 }
 
+/* The relative RMS error in per cent, from a cost (the sum of squared relative errors). */
+static double
+rms_pct (const Fit *f, double c)
+{
+  return sqrt (c / f->m->len) * 100;
+}
+
 /* NLopt's objective: u in [0, 1] per searched parameter. */
 static double
 objective (unsigned n, const double *u, double *grad, void *data)
@@ -452,7 +459,7 @@ descend (Fit *f, double *v)
 
 /* A fit that leaves more than this relative RMS error starts again elsewhere: the simplex is local, and a model
  * whose figures a different resource bounds in different parts of the range has more than one valley. */
-#define FIT_GOOD_RMS 1e-3
+#define FIT_GOOD_RMS_PCT 0.1
 #define FIT_RESTARTS 4
 
 static gboolean
@@ -478,7 +485,7 @@ search (Fit *f, GError **error)
         pj[q] = t;
       }
     }
-    for (guint r = 0; r < FIT_RESTARTS && !f->fail && sqrt (c / f->m->len) > FIT_GOOD_RMS; r++) {
+    for (guint r = 0; r < FIT_RESTARTS && !f->fail && rms_pct (f, c) > FIT_GOOD_RMS_PCT; r++) {
       memcpy (w, v, f->p->len * sizeof *w);
       for (guint j = 0; j < f->n_free; j++) {
         const Parameter *p = &g_array_index (f->p, Parameter, f->free_idx[j]);
@@ -508,6 +515,14 @@ search (Fit *f, GError **error)
  * bounds every measured figure, shows as an interval reaching the range's end), then halving the gap to the first
  * probe that does not fit. */
 #define FIT_AS_WELL 0.1
+
+/* Whether the parameters at v fit within FIT_AS_WELL points of `best` (the fit's relative RMS error, per cent). */
+static gboolean
+as_good (Fit *f, double *v, double best)
+{
+  return rms_pct (f, cost (f, evaluate (f, v))) <= best + FIT_AS_WELL;
+}
+
 static gboolean
 fits_as_well (Fit *f, GError **error)
 {
@@ -515,31 +530,24 @@ fits_as_well (Fit *f, GError **error)
   g_autofree double *v = g_new (double, f->p->len);
   for (guint k = 0; k < f->p->len; k++)
     v[k] = g_array_index (f->p, Parameter, k).value;
-  double best = sqrt (cost (f, evaluate (f, v)) / f->m->len) * 100;
+  double best = rms_pct (f, cost (f, evaluate (f, v)));
   for (guint j = 0; j < f->n_free && !f->fail; j++) {
     Parameter *p = &g_array_index (f->p, Parameter, f->free_idx[j]);
     double *x = &v[f->free_idx[j]];
-    p->fits_lo = p->fits_hi = p->value;
     for (int dir = -1; dir <= 1; dir += 2) {
       double end = dir < 0 ? p->a->lo : p->a->hi, good = p->value, bad = NAN;
       for (guint i = 0; i < G_N_ELEMENTS (frac) && !f->fail && isnan (bad); i++) {
         *x = ps_config_snap (p->a->key, p->value + frac[i] * (end - p->value));
         if (*x == good)
           continue;
-        if (sqrt (cost (f, evaluate (f, v)) / f->m->len) * 100 > best + FIT_AS_WELL)
-          bad = *x;
-        else
-          good = *x;
+        *(as_good (f, v, best) ? &good : &bad) = *x;
       }
       /* Then halving the gap between the last probe that fits and the first that does not, five times. */
       for (guint b = 0; b < 5 && !isnan (bad) && !f->fail; b++) {
         *x = ps_config_snap (p->a->key, (good + bad) / 2);
         if (*x == good || *x == bad)
           break;
-        if (sqrt (cost (f, evaluate (f, v)) / f->m->len) * 100 > best + FIT_AS_WELL)
-          bad = *x;
-        else
-          good = *x;
+        *(as_good (f, v, best) ? &good : &bad) = *x;
       }
       *(dir < 0 ? &p->fits_lo : &p->fits_hi) = good;
       *x = p->value;
@@ -671,7 +679,7 @@ ps_fit_run (const PsFit *opt, GString *report, GError **error)
   }
   ytree_cache_end ();
   if (ok) {
-    double rms = sqrt (cost (&f, fig) / f.m->len) * 100;
+    double rms = rms_pct (&f, cost (&f, fig));
     g_string_append_printf (report, "fit of %s on %s: %u measurement%s, %u parameter%s (%u constrained), %u "
                             "evaluations (NLopt Nelder-Mead; integers by a grid, then single steps; %u restart%s)\n\n",
                             opt->path, f.base->path, f.m->len, f.m->len == 1 ? "" : "s", f.p->len,

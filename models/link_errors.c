@@ -25,10 +25,9 @@ framing_draw (Dir *d, const PhyPlacement *pl, uint32_t token_bytes)
   double gap_bytes = (double) (pl->start_slot - from);
   double bits = 8.0 * (gap_bytes + token_bytes) + 2.0 * (double) (lanes * blocks);
   d->fr_slot = pl->end_slot;
-  /* The wire a Recovery ending at the packet's start would have begun on: retrain_ps of symbols on every lane;
-   * the sync headers counted in proportion to the gap's share of it. */
-  double recovery_bytes = (double) (phy_sym_at_or_after (&l->phy, l->p.retrain_ps) * lanes);
-  double near_gap = MIN (gap_bytes, recovery_bytes);
+  /* The wire a Recovery ending at the packet's start would have begun on (Link.recovery_bytes); the sync headers
+   * counted in proportion to the gap's share of it. */
+  double near_gap = MIN (gap_bytes, l->recovery_bytes);
   double near_bits = 8.0 * (near_gap + token_bytes)
                      + 2.0 * (double) (lanes * blocks) * (gap_bytes > 0 ? near_gap / gap_bytes : 1.0);
   double u = g_rand_double (d->rand);

@@ -184,6 +184,7 @@ struct Link {
   uint64_t window_flits; /* flit mode: MAX_UNACKNOWLEDGED_FLITS (flit.c); else unused */
   double log_q; /* log (1 - ber): n line bits survive with exp (n log_q) */
   double bits_per_byte; /* line bits per byte: 10 at 8b/10b, else 8 */
+  double recovery_bytes; /* the wire bytes (every lane) of retrain_ps: a Recovery's reach back from a packet */
   double p_flit_bad, p_dllp_bad;
   uint32_t replay_timer_symbols;
   uint64_t lcrc_seq; /* link_inject_lcrc */

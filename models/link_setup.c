@@ -105,6 +105,7 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
     /* A flit is lost when FEC cannot correct it; a non-flit DLLP (8 bytes, §3) when any line bit is wrong (10 per
      * byte at 8b/10b), of which at 128b/130b the SDP token's 2 are a framing error (link_errors.c), not a CRC's. */
     l->bits_per_byte = l->phy.gen <= 2 ? 10.0 : 8.0;
+    l->recovery_bytes = (double) (phy_sym_at_or_after (&l->phy, l->p.retrain_ps) * l->phy.lanes);
     l->p_flit_bad = phy_flit_error_prob (&l->phy, params->ber, params->flit_lane_correlation);
     l->p_dllp_bad = l->phy.flit ? l->p_flit_bad : -expm1 ((l->phy.gen <= 2 ? 80.0 : 48.0) * l->log_q);
   }

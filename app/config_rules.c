@@ -11,6 +11,7 @@
 #include "config_private.h"
 #include "error.h"
 #include "models/hardip.h"
+#include "models/link.h"
 
 /* The node of the first of `paths` that some file or --set gave, else the config's root (1:1): an error about a
  * combination points at a value the user wrote, the one named first being the likelier fix. */
@@ -305,7 +306,7 @@ cfg_check_combinations (Walk *w, const YNode *root, GError **error)
   }
   /* 10-bit tags (768, spec §2.2.6.2) work on any link and with the DMA; more need flit mode's 14-bit tags, which
    * only the stream source uses (the chaining DMA's tag table holds 10-bit tags, dma_chain.h). */
-  if (c->endpoint.tags > 768 && (!flit || c->benchmark.workload != PS_WORKLOAD_STREAM)) {
+  if (c->endpoint.tags > LINK_TAGS_10BIT && (!flit || c->benchmark.workload != PS_WORKLOAD_STREAM)) {
     at = g_hash_table_lookup (w->seen, "endpoint.tags");
     ytree_error (error, PS_ERROR_DATA, at ? at : root, "endpoint.tags %" G_GINT64_FORMAT " needs 14-bit tags: flit "
                 "mode (Gen6 or link.flit_mode) and the stream workload (the chaining DMA keeps 10-bit tags, 768 "

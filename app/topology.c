@@ -828,10 +828,12 @@ parse_flow (const PsConfig *file, PsTopology *t, guint fi, const YNode *e, GErro
   if (f->op == PS_FLOW_READ && s->up_link >= 0) {
     /* Each read flow of a source function holds endpoint.tags tags of its own, so its completions are told apart by
      * requester ID and tag (models/flow.c); together they must fit the tags the source's link carries
-     * (link_tags_max(): 14-bit tags in flit mode, else 10-bit ones, 768 usable, spec §2.2.6.2), per function: each
-     * function of a device is a requester with tags of its own. */
+     * (link_tags_max(): 14-bit tags in flit mode, 15,360 usable, else 10-bit ones, 768 usable, spec §2.2.6.2), per
+     * function: each function of a device is a requester with tags of its own. The flow model refuses the same
+     * (models/flow.c), but without the node's place in the file. */
     const PsLink *up = &t->links[s->up_link];
-    int64_t tags = 0, max = (up->cfg ? up->cfg : file)->link.flit_mode || up->gen == 6 ? 16384 : 768;
+    int64_t tags = 0;
+    int64_t max = (up->cfg ? up->cfg : file)->link.flit_mode || up->gen == 6 ? LINK_TAGS_14BIT : LINK_TAGS_10BIT;
     for (guint i = 0; i <= fi; i++)
       if (t->flows[i].op == PS_FLOW_READ && t->flows[i].source == f->source && t->flows[i].function == f->function)
         tags += node_cfg (file, s)->endpoint.tags;

@@ -249,7 +249,11 @@ void link_inject_fault (Link *link, LinkFault fault, LinkDir dir, uint64_t nth);
 void link_inject_lcrc (Link *link, LinkDir dir, uint64_t seq, uint32_t times);
 
 /* The most non-posted requests one requester may have outstanding on this link, by the widest tag the link's
- * mode carries (spec §2.2.6.2, pcie-protocol.md §6): 10-bit tags, 768 usable values; 14-bit tags in flit mode, 15,360. */
+ * mode carries (spec §2.2.6.2, pcie-protocol.md §6): 10-bit tags, 768 usable values (LINK_TAGS_10BIT); 14-bit tags
+ * in flit mode, those with Tag[13:10] = 0 not used as 14-bit tags: 2^14 - 2^10 = 15,360 (LINK_TAGS_14BIT). The
+ * constants are for the config checks, which must refuse what this would refuse, at the node that asks for it. */
+#define LINK_TAGS_10BIT 768u
+#define LINK_TAGS_14BIT 15360u
 uint32_t link_tags_max (const LinkParams *params);
 
 /* The vendor "theoretical maximum" (published-calibration.md §1): lanes x per-lane MB/s after 8b/10b

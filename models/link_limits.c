@@ -77,10 +77,9 @@ link_protocol_limit_window_mbps (const LinkParams *params, uint32_t header_bytes
   return MIN (no_os, no_os * (1.0 - os_share) + no_os * (2.0 + deferred) * skp_ps / (double) window_ps);
 }
 
-/* pcie-protocol.md §6: 10-bit tags give 768 usable values; flit mode (always at Gen6) has 14-bit tags, of which
- * those with Tag[13:10] = 0 are not used as 14-bit tags (spec §2.2.6.2): 2^14 - 2^10 = 15,360. */
+/* Flit mode is always on at Gen6 (link.h). */
 uint32_t
 link_tags_max (const LinkParams *params)
 {
-  return params->flit_mode || params->gen == 6 ? 15360 : 768;
+  return params->flit_mode || params->gen == 6 ? LINK_TAGS_14BIT : LINK_TAGS_10BIT;
 }

@@ -557,6 +557,22 @@ START_TEST (test_fabric_tags_above_1024)
 }
 END_TEST
 
+/* Flit mode's 14-bit tags leave 2^14 - 2^10 = 15,360 usable per requester (spec §2.2.6.2): twenty read flows of
+ * 768 tags take exactly that and all run (the config check once allowed 16,384, which the flow model then refused
+ * with no place in the file; tests/bad/topology_read_tags_flit.yaml is the twenty-first flow). */
+START_TEST (test_fabric_tags_flit_limit)
+{
+  GString *y = g_string_new ("link: {gen: 6, lanes: 4}\n" ONE_ENDPOINT ("{type: endpoint, endpoint: {tags: 768}}"));
+  for (int k = 0; k < 20; k++)
+    g_string_append_printf (y, "  - {name: r%d, source: e0, target: host, op: read, bytes: 4096}\n", k);
+  PsRunResult r;
+  run_fabric ("tags20", y->str, &r);
+  for (guint k = 0; k < 20; k++)
+    ck_assert_uint_eq (r.fabric.flows[k].delivered_bytes, 4096);
+  g_string_free (y, TRUE);
+}
+END_TEST
+
 /* Issue #30 (found by randfab, seed 50295): at Gen1 x1 in flit mode with a root port that Acks every TLP, the
  * downstream direction still held a backlog of Ack flits 200 us after the read's last completion, and the
  * end-of-run check called the link broken (exit 70). The run drains until the links are quiet. */
@@ -606,6 +622,7 @@ main (void)
   tcase_add_test (tc, test_fabric_defaults_and_overrides);
   tcase_add_test (tc, test_element_sets);
   tcase_add_test (tc, test_fabric_tags_above_1024);
+  tcase_add_test (tc, test_fabric_tags_flit_limit);
   tcase_add_test (tc, test_fabric_slow_link_drains);
   tcase_add_test (tc, test_fabric_sris_long_tlp);
   suite_add_tcase (s, tc);

@@ -446,10 +446,12 @@ schedule_timed (SimEngine *e, SimTime at, uint64_t seq, SimEventId id)
    * straight path as a record due after the tail: whether a bucket is empty is a coin toss for the predictor. */
   r->prev = slot;
   uint32_t head = e->cal[b];
-  uint32_t h = head == NO_SLOT ? slot : head;
-  uint32_t tail = e->recs[h].prev;
+  uint32_t before = head == NO_SLOT ? slot : head;
+  /* Hides the value from the optimiser, which otherwise branches on the select to skip the time test below. */
+  __asm__ ("" : "+r" (before));
+  uint32_t tail = e->recs[before].prev, h = before;
   if (e->recs[tail].time > at) {
-    if (e->recs[head].time <= at)
+    if (e->recs[before].time <= at)
       return schedule_walk (e, at, seq, id);
     /* Earlier than the whole bucket: the new head. */
     h = slot;
@@ -457,7 +459,7 @@ schedule_timed (SimEngine *e, SimTime at, uint64_t seq, SimEventId id)
   e->cal[b] = h;
   /* After the tail (equal times stay ahead: they were scheduled earlier), i.e. before the head on the ring; alone,
    * all four links are the record itself. */
-  cal_link_between (e, slot, tail, head == NO_SLOT ? slot : head);
+  cal_link_between (e, slot, tail, before);
   e->cal_bits[b >> 6] |= (uint64_t) 1 << (b & 63);
   e->cal_words |= 1u << (b >> 6);
   r->where = CAL_AT + b;

@@ -449,14 +449,15 @@ schedule_timed (SimEngine *e, SimTime at, uint64_t seq, SimEventId id)
   uint32_t before = head == NO_SLOT ? slot : head;
   /* Hides the value from the optimiser, which otherwise branches on the select to skip the time test below. */
   __asm__ ("" : "+r" (before));
-  uint32_t tail = e->recs[before].prev, h = before;
-  if (e->recs[tail].time > at) {
-    if (e->recs[before].time <= at)
-      return schedule_walk (e, at, seq, id);
-    /* Earlier than the whole bucket: the new head. */
-    h = slot;
-  }
-  e->cal[b] = h;
+  uint32_t tail = e->recs[before].prev;
+  SimTime head_time = e->recs[before].time;
+  /* Due inside the bucket's span: the walk. Else after the tail, or before the head (the new head, a select: about
+   * a sixth of inserts, at random, were earlier than the tail). */
+  uint32_t walk = (e->recs[tail].time > at) & (head_time <= at);
+  __asm__ ("" : "+r" (walk)); /* one branch, not two (GCC splits the AND) */
+  if (walk)
+    return schedule_walk (e, at, seq, id);
+  e->cal[b] = head_time > at ? slot : before;
   /* After the tail (equal times stay ahead: they were scheduled earlier), i.e. before the head on the ring; alone,
    * all four links are the record itself. */
   cal_link_between (e, slot, tail, before);

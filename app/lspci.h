@@ -5,7 +5,8 @@
  * - Input: the dump of `lspci -vvv` (one or several devices; with or without -D domains; any pciutils from 3.2 on:
  *   fields wrapped onto continuation lines or not, tabs or spaces, CRLF line ends). A device starts at a line
  *   "[DDDD:]BB:DD.F DESCRIPTION"; its fields are read from the labelled lines DevCap, DevCtl, LnkCap, LnkCtl,
- *   LnkSta, DevCap2, DevCtl2 and Region N, each with the lines below it that are indented deeper or carry no label.
+ *   LnkSta, DevCap2, DevCtl2 and Region N (those before the capabilities: SR-IOV's VF BARs are not the device's),
+ *   each with the lines below it that are indented deeper or carry no label.
  * - Output: a config whose every value has a comment naming the dump line it came from (FILE:LINE and the line):
  *   link.gen/link.lanes from LnkSta (the trained link; LnkCap noted when it is more, first thing in the file),
  *   link.max_payload/max_read_request from DevCtl, link.read_completion_boundary from LnkCtl, endpoint.tags from

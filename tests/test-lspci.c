@@ -260,6 +260,31 @@ START_TEST (test_layouts)
 }
 END_TEST
 
+/* An SR-IOV capability lists the VFs' BARs as "Region N:" lines of its own (pciutils' ls-ecaps.c), indented under
+ * it: they are no BARs of the device. The NIC's own, Region 0 (8 MB) and Region 3 (32 KB), both 64-bit, stay its
+ * BAR0 and BAR3; taking the capability's lines was "a second Region 0" before. */
+START_TEST (test_sriov_regions)
+{
+  g_autofree char *nic = nic_text ();
+  g_autofree char *dump = replace (nic, "\tKernel driver in use", "\tCapabilities: [160 v1] Single Root I/O "
+                                   "Virtualization (SR-IOV)\n\t\tIOVCap:\tMigration-, Interrupt Message Number: "
+                                   "000\n\t\tVF offset: 16, stride: 1, Device ID: 154c\n\t\tRegion 0: Memory at "
+                                   "000038bffd000000 (64-bit, prefetchable)\n\t\tRegion 3: Memory at 000038bffc000000 "
+                                   "(64-bit, prefetchable)\n\tKernel driver in use");
+  const char *tree = "-[0000:00]-+-00.0  Host\n           \\-1c.0-[01]----00.0  NIC\n";
+  GError *e = NULL;
+  g_autoptr (PsConfig) cfg = import_text (dump, tree, &e);
+  ck_assert_msg (cfg && cfg->topology, "%s", e ? e->message : "no topology");
+  const PsTopology *t = cfg->topology;
+  for (guint i = 0; i < t->n_nodes; i++)
+    if (t->nodes[i].type == PS_NODE_ENDPOINT) {
+      ck_assert_uint_eq (t->nodes[i].bar_bytes[0], 8 * 1024 * 1024);
+      ck_assert_uint_eq (t->nodes[i].bar_bytes[3], 32 * 1024);
+      ck_assert (t->nodes[i].bar64[0] && t->nodes[i].bar64[3]);
+    }
+}
+END_TEST
+
 /* Bad input: exit 65 located at the line and column at fault (the NIC's LnkSta is line 32, "Speed" at column 11
  * after two tabs and "LnkSta:\t"; its value at 17), never a crash. */
 typedef struct {
@@ -346,6 +371,7 @@ lspci_suite (void)
   tcase_add_test (tc, test_choose_device);
   tcase_add_loop_test (tc, test_speed_words, 0, 6);
   tcase_add_test (tc, test_layouts);
+  tcase_add_test (tc, test_sriov_regions);
   tcase_add_loop_test (tc, test_bad_input, 0, G_N_ELEMENTS (bad_cases));
   tcase_add_test (tc, test_bad_tree);
   suite_add_tcase (s, tc);

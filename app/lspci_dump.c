@@ -191,6 +191,8 @@ lspci_read_device (const Text *t, guint first, guint end, Dev *d, GError **error
         d->express_line = (int) i + 1;
         d->express = x + 2;
       }
+      if (strstr (rest, "] Alternative Routing-ID Interpretation (ARI)") && !d->ari_line)
+        d->ari_line = (int) i + 1;
       continue;
     }
     int f = field_of (l);

@@ -397,11 +397,17 @@ dual_text (void)
  *   counted though absent; 01.0 on that bus is another device (no ARI: the device number is not the function's);
  * - the dump alone: the dual-port dump with a tree that draws only 00.0: 01:00.1's header (line 151) still makes 2;
  * - ARI beyond 8: the dual-port NIC (ARI) with four VFs drawn at 02.0-02.3, ARI functions 16-19 (2 << 3 | 0..3):
- *   20 numbered, 8 kept, the flows still function 1's. */
+ *   20 numbered, 8 kept, the flows still function 1's;
+ * - the tree alone (`lspci -vvv -s 01:00.1` and `lspci -tv`, as docs/your-machine.md suggests): the dump's one
+ *   device is function 1, the tree draws 00.0 and 00.1: 2, the BARs 01:00.1's own, said so. */
 START_TEST (test_function_counts)
 {
   g_autofree char *nic = nic_text ();
   g_autofree char *dual = dual_text ();
+  g_autofree char *tree = data_path ("nic_dual_port_tree.txt");
+  g_autofree char *dual_tree = slurp (tree);
+  g_autofree char *fn1 = g_strdup (g_strstr_len (dual, -1, "01:00.1 Ethernet"));
+  ck_assert (fn1);
   static const char sparse[] = "-[0000:00]-+-00.0  Host\n"
                                "           +-01.0-[01]--+-00.0  NIC\n"
                                "           |            +-00.3  NIC\n"
@@ -425,6 +431,7 @@ START_TEST (test_function_counts)
     { dual, one, "01:00.0", 2, 0, "#     function 1  <- d.txt:151 01:00.1 Ethernet" },
     { dual, vfs, "01:00.1", 8, 1, "functions: 8 (ARI numbers 0-19; a pciesim endpoint has 8 at most, so 8-19 are "
                                    "left out)" },
+    { fn1, dual_tree, NULL, 2, 1, "which pciesim gives function 0 (alone with BARs; the dump lacks it)" },
   };
   for (size_t i = 0; i < G_N_ELEMENTS (counts); i++) {
     GError *e = NULL;

@@ -129,14 +129,124 @@ put_gen_lanes (GString *out, const char *indent, const char *file, const LinkVal
   put (out, indent, l, file, &sta->width, NULL);
 }
 
+/* --- the device's functions ------------------------------------------------------------------------------------ */
+
+/* A pciesim endpoint has functions 0..7 (topology.c's `functions: 1..8`, the 3-bit function number of an ID,
+ * spec 2.2.6.2). */
+#define MAX_FUNCTIONS 8
+
+/* A function of the imported device as the tree or the dump shows it, for the lines `functions:` comes from. */
+typedef struct {
+  unsigned number; /* ARI: device << 3 | function */
+  gboolean from_tree;
+  const char *file;
+  int line;
+  const char *raw;
+} FnSeen;
+
+typedef struct {
+  GArray *seen; /* of FnSeen, by number, each number's tree line before its dump line */
+  unsigned self; /* the imported function's number */
+  unsigned n; /* the highest number shown + 1: pciesim numbers a device's functions 0..n-1 */
+} Fns;
+
+static unsigned
+fn_number (const Dev *d, unsigned dev, unsigned fn)
+{
+  return d->ari_line ? dev << 3 | fn : fn;
+}
+
+/* Whether an entry on `bus` is a function of d: its device number, or any when d has ARI (an ARI device is alone on
+ * its bus). A bus number names one bus of a domain, so the bus says the tree's parent too. */
+static gboolean
+same_device (const Dev *d, unsigned domain, unsigned bus, unsigned dev)
+{
+  return domain == d->domain && bus == d->bus && (d->ari_line || dev == d->dev);
+}
+
+static gint
+fn_order (gconstpointer a, gconstpointer b)
+{
+  const FnSeen *x = a, *y = b;
+  if (x->number != y->number)
+    return x->number < y->number ? -1 : 1;
+  if (x->from_tree != y->from_tree)
+    return x->from_tree ? -1 : 1;
+  return x->line - y->line;
+}
+
+/* d's functions from the dump's headers and the tree's entries (`td` NULL without a tree). */
+static void
+collect_functions (const Text *dump, const GArray *devs, const Text *tree, const GArray *td, const Dev *d, Fns *fs)
+{
+  fs->seen = g_array_new (FALSE, FALSE, sizeof (FnSeen));
+  fs->self = fn_number (d, d->dev, d->fn);
+  fs->n = fs->self + 1;
+  for (guint i = 0; i < devs->len; i++) {
+    const Dev *x = &g_array_index (devs, Dev, i);
+    if (same_device (d, x->domain, x->bus, x->dev)) {
+      const char *raw = line_at (dump, (guint) x->line - 1)->text;
+      FnSeen s = { fn_number (d, x->dev, x->fn), FALSE, dump->name, x->line, raw };
+      g_array_append_val (fs->seen, s);
+    }
+  }
+  for (guint i = 0; td && i < td->len; i++) {
+    const TDev *x = &g_array_index (td, TDev, i);
+    if (same_device (d, x->domain, x->bus, x->dev)) {
+      /* From the entry's own column: "00.1  Intel …", not the drawing of the buses before it. */
+      const Line *l = line_at (tree, (guint) x->line - 1);
+      FnSeen s = { fn_number (d, x->dev, x->fn), TRUE, tree->name, x->line, l->text + (x->col - l->col) };
+      g_array_append_val (fs->seen, s);
+    }
+  }
+  g_array_sort (fs->seen, fn_order);
+  for (guint i = 0; i < fs->seen->len; i++)
+    fs->n = MAX (fs->n, g_array_index (fs->seen, FnSeen, i).number + 1);
+}
+
+/* How the count n follows from the numbers shown, for the parenthesis after it. */
+static void
+append_count_why (GString *out, const Fns *fs)
+{
+  if (fs->n > MAX_FUNCTIONS) {
+    g_string_append_printf (out, "ARI numbers 0-%u; a pciesim endpoint has %d at most", fs->n - 1, MAX_FUNCTIONS);
+    return;
+  }
+  g_string_append_printf (out, "the highest function number shown, %u, + 1", fs->n - 1);
+  gboolean shown[MAX_FUNCTIONS] = { FALSE };
+  for (guint i = 0; i < fs->seen->len; i++)
+    shown[g_array_index (fs->seen, FnSeen, i).number] = TRUE;
+  g_autoptr (GString) absent = g_string_new (NULL);
+  for (unsigned k = 0; k < fs->n; k++)
+    if (!shown[k])
+      g_string_append_printf (absent, "%s%u", absent->len ? ", " : "", k);
+  if (absent->len)
+    g_string_append_printf (out, ": pciesim numbers a device's functions 0..N-1, so %s, which lspci does not show, "
+                            "count too, making no requests", absent->str);
+}
+
+/* The tree and dump lines the functions were read from, at most 16 (an ARI device with its VFs shows hundreds). */
+static void
+put_function_lines (GString *out, const char *indent, const Fns *fs)
+{
+  guint shown = MIN (fs->seen->len, 16);
+  for (guint i = 0; i < shown; i++) {
+    const FnSeen *s = &g_array_index (fs->seen, FnSeen, i);
+    g_string_append_printf (out, "%s#     function %u  <- ", indent, s->number);
+    append_clean (out, s->file, 256);
+    g_string_append_printf (out, ":%d ", s->line);
+    append_clean (out, s->raw, 90);
+    g_string_append_c (out, '\n');
+  }
+  if (fs->seen->len > shown)
+    g_string_append_printf (out, "%s#     and %u lines more\n", indent, fs->seen->len - shown);
+}
+
 /* The tree part: the chain of bridges from the root to the device, as root complex, switches and links. */
 static gboolean
 write_topology (GString *out, const Text *dump, const Dev *devs, guint n_devs, const Dev *d, const Values *v,
-                const Text *tree, GError **error)
+                const Text *tree, const GArray *td, const Fns *fs, GError **error)
 {
-  g_autoptr (GArray) td = g_array_new (FALSE, FALSE, sizeof (TDev));
-  if (!lspci_parse_tree (tree, td, error))
-    return FALSE;
   int at = -1;
   for (guint i = 0; i < td->len && at < 0; i++) {
     const TDev *x = &g_array_index (td, TDev, i);
@@ -222,14 +332,20 @@ write_topology (GString *out, const Text *dump, const Dev *devs, guint n_devs, c
       put (out, "    ", kv, tree->name, &src, why);
     }
   }
-  /* The device's BARs from its Region lines: a 64-bit BAR takes two registers, lspci names the first. */
+  /* The device's BARs from its Region lines: a 64-bit BAR takes two registers, lspci names the first. pciesim
+   * gives BARs to function 0 alone (docs/fabrics.md), so they are function 0's when the dump has it. */
+  unsigned functions = MIN (fs->n, MAX_FUNCTIONS);
+  const Dev *bd = d;
+  for (guint i = 0; i < n_devs && fs->self != 0; i++)
+    if (same_device (d, devs[i].domain, devs[i].bus, devs[i].dev) && fn_number (d, devs[i].dev, devs[i].fn) == 0)
+      bd = &devs[i];
   g_autoptr (GString) bars = g_string_new (NULL);
   int last = -1;
   for (int r = 0; r < 6; r++)
-    if (d->f[F_REGION0 + r].line)
+    if (bd->f[F_REGION0 + r].line)
       last = r;
   for (int r = 0; r <= last; r++) {
-    const Field *f = &d->f[F_REGION0 + r];
+    const Field *f = &bd->f[F_REGION0 + r];
     gboolean b64 = FALSE;
     const char *why = NULL;
     uint64_t size = f->line ? region_size (f, &b64, &why) : 0;
@@ -241,13 +357,28 @@ write_topology (GString *out, const Text *dump, const Dev *devs, guint n_devs, c
       g_string_append_printf (bars, "%" G_GUINT64_FORMAT, size);
   }
   {
-    g_autofree char *kv = last >= 0 ? g_strdup_printf ("device: {type: endpoint, bars: [%s]}", bars->str)
-                                    : g_strdup ("device: {type: endpoint}");
-    Src src = { d->line, 1, line_at (dump, (guint) d->line - 1)->text };
-    put (out, "    ", kv, dump->name, &src, last >= 0 ? "BARs from the Region lines below" : "no Region lines: "
-         "pciesim's default BAR0");
+    g_autofree char *fn = functions > 1 ? g_strdup_printf (", functions: %u", functions) : g_strdup ("");
+    g_autofree char *kv = last >= 0 ? g_strdup_printf ("device: {type: endpoint%s, bars: [%s]}", fn, bars->str)
+                                    : g_strdup_printf ("device: {type: endpoint%s}", fn);
+    Src src = { bd->line, 1, line_at (dump, (guint) bd->line - 1)->text };
+    const char *why = last >= 0 ? "BARs from the Region lines below" : "no Region lines: pciesim's default BAR0";
+    if (bd != d)
+      why = last >= 0 ? "BARs from function 0's Region lines below: pciesim gives BARs to function 0 alone"
+                      : "function 0 has no Region lines: pciesim's default BAR0";
+    else if (fs->self != 0)
+      why = last >= 0 ? "BARs from the Region lines below, which pciesim gives function 0 (alone with BARs; the dump "
+                        "lacks it)" : "no Region lines: pciesim's default BAR0";
+    put (out, "    ", kv, dump->name, &src, why);
   }
-  put_bar_comments (out, "    ", dump->name, d);
+  if (functions > 1) {
+    g_string_append_printf (out, "    #   functions: %u (", functions);
+    append_count_why (out, fs);
+    if (fs->n > MAX_FUNCTIONS)
+      g_string_append_printf (out, ", so %d-%u are left out", MAX_FUNCTIONS, fs->n - 1);
+    g_string_append_printf (out, "); the flows are function %u's (%s, imported):\n", fs->self, d->shown);
+    put_function_lines (out, "    ", fs);
+  }
+  put_bar_comments (out, "    ", dump->name, bd);
   g_string_append (out, "  links:\n");
   for (guint s = 0; s < n_links; s++) {
     g_autofree char *a = s == 0 ? g_strdup ("host") : g_strdup_printf ("sw%u", s);
@@ -264,18 +395,30 @@ write_topology (GString *out, const Text *dump, const Dev *devs, guint n_devs, c
       put (out, "    ", kv, dump->name, &lv[s].speed, why);
     }
   }
-  g_string_append (out, "# The device writes 1 MB into host memory and reads 1 MB from it, both at once (as the DMA\n"
-                        "# benchmark's simultaneous mode). Add flows, or endpoints beside it, to ask more.\n"
-                        "flows:\n"
-                        "  - {name: write, source: device, target: host, op: write, bytes: 1048576}\n"
-                        "  - {name: read, source: device, target: host, op: read, bytes: 1048576}\n");
+  if (functions == 1) {
+    g_string_append (out, "# The device writes 1 MB into host memory and reads 1 MB from it, both at once (as the DMA\n"
+                          "# benchmark's simultaneous mode). Add flows, or endpoints beside it, to ask more.\n"
+                          "flows:\n"
+                          "  - {name: write, source: device, target: host, op: write, bytes: 1048576}\n"
+                          "  - {name: read, source: device, target: host, op: read, bytes: 1048576}\n");
+    return TRUE;
+  }
+  /* The imported function's requests carry its own ID (the JSON's requester_id); the others make none. */
+  g_string_append_printf (out, "# Function %u of the device (%s, the one imported) writes 1 MB into host memory and "
+                          "reads 1 MB from\n# it, both at once (as the DMA benchmark's simultaneous mode). Add flows "
+                          "(from its other functions:\n# `function: F`, F below %u), or endpoints beside it, to ask "
+                          "more.\nflows:\n", fs->self, d->shown, functions);
+  g_string_append_printf (out, "  - {name: write, source: device, function: %u, target: host, op: write, bytes: "
+                          "1048576}\n  - {name: read, source: device, function: %u, target: host, op: read, bytes: "
+                          "1048576}\n", fs->self, fs->self);
   return TRUE;
 }
 
 /* The config text of device `d` with values `v`, after the comment block that says where it comes from. */
 static gboolean
-write_config (GString *o, const Text *t, const Text *tt, GArray *devs, const Dev *d, const Values *v,
-              const char *host_include, const char *host_note, GString *notes, GError **error)
+write_config (GString *o, const Text *t, const Text *tt, const GArray *td, GArray *devs, const Dev *d,
+              const Values *v, const Fns *fs, const char *host_include, const char *host_note, GString *notes,
+              GError **error)
 {
   g_autoptr (GString) fname = g_string_new (NULL);
   append_clean (fname, t->name, 256);
@@ -337,8 +480,17 @@ write_config (GString *o, const Text *t, const Text *tt, GArray *devs, const Dev
   put (o, "  ", kv, t->name, &v->tags_src, v->tags_why);
   if (v->tags_note)
     g_string_append_printf (o, "  # %s\n", v->tags_note);
+  if (!tt && fs->n > 1) {
+    /* The dump alone tells of the other functions: the one-link benchmark has one requester, so no key. */
+    g_string_append_printf (o, "# %s is function %u of %u (", d->shown, fs->self, fs->n);
+    append_count_why (o, fs);
+    g_string_append_printf (o, "); the one-link benchmark has one requester: --tree (lspci -tv) makes a fabric "
+                            "whose device has `functions: %u`%s:\n", MIN (fs->n, MAX_FUNCTIONS),
+                            fs->self >= MAX_FUNCTIONS ? " and refuses this one, beyond them" : "");
+    put_function_lines (o, "", fs);
+  }
   if (tt) {
-    if (!write_topology (o, t, &g_array_index (devs, Dev, 0), devs->len, d, v, tt, error))
+    if (!write_topology (o, t, &g_array_index (devs, Dev, 0), devs->len, d, v, tt, td, fs, error))
       return FALSE;
   } else if (d->f[F_REGION0].line || d->f[F_REGION0 + 1].line || d->f[F_REGION0 + 2].line
              || d->f[F_REGION0 + 3].line || d->f[F_REGION0 + 4].line || d->f[F_REGION0 + 5].line) {
@@ -378,6 +530,8 @@ ps_lspci_config (const char *dump_name, const char *dump, gsize dump_len, const 
   Values v = { 0 };
   g_autoptr (GString) o = NULL;
   g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GArray) td = g_array_new (FALSE, FALSE, sizeof (TDev));
+  Fns fs = { 0 };
   if (!lspci_split_lines (&t, dump_name, dump, dump_len, error) || (tree && !lspci_split_lines (&tt, tree_name, tree, tree_len,
                                                                                      error)))
     goto out;
@@ -439,14 +593,33 @@ ps_lspci_config (const char *dump_name, const char *dump, gsize dump_len, const 
   } else {
     d = &g_array_index (devs, Dev, 0);
   }
+  /* The tree is read before the values: an ARI function beyond 7 is refused before its (a VF's zero) link is. */
+  if (tree && !lspci_parse_tree (&tt, td, error))
+    goto out;
+  collect_functions (&t, devs, tree ? &tt : NULL, tree ? td : NULL, d, &fs);
+  if (tree && fs.self >= MAX_FUNCTIONS) {
+    /* The first and last it could import, written as the dump writes addresses (with the domain or without). */
+    char lo[16], hi[16];
+    gsize cut = strlen (d->shown) > 7 ? 0 : 5;
+    lspci_format_bdf (lo, d->domain, d->bus, 0, 0);
+    lspci_format_bdf (hi, d->domain, d->bus, 0, MAX_FUNCTIONS - 1);
+    ps_error_located (error, PS_ERROR_DATA, t.name, d->line, 1, "%s is function %u of an ARI device (ARI numbers a "
+                      "device's functions across the device numbers of its bus): a pciesim endpoint has functions "
+                      "0-%d (spec 2.2.6.2's 3-bit number), so no flow can come from it; import one of %s to %s, "
+                      "which share its link, or leave out --tree for the one-link benchmark", d->shown, fs.self,
+                      MAX_FUNCTIONS - 1, lo + cut, hi + cut);
+    goto out;
+  }
   if (!lspci_read_values (&t, d, &v, error))
     goto out;
 
   o = g_string_new (NULL);
-  if (!write_config (o, &t, tree ? &tt : NULL, devs, d, &v, host_include, host_note, notes, error))
+  if (!write_config (o, &t, tree ? &tt : NULL, td, devs, d, &v, &fs, host_include, host_note, notes, error))
     goto out;
   result = g_string_free (g_steal_pointer (&o), FALSE);
 out:
+  if (fs.seen)
+    g_array_unref (fs.seen);
   g_free (v.tags_note);
   lspci_text_clear (&t);
   lspci_text_clear (&tt);

@@ -5,7 +5,8 @@
  * - Input: the dump of `lspci -vvv` (one or several devices; with or without -D domains; any pciutils from 3.2 on:
  *   fields wrapped onto continuation lines or not, tabs or spaces, CRLF line ends). A device starts at a line
  *   "[DDDD:]BB:DD.F DESCRIPTION"; its fields are read from the labelled lines DevCap, DevCtl, LnkCap, LnkCtl,
- *   LnkSta, DevCap2, DevCtl2 and Region N, each with the lines below it that are indented deeper or carry no label.
+ *   LnkSta, DevCap2, DevCtl2 and Region N (those before the capabilities: SR-IOV's VF BARs are not the device's),
+ *   each with the lines below it that are indented deeper or carry no label.
  * - Output: a config whose every value has a comment naming the dump line it came from (FILE:LINE and the line):
  *   link.gen/link.lanes from LnkSta (the trained link; LnkCap noted when it is more, first thing in the file),
  *   link.max_payload/max_read_request from DevCtl, link.read_completion_boundary from LnkCtl, endpoint.tags from
@@ -13,6 +14,10 @@
  *   tree, a topology: root complex, one switch per upstream/downstream port pair on the path to the device (the
  *   links' widths and speeds from the ports' own LnkSta when the dump has them), the device with its BARs (from
  *   the Region lines), and one write and one read flow; without it, the one-link DMA benchmark (BARs as comments).
+ *   A device of several functions (the tree's and the dump's entries with its bus and device number, or any device
+ *   number with ARI, which numbers functions device << 3 | function) gets `functions:` N = the highest number + 1
+ *   (8 at most, noted), its flows `function:` the imported one's, its BARs function 0's (pciesim gives BARs to
+ *   function 0 alone); without the tree a comment. With the tree an ARI function beyond 7 is PS_ERROR_DATA.
  * - The config is loaded with ps_config_load() before it is written: what is written runs as is, and a config the
  *   checks refuse is an internal error (70), never a file.
  * - Errors: a dump with several devices and no --device (or a --device it lacks) is PS_ERROR_USAGE, listing the

@@ -173,9 +173,13 @@ lspci_read_device (const Text *t, guint first, guint end, Dev *d, GError **error
   d->shown = g_strndup (h->text, (gsize) n);
   d->desc = h->text + n + strspn (h->text + n, " \t");
   d->line = (int) first + 1;
+  /* lspci prints the device's Region lines before its capabilities (show_bases, then show_caps): a Region line
+   * after the first "Capabilities:" is a capability's, such as SR-IOV's VF BARs, and is no BAR of the device. */
+  gboolean in_caps = FALSE;
   for (guint i = first + 1; i < end; i++) {
     const Line *l = line_at (t, i);
     if (l->label && g_str_has_prefix (l->text, "Capabilities:")) {
+      in_caps = TRUE;
       const char *rest = l->text + 13 + strspn (l->text + 13, " \t");
       if (g_str_has_prefix (rest, "<access denied>") && !d->denied_line) {
         d->denied_line = (int) i + 1;
@@ -187,10 +191,12 @@ lspci_read_device (const Text *t, guint first, guint end, Dev *d, GError **error
         d->express_line = (int) i + 1;
         d->express = x + 2;
       }
+      if (strstr (rest, "] Alternative Routing-ID Interpretation (ARI)") && !d->ari_line)
+        d->ari_line = (int) i + 1;
       continue;
     }
     int f = field_of (l);
-    if (f < 0)
+    if (f < 0 || (f >= F_REGION0 && in_caps))
       continue;
     Field *fd = &d->f[f];
     if (fd->line) {

@@ -46,6 +46,9 @@ typedef struct {
   const char *desc; /* the rest of the header line */
   int denied_line, denied_col;
   int express_line;
+  /* its ARI capability's line, 0 without: an ARI device numbers its functions across the device numbers of its bus
+   * (lspci shows function 9 as BB:01.1) */
+  int ari_line;
   const char *express; /* "Express (v2) Endpoint, MSI 00" */
   Field f[F_N];
 } Dev;

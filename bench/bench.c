@@ -59,11 +59,13 @@ static const char *const gb_read_sets[] = { "link.lanes=8", "benchmark.transfer_
  * single-function endpoints in one hierarchy: the config says why), to show whether the cost per TLP delivered
  * grows with the fabric's size. */
 #define FABRIC256_CONFIG "tests/data/fabric256.yaml"
-/* Its two controls, no target of their own: the same flow machinery on one link (flows-1), and fabric-16's endpoints
- * and flows each on a root port of its own, no switch (flat-16). Between them and fabric-16 the cost per event of
- * many links and of the switches shows apart from the flow workload's own (docs/performance.md). */
+/* Its three controls, no target of their own: the same flow machinery on one link (flows-1), fabric-16's endpoints
+ * and flows each on a root port of its own, no switch (flat-16), and its switch levels with one leaf switch of
+ * four endpoints (fabric-4). Between them and fabric-16 the cost of many links, of the switches and of a large
+ * fabric's working set shows apart from the flow workload's own (docs/performance.md). */
 #define FLOWS1_CONFIG "tests/data/flows1.yaml"
 #define FLAT16_CONFIG "tests/data/flat16.yaml"
+#define FABRIC4_CONFIG "tests/data/fabric4.yaml"
 /* published / published-vcd / published-json (issue #15): what tracing costs, traced against untraced on the same
  * runs. One published benchmark is ~25 ms of CPU, too short to time alone, so each workload repeats it. */
 #define PUBLISHED_CONFIG "configs/svgx_g2_x8.yaml"
@@ -88,6 +90,7 @@ static const Workload workloads[] = {
                   "once (tests/data/fabric256.yaml)" },
   { "flows-1", "control: one endpoint, one Gen3 x4 link, a 64 MB read and write flow at once (tests/data/flows1.yaml)" },
   { "flat-16", "control: fabric-16's endpoints and flows on 16 root ports, no switch (tests/data/flat16.yaml)" },
+  { "fabric-4", "control: fabric-16's two switch levels with four endpoints, 4 flows of 32 MB (tests/data/fabric4.yaml)" },
   { "published", "the published benchmark (svgx_g2_x8, every mode) 20 times, untraced" },
   { "published-vcd", "the same, each run traced to a .vcd file (--trace)" },
   { "published-json", "the same, each run traced to a Perfetto .json file (--trace)" },
@@ -312,7 +315,8 @@ static const char *
 fabric_config (const char *name)
 {
   static const char *const map[][2] = { { "fabric-16", FABRIC16_CONFIG }, { "fabric-256", FABRIC256_CONFIG },
-                                        { "flows-1", FLOWS1_CONFIG }, { "flat-16", FLAT16_CONFIG } };
+                                        { "flows-1", FLOWS1_CONFIG }, { "flat-16", FLAT16_CONFIG },
+                                        { "fabric-4", FABRIC4_CONFIG } };
   for (guint i = 0; i < G_N_ELEMENTS (map); i++)
     if (strcmp (name, map[i][0]) == 0)
       return map[i][1];
@@ -461,14 +465,22 @@ typedef struct {
   gboolean met;
 } Target;
 
-/* The M TLP/s of the workload `name` in this invocation, or 0 when it did not run, failed or counted no TLP. */
-static double
-tlps_of (const char *name, const char *const *names, const Result *res, guint n)
+/* The result of the workload `name` in this invocation, or NULL when it did not run, failed or counted no TLP. */
+static const Result *
+with_tlps (const char *name, const char *const *names, const Result *res, guint n)
 {
   for (guint o = 0; o < n; o++)
     if (strcmp (names[o], name) == 0 && res[o].ok && res[o].tlps > 0)
-      return rate ((double) res[o].tlps, res[o].cpu_s) / 1e6;
-  return 0;
+      return &res[o];
+  return NULL;
+}
+
+/* Its M TLP/s, or 0. */
+static double
+tlps_of (const char *name, const char *const *names, const Result *res, guint n)
+{
+  const Result *r = with_tlps (name, names, res, n);
+  return r ? rate ((double) r->tlps, r->cpu_s) / 1e6 : 0;
 }
 
 /* Targets of issue #8, one row per target checked, appended to `out`; returns whether every target was met.
@@ -648,10 +660,7 @@ report_table (GString *o, const char *const *names, const Result *res, guint n, 
   /* Not targets: fabric-16 against the one-link write and its two controls, per event and per TLP delivered over a
    * link. A switch forwards a TLP inside the arrival's event, where an endpoint and the host spend datapath events
    * on each, so events differ in weight between workloads (docs/performance.md, "fabric-16, third round"). */
-  const Result *fab = NULL;
-  for (guint i = 0; i < n; i++)
-    if (strcmp (names[i], "fabric-16") == 0 && res[i].ok && res[i].tlps > 0)
-      fab = &res[i];
+  const Result *fab = with_tlps ("fabric-16", names, res, n);
   gboolean head = TRUE;
   for (guint i = 0; fab && i < n; i++) {
     const Result *r = &res[i];
@@ -665,6 +674,22 @@ report_table (GString *o, const char *const *names, const Result *res, guint n, 
                             (double) fab->events / (double) fab->tlps, (double) r->events / (double) r->tlps);
     head = FALSE;
   }
+  /* Each flow workload against the one-link write, per TLP delivered: the controls bound what fabric-16 could reach
+   * (flows-1: the flow workload alone, flat-16: with many links, fabric-4: with the switches). */
+  const Result *w1g = with_tlps ("write-1g", names, res, n);
+  gboolean first = TRUE;
+  for (guint i = 0; w1g && i < n; i++) {
+    const Result *r = &res[i];
+    if (!r->ok || r->tlps == 0 || fabric_config (names[i]) == NULL)
+      continue;
+    g_string_append_printf (o, "%s %s %.3g", first ? (head ? "\nfor information (no target)\n  M TLP/s / write-1g's:"
+                                                           : "  M TLP/s / write-1g's:")
+                                                   : ",",
+                            names[i], rate (rate ((double) r->tlps, r->cpu_s), rate ((double) w1g->tlps, w1g->cpu_s)));
+    first = head = FALSE;
+  }
+  if (!first)
+    g_string_append_c (o, '\n');
   return all;
 }
 

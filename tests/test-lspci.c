@@ -1,9 +1,10 @@
 /* test-lspci.c — `pciesim import lspci` on dumps written for these tests in the format pciutils' ls-caps.c and
  * ls-tree.c print (tests/data/lspci/): a Gen3 x8 NIC, a Gen4 x16 GPU trained at x8, an NVMe SSD behind a PLX
- * switch with the `lspci -tv` tree (pciutils 3.5's one-line LnkSta), a dump made without root and a laptop's
- * several devices (with -D domains and 10-bit tags). Every expected figure was read off the dump by hand: the
- * LnkSta speed word and width, DevCtl's MaxPayload and MaxReadReq, LnkCtl's RCB, and the tags (DevCtl2
- * 10BitTagReq+ → 768, else DevCtl ExtTag+ → 256, else 32; spec §2.2.6.2), and the line each stands on. */
+ * switch with the `lspci -tv` tree (pciutils 3.5's one-line LnkSta), a dump made without root, a laptop's
+ * several devices (with -D domains and 10-bit tags) and a dual-port NIC (two functions, ARI, SR-IOV) with its
+ * tree. Every expected figure was read off the dump by hand: the LnkSta speed word and width, DevCtl's MaxPayload
+ * and MaxReadReq, LnkCtl's RCB, and the tags (DevCtl2 10BitTagReq+ → 768, else DevCtl ExtTag+ → 256, else 32;
+ * spec §2.2.6.2), the functions drawn in the tree, and the line each stands on. */
 #define TMPDIR_TEMPLATE "pciesim-test-lspci-XXXXXX"
 #include "common.h"
 
@@ -27,6 +28,9 @@ static const Case cases[] = {
     167, FALSE },
   { "laptop_multi.txt", "0000:02:00.0", NULL, 2, 1, 128, 512, 64, 32, 60, 54, 58, 53, FALSE },
   { "laptop_multi.txt", "03:00.0", NULL, 4, 4, 256, 512, 64, 768, 104, 98, 102, 111, FALSE },
+  /* The dual-port NIC: each function's values from its own lines (01:00.0 from line 64, 01:00.1 from line 151). */
+  { "nic_dual_port.txt", "01:00.0", "nic_dual_port_tree.txt", 3, 8, 256, 512, 64, 256, 95, 89, 93, 88, FALSE },
+  { "nic_dual_port.txt", "01:00.1", "nic_dual_port_tree.txt", 3, 8, 256, 512, 64, 256, 182, 176, 180, 175, FALSE },
 };
 
 static char *
@@ -138,6 +142,83 @@ START_TEST (test_switch_topology)
 }
 END_TEST
 
+/* The dual-port X710 (nic_dual_port.txt, nic_dual_port_tree.txt): the tree draws 00.0 (line 2) and 00.1 (line 3)
+ * under root port 01.0, the dump has 01:00.0 (line 64) and 01:00.1 (line 151), so the highest function number
+ * is 1 and the endpoint has functions: 2. Imported as 01:00.F, both flows come from function F, whose requester
+ * ID is 01:00.F (the root port's secondary bus, the first below bus 0, is 1; device 0). The BARs are function
+ * 0's either way (pciesim gives BARs to function 0 alone): Region 0 (line 72, 8 MB) and Region 3 (line 73,
+ * 32 KB), both 64-bit. */
+START_TEST (test_functions)
+{
+  const unsigned fn = (unsigned) _i;
+  g_autofree char *dir = case_dir ("functions");
+  g_autofree char *out = g_build_filename (dir, "nic.yaml", NULL);
+  g_autofree char *dump = data_path ("nic_dual_port.txt");
+  g_autofree char *tree = data_path ("nic_dual_port_tree.txt");
+  g_autofree char *device = g_strdup_printf ("01:00.%u", fn);
+  g_auto (TestRun) r;
+  PCIESIM (&r, "import", "lspci", dump, "--device", device, "--tree", tree, "-o", out);
+  ck_assert_msg (r.status == 0, "status %d: %s", r.status, r.err);
+  GError *e = NULL;
+  g_autoptr (PsConfig) cfg = ps_config_load (out, NULL, &e);
+  ck_assert_msg (cfg && cfg->topology, "%s", e ? e->message : "no topology");
+  const PsTopology *t = cfg->topology;
+  int endpoints = 0;
+  for (guint i = 0; i < t->n_nodes; i++)
+    if (t->nodes[i].type == PS_NODE_ENDPOINT) {
+      endpoints++;
+      ck_assert_uint_eq (t->nodes[i].functions, 2);
+      ck_assert_uint_eq (t->nodes[i].bar_bytes[0], 8 * 1024 * 1024);
+      ck_assert_uint_eq (t->nodes[i].bar_bytes[3], 32 * 1024);
+    }
+  ck_assert_int_eq (endpoints, 1);
+  ck_assert_uint_eq (t->n_flows, 2);
+  for (guint i = 0; i < t->n_flows; i++)
+    ck_assert_uint_eq (t->flows[i].function, fn);
+  /* The value names its lines: both functions in the tree and in the dump; the BARs function 0's Region lines. */
+  g_autofree char *text = slurp (out);
+  g_autofree char *head = g_strdup_printf ("#   functions: 2 (the highest function number shown, 1, + 1); the flows "
+                                           "are function %u's (01:00.%u, imported):", fn, fn);
+  ck_assert_msg (strstr (text, head), "no '%s' in:\n%s", head, text);
+  const struct {
+    unsigned fn;
+    const char *file;
+    int line;
+  } cites[] = { { 0, tree, 2 }, { 0, dump, 64 }, { 1, tree, 3 }, { 1, dump, 151 } };
+  for (size_t i = 0; i < G_N_ELEMENTS (cites); i++) {
+    g_autofree char *want = g_strdup_printf ("#     function %u  <- %s:%d ", cites[i].fn, cites[i].file,
+                                             cites[i].line);
+    ck_assert_msg (strstr (text, want), "no '%s' in:\n%s", want, text);
+  }
+  g_autofree char *bar0 = g_strdup_printf ("BAR0: 8 MB, 64-bit  <- %s:72 ", dump);
+  ck_assert_msg (strstr (text, bar0), "no '%s' in:\n%s", bar0, text);
+  g_auto (TestRun) run;
+  PCIESIM (&run, out, "--format", "json");
+  ck_assert_msg (run.status == 0, "the imported config does not run: %s", run.err);
+  for (int i = 0; i < 2; i++) {
+    g_autofree char *flow = g_strdup_printf ("\"name\": \"%s\", \"source\": \"device\", \"function\": %u, "
+                                             "\"requester_id\": \"01:00.%u\"", i ? "read" : "write", fn, fn);
+    ck_assert_msg (strstr (run.out, flow), "no '%s' in:\n%s", flow, run.out);
+  }
+  ck_assert_msg (strstr (run.out, "\"delivered_bytes\": 1048576"), "%s", run.out);
+}
+END_TEST
+
+/* Without the tree the one-link benchmark has no functions: no key, a comment with the dump's two headers. */
+START_TEST (test_functions_without_tree)
+{
+  g_autofree char *dump = data_path ("nic_dual_port.txt");
+  g_auto (TestRun) r;
+  PCIESIM (&r, "import", "lspci", dump, "--device", "01:00.1");
+  ck_assert_msg (r.status == 0, "status %d: %s", r.status, r.err);
+  ck_assert_msg (!strstr (r.out, "\ntopology:") && !strstr (r.out, "function: "), "%s", r.out);
+  const char *head = "# 01:00.1 is function 1 of 2 (the highest function number shown, 1, + 1)";
+  g_autofree char *f0 = g_strdup_printf ("#     function 0  <- %s:64 01:00.0 Ethernet", dump);
+  g_autofree char *f1 = g_strdup_printf ("#     function 1  <- %s:151 01:00.1 Ethernet", dump);
+  ck_assert_msg (strstr (r.out, head) && strstr (r.out, f0) && strstr (r.out, f1), "%s", r.out);
+}
+END_TEST
+
 /* Without root lspci hides the capabilities: the error is at that line, names what is missing and how to get it. */
 START_TEST (test_access_denied)
 {
@@ -186,20 +267,29 @@ host_include (void)
   return g_build_filename (source_root (), "configs", "hosts", "ideal.yaml", NULL);
 }
 
-/* Import `dump` (a text) and load the result; NULL with `error` set when the import refused it. */
+/* Import device `device` (NULL: the only one) of `dump` (a text) and load the result; NULL with `error` set when
+ * the import refused it. The config's text is left in `text` when it is not NULL. */
 static PsConfig *
-import_text (const char *dump, const char *tree, GError **error)
+import_device (const char *dump, const char *tree, const char *device, char **out, GError **error)
 {
   g_autofree char *host = host_include ();
   g_autofree char *text = ps_lspci_config ("d.txt", dump, strlen (dump), "t.txt", tree, tree ? strlen (tree) : 0,
-                                           NULL, host, "test", NULL, error);
+                                           device, host, "test", NULL, error);
   if (!text)
     return NULL;
+  if (out)
+    *out = g_strdup (text);
   g_autofree char *dir = case_dir ("text");
   g_autofree char *path = write_file (dir, "c.yaml", text);
   PsConfig *cfg = ps_config_load (path, NULL, error);
   ck_assert_msg (cfg, "imported config does not load: %s\n%s", (*error)->message, text);
   return cfg;
+}
+
+static PsConfig *
+import_text (const char *dump, const char *tree, GError **error)
+{
+  return import_device (dump, tree, NULL, NULL, error);
 }
 
 static char *
@@ -257,6 +347,131 @@ START_TEST (test_layouts)
     ck_assert_int_eq (cfg->link.read_completion_boundary, 64);
     ck_assert_int_eq (cfg->endpoint.tags, 256);
   }
+}
+END_TEST
+
+/* An SR-IOV capability lists the VFs' BARs as "Region N:" lines of its own (pciutils' ls-ecaps.c), indented under
+ * it: they are no BARs of the device. The NIC's own, Region 0 (8 MB) and Region 3 (32 KB), both 64-bit, stay its
+ * BAR0 and BAR3; taking the capability's lines was "a second Region 0" before. */
+START_TEST (test_sriov_regions)
+{
+  g_autofree char *nic = nic_text ();
+  g_autofree char *dump = replace (nic, "\tKernel driver in use", "\tCapabilities: [160 v1] Single Root I/O "
+                                   "Virtualization (SR-IOV)\n\t\tIOVCap:\tMigration-, Interrupt Message Number: "
+                                   "000\n\t\tVF offset: 16, stride: 1, Device ID: 154c\n\t\tRegion 0: Memory at "
+                                   "000038bffd000000 (64-bit, prefetchable)\n\t\tRegion 3: Memory at 000038bffc000000 "
+                                   "(64-bit, prefetchable)\n\tKernel driver in use");
+  const char *tree = "-[0000:00]-+-00.0  Host\n           \\-1c.0-[01]----00.0  NIC\n";
+  GError *e = NULL;
+  g_autoptr (PsConfig) cfg = import_text (dump, tree, &e);
+  ck_assert_msg (cfg && cfg->topology, "%s", e ? e->message : "no topology");
+  const PsTopology *t = cfg->topology;
+  for (guint i = 0; i < t->n_nodes; i++)
+    if (t->nodes[i].type == PS_NODE_ENDPOINT) {
+      ck_assert_uint_eq (t->nodes[i].bar_bytes[0], 8 * 1024 * 1024);
+      ck_assert_uint_eq (t->nodes[i].bar_bytes[3], 32 * 1024);
+      ck_assert (t->nodes[i].bar64[0] && t->nodes[i].bar64[3]);
+    }
+}
+END_TEST
+
+/* The endpoint's functions in the config, or 0 when it has no topology. */
+static unsigned
+endpoint_functions (const PsConfig *cfg)
+{
+  for (guint i = 0; cfg->topology && i < cfg->topology->n_nodes; i++)
+    if (cfg->topology->nodes[i].type == PS_NODE_ENDPOINT)
+      return cfg->topology->nodes[i].functions;
+  return 0;
+}
+
+static char *
+dual_text (void)
+{
+  g_autofree char *p = data_path ("nic_dual_port.txt");
+  return slurp (p);
+}
+
+/* How the count follows from what lspci shows:
+ * - sparse numbers: the single NIC (no ARI) drawn with 00.0 and 00.3 under its port: 3 + 1 = 4 functions, 1 and 2
+ *   counted though absent; 01.0 on that bus is another device (no ARI: the device number is not the function's);
+ * - the dump alone: the dual-port dump with a tree that draws only 00.0: 01:00.1's header (line 151) still makes 2;
+ * - ARI beyond 8: the dual-port NIC (ARI) with four VFs drawn at 02.0-02.3, ARI functions 16-19 (2 << 3 | 0..3):
+ *   20 numbered, 8 kept, the flows still function 1's;
+ * - the tree alone (`lspci -vvv -s 01:00.1` and `lspci -tv`, as docs/your-machine.md suggests): the dump's one
+ *   device is function 1, the tree draws 00.0 and 00.1: 2, the BARs 01:00.1's own, said so. */
+START_TEST (test_function_counts)
+{
+  g_autofree char *nic = nic_text ();
+  g_autofree char *dual = dual_text ();
+  g_autofree char *tree = data_path ("nic_dual_port_tree.txt");
+  g_autofree char *dual_tree = slurp (tree);
+  g_autofree char *fn1 = g_strdup (g_strstr_len (dual, -1, "01:00.1 Ethernet"));
+  ck_assert (fn1);
+  static const char sparse[] = "-[0000:00]-+-00.0  Host\n"
+                               "           +-01.0-[01]--+-00.0  NIC\n"
+                               "           |            +-00.3  NIC\n"
+                               "           |            \\-01.0  other\n"
+                               "           \\-1f.0  LPC\n";
+  static const char one[] = "-[0000:00]-+-00.0  Host\n"
+                            "           \\-01.0-[01]----00.0  NIC\n";
+  static const char vfs[] = "-[0000:00]-+-00.0  Host\n"
+                            "           \\-01.0-[01]--+-00.0  NIC\n"
+                            "                        +-00.1  NIC\n"
+                            "                        +-02.0  VF\n"
+                            "                        +-02.1  VF\n"
+                            "                        +-02.2  VF\n"
+                            "                        \\-02.3  VF\n";
+  const struct {
+    const char *dump, *tree, *device;
+    unsigned functions, flow_fn;
+    const char *needle;
+  } counts[] = {
+    { nic, sparse, NULL, 4, 0, "so 1, 2, which lspci does not show, count too" },
+    { dual, one, "01:00.0", 2, 0, "#     function 1  <- d.txt:151 01:00.1 Ethernet" },
+    { dual, vfs, "01:00.1", 8, 1, "functions: 8 (ARI numbers 0-19; a pciesim endpoint has 8 at most, so 8-19 are "
+                                   "left out)" },
+    { fn1, dual_tree, NULL, 2, 1, "which pciesim gives function 0 (alone with BARs; the dump lacks it)" },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS (counts); i++) {
+    GError *e = NULL;
+    g_autofree char *text = NULL;
+    g_autoptr (PsConfig) cfg = import_device (counts[i].dump, counts[i].tree, counts[i].device, &text, &e);
+    ck_assert_msg (cfg, "case %zu: %s", i, e ? e->message : "");
+    ck_assert_uint_eq (endpoint_functions (cfg), counts[i].functions);
+    for (guint k = 0; k < cfg->topology->n_flows; k++)
+      ck_assert_uint_eq (cfg->topology->flows[k].function, counts[i].flow_fn);
+    ck_assert_msg (strstr (text, counts[i].needle), "case %zu: no '%s' in:\n%s", i, counts[i].needle, text);
+  }
+}
+END_TEST
+
+/* A VF at 01:02.0 is ARI function 16 (2 << 3 | 0): with the tree no flow can come from it, an error at its header
+ * (line 151, where the dump's second function stands in this variant); without the tree the one-link benchmark
+ * takes it, with a comment. */
+START_TEST (test_function_beyond_eight)
+{
+  g_autofree char *dual = dual_text ();
+  g_autofree char *dump = replace (dual, "01:00.1 Ethernet controller: Intel Corporation Ethernet Controller X710 for "
+                                   "10GbE SFP+", "01:02.0 Ethernet controller: Intel Corporation Ethernet Virtual "
+                                   "Function 700 Series");
+  const char *tree = "-[0000:00]-+-00.0  Host\n"
+                     "           \\-01.0-[01]--+-00.0  NIC\n"
+                     "                        \\-02.0  VF\n";
+  g_autofree char *host = host_include ();
+  GError *e = NULL;
+  g_autofree char *text = ps_lspci_config ("d.txt", dump, strlen (dump), "t.txt", tree, strlen (tree), "01:02.0",
+                                           host, "test", NULL, &e);
+  ck_assert_msg (!text && e, "accepted:\n%s", text);
+  ck_assert_int_eq (e->code, PS_ERROR_DATA);
+  ck_assert_msg (g_str_has_prefix (e->message, "d.txt:151:1: error: 01:02.0 is function 16 of an ARI device")
+                 && strstr (e->message, "01:00.0 to 01:00.7") && !strchr (e->message, '\n'), "%s", e->message);
+  g_error_free (e);
+  e = NULL;
+  g_autofree char *plain = NULL;
+  g_autoptr (PsConfig) cfg = import_device (dump, NULL, "01:02.0", &plain, &e);
+  ck_assert_msg (cfg, "%s", e ? e->message : "");
+  ck_assert_msg (strstr (plain, "# 01:02.0 is function 16 of 17 (ARI numbers 0-16;"), "%s", plain);
 }
 END_TEST
 
@@ -342,10 +557,15 @@ lspci_suite (void)
   tcase_set_timeout (tc, 60);
   tcase_add_loop_test (tc, test_dumps, 0, G_N_ELEMENTS (cases));
   tcase_add_test (tc, test_switch_topology);
+  tcase_add_loop_test (tc, test_functions, 0, 2);
+  tcase_add_test (tc, test_functions_without_tree);
   tcase_add_test (tc, test_access_denied);
   tcase_add_test (tc, test_choose_device);
   tcase_add_loop_test (tc, test_speed_words, 0, 6);
   tcase_add_test (tc, test_layouts);
+  tcase_add_test (tc, test_sriov_regions);
+  tcase_add_test (tc, test_function_counts);
+  tcase_add_test (tc, test_function_beyond_eight);
   tcase_add_loop_test (tc, test_bad_input, 0, G_N_ELEMENTS (bad_cases));
   tcase_add_test (tc, test_bad_tree);
   suite_add_tcase (s, tc);

@@ -427,9 +427,10 @@ schedule_walk (SimEngine *e, SimTime at, uint64_t seq, SimEventId id)
 }
 
 /* A timed event that does not replace the spent root: the calendar, or a new heap leaf. The calendar's usual
- * cases, an empty bucket and a record due no earlier than the bucket's tail, are cal_insert()'s first steps done
- * here without a call; the rest is reached by tail calls, so this path saves no registers (as sim_schedule_at():
- * a fabric schedules most of its events here). */
+ * cases, an empty bucket, a record due no earlier than the bucket's tail and one earlier than its head, are
+ * cal_insert()'s first steps done here without a call and without a branch between them; the walk and the heap
+ * are reached by tail calls. The selects keep six more values live and cost six register saves, which the
+ * mispredictions they remove outweigh on a fabric (docs/performance.md: a fabric schedules most events here). */
 static G_GNUC_NO_INLINE SimEventId
 schedule_timed (SimEngine *e, SimTime at, uint64_t seq, SimEventId id)
 {

@@ -273,21 +273,24 @@ cal_insert (SimEngine *e, uint32_t slot, SimTime at)
   return TRUE;
 }
 
+/* Without a branch on whether the record is alone in its bucket (about half are, at random: a mispredicted branch
+ * per calendar event). Alone, its ring's prev and next are itself, so the unlinking writes land on the record being
+ * removed, the head goes to NO_SLOT and the bucket's bit is cleared; else the bit stays and the word stays set. */
 static inline void
 cal_remove (SimEngine *e, uint32_t slot)
 {
   EventRec *r = &e->recs[slot];
   uint32_t b = r->where - CAL_AT;
-  if (r->next == slot) {
-    e->cal[b] = NO_SLOT;
-    if ((e->cal_bits[b >> 6] &= ~((uint64_t) 1 << (b & 63))) == 0)
-      e->cal_words &= ~(1u << (b >> 6));
-  } else {
-    e->recs[r->prev].next = r->next;
-    e->recs[r->next].prev = r->prev;
-    if (e->cal[b] == slot)
-      e->cal[b] = r->next;
-  }
+  uint32_t next = r->next, prev = r->prev;
+  uint64_t alone = next == slot;
+  e->recs[prev].next = next;
+  e->recs[next].prev = prev;
+  uint32_t head = e->cal[b];
+  uint32_t after = alone ? NO_SLOT : next;
+  e->cal[b] = head == slot ? after : head;
+  uint64_t bits = e->cal_bits[b >> 6] & ~(alone << (b & 63));
+  e->cal_bits[b >> 6] = bits;
+  e->cal_words &= ~((uint32_t) (bits == 0) << (b >> 6));
   e->cal_len--;
 }
 
@@ -424,9 +427,10 @@ schedule_walk (SimEngine *e, SimTime at, uint64_t seq, SimEventId id)
 }
 
 /* A timed event that does not replace the spent root: the calendar, or a new heap leaf. The calendar's usual
- * cases, an empty bucket and a record due no earlier than the bucket's tail, are cal_insert()'s first steps done
- * here without a call; the rest is reached by tail calls, so this path saves no registers (as sim_schedule_at():
- * a fabric schedules most of its events here). */
+ * cases, an empty bucket, a record due no earlier than the bucket's tail and one earlier than its head, are
+ * cal_insert()'s first steps done here without a call and without a branch between them; the walk and the heap
+ * are reached by tail calls. The selects keep six more values live and cost six register saves, which the
+ * mispredictions they remove outweigh on a fabric (docs/performance.md: a fabric schedules most events here). */
 static G_GNUC_NO_INLINE SimEventId
 schedule_timed (SimEngine *e, SimTime at, uint64_t seq, SimEventId id)
 {
@@ -439,20 +443,27 @@ schedule_timed (SimEngine *e, SimTime at, uint64_t seq, SimEventId id)
   r->time = at;
   r->seq = seq;
   uint32_t b = (uint32_t) (at >> CAL_SHIFT) & CAL_MASK;
+  /* An empty bucket reads as a ring of the new record alone (its prev itself), so that case takes the same
+   * straight path as a record due after the tail: whether a bucket is empty is a coin toss for the predictor. */
+  r->prev = slot;
   uint32_t head = e->cal[b];
-  if (head == NO_SLOT) {
-    cal_link_alone (e, slot, b);
-  } else {
-    uint32_t tail = e->recs[head].prev;
-    if (e->recs[tail].time > at) {
-      if (e->recs[head].time <= at)
-        return schedule_walk (e, at, seq, id);
-      /* Earlier than the whole bucket: the new head. */
-      e->cal[b] = slot;
-    }
-    /* After the tail (equal times stay ahead: they were scheduled earlier), i.e. before the head on the ring. */
-    cal_link_between (e, slot, tail, head);
-  }
+  uint32_t before = head == NO_SLOT ? slot : head;
+  /* Hides the value from the optimiser, which otherwise branches on the select to skip the time test below. */
+  __asm__ ("" : "+r" (before));
+  uint32_t tail = e->recs[before].prev;
+  SimTime head_time = e->recs[before].time;
+  /* Due inside the bucket's span: the walk. Else after the tail, or before the head (the new head, a select: about
+   * a sixth of inserts, at random, were earlier than the tail). */
+  uint32_t walk = (e->recs[tail].time > at) & (head_time <= at);
+  __asm__ ("" : "+r" (walk)); /* one branch, not two (GCC splits the AND) */
+  if (walk)
+    return schedule_walk (e, at, seq, id);
+  e->cal[b] = head_time > at ? slot : before;
+  /* After the tail (equal times stay ahead: they were scheduled earlier), i.e. before the head on the ring; alone,
+   * all four links are the record itself. */
+  cal_link_between (e, slot, tail, before);
+  e->cal_bits[b >> 6] |= (uint64_t) 1 << (b & 63);
+  e->cal_words |= 1u << (b >> 6);
   r->where = CAL_AT + b;
   e->cal_len++;
   return id;

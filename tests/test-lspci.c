@@ -558,6 +558,41 @@ START_TEST (test_vfs)
 }
 END_TEST
 
+/* A VF without ARI in a fabric: nic_sriov_vfs.txt with the PF's VF offset 2 (VF 1 = 0x0100 + 2 = 01:00.2), no ARI
+ * capability, and VF 01:02.0 renamed 01:00.2, drawn as 00.2 under the root port: three functions, the flows function
+ * 2's, the endpoint's link the PF's Gen3 x8 (LnkSta line 95), the run's requests from 01:00.2. */
+START_TEST (test_vf_fabric)
+{
+  g_autofree char *path = data_path ("nic_sriov_vfs.txt");
+  g_autofree char *all = slurp (path);
+  g_autofree char *offset = replace (all, "VF offset: 16,", "VF offset: 2,");
+  g_autofree char *no_ari = replace (offset, "\tCapabilities: [150 v1] Alternative Routing-ID Interpretation (ARI)\n"
+                                     "\t\tARICap:\tMFVC- ACS-, Next Function: 0\n\t\tARICtl:\tMFVC- ACS-, Function "
+                                     "Group: 0\n", "");
+  g_autofree char *dump = replace (no_ari, "01:02.0 Ethernet", "01:00.2 Ethernet");
+  const char *tree = "-[0000:00]-+-00.0  Host\n"
+                     "           \\-01.0-[01]--+-00.0  NIC\n"
+                     "                        +-00.1  NIC\n"
+                     "                        \\-00.2  VF\n";
+  GError *e = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr (PsConfig) cfg = import_device (dump, tree, "01:00.2", &text, &e);
+  ck_assert_msg (cfg, "%s", e ? e->message : "");
+  ck_assert_uint_eq (endpoint_functions (cfg), 3);
+  ck_assert_int_eq (cfg->link.gen, 3);
+  ck_assert_int_eq (cfg->link.lanes, 8);
+  for (guint k = 0; k < cfg->topology->n_flows; k++)
+    ck_assert_uint_eq (cfg->topology->flows[k].function, 2);
+  ck_assert_msg (strstr (text, "# 01:00.2 is SR-IOV virtual function 1 of 01:00.0") && strstr (text, "(d.txt:95 "),
+                 "%s", text);
+  g_autofree char *dir = case_dir ("vf_fabric");
+  g_autofree char *yaml = write_file (dir, "vf.yaml", text);
+  g_auto (TestRun) run;
+  PCIESIM (&run, yaml, "--format", "json");
+  ck_assert_msg (run.status == 0 && strstr (run.out, "\"requester_id\": \"01:00.2\""), "%s%s", run.out, run.err);
+}
+END_TEST
+
 /* The functions of one device whose MaxReadReq or tags differ from the imported one's: each named with its line.
  * Importing PF 01:00.0 (MaxReadReq 512, line 89; ExtTag+, line 88): VF 01:02.1, ARI function 17 (2 << 3 | 1), has
  * MaxReadReq 256 (line 308); 01:00.1, function 1, ExtTag- (line 175): 32 tags. VF 01:02.0 (512, and the PF's ExtTag
@@ -676,6 +711,7 @@ lspci_suite (void)
   tcase_add_test (tc, test_function_beyond_eight);
   tcase_add_test (tc, test_vfs);
   tcase_add_test (tc, test_functions_differ);
+  tcase_add_test (tc, test_vf_fabric);
   tcase_add_loop_test (tc, test_bad_input, 0, G_N_ELEMENTS (bad_cases));
   tcase_add_test (tc, test_bad_tree);
   suite_add_tcase (s, tc);

@@ -121,12 +121,12 @@ put_bar_comments (GString *out, const char *indent, const char *file, const Dev 
 }
 
 static void
-put_gen_lanes (GString *out, const char *indent, const char *file, const LinkVals *sta)
+put_gen_lanes (GString *out, const char *indent, const char *file, const LinkVals *sta, const char *why)
 {
   g_autofree char *g = g_strdup_printf ("gen: %" G_GINT64_FORMAT, sta->gen);
   g_autofree char *l = g_strdup_printf ("lanes: %" G_GINT64_FORMAT, sta->lanes);
-  put (out, indent, g, file, &sta->speed, NULL);
-  put (out, indent, l, file, &sta->width, NULL);
+  put (out, indent, g, file, &sta->speed, why);
+  put (out, indent, l, file, &sta->width, why);
 }
 
 /* --- the device's functions ------------------------------------------------------------------------------------ */
@@ -142,6 +142,7 @@ typedef struct {
   const char *file;
   int line;
   const char *raw;
+  const Dev *dev; /* the dump's entry, NULL for the tree's */
 } FnSeen;
 
 typedef struct {
@@ -186,7 +187,7 @@ collect_functions (const Text *dump, const GArray *devs, const Text *tree, const
     const Dev *x = &g_array_index (devs, Dev, i);
     if (same_device (d, x->domain, x->bus, x->dev)) {
       const char *raw = line_at (dump, (guint) x->line - 1)->text;
-      FnSeen s = { fn_number (d, x->dev, x->fn), FALSE, dump->name, x->line, raw };
+      FnSeen s = { fn_number (d, x->dev, x->fn), FALSE, dump->name, x->line, raw, x };
       g_array_append_val (fs->seen, s);
     }
   }
@@ -195,7 +196,7 @@ collect_functions (const Text *dump, const GArray *devs, const Text *tree, const
     if (same_device (d, x->domain, x->bus, x->dev)) {
       /* From the entry's own column: "00.1  Intel …", not the drawing of the buses before it. */
       const Line *l = line_at (tree, (guint) x->line - 1);
-      FnSeen s = { fn_number (d, x->dev, x->fn), TRUE, tree->name, x->line, l->text + (x->col - l->col) };
+      FnSeen s = { fn_number (d, x->dev, x->fn), TRUE, tree->name, x->line, l->text + (x->col - l->col), NULL };
       g_array_append_val (fs->seen, s);
     }
   }
@@ -414,11 +415,104 @@ write_topology (GString *out, const Text *dump, const Dev *devs, guint n_devs, c
   return TRUE;
 }
 
+/* --- SR-IOV virtual functions ---------------------------------------------------------------------------------- */
+
+/* The physical function in the dump whose SR-IOV capability numbers d among its enabled VFs, or NULL; `k` is d's
+ * VF number (1..Number of VFs). VF k's routing ID is the PF's + VF offset + (k - 1) * stride (SR-IOV 1.1 2.1.3), in
+ * the PF's domain: the address decides, not the device's name. */
+static const Dev *
+find_pf (const Dev *devs, guint n, const Dev *d, unsigned *k)
+{
+  uint32_t rid = d->bus << 8 | d->dev << 3 | d->fn;
+  for (guint i = 0; i < n; i++) {
+    const Dev *p = &devs[i];
+    if (p == d || !p->iov_vfs_line || !p->iov_offset_line || !p->iov_num_vfs || p->domain != d->domain)
+      continue;
+    uint64_t first = (uint64_t) (p->bus << 8 | p->dev << 3 | p->fn) + p->iov_offset;
+    if (rid < first)
+      continue;
+    uint64_t step = rid - first;
+    if (p->iov_stride ? step % p->iov_stride == 0 && step / p->iov_stride < p->iov_num_vfs : step == 0) {
+      *k = (unsigned) (p->iov_stride ? step / p->iov_stride : 0) + 1;
+      return p;
+    }
+  }
+  return NULL;
+}
+
+/* Where a VF's values come from, after the file's first comment: the PF and its SR-IOV lines. */
+static void
+put_vf_origin (GString *o, const Text *t, const Dev *d, const Dev *pf, unsigned k)
+{
+  g_string_append_printf (o, "# %s is SR-IOV virtual function %u of %s, by the PF's SR-IOV capability:\n#   ", d->shown,
+                          k, pf->shown);
+  append_clean (o, t->name, 256);
+  g_string_append_printf (o, ":%d ", pf->iov_vfs_line);
+  append_clean (o, line_at (t, (guint) pf->iov_vfs_line - 1)->text, 100);
+  g_string_append (o, "\n#   ");
+  append_clean (o, t->name, 256);
+  g_string_append_printf (o, ":%d ", pf->iov_offset_line);
+  append_clean (o, line_at (t, (guint) pf->iov_offset_line - 1)->text, 100);
+  g_string_append_printf (o, "\n# (VF %u's ID is the PF's + offset + %u x stride). A VF has no link of its own: its "
+                          "Link fields are reserved\n# (SR-IOV 1.1 3.5; its own LnkSta is line %d), so "
+                          "link.gen, link.lanes, link.read_completion_boundary\n# and the MaxPayload and ExtTag it "
+                          "uses (RsvdP in a VF's DevCtl) are the PF's; link.max_read_request is its own.\n", k, k - 1,
+                          d->f[F_LNKSTA].line);
+}
+
+/* --- the device's other functions' requests -------------------------------------------------------------------- */
+
+/* After max_read_request (`tags` FALSE) or tags: one comment per other function of the dump whose value differs,
+ * as the config holds one value for the device, the imported function's. A bus holds 256 functions at most, so the
+ * PF searches stay within 256 passes over the devices. */
+static void
+put_differing (GString *o, const Text *t, const Dev *devs, guint n, const Dev *d, const Values *v, const Fns *fs,
+               gboolean tags)
+{
+  guint shown = 0, more = 0;
+  for (guint i = 0; i < fs->seen->len; i++) {
+    const FnSeen *s = &g_array_index (fs->seen, FnSeen, i);
+    const Dev *x = s->dev;
+    if (!x || s->number == fs->self)
+      continue;
+    unsigned k;
+    const Dev *pf = find_pf (devs, n, x, &k);
+    if (x->denied_line || !x->f[F_DEVCTL].line || (pf && (pf->denied_line || !pf->f[F_DEVCTL].line)))
+      continue;
+    Values w = { 0 };
+    gboolean ok = lspci_read_requests (t, x, pf, &w, NULL);
+    g_free (w.tags_note);
+    if (!ok || (tags ? w.tags == v->tags : w.mrrs == v->mrrs))
+      continue;
+    if (shown == 8) {
+      more++;
+      continue;
+    }
+    shown++;
+    const Src *src = tags ? &w.tags_src : &w.mrrs_src;
+    if (tags)
+      g_string_append_printf (o, "  # function %u (%s) has %" G_GINT64_FORMAT " tags, %s: ", s->number, x->shown,
+                              w.tags, w.tags_why);
+    else
+      g_string_append_printf (o, "  # function %u (%s) has MaxReadReq %" G_GINT64_FORMAT " bytes: ", s->number,
+                              x->shown, w.mrrs);
+    append_clean (o, t->name, 256);
+    g_string_append_printf (o, ":%d ", src->line);
+    append_clean (o, src->raw, 72);
+    g_string_append_c (o, '\n');
+  }
+  if (more)
+    g_string_append_printf (o, "  # and %u functions more differ\n", more);
+  if (shown)
+    g_string_append_printf (o, "  #   (the config holds one value for the device: %s's, the function imported)\n",
+                            d->shown);
+}
+
 /* The config text of device `d` with values `v`, after the comment block that says where it comes from. */
 static gboolean
 write_config (GString *o, const Text *t, const Text *tt, const GArray *td, GArray *devs, const Dev *d,
-              const Values *v, const Fns *fs, const char *host_include, const char *host_note, GString *notes,
-              GError **error)
+              const Dev *pf, unsigned vf_k, const Values *v, const Fns *fs, const char *host_include,
+              const char *host_note, GString *notes, GError **error)
 {
   g_autoptr (GString) fname = g_string_new (NULL);
   append_clean (fname, t->name, 256);
@@ -426,11 +520,14 @@ write_config (GString *o, const Text *t, const Text *tt, const GArray *td, GArra
   append_clean (o, d->desc, 100);
   g_string_append (o, "\n# Each value names the dump line it came from. The simulation runs the link as it trained "
                       "(LnkSta).\n");
+  if (pf)
+    put_vf_origin (o, t, d, pf, vf_k);
   if (v->sta.gen < v->cap.gen || v->sta.lanes < v->cap.lanes || v->sta.downgraded) {
     g_autofree char *msg = g_strdup_printf ("%s trained at Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT " but can run "
                                             "Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT " (LnkCap, %s:%d): the slot, "
-                                            "the riser, the port above or the card limits it", d->shown, v->sta.gen,
-                                            v->sta.lanes, v->cap.gen, v->cap.lanes, fname->str, d->f[F_LNKCAP].line);
+                                            "the riser, the port above or the card limits it", v->link_dev->shown,
+                                            v->sta.gen, v->sta.lanes, v->cap.gen, v->cap.lanes, fname->str,
+                                            v->link_dev->f[F_LNKCAP].line);
     g_string_append_printf (o, "#\n# DOWNGRADED LINK: %s.\n# --set link.gen=%" G_GINT64_FORMAT " --set link.lanes=%"
                             G_GINT64_FORMAT " shows what the card would do at its capability.\n#\n", msg, v->cap.gen,
                             v->cap.lanes);
@@ -461,7 +558,7 @@ write_config (GString *o, const Text *t, const Text *tt, const GArray *td, GArra
   g_autofree char *inc = g_strdup_printf ("include: [%s]", q->str);
   put (o, "", inc, NULL, NULL, host_note);
   g_string_append (o, "link:\n");
-  put_gen_lanes (o, "  ", t->name, &v->sta);
+  put_gen_lanes (o, "  ", t->name, &v->sta, v->link_why);
   if (v->sta.gen != v->cap.gen || v->sta.lanes != v->cap.lanes) {
     g_string_append_printf (o, "  # capable of Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT ": %s:%d ", v->cap.gen,
                             v->cap.lanes, fname->str, v->cap.speed.line);
@@ -470,16 +567,18 @@ write_config (GString *o, const Text *t, const Text *tt, const GArray *td, GArra
   }
   char kv[64];
   g_snprintf (kv, sizeof kv, "max_payload: %" G_GINT64_FORMAT, v->mps);
-  put (o, "  ", kv, t->name, &v->mps_src, NULL);
+  put (o, "  ", kv, t->name, &v->mps_src, v->mps_why);
   g_snprintf (kv, sizeof kv, "max_read_request: %" G_GINT64_FORMAT, v->mrrs);
   put (o, "  ", kv, t->name, &v->mrrs_src, NULL);
+  put_differing (o, t, &g_array_index (devs, Dev, 0), devs->len, d, v, fs, FALSE);
   g_snprintf (kv, sizeof kv, "read_completion_boundary: %" G_GINT64_FORMAT, v->rcb);
-  put (o, "  ", kv, t->name, &v->rcb_src, NULL);
+  put (o, "  ", kv, t->name, &v->rcb_src, v->rcb_why);
   g_string_append (o, "endpoint:   # datapath_bits and clock_mhz are not in lspci: the model's default for the link\n");
   g_snprintf (kv, sizeof kv, "tags: %" G_GINT64_FORMAT, v->tags);
   put (o, "  ", kv, t->name, &v->tags_src, v->tags_why);
   if (v->tags_note)
     g_string_append_printf (o, "  # %s\n", v->tags_note);
+  put_differing (o, t, &g_array_index (devs, Dev, 0), devs->len, d, v, fs, TRUE);
   if (!tt && fs->n > 1) {
     /* The dump alone tells of the other functions: the one-link benchmark has one requester, so no key. */
     g_string_append_printf (o, "# %s is function %u of %u (", d->shown, fs->self, fs->n);
@@ -610,11 +709,14 @@ ps_lspci_config (const char *dump_name, const char *dump, gsize dump_len, const 
                       MAX_FUNCTIONS - 1, lo + cut, hi + cut);
     goto out;
   }
-  if (!lspci_read_values (&t, d, &v, error))
+  unsigned vf_k = 0;
+  const Dev *pf = find_pf (&g_array_index (devs, Dev, 0), devs->len, d, &vf_k);
+  if (!lspci_read_values (&t, d, pf, &v, error))
     goto out;
 
   o = g_string_new (NULL);
-  if (!write_config (o, &t, tree ? &tt : NULL, td, devs, d, &v, &fs, host_include, host_note, notes, error))
+  if (!write_config (o, &t, tree ? &tt : NULL, td, devs, d, pf, vf_k, &v, &fs, host_include, host_note, notes,
+                     error))
     goto out;
   result = g_string_free (g_steal_pointer (&o), FALSE);
 out:

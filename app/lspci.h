@@ -18,14 +18,20 @@
  *   number with ARI, which numbers functions device << 3 | function) gets `functions:` N = the highest number + 1
  *   (8 at most, noted), its flows `function:` the imported one's, its BARs function 0's (pciesim gives BARs to
  *   function 0 alone); without the tree a comment. With the tree an ARI function beyond 7 is PS_ERROR_DATA.
+ *   An SR-IOV VF (its address among the enabled VFs of a PF's SR-IOV capability in the dump: PF + VF offset + k x
+ *   stride, k below Number of VFs) takes its PF's link, MaxPayload, RCB and ExtTag (a VF's are reserved, SR-IOV
+ *   1.1 3.5), its own MaxReadReq, each comment saying so. Other functions of the device whose MaxReadReq or tags
+ *   differ from the imported one's are named in comments with their lines.
  * - The config is loaded with ps_config_load() before it is written: what is written runs as is, and a config the
  *   checks refuse is an internal error (70), never a file.
  * - Errors: a dump with several devices and no --device (or a --device it lacks) is PS_ERROR_USAGE, listing the
  *   devices; bad input is PS_ERROR_DATA located "FILE:LINE:COL: error: …" at the dump or tree line at fault (a value
  *   lspci never prints, a field without its value, a device listed twice, a tree line that is no tree); a device
  *   whose capabilities lspci could not read ("<access denied>") is PS_ERROR_DATA naming the values missing and
- *   the command that reads them (lspci as root). Missing files are PS_ERROR_NOINPUT, an unwritable output
- *   PS_ERROR_CANTCREAT. Parsing is linear in the input and allocates per line, never per byte. */
+ *   the command that reads them (lspci as root); an endpoint whose LnkSta reads "Speed unknown, Width x0" (a VF)
+ *   with no PF in the dump is PS_ERROR_DATA at that line, with the command that dumps the PF too. Missing files
+ *   are PS_ERROR_NOINPUT, an unwritable output PS_ERROR_CANTCREAT. Parsing is linear in the input and allocates
+ *   per line, never per byte. */
 #pragma once
 
 #include <glib.h>

@@ -175,11 +175,12 @@ lspci_read_device (const Text *t, guint first, guint end, Dev *d, GError **error
   d->line = (int) first + 1;
   /* lspci prints the device's Region lines before its capabilities (show_bases, then show_caps): a Region line
    * after the first "Capabilities:" is a capability's, such as SR-IOV's VF BARs, and is no BAR of the device. */
-  gboolean in_caps = FALSE;
+  gboolean in_caps = FALSE, in_sriov = FALSE;
   for (guint i = first + 1; i < end; i++) {
     const Line *l = line_at (t, i);
     if (l->label && g_str_has_prefix (l->text, "Capabilities:")) {
       in_caps = TRUE;
+      in_sriov = strstr (l->text, "] Single Root I/O Virtualization (SR-IOV)") != NULL;
       const char *rest = l->text + 13 + strspn (l->text + 13, " \t");
       if (g_str_has_prefix (rest, "<access denied>") && !d->denied_line) {
         d->denied_line = (int) i + 1;
@@ -194,6 +195,19 @@ lspci_read_device (const Text *t, guint first, guint end, Dev *d, GError **error
       if (strstr (rest, "] Alternative Routing-ID Interpretation (ARI)") && !d->ari_line)
         d->ari_line = (int) i + 1;
       continue;
+    }
+    /* ls-ecaps.c's cap_sriov prints "Initial VFs: %d, Total VFs: %d, Number of VFs: %d, …" and "VF offset: %d,
+     * stride: %d, …" */
+    unsigned ia, ib, ic;
+    if (in_sriov && !d->iov_vfs_line
+        && sscanf (l->text, "Initial VFs: %u, Total VFs: %u, Number of VFs: %u", &ia, &ib, &ic) == 3) {
+      d->iov_vfs_line = (int) i + 1;
+      d->iov_num_vfs = ic;
+    }
+    if (in_sriov && !d->iov_offset_line && sscanf (l->text, "VF offset: %u, stride: %u", &ia, &ib) == 2) {
+      d->iov_offset_line = (int) i + 1;
+      d->iov_offset = ia;
+      d->iov_stride = ib;
     }
     int f = field_of (l);
     if (f < 0 || (f >= F_REGION0 && in_caps))
@@ -442,9 +456,10 @@ lspci_parse_tree (const Text *t, GArray *devs, GError **error)
 
 
 
-/* Everything the config needs from the device, or a located error. */
-gboolean
-lspci_read_values (const Text *t, const Dev *d, Values *v, GError **error)
+/* The checks that the fields read are there: capabilities readable, an Express capability with its DevCtl, LnkCtl
+ * and LnkSta. */
+static gboolean
+check_fields (const Text *t, const Dev *d, GError **error)
 {
   if (d->denied_line) {
     ps_error_located (error, PS_ERROR_DATA, t->name, d->denied_line, d->denied_col, "lspci could not read the "
@@ -468,20 +483,42 @@ lspci_read_values (const Text *t, const Dev *d, Values *v, GError **error)
                         "to simulate" : " the dump is cut short");
       return FALSE;
     }
-  if (!lspci_read_link (t, d, F_LNKSTA, &v->sta, error)
-      || (d->f[F_LNKCAP].line && !lspci_read_link (t, d, F_LNKCAP, &v->cap, error))
-      || !read_bytes (t, d, F_DEVCTL, "MaxPayload", 128, 4096, &v->mps, &v->mps_src, error)
-      || !read_bytes (t, d, F_DEVCTL, "MaxReadReq", 128, 4096, &v->mrrs, &v->mrrs_src, error)
-      || !read_bytes (t, d, F_LNKCTL, "RCB", 64, 128, &v->rcb, &v->rcb_src, error))
-    return FALSE;
-  if (!d->f[F_LNKCAP].line)
-    v->cap = v->sta;
-  const Field *ctl = &d->f[F_DEVCTL];
+  return TRUE;
+}
+
+/* Whether an endpoint's LnkSta reads "Speed unknown, Width x0": both fields zero. lspci read the function through
+ * its link, so the link is up; zeros there are reserved fields, as an SR-IOV VF's Link Status is (SR-IOV 1.1 3.5). */
+static gboolean
+link_reads_zero (const Dev *d)
+{
+  const Field *f = &d->f[F_LNKSTA];
+  gssize sp = find_word (f, "Speed", " "), wd = find_word (f, "Width", " ");
+  return d->express && strstr (d->express, "Endpoint") && sp >= 0 && wd >= 0
+      && g_str_has_prefix (f->text->str + sp + 1, "unknown") && strchr (" ,;", f->text->str[sp + 8])
+      && g_str_has_prefix (f->text->str + wd + 1, "x0") && strchr (" ,;", f->text->str[wd + 3]);
+}
+
+/* endpoint.tags from DevCtl's ExtTag and DevCtl2's 10BitTagReq. */
+static gboolean
+read_tags (const Text *t, const Dev *d, const Dev *pf, Values *v, GError **error)
+{
+  /* A VF's DevCtl ExtTag is RsvdP (SR-IOV 1.1 3.5; Linux's pci_configure_extended_tags() says so): the PF's bit
+   * is the VF's. Its 10-bit tags are enabled in the PF's SR-IOV Control (PCIe 5.0), not read here. */
+  const Dev *td = pf ? pf : d;
+  const Field *ctl = &td->f[F_DEVCTL];
   int ext = read_flag (ctl, "ExtTag", &v->tags_src);
   if (ext < 0) {
     ps_error_located (error, PS_ERROR_DATA, t->name, ctl->line, ctl->col, "DevCtl of %s shows no ExtTag+ or ExtTag- "
-                      "(every lspci prints it)", d->shown);
+                      "(every lspci prints it)", td->shown);
     return FALSE;
+  }
+  if (pf) {
+    v->tags = ext ? 256 : 32;
+    v->tags_why = ext ? "8-bit tags enabled in the PF's DevCtl, whose ExtTag a VF's follows (SR-IOV 1.1 3.5; spec "
+                        "2.2.6.2: 256)"
+                      : "5-bit tags: the PF's DevCtl, whose ExtTag a VF's follows, has ExtTag off (SR-IOV 1.1 3.5; "
+                        "spec 2.2.6.2: 32)";
+    return TRUE;
   }
   Src s10;
   int ten = d->f[F_DEVCTL2].line ? read_flag (&d->f[F_DEVCTL2], "10BitTagReq", &s10) : -1;
@@ -507,6 +544,51 @@ lspci_read_values (const Text *t, const Dev *d, Values *v, GError **error)
                                "tags, if enabled, are not counted");
   }
   return TRUE;
+}
+
+gboolean
+lspci_read_requests (const Text *t, const Dev *d, const Dev *pf, Values *v, GError **error)
+{
+  return read_bytes (t, d, F_DEVCTL, "MaxReadReq", 128, 4096, &v->mrrs, &v->mrrs_src, error)
+      && read_tags (t, d, pf, v, error);
+}
+
+/* Everything the config needs from the device, or a located error. */
+gboolean
+lspci_read_values (const Text *t, const Dev *d, const Dev *pf, Values *v, GError **error)
+{
+  if (!check_fields (t, d, error) || (pf && !check_fields (t, pf, error)))
+    return FALSE;
+  if (!pf && link_reads_zero (d)) {
+    const Field *f = &d->f[F_LNKSTA];
+    ps_error_located (error, PS_ERROR_DATA, t->name, f->line, f->col, "%s's LnkSta reads Speed unknown, Width x0: "
+                      "it is an SR-IOV virtual function (lspci read it through its link, so the zeros are the "
+                      "reserved Link Status of a VF, SR-IOV 1.1 3.5), whose link, MaxPayload and RCB are its "
+                      "physical function's, and no SR-IOV capability in this dump counts it among its VFs; dump the "
+                      "PF too, `{ sudo lspci -vvv -s %s; sudo lspci -vvv -s $(basename $(readlink "
+                      "/sys/bus/pci/devices/%s/physfn)); } > dump.txt` (physfn names the PF), and import that",
+                      d->shown, d->shown, d->bdf);
+    return FALSE;
+  }
+  /* A VF's link is its PF's (SR-IOV 1.1 3.5: a VF's Link Capabilities, Control and Status are reserved), and so is
+   * its MaxPayload (DevCtl's Max_Payload_Size is RsvdP in a VF, the PF's setting applies); its MaxReadReq is its
+   * own. */
+  const Dev *l = pf ? pf : d;
+  v->link_dev = l;
+  if (pf) {
+    v->link_why = "the PF's LnkSta: a VF has no link of its own (SR-IOV 1.1 3.5)";
+    v->mps_why = "the PF's DevCtl: a VF's MaxPayload is RsvdP, the PF's applies (SR-IOV 1.1 3.5)";
+    v->rcb_why = "the PF's LnkCtl: a VF's Link Control is reserved (SR-IOV 1.1 3.5)";
+  }
+  if (!lspci_read_link (t, l, F_LNKSTA, &v->sta, error)
+      || (l->f[F_LNKCAP].line && !lspci_read_link (t, l, F_LNKCAP, &v->cap, error))
+      || !read_bytes (t, l, F_DEVCTL, "MaxPayload", 128, 4096, &v->mps, &v->mps_src, error)
+      || !read_bytes (t, d, F_DEVCTL, "MaxReadReq", 128, 4096, &v->mrrs, &v->mrrs_src, error)
+      || !read_bytes (t, l, F_LNKCTL, "RCB", 64, 128, &v->rcb, &v->rcb_src, error))
+    return FALSE;
+  if (!l->f[F_LNKCAP].line)
+    v->cap = v->sta;
+  return read_tags (t, d, pf, v, error);
 }
 
 /* "16 MB" for a comment. */

@@ -50,6 +50,10 @@ typedef struct {
    * (lspci shows function 9 as BB:01.1) */
   int ari_line;
   const char *express; /* "Express (v2) Endpoint, MSI 00" */
+  /* its SR-IOV capability (a PF's): the lines "Initial VFs: …, Number of VFs: N, …" and "VF offset: O, stride: S,
+   * …" (ls-ecaps.c), 0 without; VF k (1..N) has routing ID the PF's + O + (k - 1) * S (SR-IOV 1.1 2.1.3) */
+  int iov_vfs_line, iov_offset_line;
+  unsigned iov_num_vfs, iov_offset, iov_stride;
   Field f[F_N];
 } Dev;
 
@@ -75,6 +79,8 @@ typedef struct {
   LinkVals sta, cap;
   int64_t mps, mrrs, rcb, tags;
   Src mps_src, mrrs_src, rcb_src, tags_src;
+  const Dev *link_dev; /* whose link, MaxPayload, RCB and ExtTag these are: the device's, or a VF's PF */
+  const char *link_why, *mps_why, *rcb_why; /* NULL, or why a VF's value is its PF's */
   const char *tags_why;
   char *tags_note; /* a capability left unused, or NULL */
 } Values;
@@ -121,6 +127,11 @@ lspci_read_link (const Text *t, const Dev *d, int fi, LinkVals *v, GError **erro
 gboolean
 lspci_parse_tree (const Text *t, GArray *devs, GError **error);
 
-/* Everything the config needs from the device, or a located error. */
+/* Everything the config needs from the device, or a located error. `pf` is the physical function when d is one of
+ * its SR-IOV VFs (NULL otherwise): the link, MaxPayload, RCB and ExtTag are then the PF's. */
 gboolean
-lspci_read_values (const Text *t, const Dev *d, Values *v, GError **error);
+lspci_read_values (const Text *t, const Dev *d, const Dev *pf, Values *v, GError **error);
+
+/* MaxReadReq and the tags alone (of a device whose DevCtl is there, and of its PF's when `pf` is given). */
+gboolean
+lspci_read_requests (const Text *t, const Dev *d, const Dev *pf, Values *v, GError **error);

@@ -1,10 +1,11 @@
 /* test-lspci.c — `pciesim import lspci` on dumps written for these tests in the format pciutils' ls-caps.c and
  * ls-tree.c print (tests/data/lspci/): a Gen3 x8 NIC, a Gen4 x16 GPU trained at x8, an NVMe SSD behind a PLX
  * switch with the `lspci -tv` tree (pciutils 3.5's one-line LnkSta), a dump made without root, a laptop's
- * several devices (with -D domains and 10-bit tags) and a dual-port NIC (two functions, ARI, SR-IOV) with its
- * tree. Every expected figure was read off the dump by hand: the LnkSta speed word and width, DevCtl's MaxPayload
- * and MaxReadReq, LnkCtl's RCB, and the tags (DevCtl2 10BitTagReq+ → 768, else DevCtl ExtTag+ → 256, else 32;
- * spec §2.2.6.2), the functions drawn in the tree, and the line each stands on. */
+ * several devices (with -D domains and 10-bit tags), a dual-port NIC (two functions, ARI, SR-IOV) with its
+ * tree, and that NIC with 4 SR-IOV VFs enabled and two of them dumped. Every expected figure was read off the
+ * dump by hand: the LnkSta speed word and width, DevCtl's MaxPayload and MaxReadReq, LnkCtl's RCB, and the tags
+ * (DevCtl2 10BitTagReq+ → 768, else DevCtl ExtTag+ → 256, else 32; spec §2.2.6.2), the functions drawn in the
+ * tree, and the line each stands on. */
 #define TMPDIR_TEMPLATE "pciesim-test-lspci-XXXXXX"
 #include "common.h"
 
@@ -19,18 +20,25 @@ typedef struct {
   int64_t gen, lanes, mps, mrrs, rcb, tags;
   int sta_line, mps_line, rcb_line, tags_line; /* where the comments must point */
   gboolean downgraded;
+  int mrrs_line; /* when not mps_line's */
 } Case;
 
 static const Case cases[] = {
-  { "nic_gen3_x8.txt", NULL, NULL, 3, 8, 256, 512, 64, 256, 32, 26, 30, 25, FALSE },
-  { "gpu_gen4_x16_at_x8.txt", NULL, NULL, 4, 8, 256, 512, 64, 256, 30, 24, 28, 23, TRUE },
+  { "nic_gen3_x8.txt", NULL, NULL, 3, 8, 256, 512, 64, 256, 32, 26, 30, 25, FALSE, 0 },
+  { "gpu_gen4_x16_at_x8.txt", NULL, NULL, 4, 8, 256, 512, 64, 256, 30, 24, 28, 23, TRUE, 0 },
   { "nvme_behind_switch.txt", "05:00.0", "nvme_behind_switch_tree.txt", 3, 4, 256, 4096, 128, 32, 174, 168, 172,
-    167, FALSE },
-  { "laptop_multi.txt", "0000:02:00.0", NULL, 2, 1, 128, 512, 64, 32, 60, 54, 58, 53, FALSE },
-  { "laptop_multi.txt", "03:00.0", NULL, 4, 4, 256, 512, 64, 768, 104, 98, 102, 111, FALSE },
+    167, FALSE, 0 },
+  { "laptop_multi.txt", "0000:02:00.0", NULL, 2, 1, 128, 512, 64, 32, 60, 54, 58, 53, FALSE, 0 },
+  { "laptop_multi.txt", "03:00.0", NULL, 4, 4, 256, 512, 64, 768, 104, 98, 102, 111, FALSE, 0 },
   /* The dual-port NIC: each function's values from its own lines (01:00.0 from line 64, 01:00.1 from line 151). */
-  { "nic_dual_port.txt", "01:00.0", "nic_dual_port_tree.txt", 3, 8, 256, 512, 64, 256, 95, 89, 93, 88, FALSE },
-  { "nic_dual_port.txt", "01:00.1", "nic_dual_port_tree.txt", 3, 8, 256, 512, 64, 256, 182, 176, 180, 175, FALSE },
+  { "nic_dual_port.txt", "01:00.0", "nic_dual_port_tree.txt", 3, 8, 256, 512, 64, 256, 95, 89, 93, 88, FALSE, 0 },
+  { "nic_dual_port.txt", "01:00.1", "nic_dual_port_tree.txt", 3, 8, 256, 512, 64, 256, 182, 176, 180, 175, FALSE, 0 },
+  /* SR-IOV VFs 01:02.0 and 01:02.1 (lines 238, 291) of PF 01:00.0 (line 64: VF offset 16, stride 1, 4 VFs, lines
+   * 136-137; 0x0100 + 16 = 01:02.0): the link (LnkSta 95), MaxPayload (89, not the VF's own 128), RCB (93: 128, not
+   * the VF's 64) and ExtTag (88: 256, not the VF's ExtTag- 32) are the PF's, MaxReadReq each VF's own (lines 255,
+   * 308: 512, 256). */
+  { "nic_sriov_vfs.txt", "01:02.0", NULL, 3, 8, 256, 512, 128, 256, 95, 89, 93, 88, FALSE, 255 },
+  { "nic_sriov_vfs.txt", "01:02.1", NULL, 3, 8, 256, 256, 128, 256, 95, 89, 93, 88, FALSE, 308 },
 };
 
 static char *
@@ -87,7 +95,7 @@ START_TEST (test_dumps)
   assert_cites (text, "gen", dump, c->sta_line);
   assert_cites (text, "lanes", dump, c->sta_line);
   assert_cites (text, "max_payload", dump, c->mps_line);
-  assert_cites (text, "max_read_request", dump, c->mps_line);
+  assert_cites (text, "max_read_request", dump, c->mrrs_line ? c->mrrs_line : c->mps_line);
   assert_cites (text, "read_completion_boundary", dump, c->rcb_line);
   assert_cites (text, "tags", dump, c->tags_line);
   /* A trained-down link is said before anything else: in the comment block above the first key. */
@@ -219,6 +227,16 @@ START_TEST (test_functions_without_tree)
 }
 END_TEST
 
+/* A run that failed with one error line starting `where`, saying each of `says`, writing nothing on stdout. */
+static void
+assert_error_says (const TestRun *r, const char *where, const char *const *says, size_t n)
+{
+  assert_one_error_line (r, where);
+  for (size_t i = 0; i < n; i++)
+    ck_assert_msg (strstr (r->err, says[i]), "'%s' lacks '%s'", r->err, says[i]);
+  ck_assert_str_eq (r->out, "");
+}
+
 /* Without root lspci hides the capabilities: the error is at that line, names what is missing and how to get it. */
 START_TEST (test_access_denied)
 {
@@ -227,12 +245,9 @@ START_TEST (test_access_denied)
   PCIESIM (&r, "import", "lspci", dump);
   ck_assert_int_eq (r.status, PS_ERROR_DATA);
   g_autofree char *where = g_strdup_printf ("%s:12:2: error: ", dump);
-  assert_one_error_line (&r, where);
   const char *const needles[] = { "link.gen", "link.lanes", "link.max_payload", "link.max_read_request",
                                   "link.read_completion_boundary", "endpoint.tags", "sudo lspci -vvv -s 01:00.0" };
-  for (size_t i = 0; i < G_N_ELEMENTS (needles); i++)
-    ck_assert_msg (strstr (r.err, needles[i]), "'%s' lacks '%s'", r.err, needles[i]);
-  ck_assert_str_eq (r.out, "");
+  assert_error_says (&r, where, needles, G_N_ELEMENTS (needles));
 }
 END_TEST
 
@@ -475,6 +490,132 @@ START_TEST (test_function_beyond_eight)
 }
 END_TEST
 
+/* `pciesim import lspci` of tests/data/lspci/NAME --device DEVICE, which must succeed; the dump's path. */
+static char *
+import_ok (TestRun *r, const char *name, const char *device)
+{
+  char *path = data_path (name);
+  PCIESIM (r, "import", "lspci", path, "--device", device);
+  ck_assert_msg (r->status == 0, "%s %s: status %d: %s", name, device, r->status, r->err);
+  return path;
+}
+
+/* SR-IOV VFs (tests/data/lspci/nic_sriov_vfs.txt, lines 1-237 as nic_dual_port.txt but PF 01:00.0 with 4 VFs
+ * enabled, line 136, RCB 128, line 93, and 01:00.1 with ExtTag-, line 175; VFs 01:02.0 at 238 and 01:02.1 at 291):
+ * 01:02.1 is VF 2 of 01:00.0 (0x0100 + 16 + 1 x 1 = 0x0111), the comment says so citing lines 136 and 137 and the
+ * VF's own LnkSta (314 = 291 + 23); gen and MaxPayload cite the PF's lines saying why. Without its PF the VF is an
+ * error (65) at its LnkSta's label: the root port (lines 1-62) and the VF (238-290 as lines 63-115, LnkSta at 63 +
+ * 23 = 86, column 3 after two tabs); with a PF whose Number of VFs is 0 (nic_dual_port.txt, the VF appended at
+ * 238: LnkSta 261) likewise, as no VF of it is enabled, and so is 01:02.4 (01:02.1 renamed, LnkSta 314), which
+ * would be VF 5 (0x0100 + 16 + 4) of the 4 enabled. */
+START_TEST (test_vfs)
+{
+  g_auto (TestRun) r;
+  g_autofree char *path = import_ok (&r, "nic_sriov_vfs.txt", "01:02.1");
+  g_autofree char *origin = g_strdup_printf ("# 01:02.1 is SR-IOV virtual function 2 of 01:00.0, by the PF's SR-IOV "
+                                             "capability:\n#   %s:136 Initial VFs: 64, Total VFs: 64, Number of VFs: "
+                                             "4,", path);
+  g_autofree char *offset = g_strdup_printf ("\n#   %s:137 VF offset: 16, stride: 1,", path);
+  g_autofree char *gen = g_strdup_printf ("  gen: 3                           # the PF's LnkSta: a VF has no link of "
+                                          "its own (SR-IOV 1.1 3.5) (%s:95 LnkSta: Speed 8GT/s", path);
+  g_autofree char *mps = g_strdup_printf ("  max_payload: 256                 # the PF's DevCtl: a VF's MaxPayload is "
+                                          "RsvdP, the PF's applies (SR-IOV 1.1 3.5) (%s:89 ", path);
+  const char *const needles[] = { origin, offset, "its own LnkSta is line 314", gen, mps };
+  for (size_t i = 0; i < G_N_ELEMENTS (needles); i++)
+    ck_assert_msg (strstr (r.out, needles[i]), "no '%s' in:\n%s", needles[i], r.out);
+
+  g_autofree char *all = slurp (path);
+  g_auto (GStrv) lines = g_strsplit (all, "\n", -1);
+  g_autoptr (GString) alone = g_string_new (NULL), unenabled = g_string_new (NULL);
+  for (guint i = 0; i < 62; i++)
+    g_string_append_printf (alone, "%s\n", lines[i]);
+  g_autofree char *dual = dual_text ();
+  g_string_append (unenabled, dual);
+  for (guint i = 237; i < 290; i++) {
+    g_string_append_printf (alone, "%s\n", lines[i]);
+    g_string_append_printf (unenabled, "%s\n", lines[i]);
+  }
+  g_autofree char *beyond = replace (all, "01:02.1 Ethernet", "01:02.4 Ethernet");
+  const struct {
+    const char *dump, *device;
+    int line;
+  } errs[] = { { alone->str, "01:02.0", 86 }, { unenabled->str, "01:02.0", 261 }, { beyond, "01:02.4", 314 } };
+  g_autofree char *dir = case_dir ("vfs");
+  for (size_t i = 0; i < G_N_ELEMENTS (errs); i++) {
+    g_autofree char *name = g_strdup_printf ("vf%zu.txt", i);
+    g_autofree char *file = g_build_filename (dir, name, NULL);
+    ck_assert (g_file_set_contents (file, errs[i].dump, -1, NULL));
+    g_auto (TestRun) bad;
+    PCIESIM (&bad, "import", "lspci", file, "--device", errs[i].device);
+    ck_assert_int_eq (bad.status, PS_ERROR_DATA);
+    g_autofree char *where = g_strdup_printf ("%s:%d:3: error: %s's LnkSta reads Speed unknown, Width x0: it is an "
+                                              "SR-IOV virtual function", file, errs[i].line, errs[i].device);
+    g_autofree char *cmd = g_strdup_printf ("sudo lspci -vvv -s %s;", errs[i].device);
+    g_autofree char *sys = g_strdup_printf ("/sys/bus/pci/devices/0000:%s/physfn", errs[i].device);
+    const char *const says[] = { "whose link, MaxPayload and RCB are its physical function's", cmd, sys };
+    assert_error_says (&bad, where, says, G_N_ELEMENTS (says));
+  }
+}
+END_TEST
+
+/* A VF without ARI in a fabric: nic_sriov_vfs.txt with the PF's VF offset 2 (VF 1 = 0x0100 + 2 = 01:00.2), no ARI
+ * capability, and VF 01:02.0 renamed 01:00.2, drawn as 00.2 under the root port: three functions, the flows function
+ * 2's, the endpoint's link the PF's Gen3 x8 (LnkSta line 95), the run's requests from 01:00.2. */
+START_TEST (test_vf_fabric)
+{
+  g_autofree char *path = data_path ("nic_sriov_vfs.txt");
+  g_autofree char *all = slurp (path);
+  g_autofree char *offset = replace (all, "VF offset: 16,", "VF offset: 2,");
+  g_autofree char *no_ari = replace (offset, "\tCapabilities: [150 v1] Alternative Routing-ID Interpretation (ARI)\n"
+                                     "\t\tARICap:\tMFVC- ACS-, Next Function: 0\n\t\tARICtl:\tMFVC- ACS-, Function "
+                                     "Group: 0\n", "");
+  g_autofree char *dump = replace (no_ari, "01:02.0 Ethernet", "01:00.2 Ethernet");
+  const char *tree = "-[0000:00]-+-00.0  Host\n"
+                     "           \\-01.0-[01]--+-00.0  NIC\n"
+                     "                        +-00.1  NIC\n"
+                     "                        \\-00.2  VF\n";
+  GError *e = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr (PsConfig) cfg = import_device (dump, tree, "01:00.2", &text, &e);
+  ck_assert_msg (cfg, "%s", e ? e->message : "");
+  ck_assert_uint_eq (endpoint_functions (cfg), 3);
+  ck_assert_int_eq (cfg->link.gen, 3);
+  ck_assert_int_eq (cfg->link.lanes, 8);
+  for (guint k = 0; k < cfg->topology->n_flows; k++)
+    ck_assert_uint_eq (cfg->topology->flows[k].function, 2);
+  ck_assert_msg (strstr (text, "# 01:00.2 is SR-IOV virtual function 1 of 01:00.0") && strstr (text, "(d.txt:95 "),
+                 "%s", text);
+  g_autofree char *dir = case_dir ("vf_fabric");
+  g_autofree char *yaml = write_file (dir, "vf.yaml", text);
+  g_auto (TestRun) run;
+  PCIESIM (&run, yaml, "--format", "json");
+  ck_assert_msg (run.status == 0 && strstr (run.out, "\"requester_id\": \"01:00.2\""), "%s%s", run.out, run.err);
+}
+END_TEST
+
+/* The functions of one device whose MaxReadReq or tags differ from the imported one's: each named with its line.
+ * Importing PF 01:00.0 (MaxReadReq 512, line 89; ExtTag+, line 88): VF 01:02.1, ARI function 17 (2 << 3 | 1), has
+ * MaxReadReq 256 (line 308); 01:00.1, function 1, ExtTag- (line 175): 32 tags. VF 01:02.0 (512, and the PF's ExtTag
+ * as every VF) differs in neither. The dual-port NIC's two functions agree: no such comment. */
+START_TEST (test_functions_differ)
+{
+  g_auto (TestRun) r;
+  g_autofree char *path = import_ok (&r, "nic_sriov_vfs.txt", "01:00.0");
+  g_autofree char *mrrs = g_strdup_printf ("\n  max_read_request: 512            # %s:89 MaxPayload 256 bytes, "
+                                           "MaxReadReq 512 bytes\n  # function 17 (01:02.1) has MaxReadReq 256 bytes: "
+                                           "%s:308 MaxPayload 128 bytes, MaxReadReq 256 bytes\n  #   (the config "
+                                           "holds one value for the device: 01:00.0's, the function imported)\n",
+                                           path, path);
+  g_autofree char *tags = g_strdup_printf ("\n  # function 1 (01:00.1) has 32 tags, 5-bit tags (ExtTag off; spec "
+                                           "2.2.6.2: 32): %s:175 RlxdOrd+ ExtTag- ", path);
+  ck_assert_msg (strstr (r.out, mrrs) && strstr (r.out, tags), "no '%s' or '%s' in:\n%s", mrrs, tags, r.out);
+  ck_assert_msg (!strstr (r.out, "function 16 (01:02.0)"), "%s", r.out);
+  g_auto (TestRun) d;
+  g_autofree char *dual = import_ok (&d, "nic_dual_port.txt", "01:00.1");
+  ck_assert_msg (!strstr (d.out, ") has "), "%s", d.out);
+}
+END_TEST
+
 /* Bad input: exit 65 located at the line and column at fault (the NIC's LnkSta is line 32, "Speed" at column 11
  * after two tabs and "LnkSta:\t"; its value at 17), never a crash. */
 typedef struct {
@@ -485,7 +626,9 @@ typedef struct {
 static const Bad bad_cases[] = {
   { "Speed 8GT/s (ok), Width x8 (ok)", "Speed 12GT/s (ok), Width x8 (ok)", "d.txt:32:17: error: ", "'12GT/s'" },
   { "Speed 8GT/s (ok), Width x8 (ok)", "Speed 8GT/s (ok), Width x3 (ok)", "d.txt:32:35: error: ", "'x3'" },
-  { "Speed 8GT/s (ok), Width x8 (ok)", "Speed unknown, Width x0", "d.txt:32:17: error: ", "too old" },
+  { "Speed 8GT/s (ok), Width x8 (ok)", "Speed unknown, Width x8", "d.txt:32:17: error: ", "too old" },
+  /* Both zero on an endpoint lspci could read: a VF's reserved Link Status, with no PF in the dump (test_vfs). */
+  { "Speed 8GT/s (ok), Width x8 (ok)", "Speed unknown, Width x0", "d.txt:32:3: error: ", "virtual function" },
   { "MaxPayload 256 bytes, MaxReadReq", "MaxPayload 100 bytes, MaxReadReq", "d.txt:26:15: error: ", "MaxPayload" },
   { "RCB 64 bytes", "RCB 32 bytes", "d.txt:30:", "RCB" },
   { "RlxdOrd+ ExtTag+ PhantFunc-", "RlxdOrd+ PhantFunc-", "d.txt:24:", "ExtTag" },
@@ -566,6 +709,9 @@ lspci_suite (void)
   tcase_add_test (tc, test_sriov_regions);
   tcase_add_test (tc, test_function_counts);
   tcase_add_test (tc, test_function_beyond_eight);
+  tcase_add_test (tc, test_vfs);
+  tcase_add_test (tc, test_functions_differ);
+  tcase_add_test (tc, test_vf_fabric);
   tcase_add_loop_test (tc, test_bad_input, 0, G_N_ELEMENTS (bad_cases));
   tcase_add_test (tc, test_bad_tree);
   suite_add_tcase (s, tc);

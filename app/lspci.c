@@ -416,6 +416,7 @@ write_topology (GString *out, const Text *dump, const Dev *devs, guint n_devs, c
 }
 
 /* --- SR-IOV virtual functions ---------------------------------------------------------------------------------- */
+/* The facts and their sources, and which section numbers are unconfirmed: pcie-protocol.md §12. */
 
 /* The physical function in the dump whose SR-IOV capability numbers d among its enabled VFs, or NULL; `k` is d's
  * VF number (1..Number of VFs). VF k's routing ID is the PF's + VF offset + (k - 1) * stride (SR-IOV 1.1 2.1.3), in

@@ -129,9 +129,6 @@ older (const Tlp *a, const Tlp *b)
   return a->hold_ps < b->hold_ps || (a->hold_ps == b->hold_ps && (int16_t) (uint16_t) (a->order - b->order) < 0);
 }
 
-/* The TLP ingress port i may send to egress link `lp` now, or NULL. The three heads are tried oldest first, and a
- * head not yet ready or not allowed past an older posted head lets a younger one try: a posted head passes, a
- * completion passes a read request. *soonest collects the hold times that are still ahead. */
 /* A round's refusals: whether there were any, and whether they named more than one cause. */
 typedef struct {
   gboolean any, mixed;
@@ -149,6 +146,9 @@ refusal (Refusals *r, LinkPort *lp)
   r->any = TRUE;
 }
 
+/* The TLP ingress port i may send to egress link `lp` now, or NULL. The three heads are tried oldest first, and a
+ * head not yet ready or not allowed past an older posted head lets a younger one try: a posted head passes, a
+ * completion passes a read request. *soonest collects the hold times that are still ahead. */
 static Tlp *
 pick (Voq *v, SimTime now, LinkPort *lp, SimTime *soonest, Refusals *refused)
 {
@@ -177,9 +177,6 @@ pick (Voq *v, SimTime now, LinkPort *lp, SimTime *soonest, Refusals *refused)
   return NULL;
 }
 
-/* Grant as long as the egress link takes TLPs. A TLP leaves its ingress buffer as it goes (the ingress port's
- * credits are freed then, or the central memory's). When nothing more can go, the link's tx-ready (armed by the
- * refused can_send) or the wake event at the next hold time brings the arbiter back. */
 /* The wake at `soonest` (UINT64_MAX: none needed), an earlier pending one covering it; then what the round left:
  * until when it stands and whether the link's refusals do. */
 static void
@@ -200,6 +197,9 @@ egress_settle (Switch *sw, uint32_t e, SimTime soonest, const Refusals *refused)
   link_port_set_refusals_stand (sw->base.ports[e].link_port, refused->any ? g->settled_until : 0);
 }
 
+/* Grant as long as the egress link takes TLPs. A TLP leaves its ingress buffer as it goes (the ingress port's
+ * credits are freed then, or the central memory's). When nothing more can go, the link's tx-ready (armed by the
+ * refused can_send) or the wake event at the next hold time brings the arbiter back. */
 static void
 egress_run (Switch *sw, uint32_t e)
 {
@@ -448,7 +448,6 @@ switch_new (Fabric *f, const char *name, const SwitchParams *p)
   for (uint32_t i = 0; i < p->ports; i++) {
     sw->eg[i].from = g_new0 (Voq, p->ports);
     sw->eg[i].wake = SIM_EVENT_NONE;
-    sw->eg[i].settled_until = 0;
     sw->eg[i].left = weight (sw, 0);
   }
   const uint32_t amounts[FC_CLASS_COUNT][2] = { { p->pool.ph, p->pool.pd }, { p->pool.nph, p->pool.npd },

@@ -221,15 +221,22 @@ cal_first (const SimEngine *e)
   return (w << 6) | (uint32_t) __builtin_ctzll (e->cal_bits[w]);
 }
 
-/* Bucket b's ring becomes `slot` alone: the bucket and its bits say so. Inlined into both inserts (cal_insert()
- * and schedule_timed()'s call-free first steps). */
+/* Bucket b holds a record: its bit and its bitmap word's bit say so. Inlined into both inserts (cal_insert() and
+ * schedule_timed()'s call-free first steps). */
+static inline __attribute__ ((always_inline)) void
+cal_mark (SimEngine *e, uint32_t b)
+{
+  e->cal_bits[b >> 6] |= (uint64_t) 1 << (b & 63);
+  e->cal_words |= 1u << (b >> 6);
+}
+
+/* Bucket b's ring becomes `slot` alone. */
 static inline __attribute__ ((always_inline)) void
 cal_link_alone (SimEngine *e, uint32_t slot, uint32_t b)
 {
   e->cal[b] = slot;
   e->recs[slot].next = e->recs[slot].prev = slot;
-  e->cal_bits[b >> 6] |= (uint64_t) 1 << (b & 63);
-  e->cal_words |= 1u << (b >> 6);
+  cal_mark (e, b);
 }
 
 /* `slot` into a bucket's ring between `after` and `before` (its next). */
@@ -462,8 +469,7 @@ schedule_timed (SimEngine *e, SimTime at, uint64_t seq, SimEventId id)
   /* After the tail (equal times stay ahead: they were scheduled earlier), i.e. before the head on the ring; alone,
    * all four links are the record itself. */
   cal_link_between (e, slot, tail, before);
-  e->cal_bits[b >> 6] |= (uint64_t) 1 << (b & 63);
-  e->cal_words |= 1u << (b >> 6);
+  cal_mark (e, b);
   r->where = CAL_AT + b;
   e->cal_len++;
   return id;

@@ -325,6 +325,16 @@ cost (Fit *f, const double *figures)
   return s;
 }
 
+/* FALSE, with the failure of a run the search made (Fit.fail) moved to `error`, if there was one. */
+static gboolean
+no_failure (Fit *f, GError **error)
+{
+  if (!f->fail)
+    return TRUE;
+  g_propagate_error (error, g_steal_pointer (&f->fail));
+  return FALSE;
+}
+
 /* The relative RMS error in per cent, from a cost (the sum of squared relative errors). */
 static double
 rms_pct (const Fit *f, double c)
@@ -500,10 +510,8 @@ search (Fit *f, GError **error)
       }
     }
   }
-  if (f->fail) {
-    g_propagate_error (error, g_steal_pointer (&f->fail));
+  if (!no_failure (f, error))
     return FALSE;
-  }
   for (guint k = 0; k < f->p->len; k++)
     g_array_index (f->p, Parameter, k).value = v[k];
   return TRUE;
@@ -553,11 +561,7 @@ fits_as_well (Fit *f, GError **error)
       *x = p->value;
     }
   }
-  if (f->fail) {
-    g_propagate_error (error, g_steal_pointer (&f->fail));
-    return FALSE;
-  }
-  return TRUE;
+  return no_failure (f, error);
 }
 
 /* Which parameters move a measured figure: each at its low and its high end, the others at the file values. */

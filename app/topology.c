@@ -17,6 +17,9 @@
  * link a link.* key of its own. */
 static const char *const node_fields[] = { "type", "ports", "bars", "weights", "functions", "include", "assumptions",
                                            NULL };
+/* The config sections a node may set for itself, in the order a misspelt key's suggestion and a section-less key's
+ * hint try them. */
+static const char *const node_sections[] = { "link", "endpoint", "host", "dma", "switch", "benchmark", NULL };
 static const char *const link_fields[] = { "a", "b", "name", "a_rx_credits", "b_rx_credits", NULL };
 static const char *const flow_fields[] = { "name", "source", "target", "op", "bytes", "iterations", "start_ns",
                                            "rate_mbps", "bar", "function", NULL };
@@ -240,9 +243,6 @@ parse_node (const PsConfig *file, PsTopology *t, PsNode *node, const YNode *key,
   node->bar_bytes[0] = node->type == PS_NODE_ENDPOINT ? DEFAULT_BAR_BYTES : 0;
   node->functions = 1;
   g_autoptr (YNode) overlay = ytree_map_new (v->origin, v->line, v->col);
-  /* The choices a misspelt key is compared with: the node's fields and the config's sections. */
-  const char *const choices[] = { "type", "ports", "bars", "weights", "functions", "include", "assumptions", "link",
-                                  "endpoint", "host", "dma", "switch", "benchmark", NULL };
   for (guint i = 0; i < v->keys->len; i++) {
     const YNode *k = v->keys->pdata[i], *val = v->items->pdata[i];
     guint f = 0;
@@ -262,7 +262,7 @@ parse_node (const PsConfig *file, PsTopology *t, PsNode *node, const YNode *key,
     }
     if (!ps_config_is_section (k->value) || strcmp (k->value, "published") == 0) {
       /* A key of a section written without it (`lanes: 4` for `link: {lanes: 4}`): say where it belongs. */
-      for (const char *const *sec = choices + 7; *sec; sec++) {
+      for (const char *const *sec = node_sections; *sec; sec++) {
         g_autofree char *path = g_strconcat (*sec, ".", k->value, NULL);
         if (ps_config_key_exists (path)) {
           ytree_error (error, PS_ERROR_DATA, k, "unknown key '%s' in a node (did you mean '%s: {%s: …}'?)",
@@ -270,6 +270,14 @@ parse_node (const PsConfig *file, PsTopology *t, PsNode *node, const YNode *key,
           return FALSE;
         }
       }
+      /* The choices a misspelt key is compared with: the node's fields, then its sections. */
+      const char *choices[G_N_ELEMENTS (node_fields) + G_N_ELEMENTS (node_sections) - 1];
+      guint nc = 0;
+      for (const char *const *c = node_fields; *c; c++)
+        choices[nc++] = *c;
+      for (const char *const *c = node_sections; *c; c++)
+        choices[nc++] = *c;
+      choices[nc] = NULL;
       return unknown_key (k, "a node", choices, error);
     }
     ytree_map_set (overlay, k->value, ytree_copy (val), k);
@@ -304,7 +312,7 @@ parse_node (const PsConfig *file, PsTopology *t, PsNode *node, const YNode *key,
                    node->name, kind->type);
       return FALSE;
     }
-    if (!read_int (n, "functions", 1, 8, &fns, error))
+    if (!read_int (n, "functions", 1, FABRIC_MAX_FUNCTIONS, &fns, error))
       return FALSE;
     node->functions = (uint32_t) fns;
   }
@@ -772,7 +780,7 @@ parse_flow (const PsConfig *file, PsTopology *t, guint fi, const YNode *e, GErro
   }
   int64_t fn = 0;
   if ((n = ytree_map_get (e, "function"))) {
-    if (!read_int (n, "function", 0, 7, &fn, error))
+    if (!read_int (n, "function", 0, FABRIC_MAX_FUNCTIONS - 1, &fn, error))
       return FALSE;
     if (fn >= s->functions) {
       ytree_error (error, PS_ERROR_DATA, n, "flow %s: %s has no function %" G_GINT64_FORMAT ": it has %u (functions: "

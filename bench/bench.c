@@ -682,10 +682,10 @@ report_table (GString *o, const char *const *names, const Result *res, guint n, 
     const Result *r = &res[i];
     if (!r->ok || r->tlps == 0 || fabric_config (names[i]) == NULL)
       continue;
-    g_string_append_printf (o, "%s %s %.3g", first ? (head ? "\nfor information (no target)\n  M TLP/s / write-1g's:"
-                                                           : "  M TLP/s / write-1g's:")
-                                                   : ",",
-                            names[i], rate (rate ((double) r->tlps, r->cpu_s), rate ((double) w1g->tlps, w1g->cpu_s)));
+    if (first)
+      g_string_append_printf (o, "%s  M TLP/s / write-1g's:", head ? "\nfor information (no target)\n" : "");
+    g_string_append_printf (o, "%s %s %.3g", first ? "" : ",", names[i],
+                            rate (rate ((double) r->tlps, r->cpu_s), rate ((double) w1g->tlps, w1g->cpu_s)));
     first = head = FALSE;
   }
   if (!first)

@@ -26,15 +26,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "app/builder.h"
+#include "app/run/builder.h"
 #include "pciesim-version.h"
-#include "app/config.h"
-#include "app/load.h"
+#include "app/config/config.h"
+#include "app/config/load.h"
 #include "sim/engine.h"
-#include "app/report.h"
-#include "app/scenario.h"
+#include "app/report/report.h"
+#include "app/study/scenario.h"
 #include "sim/trace.h"
-#include "app/validate.h"
+#include "app/study/validate.h"
 
 #include <glib/gstdio.h>
 

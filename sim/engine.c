@@ -32,7 +32,7 @@
  * generation has moved on); the ring empties before the clock moves.
  *
  * Records live in one array grown by doubling and recycled through a free list threaded through `next`. */
-#include "engine.h"
+#include "sim/engine.h"
 
 #include <stdarg.h>
 #include <stdio.h>

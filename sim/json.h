@@ -1,6 +1,6 @@
 /* json.h — the JSON emitter: exactly the bytes its caller asks for, in the C locale. A kernel utility (it knows
  * nothing of PCIe or of the program's reports): the trace writer and the application's reports both write through
- * it. Its prefix is the program's (ps_) because every report calls it; app/format.h says how reports use it.
+ * it. Its prefix is the program's (ps_) because every report calls it; app/base/format.h says how reports use it.
  *
  * Contract:
  * - Numbers: a fixed-precision number is printf's "%.Nf" in the C locale whatever the process locale (a decimal

@@ -1,6 +1,6 @@
 /* trace.h — streaming trace writers: a value change dump (.vcd, IEEE 1364 §18, for GTKWave) or a Chrome/Perfetto
  * trace-event file (.json, for ui.perfetto.dev and chrome://tracing), written as the run goes. The vocabulary is
- * generic — tracks of slices, counters, flows — so this header knows nothing of PCIe; models/trace.h declares the
+ * generic — tracks of slices, counters, flows — so this header knows nothing of PCIe; models/observe/pcie_trace.h declares the
  * PCIe signal sets on top of it (docs/traces.md is the user's view of both).
  *
  * Contract:

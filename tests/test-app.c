@@ -1,6 +1,6 @@
-/* test-app.c — the endpoint's application datapath (app.c) over a real link, with scripted clients.
+/* test-datapath.c — the endpoint's application datapath (datapath.c) over a real link, with scripted clients.
  *
- * Expected times are worked out from app.h's contract: a TLP holds the interface for avst_beats() beats (counts
+ * Expected times are worked out from datapath.h's contract: a TLP holds the interface for avst_beats() beats (counts
  * from avst.h's rule, derived in test-avst.c), after arb_switch_cycles idle beats when the grant changes hands, and
  * is followed by tx_gap_cycles; the link gets it at the end of its last beat; every start is on a clock edge.
  * The links are chosen faster than the datapath (or the reverse, where the test says so), so that only the side
@@ -8,8 +8,8 @@
 #include <check.h>
 #include <math.h>
 
-#include "models/app.h"
-#include "models/avst.h"
+#include "models/devices/datapath.h"
+#include "models/devices/avst.h"
 #include "tests/common.h"
 
 #define MAX_LOG 256

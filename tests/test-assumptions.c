@@ -14,11 +14,11 @@
 
 #include <json-glib/json-glib.h>
 
-#include "app/builder.h"
-#include "app/config.h"
-#include "app/load.h"
-#include "app/scenario.h"
-#include "app/ytree.h"
+#include "app/run/builder.h"
+#include "app/config/config.h"
+#include "app/config/load.h"
+#include "app/study/scenario.h"
+#include "app/config/ytree.h"
 
 static gboolean
 has_mark (const char *text)

@@ -5,7 +5,7 @@
  * hand (each case's comment shows the slots). */
 #include <check.h>
 
-#include "models/avst.h"
+#include "models/devices/avst.h"
 #include "tests/common.h"
 
 /* Beat counts from the Altera tx_st_data cycle-definition tables (avst.h). Case: width, header bytes, address,

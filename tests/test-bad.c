@@ -19,7 +19,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "app/ytree.h"
+#include "app/config/ytree.h"
 #define TMPDIR_TEMPLATE "pciesim-test-bad-gen-XXXXXX"
 #include "tests/common.h"
 

@@ -1,4 +1,4 @@
-/* test-builder.c — the config -> model builder (app/builder.c): what each key becomes in the models' parameter
+/* test-builder.c — the config -> model builder (app/run/builder.c): what each key becomes in the models' parameter
  * structs, and what the models' errors become. Configs are small YAML files written here and loaded with
  * ps_config_load(), so every value the test checks is one it wrote; the expected model values follow from the
  * field names' units and from the mapping rules stated in builder.c (credits named by who advertises them,
@@ -9,11 +9,11 @@
 
 #define TMPDIR_TEMPLATE "pciesim-test-builder-XXXXXX"
 #include "tests/common.h"
-#include "models/phy.h"
-#include "app/builder.h"
-#include "app/config.h"
-#include "app/load.h"
-#include "app/error.h"
+#include "models/link/phy.h"
+#include "app/run/builder.h"
+#include "app/config/config.h"
+#include "app/config/load.h"
+#include "app/base/error.h"
 
 /* Every key the mapping reads, each set to a value that is not its default and not equal to another's, so a
  * field wired to the wrong key shows. Finite data credits are at least the spec minimum for MPS 512 (512 / 16 =

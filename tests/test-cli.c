@@ -11,8 +11,8 @@
 #include "pciesim-version.h"
 #define TMPDIR_TEMPLATE "pciesim-test-cli-XXXXXX"
 #include "tests/common.h"
-#include "app/config.h"
-#include "app/error.h"
+#include "app/config/config.h"
+#include "app/base/error.h"
 
 /* A calibrated device (AN-456 Table 8): it has a published: block, and it runs all three modes by default. */
 #define CONFIG "configs/svgx_g2_x8.yaml"

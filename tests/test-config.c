@@ -15,10 +15,10 @@
 
 #define TMPDIR_TEMPLATE "pciesim-test-config-XXXXXX"
 #include "tests/common.h"
-#include "app/config.h"
-#include "app/load.h"
-#include "app/error.h"
-#include "app/ytree.h"
+#include "app/config/config.h"
+#include "app/config/load.h"
+#include "app/base/error.h"
+#include "app/config/ytree.h"
 
 /* Load text as a config file with the given --set list; the error (or NULL) is returned through err. */
 static PsConfig *

@@ -12,14 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/cpu.h"
-#include "models/dist.h"
-#include "models/endpoint.h"
-#include "models/system.h"
-#include "models/units.h"
-#include "app/builder.h"
-#include "app/config.h"
-#include "app/load.h"
+#include "models/devices/cpu.h"
+#include "models/base/dist.h"
+#include "models/devices/endpoint.h"
+#include "models/workloads/system.h"
+#include "models/base/units.h"
+#include "app/run/builder.h"
+#include "app/config/config.h"
+#include "app/config/load.h"
 #include "tests/common.h"
 
 /* The GPCIe Gen1 x4 row as shipped, one iteration. */

@@ -3,7 +3,7 @@
  * program (the project's optimised build and PCIESIM_EXE_O0, the same sources at -O0) and sweep --jobs.
  * The configs cover the chaining DMA, a stream workload and a no-MSI polled run.
  *
- * The seed (test_seeds): the CPU's interrupt and wake-up times are drawn from its own stream (models/cpu.h), so a
+ * The seed (test_seeds): the CPU's interrupt and wake-up times are drawn from its own stream (models/devices/cpu.h), so a
  * config with random times gives the same bytes for one seed and different figures for two, and a config without
  * them the same figures whatever the seed. test-engine checks the per-component streams (sim_rand_new) themselves. */
 #include <check.h>

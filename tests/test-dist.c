@@ -11,8 +11,8 @@
 #include <stdlib.h>
 
 #include "tests/common.h"
-#include "models/dist.h"
-#include "app/error.h"
+#include "models/base/dist.h"
+#include "app/base/error.h"
 
 #define DRAWS 10000
 

@@ -7,8 +7,8 @@
 #include <check.h>
 #include <math.h>
 
-#include "models/avst.h"
-#include "models/system.h"
+#include "models/devices/avst.h"
+#include "models/workloads/system.h"
 #include "tests/common.h"
 
 static SystemParams
@@ -355,7 +355,7 @@ START_TEST (test_straddle_receive)
 }
 END_TEST
 
-/* The receive side's per-TLP overhead in interface bytes (app.h): the same datapath-bound Gen3 x8 system reading,
+/* The receive side's per-TLP overhead in interface bytes (datapath.h): the same datapath-bound Gen3 x8 system reading,
  * where completions come faster than the interface takes them in. Each 256-byte CplD (3-DW header, aligned)
  * takes 34 beats at 64 bits and 17 at 128, plus the overhead rounded up to whole beats: 16 bytes are 2 beats at
  * 64 bits but 1 at 128, and 8 bytes still cost a whole 128-bit beat. 100 KB more is 400 completions. */

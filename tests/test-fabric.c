@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "models/system.h"
+#include "models/workloads/system.h"
 #include "tests/common.h"
 
 /* --- a component of the test's own: enumeration does not look at what a component does --------------------- */

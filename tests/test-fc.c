@@ -6,7 +6,7 @@
  * than one max-payload TLP needs). */
 #include <check.h>
 
-#include "models/fc.h"
+#include "models/proto/fc.h"
 
 /* Posted-class advertisement with the other two classes infinite. */
 static FcAmounts

@@ -11,7 +11,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "models/flow.h"
+#include "models/workloads/flow.h"
 #define TMPDIR_TEMPLATE "pciesim-test-function-XXXXXX"
 #include "tests/common.h"
 

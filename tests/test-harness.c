@@ -1,4 +1,4 @@
-/* test-harness.c — the benchmark on any fabric (models/run.h's harness, app/builder.h's one builder): the shipped
+/* test-harness.c — the benchmark on any fabric (models/fabric/run.h's harness, app/run/builder.h's one builder): the shipped
  * configs/an456_behind_switches.yaml runs the AN-456 chaining DMA on an endpoint behind two switches, and what the
  * switches cost it follows by hand; the bytes it moves are exactly those the descriptors ask for; a topology
  * without flows must have the one endpoint the benchmark runs on; the new device of docs/adding-a-device.md (a
@@ -9,9 +9,9 @@
 
 #define TMPDIR_TEMPLATE "pciesim-test-harness-XXXXXX"
 #include "tests/common.h"
-#include "app/builder.h"
-#include "app/config.h"
-#include "app/load.h"
+#include "app/run/builder.h"
+#include "app/config/config.h"
+#include "app/config/load.h"
 
 #define CONFIG "configs/an456_behind_switches.yaml"
 

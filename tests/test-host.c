@@ -7,7 +7,7 @@
 #include <check.h>
 #include <math.h>
 
-#include "models/host.h"
+#include "models/devices/host.h"
 #include "tests/common.h"
 
 #define MAX_SEEN 64

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "models/pattern.h"
-#include "models/system.h"
-#include "app/builder.h"
-#include "app/error.h"
+#include "models/base/pattern.h"
+#include "models/workloads/system.h"
+#include "app/run/builder.h"
+#include "app/base/error.h"
 #include "tests/common.h"
 
 static SystemParams

@@ -4,8 +4,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "models/link.h"
-#include "models/stream.h"
+#include "models/link/link.h"
+#include "models/workloads/stream.h"
 
 static double
 gts_of (int gen)

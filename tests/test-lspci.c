@@ -7,13 +7,13 @@
  * (DevCtl2 10BitTagReq+ → 768, else DevCtl ExtTag+ → 256, else 32; spec §2.2.6.2), the functions drawn in the
  * tree, and the line each stands on. */
 #define TMPDIR_TEMPLATE "pciesim-test-lspci-XXXXXX"
-#include "common.h"
+#include "tests/common.h"
 
-#include "app/config.h"
-#include "app/load.h"
-#include "app/error.h"
-#include "app/lspci.h"
-#include "app/topology.h"
+#include "app/config/config.h"
+#include "app/config/load.h"
+#include "app/base/error.h"
+#include "app/import/lspci.h"
+#include "app/config/topology.h"
 
 typedef struct {
   const char *dump, *device, *tree;

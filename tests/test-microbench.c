@@ -1,4 +1,4 @@
-/* test-microbench.c — the microbench workload (pcie-bench's tests, pcie-protocol.md §11; models/flow.h DMA mode):
+/* test-microbench.c — the microbench workload (pcie-bench's tests, pcie-protocol.md §11; models/workloads/flow.h DMA mode):
  * one small read on an idle link takes the hand sum of its parts, large writes come within a few per cent of what
  * the wire allows MPS-256 TLPs by hand and never above it, random offsets follow the seed and only the seed, and
  * the JSON carries results.microbench. Bad microbench keys are tests/bad/microbench_*.yaml (test-bad.c). */
@@ -8,9 +8,9 @@
 
 #define TMPDIR_TEMPLATE "pciesim-test-microbench-XXXXXX"
 #include "tests/common.h"
-#include "app/builder.h"
-#include "app/config.h"
-#include "app/load.h"
+#include "app/run/builder.h"
+#include "app/config/config.h"
+#include "app/config/load.h"
 
 static PsConfig *
 load (const char *name, const char *yaml, const char *const *sets)

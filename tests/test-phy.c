@@ -3,8 +3,8 @@
 #include <check.h>
 #include <math.h>
 
-#include "models/link.h"
-#include "models/phy.h"
+#include "models/link/link.h"
+#include "models/link/phy.h"
 
 /* ---- symbol times (§1) ---- */
 

@@ -7,8 +7,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "app/format.h"
-#include "app/report.h"
+#include "app/base/format.h"
+#include "app/report/report.h"
 #include "tests/common.h"
 
 /* Gen2 x4 with 64-bit addresses, published read 1000 and write 2000; the write limit of 1800 (4-DW MWrs) puts

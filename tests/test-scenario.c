@@ -5,8 +5,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "app/error.h"
-#include "app/scenario.h"
+#include "app/base/error.h"
+#include "app/study/scenario.h"
 #define TMPDIR_TEMPLATE "pciesim-test-scenario-XXXXXX"
 #include "tests/common.h"
 

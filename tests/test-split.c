@@ -1,7 +1,7 @@
 /* test-split.c — request/completion splitting (spec §2.2.7, §2.3.1.1). Expected figures come from the spec's own
  * example and from its legality rules. */
 #include <check.h>
-#include "models/split.h"
+#include "models/proto/split.h"
 #include "tests/common.h"
 
 START_TEST (test_spec_example_rcb64)

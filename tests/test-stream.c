@@ -6,8 +6,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "models/phy.h"
-#include "models/stream.h"
+#include "models/link/phy.h"
+#include "models/workloads/stream.h"
 #include "tests/common.h"
 
 /* Gen2 x8: 2 ns symbol times of 8 bytes, 4000 MB/s raw after 8b/10b; 55 ns of pipelines and flight each way. */

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "app/error.h"
+#include "app/base/error.h"
 
 #define TMPDIR_TEMPLATE "pciesim-test-sweep-XXXXXX"
 #include "tests/common.h"

@@ -12,9 +12,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "models/flow.h"
-#include "models/switch.h"
-#include "models/system.h"
+#include "models/workloads/flow.h"
+#include "models/fabric/switch.h"
+#include "models/workloads/system.h"
 #include "tests/common.h"
 
 /* Gen2 x4 everywhere: a symbol time is 2 ns on every lane (5 GT/s, 8b/10b). Pipelines and flight are multiples of

@@ -1,7 +1,7 @@
 /* test-tlp.c — TLP sizes and credit costs against pcie-protocol.md §2/§5, and the pool's no-malloc contract. */
 #include <check.h>
 
-#include "models/tlp.h"
+#include "models/proto/tlp.h"
 
 typedef struct {
   const char *id;

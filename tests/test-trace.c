@@ -24,12 +24,12 @@
 
 #define TMPDIR_TEMPLATE "pciesim-test-trace-XXXXXX"
 #include "tests/common.h"
-#include "models/trace.h"
-#include "app/builder.h"
-#include "app/config.h"
-#include "app/load.h"
-#include "app/error.h"
-#include "app/format.h"
+#include "models/observe/pcie_trace.h"
+#include "app/run/builder.h"
+#include "app/config/config.h"
+#include "app/config/load.h"
+#include "app/base/error.h"
+#include "app/base/format.h"
 
 /* --- the synthetic run ------------------------------------------------------------------------------------- */
 

@@ -6,8 +6,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "app/error.h"
-#include "app/validate.h"
+#include "app/base/error.h"
+#include "app/study/validate.h"
 #define TMPDIR_TEMPLATE "pciesim-test-validate-XXXXXX"
 #include "tests/common.h"
 

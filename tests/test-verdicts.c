@@ -1,5 +1,5 @@
 /* test-verdicts.c — the "limited by" matrix of issue #25: bottlenecks built on purpose, one row each, with the
- * cause the verdict must name (models/stall.h's names, the JSON's limited_by.cause) and the bound derived by hand
+ * cause the verdict must name (models/observe/stall.h's names, the JSON's limited_by.cause) and the bound derived by hand
  * where the resource has a capacity of its own (5%). Every row also holds the rule that a bound is a bound: it
  * comes from the resource's capacity, so it is absent or at least the figure it explains, never below it.
  * Adding a cause adds a row. The method behind the verdicts: docs/why.md.
@@ -15,9 +15,9 @@
 
 #define TMPDIR_TEMPLATE "pciesim-test-verdicts-XXXXXX"
 #include "tests/common.h"
-#include "app/builder.h"
-#include "app/config.h"
-#include "app/load.h"
+#include "app/run/builder.h"
+#include "app/config/config.h"
+#include "app/config/load.h"
 
 /* The bound a row expects: a hand value (MB/s, 5%); NAN: there must be none; LITTLE: a window of credits or tags
  * over a measured round trip, which Little's law puts at or a little above the figure when the window binds

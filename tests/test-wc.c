@@ -8,8 +8,8 @@
 #include <check.h>
 
 #include "tests/common.h"
-#include "models/wc.h"
-#include "app/error.h"
+#include "models/devices/wc.h"
+#include "app/base/error.h"
 
 #define LOG_MAX 64
 

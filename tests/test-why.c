@@ -1,4 +1,4 @@
-/* test-why.c — "why is my figure what it is" (issue #15, models/why.h, models/stall.h): the limited-by verdicts
+/* test-why.c — "why is my figure what it is" (issue #15, models/analysis/why.h, models/observe/stall.h): the limited-by verdicts
  * name the resource a config was built to be short of, each transmitter's busy and idle shares sum to 1, the
  * bounds follow Little's law, one MRd's round trip on an idle link is the hand sum of its parts, and the JSON
  * carries all of it.
@@ -13,9 +13,9 @@
 
 #define TMPDIR_TEMPLATE "pciesim-test-why-XXXXXX"
 #include "tests/common.h"
-#include "app/builder.h"
-#include "app/config.h"
-#include "app/load.h"
+#include "app/run/builder.h"
+#include "app/config/config.h"
+#include "app/config/load.h"
 
 static PsConfig *
 load_shipped (const char *const *sets)

@@ -3,9 +3,9 @@
 #include <check.h>
 #include <string.h>
 
-#include "app/config_private.h"
-#include "app/error.h"
-#include "app/ytree.h"
+#include "app/config/config_private.h"
+#include "app/base/error.h"
+#include "app/config/ytree.h"
 #include "tests/common.h"
 
 static YNode *

@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "pciesim-version.h"
-#include "app/config.h"
-#include "app/load.h"
-#include "app/error.h"
+#include "app/config/config.h"
+#include "app/config/load.h"
+#include "app/base/error.h"
 #include "tests/fuzz/fuzz-config-file.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);

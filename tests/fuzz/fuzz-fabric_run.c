@@ -17,11 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app/builder.h"
-#include "app/config.h"
-#include "app/load.h"
-#include "app/error.h"
-#include "app/topology.h"
+#include "app/run/builder.h"
+#include "app/config/config.h"
+#include "app/config/load.h"
+#include "app/base/error.h"
+#include "app/config/topology.h"
 #include "tests/fuzz/fuzz-config-file.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);

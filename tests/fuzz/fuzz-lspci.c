@@ -12,10 +12,10 @@
 #include <string.h>
 
 #include "pciesim-version.h"
-#include "app/config.h"
-#include "app/load.h"
-#include "app/error.h"
-#include "app/lspci.h"
+#include "app/config/config.h"
+#include "app/config/load.h"
+#include "app/base/error.h"
+#include "app/import/lspci.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 

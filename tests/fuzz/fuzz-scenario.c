@@ -15,8 +15,8 @@
 #include <glib/gstdio.h>
 
 #include "pciesim-version.h"
-#include "app/error.h"
-#include "app/scenario.h"
+#include "app/base/error.h"
+#include "app/study/scenario.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 

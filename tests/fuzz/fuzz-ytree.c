@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app/error.h"
-#include "app/ytree.h"
+#include "app/base/error.h"
+#include "app/config/ytree.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 

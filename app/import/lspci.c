@@ -1,0 +1,845 @@
+/* lspci.c — `pciesim import lspci`: the dump read into fields, the tree into parents, the config written with
+ * the line each value came from. The formats are those pciutils prints (lib and ls-caps.c, ls-tree.c): see
+ * lspci.h for what is read and docs/reference/pcie-protocol.md for what the registers mean. */
+#include "app/import/lspci.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "app/import/lspci_dump.h"
+#include "app/config/config.h"
+#include "app/config/load.h"
+#include "app/base/error.h"
+#include "app/base/format.h"
+#include "app/config/topology.h"
+#include "app/study/validate.h"
+
+
+/* A comment's text: printable ASCII only (a device name may hold anything; a YAML comment must stay valid UTF-8). */
+static void
+append_clean (GString *out, const char *s, gsize max)
+{
+  gsize n = 0;
+  for (; *s && n < max; s++, n++)
+    g_string_append_c (out, *s == '\t' ? ' ' : *s >= 0x20 && *s < 0x7f ? *s : '?');
+  if (*s)
+    g_string_append (out, "…");
+}
+
+/* "KEY: VALUE   # FILE:LINE TEXT", the comment starting at column 36 when the line leaves room. */
+static void
+put (GString *out, const char *indent, const char *kv, const char *file, const Src *src, const char *why)
+{
+  gsize start = out->len;
+  g_string_append_printf (out, "%s%s", indent, kv);
+  while (out->len - start < 34)
+    g_string_append_c (out, ' ');
+  g_string_append (out, " # ");
+  if (why)
+    g_string_append (out, why);
+  if (src) {
+    g_string_append (out, why ? " (" : "");
+    append_clean (out, file, 256);
+    g_string_append_printf (out, ":%d ", src->line);
+    append_clean (out, src->raw, 72);
+    if (why)
+      g_string_append_c (out, ')');
+  }
+  g_string_append_c (out, '\n');
+}
+
+static char *
+size_words (uint64_t b)
+{
+  static const char *const units[] = { "bytes", "KB", "MB", "GB", "TB", "PB" };
+  int u = 0;
+  while (b >= 1024 && b % 1024 == 0 && u < 5) {
+    b /= 1024;
+    u++;
+  }
+  return g_strdup_printf ("%" G_GUINT64_FORMAT " %s", b, units[u]);
+}
+
+/* A Region line's size ("[size=16M]") and kind; 0 when it is an I/O region, has no size or is beyond what a
+ * topology's bars take. `why` says why a size is 0. */
+static uint64_t
+region_size (const Field *f, gboolean *bit64, const char **why)
+{
+  const char *s = f->text->str;
+  *bit64 = strstr (s, "64-bit") != NULL;
+  *why = NULL;
+  if (strstr (s, "I/O ports")) {
+    *why = "I/O ports: pciesim models memory BARs";
+    return 0;
+  }
+  const char *z = strstr (s, "[size=");
+  if (!z || !g_ascii_isdigit (z[6])) {
+    *why = "no [size=…] on the line";
+    return 0;
+  }
+  char *end;
+  uint64_t v = g_ascii_strtoull (z + 6, &end, 10);
+  const char *units = "KMGTP";
+  const char *u = *end ? strchr (units, *end) : NULL;
+  int shift = u ? 10 * (int) (u - units + 1) : 0;
+  if (v == 0 || v > (G_GUINT64_CONSTANT (1) << 40) >> shift || (u ? end[1] : end[0]) != ']') {
+    *why = "a size pciesim does not take (1 TB at most)";
+    return 0;
+  }
+  v <<= shift;
+  if (v < 128 || (v & (v - 1))) {
+    *why = "not a power of two of at least 128 bytes (spec 7.5.1.2.1)";
+    return 0;
+  }
+  return v;
+}
+
+/* One comment per Region line: the size read, or why none is used, and the line. */
+static void
+put_bar_comments (GString *out, const char *indent, const char *file, const Dev *d)
+{
+  for (int r = 0; r < 6; r++) {
+    const Field *f = &d->f[F_REGION0 + r];
+    if (!f->line)
+      continue;
+    gboolean b64;
+    const char *why;
+    uint64_t size = region_size (f, &b64, &why);
+    g_autofree char *sz = size_words (size);
+    g_string_append_printf (out, "%s#   BAR%d: %s%s%s  <- ", indent, r, why ? "none, " : sz, why ? why : "",
+                            b64 && !why ? ", 64-bit" : "");
+    append_clean (out, file, 256);
+    g_string_append_printf (out, ":%d ", f->line);
+    append_clean (out, g_array_index (f->segs, Seg, 0).raw, 90);
+    g_string_append_c (out, '\n');
+  }
+}
+
+static void
+put_gen_lanes (GString *out, const char *indent, const char *file, const LinkVals *sta, const char *why)
+{
+  g_autofree char *g = g_strdup_printf ("gen: %" G_GINT64_FORMAT, sta->gen);
+  g_autofree char *l = g_strdup_printf ("lanes: %" G_GINT64_FORMAT, sta->lanes);
+  put (out, indent, g, file, &sta->speed, why);
+  put (out, indent, l, file, &sta->width, why);
+}
+
+/* --- the device's functions ------------------------------------------------------------------------------------ */
+
+/* A pciesim endpoint has functions 0..7 (topology.c's `functions: 1..8`, the 3-bit function number of an ID,
+ * spec 2.2.6.2). */
+#define MAX_FUNCTIONS 8
+
+/* A function of the imported device as the tree or the dump shows it, for the lines `functions:` comes from. */
+typedef struct {
+  unsigned number; /* ARI: device << 3 | function */
+  gboolean from_tree;
+  const char *file;
+  int line;
+  const char *raw;
+  const Dev *dev; /* the dump's entry, NULL for the tree's */
+} FnSeen;
+
+typedef struct {
+  GArray *seen; /* of FnSeen, by number, each number's tree line before its dump line */
+  unsigned self; /* the imported function's number */
+  unsigned n; /* the highest number shown + 1: pciesim numbers a device's functions 0..n-1 */
+} Fns;
+
+static unsigned
+fn_number (const Dev *d, unsigned dev, unsigned fn)
+{
+  return d->ari_line ? dev << 3 | fn : fn;
+}
+
+/* Whether an entry on `bus` is a function of d: its device number, or any when d has ARI (an ARI device is alone on
+ * its bus). A bus number names one bus of a domain, so the bus says the tree's parent too. */
+static gboolean
+same_device (const Dev *d, unsigned domain, unsigned bus, unsigned dev)
+{
+  return domain == d->domain && bus == d->bus && (d->ari_line || dev == d->dev);
+}
+
+static gint
+fn_order (gconstpointer a, gconstpointer b)
+{
+  const FnSeen *x = a, *y = b;
+  if (x->number != y->number)
+    return x->number < y->number ? -1 : 1;
+  if (x->from_tree != y->from_tree)
+    return x->from_tree ? -1 : 1;
+  return x->line - y->line;
+}
+
+/* d's functions from the dump's headers and the tree's entries (`td` NULL without a tree). */
+static void
+collect_functions (const Text *dump, const GArray *devs, const Text *tree, const GArray *td, const Dev *d, Fns *fs)
+{
+  fs->seen = g_array_new (FALSE, FALSE, sizeof (FnSeen));
+  fs->self = fn_number (d, d->dev, d->fn);
+  fs->n = fs->self + 1;
+  for (guint i = 0; i < devs->len; i++) {
+    const Dev *x = &g_array_index (devs, Dev, i);
+    if (same_device (d, x->domain, x->bus, x->dev)) {
+      const char *raw = line_at (dump, (guint) x->line - 1)->text;
+      FnSeen s = { fn_number (d, x->dev, x->fn), FALSE, dump->name, x->line, raw, x };
+      g_array_append_val (fs->seen, s);
+    }
+  }
+  for (guint i = 0; td && i < td->len; i++) {
+    const TDev *x = &g_array_index (td, TDev, i);
+    if (same_device (d, x->domain, x->bus, x->dev)) {
+      /* From the entry's own column: "00.1  Intel …", not the drawing of the buses before it. */
+      const Line *l = line_at (tree, (guint) x->line - 1);
+      FnSeen s = { fn_number (d, x->dev, x->fn), TRUE, tree->name, x->line, l->text + (x->col - l->col), NULL };
+      g_array_append_val (fs->seen, s);
+    }
+  }
+  g_array_sort (fs->seen, fn_order);
+  for (guint i = 0; i < fs->seen->len; i++)
+    fs->n = MAX (fs->n, g_array_index (fs->seen, FnSeen, i).number + 1);
+}
+
+/* How the count n follows from the numbers shown, for the parenthesis after it. */
+static void
+append_count_why (GString *out, const Fns *fs)
+{
+  if (fs->n > MAX_FUNCTIONS) {
+    g_string_append_printf (out, "ARI numbers 0-%u; a pciesim endpoint has %d at most", fs->n - 1, MAX_FUNCTIONS);
+    return;
+  }
+  g_string_append_printf (out, "the highest function number shown, %u, + 1", fs->n - 1);
+  gboolean shown[MAX_FUNCTIONS] = { FALSE };
+  for (guint i = 0; i < fs->seen->len; i++)
+    shown[g_array_index (fs->seen, FnSeen, i).number] = TRUE;
+  g_autoptr (GString) absent = g_string_new (NULL);
+  for (unsigned k = 0; k < fs->n; k++)
+    if (!shown[k])
+      g_string_append_printf (absent, "%s%u", absent->len ? ", " : "", k);
+  if (absent->len)
+    g_string_append_printf (out, ": pciesim numbers a device's functions 0..N-1, so %s, which lspci does not show, "
+                            "count too, making no requests", absent->str);
+}
+
+/* The tree and dump lines the functions were read from, at most 16 (an ARI device with its VFs shows hundreds). */
+static void
+put_function_lines (GString *out, const char *indent, const Fns *fs)
+{
+  guint shown = MIN (fs->seen->len, 16);
+  for (guint i = 0; i < shown; i++) {
+    const FnSeen *s = &g_array_index (fs->seen, FnSeen, i);
+    g_string_append_printf (out, "%s#     function %u  <- ", indent, s->number);
+    append_clean (out, s->file, 256);
+    g_string_append_printf (out, ":%d ", s->line);
+    append_clean (out, s->raw, 90);
+    g_string_append_c (out, '\n');
+  }
+  if (fs->seen->len > shown)
+    g_string_append_printf (out, "%s#     and %u lines more\n", indent, fs->seen->len - shown);
+}
+
+/* The tree part: the chain of bridges from the root to the device, as root complex, switches and links. */
+static gboolean
+write_topology (GString *out, const Text *dump, const Dev *devs, guint n_devs, const Dev *d, const Values *v,
+                const Text *tree, const GArray *td, const Fns *fs, GError **error)
+{
+  int at = -1;
+  for (guint i = 0; i < td->len && at < 0; i++) {
+    const TDev *x = &g_array_index (td, TDev, i);
+    if (x->domain == d->domain && x->bus == d->bus && x->dev == d->dev && x->fn == d->fn)
+      at = (int) i;
+  }
+  if (at < 0) {
+    ps_error_located (error, PS_ERROR_DATA, dump->name, d->line, 1, "%s is not in the tree %s: were the two taken "
+                      "on one machine, both with or both without -D?", d->shown, tree->name);
+    return FALSE;
+  }
+  /* The bridges from the root port down: `chain` holds tree indices, the device's parent last. */
+  g_autoptr (GArray) chain = g_array_new (FALSE, FALSE, sizeof (int));
+  /* Collected upwards, then turned round; a chain longer than a topology can hold is refused on the way. */
+  for (int p = g_array_index (td, TDev, at).parent; p >= 0 && chain->len <= 2 * PS_TOPOLOGY_MAX_NODES;
+       p = g_array_index (td, TDev, p).parent)
+    g_array_append_val (chain, p);
+  for (guint a = 0, b = chain->len; b > a + 1; a++, b--) {
+    int x = g_array_index (chain, int, a);
+    g_array_index (chain, int, a) = g_array_index (chain, int, b - 1);
+    g_array_index (chain, int, b - 1) = x;
+  }
+  const TDev *self = &g_array_index (td, TDev, at);
+  guint k = chain->len;
+  if (k % 2 == 0 || k / 2 + 2 > PS_TOPOLOGY_MAX_NODES) {
+    ps_error_located (error, PS_ERROR_DATA, tree->name, self->line, self->col, "%s sits below %u bridges: a root "
+                      "port and a pair of ports per switch make an odd number%s", d->shown, k,
+                      k ? " (a PCI bridge or a hidden port in the way?)" : " (on the root bus: no link to simulate)");
+    return FALSE;
+  }
+  /* Each link of the chain: below the root port or a downstream port. Its width and speed are the LnkSta of the
+   * port below it (the switch's upstream port) when the dump has it, else of the port above; the last link is the
+   * device's own (link.gen, link.lanes). */
+  guint n_links = k / 2 + 1;
+  g_autofree LinkVals *lv = g_new0 (LinkVals, n_links);
+  g_autofree const Dev **lsrc = g_new0 (const Dev *, n_links);
+  for (guint j = 0; j + 1 < n_links; j++) {
+    for (guint side = 0; side < 2 && !lsrc[j]; side++) {
+      const TDev *b = &g_array_index (td, TDev, g_array_index (chain, int, 2 * j + (side ? 0 : 1)));
+      for (guint i = 0; i < n_devs; i++) {
+        const Dev *x = &devs[i];
+        if (x->domain == b->domain && x->bus == b->bus && x->dev == b->dev && x->fn == b->fn && x->f[F_LNKSTA].line
+            && !x->denied_line) {
+          if (!lspci_read_link (dump, x, F_LNKSTA, &lv[j], error))
+            return FALSE;
+          lsrc[j] = x;
+          break;
+        }
+      }
+    }
+  }
+  lv[n_links - 1] = v->sta;
+  lsrc[n_links - 1] = d;
+  char bdf[16];
+  g_string_append (out, "topology:\n  nodes:\n");
+  /* The root complex and each switch take the fastest and widest of their links, so every link can train to what
+   * the dump says (a link trains to the lower of its two ends, docs/fabrics.md). */
+  for (guint s = 0; s < n_links; s++) {
+    int64_t g = lv[s].gen, l = lv[s].lanes;
+    if (s > 0 && lv[s - 1].gen) {
+      g = MAX (g, lv[s - 1].gen);
+      l = MAX (l, lv[s - 1].lanes);
+    }
+    gboolean known = lv[s].gen != 0 || (s > 0 && lv[s - 1].gen);
+    g_autofree char *own = known && (g != v->sta.gen || l != v->sta.lanes)
+        ? g_strdup_printf (", link: {gen: %" G_GINT64_FORMAT ", lanes: %" G_GINT64_FORMAT "}", g, l) : g_strdup ("");
+    if (s == 0) {
+      const TDev *rp = &g_array_index (td, TDev, g_array_index (chain, int, 0));
+      lspci_format_bdf (bdf, rp->domain, rp->bus, rp->dev, rp->fn);
+      g_autofree char *kv = g_strdup_printf ("host: {type: root_complex%s}", own);
+      g_autofree char *why = g_strdup_printf ("root port %s", bdf);
+      Src src = { rp->line, rp->col, line_at (tree, (guint) rp->line - 1)->text };
+      put (out, "    ", kv, tree->name, &src, why);
+    } else {
+      const TDev *up = &g_array_index (td, TDev, g_array_index (chain, int, 2 * s - 1));
+      const TDev *dn = &g_array_index (td, TDev, g_array_index (chain, int, 2 * s));
+      char bdf2[16];
+      lspci_format_bdf (bdf, up->domain, up->bus, up->dev, up->fn);
+      lspci_format_bdf (bdf2, dn->domain, dn->bus, dn->dev, dn->fn);
+      g_autofree char *kv = g_strdup_printf ("sw%u: {type: switch%s}", s, own);
+      g_autofree char *why = g_strdup_printf ("upstream port %s, downstream port %s", bdf, bdf2);
+      Src src = { up->line, up->col, line_at (tree, (guint) up->line - 1)->text };
+      put (out, "    ", kv, tree->name, &src, why);
+    }
+  }
+  /* The device's BARs from its Region lines: a 64-bit BAR takes two registers, lspci names the first. pciesim
+   * gives BARs to function 0 alone (docs/fabrics.md), so they are function 0's when the dump has it. */
+  unsigned functions = MIN (fs->n, MAX_FUNCTIONS);
+  const Dev *bd = d;
+  for (guint i = 0; i < n_devs && fs->self != 0; i++)
+    if (same_device (d, devs[i].domain, devs[i].bus, devs[i].dev) && fn_number (d, devs[i].dev, devs[i].fn) == 0)
+      bd = &devs[i];
+  g_autoptr (GString) bars = g_string_new (NULL);
+  int last = -1;
+  for (int r = 0; r < 6; r++)
+    if (bd->f[F_REGION0 + r].line)
+      last = r;
+  for (int r = 0; r <= last; r++) {
+    const Field *f = &bd->f[F_REGION0 + r];
+    gboolean b64 = FALSE;
+    const char *why = NULL;
+    uint64_t size = f->line ? region_size (f, &b64, &why) : 0;
+    if (r)
+      g_string_append (bars, ", ");
+    if (size && b64)
+      g_string_append_printf (bars, "{bytes: %" G_GUINT64_FORMAT ", bits: 64}", size);
+    else
+      g_string_append_printf (bars, "%" G_GUINT64_FORMAT, size);
+  }
+  {
+    g_autofree char *fn = functions > 1 ? g_strdup_printf (", functions: %u", functions) : g_strdup ("");
+    g_autofree char *kv = last >= 0 ? g_strdup_printf ("device: {type: endpoint%s, bars: [%s]}", fn, bars->str)
+                                    : g_strdup_printf ("device: {type: endpoint%s}", fn);
+    Src src = { bd->line, 1, line_at (dump, (guint) bd->line - 1)->text };
+    const char *why = last >= 0 ? "BARs from the Region lines below" : "no Region lines: pciesim's default BAR0";
+    if (bd != d)
+      why = last >= 0 ? "BARs from function 0's Region lines below: pciesim gives BARs to function 0 alone"
+                      : "function 0 has no Region lines: pciesim's default BAR0";
+    else if (fs->self != 0)
+      why = last >= 0 ? "BARs from the Region lines below, which pciesim gives function 0 (alone with BARs; the dump "
+                        "lacks it)" : "no Region lines: pciesim's default BAR0";
+    put (out, "    ", kv, dump->name, &src, why);
+  }
+  if (functions > 1) {
+    g_string_append_printf (out, "    #   functions: %u (", functions);
+    append_count_why (out, fs);
+    if (fs->n > MAX_FUNCTIONS)
+      g_string_append_printf (out, ", so %d-%u are left out", MAX_FUNCTIONS, fs->n - 1);
+    g_string_append_printf (out, "); the flows are function %u's (%s, imported):\n", fs->self, d->shown);
+    put_function_lines (out, "    ", fs);
+  }
+  put_bar_comments (out, "    ", dump->name, bd);
+  g_string_append (out, "  links:\n");
+  for (guint s = 0; s < n_links; s++) {
+    g_autofree char *a = s == 0 ? g_strdup ("host") : g_strdup_printf ("sw%u", s);
+    g_autofree char *b = s + 1 == n_links ? g_strdup ("device") : g_strdup_printf ("sw%u", s + 1);
+    if (s + 1 == n_links || !lv[s].gen) {
+      g_autofree char *kv = g_strdup_printf ("- [%s, %s]", a, b);
+      put (out, "    ", kv, NULL, NULL, s + 1 == n_links ? "the device's own link: link.gen and link.lanes above"
+           : "neither port is in the dump: trains to link.gen and link.lanes (add the ports: lspci -vvv of the "
+             "whole machine)");
+    } else {
+      g_autofree char *kv = g_strdup_printf ("- {a: %s, b: %s, gen: %" G_GINT64_FORMAT ", lanes: %" G_GINT64_FORMAT
+                                             "}", a, b, lv[s].gen, lv[s].lanes);
+      g_autofree char *why = g_strdup_printf ("LnkSta of %s", lsrc[s]->shown);
+      put (out, "    ", kv, dump->name, &lv[s].speed, why);
+    }
+  }
+  if (functions == 1) {
+    g_string_append (out, "# The device writes 1 MB into host memory and reads 1 MB from it, both at once (as the DMA\n"
+                          "# benchmark's simultaneous mode). Add flows, or endpoints beside it, to ask more.\n"
+                          "flows:\n"
+                          "  - {name: write, source: device, target: host, op: write, bytes: 1048576}\n"
+                          "  - {name: read, source: device, target: host, op: read, bytes: 1048576}\n");
+    return TRUE;
+  }
+  /* The imported function's requests carry its own ID (the JSON's requester_id); the others make none. */
+  g_string_append_printf (out, "# Function %u of the device (%s, the one imported) writes 1 MB into host memory and "
+                          "reads 1 MB from\n# it, both at once (as the DMA benchmark's simultaneous mode). Add flows "
+                          "(from its other functions:\n# `function: F`, F below %u), or endpoints beside it, to ask "
+                          "more.\nflows:\n", fs->self, d->shown, functions);
+  g_string_append_printf (out, "  - {name: write, source: device, function: %u, target: host, op: write, bytes: "
+                          "1048576}\n  - {name: read, source: device, function: %u, target: host, op: read, bytes: "
+                          "1048576}\n", fs->self, fs->self);
+  return TRUE;
+}
+
+/* --- SR-IOV virtual functions ---------------------------------------------------------------------------------- */
+/* The facts and their sources, and which section numbers are unconfirmed: pcie-protocol.md §12. */
+
+/* The physical function in the dump whose SR-IOV capability numbers d among its enabled VFs, or NULL; `k` is d's
+ * VF number (1..Number of VFs). VF k's routing ID is the PF's + VF offset + (k - 1) * stride (SR-IOV 1.1 2.1.3), in
+ * the PF's domain: the address decides, not the device's name. */
+static const Dev *
+find_pf (const Dev *devs, guint n, const Dev *d, unsigned *k)
+{
+  uint32_t rid = d->bus << 8 | d->dev << 3 | d->fn;
+  for (guint i = 0; i < n; i++) {
+    const Dev *p = &devs[i];
+    if (p == d || !p->iov_vfs_line || !p->iov_offset_line || !p->iov_num_vfs || p->domain != d->domain)
+      continue;
+    uint64_t first = (uint64_t) (p->bus << 8 | p->dev << 3 | p->fn) + p->iov_offset;
+    if (rid < first)
+      continue;
+    uint64_t step = rid - first;
+    if (p->iov_stride ? step % p->iov_stride == 0 && step / p->iov_stride < p->iov_num_vfs : step == 0) {
+      *k = (unsigned) (p->iov_stride ? step / p->iov_stride : 0) + 1;
+      return p;
+    }
+  }
+  return NULL;
+}
+
+/* Where a VF's values come from, after the file's first comment: the PF and its SR-IOV lines. */
+static void
+put_vf_origin (GString *o, const Text *t, const Dev *d, const Dev *pf, unsigned k)
+{
+  g_string_append_printf (o, "# %s is SR-IOV virtual function %u of %s, by the PF's SR-IOV capability:\n#   ", d->shown,
+                          k, pf->shown);
+  append_clean (o, t->name, 256);
+  g_string_append_printf (o, ":%d ", pf->iov_vfs_line);
+  append_clean (o, line_at (t, (guint) pf->iov_vfs_line - 1)->text, 100);
+  g_string_append (o, "\n#   ");
+  append_clean (o, t->name, 256);
+  g_string_append_printf (o, ":%d ", pf->iov_offset_line);
+  append_clean (o, line_at (t, (guint) pf->iov_offset_line - 1)->text, 100);
+  g_string_append_printf (o, "\n# (VF %u's ID is the PF's + offset + %u x stride). A VF has no link of its own: its "
+                          "Link fields are reserved\n# (SR-IOV 1.1 3.5; its own LnkSta is line %d), so "
+                          "link.gen, link.lanes, link.read_completion_boundary\n# and the MaxPayload and ExtTag it "
+                          "uses (RsvdP in a VF's DevCtl) are the PF's; link.max_read_request is its own.\n", k, k - 1,
+                          d->f[F_LNKSTA].line);
+}
+
+/* --- the device's other functions' requests -------------------------------------------------------------------- */
+
+/* After max_read_request (`tags` FALSE) or tags: one comment per other function of the dump whose value differs,
+ * as the config holds one value for the device, the imported function's. A bus holds 256 functions at most, so the
+ * PF searches stay within 256 passes over the devices. */
+static void
+put_differing (GString *o, const Text *t, const Dev *devs, guint n, const Dev *d, const Values *v, const Fns *fs,
+               gboolean tags)
+{
+  guint shown = 0, more = 0;
+  for (guint i = 0; i < fs->seen->len; i++) {
+    const FnSeen *s = &g_array_index (fs->seen, FnSeen, i);
+    const Dev *x = s->dev;
+    if (!x || s->number == fs->self)
+      continue;
+    unsigned k;
+    const Dev *pf = find_pf (devs, n, x, &k);
+    if (x->denied_line || !x->f[F_DEVCTL].line || (pf && (pf->denied_line || !pf->f[F_DEVCTL].line)))
+      continue;
+    Values w = { 0 };
+    gboolean ok = lspci_read_requests (t, x, pf, &w, NULL);
+    g_free (w.tags_note);
+    if (!ok || (tags ? w.tags == v->tags : w.mrrs == v->mrrs))
+      continue;
+    if (shown == 8) {
+      more++;
+      continue;
+    }
+    shown++;
+    const Src *src = tags ? &w.tags_src : &w.mrrs_src;
+    if (tags)
+      g_string_append_printf (o, "  # function %u (%s) has %" G_GINT64_FORMAT " tags, %s: ", s->number, x->shown,
+                              w.tags, w.tags_why);
+    else
+      g_string_append_printf (o, "  # function %u (%s) has MaxReadReq %" G_GINT64_FORMAT " bytes: ", s->number,
+                              x->shown, w.mrrs);
+    append_clean (o, t->name, 256);
+    g_string_append_printf (o, ":%d ", src->line);
+    append_clean (o, src->raw, 72);
+    g_string_append_c (o, '\n');
+  }
+  if (more)
+    g_string_append_printf (o, "  # and %u functions more differ\n", more);
+  if (shown)
+    g_string_append_printf (o, "  #   (the config holds one value for the device: %s's, the function imported)\n",
+                            d->shown);
+}
+
+/* The config text of device `d` with values `v`, after the comment block that says where it comes from. */
+static gboolean
+write_config (GString *o, const Text *t, const Text *tt, const GArray *td, GArray *devs, const Dev *d,
+              const Dev *pf, unsigned vf_k, const Values *v, const Fns *fs, const char *host_include,
+              const char *host_note, GString *notes, GError **error)
+{
+  g_autoptr (GString) fname = g_string_new (NULL);
+  append_clean (fname, t->name, 256);
+  g_string_append_printf (o, "# Imported by `pciesim import lspci` from %s, device %s:\n#   ", fname->str, d->shown);
+  append_clean (o, d->desc, 100);
+  g_string_append (o, "\n# Each value names the dump line it came from. The simulation runs the link as it trained "
+                      "(LnkSta).\n");
+  if (pf)
+    put_vf_origin (o, t, d, pf, vf_k);
+  if (v->sta.gen < v->cap.gen || v->sta.lanes < v->cap.lanes || v->sta.downgraded) {
+    g_autofree char *msg = g_strdup_printf ("%s trained at Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT " but can run "
+                                            "Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT " (LnkCap, %s:%d): the slot, "
+                                            "the riser, the port above or the card limits it", v->link_dev->shown,
+                                            v->sta.gen, v->sta.lanes, v->cap.gen, v->cap.lanes, fname->str,
+                                            v->link_dev->f[F_LNKCAP].line);
+    g_string_append_printf (o, "#\n# DOWNGRADED LINK: %s.\n# --set link.gen=%" G_GINT64_FORMAT " --set link.lanes=%"
+                            G_GINT64_FORMAT " shows what the card would do at its capability.\n#\n", msg, v->cap.gen,
+                            v->cap.lanes);
+    if (notes)
+      g_string_append_printf (notes, "pciesim: note: downgraded link: %s\n", msg);
+  }
+  /* A path YAML reads as a plain word stays one; any other is double-quoted with its escapes (a checkout under
+   * "my, files" must not become two includes). */
+  gboolean plain = host_include[0] != '\0'
+      && strspn (host_include, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._+-")
+             == strlen (host_include);
+  g_autoptr (GString) q = g_string_new (plain ? host_include : "\"");
+  for (const char *c = host_include; !plain && *c; c++) {
+    if (*c == '"' || *c == '\\')
+      g_string_append_printf (q, "\\%c", *c);
+    else if ((unsigned char) *c < 0x20 || *c == 0x7f)
+      g_string_append_printf (q, "\\x%02x", (unsigned char) *c);
+    else
+      g_string_append_c (q, *c);
+  }
+  if (!plain)
+    g_string_append_c (q, '"');
+  g_autofree char *name = g_strdup_printf ("name: lspci_%s", d->bdf);
+  for (char *p = name + 6; *p; p++)
+    if (*p == ':' || *p == '.')
+      *p = '_';
+  g_string_append_printf (o, "%s\n", name);
+  g_autofree char *inc = g_strdup_printf ("include: [%s]", q->str);
+  put (o, "", inc, NULL, NULL, host_note);
+  g_string_append (o, "link:\n");
+  put_gen_lanes (o, "  ", t->name, &v->sta, v->link_why);
+  if (v->sta.gen != v->cap.gen || v->sta.lanes != v->cap.lanes) {
+    g_string_append_printf (o, "  # capable of Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT ": %s:%d ", v->cap.gen,
+                            v->cap.lanes, fname->str, v->cap.speed.line);
+    append_clean (o, v->cap.speed.raw, 72);
+    g_string_append_c (o, '\n');
+  }
+  char kv[64];
+  g_snprintf (kv, sizeof kv, "max_payload: %" G_GINT64_FORMAT, v->mps);
+  put (o, "  ", kv, t->name, &v->mps_src, v->mps_why);
+  g_snprintf (kv, sizeof kv, "max_read_request: %" G_GINT64_FORMAT, v->mrrs);
+  put (o, "  ", kv, t->name, &v->mrrs_src, NULL);
+  put_differing (o, t, &g_array_index (devs, Dev, 0), devs->len, d, v, fs, FALSE);
+  g_snprintf (kv, sizeof kv, "read_completion_boundary: %" G_GINT64_FORMAT, v->rcb);
+  put (o, "  ", kv, t->name, &v->rcb_src, v->rcb_why);
+  g_string_append (o, "endpoint:   # datapath_bits and clock_mhz are not in lspci: the model's default for the link\n");
+  g_snprintf (kv, sizeof kv, "tags: %" G_GINT64_FORMAT, v->tags);
+  put (o, "  ", kv, t->name, &v->tags_src, v->tags_why);
+  if (v->tags_note)
+    g_string_append_printf (o, "  # %s\n", v->tags_note);
+  put_differing (o, t, &g_array_index (devs, Dev, 0), devs->len, d, v, fs, TRUE);
+  if (!tt && fs->n > 1) {
+    /* The dump alone tells of the other functions: the one-link benchmark has one requester, so no key. */
+    g_string_append_printf (o, "# %s is function %u of %u (", d->shown, fs->self, fs->n);
+    append_count_why (o, fs);
+    g_string_append_printf (o, "); the one-link benchmark has one requester: --tree (lspci -tv) makes a fabric "
+                            "whose device has `functions: %u`%s:\n", MIN (fs->n, MAX_FUNCTIONS),
+                            fs->self >= MAX_FUNCTIONS ? " and refuses this one, beyond them" : "");
+    put_function_lines (o, "", fs);
+  }
+  if (tt) {
+    if (!write_topology (o, t, &g_array_index (devs, Dev, 0), devs->len, d, v, tt, td, fs, error))
+      return FALSE;
+  } else if (d->f[F_REGION0].line || d->f[F_REGION0 + 1].line || d->f[F_REGION0 + 2].line
+             || d->f[F_REGION0 + 3].line || d->f[F_REGION0 + 4].line || d->f[F_REGION0 + 5].line) {
+    g_string_append (o, "# BARs (a fabric's endpoint takes them as bars: with --tree; the one-link benchmark needs "
+                        "none):\n");
+    put_bar_comments (o, "", t->name, d);
+  }
+  return TRUE;
+}
+
+/* The list of devices for the usage error: "01:00.0 Ethernet controller, 02:00.0 …". */
+static char *
+device_list (const Dev *devs, guint n)
+{
+  g_autoptr (GString) s = g_string_new (NULL);
+  for (guint i = 0; i < n && i < 64; i++) {
+    const char *colon = strchr (devs[i].desc, ':');
+    gsize len = colon ? (gsize) (colon - devs[i].desc) : strlen (devs[i].desc);
+    g_autofree char *what = g_strndup (devs[i].desc, MIN (len, 40));
+    g_string_append_printf (s, "%s%s ", i ? ", " : "", devs[i].shown);
+    append_clean (s, what, 40);
+  }
+  if (n > 64)
+    g_string_append_printf (s, " and %u more", n - 64);
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+char *
+ps_lspci_config (const char *dump_name, const char *dump, gsize dump_len, const char *tree_name, const char *tree,
+                 gsize tree_len, const char *device, const char *host_include, const char *host_note,
+                 GString *notes, GError **error)
+{
+  Text t = { 0 }, tt = { 0 };
+  g_autoptr (GArray) devs = g_array_new (FALSE, TRUE, sizeof (Dev));
+  g_array_set_clear_func (devs, (GDestroyNotify) lspci_dev_clear);
+  char *result = NULL;
+  Values v = { 0 };
+  g_autoptr (GString) o = NULL;
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GArray) td = g_array_new (FALSE, FALSE, sizeof (TDev));
+  Fns fs = { 0 };
+  if (!lspci_split_lines (&t, dump_name, dump, dump_len, error) || (tree && !lspci_split_lines (&tt, tree_name, tree, tree_len,
+                                                                                     error)))
+    goto out;
+  /* Devices: each header to the next. */
+  for (guint i = 0; i < t.lines->len; i++) {
+    if (!lspci_is_header (line_at (&t, i)))
+      continue;
+    guint end = i + 1;
+    while (end < t.lines->len && !lspci_is_header (line_at (&t, end)))
+      end++;
+    /* 65536 functions fill a PCI domain's buses: more is no machine's dump. */
+    if (devs->len == 65536) {
+      ps_error_located (error, PS_ERROR_DATA, t.name, (int) i + 1, 1, "more than 65536 devices: not one machine's "
+                        "lspci");
+      goto out;
+    }
+    g_array_set_size (devs, devs->len + 1);
+    Dev *d = &g_array_index (devs, Dev, devs->len - 1);
+    if (!lspci_read_device (&t, i, end, d, error))
+      goto out;
+    gpointer first = g_hash_table_lookup (seen, d->bdf);
+    if (first) {
+      ps_error_located (error, PS_ERROR_DATA, t.name, d->line, 1, "%s is listed twice (first at line %d): two "
+                        "dumps run together?", d->shown, GPOINTER_TO_INT (first));
+      goto out;
+    }
+    g_hash_table_insert (seen, g_strdup (d->bdf), GINT_TO_POINTER (d->line));
+    i = end - 1;
+  }
+  if (devs->len == 0) {
+    ps_error_located (error, PS_ERROR_DATA, t.name, 1, 1, "no device: `lspci -vvv` starts each with a line such as "
+                      "'01:00.0 Ethernet controller: …'");
+    goto out;
+  }
+  const Dev *d = NULL;
+  if (device) {
+    unsigned a, b, c, e;
+    int n;
+    char want[16];
+    if (!lspci_parse_bdf (device, FALSE, &a, &b, &c, &e, &n) || device[n]) {
+      ps_error_plain (error, PS_ERROR_USAGE, "--device '%s' is no PCI address ([DDDD:]BB:DD.F, as lspci prints it)",
+                      device);
+      goto out;
+    }
+    lspci_format_bdf (want, a, b, c, e);
+    for (guint i = 0; i < devs->len && !d; i++)
+      if (strcmp (g_array_index (devs, Dev, i).bdf, want) == 0)
+        d = &g_array_index (devs, Dev, i);
+    if (!d) {
+      g_autofree char *list = device_list (&g_array_index (devs, Dev, 0), devs->len);
+      ps_error_plain (error, PS_ERROR_USAGE, "%s has no device %s; it holds %s", t.name, device, list);
+      goto out;
+    }
+  } else if (devs->len > 1) {
+    g_autofree char *list = device_list (&g_array_index (devs, Dev, 0), devs->len);
+    ps_error_plain (error, PS_ERROR_USAGE, "%s holds %u devices: choose one with --device (%s)", t.name, devs->len,
+                    list);
+    goto out;
+  } else {
+    d = &g_array_index (devs, Dev, 0);
+  }
+  /* The tree is read before the values: an ARI function beyond 7 is refused before its (a VF's zero) link is. */
+  if (tree && !lspci_parse_tree (&tt, td, error))
+    goto out;
+  collect_functions (&t, devs, tree ? &tt : NULL, tree ? td : NULL, d, &fs);
+  if (tree && fs.self >= MAX_FUNCTIONS) {
+    /* The first and last it could import, written as the dump writes addresses (with the domain or without). */
+    char lo[16], hi[16];
+    gsize cut = strlen (d->shown) > 7 ? 0 : 5;
+    lspci_format_bdf (lo, d->domain, d->bus, 0, 0);
+    lspci_format_bdf (hi, d->domain, d->bus, 0, MAX_FUNCTIONS - 1);
+    ps_error_located (error, PS_ERROR_DATA, t.name, d->line, 1, "%s is function %u of an ARI device (ARI numbers a "
+                      "device's functions across the device numbers of its bus): a pciesim endpoint has functions "
+                      "0-%d (spec 2.2.6.2's 3-bit number), so no flow can come from it; import one of %s to %s, "
+                      "which share its link, or leave out --tree for the one-link benchmark", d->shown, fs.self,
+                      MAX_FUNCTIONS - 1, lo + cut, hi + cut);
+    goto out;
+  }
+  unsigned vf_k = 0;
+  const Dev *pf = find_pf (&g_array_index (devs, Dev, 0), devs->len, d, &vf_k);
+  if (!lspci_read_values (&t, d, pf, &v, error))
+    goto out;
+
+  o = g_string_new (NULL);
+  if (!write_config (o, &t, tree ? &tt : NULL, td, devs, d, pf, vf_k, &v, &fs, host_include, host_note, notes,
+                     error))
+    goto out;
+  result = g_string_free (g_steal_pointer (&o), FALSE);
+out:
+  if (fs.seen)
+    g_array_unref (fs.seen);
+  g_free (v.tags_note);
+  lspci_text_clear (&t);
+  lspci_text_clear (&tt);
+  return result;
+}
+
+/* --- files ----------------------------------------------------------------------------------------------------- */
+
+static char *
+read_input (const char *path, gsize *len, GError **error)
+{
+  char *data = NULL;
+  g_autoptr (GError) e = NULL;
+  if (!g_file_get_contents (path, &data, len, &e)) {
+    ps_error_plain (error, PS_ERROR_NOINPUT, "%s", e->message);
+    return NULL;
+  }
+  return data;
+}
+
+/* `to` relative to directory `from` (both absolute and canonical): "../configs/hosts/ideal.yaml". */
+static char *
+relative_path (const char *from, const char *to)
+{
+  g_auto (GStrv) a = g_strsplit (from, G_DIR_SEPARATOR_S, -1);
+  g_auto (GStrv) b = g_strsplit (to, G_DIR_SEPARATOR_S, -1);
+  guint i = 0;
+  while (a[i] && b[i] && strcmp (a[i], b[i]) == 0)
+    i++;
+  g_autoptr (GString) s = g_string_new (NULL);
+  for (guint j = i; a[j]; j++)
+    if (*a[j])
+      g_string_append (s, ".." G_DIR_SEPARATOR_S);
+  for (guint j = i; b[j]; j++)
+    g_string_append_printf (s, "%s%s", b[j], b[j + 1] ? G_DIR_SEPARATOR_S : "");
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+/* Whether two absolute paths share a folder below the root: only then is a relative include shorter and does it
+ * survive moving the tree they share. */
+static gboolean
+shares_folder (const char *a, const char *b)
+{
+  const char *sa = strchr (a + 1, G_DIR_SEPARATOR), *sb = strchr (b + 1, G_DIR_SEPARATOR);
+  gsize na = sa ? (gsize) (sa - a) : strlen (a), nb = sb ? (gsize) (sb - b) : strlen (b);
+  return na == nb && strncmp (a, b, na) == 0;
+}
+
+gboolean
+ps_lspci_import (const PsLspciImport *imp, GError **error)
+{
+  gboolean to_stdout = !imp->output || strcmp (imp->output, "-") == 0;
+  /* The host file: as given from here, else under the configs (./configs, the installed ones, the source's). */
+  g_autofree char *configs_dir = ps_default_configs_dir ();
+  g_autofree char *configs = g_canonicalize_filename (configs_dir, NULL);
+  const char *host = imp->host ? imp->host : "hosts/ideal.yaml";
+  g_autofree char *host_path = g_file_test (host, G_FILE_TEST_IS_REGULAR) && imp->host
+      ? g_canonicalize_filename (host, NULL) : g_canonicalize_filename (host, configs);
+  if (!g_file_test (host_path, G_FILE_TEST_IS_REGULAR)) {
+    ps_error_plain (error, PS_ERROR_NOINPUT, "--host %s: no such file here or in %s", host, configs);
+    return FALSE;
+  }
+  /* Relative to the output's folder, so the config and the checkout move together; absolute on stdout, which
+   * may go anywhere. */
+  g_autofree char *out_dir = to_stdout ? NULL : g_path_get_dirname (imp->output);
+  g_autofree char *out_abs = out_dir ? g_canonicalize_filename (out_dir, NULL) : NULL;
+  g_autofree char *include = out_abs && shares_folder (out_abs, host_path) ? relative_path (out_abs, host_path)
+                                                                          : g_strdup (host_path);
+  g_autofree char *note = imp->host ? g_strdup ("the host chosen with --host")
+                                    : g_strdup ("no --host given: hosts/ideal.yaml, a host that never limits, so the "
+                                                "figures are the device's and the link's upper bound");
+  gsize dump_len = 0, tree_len = 0;
+  g_autofree char *dump = read_input (imp->dump_path, &dump_len, error);
+  if (!dump)
+    return FALSE;
+  g_autofree char *tree = imp->tree_path ? read_input (imp->tree_path, &tree_len, error) : NULL;
+  if (imp->tree_path && !tree)
+    return FALSE;
+  g_autoptr (GString) notes = g_string_new (NULL);
+  g_autofree char *text = ps_lspci_config (imp->dump_path, dump, dump_len, imp->tree_path, tree, tree_len,
+                                           imp->device, include, note, notes, error);
+  if (!text)
+    return FALSE;
+  /* Written beside the output (or in the temporary folder for stdout), loaded, then renamed into place: what
+   * lands is a config the checks accept, and a failure leaves nothing. */
+  g_autofree char *tmp = g_build_filename (out_abs ? out_abs : g_get_tmp_dir (), ".pciesim-import-XXXXXX", NULL);
+  int fd = g_mkstemp (tmp);
+  if (fd < 0) {
+    ps_error_plain (error, PS_ERROR_CANTCREAT, "cannot write in %s: %s", out_abs ? out_abs : g_get_tmp_dir (),
+                    g_strerror (errno));
+    return FALSE;
+  }
+  close (fd);
+  GString view = { text, strlen (text), strlen (text) + 1 };
+  g_autoptr (GError) e = NULL;
+  if (!g_file_set_contents (tmp, text, -1, &e)) {
+    g_unlink (tmp);
+    ps_error_plain (error, PS_ERROR_CANTCREAT, "%s", e->message);
+    return FALSE;
+  }
+  g_autoptr (PsConfig) cfg = ps_config_load (tmp, NULL, &e);
+  if (!cfg) {
+    g_unlink (tmp);
+    ps_error_plain (error, PS_ERROR_INTERNAL, "internal: the config imported from %s does not load: %s",
+                    imp->dump_path, ps_error_text (e));
+    return FALSE;
+  }
+  if (to_stdout) {
+    g_unlink (tmp);
+    if (!ps_write_output (NULL, &view, error))
+      return FALSE;
+  } else if (g_rename (tmp, imp->output) != 0) {
+    int err = errno;
+    g_unlink (tmp);
+    ps_error_plain (error, PS_ERROR_CANTCREAT, "cannot write %s: %s", imp->output, g_strerror (err));
+    return FALSE;
+  }
+  fputs (notes->str, stderr);
+  return TRUE;
+}

@@ -1,0 +1,181 @@
+/* report_ranges.c — the intervals and sensitivities of --ranges in the reports (report_ranges.h). */
+#include "app/report/report_ranges.h"
+
+#include <math.h>
+#include <string.h>
+
+void
+ps_ranges_figures (const PsRunResult *r, double out[PS_RANGE_N])
+{
+  for (int f = 0; f < PS_RANGE_N; f++)
+    out[f] = NAN;
+  for (int i = 0; i < PS_N_MODES; i++) {
+    const PsModeResult *m = &r->modes[i];
+    if (!m->ran)
+      continue;
+    out[PS_RANGE_MODE + 2 * i] = i == PS_SIMULTANEOUS ? m->read_mbps : m->mbps;
+    if (i == PS_SIMULTANEOUS)
+      out[PS_RANGE_MODE + 2 * i + 1] = m->write_mbps;
+  }
+  for (guint k = 0; r->fabric.ran && k < r->fabric.n_flows; k++)
+    if (r->fabric.flows[k].ran)
+      out[PS_RANGE_FLOW + k] = r->fabric.flows[k].mbps;
+  if (r->microbench.ran) {
+    out[PS_RANGE_MB_GBPS] = r->microbench.gbps;
+    out[PS_RANGE_MB_P50] = r->microbench.latency.p50_ns;
+  }
+}
+
+/* --- writing them ---------------------------------------------------------------------------------------- */
+
+/* The decimals of a figure as the report writes it: MB/s 2, Gb/s 3, ns 3. */
+static int
+decimals (int f)
+{
+  return f == PS_RANGE_MB_GBPS || f == PS_RANGE_MB_P50 ? 3 : 2;
+}
+
+/* In the text: MB/s and ns to 0.1, Gb/s to 0.001, as the tables write them. */
+static int
+text_decimals (int f)
+{
+  return f == PS_RANGE_MB_GBPS ? 3 : 1;
+}
+
+void
+ps_ranges_json_members (PsJson *j, const PsRanges *r, int f, const char *prefix)
+{
+  const PsFigureRange *fr = &r->fig[f];
+  if (!fr->valid)
+    return;
+  g_autofree char *rk = g_strconcat (prefix, "range", NULL), *sk = g_strconcat (prefix, "sensitivity", NULL);
+  int d = decimals (f);
+  ps_json_key (j, rk);
+  ps_json_object (j, 0);
+  ps_json_fixed_member (j, "lo", fr->lo, d);
+  ps_json_fixed_member (j, "hi", fr->hi, d);
+  ps_json_uint_member (j, "samples", fr->samples);
+  ps_json_uint_member (j, "assumptions", r->n_assumptions);
+  ps_json_end (j);
+  ps_json_key (j, sk);
+  ps_json_array (j, 0);
+  for (guint a = 0; a < r->n_assumptions; a++) {
+    const PsSensitivity *s = &fr->sens[a];
+    ps_json_object (j, 0);
+    ps_json_string_member (j, "key", s->key);
+    ps_json_key (j, "lo_value");
+    ps_json_general (j, s->lo_value, 15);
+    ps_json_key (j, "hi_value");
+    ps_json_general (j, s->hi_value, 15);
+    ps_json_fixed_member (j, "lo_figure", s->lo_figure, d);
+    ps_json_fixed_member (j, "hi_figure", s->hi_figure, d);
+    ps_json_end (j);
+  }
+  ps_json_end (j);
+}
+
+void
+ps_ranges_json_assumptions (PsJson *j, const PsRanges *r, const PsConfig *cfg)
+{
+  ps_json_key (j, "assumptions");
+  ps_json_array (j, 4 | PS_JSON_BREAK_EMPTY);
+  for (guint a = 0; a < r->n_assumptions; a++) {
+    const PsAssumption *as = &r->assumptions[a];
+    ps_json_object (j, 0);
+    ps_json_string_member (j, "key", as->key);
+    ps_json_key (j, "value");
+    ps_json_general (j, as->value, 15);
+    ps_json_key (j, "lo");
+    ps_json_general (j, as->lo, 15);
+    ps_json_key (j, "hi");
+    ps_json_general (j, as->hi, 15);
+    ps_json_string_member (j, "at", as->at);
+    ps_json_bool_member (j, "read", !r->unread[a]);
+    ps_json_end (j);
+  }
+  ps_json_end (j);
+  ps_json_key (j, "ranges_runs");
+  ps_json_object (j, 0);
+  ps_json_uint_member (j, "total", r->runs);
+  ps_json_uint_member (j, "one_at_a_time", r->one_at_a_time);
+  ps_json_uint_member (j, "joint", r->joint);
+  ps_json_uint_member (j, "simulated", r->simulated);
+  ps_json_uint_member (j, "unread", r->unread_runs);
+  ps_json_string_member (j, "joint_kind", r->corners ? "corners" : "latin_hypercube");
+  ps_json_end (j);
+}
+
+static const char *const mode_labels[PS_N_MODES][2] = {
+  { "DMA read", NULL }, { "DMA write", NULL }, { "Simultaneous read", "Simultaneous write" },
+  { "PIO read", NULL }, { "PIO write", NULL },
+};
+
+/* A figure's name and unit in the text. */
+static void
+figure_name (const PsRunResult *res, int f, const char **name, const char **unit, char *buf, size_t n)
+{
+  *unit = "MB/s";
+  if (f < PS_RANGE_FLOW) {
+    *name = mode_labels[(f - PS_RANGE_MODE) / 2][(f - PS_RANGE_MODE) % 2];
+  } else if (f < PS_RANGE_MB_GBPS) {
+    g_snprintf (buf, n, "flow %s", res->fabric.flows[f - PS_RANGE_FLOW].name);
+    *name = buf;
+  } else {
+    *name = f == PS_RANGE_MB_GBPS ? "microbench" : "latency p50";
+    *unit = f == PS_RANGE_MB_GBPS ? "Gb/s" : "ns";
+  }
+}
+
+void
+ps_ranges_render_text (GString *o, const PsRanges *r, const PsRunResult *res, gboolean markdown)
+{
+  if (r->n_assumptions == 0) {
+    g_string_append_printf (o, "\n%sHow far to trust these figures: no value of this config is an assumption with a "
+                            "range; every figure depends on no assumption.%s\n", markdown ? "**" : "",
+                            markdown ? "**" : "");
+    return;
+  }
+  g_autofree char *unread = r->unread_runs ? g_strdup_printf (", %u skipped as their assumption is read by nothing "
+                                                              "it runs", r->unread_runs) : g_strdup ("");
+  g_string_append_printf (o, "\n%sHow far to trust these figures: %u assumption%s with ranges, %u runs (the plain "
+                          "one, %u one at a time, %u %s; %u simulated%s, the rest repeat their values)%s\n",
+                          markdown ? "**" : "", r->n_assumptions, r->n_assumptions == 1 ? "" : "s", r->runs,
+                          r->one_at_a_time, r->joint, r->corners ? "corners" : "Latin-hypercube samples", r->simulated,
+                          unread, markdown ? "**\n" : "");
+  GString *keys = g_string_new (NULL);
+  for (guint a = 0; a < r->n_assumptions; a++)
+    if (r->unread[a])
+      g_string_append_printf (keys, "%s%s", keys->len ? ", " : "", r->assumptions[a].key);
+  if (keys->len)
+    g_string_append_printf (o, "%sread by nothing it runs (move no figure): %s\n", markdown ? "- " : "  ", keys->str);
+  g_string_free (keys, TRUE);
+  for (int f = 0; f < PS_RANGE_N; f++) {
+    const PsFigureRange *fr = &r->fig[f];
+    if (!fr->valid)
+      continue;
+    const char *name, *unit;
+    char buf[96];
+    figure_name (res, f, &name, &unit, buf, sizeof buf);
+    int d = text_decimals (f);
+    g_string_append_printf (o, "%s%-20s %.*f %s ", markdown ? "- " : "  ", name, d, fr->value, unit);
+    if (fr->lo == fr->hi) {
+      g_string_append (o, "(depends on no assumption)\n");
+      continue;
+    }
+    g_string_append_printf (o, "(%.*f–%.*f over %u assumption%s)\n", d, fr->lo, d, fr->hi, r->n_assumptions,
+                            r->n_assumptions == 1 ? "" : "s");
+    GString *most = g_string_new (NULL);
+    for (guint a = 0, shown = 0; a < r->n_assumptions && shown < 3; a++) {
+      const PsSensitivity *s = &fr->sens[a];
+      if (!(fabs (s->hi_figure - s->lo_figure) > 0))
+        break;
+      g_string_append_printf (most, "%s%s %g→%g: %.*f→%.*f", shown++ ? "; " : "", s->key, s->lo_value, s->hi_value,
+                              d, s->lo_figure, d, s->hi_figure);
+    }
+    if (most->len)
+      g_string_append_printf (o, "%s%-20s moved most by %s\n", markdown ? "  " : "  ", "", most->str);
+    else
+      g_string_append_printf (o, "%s%-20s no assumption alone moves it; only together\n", markdown ? "  " : "  ", "");
+    g_string_free (most, TRUE);
+  }
+}

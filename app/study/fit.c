@@ -1,0 +1,736 @@
+/* fit.c — `pciesim fit`: the measurement file, the search and the fitted config (fit.h). */
+#include "app/study/fit.h"
+
+#include <math.h>
+#include <nlopt.h>
+#include <string.h>
+
+#include "app/run/builder.h"
+#include "app/config/config.h"
+#include "app/config/load.h"
+#include "app/base/error.h"
+#include "app/base/format.h"
+#include "app/study/metrics.h"
+#include "app/study/sweep.h"
+#include "app/config/ytree.h"
+
+typedef struct {
+  const YNode *at; /* the measurement's mapping */
+  char **sets; /* its set: as KEY=VALUE, NULL-terminated */
+  char *label; /* the sets as one line, for the report */
+  PsMetric metric;
+  const YNode *metric_node;
+  double measured;
+} Measurement;
+
+typedef struct {
+  const PsAssumption *a; /* the base config's */
+  const YNode *at; /* where the fit file names it (NULL: by default) */
+  double file_value, value;
+  double fits_lo, fits_hi; /* the values that fit as well as `value`, the others at theirs (fits_as_well()) */
+  gboolean integer, constrained;
+} Parameter;
+
+typedef struct {
+  const PsFit *opt;
+  PsConfig *base;
+  GArray *m; /* Measurement */
+  GArray *p; /* Parameter */
+  guint *free_idx, n_free; /* the constrained parameters, searched */
+  /* One evaluation: the values of every parameter, the figures of every measurement. */
+  const double *values;
+  double *figures;
+  PsFirstError first; /* of one evaluation's runs; moved to fail after it */
+  GError *fail;
+  guint evaluations, restarts;
+  nlopt_opt nlopt; /* while searching: stopped when a run fails */
+  GHashTable *cache; /* "v1,v2,…" -> double[] figures (snapped values repeat: integers, bounds) */
+} Fit;
+
+static void
+measurement_clear (gpointer data)
+{
+  Measurement *m = data;
+  g_strfreev (m->sets);
+  g_free (m->label);
+}
+
+/* --- the file -------------------------------------------------------------------------------------------- */
+
+/* A scalar's YAML text for a --set: quoted scalars stay quoted, so a value means what it means in a file. */
+static char *
+yaml_text (const YNode *v, const char *key, GError **error)
+{
+  if (v->kind == YNODE_SCALAR)
+    return v->plain ? g_strdup (v->value) : g_strdup_printf ("'%s'", v->value);
+  if (v->kind == YNODE_SEQ) {
+    GString *s = g_string_new ("[");
+    for (guint i = 0; i < v->items->len; i++) {
+      g_autofree char *t = yaml_text (v->items->pdata[i], key, error);
+      if (!t) {
+        g_string_free (s, TRUE);
+        return NULL;
+      }
+      g_string_append_printf (s, "%s%s", i ? ", " : "", t);
+    }
+    g_string_append (s, "]");
+    return g_string_free (s, FALSE);
+  }
+  ytree_error (error, PS_ERROR_DATA, v, "set: the value of %s must be a scalar or a list", key);
+  return NULL;
+}
+
+/* set: {a.b: 1, c: {d: 2}} -> "a.b=1", "c.d=2", each a known key. */
+static gboolean
+flatten_set (const YNode *map, const char *prefix, GPtrArray *out, GError **error)
+{
+  for (guint i = 0; i < map->keys->len; i++) {
+    const YNode *kn = map->keys->pdata[i], *vn = map->items->pdata[i];
+    g_autofree char *path = *prefix ? g_strconcat (prefix, ".", kn->value, NULL) : g_strdup (kn->value);
+    if (vn->kind == YNODE_MAP && ps_config_is_section (path)) {
+      if (!flatten_set (vn, path, out, error))
+        return FALSE;
+      continue;
+    }
+    if (!ps_config_key_exists (path)) {
+      ytree_error (error, PS_ERROR_DATA, kn, "set: unknown key '%s'", path);
+      return FALSE;
+    }
+    g_autofree char *text = yaml_text (vn, path, error);
+    if (!text)
+      return FALSE;
+    g_ptr_array_add (out, g_strdup_printf ("%s=%s", path, text));
+  }
+  return TRUE;
+}
+
+/* A config load's error, when it lies in one of the measurement's --sets, is moved onto the measurement. */
+static PsConfig *
+load_at (const char *path, const char *const *sets, const YNode *at, GError **error)
+{
+  g_autoptr (GError) e = NULL;
+  PsConfig *cfg = ps_config_load (path, sets, &e);
+  if (cfg)
+    return cfg;
+  const char *file = ps_error_file (e);
+  if (at && file && g_str_has_prefix (file, "--set "))
+    ytree_error (error, (PsErrorCode) e->code, at, "%s: %s", file + strlen ("--set "), ps_error_text (e));
+  else
+    g_propagate_error (error, g_steal_pointer (&e));
+  return NULL;
+}
+
+static gboolean
+load_measurement (Fit *f, const YNode *n, GError **error)
+{
+  if (n->kind != YNODE_MAP) {
+    ytree_error (error, PS_ERROR_DATA, n, "a measurement must be a mapping: {set: {...}, METRIC: VALUE}");
+    return FALSE;
+  }
+  Measurement m = { .at = n };
+  g_autoptr (GPtrArray) sets = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < n->keys->len; i++) {
+    const YNode *kn = n->keys->pdata[i], *vn = n->items->pdata[i];
+    if (strcmp (kn->value, "set") == 0) {
+      if (vn->kind != YNODE_MAP) {
+        ytree_error (error, PS_ERROR_DATA, vn, "set: must be a mapping of config keys");
+        return FALSE;
+      }
+      if (!flatten_set (vn, "", sets, error))
+        return FALSE;
+      continue;
+    }
+    if (m.metric_node) {
+      ytree_error (error, PS_ERROR_DATA, kn, "a measurement gives one metric; '%s' is a second (after '%s')",
+                   kn->value, m.metric_node->value);
+      return FALSE;
+    }
+    m.metric_node = kn;
+    char *end = NULL;
+    m.measured = vn->kind == YNODE_SCALAR && vn->plain ? g_ascii_strtod (vn->value, &end) : NAN;
+    if (!end || end == vn->value || *end || !isfinite (m.measured) || m.measured == 0) {
+      ytree_error (error, PS_ERROR_DATA, vn, "%s: the measured value must be a non-zero number", kn->value);
+      return FALSE;
+    }
+  }
+  if (!m.metric_node) {
+    ytree_error (error, PS_ERROR_DATA, n, "a measurement names no metric (METRIC: VALUE beside set:)");
+    return FALSE;
+  }
+  g_ptr_array_add (sets, NULL);
+  m.sets = (char **) g_ptr_array_steal (sets, NULL);
+  /* The metric must be one this measurement's config produces: checked against that config, sets applied. */
+  g_autoptr (PsConfig) cfg = load_at (f->base->path, (const char *const *) m.sets, n, error);
+  if (!cfg || !ps_metric_resolve (m.metric_node, cfg, cfg->benchmark.modes, "the measurement's config", &m.metric,
+                                  error)) {
+    g_strfreev (m.sets);
+    return FALSE;
+  }
+  m.label = m.sets[0] ? g_strjoinv (" ", m.sets) : g_strdup ("(the base as it is)");
+  g_array_append_val (f->m, m);
+  return TRUE;
+}
+
+static const PsAssumption *
+find_assumption (const PsConfig *cfg, const char *key)
+{
+  for (guint i = 0; i < cfg->n_assumptions; i++)
+    if (strcmp (cfg->assumptions[i].key, key) == 0)
+      return &cfg->assumptions[i];
+  return NULL;
+}
+
+static void
+add_parameter (Fit *f, const PsAssumption *a, const YNode *at)
+{
+  double v = a->value;
+  Parameter p = { .a = a, .at = at, .file_value = v, .value = v, .integer = ps_config_key_integer (a->key) };
+  g_array_append_val (f->p, p);
+}
+
+static gboolean
+load_file (Fit *f, YNode *root, GError **error)
+{
+  if (root->kind != YNODE_MAP) {
+    ytree_error (error, PS_ERROR_DATA, root, "a fit file is a mapping: base:, parameters:, measurements:");
+    return FALSE;
+  }
+  static const char *const known[] = { "base", "parameters", "measurements", NULL };
+  for (guint i = 0; i < root->keys->len; i++) {
+    const YNode *kn = root->keys->pdata[i];
+    if (!g_strv_contains (known, kn->value)) {
+      const char *hint = ps_closest (known, kn->value, 3);
+      ytree_error (error, PS_ERROR_DATA, kn, "unknown key '%s'%s%s%s", kn->value, hint ? " (did you mean '" : "",
+                   hint ? hint : "", hint ? "'?)" : "");
+      return FALSE;
+    }
+  }
+  const YNode *base = ytree_map_get (root, "base"), *params = ytree_map_get (root, "parameters"),
+              *meas = ytree_map_get (root, "measurements");
+  if (!base || base->kind != YNODE_SCALAR || !*base->value) {
+    ytree_error (error, PS_ERROR_DATA, base ? base : root, "base: must name the config the measurements were made on");
+    return FALSE;
+  }
+  g_autofree char *dir = g_path_get_dirname (f->opt->path);
+  g_autofree char *path = g_path_is_absolute (base->value) ? g_strdup (base->value)
+                                                             : g_build_filename (dir, base->value, NULL);
+  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR)) {
+    ytree_error (error, PS_ERROR_NOINPUT, base, "base config '%s' does not exist", path);
+    return FALSE;
+  }
+  if (!(f->base = ps_config_load (path, NULL, error)))
+    return FALSE;
+  if (!meas || meas->kind != YNODE_SEQ || meas->items->len == 0) {
+    ytree_error (error, PS_ERROR_DATA, meas ? meas : root, "measurements: must list at least one measurement");
+    return FALSE;
+  }
+  if (params && params->kind != YNODE_SEQ) {
+    ytree_error (error, PS_ERROR_DATA, params, "parameters: must be a list of keys with a range");
+    return FALSE;
+  }
+  for (guint i = 0; params && i < params->items->len; i++) {
+    const YNode *n = params->items->pdata[i];
+    const PsAssumption *a = n->kind == YNODE_SCALAR ? find_assumption (f->base, n->value) : NULL;
+    if (!a) {
+      ytree_error (error, PS_ERROR_DATA, n, "parameter '%s' is not fittable: %s", n->kind == YNODE_SCALAR ? n->value : "?",
+                   n->kind != YNODE_SCALAR ? "a parameter is a key"
+                   : !ps_config_key_exists (n->value) ? "no such key"
+                   : "the base gives it no range (a fit moves only assumptions, within their ranges)");
+      return FALSE;
+    }
+    for (guint k = 0; k < f->p->len; k++)
+      if (g_array_index (f->p, Parameter, k).a == a) {
+        ytree_error (error, PS_ERROR_DATA, n, "parameter '%s' is listed twice", n->value);
+        return FALSE;
+      }
+    add_parameter (f, a, n);
+  }
+  if (!params)
+    for (guint i = 0; i < f->base->n_assumptions; i++)
+      add_parameter (f, &f->base->assumptions[i], NULL);
+  if (f->p->len == 0) {
+    ytree_error (error, PS_ERROR_DATA, params ? params : base, "nothing to fit: %s",
+                 params ? "parameters: is empty" : "the base config has no assumption with a range");
+    return FALSE;
+  }
+  for (guint i = 0; i < meas->items->len; i++)
+    if (!load_measurement (f, meas->items->pdata[i], error))
+      return FALSE;
+  return TRUE;
+}
+
+/* --- evaluations ----------------------------------------------------------------------------------------- */
+
+static void
+eval_one (guint i, gpointer user)
+{
+  Fit *f = user;
+  const Measurement *m = &g_array_index (f->m, Measurement, i);
+  g_autoptr (GPtrArray) sets = g_ptr_array_new_with_free_func (g_free);
+  for (char **s = m->sets; *s; s++)
+    g_ptr_array_add (sets, g_strdup (*s));
+  for (guint k = 0; k < f->p->len; k++)
+    g_ptr_array_add (sets, ps_config_set_text (g_array_index (f->p, Parameter, k).a->key, f->values[k]));
+  g_ptr_array_add (sets, NULL);
+  GError *e = NULL;
+  g_autoptr (PsConfig) cfg = load_at (f->base->path, (const char *const *) sets->pdata, m->at, &e);
+  PsRunResult r = { 0 };
+  if (cfg && ps_run_config (cfg, cfg->benchmark.modes, f->opt->seed, &r, &e)) {
+    f->figures[i] = ps_metric_value (&m->metric, &r);
+    return;
+  }
+  ps_first_error_keep (&f->first, i, e);
+}
+
+/* The figures of every measurement with the parameters at `values` (snapped); NULL after an error (f->fail). */
+static const double *
+evaluate (Fit *f, double *values)
+{
+  GString *key = g_string_new (NULL);
+  for (guint k = 0; k < f->p->len; k++) {
+    values[k] = ps_config_snap (g_array_index (f->p, Parameter, k).a->key, values[k]);
+    g_string_append_printf (key, "%.17g,", values[k]);
+  }
+  const double *hit = g_hash_table_lookup (f->cache, key->str);
+  if (hit) {
+    g_string_free (key, TRUE);
+    return hit;
+  }
+  double *figures = g_new (double, f->m->len);
+  f->values = values;
+  f->figures = figures;
+  ps_sweep_parallel (f->m->len, f->opt->jobs, eval_one, f);
+  f->evaluations++;
+  f->fail = g_steal_pointer (&f->first.error);
+  if (f->fail) {
+    g_free (figures);
+    g_string_free (key, TRUE);
+    return NULL;
+  }
+  g_hash_table_insert (f->cache, g_string_free (key, FALSE), figures);
+  return figures;
+}
+
+/* The sum of squared relative errors; +inf after an error, which stops the search. */
+static double
+cost (Fit *f, const double *figures)
+{
+  if (!figures)
+    return HUGE_VAL;
+  double s = 0;
+  for (guint i = 0; i < f->m->len; i++) {
+    double m = g_array_index (f->m, Measurement, i).measured, e = (figures[i] - m) / m;
+    s += isfinite (e) ? e * e : 1e6;
+  }
+  return s;
+}
+
+/* FALSE, with the failure of a run the search made (Fit.fail) moved to `error`, if there was one. */
+static gboolean
+no_failure (Fit *f, GError **error)
+{
+  if (!f->fail)
+    return TRUE;
+  g_propagate_error (error, g_steal_pointer (&f->fail));
+  return FALSE;
+}
+
+/* The relative RMS error in per cent, from a cost (the sum of squared relative errors). */
+static double
+rms_pct (const Fit *f, double c)
+{
+  return sqrt (c / f->m->len) * 100;
+}
+
+/* NLopt's objective: u in [0, 1] per searched parameter. */
+static double
+objective (unsigned n, const double *u, double *grad, void *data)
+{
+  Fit *f = data;
+  (void) grad; /* derivative-free */
+  g_autofree double *v = g_new (double, f->p->len);
+  for (guint k = 0; k < f->p->len; k++)
+    v[k] = g_array_index (f->p, Parameter, k).value;
+  for (unsigned j = 0; j < n; j++) {
+    const PsAssumption *a = g_array_index (f->p, Parameter, f->free_idx[j]).a;
+    v[f->free_idx[j]] = a->lo + u[j] * (a->hi - a->lo);
+  }
+  double c = cost (f, evaluate (f, v));
+  if (f->fail)
+    nlopt_force_stop (f->nlopt);
+  return c;
+}
+
+/* Parameter k's next value the key accepts above (dir 1) or below (-1) `v`, within its range; v when none. */
+static double
+step (const Parameter *p, double v, int dir)
+{
+  for (double d = 1; d <= p->a->hi - p->a->lo; d *= 2) {
+    double w = ps_config_snap (p->a->key, v + dir * d);
+    if (w != v)
+      return w < p->a->lo || w > p->a->hi ? v : w;
+  }
+  return v;
+}
+
+/* The simplex over the constrained parameters from v (every parameter's value; the result replaces it). */
+static void
+simplex (Fit *f, double *v)
+{
+  guint n = f->n_free;
+  nlopt_opt o = f->nlopt = nlopt_create (NLOPT_LN_NELDERMEAD, n);
+  g_autofree double *u = g_new (double, n), *lo = g_new (double, n), *hi = g_new (double, n), *dx = g_new (double, n);
+  for (guint j = 0; j < n; j++) {
+    const Parameter *p = &g_array_index (f->p, Parameter, f->free_idx[j]);
+    u[j] = (v[f->free_idx[j]] - p->a->lo) / (p->a->hi - p->a->lo);
+    lo[j] = 0;
+    hi[j] = 1;
+    /* The first simplex spans a quarter of each range, towards the middle, so it leaves the start at once. */
+    dx[j] = u[j] < 0.5 ? 0.25 : -0.25;
+  }
+  /* The objective reads the parameters it does not search from p->value. */
+  for (guint k = 0; k < f->p->len; k++)
+    g_array_index (f->p, Parameter, k).value = v[k];
+  nlopt_set_lower_bounds (o, lo);
+  nlopt_set_upper_bounds (o, hi);
+  nlopt_set_initial_step (o, dx);
+  nlopt_set_min_objective (o, objective, f);
+  nlopt_set_xtol_abs1 (o, 1e-4);
+  nlopt_set_ftol_abs (o, 1e-10);
+  nlopt_set_maxeval (o, 60 + 30 * (int) n);
+  double best = 0;
+  nlopt_optimize (o, u, &best);
+  nlopt_destroy (o);
+  f->nlopt = NULL;
+  for (guint j = 0; j < n; j++) {
+    const Parameter *p = &g_array_index (f->p, Parameter, f->free_idx[j]);
+    v[f->free_idx[j]] = ps_config_snap (p->a->key, p->a->lo + u[j] * (p->a->hi - p->a->lo));
+  }
+}
+
+/* Integers, one at a time while the cost falls: the simplex sees only plateaus there, and a figure a resource
+ * bounds stops moving once another binds (a plateau that can hold the simplex far from the answer). Each pass
+ * tries a geometric grid over the range (four values per doubling) and then single steps around the best.
+ * Whether an integer moved. */
+static gboolean
+integer_passes (Fit *f, double *v, double *c)
+{
+  gboolean moved_any = FALSE;
+  for (guint pass = 0, better = TRUE; better && pass < 4 && !f->fail; pass++) {
+    better = FALSE;
+    for (guint j = 0; j < f->n_free && !f->fail; j++) {
+      Parameter *p = &g_array_index (f->p, Parameter, f->free_idx[j]);
+      double *x = &v[f->free_idx[j]];
+      if (!p->integer)
+        continue;
+      for (double g = MAX (p->a->lo, 1); g <= p->a->hi && !f->fail; g = MAX (g + 1, g * 1.19)) {
+        double old = *x;
+        *x = ps_config_snap (p->a->key, g);
+        double c2 = *x != old ? cost (f, evaluate (f, v)) : *c;
+        if (c2 < *c) {
+          *c = c2;
+          better = moved_any = TRUE;
+        } else {
+          *x = old;
+        }
+      }
+      for (int dir = -1; dir <= 1 && !f->fail; dir += 2)
+        for (gboolean moved = TRUE; moved && !f->fail;) {
+          double old = *x;
+          *x = step (p, old, dir);
+          double c2 = *x != old ? cost (f, evaluate (f, v)) : *c;
+          moved = c2 < *c;
+          if (moved) {
+            *c = c2;
+            better = moved_any = TRUE;
+          } else {
+            *x = old;
+          }
+        }
+    }
+  }
+  return moved_any;
+}
+
+/* One descent from v: the simplex, then the integers; when an integer moved, the simplex again from there (the
+ * other parameters were fitted around the integer's old value and may be compensating for it). The cost at v. */
+static double
+descend (Fit *f, double *v)
+{
+  double c = HUGE_VAL;
+  for (guint round = 0; round < 3 && !f->fail; round++) {
+    simplex (f, v);
+    c = cost (f, evaluate (f, v));
+    if (!integer_passes (f, v, &c))
+      break;
+  }
+  return c;
+}
+
+/* A fit that leaves more than this relative RMS error starts again elsewhere: the simplex is local, and a model
+ * whose figures a different resource bounds in different parts of the range has more than one valley. */
+#define FIT_GOOD_RMS_PCT 0.1
+#define FIT_RESTARTS 4
+
+static gboolean
+search (Fit *f, GError **error)
+{
+  g_autofree double *v = g_new (double, f->p->len), *w = g_new (double, f->p->len);
+  for (guint k = 0; k < f->p->len; k++)
+    v[k] = g_array_index (f->p, Parameter, k).file_value;
+  double c = cost (f, evaluate (f, v));
+  if (f->n_free > 0) {
+    c = descend (f, v);
+    /* Restarts from a Latin-hypercube sample of the constrained parameters' ranges, drawn from the seed (the same
+     * file and seed, the same fit), while the best fit is not yet good. */
+    g_autoptr (GRand) rng = g_rand_new_with_seed ((guint32) (f->opt->seed ^ (f->opt->seed >> 32) ^ 0x66697431u));
+    g_autofree guint *perm = g_new (guint, (gsize) f->n_free * FIT_RESTARTS);
+    for (guint j = 0; j < f->n_free; j++) {
+      guint *pj = perm + (gsize) j * FIT_RESTARTS;
+      for (guint r = 0; r < FIT_RESTARTS; r++)
+        pj[r] = r;
+      for (guint r = FIT_RESTARTS - 1; r > 0; r--) {
+        guint q = (guint) g_rand_int_range (rng, 0, (gint32) r + 1), t = pj[r];
+        pj[r] = pj[q];
+        pj[q] = t;
+      }
+    }
+    for (guint r = 0; r < FIT_RESTARTS && !f->fail && rms_pct (f, c) > FIT_GOOD_RMS_PCT; r++) {
+      memcpy (w, v, f->p->len * sizeof *w);
+      for (guint j = 0; j < f->n_free; j++) {
+        const Parameter *p = &g_array_index (f->p, Parameter, f->free_idx[j]);
+        double u = (perm[(gsize) j * FIT_RESTARTS + r] + g_rand_double (rng)) / FIT_RESTARTS;
+        w[f->free_idx[j]] = ps_config_snap (p->a->key, p->a->lo + u * (p->a->hi - p->a->lo));
+      }
+      f->restarts++;
+      double c2 = descend (f, w);
+      if (c2 < c) {
+        c = c2;
+        memcpy (v, w, f->p->len * sizeof *v);
+      }
+    }
+  }
+  if (!no_failure (f, error))
+    return FALSE;
+  for (guint k = 0; k < f->p->len; k++)
+    g_array_index (f->p, Parameter, k).value = v[k];
+  return TRUE;
+}
+
+/* How far each constrained parameter can move, the others at their fitted values, while the fit stays within
+ * FIT_AS_WELL percentage points of relative RMS error of the best: probes at growing fractions of the way to each
+ * end of its range, the interval ending at the last probe that still fits (a plateau, where another resource
+ * bounds every measured figure, shows as an interval reaching the range's end), then halving the gap to the first
+ * probe that does not fit. */
+#define FIT_AS_WELL 0.1
+
+/* Whether the parameters at v fit within FIT_AS_WELL points of `best` (the fit's relative RMS error, per cent). */
+static gboolean
+as_good (Fit *f, double *v, double best)
+{
+  return rms_pct (f, cost (f, evaluate (f, v))) <= best + FIT_AS_WELL;
+}
+
+static gboolean
+fits_as_well (Fit *f, GError **error)
+{
+  static const double frac[] = { 1.0 / 32, 1.0 / 8, 1.0 / 4, 1.0 / 2, 3.0 / 4, 1 };
+  g_autofree double *v = g_new (double, f->p->len);
+  for (guint k = 0; k < f->p->len; k++)
+    v[k] = g_array_index (f->p, Parameter, k).value;
+  double best = rms_pct (f, cost (f, evaluate (f, v)));
+  for (guint j = 0; j < f->n_free && !f->fail; j++) {
+    Parameter *p = &g_array_index (f->p, Parameter, f->free_idx[j]);
+    double *x = &v[f->free_idx[j]];
+    for (int dir = -1; dir <= 1; dir += 2) {
+      double end = dir < 0 ? p->a->lo : p->a->hi, good = p->value, bad = NAN;
+      for (guint i = 0; i < G_N_ELEMENTS (frac) && !f->fail && isnan (bad); i++) {
+        *x = ps_config_snap (p->a->key, p->value + frac[i] * (end - p->value));
+        if (*x == good)
+          continue;
+        *(as_good (f, v, best) ? &good : &bad) = *x;
+      }
+      /* Then halving the gap between the last probe that fits and the first that does not, five times. */
+      for (guint b = 0; b < 5 && !isnan (bad) && !f->fail; b++) {
+        *x = ps_config_snap (p->a->key, (good + bad) / 2);
+        if (*x == good || *x == bad)
+          break;
+        *(as_good (f, v, best) ? &good : &bad) = *x;
+      }
+      *(dir < 0 ? &p->fits_lo : &p->fits_hi) = good;
+      *x = p->value;
+    }
+  }
+  return no_failure (f, error);
+}
+
+/* Which parameters move a measured figure: each at its low and its high end, the others at the file values. */
+static gboolean
+screen (Fit *f, GError **error)
+{
+  g_autofree double *v = g_new (double, f->p->len);
+  f->free_idx = g_new (guint, f->p->len);
+  for (guint k = 0; k < f->p->len; k++) {
+    for (guint q = 0; q < f->p->len; q++)
+      v[q] = g_array_index (f->p, Parameter, q).file_value;
+    Parameter *p = &g_array_index (f->p, Parameter, k);
+    v[k] = p->a->lo;
+    const double *a = evaluate (f, v);
+    g_autofree double *lo = a ? g_memdup2 (a, f->m->len * sizeof (double)) : NULL;
+    v[k] = p->a->hi;
+    const double *hi = lo ? evaluate (f, v) : NULL;
+    if (!hi) {
+      g_propagate_error (error, g_steal_pointer (&f->fail));
+      return FALSE;
+    }
+    for (guint i = 0; i < f->m->len; i++)
+      p->constrained |= lo[i] != hi[i];
+    if (p->constrained)
+      f->free_idx[f->n_free++] = k;
+  }
+  return TRUE;
+}
+
+/* --- output ---------------------------------------------------------------------------------------------- */
+
+/* `target` relative to directory `from` (both made absolute), for the fitted config's include. */
+static char *
+relative_to (const char *from, const char *target)
+{
+  g_autofree char *a = g_canonicalize_filename (from, NULL), *b = g_canonicalize_filename (target, NULL);
+  g_auto (GStrv) pa = g_strsplit (a, "/", -1), pb = g_strsplit (b, "/", -1);
+  guint i = 0;
+  while (pa[i] && pb[i] && strcmp (pa[i], pb[i]) == 0)
+    i++;
+  GString *s = g_string_new (NULL);
+  for (guint k = i; pa[k]; k++)
+    if (*pa[k])
+      g_string_append (s, "../");
+  for (guint k = i; pb[k]; k++)
+    g_string_append_printf (s, "%s%s", pb[k], pb[k + 1] ? "/" : "");
+  return g_string_free (s, FALSE);
+}
+
+static void
+value_text (GString *o, const Parameter *p)
+{
+  if (p->integer)
+    g_string_append_printf (o, "%" G_GINT64_FORMAT, (int64_t) p->value);
+  else
+    g_string_append_printf (o, "%.6g", p->value);
+}
+
+static void
+write_config (const Fit *f, GString *o, double rms_pct)
+{
+  g_autofree char *outdir = g_path_get_dirname (f->opt->output);
+  g_autofree char *inc = relative_to (outdir, f->base->path);
+  g_string_append_printf (o, "# Fitted by pciesim fit %s: %u measurement%s, relative RMS error %.2f%%. Each value "
+                          "below was\n# searched within its assumption's range; the measurements are the fit file's, "
+                          "never this config's\n# inputs beyond these values. Unconstrained parameters keep the "
+                          "base's values and ranges.\n", f->opt->path, f->m->len, f->m->len == 1 ? "" : "s", rms_pct);
+  g_string_append_printf (o, "include: [%s]\n", inc);
+  /* Keys in table order grouped by section; a section is opened when the previous key's differs. */
+  g_auto (GStrv) prev = NULL;
+  for (const char *const *key = ps_config_keys (); *key; key++) {
+    const Parameter *p = NULL;
+    for (guint k = 0; k < f->p->len; k++)
+      if (g_array_index (f->p, Parameter, k).constrained && !strcmp (g_array_index (f->p, Parameter, k).a->key, *key))
+        p = &g_array_index (f->p, Parameter, k);
+    if (!p)
+      continue;
+    g_auto (GStrv) parts = g_strsplit (*key, ".", -1);
+    guint n = g_strv_length (parts), same = 0;
+    while (prev && prev[same] && parts[same + 1] && !strcmp (prev[same], parts[same]))
+      same++;
+    for (guint d = same; d + 1 < n; d++)
+      g_string_append_printf (o, "%*s%s:\n", (int) (2 * d), "", parts[d]);
+    g_string_append_printf (o, "%*s%s: ", (int) (2 * (n - 1)), "", parts[n - 1]);
+    value_text (o, p);
+    g_string_append_printf (o, "   # fitted by pciesim fit %s within [%g, %g] (was %g at %s)\n", f->opt->path, p->a->lo,
+                            p->a->hi, p->file_value, p->a->at);
+    g_strfreev (prev);
+    prev = g_steal_pointer (&parts);
+  }
+}
+
+gboolean
+ps_fit_run (const PsFit *opt, GString *report, GError **error)
+{
+  g_autoptr (YNode) root = ytree_load_file (opt->path, error);
+  if (!root) {
+    if (error && !*error)
+      ps_error_located (error, PS_ERROR_DATA, opt->path, 1, 1, "empty file: a fit file gives base: and measurements:");
+    return FALSE;
+  }
+  Fit f = { .opt = opt, .m = g_array_new (FALSE, TRUE, sizeof (Measurement)),
+            .p = g_array_new (FALSE, TRUE, sizeof (Parameter)),
+            .cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free) };
+  g_array_set_clear_func (f.m, measurement_clear);
+  g_mutex_init (&f.first.lock);
+  /* Every evaluation loads the base again with its values as --sets: its files are parsed once (ytree.h). */
+  ytree_cache_begin ();
+  gboolean ok = load_file (&f, root, error) && screen (&f, error) && search (&f, error) && fits_as_well (&f, error);
+  g_autofree double *v = g_new (double, f.p->len + 1);
+  const double *fig = NULL;
+  if (ok) {
+    for (guint k = 0; k < f.p->len; k++)
+      v[k] = g_array_index (f.p, Parameter, k).value;
+    fig = evaluate (&f, v);
+    ok = fig != NULL;
+    if (!ok)
+      g_propagate_error (error, g_steal_pointer (&f.fail));
+  }
+  ytree_cache_end ();
+  if (ok) {
+    double rms = rms_pct (&f, cost (&f, fig));
+    g_string_append_printf (report, "fit of %s on %s: %u measurement%s, %u parameter%s (%u constrained), %u "
+                            "evaluations (NLopt Nelder-Mead; integers by a grid, then single steps; %u restart%s)\n\n",
+                            opt->path, f.base->path, f.m->len, f.m->len == 1 ? "" : "s", f.p->len,
+                            f.p->len == 1 ? "" : "s", f.n_free, f.evaluations, f.restarts,
+                            f.restarts == 1 ? "" : "s");
+    g_string_append (report, "measurement                                          metric                        "
+                             "measured      fitted   residual\n");
+    for (guint i = 0; i < f.m->len; i++) {
+      const Measurement *m = &g_array_index (f.m, Measurement, i);
+      g_string_append_printf (report, "%-52s %-28s %9.4g %11.4g %+9.2f%%\n", m->label, m->metric_node->value,
+                              m->measured, fig[i], (fig[i] - m->measured) / m->measured * 100);
+    }
+    g_string_append (report, "\nparameter                        range              file value      fitted   by the data\n");
+    for (guint k = 0; k < f.p->len; k++) {
+      const Parameter *p = &g_array_index (f.p, Parameter, k);
+      g_autofree char *range = g_strdup_printf ("[%g, %g]", p->a->lo, p->a->hi);
+      if (!p->constrained) {
+        g_string_append_printf (report, "%-32s %-18s %10g %11.6g   unconstrained: it moves no measured figure; file "
+                                "value kept\n", p->a->key, range, p->file_value, p->value);
+        continue;
+      }
+      g_autofree char *fits = g_strdup_printf ("%.6g to %.6g", p->fits_lo, p->fits_hi);
+      g_string_append_printf (report, "%-32s %-18s %10g %11.6g   constrained: %s fit as well%s\n", p->a->key, range,
+                              p->file_value, p->value, fits,
+                              p->fits_lo == p->a->lo || p->fits_hi == p->a->hi ? " (to the range's end: a plateau)"
+                                                                                : "");
+    }
+    if (f.n_free > f.m->len)
+      g_string_append_printf (report, "\n%u constrained parameters on %u measurement%s: the data fix at most %u "
+                              "combination%s of them; the values above are one of many that fit as well.\n", f.n_free,
+                              f.m->len, f.m->len == 1 ? "" : "s", f.m->len, f.m->len == 1 ? "" : "s");
+    if (f.n_free > 0)
+      g_string_append_printf (report, "\n\"fit as well\": each parameter alone, the others at their fitted values, "
+                              "within %.1f percentage points of the fit's relative RMS error.\n", FIT_AS_WELL);
+    g_string_append_printf (report, "\nrelative RMS error %.3f%%\n", rms);
+    if (opt->output) {
+      g_autoptr (GString) cfg = g_string_new (NULL);
+      write_config (&f, cfg, rms);
+      ok = ps_write_output (opt->output, cfg, error);
+    }
+  }
+  g_clear_error (&f.fail);
+  g_mutex_clear (&f.first.lock);
+  g_array_unref (f.m);
+  g_array_unref (f.p);
+  g_free (f.free_idx);
+  g_hash_table_unref (f.cache);
+  ps_config_free (f.base);
+  return ok;
+}

@@ -1,0 +1,751 @@
+/* host.c — root complex: root ports and their routing, completer, posted-write sink and benchmark software
+ * (contract in host.h).
+ *
+ * The host's state is FIFOs, each served strictly in order: `reqs` (reads the root complex works on; their data
+ * leaves through one return path in arrival order), `sink` (posted writes waiting to give back their
+ * receive-buffer slot) and per root port `q` (everything the port sends, completions, PIO writes and forwarded
+ * TLPs, one FIFO per flow-control class, each TLP's hold_ps its place in the port's production order). `held` is the overflow of `reqs`: MRds still in a root port's receive
+ * buffer. Keeping them there, rather than in an unbounded queue, is what turns a busy root complex into withheld
+ * NP credits. A TLP's `port` field says where it came in (index + 1; 0 for one the host made): that is the link
+ * whose receive buffer it still occupies, and on which it is consumed when it leaves.
+ *
+ * Peer-to-peer (a request for another root port's window, a completion for a requester below another port) goes
+ * straight to the egress port's FIFOs, with no latency of its own: the model of the root complex's internal
+ * fabric is the ingress slot held until the egress link accepts the TLP. The three FIFOs per port are what a
+ * switch has (switch.h): a read request waiting for non-posted credits must not hold back posted writes and
+ * completions behind it (spec §2.4.1, Table 2-42 A3/A4, D3/D4), or two endpoints reading each other's BARs through
+ * the root complex deadlock, each port's head a read the other cannot take while its completions wait behind.
+ *
+ * The protocol rules the host obeys are the RCB/MPS split of completions (split.h) and the endpoint's credits
+ * (the link's job). Every timing here is a platform property with no datasheet value: each is calibrated in a
+ * host file of configs/hosts/, with pcie-protocol.md §8 giving the published orders of magnitude.
+ *
+ * The completer (`reqs`, `held` and the return path) is in host_completer.c; the state the two files share, in
+ * host_impl.h.
+ */
+#include "models/devices/host_impl.h"
+
+#include <math.h>
+
+#include "models/base/pattern.h"
+#include "models/base/units.h"
+
+G_DEFINE_QUARK (pciesim-host-error-quark, host_error)
+
+/* Marks a CPU write's MWr (the cookie of the root complex's register writes holds a 32-bit value, host_pio_write). */
+#define CPU_WRITE_COOKIE (UINT64_C (0x43505557) << 32)
+gboolean
+host_params_check (const HostParams *p, uint32_t mps, GError **error)
+{
+  if (p->rcb_bytes != 64 && p->rcb_bytes != 128) {
+    g_set_error (error, HOST_ERROR, HOST_ERROR_PARAM,
+      "host read completion boundary %u bytes: must be 64 or 128", p->rcb_bytes);
+    return FALSE;
+  }
+  /* Middle completions are RCB multiples no larger than MPS (spec §2.3.1.1): that needs RCB <= MPS, and an MPS
+   * that is a power of two (as the spec's encoding makes it) is then a multiple of RCB, as split.h requires. */
+  if (mps != 0 && (mps < p->rcb_bytes || (mps & (mps - 1)) != 0)) {
+    g_set_error (error, HOST_ERROR, HOST_ERROR_PARAM, "max payload %u bytes: must be a power of two >= RCB %u", mps,
+      p->rcb_bytes);
+    return FALSE;
+  }
+  if (p->iommu_enabled && (p->iotlb_entries == 0 || p->iotlb_entries > 4096 || p->iommu_page_bytes < 4096
+                           || (p->iommu_page_bytes & (p->iommu_page_bytes - 1)) != 0)) {
+    g_set_error (error, HOST_ERROR, HOST_ERROR_PARAM, "IOMMU with %u IOTLB entries of %" G_GUINT64_FORMAT " bytes: "
+      "needs 1..4096 entries and pages of a power of two, at least 4096 bytes", p->iotlb_entries, p->iommu_page_bytes);
+    return FALSE;
+  }
+  const double v[] = { p->read_latency_ns, p->read_latency_per_byte_ps, p->cpl_rate_mbps, p->cpl_overhead_ns,
+                       p->write_drain_mbps, p->write_latency_ns, p->sw_pio_latency_ns, p->sw_pio_gap_ns,
+                       p->msi_latency_ns, p->poll_interval_ns, p->iteration_gap_ns, p->cpu_write_path_ns,
+                       p->iommu_walk_ns };
+  /* 0 is legal for every one (no latency, or a rate that does not limit). The negated test also rejects NaN;
+   * the bound (1e12 ns is over 16 minutes) keeps every conversion to picoseconds far inside SimTime. */
+  for (guint i = 0; i < G_N_ELEMENTS (v); i++)
+    if (!(v[i] >= 0.0 && v[i] < 1e12)) {
+      g_set_error (error, HOST_ERROR, HOST_ERROR_PARAM, "host parameter #%u is %g: must be finite and >= 0", i, v[i]);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* A CPU refused a write may try again: without a posted-write queue once the port's FIFO is empty, with one once
+ * the queue has room. Called last, with the port's state settled: the CPU may call back in to send. */
+static void
+cpu_notify (Host *h)
+{
+  if (h->cpu_waiting && (h->p.cpu_write_queue_tlps == 0 || h->cpu_queued < h->p.cpu_write_queue_tlps)) {
+    h->cpu_waiting = FALSE;
+    h->cpu.ready (h->cpu_ctx);
+  }
+}
+
+static gboolean
+rp_empty (const RootPort *rp)
+{
+  return !rp->q[FC_P].head && !rp->q[FC_NP].head && !rp->q[FC_CPL].head;
+}
+
+/* The TLP the port's link takes now, or NULL: the heads oldest first, as a switch's egress (switch.c pick()). A
+ * read request or a completion never passes an older posted request (spec §2.4.1, Table 2-42 B2a, D2a); a posted
+ * request passes both and a completion a read request when the older one waits for its own credits. The link
+ * refusing for its queue or replay space refuses every head alike, so nothing passes then. */
+static Tlp *
+rp_pick (RootPort *rp, LinkPort *lp)
+{
+  Tlp *h[FC_CLASS_COUNT] = { rp->q[FC_P].head, rp->q[FC_NP].head, rp->q[FC_CPL].head };
+  for (int n = 0; n < FC_CLASS_COUNT; n++) {
+    int best = -1;
+    for (int c = 0; c < FC_CLASS_COUNT; c++)
+      if (h[c] && (best < 0 || h[c]->hold_ps < h[best]->hold_ps))
+        best = c;
+    if (best < 0)
+      return NULL;
+    Tlp *t = h[best];
+    h[best] = NULL;
+    if (best != FC_P && rp->q[FC_P].head && rp->q[FC_P].head->hold_ps < t->hold_ps)
+      return NULL;
+    if (link_port_can_send (lp, t))
+      return t;
+    if (link_port_tx_full (lp))
+      return NULL;
+  }
+  return NULL;
+}
+
+/* Send while the link takes something. For the host's own TLPs alone a single FIFO could not deadlock (whatever
+ * holds its head back the far end or the link frees without waiting for anything behind it); forwarded
+ * peer-to-peer traffic needs the classes (top of file). A forwarded TLP leaves the ingress port's receive buffer
+ * only now, as it goes out (its credits return then). */
+void
+host_tx_drain (Host *h, uint32_t port)
+{
+  RootPort *rp = &h->rp[port];
+  LinkPort *lp = h->base.ports[port].link_port;
+  while (!rp_empty (rp)) {
+    Tlp *t = rp_pick (rp, lp);
+    if (t == NULL) {
+      rp->tx_blocked = TRUE;
+      /* With a queue, a CPU write handed to the link above freed a place although the FIFO is not empty. */
+      if (h->p.cpu_write_queue_tlps > 0)
+        cpu_notify (h);
+      return;
+    }
+    tlp_fifo_pop (&rp->q[tlp_fc_class (t->kind)]);
+    if (t->kind == TLP_MWR && t->cookie == CPU_WRITE_COOKIE && t->requester == h->base.id)
+      h->cpu_queued--;
+    if (t->port != 0)
+      link_port_consume (h->base.ports[t->port - 1].link_port, t);
+    else
+      t->stamp_ps = sim_now (h->engine); /* "left the host": the performance counter may start here */
+    link_port_send (lp, t);
+  }
+  rp->tx_blocked = FALSE;
+  host_stall (h, port);
+  /* Last, once the FIFO is empty: the CPU may call back in to send (host_cpu_write), which drains again. */
+  cpu_notify (h);
+}
+
+static void
+host_tx_ready (Component *c, FabricPort *port)
+{
+  host_tx_drain ((Host *) c, port->index);
+}
+
+/* A TLP of another root port's, passed on from `in` to `out`: it keeps its place in `in`'s receive buffer until
+ * `out`'s link takes it. A TLP for the subtree it came from would have been routed there by a switch, or is for
+ * its own sender: neither reaches a root port in a working fabric. */
+static void
+forward (Host *h, FabricPort *in, FabricPort *out, Tlp *t)
+{
+  SIM_INVARIANT (out != in, "%s: a %s at 0x%" G_GINT64_MODIFIER "x from requester %04x came back down root port %u",
+                 h->base.name, tlp_kind_name (t->kind), t->address, t->requester, in->index);
+  t->port = (uint16_t) (in->index + 1);
+  h->c.forwarded++;
+  rp_push (h, out->index, t);
+  host_tx_drain (h, out->index);
+}
+
+/* --- sink and software ---------------------------------------------------------------------------------- */
+
+/* arg packs the MSI's data (the message number) above its 32-bit address. */
+static void
+msi_fire (SimEngine *e, void *ctx, uint64_t arg)
+{
+  Host *h = ctx;
+  if (h->msi_fn != NULL)
+    h->msi_fn (h->msi_ctx, arg & 0xffffffffu, (uint32_t) (arg >> 32));
+}
+
+static void
+watch_fire (SimEngine *e, void *ctx, uint64_t i)
+{
+  Host *h = ctx;
+  const Watch *w = &g_array_index (h->watch, Watch, i);
+  w->fn (w->ctx, w->address, 0);
+}
+
+static void sink_release (SimEngine *e, void *ctx, uint64_t arg);
+
+/* Only the head needs an event: release times never decrease along the FIFO (drain is serial and
+ * write_latency_ns is one constant), so the head is always the next to release. */
+static void
+sink_schedule_head (Host *h)
+{
+  if (h->sink.head != NULL)
+    sim_schedule_at (h->engine, h->sink.head->stamp_ps, sink_release, h, 0);
+}
+
+/* Adds posted data to the write checksum a contiguous run at a time: pattern sums add over any split of a range
+ * whose pieces are whole DWs (pattern.h), and a DMA write's TLPs arrive back to back in address order, so the
+ * closed form runs once per run instead of once per TLP. host_counters() adds the open run. */
+static void
+write_sum (Host *h, uint64_t address, uint32_t bytes)
+{
+  if (address == h->sum_to && (bytes & 3) == 0 && ((h->sum_to - h->sum_from) & 3) == 0) {
+    h->sum_to += bytes;
+    return;
+  }
+  h->c.write_checksum += pattern_sum (h->sum_from, h->sum_to - h->sum_from);
+  h->sum_from = address;
+  h->sum_to = address + bytes;
+}
+
+/* A posted TLP's data is in memory and its slot is free. Consuming here, not on arrival, is the point of the
+ * sink: P credits come back write_latency_ns after the drain plus an UpdateFC trip, so posted throughput is
+ * bounded by credits x bytes per credit / that loop (pcie-protocol.md §5). write_latency_ns is calibrated on
+ * Table 8's simultaneous-mode write drop (configs/hosts/i7-3930k.yaml). */
+static void
+sink_release (SimEngine *e, void *ctx, uint64_t arg)
+{
+  Host *h = ctx;
+  Tlp *t = tlp_fifo_pop (&h->sink);
+  SimTime now = sim_now (e);
+  h->c.bytes_written += t->payload_bytes;
+  /* An MSI is a posted 1-DW write the root complex turns into an interrupt, not memory: it used a buffer slot and
+   * counts in bytes_written (system.c expects 4 bytes per MSI), but the driver runs msi_latency_ns later. */
+  if (t->kind == TLP_MSI) {
+    h->c.msis++;
+    g_assert (t->address <= 0xffffffffu); /* MSI targets the local APIC window, 0xFEEx_xxxx */
+    SimTime delay = h->msi_latency_ps + (h->irq_delay_fn != NULL ? h->irq_delay_fn (h->irq_delay_ctx) : 0);
+    sim_schedule_at (e, now + delay, msi_fire, h, t->address | (t->cookie & 0xffffffffu) << 32);
+  } else {
+    h->c.writes++;
+    write_sum (h, t->address, t->payload_bytes);
+    for (guint i = 0; i < h->watch->len; i++)
+      if (g_array_index (h->watch, Watch, i).address == t->address) {
+        /* Polling software sees the write at its next poll: the next multiple of the period, strictly after now
+         * (a write landing on a poll instant races the read; the model takes the later poll). Period 0 is an
+         * idealised busy poll that sees it at once. */
+        h->c.polled_writes++;
+        SimTime next = h->poll_ps > 0 ? (now / h->poll_ps + 1) * h->poll_ps : now;
+        sim_schedule_at (e, next, watch_fire, h, i);
+      }
+  }
+  link_port_consume (h->base.ports[t->port - 1].link_port, t);
+  tlp_free (h->pool, t);
+  sink_schedule_head (h);
+}
+
+/* --- the CPU's path ------------------------------------------------------------------------------------- */
+
+/* A completion for a CPU load: out of the root port's receive buffer at once (completion credits are infinite at a
+ * root port) and handed to the CPU. */
+static void
+cpu_completion (Host *h, FabricPort *port, Tlp *t)
+{
+  SIM_INVARIANT (h->cpu.completion != NULL, "%s: a completion for the root complex's own ID %04x with no CPU to "
+                 "take it", h->base.name, t->requester);
+  link_port_consume (port->link_port, t);
+  h->c.cpu_cpls++;
+  h->cpu.completion (h->cpu_ctx, t);
+  tlp_free (h->pool, t);
+}
+
+static void
+cpu_queue (Host *h, Tlp *t)
+{
+  FabricPort *out = fabric_route_address (&h->base, t->address);
+  SIM_INVARIANT (out != NULL, "%s: a CPU %s to 0x%" G_GINT64_MODIFIER "x, which no root port's window holds",
+                 h->base.name, tlp_kind_name (t->kind), t->address);
+  rp_push (h, out->index, t);
+  host_tx_drain (h, out->index);
+}
+
+static void cpu_fifo_event (SimEngine *e, void *ctx, uint64_t arg);
+
+/* Hand the CPU TLPs that have crossed the chipset's path to their root ports, in order (a load never passes an
+ * earlier write, spec §2.4.1); one event waits for the head. Re-entered from host_tx_drain() through the CPU, the
+ * inner call moves the head first, so the order holds. */
+static void
+cpu_fifo_move (Host *h)
+{
+  SimTime now = sim_now (h->engine);
+  while (h->cpu_fifo.head != NULL && h->cpu_fifo.head->stamp_ps <= now)
+    cpu_queue (h, tlp_fifo_pop (&h->cpu_fifo));
+  if (h->cpu_fifo.head != NULL && !h->cpu_event) {
+    h->cpu_event = TRUE;
+    sim_schedule_at (h->engine, h->cpu_fifo.head->stamp_ps, cpu_fifo_event, h, 0);
+  }
+}
+
+static void
+cpu_fifo_event (SimEngine *e, void *ctx, uint64_t arg)
+{
+  Host *h = ctx;
+  h->cpu_event = FALSE;
+  cpu_fifo_move (h);
+}
+
+/* A CPU TLP taken by the root complex: straight to its port without a posted-write queue, else behind the queue. */
+static void
+cpu_take (Host *h, Tlp *t, SimTime path_ps)
+{
+  if (h->p.cpu_write_queue_tlps == 0) {
+    cpu_queue (h, t);
+    return;
+  }
+  t->stamp_ps = sim_now (h->engine) + path_ps;
+  tlp_fifo_push (&h->cpu_fifo, t);
+  cpu_fifo_move (h);
+}
+
+/* A root port placed a TLP on its wire: a CPU write counts as sent, and the CPU hears when none is left. */
+static void
+cpu_placed (void *ctx, LinkPort *port, const Tlp *t, SimTime end_ps)
+{
+  Host *h = ctx;
+  if (t->kind != TLP_MWR || t->requester != h->base.id || t->cookie != CPU_WRITE_COOKIE)
+    return;
+  g_assert (h->cpu_unsent > 0);
+  h->cpu_sent_end_ps = MAX (h->cpu_sent_end_ps, end_ps);
+  if (--h->cpu_unsent == 0 && h->cpu.sent != NULL)
+    h->cpu.sent (h->cpu_ctx);
+}
+
+void
+host_set_cpu (Host *h, const HostCpuFns *fns, void *ctx)
+{
+  h->cpu = *fns;
+  h->cpu_ctx = ctx;
+  for (uint32_t i = 0; i < h->base.n_ports; i++)
+    if (h->base.ports[i].link_port != NULL)
+      link_port_set_tx_placed (h->base.ports[i].link_port, cpu_placed, h);
+}
+
+gboolean
+host_cpu_writes_sent (const Host *h, SimTime *end_ps)
+{
+  *end_ps = h->cpu_sent_end_ps;
+  return h->cpu_unsent == 0;
+}
+
+/* Without a posted-write queue the write goes out only when the port's FIFO is empty and its link takes it now:
+ * whatever holds the link back holds the core (host.h). A probe on the stack asks the link, so a refusal allocates
+ * nothing. With one, the write is taken while the queue has room. */
+gboolean
+host_cpu_write (Host *h, uint64_t address, uint32_t bytes)
+{
+  FabricPort *out = fabric_route_address (&h->base, address);
+  SIM_INVARIANT (out != NULL && bytes > 0 && bytes % 4 == 0 && address % 4 == 0, "%s: a CPU write of %u bytes to "
+                 "0x%" G_GINT64_MODIFIER "x, which no root port's window holds as whole DWs", h->base.name, bytes,
+                 address);
+  Tlp probe = { 0 };
+  tlp_set (&probe, TLP_MWR, address > 0xffffffffu, address, bytes);
+  uint32_t q = h->p.cpu_write_queue_tlps;
+  if (q > 0 ? h->cpu_queued >= q : !rp_empty (&h->rp[out->index]) || !link_port_can_send (out->link_port, &probe)) {
+    h->cpu_waiting = TRUE;
+    return FALSE;
+  }
+  Tlp *t = tlp_alloc (h->pool);
+  *t = probe;
+  t->requester = h->base.id;
+  t->cookie = CPU_WRITE_COOKIE;
+  h->c.cpu_writes++;
+  h->cpu_unsent++;
+  h->cpu_queued++;
+  cpu_take (h, t, h->cpu_path_ps);
+  return TRUE;
+}
+
+void
+host_cpu_read (Host *h, uint64_t address, uint32_t bytes, uint16_t tag)
+{
+  SIM_INVARIANT (bytes > 0 && bytes % 4 == 0 && address % 4 == 0, "%s: a CPU load of %u bytes at 0x%"
+                 G_GINT64_MODIFIER "x: must be whole DWs", h->base.name, bytes, address);
+  Tlp *t = tlp_alloc (h->pool);
+  tlp_set (t, TLP_MRD, address > 0xffffffffu, address, bytes);
+  t->requester = h->base.id;
+  t->tag = tag;
+  h->c.cpu_reads++;
+  cpu_take (h, t, 0);
+}
+
+void
+host_set_irq_delay (Host *h, HostIrqDelayFn fn, void *ctx)
+{
+  h->irq_delay_fn = fn;
+  h->irq_delay_ctx = ctx;
+}
+
+/* --- IOMMU ------------------------------------------------------------------------------------------------- */
+
+/* When the translation of `address` is ready (host.h). A linear search: the IOTLB is small (tens of entries on
+ * the parts modelled) and is searched only with the IOMMU on. The walker is one serial resource, as the return
+ * path is: a walk starts when the previous one ends. */
+static SimTime
+iommu_translate (Host *h, uint64_t address)
+{
+  SimTime now = sim_now (h->engine);
+  uint64_t page = address / h->p.iommu_page_bytes;
+  IotlbEntry *victim = &h->iotlb[0];
+  for (uint32_t i = 0; i < h->p.iotlb_entries; i++) {
+    IotlbEntry *e = &h->iotlb[i];
+    if (e->page == page) {
+      e->used = ++h->iotlb_clock;
+      h->c.iotlb_hits++;
+      return MAX (now, e->ready_ps);
+    }
+    if (e->used < victim->used)
+      victim = e;
+  }
+  h->c.iotlb_misses++;
+  h->walker_free = MAX (now, h->walker_free) + h->walk_ps;
+  *victim = (IotlbEntry) { .page = page, .used = ++h->iotlb_clock, .ready_ps = h->walker_free };
+  return h->walker_free;
+}
+
+/* The time the memory controller takes to drain `bytes` of posted data, rounded to the picosecond. */
+static SimTime
+drain_ps (Host *h, uint32_t bytes)
+{
+  if (bytes != h->drain_memo_bytes) {
+    h->drain_memo_bytes = bytes;
+    h->drain_memo_ps = (SimTime) llround (bytes * h->drain_ps_per_byte);
+  }
+  return h->drain_memo_ps;
+}
+
+static void
+host_receive (Component *comp, FabricPort *port, Tlp *t)
+{
+  Host *h = (Host *) comp;
+  SimTime now = sim_now (h->engine);
+  t->port = (uint16_t) (port->index + 1);
+  switch (t->kind) {
+  case TLP_MRD:
+  case TLP_MWR:
+  case TLP_MSI:
+    /* One root port has no peer to route to: every request from below is for the host. */
+    if (h->peer_routing) {
+      FabricPort *out = fabric_route_address (comp, t->address);
+      if (out != NULL) {
+        forward (h, port, out, t);
+        return;
+      }
+    }
+    break;
+  default: {
+    if (t->requester == comp->id) {
+      cpu_completion (h, port, t);
+      return;
+    }
+    /* The root complex's own reads are the CPU's, above; every other completion is a peer's, for a requester below
+     * a root port. */
+    FabricPort *out = fabric_route_id (comp, t->requester);
+    SIM_INVARIANT (out != NULL && t->requester != comp->id, "%s: a completion for requester %04x, which nobody "
+                   "below asked for", comp->name, t->requester);
+    forward (h, port, out, t);
+    return;
+  }
+  }
+  fabric_delivered (comp, t);
+  if (t->kind == TLP_MRD) {
+    /* With room in the request queue the root complex takes the request out of the receive buffer at once, so
+     * its NP credit returns immediately; otherwise it waits in the buffer, holding the credit. */
+    h->c.reads++;
+    h->c.read_bytes_requested += t->length_bytes;
+    host_tag_claim (h, t);
+    /* Writes release in arrival order, so the sink's tail is the last posted write received before this read
+     * and still unreleased: the read may not start before it (host_accept_read). */
+    t->stamp_ps = h->sink.tail != NULL ? h->sink.tail->stamp_ps : 0;
+    if (h->p.iommu_enabled) {
+      SimTime ready = iommu_translate (h, t->address); /* once: MAX evaluates its arguments twice */
+      t->stamp_ps = MAX (t->stamp_ps, ready);
+    }
+    if (h->p.read_queue_depth == 0 || h->n_reqs < h->p.read_queue_depth)
+      host_accept_read (h, t);
+    else
+      tlp_fifo_push (&h->held, t);
+    host_stall (h, port->index);
+    return;
+  }
+  /* Data drains behind what is already draining (sink_free); the slot is held write_latency_ns beyond that. */
+  SimTime from = MAX (now, h->sink_free);
+  if (h->p.iommu_enabled && t->kind == TLP_MWR) {
+    SimTime ready = iommu_translate (h, t->address);
+    from = MAX (from, ready);
+  }
+  SimTime drained = from + drain_ps (h, t->payload_bytes);
+  h->sink_free = drained;
+  t->stamp_ps = drained + h->write_latency_ps;
+  /* A non-empty sink already has its head's event; the head's release schedules the next one. */
+  gboolean was_empty = h->sink.head == NULL;
+  tlp_fifo_push (&h->sink, t);
+  if (was_empty)
+    sink_schedule_head (h);
+}
+
+static void
+pio_emit (SimEngine *e, void *ctx, uint64_t arg)
+{
+  Host *h = ctx;
+  Tlp *t = (Tlp *) (uintptr_t) arg;
+  FabricPort *out = fabric_route_address (&h->base, t->address);
+  SIM_INVARIANT (out != NULL, "%s: a register write to 0x%" G_GINT64_MODIFIER "x, which no root port's window "
+                 "holds", h->base.name, t->address);
+  rp_push (h, out->index, t);
+  host_tx_drain (h, out->index);
+}
+
+/* A PIO register write is a 1-DW MWr into an endpoint's BAR (AN-456's descriptor header registers). The model
+ * moves no data bytes, so the register value rides in the cookie. AN-456's BAR0 is 32-bit, so its writes take a
+ * 3-DW header; addr64 exists for a BAR above 4 GB. */
+SimTime
+host_pio_write (Host *h, SimTime delay_ps, uint64_t address, gboolean addr64, uint32_t value)
+{
+  /* Allocated now (from the pool, no malloc once warm) and carried through the event's argument. */
+  Tlp *t = tlp_alloc (h->pool);
+  tlp_set (t, TLP_MWR, addr64, address, 4);
+  t->requester = h->base.id;
+  t->cookie = value;
+  h->c.pio_writes++;
+  SimTime at = sim_now (h->engine) + delay_ps;
+  sim_schedule_at (h->engine, at, pio_emit, h, (uint64_t) (uintptr_t) t);
+  return at;
+}
+
+void
+host_watch_status (Host *h, uint64_t address, HostEventFn fn, void *ctx)
+{
+  Watch w = { address, fn, ctx };
+  g_array_append_val (h->watch, w);
+}
+
+void
+host_set_msi (Host *h, HostEventFn fn, void *ctx)
+{
+  h->msi_fn = fn;
+  h->msi_ctx = ctx;
+}
+
+/* bytes / (MB/s) in ps: 1 byte at 1 MB/s takes 1 us = 1e6 ps. */
+static double
+ps_per_byte (double mbps)
+{
+  return mbps > 0.0 ? 1e6 / mbps : 0.0;
+}
+
+static void
+host_attached (Component *comp, FabricPort *port)
+{
+  Host *h = (Host *) comp;
+  h->rp[port->index].mps = link_params (port->link)->max_payload_bytes;
+  link_port_set_stall_feeder (port->link_port, &h->rp[port->index].stall, NULL);
+}
+
+/* Why (stall.h) a root port with an empty transmit FIFO sends nothing: the return path producing a completion
+ * whose data is ready (its per-TLP and per-byte time), reads in the root complex whose data is not ready (more
+ * waiting behind read_queue_depth: the queue), or none at all. The reads are counted whichever port they came
+ * from: one root port is what every config has. */
+void
+host_stall (Host *h, uint32_t port)
+{
+  StallCause why = !rp_empty (&h->rp[port])                               ? STALL_LINK
+                   : h->ret_pending && h->ret_start <= sim_now (h->engine) ? STALL_HOST_COMPLETION_RATE
+                   : h->held.head != NULL                                  ? STALL_HOST_QUEUE
+                   : h->reqs.head != NULL                                  ? STALL_HOST_LATENCY
+                                                                           : STALL_IDLE;
+  stall_set_at (&h->rp[port].stall, h->engine, why);
+}
+
+/* The bus numbers are known: one tag set per function a requester may be, on each bus. */
+static void
+host_enumerated (Component *comp)
+{
+  Host *h = (Host *) comp;
+  h->n_buses = 1;
+  h->n_functions = 1;
+  for (uint32_t i = 0; i < comp->n_ports; i++)
+    if (comp->ports[i].link != NULL)
+      h->n_buses = MAX (h->n_buses, (uint32_t) comp->ports[i].subordinate_bus + 1);
+  for (guint i = 0; i < fabric_n_components (comp->fabric); i++)
+    h->n_functions = MAX (h->n_functions, fabric_component (comp->fabric, i)->n_functions);
+  h->tag_busy = g_malloc0_n ((gsize) h->n_buses * h->n_functions, sizeof *h->tag_busy);
+}
+
+static gboolean
+host_kind_check (const Component *comp, GError **error)
+{
+  return host_check_invariants ((const Host *) comp, error);
+}
+
+/* Deliveries and transmissions: the watchdog's sign of life. pio_writes counts when software queues the stores, so
+ * the start of an iteration is itself a sign of life. */
+static uint64_t
+host_progress (const Component *comp)
+{
+  const HostCounters *c = &((const Host *) comp)->c;
+  return c->reads + c->writes + c->msis + c->pio_writes + c->forwarded + c->cpu_writes + c->cpu_reads + c->cpu_cpls;
+}
+
+static void
+host_kind_describe (const Component *comp, GString *out)
+{
+  host_describe_wait ((const Host *) comp, out);
+}
+
+static void
+host_memory (const Component *comp, FabricMemory *out)
+{
+  /* host_counters(), not h->c: the write checksum's open run of addresses is added there. */
+  HostCounters c = host_counters ((const Host *) comp);
+  *out = (FabricMemory) { c.cpl_bytes, c.cpl_checksum, c.bytes_written, c.write_checksum };
+}
+
+static void
+host_free (Component *comp)
+{
+  Host *h = (Host *) comp;
+  if (h->swapped != NULL)
+    tlp_free (h->pool, h->swapped);
+  g_array_free (h->watch, TRUE);
+  g_free (h->tag_busy);
+  g_free (h->iotlb);
+  g_free (h->rp);
+  g_free (h);
+}
+
+static const ComponentKind host_kind = {
+  .name = "root complex",
+  .receive = host_receive,
+  .tx_ready = host_tx_ready,
+  .attached = host_attached,
+  .enumerated = host_enumerated,
+  .check_invariants = host_kind_check,
+  .progress = host_progress,
+  .describe_wait = host_kind_describe,
+  .memory = host_memory,
+  .free = host_free,
+};
+
+Host *
+host_new (Fabric *f, const char *name, const HostParams *params, uint32_t root_ports)
+{
+  /* As every constructor: the caller has checked (the link's MPS is not known yet, 0). */
+  g_autoptr (GError) e = NULL;
+  if (!host_params_check (params, 0, &e))
+    g_error ("host_new: %s", e->message);
+  Host *h = g_new0 (Host, 1);
+  h->engine = fabric_engine (f);
+  h->p = *params;
+  h->pool = fabric_pool (f);
+  h->rp = g_new0 (RootPort, root_ports);
+  h->peer_routing = root_ports > 1;
+  h->watch = g_array_new (FALSE, FALSE, sizeof (Watch));
+  /* Converted once: the per-TLP paths only multiply. Rates of 0 become 0 ps per byte, i.e. no limit. */
+  h->read_latency_ps = units_ns_to_ps (params->read_latency_ns);
+  h->read_ps_per_byte = params->read_latency_per_byte_ps;
+  h->cpl_overhead_ps = units_ns_to_ps (params->cpl_overhead_ns);
+  h->cpl_ps_per_byte = ps_per_byte (params->cpl_rate_mbps);
+  h->drain_ps_per_byte = ps_per_byte (params->write_drain_mbps);
+  h->drain_memo_bytes = UINT32_MAX; /* no payload is that large: the first drain_ps() computes */
+  h->write_latency_ps = units_ns_to_ps (params->write_latency_ns);
+  h->msi_latency_ps = units_ns_to_ps (params->msi_latency_ns);
+  h->poll_ps = units_ns_to_ps (params->poll_interval_ns);
+  h->cpu_path_ps = units_ns_to_ps (params->cpu_write_path_ns);
+  if (params->iommu_enabled) {
+    h->iotlb = g_new0 (IotlbEntry, params->iotlb_entries);
+    for (uint32_t i = 0; i < params->iotlb_entries; i++)
+      h->iotlb[i].page = UINT64_MAX;
+    h->walk_ps = units_ns_to_ps (params->iommu_walk_ns);
+  }
+  fabric_add (f, &h->base, &host_kind, COMPONENT_ROOT_COMPLEX, name, root_ports);
+  return h;
+}
+
+const HostParams *
+host_params (const Host *h)
+{
+  return &h->p;
+}
+
+Component *
+host_component (Host *h)
+{
+  return &h->base;
+}
+
+Host *
+host_from_component (Component *c)
+{
+  return c != NULL && c->kind == &host_kind ? (Host *) c : NULL;
+}
+
+HostCounters
+host_counters (const Host *h)
+{
+  HostCounters c = h->c;
+  c.write_checksum += pattern_sum (h->sum_from, h->sum_to - h->sum_from);
+  return c;
+}
+
+gboolean
+host_check_invariants (const Host *h, GError **error)
+{
+  gboolean tx = FALSE;
+  for (uint32_t i = 0; i < h->base.n_ports; i++)
+    tx |= !rp_empty (&h->rp[i]);
+  tx |= h->cpu_fifo.head != NULL;
+  if (h->reqs.head != NULL || h->held.head != NULL || h->sink.head != NULL || tx || h->swapped != NULL) {
+    g_set_error (error, HOST_ERROR, HOST_ERROR_INVARIANT, "host: work left at the end (requests %s, held %s, sink %s, "
+      "transmit %s, swapped completion %s)", h->reqs.head ? "pending" : "empty", h->held.head ? "pending" : "empty",
+      h->sink.head ? "pending" : "empty", tx ? "pending" : "empty", h->swapped ? "pending" : "none");
+    return FALSE;
+  }
+  /* Counted as emitted, before any test fault: this proves the completer split every request completely; lost,
+   * duplicated or swapped completions are the endpoint's checks to catch. */
+  if (h->c.cpl_bytes != h->c.read_bytes_requested) {
+    g_set_error (error, HOST_ERROR, HOST_ERROR_INVARIANT,
+      "host: %" G_GUINT64_FORMAT " bytes requested but %" G_GUINT64_FORMAT
+      " completed", h->c.read_bytes_requested, h->c.cpl_bytes);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+void
+host_inject_fault (Host *h, HostFault fault, uint64_t nth)
+{
+  h->fault = fault;
+  h->fault_at = nth;
+}
+
+void
+host_describe_wait (const Host *h, GString *out)
+{
+  /* O(n), and fine: only the watchdog's one-off message counts queues. */
+  guint reqs = tlp_fifo_len (&h->reqs), held = tlp_fifo_len (&h->held), sink = tlp_fifo_len (&h->sink),
+        tx = tlp_fifo_len (&h->cpu_fifo);
+  gboolean blocked = FALSE;
+  for (uint32_t i = 0; i < h->base.n_ports; i++) {
+    for (int k = 0; k < FC_CLASS_COUNT; k++)
+      tx += tlp_fifo_len (&h->rp[i].q[k]);
+    blocked |= h->rp[i].tx_blocked;
+  }
+  if (reqs + held + sink + tx == 0)
+    return;
+  g_string_append_printf (out, "%s%u reads in the root complex, %u held in the receive buffer, %u posted writes "
+    "draining, %u TLPs waiting to transmit%s", out->len ? "; " : "", reqs, held, sink, tx,
+    blocked ? " (blocked by the link)" : "");
+}

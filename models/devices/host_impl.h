@@ -1,0 +1,132 @@
+/* host_impl.h — the root complex's private state and the helpers its files share (host.c: root ports, routing,
+ * the posted-write sink, the CPU's path, the IOMMU and construction; host_completer.c: the completer).
+ *
+ * Contract: nothing outside models/host*.c includes this; the rest of pciesim sees host.h only. rp_push() is
+ * inline here because both files queue TLPs per completion, so the per-TLP path's code stays as it was in one
+ * file.
+ */
+#pragma once
+
+#include "models/devices/host.h"
+
+/* A bit per tag number: 14-bit tags, the most any link carries (flit mode, spec §2.2.6.2; link_tags_max()), since a
+ * fabric's read flows take tag ranges of their own side by side (flow.h) up to that. */
+#define HOST_TAGS 16384u
+#define TAG_WORDS (HOST_TAGS / 64)
+
+typedef struct {
+  TlpFifo q[FC_CLASS_COUNT]; /* completions, PIO writes and forwarded TLPs, by flow-control class */
+  gboolean tx_blocked; /* the link refused the head; its tx-ready callback (armed by the refusal) resumes us */
+  uint32_t mps; /* the link's: no completion leaving here is larger (spec §2.3.1.1) */
+  StallClock stall; /* what the port waits for when it has nothing to send (host_stall()) */
+} RootPort;
+
+typedef struct {
+  uint64_t address;
+  HostEventFn fn;
+  void *ctx;
+} Watch;
+
+/* One IOTLB translation: its page, when it was last used (a tick of the IOTLB's clock) and when its walk ends. */
+typedef struct {
+  uint64_t page;
+  uint64_t used;
+  SimTime ready_ps;
+} IotlbEntry;
+
+struct Host {
+  Component base; /* first: the fabric's view (fabric.h) */
+  SimEngine *engine;
+  HostParams p;
+  TlpPool *pool;
+  RootPort *rp; /* by root port index (= fabric port index) */
+  uint64_t tx_order; /* the production order of TLPs queued at root ports, in their hold_ps */
+  gboolean peer_routing; /* more than one root port: requests may be for another port's window */
+
+  /* Parameters in engine units, converted once. */
+  SimTime read_latency_ps, cpl_overhead_ps, write_latency_ps, msi_latency_ps, poll_ps;
+  double read_ps_per_byte, cpl_ps_per_byte, drain_ps_per_byte;
+  /* drain_ps() of the last payload size: a write stream repeats one size, and the libm rounding was a per-TLP
+   * cost of the root complex. */
+  uint32_t drain_memo_bytes;
+  SimTime drain_memo_ps;
+
+  /* Completer: consumed MRds whose data is still to return. stamp_ps = data ready; address and length_bytes
+   * advance as completions leave, so the head always describes the next completion. */
+  TlpFifo reqs;
+  uint32_t n_reqs;
+  TlpFifo held; /* MRds left in the root port's receive buffer while the request queue is full */
+  /* The return path is one serial resource: ret_free is when it has moved the last planned completion's data.
+   * ret_pending: a ret_emit event is scheduled. Never more than one, because each plans the head request's next
+   * completion from the state the previous one left: two would plan the same bytes. */
+  SimTime ret_free; /* return path busy until */
+  SimTime ret_start; /* when the return path starts producing the planned completion (its data is ready) */
+  gboolean ret_pending;
+
+  /* Sink: received MWr/MSI; stamp_ps = when each releases its buffer slot. */
+  TlpFifo sink;
+  SimTime sink_free; /* when memory has absorbed every posted byte received so far (drain is serial) */
+
+  /* IOMMU: the IOTLB (iotlb_entries, an empty one has page UINT64_MAX and used 0, so it is the first replaced),
+   * its use clock, and when the one page walker is free. */
+  IotlbEntry *iotlb;
+  uint64_t iotlb_clock;
+  SimTime walker_free, walk_ps;
+
+  GArray *watch; /* Watch: status words software polls */
+  HostEventFn msi_fn;
+  void *msi_ctx;
+  HostIrqDelayFn irq_delay_fn;
+  void *irq_delay_ctx;
+
+  /* The CPU (cpu.h): its callbacks, and whether it waits for a root port to take a write. */
+  HostCpuFns cpu;
+  void *cpu_ctx;
+  gboolean cpu_waiting;
+  uint64_t cpu_unsent; /* CPU writes taken but not yet placed on a root port's wire */
+  /* The posted-write queue (cpu_write_queue_tlps > 0): CPU TLPs inside the root complex in the order the CPU made
+   * them, each until stamp_ps (its crossing of the chipset's path to the root port), then into the port's FIFO.
+   * cpu_queued counts the writes among them and in the ports' FIFOs, not yet handed to a link. */
+  TlpFifo cpu_fifo;
+  uint32_t cpu_queued;
+  gboolean cpu_event;
+  SimTime cpu_path_ps;
+  SimTime cpu_sent_end_ps; /* when the last placed one's last symbol leaves */
+
+  /* Outstanding reads by requester (bus, function) and tag (fabric.h's enumeration puts every requester at device 0;
+   * each function of a device has tags of its own), row bus * n_functions + function, and how many requesters hold
+   * each tag number. n_functions is the most any device of the fabric has, so a fabric of single-function devices
+   * keeps one row per bus. */
+  uint64_t (*tag_busy)[TAG_WORDS];
+  uint32_t n_buses, n_functions;
+  uint16_t tag_users[HOST_TAGS];
+
+  HostCounters c;
+  /* Posted data taken in since the last addition to c.write_checksum: one contiguous range, a whole number of DWs
+   * long (write_sum()). */
+  uint64_t sum_from, sum_to;
+
+  /* Test hook (host_inject_fault): which completion to tamper with, and one held back for a swap. */
+  HostFault fault;
+  uint64_t fault_at, cpl_index;
+  Tlp *swapped;
+};
+
+/* Queue `t` at root port `port`, in its flow-control class's FIFO; hold_ps is its place in the port's
+ * production order (rp_pick()). */
+static inline void
+rp_push (Host *h, uint32_t port, Tlp *t)
+{
+  t->hold_ps = h->tx_order++;
+  tlp_fifo_push (&h->rp[port].q[tlp_fc_class (t->kind)], t);
+}
+
+/* host.c: send from root port `port` while its link takes something; then the port's stall cause and the CPU. */
+void host_tx_drain (Host *h, uint32_t port);
+/* host.c: why root port `port` sends nothing now (stall.h), from its FIFOs and the completer's state. */
+void host_stall (Host *h, uint32_t port);
+/* host_completer.c: take MRd `t` (its `port` the one it came in by) into the request queue, its latency starting
+ * now; its completions leave by the root port its requester routes to. */
+void host_accept_read (Host *h, Tlp *t);
+/* host_completer.c: record the requester's tag of a read that reached host memory (an invariant: never twice). */
+void host_tag_claim (Host *h, const Tlp *t);

@@ -1,0 +1,197 @@
+/* memdev.c — the plain memory device (contract in memdev.h).
+ *
+ * Everything a device needs to live on the fabric is its ComponentKind: receive (a TLP arrived), tx_ready (the link
+ * takes TLPs again), attached (its link is there), check_invariants, progress (the watchdog's sign of life),
+ * describe_wait (the deadlock message), memory (the run's ledger) and free. The reads wait in a FIFO of copies of
+ * their MRds, threaded through the TLPs themselves, so nothing allocates per TLP beyond the fabric's pool. */
+#include "models/devices/memdev.h"
+
+#include "models/base/pattern.h"
+#include "models/fabric/run.h"
+#include "models/proto/split.h"
+#include "models/base/units.h"
+
+struct Memdev {
+  Component base; /* first: the fabric's view */
+  MemdevParams p;
+  SimEngine *engine;
+  TlpPool *pool;
+  LinkPort *port;
+  uint32_t mps;
+  TlpFifo reqs; /* reads: stamp_ps = data ready; address and length_bytes advance as completions leave */
+  SimEventId wake;
+  FabricMemory c;
+  uint64_t reads, writes, read_bytes_requested;
+};
+
+static const ComponentKind memdev_kind;
+gboolean
+memdev_params_check (const MemdevParams *p, GError **error)
+{
+  gboolean bar = FALSE;
+  for (guint i = 0; i < FABRIC_MAX_BARS; i++)
+    bar = bar || p->bars[i].size_bytes > 0;
+  if (!(p->access_latency_ns >= 0 && p->access_latency_ns < 1e12) || (p->rcb_bytes != 64 && p->rcb_bytes != 128)
+      || !bar) {
+    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "access latency %g ns (finite, >= 0), RCB %u bytes (64 or "
+                 "128) and at least one BAR", p->access_latency_ns, p->rcb_bytes);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static void pump (Memdev *m);
+
+static void
+wake (SimEngine *e, void *ctx, uint64_t arg)
+{
+  Memdev *m = ctx;
+  m->wake = SIM_EVENT_NONE;
+  pump (m);
+}
+
+/* Completions for the head read while its data is ready and the link takes them; one event waits for the data. */
+static void
+pump (Memdev *m)
+{
+  for (Tlp *r; (r = m->reqs.head) != NULL;) {
+    if (sim_now (m->engine) < r->stamp_ps) {
+      if (!sim_event_pending (m->engine, m->wake))
+        m->wake = sim_schedule_at (m->engine, r->stamp_ps, wake, m, 0);
+      return;
+    }
+    uint32_t size = split_next_completion (r->address, r->length_bytes, m->p.rcb_bytes, m->mps, CPL_POLICY_MPS);
+    Tlp probe = { 0 };
+    tlp_set (&probe, TLP_CPLD, FALSE, r->address, size);
+    if (!link_port_can_send (m->port, &probe))
+      return; /* tx_ready resumes */
+    Tlp *c = tlp_alloc (m->pool);
+    *c = probe;
+    c->length_bytes = r->length_bytes; /* byte count: what remains, this completion included (spec §2.2.9) */
+    c->requester = r->requester;
+    c->tag = r->tag;
+    m->c.cpl_bytes += size;
+    m->c.cpl_checksum += pattern_sum (c->address, size);
+    r->address += size;
+    r->length_bytes -= size;
+    if (r->length_bytes == 0)
+      tlp_free (m->pool, tlp_fifo_pop (&m->reqs));
+    link_port_send (m->port, c);
+  }
+}
+
+static void
+receive (Component *comp, FabricPort *port, Tlp *t)
+{
+  Memdev *m = (Memdev *) comp;
+  link_port_consume (port->link_port, t);
+  fabric_delivered (comp, t);
+  uint64_t off;
+  SIM_INVARIANT ((t->kind == TLP_MWR || t->kind == TLP_MRD) && fabric_bar_of (comp, t->address, &off) >= 0,
+                 "%s: a %s at 0x%" G_GINT64_MODIFIER "x, not a memory access in its BARs", comp->name,
+                 tlp_kind_name (t->kind), t->address);
+  if (t->kind == TLP_MWR) {
+    m->writes++;
+    m->c.bytes_written += t->payload_bytes;
+    m->c.write_checksum += pattern_sum (t->address, t->payload_bytes);
+    tlp_free (m->pool, t);
+    return;
+  }
+  m->reads++;
+  m->read_bytes_requested += t->length_bytes;
+  t->next = NULL;
+  t->stamp_ps = sim_now (m->engine) + units_ns_to_ps (m->p.access_latency_ns);
+  tlp_fifo_push (&m->reqs, t);
+  pump (m);
+}
+
+static void
+tx_ready (Component *comp, FabricPort *port)
+{
+  pump ((Memdev *) comp);
+}
+
+static void
+attached (Component *comp, FabricPort *port)
+{
+  Memdev *m = (Memdev *) comp;
+  m->port = port->link_port;
+  m->mps = link_params (port->link)->max_payload_bytes;
+}
+
+static gboolean
+check (const Component *comp, GError **error)
+{
+  const Memdev *m = (const Memdev *) comp;
+  if (m->reqs.head != NULL || m->c.cpl_bytes != m->read_bytes_requested) {
+    g_set_error (error, RUN_ERROR, RUN_ERROR_INVARIANT, "%s: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+                 " bytes read from it completed", comp->name, m->c.cpl_bytes, m->read_bytes_requested);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static uint64_t
+progress (const Component *comp)
+{
+  const Memdev *m = (const Memdev *) comp;
+  return m->reads + m->writes + m->c.cpl_bytes;
+}
+
+static void
+describe_wait (const Component *comp, GString *out)
+{
+  const Memdev *m = (const Memdev *) comp;
+  if (m->reqs.head != NULL)
+    g_string_append_printf (out, "%u reads to answer", tlp_fifo_len (&m->reqs));
+}
+
+static void
+memory (const Component *comp, FabricMemory *out)
+{
+  *out = ((const Memdev *) comp)->c;
+}
+
+static void
+memdev_free (Component *comp)
+{
+  Memdev *m = (Memdev *) comp;
+  for (Tlp *t; (t = tlp_fifo_pop (&m->reqs)) != NULL;)
+    tlp_free (m->pool, t);
+  g_free (m);
+}
+
+static const ComponentKind memdev_kind = {
+  .name = "memory device", .receive = receive, .tx_ready = tx_ready, .attached = attached,
+  .check_invariants = check, .progress = progress, .describe_wait = describe_wait, .memory = memory,
+  .free = memdev_free,
+};
+
+Memdev *
+memdev_new (Fabric *f, const char *name, const MemdevParams *p)
+{
+  g_autoptr (GError) e = NULL;
+  if (!memdev_params_check (p, &e))
+    g_error ("memdev_new: %s", e->message);
+  Memdev *m = g_new0 (Memdev, 1);
+  m->p = *p;
+  m->engine = fabric_engine (f);
+  m->pool = fabric_pool (f);
+  m->wake = SIM_EVENT_NONE;
+  for (guint i = 0; i < FABRIC_MAX_BARS; i++)
+    m->base.bars[i] = (FabricBar) { .size_bytes = p->bars[i].size_bytes, .is64 = p->bars[i].is64 };
+  fabric_add (f, &m->base, &memdev_kind, COMPONENT_ENDPOINT, name, 1);
+  return m;
+}
+
+Component *
+memdev_component (Memdev *m)
+{
+  return &m->base;
+}
+
+Memdev *
+memdev_from_component (Component *c)
+{
+  return c != NULL && c->kind == &memdev_kind ? (Memdev *) c : NULL;
+}

@@ -1,0 +1,182 @@
+/* tlp.c — TLP sizes, credit costs and the chunked free-list pool.
+ *
+ * The pool hands out structs from chunks of TLP_POOL_CHUNK and never returns memory until tlp_pool_free(),
+ * so after warm-up a simulation allocates nothing per TLP (design.md: "no malloc per TLP on the hot path"). */
+#include "models/proto/tlp.h"
+
+#include <string.h>
+
+/* Configurable default, because 256 structs (≈ 20 KB) cover the tags × queues of one device with room to spare,
+ * while a sweep that creates many pools does not pay for a large first chunk. */
+#define TLP_POOL_CHUNK 256
+
+/* Spec §2.6.1 (pcie-protocol.md §5): one data credit = 4 DW = 16 bytes. */
+#define TLP_DATA_CREDIT_BYTES 16u
+
+struct TlpPool {
+  Tlp *free_list;
+  GPtrArray *chunks; /* each a g_new0 (Tlp, TLP_POOL_CHUNK) block */
+  size_t live; /* handed out and not yet freed: 0 at the end of a run, or something leaked a TLP */
+  size_t capacity;
+};
+
+TlpPool *
+tlp_pool_new (void)
+{
+  TlpPool *pool = g_new0 (TlpPool, 1);
+  pool->chunks = g_ptr_array_new_with_free_func (g_free);
+  return pool;
+}
+
+/* The chunks own every struct, so this also reclaims TLPs still handed out: leak checks read tlp_pool_live() first. */
+void
+tlp_pool_free (TlpPool *pool)
+{
+  if (!pool)
+    return;
+  g_ptr_array_unref (pool->chunks);
+  g_free (pool);
+}
+
+static void
+pool_grow (TlpPool *pool)
+{
+  Tlp *chunk = g_new0 (Tlp, TLP_POOL_CHUNK);
+  g_ptr_array_add (pool->chunks, chunk);
+  /* Thread in reverse so allocation order follows memory order (friendlier to the cache, and deterministic). */
+  for (size_t i = TLP_POOL_CHUNK; i-- > 0;) {
+    chunk[i].next = pool->free_list;
+    pool->free_list = &chunk[i];
+  }
+  pool->capacity += TLP_POOL_CHUNK;
+}
+
+/* Zero-filled so stale fields of a recycled TLP (tag, requester, cookie) never leak into a new one. */
+Tlp *
+tlp_alloc (TlpPool *pool)
+{
+  if (G_UNLIKELY (!pool->free_list))
+    pool_grow (pool);
+  Tlp *tlp = pool->free_list;
+  pool->free_list = tlp->next;
+  memset (tlp, 0, sizeof *tlp);
+  pool->live++;
+  return tlp;
+}
+
+/* A TLP made from a description every field of which its owner set (an arbiter's probe): copied over the recycled
+ * struct, whose stale fields it replaces, so the zero fill of tlp_alloc() would be written twice. */
+Tlp *
+tlp_alloc_copy (TlpPool *pool, const Tlp *from)
+{
+  if (G_UNLIKELY (!pool->free_list))
+    pool_grow (pool);
+  Tlp *tlp = pool->free_list;
+  pool->free_list = tlp->next;
+  *tlp = *from;
+  tlp->next = NULL;
+  pool->live++;
+  return tlp;
+}
+
+/* LIFO reuse keeps the hottest structs in cache; `live` is the leak check of tlp_pool_live(). */
+void
+tlp_free (TlpPool *pool, Tlp *tlp)
+{
+  if (!tlp)
+    return;
+  /* Frees outnumbering allocations betray a double free (or a TLP from another pool). */
+  g_assert (pool->live > 0);
+  tlp->next = pool->free_list;
+  pool->free_list = tlp;
+  pool->live--;
+}
+
+size_t
+tlp_pool_live (const TlpPool *pool)
+{
+  return pool->live;
+}
+
+size_t
+tlp_pool_capacity (const TlpPool *pool)
+{
+  return pool->capacity;
+}
+
+FcClass
+tlp_fc_class (TlpKind kind)
+{
+  /* Spec §2.6.1, pcie-protocol.md §5 "Costs": writes and messages are posted, reads non-posted. */
+  switch (kind) {
+  case TLP_MWR:
+  case TLP_MSI:
+    return FC_P;
+  case TLP_MRD:
+    return FC_NP;
+  case TLP_CPLD:
+  case TLP_CPL:
+    return FC_CPL;
+  case TLP_KIND_COUNT:
+  default:
+    break;
+  }
+  /* Charging a bad kind to some class would corrupt the credit books silently: abort instead. */
+  g_error ("tlp_fc_class: bad kind %d", (int) kind);
+  return FC_P;
+}
+
+/* Partial credits round up, because a receiver buffers whole 16-byte units: a 4-byte MSI takes a full credit,
+ * a 260-byte write 17. Kinds without data (MRd, Cpl) cost none. */
+uint32_t
+tlp_data_credits (const Tlp *tlp)
+{
+  return (tlp->payload_bytes + TLP_DATA_CREDIT_BYTES - 1) / TLP_DATA_CREDIT_BYTES;
+}
+
+uint32_t
+tlp_header_credits (const Tlp *tlp)
+{
+  (void) tlp;
+  return 1; /* spec §2.6.1: every TLP costs one header credit of its class */
+}
+
+/* Sequence number, LCRC and framing tokens belong to the data link and physical layers (phy.c adds them), which
+ * is why they are not here; ECRC is end-to-end, a transaction-layer field, so it is. */
+uint32_t
+tlp_transaction_bytes (const Tlp *tlp)
+{
+  return tlp->header_bytes + (tlp->ecrc ? TLP_ECRC_BYTES : 0) + tlp->payload_bytes;
+}
+
+const char *
+tlp_kind_name (TlpKind kind)
+{
+  /* Never aborts on a bad kind: error messages about such a TLP call it. */
+  static const char *const names[TLP_KIND_COUNT] = { "MWr", "MRd", "CplD", "Cpl", "MSI" };
+  return (unsigned) kind < TLP_KIND_COUNT ? names[kind] : "?";
+}
+
+void
+tlp_set (Tlp *tlp, TlpKind kind, gboolean addr64, uint64_t address, uint32_t payload_bytes)
+{
+  tlp->kind = kind;
+  /* pcie-protocol.md §2: MWr/MRd carry 3 DW headers with 32-bit addresses, 4 DW with 64-bit; completions 3 DW. */
+  gboolean four_dw = addr64 && (kind == TLP_MWR || kind == TLP_MRD || kind == TLP_MSI);
+  tlp->header_bytes = four_dw ? 16 : 12;
+  tlp->address = address;
+  /* MSI is a 1-DW MWr (pcie-protocol.md §2); reads carry no data but request length_bytes. */
+  tlp->payload_bytes = kind == TLP_MSI ? 4 : (kind == TLP_MRD || kind == TLP_CPL) ? 0 : payload_bytes;
+  /* For a CplD this makes the byte count (§2.2.9) that of a sole or last completion; a completer that splits a
+   * read sets length_bytes to what remains of the request after the call. */
+  tlp->length_bytes = kind == TLP_MRD ? payload_bytes : tlp->payload_bytes;
+}
+
+guint
+tlp_fifo_len (const TlpFifo *f)
+{
+  guint n = 0;
+  for (const Tlp *t = f->head; t != NULL; t = t->next)
+    n++;
+  return n;
+}

@@ -1,0 +1,113 @@
+/* tlp.h — transaction-layer packets: kinds, sizes, credit costs, and the free-list pool they live in.
+ *
+ * Contract:
+ * - A Tlp is owned by exactly one party at a time: the pool, a sender's queue, the link, or the receiver that was
+ *   handed it. The receiver returns it with tlp_free() when done; nothing else frees TLPs.
+ * - tlp_pool_alloc() never calls malloc once the pool has grown to the working-set size (it grows by chunks).
+ * - Byte and credit figures follow the PCIe Base Spec r6.3 (§2.2 headers, §2.6.1 credits) and are pure functions
+ *   of the TLP's fields, so the link, the accounting and the tests all agree on them.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/proto/fc.h"
+
+/* Spec §2.7: the optional end-to-end CRC is one DW. */
+#define TLP_ECRC_BYTES 4u
+
+typedef enum {
+  TLP_MWR, /* posted memory write with data */
+  TLP_MRD, /* non-posted memory read request, no data */
+  TLP_CPLD, /* completion with data */
+  TLP_CPL, /* completion without data */
+  TLP_MSI, /* message-signalled interrupt: a 1-DW MWr, counted separately for reports */
+  TLP_KIND_COUNT
+} TlpKind;
+
+typedef struct Tlp Tlp;
+/* Fields are ordered so the struct stays 64 bytes, one cache line. */
+struct Tlp {
+  Tlp *next; /* intrusive link for queues and the free list */
+  TlpKind kind;
+  uint8_t header_bytes; /* 12 (3 DW) or 16 (4 DW); completions are always 12 */
+  bool ecrc; /* 4-byte end-to-end CRC appended (spec §2.7) */
+  /* Requester ID, bus << 8 | device << 3 | function (spec §2.2.6.2): of a request, its sender's; of a completion,
+   * the requester's it answers, by which every switch and root port routes it back. */
+  uint16_t requester;
+  uint32_t payload_bytes; /* data carried (0 for MRd, Cpl) */
+  uint32_t length_bytes; /* MRd: bytes requested; CplD: byte count still outstanding incl. this one (§2.2.9) */
+  uint64_t address; /* MWr/MRd target; CplD: address of the first payload byte (for ordering checks) */
+  /* MRd and its completions: a requester never has two outstanding requests with one tag, so requester and tag
+   * name a request across the fabric (spec §2.2.6.2). */
+  uint16_t tag;
+  uint16_t seq; /* data-link sequence number, set by the link */
+  uint16_t port; /* free for the component holding the TLP: e.g. the port it came in on */
+  /* Free for a component that forwards the TLP and must leave every other field as the sender wrote it (a
+   * switch): e.g. its place in the arrival order (wrapping) and when it may leave. */
+  uint16_t order;
+  uint64_t hold_ps;
+  uint64_t stamp_ps; /* free for the owner: e.g. when a request was issued */
+  uint64_t cookie; /* owner-defined */
+};
+
+typedef struct TlpPool TlpPool;
+
+TlpPool *tlp_pool_new (void);
+void tlp_pool_free (TlpPool *pool);
+Tlp *tlp_alloc (TlpPool *pool); /* zero-filled */
+Tlp *tlp_alloc_copy (TlpPool *pool, const Tlp *from); /* a copy of *from, next NULL */
+void tlp_free (TlpPool *pool, Tlp *tlp);
+/* TLPs currently handed out (leak check at the end of a run). */
+size_t tlp_pool_live (const TlpPool *pool);
+/* TLP structs ever allocated (memory check). */
+size_t tlp_pool_capacity (const TlpPool *pool);
+
+FcClass tlp_fc_class (TlpKind kind);
+/* Data credits: ceil(payload / 16 bytes), spec §2.6.1 ("4 DW = 1 data credit"). */
+uint32_t tlp_data_credits (const Tlp *tlp);
+/* Header credits: always 1 per TLP (spec §2.6.1). */
+uint32_t tlp_header_credits (const Tlp *tlp);
+/* Header + optional ECRC + payload: what the transaction layer hands the data link layer. */
+uint32_t tlp_transaction_bytes (const Tlp *tlp);
+const char *tlp_kind_name (TlpKind kind);
+/* A FIFO of TLPs threaded through Tlp.next, for every queue a model keeps (link, host, app, stream): a TLP sits
+ * on at most one list at a time (tlp.h's ownership rule), so queueing needs no allocation per TLP. Zero-filled
+ * is empty. Inline because the link and the host push and pop on every TLP. */
+typedef struct {
+  Tlp *head, *tail;
+} TlpFifo;
+
+static inline void
+tlp_fifo_push (TlpFifo *f, Tlp *tlp)
+{
+  tlp->next = NULL;
+  if (f->tail != NULL)
+    f->tail->next = tlp;
+  else
+    f->head = tlp;
+  f->tail = tlp;
+}
+
+/* The oldest TLP, unlinked (next = NULL), or NULL when the FIFO is empty. */
+static inline Tlp *
+tlp_fifo_pop (TlpFifo *f)
+{
+  Tlp *tlp = f->head;
+  if (tlp != NULL) {
+    f->head = tlp->next;
+    if (f->head == NULL)
+      f->tail = NULL;
+    tlp->next = NULL;
+  }
+  return tlp;
+}
+
+/* O(n): for diagnostics (the deadlock watchdog's message), not for the hot path. */
+guint tlp_fifo_len (const TlpFifo *f);
+
+/* Fill kind, header size, address and sizes: for MRd `payload_bytes` is the read length (length_bytes) and the
+ * TLP carries no data; MSI always carries 1 DW; addr64 selects a 4-DW header for MWr/MRd/MSI. */
+void tlp_set (Tlp *tlp, TlpKind kind, gboolean addr64, uint64_t address, uint32_t payload_bytes);

@@ -1,0 +1,433 @@
+/* stream.c — the streaming endpoint and its minimal host counterpart (sink for writes, completer for reads).
+ *
+ * The stream isolates the link: with no DMA engine, datapath or driver, its figure is what framing, lane
+ * placement, SKP ordered sets, DLLPs and credits allow, which can be derived by hand (docs/model.md, "Worked
+ * example"). Set beside a chaining-DMA figure for the same config, the difference is what the endpoint and the
+ * host cost. The queues allocate nothing: they are TLP FIFOs (tlp.h), threaded through the TLPs themselves.
+ *
+ * The two ends are two components of a one-link fabric (fabric.h), of kinds of their own: a root complex whose
+ * memory is the minimal sink and completer, and an endpoint whose application sends straight to the link. They
+ * share one Stream, which holds the measurement. */
+#include "models/workloads/stream.h"
+
+#include <math.h>
+
+#include "models/fabric/fabric.h"
+#include "models/observe/stall.h"
+#include "models/proto/split.h"
+
+G_DEFINE_QUARK (pciesim-stream-error-quark, stream_error)
+
+/* Configurable default, because a saturating source needs only enough queued TLPs to keep the serialiser busy
+ * between two tx-ready callbacks; an unlimited queue would just hold the whole transfer in memory. */
+#define STREAM_TX_QUEUE_TLPS 4u
+/* Configurable default, because 1 MB spans hundreds of SKP intervals and Ack periods on every link, so the
+ * steady state dominates while a run stays in the millisecond range of wall time. */
+#define STREAM_DEFAULT_TOTAL_BYTES (UINT64_C (1) << 20)
+
+typedef struct Stream Stream;
+
+/* Each end's component; its storage is the Stream's. */
+typedef struct {
+  Component base;
+  Stream *s;
+} StreamEnd;
+
+struct Stream {
+  Fabric *f;
+  SimEngine *engine;
+  Link *link;
+  TlpPool *pool;
+  StreamParams p;
+  StreamEnd host_end, source_end;
+  LinkPort *dev, *host;
+  /* source */
+  uint64_t issued_bytes; /* MWr payload sent, or MRd bytes requested */
+  uint32_t tags_free; /* outstanding requests the source may still add */
+  uint32_t next_tag; /* tags are handed out in turn (see source_pump) */
+  /* host side */
+  TlpFifo sink; /* write: TLPs waiting for the consumer */
+  SimTime sink_busy_until; /* when the consumer finishes the TLP it is draining */
+  SimEventId sink_ev;
+  TlpFifo reqs; /* read: MRds waiting for / under completion; stamp_ps = ready time */
+  uint64_t req_done_bytes; /* of the head request, bytes already completed */
+  SimEventId req_ev;
+  /* measurement */
+  uint64_t delivered; /* payload taken by the host's consumer (write) or by the device (read) */
+  gboolean in_window;
+  SimTime t0; /* window start, and the bytes already delivered then */
+  uint64_t b0;
+  LatHist *lat; /* latencies in the window: a fixed histogram, so memory does not grow with the transfer */
+  StreamResult *out;
+};
+
+static void source_pump (Stream *s);
+static void completer_pump (Stream *s);
+
+/* Steady state: deliveries are discrete, so the window runs from one delivery to another: (N - k) TLPs over
+ * (N - k) arrival intervals, which is the rate without the start-up latency of the first TLP. A warmup that
+ * leaves no delivery after the one opening the window gives an empty window, and a figure of 0 rather than a
+ * division by zero: with a transfer of one TLP there is no interval to measure, which is why the config's
+ * workload measures the transfer window instead (opened at t = 0 in stream_run, so never empty). Either way the
+ * link's counters restart when the window opens, so the usage figures describe the same window as the rate. */
+static void
+measure (Stream *s, uint32_t bytes)
+{
+  s->delivered += bytes;
+  SimTime now = sim_now (s->engine);
+  if (!s->in_window && s->delivered >= s->p.warmup_bytes) {
+    s->in_window = TRUE;
+    s->t0 = now;
+    s->b0 = s->delivered;
+    link_stats_reset (s->link);
+  }
+  if (s->delivered == s->p.total_bytes) {
+    StreamResult *o = s->out;
+    o->window_ps = now - s->t0;
+    o->mbps = o->window_ps ? (double) (s->delivered - s->b0) * 1e6 / (double) o->window_ps : 0;
+    for (int d = 0; d < 2; d++) {
+      o->usage[d] = link_usage (s->link, (LinkDir) d);
+      o->counters[d] = link_counters (s->link, (LinkDir) d);
+    }
+  }
+}
+
+/* A TLP's latency, counted once the window is open (stamp: hand-off to the link, kept in `cookie`). */
+static void
+latency (Stream *s, uint64_t stamp)
+{
+  if (s->in_window)
+    lat_add (s->lat, sim_now (s->engine) - stamp);
+}
+
+/* ---- write mode ---- */
+
+/* bytes / (MB/s) = bytes · 10^6 / rate picoseconds; truncating loses under 1 ps per TLP. validate() bounds the
+ * rate from below, so the product stays far inside SimTime. */
+static SimTime
+drain_ps (const Stream *s, const Tlp *tlp)
+{
+  return (SimTime) ((double) tlp->payload_bytes * 1e6 / s->p.consumer_mbps);
+}
+
+/* The sink is a single server draining at consumer_mbps: one pending event for the head, none while empty. */
+static void
+sink_fire (SimEngine *e, void *ctx, uint64_t arg)
+{
+  (void) e;
+  (void) arg;
+  Stream *s = ctx;
+  s->sink_ev = SIM_EVENT_NONE;
+  Tlp *t = tlp_fifo_pop (&s->sink);
+  link_port_consume (s->host, t);
+  latency (s, t->cookie);
+  measure (s, t->payload_bytes);
+  tlp_free (s->pool, t);
+  if (s->sink.head) {
+    s->sink_busy_until += drain_ps (s, s->sink.head);
+    s->sink_ev = sim_schedule_at (s->engine, s->sink_busy_until, sink_fire, s, 0);
+  }
+}
+
+/* A TLP stays in the root port's receive buffer, holding its posted credits, until the consumer has drained it:
+ * with finite posted credits a slow consumer throttles the source through flow control, as a full posted buffer
+ * does. Delivery is counted when the consumer takes the data, so the figure is the rate the host absorbs. */
+static void
+host_rx_write (void *ctx, LinkPort *port, Tlp *tlp)
+{
+  (void) port;
+  Stream *s = ctx;
+  if (!s->p.consumer_mbps) {
+    link_port_consume (s->host, tlp);
+    latency (s, tlp->cookie);
+    measure (s, tlp->payload_bytes);
+    tlp_free (s->pool, tlp);
+    return;
+  }
+  tlp_fifo_push (&s->sink, tlp);
+  if (s->sink.head == tlp) {
+    SimTime start = MAX (sim_now (s->engine), s->sink_busy_until);
+    s->sink_busy_until = start + drain_ps (s, tlp);
+    s->sink_ev = sim_schedule_at (s->engine, s->sink_busy_until, sink_fire, s, 0);
+  }
+}
+
+/* ---- read mode ---- */
+
+static void
+req_fire (SimEngine *e, void *ctx, uint64_t arg)
+{
+  (void) e;
+  (void) arg;
+  Stream *s = ctx;
+  s->req_ev = SIM_EVENT_NONE;
+  completer_pump (s);
+}
+
+static void
+host_rx_read (void *ctx, LinkPort *port, Tlp *tlp)
+{
+  (void) port;
+  Stream *s = ctx;
+  /* The completer takes the request into its own queue at once, freeing the NPH credit. */
+  link_port_consume (s->host, tlp);
+  tlp->stamp_ps = sim_now (s->engine) + s->p.completer_latency_ps;
+  tlp_fifo_push (&s->reqs, tlp);
+  if (s->reqs.head == tlp)
+    completer_pump (s);
+}
+
+/* Requests are served in arrival order, one at a time, each after the fixed latency: the simplest completer that
+ * still splits at RCB/MPS like a root complex. The MRd struct itself is the queue entry, so nothing allocates.
+ * Ready times rise with arrival order (one fixed latency for all), so waiting on the head never holds back a
+ * request that is already ready: requests overlap in their latency and leave one after another. */
+static void
+completer_pump (Stream *s)
+{
+  while (s->reqs.head) {
+    Tlp *r = s->reqs.head;
+    SimTime now = sim_now (s->engine);
+    if (r->stamp_ps > now) {
+      if (!sim_event_pending (s->engine, s->req_ev))
+        s->req_ev = sim_schedule_at (s->engine, r->stamp_ps, req_fire, s, 0);
+      return;
+    }
+    uint64_t addr = r->address + s->req_done_bytes;
+    uint32_t left = r->length_bytes - (uint32_t) s->req_done_bytes;
+    /* §6, split.h: completions end on RCB multiples (the first may be shorter) and none exceeds the chosen size,
+     * which is the completer's cap in split_next_completion()'s MPS rule. */
+    uint32_t chunk = split_next_completion (addr, left, s->p.rcb_bytes, s->p.completion_bytes, CPL_POLICY_MPS);
+    Tlp probe = { .kind = TLP_CPLD, .header_bytes = 12, .payload_bytes = chunk };
+    if (!link_port_can_send (s->host, &probe))
+      return; /* the tx-ready callback resumes us */
+    Tlp *c = tlp_alloc (s->pool);
+    tlp_set (c, TLP_CPLD, FALSE, addr, chunk);
+    c->length_bytes = left; /* §2.2.9: byte count remaining, this completion included */
+    c->requester = r->requester;
+    c->tag = r->tag;
+    c->cookie = r->cookie; /* the request's hand-off time, for its latency */
+    link_port_send (s->host, c);
+    s->req_done_bytes += chunk;
+    if (s->req_done_bytes == r->length_bytes) {
+      tlp_free (s->pool, tlp_fifo_pop (&s->reqs));
+      s->req_done_bytes = 0;
+    }
+  }
+}
+
+/* A request's last completion is the one whose byte count equals its own payload (spec §2.2.9); only that one
+ * frees a tag, the one resource of the source's that a completion can give back. */
+static void
+dev_rx_read (void *ctx, LinkPort *port, Tlp *tlp)
+{
+  (void) port;
+  Stream *s = ctx;
+  link_port_consume (s->dev, tlp);
+  uint32_t bytes = tlp->payload_bytes;
+  gboolean last = tlp->length_bytes == tlp->payload_bytes;
+  if (last)
+    latency (s, tlp->cookie);
+  tlp_free (s->pool, tlp);
+  if (last)
+    s->tags_free++;
+  measure (s, bytes);
+  if (last)
+    source_pump (s);
+}
+
+/* ---- source (device) ---- */
+
+/* Send until the link refuses (credits, replay space, queue) or tags run out; the refusal arms tx-ready.
+ * Addresses run from 0 in steps of MPS or MRRS, powers of two of at most 4 KB, so no request crosses a 4 KB
+ * boundary (spec §2.2.7) and none needs splitting. The source finds a request's end by its completions' byte
+ * count, not by tag: the one completer answers in request order. Tags are still those of a real requester, each
+ * number used again only after `tags` later requests: since requests complete in order and at most `tags` are
+ * outstanding, no two outstanding ones share a tag, as any completer may check (host.h). */
+static void
+source_pump (Stream *s)
+{
+  gboolean write = s->p.mode == STREAM_WRITE;
+  uint32_t unit = s->p.tlp_payload_bytes ? s->p.tlp_payload_bytes
+                  : write ? s->p.link.max_payload_bytes : s->p.max_read_request_bytes;
+  while (s->issued_bytes < s->p.total_bytes && (write || s->tags_free > 0)) {
+    uint32_t n = (uint32_t) MIN ((uint64_t) unit, s->p.total_bytes - s->issued_bytes);
+    Tlp probe = { 0 };
+    tlp_set (&probe, write ? TLP_MWR : TLP_MRD, s->p.addr64, s->issued_bytes, n);
+    if (!link_port_can_send (s->dev, &probe))
+      return;
+    Tlp *t = tlp_alloc (s->pool);
+    *t = probe;
+    t->cookie = sim_now (s->engine);
+    t->requester = s->source_end.base.id;
+    if (!write) {
+      t->tag = (uint16_t) s->next_tag;
+      s->next_tag = (s->next_tag + 1) % s->p.tags;
+      s->tags_free--;
+    }
+    s->issued_bytes += n;
+    link_port_send (s->dev, t);
+  }
+}
+
+/* --- the two components ------------------------------------------------------------------------------------ */
+
+static void
+host_receive (Component *c, FabricPort *port, Tlp *t)
+{
+  Stream *s = ((StreamEnd *) c)->s;
+  (s->p.mode == STREAM_WRITE ? host_rx_write : host_rx_read) (s, port->link_port, t);
+}
+
+static void
+source_receive (Component *c, FabricPort *port, Tlp *t)
+{
+  dev_rx_read (((StreamEnd *) c)->s, port->link_port, t);
+}
+
+/* The link calls these after a refusal, once credits, queue or replay space have come back. */
+static void
+source_tx_ready (Component *c, FabricPort *port)
+{
+  source_pump (((StreamEnd *) c)->s);
+}
+
+static void
+host_tx_ready (Component *c, FabricPort *port)
+{
+  completer_pump (((StreamEnd *) c)->s);
+}
+
+/* The run's own checks (stream_run) cover both ends: these kinds need no table entries beyond traffic. */
+static const ComponentKind host_kind = { .name = "stream host", .receive = host_receive, .tx_ready = host_tx_ready };
+static const ComponentKind source_kind = { .name = "stream source", .receive = source_receive,
+                                           .tx_ready = source_tx_ready };
+
+/* Fills the documented defaults in place, then checks ranges from pcie-protocol.md §6. Defaults first, so a
+ * message reports the value the run would have used. */
+static gboolean
+validate (StreamParams *p, GError **error)
+{
+  if (!link_params_validate (&p->link, error))
+    return FALSE;
+  if (!p->total_bytes)
+    p->total_bytes = STREAM_DEFAULT_TOTAL_BYTES;
+  if (p->window == STREAM_WINDOW_TRANSFER)
+    p->warmup_bytes = 0;
+  else if (!p->warmup_bytes)
+    p->warmup_bytes = p->total_bytes / 8;
+  if (!p->link.tx_queue_tlps)
+    p->link.tx_queue_tlps = STREAM_TX_QUEUE_TLPS;
+  if (!p->max_read_request_bytes)
+    p->max_read_request_bytes = 512; /* pcie-protocol.md §6: MRRS default */
+  if (!p->tags)
+    p->tags = 32; /* §6: 5-bit tags */
+  if (!p->rcb_bytes)
+    p->rcb_bytes = 64; /* §6: root complex RCB 64 or 128 */
+  if (!p->completion_bytes)
+    p->completion_bytes = p->link.max_payload_bytes;
+  uint32_t mrrs = p->max_read_request_bytes;
+  /* Below 1 kB/s a 4 KB TLP drains in over an hour of simulated time: not a rate anyone asks about, and the floor
+   * keeps drain_ps() far inside SimTime. */
+  if (!(p->consumer_mbps == 0 || (p->consumer_mbps >= 1e-3 && p->consumer_mbps <= 1e9))) {
+    g_set_error (error, STREAM_ERROR, STREAM_ERROR_PARAM, "consumer rate %g MB/s: must be 0 (no limit) or "
+                 "0.001..1e9", p->consumer_mbps);
+    return FALSE;
+  }
+  if (p->window == STREAM_WINDOW_STEADY && p->warmup_bytes >= p->total_bytes) {
+    g_set_error (error, STREAM_ERROR, STREAM_ERROR_PARAM, "warmup_bytes must be below total_bytes");
+    return FALSE;
+  }
+  if (mrrs < 128 || mrrs > 4096 || (mrrs & (mrrs - 1))) {
+    g_set_error (error, STREAM_ERROR, STREAM_ERROR_PARAM, "max_read_request_bytes %u is not 128..4096, power of 2",
+                 mrrs);
+    return FALSE;
+  }
+  if ((p->rcb_bytes != 64 && p->rcb_bytes != 128) || p->completion_bytes % p->rcb_bytes
+      || p->completion_bytes > p->link.max_payload_bytes) {
+    g_set_error (error, STREAM_ERROR, STREAM_ERROR_PARAM,
+                 "completion_bytes %u must be a multiple of rcb_bytes %u (64 or 128) and <= max payload",
+                 p->completion_bytes, p->rcb_bytes);
+    return FALSE;
+  }
+  uint32_t max_tags = link_tags_max (&p->link);
+  if (p->tags > max_tags) {
+    g_set_error (error, STREAM_ERROR, STREAM_ERROR_PARAM, "tags %u exceeds %u", p->tags, max_tags);
+    return FALSE;
+  }
+  /* A TLP never exceeds MPS (write) or MRRS (read) and is whole DWs (§2). */
+  uint32_t unit_max = p->mode == STREAM_WRITE ? p->link.max_payload_bytes : mrrs;
+  uint32_t u = p->tlp_payload_bytes;
+  if (u && (u < 4 || (u & (u - 1)) || u > unit_max)) {
+    g_set_error (error, STREAM_ERROR, STREAM_ERROR_PARAM, "TLP payload %u bytes is not a power of 2 from 4 to %u "
+                 "(powers of two keep every TLP inside a 4 KB page, spec §2.2.7)", u, unit_max);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+stream_run (const StreamParams *params, uint64_t seed, StreamResult *out, GError **error)
+{
+  /* A copy, so the defaults fill it without touching the caller's parameters. */
+  Stream s = { 0 };
+  s.p = *params;
+  if (!validate (&s.p, error))
+    return FALSE;
+  *out = (StreamResult) { 0 };
+  s.out = out;
+  s.f = fabric_new (seed);
+  s.engine = fabric_engine (s.f);
+  s.pool = fabric_pool (s.f);
+  s.host_end.s = s.source_end.s = &s;
+  fabric_add (s.f, &s.host_end.base, &host_kind, COMPONENT_ROOT_COMPLEX, "host", 1);
+  fabric_add (s.f, &s.source_end.base, &source_kind, COMPONENT_ENDPOINT, "endpoint", 1);
+  s.link = fabric_connect (s.f, &s.host_end.base, 0, &s.source_end.base, 0, &s.p.link, error);
+  if (s.link != NULL)
+    link_trace_declare (s.link, s.p.trace, "link0");
+  if (s.link == NULL || !fabric_enumerate (s.f, error) || (s.p.trace && !sim_trace_start (s.p.trace, error))) {
+    fabric_free (s.f);
+    return FALSE;
+  }
+  s.dev = link_port (s.link, LINK_USP);
+  s.host = link_port (s.link, LINK_DSP);
+  s.tags_free = s.p.tags;
+  if (s.p.window == STREAM_WINDOW_TRANSFER) {
+    s.in_window = TRUE; /* t0 = 0, b0 = 0: from the first TLP offered, every byte counted */
+    link_stats_reset (s.link);
+  }
+  s.sink_ev = s.req_ev = SIM_EVENT_NONE;
+  s.lat = g_new0 (LatHist, 1);
+  source_pump (&s);
+  /* Run to exhaustion, not to the last delivery: the final Acks and UpdateFCs must land for the invariants.
+   * The link arms its timers only on traffic (link.c), so a stuck run also empties the event queue: running dry
+   * short of total_bytes is the stall signal, and the stream needs no watchdog. */
+  sim_run (s.engine);
+  gboolean ok = TRUE;
+  if (s.delivered != s.p.total_bytes) {
+    /* The engine ran dry: a deadlock. Say what the link waits for, as the DMA system's watchdog does. */
+    g_autoptr (GString) why = g_string_new (NULL);
+    link_describe_wait (s.link, why);
+    g_set_error (error, STREAM_ERROR, STREAM_ERROR_RUN, "stream stalled: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+                 " bytes delivered; waiting: %s", s.delivered, s.p.total_bytes, why->len ? why->str : "nothing");
+    ok = FALSE;
+  } else if (!link_check_invariants (s.link, error)) {
+    ok = FALSE;
+  }
+  out->payload_bytes = s.delivered;
+  out->latency_p99_ns = NAN;
+  if (s.lat->count)
+    out->latency_p99_ns = lat_percentile_ps (s.lat, 0.99) / 1000.0;
+  g_free (s.lat);
+  for (int d = 0; d < 2; d++)
+    out->errors[d] = link_errors (s.link, (LinkDir) d);
+  out->sim_time_ps = sim_now (s.engine);
+  out->events = sim_events_executed (s.engine);
+  out->tlps = fabric_tlps_delivered (s.f);
+  /* The link holds nothing after a drained run; a TLP still live is one this file lost. */
+  if (ok && tlp_pool_live (s.pool) != 0) {
+    g_set_error (error, STREAM_ERROR, STREAM_ERROR_RUN, "%zu TLPs leaked", tlp_pool_live (s.pool));
+    ok = FALSE;
+  }
+  fabric_free (s.f);
+  return ok;
+}

@@ -126,6 +126,14 @@ START_TEST (test_memory_device_example)
   ck_assert_msg (fabs (tb - ta - 1000.0) <= 4.0, "the read took %.3f ns longer, not 1000", tb - ta);
   /* The writes are posted: the device's latency is not on their path. */
   ck_assert (a.flows[1].mbps == b.flows[1].mbps);
+  /* 20 ms, inside the key's range: the watchdog asks the device how long it may be silent (ComponentKind's
+   * silence_ps) instead of knowing only endpoints, so the run ends with the read 20 ms - 500 ns later, not in a
+   * deadlock after the default 10 ms of quiet. */
+  const char *const slowest[] = { "nodes.mem.access_latency_ns=20000000", NULL };
+  PsFabricResult c = run_example (slowest);
+  ck_assert_uint_eq (c.flows[0].delivered_bytes, 512);
+  double tc = 512 * 1000.0 / c.flows[0].mbps;
+  ck_assert_msg (fabs (tc - ta - (20e6 - 500)) <= 4.0, "the read took %.3f ns longer, not 19999500", tc - ta);
 }
 END_TEST
 

@@ -89,7 +89,8 @@ build_memory (const PsNodeBuild *b, GError **error)
 static const PsNodeKind kinds[] = {
   { .type = "root_complex", .role = PS_NODE_ROOT_COMPLEX, .section = "host", .build = build_root_complex },
   { .type = "switch", .role = PS_NODE_SWITCH, .section = "switch", .build = build_switch },
-  { .type = "endpoint", .role = PS_NODE_ENDPOINT, .section = "endpoint", .build = build_endpoint },
+  { .type = "endpoint", .role = PS_NODE_ENDPOINT, .section = "endpoint", .build = build_endpoint,
+    .requests = TRUE, .functions = TRUE },
   { .type = "memory", .role = PS_NODE_ENDPOINT, .section = NULL, .build = build_memory, .fields = memory_fields,
     .n_fields = G_N_ELEMENTS (memory_fields) },
 };

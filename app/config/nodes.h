@@ -44,6 +44,9 @@ typedef struct {
   Component *(*build) (const PsNodeBuild *b, GError **error);
   const PsNodeField *fields; /* its own node fields, at most PS_NODE_MAX_FIELDS; NULL: none */
   guint n_fields;
+  /* What the kind can do, asked by the topology's checks instead of its type word: issue requests (be a flow's
+   * source), have several functions (functions:, each a requester of its own). */
+  gboolean requests, functions;
 } PsNodeKind;
 
 /* The row of type word `type`, or NULL; its index in *index. */

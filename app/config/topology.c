@@ -307,7 +307,7 @@ parse_node (const PsConfig *file, PsTopology *t, PsNode *node, const YNode *key,
     /* A multi-function device (spec §7.5): function numbers are 3 bits of the requester ID (§2.2.6.2). Its flows
      * name the function they come from; the memory device answers reads and makes none. */
     int64_t fns;
-    if (strcmp (kind->type, "endpoint") != 0) {
+    if (!kind->functions) {
       ytree_error (error, PS_ERROR_DATA, n, "functions: only an endpoint has requester functions (%s is a %s)",
                    node->name, kind->type);
       return FALSE;
@@ -773,9 +773,9 @@ parse_flow (const PsConfig *file, PsTopology *t, guint fi, const YNode *e, GErro
     return FALSE;
   if ((n = ytree_map_get (e, "rate_mbps")) && !read_double (n, "rate_mbps", 0, 1e6, &f->rate_mbps, error))
     return FALSE;
-  if (s->type != PS_NODE_ENDPOINT) {
+  if (!ps_node_kind (s->kind)->requests) {
     ytree_error (error, PS_ERROR_DATA, sn, "flow %s: its source %s is a %s; a flow's requests come from an "
-                 "endpoint", f->name, s->name, ps_node_type_name (s->type));
+                 "endpoint", f->name, s->name, ps_node_kind (s->kind)->type);
     return FALSE;
   }
   int64_t fn = 0;

@@ -240,6 +240,21 @@ ep_describe (const Component *c, GString *out)
                             tlp_fifo_len (&ep->reqs));
 }
 
+/* A read waits for the memory target's latency: the longest the endpoint may take to answer. */
+static SimTime
+ep_silence (const Component *c)
+{
+  return ((const Endpoint *) c)->read_latency_ps;
+}
+
+/* The DMA's registers open BAR0; buffers start at the next 4 KB page, where a driver would put them. */
+static uint64_t
+ep_reserved (const Component *c, uint32_t bar)
+{
+  const uint64_t page = 4096;
+  return bar == 0 && ((const Endpoint *) c)->dma != NULL ? (DMA_REG_BYTES + page - 1) / page * page : 0;
+}
+
 static void
 ep_memory (const Component *c, FabricMemory *out)
 {
@@ -267,6 +282,8 @@ static const ComponentKind endpoint_kind = {
   .check_invariants = ep_check,
   .progress = ep_progress,
   .describe_wait = ep_describe,
+  .silence_ps = ep_silence,
+  .reserved_bytes = ep_reserved,
   .memory = ep_memory,
   .free = ep_free,
 };

@@ -152,6 +152,13 @@ memory (const Component *comp, FabricMemory *out)
   *out = ((const Memdev *) comp)->c;
 }
 
+/* Every read and write waits the access latency: the longest the device may be silent while it owes an answer. */
+static SimTime
+silence (const Component *comp)
+{
+  return units_ns_to_ps (((const Memdev *) comp)->p.access_latency_ns);
+}
+
 static void
 memdev_free (Component *comp)
 {
@@ -163,7 +170,8 @@ memdev_free (Component *comp)
 
 static const ComponentKind memdev_kind = {
   .name = "memory device", .receive = receive, .tx_ready = tx_ready, .attached = attached,
-  .check_invariants = check, .progress = progress, .describe_wait = describe_wait, .memory = memory,
+  .check_invariants = check, .progress = progress, .describe_wait = describe_wait, .silence_ps = silence,
+  .memory = memory,
   .free = memdev_free,
 };
 

@@ -111,6 +111,12 @@ typedef struct {
   uint64_t (*progress) (const Component *c);
   /* What the component holds or waits for, appended to `out` as clauses separated by "; " (nothing when idle). */
   void (*describe_wait) (const Component *c, GString *out);
+  /* The longest a healthy component may stay silent while it owes an answer (a memory's access latency): a
+   * workload's watchdog adds it to its quiet bound instead of asking which kind the component is. NULL: none. */
+  SimTime (*silence_ps) (const Component *c);
+  /* Bytes at the start of BAR `bar` that are registers, not memory a workload may lay buffers in (a DMA engine's
+   * register block). NULL: none. */
+  uint64_t (*reserved_bytes) (const Component *c, uint32_t bar);
   /* A component with memory: its counts so far (FabricMemory). NULL: none. */
   void (*memory) (const Component *c, FabricMemory *out);
   /* Free the component's own state and the struct itself (it was allocated by its constructor). May be NULL for a

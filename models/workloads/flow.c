@@ -398,6 +398,7 @@ quiet (void *self)
   const HostParams *h = host_params (r->host);
   double ns = h->read_latency_ns + h->read_latency_per_byte_ps * 4096 / 1000.0 + h->cpl_overhead_ns
               + h->write_latency_ns;
+  SimTime extra_ps = 0;
   if (h->cpl_rate_mbps > 0)
     ns += 4096 * 1000.0 / h->cpl_rate_mbps;
   if (h->write_drain_mbps > 0)
@@ -406,11 +407,10 @@ quiet (void *self)
     const FlowSpec *s = r->flow[k].s;
     if (s->rate_mbps > 0)
       ns = MAX (ns, 4096 * 1000.0 / s->rate_mbps);
-    const Endpoint *te = endpoint_from_component (s->target);
-    if (te != NULL)
-      ns += endpoint_params (te)->mem_read_latency_ns;
+    if (s->target != NULL && s->target->kind->silence_ps != NULL)
+      extra_ps += s->target->kind->silence_ps (s->target);
   }
-  return (SimTime) llround (ns * 1000.0);
+  return (SimTime) llround (ns * 1000.0) + extra_ps;
 }
 
 /* Byte counts and address-pattern sums per reader, and per memory in the run's ledger, from the buffers alone
@@ -469,10 +469,9 @@ lay_out (Flows *r, GError **error)
       }
       gpointer key = (gpointer) ((const char *) fl->target + s->bar);
       uint64_t off = GPOINTER_TO_SIZE (g_hash_table_lookup (next, key));
-      /* A DMA's register block is not memory: BAR0 of a target with one starts its buffers after it. */
-      Endpoint *te = endpoint_from_component (s->target);
-      if (off == 0 && s->bar == 0 && te != NULL && endpoint_dma (te) != NULL)
-        off = PAGE;
+      /* A register block is not memory: a BAR that starts with one starts its buffers after it. */
+      if (off == 0 && fl->target->kind->reserved_bytes != NULL)
+        off = fl->target->kind->reserved_bytes (fl->target, s->bar);
       if (bar->size_bytes - off < room) {
         g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "flow %s: %s BAR%u (%" G_GUINT64_FORMAT " bytes) cannot "
                      "hold its %" G_GUINT64_FORMAT " bytes after the other flows' buffers", s->name, fl->target->name,

@@ -7,8 +7,8 @@
  * Slice ends lie in the future when a slice is reported: each track keeps its one pending end (slices on a
  * track never overlap) and every event first plays the pending ends that come before it, in time order.
  *
- * About 920 lines, one file on purpose: the VCD and JSON writers share the object list and the pending-end
- * rule above, which must change together.
+ * One file on purpose: the VCD and JSON writers share the object list and the pending-end rule above, which must
+ * change together. The options a command line gives (the format a path names, a window) are trace_options.c's.
  */
 #include "sim/trace.h"
 
@@ -22,8 +22,6 @@
 #include <glib/gstdio.h>
 
 #include "sim/json.h"
-
-G_DEFINE_QUARK (sim-trace-error-quark, sim_trace_error)
 
 /* stdio's buffer: the only place trace bytes wait, so memory does not grow with the trace. */
 #define OUT_BUFFER_BYTES (64u << 10)
@@ -106,60 +104,6 @@ struct SimTrace {
    * flight. */
   GHashTable *flows_in;
 };
-
-/* --- options ---------------------------------------------------------------------------------------------- */
-
-gboolean
-sim_trace_format_from_path (const char *path, SimTraceFormat *format, GError **error)
-{
-  g_autofree char *lower = g_ascii_strdown (path, -1);
-  if (g_str_has_suffix (lower, ".vcd"))
-    *format = SIM_TRACE_VCD;
-  else if (g_str_has_suffix (lower, ".json"))
-    *format = SIM_TRACE_JSON;
-  else {
-    g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_USAGE, "trace file '%s': its extension names the format, .vcd or .json", path);
-    return FALSE;
-  }
-  return TRUE;
-}
-
-/* One side of START_NS:END_NS: empty means open (fallback), else a finite decimal >= 0. */
-static gboolean
-parse_ns (const char *s, SimTime fallback, SimTime *out)
-{
-  if (*s == '\0') {
-    *out = fallback;
-    return TRUE;
-  }
-  char *end = NULL;
-  double ns = g_ascii_strtod (s, &end);
-  /* 1.8e13 ns is SIM_TIME_MAX in ps; past it the conversion would overflow. */
-  if (end == s || *end != '\0' || !(ns >= 0.0 && ns < 1.8e13) || g_ascii_isspace (*s))
-    return FALSE;
-  *out = (SimTime) llround (ns * 1000.0);
-  return TRUE;
-}
-
-gboolean
-sim_trace_parse_window (const char *arg, SimTraceOptions *o, GError **error)
-{
-  const char *colon = strchr (arg, ':');
-  g_autofree char *start = colon ? g_strndup (arg, (gsize) (colon - arg)) : NULL;
-  SimTime s = 0, e = 0;
-  if (!colon || strchr (colon + 1, ':') || !parse_ns (start, 0, &s) || !parse_ns (colon + 1, SIM_TIME_MAX, &e)) {
-    g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_USAGE, "--trace-window '%s': expected START_NS:END_NS (numbers >= 0, either "
-      "side may be empty)", arg);
-    return FALSE;
-  }
-  if (s >= e) {
-    g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_USAGE, "--trace-window '%s': the start must be before the end", arg);
-    return FALSE;
-  }
-  o->window_start_ps = s;
-  o->window_end_ps = e;
-  return TRUE;
-}
 
 /* --- output ----------------------------------------------------------------------------------------------- */
 

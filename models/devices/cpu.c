@@ -384,6 +384,83 @@ needs_engine_time (const Thread *t, const CpuOp *op)
   return (op->kind == CPU_OP_MARK || op->kind == CPU_OP_BARRIER) && t->time > sim_now (t->cpu->engine);
 }
 
+/* A store fills the core's buffers without the engine; the writes it releases cross the path on their own
+ * (path_kick()), and the core goes on while a fill buffer is free. */
+static void
+step_store (Thread *t, const CpuOp *op)
+{
+  Cpu *cpu = t->cpu;
+  if (t->done_bytes == op->bytes) {
+    t->done_bytes = 0;
+    t->pc++;
+    return;
+  }
+  if (!path_clear (t, FALSE))
+    return;
+  uint64_t a = op->address + t->done_bytes;
+  uint32_t w = wc_split_width (a, op->bytes - t->done_bytes, op->width);
+  if (op->uc)
+    wc_store_uc (t->wc, a, w);
+  else
+    wc_store (t->wc, a, w);
+  t->done_bytes += w;
+  cpu->c.stores++;
+  t->time += cpu->store_ps;
+  path_kick (t);
+}
+
+static void
+step_load (Thread *t, const CpuOp *op, SimTime now)
+{
+  Cpu *cpu = t->cpu;
+  /* A UC load drains the WC buffers and is ordered after every earlier write (SDM §11.3). */
+  wc_fence (t->wc);
+  path_kick (t);
+  if (!path_clear (t, TRUE))
+    return;
+  if (t->done_bytes == op->bytes) {
+    t->done_bytes = 0;
+    t->pc++;
+    return;
+  }
+  if (t->time > now) {
+    wait_time (t);
+    return;
+  }
+  uint64_t a = op->address + t->done_bytes;
+  uint32_t w = wc_split_width (a, op->bytes - t->done_bytes, op->width);
+  uint64_t dw = a & ~(uint64_t) 3, end = (a + w + 3) & ~(uint64_t) 3;
+  cpu->c.load_checksum_wanted += pattern_sum (dw, end - dw);
+  t->load_address = dw;
+  t->load_left = end - dw;
+  t->load_width = w;
+  t->state = T_LOAD;
+  if (cpu->access_ps > 0)
+    sim_schedule_in (cpu->engine, cpu->access_ps, load_issue, t, 0);
+  else
+    load_issue (cpu->engine, t, 0);
+}
+
+/* The driver's set-up and descriptor writes take their time before the engines start (the hook). */
+static void
+step_dma_start (Thread *t, const CpuOp *op, SimTime now)
+{
+  Cpu *cpu = t->cpu;
+  SimTime work = units_ns_to_ps (cpu->p.dma_setup_ns + op->count * cpu->p.dma_desc_ns);
+  SimTime delay = t->time - now + work;
+  if (G_UNLIKELY (cpu->trace != NULL)) {
+    /* A phase of no time (a driver with no set-up cost, the engines' own benchmark) is left out. */
+    SimTime setup = MIN (units_ns_to_ps (cpu->p.dma_setup_ns), work);
+    if (setup > 0)
+      phase (t, TRACE_CPU_SETUP, t->time);
+    if (work > setup)
+      phase (t, TRACE_CPU_DESCRIPTORS, t->time + setup);
+  }
+  t->pc++;
+  op->hook (op->ctx, t->index, op->arg, delay);
+  t->time = now + delay;
+}
+
 static void
 step (Thread *t)
 {
@@ -402,27 +479,7 @@ step (Thread *t)
     phase_of_op (t, op);
   switch (op->kind) {
   case CPU_OP_STORE:
-    /* Stores fill the core's buffers without the engine; the writes they release cross the path on their own
-     * (path_kick()), and the core goes on while a fill buffer is free. */
-    if (t->done_bytes == op->bytes) {
-      t->done_bytes = 0;
-      t->pc++;
-      return;
-    }
-    if (!path_clear (t, FALSE))
-      return;
-    {
-      uint64_t a = op->address + t->done_bytes;
-      uint32_t w = wc_split_width (a, op->bytes - t->done_bytes, op->width);
-      if (op->uc)
-        wc_store_uc (t->wc, a, w);
-      else
-        wc_store (t->wc, a, w);
-      t->done_bytes += w;
-      cpu->c.stores++;
-      t->time += cpu->store_ps;
-    }
-    path_kick (t);
+    step_store (t, op);
     return;
   case CPU_OP_FENCE:
     wc_fence (t->wc);
@@ -441,35 +498,9 @@ step (Thread *t)
     t->pc++;
     return;
   }
-  case CPU_OP_LOAD: {
-    /* A UC load drains the WC buffers and is ordered after every earlier write (SDM §11.3). */
-    wc_fence (t->wc);
-    path_kick (t);
-    if (!path_clear (t, TRUE))
-      return;
-    if (t->done_bytes == op->bytes) {
-      t->done_bytes = 0;
-      t->pc++;
-      return;
-    }
-    if (t->time > now) {
-      wait_time (t);
-      return;
-    }
-    uint64_t a = op->address + t->done_bytes;
-    uint32_t w = wc_split_width (a, op->bytes - t->done_bytes, op->width);
-    uint64_t dw = a & ~(uint64_t) 3, end = (a + w + 3) & ~(uint64_t) 3;
-    cpu->c.load_checksum_wanted += pattern_sum (dw, end - dw);
-    t->load_address = dw;
-    t->load_left = end - dw;
-    t->load_width = w;
-    t->state = T_LOAD;
-    if (cpu->access_ps > 0)
-      sim_schedule_in (cpu->engine, cpu->access_ps, load_issue, t, 0);
-    else
-      load_issue (cpu->engine, t, 0);
+  case CPU_OP_LOAD:
+    step_load (t, op, now);
     return;
-  }
   case CPU_OP_COMPUTE:
     if (op->dist != NULL) {
       cpu->c.draws += dist_is_random (op->dist);
@@ -479,22 +510,9 @@ step (Thread *t)
     }
     t->pc++;
     return;
-  case CPU_OP_DMA_START: {
-    SimTime work = units_ns_to_ps (cpu->p.dma_setup_ns + op->count * cpu->p.dma_desc_ns);
-    SimTime delay = t->time - now + work;
-    if (G_UNLIKELY (cpu->trace != NULL)) {
-      /* A phase of no time (a driver with no set-up cost, the engines' own benchmark) is left out. */
-      SimTime setup = MIN (units_ns_to_ps (cpu->p.dma_setup_ns), work);
-      if (setup > 0)
-        phase (t, TRACE_CPU_SETUP, t->time);
-      if (work > setup)
-        phase (t, TRACE_CPU_DESCRIPTORS, t->time + setup);
-    }
-    t->pc++;
-    op->hook (op->ctx, t->index, op->arg, delay);
-    t->time = now + delay;
+  case CPU_OP_DMA_START:
+    step_dma_start (t, op, now);
     return;
-  }
   case CPU_OP_WAIT:
     t->pc++;
     if (t->signals >= op->count) {

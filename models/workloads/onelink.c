@@ -6,16 +6,6 @@
 /* The one-link system's BAR0: 256 MB, as AN-456's. */
 #define BAR0_BYTES 0x10000000ull
 
-/* A zero-filled CpuParams (tests that fill SystemParams by hand, a SystemDriver without one) is the default CPU:
- * 8 write-combining buffers of 64 bytes (a Core-era core, pcie-protocol.md §9), no costs, no random times. */
-CpuParams
-system_cpu_params (const CpuParams *c)
-{
-  if (c != NULL && c->wc.buffers != 0)
-    return *c;
-  return (CpuParams) { .wc = { .buffers = 8, .buffer_bytes = 64 } };
-}
-
 /* A DMA transfer moves whole DWs; a PIO transfer any number of bytes (pio_params_check). */
 gboolean
 system_mode_check (const SystemParams *p, SystemMode mode, GError **error)

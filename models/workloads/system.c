@@ -18,8 +18,9 @@
  * its own accounting. Both are workloads of the run harness (run.h), which owns the watchdog, the settle and the
  * end-of-run checks.
  *
- * About 920 lines, one file on purpose: the AN-456 driver is one benchmark's software (its CPU program, the
- * descriptor memory it lays out, its run-harness hooks and checks); PIO is pio.c's, the harness run.c's.
+ * One file on purpose: the AN-456 driver is one benchmark's software (its CPU program, the descriptor memory it
+ * lays out, its run-harness hooks and checks); PIO is pio.c's, the harness run.c's, what both drivers share
+ * driver.c's.
  */
 #include "models/workloads/system.h"
 
@@ -100,19 +101,6 @@ struct System {
   Cpu *cpu;
   guint n_threads; /* 1, or one per channel (system.h) */
 };
-
-const char *
-system_mode_name (SystemMode mode)
-{
-  switch (mode) {
-  case SYSTEM_READ: return "read";
-  case SYSTEM_WRITE: return "write";
-  case SYSTEM_SIMULTANEOUS: return "simultaneous";
-  case SYSTEM_PIO_READ: return "pio_read";
-  case SYSTEM_PIO_WRITE: return "pio_write";
-  }
-  return "?";
-}
 
 /* A share of a buffer space, whole 4 KB pages, so every buffer starts page-aligned (system.h) whatever the number
  * of sharers, not only 1, 2 or 4. */
@@ -418,39 +406,6 @@ on_counter (void *ctx, DmaDir dir, gboolean stopped)
   run_usage_add (&w->usage, w->link, (double) (stop - w->usage_start_ps));
 }
 
-/* Longest stretch in which a healthy run may deliver nothing: every wait the host parameters can impose on one
- * request, added up (a generous upper bound; the link's own delays are microseconds). Eight store gaps cover
- * one channel's two headers, and the first engine starts after four. iteration_gap_ns needs no place here:
- * between iterations no engine is owed, so the watchdog does not judge that stretch. */
-SimTime
-system_quiet_ps (const HostParams *h, uint32_t mps, uint32_t mrrs)
-{
-  double ns = h->read_latency_ns + h->read_latency_per_byte_ps * mrrs / 1000.0 + h->cpl_overhead_ns
-              + h->write_latency_ns + h->msi_latency_ns + h->poll_interval_ns + h->sw_pio_latency_ns
-              + 8 * h->sw_pio_gap_ns;
-  if (h->cpl_rate_mbps > 0)
-    ns += mps * 1000.0 / h->cpl_rate_mbps;
-  if (h->write_drain_mbps > 0)
-    ns += mps * 1000.0 / h->write_drain_mbps;
-  return units_ns_to_ps (ns);
-}
-
-/* The CPU's share of the longest legal quiet stretch: a load's two crossings of the core-to-root-port path, the
- * driver's work before the doorbells, and the interrupt and wake-up times (their 1e-9 bounds, dist.h). 0 for a CPU without costs or random times, so the bound (and the watchdog's ticks) stay
- * what they were before the CPU existed. */
-SimTime
-system_cpu_quiet_ps (const CpuParams *c, uint32_t descriptors)
-{
-  if (c == NULL)
-    return 0;
-  double ns = c->dma_setup_ns + descriptors * c->dma_desc_ns + 2 * c->access_ns;
-  if (c->interrupt != NULL)
-    ns += dist_bound_ns (c->interrupt);
-  if (c->wakeup != NULL)
-    ns += dist_bound_ns (c->wakeup);
-  return units_ns_to_ps (ns);
-}
-
 /* The pattern sums each memory must have folded (pattern.h), from the memory layout alone, over every iteration:
  * a data buffer read arrives as completions at its reader and leaves its memory as completions; a buffer written
  * arrives in its memory as writes; descriptor tables (after their 16-byte headers) leave host memory as
@@ -748,62 +703,6 @@ add_driver_thread (System *s, guint thread)
   ops[n++] = (CpuOp) { .kind = CPU_OP_LOOP, .target = 0, .count = s->d->iterations,
                        .ns = host_params (s->host)->iteration_gap_ns };
   cpu_add_thread (s->cpu, ops, n);
-}
-
-/* Mean and nearest-rank percentiles of n per-transfer times (SystemTransferStats); sorts them. */
-/* The usage sums as the result's fractions, counters and windows. */
-void
-system_usage_result (SystemResult *out, const RunUsage *usage)
-{
-  LinkUsage u[2];
-  run_usage_result (usage, u);
-  out->downstream = u[LINK_DOWNSTREAM];
-  out->upstream = u[LINK_UPSTREAM];
-  out->downstream_counters = usage->counters[LINK_DOWNSTREAM];
-  out->upstream_counters = usage->counters[LINK_UPSTREAM];
-  out->usage_window_ns = usage->windows ? usage->ps / usage->windows / 1000.0 : 0;
-  out->usage_windows = usage->windows;
-}
-
-/* What a run counts whether or not it passed. */
-void
-system_run_counts (SystemResult *out, const RunStats *st, Link *link)
-{
-  out->events = st->events;
-  out->tlps = st->tlps;
-  for (int dir = 0; dir < 2; dir++)
-    out->errors[dir] = link_errors (link, (LinkDir) dir);
-  out->tlp_pool_capacity = st->tlp_pool_capacity;
-}
-
-static int
-cmp_time (const void *a, const void *b)
-{
-  SimTime x = *(const SimTime *) a, y = *(const SimTime *) b;
-  return x < y ? -1 : x > y;
-}
-
-SystemTransferStats
-system_transfer_stats (SimTime *v, uint32_t n)
-{
-  if (n == 0)
-    return (SystemTransferStats) { 0 };
-  qsort (v, n, sizeof *v, cmp_time);
-  double sum = 0;
-  for (uint32_t i = 0; i < n; i++)
-    sum += (double) v[i];
-  /* Rank ceil(p n), 1-based; computed in integers so 0.99 x 100 is exactly 99. */
-  uint32_t r50 = (n * 50 + 99) / 100, r99 = (n * 99 + 99) / 100;
-  return (SystemTransferStats) { TRUE, sum / n / 1000.0, (double) v[r50 - 1] / 1000.0, (double) v[r99 - 1] / 1000.0 };
-}
-
-void
-system_trace_links (const Fabric *f, SimTrace *t)
-{
-  for (guint i = 0; i < fabric_n_links (f); i++) {
-    g_autofree char *name = g_strdup_printf ("link%u", i);
-    link_trace_declare (fabric_link (f, i), t, name);
-  }
 }
 
 /* Every link and every workload's DMA on the trace, then the trace starts (trace.h: declarations come first). */

@@ -21,95 +21,6 @@
 #include "app/report/report_fabric.h"
 #include "app/report/report_impl.h"
 
-/* A figure whose mode did not run stays in the array with a NaN simulated value, so a position means the same
- * figure for every caller (render_json() pairs positions with the published keys). */
-int
-ps_result_figures (const PsRunResult *r, PsFigure out[PS_N_FIGURES])
-{
-  const PsConfig *c = r->config;
-  const PsModeResult *m = r->modes;
-  const gboolean sim = m[PS_SIMULTANEOUS].ran;
-  /* The stream workload has no DMA engine: its rows say what ran (issue #26). */
-  const gboolean stream = c->benchmark.workload == PS_WORKLOAD_STREAM;
-  out[0] = (PsFigure) { .label = stream ? "Stream read" : "DMA read", .key = "read",
-                        .simulated = m[PS_READ].ran ? m[PS_READ].mbps : NAN, .published = c->published.dma_read_mbps };
-  out[1] = (PsFigure) { .label = stream ? "Stream write" : "DMA write", .key = "write",
-                        .simulated = m[PS_WRITE].ran ? m[PS_WRITE].mbps : NAN, .published = c->published.dma_write_mbps };
-  out[2] = (PsFigure) { .label = "Simultaneous read", .key = "simultaneous_read",
-                        .simulated = sim ? m[PS_SIMULTANEOUS].read_mbps : NAN,
-                        .published = c->published.simultaneous_read_mbps };
-  out[3] = (PsFigure) { .label = "Simultaneous write", .key = "simultaneous_write",
-                        .simulated = sim ? m[PS_SIMULTANEOUS].write_mbps : NAN,
-                        .published = c->published.simultaneous_write_mbps };
-  /* The window figures exist only for a simultaneous run of two or more transfers (models/workloads/system.h). */
-  const gboolean peak = sim && m[PS_SIMULTANEOUS].peak_valid;
-  out[4] = (PsFigure) { .label = "Peak write", .key = "peak_write",
-                        .simulated = peak ? m[PS_SIMULTANEOUS].peak_write_mbps : NAN,
-                        .published = c->published.peak_write_mbps };
-  out[5] = (PsFigure) { .label = "Peak write excl. MRd", .key = "peak_write_excluding_read_requests",
-                        .simulated = peak ? m[PS_SIMULTANEOUS].peak_write_mbps_excluding_read_requests : NAN,
-                        .published = c->published.peak_write_excluding_read_requests_mbps };
-  out[6] = (PsFigure) { .label = "Peak read", .key = "peak_read",
-                        .simulated = peak ? m[PS_SIMULTANEOUS].peak_read_mbps : NAN,
-                        .published = c->published.peak_read_mbps };
-  out[7] = (PsFigure) { .label = "PIO read", .key = "pio_read",
-                        .simulated = m[PS_PIO_READ].ran ? m[PS_PIO_READ].mbps : NAN, .published = NAN };
-  out[8] = (PsFigure) { .label = "PIO write", .key = "pio_write",
-                        .simulated = m[PS_PIO_WRITE].ran ? m[PS_PIO_WRITE].mbps : NAN, .published = NAN };
-  /* The error is computed for flagged figures too: JSON and validate print it beside the flag, and only the
-   * statistics leave it out. `published > 0` keeps a published 0 (a legal key value) from dividing by zero. */
-  const gboolean changed = ps_config_set_changes (c) != NULL;
-  for (int i = 0; i < PS_N_FIGURES; i++) {
-    PsFigure *f = &out[i];
-    /* Read figures (0, 2, the peak read 6 and PIO read 7) move data in completions, write figures (1, 3, 4, 5, 8)
-     * in posted writes. */
-    f->limit = i == 0 || i == 2 || i == 6 || i == 7 ? r->protocol_limit_read_mbps : r->protocol_limit_mbps;
-    /* Published figures are DMA benchmark results: a run of another workload (the bare streaming source) is not
-     * comparable with them. */
-    if (strcmp (r->model, "chaining-dma") != 0)
-      f->published = NAN;
-    /* A window figure is shown only to be compared: JSON's results.simultaneous.peak carries it anyway. */
-    if (i >= 4 && i <= 6 && !isfinite (f->published))
-      f->simulated = NAN;
-    /* A --set that changed the system leaves the figure in place (the report shows why it is not compared) but
-     * neither scores nor flags it: this run's protocol limit is another link's. */
-    f->comparable = isfinite (f->published) && !changed;
-    /* The config's judgement on its own data (published.suspect), carried to every format with its reason. */
-    f->suspect = f->comparable && (c->published.suspect_figures & (1u << i)) != 0;
-    f->suspect_reason = f->suspect ? c->published.suspect_reason : NULL;
-    /* A measurement above what the protocol can carry is an artifact: no honest model matches it. */
-    f->above_limit = f->comparable && isfinite (f->limit) && f->published > f->limit;
-    f->error_pct = f->comparable && isfinite (f->simulated) && f->published > 0
-                       ? (f->simulated - f->published) / f->published * 100.0
-                       : NAN;
-  }
-  return PS_N_FIGURES;
-}
-
-char *
-ps_result_not_comparable (const PsRunResult *r)
-{
-  const char *changes = ps_config_set_changes (r->config);
-  if (!r->config->published.present || !changes)
-    return NULL;
-  return g_strdup_printf ("config changed by --set %s", changes);
-}
-
-/* The mode whose link usage is shown at top level: the busiest one run. Table and JSON both use this, so the
- * breakdown a reader sees and the one a script reads are always of the same mode. */
-const PsModeResult *
-ps_report_headline_mode (const PsRunResult *r)
-{
-  static const int order[] = { PS_SIMULTANEOUS, PS_WRITE, PS_READ, PS_PIO_WRITE, PS_PIO_READ };
-  for (int i = 0; i < 5; i++)
-    if (r->modes[order[i]].ran)
-      return &r->modes[order[i]];
-  return NULL;
-}
-
-/* The JSON keys under "results": the same words as --mode, so a script can index the results by what it asked. */
-const char *const ps_report_mode_keys[PS_N_MODES] = { "read", "write", "simultaneous", "pio_read", "pio_write" };
-
 /* A table cell: the number with one decimal and a suffix, a leading sign when `sign`, or "-" when absent. The
  * dash keeps the columns aligned where CSV leaves an empty cell and JSON writes null for parsers. */
 static void
@@ -119,42 +30,6 @@ fmt_cell (char *buf, size_t n, double v, gboolean sign, const char *suffix)
     g_snprintf (buf, n, sign ? "%+.1f%s" : "%.1f%s", v, suffix);
   else
     g_strlcpy (buf, "-", n);
-}
-
-/* The values of the table's two header lines that nobody gave, and whether any host key was given: a run of a
- * hand-written config should not pass off the key table's defaults as a device's or a host's (issue #12 item 7).
- * Nothing is printed when the files gave them all, as every shipped row does. Then the blank line before the
- * figures. */
-void
-ps_report_defaults_line (GString *o, const PsConfig *c, const char *const *shown)
-{
-  g_autoptr (GString) plain = g_string_new (NULL), ruled = g_string_new (NULL);
-  const char *rule = NULL;
-  for (const char *const *k = shown; *k; k++) {
-    const PsKeyOrigin *origin = ps_config_origin (c, *k);
-    if (origin->from != PS_FROM_DEFAULT)
-      continue;
-    g_autofree char *v = ps_config_value_text (c, *k);
-    GString *to = origin->rule ? ruled : plain;
-    g_string_append_printf (to, "%s%s %s", to->len ? ", " : "", *k, v);
-    if (origin->rule)
-      rule = origin->rule;
-  }
-  gboolean host_given = FALSE;
-  for (const char *const *k = ps_config_keys (); *k && !host_given; k++)
-    host_given = g_str_has_prefix (*k, "host.") && ps_config_origin (c, *k)->from != PS_FROM_DEFAULT;
-  if (plain->len || ruled->len || !host_given) {
-    g_string_append (o, "defaults (not given):");
-    if (plain->len)
-      g_string_append_printf (o, " %s;", plain->str);
-    if (ruled->len)
-      g_string_append_printf (o, " %s (%s);", ruled->str, rule);
-    if (!host_given)
-      g_string_append (o, " every host.* key (no host file; configs/hosts/ideal.yaml is a host that never limits);");
-    g_string_truncate (o, o->len - 1);
-    g_string_append_c (o, '\n');
-  }
-  g_string_append_c (o, '\n');
 }
 
 /* "3697.6 MB/s" when reads and writes share a limit (32-bit addresses), else both: with 64-bit addresses the

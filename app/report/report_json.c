@@ -38,71 +38,6 @@ json_directions (PsJson *j, const PsModeResult *m, int indent)
   ps_json_end (j);
 }
 
-/* results.MODE.errors of one direction (and links[].errors of a fabric): the LinkErrors counts (docs/output.md,
- * "Output formats"). */
-void
-ps_report_json_errors (PsJson *j, const PsLinkErrors *e)
-{
-  ps_json_object (j, 0);
-  const char *names[] = { "tlp_errors", "dllp_errors", "naks", "replays", "replay_timeouts", "retrains",
-                          "replayed_tlps", "replayed_bytes", "flit_errors", "framing_errors" };
-  const uint64_t v[] = { e->tlp_errors, e->dllp_errors, e->naks, e->replays, e->replay_timeouts, e->retrains,
-                         e->replayed_tlps, e->replayed_bytes, e->flit_errors, e->framing_errors };
-  for (size_t i = 0; i < G_N_ELEMENTS (v); i++)
-    ps_json_uint_member (j, names[i], v[i]);
-  ps_json_end (j);
-}
-
-/* --- why (docs/why.md) ----------------------------------------------------------------------------------------- */
-
-/* {"mean": …, "p50": …, "p99": …, "max": …, "count": N}: ns with the engine's picosecond resolution. */
-void
-ps_report_json_latency (PsJson *j, const PsLatency *l)
-{
-  ps_json_object (j, 0);
-  ps_json_fixed_member (j, "mean", l->mean_ns, 3);
-  ps_json_fixed_member (j, "p50", l->p50_ns, 3);
-  ps_json_fixed_member (j, "p99", l->p99_ns, 3);
-  ps_json_fixed_member (j, "max", l->max_ns, 3);
-  ps_json_uint_member (j, "count", l->count);
-  ps_json_end (j);
-}
-
-static void
-json_shares (PsJson *j, guint n, const char *const *names, const double *v)
-{
-  ps_json_object (j, 0);
-  for (guint k = 0; k < n; k++)
-    ps_json_fixed_member (j, names[k], v[k], 6);
-  ps_json_end (j);
-}
-
-/* A figure's verdict; bound_mbps is null where no formula applies (the link: its limit is protocol_limit_mbps). */
-void
-ps_report_json_verdict (PsJson *j, const PsVerdict *v)
-{
-  ps_json_object (j, 0);
-  ps_json_string_member (j, "cause", v->cause);
-  ps_json_fixed_member (j, "share", v->share, 6);
-  ps_json_fixed_member (j, "bound_mbps", v->bound_mbps, 2);
-  ps_json_fixed_member (j, "protocol_limit_mbps", v->link_mbps, 1);
-  ps_json_string_member (j, "next", v->next);
-  ps_json_fixed_member (j, "next_share", v->next_share, 6);
-  ps_json_string_member (j, "verdict", v->text);
-  /* The figure's window split (docs/why.md): the floor and each cause's share add up to 1. */
-  ps_json_fixed_member (j, "floor", v->floor, 6);
-  ps_json_key (j, "path");
-  json_shares (j, v->n_path, v->path_name, v->path);
-  if (v->has_software) {
-    ps_json_key (j, "software_ns");
-    ps_json_object (j, 0);
-    for (int k = 0; k < PS_SW_PHASES; k++)
-      ps_json_fixed_member (j, v->software_name[k], v->software_ns[k], 3);
-    ps_json_end (j);
-  }
-  ps_json_end (j);
-}
-
 /* results.MODE: latency_ns, first_descriptor_fetch_ns, limited_by, stalls (a simultaneous mode's first three by
  * figure: {"read": …, "write": …}); each on its own line, so the keys before and after keep their lines. */
 static void
@@ -157,9 +92,9 @@ json_why (PsJson *j, const PsModeResult *m, gboolean simultaneous, gboolean read
     ps_json_key (j, t->name);
     ps_json_object (j, 0);
     ps_json_key (j, "busy");
-    json_shares (j, t->n_busy, t->busy_name, t->busy);
+    ps_report_json_shares (j, t->n_busy, t->busy_name, t->busy);
     ps_json_key (j, "idle");
-    json_shares (j, t->n_idle, t->idle_name, t->idle);
+    ps_report_json_shares (j, t->n_idle, t->idle_name, t->idle);
     ps_json_end (j);
   }
   ps_json_end (j);

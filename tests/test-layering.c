@@ -8,6 +8,8 @@
 #include <check.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "tests/common.h"
 
 /* Every source folder, lowest first; each one's role is in CONTRIBUTING.md ("The layout"). */
@@ -160,6 +162,212 @@ START_TEST (test_config_does_not_include_topology)
 }
 END_TEST
 
+/* ---- no circles between files -------------------------------------------------------------------------------- */
+
+/* Two files of one folder that call each other are one module in two places: neither can be read, tested or
+ * replaced alone (#38). The folders' order rules out circles between folders; this looks inside each. A file
+ * "uses" another when its text (comments removed) names a function or table the other defines without `static`
+ * at the start of a line, as this project writes every definition. The circles still to break are listed, each
+ * side in either order; a listed one that no longer holds fails too, so the list only shrinks. */
+static const char *const known_circles[][2] = {
+  { "models/link/link.c", "models/link/link_stats.c" },
+  { "models/link/link.c", "models/link/link_errors.c" },
+  { "models/link/link.c", "models/link/flit.c" },
+  { "models/link/flit.c", "models/link/link_limits.c" },
+  { "models/devices/host.c", "models/devices/host_completer.c" },
+  { "app/config/config_emit.c", "app/config/config_values.c" },
+  { "app/study/ranges.c", "app/study/sweep.c" },
+};
+
+typedef struct {
+  char *path; /* relative to the source root */
+  GHashTable *words; /* every identifier in the text, comments removed */
+  GPtrArray *defs; /* the names it defines for other files */
+} SourceFile;
+
+static void
+source_file_free (gpointer p)
+{
+  SourceFile *s = p;
+  g_free (s->path);
+  g_hash_table_unref (s->words);
+  g_ptr_array_unref (s->defs);
+  g_free (s);
+}
+
+/* The text with every comment replaced by a space (string literals are kept: a name in a message is rare, and a
+ * false use can only add a circle to look at, never hide one). */
+static char *
+strip_comments (const char *text)
+{
+  GString *o = g_string_sized_new (strlen (text));
+  for (const char *p = text; *p;) {
+    if (p[0] == '/' && p[1] == '*') {
+      const char *e = strstr (p + 2, "*/");
+      p = e ? e + 2 : p + strlen (p);
+      g_string_append_c (o, ' ');
+    } else if (p[0] == '/' && p[1] == '/') {
+      while (*p && *p != '\n')
+        p++;
+    } else {
+      g_string_append_c (o, *p++);
+    }
+  }
+  return g_string_free (o, FALSE);
+}
+
+static SourceFile *
+source_file_read (const char *rel)
+{
+  g_autofree char *path = g_path_is_absolute (rel) ? g_strdup (rel) : g_build_filename (source_root (), rel, NULL);
+  g_autofree char *raw = slurp (path);
+  g_autofree char *text = strip_comments (raw);
+  SourceFile *s = g_new0 (SourceFile, 1);
+  s->path = g_strdup (rel);
+  s->words = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  s->defs = g_ptr_array_new_with_free_func (g_free);
+  for (const char *p = text; *p;) {
+    if (g_ascii_isalpha (*p) || *p == '_') {
+      const char *w = p;
+      while (g_ascii_isalnum (*p) || *p == '_')
+        p++;
+      g_hash_table_add (s->words, g_strndup (w, (gsize) (p - w)));
+    } else if (g_ascii_isdigit (*p)) {
+      /* A number's letters (0x1f, 10u) are not a word. */
+      while (g_ascii_isalnum (*p) || *p == '_')
+        p++;
+    } else {
+      p++;
+    }
+  }
+  /* A function: its name at the start of a line, then " (", the line before not `static …`; a table: a line not
+   * starting with `static` that gives NAME[…] an initialiser. */
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  g_autoptr (GRegex) fn = g_regex_new ("^([a-z_][a-z0-9_]*) \\([^;]*$", 0, 0, NULL);
+  g_autoptr (GRegex) table = g_regex_new ("^(?!static)[A-Za-z_][^;(]*\\b([a-z_][a-z0-9_]*)\\[[^]]*\\] = ", 0, 0,
+                                          NULL);
+  for (guint i = 0; lines[i]; i++) {
+    g_autoptr (GMatchInfo) f = NULL, a = NULL;
+    if (i > 0 && !g_str_has_prefix (lines[i - 1], "static") && g_regex_match (fn, lines[i], 0, &f))
+      g_ptr_array_add (s->defs, g_match_info_fetch (f, 1));
+    else if (g_regex_match (table, lines[i], 0, &a))
+      g_ptr_array_add (s->defs, g_match_info_fetch (a, 1));
+  }
+  return s;
+}
+
+static gboolean
+uses (const SourceFile *a, const SourceFile *b)
+{
+  for (guint k = 0; k < b->defs->len; k++)
+    if (g_hash_table_contains (a->words, g_ptr_array_index (b->defs, k)))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+known_circle (const char *a, const char *b)
+{
+  for (guint k = 0; k < G_N_ELEMENTS (known_circles); k++)
+    if ((strcmp (a, known_circles[k][0]) == 0 && strcmp (b, known_circles[k][1]) == 0)
+        || (strcmp (a, known_circles[k][1]) == 0 && strcmp (b, known_circles[k][0]) == 0))
+      return TRUE;
+  return FALSE;
+}
+
+static gint
+cmp_paths (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* Every circle of one folder, "A <-> B" a line, appended to `out`; the number of files and definitions read. */
+static void
+folder_circles (const char *folder, GString *out, guint *n_files, guint *n_defs)
+{
+  g_autofree char *dir = g_build_filename (source_root (), folder, NULL);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  ck_assert_msg (d != NULL, "cannot open %s", dir);
+  g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (source_file_free);
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  for (const char *name; (name = g_dir_read_name (d)) != NULL;)
+    if (g_str_has_suffix (name, ".c"))
+      g_ptr_array_add (names, g_build_filename (folder, name, NULL));
+  /* Directory order is the file system's: sort, so the message is the same everywhere. */
+  g_ptr_array_sort (names, cmp_paths);
+  for (guint i = 0; i < names->len; i++)
+    g_ptr_array_add (files, source_file_read (g_ptr_array_index (names, i)));
+  for (guint i = 0; i < files->len; i++) {
+    const SourceFile *a = g_ptr_array_index (files, i);
+    *n_defs += a->defs->len;
+    for (guint j = i + 1; j < files->len; j++) {
+      const SourceFile *b = g_ptr_array_index (files, j);
+      if (uses (a, b) && uses (b, a))
+        g_string_append_printf (out, "%s <-> %s\n", a->path, b->path);
+    }
+  }
+  *n_files += files->len;
+}
+
+START_TEST (test_no_circles_between_files)
+{
+  g_autoptr (GString) found = g_string_new (NULL), bad = g_string_new (NULL);
+  guint n_files = 0, n_defs = 0;
+  for (guint k = 0; k < G_N_ELEMENTS (order); k++)
+    folder_circles (order[k], found, &n_files, &n_defs);
+  /* A reader that found nothing would pass anything. */
+  ck_assert_msg (n_files >= 50 && n_defs >= 300, "only %u files and %u definitions read", n_files, n_defs);
+  g_auto (GStrv) lines = g_strsplit (found->str, "\n", -1);
+  for (guint i = 0; lines[i] && *lines[i]; i++) {
+    g_auto (GStrv) ab = g_strsplit (lines[i], " <-> ", 2);
+    if (!known_circle (ab[0], ab[1]))
+      g_string_append_printf (bad, "new circle: %s\n", lines[i]);
+  }
+  for (guint k = 0; k < G_N_ELEMENTS (known_circles); k++) {
+    g_autofree char *ab = g_strdup_printf ("%s <-> %s\n", known_circles[k][0], known_circles[k][1]);
+    g_autofree char *ba = g_strdup_printf ("%s <-> %s\n", known_circles[k][1], known_circles[k][0]);
+    if (!strstr (found->str, ab) && !strstr (found->str, ba))
+      g_string_append_printf (bad, "no longer a circle (take it off known_circles): %s", ab);
+  }
+  ck_assert_msg (bad->len == 0, "%s", bad->str);
+}
+END_TEST
+
+/* The reader itself, on two files written here: a.c calls b.c's function and b.c reads a.c's table — a circle —
+ * while c.c only calls a.c, and a static function and a name in a comment are no use. */
+START_TEST (test_circle_reader)
+{
+  g_autofree char *dir = g_dir_make_tmp ("pciesim-test-layering-XXXXXX", NULL);
+  ck_assert (dir != NULL);
+  /* slurp() and the reader take any path; these are absolute. */
+  const char *files[][2] = {
+    { "a.c", "const char *const a_names[2] = { \"x\", \"y\" };\nstatic int\nhidden (void)\n{\n  return 0;\n}\n"
+             "int\na_call (void)\n{\n  return b_call () + hidden ();\n}\n" },
+    { "b.c", "int\nb_call (void)\n{\n  return a_names[0][0];\n}\n/* c_call */\n" },
+    { "c.c", "int\nc_call (void)\n{\n  return a_call ();\n}\nstatic int\nb_alone (void)\n{\n  return 1;\n}\n" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++) {
+    g_autofree char *p = g_build_filename (dir, files[i][0], NULL);
+    ck_assert (g_file_set_contents (p, files[i][1], -1, NULL));
+  }
+  g_autofree char *pa = g_build_filename (dir, "a.c", NULL), *pb = g_build_filename (dir, "b.c", NULL),
+                  *pc = g_build_filename (dir, "c.c", NULL);
+  SourceFile *a = source_file_read (pa), *b = source_file_read (pb), *c = source_file_read (pc);
+  ck_assert_uint_eq (a->defs->len, 2); /* a_names, a_call; not hidden */
+  ck_assert_uint_eq (c->defs->len, 1); /* c_call; not b_alone */
+  ck_assert (uses (a, b) && uses (b, a));
+  ck_assert (uses (c, a) && !uses (a, c) && !uses (b, c));
+  source_file_free (a);
+  source_file_free (b);
+  source_file_free (c);
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++) {
+    g_autofree char *p = g_build_filename (dir, files[i][0], NULL);
+    g_unlink (p);
+  }
+  g_rmdir (dir);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -167,6 +375,8 @@ main (void)
   TCase *tc = tcase_create ("layering");
   tcase_add_loop_test (tc, test_layers_include_only_below, 0, G_N_ELEMENTS (order));
   tcase_add_test (tc, test_every_folder_is_ordered);
+  tcase_add_test (tc, test_no_circles_between_files);
+  tcase_add_test (tc, test_circle_reader);
   tcase_add_test (tc, test_scanner_catches);
   tcase_add_loop_test (tc, test_config_does_not_include_topology, 0, G_N_ELEMENTS (config_files));
   suite_add_tcase (s, tc);

@@ -368,6 +368,98 @@ START_TEST (test_circle_reader)
 }
 END_TEST
 
+/* ---- files and functions a reader can hold ---------------------------------------------------------------------- */
+
+#define MAX_FILE_LINES 900
+#define MAX_FUNCTION_LINES 120
+
+/* A file past MAX_FILE_LINES or a function past MAX_FUNCTION_LINES (its name's line to its closing brace at the
+ * start of a line) does more than one job (#38). Those still to split are listed with the size they have; one
+ * that grows past its listed size, a new one, and a listed one now within bounds all fail, so the list only
+ * shrinks and nothing listed grows. */
+static const struct {
+  const char *what; /* "FILE" or "FILE:FUNCTION" */
+  guint lines;
+} known_large[] = {
+  { "app/run/builder.c", 1015 },
+  { "app/config/topology.c", 1012 },
+  { "app/study/sweep.c", 1009 },
+  { "app/config/config_rules.c:cfg_check_combinations", 175 },
+  { "app/import/lspci.c:write_topology", 169 },
+  { "app/config/topology.c:parse_flow", 142 },
+  { "models/analysis/why.c:explain", 137 },
+  { "app/study/validate.c:render", 136 },
+};
+
+/* Lines of one folder's files and functions beyond the bounds, "WHAT LINES" a line. */
+static void
+folder_sizes (const char *folder, GString *out, guint *n_functions)
+{
+  g_autofree char *dir = g_build_filename (source_root (), folder, NULL);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  ck_assert_msg (d != NULL, "cannot open %s", dir);
+  g_autoptr (GRegex) fn = g_regex_new ("^([a-z_][a-z0-9_]*) \\(", 0, 0, NULL);
+  for (const char *name; (name = g_dir_read_name (d)) != NULL;) {
+    if (!g_str_has_suffix (name, ".c") && !g_str_has_suffix (name, ".h"))
+      continue;
+    g_autofree char *path = g_build_filename (dir, name, NULL);
+    g_autofree char *rel = g_build_filename (folder, name, NULL);
+    g_autofree char *text = slurp (path);
+    g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+    guint n = g_strv_length (lines) - (text[0] && text[strlen (text) - 1] == '\n' ? 1 : 0);
+    if (n > MAX_FILE_LINES)
+      g_string_append_printf (out, "%s %u\n", rel, n);
+    for (guint i = 0; lines[i]; i++) {
+      g_autoptr (GMatchInfo) m = NULL;
+      if (!g_regex_match (fn, lines[i], 0, &m) || g_str_has_suffix (lines[i], ";"))
+        continue;
+      guint open = i + 1;
+      while (lines[open] && strcmp (lines[open], "{") != 0 && !g_str_has_suffix (lines[open], ";"))
+        open++;
+      if (!lines[open] || strcmp (lines[open], "{") != 0)
+        continue;
+      guint close = open;
+      while (lines[close] && strcmp (lines[close], "}") != 0)
+        close++;
+      g_autofree char *fname = g_match_info_fetch (m, 1);
+      (*n_functions)++;
+      if (lines[close] && close - i + 1 > MAX_FUNCTION_LINES)
+        g_string_append_printf (out, "%s:%s %u\n", rel, fname, close - i + 1);
+      i = lines[close] ? close : i;
+    }
+  }
+}
+
+START_TEST (test_files_and_functions_within_bounds)
+{
+  g_autoptr (GString) found = g_string_new ("\n"), bad = g_string_new (NULL);
+  guint n_functions = 0;
+  for (guint k = 0; k < G_N_ELEMENTS (order); k++)
+    folder_sizes (order[k], found, &n_functions);
+  ck_assert_msg (n_functions >= 500, "only %u functions found", n_functions);
+  g_auto (GStrv) lines = g_strsplit (found->str + 1, "\n", -1);
+  for (guint i = 0; lines[i] && *lines[i]; i++) {
+    g_autofree char *what = g_strndup (lines[i], (gsize) (strrchr (lines[i], ' ') - lines[i]));
+    guint size = (guint) g_ascii_strtoull (strrchr (lines[i], ' ') + 1, NULL, 10), listed = 0;
+    for (guint k = 0; k < G_N_ELEMENTS (known_large); k++)
+      if (strcmp (known_large[k].what, what) == 0)
+        listed = known_large[k].lines;
+    if (listed == 0)
+      g_string_append_printf (bad, "%s: %u lines, beyond %u\n", what, size,
+                              strchr (what, ':') ? MAX_FUNCTION_LINES : MAX_FILE_LINES);
+    else if (size > listed)
+      g_string_append_printf (bad, "%s: %u lines, grown from the %u listed\n", what, size, listed);
+  }
+  /* `found` starts with a newline, so every entry is "\nWHAT ". */
+  for (guint k = 0; k < G_N_ELEMENTS (known_large); k++) {
+    g_autofree char *key = g_strconcat ("\n", known_large[k].what, " ", NULL);
+    if (!strstr (found->str, key))
+      g_string_append_printf (bad, "%s is within bounds now: take it off known_large\n", known_large[k].what);
+  }
+  ck_assert_msg (bad->len == 0, "%s", bad->str);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -377,6 +469,7 @@ main (void)
   tcase_add_test (tc, test_every_folder_is_ordered);
   tcase_add_test (tc, test_no_circles_between_files);
   tcase_add_test (tc, test_circle_reader);
+  tcase_add_test (tc, test_files_and_functions_within_bounds);
   tcase_add_test (tc, test_scanner_catches);
   tcase_add_loop_test (tc, test_config_does_not_include_topology, 0, G_N_ELEMENTS (config_files));
   suite_add_tcase (s, tc);

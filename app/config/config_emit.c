@@ -28,14 +28,6 @@ ps_from_name (PsFrom from)
   return "?";
 }
 
-/* A PsConfig a test fills by hand has no origins: every key then reads as a default. */
-const PsKeyOrigin *
-cfg_origin_of (const PsConfig *cfg, size_t i)
-{
-  static const PsKeyOrigin unknown = { .from = PS_FROM_DEFAULT };
-  return cfg->origins ? &cfg->origins[i] : &unknown;
-}
-
 const PsKeyOrigin *
 ps_config_origin (const PsConfig *cfg, const char *path)
 {

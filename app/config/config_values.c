@@ -14,6 +14,14 @@
 #include "app/config/config_private.h"
 #include "app/base/error.h"
 
+/* A PsConfig a test fills by hand has no origins: every key then reads as a default. */
+const PsKeyOrigin *
+cfg_origin_of (const PsConfig *cfg, size_t i)
+{
+  static const PsKeyOrigin unknown = { .from = PS_FROM_DEFAULT };
+  return cfg->origins ? &cfg->origins[i] : &unknown;
+}
+
 /* Numbers and booleans must be plain scalars: "8" is a string in YAML, and accepting it would make a quoted
  * value mean different things in different places. */
 static gboolean

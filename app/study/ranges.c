@@ -7,7 +7,7 @@
 #include "app/run/builder.h"
 #include "app/base/error.h"
 #include "app/config/load.h"
-#include "app/study/sweep.h"
+#include "app/study/parallel.h"
 #include "app/config/ytree.h"
 
 /* --- the runs -------------------------------------------------------------------------------------------- */

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "app/report/report.h"
+#include "app/study/parallel.h"
 
 typedef struct {
   const char *scenario;
@@ -51,14 +52,3 @@ gboolean ps_sweep_run (const PsSweep *sweep, GError **error);
 /* Join sweep outputs (shards, in any order) into the file one unsharded run writes. */
 gboolean ps_sweep_merge (const char *const *inputs, const char *output, GError **error);
 
-/* The --jobs machinery for runs that are no scenario's points (--ranges, fit): fn (i, user) for i in 0..n-1 on
- * `jobs` threads (0 = number of processors), returning when all are done. fn must only write its own results. */
-void ps_sweep_parallel (guint n, int jobs, void (*fn) (guint i, gpointer user), gpointer user);
-/* The error of the lowest-numbered failing job, whatever the threads' timing (as a sweep reports its lowest failing
- * point): ps_first_error_keep() takes `e` (kept or freed) from any thread. Initialise the lock with g_mutex_init(); no error yet when zero-filled. */
-typedef struct {
-  GMutex lock;
-  guint index;
-  GError *error;
-} PsFirstError;
-void ps_first_error_keep (PsFirstError *f, guint index, GError *e);

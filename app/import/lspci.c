@@ -4,6 +4,7 @@
 #include "app/import/lspci.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,9 @@
 #include "app/base/error.h"
 #include "app/base/format.h"
 #include "app/config/topology.h"
+#include "app/config/ytree.h"
 #include "app/study/validate.h"
+#include "models/devices/hardip.h"
 
 
 /* A comment's text: printable ASCII only (a device name may hold anything; a YAML comment must stay valid UTF-8). */
@@ -509,6 +512,37 @@ put_differing (GString *o, const Text *t, const Dev *devs, guint n, const Dev *d
                             d->shown);
 }
 
+/* endpoint.datapath_bits and clock_mhz are no register lspci shows: the hard IP's interface for the link
+ * (pcie-protocol.md §7, hardip_datapath_default()), and where even that (1024 bits at 500 MHz beyond the table)
+ * carries less than the link's raw rate (Gen6 x16: 128 GB/s) the clock raised until it carries it, so the
+ * imported figure is the link's and the device's, not a default's (issue #40). Written, and marked as chosen. */
+static void
+put_datapath (GString *o, int64_t gen, int64_t lanes)
+{
+  /* pcie-protocol.md §1: MB/s per lane after encoding (Gen6 before flit overhead, as hardip.c counts it). */
+  static const double lane_mbps[] = { 0, 250, 500, 984.6, 1969, 3938, 8000 };
+  int64_t bits = 0;
+  double mhz = 0;
+  g_autofree char *rule = hardip_datapath_default (gen, lanes, &bits, &mhz);
+  double link = lane_mbps[gen] * (double) lanes, carried = (double) bits / 8 * mhz;
+  g_autofree char *why = NULL;
+  if (carried < link) {
+    /* The key's top (1000 MHz) carries 128 GB/s at 1024 bits: every link pciesim takes (Gen6 x16 at most). */
+    mhz = MIN (1000, ceil (link / ((double) bits / 8) / 50) * 50);
+    why = g_strdup_printf ("ASSUMPTION, chosen by the import to carry the link (lspci does not show it): the hard "
+                           "IP rule's widest, %" G_GINT64_FORMAT " bits at %.0f MHz (pcie-protocol.md §7), carries "
+                           "less than Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT "'s %.0f MB/s, so its clock is "
+                           "raised to %.0f MHz", bits, carried / ((double) bits / 8), gen, lanes, link, mhz);
+  } else {
+    why = g_strdup_printf ("ASSUMPTION, chosen by the import to carry the link (lspci does not show it): %s", rule);
+  }
+  char kv[64];
+  g_snprintf (kv, sizeof kv, "datapath_bits: %" G_GINT64_FORMAT, bits);
+  put (o, "  ", kv, NULL, NULL, why);
+  g_snprintf (kv, sizeof kv, "clock_mhz: %g", mhz);
+  put (o, "  ", kv, NULL, NULL, "(the same choice)");
+}
+
 /* The config text of device `d` with values `v`, after the comment block that says where it comes from. */
 static gboolean
 write_config (GString *o, const Text *t, const Text *tt, const GArray *td, GArray *devs, const Dev *d,
@@ -574,7 +608,8 @@ write_config (GString *o, const Text *t, const Text *tt, const GArray *td, GArra
   put_differing (o, t, &g_array_index (devs, Dev, 0), devs->len, d, v, fs, FALSE);
   g_snprintf (kv, sizeof kv, "read_completion_boundary: %" G_GINT64_FORMAT, v->rcb);
   put (o, "  ", kv, t->name, &v->rcb_src, v->rcb_why);
-  g_string_append (o, "endpoint:   # datapath_bits and clock_mhz are not in lspci: the model's default for the link\n");
+  g_string_append (o, "endpoint:\n");
+  put_datapath (o, v->sta.gen, v->sta.lanes);
   g_snprintf (kv, sizeof kv, "tags: %" G_GINT64_FORMAT, v->tags);
   put (o, "  ", kv, t->name, &v->tags_src, v->tags_why);
   if (v->tags_note)
@@ -616,6 +651,63 @@ device_list (const Dev *devs, guint n)
   if (n > 64)
     g_string_append_printf (s, " and %u more", n - 64);
   return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+/* Whether bus `bus` of d's domain lies below bridge b: by its Bus: line in the dump, else by the tree. */
+static gboolean
+below (const Dev *b, unsigned domain, unsigned bus, const GArray *td)
+{
+  if (domain != b->domain)
+    return FALSE;
+  if (b->bus_line)
+    return bus >= b->sec_bus && bus <= b->sub_bus && b->sub_bus >= b->sec_bus;
+  for (guint i = 0; td && i < td->len; i++) {
+    const TDev *x = &g_array_index (td, TDev, i);
+    if (x->domain != domain || x->bus != bus)
+      continue;
+    /* x's chain of bridges: b among them? */
+    for (int p = x->parent; p >= 0; p = g_array_index (td, TDev, p).parent) {
+      const TDev *y = &g_array_index (td, TDev, p);
+      if (y->domain == b->domain && y->bus == b->bus && y->dev == b->dev && y->fn == b->fn)
+        return TRUE;
+    }
+  }
+  return FALSE;
+}
+
+/* A root port, switch port or bridge moves no data of its own: importing it as the DMA device would simulate a
+ * port as if it were a card (issue #40). Refused at its Express line (or header), naming the endpoints below it
+ * (its Bus: line or the tree says which), else every endpoint the dump holds. */
+static gboolean
+is_dma_device (const Text *t, const Dev *devs, guint n, const Dev *d, const GArray *td, GError **error)
+{
+  Kind k = lspci_kind (d);
+  gboolean port = k == KIND_ROOT_PORT || k == KIND_SWITCH_UP || k == KIND_SWITCH_DOWN || k == KIND_BRIDGE;
+  if (!port)
+    return TRUE;
+  g_autoptr (GString) under = g_string_new (NULL), all = g_string_new (NULL);
+  guint n_under = 0, n_all = 0;
+  for (guint i = 0; i < n; i++) {
+    if (lspci_kind (&devs[i]) != KIND_ENDPOINT)
+      continue;
+    GString *s = below (d, devs[i].domain, devs[i].bus, td) ? under : all;
+    guint *c = s == under ? &n_under : &n_all;
+    if (*c < 16)
+      g_string_append_printf (s, "%s%s", *c ? ", " : "", devs[i].shown);
+    (*c)++;
+  }
+  if (n_all > 16 || n_under > 16)
+    g_string_append (n_under ? under : all, ", …");
+  int line = d->express_line ? d->express_line : d->line;
+  int col = line_at (t, (guint) line - 1)->col;
+  g_autofree char *which = n_under ? g_strdup_printf ("the endpoint%s below it: %s", n_under > 1 ? "s" : "",
+                                                      under->str)
+                           : n_all ? g_strdup_printf ("no endpoint below it in this dump; the dump's endpoints: %s",
+                                                      all->str)
+                                   : g_strdup ("the dump holds no endpoint: dump the card too (`sudo lspci -vvv`)");
+  ps_error_located (error, PS_ERROR_DATA, t->name, line, col, "%s is a %s, not a device that makes DMA requests: "
+                    "import an endpoint with --device (%s)", d->shown, lspci_kind_name (k), which);
+  return FALSE;
 }
 
 char *
@@ -696,6 +788,8 @@ ps_lspci_config (const char *dump_name, const char *dump, gsize dump_len, const 
   /* The tree is read before the values: an ARI function beyond 7 is refused before its (a VF's zero) link is. */
   if (tree && !lspci_parse_tree (&tt, td, error))
     goto out;
+  if (!is_dma_device (&t, &g_array_index (devs, Dev, 0), devs->len, d, tree ? td : NULL, error))
+    goto out;
   collect_functions (&t, devs, tree ? &tt : NULL, tree ? td : NULL, d, &fs);
   if (tree && fs.self >= MAX_FUNCTIONS) {
     /* The first and last it could import, written as the dump writes addresses (with the domain or without). */
@@ -771,6 +865,52 @@ shares_folder (const char *a, const char *b)
   return na == nb && strncmp (a, b, na) == 0;
 }
 
+/* A host file describes the host alone (configs/hosts/: host:, cpu:, the link keys that are the host's —
+ * link.address_bits, where its buffers lie, and link.updatefc_policy, its root port's — and the ranges of its
+ * assumptions). A whole config given as --host would bring its own device, workload and assumptions into the
+ * import unseen (issue #40): refused at the first key that is not the host's. */
+gboolean
+ps_lspci_check_host_file (const char *path, GError **error)
+{
+  GError *e = NULL;
+  g_autoptr (YNode) root = ytree_load_file (path, &e);
+  if (!root) {
+    if (!e)
+      ps_error_located (&e, PS_ERROR_DATA, path, 1, 1, "an empty host file: a host file sets host: keys");
+    g_propagate_error (error, e);
+    return FALSE;
+  }
+  if (root->kind != YNODE_MAP) {
+    ytree_error (error, PS_ERROR_DATA, root, "a host file is a mapping of host: keys, not a %s",
+                 ytree_kind_name (root->kind));
+    return FALSE;
+  }
+  static const char *const host_sections[] = { "host", "cpu", "assumptions", NULL };
+  static const char *const host_link_keys[] = { "address_bits", "updatefc_policy", NULL };
+  for (guint i = 0; i < root->keys->len; i++) {
+    const YNode *k = g_ptr_array_index (root->keys, i), *v = g_ptr_array_index (root->items, i);
+    if (g_strv_contains (host_sections, k->value))
+      continue;
+    if (strcmp (k->value, "link") == 0 && v->kind == YNODE_MAP) {
+      for (guint j = 0; j < v->keys->len; j++) {
+        const YNode *lk = g_ptr_array_index (v->keys, j);
+        if (!g_strv_contains (host_link_keys, lk->value)) {
+          ytree_error (error, PS_ERROR_DATA, lk, "--host takes a host file, and link.%s is the device's or the "
+                       "link's, not the host's (a host file sets host:, cpu:, link.address_bits, "
+                       "link.updatefc_policy and assumptions:, as configs/hosts/*.yaml do)", lk->value);
+          return FALSE;
+        }
+      }
+      continue;
+    }
+    ytree_error (error, PS_ERROR_DATA, k, "--host takes a host file, and %s: is no part of one (a host file sets "
+                 "host:, cpu:, link.address_bits, link.updatefc_policy and assumptions:, as configs/hosts/*.yaml "
+                 "do): a whole config would bring its device, workload and assumptions into the import", k->value);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 gboolean
 ps_lspci_import (const PsLspciImport *imp, GError **error)
 {
@@ -785,6 +925,8 @@ ps_lspci_import (const PsLspciImport *imp, GError **error)
     ps_error_plain (error, PS_ERROR_NOINPUT, "--host %s: no such file here or in %s", host, configs);
     return FALSE;
   }
+  if (!ps_lspci_check_host_file (host_path, error))
+    return FALSE;
   /* Relative to the output's folder, so the config and the checkout move together; absolute on stdout, which
    * may go anywhere. */
   g_autofree char *out_dir = to_stdout ? NULL : g_path_get_dirname (imp->output);

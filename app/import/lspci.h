@@ -49,6 +49,10 @@ typedef struct {
 
 gboolean ps_lspci_import (const PsLspciImport *imp, GError **error);
 
+/* Whether `path` is a host file (host:, cpu:, link.address_bits, link.updatefc_policy, assumptions:): else a
+ * PS_ERROR_DATA at the first key that is not the host's. What --host of the imports accepts. */
+gboolean ps_lspci_check_host_file (const char *path, GError **error);
+
 /* The text-to-text part, with no file access (the tests and the fuzzer call it). `dump` and `tree` need not end in
  * NUL (their lengths are given; tree may be NULL); `host_include` is written as is into the include: list and
  * `host_note` beside it. Warnings the user should see (a link trained below its capability) are appended to

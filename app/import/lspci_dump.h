@@ -54,8 +54,29 @@ typedef struct {
    * …" (ls-ecaps.c), 0 without; VF k (1..N) has routing ID the PF's + O + (k - 1) * S (SR-IOV 1.1 2.1.3) */
   int iov_vfs_line, iov_offset_line;
   unsigned iov_num_vfs, iov_offset, iov_stride;
+  /* A bridge's "Bus: primary=PP, secondary=SS, subordinate=UU" line (ls-kernel's show_htype1), 0 without: the
+   * buses SS..UU lie below it, so the dump alone tells which port a device hangs from. */
+  int bus_line;
+  unsigned sec_bus, sub_bus;
   Field f[F_N];
 } Dev;
+
+/* What a function is, from its Express capability's device/port type (spec 7.5.3.2, as ls-caps.c words it) or,
+ * without one, from its header: what `pciesim machine` lists and what `import lspci` refuses to take for a DMA
+ * device. */
+typedef enum {
+  KIND_ENDPOINT, /* "Endpoint", "Legacy Endpoint" */
+  KIND_RCIEP, /* "Root Complex Integrated Endpoint": no link */
+  KIND_ROOT_PORT,
+  KIND_SWITCH_UP, /* a switch's upstream port */
+  KIND_SWITCH_DOWN, /* a switch's downstream port */
+  KIND_BRIDGE, /* a PCI Express to PCI/PCI-X bridge or back, or a conventional PCI bridge */
+  KIND_OTHER, /* a Root Complex Event Collector, or a function with no Express capability */
+} Kind;
+
+Kind lspci_kind (const Dev *d);
+/* "endpoint", "root port", "switch upstream port", … for reports and messages. */
+const char *lspci_kind_name (Kind k);
 
 /* Where a value came from: for its comment ("FILE:LINE the line") and its errors. */
 typedef struct {
@@ -116,6 +137,9 @@ lspci_is_header (const Line *l);
  * the work stays linear whatever the indentation. */
 gboolean
 lspci_read_device (const Text *t, guint first, guint end, Dev *d, GError **error);
+
+/* Whether d's link is down: LnkSta's width reads x0 and d is no SR-IOV VF (whose LnkCap reads zeros too). */
+gboolean lspci_link_down (const Dev *d);
 
 /* "Speed 16GT/s (downgraded), Width x8 (ok)" of LnkSta or LnkCap. */
 gboolean

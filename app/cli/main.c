@@ -15,6 +15,7 @@
 #include "app/base/error.h"
 #include "app/study/fit.h"
 #include "app/import/lspci.h"
+#include "app/import/machine.h"
 #include "app/report/report.h"
 #include "app/study/sweep.h"
 #include "app/config/topology.h"
@@ -33,6 +34,7 @@ static const char *summary_text =
     "  pciesim sweep SCENARIO        run a what-if scenario's points (--set, --jobs, --shard I/N, --resume)\n"
     "  pciesim merge FILE… -o OUT    join sweep shards into the file one unsharded run writes\n"
     "  pciesim import lspci DUMP     a config from `lspci -vvv` (--device, --tree, --host, -o)\n"
+    "  pciesim machine DUMP          every device of `lspci -vvv`: links, settings, ceilings (--tree)\n"
     "  pciesim fit FILE -o OUT       fit a config's assumptions to measurements, write the fitted config\n"
     "  pciesim help [COMMAND]        a command's options (the same as COMMAND --help)\n"
     "\n"
@@ -417,6 +419,40 @@ cmd_import (int argc, char **argv)
   return finish (e);
 }
 
+/* `pciesim machine`: the whole machine's report; the formats are a report's four. */
+static int
+cmd_machine (int argc, char **argv)
+{
+  g_autofree char *tree = NULL, *format = NULL, *output = NULL;
+  GOptionEntry entries[] = {
+    { "tree", 't', 0, G_OPTION_ARG_FILENAME, &tree, "the output of `lspci -tv` of the same machine (the ports above "
+      "each device, where the dump's Bus: lines do not say)", "TREEFILE" },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "table (default), json, csv or markdown", "FORMAT" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "write to FILE atomically (default stdout)", "FILE" },
+    G_OPTION_ENTRY_NULL,
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("DUMP - every PCIe function of `lspci -vvv`: its link, "
+                                                         "settings and ceilings");
+  g_option_context_set_description (ctx, "DUMP is what `sudo lspci -vvv` prints for the whole machine. One row per\n"
+                                         "function: the link as trained (LnkSta) against what both ends can run\n"
+                                         "(LnkCap), downgraded links with their likely cause, MaxPayload,\n"
+                                         "MaxReadReq, relaxed ordering and tags against what the device supports,\n"
+                                         "and the protocol's ceiling for DMA reads and writes (MB/s) at the trained\n"
+                                         "link and settings beside the ceiling at the capable ones. Then the devices\n"
+                                         "that lose most, with the change that recovers it.");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  GError *e = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &e))
+    return finish (usage_error (e, "machine"));
+  if (argc != 2)
+    return usage ("machine", argc < 2 ? "no lspci dump given" : "more than one lspci dump given");
+  PsMachine m = { .dump_path = argv[1], .tree_path = tree, .format = PS_FORMAT_TABLE, .output = output };
+  if (!parse_format (format, &m.format, &e))
+    return finish (e);
+  ps_machine_run (&m, &e);
+  return finish (e);
+}
+
 /* `pciesim fit`: the report to stdout, the fitted config to --output. */
 static int
 cmd_fit (int argc, char **argv)
@@ -460,6 +496,7 @@ static const struct {
   { "sweep", cmd_sweep },
   { "merge", cmd_merge },
   { "import", cmd_import },
+  { "machine", cmd_machine },
   { "fit", cmd_fit },
 };
 
@@ -482,14 +519,14 @@ cmd_help (int argc, char **argv)
   const char *word = argc == 2 ? argv[1] : NULL;
   /* `pciesim help --help` (what completion asks every command) gets the one line there is to say. */
   if (word && (strcmp (word, "--help") == 0 || strcmp (word, "-h") == 0)) {
-    printf ("Usage:\n  pciesim help [COMMAND] - the options of COMMAND (validate, keys, sweep, merge, import, fit), or "
+    printf ("Usage:\n  pciesim help [COMMAND] - the options of COMMAND (validate, keys, sweep, merge, import, machine, fit), or "
             "of running "
             "a config\n");
     return 0;
   }
   Command c = word ? find_command (word) : cmd_run;
   if (!c) {
-    g_autofree char *m = g_strdup_printf ("help: no command '%s' (validate, keys, sweep, merge, import, fit; or "
+    g_autofree char *m = g_strdup_printf ("help: no command '%s' (validate, keys, sweep, merge, import, machine, fit; or "
                                           "none for "
                                           "running a config)", word);
     return usage (NULL, m);

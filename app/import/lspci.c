@@ -721,43 +721,13 @@ ps_lspci_config (const char *dump_name, const char *dump, gsize dump_len, const 
   char *result = NULL;
   Values v = { 0 };
   g_autoptr (GString) o = NULL;
-  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr (GArray) td = g_array_new (FALSE, FALSE, sizeof (TDev));
   Fns fs = { 0 };
   if (!lspci_split_lines (&t, dump_name, dump, dump_len, error) || (tree && !lspci_split_lines (&tt, tree_name, tree, tree_len,
                                                                                      error)))
     goto out;
-  /* Devices: each header to the next. */
-  for (guint i = 0; i < t.lines->len; i++) {
-    if (!lspci_is_header (line_at (&t, i)))
-      continue;
-    guint end = i + 1;
-    while (end < t.lines->len && !lspci_is_header (line_at (&t, end)))
-      end++;
-    /* 65536 functions fill a PCI domain's buses: more is no machine's dump. */
-    if (devs->len == 65536) {
-      ps_error_located (error, PS_ERROR_DATA, t.name, (int) i + 1, 1, "more than 65536 devices: not one machine's "
-                        "lspci");
-      goto out;
-    }
-    g_array_set_size (devs, devs->len + 1);
-    Dev *d = &g_array_index (devs, Dev, devs->len - 1);
-    if (!lspci_read_device (&t, i, end, d, error))
-      goto out;
-    gpointer first = g_hash_table_lookup (seen, d->bdf);
-    if (first) {
-      ps_error_located (error, PS_ERROR_DATA, t.name, d->line, 1, "%s is listed twice (first at line %d): two "
-                        "dumps run together?", d->shown, GPOINTER_TO_INT (first));
-      goto out;
-    }
-    g_hash_table_insert (seen, g_strdup (d->bdf), GINT_TO_POINTER (d->line));
-    i = end - 1;
-  }
-  if (devs->len == 0) {
-    ps_error_located (error, PS_ERROR_DATA, t.name, 1, 1, "no device: `lspci -vvv` starts each with a line such as "
-                      "'01:00.0 Ethernet controller: …'");
+  if (!lspci_read_devices (&t, devs, error))
     goto out;
-  }
   const Dev *d = NULL;
   if (device) {
     unsigned a, b, c, e;

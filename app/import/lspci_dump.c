@@ -280,6 +280,43 @@ lspci_kind_name (Kind k)
   return names[k];
 }
 
+gboolean
+lspci_read_devices (const Text *t, GArray *devs, GError **error)
+{
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < t->lines->len; i++) {
+    if (!lspci_is_header (line_at (t, i)))
+      continue;
+    guint end = i + 1;
+    while (end < t->lines->len && !lspci_is_header (line_at (t, end)))
+      end++;
+    /* 65536 functions fill a PCI domain's buses: more is no machine's dump. */
+    if (devs->len == 65536) {
+      ps_error_located (error, PS_ERROR_DATA, t->name, (int) i + 1, 1, "more than 65536 devices: not one machine's "
+                        "lspci");
+      return FALSE;
+    }
+    g_array_set_size (devs, devs->len + 1);
+    Dev *d = &g_array_index (devs, Dev, devs->len - 1);
+    if (!lspci_read_device (t, i, end, d, error))
+      return FALSE;
+    gpointer first = g_hash_table_lookup (seen, d->bdf);
+    if (first) {
+      ps_error_located (error, PS_ERROR_DATA, t->name, d->line, 1, "%s is listed twice (first at line %d): two "
+                        "dumps run together?", d->shown, GPOINTER_TO_INT (first));
+      return FALSE;
+    }
+    g_hash_table_insert (seen, g_strdup (d->bdf), GINT_TO_POINTER (d->line));
+    i = end - 1;
+  }
+  if (devs->len == 0) {
+    ps_error_located (error, PS_ERROR_DATA, t->name, 1, 1, "no device: `lspci -vvv` starts each with a line such as "
+                      "'01:00.0 Ethernet controller: …'");
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* The line and column of offset `at` of a field's joined text. */
 static const Seg *
 seg_at (const Field *f, gsize at, int *col)
@@ -558,6 +595,21 @@ lspci_link_down (const Dev *d)
   gssize wd = f->line ? find_word (f, "Width", " ") : -1;
   return wd >= 0 && g_str_has_prefix (f->text->str + wd + 1, "x0") && strchr (" ,;", f->text->str[wd + 3])
       && !link_reads_zero (d);
+}
+
+int
+lspci_flag (const Dev *d, int fi, const char *flag)
+{
+  return d->f[fi].line ? read_flag (&d->f[fi], flag, NULL) : -1;
+}
+
+int64_t
+lspci_devcap_mps (const Dev *d)
+{
+  int64_t v = 0;
+  Src src;
+  Text none = { "", NULL, NULL };
+  return d->f[F_DEVCAP].line && read_bytes (&none, d, F_DEVCAP, "MaxPayload", 128, 4096, &v, &src, NULL) ? v : 0;
 }
 
 /* endpoint.tags from DevCtl's ExtTag and DevCtl2's 10BitTagReq. */

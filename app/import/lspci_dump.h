@@ -141,6 +141,16 @@ lspci_read_device (const Text *t, guint first, guint end, Dev *d, GError **error
 /* Whether d's link is down: LnkSta's width reads x0 and d is no SR-IOV VF (whose LnkCap reads zeros too). */
 gboolean lspci_link_down (const Dev *d);
 
+/* Every device of the dump into `devs` (of Dev, with lspci_dev_clear as its clear function): each header to the
+ * next. A device listed twice, more than 65536, or none is a located PS_ERROR_DATA. */
+gboolean lspci_read_devices (const Text *t, GArray *devs, GError **error);
+
+/* MaxPayload of DevCap (what the function supports), 0 when the dump lacks it. */
+int64_t lspci_devcap_mps (const Dev *d);
+
+/* Whether `flag` ("RlxdOrd", "ExtTag", "10BitTagReq") reads + in field fi: 1, 0, or -1 when not shown. */
+int lspci_flag (const Dev *d, int fi, const char *flag);
+
 /* "Speed 16GT/s (downgraded), Width x8 (ok)" of LnkSta or LnkCap. */
 gboolean
 lspci_read_link (const Text *t, const Dev *d, int fi, LinkVals *v, GError **error);

@@ -16,6 +16,7 @@
 #include "app/study/fit.h"
 #include "app/import/lspci.h"
 #include "app/import/machine.h"
+#include "app/import/pciebench.h"
 #include "app/report/report.h"
 #include "app/study/sweep.h"
 #include "app/config/topology.h"
@@ -34,6 +35,7 @@ static const char *summary_text =
     "  pciesim sweep SCENARIO        run a what-if scenario's points (--set, --jobs, --shard I/N, --resume)\n"
     "  pciesim merge FILE… -o OUT    join sweep shards into the file one unsharded run writes\n"
     "  pciesim import lspci DUMP     a config from `lspci -vvv` (--device, --tree, --host, -o)\n"
+    "  pciesim import pciebench DIR  pcie-bench's results as measurements for fit (--device, --host, -o)\n"
     "  pciesim machine DUMP          every device of `lspci -vvv`: links, settings, ceilings (--tree)\n"
     "  pciesim fit FILE -o OUT       fit a config's assumptions to measurements, write the fitted config\n"
     "  pciesim help [COMMAND]        a command's options (the same as COMMAND --help)\n"
@@ -398,22 +400,36 @@ cmd_import (int argc, char **argv)
       "FILE" },
     G_OPTION_ENTRY_NULL,
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("lspci DUMP - a config from the text of `lspci -vvv`");
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("lspci DUMP | pciebench DIR - a config from the text of "
+                                                         "`lspci -vvv`, or measurements from pcie-bench's results");
   g_option_context_set_description (ctx, "DUMP is what `sudo lspci -vvv` prints (without root the capabilities\n"
                                          "are hidden); `lspci -vvv -s BDF` gives one device. The config takes the\n"
                                          "trained link (LnkSta), MaxPayload and MaxReadReq (DevCtl), the RCB\n"
                                          "(LnkCtl) and the tags (ExtTag, 10BitTagReq), each with a comment naming\n"
                                          "its line, and is checked before it is written. A note on stderr flags\n"
-                                         "a link trained below its capability (LnkCap).");
+                                         "a link trained below its capability (LnkCap).\n"
+                                         "`import pciebench DIR -o m.yaml`: every row of pcie-bench's CSV tables\n"
+                                         "a measurement for `pciesim fit`, on a base imported from DIR's own\n"
+                                         "sys-lspci.txt (written as m.base.yaml); rows this pciesim cannot run\n"
+                                         "yet stay comments with the reason.");
   g_option_context_add_main_entries (ctx, entries, NULL);
   GError *e = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &e))
     return finish (usage_error (e, "import"));
-  if (argc < 2 || strcmp (argv[1], "lspci") != 0)
+  gboolean pb = argc >= 2 && strcmp (argv[1], "pciebench") == 0;
+  if (argc < 2 || (strcmp (argv[1], "lspci") != 0 && !pb))
     return usage ("import", "usage: pciesim import lspci DUMP [--device BDF] [--tree TREEFILE] [--host FILE] "
-                  "[-o FILE]");
+                  "[-o FILE], or pciesim import pciebench DIR [--device BDF] [--host FILE] -o FILE");
   if (argc != 3)
-    return usage ("import", argc < 3 ? "no lspci dump given" : "more than one lspci dump given");
+    return usage ("import", argc < 3 ? (pb ? "no pcie-bench directory given" : "no lspci dump given")
+                                     : (pb ? "more than one directory given" : "more than one lspci dump given"));
+  if (pb) {
+    if (tree)
+      return usage ("import", "--tree is lspci's: pcie-bench's directory holds no `lspci -tv`");
+    PsPciebenchImport pi = { .dir = argv[2], .device = device, .host = host, .output = output };
+    ps_pciebench_import (&pi, &e);
+    return finish (e);
+  }
   PsLspciImport imp = { .dump_path = argv[2], .tree_path = tree, .device = device, .host = host, .output = output };
   ps_lspci_import (&imp, &e);
   return finish (e);

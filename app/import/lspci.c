@@ -881,28 +881,46 @@ ps_lspci_check_host_file (const char *path, GError **error)
   return TRUE;
 }
 
+char *
+ps_lspci_host_path (const char *host, GError **error)
+{
+  /* The host file: as given from here, else under the configs (./configs, the installed ones, the source's). */
+  g_autofree char *configs_dir = ps_default_configs_dir ();
+  g_autofree char *configs = g_canonicalize_filename (configs_dir, NULL);
+  const char *h = host ? host : "hosts/ideal.yaml";
+  g_autofree char *path = g_file_test (h, G_FILE_TEST_IS_REGULAR) && host ? g_canonicalize_filename (h, NULL)
+                                                                            : g_canonicalize_filename (h, configs);
+  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR)) {
+    ps_error_plain (error, PS_ERROR_NOINPUT, "--host %s: no such file here or in %s", h, configs);
+    return NULL;
+  }
+  if (!ps_lspci_check_host_file (path, error))
+    return NULL;
+  return g_steal_pointer (&path);
+}
+
+char *
+ps_lspci_include_path (const char *output, const char *host_path)
+{
+  /* Relative to the output's folder, so the config and the checkout move together; absolute on stdout, which
+   * may go anywhere. */
+  if (!output || strcmp (output, "-") == 0)
+    return g_strdup (host_path);
+  g_autofree char *out_dir = g_path_get_dirname (output);
+  g_autofree char *out_abs = g_canonicalize_filename (out_dir, NULL);
+  return shares_folder (out_abs, host_path) ? relative_path (out_abs, host_path) : g_strdup (host_path);
+}
+
 gboolean
 ps_lspci_import (const PsLspciImport *imp, GError **error)
 {
   gboolean to_stdout = !imp->output || strcmp (imp->output, "-") == 0;
-  /* The host file: as given from here, else under the configs (./configs, the installed ones, the source's). */
-  g_autofree char *configs_dir = ps_default_configs_dir ();
-  g_autofree char *configs = g_canonicalize_filename (configs_dir, NULL);
-  const char *host = imp->host ? imp->host : "hosts/ideal.yaml";
-  g_autofree char *host_path = g_file_test (host, G_FILE_TEST_IS_REGULAR) && imp->host
-      ? g_canonicalize_filename (host, NULL) : g_canonicalize_filename (host, configs);
-  if (!g_file_test (host_path, G_FILE_TEST_IS_REGULAR)) {
-    ps_error_plain (error, PS_ERROR_NOINPUT, "--host %s: no such file here or in %s", host, configs);
+  g_autofree char *host_path = ps_lspci_host_path (imp->host, error);
+  if (!host_path)
     return FALSE;
-  }
-  if (!ps_lspci_check_host_file (host_path, error))
-    return FALSE;
-  /* Relative to the output's folder, so the config and the checkout move together; absolute on stdout, which
-   * may go anywhere. */
   g_autofree char *out_dir = to_stdout ? NULL : g_path_get_dirname (imp->output);
   g_autofree char *out_abs = out_dir ? g_canonicalize_filename (out_dir, NULL) : NULL;
-  g_autofree char *include = out_abs && shares_folder (out_abs, host_path) ? relative_path (out_abs, host_path)
-                                                                          : g_strdup (host_path);
+  g_autofree char *include = ps_lspci_include_path (imp->output, host_path);
   g_autofree char *note = imp->host ? g_strdup ("the host chosen with --host")
                                     : g_strdup ("no --host given: hosts/ideal.yaml, a host that never limits, so the "
                                                 "figures are the device's and the link's upper bound");

@@ -176,6 +176,30 @@ START_TEST (test_narrower_above)
 }
 END_TEST
 
+/* The laptop's dump holds no port above its SSD 0000:03:00.0 (DevCap MaxPayload 512, DevCtl 256): its capable MPS is
+ * its own, and the change says the port must be checked; root port 0000:00:1c.0 (DevCap 256) has the Wi-Fi card
+ * 0000:02:00.0 below it (DevCap 128), so its link's capable MPS is 128. The SR-IOV VFs of nic_sriov_vfs.txt have
+ * no link of their own (their LnkSta and LnkCap read zeros): "VF". */
+START_TEST (test_partial_dumps)
+{
+  g_autofree char *path = dump ("lspci", "laptop_multi.txt");
+  g_autofree char *csv = run_csv (path, NULL);
+  g_auto (GStrv) ssd = row_of (csv, "0000:03:00.0");
+  ck_assert_str_eq (ssd[5], "256");
+  ck_assert_str_eq (ssd[6], "512");
+  g_auto (GStrv) rp = row_of (csv, "0000:00:1c.0");
+  ck_assert_str_eq (rp[6], "128");
+  g_auto (TestRun) t;
+  PCIESIM (&t, "machine", path);
+  ck_assert_msg (strstr (t.out, "MaxPayload 512 bytes instead of 256 (the device supports it; the port above is not "
+                         "in this dump"), "%s", t.out);
+  g_autofree char *vfs = dump ("lspci", "nic_sriov_vfs.txt");
+  g_autofree char *vcsv = run_csv (vfs, NULL);
+  g_auto (GStrv) vf = row_of (vcsv, "01:02.0");
+  ck_assert_str_eq (vf[2], "VF");
+}
+END_TEST
+
 /* JSON: the members on the NFP. */
 START_TEST (test_json)
 {
@@ -210,6 +234,7 @@ machine_suite (void)
   tcase_add_test (tc, test_downgraded);
   tcase_add_test (tc, test_narrower_above);
   tcase_add_test (tc, test_json);
+  tcase_add_test (tc, test_partial_dumps);
   suite_add_tcase (s, tc);
   return s;
 }

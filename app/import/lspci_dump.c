@@ -581,8 +581,8 @@ link_field_zero (const Dev *d, int fi)
 /* An endpoint whose LnkSta and LnkCap both read zeros: an SR-IOV VF, whose Link fields are reserved (SR-IOV 1.1
  * 3.5) — lspci read the function through its link, so the link is up. A LnkCap that names a speed and width is a
  * real link's: its zero LnkSta means the link is down (gpu_link_down.txt's case), not a VF. */
-static gboolean
-link_reads_zero (const Dev *d)
+gboolean
+lspci_link_reads_zero (const Dev *d)
 {
   return d->express && strstr (d->express, "Endpoint") && link_field_zero (d, F_LNKSTA)
       && (!d->f[F_LNKCAP].line || link_field_zero (d, F_LNKCAP));
@@ -594,7 +594,7 @@ lspci_link_down (const Dev *d)
   const Field *f = &d->f[F_LNKSTA];
   gssize wd = f->line ? find_word (f, "Width", " ") : -1;
   return wd >= 0 && g_str_has_prefix (f->text->str + wd + 1, "x0") && strchr (" ,;", f->text->str[wd + 3])
-      && !link_reads_zero (d);
+      && !lspci_link_reads_zero (d);
 }
 
 int
@@ -685,7 +685,7 @@ lspci_read_values (const Text *t, const Dev *d, const Dev *pf, Values *v, GError
                       can, d->shown);
     return FALSE;
   }
-  if (!pf && link_reads_zero (d)) {
+  if (!pf && lspci_link_reads_zero (d)) {
     const Field *f = &d->f[F_LNKSTA];
     ps_error_located (error, PS_ERROR_DATA, t->name, f->line, f->col, "%s's LnkSta reads Speed unknown, Width x0: "
                       "it is an SR-IOV virtual function (lspci read it through its link, so the zeros are the "

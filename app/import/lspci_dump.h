@@ -138,6 +138,10 @@ lspci_is_header (const Line *l);
 gboolean
 lspci_read_device (const Text *t, guint first, guint end, Dev *d, GError **error);
 
+/* Whether d is an endpoint whose LnkSta and LnkCap both read "Speed unknown, Width x0": an SR-IOV VF, whose Link
+ * registers are reserved (SR-IOV 1.1 3.5). */
+gboolean lspci_link_reads_zero (const Dev *d);
+
 /* Whether d's link is down: LnkSta's width reads x0 and d is no SR-IOV VF (whose LnkCap reads zeros too). */
 gboolean lspci_link_down (const Dev *d);
 

@@ -25,7 +25,8 @@ typedef struct {
   const Dev *d;
   Kind kind;
   char *name; /* after the class: "Netronome Systems, Inc. Device 6000" */
-  gboolean has_link, down, denied;
+  gboolean has_link, down, denied, vf;
+  gboolean path_known; /* the port above is in the dump, so mps_cap counts it */
   LinkVals sta, cap; /* cap: its own LnkCap */
   int64_t both_gen, both_lanes; /* what both ends can run */
   gboolean downgraded;
@@ -140,6 +141,7 @@ fill_row (const Text *t, Row *r)
   if (r->denied || !d->express || r->kind == KIND_RCIEP || !d->f[F_LNKSTA].line)
     return;
   r->down = lspci_link_down (d);
+  r->vf = lspci_link_reads_zero (d);
   r->has_link = !r->down && lspci_read_link (t, d, F_LNKSTA, &r->sta, NULL);
   if (!r->has_link)
     return;
@@ -193,12 +195,19 @@ judge_link (Row *rows, guint n, Row *r)
 
 /* The largest MaxPayload every port from the function to the root supports (DevCap), and the links above. */
 static gboolean
-judge_ceiling (const char *base, Row *rows, Row *r, GError **error)
+judge_ceiling (const char *base, Row *rows, guint n, Row *r, GError **error)
 {
   int64_t mps_path = r->mps_cap ? r->mps_cap : r->mps;
+  r->path_known = r->parent >= 0;
   for (int p = r->parent, hops = 0; p >= 0 && hops < 64; p = rows[p].parent, hops++)
     if (rows[p].mps_cap)
       mps_path = MIN (mps_path, rows[p].mps_cap);
+  /* A port's link has the function below it at its other end: its payload is bounded by that function's too. */
+  if (r->kind == KIND_ROOT_PORT || r->kind == KIND_SWITCH_DOWN) {
+    int b = below_port (rows, n, r);
+    if (b >= 0 && rows[b].mps_cap)
+      mps_path = MIN (mps_path, rows[b].mps_cap);
+  }
   r->mps_cap = MAX (mps_path, r->mps);
   if (!ceilings (base, r->sta.gen, r->sta.lanes, r->mps, &r->rd, &r->wr, error)
       || !ceilings (base, r->both_gen, r->both_lanes, r->mps_cap, &r->cap_rd, &r->cap_wr, error))
@@ -248,8 +257,10 @@ cells (const Row *r)
   gboolean l = r->has_link;
   g_ptr_array_add (b, g_strdup (r->d->shown));
   g_ptr_array_add (b, g_strdup (lspci_kind_name (r->kind)));
-  g_ptr_array_add (b, l ? link_text (r->sta.gen, r->sta.lanes) : g_strdup (r->down ? "down" : r->denied
-                                                                                             ? "access denied" : ""));
+  g_ptr_array_add (b, l ? link_text (r->sta.gen, r->sta.lanes) : g_strdup (r->down ? "down"
+                                                                               : r->denied ? "denied"
+                                                                               : r->vf     ? "VF"
+                                                                                           : ""));
   g_ptr_array_add (b, l ? link_text (r->both_gen, r->both_lanes) : g_strdup (""));
   g_ptr_array_add (b, g_strdup (l ? (r->downgraded ? "yes" : "no") : ""));
   g_ptr_array_add (b, l ? g_strdup_printf ("%" G_GINT64_FORMAT, r->mps) : g_strdup (""));
@@ -280,9 +291,11 @@ remedy (const Row *r)
     g_string_append_printf (s, "retrain at Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT " (%s)", r->both_gen,
                             r->both_lanes, r->cause);
   if (r->mps_cap > r->mps)
-    g_string_append_printf (s, "%sMaxPayload %" G_GINT64_FORMAT " bytes instead of %" G_GINT64_FORMAT " (every port "
-                            "above supports it: the firmware or `pci=pcie_bus_perf` sets it)", s->len ? "; " : "",
-                            r->mps_cap, r->mps);
+    g_string_append_printf (s, "%sMaxPayload %" G_GINT64_FORMAT " bytes instead of %" G_GINT64_FORMAT " (%s: the "
+                            "firmware or Linux's `pci=pcie_bus_perf` sets it)", s->len ? "; " : "", r->mps_cap, r->mps,
+                            r->path_known ? "every port above supports it"
+                                          : "the device supports it; the port above is not in this dump, so check it "
+                                            "does too");
   return g_string_free (g_steal_pointer (&s), FALSE);
 }
 
@@ -448,7 +461,8 @@ write_rows (GString *o, PsFormat f, Row *rows, guint n)
                             v[2], v[3], v[4], mps, v[7], v[8], tags, v[11], v[12], v[13], v[14], name,
                             strlen (name) > 50 ? "…" : "");
   }
-  g_string_append (o, "link: as trained (LnkSta); capable: what both ends can run (LnkCap of each); mps and tags: "
+  g_string_append (o, "link: as trained (LnkSta), down (width x0), denied (lspci ran without root), VF (an SR-IOV "
+                      "VF: its PF's link); capable: what both ends can run (LnkCap of each); mps and tags: "
                       "set/supported; read, write: the protocol's ceiling in MB/s at the trained link and settings, "
                       "cap.: at the capable ones (hosts/ideal.yaml, as `pciesim import lspci` configs)\n");
   for (guint i = 0; i < n; i++) {
@@ -534,7 +548,7 @@ ps_machine_report (const char *dump_name, const char *dump, gsize dump_len, cons
       judge_link (rs, rows->len, &rs[i]);
   /* Ceilings after every row's DevCap is read: the payload the path allows needs the ports above. */
   for (guint i = 0; i < rows->len; i++)
-    if (rs[i].has_link && rs[i].mps && !judge_ceiling (base, rs, &rs[i], error))
+    if (rs[i].has_link && rs[i].mps && !judge_ceiling (base, rs, rows->len, &rs[i], error))
       goto out;
   loss = losses (rs, rows->len);
   if (format == PS_FORMAT_JSON) {

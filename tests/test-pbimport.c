@@ -95,7 +95,8 @@ START_TEST (test_folders)
 }
 END_TEST
 
-/* The refusals: no -o (two files are written), a directory that is none, a CSV row cut short. */
+/* The refusals: no -o (two files are written), a directory that is none, a CSV row cut short, two devices on
+ * pcie-bench's driver without --device. */
 START_TEST (test_bad)
 {
   g_autofree char *dir = g_build_filename (source_root (), "tests", "data", "pciebench", folders[0], NULL);
@@ -116,6 +117,21 @@ START_TEST (test_bad)
   PCIESIM (&cut, "import", "pciebench", bad, "-o", out);
   ck_assert_int_eq (cut.status, 65);
   ck_assert_msg (strstr (cut.err, "a.csv:2:1: error: "), "%s", cut.err);
+  /* Two devices bound to pcie-bench's driver (the NIC 01:00.0 made one too): the user chooses with --device. */
+  g_auto (GStrv) parts = g_strsplit (text, "Kernel driver in use: igb", 2);
+  g_autofree char *two = g_strjoinv ("Kernel driver in use: nfp-pciebench", parts);
+  g_autofree char *both = g_build_filename (tmp, "both", NULL);
+  ck_assert (g_mkdir_with_parents (both, 0755) == 0);
+  g_autofree char *l3 = write_file (both, "sys-lspci.txt", two);
+  g_autofree char *c3 = write_file (both, "a.csv", "Test,PAT,Cache,HO,DO,WinSZ,SZ,BW (GB/s)\n"
+                                    "BW_DMA_RD,Rand,HWarm,0,0,8192,64,32.0\n");
+  g_auto (TestRun) many, chosen;
+  PCIESIM (&many, "import", "pciebench", both, "-o", out);
+  ck_assert_int_eq (many.status, 64);
+  ck_assert_msg (strstr (many.err, "01:00.0") && strstr (many.err, "05:00.0") && strstr (many.err, "--device"), "%s",
+                 many.err);
+  PCIESIM (&chosen, "import", "pciebench", both, "-o", out, "--device", "05:00.0");
+  ck_assert_msg (chosen.status == 0, "%s", chosen.err);
 }
 END_TEST
 

@@ -40,27 +40,38 @@ cache_word (const char *c)
   return NULL;
 }
 
-/* The device pcie-bench drove: the one whose "Kernel driver in use:" names its driver (nfp-pciebench). */
+/* The device pcie-bench drove: the one whose "Kernel driver in use:" names its driver (nfp-pciebench). Several
+ * (a machine with two cards, both bound to it) are for the user to choose among with --device. */
 static char *
 find_device (const char *name, const char *dump, gsize len, GError **error)
 {
   Text t = { 0 };
-  char *found = NULL;
   if (!lspci_split_lines (&t, name, dump, len, error))
     return NULL;
+  g_autoptr (GPtrArray) found = g_ptr_array_new_with_free_func (g_free);
   const Line *head = NULL;
-  for (guint i = 0; i < t.lines->len && !found; i++) {
+  for (guint i = 0; i < t.lines->len; i++) {
     const Line *l = line_at (&t, i);
     if (lspci_is_header (l))
       head = l;
     else if (head && g_str_has_prefix (l->text, "Kernel driver in use:") && strstr (l->text, "pciebench"))
-      found = g_strndup (head->text, strcspn (head->text, " \t"));
+      g_ptr_array_add (found, g_strdup (head->text));
   }
-  if (!found)
+  lspci_text_clear (&t);
+  if (found->len == 1) {
+    const char *h = found->pdata[0];
+    return g_strndup (h, strcspn (h, " \t"));
+  }
+  if (!found->len) {
     ps_error_plain (error, PS_ERROR_USAGE, "%s: no device uses pcie-bench's driver (\"Kernel driver in use: "
                     "nfp-pciebench\"): name it with --device", name);
-  lspci_text_clear (&t);
-  return found;
+    return NULL;
+  }
+  g_ptr_array_add (found, NULL);
+  g_autofree char *list = g_strjoinv ("; ", (char **) found->pdata);
+  ps_error_plain (error, PS_ERROR_USAGE, "%s: %u devices use pcie-bench's driver (%s): choose the one measured with "
+                  "--device", name, found->len - 1, list);
+  return NULL;
 }
 
 /* "…/m.yaml" -> "…/m.base.yaml". */

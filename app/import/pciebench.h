@@ -4,7 +4,8 @@
  *
  * Contract:
  * - The base: the config `pciesim import lspci` writes for the directory's own sys-lspci.txt (the device --device
- *   names, else the one whose "Kernel driver in use:" line names pcie-bench's driver, nfp-pciebench), with --host
+ *   names, else the one whose "Kernel driver in use:" line names pcie-bench's driver, nfp-pciebench; several such
+ *   devices are a PS_ERROR_USAGE listing them), with --host
  *   (default hosts/ideal.yaml), running the microbench workload. Written beside the output as NAME.base.yaml
  *   (NAME.yaml being the output), checked to load; `base:` names it.
  * - Every data row of every CSV file whose header starts "Test," (in name order; the *_cdf.csv distributions have

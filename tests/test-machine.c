@@ -200,6 +200,24 @@ START_TEST (test_partial_dumps)
 }
 END_TEST
 
+/* A cut dump: a function with its LnkSta but no DevCtl is a row with its link and no request settings (found by
+ * the fuzzer: the settings were read without the field). */
+START_TEST (test_no_devctl)
+{
+  g_autofree char *path = dump ("lspci", "nic_gen3_x8.txt"), *text = NULL;
+  ck_assert (g_file_get_contents (path, &text, NULL, NULL));
+  g_auto (GStrv) parts = g_strsplit (text, "DevCtl:", -1);
+  g_autofree char *cut = g_strjoinv ("DevCtX:", parts);
+  g_autofree char *host = g_build_filename (source_root (), "configs", "hosts", "ideal.yaml", NULL);
+  GError *e = NULL;
+  g_autofree char *rep = ps_machine_report ("c.txt", cut, strlen (cut), NULL, NULL, 0, host, PS_FORMAT_CSV, &e);
+  ck_assert_msg (rep, "%s", e ? e->message : "");
+  g_auto (GStrv) nic = row_of (rep, "01:00.0");
+  ck_assert_str_eq (nic[2], "Gen3 x8");
+  ck_assert_str_eq (nic[7], "");
+}
+END_TEST
+
 /* JSON: the members on the NFP. */
 START_TEST (test_json)
 {
@@ -235,6 +253,7 @@ machine_suite (void)
   tcase_add_test (tc, test_narrower_above);
   tcase_add_test (tc, test_json);
   tcase_add_test (tc, test_partial_dumps);
+  tcase_add_test (tc, test_no_devctl);
   suite_add_tcase (s, tc);
   return s;
 }

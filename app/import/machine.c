@@ -148,7 +148,8 @@ fill_row (const Text *t, Row *r)
   if (!d->f[F_LNKCAP].line || !lspci_read_link (t, d, F_LNKCAP, &r->cap, NULL))
     r->cap = r->sta;
   Values v = { 0 };
-  if (lspci_read_requests (t, d, NULL, &v, NULL))
+  /* A function with a link but no DevCtl (a cut dump) has no request settings to show. */
+  if (d->f[F_DEVCTL].line && lspci_read_requests (t, d, NULL, &v, NULL))
     r->mrrs = v.mrrs;
   g_free (v.tags_note);
   r->mps = devctl_mps (d);
@@ -249,6 +250,13 @@ link_text (int64_t gen, int64_t lanes)
   return g_strdup_printf ("Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT, gen, lanes);
 }
 
+/* A setting's cell: empty without a link, or when the dump does not show it (0). */
+static char *
+number (gboolean link, int64_t v)
+{
+  return link && v > 0 ? g_strdup_printf ("%" G_GINT64_FORMAT, v) : g_strdup ("");
+}
+
 /* A row's cells as text, in columns[] order; empty where the function has no such value. */
 static GStrv
 cells (const Row *r)
@@ -263,9 +271,9 @@ cells (const Row *r)
                                                                                            : ""));
   g_ptr_array_add (b, l ? link_text (r->both_gen, r->both_lanes) : g_strdup (""));
   g_ptr_array_add (b, g_strdup (l ? (r->downgraded ? "yes" : "no") : ""));
-  g_ptr_array_add (b, l ? g_strdup_printf ("%" G_GINT64_FORMAT, r->mps) : g_strdup (""));
-  g_ptr_array_add (b, l ? g_strdup_printf ("%" G_GINT64_FORMAT, r->mps_cap) : g_strdup (""));
-  g_ptr_array_add (b, l ? g_strdup_printf ("%" G_GINT64_FORMAT, r->mrrs) : g_strdup (""));
+  g_ptr_array_add (b, number (l, r->mps));
+  g_ptr_array_add (b, number (l, r->mps_cap));
+  g_ptr_array_add (b, number (l, r->mrrs));
   g_ptr_array_add (b, g_strdup (l && r->ro >= 0 ? (r->ro ? "on" : "off") : ""));
   g_ptr_array_add (b, l ? g_strdup_printf ("%" G_GINT64_FORMAT, r->tags) : g_strdup (""));
   g_ptr_array_add (b, l ? g_strdup_printf ("%" G_GINT64_FORMAT, r->tags_cap) : g_strdup (""));
@@ -371,7 +379,7 @@ write_json (GString *o, const char *dump_name, Row *rows, guint n, GPtrArray *lo
     const int64_t vals[] = { r->mps, r->mps_cap, r->mrrs, r->tags, r->tags_cap };
     for (int k = 0; k < 5; k++) {
       ps_json_key (&j, keys[k]);
-      if (r->has_link)
+      if (r->has_link && vals[k] > 0)
         ps_json_int (&j, vals[k]);
       else
         ps_json_raw (&j, "null");

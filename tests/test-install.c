@@ -231,8 +231,9 @@ static const CompletionCase completion_cases[] = {
   { { "sweep", "README" }, "" },
   { { "merge", "README" }, "README.md\n" },
   { { "sweep", "scenarios/tags_" }, "scenarios/tags_vs_payload.yaml\n" },
-  { { "help", "" }, "fit\nimport\nkeys\nmerge\nsweep\nvalidate\n" },
-  { { "import", "" }, "lspci\n" },
+  { { "help", "" }, "fit\nimport\nkeys\nmachine\nmerge\nsweep\nvalidate\n" },
+  { { "import", "" }, "lspci\npciebench\n" },
+  { { "machine", "README" }, "README.md\n" },
   { { "import", "lspci", "README" }, "README.md\n" },
   { { "import", "--de" }, "--device\n" },
   { { "he" }, "help\n" },
@@ -260,7 +261,7 @@ START_TEST (test_completion_commands_and_configs)
 {
   const char *first[] = { "", NULL };
   g_autofree char *got = complete (first);
-  for (const char *w = "validate\0keys\0sweep\0merge\0import\0configs\0"; *w; w += strlen (w) + 1)
+  for (const char *w = "validate\0keys\0sweep\0merge\0import\0machine\0configs\0"; *w; w += strlen (w) + 1)
     ck_assert_msg (has_line (got, w), "'%s' not offered:\n%s", w, got);
   /* A CONFIG prefix: exactly the YAML files of configs/ that start with it, listed here from the directory. */
   const char *words[] = { "configs/svgx_g2_x", NULL };

@@ -627,8 +627,10 @@ static const Bad bad_cases[] = {
   { "Speed 8GT/s (ok), Width x8 (ok)", "Speed 12GT/s (ok), Width x8 (ok)", "d.txt:32:17: error: ", "'12GT/s'" },
   { "Speed 8GT/s (ok), Width x8 (ok)", "Speed 8GT/s (ok), Width x3 (ok)", "d.txt:32:35: error: ", "'x3'" },
   { "Speed 8GT/s (ok), Width x8 (ok)", "Speed unknown, Width x8", "d.txt:32:17: error: ", "too old" },
-  /* Both zero on an endpoint lspci could read: a VF's reserved Link Status, with no PF in the dump (test_vfs). */
-  { "Speed 8GT/s (ok), Width x8 (ok)", "Speed unknown, Width x0", "d.txt:32:3: error: ", "virtual function" },
+  /* Both zero on an endpoint whose LnkCap names Gen3 x8 (line 28): its link is down, which the message says
+   * (issue #40: it used to be called an SR-IOV VF; a VF's LnkCap reads zeros too, test_link_down). */
+  { "Speed 8GT/s (ok), Width x8 (ok)", "Speed unknown, Width x0", "d.txt:32:3: error: ", "link is down" },
+  { "Speed 8GT/s (ok), Width x8 (ok)", "Speed 2.5GT/s, Width x0", "d.txt:32:3: error: ", "can run Gen3 x8" },
   { "MaxPayload 256 bytes, MaxReadReq", "MaxPayload 100 bytes, MaxReadReq", "d.txt:26:15: error: ", "MaxPayload" },
   { "RCB 64 bytes", "RCB 32 bytes", "d.txt:30:", "RCB" },
   { "RlxdOrd+ ExtTag+ PhantFunc-", "RlxdOrd+ PhantFunc-", "d.txt:24:", "ExtTag" },
@@ -691,6 +693,108 @@ START_TEST (test_bad_tree)
 }
 END_TEST
 
+/* --- issue #40: what the import used to accept or misname ------------------------------------------------------- */
+
+/* A VF's Link registers are reserved (SR-IOV 1.1 3.5): LnkCap reads zeros as LnkSta does, and without its PF in the
+ * dump that is still the VF message; a real LnkCap with a zero LnkSta is a link that is down, never a VF. */
+START_TEST (test_link_down)
+{
+  g_autofree char *nic = nic_text ();
+  g_autofree char *sta = replace (nic, "Speed 8GT/s (ok), Width x8 (ok)", "Speed unknown, Width x0");
+  g_autofree char *vf = replace (sta, "Port #0, Speed 8GT/s, Width x8,", "Port #0, Speed unknown, Width x0,");
+  GError *e = NULL;
+  g_autoptr (PsConfig) a = import_text (sta, NULL, &e);
+  ck_assert_msg (!a && e && strstr (e->message, "link is down") && !strstr (e->message, "virtual function"), "%s",
+                 e ? e->message : "accepted");
+  g_clear_error (&e);
+  g_autoptr (PsConfig) b = import_text (vf, NULL, &e);
+  ck_assert_msg (!b && e && strstr (e->message, "virtual function"), "%s", e ? e->message : "accepted");
+  g_clear_error (&e);
+}
+END_TEST
+
+/* A root port is no DMA device: pcie-bench's Broadwell server (tests/data/pciebench/, its dump unchanged), root port
+ * 00:03.0 (its Express capability on line 115, the text at column 2 after a tab) has the NFP-6000 03:00.0 below it
+ * (its Bus: line 104, secondary=03); root port 00:1c.0 (line 329) has no endpoint below it in the dump. */
+START_TEST (test_port_refused)
+{
+  g_autofree char *dump = g_build_filename (source_root (), "tests", "data", "pciebench",
+                                            "bdw-e5-2630v4-t430-lspci.txt", NULL);
+  g_auto (TestRun) rp, empty, nfp;
+  PCIESIM (&rp, "import", "lspci", dump, "--device", "00:03.0");
+  ck_assert_int_eq (rp.status, PS_ERROR_DATA);
+  g_autofree char *where = g_strdup_printf ("%s:115:2: error: ", dump);
+  assert_one_error_line (&rp, where);
+  ck_assert_msg (strstr (rp.err, "root port") && strstr (rp.err, "below it: 03:00.0"), "%s", rp.err);
+  PCIESIM (&empty, "import", "lspci", dump, "--device", "00:1c.0");
+  ck_assert_int_eq (empty.status, PS_ERROR_DATA);
+  ck_assert_msg (strstr (empty.err, "no endpoint below it") && strstr (empty.err, "03:00.0"), "%s", empty.err);
+  /* The endpoint itself imports: Gen3 x8, MPS 256, MRRS 4096, ExtTag- (lines 798, 792, 791). */
+  PCIESIM (&nfp, "import", "lspci", dump, "--device", "03:00.0");
+  ck_assert_msg (nfp.status == 0 && strstr (nfp.out, "max_read_request: 4096") && strstr (nfp.out, "tags: 32"),
+                 "%d %s", nfp.status, nfp.err);
+}
+END_TEST
+
+/* --host takes host files: every shipped one is accepted, a whole config (nfp6000_g3_x8.yaml sets name: on line 4)
+ * is refused at its first key that is not the host's, and so is a host file that sets a link key of the device. */
+START_TEST (test_host_only)
+{
+  g_autofree char *dump = data_path ("nic_gen3_x8.txt");
+  g_autofree char *config = g_build_filename (source_root (), "configs", "nfp6000_g3_x8.yaml", NULL);
+  g_auto (TestRun) whole;
+  PCIESIM (&whole, "import", "lspci", dump, "--host", config);
+  ck_assert_int_eq (whole.status, PS_ERROR_DATA);
+  g_autofree char *where = g_strdup_printf ("%s:4:1: error: ", config);
+  assert_one_error_line (&whole, where);
+  ck_assert_msg (strstr (whole.err, "host file"), "%s", whole.err);
+  g_autofree char *hosts = g_build_filename (source_root (), "configs", "hosts", NULL);
+  g_autoptr (GDir) dir = g_dir_open (hosts, 0, NULL);
+  ck_assert (dir);
+  guint n = 0;
+  for (const char *f; (f = g_dir_read_name (dir));) {
+    g_autofree char *path = g_build_filename (hosts, f, NULL);
+    GError *e = NULL;
+    ck_assert_msg (ps_lspci_check_host_file (path, &e), "%s: %s", f, e ? e->message : "");
+    n++;
+  }
+  ck_assert_uint_ge (n, 7);
+  g_autofree char *tmp = case_dir ("host");
+  g_autofree char *bad = write_file (tmp, "h.yaml", "host:\n  read_latency_ns: 100\nlink:\n  address_bits: 64\n"
+                                     "  gen: 4\n");
+  GError *e = NULL;
+  ck_assert (!ps_lspci_check_host_file (bad, &e));
+  g_autofree char *at = g_strdup_printf ("%s:5:3: error: ", bad);
+  ck_assert_msg (g_str_has_prefix (e->message, at) && strstr (e->message, "link.gen"), "%s", e->message);
+  g_error_free (e);
+}
+END_TEST
+
+/* A Gen6 x16 link carries 16 x 8000 MB/s before flit overhead (pcie-protocol.md §1): the datapath the import
+ * writes must carry that (bits / 8 x MHz), and the read figure must pass what the default 1024 bits at 500 MHz
+ * allowed, 1024 / 8 x 500 = 64000 MB/s, which used to cap it (issue #40). */
+START_TEST (test_datapath_follows_link)
+{
+  g_autofree char *nic = nic_text ();
+  g_autofree char *g6 = replace (nic, "Speed 8GT/s (ok), Width x8 (ok)", "Speed 64GT/s (ok), Width x16 (ok)");
+  g_autofree char *text = NULL;
+  GError *e = NULL;
+  g_autoptr (PsConfig) cfg = import_device (g6, NULL, NULL, &text, &e);
+  ck_assert_msg (cfg, "%s", e ? e->message : "");
+  ck_assert (cfg->endpoint.datapath_bits / 8.0 * cfg->endpoint.clock_mhz >= 16 * 8000.0);
+  ck_assert_msg (strstr (text, "datapath_bits: ") && strstr (text, "chosen by the import"), "%s", text);
+  g_autofree char *dir = case_dir ("g6");
+  g_autofree char *path = write_file (dir, "g6.yaml", text);
+  g_auto (TestRun) r;
+  PCIESIM (&r, path, "--mode", "read", "--format", "json");
+  ck_assert_msg (r.status == 0, "%s", r.err);
+  const char *m = strstr (r.out, "\"read\": {\"mbps\": ");
+  ck_assert_msg (m, "%s", r.out);
+  double mbps = g_ascii_strtod (m + strlen ("\"read\": {\"mbps\": "), NULL);
+  ck_assert_msg (mbps > 64000, "Gen6 x16 reads at %.0f MB/s", mbps);
+}
+END_TEST
+
 static Suite *
 lspci_suite (void)
 {
@@ -714,6 +818,10 @@ lspci_suite (void)
   tcase_add_test (tc, test_vf_fabric);
   tcase_add_loop_test (tc, test_bad_input, 0, G_N_ELEMENTS (bad_cases));
   tcase_add_test (tc, test_bad_tree);
+  tcase_add_test (tc, test_link_down);
+  tcase_add_test (tc, test_port_refused);
+  tcase_add_test (tc, test_host_only);
+  tcase_add_test (tc, test_datapath_follows_link);
   suite_add_tcase (s, tc);
   return s;
 }

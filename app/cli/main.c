@@ -15,6 +15,8 @@
 #include "app/base/error.h"
 #include "app/study/fit.h"
 #include "app/import/lspci.h"
+#include "app/import/machine.h"
+#include "app/import/pciebench.h"
 #include "app/report/report.h"
 #include "app/study/sweep.h"
 #include "app/config/topology.h"
@@ -33,6 +35,8 @@ static const char *summary_text =
     "  pciesim sweep SCENARIO        run a what-if scenario's points (--set, --jobs, --shard I/N, --resume)\n"
     "  pciesim merge FILE… -o OUT    join sweep shards into the file one unsharded run writes\n"
     "  pciesim import lspci DUMP     a config from `lspci -vvv` (--device, --tree, --host, -o)\n"
+    "  pciesim import pciebench DIR  pcie-bench's results as measurements for fit (--device, --host, -o)\n"
+    "  pciesim machine DUMP          every device of `lspci -vvv`: links, settings, ceilings (--tree)\n"
     "  pciesim fit FILE -o OUT       fit a config's assumptions to measurements, write the fitted config\n"
     "  pciesim help [COMMAND]        a command's options (the same as COMMAND --help)\n"
     "\n"
@@ -396,24 +400,72 @@ cmd_import (int argc, char **argv)
       "FILE" },
     G_OPTION_ENTRY_NULL,
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("lspci DUMP - a config from the text of `lspci -vvv`");
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("lspci DUMP | pciebench DIR - a config from the text of "
+                                                         "`lspci -vvv`, or measurements from pcie-bench's results");
   g_option_context_set_description (ctx, "DUMP is what `sudo lspci -vvv` prints (without root the capabilities\n"
                                          "are hidden); `lspci -vvv -s BDF` gives one device. The config takes the\n"
                                          "trained link (LnkSta), MaxPayload and MaxReadReq (DevCtl), the RCB\n"
                                          "(LnkCtl) and the tags (ExtTag, 10BitTagReq), each with a comment naming\n"
                                          "its line, and is checked before it is written. A note on stderr flags\n"
-                                         "a link trained below its capability (LnkCap).");
+                                         "a link trained below its capability (LnkCap).\n"
+                                         "`import pciebench DIR -o m.yaml`: every row of pcie-bench's CSV tables\n"
+                                         "a measurement for `pciesim fit`, on a base imported from DIR's own\n"
+                                         "sys-lspci.txt (written as m.base.yaml); rows this pciesim cannot run\n"
+                                         "yet stay comments with the reason.");
   g_option_context_add_main_entries (ctx, entries, NULL);
   GError *e = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &e))
     return finish (usage_error (e, "import"));
-  if (argc < 2 || strcmp (argv[1], "lspci") != 0)
+  gboolean pb = argc >= 2 && strcmp (argv[1], "pciebench") == 0;
+  if (argc < 2 || (strcmp (argv[1], "lspci") != 0 && !pb))
     return usage ("import", "usage: pciesim import lspci DUMP [--device BDF] [--tree TREEFILE] [--host FILE] "
-                  "[-o FILE]");
+                  "[-o FILE], or pciesim import pciebench DIR [--device BDF] [--host FILE] -o FILE");
   if (argc != 3)
-    return usage ("import", argc < 3 ? "no lspci dump given" : "more than one lspci dump given");
+    return usage ("import", argc < 3 ? (pb ? "no pcie-bench directory given" : "no lspci dump given")
+                                     : (pb ? "more than one directory given" : "more than one lspci dump given"));
+  if (pb) {
+    if (tree)
+      return usage ("import", "--tree is lspci's: pcie-bench's directory holds no `lspci -tv`");
+    PsPciebenchImport pi = { .dir = argv[2], .device = device, .host = host, .output = output };
+    ps_pciebench_import (&pi, &e);
+    return finish (e);
+  }
   PsLspciImport imp = { .dump_path = argv[2], .tree_path = tree, .device = device, .host = host, .output = output };
   ps_lspci_import (&imp, &e);
+  return finish (e);
+}
+
+/* `pciesim machine`: the whole machine's report; the formats are a report's four. */
+static int
+cmd_machine (int argc, char **argv)
+{
+  g_autofree char *tree = NULL, *format = NULL, *output = NULL;
+  GOptionEntry entries[] = {
+    { "tree", 't', 0, G_OPTION_ARG_FILENAME, &tree, "the output of `lspci -tv` of the same machine (the ports above "
+      "each device, where the dump's Bus: lines do not say)", "TREEFILE" },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "table (default), json, csv or markdown", "FORMAT" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "write to FILE atomically (default stdout)", "FILE" },
+    G_OPTION_ENTRY_NULL,
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("DUMP - every PCIe function of `lspci -vvv`: its link, "
+                                                         "settings and ceilings");
+  g_option_context_set_description (ctx, "DUMP is what `sudo lspci -vvv` prints for the whole machine. One row per\n"
+                                         "function: the link as trained (LnkSta) against what both ends can run\n"
+                                         "(LnkCap), downgraded links with their likely cause, MaxPayload,\n"
+                                         "MaxReadReq, relaxed ordering and tags against what the device supports,\n"
+                                         "and the protocol's ceiling for DMA reads and writes (MB/s) at the trained\n"
+                                         "link and settings beside the ceiling at the capable ones. Then the devices\n"
+                                         "that lose most, with the change that recovers it.");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  GError *e = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &e))
+    return finish (usage_error (e, "machine"));
+  if (argc != 2)
+    return usage ("machine", argc < 2 ? "no lspci dump given" : "more than one lspci dump given");
+  PsMachine m = { .dump_path = argv[1], .tree_path = tree, .format = PS_FORMAT_TABLE, .output = output };
+  if (!parse_format (format, &m.format, &e))
+    return finish (e);
+  ps_machine_run (&m, &e);
   return finish (e);
 }
 
@@ -460,6 +512,7 @@ static const struct {
   { "sweep", cmd_sweep },
   { "merge", cmd_merge },
   { "import", cmd_import },
+  { "machine", cmd_machine },
   { "fit", cmd_fit },
 };
 
@@ -482,14 +535,14 @@ cmd_help (int argc, char **argv)
   const char *word = argc == 2 ? argv[1] : NULL;
   /* `pciesim help --help` (what completion asks every command) gets the one line there is to say. */
   if (word && (strcmp (word, "--help") == 0 || strcmp (word, "-h") == 0)) {
-    printf ("Usage:\n  pciesim help [COMMAND] - the options of COMMAND (validate, keys, sweep, merge, import, fit), or "
+    printf ("Usage:\n  pciesim help [COMMAND] - the options of COMMAND (validate, keys, sweep, merge, import, machine, fit), or "
             "of running "
             "a config\n");
     return 0;
   }
   Command c = word ? find_command (word) : cmd_run;
   if (!c) {
-    g_autofree char *m = g_strdup_printf ("help: no command '%s' (validate, keys, sweep, merge, import, fit; or "
+    g_autofree char *m = g_strdup_printf ("help: no command '%s' (validate, keys, sweep, merge, import, machine, fit; or "
                                           "none for "
                                           "running a config)", word);
     return usage (NULL, m);

@@ -4,6 +4,7 @@
 #include "app/import/lspci.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,9 @@
 #include "app/base/error.h"
 #include "app/base/format.h"
 #include "app/config/topology.h"
+#include "app/config/ytree.h"
 #include "app/study/validate.h"
+#include "models/devices/hardip.h"
 
 
 /* A comment's text: printable ASCII only (a device name may hold anything; a YAML comment must stay valid UTF-8). */
@@ -509,6 +512,37 @@ put_differing (GString *o, const Text *t, const Dev *devs, guint n, const Dev *d
                             d->shown);
 }
 
+/* endpoint.datapath_bits and clock_mhz are no register lspci shows: the hard IP's interface for the link
+ * (pcie-protocol.md §7, hardip_datapath_default()), and where even that (1024 bits at 500 MHz beyond the table)
+ * carries less than the link's raw rate (Gen6 x16: 128 GB/s) the clock raised until it carries it, so the
+ * imported figure is the link's and the device's, not a default's (issue #40). Written, and marked as chosen. */
+static void
+put_datapath (GString *o, int64_t gen, int64_t lanes)
+{
+  /* pcie-protocol.md §1: MB/s per lane after encoding (Gen6 before flit overhead, as hardip.c counts it). */
+  static const double lane_mbps[] = { 0, 250, 500, 984.6, 1969, 3938, 8000 };
+  int64_t bits = 0;
+  double mhz = 0;
+  g_autofree char *rule = hardip_datapath_default (gen, lanes, &bits, &mhz);
+  double link = lane_mbps[gen] * (double) lanes, carried = (double) bits / 8 * mhz;
+  g_autofree char *why = NULL;
+  if (carried < link) {
+    /* The key's top (1000 MHz) carries 128 GB/s at 1024 bits: every link pciesim takes (Gen6 x16 at most). */
+    mhz = MIN (1000, ceil (link / ((double) bits / 8) / 50) * 50);
+    why = g_strdup_printf ("ASSUMPTION, chosen by the import to carry the link (lspci does not show it): the hard "
+                           "IP rule's widest, %" G_GINT64_FORMAT " bits at %.0f MHz (pcie-protocol.md §7), carries "
+                           "less than Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT "'s %.0f MB/s, so its clock is "
+                           "raised to %.0f MHz", bits, carried / ((double) bits / 8), gen, lanes, link, mhz);
+  } else {
+    why = g_strdup_printf ("ASSUMPTION, chosen by the import to carry the link (lspci does not show it): %s", rule);
+  }
+  char kv[64];
+  g_snprintf (kv, sizeof kv, "datapath_bits: %" G_GINT64_FORMAT, bits);
+  put (o, "  ", kv, NULL, NULL, why);
+  g_snprintf (kv, sizeof kv, "clock_mhz: %g", mhz);
+  put (o, "  ", kv, NULL, NULL, "(the same choice)");
+}
+
 /* The config text of device `d` with values `v`, after the comment block that says where it comes from. */
 static gboolean
 write_config (GString *o, const Text *t, const Text *tt, const GArray *td, GArray *devs, const Dev *d,
@@ -574,7 +608,8 @@ write_config (GString *o, const Text *t, const Text *tt, const GArray *td, GArra
   put_differing (o, t, &g_array_index (devs, Dev, 0), devs->len, d, v, fs, FALSE);
   g_snprintf (kv, sizeof kv, "read_completion_boundary: %" G_GINT64_FORMAT, v->rcb);
   put (o, "  ", kv, t->name, &v->rcb_src, v->rcb_why);
-  g_string_append (o, "endpoint:   # datapath_bits and clock_mhz are not in lspci: the model's default for the link\n");
+  g_string_append (o, "endpoint:\n");
+  put_datapath (o, v->sta.gen, v->sta.lanes);
   g_snprintf (kv, sizeof kv, "tags: %" G_GINT64_FORMAT, v->tags);
   put (o, "  ", kv, t->name, &v->tags_src, v->tags_why);
   if (v->tags_note)
@@ -618,6 +653,63 @@ device_list (const Dev *devs, guint n)
   return g_string_free (g_steal_pointer (&s), FALSE);
 }
 
+/* Whether bus `bus` of d's domain lies below bridge b: by its Bus: line in the dump, else by the tree. */
+static gboolean
+below (const Dev *b, unsigned domain, unsigned bus, const GArray *td)
+{
+  if (domain != b->domain)
+    return FALSE;
+  if (b->bus_line)
+    return bus >= b->sec_bus && bus <= b->sub_bus && b->sub_bus >= b->sec_bus;
+  for (guint i = 0; td && i < td->len; i++) {
+    const TDev *x = &g_array_index (td, TDev, i);
+    if (x->domain != domain || x->bus != bus)
+      continue;
+    /* x's chain of bridges: b among them? */
+    for (int p = x->parent; p >= 0; p = g_array_index (td, TDev, p).parent) {
+      const TDev *y = &g_array_index (td, TDev, p);
+      if (y->domain == b->domain && y->bus == b->bus && y->dev == b->dev && y->fn == b->fn)
+        return TRUE;
+    }
+  }
+  return FALSE;
+}
+
+/* A root port, switch port or bridge moves no data of its own: importing it as the DMA device would simulate a
+ * port as if it were a card (issue #40). Refused at its Express line (or header), naming the endpoints below it
+ * (its Bus: line or the tree says which), else every endpoint the dump holds. */
+static gboolean
+is_dma_device (const Text *t, const Dev *devs, guint n, const Dev *d, const GArray *td, GError **error)
+{
+  Kind k = lspci_kind (d);
+  gboolean port = k == KIND_ROOT_PORT || k == KIND_SWITCH_UP || k == KIND_SWITCH_DOWN || k == KIND_BRIDGE;
+  if (!port)
+    return TRUE;
+  g_autoptr (GString) under = g_string_new (NULL), all = g_string_new (NULL);
+  guint n_under = 0, n_all = 0;
+  for (guint i = 0; i < n; i++) {
+    if (lspci_kind (&devs[i]) != KIND_ENDPOINT)
+      continue;
+    GString *s = below (d, devs[i].domain, devs[i].bus, td) ? under : all;
+    guint *c = s == under ? &n_under : &n_all;
+    if (*c < 16)
+      g_string_append_printf (s, "%s%s", *c ? ", " : "", devs[i].shown);
+    (*c)++;
+  }
+  if (n_all > 16 || n_under > 16)
+    g_string_append (n_under ? under : all, ", …");
+  int line = d->express_line ? d->express_line : d->line;
+  int col = line_at (t, (guint) line - 1)->col;
+  g_autofree char *which = n_under ? g_strdup_printf ("the endpoint%s below it: %s", n_under > 1 ? "s" : "",
+                                                      under->str)
+                           : n_all ? g_strdup_printf ("no endpoint below it in this dump; the dump's endpoints: %s",
+                                                      all->str)
+                                   : g_strdup ("the dump holds no endpoint: dump the card too (`sudo lspci -vvv`)");
+  ps_error_located (error, PS_ERROR_DATA, t->name, line, col, "%s is a %s, not a device that makes DMA requests: "
+                    "import an endpoint with --device (%s)", d->shown, lspci_kind_name (k), which);
+  return FALSE;
+}
+
 char *
 ps_lspci_config (const char *dump_name, const char *dump, gsize dump_len, const char *tree_name, const char *tree,
                  gsize tree_len, const char *device, const char *host_include, const char *host_note,
@@ -629,43 +721,13 @@ ps_lspci_config (const char *dump_name, const char *dump, gsize dump_len, const 
   char *result = NULL;
   Values v = { 0 };
   g_autoptr (GString) o = NULL;
-  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr (GArray) td = g_array_new (FALSE, FALSE, sizeof (TDev));
   Fns fs = { 0 };
   if (!lspci_split_lines (&t, dump_name, dump, dump_len, error) || (tree && !lspci_split_lines (&tt, tree_name, tree, tree_len,
                                                                                      error)))
     goto out;
-  /* Devices: each header to the next. */
-  for (guint i = 0; i < t.lines->len; i++) {
-    if (!lspci_is_header (line_at (&t, i)))
-      continue;
-    guint end = i + 1;
-    while (end < t.lines->len && !lspci_is_header (line_at (&t, end)))
-      end++;
-    /* 65536 functions fill a PCI domain's buses: more is no machine's dump. */
-    if (devs->len == 65536) {
-      ps_error_located (error, PS_ERROR_DATA, t.name, (int) i + 1, 1, "more than 65536 devices: not one machine's "
-                        "lspci");
-      goto out;
-    }
-    g_array_set_size (devs, devs->len + 1);
-    Dev *d = &g_array_index (devs, Dev, devs->len - 1);
-    if (!lspci_read_device (&t, i, end, d, error))
-      goto out;
-    gpointer first = g_hash_table_lookup (seen, d->bdf);
-    if (first) {
-      ps_error_located (error, PS_ERROR_DATA, t.name, d->line, 1, "%s is listed twice (first at line %d): two "
-                        "dumps run together?", d->shown, GPOINTER_TO_INT (first));
-      goto out;
-    }
-    g_hash_table_insert (seen, g_strdup (d->bdf), GINT_TO_POINTER (d->line));
-    i = end - 1;
-  }
-  if (devs->len == 0) {
-    ps_error_located (error, PS_ERROR_DATA, t.name, 1, 1, "no device: `lspci -vvv` starts each with a line such as "
-                      "'01:00.0 Ethernet controller: …'");
+  if (!lspci_read_devices (&t, devs, error))
     goto out;
-  }
   const Dev *d = NULL;
   if (device) {
     unsigned a, b, c, e;
@@ -695,6 +757,8 @@ ps_lspci_config (const char *dump_name, const char *dump, gsize dump_len, const 
   }
   /* The tree is read before the values: an ARI function beyond 7 is refused before its (a VF's zero) link is. */
   if (tree && !lspci_parse_tree (&tt, td, error))
+    goto out;
+  if (!is_dma_device (&t, &g_array_index (devs, Dev, 0), devs->len, d, tree ? td : NULL, error))
     goto out;
   collect_functions (&t, devs, tree ? &tt : NULL, tree ? td : NULL, d, &fs);
   if (tree && fs.self >= MAX_FUNCTIONS) {
@@ -771,26 +835,92 @@ shares_folder (const char *a, const char *b)
   return na == nb && strncmp (a, b, na) == 0;
 }
 
+/* A host file describes the host alone (configs/hosts/: host:, cpu:, the link keys that are the host's —
+ * link.address_bits, where its buffers lie, and link.updatefc_policy, its root port's — and the ranges of its
+ * assumptions). A whole config given as --host would bring its own device, workload and assumptions into the
+ * import unseen (issue #40): refused at the first key that is not the host's. */
+gboolean
+ps_lspci_check_host_file (const char *path, GError **error)
+{
+  GError *e = NULL;
+  g_autoptr (YNode) root = ytree_load_file (path, &e);
+  if (!root) {
+    if (!e)
+      ps_error_located (&e, PS_ERROR_DATA, path, 1, 1, "an empty host file: a host file sets host: keys");
+    g_propagate_error (error, e);
+    return FALSE;
+  }
+  if (root->kind != YNODE_MAP) {
+    ytree_error (error, PS_ERROR_DATA, root, "a host file is a mapping of host: keys, not a %s",
+                 ytree_kind_name (root->kind));
+    return FALSE;
+  }
+  static const char *const host_sections[] = { "host", "cpu", "assumptions", NULL };
+  static const char *const host_link_keys[] = { "address_bits", "updatefc_policy", NULL };
+  for (guint i = 0; i < root->keys->len; i++) {
+    const YNode *k = g_ptr_array_index (root->keys, i), *v = g_ptr_array_index (root->items, i);
+    if (g_strv_contains (host_sections, k->value))
+      continue;
+    if (strcmp (k->value, "link") == 0 && v->kind == YNODE_MAP) {
+      for (guint j = 0; j < v->keys->len; j++) {
+        const YNode *lk = g_ptr_array_index (v->keys, j);
+        if (!g_strv_contains (host_link_keys, lk->value)) {
+          ytree_error (error, PS_ERROR_DATA, lk, "--host takes a host file, and link.%s is the device's or the "
+                       "link's, not the host's (a host file sets host:, cpu:, link.address_bits, "
+                       "link.updatefc_policy and assumptions:, as configs/hosts/*.yaml do)", lk->value);
+          return FALSE;
+        }
+      }
+      continue;
+    }
+    ytree_error (error, PS_ERROR_DATA, k, "--host takes a host file, and %s: is no part of one (a host file sets "
+                 "host:, cpu:, link.address_bits, link.updatefc_policy and assumptions:, as configs/hosts/*.yaml "
+                 "do): a whole config would bring its device, workload and assumptions into the import", k->value);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+char *
+ps_lspci_host_path (const char *host, GError **error)
+{
+  /* The host file: as given from here, else under the configs (./configs, the installed ones, the source's). */
+  g_autofree char *configs_dir = ps_default_configs_dir ();
+  g_autofree char *configs = g_canonicalize_filename (configs_dir, NULL);
+  const char *h = host ? host : "hosts/ideal.yaml";
+  g_autofree char *path = g_file_test (h, G_FILE_TEST_IS_REGULAR) && host ? g_canonicalize_filename (h, NULL)
+                                                                            : g_canonicalize_filename (h, configs);
+  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR)) {
+    ps_error_plain (error, PS_ERROR_NOINPUT, "--host %s: no such file here or in %s", h, configs);
+    return NULL;
+  }
+  if (!ps_lspci_check_host_file (path, error))
+    return NULL;
+  return g_steal_pointer (&path);
+}
+
+char *
+ps_lspci_include_path (const char *output, const char *host_path)
+{
+  /* Relative to the output's folder, so the config and the checkout move together; absolute on stdout, which
+   * may go anywhere. */
+  if (!output || strcmp (output, "-") == 0)
+    return g_strdup (host_path);
+  g_autofree char *out_dir = g_path_get_dirname (output);
+  g_autofree char *out_abs = g_canonicalize_filename (out_dir, NULL);
+  return shares_folder (out_abs, host_path) ? relative_path (out_abs, host_path) : g_strdup (host_path);
+}
+
 gboolean
 ps_lspci_import (const PsLspciImport *imp, GError **error)
 {
   gboolean to_stdout = !imp->output || strcmp (imp->output, "-") == 0;
-  /* The host file: as given from here, else under the configs (./configs, the installed ones, the source's). */
-  g_autofree char *configs_dir = ps_default_configs_dir ();
-  g_autofree char *configs = g_canonicalize_filename (configs_dir, NULL);
-  const char *host = imp->host ? imp->host : "hosts/ideal.yaml";
-  g_autofree char *host_path = g_file_test (host, G_FILE_TEST_IS_REGULAR) && imp->host
-      ? g_canonicalize_filename (host, NULL) : g_canonicalize_filename (host, configs);
-  if (!g_file_test (host_path, G_FILE_TEST_IS_REGULAR)) {
-    ps_error_plain (error, PS_ERROR_NOINPUT, "--host %s: no such file here or in %s", host, configs);
+  g_autofree char *host_path = ps_lspci_host_path (imp->host, error);
+  if (!host_path)
     return FALSE;
-  }
-  /* Relative to the output's folder, so the config and the checkout move together; absolute on stdout, which
-   * may go anywhere. */
   g_autofree char *out_dir = to_stdout ? NULL : g_path_get_dirname (imp->output);
   g_autofree char *out_abs = out_dir ? g_canonicalize_filename (out_dir, NULL) : NULL;
-  g_autofree char *include = out_abs && shares_folder (out_abs, host_path) ? relative_path (out_abs, host_path)
-                                                                          : g_strdup (host_path);
+  g_autofree char *include = ps_lspci_include_path (imp->output, host_path);
   g_autofree char *note = imp->host ? g_strdup ("the host chosen with --host")
                                     : g_strdup ("no --host given: hosts/ideal.yaml, a host that never limits, so the "
                                                 "figures are the device's and the link's upper bound");

@@ -49,6 +49,17 @@ typedef struct {
 
 gboolean ps_lspci_import (const PsLspciImport *imp, GError **error);
 
+/* Whether `path` is a host file (host:, cpu:, link.address_bits, link.updatefc_policy, assumptions:): else a
+ * PS_ERROR_DATA at the first key that is not the host's. What --host of the imports accepts. */
+gboolean ps_lspci_check_host_file (const char *path, GError **error);
+
+/* The --host file as given (from here, else under the configs; NULL = hosts/ideal.yaml), canonical and checked
+ * to be a host file: PS_ERROR_NOINPUT when there is none, as ps_lspci_check_host_file() otherwise. */
+char *ps_lspci_host_path (const char *host, GError **error);
+/* What a config written to `output` (NULL or "-": stdout) writes in its include: to reach `host_path`: relative to
+ * the output's folder when they share a top folder, else absolute. */
+char *ps_lspci_include_path (const char *output, const char *host_path);
+
 /* The text-to-text part, with no file access (the tests and the fuzzer call it). `dump` and `tree` need not end in
  * NUL (their lengths are given; tree may be NULL); `host_include` is written as is into the include: list and
  * `host_note` beside it. Warnings the user should see (a link trained below its capability) are appended to

@@ -209,6 +209,13 @@ lspci_read_device (const Text *t, guint first, guint end, Dev *d, GError **error
       d->iov_offset = ia;
       d->iov_stride = ib;
     }
+    unsigned pri, sec, sub;
+    if (!in_caps && !d->bus_line && l->label
+        && sscanf (l->text, "Bus: primary=%x, secondary=%x, subordinate=%x", &pri, &sec, &sub) == 3) {
+      d->bus_line = (int) i + 1;
+      d->sec_bus = sec;
+      d->sub_bus = sub;
+    }
     int f = field_of (l);
     if (f < 0 || (f >= F_REGION0 && in_caps))
       continue;
@@ -234,6 +241,78 @@ lspci_read_device (const Text *t, guint first, guint end, Dev *d, GError **error
       g_string_append (fd->text, c->text);
       i = j;
     }
+  }
+  return TRUE;
+}
+
+Kind
+lspci_kind (const Dev *d)
+{
+  if (!d->express) {
+    /* No Express capability: a conventional function, or a bridge by its class ("PCI bridge", "CardBus bridge"). */
+    return strstr (d->desc, "PCI bridge") ? KIND_BRIDGE : KIND_OTHER;
+  }
+  /* "Express (v2) Root Port (Slot+), MSI 00": the type follows the version, when there is one. */
+  const char *t = d->express + strlen ("Express");
+  t += strspn (t, " ");
+  if (*t == '(')
+    t = strchr (t, ')') ? strchr (t, ')') + 1 : t;
+  t += strspn (t, " ");
+  static const struct {
+    const char *word;
+    Kind kind;
+  } types[] = { { "Root Complex Integrated Endpoint", KIND_RCIEP }, { "Root Complex Event Collector", KIND_OTHER },
+                { "Legacy Endpoint", KIND_ENDPOINT }, { "Endpoint", KIND_ENDPOINT },
+                { "Root Port", KIND_ROOT_PORT }, { "Upstream Port", KIND_SWITCH_UP },
+                { "Downstream Port", KIND_SWITCH_DOWN }, { "PCI-Express to PCI", KIND_BRIDGE },
+                { "PCI/PCI-X to PCI-Express", KIND_BRIDGE } };
+  for (size_t i = 0; i < G_N_ELEMENTS (types); i++)
+    if (g_str_has_prefix (t, types[i].word))
+      return types[i].kind;
+  return KIND_OTHER;
+}
+
+const char *
+lspci_kind_name (Kind k)
+{
+  static const char *const names[] = { "endpoint", "root complex integrated endpoint", "root port",
+                                       "switch upstream port", "switch downstream port", "bridge", "other" };
+  return names[k];
+}
+
+gboolean
+lspci_read_devices (const Text *t, GArray *devs, GError **error)
+{
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < t->lines->len; i++) {
+    if (!lspci_is_header (line_at (t, i)))
+      continue;
+    guint end = i + 1;
+    while (end < t->lines->len && !lspci_is_header (line_at (t, end)))
+      end++;
+    /* 65536 functions fill a PCI domain's buses: more is no machine's dump. */
+    if (devs->len == 65536) {
+      ps_error_located (error, PS_ERROR_DATA, t->name, (int) i + 1, 1, "more than 65536 devices: not one machine's "
+                        "lspci");
+      return FALSE;
+    }
+    g_array_set_size (devs, devs->len + 1);
+    Dev *d = &g_array_index (devs, Dev, devs->len - 1);
+    if (!lspci_read_device (t, i, end, d, error))
+      return FALSE;
+    gpointer first = g_hash_table_lookup (seen, d->bdf);
+    if (first) {
+      ps_error_located (error, PS_ERROR_DATA, t->name, d->line, 1, "%s is listed twice (first at line %d): two "
+                        "dumps run together?", d->shown, GPOINTER_TO_INT (first));
+      return FALSE;
+    }
+    g_hash_table_insert (seen, g_strdup (d->bdf), GINT_TO_POINTER (d->line));
+    i = end - 1;
+  }
+  if (devs->len == 0) {
+    ps_error_located (error, PS_ERROR_DATA, t->name, 1, 1, "no device: `lspci -vvv` starts each with a line such as "
+                      "'01:00.0 Ethernet controller: …'");
+    return FALSE;
   }
   return TRUE;
 }
@@ -486,16 +565,51 @@ check_fields (const Text *t, const Dev *d, GError **error)
   return TRUE;
 }
 
-/* Whether an endpoint's LnkSta reads "Speed unknown, Width x0": both fields zero. lspci read the function through
- * its link, so the link is up; zeros there are reserved fields, as an SR-IOV VF's Link Status is (SR-IOV 1.1 3.5). */
+/* Whether field `fi` reads "Speed unknown, Width x0": both fields zero. */
 static gboolean
-link_reads_zero (const Dev *d)
+link_field_zero (const Dev *d, int fi)
+{
+  const Field *f = &d->f[fi];
+  if (!f->line)
+    return FALSE;
+  gssize sp = find_word (f, "Speed", " "), wd = find_word (f, "Width", " ");
+  return sp >= 0 && wd >= 0 && g_str_has_prefix (f->text->str + sp + 1, "unknown")
+      && strchr (" ,;", f->text->str[sp + 8]) && g_str_has_prefix (f->text->str + wd + 1, "x0")
+      && strchr (" ,;", f->text->str[wd + 3]);
+}
+
+/* An endpoint whose LnkSta and LnkCap both read zeros: an SR-IOV VF, whose Link fields are reserved (SR-IOV 1.1
+ * 3.5) — lspci read the function through its link, so the link is up. A LnkCap that names a speed and width is a
+ * real link's: its zero LnkSta means the link is down (gpu_link_down.txt's case), not a VF. */
+gboolean
+lspci_link_reads_zero (const Dev *d)
+{
+  return d->express && strstr (d->express, "Endpoint") && link_field_zero (d, F_LNKSTA)
+      && (!d->f[F_LNKCAP].line || link_field_zero (d, F_LNKCAP));
+}
+
+gboolean
+lspci_link_down (const Dev *d)
 {
   const Field *f = &d->f[F_LNKSTA];
-  gssize sp = find_word (f, "Speed", " "), wd = find_word (f, "Width", " ");
-  return d->express && strstr (d->express, "Endpoint") && sp >= 0 && wd >= 0
-      && g_str_has_prefix (f->text->str + sp + 1, "unknown") && strchr (" ,;", f->text->str[sp + 8])
-      && g_str_has_prefix (f->text->str + wd + 1, "x0") && strchr (" ,;", f->text->str[wd + 3]);
+  gssize wd = f->line ? find_word (f, "Width", " ") : -1;
+  return wd >= 0 && g_str_has_prefix (f->text->str + wd + 1, "x0") && strchr (" ,;", f->text->str[wd + 3])
+      && !lspci_link_reads_zero (d);
+}
+
+int
+lspci_flag (const Dev *d, int fi, const char *flag)
+{
+  return d->f[fi].line ? read_flag (&d->f[fi], flag, NULL) : -1;
+}
+
+int64_t
+lspci_devcap_mps (const Dev *d)
+{
+  int64_t v = 0;
+  Src src;
+  Text none = { "", NULL, NULL };
+  return d->f[F_DEVCAP].line && read_bytes (&none, d, F_DEVCAP, "MaxPayload", 128, 4096, &v, &src, NULL) ? v : 0;
 }
 
 /* endpoint.tags from DevCtl's ExtTag and DevCtl2's 10BitTagReq. */
@@ -559,7 +673,19 @@ lspci_read_values (const Text *t, const Dev *d, const Dev *pf, Values *v, GError
 {
   if (!check_fields (t, d, error) || (pf && !check_fields (t, pf, error)))
     return FALSE;
-  if (!pf && link_reads_zero (d)) {
+  if (!pf && lspci_link_down (d)) {
+    const Field *f = &d->f[F_LNKSTA];
+    LinkVals cap = { 0 };
+    gboolean known = d->f[F_LNKCAP].line && lspci_read_link (t, d, F_LNKCAP, &cap, NULL);
+    g_autofree char *can = known ? g_strdup_printf (" (LnkCap: it can run Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT
+                                                    ")", cap.gen, cap.lanes) : g_strdup ("");
+    ps_error_located (error, PS_ERROR_DATA, t->name, f->line, f->col, "%s's link is down: LnkSta reads width x0%s, "
+                      "so there is no link to simulate; reseat the card or check the slot, then dump again (`sudo "
+                      "lspci -vvv -s %s`), or give its capability by hand (--set link.gen, link.lanes)", d->shown,
+                      can, d->shown);
+    return FALSE;
+  }
+  if (!pf && lspci_link_reads_zero (d)) {
     const Field *f = &d->f[F_LNKSTA];
     ps_error_located (error, PS_ERROR_DATA, t->name, f->line, f->col, "%s's LnkSta reads Speed unknown, Width x0: "
                       "it is an SR-IOV virtual function (lspci read it through its link, so the zeros are the "

@@ -54,8 +54,29 @@ typedef struct {
    * …" (ls-ecaps.c), 0 without; VF k (1..N) has routing ID the PF's + O + (k - 1) * S (SR-IOV 1.1 2.1.3) */
   int iov_vfs_line, iov_offset_line;
   unsigned iov_num_vfs, iov_offset, iov_stride;
+  /* A bridge's "Bus: primary=PP, secondary=SS, subordinate=UU" line (ls-kernel's show_htype1), 0 without: the
+   * buses SS..UU lie below it, so the dump alone tells which port a device hangs from. */
+  int bus_line;
+  unsigned sec_bus, sub_bus;
   Field f[F_N];
 } Dev;
+
+/* What a function is, from its Express capability's device/port type (spec 7.5.3.2, as ls-caps.c words it) or,
+ * without one, from its header: what `pciesim machine` lists and what `import lspci` refuses to take for a DMA
+ * device. */
+typedef enum {
+  KIND_ENDPOINT, /* "Endpoint", "Legacy Endpoint" */
+  KIND_RCIEP, /* "Root Complex Integrated Endpoint": no link */
+  KIND_ROOT_PORT,
+  KIND_SWITCH_UP, /* a switch's upstream port */
+  KIND_SWITCH_DOWN, /* a switch's downstream port */
+  KIND_BRIDGE, /* a PCI Express to PCI/PCI-X bridge or back, or a conventional PCI bridge */
+  KIND_OTHER, /* a Root Complex Event Collector, or a function with no Express capability */
+} Kind;
+
+Kind lspci_kind (const Dev *d);
+/* "endpoint", "root port", "switch upstream port", … for reports and messages. */
+const char *lspci_kind_name (Kind k);
 
 /* Where a value came from: for its comment ("FILE:LINE the line") and its errors. */
 typedef struct {
@@ -116,6 +137,23 @@ lspci_is_header (const Line *l);
  * the work stays linear whatever the indentation. */
 gboolean
 lspci_read_device (const Text *t, guint first, guint end, Dev *d, GError **error);
+
+/* Whether d is an endpoint whose LnkSta and LnkCap both read "Speed unknown, Width x0": an SR-IOV VF, whose Link
+ * registers are reserved (SR-IOV 1.1 3.5). */
+gboolean lspci_link_reads_zero (const Dev *d);
+
+/* Whether d's link is down: LnkSta's width reads x0 and d is no SR-IOV VF (whose LnkCap reads zeros too). */
+gboolean lspci_link_down (const Dev *d);
+
+/* Every device of the dump into `devs` (of Dev, with lspci_dev_clear as its clear function): each header to the
+ * next. A device listed twice, more than 65536, or none is a located PS_ERROR_DATA. */
+gboolean lspci_read_devices (const Text *t, GArray *devs, GError **error);
+
+/* MaxPayload of DevCap (what the function supports), 0 when the dump lacks it. */
+int64_t lspci_devcap_mps (const Dev *d);
+
+/* Whether `flag` ("RlxdOrd", "ExtTag", "10BitTagReq") reads + in field fi: 1, 0, or -1 when not shown. */
+int lspci_flag (const Dev *d, int fi, const char *flag);
 
 /* "Speed 16GT/s (downgraded), Width x8 (ok)" of LnkSta or LnkCap. */
 gboolean

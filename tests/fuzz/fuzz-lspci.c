@@ -1,10 +1,11 @@
-/* fuzz-lspci.c — libFuzzer harness for the lspci importer (ps_lspci_config), which reads text users paste from
- * any pciutils version.
+/* fuzz-lspci.c — libFuzzer harness for the lspci importer (ps_lspci_config) and the whole-machine report
+ * (ps_machine_report), which read text users paste from any pciutils version.
  *
  * The input is the `lspci -vvv` dump; a line "--tree--" splits off an `lspci -tv` tree after it, and a first line
  * "#device BDF" selects a device (scripts/fuzz seeds both from tests/data/lspci/). Oracles besides the
  * sanitizers: a rejection is a one-line PS_ERROR_DATA or PS_ERROR_USAGE; an accepted dump gives a config that
- * ps_config_load() accepts (the importer promises a config that runs as is). */
+ * ps_config_load() accepts (the importer promises a config that runs as is); the machine report of the same dump
+ * and tree is a report or such a rejection. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "app/config/load.h"
 #include "app/base/error.h"
 #include "app/import/lspci.h"
+#include "app/import/machine.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
@@ -53,7 +55,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     if (!e || e->domain != PS_ERROR || (e->code != PS_ERROR_DATA && e->code != PS_ERROR_USAGE)
         || strchr (e->message, '\n'))
       abort ();
-    g_error_free (e);
+    g_clear_error (&e);
   } else {
     FILE *f = fopen (path, "wb");
     if (!f || fputs (config, f) < 0 || fclose (f) != 0)
@@ -67,5 +69,13 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     g_free (config);
   }
   g_free (device);
+  char *report = ps_machine_report ("d.txt", text, dump_len, "t.txt", tree, tree_len,
+                                    PCIESIM_SOURCE_ROOT "/configs/hosts/ideal.yaml", PS_FORMAT_JSON, &e);
+  if (!report) {
+    if (!e || e->domain != PS_ERROR || e->code != PS_ERROR_DATA || strchr (e->message, '\n'))
+      abort ();
+    g_clear_error (&e);
+  }
+  g_free (report);
   return 0;
 }

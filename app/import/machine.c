@@ -38,6 +38,7 @@ typedef struct {
   char *limited_by;
 } Row;
 
+/* The rows own their text; the Dev they point into is the dump's array, freed with it. */
 static void
 row_clear (Row *r)
 {
@@ -92,6 +93,8 @@ ceilings (const char *base, int64_t gen, int64_t lanes, int64_t mps, double *rd,
   g_autofree char *l = g_strdup_printf ("link.lanes=%" G_GINT64_FORMAT, lanes);
   g_autofree char *m = g_strdup_printf ("link.max_payload=%" G_GINT64_FORMAT, mps);
   const char *sets[] = { g, l, m, NULL };
+  /* Through the loader rather than a LinkParams filled here: the SKP interval, flit mode and the host's address
+   * width are the config's, so the figure is the very one `pciesim` prints for the imported config. */
   g_autoptr (PsConfig) cfg = ps_config_load (base, sets, error);
   if (!cfg)
     return FALSE;
@@ -107,6 +110,8 @@ ceilings (const char *base, int64_t gen, int64_t lanes, int64_t mps, double *rd,
 static void
 read_tags (const Dev *d, int64_t *now, int64_t *cap)
 {
+  /* -1 (the field or flag not shown, an older pciutils) counts as off: a capability the dump does not show is not
+   * claimed. */
   int ext = lspci_flag (d, F_DEVCTL, "ExtTag"), ten = lspci_flag (d, F_DEVCTL2, "10BitTagReq");
   int cext = lspci_flag (d, F_DEVCAP, "ExtTag"), cten = lspci_flag (d, F_DEVCAP2, "10BitTagReq");
   *now = ten == 1 ? 768 : ext == 1 ? 256 : 32;
@@ -135,6 +140,7 @@ fill_row (const Text *t, Row *r)
   char *pi = strstr (r->name, " (prog-if ");
   if (pi)
     *pi = '\0';
+  /* NAN ceilings print as empty cells and JSON null (format.h): a function without a link has none. */
   r->rd = r->wr = r->cap_rd = r->cap_wr = NAN;
   r->ro = -1;
   r->denied = d->denied_line != 0;
@@ -145,6 +151,7 @@ fill_row (const Text *t, Row *r)
   r->has_link = !r->down && lspci_read_link (t, d, F_LNKSTA, &r->sta, NULL);
   if (!r->has_link)
     return;
+  /* A LnkCap lspci does not show (or cannot parse) claims nothing beyond what trained. */
   if (!d->f[F_LNKCAP].line || !lspci_read_link (t, d, F_LNKCAP, &r->cap, NULL))
     r->cap = r->sta;
   Values v = { 0 };
@@ -164,6 +171,8 @@ judge_link (Row *rows, guint n, Row *r)
 {
   r->both_gen = r->cap.gen;
   r->both_lanes = r->cap.lanes;
+  /* A port's other end is the function below it; an endpoint's or upstream port's, the port above. Without the
+   * other end in the dump, the function's own LnkCap is all there is to judge by. */
   const Row *other = NULL;
   if (r->kind == KIND_ROOT_PORT || r->kind == KIND_SWITCH_DOWN) {
     int b = below_port (rows, n, r);
@@ -175,6 +184,8 @@ judge_link (Row *rows, guint n, Row *r)
     r->both_gen = MIN (r->both_gen, other->cap.gen);
     r->both_lanes = MIN (r->both_lanes, other->cap.lanes);
   }
+  /* Below what both ends can run: the one case a user can fix (a root port's x16 LnkCap above an x8 card is no
+   * loss, the card's x8 is the most that link can be). */
   gboolean slow = r->sta.gen < r->both_gen, narrow = r->sta.lanes < r->both_lanes;
   r->downgraded = slow || narrow;
   if (r->downgraded)
@@ -215,6 +226,8 @@ judge_ceiling (const char *base, Row *rows, guint n, Row *r, GError **error)
     return FALSE;
   /* A link between it and the root complex that carries less at this payload: a switch's upstream port's, or the
    * root port's above that. Each port's own LnkSta is its link's trained state. */
+  /* Every link on the way up carries the device's DMAs; the narrowest sets the ceiling. Hop-bounded: a Bus: line
+   * loop in a corrupt dump must not spin. */
   r->limited_by = g_strdup ("its own link");
   for (int p = r->parent, hops = 0; p >= 0 && hops < 64; p = rows[p].parent, hops++) {
     const Row *up = &rows[p];
@@ -239,6 +252,8 @@ judge_ceiling (const char *base, Row *rows, guint n, Row *r, GError **error)
 
 /* --- output --------------------------------------------------------------------------------------------------- */
 
+/* The CSV and Markdown columns, and the order of cells(): an interface once published (docs/your-machine.md), so
+ * columns are added at the end, never renamed. */
 static const char *const columns[] = { "address", "kind", "link", "capable", "downgraded", "mps", "mps_capable",
                                        "mrrs", "relaxed_ordering", "tags", "tags_capable", "read_mbps",
                                        "write_mbps", "capable_read_mbps", "capable_write_mbps", "limited_by",
@@ -307,6 +322,7 @@ remedy (const Row *r)
   return g_string_free (g_steal_pointer (&s), FALSE);
 }
 
+/* Largest loss first; ties by address, so the order is the same on every machine and run. */
 static gint
 by_loss (gconstpointer a, gconstpointer b)
 {
@@ -316,6 +332,7 @@ by_loss (gconstpointer a, gconstpointer b)
 }
 
 /* The endpoints that lose read ceiling to their link or payload, largest loss first. */
+/* Only endpoints: a port's loss is its endpoint's, counted there. 0.05 MB/s is below the one decimal printed. */
 static GPtrArray *
 losses (Row *rows, guint n)
 {
@@ -341,6 +358,7 @@ settings_note (const Row *r)
   return s->len ? g_string_free (g_steal_pointer (&s), FALSE) : NULL;
 }
 
+/* One device per line (PsJson's layout), so a diff of two machines' reports reads device by device. */
 static void
 write_json (GString *o, const char *dump_name, Row *rows, guint n, GPtrArray *loss)
 {
@@ -482,6 +500,7 @@ write_rows (GString *o, PsFormat f, Row *rows, guint n)
   }
 }
 
+/* The table's closing part: what to change, which the CSV and Markdown leave to the reader of the columns. */
 static void
 write_losses (GString *o, Row *rows, guint n, GPtrArray *loss)
 {
@@ -543,6 +562,8 @@ ps_machine_report (const char *dump_name, const char *dump, gsize dump_len, cons
     g_error_free (e);
     goto out;
   }
+  /* Three passes: every row's own registers first, since judging a link needs the other end's LnkCap and a ceiling
+   * the DevCap of every port above. */
   g_array_set_size (rows, devs->len);
   for (guint i = 0; i < devs->len; i++) {
     Row *r = &g_array_index (rows, Row, i);
@@ -579,6 +600,8 @@ out:
   return result;
 }
 
+/* The file part: the dump and tree read whole (lspci's text is small; PS_LSPCI_MAX_BYTES bounds it in the reader),
+ * the ideal host from the configs the program finds, as `import lspci` does without --host. */
 gboolean
 ps_machine_run (const PsMachine *m, GError **error)
 {

@@ -102,6 +102,8 @@ typedef struct {
   GHashTable *reasons; /* the key a refusal names -> Reason, for the header */
 } Tally;
 
+/* Columns by name: pcie-bench's bandwidth and latency tables differ in their figures' columns, not in the
+ * first seven. */
 static int
 column (GStrv head, const char *name)
 {
@@ -111,6 +113,7 @@ column (GStrv head, const char *name)
   return -1;
 }
 
+/* pcie-bench writes Python's floats: "8.611148788524776", "1572864.0"; nan or inf would be no measurement. */
 static gboolean
 is_number (const char *s)
 {
@@ -130,6 +133,8 @@ read_csv (const char *path, const char *shown, const char *base_path, GString *o
     ps_error_plain (error, PS_ERROR_NOINPUT, "%s", e->message);
     return FALSE;
   }
+  /* pcie-bench's CSVs hold no quoted cells: a plain split is the format, and a cell count that differs from the
+   * header's is an error rather than a guess. */
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
   if (!lines[0] || !g_str_has_prefix (lines[0], "Test,")) {
     tally->skipped_files++;
@@ -183,6 +188,8 @@ read_csv (const char *path, const char *shown, const char *base_path, GString *o
                         : fig);
       return FALSE;
     }
+    /* Offsets of 0 are left out: the keys do not exist before branch pb, and 0 is their default after it, so the
+     * rows that need no offset run today. */
     g_autoptr (GPtrArray) sets = g_ptr_array_new_with_free_func (g_free);
     g_ptr_array_add (sets, g_strdup_printf ("microbench.test=%s", test));
     g_ptr_array_add (sets, g_strdup_printf ("microbench.transfer_bytes=%s", v[c_sz]));
@@ -268,6 +275,8 @@ ps_pciebench_import (const PsPciebenchImport *imp, GError **error)
                                              NULL, error);
   if (!config)
     return FALSE;
+  /* The base is written before the rows are tried: each row is checked by loading it with the row's --sets, as
+   * fit will. */
   g_autoptr (GString) b = g_string_new (config);
   g_string_append (b, "# pcie-bench's microbenchmarks: each measurement of the fit file sets its test, size, window, "
                       "offsets and cache.\nbenchmark:\n  workload: microbench\n");

@@ -383,7 +383,6 @@ static const struct {
   { "app/config/topology.c", 1012 },
   { "app/study/sweep.c", 965 },
   { "app/config/config_rules.c:cfg_check_combinations", 175 },
-  { "app/import/lspci.c:write_topology", 169 },
   { "app/config/topology.c:parse_flow", 142 },
   { "models/analysis/why.c:explain", 137 },
   { "app/study/validate.c:render", 136 },

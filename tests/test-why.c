@@ -245,6 +245,33 @@ START_TEST (test_json)
 }
 END_TEST
 
+/* The host-latency verdict names the root complex's share of the round trip only where it took time (#40): a
+ * Gen6 x16 device with 128 tags on the ideal host (no read latency at all) waits on its round trips through the
+ * link and its own datapath, and "of which the root complex 0 ns" would name a component that cost nothing. The
+ * same device on a host with 300 ns of read latency is told the root complex's 300 ns. */
+START_TEST (test_host_latency_names_only_what_took_time)
+{
+  g_autofree char *ideal = g_build_filename (source_root (), "configs", "hosts", "ideal.yaml", NULL);
+  g_autofree char *bench = g_build_filename (source_root (), "configs", "benchmarks", "an456.yaml", NULL);
+  g_autofree char *text = g_strdup_printf ("name: g6\ninclude: [%s, %s]\nlink: {gen: 6, lanes: 16, max_payload: 256, "
+                                           "max_read_request: 512}\nendpoint: {datapath_bits: 1024, clock_mhz: 500, "
+                                           "tags: 128}\n", ideal, bench);
+  g_autofree char *path = write_file (tmpdir_root, "g6.yaml", text);
+  const char *const slow[] = { "host.read_latency_ns=300", NULL };
+  for (int k = 0; k < 2; k++) {
+    g_autoptr (GError) e = NULL;
+    g_autoptr (PsConfig) cfg = ps_config_load (path, k ? slow : NULL, &e);
+    ck_assert_msg (cfg != NULL, "%s", e ? e->message : "");
+    PsRunResult r;
+    run (cfg, 1u << PS_READ, &r);
+    const PsVerdict *v = &r.modes[PS_READ].read_verdict;
+    ck_assert_msg (v->valid && g_str_has_prefix (v->text, "limited by the host's read latency"), "%s", v->text);
+    ck_assert_msg (k ? strstr (v->text, "of which the root complex 300 ns") != NULL
+                     : strstr (v->text, "root complex") == NULL, "%s", v->text);
+  }
+}
+END_TEST
+
 int
 main (void)
 {
@@ -257,6 +284,7 @@ main (void)
   tcase_add_test (tc, test_all_modes);
   tcase_add_test (tc, test_read_latency_hand_sum);
   tcase_add_test (tc, test_json);
+  tcase_add_test (tc, test_host_latency_names_only_what_took_time);
   suite_add_tcase (s, tc);
   return run_suite (s);
 }

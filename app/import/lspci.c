@@ -246,10 +246,10 @@ put_function_lines (GString *out, const char *indent, const Fns *fs)
     g_string_append_printf (out, "%s#     and %u lines more\n", indent, fs->seen->len - shown);
 }
 
-/* The tree part: the chain of bridges from the root to the device, as root complex, switches and links. */
+/* The bridges from the root port down to the device in the tree, the device's parent last (tree indices), in
+ * `chain`. A root port and a pair of ports per switch make an odd count. */
 static gboolean
-write_topology (GString *out, const Text *dump, const Dev *devs, guint n_devs, const Dev *d, const Values *v,
-                const Text *tree, const GArray *td, const Fns *fs, GError **error)
+find_chain (const Text *dump, const Dev *d, const Text *tree, const GArray *td, GArray *chain, GError **error)
 {
   int at = -1;
   for (guint i = 0; i < td->len && at < 0; i++) {
@@ -263,7 +263,6 @@ write_topology (GString *out, const Text *dump, const Dev *devs, guint n_devs, c
     return FALSE;
   }
   /* The bridges from the root port down: `chain` holds tree indices, the device's parent last. */
-  g_autoptr (GArray) chain = g_array_new (FALSE, FALSE, sizeof (int));
   /* Collected upwards, then turned round; a chain longer than a topology can hold is refused on the way. */
   for (int p = g_array_index (td, TDev, at).parent; p >= 0 && chain->len <= 2 * PS_TOPOLOGY_MAX_NODES;
        p = g_array_index (td, TDev, p).parent)
@@ -281,12 +280,17 @@ write_topology (GString *out, const Text *dump, const Dev *devs, guint n_devs, c
                       k ? " (a PCI bridge or a hidden port in the way?)" : " (on the root bus: no link to simulate)");
     return FALSE;
   }
+  return TRUE;
+}
+
+/* Each link of the chain's width and speed (lv) and the port they were read from (lsrc); the last is the device's. */
+static gboolean
+read_chain_links (const Text *dump, const Dev *devs, guint n_devs, const Dev *d, const Values *v, const GArray *td,
+                  const GArray *chain, guint n_links, LinkVals *lv, const Dev **lsrc, GError **error)
+{
   /* Each link of the chain: below the root port or a downstream port. Its width and speed are the LnkSta of the
    * port below it (the switch's upstream port) when the dump has it, else of the port above; the last link is the
    * device's own (link.gen, link.lanes). */
-  guint n_links = k / 2 + 1;
-  g_autofree LinkVals *lv = g_new0 (LinkVals, n_links);
-  g_autofree const Dev **lsrc = g_new0 (const Dev *, n_links);
   for (guint j = 0; j + 1 < n_links; j++) {
     for (guint side = 0; side < 2 && !lsrc[j]; side++) {
       const TDev *b = &g_array_index (td, TDev, g_array_index (chain, int, 2 * j + (side ? 0 : 1)));
@@ -304,38 +308,13 @@ write_topology (GString *out, const Text *dump, const Dev *devs, guint n_devs, c
   }
   lv[n_links - 1] = v->sta;
   lsrc[n_links - 1] = d;
-  char bdf[16];
-  g_string_append (out, "topology:\n  nodes:\n");
-  /* The root complex and each switch take the fastest and widest of their links, so every link can train to what
-   * the dump says (a link trains to the lower of its two ends, docs/fabrics.md). */
-  for (guint s = 0; s < n_links; s++) {
-    int64_t g = lv[s].gen, l = lv[s].lanes;
-    if (s > 0 && lv[s - 1].gen) {
-      g = MAX (g, lv[s - 1].gen);
-      l = MAX (l, lv[s - 1].lanes);
-    }
-    gboolean known = lv[s].gen != 0 || (s > 0 && lv[s - 1].gen);
-    g_autofree char *own = known && (g != v->sta.gen || l != v->sta.lanes)
-        ? g_strdup_printf (", link: {gen: %" G_GINT64_FORMAT ", lanes: %" G_GINT64_FORMAT "}", g, l) : g_strdup ("");
-    if (s == 0) {
-      const TDev *rp = &g_array_index (td, TDev, g_array_index (chain, int, 0));
-      lspci_format_bdf (bdf, rp->domain, rp->bus, rp->dev, rp->fn);
-      g_autofree char *kv = g_strdup_printf ("host: {type: root_complex%s}", own);
-      g_autofree char *why = g_strdup_printf ("root port %s", bdf);
-      Src src = { rp->line, rp->col, line_at (tree, (guint) rp->line - 1)->text };
-      put (out, "    ", kv, tree->name, &src, why);
-    } else {
-      const TDev *up = &g_array_index (td, TDev, g_array_index (chain, int, 2 * s - 1));
-      const TDev *dn = &g_array_index (td, TDev, g_array_index (chain, int, 2 * s));
-      char bdf2[16];
-      lspci_format_bdf (bdf, up->domain, up->bus, up->dev, up->fn);
-      lspci_format_bdf (bdf2, dn->domain, dn->bus, dn->dev, dn->fn);
-      g_autofree char *kv = g_strdup_printf ("sw%u: {type: switch%s}", s, own);
-      g_autofree char *why = g_strdup_printf ("upstream port %s, downstream port %s", bdf, bdf2);
-      Src src = { up->line, up->col, line_at (tree, (guint) up->line - 1)->text };
-      put (out, "    ", kv, tree->name, &src, why);
-    }
-  }
+  return TRUE;
+}
+
+/* The device's node: its BARs (function 0's, which pciesim gives them) and its functions. */
+static void
+put_device_node (GString *out, const Text *dump, const Dev *devs, guint n_devs, const Dev *d, const Fns *fs)
+{
   /* The device's BARs from its Region lines: a 64-bit BAR takes two registers, lspci names the first. pciesim
    * gives BARs to function 0 alone (docs/fabrics.md), so they are function 0's when the dump has it. */
   unsigned functions = MIN (fs->n, MAX_FUNCTIONS);
@@ -383,6 +362,55 @@ write_topology (GString *out, const Text *dump, const Dev *devs, guint n_devs, c
     put_function_lines (out, "    ", fs);
   }
   put_bar_comments (out, "    ", dump->name, bd);
+}
+
+/* The tree part: the chain of bridges from the root to the device, as root complex, switches and links. */
+static gboolean
+write_topology (GString *out, const Text *dump, const Dev *devs, guint n_devs, const Dev *d, const Values *v,
+                const Text *tree, const GArray *td, const Fns *fs, GError **error)
+{
+  g_autoptr (GArray) chain = g_array_new (FALSE, FALSE, sizeof (int));
+  if (!find_chain (dump, d, tree, td, chain, error))
+    return FALSE;
+  guint n_links = chain->len / 2 + 1;
+  g_autofree LinkVals *lv = g_new0 (LinkVals, n_links);
+  g_autofree const Dev **lsrc = g_new0 (const Dev *, n_links);
+  if (!read_chain_links (dump, devs, n_devs, d, v, td, chain, n_links, lv, lsrc, error))
+    return FALSE;
+  char bdf[16];
+  g_string_append (out, "topology:\n  nodes:\n");
+  /* The root complex and each switch take the fastest and widest of their links, so every link can train to what
+   * the dump says (a link trains to the lower of its two ends, docs/fabrics.md). */
+  for (guint s = 0; s < n_links; s++) {
+    int64_t g = lv[s].gen, l = lv[s].lanes;
+    if (s > 0 && lv[s - 1].gen) {
+      g = MAX (g, lv[s - 1].gen);
+      l = MAX (l, lv[s - 1].lanes);
+    }
+    gboolean known = lv[s].gen != 0 || (s > 0 && lv[s - 1].gen);
+    g_autofree char *own = known && (g != v->sta.gen || l != v->sta.lanes)
+        ? g_strdup_printf (", link: {gen: %" G_GINT64_FORMAT ", lanes: %" G_GINT64_FORMAT "}", g, l) : g_strdup ("");
+    if (s == 0) {
+      const TDev *rp = &g_array_index (td, TDev, g_array_index (chain, int, 0));
+      lspci_format_bdf (bdf, rp->domain, rp->bus, rp->dev, rp->fn);
+      g_autofree char *kv = g_strdup_printf ("host: {type: root_complex%s}", own);
+      g_autofree char *why = g_strdup_printf ("root port %s", bdf);
+      Src src = { rp->line, rp->col, line_at (tree, (guint) rp->line - 1)->text };
+      put (out, "    ", kv, tree->name, &src, why);
+    } else {
+      const TDev *up = &g_array_index (td, TDev, g_array_index (chain, int, 2 * s - 1));
+      const TDev *dn = &g_array_index (td, TDev, g_array_index (chain, int, 2 * s));
+      char bdf2[16];
+      lspci_format_bdf (bdf, up->domain, up->bus, up->dev, up->fn);
+      lspci_format_bdf (bdf2, dn->domain, dn->bus, dn->dev, dn->fn);
+      g_autofree char *kv = g_strdup_printf ("sw%u: {type: switch%s}", s, own);
+      g_autofree char *why = g_strdup_printf ("upstream port %s, downstream port %s", bdf, bdf2);
+      Src src = { up->line, up->col, line_at (tree, (guint) up->line - 1)->text };
+      put (out, "    ", kv, tree->name, &src, why);
+    }
+  }
+  put_device_node (out, dump, devs, n_devs, d, fs);
+  unsigned functions = MIN (fs->n, MAX_FUNCTIONS);
   g_string_append (out, "  links:\n");
   for (guint s = 0; s < n_links; s++) {
     g_autofree char *a = s == 0 ? g_strdup ("host") : g_strdup_printf ("sw%u", s);
@@ -791,185 +819,4 @@ out:
   lspci_text_clear (&t);
   lspci_text_clear (&tt);
   return result;
-}
-
-/* --- files ----------------------------------------------------------------------------------------------------- */
-
-static char *
-read_input (const char *path, gsize *len, GError **error)
-{
-  char *data = NULL;
-  g_autoptr (GError) e = NULL;
-  if (!g_file_get_contents (path, &data, len, &e)) {
-    ps_error_plain (error, PS_ERROR_NOINPUT, "%s", e->message);
-    return NULL;
-  }
-  return data;
-}
-
-/* `to` relative to directory `from` (both absolute and canonical): "../configs/hosts/ideal.yaml". */
-static char *
-relative_path (const char *from, const char *to)
-{
-  g_auto (GStrv) a = g_strsplit (from, G_DIR_SEPARATOR_S, -1);
-  g_auto (GStrv) b = g_strsplit (to, G_DIR_SEPARATOR_S, -1);
-  guint i = 0;
-  while (a[i] && b[i] && strcmp (a[i], b[i]) == 0)
-    i++;
-  g_autoptr (GString) s = g_string_new (NULL);
-  for (guint j = i; a[j]; j++)
-    if (*a[j])
-      g_string_append (s, ".." G_DIR_SEPARATOR_S);
-  for (guint j = i; b[j]; j++)
-    g_string_append_printf (s, "%s%s", b[j], b[j + 1] ? G_DIR_SEPARATOR_S : "");
-  return g_string_free (g_steal_pointer (&s), FALSE);
-}
-
-/* Whether two absolute paths share a folder below the root: only then is a relative include shorter and does it
- * survive moving the tree they share. */
-static gboolean
-shares_folder (const char *a, const char *b)
-{
-  const char *sa = strchr (a + 1, G_DIR_SEPARATOR), *sb = strchr (b + 1, G_DIR_SEPARATOR);
-  gsize na = sa ? (gsize) (sa - a) : strlen (a), nb = sb ? (gsize) (sb - b) : strlen (b);
-  return na == nb && strncmp (a, b, na) == 0;
-}
-
-/* A host file describes the host alone (configs/hosts/: host:, cpu:, the link keys that are the host's —
- * link.address_bits, where its buffers lie, and link.updatefc_policy, its root port's — and the ranges of its
- * assumptions). A whole config given as --host would bring its own device, workload and assumptions into the
- * import unseen (issue #40): refused at the first key that is not the host's. */
-gboolean
-ps_lspci_check_host_file (const char *path, GError **error)
-{
-  GError *e = NULL;
-  g_autoptr (YNode) root = ytree_load_file (path, &e);
-  if (!root) {
-    if (!e)
-      ps_error_located (&e, PS_ERROR_DATA, path, 1, 1, "an empty host file: a host file sets host: keys");
-    g_propagate_error (error, e);
-    return FALSE;
-  }
-  if (root->kind != YNODE_MAP) {
-    ytree_error (error, PS_ERROR_DATA, root, "a host file is a mapping of host: keys, not a %s",
-                 ytree_kind_name (root->kind));
-    return FALSE;
-  }
-  static const char *const host_sections[] = { "host", "cpu", "assumptions", NULL };
-  static const char *const host_link_keys[] = { "address_bits", "updatefc_policy", NULL };
-  for (guint i = 0; i < root->keys->len; i++) {
-    const YNode *k = g_ptr_array_index (root->keys, i), *v = g_ptr_array_index (root->items, i);
-    if (g_strv_contains (host_sections, k->value))
-      continue;
-    if (strcmp (k->value, "link") == 0 && v->kind == YNODE_MAP) {
-      for (guint j = 0; j < v->keys->len; j++) {
-        const YNode *lk = g_ptr_array_index (v->keys, j);
-        if (!g_strv_contains (host_link_keys, lk->value)) {
-          ytree_error (error, PS_ERROR_DATA, lk, "--host takes a host file, and link.%s is the device's or the "
-                       "link's, not the host's (a host file sets host:, cpu:, link.address_bits, "
-                       "link.updatefc_policy and assumptions:, as configs/hosts/*.yaml do)", lk->value);
-          return FALSE;
-        }
-      }
-      continue;
-    }
-    ytree_error (error, PS_ERROR_DATA, k, "--host takes a host file, and %s: is no part of one (a host file sets "
-                 "host:, cpu:, link.address_bits, link.updatefc_policy and assumptions:, as configs/hosts/*.yaml "
-                 "do): a whole config would bring its device, workload and assumptions into the import", k->value);
-    return FALSE;
-  }
-  return TRUE;
-}
-
-char *
-ps_lspci_host_path (const char *host, GError **error)
-{
-  /* The host file: as given from here, else under the configs (./configs, the installed ones, the source's). */
-  g_autofree char *configs_dir = ps_default_configs_dir ();
-  g_autofree char *configs = g_canonicalize_filename (configs_dir, NULL);
-  const char *h = host ? host : "hosts/ideal.yaml";
-  g_autofree char *path = g_file_test (h, G_FILE_TEST_IS_REGULAR) && host ? g_canonicalize_filename (h, NULL)
-                                                                            : g_canonicalize_filename (h, configs);
-  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR)) {
-    ps_error_plain (error, PS_ERROR_NOINPUT, "--host %s: no such file here or in %s", h, configs);
-    return NULL;
-  }
-  if (!ps_lspci_check_host_file (path, error))
-    return NULL;
-  return g_steal_pointer (&path);
-}
-
-char *
-ps_lspci_include_path (const char *output, const char *host_path)
-{
-  /* Relative to the output's folder, so the config and the checkout move together; absolute on stdout, which
-   * may go anywhere. */
-  if (!output || strcmp (output, "-") == 0)
-    return g_strdup (host_path);
-  g_autofree char *out_dir = g_path_get_dirname (output);
-  g_autofree char *out_abs = g_canonicalize_filename (out_dir, NULL);
-  return shares_folder (out_abs, host_path) ? relative_path (out_abs, host_path) : g_strdup (host_path);
-}
-
-gboolean
-ps_lspci_import (const PsLspciImport *imp, GError **error)
-{
-  gboolean to_stdout = !imp->output || strcmp (imp->output, "-") == 0;
-  g_autofree char *host_path = ps_lspci_host_path (imp->host, error);
-  if (!host_path)
-    return FALSE;
-  g_autofree char *out_dir = to_stdout ? NULL : g_path_get_dirname (imp->output);
-  g_autofree char *out_abs = out_dir ? g_canonicalize_filename (out_dir, NULL) : NULL;
-  g_autofree char *include = ps_lspci_include_path (imp->output, host_path);
-  g_autofree char *note = imp->host ? g_strdup ("the host chosen with --host")
-                                    : g_strdup ("no --host given: hosts/ideal.yaml, a host that never limits, so the "
-                                                "figures are the device's and the link's upper bound");
-  gsize dump_len = 0, tree_len = 0;
-  g_autofree char *dump = read_input (imp->dump_path, &dump_len, error);
-  if (!dump)
-    return FALSE;
-  g_autofree char *tree = imp->tree_path ? read_input (imp->tree_path, &tree_len, error) : NULL;
-  if (imp->tree_path && !tree)
-    return FALSE;
-  g_autoptr (GString) notes = g_string_new (NULL);
-  g_autofree char *text = ps_lspci_config (imp->dump_path, dump, dump_len, imp->tree_path, tree, tree_len,
-                                           imp->device, include, note, notes, error);
-  if (!text)
-    return FALSE;
-  /* Written beside the output (or in the temporary folder for stdout), loaded, then renamed into place: what
-   * lands is a config the checks accept, and a failure leaves nothing. */
-  g_autofree char *tmp = g_build_filename (out_abs ? out_abs : g_get_tmp_dir (), ".pciesim-import-XXXXXX", NULL);
-  int fd = g_mkstemp (tmp);
-  if (fd < 0) {
-    ps_error_plain (error, PS_ERROR_CANTCREAT, "cannot write in %s: %s", out_abs ? out_abs : g_get_tmp_dir (),
-                    g_strerror (errno));
-    return FALSE;
-  }
-  close (fd);
-  GString view = { text, strlen (text), strlen (text) + 1 };
-  g_autoptr (GError) e = NULL;
-  if (!g_file_set_contents (tmp, text, -1, &e)) {
-    g_unlink (tmp);
-    ps_error_plain (error, PS_ERROR_CANTCREAT, "%s", e->message);
-    return FALSE;
-  }
-  g_autoptr (PsConfig) cfg = ps_config_load (tmp, NULL, &e);
-  if (!cfg) {
-    g_unlink (tmp);
-    ps_error_plain (error, PS_ERROR_INTERNAL, "internal: the config imported from %s does not load: %s",
-                    imp->dump_path, ps_error_text (e));
-    return FALSE;
-  }
-  if (to_stdout) {
-    g_unlink (tmp);
-    if (!ps_write_output (NULL, &view, error))
-      return FALSE;
-  } else if (g_rename (tmp, imp->output) != 0) {
-    int err = errno;
-    g_unlink (tmp);
-    ps_error_plain (error, PS_ERROR_CANTCREAT, "cannot write %s: %s", imp->output, g_strerror (err));
-    return FALSE;
-  }
-  fputs (notes->str, stderr);
-  return TRUE;
 }

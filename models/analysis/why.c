@@ -342,11 +342,15 @@ explain (const Why *w, DmaDir dir, const LinkUsage *u, WhyVerdict *v)
       w->hp->cpl_overhead_ns, w->hp->cpl_rate_mbps, v->bound_mbps);
     break;
   }
-  case STALL_HOST_LATENCY:
+  case STALL_HOST_LATENCY: {
+    /* The root complex's part is named only when it took time: on an ideal host the round trip is the link's and
+     * the endpoint's alone, and "of which the root complex 0 ns" would name a component that cost nothing. */
+    double rc_ns = w->hp->read_latency_ns + w->hp->read_latency_per_byte_ps * mrrs / 1000;
+    g_autofree char *rc = rc_ns > 0 ? g_strdup_printf (", of which the root complex %.0f ns", rc_ns) : g_strdup ("");
     g_snprintf (s, n, "limited by the host's read latency: %.0f%% of the figure's time waiting for read data (mean "
-      "read round trip %.2f us, of which the root complex %.0f ns)", share, rtt.mean_ns / 1000,
-      w->hp->read_latency_ns + w->hp->read_latency_per_byte_ps * mrrs / 1000);
+      "read round trip %.2f us%s)", share, rtt.mean_ns / 1000, rc);
     break;
+  }
   case STALL_DESCRIPTOR_FETCH:
     g_snprintf (s, n, "limited by descriptor fetches: %.0f%% of the figure's time waiting for descriptors (a run's "
       "first fetch takes %.0f ns)", share, dma_chain_first_fetch_ns (w->dma, dir));

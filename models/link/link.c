@@ -87,6 +87,11 @@ replay_push (Dir *d, uint32_t bytes, Tlp *t)
         nt[k] = d->rtlp[(d->replay_head + k) & (d->replay_cap - 1)];
       g_free (d->rtlp);
       d->rtlp = nt;
+      SimTime *np = g_new (SimTime, cap);
+      for (uint32_t k = 0; k < len; k++)
+        np[k] = d->rpin[(d->replay_head + k) & (d->replay_cap - 1)];
+      g_free (d->rpin);
+      d->rpin = np;
     }
     if (d->flit)
       flit_replay_grow (d, d->replay_cap, cap);
@@ -407,8 +412,11 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
     }
     if (l->ack_timer[d->dir] && !o->ack_due && !sim_event_pending (e, d->ack_ev))
       ack_timer_start (d, at - l->rx_pipe_ps[1 - d->dir]);
-    if (d->errors)
-      replay_timer_start (d, phy_sym_ps (phy, ceil_div (pl.end_slot, phy->lanes)) + l->tx_pipe_ps[d->dir]);
+    if (d->errors) {
+      SimTime pin = end_ps + l->tx_pipe_ps[d->dir];
+      d->rpin[(d->replay_head + (seq - d->acked_seq)) & (d->replay_cap - 1)] = pin;
+      replay_timer_start (d, pin);
+    }
     drained = !replayed;
   }
   wire_kick (d);
@@ -556,8 +564,12 @@ receive_ack (Dir *d, uint64_t acked)
     o->replay_num = 0;
     sim_cancel (d->link->engine, o->replay_ev);
     o->replay_ev = SIM_EVENT_NONE;
-    if (o->replay_pos > 0)
-      replay_timer_start (o, sim_now (d->link->engine));
+    if (o->replay_pos > 0) {
+      /* From the Ack's arrival at the pins, or, if no TLP left unacknowledged had passed them yet (it was still
+       * in the transmit pipeline), from the first one's passing: at the pins none was outstanding till then. */
+      SimTime pin = sim_now (d->link->engine) - d->link->rx_pipe_ps[o->dir];
+      replay_timer_start (o, MAX (pin, o->rpin[o->replay_head]));
+    }
   }
   port_notify (o->tx_port, PORT_WAIT_ACK);
 }

@@ -241,10 +241,17 @@ void link_describe_wait (const Link *link, GString *out);
 /* Test hook: corrupt the nth (0-based) packet of one kind on direction `dir`, so tests can see the continuous
  * checks catch it: SKIP_SEQ gives a TLP the wrong sequence number; EXTRA_CREDIT makes an UpdateFC grant one
  * header credit more than the receiver freed. Never called in a real run. */
-typedef enum { LINK_FAULT_NONE, LINK_FAULT_SKIP_SEQ, LINK_FAULT_EXTRA_CREDIT, LINK_FAULT_LOST_ACK } LinkFault;
+typedef enum {
+  LINK_FAULT_NONE,
+  LINK_FAULT_SKIP_SEQ,
+  LINK_FAULT_EXTRA_CREDIT,
+  LINK_FAULT_LOST_ACK,
+  LINK_FAULT_FRAMING,
+} LinkFault;
 void link_inject_fault (Link *link, LinkFault fault, LinkDir dir, uint64_t nth);
 /* Test hooks of the error model (they turn its machinery on, as a ber > 0 does): LINK_FAULT_LOST_ACK drops the
- * nth Ack on `dir` (a bad DLLP CRC); link_inject_lcrc corrupts the TLP with sequence count `seq` on `dir` in its
+ * nth Ack on `dir` (a bad DLLP CRC); LINK_FAULT_FRAMING has the nth TLP transmission on `dir` meet a framing error
+ * (the link retrains); link_inject_lcrc corrupts the TLP with sequence count `seq` on `dir` in its
  * first `times` transmissions (the original and then replays). Call before any traffic. */
 void link_inject_lcrc (Link *link, LinkDir dir, uint64_t seq, uint32_t times);
 

@@ -136,8 +136,10 @@ struct Dir {
    * goes on the wire, so a replay can send them again), how many of them the current round has sent, REPLAY_NUM
    * and REPLAY_TIMER, a Nak owed. Receiver: NAK_SCHEDULED. */
   Tlp **rtlp;
+  SimTime *rpin; /* beside rtlp: when each TLP's last symbol passed the pins, last sent (REPLAY_TIMER) */
   uint32_t replay_num;
   SimEventId replay_ev;
+  SimTime replay_due_ps; /* when replay_ev fires (a Recovery holds it, retrain()) */
   gboolean nak_scheduled;
   GRand *rand;
   uint64_t drawn_flit; /* flit mode: flits up to here have had their error drawn, the last one bad or not */
@@ -187,6 +189,8 @@ struct Link {
   double recovery_bytes; /* the wire bytes (every lane) of retrain_ps: a Recovery's reach back from a packet */
   double p_flit_bad, p_dllp_bad;
   uint32_t replay_timer_symbols;
+  /* The last Recovery (retrain()): REPLAY_TIMER holds its value from recovery_from_ps to recovery_to_ps. */
+  SimTime recovery_from_ps, recovery_to_ps;
   uint64_t lcrc_seq; /* link_inject_lcrc */
   uint32_t lcrc_times;
   LinkDir lcrc_dir;

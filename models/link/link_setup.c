@@ -190,6 +190,7 @@ link_free (Link *link)
     if (d->rand)
       g_rand_free (d->rand);
     g_free (d->rtlp);
+    g_free (d->rpin);
     g_free (d->rflit);
     g_free (d->arr);
     g_free (d->replay);

@@ -157,9 +157,10 @@ static const BadCase bad_cases[] = {
   /* 10-bit tags (768, spec §2.2.6.2) need no flit mode; 769 does, and the stream workload ("  tags: " -> 9). */
   { "tags-769", LINK "endpoint:\n  tags: 769\n", 0, { { 0 } }, NULL, 5, 9, PS_ERROR_DATA,
     "endpoint.tags 769 needs 14-bit tags" },
-  /* A switch port's data link layer latency is a part of its port-to-port latency, whose node the error names when
-   * it is the one given ("  latency_ns: " -> 15). */
-  { "switch-dll", LINK "switch:\n  latency_ns: 40\n", 0, { { 0 } }, NULL, 5, 15, PS_ERROR_DATA,
+  /* A switch port's data link layer latency is a part of its port-to-port latency, when the user gives both (an
+   * unset one follows the latency, test_switch_dll_default); the error names the DLL latency's node
+   * ("  dll_latency_ns: " -> 19). */
+  { "switch-dll", LINK "switch:\n  latency_ns: 40\n  dll_latency_ns: 50\n", 0, { { 0 } }, NULL, 6, 19, PS_ERROR_DATA,
     "switch.dll_latency_ns 50 is a part of switch.latency_ns (40)" },
   /* Straddle needs two 256-bit segments a beat ("  straddle: " -> 13). */
   { "straddle-256", LINK "endpoint:\n  datapath_bits: 256\n  straddle: true\n", 0, { { 0 } }, NULL, 6, 13,
@@ -703,6 +704,27 @@ START_TEST (test_datapath_defaults)
 }
 END_TEST
 
+/* Issue #39 point 13: switch.dll_latency_ns's default, an assumption, follows the latency the user gave: all of
+ * it below the assumed 50 ns (a sweep of switch.latency_ns from 0 must not stop at its low end), 50 ns above. */
+START_TEST (test_switch_dll_default)
+{
+  static const double latency[] = { 0, 30, 49, 50, 150 };
+  g_autofree char *path = g_build_filename (source_root (), "configs", "v7_p2p_g2_x4_1switch.yaml", NULL);
+  for (size_t i = 0; i < G_N_ELEMENTS (latency); i++) {
+    g_autofree char *set = g_strdup_printf ("switch.latency_ns=%g", latency[i]);
+    g_autoptr (GError) e = NULL;
+    g_autoptr (PsConfig) cfg = ps_config_load (path, (const char *const[]) { set, NULL }, &e);
+    ck_assert_msg (cfg != NULL, "latency %g: %s", latency[i], e ? e->message : "");
+    double want = MIN (latency[i], 50);
+    ck_assert_msg (cfg->sw.dll_latency_ns == want, "latency %g: dll %g, want %g", latency[i], cfg->sw.dll_latency_ns,
+                   want);
+    const PsKeyOrigin *o = ps_config_origin (cfg, "switch.dll_latency_ns");
+    ck_assert_int_eq (o->from, PS_FROM_DEFAULT);
+    ck_assert ((o->rule != NULL) == (latency[i] < 50));
+  }
+}
+END_TEST
+
 /* Origins (issue #12 item 11): c.yaml includes base.yaml; each key says which of the two, or which --set, gave
  * it, at the value's own line and column, and the rest are defaults. Positions by hand: in base.yaml
  * "link:\n  gen: 2\n  lanes: 8\n" the 8 is at 3:10; in c.yaml "include: base.yaml\nendpoint:\n  tags: 16\n" the
@@ -856,6 +878,7 @@ main (void)
   tcase_add_test (tc, test_set_overrides);
   tcase_add_loop_test (tc, test_set_bad, 0, G_N_ELEMENTS (bad_sets));
   tcase_add_test (tc, test_defaults);
+  tcase_add_test (tc, test_switch_dll_default);
   tcase_add_loop_test (tc, test_datapath_defaults, 0, G_N_ELEMENTS (datapath_cases));
   tcase_add_test (tc, test_origins);
   tcase_add_test (tc, test_credit_minimum_accepted);

@@ -321,7 +321,8 @@ const KeyDef cfg_keys[] = {
   KEY_DOUBLE ("switch.dll_latency_ns", sw.dll_latency_ns, 0, 1e6, "50", "ns",
     "a port's own receive path, pins to its data link layer: what an Ack or UpdateFC takes to act (a TLP's is part "
     "of switch.latency_ns, at most that). ASSUMPTION, no datasheet gives it: 20-100 ns, a few clocks of a 250-500 "
-    "MHz core for the PHY (deskew, decoding) and the CRC check, a part of the 105-160 ns port to port"),
+    "MHz core for the PHY (deskew, decoding) and the CRC check, a part of the 105-160 ns port to port; left unset "
+    "it is at most switch.latency_ns"),
   KEY_ENUM ("switch.updatefc_policy", sw.updatefc_policy, switch_updatefc_words, "link",
     "when switch ports return credits: link = as link.updatefc_policy says for every receiver; minimum or "
     "recommended as there, for the switch's ports alone. UNCONFIRMED: no switch datasheet states its UpdateFC "

@@ -389,6 +389,20 @@ cfg_apply_datapath_default (PsConfig *cfg)
   g_free (rule);
 }
 
+/* switch.dll_latency_ns's default is an assumption (config_keys.c): one the user did not set follows the switch
+ * latency the user gave, at most all of it, rather than refuse it (a sweep of switch.latency_ns down to 0 must not
+ * fail at its low end for a value nobody wrote). Only values the user set can contradict each other
+ * (cfg_check_combinations()). */
+void
+cfg_apply_switch_dll_default (PsConfig *cfg)
+{
+  PsKeyOrigin *o = &cfg->origins[cfg_find_key ("switch.dll_latency_ns") - cfg_keys];
+  if (o->from != PS_FROM_DEFAULT || cfg->sw.dll_latency_ns <= cfg->sw.latency_ns)
+    return;
+  cfg->sw.dll_latency_ns = cfg->sw.latency_ns;
+  o->rule = g_strdup ("the assumed 50 ns, at most switch.latency_ns, of which it is a part");
+}
+
 /* A located error at the value of key `path`, found through its recorded origin (FILE:LINE:COL, or the --set
  * that gave it at 1:1), for checks that run after the walk; the file's 1:1 for a default. */
 static void G_GNUC_PRINTF (4, 5)

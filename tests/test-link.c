@@ -670,18 +670,21 @@ END_TEST
 
 /* A lost Ack: nothing else acknowledges the one TLP, so REPLAY_TIMER expires and replays it; the receiver discards
  * the duplicate and Acks again. The timer counts from the TLP's last symbol at the transmitter's pins (spec
- * §3.6.2.1): the serialiser's end plus the transmit pipeline. Its limit (pcie-protocol.md §10): below 16 GT/s
- * 3 × the Ack latency limit, Gen2 x4 MPS 256: 3 × 169 symbols of 2 ns, the 276-byte TLP ending after 69 symbols
- * and the 20 ns pipeline being 10 more; at 16 GT/s and above the simplified 24,000 symbols, Gen4 x8: the TLP ends
- * in symbol 35 (276 / 8 = 34.5), a 64-symbol pipeline, symbols of 8 / 16 GT/s × 130/128 = 8125/16 ps. */
+ * §3.6.2.1): the serialiser's end plus the transmit pipeline. Its limit (pcie-protocol.md §10): for a port
+ * limited to rates below 16 GT/s 3 × the Ack latency limit, Gen2 x4 MPS 256: 3 × 169 symbols of 2 ns, the
+ * 276-byte TLP ending after 69 symbols and the 20 ns pipeline being 10 more; for a port supporting 16 GT/s or
+ * more the simplified 24,000 symbols at whatever rate it trained, Gen4 x8: the TLP ends in symbol 35 (276 / 8 =
+ * 34.5), a 64-symbol pipeline, symbols of 8 / 16 GT/s × 130/128 = 8125/16 ps; a Gen5 port trained at Gen3 x8
+ * (symbols of 8125/8 ps), not 3 × 203. */
 typedef struct {
-  int gen, lanes;
+  int gen, lanes, supported_gen;
   SimTime tx_pipe_ps, expiry_ps;
 } LostAckCase;
 
 static const LostAckCase lost_ack_cases[] = {
-  { 2, 4, 20 * SIM_NS, (69 + 10 + 3 * 169) * 2 * SIM_NS },
-  { 4, 8, 64 * 8125 / 16, (35 + 64 + 24000) * UINT64_C (8125) / 16 },
+  { 2, 4, 0, 20 * SIM_NS, (69 + 10 + 3 * 169) * 2 * SIM_NS },
+  { 4, 8, 0, 64 * 8125 / 16, (35 + 64 + 24000) * UINT64_C (8125) / 16 },
+  { 3, 8, 5, 64 * 8125 / 8, (35 + 64 + 24000) * UINT64_C (8125) / 8 },
 };
 
 START_TEST (test_error_lost_ack)
@@ -692,6 +695,7 @@ START_TEST (test_error_lost_ack)
   TlpPool *pool = tlp_pool_new ();
   LinkParams p = base_params (c->gen, c->lanes, 256);
   p.tx_pipeline_ps = c->tx_pipe_ps;
+  p.supported_gen = c->supported_gen;
   OrderLog log = { 0 };
   Link *l = error_link (e, pool, &p, &log);
   link_inject_fault (l, LINK_FAULT_LOST_ACK, LINK_DOWNSTREAM, 0);

@@ -119,6 +119,7 @@ typedef struct {
     bool flit_mode, sris;
     double ber, retrain_ns, flit_lane_correlation;
     int64_t replay_timer_symbols;
+    int64_t supported_gen; /* the highest rate the link's ports support, as a generation; 0 = link.gen */
   } link;
 
   struct {

@@ -138,6 +138,10 @@ const KeyDef cfg_keys[] = {
   KEY_INT ("link.replay_timer_symbols", link.replay_timer_symbols, 0, 1 << 24, "0", "symbol times",
     "REPLAY_TIMER limit; 0 = the spec's: 1500 flits in flit mode; non-flit 24000 at 16 GT/s "
     "and above (simplified limit, low end), 3 x the Ack latency limit below (spec §3.6.2.1, pcie-protocol.md §10)"),
+  KEY_INT ("link.supported_gen", link.supported_gen, 0, 6, "0", "generation",
+    "the highest rate the link's ports support (Link Capabilities' Max Link Speed), when they trained below it; 0 "
+    "= link.gen. Outside flit mode a port that supports 16 GT/s or more uses the simplified REPLAY_TIMER limit at "
+    "every rate (spec §3.6.2.1, pcie-protocol.md §10)"),
   KEY_POW2 ("link.max_payload", link.max_payload, 128, 4096, "128", "bytes",
     "Max_Payload_Size (spec §7.5.3.4; default 128 is the spec's reset value)"),
   KEY_POW2 ("link.max_read_request", link.max_read_request, 128, 4096, "512", "bytes",

@@ -249,6 +249,13 @@ cfg_check_combinations (Walk *w, const YNode *root, GError **error)
                  "): a narrower beat holds one 256-bit segment at most", c->endpoint.datapath_bits);
     return FALSE;
   }
+  /* A link trains at most at the rate both its ports support (spec §4.2.6). */
+  if (c->link.supported_gen && c->link.supported_gen < c->link.gen) {
+    at = given_node (w, root, (const char *const[]) { "link.supported_gen", "link.gen", NULL });
+    ytree_error (error, PS_ERROR_DATA, at, "link.supported_gen %" G_GINT64_FORMAT " is below link.gen %" G_GINT64_FORMAT
+                 ": a link cannot train above the rate its ports support", c->link.supported_gen, c->link.gen);
+    return FALSE;
+  }
   /* switch.h: a port's data link layer latency is a part of its port-to-port latency. */
   if (c->sw.dll_latency_ns > c->sw.latency_ns) {
     at = g_hash_table_lookup (w->seen, "switch.dll_latency_ns");

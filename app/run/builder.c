@@ -92,6 +92,7 @@ ps_build_link_params (const PsConfig *cfg, LinkParams *lp)
     .flit_lane_correlation = cfg->link.flit_lane_correlation,
     .retrain_ps = units_ns_to_ps (cfg->link.retrain_ns),
     .replay_timer_symbols = (uint32_t) cfg->link.replay_timer_symbols,
+    .supported_gen = (int) cfg->link.supported_gen,
     .updatefc_hdr_threshold_credits = (uint32_t) cfg->link.updatefc_hdr_threshold_credits,
     .updatefc_data_threshold_credits = (uint32_t) cfg->link.updatefc_data_threshold_credits,
     /* An explicit latency wins; otherwise the policy word picks the spec Table 2-54 value or none. */

@@ -94,6 +94,9 @@ typedef struct {
   double flit_lane_correlation;
   SimTime retrain_ps; /* LTSSM Recovery after a REPLAY_NUM rollover, link idle; 0 = LINK_RETRAIN_PS_DEFAULT */
   uint32_t replay_timer_symbols; /* REPLAY_TIMER limit; 0 = the spec's (link.c) */
+  /* The highest rate both ports support, as a generation (>= gen; 0 = gen): it, not the trained rate, picks the
+   * non-flit REPLAY_TIMER limit (spec §3.6.2.1). */
+  int supported_gen;
   /* The error draws of direction d come from sim_rand_new (engine, LINK_RAND_ID (rand_index, d)): one stream per
    * link direction, independent of every other component. A fabric numbers its links. */
   uint32_t rand_index;

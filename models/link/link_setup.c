@@ -21,6 +21,10 @@ link_params_validate (const LinkParams *p, GError **error)
     g_set_error (error, LINK_ERROR, LINK_ERROR_PARAM, "ber %g is not 0..1e-2", p->ber);
     return FALSE;
   }
+  if (p->supported_gen && (p->supported_gen < p->gen || p->supported_gen > 6)) {
+    g_set_error (error, LINK_ERROR, LINK_ERROR_PARAM, "supported_gen %d is not gen %d..6", p->supported_gen, p->gen);
+    return FALSE;
+  }
   uint32_t mps = p->max_payload_bytes;
   /* pcie-protocol.md §6: MPS is a power of two from 128 to 4096 bytes. */
   if (mps < 128 || mps > 4096 || (mps & (mps - 1))) {
@@ -83,12 +87,14 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
   phy_init_mode (&l->phy, params->gen, params->lanes, params->flit_mode, params->sris, params->skp_interval_symbols,
                  NULL); /* validated above */
   /* REPLAY_TIMER (spec §3.6.2.1, pcie-protocol.md §10): flit mode, 1500 flits with a non-empty retry buffer;
-   * non-flit at 16 GT/s and above, the simplified limit; below, 3 × the Ack latency limit (the older tables).
-   * ASSUMPTION: a port supports no rate above its link's, so a Gen3 link keeps the older limit. */
+   * non-flit, a port that supports 16 GT/s or more uses the simplified limit at every rate it trains at; one
+   * limited to lower rates, 3 × the Ack latency limit (the older tables). The supported rate is the link's
+   * unless given (LinkParams.supported_gen). */
+  int supported = MAX (l->phy.gen, params->supported_gen);
   l->replay_timer_symbols = params->replay_timer_symbols ? params->replay_timer_symbols
-                            : l->phy.flit     ? 1500 * (PHY_FLIT_BYTES / l->phy.lanes)
-                            : l->phy.gen >= 4 ? LINK_REPLAY_SIMPLIFIED_SYMBOLS
-                                              : 3 * phy_ack_limit_symbols (&l->phy, params->max_payload_bytes);
+                            : l->phy.flit      ? 1500 * (PHY_FLIT_BYTES / l->phy.lanes)
+                            : supported >= 4 ? LINK_REPLAY_SIMPLIFIED_SYMBOLS
+                                               : 3 * phy_ack_limit_symbols (&l->phy, params->max_payload_bytes);
   if (!l->p.retrain_ps)
     l->p.retrain_ps = LINK_RETRAIN_PS_DEFAULT;
   l->window_tlps = l->phy.flit ? UINT64_MAX : LINK_SEQ_WINDOW;

@@ -39,6 +39,14 @@ START_TEST (test_credit_minimum_accepted)
                                         "endpoint:\n  rx_credits: {pd: 0, cpld: 0}\n", NULL, &e);
   ck_assert_msg (cfg != NULL, "%s", e ? e->message : "?");
   ck_assert_int_eq (cfg->host.rx_credits.pd, 16);
+  /* The unscaled limits themselves (127 headers, 2047 data credits, spec §2.6.1) pass at Gen2, 256 tags too; a
+   * port supporting 16 GT/s may scale its credits beyond them and use 10-bit tags at any rate (issue #39). */
+  g_autoptr (PsConfig) cap = load_text (dir, "link:\n  gen: 2\n  lanes: 8\nhost:\n  rx_credits: {ph: 127, pd: 2047}\n"
+                                        "endpoint:\n  tags: 256\n", NULL, &e);
+  ck_assert_msg (cap != NULL, "%s", e ? e->message : "?");
+  g_autoptr (PsConfig) scaled = load_text (dir, "link:\n  gen: 2\n  lanes: 8\n  supported_gen: 4\nhost:\n  rx_credits: "
+                                           "{ph: 500, pd: 8000}\nendpoint:\n  tags: 768\n", NULL, &e);
+  ck_assert_msg (scaled != NULL, "%s", e ? e->message : "?");
 }
 END_TEST
 
@@ -155,7 +163,7 @@ static const BadCase bad_cases[] = {
   /* 14-bit tags with Tag[13:10] = 0 are not 14-bit tags (spec §2.2.6.2): 2^14 - 2^10 = 15,360 usable. */
   { "tags-15361", "endpoint:\n  tags: 15361\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "(got 15361)" },
   /* 10-bit tags (768, spec §2.2.6.2) need no flit mode; 769 does, and the stream workload ("  tags: " -> 9). */
-  { "tags-769", LINK "endpoint:\n  tags: 769\n", 0, { { 0 } }, NULL, 5, 9, PS_ERROR_DATA,
+  { "tags-769", "link:\n  gen: 4\n  lanes: 8\nendpoint:\n  tags: 769\n", 0, { { 0 } }, NULL, 5, 9, PS_ERROR_DATA,
     "endpoint.tags 769 needs 14-bit tags" },
   /* A switch port's data link layer latency is a part of its port-to-port latency, when the user gives both (an
    * unset one follows the latency, test_switch_dll_default); the error names the DLL latency's node
@@ -199,8 +207,20 @@ static const BadCase bad_cases[] = {
    * credits ("    cpld: " -> 11). */
   { "pd-below-mps", LINK "  max_payload: 256\nhost:\n  rx_credits:\n    pd: 15\n", 0, { { 0 } }, NULL, 7, 9,
     PS_ERROR_DATA, "host.rx_credits.pd (15) is below the spec minimum of 16 credits" },
-  { "cpld-below-mrrs", LINK "  max_payload: 512\n  max_read_request: 256\nendpoint:\n  rx_credits:\n    cpld: 15\n",
-    0, { { 0 } }, NULL, 8, 11, PS_ERROR_DATA, "endpoint.rx_credits.cpld (15) is below the spec minimum of 16" },
+  { "cpld-below-mrrs", LINK "  max_payload: 512\n  max_read_request: 256\nhost:\n  rx_credits:\n    cpld: 15\n",
+    0, { { 0 } }, NULL, 8, 11, PS_ERROR_DATA, "host.rx_credits.cpld (15) is below the spec minimum of 16" },
+  /* Issue #39. An endpoint advertises infinite completion credits (Base 2.1 Table 2-37): any finite value is
+   * refused at it ("    cplh: " -> 11). Without scaled flow control (Gen2 here) at most 127 header and 2047 data
+   * credits ("    ph: " -> 9, "    pd: " -> 9); with a port supporting 16 GT/s they pass. More than 256 tags
+   * need 10-bit tags, of the 16 GT/s revision ("  tags: " -> 9). */
+  { "endpoint-cplh-finite", LINK "endpoint:\n  rx_credits:\n    cplh: 4\n", 0, { { 0 } }, NULL, 6, 11, PS_ERROR_DATA,
+    "endpoint.rx_credits.cplh is 4, finite: an endpoint advertises infinite completion credits" },
+  { "unscaled-ph-128", LINK "host:\n  rx_credits:\n    ph: 128\n", 0, { { 0 } }, NULL, 6, 9, PS_ERROR_DATA,
+    "host.rx_credits.ph (128) is above the 127 credits" },
+  { "unscaled-pd-2048", LINK "host:\n  rx_credits:\n    pd: 2048\n", 0, { { 0 } }, NULL, 6, 9, PS_ERROR_DATA,
+    "host.rx_credits.pd (2048) is above the 2047 credits" },
+  { "tags-257-gen2", LINK "endpoint:\n  tags: 257\n", 0, { { 0 } }, NULL, 5, 9, PS_ERROR_DATA,
+    "endpoint.tags 257 needs 10-bit tags" },
   /* The default MPS (128) needs 8 posted-data credits. */
   { "pd-below-default-mps", LINK "endpoint:\n  rx_credits:\n    pd: 7\n", 0, { { 0 } }, NULL, 6, 9, PS_ERROR_DATA,
     "minimum of 8 credits" },

@@ -73,7 +73,8 @@ const char *const ps_figure_words[] = { "read", "write", "simultaneous_read", "s
  * scale factor of scaled flow control, 16. Data credits are 16 bytes. */
 #define CREDIT_KEYS(prefix, field, who)                                                                        \
   KEY_INT (prefix ".ph", field.ph, 0, 2032, "0", "credits",                                                    \
-    "posted-header credits " who " advertises; 0 = infinite (spec §3.4.2, Table 2-48 scaled limits)"),         \
+    "posted-header credits " who " advertises; 0 = infinite (spec §3.4.2, Table 2-48 scaled limits); at most "  \
+    "127 headers, 2047 data credits of each type without scaled flow control (Gen1-3, spec §2.6.1)"),           \
   KEY_INT (prefix ".pd", field.pd, 0, 32752, "0", "credits (16 bytes)",                                        \
     "posted-data credits " who " advertises; 0 = infinite; else at least max_payload / 16 (spec §3.4.2)"),     \
   KEY_INT (prefix ".nph", field.nph, 0, 2032, "0", "credits",                                                  \
@@ -81,7 +82,8 @@ const char *const ps_figure_words[] = { "read", "write", "simultaneous_read", "s
   KEY_INT (prefix ".npd", field.npd, 0, 32752, "0", "credits (16 bytes)",                                      \
     "non-posted-data credits " who " advertises; 0 = infinite"),                                               \
   KEY_INT (prefix ".cplh", field.cplh, 0, 2032, "0", "credits",                                                \
-    "completion-header credits " who " advertises; 0 = infinite (endpoints must, spec §2.6.1)"),               \
+    "completion-header credits " who " advertises; 0 = infinite (endpoints must, spec §2.6.1: a finite "         \
+    "endpoint value is refused)"),                                                                             \
   KEY_INT (prefix ".cpld", field.cpld, 0, 32752, "0", "credits (16 bytes)",                                    \
     "completion-data credits " who " advertises; 0 = infinite; else at least min(max_payload, "                \
     "max_read_request) / 16 (spec §3.4.2)")
@@ -181,7 +183,8 @@ const KeyDef cfg_keys[] = {
 
   KEY_INT ("endpoint.tags", endpoint.tags, 1, 15360, "32", "tags",
     "outstanding read requests (spec §2.2.6.2: 32 with 5-bit tags, 256 with 8-bit extended tags, 768 with "
-    "10-bit tags; above 768 only 14-bit flit-mode tags with the stream workload, 15360 usable: Tag[13:10] != 0)"),
+    "10-bit tags, of the 16 GT/s revision: a port supporting 16 GT/s (link.supported_gen) or flit mode; above 768 "
+    "only 14-bit flit-mode tags with the stream workload, 15360 usable: Tag[13:10] != 0)"),
   /* Their table defaults are Gen1 x1's: a config that gives neither gets the hard IP's pair for its link
    * (cfg_apply_datapath_default()), and one that gives one of them the other to go with it. */
   KEY_ONE_OF ("endpoint.datapath_bits", endpoint.datapath_bits, 64, 1024, width_allowed, "64", "bits",

@@ -163,6 +163,7 @@ typedef struct {
     double completion_mbps; /* 0 = unlimited */
     double completion_overhead_ns;
     int64_t read_queue_depth;
+    bool completions_in_order; /* the return path serves reads in arrival order, not the first ready first */
     struct {
       bool enabled;
       int64_t iotlb_entries, page_bytes;

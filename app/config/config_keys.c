@@ -273,6 +273,10 @@ const KeyDef cfg_keys[] = {
     "fixed return-path time per completion TLP, on top of the data rate"),
   KEY_INT ("host.read_queue_depth", host.read_queue_depth, 0, 4096, "0", "requests",
     "reads the root complex works on at once; more wait in the root port holding their NP credit; 0 = unlimited"),
+  KEY_BOOL ("host.completions_in_order", host.completions_in_order, "false",
+    "the root complex returns reads strictly in the order they arrived; false: the read whose data is ready first "
+    "goes first (completions of different requests may pass each other, spec §2.4.1 Table 2-40; one request's "
+    "stay in address order, §2.3.1.1), so a read waiting on a page walk or a cold line holds back no ready one"),
   KEY_BOOL ("host.iommu.enabled", host.iommu.enabled, "false",
     "DMA addresses are translated by an IOMMU (Intel VT-d): every DMA request to host memory looks its page up in "
     "the IOTLB, and a miss waits for a page walk (docs/host-model.md §3)"),

@@ -123,6 +123,7 @@ ps_build_system_params (const PsConfig *cfg, SystemParams *sp)
     .cpl_rate_mbps = cfg->host.completion_mbps,
     .cpl_overhead_ns = cfg->host.completion_overhead_ns,
     .read_queue_depth = (uint32_t) cfg->host.read_queue_depth,
+    .cpl_in_order = cfg->host.completions_in_order,
     .iommu_enabled = cfg->host.iommu.enabled,
     .iotlb_entries = (uint32_t) cfg->host.iommu.iotlb_entries,
     .iommu_page_bytes = (uint64_t) cfg->host.iommu.page_bytes,

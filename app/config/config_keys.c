@@ -133,12 +133,12 @@ const KeyDef cfg_keys[] = {
     "flit mode with link.ber > 0: the fraction of error events that hit the same bytes of every lane, beyond FEC's "
     "reach (pcie-protocol.md §10). ASSUMPTION, no primary figure: 0.001-0.03, common-mode noise (a power or "
     "reference-clock disturbance) against lane-local noise; 0.01 puts a 1e-6 first-bit error rate at Gen6 x16 at "
-    "2.25e-5 lost flits, inside the spec's 3e-5 design point"),
+    "2.25e-5 lost flits, above PCI-SIG's quoted retry probability below 1e-5 (UNCONFIRMED, pcie-protocol.md §10)"),
   KEY_DOUBLE ("link.retrain_ns", link.retrain_ns, 1, 1e7, "1000", "ns",
     "link idle while the LTSSM retrains after a REPLAY_NUM rollover (spec §3.6.2.1; no primary figure, "
     "pcie-protocol.md §10: microseconds)"),
   KEY_INT ("link.replay_timer_symbols", link.replay_timer_symbols, 0, 1 << 24, "0", "symbol times",
-    "REPLAY_TIMER limit; 0 = the spec's: 1500 flits in flit mode; non-flit 24000 at 16 GT/s "
+    "REPLAY_TIMER limit; 0 = the spec's: 1500 flits in flit mode (UNCONFIRMED); non-flit 24000 at 16 GT/s "
     "and above (simplified limit, low end), 3 x the Ack latency limit below (spec §3.6.2.1, pcie-protocol.md §10)"),
   KEY_INT ("link.supported_gen", link.supported_gen, 0, 6, "0", "generation",
     "the highest rate the link's ports support (Link Capabilities' Max Link Speed), when they trained below it; 0 "

@@ -393,6 +393,24 @@ START_TEST (test_sris)
 }
 END_TEST
 
+/* SKPs that fall due during one packet (pcie-protocol.md §4): at 128b/130b one goes after it, the rest are not
+ * sent (issue #39 point 10). Gen3 x1 with SRIS (an SKP due every 37 blocks, 592 symbol times) and MPS 4096: a TLP
+ * is 4096 + 12 + 8 = 4116 symbol times, so about 7 SKPs fall due during each. After it: the EDS (4 symbols on x1)
+ * ends the data block, IDLs fill it to its 16-symbol boundary (4116 + 4 = 4120 -> 4128), the SKP takes 16, and the
+ * next TLP starts a block: 4144 symbol times per 4096 payload bytes. Sending all 7 back to back would cost 96 more. */
+START_TEST (test_skp_deferred_not_back_to_back)
+{
+  LinkParams lp = base_params (3, 1, 4096);
+  lp.sris = TRUE;
+  StreamParams sp = { .link = lp, .mode = STREAM_WRITE, .total_bytes = 4u << 20 };
+  StreamResult r;
+  g_autoptr (GError) err = NULL;
+  ck_assert_msg (stream_run (&sp, 1, &r, &err), "%s", err ? err->message : "");
+  double want = wire_mbps (3, 1) * 4096.0 / 4144.0;
+  ck_assert_msg (fabs (r.mbps - want) < 0.003 * want, "%.2f MB/s, want %.2f", r.mbps, want);
+}
+END_TEST
+
 /* ---- flit mode (pcie-protocol.md §1-4, spec §4.2.3.3) ---- */
 
 /* Share of the wire a flit-mode SKP takes: S symbols on every lane after every N flits of 256 bytes (§4). */
@@ -1229,6 +1247,7 @@ main (void)
   tcase_add_test (tc, test_tags_max);
   tcase_add_test (tc, test_seq_window);
   tcase_add_loop_test (tc, test_sris, 0, 2);
+  tcase_add_test (tc, test_skp_deferred_not_back_to_back);
   tcase_add_test (tc, test_flit_gen6_stream);
   tcase_add_loop_test (tc, test_flit_vs_nonflit, 0, G_N_ELEMENTS (flit_cmp_cases));
   tcase_add_loop_test (tc, test_flit_packing, 0, G_N_ELEMENTS (flit_pack_cases));

@@ -226,9 +226,16 @@ skp_catch_up (Dir *d, uint64_t now_sym)
 {
   const Phy *phy = &d->link->phy;
   /* §4: SKPs are scheduled on a fixed interval and sent at the next packet boundary; one that fell due while
-   * the wire was idle went out at its due time (lane 0), so it is placed there retroactively. */
+   * the wire was idle went out at its due time (lane 0), so it is placed there retroactively. At 8b/10b those
+   * that fell due while a packet (or a retrain) held the wire all go after it, back to back; at 128b/130b only
+   * one does, the others are not sent (pcie-protocol.md §4). */
+  uint64_t placed_end = UINT64_MAX;
   while (d->skp_due_sym <= now_sym) {
     uint64_t due_slot = d->skp_due_sym * phy->lanes;
+    if (phy->gen >= 3 && d->cursor == placed_end && due_slot < placed_end) {
+      d->skp_due_sym += phy->skp_interval_symbols;
+      continue;
+    }
     uint64_t base = d->cursor > due_slot ? d->cursor : due_slot;
     PhyPlacement pl;
     phy->ops->place_skp (phy, base, &pl);
@@ -236,7 +243,7 @@ skp_catch_up (Dir *d, uint64_t now_sym)
       trace_wire (d->link->trace, &d->tr, TRACE_WIRE_SKP, slot_ps (phy, pl.start_slot),
                   slot_ps (phy, pl.end_slot) - slot_ps (phy, pl.start_slot), 0, 0);
     d->s_os += pl.end_slot - pl.start_slot;
-    d->cursor = pl.end_slot;
+    d->cursor = placed_end = pl.end_slot;
     d->cnt.skps++;
     d->skp_due_sym += phy->skp_interval_symbols;
   }

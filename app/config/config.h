@@ -109,6 +109,7 @@ typedef struct {
     bool ecrc;
     int64_t address_bits;
     double tx_pipeline_ns, rx_pipeline_ns, flight_ns;
+    double rx_transaction_ns; /* of rx_pipeline_ns, the part after the data link layer: TLPs only */
     int64_t replay_buffer_bytes;
     int64_t tx_queue_tlps;
     double updatefc_period_ns;

@@ -295,6 +295,13 @@ cfg_check_combinations (Walk *w, const YNode *root, GError **error)
                  "): a narrower beat holds one 256-bit segment at most", c->endpoint.datapath_bits);
     return FALSE;
   }
+  /* The transaction layer's part of the receive pipeline is a part of it. */
+  if (c->link.rx_transaction_ns > c->link.rx_pipeline_ns) {
+    at = given_node (w, root, (const char *const[]) { "link.rx_transaction_ns", "link.rx_pipeline_ns", NULL });
+    ytree_error (error, PS_ERROR_DATA, at, "link.rx_transaction_ns %g is a part of link.rx_pipeline_ns (%g): it "
+                 "cannot exceed it", c->link.rx_transaction_ns, c->link.rx_pipeline_ns);
+    return FALSE;
+  }
   /* A link trains at most at the rate both its ports support (spec §4.2.6). */
   if (c->link.supported_gen && c->link.supported_gen < c->link.gen) {
     at = given_node (w, root, (const char *const[]) { "link.supported_gen", "link.gen", NULL });

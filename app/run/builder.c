@@ -76,6 +76,7 @@ ps_build_link_params (const PsConfig *cfg, LinkParams *lp)
     .max_payload_bytes = (uint32_t) cfg->link.max_payload,
     .tx_pipeline_ps = units_ns_to_ps (cfg->link.tx_pipeline_ns),
     .rx_pipeline_ps = units_ns_to_ps (cfg->link.rx_pipeline_ns),
+    .rx_tl_pipeline_ps = { units_ns_to_ps (cfg->link.rx_transaction_ns), units_ns_to_ps (cfg->link.rx_transaction_ns) },
     .flight_ps = units_ns_to_ps (cfg->link.flight_ns),
     .replay_buffer_bytes = (uint32_t) cfg->link.replay_buffer_bytes,
     .tx_queue_tlps = (uint32_t) cfg->link.tx_queue_tlps,
@@ -763,12 +764,14 @@ link_end (const PsConfig *nc, const PsNode *node, Switch *sw, LinkParams *lp, Li
   if (sw) {
     switch_link_params (sw, lp, end);
     lp->ack_every_tlps[end] = 0;
+    lp->rx_tl_pipeline_ps[end] = 0; /* the switch holds its TLPs itself (switch.h) */
     return;
   }
   gboolean root = node->type == PS_NODE_ROOT_COMPLEX;
   lp->end_pipelines[end] = TRUE;
   lp->end_tx_pipeline_ps[end] = units_ns_to_ps (nc->link.tx_pipeline_ns);
   lp->end_rx_pipeline_ps[end] = units_ns_to_ps (nc->link.rx_pipeline_ns);
+  lp->rx_tl_pipeline_ps[end] = units_ns_to_ps (nc->link.rx_transaction_ns);
   lp->rx_credits[end] = ps_credits (root ? &nc->host.rx_credits : &nc->endpoint.rx_credits);
   lp->ack_every_tlps[end] = (uint32_t) (root ? nc->host.ack_every_tlps : nc->endpoint.ack_every_tlps);
 }

@@ -22,8 +22,10 @@
  * Pipelines. tx_pipeline_ps is applied between the serialiser and the channel (together with flight and the
  * receiver's rx_pipeline_ps) rather than before the serialiser: a constant-latency pipeline gives the same
  * arrival times either way, and this way the transmit queue holds only TLPs really waiting for the wire.
- * DLLPs pass through the same pipelines as TLPs. Each end has its own pair (LinkParams.end_pipelines), so a
- * direction's latency is its transmitter's transmit pipeline, flight and its receiver's receive pipeline.
+ * DLLPs pass through the same pipelines as TLPs up to the receiver's data link layer; a TLP then waits the
+ * transaction layer's part of the receive pipeline (LinkParams.rx_tl_pipeline_ps, a second FIFO with one event;
+ * empty when that part is 0). Each end has its own pair (LinkParams.end_pipelines), so a direction's latency is its
+ * transmitter's transmit pipeline, flight and its receiver's receive pipeline.
  *
  * Cut-through delivery (link_port_set_rx_at_header): a TLP's Arrival is due when its header is in, and its `b`
  * holds when the whole TLP is: what the receiver's data link layer acknowledges by (ack_count()), and what the
@@ -501,15 +503,76 @@ fc_lat_fire (SimEngine *e, void *ctx, uint64_t arg)
   wire_kick (rev);
 }
 
-/* Credits are taken before the rx callback runs, because the consumer may release them at once
- * (link_port_consume()) and fc.c would reject a release of credits not yet taken. */
-static void
-receive_tlp (Dir *d, Tlp *t, SimTime whole_ps)
+/* The transaction layer takes a TLP the data link layer passed. Credits are taken before the rx callback runs,
+ * because the consumer may release them at once (link_port_consume()) and fc.c would reject a release of credits
+ * not yet taken. */
+static inline __attribute__ ((always_inline)) void
+deliver_tlp (Dir *d, Tlp *t, SimTime whole_ps)
 {
   Link *l = d->link;
   SimEngine *e = l->engine;
   FcClass c = tlp_fc_class (t->kind);
   fc_rx_receive (&d->fc_rx, c, tlp_header_credits (t), tlp_data_credits (t));
+  /* §2.6.1.2 periodic refresh, armed only by traffic so an idle link lets the engine drain. */
+  if (fc_rx_class_finite (&d->fc_rx, c) && !sim_event_pending (e, d->fc_timer[c])) {
+    SimTime due = MAX (sim_now (e), d->fc_last_sent_ps[c] + l->p.updatefc_period_ps);
+    d->fc_timer[c] = sim_schedule_at (e, due, fc_timer_fire, d, c);
+  }
+  LinkPort *port = d->rx_port;
+  port->rx_tail_ps = whole_ps;
+  if (port->observe_fn)
+    port->observe_fn (port->observe_ctx, t);
+  if (port->rx_fn) {
+    port->rx_fn (port->rx_ctx, port, t);
+  } else {
+    /* No consumer attached: behave as an infinitely fast sink. */
+    link_port_consume (port, t);
+    tlp_free (l->pool, t);
+  }
+}
+
+/* The transaction layer's pipeline (Link.tl_pipe_ps): TLPs come out in order, one event for the head. */
+static void
+tlq_fire (SimEngine *e, void *ctx, uint64_t arg)
+{
+  (void) arg;
+  Dir *d = ctx;
+  d->tlq_ev = SIM_EVENT_NONE;
+  while (d->tlq_len && d->tlq[d->tlq_head].at <= sim_now (e)) {
+    Arrival a = d->tlq[d->tlq_head];
+    d->tlq_head = (d->tlq_head + 1) & (d->tlq_cap - 1);
+    d->tlq_len--;
+    deliver_tlp (d, a.tlp, a.b);
+  }
+  if (d->tlq_len && !sim_event_pending (e, d->tlq_ev))
+    d->tlq_ev = sim_schedule_at (e, d->tlq[d->tlq_head].at, tlq_fire, d, 0);
+}
+
+static G_GNUC_NO_INLINE void
+tlq_push (Dir *d, Tlp *t, SimTime at, SimTime whole_ps)
+{
+  if (d->tlq_len == d->tlq_cap) {
+    uint32_t cap = d->tlq_cap ? d->tlq_cap * 2 : 8;
+    Arrival *n = g_new (Arrival, cap);
+    for (uint32_t k = 0; k < d->tlq_len; k++)
+      n[k] = d->tlq[(d->tlq_head + k) & (d->tlq_cap - 1)];
+    g_free (d->tlq);
+    d->tlq = n;
+    d->tlq_cap = cap;
+    d->tlq_head = 0;
+  }
+  d->tlq[(d->tlq_head + d->tlq_len) & (d->tlq_cap - 1)] = (Arrival) { .kind = ARR_TLP, .tlp = t, .at = at, .b = whole_ps };
+  if (d->tlq_len++ == 0)
+    d->tlq_ev = sim_schedule_at (d->link->engine, at, tlq_fire, d, 0);
+}
+
+/* The data link layer accepted a good TLP in sequence (NEXT_RCV_SEQ moves on, what an Ack names); the transaction
+ * layer gets it at once, or its pipeline's part later. */
+static void
+receive_tlp (Dir *d, Tlp *t, SimTime whole_ps)
+{
+  Link *l = d->link;
+  SimEngine *e = l->engine;
   /* No loss and no reordering on one direction: each TLP carries the next sequence number. */
   SIM_INVARIANT (t->seq == (d->rx_seq & 0xfff),
                 "link %s: received sequence number %u, expected %u (TLP %" G_GUINT64_FORMAT ")",
@@ -527,22 +590,11 @@ receive_tlp (Dir *d, Tlp *t, SimTime whole_ps)
       sim_cancel (e, d->ack_ev);
     ack_fire (e, d, 0);
   }
-  /* §2.6.1.2 periodic refresh, armed only by traffic so an idle link lets the engine drain. */
-  if (fc_rx_class_finite (&d->fc_rx, c) && !sim_event_pending (e, d->fc_timer[c])) {
-    SimTime due = MAX (sim_now (e), d->fc_last_sent_ps[c] + l->p.updatefc_period_ps);
-    d->fc_timer[c] = sim_schedule_at (e, due, fc_timer_fire, d, c);
-  }
-  LinkPort *port = d->rx_port;
-  port->rx_tail_ps = whole_ps;
-  if (port->observe_fn)
-    port->observe_fn (port->observe_ctx, t);
-  if (port->rx_fn) {
-    port->rx_fn (port->rx_ctx, port, t);
-  } else {
-    /* No consumer attached: behave as an infinitely fast sink. */
-    link_port_consume (port, t);
-    tlp_free (l->pool, t);
-  }
+  SimTime tl = l->tl_pipe_ps[1 - d->dir];
+  if (G_LIKELY (tl == 0))
+    deliver_tlp (d, t, whole_ps);
+  else
+    tlq_push (d, t, sim_now (e) + tl, whole_ps + tl);
 }
 
 /* Acks are cumulative (§3 coalescing): one names the last TLP received in order, so everything up to it leaves the

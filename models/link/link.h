@@ -59,6 +59,10 @@ typedef struct {
    * above. A switch port's receive pipeline is its port-to-port latency (switch.h). */
   gboolean end_pipelines[2];
   SimTime end_tx_pipeline_ps[2], end_rx_pipeline_ps[2];
+  /* Of the receive pipeline, the part after the data link layer (the transaction layer's), by LinkEnd: DLLPs act
+   * and TLPs are checked and acknowledged (spec §3.6.3.1: AckNak_Seq_Num is NEXT_RCV_SEQ - 1) that much before a
+   * TLP is delivered. 0 = none: the data link layer sits at the end of the pipeline. At most the pipeline. */
+  SimTime rx_tl_pipeline_ps[2];
   SimTime flight_ps; /* channel propagation, each way */
   uint32_t replay_buffer_bytes; /* transmit replay buffer; 0 = unlimited */
   uint32_t tx_queue_tlps; /* TLPs the transaction layer may queue ahead of the wire; 0 = unlimited */

@@ -25,6 +25,14 @@ link_params_validate (const LinkParams *p, GError **error)
     g_set_error (error, LINK_ERROR, LINK_ERROR_PARAM, "supported_gen %d is not gen %d..6", p->supported_gen, p->gen);
     return FALSE;
   }
+  for (int end = 0; end < 2; end++) {
+    SimTime rx = p->end_pipelines[end] ? p->end_rx_pipeline_ps[end] : p->rx_pipeline_ps;
+    if (p->rx_tl_pipeline_ps[end] > rx) {
+      g_set_error (error, LINK_ERROR, LINK_ERROR_PARAM, "rx_tl_pipeline_ps %" G_GUINT64_FORMAT " exceeds the receive "
+                   "pipeline %" G_GUINT64_FORMAT, p->rx_tl_pipeline_ps[end], rx);
+      return FALSE;
+    }
+  }
   uint32_t mps = p->max_payload_bytes;
   /* pcie-protocol.md §6: MPS is a power of two from 128 to 4096 bytes. */
   if (mps < 128 || mps > 4096 || (mps & (mps - 1))) {
@@ -126,6 +134,9 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
   for (int end = 0; end < 2; end++) {
     l->tx_pipe_ps[end] = params->end_pipelines[end] ? params->end_tx_pipeline_ps[end] : params->tx_pipeline_ps;
     l->rx_pipe_ps[end] = params->end_pipelines[end] ? params->end_rx_pipeline_ps[end] : params->rx_pipeline_ps;
+    /* The link's arrivals are at the data link layer; a TLP waits the transaction layer's part after it. */
+    l->tl_pipe_ps[end] = MIN (params->rx_tl_pipeline_ps[end], l->rx_pipe_ps[end]);
+    l->rx_pipe_ps[end] -= l->tl_pipe_ps[end];
   }
   /* Direction d is sent by LinkEnd d and received at the end that does not transmit on it: LinkEnd 1 - d. */
   for (int dir = 0; dir < 2; dir++) {
@@ -142,7 +153,7 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
     Dir *d = &l->d[i];
     d->link = l;
     d->dir = (LinkDir) i;
-    d->wire_ev = d->arr_ev = d->ack_ev = SIM_EVENT_NONE;
+    d->wire_ev = d->arr_ev = d->ack_ev = d->tlq_ev = SIM_EVENT_NONE;
     for (int c = 0; c < FC_CLASS_COUNT; c++)
       d->fc_timer[c] = d->fc_lat_timer[c] = SIM_EVENT_NONE;
     /* The first SKP falls one interval after link-up, like every later one. Flit mode has them in its grid. */
@@ -190,6 +201,10 @@ link_free (Link *link)
         tlp_free (link->pool, a->tlp);
     }
     sim_cancel (link->engine, d->replay_ev);
+    sim_cancel (link->engine, d->tlq_ev);
+    for (uint32_t k = 0; k < d->tlq_len; k++)
+      tlp_free (link->pool, d->tlq[(d->tlq_head + k) & (d->tlq_cap - 1)].tlp);
+    g_free (d->tlq);
     if (d->rtlp)
       for (uint64_t k = 0; k < d->tx_seq - d->acked_seq; k++)
         tlp_free (link->pool, d->rtlp[(d->replay_head + k) & (d->replay_cap - 1)]);

@@ -140,7 +140,9 @@ def generate(seed):
             if rng.random() < 0.5:
                 n["link"]["lanes"] = rng.choice([1, 2, 4, 8, 16])
         if n["type"] == "endpoint" and rng.random() < 0.2:
-            n["endpoint"] = {"tags": rng.choice([1, 4, 32, 256, 768])}
+            # 10-bit tags (768) only where the node's link generation is 16 GT/s or more, or flit mode runs
+            # (spec r4.0, §2.2.6.2: refused otherwise).
+            n["endpoint"] = {"tags": rng.choice([1, 4, 32, 256] + ([768] if flit or gen_of(case, n) >= 4 else []))}
         if n["type"] == "endpoint" and rng.random() < 0.2:
             n["bars"] = [rng.choice([0, 1 << 20]), 16 << 20]
         if n["type"] == "switch" and rng.random() < 0.2:

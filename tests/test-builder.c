@@ -48,7 +48,7 @@ static const char full_yaml[] =
   "  ack_every_tlps: 9\n"
   "  completion_buffer_bytes: 16384\n"
   "  completion_buffer_headers: 40\n"
-  "  rx_credits: {ph: 1, pd: 32, nph: 3, npd: 4, cplh: 5, cpld: 36}\n"
+  "  rx_credits: {ph: 1, pd: 32, nph: 3, npd: 4, cplh: 0, cpld: 0}\n"
   "dma:\n"
   "  desc_max_bytes: 8192\n"
   "  desc_per_fetch: 4\n"
@@ -133,7 +133,7 @@ START_TEST (test_link)
   ck_assert_uint_eq (lp.updatefc_data_threshold_credits, 80);
   /* The root port's credits (host.rx_credits) limit what the endpoint sends upstream; the endpoint's limit the
    * host. Each receiver's Ack policy stays with it. */
-  const FcCredits host = { 11, 42, 33, 44, 55, 66 }, dev = { 1, 32, 3, 4, 5, 36 };
+  const FcCredits host = { 11, 42, 33, 44, 55, 66 }, dev = { 1, 32, 3, 4, 0, 0 }; /* an endpoint's completion credits are infinite */
   ck_assert (memcmp (&lp.rx_credits[LINK_DSP], &host, sizeof host) == 0);
   ck_assert (memcmp (&lp.rx_credits[LINK_USP], &dev, sizeof dev) == 0);
   ck_assert_uint_eq (lp.ack_every_tlps[LINK_DSP], 8);

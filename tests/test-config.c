@@ -39,6 +39,14 @@ START_TEST (test_credit_minimum_accepted)
                                         "endpoint:\n  rx_credits: {pd: 0, cpld: 0}\n", NULL, &e);
   ck_assert_msg (cfg != NULL, "%s", e ? e->message : "?");
   ck_assert_int_eq (cfg->host.rx_credits.pd, 16);
+  /* The unscaled limits themselves (127 headers, 2047 data credits, spec §2.6.1) pass at Gen2, 256 tags too; a
+   * port supporting 16 GT/s may scale its credits beyond them and use 10-bit tags at any rate (issue #39). */
+  g_autoptr (PsConfig) cap = load_text (dir, "link:\n  gen: 2\n  lanes: 8\nhost:\n  rx_credits: {ph: 127, pd: 2047}\n"
+                                        "endpoint:\n  tags: 256\n", NULL, &e);
+  ck_assert_msg (cap != NULL, "%s", e ? e->message : "?");
+  g_autoptr (PsConfig) scaled = load_text (dir, "link:\n  gen: 2\n  lanes: 8\n  supported_gen: 4\nhost:\n  rx_credits: "
+                                           "{ph: 500, pd: 8000}\nendpoint:\n  tags: 768\n", NULL, &e);
+  ck_assert_msg (scaled != NULL, "%s", e ? e->message : "?");
 }
 END_TEST
 
@@ -155,11 +163,12 @@ static const BadCase bad_cases[] = {
   /* 14-bit tags with Tag[13:10] = 0 are not 14-bit tags (spec §2.2.6.2): 2^14 - 2^10 = 15,360 usable. */
   { "tags-15361", "endpoint:\n  tags: 15361\n", 0, { { 0 } }, NULL, 2, 9, PS_ERROR_DATA, "(got 15361)" },
   /* 10-bit tags (768, spec §2.2.6.2) need no flit mode; 769 does, and the stream workload ("  tags: " -> 9). */
-  { "tags-769", LINK "endpoint:\n  tags: 769\n", 0, { { 0 } }, NULL, 5, 9, PS_ERROR_DATA,
+  { "tags-769", "link:\n  gen: 4\n  lanes: 8\nendpoint:\n  tags: 769\n", 0, { { 0 } }, NULL, 5, 9, PS_ERROR_DATA,
     "endpoint.tags 769 needs 14-bit tags" },
-  /* A switch port's data link layer latency is a part of its port-to-port latency, whose node the error names when
-   * it is the one given ("  latency_ns: " -> 15). */
-  { "switch-dll", LINK "switch:\n  latency_ns: 40\n", 0, { { 0 } }, NULL, 5, 15, PS_ERROR_DATA,
+  /* A switch port's data link layer latency is a part of its port-to-port latency, when the user gives both (an
+   * unset one follows the latency, test_switch_dll_default); the error names the DLL latency's node
+   * ("  dll_latency_ns: " -> 19). */
+  { "switch-dll", LINK "switch:\n  latency_ns: 40\n  dll_latency_ns: 50\n", 0, { { 0 } }, NULL, 6, 19, PS_ERROR_DATA,
     "switch.dll_latency_ns 50 is a part of switch.latency_ns (40)" },
   /* Straddle needs two 256-bit segments a beat ("  straddle: " -> 13). */
   { "straddle-256", LINK "endpoint:\n  datapath_bits: 256\n  straddle: true\n", 0, { { 0 } }, NULL, 6, 13,
@@ -198,8 +207,20 @@ static const BadCase bad_cases[] = {
    * credits ("    cpld: " -> 11). */
   { "pd-below-mps", LINK "  max_payload: 256\nhost:\n  rx_credits:\n    pd: 15\n", 0, { { 0 } }, NULL, 7, 9,
     PS_ERROR_DATA, "host.rx_credits.pd (15) is below the spec minimum of 16 credits" },
-  { "cpld-below-mrrs", LINK "  max_payload: 512\n  max_read_request: 256\nendpoint:\n  rx_credits:\n    cpld: 15\n",
-    0, { { 0 } }, NULL, 8, 11, PS_ERROR_DATA, "endpoint.rx_credits.cpld (15) is below the spec minimum of 16" },
+  { "cpld-below-mrrs", LINK "  max_payload: 512\n  max_read_request: 256\nhost:\n  rx_credits:\n    cpld: 15\n",
+    0, { { 0 } }, NULL, 8, 11, PS_ERROR_DATA, "host.rx_credits.cpld (15) is below the spec minimum of 16" },
+  /* Issue #39. An endpoint advertises infinite completion credits (Base 2.1 Table 2-37): any finite value is
+   * refused at it ("    cplh: " -> 11). Without scaled flow control (Gen2 here) at most 127 header and 2047 data
+   * credits ("    ph: " -> 9, "    pd: " -> 9); with a port supporting 16 GT/s they pass. More than 256 tags
+   * need 10-bit tags, of the 16 GT/s revision ("  tags: " -> 9). */
+  { "endpoint-cplh-finite", LINK "endpoint:\n  rx_credits:\n    cplh: 4\n", 0, { { 0 } }, NULL, 6, 11, PS_ERROR_DATA,
+    "endpoint.rx_credits.cplh is 4, finite: an endpoint advertises infinite completion credits" },
+  { "unscaled-ph-128", LINK "host:\n  rx_credits:\n    ph: 128\n", 0, { { 0 } }, NULL, 6, 9, PS_ERROR_DATA,
+    "host.rx_credits.ph (128) is above the 127 credits" },
+  { "unscaled-pd-2048", LINK "host:\n  rx_credits:\n    pd: 2048\n", 0, { { 0 } }, NULL, 6, 9, PS_ERROR_DATA,
+    "host.rx_credits.pd (2048) is above the 2047 credits" },
+  { "tags-257-gen2", LINK "endpoint:\n  tags: 257\n", 0, { { 0 } }, NULL, 5, 9, PS_ERROR_DATA,
+    "endpoint.tags 257 needs 10-bit tags" },
   /* The default MPS (128) needs 8 posted-data credits. */
   { "pd-below-default-mps", LINK "endpoint:\n  rx_credits:\n    pd: 7\n", 0, { { 0 } }, NULL, 6, 9, PS_ERROR_DATA,
     "minimum of 8 credits" },
@@ -703,6 +724,27 @@ START_TEST (test_datapath_defaults)
 }
 END_TEST
 
+/* Issue #39 point 13: switch.dll_latency_ns's default, an assumption, follows the latency the user gave: all of
+ * it below the assumed 50 ns (a sweep of switch.latency_ns from 0 must not stop at its low end), 50 ns above. */
+START_TEST (test_switch_dll_default)
+{
+  static const double latency[] = { 0, 30, 49, 50, 150 };
+  g_autofree char *path = g_build_filename (source_root (), "configs", "v7_p2p_g2_x4_1switch.yaml", NULL);
+  for (size_t i = 0; i < G_N_ELEMENTS (latency); i++) {
+    g_autofree char *set = g_strdup_printf ("switch.latency_ns=%g", latency[i]);
+    g_autoptr (GError) e = NULL;
+    g_autoptr (PsConfig) cfg = ps_config_load (path, (const char *const[]) { set, NULL }, &e);
+    ck_assert_msg (cfg != NULL, "latency %g: %s", latency[i], e ? e->message : "");
+    double want = MIN (latency[i], 50);
+    ck_assert_msg (cfg->sw.dll_latency_ns == want, "latency %g: dll %g, want %g", latency[i], cfg->sw.dll_latency_ns,
+                   want);
+    const PsKeyOrigin *o = ps_config_origin (cfg, "switch.dll_latency_ns");
+    ck_assert_int_eq (o->from, PS_FROM_DEFAULT);
+    ck_assert ((o->rule != NULL) == (latency[i] < 50));
+  }
+}
+END_TEST
+
 /* Origins (issue #12 item 11): c.yaml includes base.yaml; each key says which of the two, or which --set, gave
  * it, at the value's own line and column, and the rest are defaults. Positions by hand: in base.yaml
  * "link:\n  gen: 2\n  lanes: 8\n" the 8 is at 3:10; in c.yaml "include: base.yaml\nendpoint:\n  tags: 16\n" the
@@ -856,6 +898,7 @@ main (void)
   tcase_add_test (tc, test_set_overrides);
   tcase_add_loop_test (tc, test_set_bad, 0, G_N_ELEMENTS (bad_sets));
   tcase_add_test (tc, test_defaults);
+  tcase_add_test (tc, test_switch_dll_default);
   tcase_add_loop_test (tc, test_datapath_defaults, 0, G_N_ELEMENTS (datapath_cases));
   tcase_add_test (tc, test_origins);
   tcase_add_test (tc, test_credit_minimum_accepted);

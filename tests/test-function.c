@@ -259,10 +259,10 @@ END_TEST
 /* --- through the program ------------------------------------------------------------------------------------ */
 
 /* nic, two functions, on root port 0 (bus 1: IDs 01:00.0 and 01:00.1); two read flows of endpoint.tags 400 each.
- * On two functions: 400 tags per function, under the 768 of a Gen3 link (10-bit tags, spec §2.2.6.2), accepted; on
+ * On two functions: 400 tags per function, under the 768 of a Gen4 link (10-bit tags, spec §2.2.6.2), accepted; on
  * one function: 800 of its 768, refused at the second flow. */
 static const char *const two_fn_yaml =
-  "link: {gen: 3, lanes: 4}\n"
+  "link: {gen: 4, lanes: 4}\n"
   "endpoint: {tags: 400}\n"
   "topology:\n"
   "  nodes:\n"

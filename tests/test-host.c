@@ -376,6 +376,59 @@ START_TEST (test_iommu_knee)
 }
 END_TEST
 
+/* Completions of different reads may return in any order (spec §2.4.1, issue #39 point 11): a read whose data is
+ * slow (a 512-byte read at 1 ns per byte of latency: 800 + 512 ns) does not hold back one sent right behind it
+ * whose data is ready first (64 bytes: 800 + 64 ns, 448 ns sooner). Any order: the small read's one CplD leaves
+ * first, then the two of the large one (MPS 256) in address order. In order (host.completions_in_order): the large
+ * read's two first. */
+START_TEST (test_slow_read_does_not_hold_back_a_ready_one)
+{
+  HostParams hp = base_host_params ();
+  hp.read_latency_per_byte_ps = 1000;
+  hp.cpl_in_order = _i == 1;
+  Rig r;
+  rig_init (&r, &hp);
+  dev_read (&r, 0x40000, 512, 1);
+  dev_read (&r, 0x50000, 64, 2);
+  sim_run_until (r.engine, 20 * SIM_US);
+  ck_assert_uint_eq (r.n, 3);
+  static const uint16_t any[] = { 2, 1, 1 }, ordered[] = { 1, 1, 2 };
+  const uint16_t *want = _i == 1 ? ordered : any;
+  for (guint k = 0; k < 3; k++)
+    ck_assert_msg (r.seen[k].tag == want[k], "in order %d: completion %u has tag %u, want %u", _i, k, r.seen[k].tag,
+                   want[k]);
+  /* The large read's completions in address order either way. */
+  guint first = _i == 1 ? 0 : 1;
+  ck_assert (r.seen[first].address == 0x40000 && r.seen[first + 1].address == 0x40100);
+  rig_finish (&r);
+}
+END_TEST
+
+/* The IOTLB's replacement order (issue #39: an IOTLB made FIFO passed every test), by hand: 4 entries, one 64-byte
+ * read each of pages 0, 1, 2, 3, 0, 4, 0. Least recently used: 0-3 miss; 0 hits and becomes the most recent; 4
+ * misses and replaces 1, the least recent; 0 hits: 5 misses, 2 hits. First in, first out would replace 0 for 4,
+ * and the last read of 0 would miss: 6 and 1. */
+START_TEST (test_iotlb_lru_order)
+{
+  HostParams hp = base_host_params ();
+  hp.iommu_enabled = TRUE;
+  hp.iotlb_entries = 4;
+  hp.iommu_page_bytes = 4096;
+  hp.iommu_walk_ns = 300;
+  static const uint32_t pages[] = { 0, 1, 2, 3, 0, 4, 0 };
+  Rig r;
+  rig_init (&r, &hp);
+  for (size_t i = 0; i < G_N_ELEMENTS (pages); i++) {
+    dev_read (&r, 0x100000 + pages[i] * UINT64_C (4096), 64, 1);
+    sim_run_until (r.engine, sim_now (r.engine) + 20 * SIM_US);
+  }
+  HostCounters c = host_counters (r.host);
+  rig_finish (&r);
+  ck_assert_msg (c.iotlb_misses == 5 && c.iotlb_hits == 2, "%" G_GUINT64_FORMAT " misses, %" G_GUINT64_FORMAT " hits",
+                 c.iotlb_misses, c.iotlb_hits);
+}
+END_TEST
+
 /* A miss costs its read the walk: the first read of a page completes walk_ns (300) later than without the IOMMU,
  * and a second read of the same page, sent right behind it, waits for that same walk, not another one: its
  * completion follows the first by its wire time (~20 ns for a 64-byte CplD at Gen2 x8), as without the IOMMU. */
@@ -416,6 +469,8 @@ main (void)
   tcase_add_test (tc, test_write_drain_and_pio);
   tcase_add_test (tc, test_read_waits_for_earlier_writes);
   tcase_add_test (tc, test_iommu_knee);
+  tcase_add_test (tc, test_iotlb_lru_order);
+  tcase_add_loop_test (tc, test_slow_read_does_not_hold_back_a_ready_one, 0, 2);
   tcase_add_test (tc, test_iommu_walk_time);
   tcase_add_exit_test (tc, test_tag_reuse_exits_70, 70);
   suite_add_tcase (s, tc);

@@ -293,22 +293,28 @@ START_TEST (test_replay_stall)
 END_TEST
 
 /* Pipelines longer than the Ack limit: InternalDelay covers them (spec §3.6.3.1), the Ack still leaves the pins
- * one limit after the TLP arrived there. */
+ * one limit after the TLP arrived there. Case 1 splits each end's 400 ns receive pipeline as an endpoint's may
+ * (issue #39 point 9): 300 ns are the transaction layer's, after the data link layer, so the Ack acts 100 ns after
+ * reaching the transmitter's pins instead of 400, while a TLP is still delivered 400 ns after its pins. */
 START_TEST (test_ack_pipelines_beyond_limit)
 {
+  SimTime tl = _i ? 300 * SIM_NS : 0;
   LinkParams lp = base_params (2, 4, 256);
   lp.tx_pipeline_ps = 400 * SIM_NS;
   lp.rx_pipeline_ps = 400 * SIM_NS;
+  lp.rx_tl_pipeline_ps[LINK_DSP] = lp.rx_tl_pipeline_ps[LINK_USP] = tl;
   lp.flight_ps = 50 * SIM_NS;
   lp.replay_buffer_bytes = 276;
   StreamParams sp = { .link = lp, .mode = STREAM_WRITE };
   StreamResult r;
   g_autoptr (GError) err = NULL;
   ck_assert_msg (stream_run (&sp, 1, &r, &err), "%s", err ? err->message : "");
-  /* TLP 138 ns, 450 ns to the receiver's pins, the limit 169 symbols = 338 ns, the Ack 4 ns, then 50 + 400 ns
-   * into the transmitter's data link layer: one TLP per cycle. */
-  double want = 256.0 / (138.0 + 450.0 + 338.0 + 4.0 + 450.0) * 1000.0;
-  ck_assert_msg (fabs (r.mbps - want) < 0.02 * want, "%.1f MB/s, want %.1f", r.mbps, want);
+  /* TLP 138 ns, 450 ns to the receiver's pins, the limit 169 symbols = 338 ns, the Ack 4 ns, then 50 ns of flight
+   * and the transmitter's receive pipeline up to its data link layer: one TLP per cycle. */
+  double want = 256.0 / (138.0 + 450.0 + 338.0 + 4.0 + 50.0 + (400.0 - (double) tl / SIM_NS)) * 1000.0;
+  ck_assert_msg (fabs (r.mbps - want) < 0.02 * want, "TL %d: %.1f MB/s, want %.1f", _i, r.mbps, want);
+  /* One TLP at a time, each 138 + 400 + 50 + 400 ns from its hand-over to its delivery, whatever the split. */
+  ck_assert_msg (r.latency_p99_ns >= 988.0 && r.latency_p99_ns <= 992.0, "p99 %.1f ns", r.latency_p99_ns);
 }
 END_TEST
 
@@ -390,6 +396,24 @@ START_TEST (test_sris)
   double os = gen < 3 ? share : (16.0 + 1.0) / 592.0;
   ck_assert_msg (fabs (r.usage[LINK_UPSTREAM].ordered_sets - os) < 0.05 * os,
                  "ordered sets %.5f", r.usage[LINK_UPSTREAM].ordered_sets);
+}
+END_TEST
+
+/* SKPs that fall due during one packet (pcie-protocol.md §4): at 128b/130b one goes after it, the rest are not
+ * sent (issue #39 point 10). Gen3 x1 with SRIS (an SKP due every 37 blocks, 592 symbol times) and MPS 4096: a TLP
+ * is 4096 + 12 + 8 = 4116 symbol times, so about 7 SKPs fall due during each. After it: the EDS (4 symbols on x1)
+ * ends the data block, IDLs fill it to its 16-symbol boundary (4116 + 4 = 4120 -> 4128), the SKP takes 16, and the
+ * next TLP starts a block: 4144 symbol times per 4096 payload bytes. Sending all 7 back to back would cost 96 more. */
+START_TEST (test_skp_deferred_not_back_to_back)
+{
+  LinkParams lp = base_params (3, 1, 4096);
+  lp.sris = TRUE;
+  StreamParams sp = { .link = lp, .mode = STREAM_WRITE, .total_bytes = 4u << 20 };
+  StreamResult r;
+  g_autoptr (GError) err = NULL;
+  ck_assert_msg (stream_run (&sp, 1, &r, &err), "%s", err ? err->message : "");
+  double want = wire_mbps (3, 1) * 4096.0 / 4144.0;
+  ck_assert_msg (fabs (r.mbps - want) < 0.003 * want, "%.2f MB/s, want %.2f", r.mbps, want);
 }
 END_TEST
 
@@ -670,18 +694,21 @@ END_TEST
 
 /* A lost Ack: nothing else acknowledges the one TLP, so REPLAY_TIMER expires and replays it; the receiver discards
  * the duplicate and Acks again. The timer counts from the TLP's last symbol at the transmitter's pins (spec
- * §3.6.2.1): the serialiser's end plus the transmit pipeline. Its limit (pcie-protocol.md §10): below 16 GT/s
- * 3 × the Ack latency limit, Gen2 x4 MPS 256: 3 × 169 symbols of 2 ns, the 276-byte TLP ending after 69 symbols
- * and the 20 ns pipeline being 10 more; at 16 GT/s and above the simplified 24,000 symbols, Gen4 x8: the TLP ends
- * in symbol 35 (276 / 8 = 34.5), a 64-symbol pipeline, symbols of 8 / 16 GT/s × 130/128 = 8125/16 ps. */
+ * §3.6.2.1): the serialiser's end plus the transmit pipeline. Its limit (pcie-protocol.md §10): for a port
+ * limited to rates below 16 GT/s 3 × the Ack latency limit, Gen2 x4 MPS 256: 3 × 169 symbols of 2 ns, the
+ * 276-byte TLP ending after 69 symbols and the 20 ns pipeline being 10 more; for a port supporting 16 GT/s or
+ * more the simplified 24,000 symbols at whatever rate it trained, Gen4 x8: the TLP ends in symbol 35 (276 / 8 =
+ * 34.5), a 64-symbol pipeline, symbols of 8 / 16 GT/s × 130/128 = 8125/16 ps; a Gen5 port trained at Gen3 x8
+ * (symbols of 8125/8 ps), not 3 × 203. */
 typedef struct {
-  int gen, lanes;
+  int gen, lanes, supported_gen;
   SimTime tx_pipe_ps, expiry_ps;
 } LostAckCase;
 
 static const LostAckCase lost_ack_cases[] = {
-  { 2, 4, 20 * SIM_NS, (69 + 10 + 3 * 169) * 2 * SIM_NS },
-  { 4, 8, 64 * 8125 / 16, (35 + 64 + 24000) * UINT64_C (8125) / 16 },
+  { 2, 4, 0, 20 * SIM_NS, (69 + 10 + 3 * 169) * 2 * SIM_NS },
+  { 4, 8, 0, 64 * 8125 / 16, (35 + 64 + 24000) * UINT64_C (8125) / 16 },
+  { 3, 8, 5, 64 * 8125 / 8, (35 + 64 + 24000) * UINT64_C (8125) / 8 },
 };
 
 START_TEST (test_error_lost_ack)
@@ -692,6 +719,7 @@ START_TEST (test_error_lost_ack)
   TlpPool *pool = tlp_pool_new ();
   LinkParams p = base_params (c->gen, c->lanes, 256);
   p.tx_pipeline_ps = c->tx_pipe_ps;
+  p.supported_gen = c->supported_gen;
   OrderLog log = { 0 };
   Link *l = error_link (e, pool, &p, &log);
   link_inject_fault (l, LINK_FAULT_LOST_ACK, LINK_DOWNSTREAM, 0);
@@ -711,25 +739,128 @@ START_TEST (test_error_lost_ack)
 }
 END_TEST
 
-/* Issue #26's case: Gen5 x16, a 100 ns transmit pipeline, BER 1e-12. Over 4 MB (about 10^8 bits) an error is
- * unlikely and this seed draws none; then the error model must change nothing: the same figure as at BER 0 to the
- * last bit, and no REPLAY_TIMER expiry (the round trip, about 0.3 us, is far inside 24,000 symbols, 6.1 us). */
+/* A BER no error is drawn at must change nothing: the same figure as at BER 0 to the last bit, and no REPLAY_TIMER
+ * expiry. Issue #26's case: Gen5 x16, MPS 256, a 100 ns transmit pipeline, BER 1e-12; over 4 MB (about 10^8 bits)
+ * this seed draws no error, and the round trip, about 0.3 us, is far inside 24,000 symbols (6.1 us). Issue #39's:
+ * Gen3 x16, MPS 128, a 300 ns receive and 100 ns transmit pipeline at both ends, 5 ns of flight, BER 1e-15. Its
+ * REPLAY_TIMER is 3 × the Ack latency limit (Table 3-12, x16 MPS 128: 144 symbols, so 432 symbols of 1.016 ns,
+ * 439 ns), not much more than the Ack's round trip through both pipelines. The timer runs at the pins (spec
+ * §3.6.2.1: the Ack's arrival there resets it): a TLP's last symbol leaves the pins, is checked 5 + 300 ns later,
+ * and the Ack that covers it reaches the sender's pins 100 + 5 ns after that at the soonest, 410 ns, inside the
+ * limit, while counting the sender's own 300 ns receive pipeline too (710 ns) would expire it on every TLP. And
+ * xdma_g3_x8's link as a stream with a 600 ns receive pipeline (Gen3 x8, MPS 256, 150 ns transmit pipeline, 32
+ * posted header credits, Acks on every TLP, a 3-TLP transmit queue, the recommended UpdateFC latency): the timer
+ * restarted by an Ack while the TLPs left unacknowledged are still in the transmit pipeline counts from the first
+ * one's passing the pins, when one is outstanding there (§3.6.2.1: started by a TLP's transmission), not from the
+ * Ack; the round trip, 150 + 1 + 600 + 150 + 1 ns, is inside 3 × 203 symbols (618 ns) only so. */
+typedef struct {
+  int gen, lanes;
+  uint32_t mps;
+  SimTime tx_ps, rx_ps;
+  double ber;
+  uint32_t ph; /* posted header credits of the receiver, 0 = infinite */
+} ErrorFreeCase;
+
+static const ErrorFreeCase error_free_cases[] = {
+  { 5, 16, 256, 100 * SIM_NS, 30 * SIM_NS, 1e-12, 0 },
+  { 3, 16, 128, 100 * SIM_NS, 300 * SIM_NS, 1e-15, 0 },
+  { 3, 8, 256, 150 * SIM_NS, 600 * SIM_NS, 1e-18, 32 },
+};
+
 START_TEST (test_error_free_ber_costs_nothing)
 {
+  const ErrorFreeCase *c = &error_free_cases[_i];
   StreamResult r[2];
   for (int k = 0; k < 2; k++) {
-    LinkParams lp = base_params (5, 16, 256);
-    lp.tx_pipeline_ps = 100 * SIM_NS;
-    lp.ber = k ? 1e-12 : 0;
+    LinkParams lp = base_params (c->gen, c->lanes, c->mps);
+    lp.tx_pipeline_ps = c->tx_ps;
+    lp.rx_pipeline_ps = c->rx_ps;
+    lp.ber = k ? c->ber : 0;
+    if (c->ph) {
+      lp.flight_ps = 1 * SIM_NS;
+      lp.rx_credits[LINK_DSP].ph = c->ph;
+      lp.rx_credits[LINK_DSP].pd = 512;
+      lp.ack_every_tlps[LINK_DSP] = lp.ack_every_tlps[LINK_USP] = 1;
+      lp.tx_queue_tlps = 3;
+      lp.updatefc_latency_symbols = LINK_UPDATEFC_LATENCY_RECOMMENDED;
+    }
     StreamParams sp = { .link = lp, .mode = STREAM_WRITE, .total_bytes = 4u << 20 };
     g_autoptr (GError) err = NULL;
     ck_assert_msg (stream_run (&sp, 1, &r[k], &err), "%s", err ? err->message : "");
   }
   LinkErrors up = r[1].errors[LINK_UPSTREAM], down = r[1].errors[LINK_DOWNSTREAM];
   ck_assert_uint_eq (up.tlp_errors + up.dllp_errors + down.tlp_errors + down.dllp_errors, 0);
-  ck_assert_msg (up.replays == 0 && up.replay_timeouts == 0, "%" G_GUINT64_FORMAT " replays, %" G_GUINT64_FORMAT
-                 " timeouts", up.replays, up.replay_timeouts);
-  ck_assert_msg (r[1].mbps == r[0].mbps, "%.3f MB/s at BER 1e-12, %.3f at 0", r[1].mbps, r[0].mbps);
+  ck_assert_msg (up.replays == 0 && up.replay_timeouts == 0, "case %d: %" G_GUINT64_FORMAT " replays, %"
+                 G_GUINT64_FORMAT " timeouts", _i, up.replays, up.replay_timeouts);
+  ck_assert_msg (r[1].mbps == r[0].mbps, "case %d: %.3f MB/s at BER %g, %.3f at 0", _i, r[1].mbps, c->ber, r[0].mbps);
+}
+END_TEST
+
+/* REPLAY_TIMER against an Ack that reaches the transmitter's pins just inside its limit, and just outside (spec
+ * §3.6.2.1: the timer counts at the pins, from the TLP's last symbol leaving them until the Ack's arrives; the
+ * port's receive pipeline after that is not in it). Gen2 x4 (2 ns symbols), one 276-byte MWr, pipelines 20 ns
+ * transmit and 300 ns receive at both ends, 5 ns of flight, the receiver Acking every TLP as it is delivered. The
+ * TLP's last symbol leaves the serialiser at 138 ns (69 symbols) and the pins at 158 ns, when the timer starts
+ * (symbol 79); it is at the far pins at 163 ns and delivered at 463 ns, when the Ack is due: it goes on the wire
+ * at the next symbol boundary, 464 ns, for two symbols (8 bytes over 4 lanes), and its last symbol leaves the pins
+ * at 488 ns and reaches the TLP's sender at 493 ns, 167.5 symbols after the timer started. A limit of 168 symbols
+ * (due at 494 ns) sees it in time: no replay, though the Ack is processed only at 793 ns. A limit of 167 (due at
+ * 492 ns) expires first: one timeout and one replay, whose duplicate the receiver discards. */
+START_TEST (test_replay_timer_ack_at_pins)
+{
+  uint32_t limit = _i == 0 ? 168 : 167;
+  g_autoptr (SimEngine) e = sim_engine_new (1);
+  g_engine = e;
+  TlpPool *pool = tlp_pool_new ();
+  LinkParams p = base_params (2, 4, 256);
+  p.rx_pipeline_ps = 300 * SIM_NS;
+  p.ack_every_tlps[LINK_DSP] = 1;
+  p.replay_timer_symbols = limit;
+  OrderLog log = { 0 };
+  Link *l = error_link (e, pool, &p, &log);
+  link_inject_lcrc (l, LINK_UPSTREAM, 99, 0); /* the error model on, no error */
+  send_mwrs (l, pool, 1);
+  sim_run (e);
+  assert_in_order_once (&log, 1);
+  LinkErrors up = link_errors (l, LINK_UPSTREAM);
+  uint64_t want = _i == 0 ? 0 : 1;
+  ck_assert_msg (up.replay_timeouts == want && up.replays == want, "limit %u: %" G_GUINT64_FORMAT " timeouts, %"
+                 G_GUINT64_FORMAT " replays", limit, up.replay_timeouts, up.replays);
+  finish_error_link (l, pool);
+}
+END_TEST
+
+/* A framing error on the last of four MWrs (Gen3 x8, MPS 256, non-flit): a Receiver Error while a TLP is received
+ * schedules a Nak (spec §3.6.3.1), so the TLP is replayed on that Nak: one Nak, one replay of one TLP, no
+ * REPLAY_TIMER expiry, one retrain. No later TLP shows a sequence gap, so without the Nak only the timer would
+ * replay it. Case 0: the timer set far beyond the round trip (100,000 symbols, 102 us). Case 1: the spec's timer
+ * (3 × 203 symbols, 618 ns) and a Recovery of 5 us, during which the timer holds its value (spec §3.6.2.1): it
+ * started as the TLP left the pins, the receiver saw the error 5 + 30 ns later and retrained at once, so 583 ns
+ * are left when the link is back, and the Nak, sent then, is at the pins 20 + 5 ns after its 8 bytes (1 ns):
+ * again no expiry. A timer that ran through the Recovery would expire in it. */
+START_TEST (test_error_framing_nak)
+{
+  g_autoptr (SimEngine) e = sim_engine_new (1);
+  g_engine = e;
+  TlpPool *pool = tlp_pool_new ();
+  LinkParams p = base_params (3, 8, 256);
+  if (_i == 0)
+    p.replay_timer_symbols = 100000;
+  else
+    p.retrain_ps = 5 * SIM_US;
+  OrderLog log = { 0 };
+  Link *l = error_link (e, pool, &p, &log);
+  link_inject_fault (l, LINK_FAULT_FRAMING, LINK_UPSTREAM, 3);
+  send_mwrs (l, pool, 4);
+  sim_run (e);
+  assert_in_order_once (&log, 4);
+  LinkErrors up = link_errors (l, LINK_UPSTREAM);
+  ck_assert_msg (up.framing_errors == 1 && up.retrains == 1 && up.naks == 1 && up.replays == 1
+                 && up.replay_timeouts == 0 && up.replayed_tlps == 1,
+                 "case %d: %" G_GUINT64_FORMAT " framing errors, %" G_GUINT64_FORMAT " retrains, %" G_GUINT64_FORMAT
+                 " Naks, %" G_GUINT64_FORMAT " replays (%" G_GUINT64_FORMAT " timeouts) of %" G_GUINT64_FORMAT " TLPs",
+                 _i, up.framing_errors, up.retrains, up.naks, up.replays, up.replay_timeouts, up.replayed_tlps);
+  finish_error_link (l, pool);
 }
 END_TEST
 
@@ -1117,11 +1248,12 @@ main (void)
   tcase_add_loop_test (tc, test_credit_limited, 0, G_N_ELEMENTS (fc_cases));
   tcase_add_loop_test (tc, test_refusals_stand, 0, 2);
   tcase_add_loop_test (tc, test_replay_stall, 0, 2);
-  tcase_add_test (tc, test_ack_pipelines_beyond_limit);
+  tcase_add_loop_test (tc, test_ack_pipelines_beyond_limit, 0, 2);
   tcase_add_test (tc, test_ack_pin_to_pin_gen5);
   tcase_add_test (tc, test_tags_max);
   tcase_add_test (tc, test_seq_window);
   tcase_add_loop_test (tc, test_sris, 0, 2);
+  tcase_add_test (tc, test_skp_deferred_not_back_to_back);
   tcase_add_test (tc, test_flit_gen6_stream);
   tcase_add_loop_test (tc, test_flit_vs_nonflit, 0, G_N_ELEMENTS (flit_cmp_cases));
   tcase_add_loop_test (tc, test_flit_packing, 0, G_N_ELEMENTS (flit_pack_cases));
@@ -1129,8 +1261,10 @@ main (void)
   tcase_add_loop_test (tc, test_flit_window, 0, G_N_ELEMENTS (flit_window_cases));
   tcase_add_loop_test (tc, test_error_one_lcrc, 0, 2);
   tcase_add_loop_test (tc, test_error_lost_ack, 0, G_N_ELEMENTS (lost_ack_cases));
-  tcase_add_test (tc, test_error_free_ber_costs_nothing);
+  tcase_add_loop_test (tc, test_error_free_ber_costs_nothing, 0, G_N_ELEMENTS (error_free_cases));
+  tcase_add_loop_test (tc, test_replay_timer_ack_at_pins, 0, 2);
   tcase_add_loop_test (tc, test_error_retrain, 0, 2);
+  tcase_add_loop_test (tc, test_error_framing_nak, 0, 2);
   tcase_add_test (tc, test_error_ber_sweep);
   tcase_add_test (tc, test_error_8b10b);
   tcase_add_loop_test (tc, test_error_flit_fec, 0, G_N_ELEMENTS (flit_fec_gens));

@@ -170,11 +170,13 @@ hand_latency (guint k, gboolean cut_through)
   return t + MWR256_BEATS * BEAT_PS;
 }
 
-/* One 256-byte write from the first endpoint to the second through a chain of k switches: its flow result. */
+/* One 256-byte write from the first endpoint to the second through a chain of k switches whose ports' data link
+ * layer takes `dll_ps` of their latency: its flow result. */
 static FlowResult
-one_write_through (guint k, gboolean cut)
+one_write_through_dll (guint k, gboolean cut, SimTime dll_ps)
 {
   SwitchParams sp = switch_base (4, cut ? SWITCH_CUT_THROUGH : SWITCH_STORE_AND_FORWARD);
+  sp.dll_latency_ps = dll_ps;
   Rig r;
   rig_build (&r, k, &sp, 2, (guint[]) { 1, k }, 4);
   FlowSpec fs = flow (&r, 0, 1, FLOW_WRITE, 256, 1);
@@ -185,15 +187,62 @@ one_write_through (guint k, gboolean cut)
   return out;
 }
 
+static FlowResult
+one_write_through (guint k, gboolean cut)
+{
+  return one_write_through_dll (k, cut, 0);
+}
+
+/* Cases 8-15 give the switch ports a 50 ns data link layer latency (issue #39): it is a part of the 150 ns port to
+ * port, the link's receive pipeline, and the switch holds the TLP the other 100 ns, so the hand sum is the same. */
 START_TEST (test_latency_through_switches)
 {
   guint k = 1 + (guint) _i % 4;
-  gboolean cut = _i < 4;
-  FlowResult out = one_write_through (k, cut);
+  gboolean cut = _i % 8 < 4;
+  SimTime dll = _i >= 8 ? 50 * SIM_NS : 0;
+  FlowResult out = one_write_through_dll (k, cut, dll);
   SimTime want = hand_latency (k, cut);
-  ck_assert_msg (llround (out.first_tlp_ns * 1000) == (long long) want, "%u switches, %s: %.3f ns, by hand %.3f ns",
-                 k, cut ? "cut-through" : "store-and-forward", out.first_tlp_ns, want / 1000.0);
+  ck_assert_msg (llround (out.first_tlp_ns * 1000) == (long long) want, "%u switches, %s, DLL %" G_GUINT64_FORMAT
+                 " ps: %.3f ns, by hand %.3f ns", k, cut ? "cut-through" : "store-and-forward", dll, out.first_tlp_ns,
+                 want / 1000.0);
   ck_assert_uint_eq (out.tlps, 1);
+}
+END_TEST
+
+/* A cut-through switch between a slow ingress and a fast egress (issue #39): the TLP's last byte cannot leave
+ * before it came in. ep0 on an x1 link, ep1 on an x4 link below one switch (Gen2, 2 ns symbols), one 256-byte
+ * MWr from ep0 to ep1. By hand: 34 beats (136 ns) on ep0's interface; 276 symbol times (552 ns) on the x1 wire,
+ * the header in after 15 (30 ns); ep0's 100 ns transmit pipeline and 10 ns of flight: the header at the switch's
+ * pins at 276 ns, the tail at 798 ns. On x4 the TLP takes 69 symbol times (138 ns), so forwarding at the header
+ * (276 + 150 ns) would end it at 564 ns, before its tail arrived; it starts instead so that it ends one switch
+ * latency after the tail: 798 + 150 = 948 ns, then 10 ns of flight and ep1's 100 ns pipeline (1058 ns), its
+ * interface's next 4 ns edge (1060 ns) and 34 beats: 1196 ns. With a 50 ns DLL latency, the same. */
+START_TEST (test_cut_through_slow_to_fast)
+{
+  SwitchParams sp = switch_base (4, SWITCH_CUT_THROUGH);
+  sp.dll_latency_ps = _i ? 50 * SIM_NS : 0;
+  Rig r = { .n = 2 };
+  r.f = fabric_new (1);
+  HostParams hp = host_base ();
+  r.host = host_new (r.f, "host", &hp, 1);
+  r.sw[0] = switch_new (r.f, "sw1", &sp);
+  EndpointParams ep = endpoint_base ();
+  r.ep[0] = endpoint_new (r.f, "ep0", &ep);
+  r.ep[1] = endpoint_new (r.f, "ep1", &ep);
+  connect (&r, host_component (r.host), 0, switch_component (r.sw[0]), 0, NULL, r.sw[0], 4);
+  connect (&r, switch_component (r.sw[0]), 1, endpoint_component (r.ep[0]), 0, r.sw[0], NULL, 1);
+  connect (&r, switch_component (r.sw[0]), 2, endpoint_component (r.ep[1]), 0, r.sw[0], NULL, 4);
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (fabric_enumerate (r.f, &e), "%s", e ? e->message : "");
+  FlowSpec fs = flow (&r, 0, 1, FLOW_WRITE, 256, 1);
+  FlowResult out;
+  ck_assert_msg (rig_run (&r, &fs, 1, &out, &e), "%s", e ? e->message : "");
+  fabric_free (r.f);
+  SimTime in = MWR256_BEATS * BEAT_PS + TX_PIPE_PS + FLIGHT_PS, tail = in + 276 * SYM_PS;
+  SimTime out_end = MAX (in + 15 * SYM_PS + LATENCY_PS + 69 * SYM_PS, tail + LATENCY_PS);
+  SimTime want = (out_end + FLIGHT_PS + RX_PIPE_PS + BEAT_PS - 1) / BEAT_PS * BEAT_PS + MWR256_BEATS * BEAT_PS;
+  ck_assert_msg (llround (out.first_tlp_ns * 1000) == (long long) want, "DLL %d: %.3f ns, by hand %.3f ns", _i,
+                 out.first_tlp_ns, want / 1000.0);
 }
 END_TEST
 
@@ -906,7 +955,8 @@ main (void)
   Suite *s = suite_create ("switch");
   TCase *tc = tcase_create ("switch");
   tcase_set_timeout (tc, 120);
-  tcase_add_loop_test (tc, test_latency_through_switches, 0, 8);
+  tcase_add_loop_test (tc, test_latency_through_switches, 0, 16);
+  tcase_add_loop_test (tc, test_cut_through_slow_to_fast, 0, 2);
   tcase_add_test (tc, test_store_and_forward_adds_serialisation);
   tcase_add_test (tc, test_uniform_stream_latency);
   tcase_add_test (tc, test_read_round_trip);

@@ -109,6 +109,7 @@ typedef struct {
     bool ecrc;
     int64_t address_bits;
     double tx_pipeline_ns, rx_pipeline_ns, flight_ns;
+    double rx_transaction_ns; /* of rx_pipeline_ns, the part after the data link layer: TLPs only */
     int64_t replay_buffer_bytes;
     int64_t tx_queue_tlps;
     double updatefc_period_ns;
@@ -119,6 +120,7 @@ typedef struct {
     bool flit_mode, sris;
     double ber, retrain_ns, flit_lane_correlation;
     int64_t replay_timer_symbols;
+    int64_t supported_gen; /* the highest rate the link's ports support, as a generation; 0 = link.gen */
   } link;
 
   struct {
@@ -162,6 +164,7 @@ typedef struct {
     double completion_mbps; /* 0 = unlimited */
     double completion_overhead_ns;
     int64_t read_queue_depth;
+    bool completions_in_order; /* the return path serves reads in arrival order, not the first ready first */
     struct {
       bool enabled;
       int64_t iotlb_entries, page_bytes;

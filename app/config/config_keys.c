@@ -73,7 +73,8 @@ const char *const ps_figure_words[] = { "read", "write", "simultaneous_read", "s
  * scale factor of scaled flow control, 16. Data credits are 16 bytes. */
 #define CREDIT_KEYS(prefix, field, who)                                                                        \
   KEY_INT (prefix ".ph", field.ph, 0, 2032, "0", "credits",                                                    \
-    "posted-header credits " who " advertises; 0 = infinite (spec §3.4.2, Table 2-48 scaled limits)"),         \
+    "posted-header credits " who " advertises; 0 = infinite (spec §3.4.2, Table 2-48 scaled limits); at most "  \
+    "127 headers, 2047 data credits of each type without scaled flow control (Gen1-3, spec §2.6.1)"),           \
   KEY_INT (prefix ".pd", field.pd, 0, 32752, "0", "credits (16 bytes)",                                        \
     "posted-data credits " who " advertises; 0 = infinite; else at least max_payload / 16 (spec §3.4.2)"),     \
   KEY_INT (prefix ".nph", field.nph, 0, 2032, "0", "credits",                                                  \
@@ -81,7 +82,8 @@ const char *const ps_figure_words[] = { "read", "write", "simultaneous_read", "s
   KEY_INT (prefix ".npd", field.npd, 0, 32752, "0", "credits (16 bytes)",                                      \
     "non-posted-data credits " who " advertises; 0 = infinite"),                                               \
   KEY_INT (prefix ".cplh", field.cplh, 0, 2032, "0", "credits",                                                \
-    "completion-header credits " who " advertises; 0 = infinite (endpoints must, spec §2.6.1)"),               \
+    "completion-header credits " who " advertises; 0 = infinite (endpoints must, spec §2.6.1: a finite "         \
+    "endpoint value is refused)"),                                                                             \
   KEY_INT (prefix ".cpld", field.cpld, 0, 32752, "0", "credits (16 bytes)",                                    \
     "completion-data credits " who " advertises; 0 = infinite; else at least min(max_payload, "                \
     "max_read_request) / 16 (spec §3.4.2)")
@@ -131,13 +133,17 @@ const KeyDef cfg_keys[] = {
     "flit mode with link.ber > 0: the fraction of error events that hit the same bytes of every lane, beyond FEC's "
     "reach (pcie-protocol.md §10). ASSUMPTION, no primary figure: 0.001-0.03, common-mode noise (a power or "
     "reference-clock disturbance) against lane-local noise; 0.01 puts a 1e-6 first-bit error rate at Gen6 x16 at "
-    "2.25e-5 lost flits, inside the spec's 3e-5 design point"),
+    "2.25e-5 lost flits, above PCI-SIG's quoted retry probability below 1e-5 (UNCONFIRMED, pcie-protocol.md §10)"),
   KEY_DOUBLE ("link.retrain_ns", link.retrain_ns, 1, 1e7, "1000", "ns",
     "link idle while the LTSSM retrains after a REPLAY_NUM rollover (spec §3.6.2.1; no primary figure, "
     "pcie-protocol.md §10: microseconds)"),
   KEY_INT ("link.replay_timer_symbols", link.replay_timer_symbols, 0, 1 << 24, "0", "symbol times",
-    "REPLAY_TIMER limit; 0 = the spec's: 1500 flits in flit mode; non-flit 24000 at 16 GT/s "
+    "REPLAY_TIMER limit; 0 = the spec's: 1500 flits in flit mode (UNCONFIRMED); non-flit 24000 at 16 GT/s "
     "and above (simplified limit, low end), 3 x the Ack latency limit below (spec §3.6.2.1, pcie-protocol.md §10)"),
+  KEY_INT ("link.supported_gen", link.supported_gen, 0, 6, "0", "generation",
+    "the highest rate the link's ports support (Link Capabilities' Max Link Speed), when they trained below it; 0 "
+    "= link.gen. Outside flit mode a port that supports 16 GT/s or more uses the simplified REPLAY_TIMER limit at "
+    "every rate (spec §3.6.2.1, pcie-protocol.md §10)"),
   KEY_POW2 ("link.max_payload", link.max_payload, 128, 4096, "128", "bytes",
     "Max_Payload_Size (spec §7.5.3.4; default 128 is the spec's reset value)"),
   KEY_POW2 ("link.max_read_request", link.max_read_request, 128, 4096, "512", "bytes",
@@ -153,6 +159,11 @@ const KeyDef cfg_keys[] = {
     "transmit pipeline, TLP accepted -> first symbol on the wire (device files state theirs)"),
   KEY_DOUBLE ("link.rx_pipeline_ns", link.rx_pipeline_ns, 0, 1e6, "0", "ns",
     "receive pipeline, last symbol in -> TLP handed to the transaction layer"),
+  KEY_DOUBLE ("link.rx_transaction_ns", link.rx_transaction_ns, 0, 1e6, "0", "ns",
+    "of link.rx_pipeline_ns, the part after the receiver's data link layer, which TLPs take and DLLPs do not: an "
+    "endpoint's or root port's Ack, Nak and UpdateFC act that much sooner than its TLPs are delivered (a switch "
+    "port's is switch.dll_latency_ns). 0 = DLLPs take the whole receive pipeline. ASSUMPTION, no datasheet splits "
+    "a hard IP's receive latency so; at most link.rx_pipeline_ns"),
   KEY_DOUBLE ("link.flight_ns", link.flight_ns, 0, 1e6, "1", "ns",
     "channel propagation each way (about 20 cm of board trace and connector)"),
   KEY_INT ("link.replay_buffer_bytes", link.replay_buffer_bytes, 0, 1 << 24, "0", "bytes",
@@ -177,7 +188,8 @@ const KeyDef cfg_keys[] = {
 
   KEY_INT ("endpoint.tags", endpoint.tags, 1, 15360, "32", "tags",
     "outstanding read requests (spec §2.2.6.2: 32 with 5-bit tags, 256 with 8-bit extended tags, 768 with "
-    "10-bit tags; above 768 only 14-bit flit-mode tags with the stream workload, 15360 usable: Tag[13:10] != 0)"),
+    "10-bit tags, of the 16 GT/s revision: a port supporting 16 GT/s (link.supported_gen) or flit mode; above 768 "
+    "only 14-bit flit-mode tags with the stream workload, 15360 usable: Tag[13:10] != 0)"),
   /* Their table defaults are Gen1 x1's: a config that gives neither gets the hard IP's pair for its link
    * (cfg_apply_datapath_default()), and one that gives one of them the other to go with it. */
   KEY_ONE_OF ("endpoint.datapath_bits", endpoint.datapath_bits, 64, 1024, width_allowed, "64", "bits",
@@ -266,6 +278,10 @@ const KeyDef cfg_keys[] = {
     "fixed return-path time per completion TLP, on top of the data rate"),
   KEY_INT ("host.read_queue_depth", host.read_queue_depth, 0, 4096, "0", "requests",
     "reads the root complex works on at once; more wait in the root port holding their NP credit; 0 = unlimited"),
+  KEY_BOOL ("host.completions_in_order", host.completions_in_order, "false",
+    "the root complex returns reads strictly in the order they arrived; false: the read whose data is ready first "
+    "goes first (completions of different requests may pass each other, spec §2.4.1 Table 2-40; one request's "
+    "stay in address order, §2.3.1.1), so a read waiting on a page walk or a cold line holds back no ready one"),
   KEY_BOOL ("host.iommu.enabled", host.iommu.enabled, "false",
     "DMA addresses are translated by an IOMMU (Intel VT-d): every DMA request to host memory looks its page up in "
     "the IOTLB, and a miss waits for a page walk (docs/host-model.md §3)"),
@@ -321,7 +337,8 @@ const KeyDef cfg_keys[] = {
   KEY_DOUBLE ("switch.dll_latency_ns", sw.dll_latency_ns, 0, 1e6, "50", "ns",
     "a port's own receive path, pins to its data link layer: what an Ack or UpdateFC takes to act (a TLP's is part "
     "of switch.latency_ns, at most that). ASSUMPTION, no datasheet gives it: 20-100 ns, a few clocks of a 250-500 "
-    "MHz core for the PHY (deskew, decoding) and the CRC check, a part of the 105-160 ns port to port"),
+    "MHz core for the PHY (deskew, decoding) and the CRC check, a part of the 105-160 ns port to port; left unset "
+    "it is at most switch.latency_ns"),
   KEY_ENUM ("switch.updatefc_policy", sw.updatefc_policy, switch_updatefc_words, "link",
     "when switch ports return credits: link = as link.updatefc_policy says for every receiver; minimum or "
     "recommended as there, for the switch's ports alone. UNCONFIRMED: no switch datasheet states its UpdateFC "

@@ -526,6 +526,7 @@ build (const char *path, YNode *root, const char *const *sets, GError **error)
   }
   record_origins (cfg, seen);
   cfg_apply_datapath_default (cfg);
+  cfg_apply_switch_dll_default (cfg);
   /* The block's presence, not its figures, makes a config a validate row: a partial published: block is legal. */
   cfg->published.present = ytree_map_get (root, "published") != NULL;
   /* An empty name (the default) becomes the file's base name without its extension: configs/svgx_g1_x1.yaml

@@ -64,6 +64,7 @@ gboolean cfg_take_assumptions (PsConfig *cfg, const YNode *a, GError **error);
 /* config_rules.c */
 gboolean cfg_check_combinations (Walk *w, const YNode *root, GError **error);
 void cfg_apply_datapath_default (PsConfig *cfg);
+void cfg_apply_switch_dll_default (PsConfig *cfg);
 
 /* config_emit.c */
 const PsKeyOrigin *cfg_origin_of (const PsConfig *cfg, size_t i);

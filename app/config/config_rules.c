@@ -130,6 +130,36 @@ check_credit_minimum (Walk *w, const YNode *root, const char *prefix, const PsCr
   return TRUE;
 }
 
+/* Outside scaled flow control a credit field is 8 bits of headers and 12 of data, and a receiver may have at most
+ * 127 header and 2047 data credits outstanding (spec §2.6.1, Base 2.1 §2.6.1.2: half the field's range, so the
+ * modular counters stay unambiguous). Scaled flow control (a Data Link Feature of ports that support 16 GT/s, r4.0)
+ * multiplies them; it needs a port supporting 16 GT/s (link.gen or link.supported_gen 4+) or flit mode. */
+static gboolean
+check_credit_unscaled (Walk *w, const YNode *root, const char *prefix, const PsCredits *cr, GError **error)
+{
+  const PsConfig *c = w->cfg;
+  if (MAX (c->link.gen, c->link.supported_gen) >= 4 || c->link.flit_mode)
+    return TRUE;
+  const struct {
+    const char *type;
+    int64_t value, max;
+  } rule[] = {
+    { "ph", cr->ph, 127 }, { "pd", cr->pd, 2047 }, { "nph", cr->nph, 127 },
+    { "npd", cr->npd, 2047 }, { "cplh", cr->cplh, 127 }, { "cpld", cr->cpld, 2047 },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS (rule); i++) {
+    if (rule[i].value <= rule[i].max)
+      continue;
+    g_autofree char *key = g_strdup_printf ("%s.%s", prefix, rule[i].type);
+    ytree_error (error, PS_ERROR_DATA, given_node (w, root, (const char *const[]) { key, "link.gen", NULL }),
+                 "%s (%" G_GINT64_FORMAT ") is above the %" G_GINT64_FORMAT " credits a receiver may have outstanding "
+                 "without scaled flow control (spec §2.6.1), which needs a port supporting 16 GT/s (link.gen or "
+                 "link.supported_gen 4+) or flit mode", key, rule[i].value, rule[i].max);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* A distribution's parameters for its kind (models/base/dist.h makes the same checks, but can name no key): uniform
  * min_ns <= max_ns; lognormal median_ns > 0 and p99_ns >= median_ns; empirical a table of at least one point,
  * values and probabilities non-decreasing, the last probability 1. The error points at the parameter given. */
@@ -223,9 +253,25 @@ cfg_check_combinations (Walk *w, const YNode *root, GError **error)
                    "block does not give", ps_figure_words[i]);
       return FALSE;
     }
+  /* An endpoint advertises infinite completion credits (Base 2.1 §2.6.1, Table 2-37): what bounds the completions
+   * coming back to it is its own completion space as a requester (endpoint.completion_buffer_*), never credits. */
+  static const char *const cpl_keys[] = { "endpoint.rx_credits.cplh", "endpoint.rx_credits.cpld" };
+  for (int i = 0; i < 2; i++) {
+    int64_t v = i == 0 ? c->endpoint.rx_credits.cplh : c->endpoint.rx_credits.cpld;
+    if (v == 0)
+      continue;
+    at = g_hash_table_lookup (w->seen, cpl_keys[i]);
+    ytree_error (error, PS_ERROR_DATA, at ? at : root, "%s is %" G_GINT64_FORMAT ", finite: an endpoint advertises "
+                 "infinite completion credits (spec §2.6.1, Base 2.1 Table 2-37); a requester's room for completions "
+                 "is endpoint.completion_buffer_bytes and endpoint.completion_buffer_headers", cpl_keys[i], v);
+    return FALSE;
+  }
   if (!check_credit_minimum (w, root, "host.rx_credits", &c->host.rx_credits, error)
       || !check_credit_minimum (w, root, "endpoint.rx_credits", &c->endpoint.rx_credits, error)
-      || !check_credit_minimum (w, root, "switch.rx_credits", &c->sw.rx_credits, error))
+      || !check_credit_minimum (w, root, "switch.rx_credits", &c->sw.rx_credits, error)
+      || !check_credit_unscaled (w, root, "host.rx_credits", &c->host.rx_credits, error)
+      || !check_credit_unscaled (w, root, "endpoint.rx_credits", &c->endpoint.rx_credits, error)
+      || !check_credit_unscaled (w, root, "switch.rx_credits", &c->sw.rx_credits, error))
     return FALSE;
   /* A switch port holds what it receives until an egress port takes it, in a finite buffer: infinite header
    * credits (0) would let senders queue without bound (pcie-protocol.md §5: only endpoints and root complexes
@@ -247,6 +293,20 @@ cfg_check_combinations (Walk *w, const YNode *root, GError **error)
     ytree_error (error, PS_ERROR_DATA, at ? at : root,
                  "endpoint.straddle needs a 512- or 1024-bit datapath (endpoint.datapath_bits is %" G_GINT64_FORMAT
                  "): a narrower beat holds one 256-bit segment at most", c->endpoint.datapath_bits);
+    return FALSE;
+  }
+  /* The transaction layer's part of the receive pipeline is a part of it. */
+  if (c->link.rx_transaction_ns > c->link.rx_pipeline_ns) {
+    at = given_node (w, root, (const char *const[]) { "link.rx_transaction_ns", "link.rx_pipeline_ns", NULL });
+    ytree_error (error, PS_ERROR_DATA, at, "link.rx_transaction_ns %g is a part of link.rx_pipeline_ns (%g): it "
+                 "cannot exceed it", c->link.rx_transaction_ns, c->link.rx_pipeline_ns);
+    return FALSE;
+  }
+  /* A link trains at most at the rate both its ports support (spec §4.2.6). */
+  if (c->link.supported_gen && c->link.supported_gen < c->link.gen) {
+    at = given_node (w, root, (const char *const[]) { "link.supported_gen", "link.gen", NULL });
+    ytree_error (error, PS_ERROR_DATA, at, "link.supported_gen %" G_GINT64_FORMAT " is below link.gen %" G_GINT64_FORMAT
+                 ": a link cannot train above the rate its ports support", c->link.supported_gen, c->link.gen);
     return FALSE;
   }
   /* switch.h: a port's data link layer latency is a part of its port-to-port latency. */
@@ -304,8 +364,17 @@ cfg_check_combinations (Walk *w, const YNode *root, GError **error)
                 "(Gen6 or link.flit_mode; x1..x16, spec §4.2.3.3)", c->link.lanes);
     return FALSE;
   }
-  /* 10-bit tags (768, spec §2.2.6.2) work on any link and with the DMA; more need flit mode's 14-bit tags, which
-   * only the stream source uses (the chaining DMA's tag table holds 10-bit tags, dma_chain.h). */
+  /* More than 256 tags need 10-bit tags (spec §2.2.6.2), which arrived with the 16 GT/s revision (r4.0): a
+   * requester that supports 16 GT/s (link.gen or link.supported_gen 4+), or flit mode. */
+  if (c->endpoint.tags > 256 && MAX (c->link.gen, c->link.supported_gen) < 4 && !flit) {
+    at = given_node (w, root, (const char *const[]) { "endpoint.tags", "link.gen", NULL });
+    ytree_error (error, PS_ERROR_DATA, at, "endpoint.tags %" G_GINT64_FORMAT " needs 10-bit tags, which came with "
+                 "16 GT/s (spec r4.0, §2.2.6.2): 8-bit tags allow 256; a device that supports 16 GT/s gives "
+                 "link.supported_gen", c->endpoint.tags);
+    return FALSE;
+  }
+  /* 10-bit tags (768, spec §2.2.6.2) work with the DMA; more need flit mode's 14-bit tags, which only the stream
+   * source uses (the chaining DMA's tag table holds 10-bit tags, dma_chain.h). */
   if (c->endpoint.tags > LINK_TAGS_10BIT && (!flit || c->benchmark.workload != PS_WORKLOAD_STREAM)) {
     at = g_hash_table_lookup (w->seen, "endpoint.tags");
     ytree_error (error, PS_ERROR_DATA, at ? at : root, "endpoint.tags %" G_GINT64_FORMAT " needs 14-bit tags: flit "
@@ -387,6 +456,20 @@ cfg_apply_datapath_default (PsConfig *cfg)
   if (oc->from == PS_FROM_DEFAULT)
     oc->rule = g_strdup (rule);
   g_free (rule);
+}
+
+/* switch.dll_latency_ns's default is an assumption (config_keys.c): one the user did not set follows the switch
+ * latency the user gave, at most all of it, rather than refuse it (a sweep of switch.latency_ns down to 0 must not
+ * fail at its low end for a value nobody wrote). Only values the user set can contradict each other
+ * (cfg_check_combinations()). */
+void
+cfg_apply_switch_dll_default (PsConfig *cfg)
+{
+  PsKeyOrigin *o = &cfg->origins[cfg_find_key ("switch.dll_latency_ns") - cfg_keys];
+  if (o->from != PS_FROM_DEFAULT || cfg->sw.dll_latency_ns <= cfg->sw.latency_ns)
+    return;
+  cfg->sw.dll_latency_ns = cfg->sw.latency_ns;
+  o->rule = g_strdup ("the assumed 50 ns, at most switch.latency_ns, of which it is a part");
 }
 
 /* A located error at the value of key `path`, found through its recorded origin (FILE:LINE:COL, or the --set

@@ -414,13 +414,16 @@ cfg_take_assumptions (PsConfig *cfg, const YNode *a, GError **error)
  * assumptions: section gives it. No switch datasheet gives a port's receive path to its data link layer: a few
  * clocks of a 250-500 MHz core for the PHY (deskew, decoding) and the CRC check, a part of the 105-160 ns port to
  * port (pcie-protocol.md §8). The fraction of flit-mode error events that span every lane: see its key's doc
- * (config_keys.c), moved only where it can matter (link.ber > 0 in flit mode). */
+ * (config_keys.c), moved only where it can matter (link.ber > 0 in flit mode). The transaction layer's part of a
+ * receive pipeline: anything from none of it to all of it (no datasheet splits a hard IP's receive latency), so
+ * only where there is a pipeline to split. */
 static const struct {
   const char *key;
   double lo, hi;
 } default_ranges[] = {
   { "switch.dll_latency_ns", 20, 100 },
   { "link.flit_error_lane_correlation", 0.001, 0.03 },
+  { "link.rx_transaction_ns", 0, 1e6 },
 };
 
 gboolean
@@ -446,8 +449,9 @@ ps_config_assume_defaults (PsConfig *cfg, guint switches)
             && !(cfg->link.ber > 0 && (cfg->link.flit_mode || cfg->link.gen == 6))))
       continue;
     /* The data link layer's part of a port's latency is at most the whole (ps_config_check_fabric_keys()). */
-    double hi = strcmp (k->path, "switch.dll_latency_ns") == 0 ? MIN (default_ranges[i].hi, cfg->sw.latency_ns)
-                                                                : default_ranges[i].hi;
+    double hi = strcmp (k->path, "switch.dll_latency_ns") == 0   ? MIN (default_ranges[i].hi, cfg->sw.latency_ns)
+                : strcmp (k->path, "link.rx_transaction_ns") == 0 ? MIN (default_ranges[i].hi, cfg->link.rx_pipeline_ns)
+                                                                  : default_ranges[i].hi;
     double v = ps_config_number (cfg, k->path);
     if (!(default_ranges[i].lo < hi && default_ranges[i].lo <= v && v <= hi))
       continue;

@@ -76,6 +76,7 @@ ps_build_link_params (const PsConfig *cfg, LinkParams *lp)
     .max_payload_bytes = (uint32_t) cfg->link.max_payload,
     .tx_pipeline_ps = units_ns_to_ps (cfg->link.tx_pipeline_ns),
     .rx_pipeline_ps = units_ns_to_ps (cfg->link.rx_pipeline_ns),
+    .rx_tl_pipeline_ps = { units_ns_to_ps (cfg->link.rx_transaction_ns), units_ns_to_ps (cfg->link.rx_transaction_ns) },
     .flight_ps = units_ns_to_ps (cfg->link.flight_ns),
     .replay_buffer_bytes = (uint32_t) cfg->link.replay_buffer_bytes,
     .tx_queue_tlps = (uint32_t) cfg->link.tx_queue_tlps,
@@ -92,6 +93,7 @@ ps_build_link_params (const PsConfig *cfg, LinkParams *lp)
     .flit_lane_correlation = cfg->link.flit_lane_correlation,
     .retrain_ps = units_ns_to_ps (cfg->link.retrain_ns),
     .replay_timer_symbols = (uint32_t) cfg->link.replay_timer_symbols,
+    .supported_gen = (int) cfg->link.supported_gen,
     .updatefc_hdr_threshold_credits = (uint32_t) cfg->link.updatefc_hdr_threshold_credits,
     .updatefc_data_threshold_credits = (uint32_t) cfg->link.updatefc_data_threshold_credits,
     /* An explicit latency wins; otherwise the policy word picks the spec Table 2-54 value or none. */
@@ -122,6 +124,7 @@ ps_build_system_params (const PsConfig *cfg, SystemParams *sp)
     .cpl_rate_mbps = cfg->host.completion_mbps,
     .cpl_overhead_ns = cfg->host.completion_overhead_ns,
     .read_queue_depth = (uint32_t) cfg->host.read_queue_depth,
+    .cpl_in_order = cfg->host.completions_in_order,
     .iommu_enabled = cfg->host.iommu.enabled,
     .iotlb_entries = (uint32_t) cfg->host.iommu.iotlb_entries,
     .iommu_page_bytes = (uint64_t) cfg->host.iommu.page_bytes,
@@ -761,12 +764,14 @@ link_end (const PsConfig *nc, const PsNode *node, Switch *sw, LinkParams *lp, Li
   if (sw) {
     switch_link_params (sw, lp, end);
     lp->ack_every_tlps[end] = 0;
+    lp->rx_tl_pipeline_ps[end] = 0; /* the switch holds its TLPs itself (switch.h) */
     return;
   }
   gboolean root = node->type == PS_NODE_ROOT_COMPLEX;
   lp->end_pipelines[end] = TRUE;
   lp->end_tx_pipeline_ps[end] = units_ns_to_ps (nc->link.tx_pipeline_ns);
   lp->end_rx_pipeline_ps[end] = units_ns_to_ps (nc->link.rx_pipeline_ns);
+  lp->rx_tl_pipeline_ps[end] = units_ns_to_ps (nc->link.rx_transaction_ns);
   lp->rx_credits[end] = ps_credits (root ? &nc->host.rx_credits : &nc->endpoint.rx_credits);
   lp->ack_every_tlps[end] = (uint32_t) (root ? nc->host.ack_every_tlps : nc->endpoint.ack_every_tlps);
 }

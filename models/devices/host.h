@@ -71,6 +71,9 @@ typedef struct {
   double cpl_overhead_ns; /* fixed return-path time per completion TLP, on top of the data rate */
   uint32_t read_queue_depth; /* reads the root complex works on at once; more wait in the root port's receive
                               * buffer holding their NP credits; 0 = unlimited */
+  /* The return path serves the read whose data is ready first (completions for different requests may return in
+   * any order, spec §2.4.1; one request's in address order, §2.3.1.1); TRUE: strictly in arrival order. */
+  gboolean cpl_in_order;
   /* IOMMU (address translation of DMA to host memory); off unless iommu_enabled. */
   gboolean iommu_enabled;
   uint32_t iotlb_entries; /* translations cached, least recently used replaced */

@@ -1,7 +1,7 @@
 /* host_completer.c — the root complex's completer: MRds taken into the request queue (or held in the root port's
  * receive buffer while it is full), the per-requester tag check, and the one return path that splits each
- * request's data into completions at RCB/MPS boundaries (split.h), in arrival order (contract in host.h; the
- * state in host_impl.h).
+ * request's data into completions at RCB/MPS boundaries (split.h), the read whose data is ready first before the
+ * others (or in arrival order, HostParams.cpl_in_order) (contract in host.h; the state in host_impl.h).
  */
 #include "models/devices/host_impl.h"
 
@@ -10,6 +10,22 @@
 #include "models/base/pattern.h"
 
 static void ret_schedule (Host *h);
+
+/* Take request `r` out of the queue, wherever it is (any-order return finishes a later one first). */
+static void
+reqs_unlink (Host *h, Tlp *r)
+{
+  Tlp *prev = NULL;
+  for (Tlp *x = h->reqs.head; x != r; x = x->next)
+    prev = x;
+  if (prev)
+    prev->next = r->next;
+  else
+    h->reqs.head = r->next;
+  if (h->reqs.tail == r)
+    h->reqs.tail = prev;
+  r->next = NULL;
+}
 
 /* Take an MRd into the root complex's request queue: only now is its receive-buffer slot (and NP credit) free,
  * and only now does its latency start — a held request waits for the root complex, it is not being served.
@@ -70,7 +86,7 @@ static void
 ret_emit (SimEngine *e, void *ctx, uint64_t size)
 {
   Host *h = ctx;
-  Tlp *r = h->reqs.head;
+  Tlp *r = h->ret_req;
   /* Why (stall.h): the root port waited for this completion's data until ret_start, and for the return path to
    * produce it since; no event marks ret_start, so the time since is given its cause now. */
   StallClock *sc = &h->rp[r->port - 1].stall;
@@ -93,7 +109,8 @@ ret_emit (SimEngine *e, void *ctx, uint64_t size)
    * plans the next completion, whichever request is at the head by then. */
   if (r->length_bytes == 0) {
     tag_release (h, r);
-    tlp_free (h->pool, tlp_fifo_pop (&h->reqs));
+    reqs_unlink (h, r);
+    tlp_free (h->pool, r);
     h->n_reqs--;
     if (h->held.head != NULL)
       host_accept_read (h, tlp_fifo_pop (&h->held));
@@ -128,17 +145,34 @@ ret_emit (SimEngine *e, void *ctx, uint64_t size)
 }
 
 /* Plan the next completion: it leaves the return path once its data is ready and the path has moved the
- * previous completion's data. One event per completion, none while idle. Only the head request is looked at:
- * a later request whose data is ready first still waits, which is what "one return path, in arrival order"
- * means. The size is decided now, from where the previous completion ended: applied one completion at a time,
- * split_next_completion() yields the spec's series (the first ends on an RCB multiple, middle ones are RCB
- * multiples, none exceeds MPS). */
+ * previous completion's data. One event per completion, none while idle. The request served is the one whose
+ * data is ready first (the oldest among equals): completions for different tags may return in any order (spec
+ * §2.4.1, Table 2-40: a completion may pass another of a different transaction), so a read waiting on a page walk
+ * or a cold line does not hold back one that is ready; with cpl_in_order only the head request is looked at, one
+ * return path in arrival order. A request's own completions stay in address order. The size is decided now, from
+ * where the previous completion ended: applied one completion at a time, split_next_completion() yields the
+ * spec's series (the first ends on an RCB multiple, middle ones are RCB multiples, none exceeds MPS). */
 static void
 ret_schedule (Host *h)
 {
-  if (h->ret_pending || h->reqs.head == NULL)
+  if (h->reqs.head == NULL)
     return;
   Tlp *r = h->reqs.head;
+  if (!h->p.cpl_in_order)
+    for (Tlp *x = r->next; x != NULL; x = x->next)
+      if (x->stamp_ps < r->stamp_ps)
+        r = x;
+  if (h->ret_pending) {
+    /* A read that came in after the plan and is ready before the planned one's data replaces the plan, as long as
+     * the return path has not started on it. */
+    if (r == h->ret_req || h->ret_start <= sim_now (h->engine))
+      return;
+    sim_cancel (h->engine, h->ret_ev);
+    h->ret_free = h->ret_prev_free;
+    h->ret_pending = FALSE;
+  }
+  h->ret_req = r;
+  h->ret_prev_free = h->ret_free;
   uint32_t size = split_next_completion (r->address, r->length_bytes, h->p.rcb_bytes, h->rp[r->port - 1].mps,
     h->p.cpl_policy);
   SimTime start = MAX (MAX (sim_now (h->engine), r->stamp_ps), h->ret_free);
@@ -146,5 +180,5 @@ ret_schedule (Host *h)
   h->ret_start = start;
   h->ret_free = done;
   h->ret_pending = TRUE;
-  sim_schedule_at (h->engine, done, ret_emit, h, size);
+  h->ret_ev = sim_schedule_at (h->engine, done, ret_emit, h, size);
 }

@@ -51,8 +51,8 @@ struct Host {
   uint32_t drain_memo_bytes;
   SimTime drain_memo_ps;
 
-  /* Completer: consumed MRds whose data is still to return. stamp_ps = data ready; address and length_bytes
-   * advance as completions leave, so the head always describes the next completion. */
+  /* Completer: consumed MRds whose data is still to return, in arrival order. stamp_ps = data ready; address and
+   * length_bytes advance as completions leave, so each describes its own next completion. */
   TlpFifo reqs;
   uint32_t n_reqs;
   TlpFifo held; /* MRds left in the root port's receive buffer while the request queue is full */
@@ -62,6 +62,9 @@ struct Host {
   SimTime ret_free; /* return path busy until */
   SimTime ret_start; /* when the return path starts producing the planned completion (its data is ready) */
   gboolean ret_pending;
+  Tlp *ret_req; /* the request the planned completion belongs to (ret_schedule()) */
+  SimEventId ret_ev; /* its ret_emit event */
+  SimTime ret_prev_free; /* ret_free before it was planned: a plan not started yet may be replaced */
 
   /* Sink: received MWr/MSI; stamp_ps = when each releases its buffer slot. */
   TlpFifo sink;

@@ -22,8 +22,10 @@
  * Pipelines. tx_pipeline_ps is applied between the serialiser and the channel (together with flight and the
  * receiver's rx_pipeline_ps) rather than before the serialiser: a constant-latency pipeline gives the same
  * arrival times either way, and this way the transmit queue holds only TLPs really waiting for the wire.
- * DLLPs pass through the same pipelines as TLPs. Each end has its own pair (LinkParams.end_pipelines), so a
- * direction's latency is its transmitter's transmit pipeline, flight and its receiver's receive pipeline.
+ * DLLPs pass through the same pipelines as TLPs up to the receiver's data link layer; a TLP then waits the
+ * transaction layer's part of the receive pipeline (LinkParams.rx_tl_pipeline_ps, a second FIFO with one event;
+ * empty when that part is 0). Each end has its own pair (LinkParams.end_pipelines), so a direction's latency is its
+ * transmitter's transmit pipeline, flight and its receiver's receive pipeline.
  *
  * Cut-through delivery (link_port_set_rx_at_header): a TLP's Arrival is due when its header is in, and its `b`
  * holds when the whole TLP is: what the receiver's data link layer acknowledges by (ack_count()), and what the
@@ -87,6 +89,11 @@ replay_push (Dir *d, uint32_t bytes, Tlp *t)
         nt[k] = d->rtlp[(d->replay_head + k) & (d->replay_cap - 1)];
       g_free (d->rtlp);
       d->rtlp = nt;
+      SimTime *np = g_new (SimTime, cap);
+      for (uint32_t k = 0; k < len; k++)
+        np[k] = d->rpin[(d->replay_head + k) & (d->replay_cap - 1)];
+      g_free (d->rpin);
+      d->rpin = np;
     }
     if (d->flit)
       flit_replay_grow (d, d->replay_cap, cap);
@@ -221,9 +228,16 @@ skp_catch_up (Dir *d, uint64_t now_sym)
 {
   const Phy *phy = &d->link->phy;
   /* §4: SKPs are scheduled on a fixed interval and sent at the next packet boundary; one that fell due while
-   * the wire was idle went out at its due time (lane 0), so it is placed there retroactively. */
+   * the wire was idle went out at its due time (lane 0), so it is placed there retroactively. At 8b/10b those
+   * that fell due while a packet (or a retrain) held the wire all go after it, back to back; at 128b/130b only
+   * one does, the others are not sent (pcie-protocol.md §4). */
+  uint64_t placed_end = UINT64_MAX;
   while (d->skp_due_sym <= now_sym) {
     uint64_t due_slot = d->skp_due_sym * phy->lanes;
+    if (phy->gen >= 3 && d->cursor == placed_end && due_slot < placed_end) {
+      d->skp_due_sym += phy->skp_interval_symbols;
+      continue;
+    }
     uint64_t base = d->cursor > due_slot ? d->cursor : due_slot;
     PhyPlacement pl;
     phy->ops->place_skp (phy, base, &pl);
@@ -231,7 +245,7 @@ skp_catch_up (Dir *d, uint64_t now_sym)
       trace_wire (d->link->trace, &d->tr, TRACE_WIRE_SKP, slot_ps (phy, pl.start_slot),
                   slot_ps (phy, pl.end_slot) - slot_ps (phy, pl.start_slot), 0, 0);
     d->s_os += pl.end_slot - pl.start_slot;
-    d->cursor = pl.end_slot;
+    d->cursor = placed_end = pl.end_slot;
     d->cnt.skps++;
     d->skp_due_sym += phy->skp_interval_symbols;
   }
@@ -407,8 +421,11 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
     }
     if (l->ack_timer[d->dir] && !o->ack_due && !sim_event_pending (e, d->ack_ev))
       ack_timer_start (d, at - l->rx_pipe_ps[1 - d->dir]);
-    if (d->errors)
-      replay_timer_start (d, phy_sym_ps (phy, ceil_div (pl.end_slot, phy->lanes)) + l->tx_pipe_ps[d->dir]);
+    if (d->errors) {
+      SimTime pin = end_ps + l->tx_pipe_ps[d->dir];
+      d->rpin[(d->replay_head + (seq - d->acked_seq)) & (d->replay_cap - 1)] = pin;
+      replay_timer_start (d, pin);
+    }
     drained = !replayed;
   }
   wire_kick (d);
@@ -486,15 +503,76 @@ fc_lat_fire (SimEngine *e, void *ctx, uint64_t arg)
   wire_kick (rev);
 }
 
-/* Credits are taken before the rx callback runs, because the consumer may release them at once
- * (link_port_consume()) and fc.c would reject a release of credits not yet taken. */
-static void
-receive_tlp (Dir *d, Tlp *t, SimTime whole_ps)
+/* The transaction layer takes a TLP the data link layer passed. Credits are taken before the rx callback runs,
+ * because the consumer may release them at once (link_port_consume()) and fc.c would reject a release of credits
+ * not yet taken. */
+static inline __attribute__ ((always_inline)) void
+deliver_tlp (Dir *d, Tlp *t, SimTime whole_ps)
 {
   Link *l = d->link;
   SimEngine *e = l->engine;
   FcClass c = tlp_fc_class (t->kind);
   fc_rx_receive (&d->fc_rx, c, tlp_header_credits (t), tlp_data_credits (t));
+  /* §2.6.1.2 periodic refresh, armed only by traffic so an idle link lets the engine drain. */
+  if (fc_rx_class_finite (&d->fc_rx, c) && !sim_event_pending (e, d->fc_timer[c])) {
+    SimTime due = MAX (sim_now (e), d->fc_last_sent_ps[c] + l->p.updatefc_period_ps);
+    d->fc_timer[c] = sim_schedule_at (e, due, fc_timer_fire, d, c);
+  }
+  LinkPort *port = d->rx_port;
+  port->rx_tail_ps = whole_ps;
+  if (port->observe_fn)
+    port->observe_fn (port->observe_ctx, t);
+  if (port->rx_fn) {
+    port->rx_fn (port->rx_ctx, port, t);
+  } else {
+    /* No consumer attached: behave as an infinitely fast sink. */
+    link_port_consume (port, t);
+    tlp_free (l->pool, t);
+  }
+}
+
+/* The transaction layer's pipeline (Link.tl_pipe_ps): TLPs come out in order, one event for the head. */
+static void
+tlq_fire (SimEngine *e, void *ctx, uint64_t arg)
+{
+  (void) arg;
+  Dir *d = ctx;
+  d->tlq_ev = SIM_EVENT_NONE;
+  while (d->tlq_len && d->tlq[d->tlq_head].at <= sim_now (e)) {
+    Arrival a = d->tlq[d->tlq_head];
+    d->tlq_head = (d->tlq_head + 1) & (d->tlq_cap - 1);
+    d->tlq_len--;
+    deliver_tlp (d, a.tlp, a.b);
+  }
+  if (d->tlq_len && !sim_event_pending (e, d->tlq_ev))
+    d->tlq_ev = sim_schedule_at (e, d->tlq[d->tlq_head].at, tlq_fire, d, 0);
+}
+
+static G_GNUC_NO_INLINE void
+tlq_push (Dir *d, Tlp *t, SimTime at, SimTime whole_ps)
+{
+  if (d->tlq_len == d->tlq_cap) {
+    uint32_t cap = d->tlq_cap ? d->tlq_cap * 2 : 8;
+    Arrival *n = g_new (Arrival, cap);
+    for (uint32_t k = 0; k < d->tlq_len; k++)
+      n[k] = d->tlq[(d->tlq_head + k) & (d->tlq_cap - 1)];
+    g_free (d->tlq);
+    d->tlq = n;
+    d->tlq_cap = cap;
+    d->tlq_head = 0;
+  }
+  d->tlq[(d->tlq_head + d->tlq_len) & (d->tlq_cap - 1)] = (Arrival) { .kind = ARR_TLP, .tlp = t, .at = at, .b = whole_ps };
+  if (d->tlq_len++ == 0)
+    d->tlq_ev = sim_schedule_at (d->link->engine, at, tlq_fire, d, 0);
+}
+
+/* The data link layer accepted a good TLP in sequence (NEXT_RCV_SEQ moves on, what an Ack names); the transaction
+ * layer gets it at once, or its pipeline's part later. */
+static void
+receive_tlp (Dir *d, Tlp *t, SimTime whole_ps)
+{
+  Link *l = d->link;
+  SimEngine *e = l->engine;
   /* No loss and no reordering on one direction: each TLP carries the next sequence number. */
   SIM_INVARIANT (t->seq == (d->rx_seq & 0xfff),
                 "link %s: received sequence number %u, expected %u (TLP %" G_GUINT64_FORMAT ")",
@@ -512,22 +590,11 @@ receive_tlp (Dir *d, Tlp *t, SimTime whole_ps)
       sim_cancel (e, d->ack_ev);
     ack_fire (e, d, 0);
   }
-  /* §2.6.1.2 periodic refresh, armed only by traffic so an idle link lets the engine drain. */
-  if (fc_rx_class_finite (&d->fc_rx, c) && !sim_event_pending (e, d->fc_timer[c])) {
-    SimTime due = MAX (sim_now (e), d->fc_last_sent_ps[c] + l->p.updatefc_period_ps);
-    d->fc_timer[c] = sim_schedule_at (e, due, fc_timer_fire, d, c);
-  }
-  LinkPort *port = d->rx_port;
-  port->rx_tail_ps = whole_ps;
-  if (port->observe_fn)
-    port->observe_fn (port->observe_ctx, t);
-  if (port->rx_fn) {
-    port->rx_fn (port->rx_ctx, port, t);
-  } else {
-    /* No consumer attached: behave as an infinitely fast sink. */
-    link_port_consume (port, t);
-    tlp_free (l->pool, t);
-  }
+  SimTime tl = l->tl_pipe_ps[1 - d->dir];
+  if (G_LIKELY (tl == 0))
+    deliver_tlp (d, t, whole_ps);
+  else
+    tlq_push (d, t, sim_now (e) + tl, whole_ps + tl);
 }
 
 /* Acks are cumulative (§3 coalescing): one names the last TLP received in order, so everything up to it leaves the
@@ -556,8 +623,12 @@ receive_ack (Dir *d, uint64_t acked)
     o->replay_num = 0;
     sim_cancel (d->link->engine, o->replay_ev);
     o->replay_ev = SIM_EVENT_NONE;
-    if (o->replay_pos > 0)
-      replay_timer_start (o, sim_now (d->link->engine));
+    if (o->replay_pos > 0) {
+      /* From the Ack's arrival at the pins, or, if no TLP left unacknowledged had passed them yet (it was still
+       * in the transmit pipeline), from the first one's passing: at the pins none was outstanding till then. */
+      SimTime pin = sim_now (d->link->engine) - d->link->rx_pipe_ps[o->dir];
+      replay_timer_start (o, MAX (pin, o->rpin[o->replay_head]));
+    }
   }
   port_notify (o->tx_port, PORT_WAIT_ACK);
 }

@@ -59,6 +59,10 @@ typedef struct {
    * above. A switch port's receive pipeline is its port-to-port latency (switch.h). */
   gboolean end_pipelines[2];
   SimTime end_tx_pipeline_ps[2], end_rx_pipeline_ps[2];
+  /* Of the receive pipeline, the part after the data link layer (the transaction layer's), by LinkEnd: DLLPs act
+   * and TLPs are checked and acknowledged (spec §3.6.3.1: AckNak_Seq_Num is NEXT_RCV_SEQ - 1) that much before a
+   * TLP is delivered. 0 = none: the data link layer sits at the end of the pipeline. At most the pipeline. */
+  SimTime rx_tl_pipeline_ps[2];
   SimTime flight_ps; /* channel propagation, each way */
   uint32_t replay_buffer_bytes; /* transmit replay buffer; 0 = unlimited */
   uint32_t tx_queue_tlps; /* TLPs the transaction layer may queue ahead of the wire; 0 = unlimited */
@@ -94,6 +98,9 @@ typedef struct {
   double flit_lane_correlation;
   SimTime retrain_ps; /* LTSSM Recovery after a REPLAY_NUM rollover, link idle; 0 = LINK_RETRAIN_PS_DEFAULT */
   uint32_t replay_timer_symbols; /* REPLAY_TIMER limit; 0 = the spec's (link.c) */
+  /* The highest rate both ports support, as a generation (>= gen; 0 = gen): it, not the trained rate, picks the
+   * non-flit REPLAY_TIMER limit (spec §3.6.2.1). */
+  int supported_gen;
   /* The error draws of direction d come from sim_rand_new (engine, LINK_RAND_ID (rand_index, d)): one stream per
    * link direction, independent of every other component. A fabric numbers its links. */
   uint32_t rand_index;
@@ -241,10 +248,17 @@ void link_describe_wait (const Link *link, GString *out);
 /* Test hook: corrupt the nth (0-based) packet of one kind on direction `dir`, so tests can see the continuous
  * checks catch it: SKIP_SEQ gives a TLP the wrong sequence number; EXTRA_CREDIT makes an UpdateFC grant one
  * header credit more than the receiver freed. Never called in a real run. */
-typedef enum { LINK_FAULT_NONE, LINK_FAULT_SKIP_SEQ, LINK_FAULT_EXTRA_CREDIT, LINK_FAULT_LOST_ACK } LinkFault;
+typedef enum {
+  LINK_FAULT_NONE,
+  LINK_FAULT_SKIP_SEQ,
+  LINK_FAULT_EXTRA_CREDIT,
+  LINK_FAULT_LOST_ACK,
+  LINK_FAULT_FRAMING,
+} LinkFault;
 void link_inject_fault (Link *link, LinkFault fault, LinkDir dir, uint64_t nth);
 /* Test hooks of the error model (they turn its machinery on, as a ber > 0 does): LINK_FAULT_LOST_ACK drops the
- * nth Ack on `dir` (a bad DLLP CRC); link_inject_lcrc corrupts the TLP with sequence count `seq` on `dir` in its
+ * nth Ack on `dir` (a bad DLLP CRC); LINK_FAULT_FRAMING has the nth TLP transmission on `dir` meet a framing error
+ * (the link retrains); link_inject_lcrc corrupts the TLP with sequence count `seq` on `dir` in its
  * first `times` transmissions (the original and then replays). Call before any traffic. */
 void link_inject_lcrc (Link *link, LinkDir dir, uint64_t seq, uint32_t times);
 

@@ -62,6 +62,8 @@ tlp_draw_bad (Dir *d, uint32_t bytes, const PhyPlacement *pl, uint64_t seq)
     l->lcrc_times--;
     bad = TRUE;
   }
+  if (fault_hits (l, LINK_FAULT_FRAMING, d->dir))
+    return ARR_BAD_FRAMING;
   if (l->p.ber <= 0)
     return bad ? ARR_BAD_CRC : 0;
   if (!l->phy.flit) {
@@ -87,15 +89,40 @@ tlp_draw_bad (Dir *d, uint32_t bytes, const PhyPlacement *pl, uint64_t seq)
 static void replay_fire (SimEngine *engine, void *ctx, uint64_t arg);
 
 /* REPLAY_TIMER (spec §3.6.2.1): started by a TLP's transmission when it is not running, counted from its last
- * symbol at the port's pins (`from_ps`). */
+ * symbol at the port's pins (`from_ps`), or from an Ack's arrival there. A start that falls in a Recovery counts
+ * from its end: the timer holds its value while the LTSSM is in Recovery. An Ack processed one receive pipeline
+ * after it reached the pins may restart the timer at a due time already past: it fires at once, and
+ * replay_fire() looks again for an Ack at the pins. */
 G_GNUC_NO_INLINE void
 replay_timer_start (Dir *d, SimTime from_ps)
 {
   Link *l = d->link;
   if (sim_event_pending (l->engine, d->replay_ev))
     return;
+  if (from_ps >= l->recovery_from_ps && from_ps < l->recovery_to_ps)
+    from_ps = l->recovery_to_ps;
   SimTime due = phy_sym_ps (&l->phy, phy_sym_at_or_after (&l->phy, from_ps) + l->replay_timer_symbols);
-  d->replay_ev = sim_schedule_at (l->engine, due, replay_fire, d, 0);
+  d->replay_due_ps = MAX (due, sim_now (l->engine));
+  d->replay_ev = sim_schedule_at (l->engine, d->replay_due_ps, replay_fire, d, 0);
+}
+
+/* Whether an Ack of TLPs not yet acknowledged, or a Nak, has reached d's transmitting port by now and waits in
+ * its receive pipeline: the REPLAY_TIMER is reset at the pins by the Ack's arrival (spec §3.6.2.1), not one
+ * pipeline later when the model processes it (receive_ack() restarts it from the pins), and a Nak starts the
+ * replay itself. Arrivals are in time order (flit mode sorts them in), so the scan ends at the first later one. */
+static gboolean
+ack_at_pins (const Dir *d, SimTime now)
+{
+  const Dir *o = d->opp;
+  SimTime rx = d->link->rx_pipe_ps[d->dir]; /* the port transmitting on d receives o */
+  for (uint32_t k = 0; k < o->arr_len; k++) {
+    const Arrival *a = &o->arr[(o->arr_head + k) & (o->arr_cap - 1)];
+    if (a->at - rx > now)
+      break;
+    if (!a->bad && (a->kind == ARR_NAK || (a->kind == ARR_ACK && a->a > d->acked_seq)))
+      return TRUE;
+  }
+  return FALSE;
 }
 
 /* A copy to put on the wire: the receiver takes and frees what arrives, while the original stays for replay. */
@@ -125,11 +152,24 @@ retrain (Link *l, Dir *cause)
       f++;
     slot = phy_flit_start (phy, f);
   }
+  /* REPLAY_TIMER holds its value while the LTSSM is in Recovery (spec §3.6.2.1): a running one is put off by the
+   * part of this Recovery that one already under way did not cover; one started meanwhile counts from its end
+   * (replay_timer_start()). */
+  SimTime now = sim_now (l->engine), end_ps = slot_ps (phy, slot);
+  SimTime held_from = MAX (now, l->recovery_to_ps);
+  if (now >= l->recovery_to_ps)
+    l->recovery_from_ps = now;
+  l->recovery_to_ps = MAX (l->recovery_to_ps, end_ps);
   for (int i = 0; i < 2; i++) {
     Dir *x = &l->d[i];
     x->retrain_end_slot = slot;
     x->cursor = MAX (x->cursor, slot);
     x->fr_slot = MAX (x->fr_slot, slot); /* no IDLs while the LTSSM retrains */
+    if (end_ps > held_from && sim_event_pending (l->engine, x->replay_ev)) {
+      sim_cancel (l->engine, x->replay_ev);
+      x->replay_due_ps += end_ps - held_from;
+      x->replay_ev = sim_schedule_at (l->engine, x->replay_due_ps, replay_fire, x, 0);
+    }
   }
 }
 
@@ -157,15 +197,16 @@ replay_start (Dir *d, gboolean timeout)
 static void
 replay_fire (SimEngine *e, void *ctx, uint64_t arg)
 {
-  (void) e;
   (void) arg;
   Dir *d = ctx;
   d->replay_ev = SIM_EVENT_NONE;
+  if (ack_at_pins (d, sim_now (e)))
+    return;
   replay_start (d, TRUE);
 }
 
-/* A framing error at the receiver of d (spec §4.2.2.3.5): the packet is lost and the link retrains; the TLPs
- * behind a lost one then arrive out of order and earn a Nak, or the REPLAY_TIMER runs out. */
+/* A framing error at the receiver of d (spec §4.2.2.3.5): the packet is lost and the link retrains; a TLP lost so
+ * earns a Nak (dll_accept()), a DLLP is covered by the next one or the REPLAY_TIMER. */
 void
 framing_error (Dir *d)
 {
@@ -186,11 +227,12 @@ dll_accept (Dir *d, const Arrival *a)
     return TRUE;
   }
   tlp_free (l->pool, a->tlp);
-  if (a->bad == ARR_BAD_FRAMING) {
+  /* A framing error while a TLP is received is a Receiver Error: the link retrains and, like a bad LCRC, it
+   * schedules a Nak unless one is (spec §3.6.3.1), so the TLP does not wait for the next one's sequence gap or the
+   * REPLAY_TIMER; the Nak goes once the Recovery ends. */
+  if (a->bad == ARR_BAD_FRAMING)
     framing_error (d);
-    return FALSE;
-  }
-  if (a->bad)
+  else if (a->bad)
     d->errs.tlp_errors++;
   if (!a->bad && a->a < d->rx_seq) {
     rev->ack_due = TRUE;
@@ -209,7 +251,7 @@ link_inject_fault (Link *link, LinkFault fault, LinkDir dir, uint64_t nth)
   link->fault = fault;
   link->fault_dir = dir;
   link->fault_countdown = nth;
-  if (fault == LINK_FAULT_LOST_ACK)
+  if (fault == LINK_FAULT_LOST_ACK || fault == LINK_FAULT_FRAMING)
     link->errors = link->d[0].errors = link->d[1].errors = TRUE;
 }
 

@@ -111,6 +111,11 @@ struct Dir {
   Arrival *arr;
   uint32_t arr_cap, arr_head, arr_len;
   SimEventId arr_ev;
+  /* TLPs past the data link layer in the transaction layer's pipeline (Link.tl_pipe_ps; empty when it is 0):
+   * Arrivals again, `at` their delivery. Same delay for all, so a FIFO with one event. */
+  Arrival *tlq;
+  uint32_t tlq_cap, tlq_head, tlq_len;
+  SimEventId tlq_ev;
   FcRx fc_rx;
   uint64_t rx_seq; /* TLPs received */
   SimEventId ack_ev; /* Ack latency timer, running while TLPs await an Ack */
@@ -136,8 +141,10 @@ struct Dir {
    * goes on the wire, so a replay can send them again), how many of them the current round has sent, REPLAY_NUM
    * and REPLAY_TIMER, a Nak owed. Receiver: NAK_SCHEDULED. */
   Tlp **rtlp;
+  SimTime *rpin; /* beside rtlp: when each TLP's last symbol passed the pins, last sent (REPLAY_TIMER) */
   uint32_t replay_num;
   SimEventId replay_ev;
+  SimTime replay_due_ps; /* when replay_ev fires (a Recovery holds it, retrain()) */
   gboolean nak_scheduled;
   GRand *rand;
   uint64_t drawn_flit; /* flit mode: flits up to here have had their error drawn, the last one bad or not */
@@ -169,8 +176,10 @@ struct Link {
   Phy phy;
   uint32_t ack_limit_symbols; /* pcie-protocol.md §3; fixed by generation, width and MPS */
   uint32_t updatefc_latency_symbols[2]; /* by receiving LinkEnd, resolved from LinkParams; 0 = off */
-  SimTime tx_pipe_ps[2], rx_pipe_ps[2]; /* by LinkEnd */
-  SimTime latency_ps[2]; /* by LinkDir, serialiser end -> far side: tx pipeline + flight + rx pipeline */
+  /* By LinkEnd: the transmit pipeline, the receive pipeline up to the data link layer (DLLPs' whole latency), and
+   * the transaction layer's part after it (TLPs only, LinkParams.rx_tl_pipeline_ps). */
+  SimTime tx_pipe_ps[2], rx_pipe_ps[2], tl_pipe_ps[2];
+  SimTime latency_ps[2]; /* by LinkDir, serialiser end -> far data link layer: tx pipeline + flight + rx_pipe_ps */
   /* Per receiving direction: whether TLPs start Ack timers. Not for a receiver that Acks every TLP on delivery
    * when its pipelines fit the Ack limit: its count trigger always comes first, and a timer would only be
    * cancelled. */
@@ -187,6 +196,8 @@ struct Link {
   double recovery_bytes; /* the wire bytes (every lane) of retrain_ps: a Recovery's reach back from a packet */
   double p_flit_bad, p_dllp_bad;
   uint32_t replay_timer_symbols;
+  /* The last Recovery (retrain()): REPLAY_TIMER holds its value from recovery_from_ps to recovery_to_ps. */
+  SimTime recovery_from_ps, recovery_to_ps;
   uint64_t lcrc_seq; /* link_inject_lcrc */
   uint32_t lcrc_times;
   LinkDir lcrc_dir;
@@ -293,10 +304,11 @@ send_to_far_side (Dir *d, uint64_t end_slot, Arrival *a)
   return a->at;
 }
 
-/* What an Ack placed now acknowledges: the TLPs delivered, and those behind them whose last symbol reached the pins
- * before the Ack's first symbol leaves them (now + tx pipeline), though still in the receive pipeline. Strictly
- * before, so with no pipelines it counts none beyond the delivered. The first TLP it leaves out starts the timer
- * again. */
+/* What an Ack placed now acknowledges: the TLPs its data link layer took, and those behind them whose last symbol
+ * reached the pins before the Ack's first symbol leaves them (now + tx pipeline), though still in the receive
+ * pipeline up to it. Strictly before, so with no pipelines it counts none beyond the delivered. The first TLP it
+ * leaves out starts the timer again. (The spec's Ack names only TLPs already checked, NEXT_RCV_SEQ - 1, §3.6.3.1:
+ * counting those on their way is the model's way of meeting the Ack latency limit with any pipeline; docs/limits.md.) */
 static inline __attribute__ ((always_inline)) uint64_t
 ack_count (Dir *d, SimTime now)
 {

@@ -43,7 +43,12 @@ limit_parts (const LinkParams *params, uint32_t header_bytes, double *os_share, 
    * between them; SKPs take at least their own slots (EDS included, no block padding) once per interval; the
    * stream needs no DLLPs on its own direction (Acks and UpdateFCs travel the other way). */
   double tlp = params->max_payload_bytes + hdr_ecrc + phy.tlp_framing_bytes;
-  *os_share = ((double) phy.skp_symbols * phy.lanes + phy.eds_bytes) / ((double) phy.skp_interval_symbols * phy.lanes);
+  double skp_bytes = (double) phy.skp_symbols * phy.lanes + phy.eds_bytes;
+  *os_share = skp_bytes / ((double) phy.skp_interval_symbols * phy.lanes);
+  /* At 128b/130b SKPs deferred by one packet are not sent back to back (skp_catch_up()): a TLP longer than the
+   * interval is followed by one SKP, not by all that fell due during it. */
+  if (phy.gen >= 3)
+    *os_share = skp_bytes / MAX ((double) phy.skp_interval_symbols * phy.lanes, tlp + skp_bytes);
   *skp_ps = (phy.skp_symbols + (double) phy.eds_bytes / phy.lanes) * sym_ps;
   /* SKPs that fall due during a packet wait for its end (skp_catch_up()): one MPS TLP longer than the interval
    * carries that many past its own end. */

@@ -21,6 +21,18 @@ link_params_validate (const LinkParams *p, GError **error)
     g_set_error (error, LINK_ERROR, LINK_ERROR_PARAM, "ber %g is not 0..1e-2", p->ber);
     return FALSE;
   }
+  if (p->supported_gen && (p->supported_gen < p->gen || p->supported_gen > 6)) {
+    g_set_error (error, LINK_ERROR, LINK_ERROR_PARAM, "supported_gen %d is not gen %d..6", p->supported_gen, p->gen);
+    return FALSE;
+  }
+  for (int end = 0; end < 2; end++) {
+    SimTime rx = p->end_pipelines[end] ? p->end_rx_pipeline_ps[end] : p->rx_pipeline_ps;
+    if (p->rx_tl_pipeline_ps[end] > rx) {
+      g_set_error (error, LINK_ERROR, LINK_ERROR_PARAM, "rx_tl_pipeline_ps %" G_GUINT64_FORMAT " exceeds the receive "
+                   "pipeline %" G_GUINT64_FORMAT, p->rx_tl_pipeline_ps[end], rx);
+      return FALSE;
+    }
+  }
   uint32_t mps = p->max_payload_bytes;
   /* pcie-protocol.md §6: MPS is a power of two from 128 to 4096 bytes. */
   if (mps < 128 || mps > 4096 || (mps & (mps - 1))) {
@@ -83,12 +95,14 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
   phy_init_mode (&l->phy, params->gen, params->lanes, params->flit_mode, params->sris, params->skp_interval_symbols,
                  NULL); /* validated above */
   /* REPLAY_TIMER (spec §3.6.2.1, pcie-protocol.md §10): flit mode, 1500 flits with a non-empty retry buffer;
-   * non-flit at 16 GT/s and above, the simplified limit; below, 3 × the Ack latency limit (the older tables).
-   * ASSUMPTION: a port supports no rate above its link's, so a Gen3 link keeps the older limit. */
+   * non-flit, a port that supports 16 GT/s or more uses the simplified limit at every rate it trains at; one
+   * limited to lower rates, 3 × the Ack latency limit (the older tables). The supported rate is the link's
+   * unless given (LinkParams.supported_gen). */
+  int supported = MAX (l->phy.gen, params->supported_gen);
   l->replay_timer_symbols = params->replay_timer_symbols ? params->replay_timer_symbols
-                            : l->phy.flit     ? 1500 * (PHY_FLIT_BYTES / l->phy.lanes)
-                            : l->phy.gen >= 4 ? LINK_REPLAY_SIMPLIFIED_SYMBOLS
-                                              : 3 * phy_ack_limit_symbols (&l->phy, params->max_payload_bytes);
+                            : l->phy.flit      ? 1500 * (PHY_FLIT_BYTES / l->phy.lanes)
+                            : supported >= 4 ? LINK_REPLAY_SIMPLIFIED_SYMBOLS
+                                               : 3 * phy_ack_limit_symbols (&l->phy, params->max_payload_bytes);
   if (!l->p.retrain_ps)
     l->p.retrain_ps = LINK_RETRAIN_PS_DEFAULT;
   l->window_tlps = l->phy.flit ? UINT64_MAX : LINK_SEQ_WINDOW;
@@ -120,6 +134,9 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
   for (int end = 0; end < 2; end++) {
     l->tx_pipe_ps[end] = params->end_pipelines[end] ? params->end_tx_pipeline_ps[end] : params->tx_pipeline_ps;
     l->rx_pipe_ps[end] = params->end_pipelines[end] ? params->end_rx_pipeline_ps[end] : params->rx_pipeline_ps;
+    /* The link's arrivals are at the data link layer; a TLP waits the transaction layer's part after it. */
+    l->tl_pipe_ps[end] = MIN (params->rx_tl_pipeline_ps[end], l->rx_pipe_ps[end]);
+    l->rx_pipe_ps[end] -= l->tl_pipe_ps[end];
   }
   /* Direction d is sent by LinkEnd d and received at the end that does not transmit on it: LinkEnd 1 - d. */
   for (int dir = 0; dir < 2; dir++) {
@@ -136,7 +153,7 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
     Dir *d = &l->d[i];
     d->link = l;
     d->dir = (LinkDir) i;
-    d->wire_ev = d->arr_ev = d->ack_ev = SIM_EVENT_NONE;
+    d->wire_ev = d->arr_ev = d->ack_ev = d->tlq_ev = SIM_EVENT_NONE;
     for (int c = 0; c < FC_CLASS_COUNT; c++)
       d->fc_timer[c] = d->fc_lat_timer[c] = SIM_EVENT_NONE;
     /* The first SKP falls one interval after link-up, like every later one. Flit mode has them in its grid. */
@@ -184,12 +201,17 @@ link_free (Link *link)
         tlp_free (link->pool, a->tlp);
     }
     sim_cancel (link->engine, d->replay_ev);
+    sim_cancel (link->engine, d->tlq_ev);
+    for (uint32_t k = 0; k < d->tlq_len; k++)
+      tlp_free (link->pool, d->tlq[(d->tlq_head + k) & (d->tlq_cap - 1)].tlp);
+    g_free (d->tlq);
     if (d->rtlp)
       for (uint64_t k = 0; k < d->tx_seq - d->acked_seq; k++)
         tlp_free (link->pool, d->rtlp[(d->replay_head + k) & (d->replay_cap - 1)]);
     if (d->rand)
       g_rand_free (d->rand);
     g_free (d->rtlp);
+    g_free (d->rpin);
     g_free (d->rflit);
     g_free (d->arr);
     g_free (d->replay);

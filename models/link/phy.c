@@ -63,8 +63,8 @@ static const uint32_t skp_flits_1b1b[] = { 46, 93, 187, 374, 748 };
  * fraction of events, link.flit_error_lane_correlation (default 1%, ASSUMPTION 0.1%-3%, its range as data in
  * app/config/config_values.c: common-mode noise, a power or reference-clock disturbance), hit the same bytes on every
  * lane. With these, a first-bit error
- * rate of 10^-6 at 64 GT/s x16 loses 2.25 × 10^-5 flits after FEC: within the spec's design point (flit retry
- * probability below 3 × 10^-5, §10), where independent bit errors gave 7 × 10^-7, forty times fewer. */
+ * rate of 10^-6 at 64 GT/s x16 loses 2.25 × 10^-5 flits after FEC, where independent bit errors gave 7 × 10^-7,
+ * forty times fewer: above PCI-SIG's quoted retry probability below 10^-5 (§10, UNCONFIRMED). */
 #define FLIT_ERR_BURST_BYTES 2u
 
 /* Reducing the symbol-time fraction is what leaves sym_den a power of two for every generation, as phy_sym_ps's

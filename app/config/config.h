@@ -41,6 +41,8 @@ typedef enum { PS_DESCRIPTORS_CHAINED, PS_DESCRIPTORS_SOFTWARE } PsDescriptorMod
 typedef enum { PS_WORKLOAD_CHAINING_DMA, PS_WORKLOAD_STREAM, PS_WORKLOAD_MICROBENCH } PsWorkload;
 /* microbench.test: pcie-bench's tests (pcie-protocol.md §11), in ps_microbench_test_words order. */
 typedef enum { PS_MB_LAT_RD, PS_MB_LAT_WRRD, PS_MB_BW_RD, PS_MB_BW_WR, PS_MB_BW_RDWR } PsMicrobenchTest;
+/* microbench.cache: pcie-bench's HWarm, Cold, DWarm, DThrash, in cache_words order. */
+typedef enum { PS_MB_WARM, PS_MB_COLD, PS_MB_DEVICE_WARM, PS_MB_DEVICE_THRASH } PsMicrobenchCache;
 typedef enum { PS_UPDATEFC_MINIMUM, PS_UPDATEFC_RECOMMENDED } PsUpdateFcPolicy;
 typedef enum { PS_SWITCH_UPDATEFC_LINK, PS_SWITCH_UPDATEFC_MINIMUM, PS_SWITCH_UPDATEFC_RECOMMENDED } PsSwitchUpdateFc;
 typedef enum { PS_MAPPING_WC, PS_MAPPING_UC } PsMapping;
@@ -158,6 +160,7 @@ typedef struct {
     double read_latency_ns; /* fixed part of the MRd -> first CplD latency */
     double read_latency_ps_per_byte; /* size-dependent part */
     double cold_cache_latency_ns; /* microbench.cache cold: added to read_latency_ns (data from DRAM, not the LLC) */
+    int64_t llc_bytes; /* last-level cache a warmed window can stay in; 0 = any window fits */
     int64_t completion_bytes; /* 0 = up to MPS; else the chunk size the root complex returns */
     double completion_mbps; /* 0 = unlimited */
     double completion_overhead_ns;
@@ -219,7 +222,8 @@ typedef struct {
     int test; /* PsMicrobenchTest */
     int64_t transfer_bytes, window_bytes, outstanding, dmas;
     int offsets; /* 0 sequential, 1 random */
-    int cache; /* 0 warm, 1 cold: adds host.cold_cache_latency_ns to every read */
+    int cache; /* PsMicrobenchCache */
+    int64_t host_offset; /* bytes from a 64-byte cache line (pcie-bench's HO) */
   } microbench;
 
   struct {

@@ -55,7 +55,7 @@ static const char *const switch_updatefc_words[] = { "link", "minimum", "recomme
 static const char *const workload_words[] = { "chaining_dma", "stream", "microbench", NULL };
 const char *const ps_microbench_test_words[] = { "lat_rd", "lat_wrrd", "bw_rd", "bw_wr", "bw_rdwr", NULL };
 static const char *const offsets_words[] = { "sequential", "random", NULL };
-static const char *const cache_words[] = { "warm", "cold", NULL };
+static const char *const cache_words[] = { "warm", "cold", "device_warm", "device_thrash", NULL };
 static const char *const forwarding_words[] = { "cut_through", "store_and_forward", NULL };
 static const char *const switch_arbitration_words[] = { "round_robin", "weighted_round_robin", NULL };
 static const char *const buffer_words[] = { "per_port", "shared", NULL };
@@ -258,6 +258,10 @@ const KeyDef cfg_keys[] = {
   KEY_DOUBLE ("host.cold_cache_latency_ns", host.cold_cache_latency_ns, 0, 1e6, "0", "ns",
     "added to host.read_latency_ns when microbench.cache is cold: the data comes from DRAM instead of the last-level "
     "cache (pcie-protocol.md §11); 0 = no difference modelled"),
+  KEY_INT ("host.llc_bytes", host.llc_bytes, 0, INT64_C (1) << 40, "0", "bytes",
+    "last-level cache a window warmed by the CPU stays in (microbench.cache warm): of a larger window only the "
+    "last host.llc_bytes the CPU touched are LLC hits, the rest pays host.cold_cache_latency_ns (the CPU's "
+    "datasheet: its shared L3 size); 0 = every window fits"),
   KEY_INT ("host.completion_bytes", host.completion_bytes, 0, 4096, "0", "bytes",
     "completion size policy: 0 = up to MPS; else the chunk size the chipset returns (often 64, a cache line)"),
   KEY_DOUBLE ("host.completion_mbps", host.completion_mbps, 0, 1e6, "0", "MB/s",
@@ -403,10 +407,16 @@ const KeyDef cfg_keys[] = {
   KEY_ENUM ("microbench.test", microbench.test, ps_microbench_test_words, "lat_rd",
     "microbench workload, pcie-bench's tests (pcie-protocol.md §11): lat_rd (one DMA read at a time), lat_wrrd (a "
     "write then a read of the same address), bw_rd, bw_wr, bw_rdwr (microbench.outstanding DMAs in flight)"),
-  KEY_INT ("microbench.transfer_bytes", microbench.transfer_bytes, 4, 1 << 20, "64", "bytes",
-    "microbench: bytes per DMA, whole DWs (pcie-bench's transfer size)"),
+  KEY_INT ("microbench.transfer_bytes", microbench.transfer_bytes, 1, 1 << 20, "64", "bytes",
+    "microbench: bytes per DMA, any number (pcie-bench's transfer size): its TLPs carry the whole DWs that hold "
+    "them, with first and last byte enables (spec §2.2.5), and the figures count the bytes asked for"),
   KEY_INT ("microbench.window_bytes", microbench.window_bytes, 4, 1 << 30, "8192", "bytes",
-    "microbench: the host buffer the DMAs' offsets lie in (pcie-bench's window), at least microbench.transfer_bytes"),
+    "microbench: the host buffer the DMAs' offsets lie in (pcie-bench's window); each DMA takes a slot of "
+    "microbench.host_offset + microbench.transfer_bytes rounded up to 64-byte cache lines, and the window holds "
+    "at least one"),
+  KEY_INT ("microbench.host_offset", microbench.host_offset, 0, 63, "0", "bytes",
+    "microbench: where each DMA starts in its host cache line, bytes from the 64-byte boundary (pcie-bench's HO); "
+    "the slots themselves start on cache lines"),
   KEY_INT ("microbench.outstanding", microbench.outstanding, 1, 65535, "64", "DMAs",
     "microbench bw_*: DMAs in flight at once (lat_* run one at a time); the tags still bound the reads"),
   KEY_INT ("microbench.dmas", microbench.dmas, 1, 10000000, "1000", "DMAs",
@@ -415,7 +425,10 @@ const KeyDef cfg_keys[] = {
     "microbench: DMA offsets in the window, sequential (transfer-sized slots in order, wrapping) or random (slots "
     "drawn from a stream seeded by --seed)"),
   KEY_ENUM ("microbench.cache", microbench.cache, cache_words, "warm",
-    "microbench: host cache state of the window; cold adds host.cold_cache_latency_ns to every read"),
+    "microbench: host cache state of the window, pcie-bench's HWarm, Cold, DWarm and DThrash: warm (the CPU "
+    "touched the window: reads hit the last-level cache, up to host.llc_bytes of it); cold, device_warm (the "
+    "device read it: an I/O read does not allocate in the LLC) and device_thrash add host.cold_cache_latency_ns "
+    "to every read"),
   KEY_DOUBLE ("benchmark.watchdog_ns", benchmark.watchdog_ns, 1000, 1e12, "1e7", "ns",
     "deadlock watchdog: stop with an internal error naming what each component waits for when this much "
     "simulated time passes with a transfer unfinished and no TLP delivered (stretched by the host's longest wait)"),

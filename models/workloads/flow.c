@@ -124,12 +124,19 @@ dma_bytes (const FlowSpec *s)
   return (uint64_t) s->transfer_bytes * (s->write_first ? 2 : 1);
 }
 
+/* DMA mode: the distance between slots (flow.h). */
+static uint64_t
+dma_stride (const FlowSpec *s)
+{
+  return s->dma_stride_bytes ? s->dma_stride_bytes : s->transfer_bytes;
+}
+
 /* DMA mode: the slot of the next DMA, the next one along or one drawn from the flow's stream. */
 static void
 next_offset (Flow *fl)
 {
   const FlowSpec *s = fl->s;
-  uint64_t tb = s->transfer_bytes;
+  uint64_t tb = dma_stride (s);
   if (s->offsets)
     fl->dma_off = (uint64_t) g_rand_int_range (s->offsets, 0, (gint32) (s->bytes / tb)) * tb;
   else
@@ -150,7 +157,7 @@ flow_peek (void *ctx, Tlp *probe)
     uint64_t pos = fl->dma_pos % s->transfer_bytes;
     if (s->write_first && fl->dma_pos < s->transfer_bytes)
       op = FLOW_WRITE;
-    addr = fl->base + fl->dma_off + pos;
+    addr = fl->base + fl->dma_off + s->dma_offset_bytes + pos;
     left = s->transfer_bytes - pos;
   }
   if (fl->iter == s->iterations || (op == FLOW_READ && fl->n_free == 0))
@@ -519,12 +526,13 @@ check_spec (const FlowSpec *s, GError **error)
                  "two)", s->name, s->bytes, s->iterations, s->rate_mbps, mrrs);
     return FALSE;
   }
-  uint64_t tb = s->transfer_bytes;
-  if (tb > 0 && (tb % 4 || tb > s->bytes || s->bytes / tb > G_MAXINT32 || s->outstanding == 0
+  uint64_t tb = s->transfer_bytes, stride = dma_stride (s);
+  if (tb > 0 && (tb % 4 || stride % 4 || s->dma_offset_bytes % 4 || s->dma_offset_bytes + tb > stride
+                 || stride > s->bytes || s->bytes / stride > G_MAXINT32 || s->outstanding == 0
                  || s->outstanding > 0xffff || s->iterations > UINT32_MAX / 2)) {
-    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "flow %s: DMAs of %" G_GUINT64_FORMAT " bytes (whole DWs, at "
-                 "most the %" G_GUINT64_FORMAT "-byte window) with %u in flight (1..65535)", s->name, tb, s->bytes,
-                 s->outstanding);
+    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "flow %s: DMAs of %" G_GUINT64_FORMAT " bytes %u into slots of %"
+                 G_GUINT64_FORMAT " (whole DWs, a slot at most the %" G_GUINT64_FORMAT "-byte window) with %u in "
+                 "flight (1..65535)", s->name, tb, s->dma_offset_bytes, stride, s->bytes, s->outstanding);
     return FALSE;
   }
   return TRUE;
@@ -649,6 +657,11 @@ flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchd
     if (specs[k].op == FLOW_READ)
       flow[k].rtt = &rtt[i++];
   gboolean ok = lay_out (&r, error);
+  /* The LLC holds the end of a read window the CPU warmed: the lines it touched last (host.h). */
+  for (guint k = 0; ok && k < n; k++)
+    if (specs[k].llc_bytes > 0 && specs[k].target == NULL && specs[k].op == FLOW_READ)
+      host_set_llc (host, flow[k].base + specs[k].bytes - MIN (specs[k].llc_bytes, specs[k].bytes),
+                    flow[k].base + specs[k].bytes);
   g_autofree ReadTags *reads = g_new0 (ReadTags, n);
   r.reads = reads;
   for (guint k = 0; ok && k < n; k++) {

@@ -30,8 +30,9 @@
  *   link's end-of-run invariants, bytes and address-pattern checksums per memory and per reader, a completion in
  *   order per tag and never for a tag not outstanding, and the TLP pool empty.
  * - DMA mode (transfer_bytes > 0, the pcie-bench microbenchmarks, pcie-protocol.md §11): the buffer of `bytes`
- *   is a window, and the flow issues `iterations` DMAs of transfer_bytes each, at consecutive transfer-sized slots
- *   of the window (wrapping at its end) or, with `offsets` set, at slots drawn from that stream; at most
+ *   is a window, and the flow issues `iterations` DMAs of transfer_bytes each, at consecutive slots of the window
+ *   (dma_stride_bytes each, transfer-sized by default; wrapping at its end) or, with `offsets` set, at slots drawn
+ *   from that stream, each DMA dma_offset_bytes into its slot; at most
  *   `outstanding` DMAs are in flight (issued, not yet delivered whole) and a DMA's requests go out back to back;
  *   with dma_gap_ps, DMAs start (their first request enters the transmit interface) at least that far apart:
  *   a device's DMA engine that takes one command per so many cycles.
@@ -72,6 +73,12 @@ typedef struct {
   GRand *offsets; /* random slots from this stream (borrowed, e.g. FLOW_RAND_ID's); NULL = sequential */
   gboolean write_first; /* read flow: each DMA is a write of its slot, then a read of it */
   SimTime dma_gap_ps; /* a DMA's first request no earlier than this after the previous DMA's; 0 = no limit */
+  /* DMA mode: the window's slots are dma_stride_bytes apart (0: transfer_bytes), and each DMA starts
+   * dma_offset_bytes into its slot; both whole DWs, offset + transfer_bytes within the stride. */
+  uint32_t dma_stride_bytes, dma_offset_bytes;
+  /* A host-memory read flow: the last llc_bytes of its buffer are what the host's LLC holds (host_set_llc());
+   * 0 = the flow says nothing of the LLC. */
+  uint64_t llc_bytes;
 } FlowSpec;
 
 /* The random stream of flow k's offsets: sim_rand_new (engine, FLOW_RAND_ID (k)), one per flow (engine.h). */

@@ -340,6 +340,43 @@ START_TEST (test_llc_window)
 }
 END_TEST
 
+/* A device engine's own costs (endpoint.dma_*), each alone on test_device_issue_rate's server link:
+ * - one MWr per 20 ns (dma_write_gap_ns) bounds 64-byte writes at 64 B / 20 ns = 25.6 Gb/s, as one DMA per 20 ns;
+ * - MWrs of at most 128 bytes (dma_write_max_bytes) cut 512-byte writes in four: the wire then carries at most
+ *   7876.92 MB/s x 128 / (128 + 12 + 8) = 6812.5 MB/s = 54.50 Gb/s of payload (3-DW headers, below 4 GB), where
+ *   MPS-256 MWrs allow 58.45; Acks and UpdateFCs take under 2% more;
+ * - a read DMA ending inside an 8-byte word (63 bytes) issues dma_read_partial_ns (20) later than the engine's 20
+ *   ns: one per 40 ns, 63 x 8 / 40 = 12.6 Gb/s; a 64-byte one keeps 20 ns (25.6 Gb/s);
+ * - the engine's time outside the core (dma_overhead_ns 50, dma_ps_per_byte 1000) adds 50 + 64 = 114 ns to one
+ *   64-byte read's round trip on the idle link, and 2 x 50 + 128 = 228 ns to a write-then-read's. */
+START_TEST (test_engine_costs)
+{
+  const char *gap[] = { "microbench.test=bw_wr", "endpoint.dma_write_gap_ns=20", NULL };
+  assert_near (server_gbps ("wgap", gap), 25.6, 0.01, "one 64-byte MWr per 20 ns");
+  const char *cut[] = { "microbench.test=bw_wr", "microbench.transfer_bytes=512", "endpoint.dma_write_max_bytes=128",
+                        NULL };
+  double c = server_gbps ("wcut", cut);
+  ck_assert_msg (c <= 54.50 && c >= 0.98 * 54.50, "512-byte writes in 128-byte MWrs: %.3f Gb/s, at most 54.50", c);
+  const char *part[] = { "microbench.transfer_bytes=63", "endpoint.dma_issue_cycles=10",
+                         "endpoint.dma_read_partial_ns=20", NULL };
+  const char *whole[] = { "microbench.transfer_bytes=64", "endpoint.dma_issue_cycles=10",
+                          "endpoint.dma_read_partial_ns=20", NULL };
+  assert_near (server_gbps ("partial", part), 12.6, 0.01, "63-byte reads, one per 40 ns");
+  assert_near (server_gbps ("whole", whole), 25.6, 0.01, "64-byte reads, one per 20 ns");
+  const char *eng[] = { "endpoint.dma_overhead_ns=50", "endpoint.dma_ps_per_byte=1000", NULL };
+  const char *engw[] = { "endpoint.dma_overhead_ns=50", "endpoint.dma_ps_per_byte=1000", "microbench.test=lat_wrrd",
+                         NULL };
+  const char *wr[] = { "microbench.test=lat_wrrd", NULL };
+  g_autoptr (PsConfig) b = load ("eng0", lat_yaml, NULL);
+  g_autoptr (PsConfig) e = load ("eng1", lat_yaml, eng);
+  g_autoptr (PsConfig) bw = load ("eng2", lat_yaml, wr);
+  g_autoptr (PsConfig) ew = load ("eng3", lat_yaml, engw);
+  double d = run (e, 1).latency.mean_ns - run (b, 1).latency.mean_ns;
+  double dw = run (ew, 1).latency.mean_ns - run (bw, 1).latency.mean_ns;
+  ck_assert_msg (fabs (d - 114) < 1e-6 && fabs (dw - 228) < 1e-6, "lat_rd +%.4f ns, lat_wrrd +%.4f ns", d, dw);
+}
+END_TEST
+
 /* The JSON contract: results.microbench {test, transfer_bytes, gbps, read_gbps, write_gbps, latency_ns {mean, p50,
  * p99, max}}. */
 START_TEST (test_json)
@@ -426,6 +463,7 @@ main (void)
   tcase_add_test (tc, test_bw_rdwr_split);
   tcase_add_test (tc, test_byte_enables);
   tcase_add_test (tc, test_llc_window);
+  tcase_add_test (tc, test_engine_costs);
   tcase_add_test (tc, test_json);
   tcase_add_test (tc, test_sweep_metrics);
   suite_add_tcase (s, tc);

@@ -142,6 +142,11 @@ typedef struct {
     int64_t bar_read_latency_cycles;
     double memory_read_latency_ns; /* a fabric's memory target: MRd taken in -> data ready */
     int64_t dma_issue_cycles; /* microbench: cycles between DMA command starts; 0 = no limit */
+    double dma_write_gap_ns; /* microbench: time between a DMA engine's MWrs; 0 = no limit */
+    int64_t dma_write_max_bytes; /* microbench: the engine's largest MWr; 0 = MPS */
+    double dma_overhead_ns; /* microbench: the engine's own time per DMA, outside the PCIe core */
+    double dma_ps_per_byte; /* microbench: the same, per byte (moving it to or from the device's memory) */
+    double dma_read_partial_ns; /* microbench: more issue time for a read DMA that ends inside an 8-byte word */
   } endpoint;
 
   struct {
@@ -273,7 +278,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (PsConfig, ps_config_free)
 /* A key only a fabric uses (switch.*, fabric.*, a memory target's latency): a one-link config's reports leave it
  * out while it has its default, so they read as before fabrics existed. */
 gboolean ps_config_key_fabric_only (const char *path);
-/* A key of a mechanism that is off at its default (the IOMMU, a device's DMA issue rate; docs/host-model.md): every
+/* A key of a mechanism that is off at its default (the IOMMU, a device's DMA engine's costs, the LLC's size, a
+ * host offset; docs/host-model.md): every
  * config's reports leave it out while it has its default, so they read as before it existed. */
 gboolean ps_config_key_off_by_default (const char *path);
 PsConfig *ps_config_derive (const PsConfig *base, const YNode *overlay, GError **error);

@@ -221,6 +221,23 @@ const KeyDef cfg_keys[] = {
     "microbench workload: the device's DMA engine starts a DMA command at most once per this many cycles "
     "of endpoint.clock_mhz (a NIC-style engine's command rate; microbench.outstanding is how many it keeps in "
     "flight); 0 = no limit"),
+  KEY_DOUBLE ("endpoint.dma_write_gap_ns", endpoint.dma_write_gap_ns, 0, 1e6, "0", "ns",
+    "microbench workload: the device's DMA engine sends an MWr at most once per this time, whatever its size "
+    "(the engine's per-TLP cost on its write path, in its own clock rather than the interface's); 0 = no limit"),
+  KEY_POW2 ("endpoint.dma_write_max_bytes", endpoint.dma_write_max_bytes, 0, 4096, "0", "bytes",
+    "microbench workload: the largest MWr payload the device's DMA engine makes, a power of two, when smaller than "
+    "link.max_payload (an engine that moves its memory in fixed bursts); 0 = link.max_payload"),
+  KEY_DOUBLE ("endpoint.dma_overhead_ns", endpoint.dma_overhead_ns, 0, 1e6, "0", "ns",
+    "microbench workload: the DMA engine's own time per DMA outside the PCIe core (taking the command, "
+    "signalling its end): part of a DMA's latency (lat_wrrd: twice, a write DMA then a read DMA) and of its slot "
+    "among microbench.outstanding, never of a tag's time; 0 = none"),
+  KEY_DOUBLE ("endpoint.dma_ps_per_byte", endpoint.dma_ps_per_byte, 0, 1e6, "0", "ps per byte",
+    "microbench workload: the DMA engine's time per byte moving a DMA's data between the PCIe core and the "
+    "device's own memory, as endpoint.dma_overhead_ns is counted (lat_wrrd: both halves' bytes); 0 = none"),
+  KEY_DOUBLE ("endpoint.dma_read_partial_ns", endpoint.dma_read_partial_ns, 0, 1e6, "0", "ns",
+    "microbench workload: added to the DMA engine's issue interval (endpoint.dma_issue_cycles) for a read DMA "
+    "whose bytes do not fill whole 8-byte words of the device's memory, whose last word it then writes in "
+    "part (a read-modify-write); 0 = none"),
   KEY_DOUBLE ("endpoint.memory_read_latency_ns", endpoint.memory_read_latency_ns, 0, 1e6, "0", "ns",
     "a fabric's endpoint as a read target (peer-to-peer): MRd taken in -> its data ready; on-chip memory "
     "answers within a few cycles, 0 = at once"),
@@ -533,7 +550,11 @@ ps_config_key_fabric_only (const char *path)
 gboolean
 ps_config_key_off_by_default (const char *path)
 {
-  return g_str_has_prefix (path, "host.iommu.") || strcmp (path, "endpoint.dma_issue_cycles") == 0;
+  return g_str_has_prefix (path, "host.iommu.") || strcmp (path, "endpoint.dma_issue_cycles") == 0
+         || strcmp (path, "endpoint.dma_write_gap_ns") == 0 || strcmp (path, "endpoint.dma_write_max_bytes") == 0
+         || strcmp (path, "endpoint.dma_overhead_ns") == 0 || strcmp (path, "endpoint.dma_ps_per_byte") == 0
+         || strcmp (path, "endpoint.dma_read_partial_ns") == 0 || strcmp (path, "host.llc_bytes") == 0
+         || strcmp (path, "microbench.host_offset") == 0;
 }
 
 /* Closest key or section name directly under `prefix` ("" for the top level), or NULL if none is close. A

@@ -586,9 +586,18 @@ run_microbench (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsMicrobenc
     .outstanding = lat ? 1 : (uint32_t) cfg->microbench.outstanding, .write_first = test == PS_MB_LAT_WRRD,
     /* The engine's command rate, in its own clock's cycles. */
     .dma_gap_ps = (SimTime) llround ((double) cfg->endpoint.dma_issue_cycles * 1e6 / cfg->endpoint.clock_mhz),
+    /* Its write path and its own time per DMA outside the PCIe core (endpoint.dma_*). */
+    .write_max_bytes = (uint32_t) cfg->endpoint.dma_write_max_bytes,
+    .write_gap_ps = units_ns_to_ps (cfg->endpoint.dma_write_gap_ns),
+    .dma_overhead_ps = units_ns_to_ps (cfg->endpoint.dma_overhead_ns),
+    .dma_ps_per_byte = cfg->endpoint.dma_ps_per_byte,
   };
   FlowSpec specs[2] = { spec, spec };
   specs[1].op = FLOW_WRITE;
+  /* A read that ends inside an 8-byte word of the device's memory writes that word in part: the engine's
+   * read-modify-write lengthens its issue (endpoint.dma_read_partial_ns); a write reads its memory whole. */
+  if (test != PS_MB_BW_WR && asked % 8 != 0)
+    specs[0].dma_gap_ps += units_ns_to_ps (cfg->endpoint.dma_read_partial_ns);
   guint n = test == PS_MB_BW_RDWR ? 2 : 1;
   GRand *rand[2] = { NULL, NULL };
   for (guint k = 0; ok && k < n && cfg->microbench.offsets == 1; k++)

@@ -36,6 +36,11 @@
  *   `outstanding` DMAs are in flight (issued, not yet delivered whole) and a DMA's requests go out back to back;
  *   with dma_gap_ps, DMAs start (their first request enters the transmit interface) at least that far apart:
  *   a device's DMA engine that takes one command per so many cycles.
+ *   A write flow's MWrs carry at most write_max_bytes and enter the transmit interface at least write_gap_ps
+ *   apart (a device engine's write path). The engine's own time per DMA outside the PCIe core (taking the
+ *   command, moving the data to or from its memory, signalling the end: dma_overhead_ps + dma_ps_per_byte x
+ *   bytes) comes after the DMA's last byte is delivered: its latency ends and its slot frees only then, while its
+ *   tags were freed with its data.
  *   With write_first (a read flow), each DMA writes its slot and then reads it back. Latency is then per DMA: from
  *   its first request entering the transmit interface to its last byte delivered (a read's last completion out
  *   of the receive interface, a write's last MWr at the target); MB/s counts every byte moved, both ways.
@@ -79,6 +84,12 @@ typedef struct {
   /* A host-memory read flow: the last llc_bytes of its buffer are what the host's LLC holds (host_set_llc());
    * 0 = the flow says nothing of the LLC. */
   uint64_t llc_bytes;
+  /* A device's DMA engine (flow.h, DMA mode): its MWrs at most write_max_bytes (0: MPS) and write_gap_ps apart;
+   * per DMA, its own time outside the PCIe core, dma_overhead_ps (twice with write_first) + dma_ps_per_byte x the
+   * DMA's bytes. */
+  uint32_t write_max_bytes;
+  SimTime write_gap_ps, dma_overhead_ps;
+  double dma_ps_per_byte;
 } FlowSpec;
 
 /* The random stream of flow k's offsets: sim_rand_new (engine, FLOW_RAND_ID (k)), one per flow (engine.h). */

@@ -348,7 +348,8 @@ END_TEST
  * - a read DMA ending inside an 8-byte word (63 bytes) issues dma_read_partial_ns (20) later than the engine's 20
  *   ns: one per 40 ns, 63 x 8 / 40 = 12.6 Gb/s; a 64-byte one keeps 20 ns (25.6 Gb/s);
  * - the engine's time outside the core (dma_overhead_ns 50, dma_ps_per_byte 1000) adds 50 + 64 = 114 ns to one
- *   64-byte read's round trip on the idle link, and 2 x 50 + 128 = 228 ns to a write-then-read's. */
+ *   64-byte read's round trip on the idle link, and 2 x 50 + 128 = 228 ns to a write-then-read's, and nothing to
+ *   lat_cmd_rd's (the direct command path). */
 START_TEST (test_engine_costs)
 {
   const char *gap[] = { "microbench.test=bw_wr", "endpoint.dma_write_gap_ns=20", NULL };
@@ -374,6 +375,13 @@ START_TEST (test_engine_costs)
   double d = run (e, 1).latency.mean_ns - run (b, 1).latency.mean_ns;
   double dw = run (ew, 1).latency.mean_ns - run (bw, 1).latency.mean_ns;
   ck_assert_msg (fabs (d - 114) < 1e-6 && fabs (dw - 228) < 1e-6, "lat_rd +%.4f ns, lat_wrrd +%.4f ns", d, dw);
+  /* The direct command path has none of the engine's costs: lat_cmd_rd with them is lat_rd without. */
+  const char *cmd[] = { "endpoint.dma_overhead_ns=50", "endpoint.dma_ps_per_byte=1000", "microbench.test=lat_cmd_rd",
+                        NULL };
+  g_autoptr (PsConfig) cc = load ("eng4", lat_yaml, cmd);
+  PsMicrobenchResult m = run (cc, 1);
+  ck_assert_msg (m.latency.mean_ns == run (b, 1).latency.mean_ns && strcmp (m.test, "lat_cmd_rd") == 0,
+                 "lat_cmd_rd %.4f ns (%s)", m.latency.mean_ns, m.test);
 }
 END_TEST
 

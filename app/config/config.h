@@ -40,7 +40,9 @@ typedef enum { PS_COUNTER_AT_ENDPOINT, PS_COUNTER_AT_HOST } PsCounterStart;
 typedef enum { PS_DESCRIPTORS_CHAINED, PS_DESCRIPTORS_SOFTWARE } PsDescriptorMode;
 typedef enum { PS_WORKLOAD_CHAINING_DMA, PS_WORKLOAD_STREAM, PS_WORKLOAD_MICROBENCH } PsWorkload;
 /* microbench.test: pcie-bench's tests (pcie-protocol.md §11), in ps_microbench_test_words order. */
-typedef enum { PS_MB_LAT_RD, PS_MB_LAT_WRRD, PS_MB_BW_RD, PS_MB_BW_WR, PS_MB_BW_RDWR } PsMicrobenchTest;
+typedef enum {
+  PS_MB_LAT_RD, PS_MB_LAT_WRRD, PS_MB_BW_RD, PS_MB_BW_WR, PS_MB_BW_RDWR, PS_MB_LAT_CMD_RD, PS_MB_LAT_CMD_WRRD
+} PsMicrobenchTest;
 /* microbench.cache: pcie-bench's HWarm, Cold, DWarm, DThrash, in cache_words order. */
 typedef enum { PS_MB_WARM, PS_MB_COLD, PS_MB_DEVICE_WARM, PS_MB_DEVICE_THRASH } PsMicrobenchCache;
 typedef enum { PS_UPDATEFC_MINIMUM, PS_UPDATEFC_RECOMMENDED } PsUpdateFcPolicy;

@@ -53,7 +53,8 @@ static const int64_t channels_allowed[] = { 1, 2, 4, -1 };
 static const char *const updatefc_words[] = { "minimum", "recommended", NULL };
 static const char *const switch_updatefc_words[] = { "link", "minimum", "recommended", NULL };
 static const char *const workload_words[] = { "chaining_dma", "stream", "microbench", NULL };
-const char *const ps_microbench_test_words[] = { "lat_rd", "lat_wrrd", "bw_rd", "bw_wr", "bw_rdwr", NULL };
+const char *const ps_microbench_test_words[] = { "lat_rd", "lat_wrrd", "bw_rd", "bw_wr", "bw_rdwr", "lat_cmd_rd",
+                                                 "lat_cmd_wrrd", NULL };
 static const char *const offsets_words[] = { "sequential", "random", NULL };
 static const char *const cache_words[] = { "warm", "cold", "device_warm", "device_thrash", NULL };
 static const char *const forwarding_words[] = { "cut_through", "store_and_forward", NULL };
@@ -423,7 +424,9 @@ const KeyDef cfg_keys[] = {
     "(write) or max_read_request (read)"),
   KEY_ENUM ("microbench.test", microbench.test, ps_microbench_test_words, "lat_rd",
     "microbench workload, pcie-bench's tests (pcie-protocol.md §11): lat_rd (one DMA read at a time), lat_wrrd (a "
-    "write then a read of the same address), bw_rd, bw_wr, bw_rdwr (microbench.outstanding DMAs in flight)"),
+    "write then a read of the same address), bw_rd, bw_wr, bw_rdwr (microbench.outstanding DMAs in flight), "
+    "lat_cmd_rd and lat_cmd_wrrd (lat_rd and lat_wrrd through the device's direct command path: at most 64 "
+    "bytes, none of its DMA engine's costs, endpoint.dma_*)"),
   KEY_INT ("microbench.transfer_bytes", microbench.transfer_bytes, 1, 1 << 20, "64", "bytes",
     "microbench: bytes per DMA, any number (pcie-bench's transfer size): its TLPs carry the whole DWs that hold "
     "them, with first and last byte enables (spec §2.2.5), and the figures count the bytes asked for"),

@@ -569,6 +569,11 @@ run_microbench (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsMicrobenc
   gboolean ok = host_params_check (&sp.host, sp.link.max_payload_bytes, error) && endpoint_params_check (&epp, error)
                 && (f = system_one_link (seed, &sp.host, &epp, &sp.link, &host, &ep, &link, error)) != NULL;
   int test = cfg->microbench.test;
+  /* The direct command path (lat_cmd_*) is the latency test without the DMA engine: its costs (endpoint.dma_*)
+   * do not apply. */
+  gboolean cmd = test == PS_MB_LAT_CMD_RD || test == PS_MB_LAT_CMD_WRRD;
+  if (cmd)
+    test = test == PS_MB_LAT_CMD_RD ? PS_MB_LAT_RD : PS_MB_LAT_WRRD;
   gboolean lat = test == PS_MB_LAT_RD || test == PS_MB_LAT_WRRD;
   /* pcie-bench's DMA of any size (microbench.transfer_bytes): its TLPs carry the whole DWs that hold its bytes,
    * the first and last DW's byte enables marking the rest (spec §2.2.5); slots start on 64-byte lines, each DMA
@@ -576,7 +581,7 @@ run_microbench (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsMicrobenc
   uint32_t asked = (uint32_t) cfg->microbench.transfer_bytes, ho = (uint32_t) cfg->microbench.host_offset;
   uint32_t dws = (ho % 4 + asked + 3) / 4 * 4;
   FlowSpec spec = {
-    .name = ps_microbench_test_words[test], .source = ep, .op = test == PS_MB_BW_WR ? FLOW_WRITE : FLOW_READ,
+    .name = ps_microbench_test_words[cfg->microbench.test], .source = ep, .op = test == PS_MB_BW_WR ? FLOW_WRITE : FLOW_READ,
     .bytes = (uint64_t) cfg->microbench.window_bytes, .iterations = (uint32_t) cfg->microbench.dmas,
     .max_read_request_bytes = (uint32_t) cfg->link.max_read_request, .tags = (uint32_t) cfg->endpoint.tags,
     .addr64 = cfg->link.address_bits == 64, .transfer_bytes = dws,
@@ -585,18 +590,19 @@ run_microbench (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsMicrobenc
     .llc_bytes = !cold && test != PS_MB_LAT_WRRD ? (uint64_t) cfg->host.llc_bytes : 0,
     .outstanding = lat ? 1 : (uint32_t) cfg->microbench.outstanding, .write_first = test == PS_MB_LAT_WRRD,
     /* The engine's command rate, in its own clock's cycles. */
-    .dma_gap_ps = (SimTime) llround ((double) cfg->endpoint.dma_issue_cycles * 1e6 / cfg->endpoint.clock_mhz),
+    .dma_gap_ps = cmd ? 0
+                      : (SimTime) llround ((double) cfg->endpoint.dma_issue_cycles * 1e6 / cfg->endpoint.clock_mhz),
     /* Its write path and its own time per DMA outside the PCIe core (endpoint.dma_*). */
-    .write_max_bytes = (uint32_t) cfg->endpoint.dma_write_max_bytes,
-    .write_gap_ps = units_ns_to_ps (cfg->endpoint.dma_write_gap_ns),
-    .dma_overhead_ps = units_ns_to_ps (cfg->endpoint.dma_overhead_ns),
-    .dma_ps_per_byte = cfg->endpoint.dma_ps_per_byte,
+    .write_max_bytes = cmd ? 0 : (uint32_t) cfg->endpoint.dma_write_max_bytes,
+    .write_gap_ps = cmd ? 0 : units_ns_to_ps (cfg->endpoint.dma_write_gap_ns),
+    .dma_overhead_ps = cmd ? 0 : units_ns_to_ps (cfg->endpoint.dma_overhead_ns),
+    .dma_ps_per_byte = cmd ? 0 : cfg->endpoint.dma_ps_per_byte,
   };
   FlowSpec specs[2] = { spec, spec };
   specs[1].op = FLOW_WRITE;
   /* A read that ends inside an 8-byte word of the device's memory writes that word in part: the engine's
    * read-modify-write lengthens its issue (endpoint.dma_read_partial_ns); a write reads its memory whole. */
-  if (test != PS_MB_BW_WR && asked % 8 != 0)
+  if (!cmd && test != PS_MB_BW_WR && asked % 8 != 0)
     specs[0].dma_gap_ps += units_ns_to_ps (cfg->endpoint.dma_read_partial_ns);
   guint n = test == PS_MB_BW_RDWR ? 2 : 1;
   GRand *rand[2] = { NULL, NULL };
@@ -639,7 +645,7 @@ run_microbench (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsMicrobenc
   }
   double gbit = 8.0 * 1000.0 / (double) (end - start) * asked / dws;
   *out = (PsMicrobenchResult) {
-    .ran = true, .test = ps_microbench_test_words[test], .transfer_bytes = cfg->microbench.transfer_bytes,
+    .ran = true, .test = ps_microbench_test_words[cfg->microbench.test], .transfer_bytes = cfg->microbench.transfer_bytes,
     .gbps = (double) bytes * gbit, .read_gbps = (double) dir_bytes[FLOW_READ] * gbit,
     .write_gbps = (double) dir_bytes[FLOW_WRITE] * gbit,
     .latency = { .valid = true, .count = (uint64_t) cfg->microbench.dmas, .mean_ns = fr[0].mean_ns,

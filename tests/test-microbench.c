@@ -385,6 +385,22 @@ START_TEST (test_engine_costs)
 }
 END_TEST
 
+/* NUMA (host.numa.*): a buffer in the other socket's memory adds host.numa.remote_ns (100) to one read's round
+ * trip on the idle link, give or take the datapath's 4 ns clock; the same latency with the buffer local, or remote
+ * at 0 ns, adds nothing. */
+START_TEST (test_numa_remote)
+{
+  const char *rem[] = { "host.numa.buffer_remote=true", "host.numa.remote_ns=100", NULL };
+  const char *loc[] = { "host.numa.remote_ns=100", NULL };
+  g_autoptr (PsConfig) b = load ("numa0", lat_yaml, NULL);
+  g_autoptr (PsConfig) r = load ("numa1", lat_yaml, rem);
+  g_autoptr (PsConfig) l = load ("numa2", lat_yaml, loc);
+  double base = run (b, 1).latency.mean_ns, remote = run (r, 1).latency.mean_ns, local = run (l, 1).latency.mean_ns;
+  ck_assert_msg (fabs (remote - base - 100) <= 4 && local == base, "remote %.3f, local %.3f, base %.3f ns", remote,
+                 local, base);
+}
+END_TEST
+
 /* The JSON contract: results.microbench {test, transfer_bytes, gbps, read_gbps, write_gbps, latency_ns {mean, p50,
  * p99, max}}. */
 START_TEST (test_json)
@@ -472,6 +488,7 @@ main (void)
   tcase_add_test (tc, test_byte_enables);
   tcase_add_test (tc, test_llc_window);
   tcase_add_test (tc, test_engine_costs);
+  tcase_add_test (tc, test_numa_remote);
   tcase_add_test (tc, test_json);
   tcase_add_test (tc, test_sweep_metrics);
   suite_add_tcase (s, tc);

@@ -177,6 +177,10 @@ typedef struct {
       int64_t iotlb_entries, page_bytes;
       double walk_ns; /* per IOTLB miss */
     } iommu;
+    struct {
+      bool buffer_remote; /* the DMA buffer is in the other socket's memory */
+      double remote_ns; /* what reaching it adds to a read's latency and a posted write's slot time */
+    } numa;
     int64_t ack_every_tlps;
     double write_drain_mbps; /* 0 = unlimited */
     double write_latency_ns;

@@ -288,6 +288,14 @@ const KeyDef cfg_keys[] = {
     "fixed return-path time per completion TLP, on top of the data rate"),
   KEY_INT ("host.read_queue_depth", host.read_queue_depth, 0, 4096, "0", "requests",
     "reads the root complex works on at once; more wait in the root port holding their NP credit; 0 = unlimited"),
+  KEY_BOOL ("host.numa.buffer_remote", host.numa.buffer_remote, "false",
+    "the DMA buffer lies in the memory of the other socket than the device's (pcie-bench's set-up name "
+    "sD-sB-sC with sB not sD; numactl and the buffer's address say which): every read and posted write crosses "
+    "the sockets' link, host.numa.remote_ns more (docs/host-model.md §3b)"),
+  KEY_DOUBLE ("host.numa.remote_ns", host.numa.remote_ns, 0, 1e6, "0", "ns",
+    "with host.numa.buffer_remote: what the other socket adds to a read's latency (host.read_latency_ns) and to a "
+    "posted write's slot time (host.write_latency_ns): a request's hop over QPI/UPI and its answer's back, the "
+    "difference of a CPU's remote and local memory latency (Intel's Memory Latency Checker measures both)"),
   KEY_BOOL ("host.iommu.enabled", host.iommu.enabled, "false",
     "DMA addresses are translated by an IOMMU (Intel VT-d): every DMA request to host memory looks its page up in "
     "the IOTLB, and a miss waits for a page walk (docs/host-model.md §3)"),
@@ -557,7 +565,7 @@ ps_config_key_off_by_default (const char *path)
          || strcmp (path, "endpoint.dma_write_gap_ns") == 0 || strcmp (path, "endpoint.dma_write_max_bytes") == 0
          || strcmp (path, "endpoint.dma_overhead_ns") == 0 || strcmp (path, "endpoint.dma_ps_per_byte") == 0
          || strcmp (path, "endpoint.dma_read_partial_ns") == 0 || strcmp (path, "host.llc_bytes") == 0
-         || strcmp (path, "microbench.host_offset") == 0;
+         || strcmp (path, "microbench.host_offset") == 0 || g_str_has_prefix (path, "host.numa.");
 }
 
 /* Closest key or section name directly under `prefix` ("" for the top level), or NULL if none is close. A

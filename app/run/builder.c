@@ -139,6 +139,11 @@ ps_build_system_params (const PsConfig *cfg, SystemParams *sp)
     .cpu_write_path_ns = cfg->host.cpu_write_queue_tlps > 0 ? cfg->host.cpu_access_ns - cfg->host.cpu_write_post_ns
                                                             : 0,
   };
+  /* A buffer in the other socket's memory: every read and posted write crosses the sockets' link and back. */
+  if (cfg->host.numa.buffer_remote) {
+    sp->host.read_latency_ns += cfg->host.numa.remote_ns;
+    sp->host.write_latency_ns += cfg->host.numa.remote_ns;
+  }
   sp->app = (AppParams) {
     .width_bits = (uint32_t) cfg->endpoint.datapath_bits,
     .clock_mhz = cfg->endpoint.clock_mhz,
@@ -399,6 +404,8 @@ ps_key_use (const char *key)
     return PS_USE_IOMMU;
   if (strcmp (key, "host.cold_cache_latency_ns") == 0)
     return PS_USE_COLD_CACHE;
+  if (strcmp (key, "host.numa.remote_ns") == 0)
+    return PS_USE_NUMA;
   static const char *const completer[] = { "host.read_latency_ns", "host.read_latency_ps_per_byte",
                                            "host.completion_overhead_ns", "host.completion_mbps",
                                            "host.completion_bytes", "host.read_queue_depth" };
@@ -466,7 +473,7 @@ run_dma (const PsConfig *cfg, int mode, uint64_t seed, SimTrace *trace, PsModeRe
   m->events = r.events;
   m->tlps = r.tlps;
   m->sim_time_ns = (double) r.sim_time_ps / 1000.0;
-  m->uses = uses_of (&r.host, r.cpu.irqs);
+  m->uses = uses_of (&r.host, r.cpu.irqs) | (cfg->host.numa.buffer_remote ? PS_USE_NUMA : 0u);
   return TRUE;
 }
 
@@ -618,7 +625,7 @@ run_microbench (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsMicrobenc
       g_rand_free (rand[k]);
   /* No CPU here: no interrupt draws. The cold cache is read above, for this test's every read. */
   HostCounters hc = ok ? host_counters (host) : (HostCounters) { 0 };
-  unsigned uses = uses_of (&hc, 0);
+  unsigned uses = uses_of (&hc, 0) | (cfg->host.numa.buffer_remote ? PS_USE_NUMA : 0u);
   if (cold || (cfg->host.llc_bytes > 0 && cfg->host.llc_bytes < cfg->microbench.window_bytes))
     uses |= PS_USE_COLD_CACHE;
   fabric_free (f);

@@ -95,7 +95,8 @@ def generate(seed):
     mps, mrrs = case["link"]["max_payload"], case["link"]["max_read_request"]
     for key, p, values in (("address_bits", 0.2, [64]), ("ecrc", 0.2, [True]), ("sris", 0.1, [True]),
                            ("updatefc_policy", 0.3, ["recommended"]), ("tx_queue_tlps", 0.2, [1, 4, 16]),
-                           ("read_completion_boundary", 0.2, [64] if host == "q6600-x38" else [64, 128])):
+                           ("read_completion_boundary", 0.2,
+                            [64] if host in ("q6600-x38", "haswell-e5-2620v3") else [64, 128])):
         # SRIS in flit mode cannot fit a x1 flit between its SKPs at 2.5/5 GT/s (refused): SRIS without flit mode.
         if rng.random() < p and not (key == "sris" and flit):
             case["link"][key] = rng.choice(values)

@@ -257,8 +257,8 @@ START_TEST (test_bw_rdwr_split)
 }
 END_TEST
 
-/* Random offsets: DMAs of 2044 bytes in an 8 KB window have four slots, and only the one at 4088 crosses a 4 KB
- * boundary (split.h), which costs it one more MRd, so a run's mean latency counts how often that slot was drawn:
+/* Random offsets: DMAs of 1984 bytes (31 cache lines, so slots as long) in an 8 KB window have four slots, and only
+ * the one at 3968 crosses a 4 KB boundary (split.h), which costs it one more MRd, so a run's mean latency counts how often that slot was drawn:
  * a property of the draws alone. The same seed draws the same slots; three seeds do not all draw alike. */
 START_TEST (test_random_offsets_seeded)
 {
@@ -271,7 +271,7 @@ START_TEST (test_random_offsets_seeded)
                              "  workload: microbench\n"
                              "microbench:\n"
                              "  test: lat_rd\n"
-                             "  transfer_bytes: 2044\n"
+                             "  transfer_bytes: 1984\n"
                              "  window_bytes: 8192\n"
                              "  offsets: random\n"
                              "  dmas: 400\n";
@@ -286,6 +286,118 @@ START_TEST (test_random_offsets_seeded)
   PsMicrobenchResult s1 = run (sc, 1), s2 = run (sc, 2);
   ck_assert (s1.latency.mean_ns == s2.latency.mean_ns);
   ck_assert (s1.latency.max_ns > s1.latency.p50_ns);
+}
+END_TEST
+
+/* pcie-bench's sizes with byte enables (spec §2.2.5): a DMA's TLPs carry the whole DWs that hold its bytes, so
+ * 63 bytes travel as the 16 DWs of a 64-byte DMA, and 3 bytes 3 into a line (bytes 3..5) or 5 (bytes 3..7) as the
+ * 2 DWs of an 8-byte DMA at the line's start, 1 byte as 1 DW: the same round trip on the idle link, to the
+ * picosecond. The figure counts the bytes asked: a 63-byte stream is 63/64 of the 64-byte one, TLP for TLP. */
+START_TEST (test_byte_enables)
+{
+  const char *sz[][3] = { { "microbench.transfer_bytes=63", NULL }, { "microbench.transfer_bytes=64", NULL },
+                          { "microbench.transfer_bytes=3", "microbench.host_offset=3", NULL },
+                          { "microbench.transfer_bytes=5", "microbench.host_offset=3", NULL },
+                          { "microbench.transfer_bytes=8", NULL }, { "microbench.transfer_bytes=1", NULL },
+                          { "microbench.transfer_bytes=4", NULL } };
+  double p50[G_N_ELEMENTS (sz)];
+  for (guint i = 0; i < G_N_ELEMENTS (sz); i++) {
+    g_autofree char *name = g_strdup_printf ("be%u", i);
+    g_autoptr (PsConfig) cfg = load (name, lat_yaml, sz[i]);
+    p50[i] = run (cfg, 1).latency.mean_ns;
+  }
+  ck_assert_msg (p50[0] == p50[1], "63 B %.3f ns, 64 B %.3f ns", p50[0], p50[1]);
+  ck_assert_msg (p50[2] == p50[4] && p50[3] == p50[4], "3 B at 3 %.3f, 5 B at 3 %.3f, 8 B %.3f ns", p50[2], p50[3],
+                 p50[4]);
+  ck_assert_msg (p50[5] == p50[6], "1 B %.3f ns, 4 B %.3f ns", p50[5], p50[6]);
+  ck_assert_msg (p50[4] != p50[1], "8 B and 64 B alike (%.3f ns): the test would not see a wrong size", p50[4]);
+  const char *b63[] = { "microbench.transfer_bytes=63", NULL }, *b64[] = { "microbench.transfer_bytes=64", NULL };
+  double g63 = server_gbps ("bw63", b63), g64 = server_gbps ("bw64", b64);
+  ck_assert_msg (fabs (g63 - g64 * 63 / 64) < 1e-9 * g64, "63 B %.6f Gb/s, 64 B %.6f Gb/s", g63, g64);
+}
+END_TEST
+
+/* The LLC against the window (host.llc_bytes): a warm window of 8 slots of 64 bytes, read in order, of which the
+ * LLC holds the last 128 bytes (2 slots): 6 reads in 8 come from DRAM, host.cold_cache_latency_ns (70 ns) later,
+ * so the mean round trip is the all-warm one + 70 x 6/8 = 52.5 ns (one DMA at a time on an idle link), give or take
+ * the 4 ns clock of the device's datapath that takes each completion in (3 ns over 6 reads in 8). A cold window
+ * pays it on every read, whatever the LLC holds (70 ns, one clock either way); device_warm reads as cold. */
+START_TEST (test_llc_window)
+{
+  const char *all[] = { "microbench.window_bytes=512", "microbench.dmas=8", NULL };
+  const char *part[] = { "microbench.window_bytes=512", "microbench.dmas=8", "host.llc_bytes=128", NULL };
+  const char *cold[] = { "microbench.window_bytes=512", "microbench.dmas=8", "host.llc_bytes=128",
+                         "microbench.cache=cold", NULL };
+  const char *dwarm[] = { "microbench.window_bytes=512", "microbench.dmas=8", "microbench.cache=device_warm", NULL };
+  g_autoptr (PsConfig) ac = load ("llc_all", lat_yaml, all);
+  g_autoptr (PsConfig) pc = load ("llc_part", lat_yaml, part);
+  g_autoptr (PsConfig) cc = load ("llc_cold", lat_yaml, cold);
+  g_autoptr (PsConfig) dc = load ("llc_dwarm", lat_yaml, dwarm);
+  double a = run (ac, 1).latency.mean_ns, p = run (pc, 1).latency.mean_ns, c = run (cc, 1).latency.mean_ns;
+  double d = run (dc, 1).latency.mean_ns;
+  ck_assert_msg (fabs (p - a - 52.5) <= 3, "LLC holds 2 of 8 slots: %.4f ns, all warm %.4f ns", p, a);
+  ck_assert_msg (fabs (c - a - 70) <= 4 && d == c, "cold %.4f, device_warm %.4f, warm %.4f ns", c, d, a);
+}
+END_TEST
+
+/* A device engine's own costs (endpoint.dma_*), each alone on test_device_issue_rate's server link:
+ * - one MWr per 20 ns (dma_write_gap_ns) bounds 64-byte writes at 64 B / 20 ns = 25.6 Gb/s, as one DMA per 20 ns;
+ * - MWrs of at most 128 bytes (dma_write_max_bytes) cut 512-byte writes in four: the wire then carries at most
+ *   7876.92 MB/s x 128 / (128 + 12 + 8) = 6812.5 MB/s = 54.50 Gb/s of payload (3-DW headers, below 4 GB), where
+ *   MPS-256 MWrs allow 58.45; Acks and UpdateFCs take under 2% more;
+ * - a read DMA ending inside an 8-byte word (63 bytes) issues dma_read_partial_ns (20) later than the engine's 20
+ *   ns: one per 40 ns, 63 x 8 / 40 = 12.6 Gb/s; a 64-byte one keeps 20 ns (25.6 Gb/s);
+ * - the engine's time outside the core (dma_overhead_ns 50, dma_ps_per_byte 1000) adds 50 + 64 = 114 ns to one
+ *   64-byte read's round trip on the idle link, and 2 x 50 + 128 = 228 ns to a write-then-read's, and nothing to
+ *   lat_cmd_rd's (the direct command path). */
+START_TEST (test_engine_costs)
+{
+  const char *gap[] = { "microbench.test=bw_wr", "endpoint.dma_write_gap_ns=20", NULL };
+  assert_near (server_gbps ("wgap", gap), 25.6, 0.01, "one 64-byte MWr per 20 ns");
+  const char *cut[] = { "microbench.test=bw_wr", "microbench.transfer_bytes=512", "endpoint.dma_write_max_bytes=128",
+                        NULL };
+  double c = server_gbps ("wcut", cut);
+  ck_assert_msg (c <= 54.50 && c >= 0.98 * 54.50, "512-byte writes in 128-byte MWrs: %.3f Gb/s, at most 54.50", c);
+  const char *part[] = { "microbench.transfer_bytes=63", "endpoint.dma_issue_cycles=10",
+                         "endpoint.dma_read_partial_ns=20", NULL };
+  const char *whole[] = { "microbench.transfer_bytes=64", "endpoint.dma_issue_cycles=10",
+                          "endpoint.dma_read_partial_ns=20", NULL };
+  assert_near (server_gbps ("partial", part), 12.6, 0.01, "63-byte reads, one per 40 ns");
+  assert_near (server_gbps ("whole", whole), 25.6, 0.01, "64-byte reads, one per 20 ns");
+  const char *eng[] = { "endpoint.dma_overhead_ns=50", "endpoint.dma_ps_per_byte=1000", NULL };
+  const char *engw[] = { "endpoint.dma_overhead_ns=50", "endpoint.dma_ps_per_byte=1000", "microbench.test=lat_wrrd",
+                         NULL };
+  const char *wr[] = { "microbench.test=lat_wrrd", NULL };
+  g_autoptr (PsConfig) b = load ("eng0", lat_yaml, NULL);
+  g_autoptr (PsConfig) e = load ("eng1", lat_yaml, eng);
+  g_autoptr (PsConfig) bw = load ("eng2", lat_yaml, wr);
+  g_autoptr (PsConfig) ew = load ("eng3", lat_yaml, engw);
+  double d = run (e, 1).latency.mean_ns - run (b, 1).latency.mean_ns;
+  double dw = run (ew, 1).latency.mean_ns - run (bw, 1).latency.mean_ns;
+  ck_assert_msg (fabs (d - 114) < 1e-6 && fabs (dw - 228) < 1e-6, "lat_rd +%.4f ns, lat_wrrd +%.4f ns", d, dw);
+  /* The direct command path has none of the engine's costs: lat_cmd_rd with them is lat_rd without. */
+  const char *cmd[] = { "endpoint.dma_overhead_ns=50", "endpoint.dma_ps_per_byte=1000", "microbench.test=lat_cmd_rd",
+                        NULL };
+  g_autoptr (PsConfig) cc = load ("eng4", lat_yaml, cmd);
+  PsMicrobenchResult m = run (cc, 1);
+  ck_assert_msg (m.latency.mean_ns == run (b, 1).latency.mean_ns && strcmp (m.test, "lat_cmd_rd") == 0,
+                 "lat_cmd_rd %.4f ns (%s)", m.latency.mean_ns, m.test);
+}
+END_TEST
+
+/* NUMA (host.numa.*): a buffer in the other socket's memory adds host.numa.remote_ns (100) to one read's round
+ * trip on the idle link, give or take the datapath's 4 ns clock; the same latency with the buffer local, or remote
+ * at 0 ns, adds nothing. */
+START_TEST (test_numa_remote)
+{
+  const char *rem[] = { "host.numa.buffer_remote=true", "host.numa.remote_ns=100", NULL };
+  const char *loc[] = { "host.numa.remote_ns=100", NULL };
+  g_autoptr (PsConfig) b = load ("numa0", lat_yaml, NULL);
+  g_autoptr (PsConfig) r = load ("numa1", lat_yaml, rem);
+  g_autoptr (PsConfig) l = load ("numa2", lat_yaml, loc);
+  double base = run (b, 1).latency.mean_ns, remote = run (r, 1).latency.mean_ns, local = run (l, 1).latency.mean_ns;
+  ck_assert_msg (fabs (remote - base - 100) <= 4 && local == base, "remote %.3f, local %.3f, base %.3f ns", remote,
+                 local, base);
 }
 END_TEST
 
@@ -373,6 +485,10 @@ main (void)
   tcase_add_test (tc, test_iommu_knee_bandwidth);
   tcase_add_test (tc, test_device_issue_rate);
   tcase_add_test (tc, test_bw_rdwr_split);
+  tcase_add_test (tc, test_byte_enables);
+  tcase_add_test (tc, test_llc_window);
+  tcase_add_test (tc, test_engine_costs);
+  tcase_add_test (tc, test_numa_remote);
   tcase_add_test (tc, test_json);
   tcase_add_test (tc, test_sweep_metrics);
   suite_add_tcase (s, tc);

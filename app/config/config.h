@@ -40,7 +40,11 @@ typedef enum { PS_COUNTER_AT_ENDPOINT, PS_COUNTER_AT_HOST } PsCounterStart;
 typedef enum { PS_DESCRIPTORS_CHAINED, PS_DESCRIPTORS_SOFTWARE } PsDescriptorMode;
 typedef enum { PS_WORKLOAD_CHAINING_DMA, PS_WORKLOAD_STREAM, PS_WORKLOAD_MICROBENCH } PsWorkload;
 /* microbench.test: pcie-bench's tests (pcie-protocol.md §11), in ps_microbench_test_words order. */
-typedef enum { PS_MB_LAT_RD, PS_MB_LAT_WRRD, PS_MB_BW_RD, PS_MB_BW_WR, PS_MB_BW_RDWR } PsMicrobenchTest;
+typedef enum {
+  PS_MB_LAT_RD, PS_MB_LAT_WRRD, PS_MB_BW_RD, PS_MB_BW_WR, PS_MB_BW_RDWR, PS_MB_LAT_CMD_RD, PS_MB_LAT_CMD_WRRD
+} PsMicrobenchTest;
+/* microbench.cache: pcie-bench's HWarm, Cold, DWarm, DThrash, in cache_words order. */
+typedef enum { PS_MB_WARM, PS_MB_COLD, PS_MB_DEVICE_WARM, PS_MB_DEVICE_THRASH } PsMicrobenchCache;
 typedef enum { PS_UPDATEFC_MINIMUM, PS_UPDATEFC_RECOMMENDED } PsUpdateFcPolicy;
 typedef enum { PS_SWITCH_UPDATEFC_LINK, PS_SWITCH_UPDATEFC_MINIMUM, PS_SWITCH_UPDATEFC_RECOMMENDED } PsSwitchUpdateFc;
 typedef enum { PS_MAPPING_WC, PS_MAPPING_UC } PsMapping;
@@ -142,6 +146,11 @@ typedef struct {
     int64_t bar_read_latency_cycles;
     double memory_read_latency_ns; /* a fabric's memory target: MRd taken in -> data ready */
     int64_t dma_issue_cycles; /* microbench: cycles between DMA command starts; 0 = no limit */
+    double dma_write_gap_ns; /* microbench: time between a DMA engine's MWrs; 0 = no limit */
+    int64_t dma_write_max_bytes; /* microbench: the engine's largest MWr; 0 = MPS */
+    double dma_overhead_ns; /* microbench: the engine's own time per DMA, outside the PCIe core */
+    double dma_ps_per_byte; /* microbench: the same, per byte (moving it to or from the device's memory) */
+    double dma_read_partial_ns; /* microbench: more issue time for a read DMA that ends inside an 8-byte word */
   } endpoint;
 
   struct {
@@ -160,6 +169,7 @@ typedef struct {
     double read_latency_ns; /* fixed part of the MRd -> first CplD latency */
     double read_latency_ps_per_byte; /* size-dependent part */
     double cold_cache_latency_ns; /* microbench.cache cold: added to read_latency_ns (data from DRAM, not the LLC) */
+    int64_t llc_bytes; /* last-level cache a warmed window can stay in; 0 = any window fits */
     int64_t completion_bytes; /* 0 = up to MPS; else the chunk size the root complex returns */
     double completion_mbps; /* 0 = unlimited */
     double completion_overhead_ns;
@@ -170,6 +180,10 @@ typedef struct {
       int64_t iotlb_entries, page_bytes;
       double walk_ns; /* per IOTLB miss */
     } iommu;
+    struct {
+      bool buffer_remote; /* the DMA buffer is in the other socket's memory */
+      double remote_ns; /* what reaching it adds to a read's latency and a posted write's slot time */
+    } numa;
     int64_t ack_every_tlps;
     double write_drain_mbps; /* 0 = unlimited */
     double write_latency_ns;
@@ -222,7 +236,8 @@ typedef struct {
     int test; /* PsMicrobenchTest */
     int64_t transfer_bytes, window_bytes, outstanding, dmas;
     int offsets; /* 0 sequential, 1 random */
-    int cache; /* 0 warm, 1 cold: adds host.cold_cache_latency_ns to every read */
+    int cache; /* PsMicrobenchCache */
+    int64_t host_offset; /* bytes from a 64-byte cache line (pcie-bench's HO) */
   } microbench;
 
   struct {
@@ -272,7 +287,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (PsConfig, ps_config_free)
 /* A key only a fabric uses (switch.*, fabric.*, a memory target's latency): a one-link config's reports leave it
  * out while it has its default, so they read as before fabrics existed. */
 gboolean ps_config_key_fabric_only (const char *path);
-/* A key of a mechanism that is off at its default (the IOMMU, a device's DMA issue rate; docs/host-model.md): every
+/* A key of a mechanism that is off at its default (the IOMMU, a device's DMA engine's costs, the LLC's size, a
+ * host offset; docs/host-model.md): every
  * config's reports leave it out while it has its default, so they read as before it existed. */
 gboolean ps_config_key_off_by_default (const char *path);
 PsConfig *ps_config_derive (const PsConfig *base, const YNode *overlay, GError **error);

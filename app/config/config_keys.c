@@ -53,9 +53,10 @@ static const int64_t channels_allowed[] = { 1, 2, 4, -1 };
 static const char *const updatefc_words[] = { "minimum", "recommended", NULL };
 static const char *const switch_updatefc_words[] = { "link", "minimum", "recommended", NULL };
 static const char *const workload_words[] = { "chaining_dma", "stream", "microbench", NULL };
-const char *const ps_microbench_test_words[] = { "lat_rd", "lat_wrrd", "bw_rd", "bw_wr", "bw_rdwr", NULL };
+const char *const ps_microbench_test_words[] = { "lat_rd", "lat_wrrd", "bw_rd", "bw_wr", "bw_rdwr", "lat_cmd_rd",
+                                                 "lat_cmd_wrrd", NULL };
 static const char *const offsets_words[] = { "sequential", "random", NULL };
-static const char *const cache_words[] = { "warm", "cold", NULL };
+static const char *const cache_words[] = { "warm", "cold", "device_warm", "device_thrash", NULL };
 static const char *const forwarding_words[] = { "cut_through", "store_and_forward", NULL };
 static const char *const switch_arbitration_words[] = { "round_robin", "weighted_round_robin", NULL };
 static const char *const buffer_words[] = { "per_port", "shared", NULL };
@@ -233,6 +234,23 @@ const KeyDef cfg_keys[] = {
     "microbench workload: the device's DMA engine starts a DMA command at most once per this many cycles "
     "of endpoint.clock_mhz (a NIC-style engine's command rate; microbench.outstanding is how many it keeps in "
     "flight); 0 = no limit"),
+  KEY_DOUBLE ("endpoint.dma_write_gap_ns", endpoint.dma_write_gap_ns, 0, 1e6, "0", "ns",
+    "microbench workload: the device's DMA engine sends an MWr at most once per this time, whatever its size "
+    "(the engine's per-TLP cost on its write path, in its own clock rather than the interface's); 0 = no limit"),
+  KEY_POW2 ("endpoint.dma_write_max_bytes", endpoint.dma_write_max_bytes, 0, 4096, "0", "bytes",
+    "microbench workload: the largest MWr payload the device's DMA engine makes, a power of two, when smaller than "
+    "link.max_payload (an engine that moves its memory in fixed bursts); 0 = link.max_payload"),
+  KEY_DOUBLE ("endpoint.dma_overhead_ns", endpoint.dma_overhead_ns, 0, 1e6, "0", "ns",
+    "microbench workload: the DMA engine's own time per DMA outside the PCIe core (taking the command, "
+    "signalling its end): part of a DMA's latency (lat_wrrd: twice, a write DMA then a read DMA) and of its slot "
+    "among microbench.outstanding, never of a tag's time; 0 = none"),
+  KEY_DOUBLE ("endpoint.dma_ps_per_byte", endpoint.dma_ps_per_byte, 0, 1e6, "0", "ps per byte",
+    "microbench workload: the DMA engine's time per byte moving a DMA's data between the PCIe core and the "
+    "device's own memory, as endpoint.dma_overhead_ns is counted (lat_wrrd: both halves' bytes); 0 = none"),
+  KEY_DOUBLE ("endpoint.dma_read_partial_ns", endpoint.dma_read_partial_ns, 0, 1e6, "0", "ns",
+    "microbench workload: added to the DMA engine's issue interval (endpoint.dma_issue_cycles) for a read DMA "
+    "whose bytes do not fill whole 8-byte words of the device's memory, whose last word it then writes in "
+    "part (a read-modify-write); 0 = none"),
   KEY_DOUBLE ("endpoint.memory_read_latency_ns", endpoint.memory_read_latency_ns, 0, 1e6, "0", "ns",
     "a fabric's endpoint as a read target (peer-to-peer): MRd taken in -> its data ready; on-chip memory "
     "answers within a few cycles, 0 = at once"),
@@ -270,6 +288,10 @@ const KeyDef cfg_keys[] = {
   KEY_DOUBLE ("host.cold_cache_latency_ns", host.cold_cache_latency_ns, 0, 1e6, "0", "ns",
     "added to host.read_latency_ns when microbench.cache is cold: the data comes from DRAM instead of the last-level "
     "cache (pcie-protocol.md §11); 0 = no difference modelled"),
+  KEY_INT ("host.llc_bytes", host.llc_bytes, 0, INT64_C (1) << 40, "0", "bytes",
+    "last-level cache a window warmed by the CPU stays in (microbench.cache warm): of a larger window only the "
+    "last host.llc_bytes the CPU touched are LLC hits, the rest pays host.cold_cache_latency_ns (the CPU's "
+    "datasheet: its shared L3 size); 0 = every window fits"),
   KEY_INT ("host.completion_bytes", host.completion_bytes, 0, 4096, "0", "bytes",
     "completion size policy: 0 = up to MPS; else the chunk size the chipset returns (often 64, a cache line)"),
   KEY_DOUBLE ("host.completion_mbps", host.completion_mbps, 0, 1e6, "0", "MB/s",
@@ -282,6 +304,14 @@ const KeyDef cfg_keys[] = {
     "the root complex returns reads strictly in the order they arrived; false: the read whose data is ready first "
     "goes first (completions of different requests may pass each other, spec §2.4.1 Table 2-40; one request's "
     "stay in address order, §2.3.1.1), so a read waiting on a page walk or a cold line holds back no ready one"),
+  KEY_BOOL ("host.numa.buffer_remote", host.numa.buffer_remote, "false",
+    "the DMA buffer lies in the memory of the other socket than the device's (pcie-bench's set-up name "
+    "sD-sB-sC with sB not sD; numactl and the buffer's address say which): every read and posted write crosses "
+    "the sockets' link, host.numa.remote_ns more (docs/host-model.md §3b)"),
+  KEY_DOUBLE ("host.numa.remote_ns", host.numa.remote_ns, 0, 1e6, "0", "ns",
+    "with host.numa.buffer_remote: what the other socket adds to a read's latency (host.read_latency_ns) and to a "
+    "posted write's slot time (host.write_latency_ns): a request's hop over QPI/UPI and its answer's back, the "
+    "difference of a CPU's remote and local memory latency (Intel's Memory Latency Checker measures both)"),
   KEY_BOOL ("host.iommu.enabled", host.iommu.enabled, "false",
     "DMA addresses are translated by an IOMMU (Intel VT-d): every DMA request to host memory looks its page up in "
     "the IOTLB, and a miss waits for a page walk (docs/host-model.md §3)"),
@@ -419,11 +449,19 @@ const KeyDef cfg_keys[] = {
     "(write) or max_read_request (read)"),
   KEY_ENUM ("microbench.test", microbench.test, ps_microbench_test_words, "lat_rd",
     "microbench workload, pcie-bench's tests (pcie-protocol.md §11): lat_rd (one DMA read at a time), lat_wrrd (a "
-    "write then a read of the same address), bw_rd, bw_wr, bw_rdwr (microbench.outstanding DMAs in flight)"),
-  KEY_INT ("microbench.transfer_bytes", microbench.transfer_bytes, 4, 1 << 20, "64", "bytes",
-    "microbench: bytes per DMA, whole DWs (pcie-bench's transfer size)"),
+    "write then a read of the same address), bw_rd, bw_wr, bw_rdwr (microbench.outstanding DMAs in flight), "
+    "lat_cmd_rd and lat_cmd_wrrd (lat_rd and lat_wrrd through the device's direct command path: at most 64 "
+    "bytes, none of its DMA engine's costs, endpoint.dma_*)"),
+  KEY_INT ("microbench.transfer_bytes", microbench.transfer_bytes, 1, 1 << 20, "64", "bytes",
+    "microbench: bytes per DMA, any number (pcie-bench's transfer size): its TLPs carry the whole DWs that hold "
+    "them, with first and last byte enables (spec §2.2.5), and the figures count the bytes asked for"),
   KEY_INT ("microbench.window_bytes", microbench.window_bytes, 4, 1 << 30, "8192", "bytes",
-    "microbench: the host buffer the DMAs' offsets lie in (pcie-bench's window), at least microbench.transfer_bytes"),
+    "microbench: the host buffer the DMAs' offsets lie in (pcie-bench's window); each DMA takes a slot of "
+    "microbench.host_offset + microbench.transfer_bytes rounded up to 64-byte cache lines, and the window holds "
+    "at least one"),
+  KEY_INT ("microbench.host_offset", microbench.host_offset, 0, 63, "0", "bytes",
+    "microbench: where each DMA starts in its host cache line, bytes from the 64-byte boundary (pcie-bench's HO); "
+    "the slots themselves start on cache lines"),
   KEY_INT ("microbench.outstanding", microbench.outstanding, 1, 65535, "64", "DMAs",
     "microbench bw_*: DMAs in flight at once (lat_* run one at a time); the tags still bound the reads"),
   KEY_INT ("microbench.dmas", microbench.dmas, 1, 10000000, "1000", "DMAs",
@@ -432,7 +470,10 @@ const KeyDef cfg_keys[] = {
     "microbench: DMA offsets in the window, sequential (transfer-sized slots in order, wrapping) or random (slots "
     "drawn from a stream seeded by --seed)"),
   KEY_ENUM ("microbench.cache", microbench.cache, cache_words, "warm",
-    "microbench: host cache state of the window; cold adds host.cold_cache_latency_ns to every read"),
+    "microbench: host cache state of the window, pcie-bench's HWarm, Cold, DWarm and DThrash: warm (the CPU "
+    "touched the window: reads hit the last-level cache, up to host.llc_bytes of it); cold, device_warm (the "
+    "device read it: an I/O read does not allocate in the LLC) and device_thrash add host.cold_cache_latency_ns "
+    "to every read"),
   KEY_DOUBLE ("benchmark.watchdog_ns", benchmark.watchdog_ns, 1000, 1e12, "1e7", "ns",
     "deadlock watchdog: stop with an internal error naming what each component waits for when this much "
     "simulated time passes with a transfer unfinished and no TLP delivered (stretched by the host's longest wait)"),
@@ -537,7 +578,11 @@ ps_config_key_fabric_only (const char *path)
 gboolean
 ps_config_key_off_by_default (const char *path)
 {
-  return g_str_has_prefix (path, "host.iommu.") || strcmp (path, "endpoint.dma_issue_cycles") == 0;
+  return g_str_has_prefix (path, "host.iommu.") || strcmp (path, "endpoint.dma_issue_cycles") == 0
+         || strcmp (path, "endpoint.dma_write_gap_ns") == 0 || strcmp (path, "endpoint.dma_write_max_bytes") == 0
+         || strcmp (path, "endpoint.dma_overhead_ns") == 0 || strcmp (path, "endpoint.dma_ps_per_byte") == 0
+         || strcmp (path, "endpoint.dma_read_partial_ns") == 0 || strcmp (path, "host.llc_bytes") == 0
+         || strcmp (path, "microbench.host_offset") == 0 || g_str_has_prefix (path, "host.numa.");
 }
 
 /* Closest key or section name directly under `prefix` ("" for the top level), or NULL if none is close. A

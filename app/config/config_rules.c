@@ -421,17 +421,22 @@ cfg_check_combinations (Walk *w, const YNode *root, GError **error)
   if (!check_dist (w, root, "cpu.interrupt", &c->cpu.interrupt, error)
       || !check_dist (w, root, "cpu.wakeup", &c->cpu.wakeup, error))
     return FALSE;
-  if (c->benchmark.workload == PS_WORKLOAD_MICROBENCH && c->microbench.transfer_bytes % 4) {
-    at = g_hash_table_lookup (w->seen, "microbench.transfer_bytes");
-    ytree_error (error, PS_ERROR_DATA, at ? at : root, "microbench.transfer_bytes (%" G_GINT64_FORMAT ") must be a "
-                 "multiple of 4: a DMA moves whole DWs", c->microbench.transfer_bytes);
+  if (c->benchmark.workload == PS_WORKLOAD_MICROBENCH && c->microbench.test >= PS_MB_LAT_CMD_RD
+      && c->microbench.transfer_bytes > 64) {
+    at = given_node (w, root, (const char *const[]) { "microbench.transfer_bytes", "microbench.test", NULL });
+    ytree_error (error, PS_ERROR_DATA, at, "microbench.transfer_bytes (%" G_GINT64_FORMAT ") is above 64: %s uses "
+                 "the device's direct command path, which moves at most 64 bytes", c->microbench.transfer_bytes,
+                 ps_microbench_test_words[c->microbench.test]);
     return FALSE;
   }
-  if (c->benchmark.workload == PS_WORKLOAD_MICROBENCH && c->microbench.transfer_bytes > c->microbench.window_bytes) {
+  /* A DMA's slot: its host offset and bytes, rounded up to whole 64-byte cache lines (pcie-bench's layout). */
+  int64_t slot = (c->microbench.host_offset + c->microbench.transfer_bytes + 63) / 64 * 64;
+  if (c->benchmark.workload == PS_WORKLOAD_MICROBENCH && slot > c->microbench.window_bytes) {
     at = given_node (w, root, (const char *const[]) { "microbench.window_bytes", "microbench.transfer_bytes", NULL });
     ytree_error (error, PS_ERROR_DATA, at, "microbench.window_bytes (%" G_GINT64_FORMAT ") is smaller than "
-                 "microbench.transfer_bytes (%" G_GINT64_FORMAT "): each DMA lies inside the window",
-                 c->microbench.window_bytes, c->microbench.transfer_bytes);
+                 "microbench.transfer_bytes (%" G_GINT64_FORMAT ") after microbench.host_offset (%" G_GINT64_FORMAT
+                 ") in whole 64-byte lines (%" G_GINT64_FORMAT "): each DMA lies inside the window",
+                 c->microbench.window_bytes, c->microbench.transfer_bytes, c->microbench.host_offset, slot);
     return FALSE;
   }
   return check_dma (w, root, error);

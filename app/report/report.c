@@ -116,14 +116,18 @@ microbench_table (GString *o, const PsRunResult *r, gboolean markdown)
   const PsConfig *c = r->config;
   const PsMicrobenchResult *mb = &r->microbench;
   const PsLatency *l = &mb->latency;
-  static const char *const offsets[] = { "sequential", "random" }, *const cache[] = { "warm", "cold" };
+  static const char *const offsets[] = { "sequential", "random" };
+  /* microbench.cache's words, in PsMicrobenchCache order. */
+  static const char *const cache[] = { "warm", "cold", "device_warm", "device_thrash" };
+  G_STATIC_ASSERT (G_N_ELEMENTS (cache) == PS_MB_DEVICE_THRASH + 1);
   if (!markdown) {
     g_string_append_printf (o, "%s: %s, Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT ", microbench %s: %" G_GINT64_FORMAT
                             " DMAs of %" G_GINT64_FORMAT " bytes in a %" G_GINT64_FORMAT "-byte window, %s offsets, "
                             "%s cache, %" G_GINT64_FORMAT " in flight\n", c->path, c->name, c->link.gen, c->link.lanes,
                             mb->test, c->microbench.dmas, mb->transfer_bytes, c->microbench.window_bytes,
                             offsets[c->microbench.offsets], cache[c->microbench.cache],
-                            c->microbench.test <= PS_MB_LAT_WRRD ? (int64_t) 1 : c->microbench.outstanding);
+                            c->microbench.test <= PS_MB_LAT_WRRD || c->microbench.test >= PS_MB_LAT_CMD_RD
+                                ? (int64_t) 1 : c->microbench.outstanding);
     g_string_append (o, "test        bytes      Gb/s   read Gb/s  write Gb/s   mean ns    p50 ns    p99 ns    max ns\n");
     g_string_append_printf (o, "%-9s %7" G_GINT64_FORMAT " %9.3f %11.3f %11.3f %9.1f %9.1f %9.1f %9.1f\n", mb->test,
                             mb->transfer_bytes, mb->gbps, mb->read_gbps, mb->write_gbps, l->mean_ns, l->p50_ns,

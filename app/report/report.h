@@ -195,7 +195,7 @@ typedef struct {
  * reached host memory). The deadlock watchdog's quiet bound and the limited-by verdicts read some of these keys
  * too, but neither moves a figure: the bound only stops a run that delivers nothing. */
 enum { PS_USE_IRQ = 1u << 0, PS_USE_POLL = 1u << 1, PS_USE_IOMMU = 1u << 2, PS_USE_COLD_CACHE = 1u << 3,
-       PS_USE_HOST_READ = 1u << 4 };
+       PS_USE_HOST_READ = 1u << 4, PS_USE_NUMA = 1u << 5 /* host.numa.buffer_remote */ };
 
 /* Indices into PsRunResult.modes. */
 enum { PS_READ, PS_WRITE, PS_SIMULTANEOUS, PS_PIO_READ, PS_PIO_WRITE, PS_N_MODES };

@@ -142,6 +142,11 @@ ps_build_system_params (const PsConfig *cfg, SystemParams *sp)
     .cpu_write_path_ns = cfg->host.cpu_write_queue_tlps > 0 ? cfg->host.cpu_access_ns - cfg->host.cpu_write_post_ns
                                                             : 0,
   };
+  /* A buffer in the other socket's memory: every read and posted write crosses the sockets' link and back. */
+  if (cfg->host.numa.buffer_remote) {
+    sp->host.read_latency_ns += cfg->host.numa.remote_ns;
+    sp->host.write_latency_ns += cfg->host.numa.remote_ns;
+  }
   sp->app = (AppParams) {
     .width_bits = (uint32_t) cfg->endpoint.datapath_bits,
     .clock_mhz = cfg->endpoint.clock_mhz,
@@ -402,6 +407,8 @@ ps_key_use (const char *key)
     return PS_USE_IOMMU;
   if (strcmp (key, "host.cold_cache_latency_ns") == 0)
     return PS_USE_COLD_CACHE;
+  if (strcmp (key, "host.numa.remote_ns") == 0)
+    return PS_USE_NUMA;
   static const char *const completer[] = { "host.read_latency_ns", "host.read_latency_ps_per_byte",
                                            "host.completion_overhead_ns", "host.completion_mbps",
                                            "host.completion_bytes", "host.read_queue_depth" };
@@ -469,7 +476,7 @@ run_dma (const PsConfig *cfg, int mode, uint64_t seed, SimTrace *trace, PsModeRe
   m->events = r.events;
   m->tlps = r.tlps;
   m->sim_time_ns = (double) r.sim_time_ps / 1000.0;
-  m->uses = uses_of (&r.host, r.cpu.irqs);
+  m->uses = uses_of (&r.host, r.cpu.irqs) | (cfg->host.numa.buffer_remote ? PS_USE_NUMA : 0u);
   return TRUE;
 }
 
@@ -557,8 +564,13 @@ run_microbench (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsMicrobenc
 {
   SystemParams sp;
   ps_build_system_params (cfg, &sp);
-  if (cfg->microbench.cache == 1)
+  /* Cold, device-warm and thrashed windows are read from DRAM: an I/O read that misses the LLC does not allocate
+   * a line in it (Intel DDIO allocates on writes only), so the device's own reads leave the window as cold. */
+  gboolean cold = cfg->microbench.cache != PS_MB_WARM;
+  if (cold)
     sp.host.read_latency_ns += cfg->host.cold_cache_latency_ns;
+  else
+    sp.host.llc_miss_ns = cfg->host.cold_cache_latency_ns;
   Fabric *f = NULL;
   Endpoint *ep = NULL;
   Host *host = NULL;
@@ -567,18 +579,41 @@ run_microbench (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsMicrobenc
   gboolean ok = host_params_check (&sp.host, sp.link.max_payload_bytes, error) && endpoint_params_check (&epp, error)
                 && (f = system_one_link (seed, &sp.host, &epp, &sp.link, &host, &ep, &link, error)) != NULL;
   int test = cfg->microbench.test;
+  /* The direct command path (lat_cmd_*) is the latency test without the DMA engine: its costs (endpoint.dma_*)
+   * do not apply. */
+  gboolean cmd = test == PS_MB_LAT_CMD_RD || test == PS_MB_LAT_CMD_WRRD;
+  if (cmd)
+    test = test == PS_MB_LAT_CMD_RD ? PS_MB_LAT_RD : PS_MB_LAT_WRRD;
   gboolean lat = test == PS_MB_LAT_RD || test == PS_MB_LAT_WRRD;
+  /* pcie-bench's DMA of any size (microbench.transfer_bytes): its TLPs carry the whole DWs that hold its bytes,
+   * the first and last DW's byte enables marking the rest (spec §2.2.5); slots start on 64-byte lines, each DMA
+   * host_offset into its own. The flow moves the DWs; the figures count the bytes asked for. */
+  uint32_t asked = (uint32_t) cfg->microbench.transfer_bytes, ho = (uint32_t) cfg->microbench.host_offset;
+  uint32_t dws = (ho % 4 + asked + 3) / 4 * 4;
   FlowSpec spec = {
-    .name = ps_microbench_test_words[test], .source = ep, .op = test == PS_MB_BW_WR ? FLOW_WRITE : FLOW_READ,
+    .name = ps_microbench_test_words[cfg->microbench.test], .source = ep, .op = test == PS_MB_BW_WR ? FLOW_WRITE : FLOW_READ,
     .bytes = (uint64_t) cfg->microbench.window_bytes, .iterations = (uint32_t) cfg->microbench.dmas,
     .max_read_request_bytes = (uint32_t) cfg->link.max_read_request, .tags = (uint32_t) cfg->endpoint.tags,
-    .addr64 = cfg->link.address_bits == 64, .transfer_bytes = (uint32_t) cfg->microbench.transfer_bytes,
+    .addr64 = cfg->link.address_bits == 64, .transfer_bytes = dws,
+    .dma_stride_bytes = (ho + asked + 63) / 64 * 64, .dma_offset_bytes = ho / 4 * 4,
+    /* Of a warm window, the LLC holds what fits (host.llc_bytes); a DMA that writes first reads its own write. */
+    .llc_bytes = !cold && test != PS_MB_LAT_WRRD ? (uint64_t) cfg->host.llc_bytes : 0,
     .outstanding = lat ? 1 : (uint32_t) cfg->microbench.outstanding, .write_first = test == PS_MB_LAT_WRRD,
     /* The engine's command rate, in its own clock's cycles. */
-    .dma_gap_ps = (SimTime) llround ((double) cfg->endpoint.dma_issue_cycles * 1e6 / cfg->endpoint.clock_mhz),
+    .dma_gap_ps = cmd ? 0
+                      : (SimTime) llround ((double) cfg->endpoint.dma_issue_cycles * 1e6 / cfg->endpoint.clock_mhz),
+    /* Its write path and its own time per DMA outside the PCIe core (endpoint.dma_*). */
+    .write_max_bytes = cmd ? 0 : (uint32_t) cfg->endpoint.dma_write_max_bytes,
+    .write_gap_ps = cmd ? 0 : units_ns_to_ps (cfg->endpoint.dma_write_gap_ns),
+    .dma_overhead_ps = cmd ? 0 : units_ns_to_ps (cfg->endpoint.dma_overhead_ns),
+    .dma_ps_per_byte = cmd ? 0 : cfg->endpoint.dma_ps_per_byte,
   };
   FlowSpec specs[2] = { spec, spec };
   specs[1].op = FLOW_WRITE;
+  /* A read that ends inside an 8-byte word of the device's memory writes that word in part: the engine's
+   * read-modify-write lengthens its issue (endpoint.dma_read_partial_ns); a write reads its memory whole. */
+  if (!cmd && test != PS_MB_BW_WR && asked % 8 != 0)
+    specs[0].dma_gap_ps += units_ns_to_ps (cfg->endpoint.dma_read_partial_ns);
   guint n = test == PS_MB_BW_RDWR ? 2 : 1;
   GRand *rand[2] = { NULL, NULL };
   for (guint k = 0; ok && k < n && cfg->microbench.offsets == 1; k++)
@@ -593,8 +628,8 @@ run_microbench (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsMicrobenc
       g_rand_free (rand[k]);
   /* No CPU here: no interrupt draws. The cold cache is read above, for this test's every read. */
   HostCounters hc = ok ? host_counters (host) : (HostCounters) { 0 };
-  unsigned uses = uses_of (&hc, 0);
-  if (cfg->microbench.cache == 1)
+  unsigned uses = uses_of (&hc, 0) | (cfg->host.numa.buffer_remote ? PS_USE_NUMA : 0u);
+  if (cold || (cfg->host.llc_bytes > 0 && cfg->host.llc_bytes < cfg->microbench.window_bytes))
     uses |= PS_USE_COLD_CACHE;
   fabric_free (f);
   if (!ok) {
@@ -618,9 +653,9 @@ run_microbench (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsMicrobenc
     dir_bytes[FLOW_WRITE] += dir_bytes[FLOW_READ] / 2;
     dir_bytes[FLOW_READ] -= dir_bytes[FLOW_READ] / 2;
   }
-  double gbit = 8.0 * 1000.0 / (double) (end - start);
+  double gbit = 8.0 * 1000.0 / (double) (end - start) * asked / dws;
   *out = (PsMicrobenchResult) {
-    .ran = true, .test = ps_microbench_test_words[test], .transfer_bytes = cfg->microbench.transfer_bytes,
+    .ran = true, .test = ps_microbench_test_words[cfg->microbench.test], .transfer_bytes = cfg->microbench.transfer_bytes,
     .gbps = (double) bytes * gbit, .read_gbps = (double) dir_bytes[FLOW_READ] * gbit,
     .write_gbps = (double) dir_bytes[FLOW_WRITE] * gbit,
     .latency = { .valid = true, .count = (uint64_t) cfg->microbench.dmas, .mean_ns = fr[0].mean_ns,

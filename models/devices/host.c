@@ -58,7 +58,7 @@ host_params_check (const HostParams *p, uint32_t mps, GError **error)
   const double v[] = { p->read_latency_ns, p->read_latency_per_byte_ps, p->cpl_rate_mbps, p->cpl_overhead_ns,
                        p->write_drain_mbps, p->write_latency_ns, p->sw_pio_latency_ns, p->sw_pio_gap_ns,
                        p->msi_latency_ns, p->poll_interval_ns, p->iteration_gap_ns, p->cpu_write_path_ns,
-                       p->iommu_walk_ns };
+                       p->iommu_walk_ns, p->llc_miss_ns };
   /* 0 is legal for every one (no latency, or a rate that does not limit). The negated test also rejects NaN;
    * the bound (1e12 ns is over 16 minutes) keeps every conversion to picoseconds far inside SimTime. */
   for (guint i = 0; i < G_N_ELEMENTS (v); i++)
@@ -415,6 +415,23 @@ iommu_translate (Host *h, uint64_t address)
   return h->walker_free;
 }
 
+/* --- memory: the last-level cache ----------------------------------------------------------------------- */
+
+void
+host_set_llc (Host *h, uint64_t lo, uint64_t hi)
+{
+  h->llc_lo = lo;
+  h->llc_hi = hi;
+}
+
+/* A read's first line decides: pcie-bench's DMAs are at most a few lines, laid out so that a window's lines are
+ * either all warm or all cold where the range cuts it. */
+SimTime
+host_memory_ps (const Host *h, const Tlp *t)
+{
+  return t->address >= h->llc_lo && t->address < h->llc_hi ? 0 : h->llc_miss_ps;
+}
+
 /* The time the memory controller takes to drain `bytes` of posted data, rounded to the picosecond. */
 static SimTime
 drain_ps (Host *h, uint32_t bytes)
@@ -655,6 +672,8 @@ host_new (Fabric *f, const char *name, const HostParams *params, uint32_t root_p
   h->watch = g_array_new (FALSE, FALSE, sizeof (Watch));
   /* Converted once: the per-TLP paths only multiply. Rates of 0 become 0 ps per byte, i.e. no limit. */
   h->read_latency_ps = units_ns_to_ps (params->read_latency_ns);
+  h->llc_hi = UINT64_MAX;
+  h->llc_miss_ps = units_ns_to_ps (params->llc_miss_ns);
   h->read_ps_per_byte = params->read_latency_per_byte_ps;
   h->cpl_overhead_ps = units_ns_to_ps (params->cpl_overhead_ns);
   h->cpl_ps_per_byte = ps_per_byte (params->cpl_rate_mbps);

@@ -25,6 +25,9 @@
  *   and is ready when its walk ends, so a later request for a page being walked waits for that walk, not another.
  *   A read starts no earlier than its translation is ready; a write drains no earlier, and the writes behind it
  *   wait with it (posted writes drain in order). Off, nothing is looked up and nothing waits.
+ * - Last-level cache. host_set_llc() names the one range of host memory the LLC holds; a read whose first byte
+ *   lies outside it is served from DRAM, llc_miss_ns later than read_latency_ns says. Never called, the LLC holds
+ *   everything (what every host without the parameter models).
  * - Tags: a requester never has two reads with one tag outstanding at host memory (checked on every MRd, exit 70);
  *   different requesters' tags are independent (spec §2.2.6.2), and HostCounters.tag_sharing_high_water counts
  *   how many requesters held one tag number at once.
@@ -79,6 +82,8 @@ typedef struct {
   uint32_t iotlb_entries; /* translations cached, least recently used replaced */
   uint64_t iommu_page_bytes; /* a power of two, at least 4096: a TLP never spans two pages (split.h) */
   double iommu_walk_ns; /* an IOTLB miss's page walk; one walker, walks queue */
+  /* Last-level cache (host_set_llc): a read of a line the LLC does not hold takes this much longer (DRAM). */
+  double llc_miss_ns;
   /* Posted-write sink. */
   double write_drain_mbps; /* rate at which posted data is absorbed into memory; 0 = unlimited */
   double write_latency_ns; /* drained -> receive-buffer slot (and its P credits) released */
@@ -94,6 +99,9 @@ typedef struct {
 } HostParams;
 
 typedef struct Host Host;
+
+/* The LLC holds host memory [lo, hi) and nothing else (host.h, "Last-level cache"); call before the run. */
+void host_set_llc (Host *h, uint64_t lo, uint64_t hi);
 
 /* host_params_check() refuses parameters with HOST_ERROR_PARAM; host_check_invariants() reports a broken end
  * state with HOST_ERROR_INVARIANT. */

@@ -43,7 +43,8 @@ host_accept_read (Host *h, Tlp *t)
    * passes a posted one): on_rx() left in stamp_ps when the last such write is handed on, and the root complex
    * starts the read no earlier. */
   SimTime start = MAX (sim_now (h->engine), t->stamp_ps);
-  t->stamp_ps = start + h->read_latency_ps + (SimTime) llround (t->length_bytes * h->read_ps_per_byte);
+  t->stamp_ps = start + h->read_latency_ps + host_memory_ps (h, t)
+                + (SimTime) llround (t->length_bytes * h->read_ps_per_byte);
   tlp_fifo_push (&h->reqs, t);
   h->n_reqs++;
   ret_schedule (h);

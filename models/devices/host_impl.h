@@ -75,6 +75,9 @@ struct Host {
   IotlbEntry *iotlb;
   uint64_t iotlb_clock;
   SimTime walker_free, walk_ps;
+  /* Last-level cache: the range it holds, and what a read outside it adds (host_memory_ps()). */
+  uint64_t llc_lo, llc_hi;
+  SimTime llc_miss_ps;
 
   GArray *watch; /* Watch: status words software polls */
   HostEventFn msi_fn;
@@ -131,5 +134,7 @@ void host_stall (Host *h, uint32_t port);
 /* host_completer.c: take MRd `t` (its `port` the one it came in by) into the request queue, its latency starting
  * now; its completions leave by the root port its requester routes to. */
 void host_accept_read (Host *h, Tlp *t);
+/* host.c: the memory's share of a read's latency beyond read_latency_ns (a line outside the LLC: DRAM). */
+SimTime host_memory_ps (const Host *h, const Tlp *t);
 /* host_completer.c: record the requester's tag of a read that reached host memory (an invariant: never twice). */
 void host_tag_claim (Host *h, const Tlp *t);

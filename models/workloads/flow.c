@@ -43,6 +43,8 @@ typedef struct {
   uint64_t cursor, issued;
   SimTime first_ps; /* first request taken; UINT64_MAX before */
   SimTime last_dma_ps; /* DMA mode: when the last DMA started; UINT64_MAX before the first */
+  SimTime last_write_ps; /* when the last MWr was taken; UINT64_MAX before the first */
+  SimTime dma_tail_ps; /* DMA mode: the engine's own time after a DMA's last byte (flow.h) */
   gboolean wake_pending;
   /* Read: tags tag_base.. tag_base + tags - 1; per tag the next address a completion must carry and the bytes
    * still owed. The free stack hands out the lowest tag first. */
@@ -124,12 +126,19 @@ dma_bytes (const FlowSpec *s)
   return (uint64_t) s->transfer_bytes * (s->write_first ? 2 : 1);
 }
 
+/* DMA mode: the distance between slots (flow.h). */
+static uint64_t
+dma_stride (const FlowSpec *s)
+{
+  return s->dma_stride_bytes ? s->dma_stride_bytes : s->transfer_bytes;
+}
+
 /* DMA mode: the slot of the next DMA, the next one along or one drawn from the flow's stream. */
 static void
 next_offset (Flow *fl)
 {
   const FlowSpec *s = fl->s;
-  uint64_t tb = s->transfer_bytes;
+  uint64_t tb = dma_stride (s);
   if (s->offsets)
     fl->dma_off = (uint64_t) g_rand_int_range (s->offsets, 0, (gint32) (s->bytes / tb)) * tb;
   else
@@ -150,7 +159,7 @@ flow_peek (void *ctx, Tlp *probe)
     uint64_t pos = fl->dma_pos % s->transfer_bytes;
     if (s->write_first && fl->dma_pos < s->transfer_bytes)
       op = FLOW_WRITE;
-    addr = fl->base + fl->dma_off + pos;
+    addr = fl->base + fl->dma_off + s->dma_offset_bytes + pos;
     left = s->transfer_bytes - pos;
   }
   if (fl->iter == s->iterations || (op == FLOW_READ && fl->n_free == 0))
@@ -158,6 +167,8 @@ flow_peek (void *ctx, Tlp *probe)
   SimTime at = next_issue_ps (fl);
   if (s->transfer_bytes > 0 && fl->dma_pos == 0 && fl->last_dma_ps != UINT64_MAX)
     at = MAX (at, fl->last_dma_ps + s->dma_gap_ps);
+  if (op == FLOW_WRITE && fl->last_write_ps != UINT64_MAX)
+    at = MAX (at, fl->last_write_ps + s->write_gap_ps);
   if (sim_now (fl->run->engine) < at) {
     /* Nothing else would bring the datapath back at that time. */
     if (!fl->wake_pending) {
@@ -201,8 +212,10 @@ flow_take (void *ctx, const Tlp *probe)
       fl->tag_dma[k] = fl->dma_slot;
   }
   uint32_t size = t->kind == TLP_MWR ? t->payload_bytes : t->length_bytes;
-  if (t->kind == TLP_MWR)
+  if (t->kind == TLP_MWR) {
     fl->want_write_sum += pattern_sum (t->address, size);
+    fl->last_write_ps = now;
+  }
   else
     fl->want_read_sum += pattern_sum (t->address, size);
   if (fl->first_ps == UINT64_MAX)
@@ -291,7 +304,36 @@ add_latency (Flow *fl, SimTime ps)
   lat_add (fl->lat, ps);
 }
 
-/* DMA mode: `bytes` of the DMA in `slot` arrived; its last byte ends it (its latency) and frees its slot. */
+/* DMA mode: the DMA in `slot` is done (its data delivered, the engine's own time past): its latency, its slot
+ * back. */
+static void
+dma_end (Flow *fl, uint32_t slot)
+{
+  add_latency (fl, sim_now (fl->run->engine) - fl->dma_start[slot]);
+  fl->dma_free[fl->n_dma_free++] = slot;
+  app_kick (fl->app);
+}
+
+/* Every byte delivered and, with the engine's own time, every DMA ended too. */
+static gboolean
+all_done (const Flow *fl)
+{
+  return fl->delivered == fl->total && (fl->s->transfer_bytes == 0 || fl->dma_tail_ps == 0
+                                          || fl->n_dma_free == fl->s->outstanding);
+}
+
+/* The same after the engine's own time (flow.h): the flow ends with its last DMA's end, not its last byte. */
+static void
+dma_done (SimEngine *e, void *ctx, uint64_t arg)
+{
+  Flow *fl = ctx;
+  dma_end (fl, (uint32_t) arg);
+  if (all_done (fl))
+    flow_finish (fl);
+}
+
+/* DMA mode: `bytes` of the DMA in `slot` arrived; its last byte ends it (its latency, its slot), or starts the
+ * engine's own time that does. */
 static void
 dma_delivered (Flow *fl, uint32_t slot, uint32_t bytes)
 {
@@ -300,9 +342,12 @@ dma_delivered (Flow *fl, uint32_t slot, uint32_t bytes)
   fl->dma_left[slot] -= bytes;
   if (fl->dma_left[slot] > 0)
     return;
-  add_latency (fl, sim_now (fl->run->engine) - fl->dma_start[slot]);
-  fl->dma_free[fl->n_dma_free++] = slot;
-  app_kick (fl->app);
+  if (fl->dma_tail_ps == 0) {
+    dma_end (fl, slot);
+    return;
+  }
+  /* The engine's own time after the data: the slot is the DMA's until then, its tags already free. */
+  sim_schedule_at (fl->run->engine, sim_now (fl->run->engine) + fl->dma_tail_ps, dma_done, fl, slot);
 }
 
 /* A request reached a component's application: a flow's at its target (flow.h). In a flows run nothing else
@@ -325,7 +370,7 @@ observe (void *ctx, const Component *c, const Tlp *t)
     if (dma)
       dma_delivered (fl, (uint32_t) (t->cookie >> 16) & 0xffff, t->payload_bytes);
     fl->delivered += t->payload_bytes;
-    if (fl->delivered == fl->total)
+    if (all_done (fl))
       flow_finish (fl);
   }
 }
@@ -361,7 +406,7 @@ on_completion (void *ctx, const Tlp *t)
     fl->free_tags[fl->n_free++] = k;
     app_kick (fl->app);
   }
-  if (fl->delivered == fl->total)
+  if (all_done (fl))
     flow_finish (fl);
 }
 
@@ -518,12 +563,18 @@ check_spec (const FlowSpec *s, GError **error)
                  "two)", s->name, s->bytes, s->iterations, s->rate_mbps, mrrs);
     return FALSE;
   }
-  uint64_t tb = s->transfer_bytes;
-  if (tb > 0 && (tb % 4 || tb > s->bytes || s->bytes / tb > G_MAXINT32 || s->outstanding == 0
+  uint64_t tb = s->transfer_bytes, stride = dma_stride (s);
+  if (s->write_max_bytes % 4 || !(s->dma_ps_per_byte >= 0 && s->dma_ps_per_byte < 1e9)) {
+    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "flow %s: MWrs of at most %u bytes (whole DWs) and %g ps per "
+                 "byte (>= 0)", s->name, s->write_max_bytes, s->dma_ps_per_byte);
+    return FALSE;
+  }
+  if (tb > 0 && (tb % 4 || stride % 4 || s->dma_offset_bytes % 4 || s->dma_offset_bytes + tb > stride
+                 || stride > s->bytes || s->bytes / stride > G_MAXINT32 || s->outstanding == 0
                  || s->outstanding > 0xffff || s->iterations > UINT32_MAX / 2)) {
-    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "flow %s: DMAs of %" G_GUINT64_FORMAT " bytes (whole DWs, at "
-                 "most the %" G_GUINT64_FORMAT "-byte window) with %u in flight (1..65535)", s->name, tb, s->bytes,
-                 s->outstanding);
+    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "flow %s: DMAs of %" G_GUINT64_FORMAT " bytes %u into slots of %"
+                 G_GUINT64_FORMAT " (whole DWs, a slot at most the %" G_GUINT64_FORMAT "-byte window) with %u in "
+                 "flight (1..65535)", s->name, tb, s->dma_offset_bytes, stride, s->bytes, s->outstanding);
     return FALSE;
   }
   return TRUE;
@@ -641,13 +692,23 @@ flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchd
                    .requester = (uint16_t) (endpoint_component (s->source)->id | s->function),
                    .target = s->target ? s->target : host_component (host),
                    .mps = link_params (fabric_uplink (endpoint_component (s->source)))->max_payload_bytes,
+                   .dma_tail_ps = s->dma_overhead_ps * (s->write_first ? 2 : 1)
+                                  + (SimTime) llround (s->dma_ps_per_byte * (double) dma_bytes (s)),
                    .total = s->transfer_bytes ? dma_bytes (s) * s->iterations : s->bytes * s->iterations,
-                   .first_ps = UINT64_MAX, .last_dma_ps = UINT64_MAX, .lat = &lat[k] };
+                   .first_ps = UINT64_MAX, .last_dma_ps = UINT64_MAX, .last_write_ps = UINT64_MAX,
+                   .lat = &lat[k] };
+    if (s->write_max_bytes > 0)
+      flow[k].mps = MIN (flow[k].mps, s->write_max_bytes);
   }
   for (guint k = 0, i = 0; k < n; k++)
     if (specs[k].op == FLOW_READ)
       flow[k].rtt = &rtt[i++];
   gboolean ok = lay_out (&r, error);
+  /* The LLC holds the end of a read window the CPU warmed: the lines it touched last (host.h). */
+  for (guint k = 0; ok && k < n; k++)
+    if (specs[k].llc_bytes > 0 && specs[k].target == NULL && specs[k].op == FLOW_READ)
+      host_set_llc (host, flow[k].base + specs[k].bytes - MIN (specs[k].llc_bytes, specs[k].bytes),
+                    flow[k].base + specs[k].bytes);
   g_autofree ReadTags *reads = g_new0 (ReadTags, n);
   r.reads = reads;
   for (guint k = 0; ok && k < n; k++) {

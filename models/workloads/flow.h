@@ -30,11 +30,17 @@
  *   link's end-of-run invariants, bytes and address-pattern checksums per memory and per reader, a completion in
  *   order per tag and never for a tag not outstanding, and the TLP pool empty.
  * - DMA mode (transfer_bytes > 0, the pcie-bench microbenchmarks, pcie-protocol.md §11): the buffer of `bytes`
- *   is a window, and the flow issues `iterations` DMAs of transfer_bytes each, at consecutive transfer-sized slots
- *   of the window (wrapping at its end) or, with `offsets` set, at slots drawn from that stream; at most
+ *   is a window, and the flow issues `iterations` DMAs of transfer_bytes each, at consecutive slots of the window
+ *   (dma_stride_bytes each, transfer-sized by default; wrapping at its end) or, with `offsets` set, at slots drawn
+ *   from that stream, each DMA dma_offset_bytes into its slot; at most
  *   `outstanding` DMAs are in flight (issued, not yet delivered whole) and a DMA's requests go out back to back;
  *   with dma_gap_ps, DMAs start (their first request enters the transmit interface) at least that far apart:
  *   a device's DMA engine that takes one command per so many cycles.
+ *   A write flow's MWrs carry at most write_max_bytes and enter the transmit interface at least write_gap_ps
+ *   apart (a device engine's write path). The engine's own time per DMA outside the PCIe core (taking the
+ *   command, moving the data to or from its memory, signalling the end: dma_overhead_ps + dma_ps_per_byte x
+ *   bytes) comes after the DMA's last byte is delivered: its latency ends and its slot frees only then, while its
+ *   tags were freed with its data.
  *   With write_first (a read flow), each DMA writes its slot and then reads it back. Latency is then per DMA: from
  *   its first request entering the transmit interface to its last byte delivered (a read's last completion out
  *   of the receive interface, a write's last MWr at the target); MB/s counts every byte moved, both ways.
@@ -72,6 +78,18 @@ typedef struct {
   GRand *offsets; /* random slots from this stream (borrowed, e.g. FLOW_RAND_ID's); NULL = sequential */
   gboolean write_first; /* read flow: each DMA is a write of its slot, then a read of it */
   SimTime dma_gap_ps; /* a DMA's first request no earlier than this after the previous DMA's; 0 = no limit */
+  /* DMA mode: the window's slots are dma_stride_bytes apart (0: transfer_bytes), and each DMA starts
+   * dma_offset_bytes into its slot; both whole DWs, offset + transfer_bytes within the stride. */
+  uint32_t dma_stride_bytes, dma_offset_bytes;
+  /* A host-memory read flow: the last llc_bytes of its buffer are what the host's LLC holds (host_set_llc());
+   * 0 = the flow says nothing of the LLC. */
+  uint64_t llc_bytes;
+  /* A device's DMA engine (flow.h, DMA mode): its MWrs at most write_max_bytes (0: MPS) and write_gap_ps apart;
+   * per DMA, its own time outside the PCIe core, dma_overhead_ps (twice with write_first) + dma_ps_per_byte x the
+   * DMA's bytes. */
+  uint32_t write_max_bytes;
+  SimTime write_gap_ps, dma_overhead_ps;
+  double dma_ps_per_byte;
 } FlowSpec;
 
 /* The random stream of flow k's offsets: sim_rand_new (engine, FLOW_RAND_ID (k)), one per flow (engine.h). */

@@ -379,12 +379,10 @@ static const struct {
   const char *what; /* "FILE" or "FILE:FUNCTION" */
   guint lines;
 } known_large[] = {
-  { "app/run/builder.c", 1015 },
   { "app/config/topology.c", 1012 },
   { "app/study/sweep.c", 965 },
   { "app/config/config_rules.c:cfg_check_combinations", 175 },
   { "app/config/topology.c:parse_flow", 142 },
-  { "models/analysis/why.c:explain", 137 },
   { "app/study/validate.c:render", 136 },
 };
 

@@ -12,24 +12,14 @@
 #include "models/workloads/system.h"
 #include "app/config/config.h"
 #include "app/report/report.h"
+#include "app/run/params.h"
 
-/* The mapping from config keys to model parameters, exposed so tests (test-builder) and tools build exactly what a
- * config describes. Nanoseconds become picoseconds where a field says _ps (units_ns_to_ps); credits keep who
- * advertises them (host.rx_credits limit what the endpoint sends upstream); policy words become the models'
- * enums. Parameters a model validates itself (system_params_check, stream_run) are not checked here. */
-void ps_build_link_params (const PsConfig *cfg, LinkParams *out);
-void ps_build_system_params (const PsConfig *cfg, SystemParams *out);
-void ps_build_stream_params (const PsConfig *cfg, StreamMode mode, StreamParams *out);
 /* The fabric the benchmark (chaining DMA or PIO, `mode`) runs on: the config's topology: (one without flows: its one
  * endpoint carries the DMA) or, without one, the one-link system as a topology of two nodes, "host" and
  * "endpoint" (one builder for both); enumerated, not yet run; the caller frees it. NULL with the model's error,
  * prefixed with the node or link it is about. */
 Fabric *ps_build_system_fabric (const PsConfig *cfg, SystemMode mode, uint64_t seed, Host **host, Endpoint **endpoint,
   GError **error);
-/* A random time's keys (cpu.interrupt.*, cpu.wakeup.*) as a distribution (models/base/dist.h), or NULL with a
- * DIST_ERROR_PARAM error. ps_build_system_params() leaves SystemParams.cpu's distributions NULL: their owner is
- * the caller, who builds them with this. */
-Dist *ps_build_dist (const PsDist *d, GError **error);
 /* A model's error as the PsErrorCode its exit status is (see the contract), its message prefixed with `prefix`
  * (e.g. the config's path) when not NULL. An error already in PS_ERROR is left alone. */
 void ps_error_from_model (GError **error, const char *prefix);

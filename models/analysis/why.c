@@ -251,6 +251,55 @@ datapath_request_mbps (const Why *w)
                   beats * unit + ap->tx_gap_cycles * cycle + tx_others_ps (w, TLP_MRD, beats));
 }
 
+/* A credit type's bound: the credits the receiver advertised, each holding its bytes (a data credit 16; a header
+ * credit one TLP) for the mean time a credit was held. */
+static void
+explain_credits (const Why *w, uint32_t tlp_bytes, double share, WhyVerdict *v)
+{
+  char *s = v->text;
+  const size_t n = sizeof v->text;
+  const uint32_t mrrs = w->dp->max_read_request_bytes;
+  int k = v->cause - STALL_CREDITS_PH, c = k / 2, p = k % 2;
+  /* Completion credits are the endpoint's (the host sends completions down); the others the root port's. */
+  int d = c == FC_CPL ? LINK_DOWNSTREAM : LINK_UPSTREAM;
+  double rtt_ps = w->consumed[d][c][p] ? (double) w->held_ps[d][c][p] / (double) w->consumed[d][c][p] : 0;
+  uint32_t adv = w->advertised[d][c][p];
+  /* A header credit holds one TLP: a read request of MRRS, a completion as the host cuts it, a write of MPS. */
+  uint32_t per_hdr = c == FC_NP    ? mrrs
+                     : c == FC_CPL ? split_next_completion (0, mrrs, w->hp->rcb_bytes, w->dp->max_payload_bytes,
+                                                            w->hp->cpl_policy)
+                                   : tlp_bytes;
+  double bytes = p == FC_DATA ? adv * 16.0 : (double) adv * per_hdr;
+  v->bound_mbps = mbps_of (bytes, rtt_ps);
+  g_snprintf (s, n, "limited by %s credits of the %s: %.0f%% of the figure's time; %u credits = %.0f bytes in "
+    "flight%s, %.2f us credit round trip -> %.0f MB/s", credit_words[k], c == FC_CPL ? "endpoint" : "root port",
+    share, adv, bytes, p == FC_HDR ? (c == FC_NP ? " (one read request each)" : " (one TLP each)") : "",
+    rtt_ps / 1e6, v->bound_mbps);
+}
+
+/* Software's bound: a transfer per the driver's own time, the hardware infinitely fast. */
+static void
+explain_software (const Why *w, DmaDir dir, double share, WhyVerdict *v)
+{
+  char *s = v->text;
+  const size_t n = sizeof v->text;
+  double sw_ns = 0;
+  int top = 0;
+  for (int k = 0; k < WHY_SW_PHASES; k++) {
+    sw_ns += v->software_ns[k];
+    if (v->software_ns[k] > v->software_ns[top])
+      top = k;
+  }
+  /* What the driver alone allows: a transfer per its own time, the hardware infinitely fast. */
+  v->bound_mbps = mbps_of (w->sw[dir].bytes, sw_ns * 1000);
+  g_snprintf (s, n, "limited by software: %.0f%% of the figure's time is outside the hardware's (%.2f us per "
+    "transfer), the driver's own %.2f us (setup %.2f, descriptors %.2f, interrupt %.2f, wake-up %.2f, poll %.2f; "
+    "most: %s) -> %.0f MB/s", share, (w->sw[dir].window_ns - w->sw[dir].hardware_ns) / 1000, sw_ns / 1000,
+    v->software_ns[WHY_SW_SETUP] / 1000, v->software_ns[WHY_SW_DESCRIPTORS] / 1000,
+    v->software_ns[WHY_SW_INTERRUPT] / 1000, v->software_ns[WHY_SW_WAKEUP] / 1000,
+    v->software_ns[WHY_SW_POLL] / 1000, why_software_phase_names[top], v->bound_mbps);
+}
+
 /* The bound and its explanation: where the resource has a capacity of its own, what it alone allows; the text
  * ends with what the link alone would allow, unless the link is the bound. */
 static void
@@ -290,25 +339,9 @@ explain (const Why *w, DmaDir dir, const LinkUsage *u, WhyVerdict *v)
   case STALL_CREDITS_NPH:
   case STALL_CREDITS_NPD:
   case STALL_CREDITS_CPLH:
-  case STALL_CREDITS_CPLD: {
-    int k = v->cause - STALL_CREDITS_PH, c = k / 2, p = k % 2;
-    /* Completion credits are the endpoint's (the host sends completions down); the others the root port's. */
-    int d = c == FC_CPL ? LINK_DOWNSTREAM : LINK_UPSTREAM;
-    double rtt_ps = w->consumed[d][c][p] ? (double) w->held_ps[d][c][p] / (double) w->consumed[d][c][p] : 0;
-    uint32_t adv = w->advertised[d][c][p];
-    /* A header credit holds one TLP: a read request of MRRS, a completion as the host cuts it, a write of MPS. */
-    uint32_t per_hdr = c == FC_NP    ? mrrs
-                       : c == FC_CPL ? split_next_completion (0, mrrs, w->hp->rcb_bytes, w->dp->max_payload_bytes,
-                                                              w->hp->cpl_policy)
-                                     : tlp_bytes;
-    double bytes = p == FC_DATA ? adv * 16.0 : (double) adv * per_hdr;
-    v->bound_mbps = mbps_of (bytes, rtt_ps);
-    g_snprintf (s, n, "limited by %s credits of the %s: %.0f%% of the figure's time; %u credits = %.0f bytes in "
-      "flight%s, %.2f us credit round trip -> %.0f MB/s", credit_words[k], c == FC_CPL ? "endpoint" : "root port",
-      share, adv, bytes, p == FC_HDR ? (c == FC_NP ? " (one read request each)" : " (one TLP each)") : "",
-      rtt_ps / 1e6, v->bound_mbps);
+  case STALL_CREDITS_CPLD:
+    explain_credits (w, tlp_bytes, share, v);
     break;
-  }
   case STALL_TAGS: {
     double bytes = (double) w->dp->tags * mrrs;
     v->bound_mbps = mbps_of (bytes, rtt.mean_ns * 1000);
@@ -363,24 +396,9 @@ explain (const Why *w, DmaDir dir, const LinkUsage *u, WhyVerdict *v)
     g_snprintf (s, n, "limited by the data link layer's window: 2048 TLPs unacknowledged, %.0f%% of the figure's "
       "time", share);
     break;
-  case STALL_SOFTWARE: {
-    double sw_ns = 0;
-    int top = 0;
-    for (int k = 0; k < WHY_SW_PHASES; k++) {
-      sw_ns += v->software_ns[k];
-      if (v->software_ns[k] > v->software_ns[top])
-        top = k;
-    }
-    /* What the driver alone allows: a transfer per its own time, the hardware infinitely fast. */
-    v->bound_mbps = mbps_of (w->sw[dir].bytes, sw_ns * 1000);
-    g_snprintf (s, n, "limited by software: %.0f%% of the figure's time is outside the hardware's (%.2f us per "
-      "transfer), the driver's own %.2f us (setup %.2f, descriptors %.2f, interrupt %.2f, wake-up %.2f, poll %.2f; "
-      "most: %s) -> %.0f MB/s", share, (w->sw[dir].window_ns - w->sw[dir].hardware_ns) / 1000, sw_ns / 1000,
-      v->software_ns[WHY_SW_SETUP] / 1000, v->software_ns[WHY_SW_DESCRIPTORS] / 1000,
-      v->software_ns[WHY_SW_INTERRUPT] / 1000, v->software_ns[WHY_SW_WAKEUP] / 1000,
-      v->software_ns[WHY_SW_POLL] / 1000, why_software_phase_names[top], v->bound_mbps);
+  case STALL_SOFTWARE:
+    explain_software (w, dir, share, v);
     break;
-  }
   default:
     g_snprintf (s, n, "limited by nothing in particular: %.0f%% of the figure's time the link has nothing to send "
       "and waits for nothing (%s)", share, stall_cause_names[v->cause]);

@@ -270,7 +270,7 @@ START_TEST (test_error_message)
 {
   g_autoptr (GError) e = NULL;
   ck_assert (dist_new_lognormal (10, 9, &e) == NULL);
-  ck_assert (g_error_matches (e, DIST_ERROR, DIST_ERROR_PARAM));
+  ck_assert (g_error_matches (e, MODEL_ERROR, MODEL_ERROR_PARAM));
   ck_assert_msg (strstr (e->message, "below its median") != NULL, "%s", e->message);
 }
 END_TEST

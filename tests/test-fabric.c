@@ -194,7 +194,7 @@ START_TEST (test_graph_errors)
       connect (f, &d[0]->base, 1, &d[2]->base, 0);
     l = fabric_enumerate (f, &e) ? l : NULL;
   }
-  ck_assert_msg (l == NULL && g_error_matches (e, FABRIC_ERROR, FABRIC_ERROR_PARAM), "%s: %s", id,
+  ck_assert_msg (l == NULL && g_error_matches (e, MODEL_ERROR, MODEL_ERROR_PARAM), "%s: %s", id,
                  e ? e->message : "accepted");
   ck_assert_msg (strstr (e->message, graph_errors[_i].want), "%s: '%s' not in '%s'", id, graph_errors[_i].want,
                  e->message);
@@ -339,7 +339,7 @@ START_TEST (test_misrouted_completion_is_caught)
   host_inject_fault (r.host, HOST_FAULT_MISROUTE_CPL, 4);
   g_autoptr (GError) e = NULL;
   ck_assert (!rig_run (&r, 2, &e));
-  ck_assert_msg (e->domain != SYSTEM_ERROR || e->code != SYSTEM_ERROR_PARAM, "%s", e->message);
+  ck_assert_msg (e->domain != MODEL_ERROR || e->code != MODEL_ERROR_PARAM, "%s", e->message);
   ck_assert_msg (strstr (e->message, "out of address order") || strstr (e->message, "deadlock"), "%s", e->message);
   fabric_free (r.f);
 }

@@ -455,6 +455,33 @@ START_TEST (test_files_and_functions_within_bounds)
 }
 END_TEST
 
+/* One error domain a layer (design.md §3): models/ defines exactly one, MODEL_ERROR, so the builder maps every
+ * model's refusal to exit 65 without a table of domains that a new model could be missing from (a domain not in
+ * it was an internal error, exit 70, for a bad parameter). */
+START_TEST (test_models_have_one_error_domain)
+{
+  g_autoptr (GString) found = g_string_new (NULL);
+  guint n = 0;
+  for (guint k = 0; k < G_N_ELEMENTS (order); k++) {
+    if (!g_str_has_prefix (order[k], "models/"))
+      continue;
+    g_autofree char *dir = g_build_filename (source_root (), order[k], NULL);
+    g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+    ck_assert_msg (d != NULL, "cannot open %s", dir);
+    for (const char *name; (name = g_dir_read_name (d)) != NULL;) {
+      if (!g_str_has_suffix (name, ".c"))
+        continue;
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autofree char *text = slurp (path);
+      for (const char *p = text; (p = strstr (p, "G_DEFINE_QUARK")) != NULL; p++, n++)
+        g_string_append_printf (found, " %s/%s", order[k], name);
+    }
+  }
+  ck_assert_msg (n == 1 && strstr (found->str, "models/base/model_error.c"), "%u error domains in models/:%s", n,
+                 found->str);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -465,6 +492,7 @@ main (void)
   tcase_add_test (tc, test_no_circles_between_files);
   tcase_add_test (tc, test_circle_reader);
   tcase_add_test (tc, test_files_and_functions_within_bounds);
+  tcase_add_test (tc, test_models_have_one_error_domain);
   tcase_add_test (tc, test_scanner_catches);
   tcase_add_loop_test (tc, test_config_does_not_include_topology, 0, G_N_ELEMENTS (config_files));
   suite_add_tcase (s, tc);

@@ -1125,7 +1125,7 @@ START_TEST (test_invariants)
   ck_assert_int_eq (log.n, 8);
   g_autoptr (GError) err = NULL;
   ck_assert (!link_check_invariants (l, &err));
-  ck_assert (g_error_matches (err, LINK_ERROR, LINK_ERROR_INVARIANT));
+  ck_assert (g_error_matches (err, MODEL_ERROR, MODEL_ERROR_INVARIANT));
   g_clear_error (&err);
   sim_run (e);
   ck_assert_msg (link_check_invariants (l, &err), "%s", err ? err->message : "");

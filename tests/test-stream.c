@@ -72,9 +72,9 @@ START_TEST (test_bad_params)
   g_autoptr (GError) e = NULL;
   ck_assert_msg (!stream_run (&sp, 1, &r, &e), "%s accepted", c->id);
   if (c->phy_error)
-    ck_assert_msg (g_error_matches (e, PHY_ERROR, PHY_ERROR_GEN), "%s: %s", c->id, e->message);
+    ck_assert_msg (g_error_matches (e, MODEL_ERROR, MODEL_ERROR_PARAM), "%s: %s", c->id, e->message);
   else
-    ck_assert_msg (g_error_matches (e, STREAM_ERROR, STREAM_ERROR_PARAM), "%s: %s", c->id, e->message);
+    ck_assert_msg (g_error_matches (e, MODEL_ERROR, MODEL_ERROR_PARAM), "%s: %s", c->id, e->message);
 }
 END_TEST
 
@@ -242,7 +242,7 @@ START_TEST (test_stall)
   StreamResult r;
   g_autoptr (GError) e = NULL;
   ck_assert (!stream_run (&sp, 1, &r, &e));
-  ck_assert_msg (g_error_matches (e, STREAM_ERROR, STREAM_ERROR_RUN), "%s", e->message);
+  ck_assert_msg (g_error_matches (e, MODEL_ERROR, MODEL_ERROR_DEADLOCK), "%s", e->message);
   ck_assert_msg (strstr (e->message, "stream stalled: 0 of 4096 bytes") != NULL, "%s", e->message);
   ck_assert_msg (strstr (e->message, "CplD credits 8 of 8") != NULL, "%s", e->message);
 }

@@ -579,7 +579,7 @@ START_TEST (test_watchdog_names_port_and_credits)
   FlowLinkResult links[3];
   FlowRunStats st;
   ck_assert (!flows_run (f, host, &fs, 1, 100 * SIM_US, &out, links, &st, &e));
-  ck_assert_msg (g_error_matches (e, FLOW_ERROR, FLOW_ERROR_DEADLOCK), "%s", e->message);
+  ck_assert_msg (g_error_matches (e, MODEL_ERROR, MODEL_ERROR_DEADLOCK), "%s", e->message);
   ck_assert_msg (strstr (e->message, "sw: port 2 (to b)") && strstr (e->message, "waiting for posted credits (PH 0 "
                  "left"), "%s", e->message);
   fabric_free (f);

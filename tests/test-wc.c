@@ -233,7 +233,7 @@ START_TEST (test_bad_params)
 {
   g_autoptr (GError) e = NULL;
   ck_assert (!wc_params_check (&bad_params[_i], &e));
-  ck_assert (g_error_matches (e, WC_ERROR, WC_ERROR_PARAM));
+  ck_assert (g_error_matches (e, MODEL_ERROR, MODEL_ERROR_PARAM));
 }
 END_TEST
 

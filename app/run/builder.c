@@ -16,6 +16,7 @@
 #include "app/run/builder.h"
 
 #include "models/base/dist.h"
+#include "models/base/model_error.h"
 #include "models/workloads/flow.h"
 #include "models/link/phy.h"
 #include "models/workloads/pio.h"
@@ -25,21 +26,6 @@
 #include "app/base/error.h"
 #include "app/config/nodes.h"
 #include "app/config/topology.h"
-
-/* Every model's error domain and its one code for a parameter it refuses (-1: each of its codes is one, as the
- * PHY's name the parameter); every other code of these domains is a broken invariant or a deadlock. */
-static const struct {
-  GQuark (*domain) (void);
-  int param;
-} model_errors[] = {
-  { phy_error_quark, -1 }, { link_error_quark, LINK_ERROR_PARAM }, { host_error_quark, HOST_ERROR_PARAM },
-  { app_error_quark, APP_ERROR_PARAM }, { dma_error_quark, DMA_ERROR_PARAM },
-  { stream_error_quark, STREAM_ERROR_PARAM }, { run_error_quark, RUN_ERROR_PARAM },
-  { dist_error_quark, DIST_ERROR_PARAM }, { wc_error_quark, WC_ERROR_PARAM },
-  { cpu_error_quark, CPU_ERROR_PARAM },
-  { fabric_error_quark, FABRIC_ERROR_PARAM }, { endpoint_error_quark, ENDPOINT_ERROR_PARAM },
-  { switch_error_quark, SWITCH_ERROR_PARAM },
-};
 
 void
 ps_error_from_model (GError **error, const char *prefix)
@@ -54,11 +40,9 @@ ps_error_from_model (GError **error, const char *prefix)
     g_error_free (e);
     return;
   }
-  /* A domain not listed is a model failing in a way it has no code for: internal too. */
-  PsErrorCode code = PS_ERROR_INTERNAL;
-  for (guint i = 0; i < G_N_ELEMENTS (model_errors); i++)
-    if (e->domain == model_errors[i].domain ())
-      code = model_errors[i].param < 0 || e->code == model_errors[i].param ? PS_ERROR_DATA : PS_ERROR_INTERNAL;
+  /* The models' one domain (models/base/model_error.h): a refused parameter is bad data; an invariant, a deadlock
+   * or any other domain is the program failing, internal. */
+  PsErrorCode code = e->domain == MODEL_ERROR && e->code == MODEL_ERROR_PARAM ? PS_ERROR_DATA : PS_ERROR_INTERNAL;
   ps_error_plain (error, code, "%s%s%s", prefix ? prefix : "", prefix ? ": " : "", e->message);
   g_error_free (e);
 }
@@ -199,7 +183,7 @@ ps_build_system_fabric (const PsConfig *cfg, SystemMode mode, uint64_t seed, Hos
   Fabric *f = build_fabric (cfg, t, (int) mode, seed, comp, eps, host, lps, error);
   *endpoint = f ? eps[ps_topology_endpoint (t)] : NULL;
   if (f != NULL && *endpoint == NULL) {
-    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "node %s: a %s, not an endpoint the benchmark's DMA can run on",
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "node %s: a %s, not an endpoint the benchmark's DMA can run on",
                  t->nodes[ps_topology_endpoint (t)].name, ps_node_kind (t->nodes[ps_topology_endpoint (t)].kind)->type);
     fabric_free (f);
     f = NULL;

@@ -163,7 +163,7 @@ ps_build_dist (const PsDist *d, GError **error)
     return dist_new_empirical (pts, d->table.n, error);
   }
   }
-  g_set_error (error, DIST_ERROR, DIST_ERROR_PARAM, "unknown distribution kind %d", d->kind);
+  g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "unknown distribution kind %d", d->kind);
   return NULL;
 }
 

@@ -19,6 +19,6 @@ void ps_build_link_params (const PsConfig *cfg, LinkParams *out);
 void ps_build_system_params (const PsConfig *cfg, SystemParams *out);
 void ps_build_stream_params (const PsConfig *cfg, StreamMode mode, StreamParams *out);
 /* A random time's keys (cpu.interrupt.*, cpu.wakeup.*) as a distribution (models/base/dist.h), or NULL with a
- * DIST_ERROR_PARAM error. ps_build_system_params() leaves SystemParams.cpu's distributions NULL: their owner is
+ * MODEL_ERROR_PARAM error. ps_build_system_params() leaves SystemParams.cpu's distributions NULL: their owner is
  * the caller, who builds them with this. */
 Dist *ps_build_dist (const PsDist *d, GError **error);

@@ -6,8 +6,6 @@
 
 #include "models/base/units.h"
 
-G_DEFINE_QUARK (pciesim-dist-error-quark, dist_error)
-
 struct Dist {
   DistKind kind;
   double a, b; /* fixed: a; uniform: min, max; lognormal: mu, sigma (of ln ns) */
@@ -20,7 +18,7 @@ static gboolean
 check_ns (const char *what, double v, GError **error)
 {
   if (!(v >= 0.0 && v <= DIST_MAX_NS)) {
-    g_set_error (error, DIST_ERROR, DIST_ERROR_PARAM, "%s %g ns: must be finite, >= 0 and <= %g", what, v, DIST_MAX_NS);
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "%s %g ns: must be finite, >= 0 and <= %g", what, v, DIST_MAX_NS);
     return FALSE;
   }
   return TRUE;
@@ -48,7 +46,7 @@ dist_new_uniform (double min_ns, double max_ns, GError **error)
   if (!check_ns ("uniform minimum", min_ns, error) || !check_ns ("uniform maximum", max_ns, error))
     return NULL;
   if (max_ns < min_ns) {
-    g_set_error (error, DIST_ERROR, DIST_ERROR_PARAM, "uniform maximum %g ns is below its minimum %g ns", max_ns, min_ns);
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "uniform maximum %g ns is below its minimum %g ns", max_ns, min_ns);
     return NULL;
   }
   return dist_alloc (DIST_UNIFORM, min_ns, max_ns);
@@ -61,11 +59,11 @@ dist_new_lognormal (double median_ns, double p99_ns, GError **error)
     return NULL;
   /* ln 0 has no value: a median of 0 would be a distribution stuck at 0, which is fixed(0), not lognormal. */
   if (median_ns <= 0.0) {
-    g_set_error (error, DIST_ERROR, DIST_ERROR_PARAM, "lognormal median %g ns: must be > 0", median_ns);
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "lognormal median %g ns: must be > 0", median_ns);
     return NULL;
   }
   if (p99_ns < median_ns) {
-    g_set_error (error, DIST_ERROR, DIST_ERROR_PARAM, "lognormal p99 %g ns is below its median %g ns", p99_ns, median_ns);
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "lognormal p99 %g ns is below its median %g ns", p99_ns, median_ns);
     return NULL;
   }
   const double mu = log (median_ns);
@@ -76,7 +74,7 @@ Dist *
 dist_new_empirical (const DistPoint *points, guint n, GError **error)
 {
   if (n == 0) {
-    g_set_error (error, DIST_ERROR, DIST_ERROR_PARAM, "empirical distribution: the table is empty");
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "empirical distribution: the table is empty");
     return NULL;
   }
   for (guint i = 0; i < n; i++) {
@@ -84,19 +82,19 @@ dist_new_empirical (const DistPoint *points, guint n, GError **error)
       return NULL;
     const double p = points[i].cum_prob;
     if (!(p >= 0.0 && p <= 1.0)) {
-      g_set_error (error, DIST_ERROR, DIST_ERROR_PARAM, "empirical point %u: cumulative probability %g is outside [0, 1]", i + 1,
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "empirical point %u: cumulative probability %g is outside [0, 1]", i + 1,
         p);
       return NULL;
     }
     if (i > 0 && (points[i].value_ns < points[i - 1].value_ns || p < points[i - 1].cum_prob)) {
-      g_set_error (error, DIST_ERROR, DIST_ERROR_PARAM,
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM,
         "empirical point %u (%g ns, %g) goes back from point %u (%g ns, %g): values and probabilities must not "
         "decrease", i + 1, points[i].value_ns, p, i, points[i - 1].value_ns, points[i - 1].cum_prob);
       return NULL;
     }
   }
   if (points[n - 1].cum_prob != 1.0) {
-    g_set_error (error, DIST_ERROR, DIST_ERROR_PARAM, "empirical distribution: the last cumulative probability is %g, not 1",
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "empirical distribution: the last cumulative probability is %g, not 1",
       points[n - 1].cum_prob);
     return NULL;
   }

@@ -22,7 +22,7 @@
  *                             the first probability gives the first value (a point mass there); otherwise the value
  *                             is interpolated linearly inside the segment [p_i, p_i+1) that holds u. One
  *                             g_rand_double() per draw.
- * - Constructors check their parameters (finite, >= 0, ordered as above) and report a DIST_ERROR_PARAM error naming
+ * - Constructors check their parameters (finite, >= 0, ordered as above) and report a MODEL_ERROR_PARAM error naming
  *   the rule; the caller prefixes the config location.
  * - Dist is immutable after construction, so one may be shared by several components, each with its own GRand
  *   (sim_rand_new()). dist_draw_ps() allocates nothing.
@@ -31,12 +31,10 @@
 
 #include <glib.h>
 
+#include "models/base/model_error.h"
 #include "sim/engine.h"
 
 /* Bad parameters (the builder maps them to exit 65). */
-#define DIST_ERROR (dist_error_quark ())
-GQuark dist_error_quark (void);
-typedef enum { DIST_ERROR_PARAM } DistError;
 
 #define DIST_MAX_NS 1e12
 /* Standard normal quantile at 0.99 (Phi^-1(0.99)), to 17 digits. */

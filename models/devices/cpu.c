@@ -13,8 +13,6 @@
 #include "models/observe/pcie_trace.h"
 #include "models/base/units.h"
 
-G_DEFINE_QUARK (pciesim-cpu-error-quark, cpu_error)
-
 typedef enum {
   T_TIME, /* an event at its own time resumes it */
   T_READY, /* stepping */
@@ -93,17 +91,17 @@ cpu_params_check (const CpuParams *p, GError **error)
                                        "time per descriptor" };
   for (guint i = 0; i < G_N_ELEMENTS (v); i++)
     if (!(v[i] >= 0 && v[i] < 1e9)) {
-      g_set_error (error, CPU_ERROR, CPU_ERROR_PARAM, "CPU %s %g ns: must be finite, >= 0 and below 1 s", names[i],
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "CPU %s %g ns: must be finite, >= 0 and below 1 s", names[i],
                    v[i]);
       return FALSE;
     }
   if (p->post_ns > p->access_ns) {
-    g_set_error (error, CPU_ERROR, CPU_ERROR_PARAM, "CPU write's path to the posted-write queue %g ns: longer than "
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "CPU write's path to the posted-write queue %g ns: longer than "
                  "the whole path to the root port, %g ns", p->post_ns, p->access_ns);
     return FALSE;
   }
   if (p->bus_write_ns > p->post_ns) {
-    g_set_error (error, CPU_ERROR, CPU_ERROR_PARAM, "CPU bus time per write transaction %g ns: longer than the "
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "CPU bus time per write transaction %g ns: longer than the "
                  "write's path to where it is posted, %g ns, which the transaction is part of", p->bus_write_ns,
                  p->post_ns);
     return FALSE;
@@ -731,14 +729,14 @@ cpu_check_invariants (const Cpu *cpu, GError **error)
   for (guint i = 0; i < cpu->threads->len; i++) {
     const Thread *t = cpu->threads->pdata[i];
     if (t->state != T_DONE || t->len > 0 || wc_buffers_in_use (t->wc) > 0) {
-      g_set_error (error, CPU_ERROR, CPU_ERROR_INVARIANT, "cpu thread %u: not finished at the end (op %u of %u, "
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVARIANT, "cpu thread %u: not finished at the end (op %u of %u, "
                    "waiting for %s, %u writes pending, %u WC buffers in use)", i, t->pc, t->n_ops,
                    state_names[t->state], t->len, wc_buffers_in_use (t->wc));
       return FALSE;
     }
   }
   if (cpu->c.load_checksum != cpu->c.load_checksum_wanted) {
-    g_set_error (error, CPU_ERROR, CPU_ERROR_INVARIANT, "data integrity: the CPU's loads got completion data "
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVARIANT, "data integrity: the CPU's loads got completion data "
                  "%016" G_GINT64_MODIFIER "x, expected %016" G_GINT64_MODIFIER "x", cpu->c.load_checksum,
                  cpu->c.load_checksum_wanted);
     return FALSE;

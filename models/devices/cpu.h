@@ -59,6 +59,7 @@
  */
 #pragma once
 
+#include "models/base/model_error.h"
 #include "models/base/dist.h"
 #include "models/devices/host.h"
 #include "models/devices/wc.h"
@@ -112,9 +113,6 @@ typedef struct {
 
 typedef struct Cpu Cpu;
 
-#define CPU_ERROR (cpu_error_quark ())
-GQuark cpu_error_quark (void);
-typedef enum { CPU_ERROR_PARAM, CPU_ERROR_INVARIANT } CpuError;
 
 gboolean cpu_params_check (const CpuParams *p, GError **error);
 /* A CPU joined to `host` (host_set_cpu()); its random stream comes from `engine`. */

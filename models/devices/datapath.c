@@ -29,8 +29,6 @@
 
 #include "models/devices/avst.h"
 
-G_DEFINE_QUARK (pciesim-app-error-quark, app_error)
-
 typedef struct {
   SimTime busy_ps; /* every interval counted so far, whole */
   SimTime from, to; /* the last interval counted */
@@ -84,19 +82,19 @@ app_params_check (const AppParams *p, GError **error)
    * to them. */
   if (p->width_bits != 64 && p->width_bits != 128 && p->width_bits != 256 && p->width_bits != 512
       && p->width_bits != 1024) {
-    g_set_error (error, APP_ERROR, APP_ERROR_PARAM,
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM,
       "application datapath width %u bits: must be 64, 128, 256, 512 or 1024",
       p->width_bits);
     return FALSE;
   }
   /* Below 512 bits a beat is one 256-bit segment or less: nothing to straddle. */
   if (p->straddle && p->width_bits < 512) {
-    g_set_error (error, APP_ERROR, APP_ERROR_PARAM,
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM,
       "straddle needs a 512- or 1024-bit datapath, not %u bits", p->width_bits);
     return FALSE;
   }
   if (!(p->clock_mhz > 0.0 && p->clock_mhz <= 2000.0)) {
-    g_set_error (error, APP_ERROR, APP_ERROR_PARAM, "application clock %g MHz: must be in (0, 2000]", p->clock_mhz);
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "application clock %g MHz: must be in (0, 2000]", p->clock_mhz);
     return FALSE;
   }
   return TRUE;

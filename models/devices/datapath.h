@@ -33,6 +33,7 @@
  */
 #pragma once
 
+#include "models/base/model_error.h"
 #include "models/link/link.h"
 
 typedef enum {
@@ -64,10 +65,7 @@ typedef struct {
 
 typedef struct App App;
 
-/* app_params_check() refuses parameters with APP_ERROR_PARAM. */
-#define APP_ERROR (app_error_quark ())
-GQuark app_error_quark (void);
-typedef enum { APP_ERROR_PARAM } AppError;
+/* app_params_check() refuses parameters with MODEL_ERROR_PARAM. */
 
 typedef struct {
   /* Describe the next TLP in *probe, every field (take() gets the probe back); FALSE when nothing to send. */

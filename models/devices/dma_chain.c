@@ -17,8 +17,6 @@
 #include "models/proto/split.h"
 #include "models/observe/pcie_trace.h"
 
-G_DEFINE_QUARK (pciesim-dma-error-quark, dma_error)
-
 #define MSI_ADDRESS 0xFEE00000u /* x86 local APIC window: the address every MSI on these hosts targets */
 
 /* What follows the data, in AN-456's order: EPLAST, then the MSI when enabled. Both are posted writes and keep
@@ -117,18 +115,18 @@ dma_params_check (const DmaParams *p, GError **error)
     mrrs_ok |= p->max_read_request_bytes == sizes[i];
   }
   if (!mps_ok || !mrrs_ok) {
-    g_set_error (error, DMA_ERROR, DMA_ERROR_PARAM,
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM,
       "max payload %u / max read request %u: each must be 128..4096, a power of 2",
       p->max_payload_bytes, p->max_read_request_bytes);
     return FALSE;
   }
   /* 32 is the 5-bit default AN-456 runs with; up to 256 are 8-bit extended tags, up to 768 10-bit tags. */
   if (p->tags < 1 || p->tags > DMA_MAX_TAGS) {
-    g_set_error (error, DMA_ERROR, DMA_ERROR_PARAM, "tags %u: must be 1..%u", p->tags, DMA_MAX_TAGS);
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "tags %u: must be 1..%u", p->tags, DMA_MAX_TAGS);
     return FALSE;
   }
   if (p->rcb_bytes != 0 && p->rcb_bytes != 64 && p->rcb_bytes != 128) {
-    g_set_error (error, DMA_ERROR, DMA_ERROR_PARAM,
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM,
       "read completion boundary %u bytes: must be 64 or 128", p->rcb_bytes);
     return FALSE;
   }
@@ -136,7 +134,7 @@ dma_params_check (const DmaParams *p, GError **error)
    * that could leave a request that never fits, and the read engine would wait forever. */
   uint32_t rcb = p->rcb_bytes ? p->rcb_bytes : 64;
   if (p->cpl_buffer_headers != 0 && p->cpl_buffer_headers < p->max_read_request_bytes / rcb + 1) {
-    g_set_error (error, DMA_ERROR, DMA_ERROR_PARAM,
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM,
       "completion buffer of %u headers is smaller than the %u completions one "
       "%u-byte read request may come back as (RCB %u)", p->cpl_buffer_headers, p->max_read_request_bytes / rcb + 1,
       p->max_read_request_bytes, rcb);
@@ -144,7 +142,7 @@ dma_params_check (const DmaParams *p, GError **error)
   }
   if (p->cpl_buffer_bytes != 0 && p->cpl_buffer_bytes < p->max_read_request_bytes) {
     /* A buffer smaller than one request would deadlock the read engine. */
-    g_set_error (error, DMA_ERROR, DMA_ERROR_PARAM,
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM,
       "completion buffer %u bytes is smaller than one %u-byte read request",
       p->cpl_buffer_bytes, p->max_read_request_bytes);
     return FALSE;
@@ -152,19 +150,19 @@ dma_params_check (const DmaParams *p, GError **error)
   /* One fetch is one MRd, so it must fit MRRS; the FIFO must hold a whole fetch, or none would ever be due. */
   if (p->desc_per_fetch < 1 || p->desc_per_fetch * DMA_DESC_BYTES > p->max_read_request_bytes
       || p->desc_fifo_entries < p->desc_per_fetch || p->desc_fifo_entries > DMA_MAX_DESC_FIFO) {
-    g_set_error (error, DMA_ERROR, DMA_ERROR_PARAM,
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM,
       "descriptors per fetch %u / FIFO %u: need 1 <= per fetch <= FIFO <= %u "
       "and per fetch x 16 <= max read request", p->desc_per_fetch, p->desc_fifo_entries, DMA_MAX_DESC_FIFO);
     return FALSE;
   }
   if (p->channels > DMA_MAX_CHANNELS) {
-    g_set_error (error, DMA_ERROR, DMA_ERROR_PARAM, "%u DMA channels: at most %u per direction", p->channels,
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "%u DMA channels: at most %u per direction", p->channels,
       DMA_MAX_CHANNELS);
     return FALSE;
   }
   /* TLP lengths count whole DWs (partial-DW byte enables are not modelled) and pattern.h checks data per DW. */
   if (p->desc_max_bytes % 4 != 0) {
-    g_set_error (error, DMA_ERROR, DMA_ERROR_PARAM, "descriptor size %u bytes: must be whole DWs", p->desc_max_bytes);
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "descriptor size %u bytes: must be whole DWs", p->desc_max_bytes);
     return FALSE;
   }
   return TRUE;
@@ -786,26 +784,26 @@ dma_chain_check_invariants (const DmaChain *d, GError **error)
    * moves the same bytes, and a dropped duplicate adds none. */
   const DmaCounters *c = &d->c;
   if (d->n_free_tags != d->p.tags || d->cpl_outstanding != 0 || d->cpl_headers_reserved != 0) {
-    g_set_error (error, DMA_ERROR, DMA_ERROR_INVARIANT,
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVARIANT,
       "DMA: %u of %u tags not retired, %u completion-buffer bytes and %u "
       "header slots held", d->p.tags - d->n_free_tags, d->p.tags, d->cpl_outstanding, d->cpl_headers_reserved);
     return FALSE;
   }
   if (c->read_bytes_requested != c->read_bytes_completed || c->read_bytes_completed != c->ep_bytes_written) {
-    g_set_error (error, DMA_ERROR, DMA_ERROR_INVARIANT,
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVARIANT,
       "DMA read: %" G_GUINT64_FORMAT " bytes requested, %" G_GUINT64_FORMAT
       " completed, %" G_GUINT64_FORMAT " written to endpoint memory", c->read_bytes_requested,
       c->read_bytes_completed, c->ep_bytes_written);
     return FALSE;
   }
   if (c->out_of_order_cpls != 0 || c->unexpected_cpls != 0) {
-    g_set_error (error, DMA_ERROR, DMA_ERROR_INVARIANT, "DMA: %" G_GUINT64_FORMAT " completions out of address order, %"
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVARIANT, "DMA: %" G_GUINT64_FORMAT " completions out of address order, %"
       G_GUINT64_FORMAT " unexpected (no request held their tag)", c->out_of_order_cpls, c->unexpected_cpls);
     return FALSE;
   }
   for (uint32_t i = 0; i < d->n_eng; i++)
     if (d->eng[i].running) {
-      g_set_error (error, DMA_ERROR, DMA_ERROR_INVARIANT, "DMA channel %u %s engine still running at the end",
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVARIANT, "DMA channel %u %s engine still running at the end",
         d->eng[i].channel, d->eng[i].dir == DMA_WRITE ? "write" : "read");
       return FALSE;
     }

@@ -37,6 +37,7 @@
  */
 #pragma once
 
+#include "models/base/model_error.h"
 #include "models/devices/datapath.h"
 
 typedef enum { DMA_WRITE = 0, DMA_READ = 1, DMA_DIR_COUNT } DmaDir;
@@ -91,11 +92,8 @@ typedef struct {
 
 typedef struct DmaChain DmaChain;
 
-/* dma_params_check() refuses parameters with DMA_ERROR_PARAM; dma_chain_check_invariants() reports a broken end
- * state with DMA_ERROR_INVARIANT. */
-#define DMA_ERROR (dma_error_quark ())
-GQuark dma_error_quark (void);
-typedef enum { DMA_ERROR_PARAM, DMA_ERROR_INVARIANT } DmaError;
+/* dma_params_check() refuses parameters with MODEL_ERROR_PARAM; dma_chain_check_invariants() reports a broken end
+ * state with MODEL_ERROR_INVARIANT. */
 
 /* Read one 4-DW descriptor at host `address` (the host memory model). FALSE if nothing is there. */
 typedef gboolean (*DmaMemReadFn) (void *ctx, uint64_t address, DmaDescriptor *out);

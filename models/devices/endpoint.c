@@ -12,8 +12,6 @@
 #include "models/proto/split.h"
 #include "models/base/units.h"
 
-G_DEFINE_QUARK (pciesim-endpoint-error-quark, endpoint_error)
-
 struct Endpoint {
   Component base; /* first: the fabric's view (fabric.h) */
   EndpointParams p;
@@ -38,22 +36,22 @@ endpoint_params_check (const EndpointParams *p, GError **error)
   if (!app_params_check (&p->app, error) || (p->has_dma && !dma_params_check (&p->dma, error)))
     return FALSE;
   if (p->has_dma && p->bars[0].size_bytes < DMA_REG_BYTES) {
-    g_set_error (error, ENDPOINT_ERROR, ENDPOINT_ERROR_PARAM, "BAR0 of %" G_GUINT64_FORMAT " bytes cannot hold the "
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "BAR0 of %" G_GUINT64_FORMAT " bytes cannot hold the "
                  "DMA's %u bytes of registers", p->bars[0].size_bytes, DMA_REG_BYTES);
     return FALSE;
   }
   if (p->functions > FABRIC_MAX_FUNCTIONS) {
-    g_set_error (error, ENDPOINT_ERROR, ENDPOINT_ERROR_PARAM, "%u functions: a device has 1 to %u (the requester ID's "
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "%u functions: a device has 1 to %u (the requester ID's "
                  "3-bit function number, spec §7.5)", p->functions, FABRIC_MAX_FUNCTIONS);
     return FALSE;
   }
   if (p->rcb_bytes != 0 && p->rcb_bytes != ENDPOINT_RCB_BYTES) {
-    g_set_error (error, ENDPOINT_ERROR, ENDPOINT_ERROR_PARAM, "read completion boundary %u bytes: an endpoint "
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "read completion boundary %u bytes: an endpoint "
                  "completes with %u (spec §2.3.1.1: only a root complex may use 64)", p->rcb_bytes, ENDPOINT_RCB_BYTES);
     return FALSE;
   }
   if (!(p->mem_read_latency_ns >= 0 && p->mem_read_latency_ns < 1e12)) {
-    g_set_error (error, ENDPOINT_ERROR, ENDPOINT_ERROR_PARAM, "memory read latency %g ns: must be finite and >= 0",
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "memory read latency %g ns: must be finite and >= 0",
                  p->mem_read_latency_ns);
     return FALSE;
   }
@@ -209,7 +207,7 @@ ep_check (const Component *c, GError **error)
   if (ep->dma != NULL && !dma_chain_check_invariants (ep->dma, error))
     return FALSE;
   if (!app_idle (ep->app) || ep->reqs.head != NULL || ep->c.cpl_bytes != ep->c.read_bytes_requested) {
-    g_set_error (error, ENDPOINT_ERROR, ENDPOINT_ERROR_INVARIANT, "%s: work left at the end (datapath %s, %"
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVARIANT, "%s: work left at the end (datapath %s, %"
                  G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " bytes read from its memory completed)", c->name,
                  app_idle (ep->app) ? "idle" : "busy", ep->c.cpl_bytes, ep->c.read_bytes_requested);
     return FALSE;

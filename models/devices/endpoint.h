@@ -24,6 +24,7 @@
  */
 #pragma once
 
+#include "models/base/model_error.h"
 #include "models/devices/dma_chain.h"
 #include "models/fabric/fabric.h"
 
@@ -48,9 +49,6 @@ typedef struct {
 
 typedef struct Endpoint Endpoint;
 
-#define ENDPOINT_ERROR (endpoint_error_quark ())
-GQuark endpoint_error_quark (void);
-typedef enum { ENDPOINT_ERROR_PARAM, ENDPOINT_ERROR_INVARIANT } EndpointError;
 
 /* The datapath's and the DMA's own checks, plus the BAR layout the DMA needs. */
 gboolean endpoint_params_check (const EndpointParams *p, GError **error);

@@ -27,10 +27,9 @@
 
 #include <math.h>
 
+#include "models/base/model_error.h"
 #include "models/base/pattern.h"
 #include "models/base/units.h"
-
-G_DEFINE_QUARK (pciesim-host-error-quark, host_error)
 
 /* Marks a CPU write's MWr (the cookie of the root complex's register writes holds a 32-bit value, host_pio_write). */
 #define CPU_WRITE_COOKIE (UINT64_C (0x43505557) << 32)
@@ -38,20 +37,20 @@ gboolean
 host_params_check (const HostParams *p, uint32_t mps, GError **error)
 {
   if (p->rcb_bytes != 64 && p->rcb_bytes != 128) {
-    g_set_error (error, HOST_ERROR, HOST_ERROR_PARAM,
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM,
       "host read completion boundary %u bytes: must be 64 or 128", p->rcb_bytes);
     return FALSE;
   }
   /* Middle completions are RCB multiples no larger than MPS (spec §2.3.1.1): that needs RCB <= MPS, and an MPS
    * that is a power of two (as the spec's encoding makes it) is then a multiple of RCB, as split.h requires. */
   if (mps != 0 && (mps < p->rcb_bytes || (mps & (mps - 1)) != 0)) {
-    g_set_error (error, HOST_ERROR, HOST_ERROR_PARAM, "max payload %u bytes: must be a power of two >= RCB %u", mps,
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "max payload %u bytes: must be a power of two >= RCB %u", mps,
       p->rcb_bytes);
     return FALSE;
   }
   if (p->iommu_enabled && (p->iotlb_entries == 0 || p->iotlb_entries > 4096 || p->iommu_page_bytes < 4096
                            || (p->iommu_page_bytes & (p->iommu_page_bytes - 1)) != 0)) {
-    g_set_error (error, HOST_ERROR, HOST_ERROR_PARAM, "IOMMU with %u IOTLB entries of %" G_GUINT64_FORMAT " bytes: "
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "IOMMU with %u IOTLB entries of %" G_GUINT64_FORMAT " bytes: "
       "needs 1..4096 entries and pages of a power of two, at least 4096 bytes", p->iotlb_entries, p->iommu_page_bytes);
     return FALSE;
   }
@@ -63,7 +62,7 @@ host_params_check (const HostParams *p, uint32_t mps, GError **error)
    * the bound (1e12 ns is over 16 minutes) keeps every conversion to picoseconds far inside SimTime. */
   for (guint i = 0; i < G_N_ELEMENTS (v); i++)
     if (!(v[i] >= 0.0 && v[i] < 1e12)) {
-      g_set_error (error, HOST_ERROR, HOST_ERROR_PARAM, "host parameter #%u is %g: must be finite and >= 0", i, v[i]);
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "host parameter #%u is %g: must be finite and >= 0", i, v[i]);
       return FALSE;
     }
   return TRUE;
@@ -727,7 +726,7 @@ host_check_invariants (const Host *h, GError **error)
     tx |= !rp_empty (&h->rp[i]);
   tx |= h->cpu_fifo.head != NULL;
   if (h->reqs.head != NULL || h->held.head != NULL || h->sink.head != NULL || tx || h->swapped != NULL) {
-    g_set_error (error, HOST_ERROR, HOST_ERROR_INVARIANT, "host: work left at the end (requests %s, held %s, sink %s, "
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVARIANT, "host: work left at the end (requests %s, held %s, sink %s, "
       "transmit %s, swapped completion %s)", h->reqs.head ? "pending" : "empty", h->held.head ? "pending" : "empty",
       h->sink.head ? "pending" : "empty", tx ? "pending" : "empty", h->swapped ? "pending" : "none");
     return FALSE;
@@ -735,7 +734,7 @@ host_check_invariants (const Host *h, GError **error)
   /* Counted as emitted, before any test fault: this proves the completer split every request completely; lost,
    * duplicated or swapped completions are the endpoint's checks to catch. */
   if (h->c.cpl_bytes != h->c.read_bytes_requested) {
-    g_set_error (error, HOST_ERROR, HOST_ERROR_INVARIANT,
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVARIANT,
       "host: %" G_GUINT64_FORMAT " bytes requested but %" G_GUINT64_FORMAT
       " completed", h->c.read_bytes_requested, h->c.cpl_bytes);
     return FALSE;

@@ -61,6 +61,7 @@
  */
 #pragma once
 
+#include "models/base/model_error.h"
 #include "models/fabric/fabric.h"
 #include "models/proto/split.h"
 
@@ -103,11 +104,8 @@ typedef struct Host Host;
 /* The LLC holds host memory [lo, hi) and nothing else (host.h, "Last-level cache"); call before the run. */
 void host_set_llc (Host *h, uint64_t lo, uint64_t hi);
 
-/* host_params_check() refuses parameters with HOST_ERROR_PARAM; host_check_invariants() reports a broken end
- * state with HOST_ERROR_INVARIANT. */
-#define HOST_ERROR (host_error_quark ())
-GQuark host_error_quark (void);
-typedef enum { HOST_ERROR_PARAM, HOST_ERROR_INVARIANT } HostError;
+/* host_params_check() refuses parameters with MODEL_ERROR_PARAM; host_check_invariants() reports a broken end
+ * state with MODEL_ERROR_INVARIANT. */
 
 /* address: the MSI or status address; value: MSI data (the message) or 0 for a status write. */
 typedef void (*HostEventFn) (void *ctx, uint64_t address, uint32_t value);

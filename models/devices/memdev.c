@@ -33,7 +33,7 @@ memdev_params_check (const MemdevParams *p, GError **error)
     bar = bar || p->bars[i].size_bytes > 0;
   if (!(p->access_latency_ns >= 0 && p->access_latency_ns < 1e12) || (p->rcb_bytes != 64 && p->rcb_bytes != 128)
       || !bar) {
-    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "access latency %g ns (finite, >= 0), RCB %u bytes (64 or "
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "access latency %g ns (finite, >= 0), RCB %u bytes (64 or "
                  "128) and at least one BAR", p->access_latency_ns, p->rcb_bytes);
     return FALSE;
   }
@@ -124,7 +124,7 @@ check (const Component *comp, GError **error)
 {
   const Memdev *m = (const Memdev *) comp;
   if (m->reqs.head != NULL || m->c.cpl_bytes != m->read_bytes_requested) {
-    g_set_error (error, RUN_ERROR, RUN_ERROR_INVARIANT, "%s: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVARIANT, "%s: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
                  " bytes read from it completed", comp->name, m->c.cpl_bytes, m->read_bytes_requested);
     return FALSE;
   }

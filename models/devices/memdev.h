@@ -5,8 +5,8 @@
  * Contract:
  * - memdev_new() adds the device to `f` as an endpoint (one upstream port) with the given BARs; the fabric frees it.
  *   Parameters it refuses (memdev_params_check: a latency not finite or negative, RCB not 64 or 128, no BAR) are
- *   RUN_ERROR_PARAM (run.h: the models' shared domain, no domain of its own); memdev_new() aborts on them: the
- *   caller checks first. Work left at the end of a run is RUN_ERROR_INVARIANT.
+ *   MODEL_ERROR_PARAM (run.h: the models' shared domain, no domain of its own); memdev_new() aborts on them: the
+ *   caller checks first. Work left at the end of a run is MODEL_ERROR_INVARIANT.
  * - A write is taken in when it arrives (its posted credits freed at once). A read waits access_latency_ns from
  *   its arrival, then is answered in address order with CplDs cut at RCB boundaries and the link's MPS (spec
  *   §2.3.1.1, split.h), one request after another, as fast as the link takes them.
@@ -14,6 +14,7 @@
  */
 #pragma once
 
+#include "models/base/model_error.h"
 #include "models/fabric/fabric.h"
 
 typedef struct {

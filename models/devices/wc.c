@@ -3,8 +3,6 @@
 
 #include "sim/engine.h"
 
-G_DEFINE_QUARK (pciesim-wc-error-quark, wc_error)
-
 /* 8-byte chunks: the unit of a partial write (SDM §11.3.1). */
 #define CHUNK_BYTES 8u
 
@@ -29,12 +27,12 @@ gboolean
 wc_params_check (const WcParams *p, GError **error)
 {
   if (p->buffers < 1 || p->buffers > WC_MAX_BUFFERS) {
-    g_set_error (error, WC_ERROR, WC_ERROR_PARAM, "%u write-combining buffers: must be 1 to %u", p->buffers,
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "%u write-combining buffers: must be 1 to %u", p->buffers,
       WC_MAX_BUFFERS);
     return FALSE;
   }
   if (p->buffer_bytes != 32 && p->buffer_bytes != 64) {
-    g_set_error (error, WC_ERROR, WC_ERROR_PARAM, "write-combining buffer of %u bytes: must be 64, or 32 (P6)",
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "write-combining buffer of %u bytes: must be 64, or 32 (P6)",
       p->buffer_bytes);
     return FALSE;
   }

@@ -32,11 +32,9 @@
 
 #include <glib.h>
 #include <stdint.h>
+#include "models/base/model_error.h"
 
 /* Bad parameters (the builder maps them to exit 65). */
-#define WC_ERROR (wc_error_quark ())
-GQuark wc_error_quark (void);
-typedef enum { WC_ERROR_PARAM } WcError;
 
 #define WC_MAX_BUFFERS 64
 

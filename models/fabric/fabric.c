@@ -6,8 +6,6 @@
  */
 #include "models/fabric/fabric.h"
 
-G_DEFINE_QUARK (pciesim-fabric-error-quark, fabric_error)
-
 struct Fabric {
   SimEngine *engine;
   TlpPool *pool;
@@ -123,15 +121,15 @@ static gboolean
 port_check (Fabric *f, Component *c, uint32_t i, FabricFacing facing, GError **error)
 {
   if (c->fabric != f || i >= c->n_ports) {
-    g_set_error (error, FABRIC_ERROR, FABRIC_ERROR_PARAM, "%s has no port %u (it has %u)", c->name, i, c->n_ports);
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "%s has no port %u (it has %u)", c->name, i, c->n_ports);
     return FALSE;
   }
   if (c->ports[i].link != NULL) {
-    g_set_error (error, FABRIC_ERROR, FABRIC_ERROR_PARAM, "%s port %u is used by two links", c->name, i);
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "%s port %u is used by two links", c->name, i);
     return FALSE;
   }
   if (c->ports[i].facing != facing) {
-    g_set_error (error, FABRIC_ERROR, FABRIC_ERROR_PARAM, "%s port %u faces %s: a link joins a port facing away "
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "%s port %u faces %s: a link joins a port facing away "
                  "from the root to one facing it", c->name, i, c->ports[i].facing == FABRIC_UPSTREAM
                  ? "the root (an upstream port)" : "away from the root (a downstream port)");
     return FALSE;
@@ -144,11 +142,11 @@ fabric_connect (Fabric *f, Component *dsp, uint32_t dsp_port, Component *usp, ui
   const LinkParams *params, GError **error)
 {
   if (f->enumerated) {
-    g_set_error (error, FABRIC_ERROR, FABRIC_ERROR_PARAM, "links must be made before the fabric is enumerated");
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "links must be made before the fabric is enumerated");
     return NULL;
   }
   if (dsp == usp) {
-    g_set_error (error, FABRIC_ERROR, FABRIC_ERROR_PARAM, "%s is linked to itself", dsp->name);
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "%s is linked to itself", dsp->name);
     return NULL;
   }
   if (!port_check (f, dsp, dsp_port, FABRIC_DOWNSTREAM, error) || !port_check (f, usp, usp_port, FABRIC_UPSTREAM, error)
@@ -198,7 +196,7 @@ static gboolean
 next_bus (Enum *en, uint8_t *bus)
 {
   if (en->next_bus > 255) {
-    g_set_error (en->error, FABRIC_ERROR, FABRIC_ERROR_PARAM, "more than 255 buses: the fabric is too deep or wide");
+    g_set_error (en->error, MODEL_ERROR, MODEL_ERROR_PARAM, "more than 255 buses: the fabric is too deep or wide");
     return FALSE;
   }
   *bus = (uint8_t) en->next_bus++;
@@ -234,7 +232,7 @@ static gboolean
 enum_component (Enum *en, Component *c, uint8_t bus, uint8_t device)
 {
   if (c->enumerated) {
-    g_set_error (en->error, FABRIC_ERROR, FABRIC_ERROR_PARAM, "%s is reached twice: a PCIe fabric is a tree",
+    g_set_error (en->error, MODEL_ERROR, MODEL_ERROR_PARAM, "%s is reached twice: a PCIe fabric is a tree",
                  c->name);
     return FALSE;
   }
@@ -247,7 +245,7 @@ enum_component (Enum *en, Component *c, uint8_t bus, uint8_t device)
     FabricSpace s = b->is64 ? FABRIC_MEM64 : FABRIC_MEM32;
     b->base = align_up (en->cursor[s], b->size_bytes);
     if (b->base < en->cursor[s] || b->base - 1 + b->size_bytes > space_limit[s]) {
-      g_set_error (en->error, FABRIC_ERROR, FABRIC_ERROR_PARAM, "%s BAR%u (%" G_GUINT64_FORMAT " bytes) does not "
+      g_set_error (en->error, MODEL_ERROR, MODEL_ERROR_PARAM, "%s BAR%u (%" G_GUINT64_FORMAT " bytes) does not "
                    "fit in the %s-bit memory window", c->name, i, b->size_bytes, b->is64 ? "64" : "32");
       return FALSE;
     }
@@ -279,14 +277,14 @@ fabric_enumerate (Fabric *f, GError **error)
     if (c->role != COMPONENT_ROOT_COMPLEX)
       continue;
     if (root != NULL) {
-      g_set_error (error, FABRIC_ERROR, FABRIC_ERROR_PARAM, "two root complexes (%s and %s): one fabric has one",
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "two root complexes (%s and %s): one fabric has one",
                    root->name, c->name);
       return FALSE;
     }
     root = c;
   }
   if (root == NULL) {
-    g_set_error (error, FABRIC_ERROR, FABRIC_ERROR_PARAM, "no root complex");
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "no root complex");
     return FALSE;
   }
   for (guint i = 0; i < f->components->len; i++) {
@@ -294,7 +292,7 @@ fabric_enumerate (Fabric *f, GError **error)
     for (guint b = 0; b < FABRIC_MAX_BARS; b++) {
       uint64_t n = c->bars[b].size_bytes;
       if (n != 0 && (n < FABRIC_BAR_MIN_BYTES || (n & (n - 1)) != 0)) {
-        g_set_error (error, FABRIC_ERROR, FABRIC_ERROR_PARAM, "%s BAR%u of %" G_GUINT64_FORMAT " bytes: a BAR is a "
+        g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "%s BAR%u of %" G_GUINT64_FORMAT " bytes: a BAR is a "
                      "power of two of at least %u bytes", c->name, b, n, FABRIC_BAR_MIN_BYTES);
         return FALSE;
       }
@@ -306,7 +304,7 @@ fabric_enumerate (Fabric *f, GError **error)
   for (guint i = 0; i < f->components->len; i++) {
     Component *c = g_ptr_array_index (f->components, i);
     if (!c->enumerated) {
-      g_set_error (error, FABRIC_ERROR, FABRIC_ERROR_PARAM, "%s is not connected to the root complex", c->name);
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "%s is not connected to the root complex", c->name);
       return FALSE;
     }
   }

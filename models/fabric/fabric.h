@@ -30,16 +30,14 @@
  *   number only matters inside the device, which hands the completion to that function). fabric_route_address() and
  *   fabric_route_id() name the downstream-facing port of a component whose window or bus range holds the address
  *   or the ID, or NULL: a loop over the component's ports with a few compares each, no hashing, no allocation.
- * - Errors: FABRIC_ERROR_PARAM for a graph or parameter that cannot be built; component checks may raise their
+ * - Errors: MODEL_ERROR_PARAM for a graph or parameter that cannot be built; component checks may raise their
  *   own domains.
  */
 #pragma once
 
+#include "models/base/model_error.h"
 #include "models/link/link.h"
 
-#define FABRIC_ERROR (fabric_error_quark ())
-GQuark fabric_error_quark (void);
-typedef enum { FABRIC_ERROR_PARAM, FABRIC_ERROR_INVARIANT } FabricError;
 
 /* The PC's 32-bit MMIO hole ends below the IOAPIC at 0xFEC00000 (and the MSI window at 0xFEE00000 above it). 3 GB
  * up is a common firmware choice; 64-bit BARs go above the 1 TB any host buffer of the models reaches. */
@@ -159,7 +157,7 @@ void fabric_add (Fabric *f, Component *c, const ComponentKind *kind, ComponentRo
   uint32_t n_ports);
 
 /* Join port `dsp_port` of `dsp` (facing downstream) to port `usp_port` of `usp` (facing upstream) with a link of
- * `params` (its rand_index is replaced by the link's number). Refused (FABRIC_ERROR_PARAM, or the link's own
+ * `params` (its rand_index is replaced by the link's number). Refused (MODEL_ERROR_PARAM, or the link's own
  * parameter error): a port that does not exist, is already connected or faces the wrong way, a component linked
  * to itself, a fabric already enumerated. */
 Link *fabric_connect (Fabric *f, Component *dsp, uint32_t dsp_port, Component *usp, uint32_t usp_port,

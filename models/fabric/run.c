@@ -5,8 +5,6 @@
  * their messages and in what they checked. */
 #include "models/fabric/run.h"
 
-G_DEFINE_QUARK (pciesim-run-error-quark, run_error)
-
 struct RunLedger {
   GPtrArray *mem; /* RunMemory, in the order added (each its own allocation, so a pointer stays valid) */
 };
@@ -70,7 +68,7 @@ deadlock_error (const RunCtx *run, GError **error)
   fabric_describe_wait (run->f, why);
   if (run->w->describe_wait)
     run->w->describe_wait (run->self, why);
-  g_set_error (error, RUN_ERROR, RUN_ERROR_DEADLOCK, "deadlock in %s, t = %.3f us: %s; waiting: %s", where->str,
+  g_set_error (error, MODEL_ERROR, MODEL_ERROR_DEADLOCK, "deadlock in %s, t = %.3f us: %s; waiting: %s", where->str,
                (double) sim_now (run->engine) / 1e6, how,
                why->len ? why->str : "nothing (software never heard of the end)");
 }
@@ -78,7 +76,7 @@ deadlock_error (const RunCtx *run, GError **error)
 gboolean
 run_integrity_error (GError **error, const char *where, const char *what, uint64_t got, uint64_t want)
 {
-  g_set_error (error, RUN_ERROR, RUN_ERROR_INVARIANT, "data integrity: checksum mismatch (%s %s %016"
+  g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVARIANT, "data integrity: checksum mismatch (%s %s %016"
                G_GINT64_MODIFIER "x, expected %016" G_GINT64_MODIFIER "x): data was dropped, duplicated or misplaced",
                where, what, got, want);
   return FALSE;
@@ -108,11 +106,11 @@ ledger_check (const RunLedger *ledger, GError **error)
     const RunMemory *w = g_ptr_array_index (ledger->mem, i);
     FabricMemory m;
     if (!fabric_memory (w->c, &m)) {
-      g_set_error (error, RUN_ERROR, RUN_ERROR_INVARIANT, "%s has no memory to check", w->c->name);
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVARIANT, "%s has no memory to check", w->c->name);
       return FALSE;
     }
     if (w->want_bytes && (m.cpl_bytes != w->cpl_bytes || m.bytes_written != w->mem_bytes)) {
-      g_set_error (error, RUN_ERROR, RUN_ERROR_INVARIANT, "bytes moved do not add up: %s's memory completed %"
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVARIANT, "bytes moved do not add up: %s's memory completed %"
                    G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " bytes and took in %" G_GUINT64_FORMAT " of %"
                    G_GUINT64_FORMAT, w->c->name, m.cpl_bytes, w->cpl_bytes, m.bytes_written, w->mem_bytes);
       return FALSE;
@@ -136,7 +134,7 @@ check (RunCtx *run, GError **error)
   /* sim_schedule_at() already aborts on a past time; this is the end-of-run statement of the same invariant
    * (docs, "Invariants"), independent of how the engine is built. */
   if (sim_next_time (run->engine) < sim_now (run->engine)) {
-    g_set_error (error, RUN_ERROR, RUN_ERROR_INVARIANT, "an event is scheduled at %" G_GUINT64_FORMAT " ps, before "
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVARIANT, "an event is scheduled at %" G_GUINT64_FORMAT " ps, before "
                  "now (%" G_GUINT64_FORMAT " ps)", sim_next_time (run->engine), sim_now (run->engine));
     return FALSE;
   }
@@ -144,7 +142,7 @@ check (RunCtx *run, GError **error)
   gboolean ok = (run->w->check == NULL || run->w->check (run->self, &ledger, error)) && ledger_check (&ledger, error);
   g_ptr_array_unref (ledger.mem);
   if (ok && tlp_pool_live (fabric_pool (run->f)) != 0) {
-    g_set_error (error, RUN_ERROR, RUN_ERROR_INVARIANT, "%zu TLPs not returned to the pool",
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVARIANT, "%zu TLPs not returned to the pool",
                  tlp_pool_live (fabric_pool (run->f)));
     ok = FALSE;
   }

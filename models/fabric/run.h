@@ -14,7 +14,7 @@
  *   ends; the run then stops.
  * - run_go(): start (the workload's first events), then a watchdog event every bound, bound = watchdog_ps (0:
  *   RUN_WATCHDOG_DEFAULT_PS) + the workload's quiet stretch. A tick that finds the fabric's progress count (plus
- *   the workload's own, e.g. a CPU's) unchanged while the workload owes something stops the run: RUN_ERROR_DEADLOCK,
+ *   the workload's own, e.g. a CPU's) unchanged while the workload owes something stops the run: MODEL_ERROR_DEADLOCK,
  *   "deadlock in WHERE, t = T us: HOW; waiting: WHAT", WHAT being what every component, link and the workload wait
  *   for. Quiet with nothing owed (between iterations, before a delayed start) is legal. Polled rather than re-armed
  *   on every delivery: re-arming would put a cancel and a schedule on the per-TLP hot path, while a tick costs one
@@ -26,17 +26,15 @@
  *   workload's result() is called either way, with ok: figures only from a run that passed.
  * - Usage sums (RunUsage): link usage over measurement windows, each window's fractions weighted by its length, so
  *   the result is the share of all the windows' time; counters summed as they are.
- * - One error domain for what a run finds: RUN_ERROR with PARAM (a parameter the workload cannot use), INVARIANT and
+ * - One error domain for what a run finds: MODEL_ERROR with PARAM (a parameter the workload cannot use), INVARIANT and
  *   DEADLOCK. The harness adds no event per TLP: its only events are the watchdog's ticks.
  */
 #pragma once
 
+#include "models/base/model_error.h"
 #include "models/fabric/fabric.h"
 #include "models/link/link.h"
 
-#define RUN_ERROR (run_error_quark ())
-GQuark run_error_quark (void);
-typedef enum { RUN_ERROR_PARAM, RUN_ERROR_INVARIANT, RUN_ERROR_DEADLOCK } RunError;
 
 #define RUN_WATCHDOG_DEFAULT_PS (10 * SIM_MS)
 
@@ -88,7 +86,7 @@ typedef struct {
 /* The ledger's entry for `c`, added (zero) at the end when new: entries are checked in the order added. The pointer
  * stays valid for the check. */
 RunMemory *run_ledger_at (RunLedger *ledger, const Component *c, gboolean want_bytes);
-/* A mismatch of a pattern sum: RUN_ERROR_INVARIANT naming where and what. Returns FALSE. */
+/* A mismatch of a pattern sum: MODEL_ERROR_INVARIANT naming where and what. Returns FALSE. */
 gboolean run_integrity_error (GError **error, const char *where, const char *what, uint64_t got, uint64_t want);
 
 /* Link usage over measurement windows (see the contract). */

@@ -14,8 +14,6 @@
  */
 #include "models/fabric/switch.h"
 
-G_DEFINE_QUARK (pciesim-switch-error-quark, switch_error)
-
 G_STATIC_ASSERT (SWITCH_MAX_PORTS <= 64); /* Egress.busy has one bit per ingress port */
 
 /* Tlp.port while the switch holds it: the ingress port, and this bit when the TLP sits in the central memory
@@ -65,18 +63,18 @@ gboolean
 switch_params_check (const SwitchParams *p, GError **error)
 {
   if (p->ports < 2 || p->ports > SWITCH_MAX_PORTS) {
-    g_set_error (error, SWITCH_ERROR, SWITCH_ERROR_PARAM, "a switch has 2..%u ports (one upstream), not %u",
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "a switch has 2..%u ports (one upstream), not %u",
                  SWITCH_MAX_PORTS, p->ports);
     return FALSE;
   }
   /* A second is far beyond any switch (pcie-protocol.md §8: about 100-160 ns); the bound keeps sums in SimTime. */
   if (p->latency_ps > 1000 * SIM_MS) {
-    g_set_error (error, SWITCH_ERROR, SWITCH_ERROR_PARAM, "port-to-port latency of %" G_GUINT64_FORMAT " ps: "
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "port-to-port latency of %" G_GUINT64_FORMAT " ps: "
                  "at most 1 s", p->latency_ps);
     return FALSE;
   }
   if (p->dll_latency_ps > p->latency_ps) {
-    g_set_error (error, SWITCH_ERROR, SWITCH_ERROR_PARAM, "a port's data link layer latency (%" G_GUINT64_FORMAT
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "a port's data link layer latency (%" G_GUINT64_FORMAT
                  " ps) is part of the port-to-port latency (%" G_GUINT64_FORMAT " ps): it cannot exceed it",
                  p->dll_latency_ps, p->latency_ps);
     return FALSE;
@@ -349,7 +347,7 @@ sw_check (const Component *c, GError **error)
   for (int k = 0; k < FC_CLASS_COUNT; k++)
     pool_empty = pool_empty && sw->pool_used[k][FC_HDR] == 0 && sw->pool_used[k][FC_DATA] == 0;
   if (sw->queued != 0 || !pool_empty || sw->received != sw->c.forwarded) {
-    g_set_error (error, SWITCH_ERROR, SWITCH_ERROR_INVARIANT, "%s: work left at the end (%u TLPs queued, central "
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVARIANT, "%s: work left at the end (%u TLPs queued, central "
                  "memory %s, %" G_GUINT64_FORMAT " received, %" G_GUINT64_FORMAT " forwarded)", c->name, sw->queued,
                  pool_empty ? "empty" : "in use", sw->received, sw->c.forwarded);
     return FALSE;

@@ -37,6 +37,7 @@
  */
 #pragma once
 
+#include "models/base/model_error.h"
 #include "models/fabric/fabric.h"
 
 #define SWITCH_MAX_PORTS 64u
@@ -64,9 +65,6 @@ typedef struct {
 
 typedef struct Switch Switch;
 
-#define SWITCH_ERROR (switch_error_quark ())
-GQuark switch_error_quark (void);
-typedef enum { SWITCH_ERROR_PARAM, SWITCH_ERROR_INVARIANT } SwitchError;
 
 gboolean switch_params_check (const SwitchParams *p, GError **error);
 /* A switch named `name` added to `f` (the fabric frees it). */

@@ -38,6 +38,7 @@
  */
 #pragma once
 
+#include "models/base/model_error.h"
 #include "sim/engine.h"
 #include "sim/trace.h"
 #include "models/proto/fc.h"
@@ -115,9 +116,6 @@ typedef struct {
 typedef struct Link Link;
 typedef struct LinkPort LinkPort;
 
-#define LINK_ERROR (link_error_quark ())
-GQuark link_error_quark (void);
-typedef enum { LINK_ERROR_PARAM, LINK_ERROR_INVARIANT } LinkError;
 
 /* Checks ranges (gen, width, MPS, period <= 30 us). link_new() aborts on parameters this rejects. */
 gboolean link_params_validate (const LinkParams *params, GError **error);

@@ -1,7 +1,7 @@
 /* link_setup.c — a link's parameters, construction and teardown, and its plain accessors. */
 #include "models/link/link_impl.h"
 
-G_DEFINE_QUARK (pciesim-link-error-quark, link_error)
+#include "models/base/model_error.h"
 
 /* ---- parameters ---- */
 
@@ -13,22 +13,22 @@ link_params_validate (const LinkParams *p, GError **error)
     return FALSE;
   /* A rate of 1e-2 already corrupts nearly every TLP; beyond it nothing would ever get through. */
   if (!(p->flit_lane_correlation >= 0 && p->flit_lane_correlation <= 1)) {
-    g_set_error (error, LINK_ERROR, LINK_ERROR_PARAM, "flit_lane_correlation %g is not 0..1",
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "flit_lane_correlation %g is not 0..1",
                  p->flit_lane_correlation);
     return FALSE;
   }
   if (!(p->ber >= 0 && p->ber <= 1e-2)) {
-    g_set_error (error, LINK_ERROR, LINK_ERROR_PARAM, "ber %g is not 0..1e-2", p->ber);
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "ber %g is not 0..1e-2", p->ber);
     return FALSE;
   }
   if (p->supported_gen && (p->supported_gen < p->gen || p->supported_gen > 6)) {
-    g_set_error (error, LINK_ERROR, LINK_ERROR_PARAM, "supported_gen %d is not gen %d..6", p->supported_gen, p->gen);
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "supported_gen %d is not gen %d..6", p->supported_gen, p->gen);
     return FALSE;
   }
   for (int end = 0; end < 2; end++) {
     SimTime rx = p->end_pipelines[end] ? p->end_rx_pipeline_ps[end] : p->rx_pipeline_ps;
     if (p->rx_tl_pipeline_ps[end] > rx) {
-      g_set_error (error, LINK_ERROR, LINK_ERROR_PARAM, "rx_tl_pipeline_ps %" G_GUINT64_FORMAT " exceeds the receive "
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "rx_tl_pipeline_ps %" G_GUINT64_FORMAT " exceeds the receive "
                    "pipeline %" G_GUINT64_FORMAT, p->rx_tl_pipeline_ps[end], rx);
       return FALSE;
     }
@@ -36,19 +36,19 @@ link_params_validate (const LinkParams *p, GError **error)
   uint32_t mps = p->max_payload_bytes;
   /* pcie-protocol.md §6: MPS is a power of two from 128 to 4096 bytes. */
   if (mps < 128 || mps > 4096 || (mps & (mps - 1))) {
-    g_set_error (error, LINK_ERROR, LINK_ERROR_PARAM, "max_payload_bytes %u is not 128..4096, power of 2", mps);
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "max_payload_bytes %u is not 128..4096, power of 2", mps);
     return FALSE;
   }
   /* An interval shorter than two ordered sets (with their block alignment) would leave no room for packets;
    * the spec range is far above it (§4: 1180 symbols, 370 blocks), so anything near it is a typo. */
   uint32_t min_skp = 2 * (phy.skp_symbols + phy.os_align_symbols);
   if (p->skp_interval_symbols && p->skp_interval_symbols < min_skp) {
-    g_set_error (error, LINK_ERROR, LINK_ERROR_PARAM, "skp_interval_symbols %u is below %u", p->skp_interval_symbols,
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "skp_interval_symbols %u is below %u", p->skp_interval_symbols,
                  min_skp);
     return FALSE;
   }
   if (p->updatefc_period_ps > UPDATEFC_PERIOD_MAX_PS) {
-    g_set_error (error, LINK_ERROR, LINK_ERROR_PARAM, "updatefc_period_ps %" G_GUINT64_FORMAT " exceeds 30 us",
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "updatefc_period_ps %" G_GUINT64_FORMAT " exceeds 30 us",
                  p->updatefc_period_ps);
     return FALSE;
   }
@@ -59,7 +59,7 @@ link_params_validate (const LinkParams *p, GError **error)
   if (phy.flit)
     smallest_full = (smallest_full + PHY_FLIT_TLP_BYTES - 1) / PHY_FLIT_TLP_BYTES * PHY_FLIT_BYTES;
   if (p->replay_buffer_bytes && p->replay_buffer_bytes < smallest_full) {
-    g_set_error (error, LINK_ERROR, LINK_ERROR_PARAM, "replay_buffer_bytes %u cannot hold one %u-byte TLP",
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "replay_buffer_bytes %u cannot hold one %u-byte TLP",
                  p->replay_buffer_bytes, smallest_full);
     return FALSE;
   }

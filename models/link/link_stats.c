@@ -2,6 +2,8 @@
  * why it is idle (stall.h), its credits over time, and its trace. */
 #include "models/link/link_impl.h"
 
+#include "models/base/model_error.h"
+
 /* The rest is for traced runs only: each caller tests Link.trace first. */
 
 G_GNUC_NO_INLINE void
@@ -133,25 +135,25 @@ link_check_invariants (const Link *link, GError **error)
     const Dir *d = &link->d[i];
     const char *n = dir_name[i];
     if (d->q_len || d->arr_len) {
-      g_set_error (error, LINK_ERROR, LINK_ERROR_INVARIANT, "%s: %u TLPs queued, %u packets in flight", n, d->q_len,
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVARIANT, "%s: %u TLPs queued, %u packets in flight", n, d->q_len,
                    d->arr_len);
       return FALSE;
     }
     if (d->acked_seq != d->tx_seq || d->replay_bytes) {
-      g_set_error (error, LINK_ERROR, LINK_ERROR_INVARIANT, "%s: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVARIANT, "%s: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
                    " TLPs never acknowledged", n, d->tx_seq - d->acked_seq, d->tx_seq);
       return FALSE;
     }
     for (int c = 0; c < FC_CLASS_COUNT; c++)
       for (int p = 0; p < 2; p++) {
         if (!d->fc_tx.infinite[c][p] && d->fc_tx.consumed[c][p] > d->fc_tx.limit[c][p]) {
-          g_set_error (error, LINK_ERROR, LINK_ERROR_INVARIANT, "%s: class %d part %d consumed beyond limit", n, c,
+          g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVARIANT, "%s: class %d part %d consumed beyond limit", n, c,
                        p);
           return FALSE;
         }
         if (d->fc_rx.freed[c][p] > d->fc_rx.received[c][p]
             || (!d->fc_rx.infinite[c][p] && fc_rx_occupied (&d->fc_rx, c, p) > d->fc_rx.advertised[c][p])) {
-          g_set_error (error, LINK_ERROR, LINK_ERROR_INVARIANT, "%s: class %d part %d receive credits out of range",
+          g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVARIANT, "%s: class %d part %d receive credits out of range",
                        n, c, p);
           return FALSE;
         }

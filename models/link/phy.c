@@ -3,8 +3,6 @@
 
 #include <math.h>
 
-G_DEFINE_QUARK (pciesim-phy-error-quark, phy_error)
-
 /* Per-generation facts, pcie-protocol.md §1 (spec Table 1-1), §3 (InternalDelay) and §4 (SKP). */
 typedef enum { ENC_8B10B, ENC_128B130B, ENC_1B1B } Encoding;
 typedef struct {
@@ -277,19 +275,19 @@ phy_init_mode (Phy *phy, int gen, int lanes, gboolean flit, gboolean sris, uint3
                GError **error)
 {
   if (gen < 1 || gen > 6) {
-    g_set_error (error, PHY_ERROR, PHY_ERROR_GEN, "PCIe generation %d not supported (1..6)", gen);
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "PCIe generation %d not supported (1..6)", gen);
     return FALSE;
   }
   /* x12 and x32 are in the spec's tables up to r5 (Table 3-12 has their AckFactor columns); r6's flit mode
    * defines only x1..x16, its flit-to-lane striping and SKP counts having no x12/x32 entries. */
   if (lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 12 && lanes != 16 && lanes != 32) {
-    g_set_error (error, PHY_ERROR, PHY_ERROR_LANES, "link width x%d not supported (1, 2, 4, 8, 12, 16, 32)", lanes);
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "link width x%d not supported (1, 2, 4, 8, 12, 16, 32)", lanes);
     return FALSE;
   }
   /* Gen6 has no non-flit mode (§1). */
   flit = flit || gen == 6;
   if (flit && (lanes == 12 || lanes == 32)) {
-    g_set_error (error, PHY_ERROR, PHY_ERROR_FLIT, "link width x%d is not defined in flit mode (x1..x16)", lanes);
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "link width x%d is not defined in flit mode (x1..x16)", lanes);
     return FALSE;
   }
   const GenInfo *gi = &gen_info[gen];
@@ -337,7 +335,7 @@ phy_init_mode (Phy *phy, int gen, int lanes, gboolean flit, gboolean sris, uint3
       phy->skp_flits = (gi->enc == ENC_1B1B ? skp_flits_1b1b : skp_flits_128b130b)[width_index (phy->lanes)]
                        / (sris ? SRIS_FLIT_DIVISOR : 1);
     if (phy->skp_flits == 0 && !skp_interval_symbols) {
-      g_set_error (error, PHY_ERROR, PHY_ERROR_FLIT, "flit mode with SRIS at %u MT/s needs x2 or wider: a x%d "
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "flit mode with SRIS at %u MT/s needs x2 or wider: a x%d "
                    "flit lasts %u symbol times, beyond the %u between SKP ordered sets that SRIS allows",
                    gi->mt_per_s, lanes, flit_symbols, SRIS_INTERVAL_8B10B_SYMBOLS);
       return FALSE;

@@ -17,6 +17,7 @@
  */
 #pragma once
 
+#include "models/base/model_error.h"
 #include "sim/engine.h"
 #include "models/proto/tlp.h"
 
@@ -106,6 +107,3 @@ uint32_t phy_ack_limit_symbols (const Phy *phy, uint32_t max_payload_bytes);
 /* Raw symbol rate of all lanes after encoding, in MB/s (10^6 bytes/s): lanes × 10^12 / symbol_ps / 10^6. */
 double phy_wire_mbps (const Phy *phy);
 
-#define PHY_ERROR (phy_error_quark ())
-GQuark phy_error_quark (void);
-typedef enum { PHY_ERROR_GEN, PHY_ERROR_LANES, PHY_ERROR_FLIT } PhyError;

@@ -499,7 +499,7 @@ lay_out (Flows *r, GError **error)
     if (s->target == NULL) {
       int h = s->addr64 ? 1 : 0;
       if (host_end[h] - host_next[h] < room) {
-        g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "flow %s: %" G_GUINT64_FORMAT " bytes do not fit in host "
+        g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "flow %s: %" G_GUINT64_FORMAT " bytes do not fit in host "
                      "memory below the MMIO window with the other flows' buffers", s->name, s->bytes);
         return FALSE;
       }
@@ -508,7 +508,7 @@ lay_out (Flows *r, GError **error)
     } else {
       const FabricBar *bar = s->bar < FABRIC_MAX_BARS ? &fl->target->bars[s->bar] : NULL;
       if (bar == NULL || bar->size_bytes == 0 || s->target == endpoint_component (s->source)) {
-        g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "flow %s: %s has no BAR%u to hold its buffer", s->name,
+        g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "flow %s: %s has no BAR%u to hold its buffer", s->name,
                      fl->target->name, s->bar);
         return FALSE;
       }
@@ -518,7 +518,7 @@ lay_out (Flows *r, GError **error)
       if (off == 0 && fl->target->kind->reserved_bytes != NULL)
         off = fl->target->kind->reserved_bytes (fl->target, s->bar);
       if (bar->size_bytes - off < room) {
-        g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "flow %s: %s BAR%u (%" G_GUINT64_FORMAT " bytes) cannot "
+        g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "flow %s: %s BAR%u (%" G_GUINT64_FORMAT " bytes) cannot "
                      "hold its %" G_GUINT64_FORMAT " bytes after the other flows' buffers", s->name, fl->target->name,
                      s->bar, bar->size_bytes, s->bytes);
         return FALSE;
@@ -531,7 +531,7 @@ lay_out (Flows *r, GError **error)
       uint32_t base = GPOINTER_TO_UINT (g_hash_table_lookup (tags, key));
       uint32_t max = link_tags_max (link_params (fabric_uplink (fl->source)));
       if (s->tags == 0 || base + s->tags > max) {
-        g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "flow %s: %u tags from %u on: %s's link carries tags 0..%u",
+        g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "flow %s: %u tags from %u on: %s's link carries tags 0..%u",
                      s->name, s->tags, base, fl->source->name, max - 1);
         return FALSE;
       }
@@ -547,32 +547,32 @@ check_spec (const FlowSpec *s, GError **error)
 {
   const Component *src = s->source ? endpoint_component (s->source) : NULL;
   if (src == NULL || fabric_uplink (src) == NULL || !src->enumerated) {
-    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "flow %s: its source is no endpoint on the fabric", s->name);
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "flow %s: its source is no endpoint on the fabric", s->name);
     return FALSE;
   }
   if (s->function >= src->n_functions) {
-    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "flow %s: %s has no function %u (it has %u)", s->name, src->name,
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "flow %s: %s has no function %u (it has %u)", s->name, src->name,
                  s->function, src->n_functions);
     return FALSE;
   }
   uint32_t mrrs = s->max_read_request_bytes;
   if (s->bytes == 0 || s->bytes % 4 || s->iterations == 0 || !(s->rate_mbps >= 0 && s->rate_mbps < 1e9)
       || (s->op == FLOW_READ && (mrrs < 128 || mrrs > 4096 || (mrrs & (mrrs - 1))))) {
-    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "flow %s: %" G_GUINT64_FORMAT " bytes (whole DWs, at least 4) "
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "flow %s: %" G_GUINT64_FORMAT " bytes (whole DWs, at least 4) "
                  "x %u iterations (at least 1) at %g MB/s (>= 0), read requests of %u bytes (128..4096, a power of "
                  "two)", s->name, s->bytes, s->iterations, s->rate_mbps, mrrs);
     return FALSE;
   }
   uint64_t tb = s->transfer_bytes, stride = dma_stride (s);
   if (s->write_max_bytes % 4 || !(s->dma_ps_per_byte >= 0 && s->dma_ps_per_byte < 1e9)) {
-    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "flow %s: MWrs of at most %u bytes (whole DWs) and %g ps per "
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "flow %s: MWrs of at most %u bytes (whole DWs) and %g ps per "
                  "byte (>= 0)", s->name, s->write_max_bytes, s->dma_ps_per_byte);
     return FALSE;
   }
   if (tb > 0 && (tb % 4 || stride % 4 || s->dma_offset_bytes % 4 || s->dma_offset_bytes + tb > stride
                  || stride > s->bytes || s->bytes / stride > G_MAXINT32 || s->outstanding == 0
                  || s->outstanding > 0xffff || s->iterations > UINT32_MAX / 2)) {
-    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "flow %s: DMAs of %" G_GUINT64_FORMAT " bytes %u into slots of %"
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "flow %s: DMAs of %" G_GUINT64_FORMAT " bytes %u into slots of %"
                  G_GUINT64_FORMAT " (whole DWs, a slot at most the %" G_GUINT64_FORMAT "-byte window) with %u in "
                  "flight (1..65535)", s->name, tb, s->dma_offset_bytes, stride, s->bytes, s->outstanding);
     return FALSE;

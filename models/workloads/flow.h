@@ -26,7 +26,7 @@
  *   clamped to [min, max]), so a flow's memory does not grow with the TLPs it sends.
  * - Link usage: every link's, over the run's window, from the earliest flow start to the last flow's end.
  * - Checks, as the DMA benchmark's (system.h): a watchdog (no TLP delivered anywhere for watchdog_ps while a
- *   started flow is unfinished: FLOW_ERROR_DEADLOCK, naming what each component waits for), every component's and
+ *   started flow is unfinished: MODEL_ERROR_DEADLOCK, naming what each component waits for), every component's and
  *   link's end-of-run invariants, bytes and address-pattern checksums per memory and per reader, a completion in
  *   order per tag and never for a tag not outstanding, and the TLP pool empty.
  * - DMA mode (transfer_bytes > 0, the pcie-bench microbenchmarks, pcie-protocol.md §11): the buffer of `bytes`
@@ -50,6 +50,7 @@
  */
 #pragma once
 
+#include "models/base/model_error.h"
 #include "models/devices/endpoint.h"
 #include "models/devices/host.h"
 #include "models/fabric/run.h"
@@ -120,15 +121,9 @@ typedef struct {
 } FlowRunStats;
 
 /* The run's domain (run.h): a flows run is a workload of the harness. */
-#define FLOW_ERROR RUN_ERROR
-typedef enum {
-  FLOW_ERROR_PARAM = RUN_ERROR_PARAM,
-  FLOW_ERROR_INVARIANT = RUN_ERROR_INVARIANT,
-  FLOW_ERROR_DEADLOCK = RUN_ERROR_DEADLOCK
-} FlowError;
 
 /* Runs flows[0..n) on `f` (enumerated, not yet run; the caller frees it), `host` its root complex; fills out[k] for
  * flow k, links[l] for link l (fabric_n_links() entries) and *stats. watchdog_ps 0: 10 ms. Parameters the run
- * cannot use (a source without a link, a target BAR too small, tags beyond the link's) are FLOW_ERROR_PARAM. */
+ * cannot use (a source without a link, a target BAR too small, tags beyond the link's) are MODEL_ERROR_PARAM. */
 gboolean flows_run (Fabric *f, Host *host, const FlowSpec *flows, guint n, SimTime watchdog_ps, FlowResult *out,
   FlowLinkResult *links, FlowRunStats *stats, GError **error);

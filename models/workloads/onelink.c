@@ -18,7 +18,7 @@ system_mode_check (const SystemParams *p, SystemMode mode, GError **error)
       || (!pio && !system_transfer_check (&p->dma, &p->link, p->transfer_bytes, error)))
     return FALSE;
   if (p->iterations == 0) {
-    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "iterations must be at least 1");
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "iterations must be at least 1");
     return FALSE;
   }
   return TRUE;

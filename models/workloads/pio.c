@@ -36,23 +36,23 @@ pio_params_check (const SystemParams *p, gboolean write, GError **error)
   const uint32_t w[2] = { p->pio.store_bytes, p->pio.load_bytes };
   for (int i = 0; i < 2; i++)
     if (w[i] < 1 || w[i] > 32 || (w[i] & (w[i] - 1)) != 0 || w[i] > c.wc.buffer_bytes) {
-      g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "PIO %s of %u bytes: must be a power of two from 1 to 32, and "
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "PIO %s of %u bytes: must be a power of two from 1 to 32, and "
                    "no wider than a write-combining buffer (%u)", i ? "load" : "store", w[i], c.wc.buffer_bytes);
       return FALSE;
     }
   if (p->transfer_bytes == 0 || p->transfer_bytes > PIO_MAX_BYTES) {
-    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "PIO transfer of %" G_GUINT64_FORMAT " bytes: must be 1..%"
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "PIO transfer of %" G_GUINT64_FORMAT " bytes: must be 1..%"
                  G_GUINT64_FORMAT " (the BAR memory)", p->transfer_bytes, PIO_MAX_BYTES);
     return FALSE;
   }
   if (write && c.store_ns == 0 && c.post_ns == 0 && p->pio.overhead_ns == 0) {
-    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "a PIO write on a CPU whose stores take no time, with no path to "
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "a PIO write on a CPU whose stores take no time, with no path to "
                  "where the root complex posts them and no software overhead, takes no time at all: its software "
                  "end is its start (give the CPU's store time, path or overhead)");
     return FALSE;
   }
   if (!(p->pio.overhead_ns >= 0 && p->pio.overhead_ns < 1e9)) {
-    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "PIO overhead %g ns: must be finite, >= 0 and below 1 s",
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "PIO overhead %g ns: must be finite, >= 0 and below 1 s",
                  p->pio.overhead_ns);
     return FALSE;
   }
@@ -165,7 +165,7 @@ check (void *self, RunLedger *ledger, GError **error)
   uint64_t want_stored = p->mode == SYSTEM_PIO_WRITE ? p->bytes * p->d->iterations : 0;
   if (c.wc.bytes_stored != want_stored || e.bytes_written != c.write_bytes || e.writes != c.writes
       || h.cpu_writes != c.writes || e.cpl_bytes != c.load_bytes || h.cpu_cpls != e.cpls) {
-    g_set_error (error, RUN_ERROR, RUN_ERROR_INVARIANT, "bytes moved do not add up: the CPU stored %"
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVARIANT, "bytes moved do not add up: the CPU stored %"
       G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " bytes and sent %" G_GUINT64_FORMAT " writes (%" G_GUINT64_FORMAT
       " bytes), the memory target took %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " bytes); it completed %"
       G_GUINT64_FORMAT " bytes in %" G_GUINT64_FORMAT " completions, the CPU took %" G_GUINT64_FORMAT " in %"

@@ -16,8 +16,6 @@
 #include "models/observe/stall.h"
 #include "models/proto/split.h"
 
-G_DEFINE_QUARK (pciesim-stream-error-quark, stream_error)
-
 /* Configurable default, because a saturating source needs only enough queued TLPs to keep the serialiser busy
  * between two tx-ready callbacks; an unlimited queue would just hold the whole transfer in memory. */
 #define STREAM_TX_QUEUE_TLPS 4u
@@ -329,36 +327,36 @@ validate (StreamParams *p, GError **error)
   /* Below 1 kB/s a 4 KB TLP drains in over an hour of simulated time: not a rate anyone asks about, and the floor
    * keeps drain_ps() far inside SimTime. */
   if (!(p->consumer_mbps == 0 || (p->consumer_mbps >= 1e-3 && p->consumer_mbps <= 1e9))) {
-    g_set_error (error, STREAM_ERROR, STREAM_ERROR_PARAM, "consumer rate %g MB/s: must be 0 (no limit) or "
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "consumer rate %g MB/s: must be 0 (no limit) or "
                  "0.001..1e9", p->consumer_mbps);
     return FALSE;
   }
   if (p->window == STREAM_WINDOW_STEADY && p->warmup_bytes >= p->total_bytes) {
-    g_set_error (error, STREAM_ERROR, STREAM_ERROR_PARAM, "warmup_bytes must be below total_bytes");
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "warmup_bytes must be below total_bytes");
     return FALSE;
   }
   if (mrrs < 128 || mrrs > 4096 || (mrrs & (mrrs - 1))) {
-    g_set_error (error, STREAM_ERROR, STREAM_ERROR_PARAM, "max_read_request_bytes %u is not 128..4096, power of 2",
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "max_read_request_bytes %u is not 128..4096, power of 2",
                  mrrs);
     return FALSE;
   }
   if ((p->rcb_bytes != 64 && p->rcb_bytes != 128) || p->completion_bytes % p->rcb_bytes
       || p->completion_bytes > p->link.max_payload_bytes) {
-    g_set_error (error, STREAM_ERROR, STREAM_ERROR_PARAM,
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM,
                  "completion_bytes %u must be a multiple of rcb_bytes %u (64 or 128) and <= max payload",
                  p->completion_bytes, p->rcb_bytes);
     return FALSE;
   }
   uint32_t max_tags = link_tags_max (&p->link);
   if (p->tags > max_tags) {
-    g_set_error (error, STREAM_ERROR, STREAM_ERROR_PARAM, "tags %u exceeds %u", p->tags, max_tags);
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "tags %u exceeds %u", p->tags, max_tags);
     return FALSE;
   }
   /* A TLP never exceeds MPS (write) or MRRS (read) and is whole DWs (§2). */
   uint32_t unit_max = p->mode == STREAM_WRITE ? p->link.max_payload_bytes : mrrs;
   uint32_t u = p->tlp_payload_bytes;
   if (u && (u < 4 || (u & (u - 1)) || u > unit_max)) {
-    g_set_error (error, STREAM_ERROR, STREAM_ERROR_PARAM, "TLP payload %u bytes is not a power of 2 from 4 to %u "
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "TLP payload %u bytes is not a power of 2 from 4 to %u "
                  "(powers of two keep every TLP inside a 4 KB page, spec §2.2.7)", u, unit_max);
     return FALSE;
   }
@@ -407,7 +405,7 @@ stream_run (const StreamParams *params, uint64_t seed, StreamResult *out, GError
     /* The engine ran dry: a deadlock. Say what the link waits for, as the DMA system's watchdog does. */
     g_autoptr (GString) why = g_string_new (NULL);
     link_describe_wait (s.link, why);
-    g_set_error (error, STREAM_ERROR, STREAM_ERROR_RUN, "stream stalled: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_DEADLOCK, "stream stalled: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
                  " bytes delivered; waiting: %s", s.delivered, s.p.total_bytes, why->len ? why->str : "nothing");
     ok = FALSE;
   } else if (!link_check_invariants (s.link, error)) {
@@ -425,7 +423,7 @@ stream_run (const StreamParams *params, uint64_t seed, StreamResult *out, GError
   out->tlps = fabric_tlps_delivered (s.f);
   /* The link holds nothing after a drained run; a TLP still live is one this file lost. */
   if (ok && tlp_pool_live (s.pool) != 0) {
-    g_set_error (error, STREAM_ERROR, STREAM_ERROR_RUN, "%zu TLPs leaked", tlp_pool_live (s.pool));
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVARIANT, "%zu TLPs leaked", tlp_pool_live (s.pool));
     ok = FALSE;
   }
   fabric_free (s.f);

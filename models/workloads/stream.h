@@ -18,6 +18,7 @@
  */
 #pragma once
 
+#include "models/base/model_error.h"
 #include "models/link/link.h"
 
 typedef enum { STREAM_WRITE, STREAM_READ } StreamMode;
@@ -59,8 +60,5 @@ typedef struct {
   LinkCounters counters[2]; /* by LinkDir, over the window */
 } StreamResult;
 
-#define STREAM_ERROR (stream_error_quark ())
-GQuark stream_error_quark (void);
-typedef enum { STREAM_ERROR_PARAM, STREAM_ERROR_RUN } StreamError;
 
 gboolean stream_run (const StreamParams *p, uint64_t seed, StreamResult *out, GError **error);

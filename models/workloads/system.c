@@ -119,18 +119,18 @@ work_check (const DmaParams *dma, const LinkParams *link, uint64_t transfer_byte
   uint64_t table_stride, GError **error)
 {
   if (dma->tags > link_tags_max (link)) {
-    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "%u tags: the link carries at most %u outstanding requests",
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "%u tags: the link carries at most %u outstanding requests",
       dma->tags, link_tags_max (link));
     return FALSE;
   }
   if (dma->max_payload_bytes > link->max_payload_bytes) {
-    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM,
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM,
       "DMA max payload %u exceeds the link's %u", dma->max_payload_bytes,
       link->max_payload_bytes);
     return FALSE;
   }
   if (transfer_bytes == 0 || transfer_bytes % 4 != 0 || transfer_bytes > max_bytes) {
-    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM,
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM,
       "transfer of %" G_GUINT64_FORMAT " bytes: must be whole DWs, 4..%"
       G_GUINT64_FORMAT " (per channel)", transfer_bytes, max_bytes);
     return FALSE;
@@ -138,7 +138,7 @@ work_check (const DmaParams *dma, const LinkParams *link, uint64_t transfer_byte
   uint64_t per = dma->desc_max_bytes ? dma->desc_max_bytes : transfer_bytes;
   uint64_t n = (transfer_bytes + per - 1) / per;
   if (n > 0xffff || n * DMA_DESC_BYTES + DMA_DESC_BYTES > table_stride) {
-    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "%" G_GUINT64_FORMAT " descriptors per transfer: at most %"
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "%" G_GUINT64_FORMAT " descriptors per transfer: at most %"
       G_GUINT64_FORMAT, n, MIN ((uint64_t) 0xffff, table_stride / DMA_DESC_BYTES - 1));
     return FALSE;
   }
@@ -472,14 +472,14 @@ check (void *self, RunLedger *ledger, GError **error)
      * on). */
     host_want += (w->w->peer == NULL ? want_write : 0) + runs * 4 * (w->dp->msi ? 2 : 1);
     if (dc.ep_bytes_written != want_read || dc.write_bytes_sent != want_write) {
-      g_set_error (error, RUN_ERROR, RUN_ERROR_INVARIANT, "bytes moved do not add up: endpoint memory got %"
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVARIANT, "bytes moved do not add up: endpoint memory got %"
         G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT ", write engine sent %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT,
         dc.ep_bytes_written, want_read, dc.write_bytes_sent, want_write);
       return FALSE;
     }
   }
   if (hc.bytes_written != host_want) {
-    g_set_error (error, RUN_ERROR, RUN_ERROR_INVARIANT, "bytes moved do not add up: host memory got %"
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVARIANT, "bytes moved do not add up: host memory got %"
       G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT, hc.bytes_written, host_want);
     return FALSE;
   }
@@ -522,7 +522,7 @@ lay_out (System *s, GError **error)
       const Component *pc = endpoint_component (wl->peer);
       const FabricBar *bar = wl->peer_bar < FABRIC_MAX_BARS ? &pc->bars[wl->peer_bar] : NULL;
       if (bar == NULL || bar->size_bytes == 0 || wl->peer == wl->endpoint) {
-        g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "%s: peer %s has no BAR%u to hold its buffers",
+        g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "%s: peer %s has no BAR%u to hold its buffers",
           endpoint_component (wl->endpoint)->name, pc->name, wl->peer_bar);
         return FALSE;
       }
@@ -747,7 +747,7 @@ drive (Fabric *f, Host *host, const SystemWorkload *wl, guint n, const SystemDri
     *w = (Work) { .s = &s, .w = &wl[k], .out = &out[k], .engine0 = s.n_engines };
     w->dma = endpoint_dma (wl[k].endpoint);
     if (w->dma == NULL) {
-      g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "%s has no DMA to run",
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "%s has no DMA to run",
         endpoint_component (wl[k].endpoint)->name);
       return FALSE;
     }
@@ -763,7 +763,7 @@ drive (Fabric *f, Host *host, const SystemWorkload *wl, guint n, const SystemDri
   }
   s.table_stride = MIN (TABLE_STRIDE, share (TABLE_SPACE, s.n_engines));
   if (d->iterations == 0) {
-    g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "iterations must be at least 1");
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "iterations must be at least 1");
     return FALSE;
   }
   if (!lay_out (&s, error))
@@ -813,7 +813,7 @@ system_run_fabric (Fabric *f, Host *host, const SystemWorkload *w, guint n, cons
     Link *l = fabric_uplink (c);
     const EndpointParams *ep = endpoint_params (w[k].endpoint);
     if (l == NULL || !ep->has_dma) {
-      g_set_error (error, RUN_ERROR, RUN_ERROR_PARAM, "%s: no link or no DMA", c->name);
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "%s: no link or no DMA", c->name);
       return FALSE;
     }
     if (!host_params_check (host_params (host), link_params (l)->max_payload_bytes, error)

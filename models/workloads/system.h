@@ -44,14 +44,14 @@
  *   first counter start to the last counter stop (in simultaneous mode the union of both engines' windows),
  *   each weighted by its length. The window opens when the engine is started (with DMA_COUNTER_AT_HOST the
  *   counter itself starts earlier, when the start write left the host).
- * - Before returning a figure the run checks every invariant; a broken one is an error (SYSTEM_ERROR_INVARIANT,
+ * - Before returning a figure the run checks every invariant; a broken one is an error (MODEL_ERROR_INVARIANT,
  *   or the component's own domain's invariant code) and no figure is returned. The invariants include data
  *   integrity: every DW carries a pattern of its address (pattern.h) and the checksums the host, each memory
  *   target and each endpoint fold from what they received must equal those of the ranges the descriptors asked
  *   for, so a completion dropped, duplicated or sent to the wrong address shows up even when the byte counts
  *   happen to agree.
  * - Deadlock watchdog: when watchdog_ps of simulated time pass with an engine still owed to software and no TLP
- *   delivered anywhere, the run stops with SYSTEM_ERROR_DEADLOCK naming what each component waits for (credits of
+ *   delivered anywhere, the run stops with MODEL_ERROR_DEADLOCK naming what each component waits for (credits of
  *   which type, tags, replay buffer, queued TLPs). The bound is stretched by the longest quiet stretch the host
  *   parameters allow (latencies, polling, rates), so a slow but legal config never trips it. A run that keeps
  *   delivering but never finishes stops at a generous time budget instead.
@@ -65,6 +65,7 @@
  */
 #pragma once
 
+#include "models/base/model_error.h"
 #include "models/devices/cpu.h"
 #include "models/devices/endpoint.h"
 #include "models/devices/host.h"
@@ -149,15 +150,9 @@ typedef struct {
   WhyResult why; /* over the same windows as the link usage */
 } SystemResult;
 
-/* Parameters a model refuses come back in that model's domain with its _PARAM code (LINK_ERROR_PARAM, …), those
+/* Parameters a model refuses come back in that model's domain with its _PARAM code (MODEL_ERROR_PARAM, …), those
  * only the system can judge (tags the link cannot carry, a transfer the memory map cannot hold) as
- * SYSTEM_ERROR_PARAM. The run's own findings are the harness's (run.h): the system's domain is the run's. */
-#define SYSTEM_ERROR RUN_ERROR
-typedef enum {
-  SYSTEM_ERROR_PARAM = RUN_ERROR_PARAM,
-  SYSTEM_ERROR_INVARIANT = RUN_ERROR_INVARIANT,
-  SYSTEM_ERROR_DEADLOCK = RUN_ERROR_DEADLOCK
-} SystemError;
+ * MODEL_ERROR_PARAM. The run's own findings are the harness's (run.h): the system's domain is the run's. */
 
 gboolean system_params_check (const SystemParams *p, GError **error);
 /* The checks system_run() makes for `mode` (the DMA's limits, or the PIO program's). */
@@ -167,7 +162,7 @@ gboolean system_mode_check (const SystemParams *p, SystemMode mode, GError **err
  * PIO modes, BAR1: the PIO memory, a power of two that holds the transfer (at least a page). */
 void system_endpoint_params (const SystemParams *p, SystemMode mode, EndpointParams *ep);
 /* The DMA's limits in the benchmark's memory map: a transfer of whole DWs its buffer and descriptor table hold, a
- * payload and tags the link carries (RUN_ERROR_PARAM). */
+ * payload and tags the link carries (MODEL_ERROR_PARAM). */
 gboolean system_transfer_check (const DmaParams *dma, const LinkParams *link, uint64_t transfer_bytes,
   GError **error);
 /* The one-link fabric (onelink.c), enumerated: root complex "host" with one root port, endpoint "endpoint", the link

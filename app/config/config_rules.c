@@ -223,6 +223,26 @@ cfg_check_combinations (Walk *w, const YNode *root, GError **error)
                    "block does not give", ps_figure_words[i]);
       return FALSE;
     }
+  /* An accepted deviation is written down whole: which figures, how far, and why (issue #37). */
+  const YNode *acc_at = g_hash_table_lookup (w->seen, "published.accepted.figures");
+  const YNode *acc_tol = g_hash_table_lookup (w->seen, "published.accepted.tolerance_pct");
+  const YNode *acc_why = g_hash_table_lookup (w->seen, "published.accepted.reason");
+  if ((acc_at || acc_tol || acc_why) && !(acc_at && acc_tol && acc_why)) {
+    ytree_error (error, PS_ERROR_DATA, acc_at ? acc_at : acc_tol ? acc_tol : acc_why, "published.accepted needs "
+                 "figures, tolerance_pct and a reason");
+    return FALSE;
+  }
+  if (acc_tol && !(c->published.accepted_tolerance_pct > 0)) {
+    ytree_error (error, PS_ERROR_DATA, acc_tol, "published.accepted.tolerance_pct must be above 0: a figure "
+                 "accepted at 0%% would fail on any error");
+    return FALSE;
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (published); i++)
+    if ((c->published.accepted_figures & (1u << i)) && !isfinite (published[i])) {
+      ytree_error (error, PS_ERROR_DATA, acc_at, "published.accepted.figures names %s, which the published: "
+                   "block does not give", ps_figure_words[i]);
+      return FALSE;
+    }
   if (!check_credit_minimum (w, root, "host.rx_credits", &c->host.rx_credits, error)
       || !check_credit_minimum (w, root, "endpoint.rx_credits", &c->endpoint.rx_credits, error)
       || !check_credit_minimum (w, root, "switch.rx_credits", &c->sw.rx_credits, error))

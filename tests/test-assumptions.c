@@ -1037,6 +1037,83 @@ START_TEST (test_fit_unexplained)
 }
 END_TEST
 
+/* The base: a directory is missing input (66) named as what it is; a fit file named as the base is said to be one
+ * (not "a scenario file"); the fitted file's "was V at FILE:LINE" is where the value is set, not its range; and -o
+ * that cannot be written names the file asked for, not GLib's temporary one beside it (issue #37). */
+START_TEST (test_fit_files)
+{
+  g_autofree char *dir = g_build_filename (tmpdir_root, "fitfiles", NULL);
+  g_autofree char *configs = g_build_filename (source_root (), "configs", NULL);
+  g_autofree char *text = g_strdup_printf ("base: %s\nmeasurements:\n  - {microbench_gbps: 1}\n", configs);
+  g_autofree char *d = write_file (dir, "dir.yaml", text);
+  g_auto (TestRun) r;
+  PCIESIM (&r, "fit", d);
+  ck_assert_int_eq (r.status, 66);
+  g_autofree char *want = g_strdup_printf ("%s:1:7: error: base config '%s' is a directory, not a config file", d,
+                                           configs);
+  assert_one_error_line (&r, want);
+  g_autofree char *nfp = g_build_filename (source_root (), "configs", "nfp6000_g3_x8.yaml", NULL);
+  g_autofree char *fit_text = g_strdup_printf ("base: %s\nparameters: [link.tx_pipeline_ns]\nmeasurements:\n"
+                                               "  - {set: {microbench.test: lat_rd, microbench.transfer_bytes: 8}, "
+                                               "microbench_latency_p50_ns: 540}\n", nfp);
+  g_autofree char *fit = write_file (dir, "fit.yaml", fit_text);
+  g_autofree char *on_fit = write_file (dir, "onfit.yaml", "base: fit.yaml\nmeasurements:\n  - {microbench_gbps: 1}\n");
+  g_auto (TestRun) q;
+  PCIESIM (&q, "fit", on_fit);
+  ck_assert_int_eq (q.status, 65);
+  ck_assert_msg (strstr (q.err, "is a fit file (it has measurements:), not a config") != NULL, "%s", q.err);
+  g_autofree char *out = g_build_filename (dir, "fitted.yaml", NULL);
+  g_auto (TestRun) w;
+  PCIESIM (&w, "fit", fit, "-o", out, "--jobs", "2");
+  ck_assert_msg (w.status == 0, "%s", w.err);
+  g_autofree char *fitted = slurp (out);
+  g_autoptr (GRegex) re = g_regex_new ("\\(was 150 at ([^:]+):([0-9]+):[0-9]+\\)", 0, 0, NULL);
+  g_autoptr (GMatchInfo) m = NULL;
+  ck_assert_msg (g_regex_match (re, fitted, 0, &m), "%s", fitted);
+  g_autofree char *file = g_match_info_fetch (m, 1), *line = g_match_info_fetch (m, 2);
+  g_autofree char *src = slurp (file);
+  g_auto (GStrv) lines = g_strsplit (src, "\n", -1);
+  int n = atoi (line);
+  ck_assert_int_le (n, (int) g_strv_length (lines));
+  ck_assert_msg (strstr (lines[n - 1], "tx_pipeline_ns: 150") != NULL, "%s:%d is '%s'", file, n, lines[n - 1]);
+  g_auto (TestRun) o;
+  PCIESIM (&o, "fit", fit, "-o", "/nonexistent-dir/fitted.yaml");
+  ck_assert_int_eq (o.status, 73);
+  assert_one_error_line (&o, "pciesim: error: cannot write /nonexistent-dir/fitted.yaml: No such file or directory");
+}
+END_TEST
+
+/* --set nodes.NAME.switch.KEY on an endpoint node was accepted and read by nothing; it is refused at the --set, as
+ * a switch: section on that node is (tests/bad/topology_switch_*), while the same --set on a switch is taken. */
+START_TEST (test_node_switch_set)
+{
+  g_auto (TestRun) r, s;
+  PCIESIM (&r, "configs/fabric_hops_g3_x4.yaml", "--set", "nodes.e0.switch.latency_ns=300");
+  ck_assert_int_eq (r.status, 65);
+  assert_one_error_line (&r, "--set nodes.e0.switch.latency_ns=300:1:1: error: switch: only a switch node has switch "
+                             "keys (e0 is an endpoint): they would be read by nothing");
+  PCIESIM (&s, "configs/fabric_hops_g3_x4.yaml", "--set", "nodes.sw1.switch.latency_ns=300");
+  ck_assert_msg (s.status == 0, "%s", s.err);
+}
+END_TEST
+
+/* --samples 0 is no sample (it used to run 4), and one point is "1 Latin-hypercube point". */
+START_TEST (test_ranges_samples)
+{
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonObject *o = ranges_json (p, (const char *const[]) { "configs/nfp6000_g3_x8.yaml", "--ranges", "--samples", "0",
+                                                          NULL });
+  ck_assert_int_eq (json_object_get_int_member (json_object_get_object_member (o, "ranges_runs"), "sampled"), 0);
+  g_auto (TestRun) r;
+  PCIESIM (&r, "configs/nfp6000_g3_x8.yaml", "--ranges", "--samples", "1");
+  ck_assert_msg (r.status == 0, "%s", r.err);
+  ck_assert_msg (strstr (r.out, ", 1 Latin-hypercube point,") && !strstr (r.out, "1 Latin-hypercube points"), "%s",
+                 r.out);
+  /* No sensitivity is listed whose ends print the same. */
+  ck_assert_msg (!g_regex_match_simple (": ([0-9.]+)→\\1(;|$)", r.out, G_REGEX_MULTILINE, 0), "%s", r.out);
+}
+END_TEST
+
 /* set: takes every key --set takes: a fabric's flow (flows.NAME.KEY), which the fit used to refuse as unknown. */
 START_TEST (test_fit_set_flow)
 {
@@ -1096,6 +1173,9 @@ main (void)
   tcase_add_loop_test (tc, test_fit_bad, 0, G_N_ELEMENTS (bad_fits));
   tcase_add_test (tc, test_fit_mode_not_run);
   tcase_add_test (tc, test_fit_set_flow);
+  tcase_add_test (tc, test_fit_files);
+  tcase_add_test (tc, test_ranges_samples);
+  tcase_add_test (tc, test_node_switch_set);
   tcase_add_test (tc, test_fit_rescreen);
   tcase_add_test (tc, test_fit_unexplained);
   suite_add_tcase (s, tc);

@@ -309,7 +309,15 @@ load_file (Fit *f, YNode *root, GError **error)
   g_autofree char *path = g_path_is_absolute (base->value) ? g_strdup (base->value)
                                                              : g_build_filename (dir, base->value, NULL);
   if (!g_file_test (path, G_FILE_TEST_IS_REGULAR)) {
-    ytree_error (error, PS_ERROR_NOINPUT, base, "base config '%s' does not exist", path);
+    ytree_error (error, PS_ERROR_NOINPUT, base, "base config '%s' %s", path,
+                 g_file_test (path, G_FILE_TEST_IS_DIR) ? "is a directory, not a config file" : "does not exist");
+    return FALSE;
+  }
+  /* A fit file (or a scenario) named as the base: say what it is, not what the config loader would guess. */
+  g_autoptr (YNode) peek = ytree_load_file (path, NULL);
+  if (peek && peek->kind == YNODE_MAP && ytree_map_get (peek, "measurements")) {
+    ytree_error (error, PS_ERROR_DATA, base, "base '%s' is a fit file (it has measurements:), not a config: base: "
+                 "names the config the measurements were made on", path);
     return FALSE;
   }
   if (!(f->base = ps_config_load (path, NULL, error)))
@@ -803,8 +811,10 @@ write_config (const Fit *f, GString *o, double rms_pct)
       g_string_append_printf (o, "%*s%s:\n", (int) (2 * d), "", parts[d]);
     g_string_append_printf (o, "%*s%s: ", (int) (2 * (n - 1)), "", parts[n - 1]);
     value_text (o, p);
+    /* Where the value was set, not where its range is (PsAssumption.at). */
+    const PsKeyOrigin *from = ps_config_origin (f->base, p->a->key);
     g_string_append_printf (o, "   # fitted by pciesim fit %s within [%g, %g] (was %g at %s)\n", f->opt->path, p->a->lo,
-                            p->a->hi, p->file_value, p->a->at);
+                            p->a->hi, p->file_value, from && from->at ? from->at : p->a->at);
     g_strfreev (prev);
     prev = g_steal_pointer (&parts);
   }

@@ -889,6 +889,10 @@ START_TEST (test_fit_recovers)
     double v = ps_config_number (fitted, truth[k].key), t = truth[k].value[_i], a, z;
     ck_assert_msg (fits_as_well (r.out, truth[k].key, &a, &z), "%s: no interval\n%s", truth[k].key, r.out);
     ck_assert_msg (a <= v && v <= z, "%s: %g outside its own interval %g to %g", truth[k].key, v, a, z);
+    /* issue #37: the interval is a profile (the others re-fitted at each probe), and holds the truth, which fits
+     * exactly; with the others held at their fitted values it excluded it (set 1's pipeline: 99.788 to 99.98
+     * against 100; set 3's write latency: 450.42 to 451.39 against 450). */
+    ck_assert_msg (a <= t && t <= z, "%s: truth %g outside the interval %g to %g\n%s", truth[k].key, t, a, z, r.out);
     ck_assert_int_eq (ps_config_origin (fitted, truth[k].key)->from, PS_FROM_FILE);
     if (truth[k].integer && _i == 2) {
       /* A queue of 24 moves no figure against one of 128: a plateau, reported as one, reaching the range's end

@@ -49,6 +49,7 @@ typedef struct {
   GError *fail;
   guint evaluations, restarts;
   GArray *starts; /* of doubles, p->len per restart: where each restart began (screened after the search) */
+  int maxeval; /* the simplex's budget of evaluations; 0: its full one (a profile's re-fits take a smaller one) */
   double best_cost; /* the lowest cost so far, for the progress line */
   gint64 progress_at; /* when the progress line was last written (monotonic µs), 0 = never */
   nlopt_opt nlopt; /* while searching: stopped when a run fails */
@@ -516,7 +517,7 @@ simplex (Fit *f, double *v)
   nlopt_set_min_objective (o, objective, f);
   nlopt_set_xtol_abs1 (o, 1e-4);
   nlopt_set_ftol_abs (o, 1e-10);
-  nlopt_set_maxeval (o, 60 + 30 * (int) n);
+  nlopt_set_maxeval (o, f->maxeval ? f->maxeval : 60 + 30 * (int) n);
   double best = 0;
   nlopt_optimize (o, u, &best);
   nlopt_destroy (o);
@@ -637,18 +638,48 @@ search (Fit *f, GError **error)
   return TRUE;
 }
 
-/* How far each constrained parameter can move, the others at their fitted values, while the fit stays within
+/* How far each constrained parameter can move, the others re-fitted (as_good_profile()), while the fit stays within
  * FIT_AS_WELL percentage points of relative RMS error of the best: probes at growing fractions of the way to each
  * end of its range, the interval ending at the last probe that still fits (a plateau, where another resource
  * bounds every measured figure, shows as an interval reaching the range's end), then halving the gap to the first
  * probe that does not fit. */
 #define FIT_AS_WELL 0.1
+/* Halvings of the gap between the last probe that fits and the first that does not: 1/256 of it. */
+#define FIT_HALVINGS 8
 
 /* Whether the parameters at v fit within FIT_AS_WELL points of `best` (the fit's relative RMS error, per cent). */
 static gboolean
 as_good (Fit *f, double *v, double best)
 {
   return rms_pct (f, cost (f, evaluate (f, v))) <= best + FIT_AS_WELL;
+}
+
+/* The same for a profile: parameter `fixed` (a position in free_idx) at its value in v, the other constrained ones
+ * re-fitted from v by a short simplex (issue #37: with the others held, two parameters that trade off each look
+ * pinned). A probe that fits with the others held needs no re-fit. v is left as it was. */
+static gboolean
+as_good_profile (Fit *f, double *v, guint fixed, double best)
+{
+  if (as_good (f, v, best) || f->n_free < 2 || f->fail)
+    return !f->fail && as_good (f, v, best);
+  g_autofree double *w = g_memdup2 (v, f->p->len * sizeof *w);
+  g_autofree double *kept = g_new (double, f->p->len);
+  for (guint k = 0; k < f->p->len; k++)
+    kept[k] = g_array_index (f->p, Parameter, k).value;
+  /* The simplex searches free_idx[0 .. n_free): the fixed one is swapped out of it for the re-fit. */
+  guint *idx = f->free_idx, n = f->n_free, last = idx[n - 1];
+  idx[n - 1] = idx[fixed];
+  idx[fixed] = last;
+  f->n_free = n - 1;
+  f->maxeval = 20 + 10 * (int) (n - 1);
+  simplex (f, w);
+  f->maxeval = 0;
+  f->n_free = n;
+  idx[fixed] = idx[n - 1];
+  idx[n - 1] = last;
+  for (guint k = 0; k < f->p->len; k++)
+    g_array_index (f->p, Parameter, k).value = kept[k];
+  return !f->fail && as_good (f, w, best);
 }
 
 static gboolean
@@ -668,14 +699,14 @@ fits_as_well (Fit *f, GError **error)
         *x = ps_config_snap (p->a->key, p->value + frac[i] * (end - p->value));
         if (*x == good)
           continue;
-        *(as_good (f, v, best) ? &good : &bad) = *x;
+        *(as_good_profile (f, v, j, best) ? &good : &bad) = *x;
       }
       /* Then halving the gap between the last probe that fits and the first that does not, five times. */
-      for (guint b = 0; b < 5 && !isnan (bad) && !f->fail; b++) {
+      for (guint b = 0; b < FIT_HALVINGS && !isnan (bad) && !f->fail; b++) {
         *x = ps_config_snap (p->a->key, (good + bad) / 2);
         if (*x == good || *x == bad)
           break;
-        *(as_good (f, v, best) ? &good : &bad) = *x;
+        *(as_good_profile (f, v, j, best) ? &good : &bad) = *x;
       }
       *(dir < 0 ? &p->fits_lo : &p->fits_hi) = good;
       *x = p->value;
@@ -871,8 +902,8 @@ fit_text (const Fit *f, GString *report, const double *fig, double rms, guint ju
                             "combination%s of them; the values above are one of many that fit as well.\n", f->n_free,
                             f->m->len, f->m->len == 1 ? "" : "s", f->m->len, f->m->len == 1 ? "" : "s");
   if (f->n_free > 0)
-    g_string_append_printf (report, "\n\"fit as well\": each parameter alone, the others at their fitted values, "
-                            "within %.1f percentage points of the fit's relative RMS error.\n", FIT_AS_WELL);
+    g_string_append_printf (report, "\n\"fit as well\": each parameter fixed at a value and the others re-fitted "
+                            "(a profile), within %.1f percentage points of the fit's relative RMS error.\n", FIT_AS_WELL);
   /* "Unconstrained" was judged at the file values, the fitted point and every restart's start (rescreen()). */
   g_string_append_printf (report, "\nrelative RMS error %.3f%%\n", rms);
   if (judged == 0)

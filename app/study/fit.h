@@ -20,9 +20,10 @@
  *   simplex runs again from there. While the relative RMS error stays above 0.1%, up to four restarts from a
  *   Latin-hypercube sample of the ranges drawn from the seed; the best fit wins. Deterministic: same file and
  *   seed, same result.
- * - Each constrained parameter's values that fit as well: the parameter alone, the others at their fitted values,
- *   within 0.1 percentage points of the fit's relative RMS error (probes towards each end of its range, then
- *   halving to the first that does not fit); an interval reaching a range's end is reported as a plateau.
+ * - Each constrained parameter's values that fit as well: a profile, the parameter fixed at each probe and the
+ *   other constrained ones re-fitted from their fitted values by a short simplex (where the probe does not fit
+ *   with them held), within 0.1 percentage points of the fit's relative RMS error (probes towards each end of its
+ *   range, then 8 halvings to the first that does not fit); an interval reaching a range's end is a plateau.
  * - Every evaluation runs each measurement's config (base, the measurement's sets, the parameters' values as
  *   --sets) through ps_sweep_parallel() on `jobs` threads.
  * - Each measurement with an uncertainty_pct is judged at the fit: off by more than it, it is named and

@@ -173,6 +173,37 @@ START_TEST (test_suspect)
 }
 END_TEST
 
+/* issue #37: a figure whose deviation is accepted carries its own tolerance (published.accepted): the shipped tree
+ * passes validate (exit 0) with svgx_g1_x1's simultaneous write accepted at 6%, and the moment that figure moves
+ * beyond its own tolerance — here a copy of the row whose published write is 5% lower, an error of about 10.7%
+ * against 210 MB/s simulated, or whose tolerance is the default's 5% against its 5.2% — validate exits 1. */
+START_TEST (test_accepted)
+{
+  PsValidate shipped = { .format = PS_FORMAT_JSON, .tolerance_pct = 5, .jobs = 2, .seed = 1 };
+  g_autofree char *dir = case_dir ("accepted");
+  g_autofree char *out = g_build_filename (dir, "shipped.json", NULL);
+  shipped.output = out;
+  g_autofree char *configs_dir = g_build_filename (source_root (), "configs", NULL);
+  g_autoptr (GPtrArray) all = ps_find_published_configs (configs_dir, NULL);
+  g_ptr_array_add (all, NULL);
+  shipped.configs = (const char *const *) all->pdata;
+  ck_assert_int_eq (ps_validate (&shipped, NULL), 0);
+  g_autofree char *text = slurp (out);
+  ck_assert_msg (strstr (text, "\"flag\": \"accepted\"") != NULL, "%s", text);
+  const char *moved[] = { "published: {simultaneous_write_mbps: 190}\n",
+                          "published: {accepted: {tolerance_pct: 5}}\n" };
+  for (guint i = 0; i < G_N_ELEMENTS (moved); i++) {
+    g_autofree char *body = g_strdup_printf ("include: %s/configs/svgx_g1_x1.yaml\n%s", source_root (), moved[i]);
+    g_autofree char *name = g_strdup_printf ("moved%u.yaml", i);
+    g_autofree char *a = write_file (dir, name, body);
+    const char *one[] = { a, NULL };
+    PsValidate v = { .configs = one, .format = PS_FORMAT_JSON, .tolerance_pct = 5, .jobs = 1, .seed = 1,
+                     .output = out };
+    ck_assert_int_eq (ps_validate (&v, NULL), 1);
+  }
+}
+END_TEST
+
 /* One config that fails: every config runs, the first failure in input order is the error, and no table is
  * written (the output file does not appear). CSV and Markdown list the same rows as JSON. */
 START_TEST (test_failure_and_formats)
@@ -217,6 +248,7 @@ main (void)
   tcase_add_test (tc, test_discovery);
   tcase_add_test (tc, test_statistics);
   tcase_add_test (tc, test_suspect);
+  tcase_add_test (tc, test_accepted);
   tcase_add_test (tc, test_named_without_published);
   tcase_add_test (tc, test_failure_and_formats);
   suite_add_tcase (s, tc);

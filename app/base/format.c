@@ -99,7 +99,10 @@ ps_write_output (const char *path, const GString *data, GError **error)
    * a half-written file, and a failure leaves no file behind. */
   g_autoptr (GError) e = NULL;
   if (!g_file_set_contents (path, data->str, (gssize) data->len, &e)) {
-    ps_error_plain (error, PS_ERROR_CANTCREAT, "%s", e->message);
+    /* GLib's message names its temporary file ("Failed to create file “OUT.XXXXXX”: REASON"); the user named OUT,
+     * and the reason (after the last colon) is the same for it. */
+    const char *why = strrchr (e->message, ':');
+    ps_error_plain (error, PS_ERROR_CANTCREAT, "cannot write %s: %s", path, why && why[1] ? why + 2 : e->message);
     return FALSE;
   }
   return TRUE;

@@ -250,6 +250,11 @@ typedef struct {
     /* Figures marked as suspect measurements: bit i is figure i of ps_figure_words (report.h order); 0 = none */
     unsigned suspect_figures;
     char *suspect_reason; /* why; required when suspect_figures is set */
+    /* Figures whose known deviation the project accepts (bit i as above): each compared with accepted_tolerance_pct
+     * instead of validate's default, for accepted_reason; 0 = none, the tolerance NaN when absent */
+    unsigned accepted_figures;
+    double accepted_tolerance_pct;
+    char *accepted_reason;
   } published;
 
   PsKeyOrigin *origins; /* one per key, in ps_config_keys() order */

@@ -502,6 +502,14 @@ const KeyDef cfg_keys[] = {
     "validate's statistics (counted with --strict)"),
   KEY_STRING ("published.suspect.reason", published.suspect_reason, NULL,
     "why the figures are suspect: the evidence, in one line (required with published.suspect.figures)"),
+  KEY_WORDS ("published.accepted.figures", published.accepted_figures, ps_figure_words, NULL,
+    "published figures whose known deviation is accepted (docs/trust.md): validate compares each with "
+    "published.accepted.tolerance_pct instead of its --tolerance, and still fails when one moves beyond it"),
+  KEY_DOUBLE ("published.accepted.tolerance_pct", published.accepted_tolerance_pct, 0, 100, NULL, "%",
+    "the accepted figures' own tolerance, |error| in percent (required with published.accepted.figures)"),
+  KEY_STRING ("published.accepted.reason", published.accepted_reason, NULL,
+    "why the deviation is accepted: what the model cannot reach and why, in one line (required with "
+    "published.accepted.figures)"),
 };
 
 const size_t cfg_n_keys = G_N_ELEMENTS (cfg_keys);

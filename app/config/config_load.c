@@ -551,6 +551,7 @@ ps_config_free (PsConfig *cfg)
   g_free (cfg->name);
   g_free (cfg->published.source);
   g_free (cfg->published.suspect_reason);
+  g_free (cfg->published.accepted_reason);
   for (size_t i = 0; cfg->origins && i < cfg_n_keys; i++) {
     g_free (cfg->origins[i].at);
     g_free (cfg->origins[i].file);

@@ -218,23 +218,11 @@ check_dist (Walk *w, const YNode *root, const char *prefix, const PsDist *d, GEr
   return FALSE;
 }
 
-/* Checks that need several keys; each points at the node whose value makes the combination impossible.
- * They run once every value is converted, since the keys involved may come from different files, a --set or
- * the table. A value left at its default has no node (`at` is NULL): the error then points at the config's 1:1. */
-gboolean
-cfg_check_combinations (Walk *w, const YNode *root, GError **error)
+/* A published: block's marks: suspect and accepted figures name figures the block gives, and say why. */
+static gboolean
+check_published (Walk *w, const YNode *root, GError **error)
 {
   PsConfig *c = w->cfg;
-  const YNode *at;
-  /* Refused here rather than left to the run, which could only stall until the deadlock watchdog fired. */
-  if (c->endpoint.completion_buffer_bytes != 0 && c->endpoint.completion_buffer_bytes < c->link.max_read_request) {
-    at = g_hash_table_lookup (w->seen, "endpoint.completion_buffer_bytes");
-    ytree_error (error, PS_ERROR_DATA, at ? at : root,
-                 "endpoint.completion_buffer_bytes (%" G_GINT64_FORMAT ") is smaller than one read request "
-                 "(link.max_read_request %" G_GINT64_FORMAT "): no read could ever be issued",
-                 c->endpoint.completion_buffer_bytes, c->link.max_read_request);
-    return FALSE;
-  }
   /* A suspect mark is evidence about published figures: it names figures the block gives, and says why. */
   const YNode *suspect_at = g_hash_table_lookup (w->seen, "published.suspect.figures");
   const YNode *reason_at = g_hash_table_lookup (w->seen, "published.suspect.reason");
@@ -253,6 +241,35 @@ cfg_check_combinations (Walk *w, const YNode *root, GError **error)
                    "block does not give", ps_figure_words[i]);
       return FALSE;
     }
+  /* An accepted deviation is written down whole: which figures, how far, and why (issue #37). */
+  const YNode *acc_at = g_hash_table_lookup (w->seen, "published.accepted.figures");
+  const YNode *acc_tol = g_hash_table_lookup (w->seen, "published.accepted.tolerance_pct");
+  const YNode *acc_why = g_hash_table_lookup (w->seen, "published.accepted.reason");
+  if ((acc_at || acc_tol || acc_why) && !(acc_at && acc_tol && acc_why)) {
+    ytree_error (error, PS_ERROR_DATA, acc_at ? acc_at : acc_tol ? acc_tol : acc_why, "published.accepted needs "
+                 "figures, tolerance_pct and a reason");
+    return FALSE;
+  }
+  if (acc_tol && !(c->published.accepted_tolerance_pct > 0)) {
+    ytree_error (error, PS_ERROR_DATA, acc_tol, "published.accepted.tolerance_pct must be above 0: a figure "
+                 "accepted at 0%% would fail on any error");
+    return FALSE;
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (published); i++)
+    if ((c->published.accepted_figures & (1u << i)) && !isfinite (published[i])) {
+      ytree_error (error, PS_ERROR_DATA, acc_at, "published.accepted.figures names %s, which the published: "
+                   "block does not give", ps_figure_words[i]);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Credits a port may advertise: infinite completion credits at an endpoint, enough for one TLP, within the unscaled limits, finite at a switch. */
+static gboolean
+check_credit_rules (Walk *w, const YNode *root, GError **error)
+{
+  PsConfig *c = w->cfg;
+  const YNode *at;
   /* An endpoint advertises infinite completion credits (Base 2.1 §2.6.1, Table 2-37): what bounds the completions
    * coming back to it is its own completion space as a requester (endpoint.completion_buffer_*), never credits. */
   static const char *const cpl_keys[] = { "endpoint.rx_credits.cplh", "endpoint.rx_credits.cpld" };
@@ -288,6 +305,15 @@ cfg_check_combinations (Walk *w, const YNode *root, GError **error)
                    "it advertises finite header credits (pcie-protocol.md §5)", sw_hdr[i].key);
       return FALSE;
     }
+  return TRUE;
+}
+
+/* Parts within their wholes: a straddling datapath's width, the transaction layer's share of the receive pipeline, the trained rate within the supported one, a switch's DLL latency within its latency, an endpoint's completion headers. */
+static gboolean
+check_pipelines (Walk *w, const YNode *root, GError **error)
+{
+  PsConfig *c = w->cfg;
+  const YNode *at;
   if (c->endpoint.straddle && c->endpoint.datapath_bits < 512) {
     at = g_hash_table_lookup (w->seen, "endpoint.straddle");
     ytree_error (error, PS_ERROR_DATA, at ? at : root,
@@ -330,6 +356,15 @@ cfg_check_combinations (Walk *w, const YNode *root, GError **error)
                  c->link.read_completion_boundary);
     return FALSE;
   }
+  return TRUE;
+}
+
+/* Flit mode's rules, tags beyond 8 and 10 bits, and a switch's central memory. */
+static gboolean
+check_flit_tags_pools (Walk *w, const YNode *root, GError **error)
+{
+  PsConfig *c = w->cfg;
+  const YNode *at;
   /* 64 GT/s has no non-flit mode (spec §4.2.3.3: flit mode is required at 64 GT/s): a false there would be ignored. */
   at = g_hash_table_lookup (w->seen, "link.flit_mode");
   if (c->link.gen == 6 && at && !c->link.flit_mode) {
@@ -382,6 +417,15 @@ cfg_check_combinations (Walk *w, const YNode *root, GError **error)
                 "at most)", c->endpoint.tags);
     return FALSE;
   }
+  return TRUE;
+}
+
+/* The root complex's completion sizes and its CPU path, and the random times. */
+static gboolean
+check_host_rules (Walk *w, const YNode *root, GError **error)
+{
+  PsConfig *c = w->cfg;
+  const YNode *at;
   /* The spec's rule first (§2.3.1.1: a completer splits a read only at RCB boundaries, and no completion exceeds
    * Max_Payload_Size), then the model's narrower one. */
   int64_t cb = c->host.completion_bytes;
@@ -421,6 +465,15 @@ cfg_check_combinations (Walk *w, const YNode *root, GError **error)
   if (!check_dist (w, root, "cpu.interrupt", &c->cpu.interrupt, error)
       || !check_dist (w, root, "cpu.wakeup", &c->cpu.wakeup, error))
     return FALSE;
+  return TRUE;
+}
+
+/* A microbenchmark's DMA within the direct command path and within its window. */
+static gboolean
+check_microbench (Walk *w, const YNode *root, GError **error)
+{
+  PsConfig *c = w->cfg;
+  const YNode *at;
   if (c->benchmark.workload == PS_WORKLOAD_MICROBENCH && c->microbench.test >= PS_MB_LAT_CMD_RD
       && c->microbench.transfer_bytes > 64) {
     at = given_node (w, root, (const char *const[]) { "microbench.transfer_bytes", "microbench.test", NULL });
@@ -439,7 +492,29 @@ cfg_check_combinations (Walk *w, const YNode *root, GError **error)
                  c->microbench.window_bytes, c->microbench.transfer_bytes, c->microbench.host_offset, slot);
     return FALSE;
   }
-  return check_dma (w, root, error);
+  return TRUE;
+}
+
+/* Checks that need several keys; each points at the node whose value makes the combination impossible.
+ * They run once every value is converted, since the keys involved may come from different files, a --set or
+ * the table. A value left at its default has no node (`at` is NULL): the error then points at the config's 1:1. */
+gboolean
+cfg_check_combinations (Walk *w, const YNode *root, GError **error)
+{
+  PsConfig *c = w->cfg;
+  const YNode *at;
+  /* Refused here rather than left to the run, which could only stall until the deadlock watchdog fired. */
+  if (c->endpoint.completion_buffer_bytes != 0 && c->endpoint.completion_buffer_bytes < c->link.max_read_request) {
+    at = g_hash_table_lookup (w->seen, "endpoint.completion_buffer_bytes");
+    ytree_error (error, PS_ERROR_DATA, at ? at : root,
+                 "endpoint.completion_buffer_bytes (%" G_GINT64_FORMAT ") is smaller than one read request "
+                 "(link.max_read_request %" G_GINT64_FORMAT "): no read could ever be issued",
+                 c->endpoint.completion_buffer_bytes, c->link.max_read_request);
+    return FALSE;
+  }
+  return check_published (w, root, error) && check_credit_rules (w, root, error) && check_pipelines (w, root, error)
+         && check_flit_tags_pools (w, root, error) && check_host_rules (w, root, error)
+         && check_microbench (w, root, error) && check_dma (w, root, error);
 }
 
 /* A datapath half not given follows the link (config.h): the table's fixed 64 bits at 125 MHz ran a Gen4 x16

@@ -313,6 +313,12 @@ cfg_check_assumptions (const YNode *a, GError **error)
                    hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
       return FALSE;
     }
+    /* A published figure is a measurement, compared and never an input (CONTRIBUTING.md): nothing to assume. */
+    if (g_str_has_prefix (kn->value, "published.")) {
+      ytree_error (error, PS_ERROR_DATA, kn, "assumptions: '%s' is a published measurement, only compared, never "
+                   "an input of the model: it has no range", kn->value);
+      return FALSE;
+    }
     if (k->type != K_INT && k->type != K_DOUBLE) {
       ytree_error (error, PS_ERROR_DATA, kn, "assumptions: '%s' is not numeric (%s): only a number has a range",
                    kn->value, k->type == K_ENUM || k->type == K_WORDS ? "a choice of words" : cfg_type_name (k));

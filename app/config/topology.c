@@ -255,10 +255,26 @@ parse_node (const PsConfig *file, PsTopology *t, PsNode *node, const YNode *key,
       continue;
     }
     if (g_strv_contains (node_fields, k->value)) {
+      /* A node that is no switch reads no switch key: a range of one would vary nothing (issue #37). */
+      if (strcmp (k->value, "assumptions") == 0 && node->type != PS_NODE_SWITCH && val->kind == YNODE_MAP)
+        for (guint r = 0; r < val->keys->len; r++) {
+          const YNode *rk = val->keys->pdata[r];
+          if (g_str_has_prefix (rk->value, "switch.")) {
+            ytree_error (error, PS_ERROR_DATA, rk, "assumptions: %s is a switch's key, and %s is %s %s: nothing it "
+                         "runs reads it", rk->value, node->name, strchr ("aeiou", kind->type[0]) ? "an" : "a",
+                         kind->type);
+            return FALSE;
+          }
+        }
       /* The node's own ranges go with its keys (ps_config_derive() keeps them, load.c lists them). */
       if (strcmp (k->value, "include") == 0 || strcmp (k->value, "assumptions") == 0)
         ytree_map_set (overlay, k->value, ytree_copy (val), k);
       continue;
+    }
+    if (strcmp (k->value, "switch") == 0 && node->type != PS_NODE_SWITCH) {
+      ytree_error (error, PS_ERROR_DATA, k, "switch: only a switch node has switch keys (%s is %s %s): they would "
+                   "be read by nothing", node->name, strchr ("aeiou", kind->type[0]) ? "an" : "a", kind->type);
+      return FALSE;
     }
     if (!ps_config_is_section (k->value) || strcmp (k->value, "published") == 0) {
       /* A key of a section written without it (`lanes: 4` for `link: {lanes: 4}`): say where it belongs. */

@@ -42,6 +42,20 @@ text_decimals (int f)
   return f == PS_RANGE_MB_GBPS ? 3 : 1;
 }
 
+/* The assumptions an end was found at, those not at their file values: {key: value}. */
+static void
+at_member (PsJson *j, const PsRanges *r, const char *name, const double *at)
+{
+  ps_json_key (j, name);
+  ps_json_object (j, 0);
+  for (guint a = 0; a < r->n_assumptions; a++)
+    if (at[a] != r->assumptions[a].value) {
+      ps_json_key (j, r->assumptions[a].key);
+      ps_json_general (j, at[a], 15);
+    }
+  ps_json_end (j);
+}
+
 void
 ps_ranges_json_members (PsJson *j, const PsRanges *r, int f, const char *prefix)
 {
@@ -56,6 +70,20 @@ ps_ranges_json_members (PsJson *j, const PsRanges *r, int f, const char *prefix)
   ps_json_fixed_member (j, "hi", fr->hi, d);
   ps_json_uint_member (j, "samples", fr->samples);
   ps_json_uint_member (j, "assumptions", r->n_assumptions);
+  /* The bound is a search's, not a sample's (docs/trust.md): how it was found, and where. */
+  ps_json_string_member (j, "method", "worst_case_search");
+  ps_json_uint_member (j, "runs", fr->samples);
+  ps_json_uint_member (j, "budget_per_end", r->budget);
+  at_member (j, r, "lo_at", fr->lo_at);
+  at_member (j, r, "hi_at", fr->hi_at);
+  if (r->sampled) {
+    ps_json_key (j, "sample");
+    ps_json_object (j, 0);
+    ps_json_fixed_member (j, "lo", fr->sample_lo, d);
+    ps_json_fixed_member (j, "hi", fr->sample_hi, d);
+    ps_json_uint_member (j, "points", r->sampled);
+    ps_json_end (j);
+  }
   ps_json_end (j);
   ps_json_key (j, sk);
   ps_json_array (j, 0);
@@ -101,7 +129,13 @@ ps_ranges_json_assumptions (PsJson *j, const PsRanges *r, const PsConfig *cfg)
   ps_json_uint_member (j, "joint", r->joint);
   ps_json_uint_member (j, "simulated", r->simulated);
   ps_json_uint_member (j, "unread", r->unread_runs);
-  ps_json_string_member (j, "joint_kind", r->corners ? "corners" : "latin_hypercube");
+  ps_json_string_member (j, "joint_kind", r->corners && r->sampled ? "corners+latin_hypercube" : r->corners ? "corners"
+                                          : r->sampled ? "latin_hypercube" : "none");
+  ps_json_uint_member (j, "corners", r->joint - r->sampled);
+  ps_json_uint_member (j, "sampled", r->sampled);
+  ps_json_uint_member (j, "searches", r->searches);
+  ps_json_uint_member (j, "searched", r->searched);
+  ps_json_uint_member (j, "budget_per_end", r->budget);
   ps_json_end (j);
 }
 
@@ -137,11 +171,21 @@ ps_ranges_render_text (GString *o, const PsRanges *r, const PsRunResult *res, gb
   }
   g_autofree char *unread = r->unread_runs ? g_strdup_printf (", %u skipped as their assumption is read by nothing "
                                                               "it runs", r->unread_runs) : g_strdup ("");
-  g_string_append_printf (o, "\n%sHow far to trust these figures: %u assumption%s with ranges, %u runs (the plain "
-                          "one, %u one at a time, %u %s; %u simulated%s, the rest repeat their values)%s\n",
-                          markdown ? "**" : "", r->n_assumptions, r->n_assumptions == 1 ? "" : "s", r->runs,
-                          r->one_at_a_time, r->joint, r->corners ? "corners" : "Latin-hypercube samples", r->simulated,
-                          unread, markdown ? "**\n" : "");
+  guint corners = r->joint - r->sampled;
+  GString *joint = g_string_new (NULL);
+  if (corners)
+    g_string_append_printf (joint, ", %u corners", corners);
+  if (r->sampled)
+    g_string_append_printf (joint, ", %u Latin-hypercube point%s", r->sampled, r->sampled == 1 ? "" : "s");
+  g_string_append_printf (o, "\n%sHow far to trust these figures: %u assumption%s with ranges. Each interval is the "
+                          "figure's worst case over the ranges: the lowest and highest found by %u searches (from the "
+                          "corner the one-at-a-time runs point to, at most %u runs each), not a sample; a search, not "
+                          "a proof.%s\n", markdown ? "**" : "", r->n_assumptions, r->n_assumptions == 1 ? "" : "s",
+                          r->searches, r->budget, markdown ? "**\n" : "");
+  g_string_append_printf (o, "%s%u runs: the plain one, %u one at a time%s, %u searching; %u simulated%s, the rest "
+                          "repeat their values\n", markdown ? "- " : "  ", r->runs, r->one_at_a_time, joint->str,
+                          r->searched, r->simulated, unread);
+  g_string_free (joint, TRUE);
   GString *keys = g_string_new (NULL);
   for (guint a = 0; a < r->n_assumptions; a++)
     if (r->unread[a])
@@ -162,15 +206,21 @@ ps_ranges_render_text (GString *o, const PsRanges *r, const PsRunResult *res, gb
       g_string_append (o, "(depends on no assumption)\n");
       continue;
     }
-    g_string_append_printf (o, "(%.*f–%.*f over %u assumption%s)\n", d, fr->lo, d, fr->hi, r->n_assumptions,
-                            r->n_assumptions == 1 ? "" : "s");
+    g_string_append_printf (o, "(worst case %.*f–%.*f over the ranges", d, fr->lo, d, fr->hi);
+    if (r->sampled)
+      g_string_append_printf (o, "; a sample of %u spread %.*f–%.*f", r->sampled, d, fr->sample_lo, d, fr->sample_hi);
+    g_string_append (o, ")\n");
     GString *most = g_string_new (NULL);
     for (guint a = 0, shown = 0; a < r->n_assumptions && shown < 3; a++) {
       const PsSensitivity *s = &fr->sens[a];
-      if (!(fabs (s->hi_figure - s->lo_figure) > 0))
+      /* An effect that rounds to nothing as printed ("2891.2→2891.2") says nothing: the list stops there. */
+      char lo_text[G_ASCII_DTOSTR_BUF_SIZE], hi_text[G_ASCII_DTOSTR_BUF_SIZE];
+      g_snprintf (lo_text, sizeof lo_text, "%.*f", d, s->lo_figure);
+      g_snprintf (hi_text, sizeof hi_text, "%.*f", d, s->hi_figure);
+      if (!(fabs (s->hi_figure - s->lo_figure) > 0) || strcmp (lo_text, hi_text) == 0)
         break;
-      g_string_append_printf (most, "%s%s %g→%g: %.*f→%.*f", shown++ ? "; " : "", s->key, s->lo_value, s->hi_value,
-                              d, s->lo_figure, d, s->hi_figure);
+      g_string_append_printf (most, "%s%s %g→%g: %s→%s", shown++ ? "; " : "", s->key, s->lo_value, s->hi_value,
+                              lo_text, hi_text);
     }
     if (most->len)
       g_string_append_printf (o, "%s%-20s moved most by %s\n", markdown ? "  " : "  ", "", most->str);

@@ -23,8 +23,10 @@ typedef struct {
 
 typedef struct {
   bool valid; /* the figure exists in this run */
-  double value, lo, hi;
-  guint samples; /* runs the interval is taken over */
+  double value, lo, hi; /* lo, hi: the lowest and highest over every run made, the searches' included */
+  guint samples; /* runs the bound is taken over (those that have the figure) */
+  double *lo_at, *hi_at; /* n_assumptions each: the values lo and hi were found at */
+  double sample_lo, sample_hi; /* over the Latin-hypercube runs alone, when the ranges have any (sampled > 0) */
   PsSensitivity *sens; /* n_assumptions of them, largest |hi_figure - lo_figure| first (ties: the file's order) */
 } PsFigureRange;
 
@@ -36,11 +38,14 @@ enum { PS_RANGE_MODE = 0, PS_RANGE_FLOW = PS_RANGE_MODE + 2 * PS_N_MODES,
 struct PsRanges {
   guint n_assumptions;
   const PsAssumption *assumptions; /* the config's */
-  guint runs, one_at_a_time, joint; /* runs = 1 + one_at_a_time + joint */
+  guint runs, one_at_a_time, joint; /* runs = 1 + one_at_a_time + joint + searched */
+  guint sampled; /* of the joint runs, the Latin-hypercube points (--samples); the others are corners */
+  guint searched; /* runs of the searches for each figure's lowest and highest (ranges.h) */
+  guint searches, budget; /* the searches (a figure's end each), the most runs one may take */
   guint simulated; /* of the runs, those simulated: the others repeat another run's values or are unread ones */
   guint unread_runs; /* one-at-a-time runs not simulated: their key is read by nothing the plain run ran */
   bool *unread; /* n_assumptions: TRUE for a key nothing the plain run ran reads (ps_key_use()) */
-  bool corners; /* joint runs are the corners, else a Latin-hypercube sample */
+  bool corners; /* the joint runs include every corner (at most PS_RANGES_MAX_CORNER_ASSUMPTIONS assumptions) */
   PsFigureRange fig[PS_RANGE_N];
 };
 

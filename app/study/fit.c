@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <nlopt.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "app/run/builder.h"
@@ -17,6 +18,10 @@
 typedef struct {
   const YNode *at; /* the measurement's mapping */
   char **sets; /* its set: as KEY=VALUE, NULL-terminated */
+  GPtrArray *set_nodes; /* the key node of each of sets (borrowed from the file's tree) */
+  const YNode *value_node; /* the measured value */
+  double uncertainty_pct; /* uncertainty_pct:, 0 when not given */
+  gboolean has_uncertainty;
   char *label; /* the sets as one line, for the report */
   PsMetric metric;
   const YNode *metric_node;
@@ -43,6 +48,10 @@ typedef struct {
   PsFirstError first; /* of one evaluation's runs; moved to fail after it */
   GError *fail;
   guint evaluations, restarts;
+  GArray *starts; /* of doubles, p->len per restart: where each restart began (screened after the search) */
+  int maxeval; /* the simplex's budget of evaluations; 0: its full one (a profile's re-fits take a smaller one) */
+  double best_cost; /* the lowest cost so far, for the progress line */
+  gint64 progress_at; /* when the progress line was last written (monotonic µs), 0 = never */
   nlopt_opt nlopt; /* while searching: stopped when a run fails */
   GHashTable *cache; /* "v1,v2,…" -> double[] figures (snapped values repeat: integers, bounds) */
 } Fit;
@@ -53,6 +62,8 @@ measurement_clear (gpointer data)
   Measurement *m = data;
   g_strfreev (m->sets);
   g_free (m->label);
+  if (m->set_nodes)
+    g_ptr_array_unref (m->set_nodes);
 }
 
 /* --- the file -------------------------------------------------------------------------------------------- */
@@ -80,28 +91,36 @@ yaml_text (const YNode *v, const char *key, GError **error)
   return NULL;
 }
 
-/* set: {a.b: 1, c: {d: 2}} -> "a.b=1", "c.d=2", each a known key. */
+/* set: {a.b: 1, c: {d: 2}} -> "a.b=1", "c.d=2", with each one's key node in `nodes`. Every key --set takes is
+ * taken (a fabric's flows.NAME.* and nodes.NAME.* included): the loader checks them as it checks --set, and
+ * load_at() puts its error on the measurement. */
 static gboolean
-flatten_set (const YNode *map, const char *prefix, GPtrArray *out, GError **error)
+flatten_set (const YNode *map, const char *prefix, GPtrArray *out, GPtrArray *nodes, GError **error)
 {
   for (guint i = 0; i < map->keys->len; i++) {
     const YNode *kn = map->keys->pdata[i], *vn = map->items->pdata[i];
     g_autofree char *path = *prefix ? g_strconcat (prefix, ".", kn->value, NULL) : g_strdup (kn->value);
-    if (vn->kind == YNODE_MAP && ps_config_is_section (path)) {
-      if (!flatten_set (vn, path, out, error))
+    if (vn->kind == YNODE_MAP && !ps_config_key_exists (path)) {
+      if (!flatten_set (vn, path, out, nodes, error))
         return FALSE;
       continue;
-    }
-    if (!ps_config_key_exists (path)) {
-      ytree_error (error, PS_ERROR_DATA, kn, "set: unknown key '%s'", path);
-      return FALSE;
     }
     g_autofree char *text = yaml_text (vn, path, error);
     if (!text)
       return FALSE;
     g_ptr_array_add (out, g_strdup_printf ("%s=%s", path, text));
+    g_ptr_array_add (nodes, (gpointer) kn);
   }
   return TRUE;
+}
+
+/* The number a scalar holds, NAN when it holds none. */
+static double
+scalar_number (const YNode *vn)
+{
+  char *end = NULL;
+  double v = vn->kind == YNODE_SCALAR && vn->plain ? g_ascii_strtod (vn->value, &end) : NAN;
+  return end && end != vn->value && !*end ? v : NAN;
 }
 
 /* A config load's error, when it lies in one of the measurement's --sets, is moved onto the measurement. */
@@ -129,6 +148,7 @@ load_measurement (Fit *f, const YNode *n, GError **error)
   }
   Measurement m = { .at = n };
   g_autoptr (GPtrArray) sets = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) nodes = g_ptr_array_new ();
   for (guint i = 0; i < n->keys->len; i++) {
     const YNode *kn = n->keys->pdata[i], *vn = n->items->pdata[i];
     if (strcmp (kn->value, "set") == 0) {
@@ -136,8 +156,18 @@ load_measurement (Fit *f, const YNode *n, GError **error)
         ytree_error (error, PS_ERROR_DATA, vn, "set: must be a mapping of config keys");
         return FALSE;
       }
-      if (!flatten_set (vn, "", sets, error))
+      if (!flatten_set (vn, "", sets, nodes, error))
         return FALSE;
+      continue;
+    }
+    if (strcmp (kn->value, "uncertainty_pct") == 0) {
+      /* How far the measurement itself may be off, in per cent of it: what "the fit explains it" means. */
+      m.uncertainty_pct = scalar_number (vn);
+      m.has_uncertainty = TRUE;
+      if (!(m.uncertainty_pct >= 0 && m.uncertainty_pct < 100)) {
+        ytree_error (error, PS_ERROR_DATA, vn, "uncertainty_pct: must be a number of per cent in [0, 100)");
+        return FALSE;
+      }
       continue;
     }
     if (m.metric_node) {
@@ -146,10 +176,14 @@ load_measurement (Fit *f, const YNode *n, GError **error)
       return FALSE;
     }
     m.metric_node = kn;
-    char *end = NULL;
-    m.measured = vn->kind == YNODE_SCALAR && vn->plain ? g_ascii_strtod (vn->value, &end) : NAN;
-    if (!end || end == vn->value || *end || !isfinite (m.measured) || m.measured == 0) {
-      ytree_error (error, PS_ERROR_DATA, vn, "%s: the measured value must be a non-zero number", kn->value);
+    m.value_node = vn;
+    m.measured = scalar_number (vn);
+    /* Relative errors need a non-zero figure; no metric of a run is negative; and a value no run could give
+     * (1e300 MB/s or ns) is a typing slip, not data. */
+    if (!isfinite (m.measured) || m.measured <= 0 || m.measured > 1e12) {
+      ytree_error (error, PS_ERROR_DATA, vn, "%s: the measured value must be a positive number (at most 1e12)%s",
+                   kn->value, isfinite (m.measured) && m.measured < 0 ? ", not negative"
+                               : m.measured == 0 ? ", not zero: a fit compares relative errors" : "");
       return FALSE;
     }
   }
@@ -159,15 +193,76 @@ load_measurement (Fit *f, const YNode *n, GError **error)
   }
   g_ptr_array_add (sets, NULL);
   m.sets = (char **) g_ptr_array_steal (sets, NULL);
+  m.set_nodes = g_ptr_array_ref (nodes);
   /* The metric must be one this measurement's config produces: checked against that config, sets applied. */
   g_autoptr (PsConfig) cfg = load_at (f->base->path, (const char *const *) m.sets, n, error);
   if (!cfg || !ps_metric_resolve (m.metric_node, cfg, cfg->benchmark.modes, "the measurement's config", &m.metric,
                                   error)) {
-    g_strfreev (m.sets);
+    measurement_clear (&m);
+    return FALSE;
+  }
+  /* A fit compares numbers: a verdict's text or an interval's end (--ranges' work, not a run's) is no measurement. */
+  if (m.metric.kind == PS_METRIC_LIMITED_BY || m.metric.kind == PS_METRIC_RANGE) {
+    ytree_error (error, PS_ERROR_DATA, m.metric_node, "metric '%s' cannot be measured: %s", m.metric_node->value,
+                 m.metric.kind == PS_METRIC_LIMITED_BY ? "it is a verdict's text, not a number"
+                                                      : "it is an end of --ranges' interval, not a run's figure");
+    measurement_clear (&m);
     return FALSE;
   }
   m.label = m.sets[0] ? g_strjoinv (" ", m.sets) : g_strdup ("(the base as it is)");
   g_array_append_val (f->m, m);
+  return TRUE;
+}
+
+static gboolean same_sets (const Measurement *a, const Measurement *b);
+
+/* What the measurements say together: a parameter the fit moves is not one a measurement fixes with its own set:
+ * (the fit would override it, and the label would show a value that was not run); and one point measured twice
+ * must agree within the two uncertainties, or the data contradict themselves before any fit. */
+static gboolean
+check_measurements (Fit *f, GError **error)
+{
+  for (guint i = 0; i < f->m->len; i++) {
+    const Measurement *m = &g_array_index (f->m, Measurement, i);
+    for (guint s = 0; m->sets[s]; s++)
+      for (guint k = 0; k < f->p->len; k++) {
+        const char *key = g_array_index (f->p, Parameter, k).a->key;
+        size_t len = strlen (key);
+        if (strncmp (m->sets[s], key, len) == 0 && m->sets[s][len] == '=') {
+          const YNode *at = m->set_nodes->pdata[s];
+          ytree_error (error, PS_ERROR_DATA, at, "set: fixes %s, a parameter of this fit: a "
+                       "measurement made at a known value of it leaves it out of parameters:, or drops the set",
+                       key);
+          return FALSE;
+        }
+      }
+    for (guint o = 0; o < i; o++) {
+      const Measurement *p = &g_array_index (f->m, Measurement, o);
+      if (strcmp (p->metric_node->value, m->metric_node->value) != 0 || !same_sets (p, m))
+        continue;
+      double gap_pct = fabs (m->measured - p->measured) / MIN (m->measured, p->measured) * 100;
+      if (gap_pct > m->uncertainty_pct + p->uncertainty_pct) {
+        ytree_error (error, PS_ERROR_DATA, m->value_node, "%s measured %g here and %g at line %d, %.3g%% apart, "
+                     "beyond their uncertainties (uncertainty_pct %g and %g): the data contradict each other",
+                     m->metric_node->value, m->measured, p->measured, p->value_node->line, gap_pct,
+                     m->uncertainty_pct, p->uncertainty_pct);
+        return FALSE;
+      }
+    }
+  }
+  return TRUE;
+}
+
+/* The same set: entries, in any order. */
+static gboolean
+same_sets (const Measurement *a, const Measurement *b)
+{
+  guint na = g_strv_length (a->sets), nb = g_strv_length (b->sets);
+  if (na != nb)
+    return FALSE;
+  for (guint i = 0; i < na; i++)
+    if (!g_strv_contains ((const char *const *) b->sets, a->sets[i]))
+      return FALSE;
   return TRUE;
 }
 
@@ -215,7 +310,15 @@ load_file (Fit *f, YNode *root, GError **error)
   g_autofree char *path = g_path_is_absolute (base->value) ? g_strdup (base->value)
                                                              : g_build_filename (dir, base->value, NULL);
   if (!g_file_test (path, G_FILE_TEST_IS_REGULAR)) {
-    ytree_error (error, PS_ERROR_NOINPUT, base, "base config '%s' does not exist", path);
+    ytree_error (error, PS_ERROR_NOINPUT, base, "base config '%s' %s", path,
+                 g_file_test (path, G_FILE_TEST_IS_DIR) ? "is a directory, not a config file" : "does not exist");
+    return FALSE;
+  }
+  /* A fit file (or a scenario) named as the base: say what it is, not what the config loader would guess. */
+  g_autoptr (YNode) peek = ytree_load_file (path, NULL);
+  if (peek && peek->kind == YNODE_MAP && ytree_map_get (peek, "measurements")) {
+    ytree_error (error, PS_ERROR_DATA, base, "base '%s' is a fit file (it has measurements:), not a config: base: "
+                 "names the config the measurements were made on", path);
     return FALSE;
   }
   if (!(f->base = ps_config_load (path, NULL, error)))
@@ -232,10 +335,17 @@ load_file (Fit *f, YNode *root, GError **error)
     const YNode *n = params->items->pdata[i];
     const PsAssumption *a = n->kind == YNODE_SCALAR ? find_assumption (f->base, n->value) : NULL;
     if (!a) {
-      ytree_error (error, PS_ERROR_DATA, n, "parameter '%s' is not fittable: %s", n->kind == YNODE_SCALAR ? n->value : "?",
-                   n->kind != YNODE_SCALAR ? "a parameter is a key"
+      /* Did you mean: among the keys this base can fit. */
+      g_autofree const char **fittable = g_new0 (const char *, f->base->n_assumptions + 1);
+      for (guint k = 0; k < f->base->n_assumptions; k++)
+        fittable[k] = f->base->assumptions[k].key;
+      const char *hint = n->kind == YNODE_SCALAR && !ps_config_key_exists (n->value)
+                           ? ps_closest ((const char *const *) fittable, n->value, 4) : NULL;
+      ytree_error (error, PS_ERROR_DATA, n, "parameter '%s' is not fittable: %s%s%s%s",
+                   n->kind == YNODE_SCALAR ? n->value : "?", n->kind != YNODE_SCALAR ? "a parameter is a key"
                    : !ps_config_key_exists (n->value) ? "no such key"
-                   : "the base gives it no range (a fit moves only assumptions, within their ranges)");
+                   : "the base gives it no range (a fit moves only assumptions, within their ranges)",
+                   hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
       return FALSE;
     }
     for (guint k = 0; k < f->p->len; k++)
@@ -256,7 +366,7 @@ load_file (Fit *f, YNode *root, GError **error)
   for (guint i = 0; i < meas->items->len; i++)
     if (!load_measurement (f, meas->items->pdata[i], error))
       return FALSE;
-  return TRUE;
+  return check_measurements (f, error);
 }
 
 /* --- evaluations ----------------------------------------------------------------------------------------- */
@@ -321,6 +431,16 @@ cost (Fit *f, const double *figures)
   for (guint i = 0; i < f->m->len; i++) {
     double m = g_array_index (f->m, Measurement, i).measured, e = (figures[i] - m) / m;
     s += isfinite (e) ? e * e : 1e6;
+  }
+  if (!(s >= f->best_cost))
+    f->best_cost = s;
+  /* A line on a terminal, rewritten at most five times a second: a fit takes minutes, silence looks like a hang. */
+  gint64 now = f->opt->progress ? g_get_monotonic_time () : 0;
+  if (f->opt->progress && now - f->progress_at > 200000) {
+    f->progress_at = now;
+    fprintf (stderr, "\rfit: %u evaluations, %u restart%s, best relative RMS error %.3f%%   ", f->evaluations,
+             f->restarts, f->restarts == 1 ? "" : "s", sqrt (f->best_cost / f->m->len) * 100);
+    fflush (stderr);
   }
   return s;
 }
@@ -397,7 +517,7 @@ simplex (Fit *f, double *v)
   nlopt_set_min_objective (o, objective, f);
   nlopt_set_xtol_abs1 (o, 1e-4);
   nlopt_set_ftol_abs (o, 1e-10);
-  nlopt_set_maxeval (o, 60 + 30 * (int) n);
+  nlopt_set_maxeval (o, f->maxeval ? f->maxeval : 60 + 30 * (int) n);
   double best = 0;
   nlopt_optimize (o, u, &best);
   nlopt_destroy (o);
@@ -503,6 +623,7 @@ search (Fit *f, GError **error)
         w[f->free_idx[j]] = ps_config_snap (p->a->key, p->a->lo + u * (p->a->hi - p->a->lo));
       }
       f->restarts++;
+      g_array_append_vals (f->starts, w, f->p->len);
       double c2 = descend (f, w);
       if (c2 < c) {
         c = c2;
@@ -517,18 +638,48 @@ search (Fit *f, GError **error)
   return TRUE;
 }
 
-/* How far each constrained parameter can move, the others at their fitted values, while the fit stays within
+/* How far each constrained parameter can move, the others re-fitted (as_good_profile()), while the fit stays within
  * FIT_AS_WELL percentage points of relative RMS error of the best: probes at growing fractions of the way to each
  * end of its range, the interval ending at the last probe that still fits (a plateau, where another resource
  * bounds every measured figure, shows as an interval reaching the range's end), then halving the gap to the first
  * probe that does not fit. */
 #define FIT_AS_WELL 0.1
+/* Halvings of the gap between the last probe that fits and the first that does not: 1/256 of it. */
+#define FIT_HALVINGS 8
 
 /* Whether the parameters at v fit within FIT_AS_WELL points of `best` (the fit's relative RMS error, per cent). */
 static gboolean
 as_good (Fit *f, double *v, double best)
 {
   return rms_pct (f, cost (f, evaluate (f, v))) <= best + FIT_AS_WELL;
+}
+
+/* The same for a profile: parameter `fixed` (a position in free_idx) at its value in v, the other constrained ones
+ * re-fitted from v by a short simplex (issue #37: with the others held, two parameters that trade off each look
+ * pinned). A probe that fits with the others held needs no re-fit. v is left as it was. */
+static gboolean
+as_good_profile (Fit *f, double *v, guint fixed, double best)
+{
+  if (as_good (f, v, best) || f->n_free < 2 || f->fail)
+    return !f->fail && as_good (f, v, best);
+  g_autofree double *w = g_memdup2 (v, f->p->len * sizeof *w);
+  g_autofree double *kept = g_new (double, f->p->len);
+  for (guint k = 0; k < f->p->len; k++)
+    kept[k] = g_array_index (f->p, Parameter, k).value;
+  /* The simplex searches free_idx[0 .. n_free): the fixed one is swapped out of it for the re-fit. */
+  guint *idx = f->free_idx, n = f->n_free, last = idx[n - 1];
+  idx[n - 1] = idx[fixed];
+  idx[fixed] = last;
+  f->n_free = n - 1;
+  f->maxeval = 20 + 10 * (int) (n - 1);
+  simplex (f, w);
+  f->maxeval = 0;
+  f->n_free = n;
+  idx[fixed] = idx[n - 1];
+  idx[n - 1] = last;
+  for (guint k = 0; k < f->p->len; k++)
+    g_array_index (f->p, Parameter, k).value = kept[k];
+  return !f->fail && as_good (f, w, best);
 }
 
 static gboolean
@@ -548,14 +699,14 @@ fits_as_well (Fit *f, GError **error)
         *x = ps_config_snap (p->a->key, p->value + frac[i] * (end - p->value));
         if (*x == good)
           continue;
-        *(as_good (f, v, best) ? &good : &bad) = *x;
+        *(as_good_profile (f, v, j, best) ? &good : &bad) = *x;
       }
       /* Then halving the gap between the last probe that fits and the first that does not, five times. */
-      for (guint b = 0; b < 5 && !isnan (bad) && !f->fail; b++) {
+      for (guint b = 0; b < FIT_HALVINGS && !isnan (bad) && !f->fail; b++) {
         *x = ps_config_snap (p->a->key, (good + bad) / 2);
         if (*x == good || *x == bad)
           break;
-        *(as_good (f, v, best) ? &good : &bad) = *x;
+        *(as_good_profile (f, v, j, best) ? &good : &bad) = *x;
       }
       *(dir < 0 ? &p->fits_lo : &p->fits_hi) = good;
       *x = p->value;
@@ -564,16 +715,19 @@ fits_as_well (Fit *f, GError **error)
   return no_failure (f, error);
 }
 
-/* Which parameters move a measured figure: each at its low and its high end, the others at the file values. */
+/* Which parameters not yet constrained move a measured figure at `at` (every parameter's value): each at its low
+ * and its high end, the others at `at`. Those that do join the searched ones; *added counts them. */
 static gboolean
-screen (Fit *f, GError **error)
+screen_at (Fit *f, const double *at, guint *added, GError **error)
 {
   g_autofree double *v = g_new (double, f->p->len);
-  f->free_idx = g_new (guint, f->p->len);
+  if (!f->free_idx)
+    f->free_idx = g_new (guint, f->p->len);
   for (guint k = 0; k < f->p->len; k++) {
-    for (guint q = 0; q < f->p->len; q++)
-      v[q] = g_array_index (f->p, Parameter, q).file_value;
     Parameter *p = &g_array_index (f->p, Parameter, k);
+    if (p->constrained)
+      continue;
+    memcpy (v, at, f->p->len * sizeof *v);
     v[k] = p->a->lo;
     const double *a = evaluate (f, v);
     g_autofree double *lo = a ? g_memdup2 (a, f->m->len * sizeof (double)) : NULL;
@@ -585,8 +739,49 @@ screen (Fit *f, GError **error)
     }
     for (guint i = 0; i < f->m->len; i++)
       p->constrained |= lo[i] != hi[i];
-    if (p->constrained)
+    if (p->constrained) {
       f->free_idx[f->n_free++] = k;
+      ++*added;
+    }
+  }
+  return TRUE;
+}
+
+/* The first screening, at the file values. */
+static gboolean
+screen (Fit *f, GError **error)
+{
+  g_autofree double *v = g_new (double, f->p->len);
+  for (guint k = 0; k < f->p->len; k++)
+    v[k] = g_array_index (f->p, Parameter, k).file_value;
+  guint added = 0;
+  return screen_at (f, v, &added, error);
+}
+
+/* A parameter that moved nothing at the file values may move a figure once another has moved (a write latency
+ * that only matters once the credits are few): screened again at the fitted point and at each restart's start,
+ * and when one joins, the search descends again from the fitted point with it (issue #37). */
+static gboolean
+rescreen (Fit *f, GError **error)
+{
+  for (guint round = 0; round < 3; round++) {
+    g_autofree double *v = g_new (double, f->p->len);
+    for (guint k = 0; k < f->p->len; k++)
+      v[k] = g_array_index (f->p, Parameter, k).value;
+    guint added = 0;
+    if (!screen_at (f, v, &added, error))
+      return FALSE;
+    for (guint r = 0; r < f->starts->len / MAX (f->p->len, 1); r++)
+      if (!screen_at (f, &g_array_index (f->starts, double, (gsize) r * f->p->len), &added, error))
+        return FALSE;
+    if (added == 0)
+      return TRUE;
+    double before = cost (f, evaluate (f, v)), after = descend (f, v);
+    if (!no_failure (f, error))
+      return FALSE;
+    if (after < before)
+      for (guint k = 0; k < f->p->len; k++)
+        g_array_index (f->p, Parameter, k).value = v[k];
   }
   return TRUE;
 }
@@ -647,15 +842,166 @@ write_config (const Fit *f, GString *o, double rms_pct)
       g_string_append_printf (o, "%*s%s:\n", (int) (2 * d), "", parts[d]);
     g_string_append_printf (o, "%*s%s: ", (int) (2 * (n - 1)), "", parts[n - 1]);
     value_text (o, p);
+    /* Where the value was set, not where its range is (PsAssumption.at). */
+    const PsKeyOrigin *from = ps_config_origin (f->base, p->a->key);
     g_string_append_printf (o, "   # fitted by pciesim fit %s within [%g, %g] (was %g at %s)\n", f->opt->path, p->a->lo,
-                            p->a->hi, p->file_value, p->a->at);
+                            p->a->hi, p->file_value, from && from->at ? from->at : p->a->at);
     g_strfreev (prev);
     prev = g_steal_pointer (&parts);
   }
 }
 
+static double
+residual_pct (const Measurement *m, double fitted)
+{
+  return (fitted - m->measured) / m->measured * 100;
+}
+
+static gboolean
+beyond_uncertainty (const Measurement *m, double fitted)
+{
+  return m->has_uncertainty && !(fabs (residual_pct (m, fitted)) <= m->uncertainty_pct);
+}
+
+static void
+fit_text (const Fit *f, GString *report, const double *fig, double rms, guint judged, guint off)
+{
+  g_string_append_printf (report, "fit of %s on %s: %u measurement%s, %u parameter%s (%u constrained), %u "
+                          "evaluations (NLopt Nelder-Mead; integers by a grid, then single steps; %u restart%s)\n\n",
+                          f->opt->path, f->base->path, f->m->len, f->m->len == 1 ? "" : "s", f->p->len,
+                          f->p->len == 1 ? "" : "s", f->n_free, f->evaluations, f->restarts,
+                          f->restarts == 1 ? "" : "s");
+  g_string_append (report, "measurement                                          metric                        "
+                           "measured      fitted   residual\n");
+  for (guint i = 0; i < f->m->len; i++) {
+    const Measurement *m = &g_array_index (f->m, Measurement, i);
+    g_string_append_printf (report, "%-52s %-28s %9.4g %11.4g %+9.2f%%", m->label, m->metric_node->value,
+                            m->measured, fig[i], residual_pct (m, fig[i]));
+    if (m->has_uncertainty)
+      g_string_append_printf (report, "  (±%g%%%s)", m->uncertainty_pct,
+                              beyond_uncertainty (m, fig[i]) ? ": DISAGREES" : "");
+    g_string_append_c (report, '\n');
+  }
+  g_string_append (report, "\nparameter                        range              file value      fitted   by the data\n");
+  for (guint k = 0; k < f->p->len; k++) {
+    const Parameter *p = &g_array_index (f->p, Parameter, k);
+    g_autofree char *range = g_strdup_printf ("[%g, %g]", p->a->lo, p->a->hi);
+    if (!p->constrained) {
+      g_string_append_printf (report, "%-32s %-18s %10g %11.6g   unconstrained: it moves no measured figure; file "
+                              "value kept\n", p->a->key, range, p->file_value, p->value);
+      continue;
+    }
+    g_autofree char *fits = g_strdup_printf ("%.6g to %.6g", p->fits_lo, p->fits_hi);
+    g_string_append_printf (report, "%-32s %-18s %10g %11.6g   constrained: %s fit as well%s\n", p->a->key, range,
+                            p->file_value, p->value, fits,
+                            p->fits_lo == p->a->lo || p->fits_hi == p->a->hi ? " (to the range's end: a plateau)"
+                                                                              : "");
+  }
+  if (f->n_free > f->m->len)
+    g_string_append_printf (report, "\n%u constrained parameters on %u measurement%s: the data fix at most %u "
+                            "combination%s of them; the values above are one of many that fit as well.\n", f->n_free,
+                            f->m->len, f->m->len == 1 ? "" : "s", f->m->len, f->m->len == 1 ? "" : "s");
+  if (f->n_free > 0)
+    g_string_append_printf (report, "\n\"fit as well\": each parameter fixed at a value and the others re-fitted "
+                            "(a profile), within %.1f percentage points of the fit's relative RMS error.\n", FIT_AS_WELL);
+  /* "Unconstrained" was judged at the file values, the fitted point and every restart's start (rescreen()). */
+  g_string_append_printf (report, "\nrelative RMS error %.3f%%\n", rms);
+  if (judged == 0)
+    g_string_append (report, "no measurement gives uncertainty_pct: whether the fit explains the data within their "
+                             "uncertainty is not judged\n");
+  else if (off == 0)
+    g_string_append_printf (report, "the fit explains the data: every one of the %u measurement%s with an "
+                            "uncertainty is within it\n", judged, judged == 1 ? "" : "s");
+  else {
+    g_string_append_printf (report, "the fit does NOT explain the data: %u of the %u measurement%s with an uncertainty "
+                            "disagree%s beyond it (contradictory, or out of the model's reach within the ranges):\n",
+                            off, judged, judged == 1 ? "" : "s", off == 1 ? "s" : "");
+    for (guint i = 0; i < f->m->len; i++) {
+      const Measurement *m = &g_array_index (f->m, Measurement, i);
+      if (beyond_uncertainty (m, fig[i]))
+        g_string_append_printf (report, "  %s:%d: %s %s measured %g, fitted %.4g (%+.2f%%, beyond ±%g%%)\n",
+                                m->at->origin, m->at->line, m->label, m->metric_node->value, m->measured, fig[i],
+                                residual_pct (m, fig[i]), m->uncertainty_pct);
+    }
+  }
+}
+
+/* The same as JSON: parameters (key, range, start, fitted, interval, constrained), measurements (set, metric,
+ * measured, fitted, residual), rms. */
+static void
+fit_json (const Fit *f, GString *report, const double *fig, double rms, guint judged, guint off)
+{
+  PsJson j;
+  ps_json_init (&j, report);
+  ps_json_object (&j, 2);
+  ps_json_int_member (&j, "schema", 1);
+  ps_json_string_member (&j, "file", f->opt->path);
+  ps_json_string_member (&j, "base", f->base->path);
+  ps_json_uint_member (&j, "evaluations", f->evaluations);
+  ps_json_uint_member (&j, "restarts", f->restarts);
+  ps_json_key (&j, "parameters");
+  ps_json_array (&j, 4 | PS_JSON_BREAK_EMPTY);
+  for (guint k = 0; k < f->p->len; k++) {
+    const Parameter *p = &g_array_index (f->p, Parameter, k);
+    ps_json_object (&j, 0);
+    ps_json_string_member (&j, "key", p->a->key);
+    ps_json_key (&j, "range");
+    ps_json_array (&j, 0);
+    ps_json_general (&j, p->a->lo, 15);
+    ps_json_general (&j, p->a->hi, 15);
+    ps_json_end (&j);
+    ps_json_key (&j, "start");
+    ps_json_general (&j, p->file_value, 15);
+    ps_json_key (&j, "fitted");
+    ps_json_general (&j, p->value, 15);
+    ps_json_key (&j, "interval");
+    if (p->constrained) {
+      ps_json_array (&j, 0);
+      ps_json_general (&j, p->fits_lo, 15);
+      ps_json_general (&j, p->fits_hi, 15);
+      ps_json_end (&j);
+    } else
+      ps_json_raw (&j, "null");
+    ps_json_bool_member (&j, "constrained", p->constrained);
+    ps_json_end (&j);
+  }
+  ps_json_end (&j);
+  ps_json_key (&j, "measurements");
+  ps_json_array (&j, 4 | PS_JSON_BREAK_EMPTY);
+  for (guint i = 0; i < f->m->len; i++) {
+    const Measurement *m = &g_array_index (f->m, Measurement, i);
+    ps_json_object (&j, 0);
+    ps_json_key (&j, "set");
+    ps_json_object (&j, 0);
+    for (guint s = 0; m->sets[s]; s++) {
+      const char *eq = strchr (m->sets[s], '=');
+      g_autofree char *key = g_strndup (m->sets[s], (gsize) (eq - m->sets[s]));
+      ps_json_string_member (&j, key, eq + 1);
+    }
+    ps_json_end (&j);
+    ps_json_string_member (&j, "metric", m->metric_node->value);
+    ps_json_key (&j, "measured");
+    ps_json_general (&j, m->measured, 15);
+    ps_json_key (&j, "fitted");
+    ps_json_general (&j, fig[i], 15);
+    ps_json_fixed_member (&j, "residual_pct", residual_pct (m, fig[i]), 3);
+    if (m->has_uncertainty) {
+      ps_json_key (&j, "uncertainty_pct");
+      ps_json_general (&j, m->uncertainty_pct, 15);
+      ps_json_bool_member (&j, "within_uncertainty", !beyond_uncertainty (m, fig[i]));
+    }
+    ps_json_end (&j);
+  }
+  ps_json_end (&j);
+  ps_json_fixed_member (&j, "rms_pct", rms, 3);
+  ps_json_uint_member (&j, "judged", judged);
+  ps_json_uint_member (&j, "disagree", off);
+  ps_json_end (&j);
+  g_string_append_c (report, '\n');
+}
+
 gboolean
-ps_fit_run (const PsFit *opt, GString *report, GError **error)
+ps_fit_run (const PsFit *opt, GString *report, gboolean *disagree, GError **error)
 {
   g_autoptr (YNode) root = ytree_load_file (opt->path, error);
   if (!root) {
@@ -665,12 +1011,16 @@ ps_fit_run (const PsFit *opt, GString *report, GError **error)
   }
   Fit f = { .opt = opt, .m = g_array_new (FALSE, TRUE, sizeof (Measurement)),
             .p = g_array_new (FALSE, TRUE, sizeof (Parameter)),
-            .cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free) };
+            .cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free),
+            .starts = g_array_new (FALSE, FALSE, sizeof (double)), .best_cost = HUGE_VAL };
   g_array_set_clear_func (f.m, measurement_clear);
   g_mutex_init (&f.first.lock);
   /* Every evaluation loads the base again with its values as --sets: its files are parsed once (ytree.h). */
   ytree_cache_begin ();
-  gboolean ok = load_file (&f, root, error) && screen (&f, error) && search (&f, error) && fits_as_well (&f, error);
+  gboolean ok = load_file (&f, root, error) && screen (&f, error) && search (&f, error) && rescreen (&f, error)
+                && fits_as_well (&f, error);
+  if (f.progress_at)
+    fputs ("\n", stderr);
   g_autofree double *v = g_new (double, f.p->len + 1);
   const double *fig = NULL;
   if (ok) {
@@ -684,41 +1034,19 @@ ps_fit_run (const PsFit *opt, GString *report, GError **error)
   ytree_cache_end ();
   if (ok) {
     double rms = rms_pct (&f, cost (&f, fig));
-    g_string_append_printf (report, "fit of %s on %s: %u measurement%s, %u parameter%s (%u constrained), %u "
-                            "evaluations (NLopt Nelder-Mead; integers by a grid, then single steps; %u restart%s)\n\n",
-                            opt->path, f.base->path, f.m->len, f.m->len == 1 ? "" : "s", f.p->len,
-                            f.p->len == 1 ? "" : "s", f.n_free, f.evaluations, f.restarts,
-                            f.restarts == 1 ? "" : "s");
-    g_string_append (report, "measurement                                          metric                        "
-                             "measured      fitted   residual\n");
+    /* Whether the fit explains the data: each measurement that says how far it may be off, against its residual. */
+    guint judged = 0, off = 0;
     for (guint i = 0; i < f.m->len; i++) {
       const Measurement *m = &g_array_index (f.m, Measurement, i);
-      g_string_append_printf (report, "%-52s %-28s %9.4g %11.4g %+9.2f%%\n", m->label, m->metric_node->value,
-                              m->measured, fig[i], (fig[i] - m->measured) / m->measured * 100);
+      judged += m->has_uncertainty;
+      off += m->has_uncertainty && !(fabs (fig[i] - m->measured) / m->measured * 100 <= m->uncertainty_pct);
     }
-    g_string_append (report, "\nparameter                        range              file value      fitted   by the data\n");
-    for (guint k = 0; k < f.p->len; k++) {
-      const Parameter *p = &g_array_index (f.p, Parameter, k);
-      g_autofree char *range = g_strdup_printf ("[%g, %g]", p->a->lo, p->a->hi);
-      if (!p->constrained) {
-        g_string_append_printf (report, "%-32s %-18s %10g %11.6g   unconstrained: it moves no measured figure; file "
-                                "value kept\n", p->a->key, range, p->file_value, p->value);
-        continue;
-      }
-      g_autofree char *fits = g_strdup_printf ("%.6g to %.6g", p->fits_lo, p->fits_hi);
-      g_string_append_printf (report, "%-32s %-18s %10g %11.6g   constrained: %s fit as well%s\n", p->a->key, range,
-                              p->file_value, p->value, fits,
-                              p->fits_lo == p->a->lo || p->fits_hi == p->a->hi ? " (to the range's end: a plateau)"
-                                                                                : "");
-    }
-    if (f.n_free > f.m->len)
-      g_string_append_printf (report, "\n%u constrained parameters on %u measurement%s: the data fix at most %u "
-                              "combination%s of them; the values above are one of many that fit as well.\n", f.n_free,
-                              f.m->len, f.m->len == 1 ? "" : "s", f.m->len, f.m->len == 1 ? "" : "s");
-    if (f.n_free > 0)
-      g_string_append_printf (report, "\n\"fit as well\": each parameter alone, the others at their fitted values, "
-                              "within %.1f percentage points of the fit's relative RMS error.\n", FIT_AS_WELL);
-    g_string_append_printf (report, "\nrelative RMS error %.3f%%\n", rms);
+    if (disagree)
+      *disagree = off > 0;
+    if (opt->format == PS_FORMAT_JSON)
+      fit_json (&f, report, fig, rms, judged, off);
+    else
+      fit_text (&f, report, fig, rms, judged, off);
     if (opt->output) {
       g_autoptr (GString) cfg = g_string_new (NULL);
       write_config (&f, cfg, rms);
@@ -731,6 +1059,7 @@ ps_fit_run (const PsFit *opt, GString *report, GError **error)
   g_array_unref (f.p);
   g_free (f.free_idx);
   g_hash_table_unref (f.cache);
+  g_array_unref (f.starts);
   ps_config_free (f.base);
   return ok;
 }

@@ -5,11 +5,14 @@
  * - FILE (YAML): `base:` a config (relative to FILE); `parameters:` (optional) keys of the base that carry a range
  *   (config.h PsAssumption), default every one; `measurements:` a non-empty list, each a mapping of an optional
  *   `set:` (config keys, nested or dotted, applied as --sets) and exactly one sweep metric (metrics.h) with its
- *   measured value (non-zero). Every mistake is a located PS_ERROR_DATA (exit 65): unknown keys, a parameter
+ *   measured value (positive, finite, at most 1e12) and an optional `uncertainty_pct:`. Every mistake is a located PS_ERROR_DATA (exit 65): unknown keys, a parameter
  *   without a range ("not fittable"), an empty list, an unknown metric, a metric of a mode or workload the
- *   measurement's config does not run.
- * - A parameter is constrained when moving it from its range's low to its high end (the others at their file
- *   values) moves at least one measured figure; an unconstrained one keeps its file value and is not written.
+ *   measurement's config does not run, a metric that is text or an interval's end, a parameter a measurement's
+ *   own set: fixes, the same set: and metric measured twice further apart than their uncertainties.
+ * - A parameter is constrained when moving it from its range's low to its high end moves at least one measured
+ *   figure with the others at their file values, at the fitted point or at a restart's start (issue #37: a
+ *   parameter can matter only where another has moved); one found so after the search joins it, which runs again
+ *   from the fitted point. An unconstrained one keeps its file value and is not written.
  * - The search: NLopt's Nelder-Mead simplex (derivative-free, bounded) over the constrained parameters scaled to
  *   [0, 1], from the file values, minimising the sum of squared relative errors; integer parameters are rounded at
  *   every evaluation (ps_config_snap()) and then improved one at a time over a geometric grid of their range and
@@ -17,11 +20,15 @@
  *   simplex runs again from there. While the relative RMS error stays above 0.1%, up to four restarts from a
  *   Latin-hypercube sample of the ranges drawn from the seed; the best fit wins. Deterministic: same file and
  *   seed, same result.
- * - Each constrained parameter's values that fit as well: the parameter alone, the others at their fitted values,
- *   within 0.1 percentage points of the fit's relative RMS error (probes towards each end of its range, then
- *   halving to the first that does not fit); an interval reaching a range's end is reported as a plateau.
+ * - Each constrained parameter's values that fit as well: a profile, the parameter fixed at each probe and the
+ *   other constrained ones re-fitted from their fitted values by a short simplex (where the probe does not fit
+ *   with them held), within 0.1 percentage points of the fit's relative RMS error (probes towards each end of its
+ *   range, then 8 halvings to the first that does not fit); an interval reaching a range's end is a plateau.
  * - Every evaluation runs each measurement's config (base, the measurement's sets, the parameters' values as
  *   --sets) through ps_sweep_parallel() on `jobs` threads.
+ * - Each measurement with an uncertainty_pct is judged at the fit: off by more than it, it is named and
+ *   *disagree is set (exit 1); the report says when none gives one that nothing was judged. The report is a table
+ *   or JSON (PsFit.format); a progress line goes to stderr while it runs when PsFit.progress.
  * - The output config includes the base (a path relative to the output) and sets each constrained parameter to its
  *   fitted value with a comment naming the fit; it is written atomically. The report (stdout) gives each
  *   measurement's residual and each parameter's value and whether the data constrain it.
@@ -31,11 +38,18 @@
 #include <glib.h>
 #include <stdint.h>
 
+#include "app/base/format.h"
+
 typedef struct {
   const char *path; /* the measurement file */
   const char *output; /* the fitted config; NULL = none written */
   uint64_t seed;
   int jobs;
+  PsFormat format; /* PS_FORMAT_TABLE (0) or PS_FORMAT_JSON */
+  gboolean progress; /* evaluations and the best error so far on stderr while it runs (a terminal, not --quiet) */
 } PsFit;
 
-gboolean ps_fit_run (const PsFit *fit, GString *report, GError **error);
+/* FALSE with `error` set when the file is wrong or a run fails. Otherwise TRUE, the report written and the fitted
+ * config with it; *disagree (may be NULL) is TRUE when a measurement with an uncertainty_pct is off by more than
+ * it at the fit (the report names each): the data are contradictory or out of the model's reach, exit 1. */
+gboolean ps_fit_run (const PsFit *fit, GString *report, gboolean *disagree, GError **error);

@@ -110,7 +110,7 @@ run_job (gpointer data, gpointer user)
 /* Running totals for the summary line. The theoretical formula's error is accumulated over the same figures so
  * the two means compare like with like. */
 typedef struct {
-  int counted, flagged, suspect, beyond, not_comparable;
+  int counted, flagged, suspect, beyond, accepted, not_comparable;
   const char *changed_by; /* the keys a --set changed, when that left figures not comparable */
   double sum_abs, max_abs, theo_sum_abs;
   const char *max_config, *max_figure; /* borrowed from the jobs, which outlive the rendering */
@@ -156,6 +156,10 @@ render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
         continue;
       const char *flag = "";
       double abs_err = fabs (f[k].error_pct);
+      /* A figure whose deviation the config accepts is held to its own tolerance (never below --tolerance). */
+      bool accepted = (j->cfg->published.accepted_figures & (1u << k)) != 0;
+      double tolerance = accepted ? MAX (j->cfg->published.accepted_tolerance_pct, v->tolerance_pct)
+                                  : v->tolerance_pct;
       /* A published figure above the protocol limit is a measurement artifact: report it, never score it. */
       if (f[k].above_limit) {
         flag = "above-protocol-limit";
@@ -175,9 +179,12 @@ render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
           s->max_figure = f[k].key;
         }
         /* An error exactly at the tolerance passes: "within 5%" includes 5.00%. */
-        if (abs_err > v->tolerance_pct) {
+        if (abs_err > tolerance) {
           s->beyond++;
           flag = "beyond-tolerance";
+        } else if (abs_err > v->tolerance_pct) {
+          s->accepted++;
+          flag = "accepted";
         }
       }
       /* The flag rides in the error cell in Markdown, where a column that is almost always empty would only widen
@@ -190,7 +197,8 @@ render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
         g_string_append_printf (o, " | %s | %.1f | %.1f | %+.1f%%%s | %.1f |\n", f[k].label, f[k].simulated,
                                 f[k].published, f[k].error_pct,
                                 f[k].above_limit ? " (flagged: published above protocol limit)"
-                                : *flag == 's'   ? " (suspect, left out)" : "",
+                                : *flag == 's'   ? " (suspect, left out)"
+                                : *flag == 'a'   ? " (accepted: its own tolerance)" : "",
                                 j->result.theoretical_mbps);
       } else if (csv) {
         ps_csv_cell (o, j->cfg->name);
@@ -212,6 +220,10 @@ render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
         /* The evidence travels with the mark, whether or not --strict counted the figure. */
         if (f[k].suspect)
           ps_json_string_member (&json, "suspect_reason", f[k].suspect_reason);
+        if (accepted) {
+          ps_json_fixed_member (&json, "tolerance_pct", tolerance, 2);
+          ps_json_string_member (&json, "accepted_reason", j->cfg->published.accepted_reason);
+        }
         ps_json_end (&json);
       } else
         g_string_append_printf (o, "%-20s %-20s %9.1f  %9.1f  %+6.1f%%  %11.1f  %s\n", j->cfg->name, f[k].label,
@@ -232,6 +244,7 @@ render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
     ps_json_fixed_member (&json, "mean_abs_error_pct", mean, 3);
     ps_json_fixed_member (&json, "max_abs_error_pct", s->max_abs, 3);
     ps_json_int_member (&json, "beyond_tolerance", s->beyond);
+    ps_json_int_member (&json, "accepted", s->accepted);
     ps_json_fixed_member (&json, "theoretical_mean_abs_error_pct", theo, 3);
     /* Added keys, present only when a --set left figures out, so an ordinary report keeps its bytes. */
     if (s->not_comparable) {
@@ -243,11 +256,11 @@ render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
     ps_json_end (&json);
   } else if (!csv) {
     g_string_append_printf (o, "%s%d figures (%d flagged and left out, %d of them suspect): mean |error| %.2f%%, "
-                               "max |error| %.2f%% (%s %s), %d beyond ±%g%%; the theoretical formula is %.2f%% off "
-                               "on average\n",
+                               "max |error| %.2f%% (%s %s), %d beyond ±%g%% or their own accepted tolerance (%d "
+                               "beyond ±%g%% within it); the theoretical formula is %.2f%% off on average\n",
                             md ? "\n" : "\n", s->counted, s->flagged, s->suspect, mean, s->max_abs,
                             s->max_config ? s->max_config : "-", s->max_figure ? s->max_figure : "", s->beyond,
-                            v->tolerance_pct, theo);
+                            v->tolerance_pct, s->accepted, v->tolerance_pct, theo);
     if (s->not_comparable)
       g_string_append_printf (o, "%d published figures not compared: config changed by --set %s\n",
                               s->not_comparable, s->changed_by);

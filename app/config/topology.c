@@ -3,8 +3,9 @@
  * The order of the checks is the order a reader fixes things in: each node on its own (its fields, its config),
  * then each link (its ends, their ports, its width), then the graph (a node no link names, a cycle), then the
  * flows (their ends and a path between them), and last whatever the flows did not already name: a part of the
- * graph with no way up to the root complex. Over 900 lines because it is that one reading order, every check
- * located at its node; the `pciesim keys` rows live in topology_fields.c. */
+ * graph with no way up to the root complex. The small readers every part
+ * uses are topology_read.c's, the paths through the tree topology_graph.c's, the flows topology_flows.c's, the
+ * `pciesim keys` rows topology_fields.c's. */
 #include "app/config/topology.h"
 
 #include <math.h>
@@ -12,6 +13,7 @@
 
 #include "app/base/error.h"
 #include "app/config/nodes.h"
+#include "app/config/topology_impl.h"
 
 /* The fields of a node and of a link entry; anything else in a node is a config section (ps_config_derive()), in a
  * link a link.* key of its own. */
@@ -21,18 +23,11 @@ static const char *const node_fields[] = { "type", "ports", "bars", "weights", "
  * hint try them. */
 static const char *const node_sections[] = { "link", "endpoint", "host", "dma", "switch", "benchmark", NULL };
 static const char *const link_fields[] = { "a", "b", "name", "a_rx_credits", "b_rx_credits", NULL };
-static const char *const flow_fields[] = { "name", "source", "target", "op", "bytes", "iterations", "start_ns",
-                                           "rate_mbps", "bar", "function", NULL };
-static const char *const op_words[] = { "write", "read", NULL };
 static const char *const credit_words[] = { "ph", "pd", "nph", "npd", "cplh", "cpld", NULL };
 
 /* An endpoint without bars: one 16 MB BAR0, room for the flows of the shipped configs (and 64 such endpoints
  * fit the 32-bit MMIO window). */
 #define DEFAULT_BAR_BYTES (UINT64_C (16) << 20)
-#define PAGE UINT64_C (4096)
-/* Host memory for flows' buffers (models/workloads/flow.h): 512 MB up to the 32-bit MMIO window, or 4 GB up to 1 TB. */
-#define HOST_ROOM_32 (UINT64_C (0xC0000000) - UINT64_C (0x20000000))
-#define HOST_ROOM_64 (UINT64_C (0x10000000000) - UINT64_C (0x100000000))
 
 gboolean
 ps_config_runs_flows (const PsConfig *cfg)
@@ -66,118 +61,12 @@ type_list (void)
   return g_string_free (s, FALSE);
 }
 
-/* --- small readers ------------------------------------------------------------------------------------------ */
-
-static gboolean
-want (const YNode *n, YNodeKind kind, const char *what, GError **error)
-{
-  if (n->kind == kind)
-    return TRUE;
-  ytree_error (error, PS_ERROR_DATA, n, "%s must be %s, not %s", what, ytree_kind_name (kind),
-               ytree_kind_name (n->kind));
-  return FALSE;
-}
-
-/* A plain decimal integer in [min, max]. */
-static gboolean
-read_int (const YNode *n, const char *what, int64_t min, int64_t max, int64_t *out, GError **error)
-{
-  gint64 v;
-  if (n->kind != YNODE_SCALAR || !n->plain || !g_ascii_string_to_signed (n->value, 10, min, max, &v, NULL)) {
-    ytree_error (error, PS_ERROR_DATA, n, "%s must be an integer from %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT
-                 "%s%s%s", what, min, max, n->kind == YNODE_SCALAR ? " (got '" : "",
-                 n->kind == YNODE_SCALAR ? n->value : "", n->kind == YNODE_SCALAR ? "')" : "");
-    return FALSE;
-  }
-  *out = v;
-  return TRUE;
-}
-
-static gboolean
-read_double (const YNode *n, const char *what, double min, double max, double *out, GError **error)
-{
-  char *end = NULL;
-  double v = n->kind == YNODE_SCALAR && n->plain ? g_ascii_strtod (n->value, &end) : NAN;
-  if (!end || end == n->value || *end || !isfinite (v) || v < min || v > max) {
-    ytree_error (error, PS_ERROR_DATA, n, "%s must be a number from %g to %g%s%s%s", what, min, max,
-                 n->kind == YNODE_SCALAR ? " (got '" : "", n->kind == YNODE_SCALAR ? n->value : "",
-                 n->kind == YNODE_SCALAR ? "')" : "");
-    return FALSE;
-  }
-  *out = v;
-  return TRUE;
-}
-
-static gboolean
-read_word (const YNode *n, const char *what, const char *const *words, int *out, GError **error)
-{
-  for (int i = 0; n->kind == YNODE_SCALAR && words[i]; i++)
-    if (strcmp (n->value, words[i]) == 0) {
-      *out = i;
-      return TRUE;
-    }
-  g_autofree char *list = g_strjoinv (", ", (char **) words);
-  const char *hint = n->kind == YNODE_SCALAR ? ps_closest (words, n->value, 3) : NULL;
-  ytree_error (error, PS_ERROR_DATA, n, "%s must be one of %s%s%s%s", what, list, hint ? " (did you mean '" : "",
-               hint ? hint : "", hint ? "'?)" : "");
-  return FALSE;
-}
-
-/* Names become report keys and metric names (FLOW_mbps): letters, digits, '_' and '-', at most 64. */
-static gboolean
-check_name (const YNode *n, const char *what, GError **error)
-{
-  gboolean ok = n->kind == YNODE_SCALAR && n->value[0] && strlen (n->value) <= 64;
-  for (const char *c = ok ? n->value : ""; *c && ok; c++)
-    ok = g_ascii_isalnum (*c) || *c == '_' || *c == '-';
-  if (!ok)
-    ytree_error (error, PS_ERROR_DATA, n, "%s must be a name of letters, digits, '_' and '-' (at most 64)", what);
-  return ok;
-}
-
-static gboolean
-unknown_key (const YNode *key, const char *where, const char *const *choices, GError **error)
-{
-  const char *hint = ps_closest (choices, key->value, 3);
-  ytree_error (error, PS_ERROR_DATA, key, "unknown key '%s' in %s%s%s%s", key->value, where,
-               hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
-  return FALSE;
-}
-
-static int
-find_node (const PsTopology *t, const char *name)
-{
-  for (guint i = 0; i < t->n_nodes; i++)
-    if (strcmp (t->nodes[i].name, name) == 0)
-      return (int) i;
-  return -1;
-}
-
-static gboolean
-no_such_node (const PsTopology *t, const YNode *n, const char *name, GError **error)
-{
-  g_autofree const char **names = g_new0 (const char *, t->n_nodes + 1);
-  for (guint i = 0; i < t->n_nodes; i++)
-    names[i] = t->nodes[i].name;
-  const char *hint = ps_closest (names, name, 3);
-  ytree_error (error, PS_ERROR_DATA, n, "unknown node '%s'%s%s%s", name, hint ? " (did you mean '" : "",
-               hint ? hint : "", hint ? "'?)" : "");
-  return FALSE;
-}
-
-/* The config that holds a node's values: its own, or the file's when it adds nothing. */
-static const PsConfig *
-node_cfg (const PsConfig *file, const PsNode *n)
-{
-  return n->cfg ? n->cfg : file;
-}
-
 /* --- nodes --------------------------------------------------------------------------------------------------- */
 
 static gboolean
 parse_bars (PsNode *node, const YNode *v, GError **error)
 {
-  if (!want (v, YNODE_SEQ, "bars", error))
+  if (!topo_want (v, YNODE_SEQ, "bars", error))
     return FALSE;
   if (v->items->len > PS_TOPOLOGY_MAX_BARS) {
     ytree_error (error, PS_ERROR_DATA, v, "bars lists %u BARs: a function has at most %u", v->items->len,
@@ -191,7 +80,7 @@ parse_bars (PsNode *node, const YNode *v, GError **error)
       for (guint k = 0; k < b->keys->len; k++) {
         const YNode *key = b->keys->pdata[k];
         if (strcmp (key->value, "bytes") && strcmp (key->value, "bits"))
-          return unknown_key (key, "a BAR", (const char *const[]) { "bytes", "bits", NULL }, error);
+          return topo_unknown_key (key, "a BAR", (const char *const[]) { "bytes", "bits", NULL }, error);
       }
       bytes = ytree_map_get (b, "bytes");
       const YNode *bn = ytree_map_get (b, "bits");
@@ -206,7 +95,7 @@ parse_bars (PsNode *node, const YNode *v, GError **error)
       bits = bn && strcmp (bn->value, "64") == 0 ? 64 : 32;
     }
     /* A memory BAR is a power of two of at least 128 bytes (spec §7.5.1.2.1); 0 leaves it unimplemented. */
-    if (!read_int (bytes, "a BAR's size in bytes", 0, INT64_C (1) << 40, &size, error))
+    if (!topo_read_int (bytes, "a BAR's size in bytes", 0, INT64_C (1) << 40, &size, error))
       return FALSE;
     if (size != 0 && (size < 128 || (size & (size - 1)))) {
       ytree_error (error, PS_ERROR_DATA, bytes, "a BAR is a power of two of at least 128 bytes, or 0 for none (got %"
@@ -219,85 +108,71 @@ parse_bars (PsNode *node, const YNode *v, GError **error)
   return TRUE;
 }
 
+/* One key of a node's mapping: a field of its kind, a node field (include and assumptions go to the node's
+ * overlay with its sections' keys), or a section; anything else is refused with where it belongs. */
 static gboolean
-parse_node (const PsConfig *file, PsTopology *t, PsNode *node, const YNode *key, const YNode *v, GError **error)
+node_key (PsNode *node, const PsNodeKind *kind, YNode *overlay, const YNode *k, const YNode *val, GError **error)
 {
-  if (!check_name (key, "a node's name", error) || !want (v, YNODE_MAP, "a node", error))
-    return FALSE;
-  node->name = g_strdup (key->value);
-  node->up_link = -1;
-  const YNode *type = ytree_map_get (v, "type");
-  int ty;
-  if (!type) {
-    g_autofree char *types = type_list ();
-    ytree_error (error, PS_ERROR_DATA, v, "node %s needs a type: %s", node->name, types);
-    return FALSE;
-  }
-  if (!read_word (type, "type", ps_node_kind_words (), &ty, error))
-    return FALSE;
-  node->kind = (guint) ty;
-  const PsNodeKind *kind = ps_node_kind (node->kind);
-  node->type = kind->role;
-  for (guint i = 0; i < kind->n_fields; i++)
-    node->field[i] = kind->fields[i].dflt;
-  node->bar_bytes[0] = node->type == PS_NODE_ENDPOINT ? DEFAULT_BAR_BYTES : 0;
-  node->functions = 1;
-  g_autoptr (YNode) overlay = ytree_map_new (v->origin, v->line, v->col);
-  for (guint i = 0; i < v->keys->len; i++) {
-    const YNode *k = v->keys->pdata[i], *val = v->items->pdata[i];
-    guint f = 0;
-    while (f < kind->n_fields && strcmp (kind->fields[f].name, k->value) != 0)
-      f++;
-    if (f < kind->n_fields) {
-      if (!read_double (val, k->value, kind->fields[f].min, kind->fields[f].max, &node->field[f], error))
-        return FALSE;
-      node->fields_given |= 1u << f;
-      continue;
-    }
-    if (g_strv_contains (node_fields, k->value)) {
-      /* A node that is no switch reads no switch key: a range of one would vary nothing (issue #37). */
-      if (strcmp (k->value, "assumptions") == 0 && node->type != PS_NODE_SWITCH && val->kind == YNODE_MAP)
-        for (guint r = 0; r < val->keys->len; r++) {
-          const YNode *rk = val->keys->pdata[r];
-          if (g_str_has_prefix (rk->value, "switch.")) {
-            ytree_error (error, PS_ERROR_DATA, rk, "assumptions: %s is a switch's key, and %s is %s %s: nothing it "
-                         "runs reads it", rk->value, node->name, strchr ("aeiou", kind->type[0]) ? "an" : "a",
-                         kind->type);
-            return FALSE;
-          }
-        }
-      /* The node's own ranges go with its keys (ps_config_derive() keeps them, load.c lists them). */
-      if (strcmp (k->value, "include") == 0 || strcmp (k->value, "assumptions") == 0)
-        ytree_map_set (overlay, k->value, ytree_copy (val), k);
-      continue;
-    }
-    if (strcmp (k->value, "switch") == 0 && node->type != PS_NODE_SWITCH) {
-      ytree_error (error, PS_ERROR_DATA, k, "switch: only a switch node has switch keys (%s is %s %s): they would "
-                   "be read by nothing", node->name, strchr ("aeiou", kind->type[0]) ? "an" : "a", kind->type);
+  guint f = 0;
+  while (f < kind->n_fields && strcmp (kind->fields[f].name, k->value) != 0)
+    f++;
+  if (f < kind->n_fields) {
+    if (!topo_read_double (val, k->value, kind->fields[f].min, kind->fields[f].max, &node->field[f], error))
       return FALSE;
-    }
-    if (!ps_config_is_section (k->value) || strcmp (k->value, "published") == 0) {
-      /* A key of a section written without it (`lanes: 4` for `link: {lanes: 4}`): say where it belongs. */
-      for (const char *const *sec = node_sections; *sec; sec++) {
-        g_autofree char *path = g_strconcat (*sec, ".", k->value, NULL);
-        if (ps_config_key_exists (path)) {
-          ytree_error (error, PS_ERROR_DATA, k, "unknown key '%s' in a node (did you mean '%s: {%s: …}'?)",
-                       k->value, *sec, k->value);
+    node->fields_given |= 1u << f;
+    return TRUE;
+  }
+  if (g_strv_contains (node_fields, k->value)) {
+    /* A node that is no switch reads no switch key: a range of one would vary nothing (issue #37). */
+    if (strcmp (k->value, "assumptions") == 0 && node->type != PS_NODE_SWITCH && val->kind == YNODE_MAP)
+      for (guint r = 0; r < val->keys->len; r++) {
+        const YNode *rk = val->keys->pdata[r];
+        if (g_str_has_prefix (rk->value, "switch.")) {
+          ytree_error (error, PS_ERROR_DATA, rk, "assumptions: %s is a switch's key, and %s is %s %s: nothing it "
+                       "runs reads it", rk->value, node->name, strchr ("aeiou", kind->type[0]) ? "an" : "a",
+                       kind->type);
           return FALSE;
         }
       }
-      /* The choices a misspelt key is compared with: the node's fields, then its sections. */
-      const char *choices[G_N_ELEMENTS (node_fields) + G_N_ELEMENTS (node_sections) - 1];
-      guint nc = 0;
-      for (const char *const *c = node_fields; *c; c++)
-        choices[nc++] = *c;
-      for (const char *const *c = node_sections; *c; c++)
-        choices[nc++] = *c;
-      choices[nc] = NULL;
-      return unknown_key (k, "a node", choices, error);
-    }
-    ytree_map_set (overlay, k->value, ytree_copy (val), k);
+    /* The node's own ranges go with its keys (ps_config_derive() keeps them, load.c lists them). */
+    if (strcmp (k->value, "include") == 0 || strcmp (k->value, "assumptions") == 0)
+      ytree_map_set (overlay, k->value, ytree_copy (val), k);
+    return TRUE;
   }
+  if (strcmp (k->value, "switch") == 0 && node->type != PS_NODE_SWITCH) {
+    ytree_error (error, PS_ERROR_DATA, k, "switch: only a switch node has switch keys (%s is %s %s): they would "
+                 "be read by nothing", node->name, strchr ("aeiou", kind->type[0]) ? "an" : "a", kind->type);
+    return FALSE;
+  }
+  if (!ps_config_is_section (k->value) || strcmp (k->value, "published") == 0) {
+    /* A key of a section written without it (`lanes: 4` for `link: {lanes: 4}`): say where it belongs. */
+    for (const char *const *sec = node_sections; *sec; sec++) {
+      g_autofree char *path = g_strconcat (*sec, ".", k->value, NULL);
+      if (ps_config_key_exists (path)) {
+        ytree_error (error, PS_ERROR_DATA, k, "unknown key '%s' in a node (did you mean '%s: {%s: …}'?)",
+                     k->value, *sec, k->value);
+        return FALSE;
+      }
+    }
+    /* The choices a misspelt key is compared with: the node's fields, then its sections. */
+    const char *choices[G_N_ELEMENTS (node_fields) + G_N_ELEMENTS (node_sections) - 1];
+    guint nc = 0;
+    for (const char *const *c = node_fields; *c; c++)
+      choices[nc++] = *c;
+    for (const char *const *c = node_sections; *c; c++)
+      choices[nc++] = *c;
+    choices[nc] = NULL;
+    return topo_unknown_key (k, "a node", choices, error);
+  }
+  ytree_map_set (overlay, k->value, ytree_copy (val), k);
+  return TRUE;
+}
+
+/* What a node's mapping says of its shape beyond its keys: ports, BARs, functions and a switch's weights, each
+ * only on the kinds that have them. */
+static gboolean
+node_shape (PsNode *node, const PsNodeKind *kind, const YNode *v, GError **error)
+{
   const YNode *n;
   if ((n = ytree_map_get (v, "ports"))) {
     int64_t ports;
@@ -305,7 +180,7 @@ parse_node (const PsConfig *file, PsTopology *t, PsNode *node, const YNode *key,
       ytree_error (error, PS_ERROR_DATA, n, "ports: an endpoint has one port, towards the root complex");
       return FALSE;
     }
-    if (!read_int (n, "ports", node->type == PS_NODE_SWITCH ? 2 : 1, 64, &ports, error))
+    if (!topo_read_int (n, "ports", node->type == PS_NODE_SWITCH ? 2 : 1, 64, &ports, error))
       return FALSE;
     node->ports = (uint32_t) ports;
   }
@@ -328,7 +203,7 @@ parse_node (const PsConfig *file, PsTopology *t, PsNode *node, const YNode *key,
                    node->name, kind->type);
       return FALSE;
     }
-    if (!read_int (n, "functions", 1, FABRIC_MAX_FUNCTIONS, &fns, error))
+    if (!topo_read_int (n, "functions", 1, FABRIC_MAX_FUNCTIONS, &fns, error))
       return FALSE;
     node->functions = (uint32_t) fns;
   }
@@ -337,16 +212,48 @@ parse_node (const PsConfig *file, PsTopology *t, PsNode *node, const YNode *key,
       ytree_error (error, PS_ERROR_DATA, n, "weights: only a switch arbitrates among ports");
       return FALSE;
     }
-    if (!want (n, YNODE_SEQ, "weights", error))
+    if (!topo_want (n, YNODE_SEQ, "weights", error))
       return FALSE;
     node->weights = g_new0 (uint32_t, 64);
     for (guint i = 0; i < n->items->len && i < 64; i++) {
       int64_t w;
-      if (!read_int (n->items->pdata[i], "a port's weight", 1, 255, &w, error))
+      if (!topo_read_int (n->items->pdata[i], "a port's weight", 1, 255, &w, error))
         return FALSE;
       node->weights[i] = (uint32_t) w;
     }
   }
+  return TRUE;
+}
+
+static gboolean
+parse_node (const PsConfig *file, PsTopology *t, PsNode *node, const YNode *key, const YNode *v, GError **error)
+{
+  if (!topo_check_name (key, "a node's name", error) || !topo_want (v, YNODE_MAP, "a node", error))
+    return FALSE;
+  node->name = g_strdup (key->value);
+  node->up_link = -1;
+  const YNode *type = ytree_map_get (v, "type");
+  int ty;
+  if (!type) {
+    g_autofree char *types = type_list ();
+    ytree_error (error, PS_ERROR_DATA, v, "node %s needs a type: %s", node->name, types);
+    return FALSE;
+  }
+  if (!topo_read_word (type, "type", ps_node_kind_words (), &ty, error))
+    return FALSE;
+  node->kind = (guint) ty;
+  const PsNodeKind *kind = ps_node_kind (node->kind);
+  node->type = kind->role;
+  for (guint i = 0; i < kind->n_fields; i++)
+    node->field[i] = kind->fields[i].dflt;
+  node->bar_bytes[0] = node->type == PS_NODE_ENDPOINT ? DEFAULT_BAR_BYTES : 0;
+  node->functions = 1;
+  g_autoptr (YNode) overlay = ytree_map_new (v->origin, v->line, v->col);
+  for (guint i = 0; i < v->keys->len; i++)
+    if (!node_key (node, kind, overlay, v->keys->pdata[i], v->items->pdata[i], error))
+      return FALSE;
+  if (!node_shape (node, kind, v, error))
+    return FALSE;
   /* A node that adds nothing to the file's keys uses the file's config as it is. */
   if (overlay->keys->len > 0) {
     node->cfg = ps_config_derive (file, overlay, error);
@@ -362,7 +269,7 @@ parse_node (const PsConfig *file, PsTopology *t, PsNode *node, const YNode *key,
 static gboolean
 parse_end (const PsTopology *t, const YNode *n, int *node, int64_t *port, GError **error)
 {
-  if (!want (n, YNODE_SCALAR, "a link's end", error))
+  if (!topo_want (n, YNODE_SCALAR, "a link's end", error))
     return FALSE;
   g_autofree char *name = g_strdup (n->value);
   char *dot = strrchr (name, '.');
@@ -376,14 +283,14 @@ parse_end (const PsTopology *t, const YNode *n, int *node, int64_t *port, GError
     }
     *port = p;
   }
-  *node = find_node (t, name);
-  return *node >= 0 || no_such_node (t, n, name, error);
+  *node = topo_find_node (t, name);
+  return *node >= 0 || topo_no_such_node (t, n, name, error);
 }
 
 static gboolean
 parse_credits (const YNode *v, PsCredits *c, GError **error)
 {
-  if (!want (v, YNODE_MAP, "rx_credits", error))
+  if (!topo_want (v, YNODE_MAP, "rx_credits", error))
     return FALSE;
   int64_t *field[] = { &c->ph, &c->pd, &c->nph, &c->npd, &c->cplh, &c->cpld };
   for (guint i = 0; i < v->keys->len; i++) {
@@ -393,9 +300,9 @@ parse_credits (const YNode *v, PsCredits *c, GError **error)
       if (strcmp (credit_words[j], k->value) == 0)
         w = j;
     if (w < 0)
-      return unknown_key (k, "rx_credits", credit_words, error);
+      return topo_unknown_key (k, "rx_credits", credit_words, error);
     /* The ranges of the config's credit keys (config_keys.c): scaled flow control's largest advertisements. */
-    if (!read_int (v->items->pdata[i], k->value, 0, w % 2 ? 32752 : 2032, field[w], error))
+    if (!topo_read_int (v->items->pdata[i], k->value, 0, w % 2 ? 32752 : 2032, field[w], error))
       return FALSE;
   }
   return TRUE;
@@ -406,7 +313,7 @@ parse_credits (const YNode *v, PsCredits *c, GError **error)
 static const PsCredits *
 node_credits (const PsConfig *file, const PsNode *n)
 {
-  const PsConfig *c = node_cfg (file, n);
+  const PsConfig *c = topo_node_cfg (file, n);
   return n->type == PS_NODE_ROOT_COMPLEX ? &c->host.rx_credits
          : n->type == PS_NODE_SWITCH     ? &c->sw.rx_credits
                                          : &c->endpoint.rx_credits;
@@ -424,7 +331,7 @@ check_link_credits (const PsConfig *file, const PsTopology *t, const PsLink *l, 
   const PsConfig *lc = l->cfg ? l->cfg : file;
   int64_t mps = lc->link.max_payload, mrrs = MAX (lc->link.max_read_request, file->link.max_read_request);
   for (guint i = 0; i < t->n_nodes; i++)
-    mrrs = MAX (mrrs, node_cfg (file, &t->nodes[i])->link.max_read_request);
+    mrrs = MAX (mrrs, topo_node_cfg (file, &t->nodes[i])->link.max_read_request);
   for (int end = 0; end < 2; end++) {
     const PsNode *n = &t->nodes[end ? l->b : l->a];
     const PsCredits *c = l->has_credits[end] ? &l->credits[end] : node_credits (file, n);
@@ -525,7 +432,7 @@ static gboolean
 train (const PsConfig *file, PsTopology *t, PsLink *l, const YNode *entry, GError **error)
 {
   const PsNode *a = &t->nodes[l->a], *b = &t->nodes[l->b];
-  const PsConfig *ca = node_cfg (file, a), *cb = node_cfg (file, b);
+  const PsConfig *ca = topo_node_cfg (file, a), *cb = topo_node_cfg (file, b);
   const struct {
     const char *key, *unit;
     int64_t ea, eb, *out, given;
@@ -569,7 +476,7 @@ parse_link (const PsConfig *file, PsTopology *t, guint li, const YNode *e, uint3
           if (g_str_has_prefix (*key, "link."))
             g_ptr_array_add (choices, (gpointer) (*key + 5));
         g_ptr_array_add (choices, NULL);
-        return unknown_key (k, "a link", (const char *const *) choices->pdata, error);
+        return topo_unknown_key (k, "a link", (const char *const *) choices->pdata, error);
       }
     }
     an = ytree_map_get (e, "a");
@@ -594,7 +501,7 @@ parse_link (const PsConfig *file, PsTopology *t, guint li, const YNode *e, uint3
   l->a = (guint) a;
   l->b = (guint) b;
   const YNode *name = e->kind == YNODE_MAP ? ytree_map_get (e, "name") : NULL;
-  if (name && !check_name (name, "a link's name", error))
+  if (name && !topo_check_name (name, "a link's name", error))
     return FALSE;
   l->name = name ? g_strdup (name->value) : g_strdup_printf ("%s-%s", t->nodes[a].name, t->nodes[b].name);
   if (!take_port (t, li, an, a, ap, TRUE, used, error) || !take_port (t, li, bn, b, bp, FALSE, used, error))
@@ -628,14 +535,6 @@ parse_link (const PsConfig *file, PsTopology *t, guint li, const YNode *e, uint3
 
 /* --- the graph ------------------------------------------------------------------------------------------------ */
 
-/* The topmost node above `n` by upstream links: the root complex for a node that hangs below it. */
-static guint
-top_of (const PsTopology *t, guint n)
-{
-  for (guint steps = 0; t->nodes[n].up_link >= 0 && steps <= t->n_nodes; steps++)
-    n = t->links[t->nodes[n].up_link].a;
-  return n;
-}
 
 static gboolean
 check_graph (PsTopology *t, const YNode *nodes, GError **error)
@@ -669,208 +568,6 @@ check_graph (PsTopology *t, const YNode *nodes, GError **error)
   return TRUE;
 }
 
-guint
-ps_topology_path (const PsTopology *t, guint from, guint to, guint *links)
-{
-  /* Up from `from` to the first node that is `to` or above it, then down to `to` (its upward path reversed). */
-  guint up[PS_TOPOLOGY_MAX_NODES], n_up = 0, down[PS_TOPOLOGY_MAX_NODES], n_down = 0;
-  for (guint x = to; t->nodes[x].up_link >= 0 && n_down < PS_TOPOLOGY_MAX_NODES; x = t->links[t->nodes[x].up_link].a)
-    down[n_down++] = (guint) t->nodes[x].up_link;
-  guint x = from;
-  for (;;) {
-    guint k = 0;
-    gboolean above_to = x == to;
-    for (k = 0; k < n_down && !above_to; k++)
-      above_to = t->links[down[k]].a == x;
-    if (above_to) {
-      n_down = x == to ? 0 : k;
-      break;
-    }
-    if (t->nodes[x].up_link < 0)
-      break;
-    up[n_up++] = (guint) t->nodes[x].up_link;
-    x = t->links[t->nodes[x].up_link].a;
-  }
-  guint n = 0;
-  for (guint k = 0; k < n_up; k++)
-    links[n++] = up[k];
-  for (guint k = n_down; k > 0; k--)
-    links[n++] = down[k - 1];
-  return n;
-}
-
-/* --- flows --------------------------------------------------------------------------------------------------- */
-
-/* A TLP with more payload than a link's Max_Payload_Size is malformed at that link's receiver (spec §2.2.2), and a
- * switch forwards TLPs as they are: a flow's writes carry the MPS of the source's link, a read's completions the
- * MPS of the completer's link (models/workloads/flow.c, host.c, endpoint.c), so every link between them needs at least that
- * MPS. Refused at the flow, naming the link. */
-static gboolean
-check_flow_mps (const PsConfig *file, const PsTopology *t, const PsFlow *f, const YNode *e, GError **error)
-{
-  guint path[PS_TOPOLOGY_MAX_NODES];
-  guint n = ps_topology_path (t, f->source, f->target, path);
-  if (n == 0)
-    return TRUE;
-  const PsLink *from = &t->links[path[f->op == PS_FLOW_WRITE ? 0 : n - 1]];
-  int64_t tlp = (from->cfg ? from->cfg : file)->link.max_payload;
-  for (guint k = 0; k < n; k++) {
-    const PsLink *l = &t->links[path[k]];
-    int64_t mps = (l->cfg ? l->cfg : file)->link.max_payload;
-    if (mps >= tlp)
-      continue;
-    ytree_error (error, PS_ERROR_DATA, e, "flow %s: its %s carry up to %" G_GINT64_FORMAT " bytes (link.max_payload "
-                 "of link %s) but link %s on its path has link.max_payload %" G_GINT64_FORMAT ": a TLP larger than a "
-                 "link's Max_Payload_Size is malformed (spec §2.2.2); give the links of a path one max_payload",
-                 f->name, f->op == PS_FLOW_WRITE ? "writes" : "read completions", tlp, from->name, l->name, mps);
-    return FALSE;
-  }
-  return TRUE;
-}
-
-static gboolean
-parse_flow (const PsConfig *file, PsTopology *t, guint fi, const YNode *e, GError **error)
-{
-  PsFlow *f = &t->flows[fi];
-  if (!want (e, YNODE_MAP, "a flow", error))
-    return FALSE;
-  for (guint i = 0; i < e->keys->len; i++) {
-    const YNode *k = e->keys->pdata[i];
-    if (!g_strv_contains (flow_fields, k->value))
-      return unknown_key (k, "a flow", flow_fields, error);
-  }
-  const char *required[] = { "name", "source", "target", "bytes" };
-  for (guint i = 0; i < G_N_ELEMENTS (required); i++)
-    if (!ytree_map_get (e, required[i])) {
-      ytree_error (error, PS_ERROR_DATA, e, "a flow needs %s (name, source, target and bytes are required)",
-                   required[i]);
-      return FALSE;
-    }
-  const YNode *nm = ytree_map_get (e, "name"), *sn = ytree_map_get (e, "source"), *tn = ytree_map_get (e, "target");
-  if (!check_name (nm, "a flow's name", error))
-    return FALSE;
-  for (guint i = 0; i < fi; i++)
-    if (strcmp (t->flows[i].name, nm->value) == 0) {
-      ytree_error (error, PS_ERROR_DATA, nm, "two flows are named %s", nm->value);
-      return FALSE;
-    }
-  f->name = g_strdup (nm->value);
-  int src, dst;
-  if (!want (sn, YNODE_SCALAR, "source", error) || !want (tn, YNODE_SCALAR, "target", error))
-    return FALSE;
-  if ((src = find_node (t, sn->value)) < 0)
-    return no_such_node (t, sn, sn->value, error);
-  if ((dst = find_node (t, tn->value)) < 0)
-    return no_such_node (t, tn, tn->value, error);
-  f->source = (guint) src;
-  f->target = (guint) dst;
-  const PsNode *s = &t->nodes[src], *d = &t->nodes[dst];
-  int op = PS_FLOW_WRITE;
-  int64_t bar = 0, iterations = 1;
-  const YNode *n;
-  if ((n = ytree_map_get (e, "op")) && !read_word (n, "op", op_words, &op, error))
-    return FALSE;
-  f->op = (PsFlowOp) op;
-  if ((n = ytree_map_get (e, "bar")) && !read_int (n, "bar", 0, PS_TOPOLOGY_MAX_BARS - 1, &bar, error))
-    return FALSE;
-  f->bar = (guint) bar;
-  const YNode *bn = ytree_map_get (e, "bytes");
-  if (!read_int (bn, "bytes", 4, INT64_C (1) << 40, &f->bytes, error))
-    return FALSE;
-  if (f->bytes % 4) {
-    ytree_error (error, PS_ERROR_DATA, bn, "bytes must be whole DWs, a multiple of 4 (got %" G_GINT64_FORMAT ")",
-                 f->bytes);
-    return FALSE;
-  }
-  if ((n = ytree_map_get (e, "iterations")) && !read_int (n, "iterations", 1, 1000000, &iterations, error))
-    return FALSE;
-  f->iterations = iterations;
-  if ((n = ytree_map_get (e, "start_ns")) && !read_double (n, "start_ns", 0, 1e12, &f->start_ns, error))
-    return FALSE;
-  if ((n = ytree_map_get (e, "rate_mbps")) && !read_double (n, "rate_mbps", 0, 1e6, &f->rate_mbps, error))
-    return FALSE;
-  if (!ps_node_kind (s->kind)->requests) {
-    ytree_error (error, PS_ERROR_DATA, sn, "flow %s: its source %s is a %s; a flow's requests come from an "
-                 "endpoint", f->name, s->name, ps_node_kind (s->kind)->type);
-    return FALSE;
-  }
-  int64_t fn = 0;
-  if ((n = ytree_map_get (e, "function"))) {
-    if (!read_int (n, "function", 0, FABRIC_MAX_FUNCTIONS - 1, &fn, error))
-      return FALSE;
-    if (fn >= s->functions) {
-      ytree_error (error, PS_ERROR_DATA, n, "flow %s: %s has no function %" G_GINT64_FORMAT ": it has %u (functions: "
-                   "%u, numbered from 0)", f->name, s->name, fn, s->functions, s->functions);
-      return FALSE;
-    }
-  }
-  f->function = (uint32_t) fn;
-  if (src == dst) {
-    ytree_error (error, PS_ERROR_DATA, tn, "flow %s: source and target are both %s", f->name, s->name);
-    return FALSE;
-  }
-  if (d->type == PS_NODE_SWITCH || (d->type == PS_NODE_ENDPOINT && d->bar_bytes[f->bar] == 0)) {
-    ytree_error (error, PS_ERROR_DATA, tn, "flow %s: %s has no BAR%u to take a peer-to-peer %s (a flow's target is "
-                 "host memory, the root complex, or an endpoint's BAR)", f->name, d->name, f->bar,
-                 f->op == PS_FLOW_WRITE ? "write" : "read");
-    return FALSE;
-  }
-  guint ts = top_of (t, (guint) src), td = top_of (t, (guint) dst);
-  if (ts != t->root || td != t->root) {
-    guint off = ts != t->root ? ts : td;
-    ytree_error (error, PS_ERROR_DATA, ts != t->root ? sn : tn, "flow %s: no path from %s to %s: %s hangs below %s, "
-                 "which has no link towards the root complex %s", f->name, s->name, d->name,
-                 ts != t->root ? s->name : d->name, t->nodes[off].name, t->nodes[t->root].name);
-    return FALSE;
-  }
-  /* The buffers of the flows that share a memory lie side by side, 4 KB aligned (models/workloads/flow.h). */
-  uint64_t need = 0, room;
-  const char *where;
-  gboolean addr64 = node_cfg (file, s)->link.address_bits == 64;
-  for (guint i = 0; i <= fi; i++) {
-    const PsFlow *g = &t->flows[i];
-    gboolean same = d->type == PS_NODE_ROOT_COMPLEX
-                        ? g->target == f->target && (node_cfg (file, &t->nodes[g->source])->link.address_bits == 64)
-                                                        == addr64
-                        : g->target == f->target && g->bar == f->bar;
-    if (same)
-      need += ((uint64_t) g->bytes + PAGE - 1) & ~(PAGE - 1);
-  }
-  if (d->type == PS_NODE_ROOT_COMPLEX) {
-    room = addr64 ? HOST_ROOM_64 : HOST_ROOM_32;
-    where = addr64 ? "host memory from 4 GB to 1 TB" : "host memory from 512 MB to the MMIO window";
-  } else {
-    room = d->bar_bytes[f->bar];
-    where = "the BAR";
-  }
-  if (need > room) {
-    g_autofree char *bar_name = d->type == PS_NODE_ENDPOINT ? g_strdup_printf (" BAR%u", f->bar) : g_strdup ("");
-    ytree_error (error, PS_ERROR_DATA, bn, "flow %s: the flows into %s%s need %" G_GUINT64_FORMAT " bytes (4 KB "
-                 "aligned), more than the %" G_GUINT64_FORMAT " of %s", f->name, d->name, bar_name, need, room, where);
-    return FALSE;
-  }
-  if (f->op == PS_FLOW_READ && s->up_link >= 0) {
-    /* Each read flow of a source function holds endpoint.tags tags of its own, so its completions are told apart by
-     * requester ID and tag (models/workloads/flow.c); together they must fit the tags the source's link carries
-     * (link_tags_max(): 14-bit tags in flit mode, 15,360 usable, else 10-bit ones, 768 usable, spec §2.2.6.2), per
-     * function: each function of a device is a requester with tags of its own. The flow model refuses the same
-     * (models/workloads/flow.c), but without the node's place in the file. */
-    const PsLink *up = &t->links[s->up_link];
-    int64_t tags = 0;
-    int64_t max = (up->cfg ? up->cfg : file)->link.flit_mode || up->gen == 6 ? LINK_TAGS_14BIT : LINK_TAGS_10BIT;
-    for (guint i = 0; i <= fi; i++)
-      if (t->flows[i].op == PS_FLOW_READ && t->flows[i].source == f->source && t->flows[i].function == f->function)
-        tags += node_cfg (file, s)->endpoint.tags;
-    if (tags > max) {
-      ytree_error (error, PS_ERROR_DATA, ytree_map_get (e, "op"), "flow %s: %s's read flows take %" G_GINT64_FORMAT
-                   " tags (endpoint.tags %" G_GINT64_FORMAT " each, every read flow its own), more than the %"
-                   G_GINT64_FORMAT " its link %s carries: lower endpoint.tags of %s", f->name, s->name, tags,
-                   node_cfg (file, s)->endpoint.tags, max, up->name, s->name);
-      return FALSE;
-    }
-  }
-  return check_flow_mps (file, t, f, e, error);
-}
 
 /* --- the whole ----------------------------------------------------------------------------------------------- */
 
@@ -922,12 +619,12 @@ check_error_forwarding (const PsConfig *file, const PsTopology *t, const YNode *
 PsTopology *
 ps_topology_parse (const PsConfig *file, const YNode *topology, const YNode *flows, GError **error)
 {
-  if (!want (topology, YNODE_MAP, "topology", error))
+  if (!topo_want (topology, YNODE_MAP, "topology", error))
     return NULL;
   for (guint i = 0; i < topology->keys->len; i++) {
     const YNode *k = topology->keys->pdata[i];
     if (strcmp (k->value, "nodes") && strcmp (k->value, "links")) {
-      unknown_key (k, "topology", (const char *const[]) { "nodes", "links", NULL }, error);
+      topo_unknown_key (k, "topology", (const char *const[]) { "nodes", "links", NULL }, error);
       return NULL;
     }
   }
@@ -936,8 +633,8 @@ ps_topology_parse (const PsConfig *file, const YNode *topology, const YNode *flo
     ytree_error (error, PS_ERROR_DATA, topology, "topology needs nodes: (a mapping) and links: (a list)");
     return NULL;
   }
-  if (!want (nodes, YNODE_MAP, "nodes", error) || !want (links, YNODE_SEQ, "links", error)
-      || (flows && !want (flows, YNODE_SEQ, "flows", error)))
+  if (!topo_want (nodes, YNODE_MAP, "nodes", error) || !topo_want (links, YNODE_SEQ, "links", error)
+      || (flows && !topo_want (flows, YNODE_SEQ, "flows", error)))
     return NULL;
   if (nodes->keys->len > PS_TOPOLOGY_MAX_NODES || links->items->len >= nodes->keys->len + 1
       || (flows && flows->items->len > PS_TOPOLOGY_MAX_FLOWS)) {
@@ -1004,7 +701,7 @@ ps_topology_parse (const PsConfig *file, const YNode *topology, const YNode *flo
   t->flows = g_new0 (PsFlow, MAX (flows ? flows->items->len : 0, 1));
   for (guint i = 0; flows && i < flows->items->len; i++) {
     t->n_flows = i + 1;
-    if (!parse_flow (file, t, i, flows->items->pdata[i], error))
+    if (!topo_parse_flow (file, t, i, flows->items->pdata[i], error))
       return NULL;
   }
   /* Without flows the config's benchmark (the chaining DMA) runs on the fabric's endpoint: there must be one. */
@@ -1017,7 +714,7 @@ ps_topology_parse (const PsConfig *file, const YNode *topology, const YNode *flo
     return NULL;
   }
   for (guint i = 0; i < t->n_nodes; i++) {
-    guint top = top_of (t, i);
+    guint top = topo_top_of (t, i);
     if (top != t->root) {
       ytree_error (error, PS_ERROR_DATA, (const YNode *) nodes->keys->pdata[i], "%s has no path to the root complex: %s above it "
                    "has no link towards %s", t->nodes[i].name, t->nodes[top].name, t->nodes[t->root].name);

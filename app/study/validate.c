@@ -116,6 +116,97 @@ typedef struct {
   const char *max_config, *max_figure; /* borrowed from the jobs, which outlive the rendering */
 } Summary;
 
+/* One compared figure as a row of the format asked for. */
+static void
+render_row (GString *o, PsJson *json, const PsValidate *v, const Job *j, const PsFigure *f, const char *flag,
+            bool accepted, double tolerance)
+{
+  gboolean md = v->format == PS_FORMAT_MARKDOWN, csv = v->format == PS_FORMAT_CSV, js = v->format == PS_FORMAT_JSON;
+  /* The flag rides in the error cell in Markdown, where a column that is almost always empty would only widen
+   * the docs/validation.md tables; CSV and JSON give it a field of its own, which scripts can filter on. CSV
+   * and JSON carry the same four numbers, at the same precision. */
+  const double numbers[] = { f->simulated, f->published, f->error_pct, j->result.theoretical_mbps };
+  if (md) {
+    g_string_append (o, "| ");
+    ps_md_cell (o, j->cfg->name);
+    g_string_append_printf (o, " | %s | %.1f | %.1f | %+.1f%%%s | %.1f |\n", f->label, f->simulated,
+                            f->published, f->error_pct,
+                            f->above_limit ? " (flagged: published above protocol limit)"
+                            : *flag == 's'   ? " (suspect, left out)"
+                            : *flag == 'a'   ? " (accepted: its own tolerance)" : "",
+                            j->result.theoretical_mbps);
+  } else if (csv) {
+    ps_csv_cell (o, j->cfg->name);
+    g_string_append_printf (o, ",%s", f->key);
+    for (int c = 0; c < 4; c++) {
+      g_string_append_c (o, ',');
+      ps_fmt_fixed (o, numbers[c], 2);
+    }
+    g_string_append_printf (o, ",%s\n", flag);
+  } else if (js) {
+    ps_json_object (json, 0);
+    ps_json_string_member (json, "config", j->cfg->name);
+    ps_json_string_member (json, "figure", f->key);
+    const char *keys[] = { "simulated_mbps", "published_mbps", "error_pct", "theoretical_mbps" };
+    for (int c = 0; c < 4; c++) {
+      ps_json_fixed_member (json, keys[c], numbers[c], 2);
+    }
+    ps_json_string_member (json, "flag", flag);
+    /* The evidence travels with the mark, whether or not --strict counted the figure. */
+    if (f->suspect)
+      ps_json_string_member (json, "suspect_reason", f->suspect_reason);
+    if (accepted) {
+      ps_json_fixed_member (json, "tolerance_pct", tolerance, 2);
+      ps_json_string_member (json, "accepted_reason", j->cfg->published.accepted_reason);
+    }
+    ps_json_end (json);
+  } else
+    g_string_append_printf (o, "%-20s %-20s %9.1f  %9.1f  %+6.1f%%  %11.1f  %s\n", j->cfg->name, f->label,
+                            f->simulated, f->published, f->error_pct, j->result.theoretical_mbps, flag);
+}
+
+/* The summary after the rows (none in CSV). */
+static void
+render_summary (GString *o, PsJson *json, const PsValidate *v, const Summary *s)
+{
+  gboolean md = v->format == PS_FORMAT_MARKDOWN, csv = v->format == PS_FORMAT_CSV, js = v->format == PS_FORMAT_JSON;
+  /* CSV stays a pure table (one row per figure) so it can be loaded as is; the other formats end with the summary.
+   * With nothing counted the means are 0 rather than NaN, which JSON could not carry and a reader would not
+   * expect; the figure count of 0 beside them says why. */
+  double mean = s->counted ? s->sum_abs / s->counted : 0, theo = s->counted ? s->theo_sum_abs / s->counted : 0;
+  if (js) {
+    ps_json_end (json);
+    ps_json_key (json, "summary");
+    ps_json_object (json, 0);
+    ps_json_int_member (json, "figures", s->counted);
+    ps_json_int_member (json, "flagged", s->flagged);
+    ps_json_int_member (json, "suspect", s->suspect);
+    ps_json_fixed_member (json, "mean_abs_error_pct", mean, 3);
+    ps_json_fixed_member (json, "max_abs_error_pct", s->max_abs, 3);
+    ps_json_int_member (json, "beyond_tolerance", s->beyond);
+    ps_json_int_member (json, "accepted", s->accepted);
+    ps_json_fixed_member (json, "theoretical_mean_abs_error_pct", theo, 3);
+    /* Added keys, present only when a --set left figures out, so an ordinary report keeps its bytes. */
+    if (s->not_comparable) {
+      ps_json_int_member (json, "not_comparable", s->not_comparable);
+      g_autofree char *why = g_strdup_printf ("config changed by --set %s", s->changed_by);
+      ps_json_string_member (json, "not_comparable_why", why);
+    }
+    ps_json_end (json);
+    ps_json_end (json);
+  } else if (!csv) {
+    g_string_append_printf (o, "%s%d figures (%d flagged and left out, %d of them suspect): mean |error| %.2f%%, "
+                               "max |error| %.2f%% (%s %s), %d beyond ±%g%% or their own accepted tolerance (%d "
+                               "beyond ±%g%% within it); the theoretical formula is %.2f%% off on average\n",
+                            md ? "\n" : "\n", s->counted, s->flagged, s->suspect, mean, s->max_abs,
+                            s->max_config ? s->max_config : "-", s->max_figure ? s->max_figure : "", s->beyond,
+                            v->tolerance_pct, s->accepted, v->tolerance_pct, theo);
+    if (s->not_comparable)
+      g_string_append_printf (o, "%d published figures not compared: config changed by --set %s\n",
+                              s->not_comparable, s->changed_by);
+  }
+}
+
 static void
 render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
 {
@@ -187,84 +278,10 @@ render (GString *o, Job *jobs, guint n, const PsValidate *v, Summary *s)
           flag = "accepted";
         }
       }
-      /* The flag rides in the error cell in Markdown, where a column that is almost always empty would only widen
-       * the docs/validation.md tables; CSV and JSON give it a field of its own, which scripts can filter on. CSV
-       * and JSON carry the same four numbers, at the same precision. */
-      const double numbers[] = { f[k].simulated, f[k].published, f[k].error_pct, j->result.theoretical_mbps };
-      if (md) {
-        g_string_append (o, "| ");
-        ps_md_cell (o, j->cfg->name);
-        g_string_append_printf (o, " | %s | %.1f | %.1f | %+.1f%%%s | %.1f |\n", f[k].label, f[k].simulated,
-                                f[k].published, f[k].error_pct,
-                                f[k].above_limit ? " (flagged: published above protocol limit)"
-                                : *flag == 's'   ? " (suspect, left out)"
-                                : *flag == 'a'   ? " (accepted: its own tolerance)" : "",
-                                j->result.theoretical_mbps);
-      } else if (csv) {
-        ps_csv_cell (o, j->cfg->name);
-        g_string_append_printf (o, ",%s", f[k].key);
-        for (int c = 0; c < 4; c++) {
-          g_string_append_c (o, ',');
-          ps_fmt_fixed (o, numbers[c], 2);
-        }
-        g_string_append_printf (o, ",%s\n", flag);
-      } else if (js) {
-        ps_json_object (&json, 0);
-        ps_json_string_member (&json, "config", j->cfg->name);
-        ps_json_string_member (&json, "figure", f[k].key);
-        const char *keys[] = { "simulated_mbps", "published_mbps", "error_pct", "theoretical_mbps" };
-        for (int c = 0; c < 4; c++) {
-          ps_json_fixed_member (&json, keys[c], numbers[c], 2);
-        }
-        ps_json_string_member (&json, "flag", flag);
-        /* The evidence travels with the mark, whether or not --strict counted the figure. */
-        if (f[k].suspect)
-          ps_json_string_member (&json, "suspect_reason", f[k].suspect_reason);
-        if (accepted) {
-          ps_json_fixed_member (&json, "tolerance_pct", tolerance, 2);
-          ps_json_string_member (&json, "accepted_reason", j->cfg->published.accepted_reason);
-        }
-        ps_json_end (&json);
-      } else
-        g_string_append_printf (o, "%-20s %-20s %9.1f  %9.1f  %+6.1f%%  %11.1f  %s\n", j->cfg->name, f[k].label,
-                                f[k].simulated, f[k].published, f[k].error_pct, j->result.theoretical_mbps, flag);
+      render_row (o, &json, v, j, &f[k], flag, accepted, tolerance);
     }
   }
-  /* CSV stays a pure table (one row per figure) so it can be loaded as is; the other formats end with the summary.
-   * With nothing counted the means are 0 rather than NaN, which JSON could not carry and a reader would not
-   * expect; the figure count of 0 beside them says why. */
-  double mean = s->counted ? s->sum_abs / s->counted : 0, theo = s->counted ? s->theo_sum_abs / s->counted : 0;
-  if (js) {
-    ps_json_end (&json);
-    ps_json_key (&json, "summary");
-    ps_json_object (&json, 0);
-    ps_json_int_member (&json, "figures", s->counted);
-    ps_json_int_member (&json, "flagged", s->flagged);
-    ps_json_int_member (&json, "suspect", s->suspect);
-    ps_json_fixed_member (&json, "mean_abs_error_pct", mean, 3);
-    ps_json_fixed_member (&json, "max_abs_error_pct", s->max_abs, 3);
-    ps_json_int_member (&json, "beyond_tolerance", s->beyond);
-    ps_json_int_member (&json, "accepted", s->accepted);
-    ps_json_fixed_member (&json, "theoretical_mean_abs_error_pct", theo, 3);
-    /* Added keys, present only when a --set left figures out, so an ordinary report keeps its bytes. */
-    if (s->not_comparable) {
-      ps_json_int_member (&json, "not_comparable", s->not_comparable);
-      g_autofree char *why = g_strdup_printf ("config changed by --set %s", s->changed_by);
-      ps_json_string_member (&json, "not_comparable_why", why);
-    }
-    ps_json_end (&json);
-    ps_json_end (&json);
-  } else if (!csv) {
-    g_string_append_printf (o, "%s%d figures (%d flagged and left out, %d of them suspect): mean |error| %.2f%%, "
-                               "max |error| %.2f%% (%s %s), %d beyond ±%g%% or their own accepted tolerance (%d "
-                               "beyond ±%g%% within it); the theoretical formula is %.2f%% off on average\n",
-                            md ? "\n" : "\n", s->counted, s->flagged, s->suspect, mean, s->max_abs,
-                            s->max_config ? s->max_config : "-", s->max_figure ? s->max_figure : "", s->beyond,
-                            v->tolerance_pct, s->accepted, v->tolerance_pct, theo);
-    if (s->not_comparable)
-      g_string_append_printf (o, "%d published figures not compared: config changed by --set %s\n",
-                              s->not_comparable, s->changed_by);
-  }
+  render_summary (o, &json, v, s);
 }
 
 int

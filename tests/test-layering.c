@@ -380,7 +380,6 @@ static const struct {
   guint lines;
 } known_large[] = {
   { "app/study/sweep.c", 965 },
-  { "app/config/topology_flows.c:topo_parse_flow", 142 },
 };
 
 /* Lines of one folder's files and functions beyond the bounds, "WHAT LINES" a line. */

@@ -44,6 +44,70 @@ check_flow_mps (const PsConfig *file, const PsTopology *t, const PsFlow *f, cons
   return TRUE;
 }
 
+/* The buffers of the flows that share a memory lie side by side, 4 KB aligned (models/workloads/flow.h): flow fi's
+ * and those before it into the same memory must fit it. */
+static gboolean
+check_flow_room (const PsConfig *file, const PsTopology *t, guint fi, const YNode *bn, GError **error)
+{
+  const PsFlow *f = &t->flows[fi];
+  const PsNode *s = &t->nodes[f->source], *d = &t->nodes[f->target];
+  uint64_t need = 0, room;
+  const char *where;
+  gboolean addr64 = topo_node_cfg (file, s)->link.address_bits == 64;
+  for (guint i = 0; i <= fi; i++) {
+    const PsFlow *g = &t->flows[i];
+    gboolean same = d->type == PS_NODE_ROOT_COMPLEX
+                        ? g->target == f->target && (topo_node_cfg (file, &t->nodes[g->source])->link.address_bits == 64)
+                                                        == addr64
+                        : g->target == f->target && g->bar == f->bar;
+    if (same)
+      need += ((uint64_t) g->bytes + PAGE - 1) & ~(PAGE - 1);
+  }
+  if (d->type == PS_NODE_ROOT_COMPLEX) {
+    room = addr64 ? HOST_ROOM_64 : HOST_ROOM_32;
+    where = addr64 ? "host memory from 4 GB to 1 TB" : "host memory from 512 MB to the MMIO window";
+  } else {
+    room = d->bar_bytes[f->bar];
+    where = "the BAR";
+  }
+  if (need > room) {
+    g_autofree char *bar_name = d->type == PS_NODE_ENDPOINT ? g_strdup_printf (" BAR%u", f->bar) : g_strdup ("");
+    ytree_error (error, PS_ERROR_DATA, bn, "flow %s: the flows into %s%s need %" G_GUINT64_FORMAT " bytes (4 KB "
+                 "aligned), more than the %" G_GUINT64_FORMAT " of %s", f->name, d->name, bar_name, need, room, where);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* A read flow's tags: every read flow of a source function holds endpoint.tags of its own, all within its link. */
+static gboolean
+check_flow_tags (const PsConfig *file, const PsTopology *t, guint fi, const YNode *e, GError **error)
+{
+  const PsFlow *f = &t->flows[fi];
+  const PsNode *s = &t->nodes[f->source];
+  if (f->op == PS_FLOW_READ && s->up_link >= 0) {
+    /* Each read flow of a source function holds endpoint.tags tags of its own, so its completions are told apart by
+     * requester ID and tag (models/workloads/flow.c); together they must fit the tags the source's link carries
+     * (link_tags_max(): 14-bit tags in flit mode, 15,360 usable, else 10-bit ones, 768 usable, spec §2.2.6.2), per
+     * function: each function of a device is a requester with tags of its own. The flow model refuses the same
+     * (models/workloads/flow.c), but without the node's place in the file. */
+    const PsLink *up = &t->links[s->up_link];
+    int64_t tags = 0;
+    int64_t max = (up->cfg ? up->cfg : file)->link.flit_mode || up->gen == 6 ? LINK_TAGS_14BIT : LINK_TAGS_10BIT;
+    for (guint i = 0; i <= fi; i++)
+      if (t->flows[i].op == PS_FLOW_READ && t->flows[i].source == f->source && t->flows[i].function == f->function)
+        tags += topo_node_cfg (file, s)->endpoint.tags;
+    if (tags > max) {
+      ytree_error (error, PS_ERROR_DATA, ytree_map_get (e, "op"), "flow %s: %s's read flows take %" G_GINT64_FORMAT
+                   " tags (endpoint.tags %" G_GINT64_FORMAT " each, every read flow its own), more than the %"
+                   G_GINT64_FORMAT " its link %s carries: lower endpoint.tags of %s", f->name, s->name, tags,
+                   topo_node_cfg (file, s)->endpoint.tags, max, up->name, s->name);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 gboolean
 topo_parse_flow (const PsConfig *file, PsTopology *t, guint fi, const YNode *e, GError **error)
 {
@@ -139,51 +203,6 @@ topo_parse_flow (const PsConfig *file, PsTopology *t, guint fi, const YNode *e, 
                  ts != t->root ? s->name : d->name, t->nodes[off].name, t->nodes[t->root].name);
     return FALSE;
   }
-  /* The buffers of the flows that share a memory lie side by side, 4 KB aligned (models/workloads/flow.h). */
-  uint64_t need = 0, room;
-  const char *where;
-  gboolean addr64 = topo_node_cfg (file, s)->link.address_bits == 64;
-  for (guint i = 0; i <= fi; i++) {
-    const PsFlow *g = &t->flows[i];
-    gboolean same = d->type == PS_NODE_ROOT_COMPLEX
-                        ? g->target == f->target && (topo_node_cfg (file, &t->nodes[g->source])->link.address_bits == 64)
-                                                        == addr64
-                        : g->target == f->target && g->bar == f->bar;
-    if (same)
-      need += ((uint64_t) g->bytes + PAGE - 1) & ~(PAGE - 1);
-  }
-  if (d->type == PS_NODE_ROOT_COMPLEX) {
-    room = addr64 ? HOST_ROOM_64 : HOST_ROOM_32;
-    where = addr64 ? "host memory from 4 GB to 1 TB" : "host memory from 512 MB to the MMIO window";
-  } else {
-    room = d->bar_bytes[f->bar];
-    where = "the BAR";
-  }
-  if (need > room) {
-    g_autofree char *bar_name = d->type == PS_NODE_ENDPOINT ? g_strdup_printf (" BAR%u", f->bar) : g_strdup ("");
-    ytree_error (error, PS_ERROR_DATA, bn, "flow %s: the flows into %s%s need %" G_GUINT64_FORMAT " bytes (4 KB "
-                 "aligned), more than the %" G_GUINT64_FORMAT " of %s", f->name, d->name, bar_name, need, room, where);
-    return FALSE;
-  }
-  if (f->op == PS_FLOW_READ && s->up_link >= 0) {
-    /* Each read flow of a source function holds endpoint.tags tags of its own, so its completions are told apart by
-     * requester ID and tag (models/workloads/flow.c); together they must fit the tags the source's link carries
-     * (link_tags_max(): 14-bit tags in flit mode, 15,360 usable, else 10-bit ones, 768 usable, spec §2.2.6.2), per
-     * function: each function of a device is a requester with tags of its own. The flow model refuses the same
-     * (models/workloads/flow.c), but without the node's place in the file. */
-    const PsLink *up = &t->links[s->up_link];
-    int64_t tags = 0;
-    int64_t max = (up->cfg ? up->cfg : file)->link.flit_mode || up->gen == 6 ? LINK_TAGS_14BIT : LINK_TAGS_10BIT;
-    for (guint i = 0; i <= fi; i++)
-      if (t->flows[i].op == PS_FLOW_READ && t->flows[i].source == f->source && t->flows[i].function == f->function)
-        tags += topo_node_cfg (file, s)->endpoint.tags;
-    if (tags > max) {
-      ytree_error (error, PS_ERROR_DATA, ytree_map_get (e, "op"), "flow %s: %s's read flows take %" G_GINT64_FORMAT
-                   " tags (endpoint.tags %" G_GINT64_FORMAT " each, every read flow its own), more than the %"
-                   G_GINT64_FORMAT " its link %s carries: lower endpoint.tags of %s", f->name, s->name, tags,
-                   topo_node_cfg (file, s)->endpoint.tags, max, up->name, s->name);
-      return FALSE;
-    }
-  }
-  return check_flow_mps (file, t, f, e, error);
+  return check_flow_room (file, t, fi, bn, error) && check_flow_tags (file, t, fi, e, error)
+         && check_flow_mps (file, t, f, e, error);
 }

@@ -3,7 +3,7 @@
  *
  * Contract: ps_run_config() runs each requested mode on a fresh engine (so modes never influence each other and
  * each is reproducible alone), fills a PsRunResult, and checks every model's end-of-run invariants. The models
- * raise errors in their own domains (link, host, app, dma, stream, system); here they become PS_ERROR codes,
+ * raise errors in their one domain (MODEL_ERROR, models/base/model_error.h); here they become PS_ERROR codes,
  * the exit statuses: a parameter a model refuses is PS_ERROR_DATA (65), a broken invariant or a deadlock
  * PS_ERROR_INTERNAL (70), and no figure is returned. It never reads cfg->published. */
 #pragma once

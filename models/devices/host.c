@@ -1,13 +1,14 @@
 /* host.c — root complex: root ports and their routing, completer, posted-write sink and benchmark software
  * (contract in host.h).
  *
- * The host's state is FIFOs, each served strictly in order: `reqs` (reads the root complex works on; their data
- * leaves through one return path in arrival order), `sink` (posted writes waiting to give back their
- * receive-buffer slot) and per root port `q` (everything the port sends, completions, PIO writes and forwarded
- * TLPs, one FIFO per flow-control class, each TLP's hold_ps its place in the port's production order). `held` is the overflow of `reqs`: MRds still in a root port's receive
- * buffer. Keeping them there, rather than in an unbounded queue, is what turns a busy root complex into withheld
- * NP credits. A TLP's `port` field says where it came in (index + 1; 0 for one the host made): that is the link
- * whose receive buffer it still occupies, and on which it is consumed when it leaves.
+ * The host's state is FIFOs: `reqs` (reads the root complex works on; their data leaves through one return path,
+ * the read whose data is ready first going first unless cpl_in_order) and, each served strictly in order, `sink`
+ * (posted writes waiting to give back their receive-buffer slot) and per root port `q` (everything the port sends,
+ * completions, PIO writes and forwarded TLPs, one FIFO per flow-control class, each TLP's hold_ps its place in the
+ * port's production order). `held` is the overflow of `reqs`: MRds still in a root port's receive buffer. Keeping
+ * them there, rather than in an unbounded queue, is what turns a busy root complex into withheld NP credits. A
+ * TLP's `port` field says where it came in (index + 1; 0 for one the host made): that is the link whose receive
+ * buffer it still occupies, and on which it is consumed when it leaves.
  *
  * Peer-to-peer (a request for another root port's window, a completion for a requester below another port) goes
  * straight to the egress port's FIFOs, with no latency of its own: the model of the root complex's internal

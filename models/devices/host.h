@@ -14,7 +14,8 @@
  *   read_latency_per_byte_ps x length after it is taken in, or after the last posted write received before it
  *   has given back its slot if that is later (a read never passes a posted write, spec §2.4.1); requests
  *   overlap in that latency (memory-level
- *   parallelism) but their data leaves through one return path, in arrival order, at cpl_rate_mbps plus
+ *   parallelism) but their data leaves through one return path, the read whose data is ready first going first
+ *   (completions_in_order: in arrival order), at cpl_rate_mbps plus
  *   cpl_overhead_ns per completion. Completions are cut by split_next_completion() (RCB/MPS rules, split.h).
  * - Posted-write sink. MWr/MSI data drains into memory at write_drain_mbps, one TLP after another; a TLP's
  *   receive-buffer slot, and so its P credits, come back write_latency_ns after its data has drained. The

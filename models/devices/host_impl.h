@@ -51,7 +51,8 @@ struct Host {
   uint32_t drain_memo_bytes;
   SimTime drain_memo_ps;
 
-  /* Completer: consumed MRds whose data is still to return, in arrival order. stamp_ps = data ready; address and
+  /* Completer: consumed MRds whose data is still to return, in arrival order (the return path picks the one ready
+   * first, host_completer.c). stamp_ps = data ready; address and
    * length_bytes advance as completions leave, so each describes its own next completion. */
   TlpFifo reqs;
   uint32_t n_reqs;

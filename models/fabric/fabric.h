@@ -30,8 +30,8 @@
  *   number only matters inside the device, which hands the completion to that function). fabric_route_address() and
  *   fabric_route_id() name the downstream-facing port of a component whose window or bus range holds the address
  *   or the ID, or NULL: a loop over the component's ports with a few compares each, no hashing, no allocation.
- * - Errors: MODEL_ERROR_PARAM for a graph or parameter that cannot be built; component checks may raise their
- *   own domains.
+ * - Errors: MODEL_ERROR_PARAM for a graph or parameter that cannot be built; a component's checks raise
+ *   MODEL_ERROR_INVARIANT (models/base/model_error.h, the models' one domain).
  */
 #pragma once
 

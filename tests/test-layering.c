@@ -15,7 +15,8 @@
 /* Every source folder, lowest first; each one's role is in CONTRIBUTING.md ("The layout"). */
 static const char *const order[] = {
   "sim",
-  "models/base", "models/proto", "models/observe", "models/link", "models/fabric", "models/devices",
+  "models/base", "models/proto", "models/observe", "models/link", "models/fabric", "models/txn",
+  "models/devices",
   "models/analysis", "models/workloads",
   "app/base", "app/config", "app/report", "app/run", "app/study", "app/import", "app/cli",
 };

@@ -9,7 +9,7 @@
 #include "models/devices/endpoint.h"
 
 #include "models/base/pattern.h"
-#include "models/proto/split.h"
+#include "models/txn/completer.h"
 #include "models/base/units.h"
 
 struct Endpoint {
@@ -19,11 +19,10 @@ struct Endpoint {
   TlpPool *pool;
   App *app;
   DmaChain *dma;
-  /* Memory target: reads waiting for their data or being completed, as copies of their MRds (stamp_ps = data
-   * ready; address and length_bytes advance as completions leave). */
-  TlpFifo reqs;
+  /* Memory target: reads waiting for their data or being completed, as copies of their MRds, answered in arrival
+   * order (completer.h). */
+  TxnCompleter cpl;
   SimTime read_latency_ps;
-  uint32_t mps; /* the link's: no completion is larger */
   gboolean wake_pending;
   EndpointCounters c;
   EndpointCplFn cpl_fn; /* endpoint_set_requester(): completions go here rather than to the DMA */
@@ -74,7 +73,7 @@ static gboolean
 mem_peek (void *ctx, Tlp *probe)
 {
   Endpoint *ep = ctx;
-  Tlp *r = ep->reqs.head;
+  Tlp *r = txn_cpl_next (&ep->cpl);
   if (r == NULL)
     return FALSE;
   if (sim_now (ep->engine) < r->stamp_ps) {
@@ -84,7 +83,7 @@ mem_peek (void *ctx, Tlp *probe)
     }
     return FALSE;
   }
-  uint32_t size = split_next_completion (r->address, r->length_bytes, ENDPOINT_RCB_BYTES, ep->mps, CPL_POLICY_MPS);
+  uint32_t size = txn_cpl_size (&ep->cpl, r);
   *probe = (Tlp) { 0 };
   tlp_set (probe, TLP_CPLD, FALSE, r->address, size);
   return TRUE;
@@ -94,38 +93,25 @@ static Tlp *
 mem_take (void *ctx, const Tlp *probe)
 {
   Endpoint *ep = ctx;
-  Tlp *r = ep->reqs.head;
-  Tlp *c = tlp_alloc_copy (ep->pool, probe);
-  c->length_bytes = r->length_bytes; /* byte count: what remains, this completion included (spec §2.2.9) */
-  c->requester = r->requester;
-  c->tag = r->tag;
+  gboolean last;
+  Tlp *c = txn_cpl_emit (&ep->cpl, txn_cpl_next (&ep->cpl), probe->payload_bytes, ep->pool, &last);
   ep->c.cpls++;
   ep->c.cpl_bytes += c->payload_bytes;
   ep->c.cpl_checksum += pattern_sum (c->address, c->payload_bytes);
-  r->address += c->payload_bytes;
-  r->length_bytes -= c->payload_bytes;
-  if (r->length_bytes == 0)
-    tlp_free (ep->pool, tlp_fifo_pop (&ep->reqs));
   return c;
 }
 
 static const AppTxClient mem_client = { .peek = mem_peek, .take = mem_take };
 
-/* A read keeps no tag of the requester's busy twice: the same check the host makes (host.h), over the few reads a
- * memory target holds. */
+/* The completer refuses a tag of the requester's busy twice (completer.h's check_tags, over the few reads a memory
+ * target holds). */
 static void
 mem_read (Endpoint *ep, const Tlp *t)
 {
-  for (const Tlp *q = ep->reqs.head; q != NULL; q = q->next)
-    SIM_INVARIANT (q->requester != t->requester || q->tag != t->tag, "%s: requester %04x reuses tag %u while a "
-                   "read with it is outstanding", ep->base.name, t->requester, t->tag);
-  Tlp *r = tlp_alloc (ep->pool);
-  *r = *t;
-  r->next = NULL;
-  r->stamp_ps = sim_now (ep->engine) + ep->read_latency_ps;
+  Tlp *r = tlp_alloc_copy (ep->pool, t);
   ep->c.reads++;
   ep->c.read_bytes_requested += t->length_bytes;
-  tlp_fifo_push (&ep->reqs, r);
+  txn_cpl_accept (&ep->cpl, r, 0, 0);
   app_kick (ep->app);
 }
 
@@ -187,7 +173,7 @@ ep_attached (Component *c, FabricPort *port)
 {
   Endpoint *ep = (Endpoint *) c;
   app_attach (ep->app, port->link_port);
-  ep->mps = link_params (port->link)->max_payload_bytes;
+  ep->cpl.mps = link_params (port->link)->max_payload_bytes; /* the link's: no completion is larger */
   if (ep->dma != NULL)
     dma_chain_attach (ep->dma);
 }
@@ -206,7 +192,7 @@ ep_check (const Component *c, GError **error)
   const Endpoint *ep = (const Endpoint *) c;
   if (ep->dma != NULL && !dma_chain_check_invariants (ep->dma, error))
     return FALSE;
-  if (!app_idle (ep->app) || ep->reqs.head != NULL || ep->c.cpl_bytes != ep->c.read_bytes_requested) {
+  if (!app_idle (ep->app) || ep->cpl.n > 0 || ep->c.cpl_bytes != ep->c.read_bytes_requested) {
     g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVARIANT, "%s: work left at the end (datapath %s, %"
                  G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " bytes read from its memory completed)", c->name,
                  app_idle (ep->app) ? "idle" : "busy", ep->c.cpl_bytes, ep->c.read_bytes_requested);
@@ -233,9 +219,8 @@ ep_describe (const Component *c, GString *out)
   const Endpoint *ep = (const Endpoint *) c;
   if (ep->dma != NULL)
     dma_chain_describe_wait (ep->dma, out);
-  if (ep->reqs.head != NULL)
-    g_string_append_printf (out, "%smemory target: %u reads to answer", out->len ? "; " : "",
-                            tlp_fifo_len (&ep->reqs));
+  if (ep->cpl.n > 0)
+    g_string_append_printf (out, "%smemory target: %u reads to answer", out->len ? "; " : "", ep->cpl.n);
 }
 
 /* A read waits for the memory target's latency: the longest the endpoint may take to answer. */
@@ -264,8 +249,7 @@ static void
 ep_free (Component *c)
 {
   Endpoint *ep = (Endpoint *) c;
-  for (Tlp *t; (t = tlp_fifo_pop (&ep->reqs)) != NULL;)
-    tlp_free (ep->pool, t);
+  txn_cpl_clear (&ep->cpl, ep->pool);
   dma_chain_free (ep->dma);
   app_free (ep->app);
   g_free (ep);
@@ -303,12 +287,16 @@ endpoint_new (Fabric *f, const char *name, const EndpointParams *p)
     ep->base.bars[i] = (FabricBar) { .size_bytes = p->bars[i].size_bytes, .is64 = p->bars[i].is64 };
   ep->app = app_new (ep->engine, &p->app, NULL, ep->pool);
   ep->read_latency_ps += (SimTime) p->mem_read_latency_cycles * app_cycle_ps (ep->app);
+  TxnCplParams cp = { .rcb_bytes = ENDPOINT_RCB_BYTES, .policy = CPL_POLICY_MPS, .in_order = TRUE, .check_tags = TRUE,
+                      .latency_ps = ep->read_latency_ps };
+  txn_cpl_init (&ep->cpl, NULL, &cp, 0, ep->engine, NULL, NULL);
   /* The DMA's engines register first, so the memory target is the datapath's last client in priority order. */
   if (p->has_dma)
     ep->dma = dma_chain_new (ep->engine, &p->dma, ep->app, ep->pool);
   app_add_client (ep->app, &mem_client, ep);
   app_set_rx (ep->app, ep_rx, ep);
   fabric_add (f, &ep->base, &endpoint_kind, COMPONENT_ENDPOINT, name, 1);
+  ep->cpl.name = ep->base.name;
   return ep;
 }
 

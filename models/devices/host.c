@@ -21,8 +21,8 @@
  * (the link's job). Every timing here is a platform property with no datasheet value: each is calibrated in a
  * host file of configs/hosts/, with pcie-protocol.md §8 giving the published orders of magnitude.
  *
- * The completer (`reqs`, `held` and the return path) is in host_completer.c; the state the two files share, in
- * host_impl.h.
+ * The completer (`reqs` and the return path) is models/txn/completer.c, joined to the root complex (with `held`) in
+ * host_completer.c; the state the two files share, in host_impl.h.
  */
 #include "models/devices/host_impl.h"
 
@@ -490,7 +490,7 @@ host_receive (Component *comp, FabricPort *port, Tlp *t)
       SimTime ready = iommu_translate (h, t->address); /* once: MAX evaluates its arguments twice */
       t->stamp_ps = MAX (t->stamp_ps, ready);
     }
-    if (h->p.read_queue_depth == 0 || h->n_reqs < h->p.read_queue_depth)
+    if (!txn_cpl_full (&h->cpl))
       host_accept_read (h, t);
     else
       tlp_fifo_push (&h->held, t);
@@ -567,7 +567,7 @@ static void
 host_attached (Component *comp, FabricPort *port)
 {
   Host *h = (Host *) comp;
-  h->rp[port->index].mps = link_params (port->link)->max_payload_bytes;
+  txn_cpl_set_port_mps (&h->cpl, comp->n_ports, port->index, link_params (port->link)->max_payload_bytes);
   link_port_set_stall_feeder (port->link_port, &h->rp[port->index].stall, NULL);
 }
 
@@ -579,9 +579,9 @@ void
 host_stall (Host *h, uint32_t port)
 {
   StallCause why = !rp_empty (&h->rp[port])                               ? STALL_LINK
-                   : h->ret_pending && h->ret_start <= sim_now (h->engine) ? STALL_HOST_COMPLETION_RATE
+                   : h->cpl.pending && h->cpl.start_ps <= sim_now (h->engine) ? STALL_HOST_COMPLETION_RATE
                    : h->held.head != NULL                                  ? STALL_HOST_QUEUE
-                   : h->reqs.head != NULL                                  ? STALL_HOST_LATENCY
+                   : h->cpl.n > 0                                          ? STALL_HOST_LATENCY
                                                                            : STALL_IDLE;
   stall_set_at (&h->rp[port].stall, h->engine, why);
 }
@@ -638,6 +638,7 @@ host_free (Component *comp)
     tlp_free (h->pool, h->swapped);
   g_array_free (h->watch, TRUE);
   g_free (h->tag_busy);
+  txn_cpl_clear (&h->cpl, NULL);
   g_free (h->iotlb);
   g_free (h->rp);
   g_free (h);
@@ -671,12 +672,8 @@ host_new (Fabric *f, const char *name, const HostParams *params, uint32_t root_p
   h->peer_routing = root_ports > 1;
   h->watch = g_array_new (FALSE, FALSE, sizeof (Watch));
   /* Converted once: the per-TLP paths only multiply. Rates of 0 become 0 ps per byte, i.e. no limit. */
-  h->read_latency_ps = units_ns_to_ps (params->read_latency_ns);
   h->llc_hi = UINT64_MAX;
   h->llc_miss_ps = units_ns_to_ps (params->llc_miss_ns);
-  h->read_ps_per_byte = params->read_latency_per_byte_ps;
-  h->cpl_overhead_ps = units_ns_to_ps (params->cpl_overhead_ns);
-  h->cpl_ps_per_byte = ps_per_byte (params->cpl_rate_mbps);
   h->drain_ps_per_byte = ps_per_byte (params->write_drain_mbps);
   h->drain_memo_bytes = UINT32_MAX; /* no payload is that large: the first drain_ps() computes */
   h->write_latency_ps = units_ns_to_ps (params->write_latency_ns);
@@ -690,6 +687,12 @@ host_new (Fabric *f, const char *name, const HostParams *params, uint32_t root_p
     h->walk_ps = units_ns_to_ps (params->iommu_walk_ns);
   }
   fabric_add (f, &h->base, &host_kind, COMPONENT_ROOT_COMPLEX, name, root_ports);
+  TxnCplParams cp = { .rcb_bytes = params->rcb_bytes, .policy = params->cpl_policy, .in_order = params->cpl_in_order,
+                      .depth = params->read_queue_depth, .latency_ps = units_ns_to_ps (params->read_latency_ns),
+                      .ps_per_byte = params->read_latency_per_byte_ps,
+                      .cpl_overhead_ps = units_ns_to_ps (params->cpl_overhead_ns),
+                      .cpl_ps_per_byte = ps_per_byte (params->cpl_rate_mbps) };
+  txn_cpl_init (&h->cpl, h->base.name, &cp, 0, h->engine, host_ret_emit, h);
   return h;
 }
 
@@ -726,9 +729,9 @@ host_check_invariants (const Host *h, GError **error)
   for (uint32_t i = 0; i < h->base.n_ports; i++)
     tx |= !rp_empty (&h->rp[i]);
   tx |= h->cpu_fifo.head != NULL;
-  if (h->reqs.head != NULL || h->held.head != NULL || h->sink.head != NULL || tx || h->swapped != NULL) {
+  if (h->cpl.n > 0 || h->held.head != NULL || h->sink.head != NULL || tx || h->swapped != NULL) {
     g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVARIANT, "host: work left at the end (requests %s, held %s, sink %s, "
-      "transmit %s, swapped completion %s)", h->reqs.head ? "pending" : "empty", h->held.head ? "pending" : "empty",
+      "transmit %s, swapped completion %s)", h->cpl.n > 0 ? "pending" : "empty", h->held.head ? "pending" : "empty",
       h->sink.head ? "pending" : "empty", tx ? "pending" : "empty", h->swapped ? "pending" : "none");
     return FALSE;
   }
@@ -754,7 +757,7 @@ void
 host_describe_wait (const Host *h, GString *out)
 {
   /* O(n), and fine: only the watchdog's one-off message counts queues. */
-  guint reqs = tlp_fifo_len (&h->reqs), held = tlp_fifo_len (&h->held), sink = tlp_fifo_len (&h->sink),
+  guint reqs = h->cpl.n, held = tlp_fifo_len (&h->held), sink = tlp_fifo_len (&h->sink),
         tx = tlp_fifo_len (&h->cpu_fifo);
   gboolean blocked = FALSE;
   for (uint32_t i = 0; i < h->base.n_ports; i++) {

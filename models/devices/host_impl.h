@@ -8,6 +8,7 @@
 #pragma once
 
 #include "models/devices/host.h"
+#include "models/txn/completer.h"
 
 /* A bit per tag number: 14-bit tags, the most any link carries (flit mode, spec §2.2.6.2; link_tags_max()), since a
  * fabric's read flows take tag ranges of their own side by side (flow.h) up to that. */
@@ -17,7 +18,6 @@
 typedef struct {
   TlpFifo q[FC_CLASS_COUNT]; /* completions, PIO writes and forwarded TLPs, by flow-control class */
   gboolean tx_blocked; /* the link refused the head; its tx-ready callback (armed by the refusal) resumes us */
-  uint32_t mps; /* the link's: no completion leaving here is larger (spec §2.3.1.1) */
   StallClock stall; /* what the port waits for when it has nothing to send (host_stall()) */
 } RootPort;
 
@@ -44,28 +44,17 @@ struct Host {
   gboolean peer_routing; /* more than one root port: requests may be for another port's window */
 
   /* Parameters in engine units, converted once. */
-  SimTime read_latency_ps, cpl_overhead_ps, write_latency_ps, msi_latency_ps, poll_ps;
-  double read_ps_per_byte, cpl_ps_per_byte, drain_ps_per_byte;
+  SimTime write_latency_ps, msi_latency_ps, poll_ps;
+  double drain_ps_per_byte;
   /* drain_ps() of the last payload size: a write stream repeats one size, and the libm rounding was a per-TLP
    * cost of the root complex. */
   uint32_t drain_memo_bytes;
   SimTime drain_memo_ps;
 
-  /* Completer: consumed MRds whose data is still to return, in arrival order (the return path picks the one ready
-   * first, host_completer.c). stamp_ps = data ready; address and
-   * length_bytes advance as completions leave, so each describes its own next completion. */
-  TlpFifo reqs;
-  uint32_t n_reqs;
+  /* Completer (completer.h): consumed MRds whose data is still to return; the read whose data is ready first
+   * leaves first (or arrival order, cpl_in_order), one completion at a time through the return path. */
+  TxnCompleter cpl;
   TlpFifo held; /* MRds left in the root port's receive buffer while the request queue is full */
-  /* The return path is one serial resource: ret_free is when it has moved the last planned completion's data.
-   * ret_pending: a ret_emit event is scheduled. Never more than one, because each plans the head request's next
-   * completion from the state the previous one left: two would plan the same bytes. */
-  SimTime ret_free; /* return path busy until */
-  SimTime ret_start; /* when the return path starts producing the planned completion (its data is ready) */
-  gboolean ret_pending;
-  Tlp *ret_req; /* the request the planned completion belongs to (ret_schedule()) */
-  SimEventId ret_ev; /* its ret_emit event */
-  SimTime ret_prev_free; /* ret_free before it was planned: a plan not started yet may be replaced */
 
   /* Sink: received MWr/MSI; stamp_ps = when each releases its buffer slot. */
   TlpFifo sink;
@@ -135,6 +124,8 @@ void host_stall (Host *h, uint32_t port);
 /* host_completer.c: take MRd `t` (its `port` the one it came in by) into the request queue, its latency starting
  * now; its completions leave by the root port its requester routes to. */
 void host_accept_read (Host *h, Tlp *t);
+/* host_completer.c: the return path's event (completer.h): the planned completion has crossed it. */
+void host_ret_emit (SimEngine *e, void *ctx, uint64_t size);
 /* host.c: the memory's share of a read's latency beyond read_latency_ns (a line outside the LLC: DRAM). */
 SimTime host_memory_ps (const Host *h, const Tlp *t);
 /* host_completer.c: record the requester's tag of a read that reached host memory (an invariant: never twice). */

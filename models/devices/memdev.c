@@ -8,7 +8,7 @@
 
 #include "models/base/pattern.h"
 #include "models/fabric/run.h"
-#include "models/proto/split.h"
+#include "models/txn/completer.h"
 #include "models/base/units.h"
 
 struct Memdev {
@@ -17,8 +17,7 @@ struct Memdev {
   SimEngine *engine;
   TlpPool *pool;
   LinkPort *port;
-  uint32_t mps;
-  TlpFifo reqs; /* reads: stamp_ps = data ready; address and length_bytes advance as completions leave */
+  TxnCompleter cpl; /* reads, answered in arrival order (completer.h) */
   SimEventId wake;
   FabricMemory c;
   uint64_t reads, writes, read_bytes_requested;
@@ -54,28 +53,21 @@ wake (SimEngine *e, void *ctx, uint64_t arg)
 static void
 pump (Memdev *m)
 {
-  for (Tlp *r; (r = m->reqs.head) != NULL;) {
+  for (Tlp *r; (r = txn_cpl_next (&m->cpl)) != NULL;) {
     if (sim_now (m->engine) < r->stamp_ps) {
       if (!sim_event_pending (m->engine, m->wake))
         m->wake = sim_schedule_at (m->engine, r->stamp_ps, wake, m, 0);
       return;
     }
-    uint32_t size = split_next_completion (r->address, r->length_bytes, m->p.rcb_bytes, m->mps, CPL_POLICY_MPS);
+    uint32_t size = txn_cpl_size (&m->cpl, r);
     Tlp probe = { 0 };
     tlp_set (&probe, TLP_CPLD, FALSE, r->address, size);
     if (!link_port_can_send (m->port, &probe))
       return; /* tx_ready resumes */
-    Tlp *c = tlp_alloc (m->pool);
-    *c = probe;
-    c->length_bytes = r->length_bytes; /* byte count: what remains, this completion included (spec §2.2.9) */
-    c->requester = r->requester;
-    c->tag = r->tag;
+    gboolean last;
+    Tlp *c = txn_cpl_emit (&m->cpl, r, size, m->pool, &last);
     m->c.cpl_bytes += size;
     m->c.cpl_checksum += pattern_sum (c->address, size);
-    r->address += size;
-    r->length_bytes -= size;
-    if (r->length_bytes == 0)
-      tlp_free (m->pool, tlp_fifo_pop (&m->reqs));
     link_port_send (m->port, c);
   }
 }
@@ -99,9 +91,7 @@ receive (Component *comp, FabricPort *port, Tlp *t)
   }
   m->reads++;
   m->read_bytes_requested += t->length_bytes;
-  t->next = NULL;
-  t->stamp_ps = sim_now (m->engine) + units_ns_to_ps (m->p.access_latency_ns);
-  tlp_fifo_push (&m->reqs, t);
+  txn_cpl_accept (&m->cpl, t, 0, 0);
   pump (m);
 }
 
@@ -116,14 +106,14 @@ attached (Component *comp, FabricPort *port)
 {
   Memdev *m = (Memdev *) comp;
   m->port = port->link_port;
-  m->mps = link_params (port->link)->max_payload_bytes;
+  m->cpl.mps = link_params (port->link)->max_payload_bytes; /* the link's: no completion is larger */
 }
 
 static gboolean
 check (const Component *comp, GError **error)
 {
   const Memdev *m = (const Memdev *) comp;
-  if (m->reqs.head != NULL || m->c.cpl_bytes != m->read_bytes_requested) {
+  if (m->cpl.n > 0 || m->c.cpl_bytes != m->read_bytes_requested) {
     g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVARIANT, "%s: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
                  " bytes read from it completed", comp->name, m->c.cpl_bytes, m->read_bytes_requested);
     return FALSE;
@@ -142,8 +132,8 @@ static void
 describe_wait (const Component *comp, GString *out)
 {
   const Memdev *m = (const Memdev *) comp;
-  if (m->reqs.head != NULL)
-    g_string_append_printf (out, "%u reads to answer", tlp_fifo_len (&m->reqs));
+  if (m->cpl.n > 0)
+    g_string_append_printf (out, "%u reads to answer", m->cpl.n);
 }
 
 static void
@@ -163,8 +153,7 @@ static void
 memdev_free (Component *comp)
 {
   Memdev *m = (Memdev *) comp;
-  for (Tlp *t; (t = tlp_fifo_pop (&m->reqs)) != NULL;)
-    tlp_free (m->pool, t);
+  txn_cpl_clear (&m->cpl, m->pool);
   g_free (m);
 }
 
@@ -189,6 +178,10 @@ memdev_new (Fabric *f, const char *name, const MemdevParams *p)
   for (guint i = 0; i < FABRIC_MAX_BARS; i++)
     m->base.bars[i] = (FabricBar) { .size_bytes = p->bars[i].size_bytes, .is64 = p->bars[i].is64 };
   fabric_add (f, &m->base, &memdev_kind, COMPONENT_ENDPOINT, name, 1);
+  /* The tag check the other completers make, which this one lacked. */
+  TxnCplParams cp = { .rcb_bytes = p->rcb_bytes, .policy = CPL_POLICY_MPS, .in_order = TRUE, .check_tags = TRUE,
+                      .latency_ps = units_ns_to_ps (p->access_latency_ns) };
+  txn_cpl_init (&m->cpl, m->base.name, &cp, 0, m->engine, NULL, NULL);
   return m;
 }
 

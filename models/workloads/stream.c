@@ -14,7 +14,7 @@
 
 #include "models/fabric/fabric.h"
 #include "models/observe/stall.h"
-#include "models/proto/split.h"
+#include "models/txn/completer.h"
 
 /* Configurable default, because a saturating source needs only enough queued TLPs to keep the serialiser busy
  * between two tx-ready callbacks; an unlimited queue would just hold the whole transfer in memory. */
@@ -47,8 +47,7 @@ struct Stream {
   TlpFifo sink; /* write: TLPs waiting for the consumer */
   SimTime sink_busy_until; /* when the consumer finishes the TLP it is draining */
   SimEventId sink_ev;
-  TlpFifo reqs; /* read: MRds waiting for / under completion; stamp_ps = ready time */
-  uint64_t req_done_bytes; /* of the head request, bytes already completed */
+  TxnCompleter cpl; /* read: MRds waiting for / under completion, in arrival order */
   SimEventId req_ev;
   /* measurement */
   uint64_t delivered; /* payload taken by the host's consumer (write) or by the device (read) */
@@ -169,9 +168,8 @@ host_rx_read (void *ctx, LinkPort *port, Tlp *tlp)
   Stream *s = ctx;
   /* The completer takes the request into its own queue at once, freeing the NPH credit. */
   link_port_consume (s->host, tlp);
-  tlp->stamp_ps = sim_now (s->engine) + s->p.completer_latency_ps;
-  tlp_fifo_push (&s->reqs, tlp);
-  if (s->reqs.head == tlp)
+  txn_cpl_accept (&s->cpl, tlp, 0, 0);
+  if (txn_cpl_next (&s->cpl) == tlp)
     completer_pump (s);
 }
 
@@ -182,34 +180,22 @@ host_rx_read (void *ctx, LinkPort *port, Tlp *tlp)
 static void
 completer_pump (Stream *s)
 {
-  while (s->reqs.head) {
-    Tlp *r = s->reqs.head;
+  for (Tlp *r; (r = txn_cpl_next (&s->cpl)) != NULL;) {
     SimTime now = sim_now (s->engine);
     if (r->stamp_ps > now) {
       if (!sim_event_pending (s->engine, s->req_ev))
         s->req_ev = sim_schedule_at (s->engine, r->stamp_ps, req_fire, s, 0);
       return;
     }
-    uint64_t addr = r->address + s->req_done_bytes;
-    uint32_t left = r->length_bytes - (uint32_t) s->req_done_bytes;
     /* §6, split.h: completions end on RCB multiples (the first may be shorter) and none exceeds the chosen size,
-     * which is the completer's cap in split_next_completion()'s MPS rule. */
-    uint32_t chunk = split_next_completion (addr, left, s->p.rcb_bytes, s->p.completion_bytes, CPL_POLICY_MPS);
+     * which is the completer's cap (its mps, completer.h). */
+    uint32_t chunk = txn_cpl_size (&s->cpl, r);
     Tlp probe = { .kind = TLP_CPLD, .header_bytes = 12, .payload_bytes = chunk };
     if (!link_port_can_send (s->host, &probe))
       return; /* the tx-ready callback resumes us */
-    Tlp *c = tlp_alloc (s->pool);
-    tlp_set (c, TLP_CPLD, FALSE, addr, chunk);
-    c->length_bytes = left; /* §2.2.9: byte count remaining, this completion included */
-    c->requester = r->requester;
-    c->tag = r->tag;
-    c->cookie = r->cookie; /* the request's hand-off time, for its latency */
-    link_port_send (s->host, c);
-    s->req_done_bytes += chunk;
-    if (s->req_done_bytes == r->length_bytes) {
-      tlp_free (s->pool, tlp_fifo_pop (&s->reqs));
-      s->req_done_bytes = 0;
-    }
+    /* The completion carries the request's cookie: its hand-off time, for its latency. */
+    gboolean last;
+    link_port_send (s->host, txn_cpl_emit (&s->cpl, r, chunk, s->pool, &last));
   }
 }
 
@@ -394,6 +380,9 @@ stream_run (const StreamParams *params, uint64_t seed, StreamResult *out, GError
     link_stats_reset (s.link);
   }
   s.sink_ev = s.req_ev = SIM_EVENT_NONE;
+  TxnCplParams cp = { .rcb_bytes = s.p.rcb_bytes, .policy = CPL_POLICY_MPS, .in_order = TRUE, .check_tags = TRUE,
+                      .latency_ps = s.p.completer_latency_ps };
+  txn_cpl_init (&s.cpl, "stream host", &cp, s.p.completion_bytes, s.engine, NULL, NULL);
   s.lat = g_new0 (LatHist, 1);
   source_pump (&s);
   /* Run to exhaustion, not to the last delivery: the final Acks and UpdateFCs must land for the invariants.
@@ -426,6 +415,7 @@ stream_run (const StreamParams *params, uint64_t seed, StreamResult *out, GError
     g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVARIANT, "%zu TLPs leaked", tlp_pool_live (s.pool));
     ok = FALSE;
   }
+  txn_cpl_clear (&s.cpl, s.pool);
   fabric_free (s.f);
   return ok;
 }

@@ -1,0 +1,214 @@
+/* completer.c — the one completer of memory reads (contract in completer.h). */
+#include "models/txn/completer.h"
+
+#include <math.h>
+
+#include "models/base/model_error.h"
+
+void
+txn_cpl_init (TxnCompleter *c, const char *name, const TxnCplParams *p, uint32_t mps, SimEngine *engine,
+  SimEventFn fire, void *ctx)
+{
+  *c = (TxnCompleter) { .p = *p, .mps = mps, .name = name, .engine = engine, .fire = fire, .fire_ctx = ctx,
+                        .plan_ev = SIM_EVENT_NONE };
+}
+
+void
+txn_cpl_set_port_mps (TxnCompleter *c, uint32_t n_ports, uint32_t port_index, uint32_t mps)
+{
+  if (c->port_mps == NULL) {
+    c->port_mps = g_new0 (uint32_t, n_ports);
+    c->n_ports = n_ports;
+  }
+  g_assert (port_index < c->n_ports);
+  c->port_mps[port_index] = mps;
+}
+
+void
+txn_cpl_clear (TxnCompleter *c, TlpPool *pool)
+{
+  for (Tlp *t; (t = tlp_fifo_pop (&c->fifo)) != NULL;)
+    tlp_free (pool, t);
+  for (uint32_t i = 0; i < (c->p.in_order ? 0 : c->n); i++)
+    tlp_free (pool, c->heap[i].req);
+  c->n = 0;
+  g_clear_pointer (&c->heap, g_free);
+  g_clear_pointer (&c->port_mps, g_free);
+  c->heap_cap = 0;
+}
+
+/* --- the any-order heap --------------------------------------------------------------------------------------- */
+
+static inline gboolean
+slot_before (const TxnCplSlot *a, const TxnCplSlot *b)
+{
+  return a->ready_ps < b->ready_ps || (a->ready_ps == b->ready_ps && a->arrival < b->arrival);
+}
+
+static void
+sift_up (TxnCplSlot *h, uint32_t i)
+{
+  TxnCplSlot x = h[i];
+  while (i > 0 && slot_before (&x, &h[(i - 1) / 2])) {
+    h[i] = h[(i - 1) / 2];
+    i = (i - 1) / 2;
+  }
+  h[i] = x;
+}
+
+static void
+sift_down (TxnCplSlot *h, uint32_t n, uint32_t i)
+{
+  TxnCplSlot x = h[i];
+  for (uint32_t k; (k = 2 * i + 1) < n; i = k) {
+    if (k + 1 < n && slot_before (&h[k + 1], &h[k]))
+      k++;
+    if (!slot_before (&h[k], &x))
+      break;
+    h[i] = h[k];
+  }
+  h[i] = x;
+}
+
+/* Take read r out of the heap. It is almost always the top (the read planned is the one ready first); a read that
+ * became ready earlier after its plan had started is the exception, found by a walk. */
+static void
+heap_remove (TxnCompleter *c, const Tlp *r)
+{
+  uint32_t i = 0;
+  while (c->heap[i].req != r)
+    i++;
+  c->n--;
+  if (i == c->n)
+    return;
+  c->heap[i] = c->heap[c->n];
+  if (i > 0 && slot_before (&c->heap[i], &c->heap[(i - 1) / 2]))
+    sift_up (c->heap, i);
+  else
+    sift_down (c->heap, c->n, i);
+}
+
+/* --- reads ------------------------------------------------------------------------------------------------------ */
+
+static void
+check_tag (const TxnCompleter *c, const Tlp *t)
+{
+  uint32_t n = c->p.in_order ? 0 : c->n;
+  for (const Tlp *q = c->fifo.head; q != NULL; q = q->next)
+    SIM_INVARIANT (q->requester != t->requester || q->tag != t->tag, "%s: requester %04x reuses tag %u while a "
+                   "read with it is outstanding", c->name, t->requester, t->tag);
+  for (uint32_t i = 0; i < n; i++)
+    SIM_INVARIANT (c->heap[i].req->requester != t->requester || c->heap[i].req->tag != t->tag, "%s: requester "
+                   "%04x reuses tag %u while a read with it is outstanding", c->name, t->requester, t->tag);
+}
+
+SimTime
+txn_cpl_accept (TxnCompleter *c, Tlp *r, SimTime not_before, SimTime extra_ps)
+{
+  if (c->p.check_tags)
+    check_tag (c, r);
+  SimTime start = MAX (sim_now (c->engine), not_before);
+  r->stamp_ps = start + c->p.latency_ps + extra_ps + (SimTime) llround (r->length_bytes * c->p.ps_per_byte);
+  if (c->p.in_order)
+    tlp_fifo_push (&c->fifo, r);
+  else {
+    if (c->n == c->heap_cap) {
+      c->heap_cap = MAX (16u, 2 * c->heap_cap);
+      c->heap = g_renew (TxnCplSlot, c->heap, c->heap_cap);
+    }
+    r->next = NULL;
+    c->heap[c->n] = (TxnCplSlot) { r->stamp_ps, c->arrivals++, r };
+    sift_up (c->heap, c->n);
+  }
+  c->n++;
+  return r->stamp_ps;
+}
+
+Tlp *
+txn_cpl_next (const TxnCompleter *c)
+{
+  if (c->n == 0)
+    return NULL;
+  return c->p.in_order ? c->fifo.head : c->heap[0].req;
+}
+
+uint32_t
+txn_cpl_size (const TxnCompleter *c, const Tlp *r)
+{
+  uint32_t mps = c->port_mps != NULL ? c->port_mps[r->port - 1] : c->mps;
+  return split_next_completion (r->address, r->length_bytes, c->p.rcb_bytes, mps, c->p.policy);
+}
+
+Tlp *
+txn_cpl_emit (TxnCompleter *c, Tlp *r, uint32_t size, TlpPool *pool, gboolean *last)
+{
+  Tlp *cpl = tlp_alloc (pool);
+  tlp_set (cpl, TLP_CPLD, FALSE, r->address, size);
+  cpl->length_bytes = r->length_bytes; /* byte count: what remains of the request, this completion included */
+  cpl->requester = r->requester;
+  cpl->tag = r->tag;
+  cpl->cookie = r->cookie;
+  r->address += size;
+  r->length_bytes -= size;
+  *last = r->length_bytes == 0;
+  if (*last) {
+    if (c->p.in_order) {
+      g_assert (c->fifo.head == r); /* in order, only the head is ever answered */
+      tlp_fifo_pop (&c->fifo);
+      c->n--;
+    } else
+      heap_remove (c, r);
+    tlp_free (pool, r);
+  }
+  return cpl;
+}
+
+uint32_t
+txn_cpl_predict (uint64_t addr, uint32_t remaining, uint32_t rcb_bytes, uint32_t mps, CplPolicy policy)
+{
+  return split_next_completion (addr, remaining, rcb_bytes, mps, policy);
+}
+
+/* --- the return path ---------------------------------------------------------------------------------------- */
+
+void
+txn_cpl_plan (TxnCompleter *c)
+{
+  Tlp *r = txn_cpl_next (c);
+  if (r == NULL)
+    return;
+  SimTime now = sim_now (c->engine);
+  if (c->pending) {
+    /* A read that came in after the plan and is ready before the planned one's data replaces the plan, as long as
+     * the return path has not started on it. */
+    if (r == c->plan_req || c->start_ps <= now)
+      return;
+    sim_cancel (c->engine, c->plan_ev);
+    c->free_ps = c->prev_free_ps;
+    c->pending = FALSE;
+  }
+  c->plan_req = r;
+  c->prev_free_ps = c->free_ps;
+  uint32_t size = txn_cpl_size (c, r);
+  SimTime start = MAX (MAX (now, r->stamp_ps), c->free_ps);
+  SimTime done = start + c->p.cpl_overhead_ps + (SimTime) llround (size * c->p.cpl_ps_per_byte);
+  c->start_ps = start;
+  c->free_ps = done;
+  c->pending = TRUE;
+  c->plan_bytes = size;
+  c->plan_ev = sim_schedule_at (c->engine, done, c->fire, c->fire_ctx, size);
+}
+
+Tlp *
+txn_cpl_emit_planned (TxnCompleter *c, TlpPool *pool, gboolean *last)
+{
+  g_assert (c->pending);
+  return txn_cpl_emit (c, c->plan_req, c->plan_bytes, pool, last);
+}
+
+void
+txn_cpl_plan_done (TxnCompleter *c)
+{
+  c->pending = FALSE;
+  txn_cpl_plan (c);
+}

@@ -1,0 +1,144 @@
+/* requester.c — the one requester (contract in requester.h). */
+#include "models/txn/requester.h"
+
+void
+txn_req_init (TxnRequester *q, const TxnReqParams *p)
+{
+  *q = (TxnRequester) { .p = *p };
+  q->free_tags = g_new (uint32_t, MAX (p->tags, 1u));
+  q->tag = g_new0 (TxnTag, MAX (p->tags, 1u));
+  /* A stack whose top is index 0: the lowest tag goes first. */
+  for (uint32_t i = 0; i < p->tags; i++)
+    q->free_tags[i] = p->tags - 1 - i;
+  q->n_free = p->tags;
+}
+
+void
+txn_req_clear (TxnRequester *q)
+{
+  g_clear_pointer (&q->free_tags, g_free);
+  g_clear_pointer (&q->tag, g_free);
+}
+
+uint32_t
+txn_req_cut (uint64_t addr, uint64_t left, uint32_t max_bytes)
+{
+  return split_next_request (addr, left, max_bytes);
+}
+
+uint32_t
+txn_req_size (const TxnRequester *q, TlpKind kind, uint64_t addr, uint64_t left)
+{
+  return split_next_request (addr, left, kind == TLP_MRD ? q->p.max_read_request_bytes : q->p.max_payload_bytes);
+}
+
+void
+txn_req_byte_enables (uint64_t addr, uint32_t len, uint8_t *first_be, uint8_t *last_be)
+{
+  uint32_t lo = (uint32_t) (addr & 3u), end = lo + len; /* byte offsets from the first DW's start */
+  if (len == 0) {
+    *first_be = *last_be = 0; /* a zero-length read (spec §2.2.5): 1 DW with no byte enabled */
+    return;
+  }
+  if (end <= 4) {
+    *first_be = (uint8_t) (((1u << len) - 1) << lo);
+    *last_be = 0;
+    return;
+  }
+  *first_be = (uint8_t) (0xfu << lo & 0xfu);
+  uint32_t tail = end & 3u; /* bytes used of the last DW, 0 when all four */
+  *last_be = (uint8_t) (tail ? (1u << tail) - 1 : 0xfu);
+}
+
+uint32_t
+txn_req_tag_bits (uint32_t tags)
+{
+  return tags <= 32 ? 5 : tags <= 256 ? 8 : tags <= 768 ? 10 : tags <= 16384 ? 14 : 0;
+}
+
+/* The most completions a read of `bytes` at `address` may come back as: one per RCB block it touches, because a
+ * completer may end a completion at every RCB boundary (spec §2.3.1.1). */
+static uint32_t
+cpl_headers_for (const TxnRequester *q, uint64_t address, uint32_t bytes)
+{
+  if (q->p.cpl_buffer_headers == 0)
+    return 0;
+  uint64_t rcb = q->p.rcb_bytes ? q->p.rcb_bytes : 64;
+  return (uint32_t) ((address + bytes - 1) / rcb - address / rcb + 1);
+}
+
+TxnReqBlock
+txn_req_fits (const TxnRequester *q, uint64_t addr, uint32_t bytes, uint32_t reserve)
+{
+  if (q->n_free <= reserve)
+    return TXN_REQ_NO_TAG;
+  if ((q->p.cpl_buffer_bytes != 0 && q->cpl_bytes + bytes > q->p.cpl_buffer_bytes)
+      || (q->p.cpl_buffer_headers != 0
+          && q->cpl_headers + cpl_headers_for (q, addr, bytes) > q->p.cpl_buffer_headers))
+    return TXN_REQ_NO_BUFFER;
+  return TXN_REQ_OK;
+}
+
+uint16_t
+txn_req_issue (TxnRequester *q, uint64_t addr, uint32_t bytes, SimTime now)
+{
+  g_assert (q->n_free > 0);
+  uint32_t k = q->free_tags[--q->n_free];
+  uint32_t hdrs = cpl_headers_for (q, addr, bytes);
+  q->tag[k] = (TxnTag) { .busy = TRUE, .next_address = addr, .remaining = bytes, .cpl_headers = hdrs,
+                         .issued_ps = now };
+  q->cpl_bytes += bytes;
+  q->cpl_headers += hdrs;
+  q->tags_high_water = MAX (q->tags_high_water, q->p.tags - q->n_free);
+  q->cpl_bytes_high_water = MAX (q->cpl_bytes_high_water, q->cpl_bytes);
+  q->cpl_headers_high_water = MAX (q->cpl_headers_high_water, q->cpl_headers);
+  return (uint16_t) (q->p.first_tag + k);
+}
+
+TxnTag *
+txn_req_tag (TxnRequester *q, uint16_t tag)
+{
+  if (tag < q->p.first_tag || tag - q->p.first_tag >= q->p.tags)
+    return NULL;
+  TxnTag *g = &q->tag[tag - q->p.first_tag];
+  return g->busy ? g : NULL;
+}
+
+unsigned
+txn_req_complete (TxnRequester *q, const Tlp *c, gboolean *done)
+{
+  *done = FALSE;
+  TxnTag *g = txn_req_tag (q, c->tag);
+  if (g == NULL)
+    return TXN_CPL_UNEXPECTED;
+  unsigned bad = (c->address != g->next_address ? TXN_CPL_ADDRESS : 0)
+                 | (c->length_bytes != g->remaining ? TXN_CPL_BYTE_COUNT : 0)
+                 | (c->payload_bytes > g->remaining ? TXN_CPL_EXCESS : 0);
+  g->next_address = c->address + c->payload_bytes;
+  g->remaining -= MIN (g->remaining, c->payload_bytes);
+  /* The data has been taken out of the buffer: its bytes and its header slot are free. */
+  q->cpl_bytes -= c->payload_bytes; /* excess data wraps it, which the device's end-of-run check reports */
+  if (g->cpl_headers > 0) {
+    g->cpl_headers--;
+    q->cpl_headers--;
+  }
+  if (g->remaining == 0) {
+    /* Slots the completer did not use (it split less than it might have) come back with the tag; a stack, so the
+     * tag freed last is reused first. */
+    q->cpl_headers -= g->cpl_headers;
+    g->busy = FALSE;
+    q->free_tags[q->n_free++] = (uint32_t) (g - q->tag);
+    *done = TRUE;
+  }
+  return bad;
+}
+
+Tlp *
+txn_req_msi (TlpPool *pool, uint64_t address, uint32_t data, uint16_t requester)
+{
+  Tlp *t = tlp_alloc (pool);
+  tlp_set (t, TLP_MSI, address > UINT32_MAX, address, 4);
+  t->requester = requester;
+  t->cookie = data; /* the message data: what the host's interrupt handler reads */
+  return t;
+}

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "models/base/pattern.h"
-#include "models/proto/split.h"
+#include "models/txn/requester.h"
 #include "models/observe/stall.h"
 
 /* Host memory for flows' buffers: from 512 MB (below it, nothing of the fabric's) to the 32-bit MMIO window, or
@@ -46,14 +46,11 @@ typedef struct {
   SimTime last_write_ps; /* when the last MWr was taken; UINT64_MAX before the first */
   SimTime dma_tail_ps; /* DMA mode: the engine's own time after a DMA's last byte (flow.h) */
   gboolean wake_pending;
-  /* Read: tags tag_base.. tag_base + tags - 1; per tag the next address a completion must carry and the bytes
-   * still owed. The free stack hands out the lowest tag first. */
-  uint32_t tag_base, n_free;
-  uint32_t *free_tags;
-  uint64_t *tag_addr;
-  uint32_t *tag_left;
-  /* Read: per tag when its request entered the transmit interface, for the round trip (flow.h). */
-  SimTime *tag_start;
+  /* The flow's requester (requester.h): its cuts, and for a read tags tag_base.. tag_base + tags - 1, each with
+   * the next address a completion must carry, the bytes still owed and when its request entered the transmit
+   * interface (the round trip, flow.h). */
+  uint32_t tag_base;
+  TxnRequester rq;
   /* DMA mode (flow.h): the DMA being issued, its offset in the window and the bytes of it issued; per DMA in
    * flight (by slot) its start and the bytes still to arrive, and per tag the slot its request belongs to. */
   uint64_t dma_off, dma_pos;
@@ -162,7 +159,7 @@ flow_peek (void *ctx, Tlp *probe)
     addr = fl->base + fl->dma_off + s->dma_offset_bytes + pos;
     left = s->transfer_bytes - pos;
   }
-  if (fl->iter == s->iterations || (op == FLOW_READ && fl->n_free == 0))
+  if (fl->iter == s->iterations || (op == FLOW_READ && fl->rq.n_free == 0))
     return FALSE;
   SimTime at = next_issue_ps (fl);
   if (s->transfer_bytes > 0 && fl->dma_pos == 0 && fl->last_dma_ps != UINT64_MAX)
@@ -177,7 +174,7 @@ flow_peek (void *ctx, Tlp *probe)
     }
     return FALSE;
   }
-  uint32_t size = split_next_request (addr, left, op == FLOW_WRITE ? fl->mps : s->max_read_request_bytes);
+  uint32_t size = txn_req_size (&fl->rq, op == FLOW_WRITE ? TLP_MWR : TLP_MRD, addr, left);
   *probe = (Tlp) { 0 };
   tlp_set (probe, op == FLOW_WRITE ? TLP_MWR : TLP_MRD, addr > UINT32_MAX, addr, size);
   return TRUE;
@@ -203,13 +200,9 @@ flow_take (void *ctx, const Tlp *probe)
     t->cookie |= (uint64_t) fl->dma_slot << 16;
   }
   if (t->kind == TLP_MRD) {
-    uint32_t k = fl->free_tags[--fl->n_free];
-    t->tag = (uint16_t) (fl->tag_base + k);
-    fl->tag_addr[k] = t->address;
-    fl->tag_left[k] = t->length_bytes;
-    fl->tag_start[k] = now;
+    t->tag = txn_req_issue (&fl->rq, t->address, t->length_bytes, now);
     if (dma)
-      fl->tag_dma[k] = fl->dma_slot;
+      fl->tag_dma[t->tag - fl->tag_base] = fl->dma_slot;
   }
   uint32_t size = t->kind == TLP_MWR ? t->payload_bytes : t->length_bytes;
   if (t->kind == TLP_MWR) {
@@ -252,7 +245,7 @@ flow_why (void *ctx)
   gboolean dma = s->transfer_bytes > 0;
   if (dma && fl->dma_pos == 0 && fl->n_dma_free == 0)
     return s->op == FLOW_READ ? STALL_HOST_LATENCY : STALL_IDLE;
-  if (s->op == FLOW_READ && fl->n_free == 0 && !(s->write_first && fl->dma_pos < s->transfer_bytes))
+  if (s->op == FLOW_READ && fl->rq.n_free == 0 && !(s->write_first && fl->dma_pos < s->transfer_bytes))
     return STALL_TAGS;
   return fl->wake_pending ? STALL_DATAPATH_TX : STALL_IDLE;
 }
@@ -389,21 +382,20 @@ on_completion (void *ctx, const Tlp *t)
   }
   SIM_INVARIANT (fl != NULL, "requester %04x: a completion for tag %u, which no read flow of it uses", t->requester,
                  t->tag);
-  uint32_t k = t->tag - fl->tag_base;
-  SIM_INVARIANT (fl->tag_left[k] > 0 && t->address == fl->tag_addr[k] && t->length_bytes == fl->tag_left[k]
-                 && t->payload_bytes <= fl->tag_left[k], "flow %s: a completion for tag %u at 0x%" G_GINT64_MODIFIER
-                 "x (byte count %u) where 0x%" G_GINT64_MODIFIER "x (%u bytes owed) was due", fl->s->name, t->tag,
-                 t->address, t->length_bytes, fl->tag_addr[k], fl->tag_left[k]);
-  fl->tag_addr[k] += t->payload_bytes;
-  fl->tag_left[k] -= t->payload_bytes;
+  const TxnTag *g = txn_req_tag (&fl->rq, t->tag);
+  uint64_t due = g != NULL ? g->next_address : 0;
+  uint32_t owed = g != NULL ? g->remaining : 0;
+  gboolean last;
+  SIM_INVARIANT (txn_req_complete (&fl->rq, t, &last) == 0, "flow %s: a completion for tag %u at 0x%"
+                 G_GINT64_MODIFIER "x (byte count %u) where 0x%" G_GINT64_MODIFIER "x (%u bytes owed) was due",
+                 fl->s->name, t->tag, t->address, t->length_bytes, due, owed);
   fl->read_sum += pattern_sum (t->address, t->payload_bytes);
   fl->delivered += t->payload_bytes;
   fl->read_got += t->payload_bytes;
   if (fl->s->transfer_bytes > 0)
-    dma_delivered (fl, fl->tag_dma[k], t->payload_bytes);
-  if (fl->tag_left[k] == 0) {
-    lat_add (fl->rtt, sim_now (r->engine) - fl->tag_start[k]);
-    fl->free_tags[fl->n_free++] = k;
+    dma_delivered (fl, fl->tag_dma[t->tag - fl->tag_base], t->payload_bytes);
+  if (last) {
+    lat_add (fl->rtt, sim_now (r->engine) - g->issued_ps); /* the tag's record outlives its release */
     app_kick (fl->app);
   }
   if (all_done (fl))
@@ -713,14 +705,13 @@ flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchd
   r.reads = reads;
   for (guint k = 0; ok && k < n; k++) {
     Flow *fl = &flow[k];
-    if (fl->s->op == FLOW_READ) {
+    gboolean read = fl->s->op == FLOW_READ;
+    TxnReqParams rp = { .max_payload_bytes = fl->mps, .max_read_request_bytes = fl->s->max_read_request_bytes,
+                        .tags = read ? fl->s->tags : 0, .first_tag = fl->tag_base };
+    txn_req_init (&fl->rq, &rp);
+    if (read) {
       uint32_t t = fl->s->tags;
       reads[r.n_reads++] = (ReadTags) { fl->requester, fl->tag_base, fl->tag_base + t, fl };
-      fl->free_tags = free_stack (t);
-      fl->tag_addr = g_new0 (uint64_t, t);
-      fl->tag_left = g_new0 (uint32_t, t);
-      fl->tag_start = g_new0 (SimTime, t);
-      fl->n_free = t;
       endpoint_set_requester (fl->s->source, on_completion, &r);
       fl->tag_dma = g_new0 (uint32_t, t);
     }
@@ -741,10 +732,7 @@ flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchd
     fabric_set_observer (f, NULL, NULL);
   }
   for (guint k = 0; k < n; k++) {
-    g_free (flow[k].free_tags);
-    g_free (flow[k].tag_addr);
-    g_free (flow[k].tag_left);
-    g_free (flow[k].tag_start);
+    txn_req_clear (&flow[k].rq);
     g_free (flow[k].tag_dma);
     g_free (flow[k].dma_free);
     g_free (flow[k].dma_start);

@@ -14,7 +14,7 @@
 #include "models/devices/dma_chain.h"
 
 #include "models/base/pattern.h"
-#include "models/proto/split.h"
+#include "models/txn/requester.h"
 #include "models/observe/pcie_trace.h"
 
 #define MSI_ADDRESS 0xFEE00000u /* x86 local APIC window: the address every MSI on these hosts targets */
@@ -25,15 +25,13 @@ typedef enum { TAIL_DATA, TAIL_STATUS, TAIL_MSI, TAIL_DONE } EngineTail;
 
 typedef struct DmaEngine DmaEngine;
 
+/* What a tag's read is for, beside what the requester keeps of it (requester.h: its bytes still to come, the
+ * address its next completion must start at, its header slots, when the MRd was committed). */
 typedef struct {
   DmaEngine *engine; /* NULL when the tag is free */
   gboolean desc; /* a descriptor fetch rather than data */
-  uint32_t remaining; /* bytes still to come */
-  uint64_t next_address; /* completions arrive in increasing address order (spec §2.3.1.1) */
   uint32_t n_desc; /* descriptor fetch: how many descriptors it carries */
   uint64_t desc_address;
-  uint32_t cpl_headers; /* completion header slots still reserved for this request */
-  SimTime issued_ps; /* the MRd was committed (read latency counts from here) */
   gboolean first_fetch; /* the run's first descriptor fetch */
 } TagEntry;
 
@@ -87,10 +85,9 @@ struct DmaChain {
   DmaEngine eng[DMA_MAX_CHANNELS * DMA_DIR_COUNT];
   uint32_t n_eng;
   TagEntry tag[DMA_TAG_SPACE];
-  uint16_t free_tags[DMA_MAX_TAGS]; /* stack of free tag numbers */
-  uint32_t n_free_tags;
-  uint32_t cpl_outstanding; /* completion-buffer bytes requested and not yet taken in */
-  uint32_t cpl_headers_reserved; /* completion header slots reserved by outstanding requests */
+  /* Tags, cuts and the completion buffer (every byte requested and not yet taken in, and header slots reserved by
+   * outstanding requests). */
+  TxnRequester txn;
   DmaCounters c;
   DmaCounterFn notify;
   void *notify_ctx;
@@ -172,17 +169,6 @@ dma_params_check (const DmaParams *p, GError **error)
 
 static uint32_t desc_fetch_bytes (const DmaEngine *e);
 
-/* The most completions a read of `bytes` at `address` may come back as: one per RCB block it touches, because a
- * completer may end a completion at every RCB boundary (spec §2.3.1.1, split.h). */
-static uint32_t
-cpl_headers_for (const DmaChain *d, uint64_t address, uint32_t bytes)
-{
-  if (d->p.cpl_buffer_headers == 0)
-    return 0;
-  uint64_t rcb = d->p.rcb_bytes ? d->p.rcb_bytes : 64;
-  return (uint32_t) ((address + bytes - 1) / rcb - address / rcb + 1);
-}
-
 /* A due descriptor fetch has first claim on the last free tag (with two or more tags). Without that, a read
  * engine that always has a request ready takes every tag the moment it frees, and the write engine's next
  * descriptor fetch starves until the read engine has issued its whole transfer.
@@ -198,13 +184,8 @@ read_blocker (const DmaChain *d, uint64_t address, uint32_t bytes, gboolean desc
     for (uint32_t i = 0; i < d->n_eng; i++)
       if (d->eng[i].running && desc_fetch_bytes (&d->eng[i]) > 0)
         reserve = 1;
-  if (d->n_free_tags <= reserve)
-    return STALL_TAGS;
-  if ((d->p.cpl_buffer_bytes != 0 && d->cpl_outstanding + bytes > d->p.cpl_buffer_bytes)
-      || (d->p.cpl_buffer_headers != 0
-          && d->cpl_headers_reserved + cpl_headers_for (d, address, bytes) > d->p.cpl_buffer_headers))
-    return STALL_COMPLETION_BUFFER;
-  return STALL_IDLE;
+  TxnReqBlock b = txn_req_fits (&d->txn, address, bytes, reserve);
+  return b == TXN_REQ_NO_TAG ? STALL_TAGS : b == TXN_REQ_NO_BUFFER ? STALL_COMPLETION_BUFFER : STALL_IDLE;
 }
 
 static gboolean
@@ -218,30 +199,22 @@ read_fits (const DmaChain *d, uint64_t address, uint32_t bytes, gboolean desc)
 static uint16_t
 tag_get (DmaChain *d, DmaEngine *e, gboolean desc, uint64_t address, uint32_t bytes)
 {
-  uint16_t t = d->free_tags[--d->n_free_tags];
-  uint32_t hdrs = cpl_headers_for (d, address, bytes);
-  d->tag[t] = (TagEntry) { .engine = e, .desc = desc, .remaining = bytes, .next_address = address,
-                           .cpl_headers = hdrs };
-  d->cpl_outstanding += bytes;
-  d->cpl_headers_reserved += hdrs;
-  d->c.cpl_headers_high_water = MAX (d->c.cpl_headers_high_water, d->cpl_headers_reserved);
+  uint16_t t = txn_req_issue (&d->txn, address, bytes, sim_now (d->engine));
+  d->tag[t] = (TagEntry) { .engine = e, .desc = desc };
+  d->c.cpl_headers_high_water = MAX (d->c.cpl_headers_high_water, d->txn.cpl_headers);
   d->c.tags_in_use++;
   d->c.tags_high_water = MAX (d->c.tags_high_water, d->c.tags_in_use);
-  d->c.cpl_buffer_high_water_bytes = MAX (d->c.cpl_buffer_high_water_bytes, d->cpl_outstanding);
-  d->tag[t].issued_ps = sim_now (d->engine);
+  d->c.cpl_buffer_high_water_bytes = MAX (d->c.cpl_buffer_high_water_bytes, d->txn.cpl_bytes);
   trace_tags (d->trace, d->tr_tags, sim_now (d->engine), d->c.tags_in_use);
   return t;
 }
 
-/* Freed with the request's last completion byte: a partly completed request still owns its tag. The free list is
- * a stack, so the tag freed last is reused first. */
+/* Freed with the request's last completion byte (the requester has taken it back): a partly completed request
+ * still owns its tag. */
 static void
 tag_put (DmaChain *d, uint16_t t)
 {
   d->tag[t].engine = NULL;
-  /* Slots the completer did not use (it split less than it might have) come back with the tag. */
-  d->cpl_headers_reserved -= d->tag[t].cpl_headers;
-  d->free_tags[d->n_free_tags++] = t;
   d->c.tags_in_use--;
   trace_tags (d->trace, d->tr_tags, sim_now (d->engine), d->c.tags_in_use);
   /* A requester that waited for a tag or for buffer space may go now (its next peek says for sure). */
@@ -304,7 +277,7 @@ desc_fetch_bytes (const DmaEngine *e)
   if (want == 0 || e->fifo_count + e->desc_inflight + want > p->desc_fifo_entries)
     return 0;
   uint64_t addr = e->table + DMA_DESC_BYTES * (1 + (uint64_t) e->desc_requested);
-  return split_next_request (addr, (uint64_t) want * DMA_DESC_BYTES, p->max_read_request_bytes);
+  return txn_req_size (&e->dma->txn, TLP_MRD, addr, (uint64_t) want * DMA_DESC_BYTES);
 }
 
 static uint8_t
@@ -349,14 +322,14 @@ engine_decide (DmaEngine *e, Tlp *probe)
     /* Cut greedily from the current host address, never across 4 KB (split.h): an unaligned buffer costs one
      * short TLP per page, as AN-456's engine does not realign. */
     if (e->dir == DMA_WRITE) {
-      uint32_t n = split_next_request (e->cur_host, e->cur_left, d->p.max_payload_bytes);
+      uint32_t n = txn_req_size (&d->txn, TLP_MWR, e->cur_host, e->cur_left);
       *probe = (Tlp) { .kind = TLP_MWR, .header_bytes = header_for (e->cur_host), .address = e->cur_host,
                        .payload_bytes = n, .cookie = ACT_DATA };
       return TRUE;
     }
     /* Reads wait only for tags and buffer space, never for earlier data: up to `tags` MRRS-sized requests in
      * flight are what hide the host's read latency. */
-    uint32_t n = split_next_request (e->cur_host, e->cur_left, d->p.max_read_request_bytes);
+    uint32_t n = txn_req_size (&d->txn, TLP_MRD, e->cur_host, e->cur_left);
     if (!read_fits (d, e->cur_host, n, FALSE))
       return FALSE; /* a completion freeing a tag or buffer space kicks the app */
     *probe = (Tlp) { .kind = TLP_MRD, .header_bytes = header_for (e->cur_host), .address = e->cur_host,
@@ -388,8 +361,7 @@ engine_why_not (const DmaEngine *e)
   if (e->have_cur) {
     if (sim_now (d->engine) < e->cur_ready_ps)
       return STALL_DESCRIPTOR_FETCH; /* the descriptor is being set up */
-    return read_blocker (d, e->cur_host, split_next_request (e->cur_host, e->cur_left, d->p.max_read_request_bytes),
-                         FALSE);
+    return read_blocker (d, e->cur_host, txn_req_size (&d->txn, TLP_MRD, e->cur_host, e->cur_left), FALSE);
   }
   uint32_t fetch = desc_fetch_bytes (e);
   if (fetch > 0) {
@@ -582,7 +554,12 @@ on_placed (void *ctx, LinkPort *port, const Tlp *t, SimTime end_ps)
 void
 dma_chain_completion (DmaChain *d, const Tlp *t)
 {
-  if (t->tag >= DMA_TAG_SPACE || d->tag[t->tag].engine == NULL) {
+  /* The application takes the data out of the IP's buffer right after this handler: the requester frees its bytes
+   * and its header slot now. */
+  const TxnTag *rt = txn_req_tag (&d->txn, t->tag);
+  gboolean last;
+  unsigned bad = txn_req_complete (&d->txn, t, &last);
+  if (bad & TXN_CPL_UNEXPECTED) {
     /* An Unexpected Completion (spec §2.3.2): no request of ours holds this tag, e.g. a duplicate. It is dropped
      * and counted; the end-of-run check turns any into an error. */
     d->c.unexpected_cpls++;
@@ -593,24 +570,15 @@ dma_chain_completion (DmaChain *d, const Tlp *t)
   d->c.cpls++;
   /* Within one request completions come in increasing address order (spec §2.3.1.1): a gap, an overlap or
    * excess data is counted and fails the end-of-run check. Across tags no order is promised, so none is checked. */
-  if (t->address != g->next_address || t->payload_bytes > g->remaining)
+  if (bad & (TXN_CPL_ADDRESS | TXN_CPL_EXCESS))
     d->c.out_of_order_cpls++;
-  g->next_address = t->address + t->payload_bytes;
-  g->remaining -= MIN (g->remaining, t->payload_bytes);
-  /* The application has taken the data out of the IP's buffer (the app consumes right after this handler): its
-   * bytes and its header slot are free. */
-  d->cpl_outstanding -= t->payload_bytes;
-  if (g->cpl_headers > 0) {
-    g->cpl_headers--;
-    d->cpl_headers_reserved--;
-  }
   if (!g->desc) {
     d->c.read_checksum += pattern_sum (t->address, t->payload_bytes);
     e->completed += t->payload_bytes;
     d->c.read_bytes_completed += t->payload_bytes;
     d->c.ep_bytes_written += t->payload_bytes; /* endpoint memory is written as the data streams in */
   }
-  if (g->remaining == 0) {
+  if (last) {
     if (g->desc) {
       /* All descriptor bytes are in: their contents become visible to the engine. */
       for (uint32_t i = 0; i < g->n_desc; i++) {
@@ -622,7 +590,7 @@ dma_chain_completion (DmaChain *d, const Tlp *t)
       }
       e->desc_inflight -= g->n_desc;
       if (g->first_fetch) {
-        d->first_fetch_ps[e->dir] += sim_now (d->engine) - g->issued_ps;
+        d->first_fetch_ps[e->dir] += sim_now (d->engine) - rt->issued_ps;
         d->first_fetch_n[e->dir]++;
       }
       if (d->rq[e->dir].cause == STALL_DESCRIPTOR_FETCH)
@@ -630,7 +598,7 @@ dma_chain_completion (DmaChain *d, const Tlp *t)
       if (G_UNLIKELY (d->trace != NULL) && e->desc_inflight == 0)
         sim_trace_end (d->trace, e->tr.fetch, sim_now (d->engine));
     } else
-      lat_add (&d->read_rtt, sim_now (d->engine) - g->issued_ps);
+      lat_add (&d->read_rtt, sim_now (d->engine) - rt->issued_ps);
     tag_put (d, t->tag);
   }
   /* The read counter stops once the application has taken in the last data completion (endpoint memory is
@@ -696,10 +664,11 @@ dma_chain_new (SimEngine *engine, const DmaParams *params, App *app, TlpPool *po
   d->setup_ps = (SimTime) params->desc_setup_cycles * app_cycle_ps (app);
   /* Tag numbers are handed out lowest first (pushed in reverse), like a priority encoder would. Past 256 the
    * requester uses 10-bit tags, whose usable values are 256..1023 (Tag[9:8] != 00b, pcie-protocol.md §6). */
-  uint32_t first = params->tags > 256 ? 256 : 0;
-  for (uint32_t i = 0; i < params->tags; i++)
-    d->free_tags[i] = (uint16_t) (first + params->tags - 1 - i);
-  d->n_free_tags = params->tags;
+  TxnReqParams rp = { .max_payload_bytes = params->max_payload_bytes,
+                      .max_read_request_bytes = params->max_read_request_bytes, .tags = params->tags,
+                      .first_tag = params->tags > 256 ? 256 : 0, .rcb_bytes = params->rcb_bytes,
+                      .cpl_buffer_bytes = params->cpl_buffer_bytes, .cpl_buffer_headers = params->cpl_buffer_headers };
+  txn_req_init (&d->txn, &rp);
   static const AppTxClient client = { engine_peek, engine_take, engine_sent, engine_why, engine_refused };
   /* Clients in channel order, write before read within a channel: round robin then serves every engine in turn. */
   d->n_eng = (params->channels ? params->channels : 1) * DMA_DIR_COUNT;
@@ -753,6 +722,8 @@ dma_chain_set_counter_notify (DmaChain *d, DmaCounterFn fn, void *ctx)
 void
 dma_chain_free (DmaChain *d)
 {
+  if (d != NULL) /* an endpoint without a DMA has none */
+    txn_req_clear (&d->txn);
   g_free (d);
 }
 
@@ -783,10 +754,10 @@ dma_chain_check_invariants (const DmaChain *d, GError **error)
   /* Over all runs. Completions out of order or unexpected fail even when the byte counts agree: a swapped pair
    * moves the same bytes, and a dropped duplicate adds none. */
   const DmaCounters *c = &d->c;
-  if (d->n_free_tags != d->p.tags || d->cpl_outstanding != 0 || d->cpl_headers_reserved != 0) {
+  if (d->txn.n_free != d->p.tags || d->txn.cpl_bytes != 0 || d->txn.cpl_headers != 0) {
     g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVARIANT,
       "DMA: %u of %u tags not retired, %u completion-buffer bytes and %u "
-      "header slots held", d->p.tags - d->n_free_tags, d->p.tags, d->cpl_outstanding, d->cpl_headers_reserved);
+      "header slots held", d->p.tags - d->txn.n_free, d->p.tags, d->txn.cpl_bytes, d->txn.cpl_headers);
     return FALSE;
   }
   if (c->read_bytes_requested != c->read_bytes_completed || c->read_bytes_completed != c->ep_bytes_written) {
@@ -826,16 +797,17 @@ dma_chain_describe_wait (const DmaChain *d, GString *out)
     if (e->tail != TAIL_DONE && data_done (e))
       g_string_append (out, e->tail == TAIL_STATUS ? ", EPLAST write not sent" : ", MSI not sent");
   }
-  if (d->n_free_tags < d->p.tags) {
+  if (d->txn.n_free < d->p.tags) {
     /* The oldest-numbered busy tag shows what the requester waits for. */
     uint32_t t = 0;
     while (d->tag[t].engine == NULL)
       t++;
+    const TxnTag *rt = txn_req_tag ((TxnRequester *) &d->txn, (uint16_t) t);
     g_string_append_printf (out, "%stags: %u of %u outstanding (tag %u waits for %u bytes at 0x%" G_GINT64_MODIFIER
-      "x%s), completion buffer %u bytes held", out->len ? "; " : "", d->p.tags - d->n_free_tags, d->p.tags, t,
-      d->tag[t].remaining, d->tag[t].next_address, d->tag[t].desc ? ", a descriptor fetch" : "", d->cpl_outstanding);
+      "x%s), completion buffer %u bytes held", out->len ? "; " : "", d->p.tags - d->txn.n_free, d->p.tags, t,
+      rt->remaining, rt->next_address, d->tag[t].desc ? ", a descriptor fetch" : "", d->txn.cpl_bytes);
     if (d->p.cpl_buffer_headers)
-      g_string_append_printf (out, ", %u of %u completion header slots reserved", d->cpl_headers_reserved,
+      g_string_append_printf (out, ", %u of %u completion header slots reserved", d->txn.cpl_headers,
         d->p.cpl_buffer_headers);
   }
 }

@@ -15,6 +15,7 @@
 #include "models/fabric/fabric.h"
 #include "models/observe/stall.h"
 #include "models/txn/completer.h"
+#include "models/txn/requester.h"
 
 /* Configurable default, because a saturating source needs only enough queued TLPs to keep the serialiser busy
  * between two tx-ready callbacks; an unlimited queue would just hold the whole transfer in memory. */
@@ -41,8 +42,7 @@ struct Stream {
   LinkPort *dev, *host;
   /* source */
   uint64_t issued_bytes; /* MWr payload sent, or MRd bytes requested */
-  uint32_t tags_free; /* outstanding requests the source may still add */
-  uint32_t next_tag; /* tags are handed out in turn (see source_pump) */
+  TxnRequester rq; /* its cuts, tags and completion checks */
   /* host side */
   TlpFifo sink; /* write: TLPs waiting for the consumer */
   SimTime sink_busy_until; /* when the consumer finishes the TLP it is draining */
@@ -208,12 +208,12 @@ dev_rx_read (void *ctx, LinkPort *port, Tlp *tlp)
   Stream *s = ctx;
   link_port_consume (s->dev, tlp);
   uint32_t bytes = tlp->payload_bytes;
-  gboolean last = tlp->length_bytes == tlp->payload_bytes;
+  gboolean last;
+  SIM_INVARIANT (txn_req_complete (&s->rq, tlp, &last) == 0, "stream source: a completion for tag %u at 0x%"
+                 G_GINT64_MODIFIER "x (byte count %u) it did not expect", tlp->tag, tlp->address, tlp->length_bytes);
   if (last)
     latency (s, tlp->cookie);
   tlp_free (s->pool, tlp);
-  if (last)
-    s->tags_free++;
   measure (s, bytes);
   if (last)
     source_pump (s);
@@ -222,19 +222,15 @@ dev_rx_read (void *ctx, LinkPort *port, Tlp *tlp)
 /* ---- source (device) ---- */
 
 /* Send until the link refuses (credits, replay space, queue) or tags run out; the refusal arms tx-ready.
- * Addresses run from 0 in steps of MPS or MRRS, powers of two of at most 4 KB, so no request crosses a 4 KB
- * boundary (spec §2.2.7) and none needs splitting. The source finds a request's end by its completions' byte
- * count, not by tag: the one completer answers in request order. Tags are still those of a real requester, each
- * number used again only after `tags` later requests: since requests complete in order and at most `tags` are
- * outstanding, no two outstanding ones share a tag, as any completer may check (host.h). */
+ * Addresses run from 0 in steps of the requester's cut (MPS or MRRS, or the chosen TLP payload), powers of two of
+ * at most 4 KB, so every request but the last is one unit (spec §2.2.7). Tags are the requester's (requester.h),
+ * and so are the checks of each completion against its request. */
 static void
 source_pump (Stream *s)
 {
   gboolean write = s->p.mode == STREAM_WRITE;
-  uint32_t unit = s->p.tlp_payload_bytes ? s->p.tlp_payload_bytes
-                  : write ? s->p.link.max_payload_bytes : s->p.max_read_request_bytes;
-  while (s->issued_bytes < s->p.total_bytes && (write || s->tags_free > 0)) {
-    uint32_t n = (uint32_t) MIN ((uint64_t) unit, s->p.total_bytes - s->issued_bytes);
+  while (s->issued_bytes < s->p.total_bytes && (write || s->rq.n_free > 0)) {
+    uint32_t n = txn_req_size (&s->rq, write ? TLP_MWR : TLP_MRD, s->issued_bytes, s->p.total_bytes - s->issued_bytes);
     Tlp probe = { 0 };
     tlp_set (&probe, write ? TLP_MWR : TLP_MRD, s->p.addr64, s->issued_bytes, n);
     if (!link_port_can_send (s->dev, &probe))
@@ -243,11 +239,8 @@ source_pump (Stream *s)
     *t = probe;
     t->cookie = sim_now (s->engine);
     t->requester = s->source_end.base.id;
-    if (!write) {
-      t->tag = (uint16_t) s->next_tag;
-      s->next_tag = (s->next_tag + 1) % s->p.tags;
-      s->tags_free--;
-    }
+    if (!write)
+      t->tag = txn_req_issue (&s->rq, t->address, n, t->cookie);
     s->issued_bytes += n;
     link_port_send (s->dev, t);
   }
@@ -374,7 +367,11 @@ stream_run (const StreamParams *params, uint64_t seed, StreamResult *out, GError
   }
   s.dev = link_port (s.link, LINK_USP);
   s.host = link_port (s.link, LINK_DSP);
-  s.tags_free = s.p.tags;
+  uint32_t unit = s.p.tlp_payload_bytes;
+  TxnReqParams rp = { .max_payload_bytes = unit ? unit : s.p.link.max_payload_bytes,
+                      .max_read_request_bytes = unit ? unit : s.p.max_read_request_bytes,
+                      .tags = s.p.mode == STREAM_WRITE ? 0 : s.p.tags };
+  txn_req_init (&s.rq, &rp);
   if (s.p.window == STREAM_WINDOW_TRANSFER) {
     s.in_window = TRUE; /* t0 = 0, b0 = 0: from the first TLP offered, every byte counted */
     link_stats_reset (s.link);
@@ -416,6 +413,7 @@ stream_run (const StreamParams *params, uint64_t seed, StreamResult *out, GError
     ok = FALSE;
   }
   txn_cpl_clear (&s.cpl, s.pool);
+  txn_req_clear (&s.rq);
   fabric_free (s.f);
   return ok;
 }

@@ -452,30 +452,59 @@ START_TEST (test_files_and_functions_within_bounds)
 }
 END_TEST
 
+/* Every occurrence of `needle` in the sources (.c and .h) of the folders whose names start with `prefix`, as
+ * " FOLDER/FILE" each appended to `found`, except in files whose path starts with one of `allowed` (NULL-ended);
+ * the count. */
+static guint
+grep_sources (const char *prefix, const char *needle, const char *const *allowed, GString *found)
+{
+  guint n = 0;
+  for (guint k = 0; k < G_N_ELEMENTS (order); k++) {
+    if (!g_str_has_prefix (order[k], prefix))
+      continue;
+    g_autofree char *dir = g_build_filename (source_root (), order[k], NULL);
+    g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+    ck_assert_msg (d != NULL, "cannot open %s", dir);
+    for (const char *name; (name = g_dir_read_name (d)) != NULL;) {
+      g_autofree char *rel = g_build_filename (order[k], name, NULL);
+      gboolean skip = !g_str_has_suffix (name, ".c") && !g_str_has_suffix (name, ".h");
+      for (guint a = 0; allowed != NULL && allowed[a] != NULL; a++)
+        skip = skip || g_str_has_prefix (rel, allowed[a]);
+      if (skip)
+        continue;
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autofree char *text = slurp (path);
+      for (const char *p = text; (p = strstr (p, needle)) != NULL; p++, n++)
+        g_string_append_printf (found, " %s", rel);
+    }
+  }
+  return n;
+}
+
 /* One error domain a layer (design.md §3): models/ defines exactly one, MODEL_ERROR, so the builder maps every
  * model's refusal to exit 65 without a table of domains that a new model could be missing from (a domain not in
  * it was an internal error, exit 70, for a bad parameter). */
 START_TEST (test_models_have_one_error_domain)
 {
   g_autoptr (GString) found = g_string_new (NULL);
-  guint n = 0;
-  for (guint k = 0; k < G_N_ELEMENTS (order); k++) {
-    if (!g_str_has_prefix (order[k], "models/"))
-      continue;
-    g_autofree char *dir = g_build_filename (source_root (), order[k], NULL);
-    g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-    ck_assert_msg (d != NULL, "cannot open %s", dir);
-    for (const char *name; (name = g_dir_read_name (d)) != NULL;) {
-      if (!g_str_has_suffix (name, ".c"))
-        continue;
-      g_autofree char *path = g_build_filename (dir, name, NULL);
-      g_autofree char *text = slurp (path);
-      for (const char *p = text; (p = strstr (p, "G_DEFINE_QUARK")) != NULL; p++, n++)
-        g_string_append_printf (found, " %s/%s", order[k], name);
-    }
-  }
+  guint n = grep_sources ("models/", "G_DEFINE_QUARK", NULL, found);
   ck_assert_msg (n == 1 && strstr (found->str, "models/base/model_error.c"), "%u error domains in models/:%s", n,
                  found->str);
+}
+END_TEST
+
+/* One requester and one completer (#38): requests and completions are cut in models/txn/ alone, so no device or
+ * workload keeps a copy of the rules that can drift. Calls only: a comment may name the rule. */
+START_TEST (test_only_txn_cuts)
+{
+  const char *const allowed[] = { "models/proto/split.", "models/txn/", NULL };
+  const char *const calls[] = { "split_next_request (", "split_next_completion (", "split_requests (",
+                                "split_completions (" };
+  g_autoptr (GString) found = g_string_new (NULL);
+  guint n = 0;
+  for (guint k = 0; k < G_N_ELEMENTS (calls); k++)
+    n += grep_sources ("", calls[k], allowed, found);
+  ck_assert_msg (n == 0, "requests or completions cut outside models/txn/:%s", found->str);
 }
 END_TEST
 
@@ -490,6 +519,7 @@ main (void)
   tcase_add_test (tc, test_circle_reader);
   tcase_add_test (tc, test_files_and_functions_within_bounds);
   tcase_add_test (tc, test_models_have_one_error_domain);
+  tcase_add_test (tc, test_only_txn_cuts);
   tcase_add_test (tc, test_scanner_catches);
   tcase_add_loop_test (tc, test_config_does_not_include_topology, 0, G_N_ELEMENTS (config_files));
   suite_add_tcase (s, tc);

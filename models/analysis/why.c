@@ -7,7 +7,7 @@
 #include "models/analysis/why.h"
 
 #include "models/devices/avst.h"
-#include "models/proto/split.h"
+#include "models/txn/completer.h"
 
 #include <math.h>
 #include <string.h>
@@ -227,8 +227,8 @@ datapath_mbps (const Why *w, DmaDir dir)
     uint32_t beats = avst_beats (unit_bits, w->ap->header_own_beat, hdr, 0, payload);
     return mbps_of (payload, payload / bare * 1e6 + tx_others_ps (w, TLP_MWR, beats));
   }
-  uint32_t payload = split_next_completion (0, w->dp->max_read_request_bytes, w->hp->rcb_bytes,
-                                            w->dp->max_payload_bytes, w->hp->cpl_policy);
+  uint32_t payload = txn_cpl_predict (0, w->dp->max_read_request_bytes, w->hp->rcb_bytes, w->dp->max_payload_bytes,
+                                      w->hp->cpl_policy);
   return why_datapath_capacity_mbps (w->ap, TRUE, payload, 12);
 }
 
@@ -266,8 +266,8 @@ explain_credits (const Why *w, uint32_t tlp_bytes, double share, WhyVerdict *v)
   uint32_t adv = w->advertised[d][c][p];
   /* A header credit holds one TLP: a read request of MRRS, a completion as the host cuts it, a write of MPS. */
   uint32_t per_hdr = c == FC_NP    ? mrrs
-                     : c == FC_CPL ? split_next_completion (0, mrrs, w->hp->rcb_bytes, w->dp->max_payload_bytes,
-                                                            w->hp->cpl_policy)
+                     : c == FC_CPL ? txn_cpl_predict (0, mrrs, w->hp->rcb_bytes, w->dp->max_payload_bytes,
+                                                      w->hp->cpl_policy)
                                    : tlp_bytes;
   double bytes = p == FC_DATA ? adv * 16.0 : (double) adv * per_hdr;
   v->bound_mbps = mbps_of (bytes, rtt_ps);
@@ -366,8 +366,7 @@ explain (const Why *w, DmaDir dir, const LinkUsage *u, WhyVerdict *v)
   }
   case STALL_HOST_COMPLETION_RATE: {
     /* The return path's time per steady completion: its fixed part and its bytes at the host's rate. */
-    uint32_t size = split_next_completion (0, mrrs, w->hp->rcb_bytes, w->dp->max_payload_bytes,
-                                           w->hp->cpl_policy);
+    uint32_t size = txn_cpl_predict (0, mrrs, w->hp->rcb_bytes, w->dp->max_payload_bytes, w->hp->cpl_policy);
     double ps = w->hp->cpl_overhead_ns * 1000 + (w->hp->cpl_rate_mbps > 0 ? size * 1e6 / w->hp->cpl_rate_mbps : 0);
     v->bound_mbps = mbps_of (size, ps);
     g_snprintf (s, n, "limited by the root complex's completion rate: %.0f%% of the figure's time; %u-byte "

@@ -29,7 +29,10 @@ txn_req_cut (uint64_t addr, uint64_t left, uint32_t max_bytes)
 uint32_t
 txn_req_size (const TxnRequester *q, TlpKind kind, uint64_t addr, uint64_t left)
 {
-  return split_next_request (addr, left, kind == TLP_MRD ? q->p.max_read_request_bytes : q->p.max_payload_bytes);
+  uint32_t max = kind == TLP_MRD ? q->p.max_read_request_bytes : q->p.max_payload_bytes;
+  if (q->p.align) /* to the next multiple of max, which (a power of two up to 4 KB) never lies beyond a page */
+    max -= (uint32_t) (addr & (max - 1));
+  return split_next_request (addr, left, max);
 }
 
 void

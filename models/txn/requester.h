@@ -4,8 +4,9 @@
  *
  * Contract:
  * - Cutting (spec r6.3 §2.2.7): no request crosses a 4 KB address boundary; an MWr carries at most MPS, an MRd asks
- *   for at most MRRS. Requests are taken greedily from the start address (split.h), so a 1000-byte read at 0x3F0
- *   with MRRS 256 is 16 + 256 + 256 + 256 + 216 bytes.
+ *   for at most MRRS. Requests are taken greedily from the start address (split.h), as AN-456's chaining DMA does:
+ *   a 1000-byte read at 0x3F0 with MRRS 256 is 256 + 256 + 256 + 232 bytes. With `align` each request ends on a
+ *   multiple of its maximum instead (a requester that realigns: 16 + 256 + 256 + 256 + 216); both are legal.
  * - Tags (spec §2.2.6.2): `tags` numbers from first_tag on, each held by one outstanding read from
  *   txn_req_issue() to its last completion byte; a stack, so the lowest number goes first and the one freed last
  *   is reused first. Tag fields: 5 bits (32 tags), 8 (256), 10 (768 usable: 256..1023, Tag[9:8] != 00b) and 14
@@ -35,6 +36,7 @@ typedef struct {
   uint32_t rcb_bytes; /* the completer's RCB, for the worst-case completion count (64 when 0) */
   uint32_t cpl_buffer_bytes; /* completion-buffer bytes (0: no limit) */
   uint32_t cpl_buffer_headers; /* completion-buffer header slots (0: no limit) */
+  gboolean align; /* end each request on a multiple of its maximum (MPS, MRRS: powers of two) */
 } TxnReqParams;
 
 /* One tag's request while it is outstanding. */
@@ -76,7 +78,7 @@ void txn_req_init (TxnRequester *q, const TxnReqParams *p);
 void txn_req_clear (TxnRequester *q);
 
 /* The size of the next request of a transfer at addr with `left` bytes to go (MPS for writes, MRRS for reads, and
- * 4 KB), and the same with an explicit maximum. */
+ * 4 KB; `align` applied), and the greedy cut with an explicit maximum. */
 uint32_t txn_req_size (const TxnRequester *q, TlpKind kind, uint64_t addr, uint64_t left);
 uint32_t txn_req_cut (uint64_t addr, uint64_t left, uint32_t max_bytes);
 

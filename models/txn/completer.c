@@ -108,7 +108,9 @@ txn_cpl_accept (TxnCompleter *c, Tlp *r, SimTime not_before, SimTime extra_ps)
   if (c->p.check_tags)
     check_tag (c, r);
   SimTime start = MAX (sim_now (c->engine), not_before);
-  r->stamp_ps = start + c->p.latency_ps + extra_ps + (SimTime) llround (r->length_bytes * c->p.ps_per_byte);
+  r->stamp_ps = start + c->p.latency_ps + extra_ps;
+  if (c->p.ps_per_byte != 0) /* llround() costs as much as the rest of the acceptance */
+    r->stamp_ps += (SimTime) llround (r->length_bytes * c->p.ps_per_byte);
   if (c->p.in_order)
     tlp_fifo_push (&c->fifo, r);
   else {
@@ -125,25 +127,15 @@ txn_cpl_accept (TxnCompleter *c, Tlp *r, SimTime not_before, SimTime extra_ps)
 }
 
 Tlp *
-txn_cpl_next (const TxnCompleter *c)
-{
-  if (c->n == 0)
-    return NULL;
-  return c->p.in_order ? c->fifo.head : c->heap[0].req;
-}
-
-uint32_t
-txn_cpl_size (const TxnCompleter *c, const Tlp *r)
-{
-  uint32_t mps = c->port_mps != NULL ? c->port_mps[r->port - 1] : c->mps;
-  return split_next_completion (r->address, r->length_bytes, c->p.rcb_bytes, mps, c->p.policy);
-}
-
-Tlp *
 txn_cpl_emit (TxnCompleter *c, Tlp *r, uint32_t size, TlpPool *pool, gboolean *last)
 {
+  /* What tlp_set (TLP_CPLD) makes (spec §2.2: completions have 3-DW headers), field by field: every completion
+   * passes here, and the call was a tenth of the completer's time. */
   Tlp *cpl = tlp_alloc (pool);
-  tlp_set (cpl, TLP_CPLD, FALSE, r->address, size);
+  cpl->kind = TLP_CPLD;
+  cpl->header_bytes = 12;
+  cpl->address = r->address;
+  cpl->payload_bytes = size;
   cpl->length_bytes = r->length_bytes; /* byte count: what remains of the request, this completion included */
   cpl->requester = r->requester;
   cpl->tag = r->tag;

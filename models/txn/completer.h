@@ -92,10 +92,21 @@ txn_cpl_full (const TxnCompleter *c)
 {
   return c->p.depth != 0 && c->n >= c->p.depth;
 }
-/* The read answered next (see Order), or NULL when none is held. */
-Tlp *txn_cpl_next (const TxnCompleter *c);
+/* The read answered next (see Order), or NULL when none is held. Inline, as the two below: every completion asks. */
+static inline Tlp *
+txn_cpl_next (const TxnCompleter *c)
+{
+  if (c->n == 0)
+    return NULL;
+  return c->p.in_order ? c->fifo.head : c->heap[0].req;
+}
 /* The size of read r's next completion. */
-uint32_t txn_cpl_size (const TxnCompleter *c, const Tlp *r);
+static inline uint32_t
+txn_cpl_size (const TxnCompleter *c, const Tlp *r)
+{
+  uint32_t mps = c->port_mps != NULL ? c->port_mps[r->port - 1] : c->mps;
+  return split_next_completion (r->address, r->length_bytes, c->p.rcb_bytes, mps, c->p.policy);
+}
 /* Read r's next completion, `size` bytes, from `pool`: a CplD echoing the read's requester, tag and cookie, its
  * byte count what remains. The read advances; after its last completion it leaves the completer and goes back to
  * the pool, and *last is TRUE. */

@@ -20,21 +20,6 @@ txn_req_clear (TxnRequester *q)
   g_clear_pointer (&q->tag, g_free);
 }
 
-uint32_t
-txn_req_cut (uint64_t addr, uint64_t left, uint32_t max_bytes)
-{
-  return split_next_request (addr, left, max_bytes);
-}
-
-uint32_t
-txn_req_size (const TxnRequester *q, TlpKind kind, uint64_t addr, uint64_t left)
-{
-  uint32_t max = kind == TLP_MRD ? q->p.max_read_request_bytes : q->p.max_payload_bytes;
-  if (q->p.align) /* to the next multiple of max, which (a power of two up to 4 KB) never lies beyond a page */
-    max -= (uint32_t) (addr & (max - 1));
-  return split_next_request (addr, left, max);
-}
-
 void
 txn_req_byte_enables (uint64_t addr, uint32_t len, uint8_t *first_be, uint8_t *last_be)
 {
@@ -59,35 +44,12 @@ txn_req_tag_bits (uint32_t tags)
   return tags <= 32 ? 5 : tags <= 256 ? 8 : tags <= 768 ? 10 : tags <= 16384 ? 14 : 0;
 }
 
-/* The most completions a read of `bytes` at `address` may come back as: one per RCB block it touches, because a
- * completer may end a completion at every RCB boundary (spec §2.3.1.1). */
-static uint32_t
-cpl_headers_for (const TxnRequester *q, uint64_t address, uint32_t bytes)
-{
-  if (q->p.cpl_buffer_headers == 0)
-    return 0;
-  uint64_t rcb = q->p.rcb_bytes ? q->p.rcb_bytes : 64;
-  return (uint32_t) ((address + bytes - 1) / rcb - address / rcb + 1);
-}
-
-TxnReqBlock
-txn_req_fits (const TxnRequester *q, uint64_t addr, uint32_t bytes, uint32_t reserve)
-{
-  if (q->n_free <= reserve)
-    return TXN_REQ_NO_TAG;
-  if ((q->p.cpl_buffer_bytes != 0 && q->cpl_bytes + bytes > q->p.cpl_buffer_bytes)
-      || (q->p.cpl_buffer_headers != 0
-          && q->cpl_headers + cpl_headers_for (q, addr, bytes) > q->p.cpl_buffer_headers))
-    return TXN_REQ_NO_BUFFER;
-  return TXN_REQ_OK;
-}
-
 uint16_t
 txn_req_issue (TxnRequester *q, uint64_t addr, uint32_t bytes, SimTime now)
 {
   g_assert (q->n_free > 0);
   uint32_t k = q->free_tags[--q->n_free];
-  uint32_t hdrs = cpl_headers_for (q, addr, bytes);
+  uint32_t hdrs = txn_req_cpl_headers (q, addr, bytes);
   q->tag[k] = (TxnTag) { .busy = TRUE, .next_address = addr, .remaining = bytes, .cpl_headers = hdrs,
                          .issued_ps = now };
   q->cpl_bytes += bytes;
@@ -96,15 +58,6 @@ txn_req_issue (TxnRequester *q, uint64_t addr, uint32_t bytes, SimTime now)
   q->cpl_bytes_high_water = MAX (q->cpl_bytes_high_water, q->cpl_bytes);
   q->cpl_headers_high_water = MAX (q->cpl_headers_high_water, q->cpl_headers);
   return (uint16_t) (q->p.first_tag + k);
-}
-
-TxnTag *
-txn_req_tag (TxnRequester *q, uint16_t tag)
-{
-  if (tag < q->p.first_tag || tag - q->p.first_tag >= q->p.tags)
-    return NULL;
-  TxnTag *g = &q->tag[tag - q->p.first_tag];
-  return g->busy ? g : NULL;
 }
 
 unsigned

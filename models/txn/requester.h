@@ -78,9 +78,15 @@ void txn_req_init (TxnRequester *q, const TxnReqParams *p);
 void txn_req_clear (TxnRequester *q);
 
 /* The size of the next request of a transfer at addr with `left` bytes to go (MPS for writes, MRRS for reads, and
- * 4 KB; `align` applied), and the greedy cut with an explicit maximum. */
-uint32_t txn_req_size (const TxnRequester *q, TlpKind kind, uint64_t addr, uint64_t left);
-uint32_t txn_req_cut (uint64_t addr, uint64_t left, uint32_t max_bytes);
+ * 4 KB; `align` applied). Inline, as txn_req_fits(): a device asks on every peek. */
+static inline uint32_t
+txn_req_size (const TxnRequester *q, TlpKind kind, uint64_t addr, uint64_t left)
+{
+  uint32_t max = kind == TLP_MRD ? q->p.max_read_request_bytes : q->p.max_payload_bytes;
+  if (G_UNLIKELY (q->p.align)) /* to the next multiple of max, which (a power of two up to 4 KB) stays in the page */
+    max -= (uint32_t) (addr & (max - 1));
+  return split_next_request (addr, left, max);
+}
 
 /* First and last DW byte enables of a request of `len` bytes at byte address `addr` (spec §2.2.5): 1 bit per byte,
  * bit 0 the DW's lowest byte; a request within one DW has last_be 0. */
@@ -88,12 +94,39 @@ void txn_req_byte_enables (uint64_t addr, uint32_t len, uint8_t *first_be, uint8
 /* The tag field a requester with `tags` tags needs: 5, 8, 10 or 14 bits (0 beyond 14 bits' 16384). */
 uint32_t txn_req_tag_bits (uint32_t tags);
 
+/* The most completions a read of `bytes` at `address` may come back as (0 without a header limit): one per RCB block
+ * it touches, because a completer may end a completion at every RCB boundary (spec §2.3.1.1). */
+static inline uint32_t
+txn_req_cpl_headers (const TxnRequester *q, uint64_t address, uint32_t bytes)
+{
+  if (q->p.cpl_buffer_headers == 0)
+    return 0;
+  uint64_t rcb = q->p.rcb_bytes ? q->p.rcb_bytes : 64;
+  return (uint32_t) ((address + bytes - 1) / rcb - address / rcb + 1);
+}
 /* Whether a read of `bytes` at addr may be issued now, with `reserve` tags kept back for another use. */
-TxnReqBlock txn_req_fits (const TxnRequester *q, uint64_t addr, uint32_t bytes, uint32_t reserve);
+static inline TxnReqBlock
+txn_req_fits (const TxnRequester *q, uint64_t addr, uint32_t bytes, uint32_t reserve)
+{
+  if (q->n_free <= reserve)
+    return TXN_REQ_NO_TAG;
+  if ((q->p.cpl_buffer_bytes != 0 && q->cpl_bytes + bytes > q->p.cpl_buffer_bytes)
+      || (q->p.cpl_buffer_headers != 0
+          && q->cpl_headers + txn_req_cpl_headers (q, addr, bytes) > q->p.cpl_buffer_headers))
+    return TXN_REQ_NO_BUFFER;
+  return TXN_REQ_OK;
+}
 /* Issue it: its tag (a number), its completion-buffer room reserved, its round trip starting at `now`. */
 uint16_t txn_req_issue (TxnRequester *q, uint64_t addr, uint32_t bytes, SimTime now);
 /* The request tag `tag` holds (NULL when the tag is not one of ours or is free). */
-TxnTag *txn_req_tag (TxnRequester *q, uint16_t tag);
+static inline TxnTag *
+txn_req_tag (TxnRequester *q, uint16_t tag)
+{
+  if (tag < q->p.first_tag || tag - q->p.first_tag >= q->p.tags)
+    return NULL;
+  TxnTag *g = &q->tag[tag - q->p.first_tag];
+  return g->busy ? g : NULL;
+}
 /* Take completion `c` in: its faults (the TXN_CPL_ bits), the request's remaining bytes and address advanced,
  * its buffer room freed. *done: it was the request's last byte, and the tag is free again. */
 unsigned txn_req_complete (TxnRequester *q, const Tlp *c, gboolean *done);

@@ -175,7 +175,6 @@ static const char *const known_circles[][2] = {
   { "models/link/link.c", "models/link/link_errors.c" },
   { "models/link/link.c", "models/link/flit.c" },
   { "models/link/flit.c", "models/link/link_limits.c" },
-  { "models/devices/host.c", "models/devices/host_completer.c" },
 };
 
 typedef struct {

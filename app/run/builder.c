@@ -214,7 +214,7 @@ run_system (const PsConfig *cfg, const SystemParams *sp, SystemMode mode, uint64
 
 /* The mechanisms of ps_key_use() that worked in a run, from its counters: each counts the only reads of its keys
  * (a draw of both random times per interrupt, cpu.c; a poll per watched write, a translation per request with the
- * IOMMU on, and every MRd the completer serves, host.c and host_completer.c). */
+ * IOMMU on, and every MRd the completer serves, host.c and models/txn/completer.c). */
 static unsigned
 uses_of (const HostCounters *h, uint64_t irqs)
 {

@@ -21,8 +21,8 @@
  * (the link's job). Every timing here is a platform property with no datasheet value: each is calibrated in a
  * host file of configs/hosts/, with pcie-protocol.md §8 giving the published orders of magnitude.
  *
- * The completer (`reqs` and the return path) is models/txn/completer.c, joined to the root complex (with `held`) in
- * host_completer.c; the state the two files share, in host_impl.h.
+ * The completer (`reqs` and the return path) is models/txn/completer.c, and the tag-reuse check models/txn/tags.c;
+ * here they are joined to the root ports, with `held`. The state is in host_impl.h.
  */
 #include "models/devices/host_impl.h"
 
@@ -443,6 +443,79 @@ drain_ps (Host *h, uint32_t bytes)
   return h->drain_memo_ps;
 }
 
+/* Take an MRd into the root complex's request queue: only now is its receive-buffer slot (and NP credit) free,
+ * and only now does its latency start — a held request waits for the root complex, it is not being served.
+ * The per-byte term prices larger reads' first data later (pcie-bench's 8 -> 512-byte medians grow ~0.3 ns/B,
+ * pcie-protocol.md §8); later completions of the same request are paced by the return path alone. From here on
+ * the request's `port` is the root port its completions leave by: the one its requester ID routes to. */
+static void
+host_accept_read (Host *h, Tlp *t)
+{
+  link_port_consume (h->base.ports[t->port - 1].link_port, t);
+  FabricPort *out = fabric_route_id (&h->base, t->requester);
+  SIM_INVARIANT (out != NULL, "%s: no root port leads to requester %04x", h->base.name, t->requester);
+  t->port = (uint16_t) (out->index + 1);
+  /* A read must not pass a posted write received before it (spec §2.4.1, Table 2-40: a non-posted request never
+   * passes a posted one): on_rx() left in stamp_ps when the last such write is handed on, and the root complex
+   * starts the read no earlier. */
+  txn_cpl_accept (&h->cpl, t, t->stamp_ps, host_memory_ps (h, t));
+  txn_cpl_plan (&h->cpl);
+}
+
+/* The planned completion has crossed the return path. Requester ID and tag echo the request: the fabric routes the
+ * completion back by the ID, and the requester matches it to its request by the tag; the Byte Count carries what is
+ * left. */
+static void
+host_ret_emit (SimEngine *e, void *ctx, uint64_t size)
+{
+  Host *h = ctx;
+  /* Why (stall.h): the root port waited for this completion's data until the return path started on it, and for
+   * the path to produce it since; no event marks that start, so the time since is given its cause now. */
+  uint32_t port = h->cpl.plan_req->port - 1;
+  StallClock *sc = &h->rp[port].stall;
+  if (!sc->follow && (sc->cause == STALL_HOST_LATENCY || sc->cause == STALL_HOST_QUEUE) && h->cpl.start_ps > sc->since)
+    stall_set (sc, h->cpl.start_ps, STALL_HOST_COMPLETION_RATE);
+  gboolean last;
+  Tlp *c = txn_cpl_emit_planned (&h->cpl, h->pool, &last);
+  h->c.cpls++;
+  h->c.cpl_bytes += size;
+  h->c.cpl_checksum += pattern_sum (c->address, size);
+  /* The last completion frees a place in the root complex for the oldest held MRd, whose latency starts only
+   * now. The plan is still pending here, so host_accept_read()'s txn_cpl_plan() returns at once and
+   * txn_cpl_plan_done() below plans the next completion, whichever request is first by then. */
+  if (last) {
+    txn_tags_release (&h->tags, c->requester, c->tag);
+    if (h->held.head != NULL)
+      host_accept_read (h, tlp_fifo_pop (&h->held));
+  }
+  /* Test faults act after the counters above: the host's tallies describe what it meant to send, so catching the
+   * difference is left to the endpoint's tag, order and checksum checks, which is what the tests want to see. */
+  if (h->fault == HOST_FAULT_NONE || h->cpl_index++ != h->fault_at) {
+    rp_push (h, port, c);
+    if (h->swapped != NULL)
+      rp_push (h, port, g_steal_pointer (&h->swapped));
+  } else if (h->fault == HOST_FAULT_DROP_CPL) {
+    tlp_free (h->pool, c);
+  } else if (h->fault == HOST_FAULT_DUP_CPL) {
+    Tlp *twin = tlp_alloc (h->pool);
+    *twin = *c;
+    rp_push (h, port, c);
+    rp_push (h, port, twin);
+  } else if (h->fault == HOST_FAULT_MISROUTE_CPL) {
+    c->requester = (uint16_t) (((c->requester >> 8) % (h->tags.n_buses - 1) + 1) << 8);
+    FabricPort *out = fabric_route_id (&h->base, c->requester);
+    g_assert (out != NULL);
+    port = out->index;
+    rp_push (h, port, c);
+  } else {
+    h->swapped = c; /* HOST_FAULT_SWAP_CPL: sent right after the next completion */
+  }
+  host_tx_drain (h, port);
+  txn_cpl_plan_done (&h->cpl);
+  /* The next completion is planned: the port now waits for its data, or for its production. */
+  host_stall (h, port);
+}
+
 static void
 host_receive (Component *comp, FabricPort *port, Tlp *t)
 {
@@ -482,7 +555,9 @@ host_receive (Component *comp, FabricPort *port, Tlp *t)
      * its NP credit returns immediately; otherwise it waits in the buffer, holding the credit. */
     h->c.reads++;
     h->c.read_bytes_requested += t->length_bytes;
-    host_tag_claim (h, t);
+    /* No requester holds one tag twice (tags.h); HostCounters.tag_sharing_high_water counts how many share one. */
+    uint32_t users = txn_tags_claim (&h->tags, t->requester, t->tag);
+    h->c.tag_sharing_high_water = MAX (h->c.tag_sharing_high_water, users);
     /* Writes release in arrival order, so the sink's tail is the last posted write received before this read
      * and still unreleased: the read may not start before it (host_accept_read). */
     t->stamp_ps = h->sink.tail != NULL ? h->sink.tail->stamp_ps : 0;
@@ -591,14 +666,13 @@ static void
 host_enumerated (Component *comp)
 {
   Host *h = (Host *) comp;
-  h->n_buses = 1;
-  h->n_functions = 1;
+  uint32_t buses = 1, functions = 1;
   for (uint32_t i = 0; i < comp->n_ports; i++)
     if (comp->ports[i].link != NULL)
-      h->n_buses = MAX (h->n_buses, (uint32_t) comp->ports[i].subordinate_bus + 1);
+      buses = MAX (buses, (uint32_t) comp->ports[i].subordinate_bus + 1);
   for (guint i = 0; i < fabric_n_components (comp->fabric); i++)
-    h->n_functions = MAX (h->n_functions, fabric_component (comp->fabric, i)->n_functions);
-  h->tag_busy = g_malloc0_n ((gsize) h->n_buses * h->n_functions, sizeof *h->tag_busy);
+    functions = MAX (functions, fabric_component (comp->fabric, i)->n_functions);
+  txn_tags_init (&h->tags, comp->name, buses, functions);
 }
 
 static gboolean
@@ -637,7 +711,7 @@ host_free (Component *comp)
   if (h->swapped != NULL)
     tlp_free (h->pool, h->swapped);
   g_array_free (h->watch, TRUE);
-  g_free (h->tag_busy);
+  txn_tags_clear (&h->tags);
   txn_cpl_clear (&h->cpl, NULL);
   g_free (h->iotlb);
   g_free (h->rp);

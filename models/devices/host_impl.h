@@ -1,19 +1,14 @@
-/* host_impl.h — the root complex's private state and the helpers its files share (host.c: root ports, routing,
- * the posted-write sink, the CPU's path, the IOMMU and construction; host_completer.c: the completer).
+/* host_impl.h — the root complex's private state and the helpers host.c uses before it defines them (root ports,
+ * routing, the posted-write sink, the CPU's path, the IOMMU and the joins to its completer, models/txn/).
  *
- * Contract: nothing outside models/host*.c includes this; the rest of pciesim sees host.h only. rp_push() is
- * inline here because both files queue TLPs per completion, so the per-TLP path's code stays as it was in one
- * file.
+ * Contract: nothing but models/devices/host.c includes this; the rest of pciesim sees host.h only. It is a header
+ * of its own so that the state's commentary does not push host.c past the size bound (test-layering.c).
  */
 #pragma once
 
 #include "models/devices/host.h"
 #include "models/txn/completer.h"
-
-/* A bit per tag number: 14-bit tags, the most any link carries (flit mode, spec §2.2.6.2; link_tags_max()), since a
- * fabric's read flows take tag ranges of their own side by side (flow.h) up to that. */
-#define HOST_TAGS 16384u
-#define TAG_WORDS (HOST_TAGS / 64)
+#include "models/txn/tags.h"
 
 typedef struct {
   TlpFifo q[FC_CLASS_COUNT]; /* completions, PIO writes and forwarded TLPs, by flow-control class */
@@ -89,13 +84,10 @@ struct Host {
   SimTime cpu_path_ps;
   SimTime cpu_sent_end_ps; /* when the last placed one's last symbol leaves */
 
-  /* Outstanding reads by requester (bus, function) and tag (fabric.h's enumeration puts every requester at device 0;
-   * each function of a device has tags of its own), row bus * n_functions + function, and how many requesters hold
-   * each tag number. n_functions is the most any device of the fabric has, so a fabric of single-function devices
-   * keeps one row per bus. */
-  uint64_t (*tag_busy)[TAG_WORDS];
-  uint32_t n_buses, n_functions;
-  uint16_t tag_users[HOST_TAGS];
+  /* Outstanding reads by requester (bus, function) and tag, for the tag-reuse check (tags.h): a row per function of
+   * the most any device of the fabric has, on each bus, so a fabric of single-function devices keeps one per bus. A
+   * bit per tag number up to 14-bit tags, since a fabric's read flows take tag ranges side by side (flow.h). */
+  TxnTagSet tags;
 
   HostCounters c;
   /* Posted data taken in since the last addition to c.write_checksum: one contiguous range, a whole number of DWs
@@ -121,12 +113,5 @@ rp_push (Host *h, uint32_t port, Tlp *t)
 void host_tx_drain (Host *h, uint32_t port);
 /* host.c: why root port `port` sends nothing now (stall.h), from its FIFOs and the completer's state. */
 void host_stall (Host *h, uint32_t port);
-/* host_completer.c: take MRd `t` (its `port` the one it came in by) into the request queue, its latency starting
- * now; its completions leave by the root port its requester routes to. */
-void host_accept_read (Host *h, Tlp *t);
-/* host_completer.c: the return path's event (completer.h): the planned completion has crossed it. */
-void host_ret_emit (SimEngine *e, void *ctx, uint64_t size);
 /* host.c: the memory's share of a read's latency beyond read_latency_ns (a line outside the LLC: DRAM). */
 SimTime host_memory_ps (const Host *h, const Tlp *t);
-/* host_completer.c: record the requester's tag of a read that reached host memory (an invariant: never twice). */
-void host_tag_claim (Host *h, const Tlp *t);

@@ -16,7 +16,7 @@
  *   heap has grown to the working set.
  * - Tag reuse (spec §2.2.6.2: a requester never holds one tag twice): with check_tags, a read whose requester and
  *   tag match one the completer holds is a model bug (SIM_INVARIANT). Linear in the reads held, so for completers
- *   that hold few; the root complex keeps a bitmap of its own (host_tag_claim()).
+ *   that hold few; the root complex keeps a bitmap (tags.h).
  * - Pull completers (the link takes a completion when it has room) call txn_cpl_next() / txn_cpl_size() /
  *   txn_cpl_emit() themselves. The return path (txn_cpl_plan()) is for a completer whose completions leave one
  *   at a time through a serial resource: each costs overhead + size x per-byte cost, one event per completion,

@@ -1,20 +1,18 @@
-/* sweep.c — points -> worker threads -> rows -> one file; reading files back for --resume and merge.
+/* sweep.c — points -> worker threads -> rows -> one file; --resume and merge.
  *
  * A sweep file is a header (the CSV column names, or the JSON object up to "points": [), one line per point, and
  * in JSON the closing brackets. Every write — final, checkpoint, resumed, merged — goes through render_file(),
- * with rows as finished strings, which is what makes the outputs agree byte for byte. Reading back
- * (parse_file()) parses records, never matches bytes: the header with JsonParser or as a CSV record, each point
- * line alone as a CSV record or a JSON object (a JSON Lines record once its separating comma is removed); the
- * row's text is kept beside what it holds, so a row read back is written again unchanged.
+ * with rows as finished strings, which is what makes the outputs agree byte for byte. Reading back is
+ * sweep_file.c's (sweep_file_parse(): records, never bytes), and a row's text is kept beside what it holds, so a
+ * row read back is written again unchanged.
  *
  * The main thread queues the positions of the points to run on a GThreadPool and waits; a worker loads (and in
  * phase 2 runs) one point, renders its row and stores it in the point's own slot. Rows live by position and are
  * never appended, so the file lists points in point order whatever finished first, and the main thread handles
  * only finished row strings, in checkpoints and in the final write.
  *
- * About 1000 lines, one file on purpose: the final write, checkpoints, --resume and merge all go through
- * render_file() and parse_file(), the one path that keeps their outputs byte-identical; split apart, that
- * invariant would span files (the metrics a row holds are metrics.c's).
+ * The final write, checkpoints, --resume and merge all go through render_file() here, the one writer that keeps
+ * their outputs byte-identical; sweep_file.c only reads (the metrics a row holds are metrics.c's).
  */
 #include "app/study/sweep.h"
 
@@ -32,6 +30,7 @@
 #include "app/base/error.h"
 #include "app/study/ranges.h"
 #include "app/study/scenario.h"
+#include "app/study/sweep_file.h"
 
 /* Rewrite a partial output at most this often, and never spend more than ~5% of the time doing it. */
 #define CHECKPOINT_MIN_US (5 * G_USEC_PER_SEC)
@@ -55,31 +54,7 @@ ps_sweep_parse_shard (const char *spec, guint *index, guint *count, GError **err
   return TRUE;
 }
 
-/* --- the header ------------------------------------------------------------------------------------------ */
-
-/* Everything before the first point: the same in every shard and every resumed run of one sweep, since merge and
- * resume compare it to decide whether files belong together (so no shard, time or host). JSON's header carries
- * the seed, so resume and merge refuse rows of another seed, and points_total, so merge notices a missing last
- * shard. The CSV header is the column names alone (`columns`: axes then metrics; a header read back from CSV
- * cannot tell them apart and needs not): another --seed goes unnoticed there. */
-typedef struct {
-  PsFormat format;
-  char *version, *scenario; /* JSON */
-  guint64 seed, points_total; /* JSON */
-  GPtrArray *axes, *metrics; /* char *; CSV read back: every column after id is in axes */
-  GPtrArray *sets; /* JSON: the command line's --sets, NULL when none (the key is then absent) */
-} SweepHeader;
-
-static void
-header_clear (SweepHeader *h)
-{
-  g_free (h->version);
-  g_free (h->scenario);
-  g_clear_pointer (&h->axes, g_ptr_array_unref);
-  g_clear_pointer (&h->metrics, g_ptr_array_unref);
-  g_clear_pointer (&h->sets, g_ptr_array_unref);
-}
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SweepHeader, header_clear)
+/* --- the header (its struct is sweep_file.h's) ---------------------------------------------------------- */
 
 static void
 header_from_scenario (SweepHeader *h, const PsScenario *s, PsFormat format, uint64_t seed)
@@ -224,7 +199,7 @@ render_row (const PsScenario *s, guint index, PsFormat format, const PsRunResult
 
 /* The whole file: header, then rows (n, NULL entries, points not finished yet, left out). Writing, checkpoints,
  * resume and merge all come here, which is what makes their outputs agree byte for byte. JSON puts every point on
- * a line of its own, a record that resume and merge read back alone (parse_file()); a checkpoint with gaps is
+ * a line of its own, a record that resume and merge read back alone (sweep_file_parse()); a checkpoint with gaps is
  * still valid JSON. */
 static void
 render_file (GString *o, const SweepHeader *h, char *const *rows, guint n)
@@ -297,227 +272,6 @@ render_list (GString *o, const PsScenario *s, guint first, guint step, guint n_s
     render_row_prefix (o, NULL, s, first + pos * step, PS_FORMAT_CSV);
     g_string_append_c (o, '\n');
   }
-}
-
-/* --- reading a sweep file back --------------------------------------------------------------------------- */
-
-/* A point row read back: its text as written (to be written again unchanged) and what it holds. */
-typedef struct {
-  guint id; /* 0 when the line is no point record */
-  char *text; /* the line, without indentation, separating comma or line break */
-  GStrv fields; /* CSV: the cells, unquoted */
-  JsonNode *record; /* JSON: the parsed object */
-  guint line; /* 1-based line in the file */
-} SweepRow;
-
-static void
-row_clear (gpointer p)
-{
-  SweepRow *r = p;
-  g_free (r->text);
-  g_strfreev (r->fields);
-  if (r->record)
-    json_node_unref (r->record);
-}
-
-typedef struct {
-  PsFormat format;
-  gboolean has_header; /* FALSE when the file stops inside it */
-  SweepHeader header;
-  GArray *rows; /* SweepRow: complete lines only */
-  gboolean closed; /* ends as a finished file would (a cut last line or missing JSON end makes it FALSE) */
-} SweepFile;
-
-static void
-sweep_file_clear (SweepFile *f)
-{
-  header_clear (&f->header);
-  if (f->rows)
-    g_array_unref (f->rows);
-}
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SweepFile, sweep_file_clear)
-
-/* One CSV record (RFC 4180, as ps_csv_cell() writes it: quoted cells, "" for a quote), or NULL when a quote is
- * left open or a quoted cell is followed by anything but a separator. */
-static GStrv
-csv_split (const char *line)
-{
-  g_autoptr (GStrvBuilder) b = g_strv_builder_new ();
-  g_autoptr (GString) cell = g_string_new (NULL);
-  const char *p = line;
-  for (;;) {
-    g_string_truncate (cell, 0);
-    if (*p == '"') {
-      for (p++;; p++) {
-        if (!*p)
-          return NULL;
-        if (*p == '"' && p[1] != '"')
-          break;
-        if (*p == '"')
-          p++;
-        g_string_append_c (cell, *p);
-      }
-      p++;
-      if (*p && *p != ',')
-        return NULL;
-    } else {
-      size_t n = strcspn (p, ",");
-      g_string_append_len (cell, p, (gssize) n);
-      p += n;
-    }
-    g_strv_builder_add (b, cell->str);
-    if (!*p)
-      return g_strv_builder_end (b);
-    p++;
-  }
-}
-
-/* The id a record holds (1-based), or 0 when it holds none: 0 is free to mean "none" because ids start at 1. */
-static guint
-parse_id (const char *text)
-{
-  guint64 id = 0;
-  if (!g_ascii_string_to_unsigned (text, 10, 1, G_MAXUINT, &id, NULL))
-    return 0;
-  return (guint) id;
-}
-
-/* A JSON point record: an object with a positive integer id and objects params and metrics. */
-static guint
-record_id (JsonNode *n)
-{
-  JsonObject *o = JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
-  JsonNode *id = o ? json_object_get_member (o, "id") : NULL;
-  JsonNode *params = o ? json_object_get_member (o, "params") : NULL;
-  JsonNode *metrics = o ? json_object_get_member (o, "metrics") : NULL;
-  if (!id || json_node_get_value_type (id) != G_TYPE_INT64 || !params || !JSON_NODE_HOLDS_OBJECT (params) ||
-      !metrics || !JSON_NODE_HOLDS_OBJECT (metrics))
-    return 0;
-  gint64 v = json_node_get_int (id);
-  return v >= 1 && v <= G_MAXUINT ? (guint) v : 0;
-}
-
-/* A JSON array member of strings, copied; FALSE when it is missing or holds anything else. */
-static gboolean
-string_list (JsonObject *o, const char *name, GPtrArray **out)
-{
-  JsonNode *n = json_object_get_member (o, name);
-  if (!n || !JSON_NODE_HOLDS_ARRAY (n))
-    return FALSE;
-  JsonArray *a = json_node_get_array (n);
-  *out = g_ptr_array_new_with_free_func (g_free);
-  for (guint i = 0; i < json_array_get_length (a); i++) {
-    JsonNode *e = json_array_get_element (a, i);
-    if (json_node_get_value_type (e) != G_TYPE_STRING)
-      return FALSE;
-    g_ptr_array_add (*out, g_strdup (json_node_get_string (e)));
-  }
-  return TRUE;
-}
-
-/* The JSON header: its text up to and including the line that opens "points", closed and parsed as a document.
- * json-glib reads a seed above int64 modulo 2^64, which the cast to guint64 undoes. */
-static gboolean
-parse_json_header (const char *text, gsize len, SweepHeader *h)
-{
-  g_autofree char *doc = g_strdup_printf ("%.*s]}", (int) len, text);
-  g_autoptr (JsonNode) root = ps_json_parse (doc, -1, NULL);
-  JsonObject *o = root && JSON_NODE_HOLDS_OBJECT (root) ? json_node_get_object (root) : NULL;
-  const char *ints[] = { "schema", "seed", "points_total" }, *strs[] = { "version", "scenario" };
-  for (int i = 0; o && i < 3; i++) {
-    JsonNode *n = json_object_get_member (o, ints[i]);
-    if (!n || json_node_get_value_type (n) != G_TYPE_INT64)
-      return FALSE;
-  }
-  for (int i = 0; o && i < 2; i++) {
-    JsonNode *n = json_object_get_member (o, strs[i]);
-    if (!n || json_node_get_value_type (n) != G_TYPE_STRING)
-      return FALSE;
-  }
-  if (!o || json_object_get_int_member (o, "schema") != 1 || !json_object_has_member (o, "points"))
-    return FALSE;
-  h->format = PS_FORMAT_JSON;
-  h->version = g_strdup (json_object_get_string_member (o, "version"));
-  h->scenario = g_strdup (json_object_get_string_member (o, "scenario"));
-  h->seed = (guint64) json_object_get_int_member (o, "seed");
-  h->points_total = (guint64) json_object_get_int_member (o, "points_total");
-  return string_list (o, "axes", &h->axes) && string_list (o, "metrics", &h->metrics) &&
-         (!json_object_has_member (o, "sets") || string_list (o, "sets", &h->sets));
-}
-
-/* Split a sweep file into its header and point records without judging them: resume and merge apply their own
- * rules (resume tolerates a cut tail, merge does not). A row that is no record keeps id 0 for them to refuse.
- * Lines are the unit: the header ends at its first line (CSV) or at the line that opens "points" (JSON, the one
- * header line ending in '['); then every complete line is a point until, in JSON, the "]" line, after which a
- * finished file has exactly "}". */
-static void
-parse_file (const char *text, gsize len, SweepFile *f)
-{
-  /* A CSV header starts with "id", a JSON file with '{': the first byte tells the formats apart. */
-  f->format = len && text[0] == '{' ? PS_FORMAT_JSON : PS_FORMAT_CSV;
-  f->rows = g_array_new (FALSE, TRUE, sizeof (SweepRow));
-  g_array_set_clear_func (f->rows, row_clear);
-  const char *end = text + len, *p = text;
-  guint line = 1;
-  /* The header. A file cut inside it has none: resume treats it as a file that had only begun. */
-  for (const char *nl; (nl = memchr (p, '\n', (size_t) (end - p))); p = nl + 1, line++) {
-    if (f->format == PS_FORMAT_CSV) {
-      g_autofree char *head = g_strndup (text, (gsize) (nl - text));
-      g_auto (GStrv) cells = csv_split (head);
-      if (cells && cells[0] && !strcmp (cells[0], "id")) {
-        f->header = (SweepHeader) { .format = PS_FORMAT_CSV, .axes = g_ptr_array_new_with_free_func (g_free),
-                                    .metrics = g_ptr_array_new_with_free_func (g_free) };
-        for (char **c = cells + 1; *c; c++)
-          g_ptr_array_add (f->header.axes, g_strdup (*c));
-        f->has_header = TRUE;
-      }
-    } else if (nl > p && nl[-1] == '[')
-      f->has_header = parse_json_header (text, (gsize) (nl - text), &f->header);
-    else
-      continue;
-    p = nl + 1;
-    line++;
-    break;
-  }
-  if (!f->has_header)
-    return;
-  for (const char *nl; (nl = memchr (p, '\n', (size_t) (end - p))); p = nl + 1, line++) {
-    g_autofree char *l = g_strstrip (g_strndup (p, (gsize) (nl - p)));
-    if (f->format == PS_FORMAT_JSON && !strcmp (l, "]")) {
-      /* What follows the points must be the object's end and nothing else (not a second file, say). */
-      g_autofree char *rest = g_strndup (nl + 1, (gsize) (end - nl - 1));
-      f->closed = !strcmp (g_strstrip (rest), "}") && end[-1] == '\n';
-      return;
-    }
-    SweepRow r = { .line = line };
-    /* The separating comma belongs to the file, not the row: rows are compared and re-joined without it. */
-    size_t n = strlen (l);
-    if (f->format == PS_FORMAT_JSON && n && l[n - 1] == ',')
-      l[n - 1] = '\0';
-    r.text = g_strdup (l);
-    if (f->format == PS_FORMAT_CSV) {
-      r.fields = csv_split (r.text);
-      r.id = r.fields ? parse_id (r.fields[0]) : 0;
-    } else {
-      r.record = ps_json_parse (r.text, -1, NULL);
-      r.id = r.record ? record_id (r.record) : 0;
-    }
-    g_array_append_val (f->rows, r);
-  }
-  /* A cut last line is no row. CSV has no end mark: every complete line makes a finished file. JSON without its
-   * "]" was cut. */
-  f->closed = f->format == PS_FORMAT_CSV && p == end;
-}
-
-/* Every unreadable input is EX_NOINPUT, whatever the reason, as for configs. */
-static gboolean
-read_text (const char *path, char **text, gsize *len, GError **error)
-{
-  g_autoptr (GError) e = NULL;
-  if (g_file_get_contents (path, text, len, &e))
-    return TRUE;
-  ps_error_plain (error, PS_ERROR_NOINPUT, "%s", e->message);
-  return FALSE;
 }
 
 /* --- running --------------------------------------------------------------------------------------------- */
@@ -711,10 +465,10 @@ resume_rows (Runner *r, const char *path, const SweepHeader *header, guint *kept
   /* No file yet is not an error: --resume on a first run runs everything, so a batch script can always pass it. */
   if (!g_file_test (path, G_FILE_TEST_EXISTS))
     return TRUE;
-  if (!read_text (path, &text, &len, error))
+  if (!sweep_read_text (path, &text, &len, error))
     return FALSE;
   g_auto (SweepFile) f = { 0 };
-  parse_file (text, len, &f);
+  sweep_file_parse (text, len, &f);
   if (!f.has_header) {
     /* Cut inside the header: nothing to keep, but only if it is the start of what we would write. */
     g_autoptr (GString) empty = g_string_new (NULL);
@@ -743,7 +497,7 @@ resume_rows (Runner *r, const char *path, const SweepHeader *header, guint *kept
       render_row_prefix (want, &j, r->sc, index, r->format);
       if (r->format == PS_FORMAT_CSV) {
         /* The prefix is the id and the axis cells, each written as ps_csv_cell() writes it. */
-        g_auto (GStrv) cells = csv_split (want->str);
+        g_auto (GStrv) cells = sweep_csv_split (want->str);
         ok = g_strv_length (row->fields) == n_fields;
         for (guint c = 0; ok && cells[c]; c++)
           ok = !strcmp (cells[c], row->fields[c]);
@@ -900,14 +654,14 @@ ps_sweep_merge (const char *const *inputs, const char *output, GError **error)
   }
   g_auto (SweepFile) first = { 0 };
   g_autoptr (GArray) rows = g_array_new (FALSE, TRUE, sizeof (SweepRow));
-  g_array_set_clear_func (rows, row_clear);
+  g_array_set_clear_func (rows, sweep_row_clear);
   for (const char *const *in = inputs; *in; in++) {
     g_autofree char *text = NULL;
     gsize len = 0;
-    if (!read_text (*in, &text, &len, error))
+    if (!sweep_read_text (*in, &text, &len, error))
       return FALSE;
     g_auto (SweepFile) f = { 0 };
-    parse_file (text, len, &f);
+    sweep_file_parse (text, len, &f);
     /* A cut shard is refused rather than merged: its lost points would show only as a gap below, or not at all
      * when they held the highest ids. */
     if (!f.has_header || !f.closed) {

@@ -200,6 +200,41 @@ START_TEST (test_completion_buffer)
 }
 END_TEST
 
+/* A requester whose source picks the tag (a CPU core's number), 16 tags, holding tag 3 for 8 bytes at 0x100. */
+static void
+core_requester (TxnRequester *q)
+{
+  txn_req_init (q, &(TxnReqParams) { .max_payload_bytes = 4096, .max_read_request_bytes = 4096, .tags = 16 });
+  txn_req_issue_tag (q, 3, 0x100, 8, 0);
+}
+
+/* The tag is held until its last byte, then free again; claiming it twice is a model bug (exit 70, below). */
+START_TEST (test_issue_tag)
+{
+  TxnRequester q;
+  core_requester (&q);
+  txn_req_issue_tag (&q, 15, 0x200, 8, 0);
+  ck_assert_ptr_nonnull (txn_req_tag (&q, 3));
+  ck_assert_uint_eq (q.n_free, 14);
+  Tlp c = { .kind = TLP_CPLD, .address = 0x100, .payload_bytes = 8, .length_bytes = 8, .tag = 3 };
+  gboolean done;
+  ck_assert_uint_eq (txn_req_complete (&q, &c, &done), 0);
+  ck_assert (done);
+  ck_assert_ptr_null (txn_req_tag (&q, 3));
+  txn_req_issue_tag (&q, 3, 0x100, 8, 0); /* free again */
+  ck_assert_uint_eq (q.n_free, 14);
+  txn_req_clear (&q);
+}
+END_TEST
+
+START_TEST (test_issue_tag_twice_exits_70)
+{
+  TxnRequester q;
+  core_requester (&q);
+  txn_req_issue_tag (&q, 3, 0x200, 8, 0);
+}
+END_TEST
+
 /* §6.1.4: an MSI is a posted 1-DW memory write of the message data to the message address; a 32-bit address takes a
  * 3-DW header. */
 START_TEST (test_msi)
@@ -411,6 +446,8 @@ main (void)
   tcase_add_test (tc, test_tags_unique);
   tcase_add_test (tc, test_completion_checks);
   tcase_add_test (tc, test_completion_buffer);
+  tcase_add_test (tc, test_issue_tag);
+  tcase_add_exit_test (tc, test_issue_tag_twice_exits_70, 70);
   tcase_add_test (tc, test_msi);
   tcase_add_test (tc, test_completions_rcb);
   tcase_add_test (tc, test_completions_rcb_policy);

@@ -12,6 +12,7 @@
 #include "models/base/pattern.h"
 #include "models/observe/pcie_trace.h"
 #include "models/base/units.h"
+#include "models/txn/requester.h"
 
 typedef enum {
   T_TIME, /* an event at its own time resumes it */
@@ -65,6 +66,7 @@ struct Cpu {
   SimEngine *engine;
   Host *host;
   CpuParams p;
+  TxnRequester txn; /* the cores' loads: each core's tag is its number; completions checked against them */
   GRand *rand;
   SimTime store_ps, access_ps, post_ps;
   SimTime bus_ps; /* the bus's time per write transaction; 0 = writes never wait for it */
@@ -267,6 +269,7 @@ static void
 load_issue (SimEngine *e, void *ctx, uint64_t arg)
 {
   Thread *t = ctx;
+  txn_req_issue_tag (&t->cpu->txn, (uint16_t) t->index, t->load_address, (uint32_t) t->load_left, sim_now (e));
   host_cpu_read (t->cpu->host, t->load_address, (uint32_t) t->load_left, (uint16_t) t->index);
 }
 
@@ -274,10 +277,13 @@ static void
 host_completion (void *ctx, const Tlp *cpl)
 {
   Cpu *cpu = ctx;
-  SIM_INVARIANT (cpl->tag < cpu->threads->len, "cpu: a completion with tag %u, which no core used", cpl->tag);
+  /* The requester's checks (requester.h): a tag a core's load holds, the address and byte count due, no excess. */
+  gboolean last;
+  SIM_INVARIANT (txn_req_complete (&cpu->txn, cpl, &last) == 0, "cpu: a completion with tag %u at 0x%"
+                 G_GINT64_MODIFIER "x, %u bytes (byte count %u), which no core's load expects", cpl->tag, cpl->address,
+                 cpl->payload_bytes, cpl->length_bytes);
   Thread *t = cpu->threads->pdata[cpl->tag];
-  SIM_INVARIANT (t->state == T_LOAD && cpl->payload_bytes <= t->load_left, "cpu thread %u: %u bytes of completion "
-                 "with %" G_GUINT64_FORMAT " due", t->index, cpl->payload_bytes, t->load_left);
+  SIM_INVARIANT (t->state == T_LOAD, "cpu thread %u: a completion while no load is out", t->index);
   cpu->c.load_bytes += cpl->payload_bytes;
   cpu->c.load_checksum += pattern_sum (cpl->address, cpl->payload_bytes);
   t->load_left -= cpl->payload_bytes;
@@ -572,6 +578,9 @@ cpu_new (SimEngine *engine, Host *host, const CpuParams *p)
   cpu->post_ps = units_ns_to_ps (p->post_ns);
   cpu->bus_ps = units_ns_to_ps (p->bus_write_ns);
   cpu->threads = g_ptr_array_new ();
+  /* A load is one MRd of at most 32 bytes (cpu_add_thread()), so the cut limits never bind: 4 KB, the page. */
+  TxnReqParams rp = { .max_payload_bytes = 4096, .max_read_request_bytes = 4096, .tags = CPU_MAX_THREADS };
+  txn_req_init (&cpu->txn, &rp);
   static const HostCpuFns fns = { host_ready, host_completion, host_sent };
   host_set_cpu (host, &fns, cpu);
   return cpu;
@@ -591,6 +600,7 @@ cpu_free (Cpu *cpu)
     g_free (t);
   }
   g_ptr_array_free (cpu->threads, TRUE);
+  txn_req_clear (&cpu->txn);
   g_rand_free (cpu->rand);
   g_free (cpu);
 }

@@ -44,11 +44,10 @@ txn_req_tag_bits (uint32_t tags)
   return tags <= 32 ? 5 : tags <= 256 ? 8 : tags <= 768 ? 10 : tags <= 16384 ? 14 : 0;
 }
 
-uint16_t
-txn_req_issue (TxnRequester *q, uint64_t addr, uint32_t bytes, SimTime now)
+/* Tag index k (taken off the free stack) now holds a read of `bytes` at addr. */
+static void
+claim (TxnRequester *q, uint32_t k, uint64_t addr, uint32_t bytes, SimTime now)
 {
-  g_assert (q->n_free > 0);
-  uint32_t k = q->free_tags[--q->n_free];
   uint32_t hdrs = txn_req_cpl_headers (q, addr, bytes);
   q->tag[k] = (TxnTag) { .busy = TRUE, .next_address = addr, .remaining = bytes, .cpl_headers = hdrs,
                          .issued_ps = now };
@@ -57,7 +56,28 @@ txn_req_issue (TxnRequester *q, uint64_t addr, uint32_t bytes, SimTime now)
   q->tags_high_water = MAX (q->tags_high_water, q->p.tags - q->n_free);
   q->cpl_bytes_high_water = MAX (q->cpl_bytes_high_water, q->cpl_bytes);
   q->cpl_headers_high_water = MAX (q->cpl_headers_high_water, q->cpl_headers);
+}
+
+uint16_t
+txn_req_issue (TxnRequester *q, uint64_t addr, uint32_t bytes, SimTime now)
+{
+  g_assert (q->n_free > 0);
+  uint32_t k = q->free_tags[--q->n_free];
+  claim (q, k, addr, bytes, now);
   return (uint16_t) (q->p.first_tag + k);
+}
+
+/* Off the free stack by a walk: such requesters hold few tags (a CPU's cores), and their order does not matter. */
+void
+txn_req_issue_tag (TxnRequester *q, uint16_t tag, uint64_t addr, uint32_t bytes, SimTime now)
+{
+  uint32_t i = 0, k = (uint32_t) tag - q->p.first_tag;
+  while (i < q->n_free && q->free_tags[i] != k)
+    i++;
+  SIM_INVARIANT (tag >= q->p.first_tag && i < q->n_free, "a read with tag %u, which is held or not one of the "
+                 "requester's %u from %u", tag, q->p.tags, q->p.first_tag);
+  q->free_tags[i] = q->free_tags[--q->n_free];
+  claim (q, k, addr, bytes, now);
 }
 
 unsigned

@@ -118,6 +118,9 @@ txn_req_fits (const TxnRequester *q, uint64_t addr, uint32_t bytes, uint32_t res
 }
 /* Issue it: its tag (a number), its completion-buffer room reserved, its round trip starting at `now`. */
 uint16_t txn_req_issue (TxnRequester *q, uint64_t addr, uint32_t bytes, SimTime now);
+/* The same with the tag chosen by the source (a CPU core's number): the requester checks it is one of its own and
+ * free (SIM_INVARIANT). For a requester that never calls txn_req_issue(). */
+void txn_req_issue_tag (TxnRequester *q, uint16_t tag, uint64_t addr, uint32_t bytes, SimTime now);
 /* The request tag `tag` holds (NULL when the tag is not one of ours or is free). */
 static inline TxnTag *
 txn_req_tag (TxnRequester *q, uint16_t tag)

@@ -18,6 +18,7 @@ struct Memdev {
   TlpPool *pool;
   LinkPort *port;
   TxnCompleter cpl; /* reads, answered in arrival order (completer.h) */
+  TxnTagSet tags; /* its tag-reuse check: a bitmap, as a deep queue of reads makes a walk of them slow */
   SimEventId wake;
   FabricMemory c;
   uint64_t reads, writes, read_bytes_requested;
@@ -109,6 +110,16 @@ attached (Component *comp, FabricPort *port)
   m->cpl.mps = link_params (port->link)->max_payload_bytes; /* the link's: no completion is larger */
 }
 
+/* The fabric's buses and functions are known: one tag row for each requester there may be. */
+static void
+enumerated (Component *comp)
+{
+  Memdev *m = (Memdev *) comp;
+  txn_tags_clear (&m->tags); /* a fabric enumerated again sizes it again */
+  txn_tags_init_fabric (&m->tags, comp->name, comp->fabric);
+  m->cpl.tags = &m->tags;
+}
+
 static gboolean
 check (const Component *comp, GError **error)
 {
@@ -154,11 +165,12 @@ memdev_free (Component *comp)
 {
   Memdev *m = (Memdev *) comp;
   txn_cpl_clear (&m->cpl, m->pool);
+  txn_tags_clear (&m->tags);
   g_free (m);
 }
 
 static const ComponentKind memdev_kind = {
-  .name = "memory device", .receive = receive, .tx_ready = tx_ready, .attached = attached,
+  .name = "memory device", .receive = receive, .tx_ready = tx_ready, .attached = attached, .enumerated = enumerated,
   .check_invariants = check, .progress = progress, .describe_wait = describe_wait, .silence_ps = silence,
   .memory = memory,
   .free = memdev_free,

@@ -105,7 +105,9 @@ check_tag (const TxnCompleter *c, const Tlp *t)
 SimTime
 txn_cpl_accept (TxnCompleter *c, Tlp *r, SimTime not_before, SimTime extra_ps)
 {
-  if (c->p.check_tags)
+  if (c->p.check_tags && c->tags != NULL)
+    txn_tags_claim (c->tags, r->requester, r->tag);
+  else if (c->p.check_tags)
     check_tag (c, r);
   SimTime start = MAX (sim_now (c->engine), not_before);
   r->stamp_ps = start + c->p.latency_ps + extra_ps;
@@ -144,6 +146,8 @@ txn_cpl_emit (TxnCompleter *c, Tlp *r, uint32_t size, TlpPool *pool, gboolean *l
   r->length_bytes -= size;
   *last = r->length_bytes == 0;
   if (*last) {
+    if (c->p.check_tags && c->tags != NULL)
+      txn_tags_release (c->tags, r->requester, r->tag);
     if (c->p.in_order) {
       g_assert (c->fifo.head == r); /* in order, only the head is ever answered */
       tlp_fifo_pop (&c->fifo);

@@ -15,8 +15,9 @@
  *   pick is a binary heap keyed on (ready time, arrival number), O(log n) per completion, no allocation once the
  *   heap has grown to the working set.
  * - Tag reuse (spec §2.2.6.2: a requester never holds one tag twice): with check_tags, a read whose requester and
- *   tag match one the completer holds is a model bug (SIM_INVARIANT). Linear in the reads held, so for completers
- *   that hold few; the root complex keeps a bitmap (tags.h).
+ *   tag match one the completer holds is a model bug (SIM_INVARIANT): through `tags` (a bitmap, tags.h) when the
+ *   component gave one, else by a walk of the reads held, for completers that hold few. The root complex checks
+ *   its reads with a set of its own, held ones included.
  * - Pull completers (the link takes a completion when it has room) call txn_cpl_next() / txn_cpl_size() /
  *   txn_cpl_emit() themselves. The return path (txn_cpl_plan()) is for a completer whose completions leave one
  *   at a time through a serial resource: each costs overhead + size x per-byte cost, one event per completion,
@@ -26,6 +27,7 @@
 
 #include "models/proto/split.h"
 #include "models/proto/tlp.h"
+#include "models/txn/tags.h"
 #include "sim/engine.h"
 
 typedef struct {
@@ -54,6 +56,7 @@ typedef struct {
   uint32_t *port_mps; /* a completer behind several ports: by the read's `port` - 1 (txn_cpl_set_port_mps()) */
   uint32_t n_ports;
   const char *name; /* for invariant messages */
+  TxnTagSet *tags; /* check_tags through this set when not NULL (the component's, set once enumerated) */
   uint32_t n; /* reads held */
   TlpFifo fifo; /* in_order: the reads in arrival order */
   TxnCplSlot *heap; /* any order: a binary heap on (ready_ps, arrival) */

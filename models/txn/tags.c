@@ -13,6 +13,18 @@ txn_tags_init (TxnTagSet *s, const char *name, uint32_t n_buses, uint32_t n_func
 }
 
 void
+txn_tags_init_fabric (TxnTagSet *s, const char *name, const Fabric *f)
+{
+  uint32_t buses = 1, functions = 1;
+  for (guint i = 0; i < fabric_n_components (f); i++) {
+    const Component *c = fabric_component (f, i);
+    buses = MAX (buses, (uint32_t) (c->id >> 8) + 1);
+    functions = MAX (functions, c->n_functions);
+  }
+  txn_tags_init (s, name, buses, functions);
+}
+
+void
 txn_tags_clear (TxnTagSet *s)
 {
   g_clear_pointer (&s->busy, g_free);

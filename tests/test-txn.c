@@ -204,7 +204,8 @@ END_TEST
 static void
 core_requester (TxnRequester *q)
 {
-  txn_req_init (q, &(TxnReqParams) { .max_payload_bytes = 4096, .max_read_request_bytes = 4096, .tags = 16 });
+  txn_req_init (q, &(TxnReqParams) { .max_payload_bytes = 4096, .max_read_request_bytes = 4096, .tags = 16,
+                                      .source_tags = TRUE });
   txn_req_issue_tag (q, 3, 0x100, 8, 0);
 }
 

@@ -579,7 +579,8 @@ cpu_new (SimEngine *engine, Host *host, const CpuParams *p)
   cpu->bus_ps = units_ns_to_ps (p->bus_write_ns);
   cpu->threads = g_ptr_array_new ();
   /* A load is one MRd of at most 32 bytes (cpu_add_thread()), so the cut limits never bind: 4 KB, the page. */
-  TxnReqParams rp = { .max_payload_bytes = 4096, .max_read_request_bytes = 4096, .tags = CPU_MAX_THREADS };
+  TxnReqParams rp = { .max_payload_bytes = 4096, .max_read_request_bytes = 4096, .tags = CPU_MAX_THREADS,
+                      .source_tags = TRUE };
   txn_req_init (&cpu->txn, &rp);
   static const HostCpuFns fns = { host_ready, host_completion, host_sent };
   host_set_cpu (host, &fns, cpu);

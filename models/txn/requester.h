@@ -37,6 +37,7 @@ typedef struct {
   uint32_t cpl_buffer_bytes; /* completion-buffer bytes (0: no limit) */
   uint32_t cpl_buffer_headers; /* completion-buffer header slots (0: no limit) */
   gboolean align; /* end each request on a multiple of its maximum (MPS, MRRS: powers of two) */
+  gboolean source_tags; /* the source picks each tag (txn_req_issue_tag()); no free stack */
 } TxnReqParams;
 
 /* One tag's request while it is outstanding. */
@@ -119,8 +120,21 @@ txn_req_fits (const TxnRequester *q, uint64_t addr, uint32_t bytes, uint32_t res
 /* Issue it: its tag (a number), its completion-buffer room reserved, its round trip starting at `now`. */
 uint16_t txn_req_issue (TxnRequester *q, uint64_t addr, uint32_t bytes, SimTime now);
 /* The same with the tag chosen by the source (a CPU core's number): the requester checks it is one of its own and
- * free (SIM_INVARIANT). For a requester that never calls txn_req_issue(). */
-void txn_req_issue_tag (TxnRequester *q, uint16_t tag, uint64_t addr, uint32_t bytes, SimTime now);
+ * free (SIM_INVARIANT). Only with source_tags, which txn_req_issue() may not be called with, and without a
+ * completion-buffer header limit (a source that picks its tags reserves no header slots). */
+static inline void
+txn_req_issue_tag (TxnRequester *q, uint16_t tag, uint64_t addr, uint32_t bytes, SimTime now)
+{
+  uint32_t k = (uint32_t) tag - q->p.first_tag;
+  SIM_INVARIANT (q->p.source_tags && k < q->p.tags && !q->tag[k].busy, "a read with tag %u, which is held or not one "
+                 "of the requester's %u from %u", tag, q->p.tags, q->p.first_tag);
+  /* No completion-buffer limit, the common case: the tag and its round trip are all there is to keep. */
+  q->n_free--;
+  q->tag[k] = (TxnTag) { .busy = TRUE, .next_address = addr, .remaining = bytes, .issued_ps = now };
+  q->cpl_bytes += bytes;
+  q->tags_high_water = MAX (q->tags_high_water, q->p.tags - q->n_free);
+  q->cpl_bytes_high_water = MAX (q->cpl_bytes_high_water, q->cpl_bytes);
+}
 /* The request tag `tag` holds (NULL when the tag is not one of ours or is free). */
 static inline TxnTag *
 txn_req_tag (TxnRequester *q, uint16_t tag)
@@ -131,8 +145,39 @@ txn_req_tag (TxnRequester *q, uint16_t tag)
   return g->busy ? g : NULL;
 }
 /* Take completion `c` in: its faults (the TXN_CPL_ bits), the request's remaining bytes and address advanced,
- * its buffer room freed. *done: it was the request's last byte, and the tag is free again. */
-unsigned txn_req_complete (TxnRequester *q, const Tlp *c, gboolean *done);
+ * its buffer room freed. *done: it was the request's last byte, and the tag is free again. Inline: every completion
+ * a requester takes passes here. */
+static inline unsigned
+txn_req_complete (TxnRequester *q, const Tlp *c, gboolean *done)
+{
+  *done = FALSE;
+  TxnTag *g = txn_req_tag (q, c->tag);
+  if (g == NULL)
+    return TXN_CPL_UNEXPECTED;
+  unsigned bad = (c->address != g->next_address ? TXN_CPL_ADDRESS : 0)
+                 | (c->length_bytes != g->remaining ? TXN_CPL_BYTE_COUNT : 0)
+                 | (c->payload_bytes > g->remaining ? TXN_CPL_EXCESS : 0);
+  g->next_address = c->address + c->payload_bytes;
+  g->remaining -= MIN (g->remaining, c->payload_bytes);
+  /* The data has been taken out of the buffer: its bytes and its header slot are free. */
+  q->cpl_bytes -= c->payload_bytes; /* excess data wraps it, which the device's end-of-run check reports */
+  if (g->cpl_headers > 0) {
+    g->cpl_headers--;
+    q->cpl_headers--;
+  }
+  if (g->remaining == 0) {
+    /* Slots the completer did not use (it split less than it might have) come back with the tag; a stack, so the
+     * tag freed last is reused first. */
+    q->cpl_headers -= g->cpl_headers;
+    g->busy = FALSE;
+    if (!q->p.source_tags)
+      q->free_tags[q->n_free] = (uint32_t) (g - q->tag);
+    q->n_free++;
+    *done = TRUE;
+  }
+  return bad;
+}
+
 
 /* A message-signalled interrupt (MSI or MSI-X, spec §6.1.4): a 1-DW posted write of `data` to `address`, from
  * `requester`, as a TLP_MSI of `pool`. */

@@ -6,6 +6,7 @@
 
 #include "models/txn/completer.h"
 #include "models/txn/requester.h"
+#include "models/txn/tags.h"
 #include "tests/common.h"
 
 /* --- requester ------------------------------------------------------------------------------------------------ */
@@ -435,6 +436,37 @@ START_TEST (test_tag_reuse_exits_70)
 }
 END_TEST
 
+/* A many-requester completer's set (§2.2.6.2): tags are per requester, so 0x0100's tag 5 and 0x0200's tag 5 are
+ * both outstanding (2 holders of number 5), and 0x0100's tag 5 is free again once released. Function 1 of bus 2 has
+ * tags of its own. */
+START_TEST (test_tag_set)
+{
+  TxnTagSet *s = g_new0 (TxnTagSet, 1);
+  txn_tags_init (s, "t", 3, 2);
+  ck_assert_uint_eq (txn_tags_claim (s, 0x0100, 5), 1);
+  ck_assert_uint_eq (txn_tags_claim (s, 0x0200, 5), 2);
+  ck_assert_uint_eq (txn_tags_claim (s, 0x0201, 5), 3);
+  txn_tags_release (s, 0x0100, 5);
+  ck_assert_uint_eq (txn_tags_claim (s, 0x0100, 5), 3);
+  ck_assert_uint_eq (txn_tags_claim (s, 0x0100, 16383), 1);
+  txn_tags_clear (s);
+  g_free (s);
+}
+END_TEST
+
+/* A tag claimed twice by one requester, and a requester beyond the buses the set was sized for: exit 70. */
+START_TEST (test_tag_set_refuses_exits_70)
+{
+  TxnTagSet *s = g_new0 (TxnTagSet, 1);
+  txn_tags_init (s, "t", 3, 2);
+  if (_i == 0) {
+    txn_tags_claim (s, 0x0100, 5);
+    txn_tags_claim (s, 0x0100, 5);
+  } else
+    txn_tags_claim (s, 0x0300, 5); /* bus 3 of buses 0..2 */
+}
+END_TEST
+
 int
 main (void)
 {
@@ -456,6 +488,8 @@ main (void)
   tcase_add_test (tc, test_order);
   tcase_add_test (tc, test_return_path);
   tcase_add_exit_test (tc, test_tag_reuse_exits_70, 70);
+  tcase_add_test (tc, test_tag_set);
+  tcase_add_loop_exit_test (tc, test_tag_set_refuses_exits_70, 70, 0, 2);
   suite_add_tcase (s, tc);
   return run_suite (s);
 }

@@ -163,8 +163,10 @@ const KeyDef cfg_keys[] = {
   KEY_DOUBLE ("link.rx_transaction_ns", link.rx_transaction_ns, 0, 1e6, "0", "ns",
     "of link.rx_pipeline_ns, the part after the receiver's data link layer, which TLPs take and DLLPs do not: an "
     "endpoint's or root port's Ack, Nak and UpdateFC act that much sooner than its TLPs are delivered (a switch "
-    "port's is switch.dll_latency_ns). 0 = DLLPs take the whole receive pipeline. ASSUMPTION, no datasheet splits "
-    "a hard IP's receive latency so; at most link.rx_pipeline_ns"),
+    "port's is switch.dll_latency_ns). 0 = DLLPs take the whole receive pipeline, up to what the Ack latency limit "
+    "allows: an Ack waits for the check (spec §3.6.3.1), so the part before it is at most the limit less "
+    "link.tx_pipeline_ns, the rest is this part whatever it is set to. ASSUMPTION, no datasheet splits a hard IP's "
+    "receive latency so; at most link.rx_pipeline_ns"),
   KEY_DOUBLE ("link.flight_ns", link.flight_ns, 0, 1e6, "1", "ns",
     "channel propagation each way (about 20 cm of board trace and connector)"),
   KEY_INT ("link.replay_buffer_bytes", link.replay_buffer_bytes, 0, 1 << 24, "0", "bytes",

@@ -62,7 +62,9 @@ typedef struct {
   SimTime end_tx_pipeline_ps[2], end_rx_pipeline_ps[2];
   /* Of the receive pipeline, the part after the data link layer (the transaction layer's), by LinkEnd: DLLPs act
    * and TLPs are checked and acknowledged (spec §3.6.3.1: AckNak_Seq_Num is NEXT_RCV_SEQ - 1) that much before a
-   * TLP is delivered. 0 = none: the data link layer sits at the end of the pipeline. At most the pipeline. */
+   * TLP is delivered. 0 = none: the data link layer sits at the end of the pipeline. At most the pipeline. The
+   * link takes at least the receive pipeline less (the Ack latency limit less the end's transmit pipeline): an Ack
+   * waits for the check and must leave the pins within the limit (link_new()). */
   SimTime rx_tl_pipeline_ps[2];
   SimTime flight_ps; /* channel propagation, each way */
   uint32_t replay_buffer_bytes; /* transmit replay buffer; 0 = unlimited */

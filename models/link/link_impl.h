@@ -118,6 +118,7 @@ struct Dir {
   SimEventId tlq_ev;
   FcRx fc_rx;
   uint64_t rx_seq; /* TLPs received */
+  SimTime rx_whole_ps; /* when the last TLP received is in whole, checked (later than now only at a cut-through port) */
   SimEventId ack_ev; /* Ack latency timer, running while TLPs await an Ack */
   uint32_t rx_unacked; /* TLPs received since the last Ack was scheduled */
   SimEventId fc_timer[FC_CLASS_COUNT]; /* periodic refresh */
@@ -177,12 +178,11 @@ struct Link {
   uint32_t ack_limit_symbols; /* pcie-protocol.md §3; fixed by generation, width and MPS */
   uint32_t updatefc_latency_symbols[2]; /* by receiving LinkEnd, resolved from LinkParams; 0 = off */
   /* By LinkEnd: the transmit pipeline, the receive pipeline up to the data link layer (DLLPs' whole latency), and
-   * the transaction layer's part after it (TLPs only, LinkParams.rx_tl_pipeline_ps). */
+   * the transaction layer's part after it (TLPs only, LinkParams.rx_tl_pipeline_ps, or more: link_new()). */
   SimTime tx_pipe_ps[2], rx_pipe_ps[2], tl_pipe_ps[2];
   SimTime latency_ps[2]; /* by LinkDir, serialiser end -> far data link layer: tx pipeline + flight + rx_pipe_ps */
-  /* Per receiving direction: whether TLPs start Ack timers. Not for a receiver that Acks every TLP on delivery
-   * when its pipelines fit the Ack limit: its count trigger always comes first, and a timer would only be
-   * cancelled. */
+  /* Per receiving direction: whether TLPs start Ack timers. Not for a receiver that Acks every TLP once checked:
+   * its count trigger always comes first, and a timer would only be cancelled. */
   gboolean ack_timer[2];
   /* Error model: on with ber > 0 or an injected error; otherwise none of its code runs and nothing is drawn.
    * Dir.errors copies it. */
@@ -227,7 +227,8 @@ fault_hits (Link *l, LinkFault kind, LinkDir dir)
 /* link.c */
 void arr_grow (Dir *d);
 void arr_fire (SimEngine *engine, void *ctx, uint64_t arg);
-void ack_timer_start (Dir *d, SimTime pin_ps);
+void ack_timer_start (Dir *d, SimTime check_ps);
+void ack_left_out (Dir *d);
 void wire_kick (Dir *d);
 void skp_catch_up (Dir *d, uint64_t now_sym);
 void fc_hold (Dir *d, FcClass c, SimTime now);
@@ -304,38 +305,15 @@ send_to_far_side (Dir *d, uint64_t end_slot, Arrival *a)
   return a->at;
 }
 
-/* What an Ack placed now acknowledges: the TLPs its data link layer took, and those behind them whose last symbol
- * reached the pins before the Ack's first symbol leaves them (now + tx pipeline), though still in the receive
- * pipeline up to it. Strictly before, so with no pipelines it counts none beyond the delivered. The first TLP it
- * leaves out starts the timer again. (The spec's Ack names only TLPs already checked, NEXT_RCV_SEQ - 1, §3.6.3.1:
- * counting those on their way is the model's way of meeting the Ack latency limit with any pipeline; docs/limits.md.) */
+/* What an Ack placed now acknowledges: the TLPs its data link layer has checked, AckNak_Seq_Num = NEXT_RCV_SEQ - 1
+ * (spec §3.6.3.1, pcie-protocol.md §3), read as it goes on the wire, so TLPs checked while it waited for the wire
+ * ride along. A TLP a cut-through port took at its header (receive_tlp()) is checked only once its tail is in: the
+ * last one received, while its tail is on its way. TLPs still in the receive pipeline are never covered; the first
+ * of them starts the Ack timer again when it is checked (receive_tlp()). */
 static inline __attribute__ ((always_inline)) uint64_t
-ack_count (Dir *d, SimTime now)
+ack_count (const Dir *d, SimTime now)
 {
-  Link *l = d->link;
-  uint64_t n = d->rx_seq;
-  SimTime rx = l->rx_pipe_ps[1 - d->dir], out = now + l->tx_pipe_ps[1 - d->dir];
-  /* Arrivals are in time order (but for flit-mode DLLPs, which are not counted): a head not yet at the pins
-   * ends the search at once, as it mostly does, unless the loop below has a timer to start. */
-  if (!d->arr_len
-      || (d->arr[d->arr_head].at >= out + rx
-          && (!l->ack_timer[d->dir] || sim_event_pending (l->engine, d->ack_ev))))
-    return n;
-  for (uint32_t k = 0; k < d->arr_len; k++) {
-    const Arrival *a = &d->arr[(d->arr_head + k) & (d->arr_cap - 1)];
-    if (a->kind != ARR_TLP)
-      continue;
-    SimTime whole = a->b ? a->b : a->at;
-    if (whole - rx < out && !a->bad && a->a == n) {
-      n++;
-      continue;
-    }
-    /* A bad or out-of-order TLP gets a Nak when it is delivered, not an Ack. */
-    if (!a->bad && a->a == n && l->ack_timer[d->dir] && !sim_event_pending (l->engine, d->ack_ev))
-      ack_timer_start (d, whole - rx);
-    break;
-  }
-  return n;
+  return d->rx_seq - (d->rx_whole_ps > now);
 }
 
 /* Error model: whether a DLLP just placed on d arrives with a bad CRC (or in a lost flit), or met a framing error
@@ -360,6 +338,8 @@ ack_build (Dir *d, Dir *o, ArrivalKind kind, SimTime now)
   d->cnt.acks++;
   o->rx_unacked = 0; /* TLPs counted while the Ack waited for the wire ride on it too */
   Arrival a = { .kind = kind, .a = kind == ARR_NAK ? o->rx_seq : ack_count (o, now) };
+  if (G_UNLIKELY (a.a < o->rx_seq))
+    ack_left_out (o);
   if (d->errors) {
     a.bad = dllp_draw_bad (d);
     if (!a.bad && kind == ARR_ACK && fault_hits (d->link, LINK_FAULT_LOST_ACK, d->dir))

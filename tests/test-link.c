@@ -705,10 +705,25 @@ assert_in_order_once (const OrderLog *log, int n)
     ck_assert_msg (log->addr[i] == (uint64_t) i * 256, "TLP %d carries address %" G_GUINT64_FORMAT, i, log->addr[i]);
 }
 
+/* Eight MWrs with TLP 2 corrupted in its first transmission (link_inject_lcrc()), run to the end: each delivered
+ * once and in order. */
+static Link *
+run_one_lost (SimEngine *e, TlpPool *pool, const LinkParams *p, OrderLog *log)
+{
+  Link *l = error_link (e, pool, p, log);
+  link_inject_lcrc (l, LINK_UPSTREAM, 2, 1);
+  send_mwrs (l, pool, 8);
+  sim_run (e);
+  assert_in_order_once (log, 8);
+  return l;
+}
+
 /* One corrupted TLP: the receiver discards it and the five behind it (sequence error, no second Nak), sends one
  * Nak, and the transmitter replays the six unacknowledged TLPs; everything arrives once and in order. The long
  * flight makes all eight leave before the Nak is back, so the count of replayed TLPs is exact; REPLAY_TIMER is set
- * beyond that round trip (its spec value, 3 Ack limits, is not: it would replay before the Nak is back). */
+ * beyond that round trip (its spec value, 3 Ack limits, is not: it would replay before the Nak is back). In flit
+ * mode the lost flit is the one holding TLP 2's last byte (link_inject_lcrc()), 268-byte TLPs packed in 236 bytes a
+ * flit: bytes 708-943, flit 3, where TLP 3 (from byte 804) starts too, so two TLPs arrive corrupted. */
 START_TEST (test_error_one_lcrc)
 {
   g_autoptr (SimEngine) e = sim_engine_new (1);
@@ -719,17 +734,52 @@ START_TEST (test_error_one_lcrc)
   p.flight_ps = 10 * SIM_US;
   p.replay_timer_symbols = 100000; /* 200 us at Gen2 */
   OrderLog log = { 0 };
-  Link *l = error_link (e, pool, &p, &log);
-  link_inject_lcrc (l, LINK_UPSTREAM, 2, 1);
-  send_mwrs (l, pool, 8);
-  sim_run (e);
-  assert_in_order_once (&log, 8);
+  Link *l = run_one_lost (e, pool, &p, &log);
   LinkErrors up = link_errors (l, LINK_UPSTREAM), down = link_errors (l, LINK_DOWNSTREAM);
-  ck_assert_msg (up.tlp_errors == 1 && up.naks == 1 && up.replays == 1 && up.replay_timeouts == 0
+  ck_assert_msg (up.tlp_errors == 1u + (uint64_t) _i && up.naks == 1 && up.replays == 1 && up.replay_timeouts == 0
                  && up.retrains == 0 && up.replayed_tlps == 6, "flit %d: %" G_GUINT64_FORMAT " errors, %"
                  G_GUINT64_FORMAT " Naks, %" G_GUINT64_FORMAT " replays, %" G_GUINT64_FORMAT " replayed", _i,
                  up.tlp_errors, up.naks, up.replays, up.replayed_tlps);
   ck_assert_uint_eq (down.tlp_errors + down.dllp_errors + down.naks + down.replays, 0);
+  finish_error_link (l, pool);
+}
+END_TEST
+
+/* Flit mode replays flits (spec §4.2.3.4.2, pcie-protocol.md §10). Gen3 x4 flit mode: a flit is 64 symbols of
+ * 8125/8 ps, 65 ns; 20 + 500 + 30 ns from the serialiser to the far data link layer (the Ack limit, 214 symbols,
+ * leaves the 30 ns receive pipeline whole). Eight 256-byte MWrs (268 bytes, 3-DW headers) fill flits 0-9 (2144 TLP
+ * bytes, 236 a flit), on the wire from 0 to 650 ns; the flit holding TLP 2's last byte, flit 3 (bytes 708-943),
+ * is lost, and with it TLP 3, which starts in it. TLP 2 is in, corrupted, at 4 × 65 + 550 = 810 ns; the Nak rides
+ * in the DLP bytes of the first reverse flit whose DLP has not gone out, flit 12 (810 ns is 798 symbols, slot 3192,
+ * byte 120 of flit 12), and is in at 13 × 65 + 550 = 1395 ns; 1395 ns is symbol 1374, slot 5496, so the replay
+ * starts with flit 22 (slot 5632). A standard Nak resends flits 3-9, seven flits, and TLP 7 is in with its last,
+ * flit 9, resent as flit 28: 29 × 65 + 550 = 2435 ns; six TLPs (2-7) go again. A selective Nak resends flit 3
+ * alone, as flit 22: 23 × 65 + 550 = 2045 ns, and TLPs 4-7, kept by the receiver, are delivered with it: one flit
+ * on the wire (the TLPs 2 and 3 that had bytes in it) instead of seven, the last delivery 6 flits (390 ns) sooner.
+ * No SKP (every 93 flits at x4) and no REPLAY_TIMER (set beyond the round trip) intervene. */
+START_TEST (test_flit_replay)
+{
+  gboolean selective = _i == 1;
+  g_autoptr (SimEngine) e = sim_engine_new (1);
+  g_engine = e;
+  TlpPool *pool = tlp_pool_new ();
+  LinkParams p = base_params (3, 4, 256);
+  p.flit_mode = TRUE;
+  p.flit_selective_nak = selective;
+  p.flight_ps = 500 * SIM_NS;
+  p.replay_timer_symbols = 100000;
+  OrderLog log = { 0 };
+  Link *l = run_one_lost (e, pool, &p, &log);
+  LinkErrors up = link_errors (l, LINK_UPSTREAM);
+  uint64_t flits = selective ? 1 : 7, tlps = selective ? 2 : 6;
+  ck_assert_msg (up.tlp_errors == 2 && up.naks == 1 && up.replays == 1 && up.replay_timeouts == 0
+                 && up.replayed_bytes == flits * 256 && up.replayed_tlps == tlps,
+                 "selective %d: %" G_GUINT64_FORMAT " errors, %" G_GUINT64_FORMAT " Naks, %" G_GUINT64_FORMAT
+                 " replays, %" G_GUINT64_FORMAT " bytes and %" G_GUINT64_FORMAT " TLPs resent", _i, up.tlp_errors,
+                 up.naks, up.replays, up.replayed_bytes, up.replayed_tlps);
+  SimTime want = (selective ? 2045 : 2435) * SIM_NS;
+  ck_assert_msg (log.last_rx == want, "selective %d: last delivery at %" G_GUINT64_FORMAT " ps, want %" G_GUINT64_FORMAT,
+                 _i, log.last_rx, want);
   finish_error_link (l, pool);
 }
 END_TEST
@@ -1301,6 +1351,7 @@ main (void)
   tcase_add_loop_test (tc, test_flit_packing, 0, G_N_ELEMENTS (flit_pack_cases));
   tcase_add_test (tc, test_flit_nop_align);
   tcase_add_loop_test (tc, test_flit_window, 0, G_N_ELEMENTS (flit_window_cases));
+  tcase_add_loop_test (tc, test_flit_replay, 0, 2);
   tcase_add_loop_test (tc, test_error_one_lcrc, 0, 2);
   tcase_add_loop_test (tc, test_error_lost_ack, 0, G_N_ELEMENTS (lost_ack_cases));
   tcase_add_loop_test (tc, test_error_free_ber_costs_nothing, 0, G_N_ELEMENTS (error_free_cases));

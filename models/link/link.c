@@ -38,8 +38,7 @@
  * saves and stack frames (issue #28: the modes added since round one cost the plain link about a fifth).
  *
  * Not modelled (links start trained): InitFC exchange, the 12-bit modular sequence and credit fields (absolute
- * counters are used instead, with the 2048-TLP window enforced), flit replay as flits (a lost flit's TLPs are
- * replayed as TLPs).
+ * counters are used instead, with the 2048-TLP window enforced). Flit mode replays flits (flit.c).
  * Known approximation: a packet that becomes ready exactly as the previous one ends mid-symbol (x8/x16) is
  * placed back to back in the same symbol, although its decision instant is up to half a symbol late.
  */
@@ -383,6 +382,8 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
     uint64_t end = place_dllp (d, base, (TraceWire) (TRACE_WIRE_UPDATEFC_P + c));
     Arrival a = updatefc_build (d, o, c, now);
     send_to_far_side (d, end, &a);
+  } else if (G_UNLIKELY (d->flit && d->errors && d->replay_pos < d->tx_seq - d->acked_seq)) {
+    flit_replay_place (d, base);
   } else if (has_ready (d)) {
     uint32_t bytes;
     uint64_t seq;
@@ -433,7 +434,11 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
       a.at = at = end_ps + l->latency_ps[d->dir];
       arr_push (d, &a);
     } else {
+      if (d->errors)
+        a.b = a.bad ? d->rlost[replay_slot (d, seq)] + 1 : 0; /* the lost flit, which the Nak will name */
       at = send_to_far_side (d, pl.avail_slot, &a);
+      if (d->errors)
+        d->rat[replay_slot (d, seq)] = at;
     }
     if (d->errors) {
       SimTime pin = end_ps + l->tx_pipe_ps[d->dir];
@@ -684,7 +689,9 @@ arr_fire (SimEngine *e, void *ctx, uint64_t arg)
       break;
     case ARR_NAK:
       receive_ack (d, a.a);
-      replay_start (&d->link->d[1 - d->dir], FALSE);
+      if (d->flit)
+        flit_nak (d->opp, &a);
+      replay_start (d->opp, FALSE);
       break;
     case ARR_UPDATEFC: {
       Dir *o = d->opp;

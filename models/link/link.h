@@ -99,6 +99,10 @@ typedef struct {
   double ber;
   /* Flit mode: the fraction of error events that hit the same bytes of every lane (phy_flit_error_prob()). */
   double flit_lane_correlation;
+  /* Flit mode: the receivers answer a lost flit with a selective Nak, so the transmitter resends that flit alone and
+   * the good flits after it wait in the receiver (spec §4.2.3.4.2, pcie-protocol.md §10); else a standard Nak, and
+   * every flit from the lost one on goes again. */
+  gboolean flit_selective_nak;
   SimTime retrain_ps; /* LTSSM Recovery after a REPLAY_NUM rollover, link idle; 0 = LINK_RETRAIN_PS_DEFAULT */
   uint32_t replay_timer_symbols; /* REPLAY_TIMER limit; 0 = the spec's (link.c) */
   /* The highest rate both ports support, as a generation (>= gen; 0 = gen): it, not the trained rate, picks the

@@ -20,6 +20,8 @@
 /* Spec §3.6.2.1 (pcie-protocol.md §10, flit mode): flit sequence numbers are 10 bits and a transmitter keeps at
  * most MAX_UNACKNOWLEDGED_FLITS = min(its retry buffer in flits, 511) unacknowledged (flit.c). */
 #define LINK_FLIT_WINDOW 511u
+/* A flit number that is none (flit.c: no flit of the TLP lost). */
+#define FLIT_NONE UINT64_MAX
 /* Spec §3.6.2.1 (pcie-protocol.md §10): the simplified REPLAY_TIMER limit, required in non-flit mode of a port
  * that supports 16 GT/s or more, is 24,000 to 31,000 symbol times (Extended Synch clear). Where in the range a
  * port sits is its designer's choice (ASSUMPTION): the low end, the soonest a compliant port may replay. */
@@ -161,6 +163,14 @@ struct Dir {
   uint32_t pack_count;
   uint64_t *rflit;
   uint64_t tlp_flits, last_tlp_flit;
+  /* Flit mode with errors, beside rflit: each unacknowledged TLP's last flit (numbered so), its first lost flit
+   * (FLIT_NONE: none) and when it reached, or reaches, the far data link layer last; a replay owed (replay_pos
+   * below the unacknowledged TLPs) resends flits from replay_from_flit, all of them or (replay_selective) that one
+   * alone (flit.c). Receiver: the lost flit the Nak it owes names, + 1 (0: none known). */
+  uint64_t *rlast, *rlost;
+  SimTime *rat;
+  uint64_t replay_from_flit, nak_flit;
+  gboolean replay_selective;
   uint64_t retrain_end_slot; /* nothing goes on the wire before this slot (a retrain) */
   /* Non-flit 128b/130b framing errors (link_errors.c): the wire up to this slot has had its framing drawn, and the
    * DLLP just placed met one (read by the DLLP's build). */
@@ -238,6 +248,8 @@ void flit_dllps (Dir *d);
 void flit_place_tlp (Dir *d, uint64_t base, uint32_t bytes, uint64_t seq, PhyPlacement *pl);
 void flit_replay_grow (Dir *d, uint32_t old_cap, uint32_t cap);
 gboolean flit_window_fits (const Link *l, const Dir *d, uint32_t bytes);
+void flit_replay_place (Dir *d, uint64_t base);
+void flit_nak (Dir *d, const Arrival *a);
 double flit_payload_per_flit (uint32_t tlp_bytes, uint32_t payload_bytes);
 /* link_errors.c */
 uint8_t tlp_draw_bad (Dir *d, uint32_t bytes, const PhyPlacement *pl, uint64_t seq);
@@ -252,6 +264,13 @@ void trace_fc (Link *l, Dir *d, FcClass c, SimTime now);
 void trace_tlp (Link *l, Dir *d, const Tlp *t, const PhyPlacement *pl, gboolean replayed);
 
 /* ---- per-packet helpers ---- */
+
+/* The replay ring's slot of unacknowledged TLP `seq` (the rings beside it share it). */
+static inline uint32_t
+replay_slot (const Dir *d, uint64_t seq)
+{
+  return (d->replay_head + (uint32_t) (seq - d->acked_seq)) & (d->replay_cap - 1);
+}
 
 /* Start of a slot in ps, exactly (floor): slot / lanes symbol times. Two packets sharing a symbol time (x8, x16)
  * meet at a slot, so their slices never overlap. */
@@ -338,6 +357,11 @@ ack_build (Dir *d, Dir *o, ArrivalKind kind, SimTime now)
   d->cnt.acks++;
   o->rx_unacked = 0; /* TLPs counted while the Ack waited for the wire ride on it too */
   Arrival a = { .kind = kind, .a = kind == ARR_NAK ? o->rx_seq : ack_count (o, now) };
+  if (G_UNLIKELY (kind == ARR_NAK) && d->flit) {
+    /* Flit mode: the Nak names the lost flit; a selective one asks for it alone (flit.c). */
+    a.b = o->nak_flit;
+    a.cls = d->link->p.flit_selective_nak && o->nak_flit;
+  }
   if (G_UNLIKELY (a.a < o->rx_seq))
     ack_left_out (o);
   if (d->errors) {

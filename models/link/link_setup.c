@@ -221,6 +221,9 @@ link_free (Link *link)
     g_free (d->rtlp);
     g_free (d->rpin);
     g_free (d->rflit);
+    g_free (d->rlast);
+    g_free (d->rlost);
+    g_free (d->rat);
     g_free (d->arr);
     g_free (d->replay);
   }

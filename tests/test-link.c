@@ -778,8 +778,8 @@ START_TEST (test_flit_replay)
                  " replays, %" G_GUINT64_FORMAT " bytes and %" G_GUINT64_FORMAT " TLPs resent", _i, up.tlp_errors,
                  up.naks, up.replays, up.replayed_bytes, up.replayed_tlps);
   SimTime want = (selective ? 2045 : 2435) * SIM_NS;
-  ck_assert_msg (log.last_rx == want, "selective %d: last delivery at %" G_GUINT64_FORMAT " ps, want %" G_GUINT64_FORMAT,
-                 _i, log.last_rx, want);
+  ck_assert_msg (log.last_rx == want, "selective %d: last delivery at %" G_GUINT64_FORMAT " ps, want %"
+                 G_GUINT64_FORMAT, _i, log.last_rx, want);
   finish_error_link (l, pool);
 }
 END_TEST

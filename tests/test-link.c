@@ -784,6 +784,50 @@ START_TEST (test_flit_replay)
 }
 END_TEST
 
+/* Four 256-byte MWrs at addresses from arg × 256 on. */
+static void
+send_four (SimEngine *e, void *ctx, uint64_t arg)
+{
+  (void) e;
+  Link *l = ctx;
+  for (uint64_t i = arg; i < arg + 4; i++) {
+    Tlp *t = tlp_alloc (link_pool (l));
+    tlp_set (t, TLP_MWR, FALSE, i * 256, 256);
+    link_port_send (link_port (l, LINK_USP), t);
+  }
+}
+
+/* IDLE flits are not replayed (spec §4.2.3.4.2, pcie-protocol.md §10): only flits that carried TLP bytes take a
+ * flit sequence number and a place in the retry buffer. Gen3 x4 flit mode (65 ns flits), 5 us of flight: four
+ * 268-byte MWrs at 0 fill flits 0-4 (1072 TLP bytes, 236 a flit); flits 5-29 go IDLE; four more at 2 us, symbol
+ * 1970 (of 8125/8 ps), 50 symbols into flit 30, start at its first 4-DW boundary not yet on the wire (slot 200 of
+ * 4 lanes: TLP byte 208, §4.2.3.4.1's NOP padding before it) and end at byte 208 + 1072 = 1280 from flit 30's
+ * first, in flit 35: six flits. Flit 3, holding TLP 2's last byte, is lost; the Nak is back after about 10 us, when
+ * both bursts are on the wire, and a standard Nak resends flits 3 and 4 and the six of the second burst: 8 × 256
+ * bytes, none of the 25 IDLE flits between them. */
+START_TEST (test_flit_replay_skips_idle)
+{
+  g_autoptr (SimEngine) e = sim_engine_new (1);
+  g_engine = e;
+  TlpPool *pool = tlp_pool_new ();
+  LinkParams p = base_params (3, 4, 256);
+  p.flit_mode = TRUE;
+  p.flight_ps = 5 * SIM_US;
+  p.replay_timer_symbols = 100000;
+  OrderLog log = { 0 };
+  Link *l = error_link (e, pool, &p, &log);
+  link_inject_lcrc (l, LINK_UPSTREAM, 2, 1);
+  sim_schedule_at (e, 0, send_four, l, 0);
+  sim_schedule_at (e, 2 * SIM_US, send_four, l, 4);
+  sim_run (e);
+  assert_in_order_once (&log, 8);
+  LinkErrors up = link_errors (l, LINK_UPSTREAM);
+  ck_assert_msg (up.replays == 1 && up.replayed_bytes == 8 * 256, "%" G_GUINT64_FORMAT " replays, %" G_GUINT64_FORMAT
+                 " bytes resent, want 1 and %d", up.replays, up.replayed_bytes, 8 * 256);
+  finish_error_link (l, pool);
+}
+END_TEST
+
 /* A lost Ack: nothing else acknowledges the one TLP, so REPLAY_TIMER expires and replays it; the receiver discards
  * the duplicate and Acks again. The timer counts from the TLP's last symbol at the transmitter's pins (spec
  * §3.6.2.1): the serialiser's end plus the transmit pipeline. Its limit (pcie-protocol.md §10): for a port
@@ -1352,6 +1396,7 @@ main (void)
   tcase_add_test (tc, test_flit_nop_align);
   tcase_add_loop_test (tc, test_flit_window, 0, G_N_ELEMENTS (flit_window_cases));
   tcase_add_loop_test (tc, test_flit_replay, 0, 2);
+  tcase_add_test (tc, test_flit_replay_skips_idle);
   tcase_add_loop_test (tc, test_error_one_lcrc, 0, 2);
   tcase_add_loop_test (tc, test_error_lost_ack, 0, G_N_ELEMENTS (lost_ack_cases));
   tcase_add_loop_test (tc, test_error_free_ber_costs_nothing, 0, G_N_ELEMENTS (error_free_cases));

@@ -1,5 +1,5 @@
-/* flit.c — flit mode's parts of the link: DLLPs in the flits' DLP bytes, their arrival order, and the flit-mode
- * theoretical bound. */
+/* flit.c — flit mode's parts of the link: DLLPs in the flits' DLP bytes, their arrival order, packing TLPs into
+ * flits, replay by flits (standard and selective Nak), and the flit-mode theoretical bound. */
 #include "models/link/link_impl.h"
 
 #include <string.h>

@@ -191,8 +191,8 @@ typedef struct {
  * DLLPs on this direction discarded for a bad CRC (or lost with their flit); naks: Naks this direction's
  * receiver sent; replays: replays this direction's transmitter started (after a Nak or a timeout), of which
  * replay_timeouts by the REPLAY_TIMER; retrains: REPLAY_NUM rollovers it caused; replayed_tlps and
- * replayed_bytes: what the replays sent again (wire bytes), the goodput lost; flit_errors: flit mode, flits
- * holding TLP bytes that FEC could not correct. */
+ * replayed_bytes: what the replays sent again (wire bytes), the goodput lost (flit mode: whole flits resent, and the
+ * TLPs with bytes in them); flit_errors: flit mode, flits holding TLP bytes that FEC could not correct. */
 typedef struct {
   uint64_t tlp_errors, dllp_errors, naks, replays, replay_timeouts, retrains;
   uint64_t replayed_tlps, replayed_bytes, flit_errors;

@@ -32,6 +32,13 @@ skp_share (int gen, int lanes)
   return (16.0 + 4.0 / lanes + 7.5) / (370.0 * 16.0);
 }
 
+/* One symbol time in ns (§1): 10 line bits per byte at 8b/10b, 130/128 of 8 at 128b/130b. */
+static double
+phy_sym_ns (int gen)
+{
+  return (gen >= 3 ? 8.0 * 130.0 / 128.0 : 10.0) / gts_of (gen);
+}
+
 static LinkParams
 base_params (int gen, int lanes, uint32_t mps)
 {
@@ -171,12 +178,16 @@ END_TEST
 typedef struct {
   int gen, lanes;
   uint32_t mps, table_limit; /* limit from the spec table (pcie-protocol.md §3) */
+  SimTime tx_ps, rx_ps; /* both ends' pipelines; 0: base_params()'s */
 } AckRateCase;
 
 static const AckRateCase ack_rate_cases[] = {
-  { 3, 1, 256, 512 },
-  { 2, 4, 512, 250 - 45 },
-  { 3, 8, 1024, 246 },
+  { 3, 1, 256, 512, 0, 0 },
+  { 2, 4, 512, 250 - 45, 0, 0 },
+  { 3, 8, 1024, 246, 0, 0 },
+  /* Gen2 x4, MPS 256: 2 ns symbols, a TLP every 138 ns, the limit 214 - 45 = 169 symbols, 338 ns. */
+  { 2, 4, 256, 214 - 45, 100 * SIM_NS, 120 * SIM_NS },
+  { 2, 4, 256, 214 - 45, 20 * SIM_NS, 60 * SIM_NS },
 };
 
 START_TEST (test_ack_rate)
@@ -184,6 +195,10 @@ START_TEST (test_ack_rate)
   const AckRateCase *c = &ack_rate_cases[_i];
   StreamParams sp = { .link = base_params (c->gen, c->lanes, c->mps), .mode = STREAM_WRITE,
                       .total_bytes = 4u << 20 };
+  if (c->tx_ps) {
+    sp.link.tx_pipeline_ps = c->tx_ps;
+    sp.link.rx_pipeline_ps = c->rx_ps;
+  }
   StreamResult r;
   g_autoptr (GError) err = NULL;
   ck_assert_msg (stream_run (&sp, 1, &r, &err), "case %d: %s", _i, err ? err->message : "");
@@ -192,10 +207,17 @@ START_TEST (test_ack_rate)
   uint32_t internal = c->gen == 1 ? 19 : c->gen == 2 ? 70 : 115;
   uint32_t limit = (uint32_t) floor ((c->mps + 28) * factor / c->lanes) + internal;
   ck_assert_msg (limit == c->table_limit, "case %d: formula %u vs table %u", _i, limit, c->table_limit);
-  /* TLPs arrive every (MPS + 20) / lanes symbol times. The timer starts at the first unacknowledged TLP and the
-   * Ack covers every TLP that arrived within `limit`: k = ceil(limit / T) TLPs per Ack. */
+  /* TLPs arrive every T = (MPS + 20) / lanes symbol times. The Ack timer starts when the receiver's data link
+   * layer checks the first TLP no Ack covers, rx after its last symbol reached the pins, and the Ack's first symbol
+   * leaves the pins one limit after that arrival, having entered the receiver's transmit pipeline tx before: so
+   * limit - rx - tx after the check. It covers the TLPs checked by then (AckNak_Seq_Num = NEXT_RCV_SEQ - 1, spec
+   * §3.6.3.1), not those still in the receive pipeline: k = floor((limit - rx - tx) / T) + 1 TLPs per Ack. With
+   * 100 + 120 ns of pipelines that is 1 (118 / 138 ns), with 20 + 60 ns 2 (258 / 138); an Ack that also covered the
+   * TLPs at the pins, in the receive pipeline, would take ceil(limit / T) = 3 in both. */
+  double sym_ns = phy_sym_ns (c->gen);
   double t_tlp = (c->mps + 20.0) / c->lanes;
-  double k = ceil (limit / t_tlp);
+  double pipes = (double) (sp.link.tx_pipeline_ps + sp.link.rx_pipeline_ps) / SIM_NS / sym_ns;
+  double k = floor ((limit - pipes) / t_tlp) + 1;
   LinkCounters up = r.counters[LINK_UPSTREAM], down = r.counters[LINK_DOWNSTREAM];
   double per_ack = (double) up.tlps / (double) down.acks;
   ck_assert_msg (fabs (per_ack - k) < 0.02 * k, "case %d: %.3f TLPs per Ack, want %.0f (limit %u, T %.1f)", _i,
@@ -292,49 +314,68 @@ START_TEST (test_replay_stall)
 }
 END_TEST
 
-/* Pipelines longer than the Ack limit: InternalDelay covers them (spec §3.6.3.1), the Ack still leaves the pins
- * one limit after the TLP arrived there. Case 1 splits each end's 400 ns receive pipeline as an endpoint's may
- * (issue #39 point 9): 300 ns are the transaction layer's, after the data link layer, so the Ack acts 100 ns after
- * reaching the transmitter's pins instead of 400, while a TLP is still delivered 400 ns after its pins. */
+/* Pipelines longer than the Ack limit (Gen2 x4, MPS 256: 169 symbols, 338 ns; a TLP 138 ns, 50 ns of flight). The
+ * Ack is scheduled only once the TLP is checked (spec §3.6.3.1) and must leave the pins one limit after the TLP
+ * arrived there, so the check sits at most the limit less the transmit pipeline behind the pins: the rest of the
+ * receive pipeline is the transaction layer's, and DLLPs do not wait for it. Case 0: a 100 ns transmit and 400 ns
+ * receive pipeline: the check is 238 ns behind the pins, the Ack leaves them 338 ns after the TLP arrived, and the
+ * transmitter's own Ack is in 50 + 238 ns later. Case 1: the transmit pipeline alone (400 ns) outlasts the limit:
+ * the TLP is checked at the pins and the Ack scheduled at once, leaving them 400 ns later, 62 ns late; it is in
+ * at the transmitter's data link layer after 50 ns of flight. Case 2: as case 1, with 300 ns of the receive pipeline
+ * said to be the transaction layer's (link.rx_transaction_ns): the same. One TLP per cycle (a replay buffer of one
+ * TLP); each TLP is delivered 138 + tx + 50 + 400 ns after its hand-over, whatever the split. */
+typedef struct {
+  SimTime tx_ps, tl_ps;
+  double cycle_ns;
+} AckPipeCase;
+
+static const AckPipeCase ack_pipe_cases[] = {
+  { 100 * SIM_NS, 0, 138.0 + 100.0 + 50.0 + 338.0 + 4.0 + 50.0 + 238.0 },
+  { 400 * SIM_NS, 0, 138.0 + 400.0 + 50.0 + 4.0 + 400.0 + 50.0 },
+  { 400 * SIM_NS, 300 * SIM_NS, 138.0 + 400.0 + 50.0 + 4.0 + 400.0 + 50.0 },
+};
+
 START_TEST (test_ack_pipelines_beyond_limit)
 {
-  SimTime tl = _i ? 300 * SIM_NS : 0;
+  const AckPipeCase *c = &ack_pipe_cases[_i];
   LinkParams lp = base_params (2, 4, 256);
-  lp.tx_pipeline_ps = 400 * SIM_NS;
+  lp.tx_pipeline_ps = c->tx_ps;
   lp.rx_pipeline_ps = 400 * SIM_NS;
-  lp.rx_tl_pipeline_ps[LINK_DSP] = lp.rx_tl_pipeline_ps[LINK_USP] = tl;
+  lp.rx_tl_pipeline_ps[LINK_DSP] = lp.rx_tl_pipeline_ps[LINK_USP] = c->tl_ps;
   lp.flight_ps = 50 * SIM_NS;
   lp.replay_buffer_bytes = 276;
   StreamParams sp = { .link = lp, .mode = STREAM_WRITE };
   StreamResult r;
   g_autoptr (GError) err = NULL;
   ck_assert_msg (stream_run (&sp, 1, &r, &err), "%s", err ? err->message : "");
-  /* TLP 138 ns, 450 ns to the receiver's pins, the limit 169 symbols = 338 ns, the Ack 4 ns, then 50 ns of flight
-   * and the transmitter's receive pipeline up to its data link layer: one TLP per cycle. */
-  double want = 256.0 / (138.0 + 450.0 + 338.0 + 4.0 + 50.0 + (400.0 - (double) tl / SIM_NS)) * 1000.0;
-  ck_assert_msg (fabs (r.mbps - want) < 0.02 * want, "TL %d: %.1f MB/s, want %.1f", _i, r.mbps, want);
-  /* One TLP at a time, each 138 + 400 + 50 + 400 ns from its hand-over to its delivery, whatever the split. */
-  ck_assert_msg (r.latency_p99_ns >= 988.0 && r.latency_p99_ns <= 992.0, "p99 %.1f ns", r.latency_p99_ns);
+  double want = 256.0 / c->cycle_ns * 1000.0;
+  ck_assert_msg (fabs (r.mbps - want) < 0.02 * want, "case %d: %.1f MB/s, want %.1f", _i, r.mbps, want);
+  double lat = 138.0 + (double) c->tx_ps / SIM_NS + 50.0 + 400.0;
+  /* Up to 8 ns more: a SKP ordered set (4 symbols, §4) that fell due as a TLP was handed over goes first. */
+  ck_assert_msg (r.latency_p99_ns >= lat && r.latency_p99_ns <= lat + 8.0, "case %d: p99 %.1f ns, want %.0f", _i,
+                 r.latency_p99_ns, lat);
 }
 END_TEST
 
-/* Issue #12 item 4's case: Gen5 x16, MPS 256, an 8 KB replay buffer, 50 ns pipelines each way. */
+/* Issue #12 item 4's case: Gen5 x16, MPS 256, an 8 KB replay buffer, 50 ns pipelines each way, here with 30 ns of
+ * flight. */
 START_TEST (test_ack_pin_to_pin_gen5)
 {
   LinkParams lp = base_params (5, 16, 256);
   lp.tx_pipeline_ps = 50 * SIM_NS;
   lp.rx_pipeline_ps = 50 * SIM_NS;
-  lp.flight_ps = 1 * SIM_NS;
+  lp.flight_ps = 30 * SIM_NS;
   lp.replay_buffer_bytes = 8192;
   StreamParams sp = { .link = lp, .mode = STREAM_WRITE, .total_bytes = 4u << 20 };
   StreamResult r;
   g_autoptr (GError) err = NULL;
   ck_assert_msg (stream_run (&sp, 1, &r, &err), "%s", err ? err->message : "");
-  /* 8192 / 276 = 29 TLPs per window. Symbol 8 / 32 GT/s × 130/128 = 0.25390625 ns. A cycle: the first TLP
-   * (276 / 16 = 17.25 symbols), 51 ns to the pins, the Ack limit of Table 3-12 (168 symbols) pin to pin, the Ack
-   * (8 / 16 lanes, within one symbol), then 1 + 50 ns into the transmitter's data link layer. */
+  /* 8192 / 276 = 29 TLPs per window. Symbol 8 / 32 GT/s × 130/128 = 0.25390625 ns; the Ack limit of Table 3-12
+   * (168 symbols, 42.7 ns) is shorter than the 50 ns transmit pipeline, so a TLP is checked at the pins and its Ack
+   * scheduled at once (spec §3.6.3.1: no sooner, no later), and DLLPs take no receive pipeline. A cycle: the first
+   * TLP (276 / 16 = 17.25 symbols), 80 ns to the pins, the Ack (8 / 16 lanes, within one symbol), 80 ns back. */
   double sym = 8.0 / 32.0 * 130.0 / 128.0;
-  double cycle = 17.25 * sym + 51.0 + 168 * sym + 1 * sym + 51.0;
+  double cycle = 17.25 * sym + 80.0 + 1 * sym + 80.0;
   double want = 29 * 256.0 / cycle * 1000.0;
   ck_assert_msg (fabs (r.mbps - want) < 0.01 * want, "%.1f MB/s, want %.1f", r.mbps, want);
 }
@@ -536,13 +577,13 @@ END_TEST
 
 /* Spec §3.6.2.1, flit mode: at most MAX_UNACKNOWLEDGED_FLITS = min(retry buffer, 511) flits unacknowledged, counted
  * in flits, not bytes. Gen6 x16, 256-byte MWr with 4-DW headers (272 bytes, 222.1 payload bytes per flit), 5 us of
- * flight each way: the window binds, and a window of W flits carries W flits per round trip. The round trip is
- * at least 2 × (20 + 5000 + 30) ns and at most that plus the Ack latency limit (168 symbols, §3) and a few flits
- * (2 ns each). The receiver Acks every TLP, so the window reopens TLP by TLP and the flits stay full (Acks
- * coalesced over the Ack latency would release bursts that start new flits half empty). A TLP is admitted while
- * the unacknowledged flits and its own 2 stay within W, and it may share a flit with its predecessor: between
- * W - 3 and W flits in flight. A 4096-byte retry buffer holds 16 flits: counting bytes instead (15 TLPs of 272
- * bytes, 3840 payload bytes per round trip) would exceed 16 × 222.1. */
+ * flight each way: the window binds, and a window of W flits carries at most W flits per round trip. The round
+ * trip is at least 2 × (20 + 5000 + 30) ns and at most that plus the Ack latency limit (168 symbols, §3) and a
+ * few flits (2 ns each). The receiver Acks every TLP once checked, so the window reopens TLP by TLP at the pace
+ * the TLPs came in; a TLP sent after the wire idled starts a new flit, and 272 bytes then span 2. A TLP is admitted
+ * while the unacknowledged flits and its own 2 stay within W, and none of them spans more than 2: at least W / 2
+ * TLPs in flight. A 4096-byte retry buffer holds 16 flits: counting bytes instead (15 TLPs of 272 bytes, 3840
+ * payload bytes per round trip) would exceed 16 × 222.1. */
 static const uint32_t flit_window_cases[] = { 4096, 0 };
 
 START_TEST (test_flit_window)
@@ -557,7 +598,7 @@ START_TEST (test_flit_window)
   g_autoptr (GError) err = NULL;
   ck_assert_msg (stream_run (&sp, 1, &r, &err), "%s", err ? err->message : "");
   double per_flit = 236.0 * 256.0 / 272.0, rtt_min = 2 * 5050.0, rtt_max = rtt_min + 168 * 0.125 + 4 * 2.0;
-  double hi = w * per_flit / rtt_min * 1000.0, lo = (w - 3) * per_flit / rtt_max * 1000.0;
+  double hi = w * per_flit / rtt_min * 1000.0, lo = floor (w / 2) * 256.0 / rtt_max * 1000.0;
   ck_assert_msg (r.mbps <= hi && r.mbps >= lo, "window %.0f flits: %.1f MB/s, want %.1f..%.1f", w, r.mbps, lo, hi);
 }
 END_TEST
@@ -589,10 +630,11 @@ START_TEST (test_flit_vs_nonflit)
   }
   double p = c->payload;
   double nonflit = wire_mbps (5, 8) * p / (p + 20) * (1 - skp_share (5, 8));
-  /* Reads: the downstream wire also carries the Acks of the MRds, one 8-byte DLLP per Ack latency limit (Table
-   * 3-12, x8 MPS 512: 182 symbols) over 8 lanes (§3). */
+  /* Reads: the downstream wire also carries the Acks of the MRds. The pipelines (20 + 30 ns) outlast the Ack
+   * latency limit (Table 3-12, x8 MPS 512: 182 symbols, 46.2 ns), so each MRd is Acked as soon as it is checked
+   * (spec §3.6.3.1): one 8-byte Ack per completion. */
   if (c->read)
-    nonflit = wire_mbps (5, 8) * p / (p + 20) * (1 - skp_share (5, 8) - 8.0 / (182 * 8));
+    nonflit = wire_mbps (5, 8) * p / (p + 20 + 8) * (1 - skp_share (5, 8));
   double flit = wire_mbps (5, 8) * 236.0 / 256.0 * p / (p + 12) * (1 - flit_os_share (8, 16, 187));
   ck_assert_msg (fabs (got[1] - flit) < 0.01 * flit, "case %d: flit %.1f MB/s, want %.1f", _i, got[1], flit);
   ck_assert_msg (got[0] <= nonflit * 1.005 && got[0] > nonflit * 0.97, "case %d: non-flit %.1f MB/s, want %.1f", _i,
@@ -663,10 +705,25 @@ assert_in_order_once (const OrderLog *log, int n)
     ck_assert_msg (log->addr[i] == (uint64_t) i * 256, "TLP %d carries address %" G_GUINT64_FORMAT, i, log->addr[i]);
 }
 
+/* Eight MWrs with TLP 2 corrupted in its first transmission (link_inject_lcrc()), run to the end: each delivered
+ * once and in order. */
+static Link *
+run_one_lost (SimEngine *e, TlpPool *pool, const LinkParams *p, OrderLog *log)
+{
+  Link *l = error_link (e, pool, p, log);
+  link_inject_lcrc (l, LINK_UPSTREAM, 2, 1);
+  send_mwrs (l, pool, 8);
+  sim_run (e);
+  assert_in_order_once (log, 8);
+  return l;
+}
+
 /* One corrupted TLP: the receiver discards it and the five behind it (sequence error, no second Nak), sends one
  * Nak, and the transmitter replays the six unacknowledged TLPs; everything arrives once and in order. The long
  * flight makes all eight leave before the Nak is back, so the count of replayed TLPs is exact; REPLAY_TIMER is set
- * beyond that round trip (its spec value, 3 Ack limits, is not: it would replay before the Nak is back). */
+ * beyond that round trip (its spec value, 3 Ack limits, is not: it would replay before the Nak is back). In flit
+ * mode the lost flit is the one holding TLP 2's last byte (link_inject_lcrc()), 268-byte TLPs packed in 236 bytes a
+ * flit: bytes 708-943, flit 3, where TLP 3 (from byte 804) starts too, so two TLPs arrive corrupted. */
 START_TEST (test_error_one_lcrc)
 {
   g_autoptr (SimEngine) e = sim_engine_new (1);
@@ -677,17 +734,96 @@ START_TEST (test_error_one_lcrc)
   p.flight_ps = 10 * SIM_US;
   p.replay_timer_symbols = 100000; /* 200 us at Gen2 */
   OrderLog log = { 0 };
-  Link *l = error_link (e, pool, &p, &log);
-  link_inject_lcrc (l, LINK_UPSTREAM, 2, 1);
-  send_mwrs (l, pool, 8);
-  sim_run (e);
-  assert_in_order_once (&log, 8);
+  Link *l = run_one_lost (e, pool, &p, &log);
   LinkErrors up = link_errors (l, LINK_UPSTREAM), down = link_errors (l, LINK_DOWNSTREAM);
-  ck_assert_msg (up.tlp_errors == 1 && up.naks == 1 && up.replays == 1 && up.replay_timeouts == 0
+  ck_assert_msg (up.tlp_errors == 1u + (uint64_t) _i && up.naks == 1 && up.replays == 1 && up.replay_timeouts == 0
                  && up.retrains == 0 && up.replayed_tlps == 6, "flit %d: %" G_GUINT64_FORMAT " errors, %"
                  G_GUINT64_FORMAT " Naks, %" G_GUINT64_FORMAT " replays, %" G_GUINT64_FORMAT " replayed", _i,
                  up.tlp_errors, up.naks, up.replays, up.replayed_tlps);
   ck_assert_uint_eq (down.tlp_errors + down.dllp_errors + down.naks + down.replays, 0);
+  finish_error_link (l, pool);
+}
+END_TEST
+
+/* Flit mode replays flits (spec §4.2.3.4.2, pcie-protocol.md §10). Gen3 x4 flit mode: a flit is 64 symbols of
+ * 8125/8 ps, 65 ns; 20 + 500 + 30 ns from the serialiser to the far data link layer (the Ack limit, 214 symbols,
+ * leaves the 30 ns receive pipeline whole). Eight 256-byte MWrs (268 bytes, 3-DW headers) fill flits 0-9 (2144 TLP
+ * bytes, 236 a flit), on the wire from 0 to 650 ns; the flit holding TLP 2's last byte, flit 3 (bytes 708-943),
+ * is lost, and with it TLP 3, which starts in it. TLP 2 is in, corrupted, at 4 × 65 + 550 = 810 ns; the Nak rides
+ * in the DLP bytes of the first reverse flit whose DLP has not gone out, flit 12 (810 ns is 798 symbols, slot 3192,
+ * byte 120 of flit 12), and is in at 13 × 65 + 550 = 1395 ns; 1395 ns is symbol 1374, slot 5496, so the replay
+ * starts with flit 22 (slot 5632). A standard Nak resends flits 3-9, seven flits, and TLP 7 is in with its last,
+ * flit 9, resent as flit 28: 29 × 65 + 550 = 2435 ns; six TLPs (2-7) go again. A selective Nak resends flit 3
+ * alone, as flit 22: 23 × 65 + 550 = 2045 ns, and TLPs 4-7, kept by the receiver, are delivered with it: one flit
+ * on the wire (the TLPs 2 and 3 that had bytes in it) instead of seven, the last delivery 6 flits (390 ns) sooner.
+ * No SKP (every 93 flits at x4) and no REPLAY_TIMER (set beyond the round trip) intervene. */
+START_TEST (test_flit_replay)
+{
+  gboolean selective = _i == 1;
+  g_autoptr (SimEngine) e = sim_engine_new (1);
+  g_engine = e;
+  TlpPool *pool = tlp_pool_new ();
+  LinkParams p = base_params (3, 4, 256);
+  p.flit_mode = TRUE;
+  p.flit_selective_nak = selective;
+  p.flight_ps = 500 * SIM_NS;
+  p.replay_timer_symbols = 100000;
+  OrderLog log = { 0 };
+  Link *l = run_one_lost (e, pool, &p, &log);
+  LinkErrors up = link_errors (l, LINK_UPSTREAM);
+  uint64_t flits = selective ? 1 : 7, tlps = selective ? 2 : 6;
+  ck_assert_msg (up.tlp_errors == 2 && up.naks == 1 && up.replays == 1 && up.replay_timeouts == 0
+                 && up.replayed_bytes == flits * 256 && up.replayed_tlps == tlps,
+                 "selective %d: %" G_GUINT64_FORMAT " errors, %" G_GUINT64_FORMAT " Naks, %" G_GUINT64_FORMAT
+                 " replays, %" G_GUINT64_FORMAT " bytes and %" G_GUINT64_FORMAT " TLPs resent", _i, up.tlp_errors,
+                 up.naks, up.replays, up.replayed_bytes, up.replayed_tlps);
+  SimTime want = (selective ? 2045 : 2435) * SIM_NS;
+  ck_assert_msg (log.last_rx == want, "selective %d: last delivery at %" G_GUINT64_FORMAT " ps, want %"
+                 G_GUINT64_FORMAT, _i, log.last_rx, want);
+  finish_error_link (l, pool);
+}
+END_TEST
+
+/* Four 256-byte MWrs at addresses from arg × 256 on. */
+static void
+send_four (SimEngine *e, void *ctx, uint64_t arg)
+{
+  (void) e;
+  Link *l = ctx;
+  for (uint64_t i = arg; i < arg + 4; i++) {
+    Tlp *t = tlp_alloc (link_pool (l));
+    tlp_set (t, TLP_MWR, FALSE, i * 256, 256);
+    link_port_send (link_port (l, LINK_USP), t);
+  }
+}
+
+/* IDLE flits are not replayed (spec §4.2.3.4.2, pcie-protocol.md §10): only flits that carried TLP bytes take a
+ * flit sequence number and a place in the retry buffer. Gen3 x4 flit mode (65 ns flits), 5 us of flight: four
+ * 268-byte MWrs at 0 fill flits 0-4 (1072 TLP bytes, 236 a flit); flits 5-29 go IDLE; four more at 2 us, symbol
+ * 1970 (of 8125/8 ps), 50 symbols into flit 30, start at its first 4-DW boundary not yet on the wire (slot 200 of
+ * 4 lanes: TLP byte 208, §4.2.3.4.1's NOP padding before it) and end at byte 208 + 1072 = 1280 from flit 30's
+ * first, in flit 35: six flits. Flit 3, holding TLP 2's last byte, is lost; the Nak is back after about 10 us, when
+ * both bursts are on the wire, and a standard Nak resends flits 3 and 4 and the six of the second burst: 8 × 256
+ * bytes, none of the 25 IDLE flits between them. */
+START_TEST (test_flit_replay_skips_idle)
+{
+  g_autoptr (SimEngine) e = sim_engine_new (1);
+  g_engine = e;
+  TlpPool *pool = tlp_pool_new ();
+  LinkParams p = base_params (3, 4, 256);
+  p.flit_mode = TRUE;
+  p.flight_ps = 5 * SIM_US;
+  p.replay_timer_symbols = 100000;
+  OrderLog log = { 0 };
+  Link *l = error_link (e, pool, &p, &log);
+  link_inject_lcrc (l, LINK_UPSTREAM, 2, 1);
+  sim_schedule_at (e, 0, send_four, l, 0);
+  sim_schedule_at (e, 2 * SIM_US, send_four, l, 4);
+  sim_run (e);
+  assert_in_order_once (&log, 8);
+  LinkErrors up = link_errors (l, LINK_UPSTREAM);
+  ck_assert_msg (up.replays == 1 && up.replayed_bytes == 8 * 256, "%" G_GUINT64_FORMAT " replays, %" G_GUINT64_FORMAT
+                 " bytes resent, want 1 and %d", up.replays, up.replayed_bytes, 8 * 256);
   finish_error_link (l, pool);
 }
 END_TEST
@@ -1248,7 +1384,7 @@ main (void)
   tcase_add_loop_test (tc, test_credit_limited, 0, G_N_ELEMENTS (fc_cases));
   tcase_add_loop_test (tc, test_refusals_stand, 0, 2);
   tcase_add_loop_test (tc, test_replay_stall, 0, 2);
-  tcase_add_loop_test (tc, test_ack_pipelines_beyond_limit, 0, 2);
+  tcase_add_loop_test (tc, test_ack_pipelines_beyond_limit, 0, G_N_ELEMENTS (ack_pipe_cases));
   tcase_add_test (tc, test_ack_pin_to_pin_gen5);
   tcase_add_test (tc, test_tags_max);
   tcase_add_test (tc, test_seq_window);
@@ -1259,6 +1395,8 @@ main (void)
   tcase_add_loop_test (tc, test_flit_packing, 0, G_N_ELEMENTS (flit_pack_cases));
   tcase_add_test (tc, test_flit_nop_align);
   tcase_add_loop_test (tc, test_flit_window, 0, G_N_ELEMENTS (flit_window_cases));
+  tcase_add_loop_test (tc, test_flit_replay, 0, 2);
+  tcase_add_test (tc, test_flit_replay_skips_idle);
   tcase_add_loop_test (tc, test_error_one_lcrc, 0, 2);
   tcase_add_loop_test (tc, test_error_lost_ack, 0, G_N_ELEMENTS (lost_ack_cases));
   tcase_add_loop_test (tc, test_error_free_ber_costs_nothing, 0, G_N_ELEMENTS (error_free_cases));

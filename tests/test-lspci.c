@@ -21,24 +21,31 @@ typedef struct {
   int sta_line, mps_line, rcb_line, tags_line; /* where the comments must point */
   gboolean downgraded;
   int mrrs_line; /* when not mps_line's */
+  int64_t supported_gen; /* LnkCap's speed when above LnkSta's (link.supported_gen), else 0; cited at cap_line */
+  int cap_line;
 } Case;
 
 static const Case cases[] = {
-  { "nic_gen3_x8.txt", NULL, NULL, 3, 8, 256, 512, 64, 256, 32, 26, 30, 25, FALSE, 0 },
-  { "gpu_gen4_x16_at_x8.txt", NULL, NULL, 4, 8, 256, 512, 64, 256, 30, 24, 28, 23, TRUE, 0 },
+  { "nic_gen3_x8.txt", NULL, NULL, 3, 8, 256, 512, 64, 256, 32, 26, 30, 25, FALSE, 0, 0, 0 },
+  { "gpu_gen4_x16_at_x8.txt", NULL, NULL, 4, 8, 256, 512, 64, 256, 30, 24, 28, 23, TRUE, 0, 0, 0 },
   { "nvme_behind_switch.txt", "05:00.0", "nvme_behind_switch_tree.txt", 3, 4, 256, 4096, 128, 32, 174, 168, 172,
-    167, FALSE, 0 },
-  { "laptop_multi.txt", "0000:02:00.0", NULL, 2, 1, 128, 512, 64, 32, 60, 54, 58, 53, FALSE, 0 },
-  { "laptop_multi.txt", "03:00.0", NULL, 4, 4, 256, 512, 64, 768, 104, 98, 102, 111, FALSE, 0 },
+    167, FALSE, 0, 0, 0 },
+  { "laptop_multi.txt", "0000:02:00.0", NULL, 2, 1, 128, 512, 64, 32, 60, 54, 58, 53, FALSE, 0, 0, 0 },
+  { "laptop_multi.txt", "03:00.0", NULL, 4, 4, 256, 512, 64, 768, 104, 98, 102, 111, FALSE, 0, 0, 0 },
   /* The dual-port NIC: each function's values from its own lines (01:00.0 from line 64, 01:00.1 from line 151). */
-  { "nic_dual_port.txt", "01:00.0", "nic_dual_port_tree.txt", 3, 8, 256, 512, 64, 256, 95, 89, 93, 88, FALSE, 0 },
-  { "nic_dual_port.txt", "01:00.1", "nic_dual_port_tree.txt", 3, 8, 256, 512, 64, 256, 182, 176, 180, 175, FALSE, 0 },
+  { "nic_dual_port.txt", "01:00.0", "nic_dual_port_tree.txt", 3, 8, 256, 512, 64, 256, 95, 89, 93, 88, FALSE, 0, 0, 0 },
+  { "nic_dual_port.txt", "01:00.1", "nic_dual_port_tree.txt", 3, 8, 256, 512, 64, 256, 182, 176, 180, 175, FALSE, 0,
+    0, 0 },
   /* SR-IOV VFs 01:02.0 and 01:02.1 (lines 238, 291) of PF 01:00.0 (line 64: VF offset 16, stride 1, 4 VFs, lines
    * 136-137; 0x0100 + 16 = 01:02.0): the link (LnkSta 95), MaxPayload (89, not the VF's own 128), RCB (93: 128, not
    * the VF's 64) and ExtTag (88: 256, not the VF's ExtTag- 32) are the PF's, MaxReadReq each VF's own (lines 255,
    * 308: 512, 256). */
-  { "nic_sriov_vfs.txt", "01:02.0", NULL, 3, 8, 256, 512, 128, 256, 95, 89, 93, 88, FALSE, 255 },
-  { "nic_sriov_vfs.txt", "01:02.1", NULL, 3, 8, 256, 256, 128, 256, 95, 89, 93, 88, FALSE, 308 },
+  { "nic_sriov_vfs.txt", "01:02.0", NULL, 3, 8, 256, 512, 128, 256, 95, 89, 93, 88, FALSE, 255, 0, 0 },
+  { "nic_sriov_vfs.txt", "01:02.1", NULL, 3, 8, 256, 256, 128, 256, 95, 89, 93, 88, FALSE, 308, 0, 0 },
+  /* The GPU of gpu_gen4_x16_at_x8.txt trained at 8 GT/s x16 instead (LnkSta, line 30): its LnkCap (line 26) says
+   * 16 GT/s, so the port supports Gen4 and keeps the simplified REPLAY_TIMER and 10-bit tags at Gen3 (spec
+   * §3.6.2.1): link.supported_gen 4. */
+  { "gpu_gen4_at_gen3.txt", NULL, NULL, 3, 16, 256, 512, 64, 256, 30, 24, 28, 23, TRUE, 0, 4, 26 },
 };
 
 static char *
@@ -90,6 +97,7 @@ START_TEST (test_dumps)
   ck_assert_int_eq (cfg->link.max_read_request, c->mrrs);
   ck_assert_int_eq (cfg->link.read_completion_boundary, c->rcb);
   ck_assert_int_eq (cfg->endpoint.tags, c->tags);
+  ck_assert_int_eq (cfg->link.supported_gen, c->supported_gen);
   g_autofree char *text = NULL;
   ck_assert (g_file_get_contents (out, &text, NULL, NULL));
   assert_cites (text, "gen", dump, c->sta_line);
@@ -98,6 +106,8 @@ START_TEST (test_dumps)
   assert_cites (text, "max_read_request", dump, c->mrrs_line ? c->mrrs_line : c->mps_line);
   assert_cites (text, "read_completion_boundary", dump, c->rcb_line);
   assert_cites (text, "tags", dump, c->tags_line);
+  if (c->supported_gen)
+    assert_cites (text, "supported_gen", dump, c->cap_line);
   /* A trained-down link is said before anything else: in the comment block above the first key. */
   gsize down = strstr (text, "DOWNGRADED LINK") ? (gsize) (strstr (text, "DOWNGRADED LINK") - text) : 0;
   gsize name = (gsize) (strstr (text, "\nname:") - text);

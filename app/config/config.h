@@ -121,7 +121,7 @@ typedef struct {
     int64_t updatefc_latency_symbols;
     int64_t updatefc_hdr_threshold_credits, updatefc_data_threshold_credits;
     int64_t skp_interval_symbols;
-    bool flit_mode, sris;
+    bool flit_mode, sris, flit_selective_nak;
     double ber, retrain_ns, flit_lane_correlation;
     int64_t replay_timer_symbols;
     int64_t supported_gen; /* the highest rate the link's ports support, as a generation; 0 = link.gen */

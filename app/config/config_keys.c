@@ -135,6 +135,10 @@ const KeyDef cfg_keys[] = {
     "reach (pcie-protocol.md §10). ASSUMPTION, no primary figure: 0.001-0.03, common-mode noise (a power or "
     "reference-clock disturbance) against lane-local noise; 0.01 puts a 1e-6 first-bit error rate at Gen6 x16 at "
     "2.25e-5 lost flits, above PCI-SIG's quoted retry probability below 1e-5 (UNCONFIRMED, pcie-protocol.md §10)"),
+  KEY_BOOL ("link.flit_selective_nak", link.flit_selective_nak, "false",
+    "flit mode with errors: the receivers answer a lost flit with a selective Nak, so only that flit is resent and "
+    "the good flits after it wait in the receiver's retry buffer; false = a standard Nak, every flit from the lost "
+    "one on is resent (spec §4.2.3.4.2; that a receiver may choose either is UNCONFIRMED, pcie-protocol.md §10)"),
   KEY_DOUBLE ("link.retrain_ns", link.retrain_ns, 1, 1e7, "1000", "ns",
     "link idle while the LTSSM retrains after a REPLAY_NUM rollover (spec §3.6.2.1; no primary figure, "
     "pcie-protocol.md §10: microseconds)"),
@@ -163,8 +167,10 @@ const KeyDef cfg_keys[] = {
   KEY_DOUBLE ("link.rx_transaction_ns", link.rx_transaction_ns, 0, 1e6, "0", "ns",
     "of link.rx_pipeline_ns, the part after the receiver's data link layer, which TLPs take and DLLPs do not: an "
     "endpoint's or root port's Ack, Nak and UpdateFC act that much sooner than its TLPs are delivered (a switch "
-    "port's is switch.dll_latency_ns). 0 = DLLPs take the whole receive pipeline. ASSUMPTION, no datasheet splits "
-    "a hard IP's receive latency so; at most link.rx_pipeline_ns"),
+    "port's is switch.dll_latency_ns). 0 = DLLPs take the whole receive pipeline, up to what the Ack latency limit "
+    "allows: an Ack waits for the check (spec §3.6.3.1), so the part before it is at most the limit less "
+    "link.tx_pipeline_ns, the rest is this part whatever it is set to. ASSUMPTION, no datasheet splits a hard IP's "
+    "receive latency so; at most link.rx_pipeline_ns"),
   KEY_DOUBLE ("link.flight_ns", link.flight_ns, 0, 1e6, "1", "ns",
     "channel propagation each way (about 20 cm of board trace and connector)"),
   KEY_INT ("link.replay_buffer_bytes", link.replay_buffer_bytes, 0, 1 << 24, "0", "bytes",

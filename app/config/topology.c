@@ -369,6 +369,43 @@ check_link_credits (const PsConfig *file, const PsTopology *t, const PsLink *l, 
   return TRUE;
 }
 
+/* Outside scaled flow control a receiver may have at most 127 header and 2047 data credits outstanding (spec §2.6.1;
+ * config_rules.c holds a config's keys to it). Scaled flow control is a Data Link Feature both ports must support,
+ * so each link on its own: the link model's condition, its trained rate or link.supported_gen 16 GT/s or more, or
+ * flit mode. A node whose own rate would allow more may still face a link that trains lower. */
+static gboolean
+check_link_unscaled (const PsConfig *file, const PsTopology *t, const PsLink *l, const YNode *e, GError **error)
+{
+  const PsConfig *lc = l->cfg ? l->cfg : file;
+  if (MAX (l->gen, lc->link.supported_gen) >= 4 || lc->link.flit_mode || l->gen == 6)
+    return TRUE;
+  for (int end = 0; end < 2; end++) {
+    const PsNode *n = &t->nodes[end ? l->b : l->a];
+    const PsCredits *c = l->has_credits[end] ? &l->credits[end] : node_credits (file, n);
+    const int64_t value[] = { c->ph, c->pd, c->nph, c->npd, c->cplh, c->cpld };
+    for (int r = 0; credit_words[r]; r++) {
+      int64_t max = r % 2 ? 2047 : 127;
+      if (value[r] <= max)
+        continue;
+      const char *side = end ? "b_rx_credits" : "a_rx_credits";
+      const YNode *given = e->kind == YNODE_MAP ? ytree_map_get (e, side) : NULL;
+      const YNode *at = given && given->kind == YNODE_MAP && ytree_map_get (given, credit_words[r])
+                          ? ytree_map_get (given, credit_words[r]) : e;
+      g_autofree char *what = l->has_credits[end] && given && ytree_map_get (given, credit_words[r])
+                                ? g_strdup_printf ("%s.%s", side, credit_words[r])
+                                : g_strdup_printf ("%s.rx_credits.%s of %s", n->type == PS_NODE_ROOT_COMPLEX ? "host"
+                                                   : n->type == PS_NODE_SWITCH ? "switch" : "endpoint",
+                                                   credit_words[r], n->name);
+      ytree_error (error, PS_ERROR_DATA, at, "link %s: %s (%" G_GINT64_FORMAT ") is above the %" G_GINT64_FORMAT
+                   " credits a receiver may have outstanding without scaled flow control (spec §2.6.1): the link "
+                   "trains at Gen%" G_GINT64_FORMAT ", and scaled flow control needs both its ports to support 16 GT/s "
+                   "(the link's link.gen or link.supported_gen 4+) or flit mode", l->name, what, value[r], max, l->gen);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 /* The node at a link's end, the port it takes (given, or the next free one) and its direction. `a` faces
  * downstream: a root port or a switch's downstream port; `b` faces the root: an endpoint or a switch's port 0. */
 static gboolean
@@ -530,7 +567,8 @@ parse_link (const PsConfig *file, PsTopology *t, guint li, const YNode *e, uint3
         return FALSE;
     }
   }
-  return train (file, t, l, e, error) && check_link_credits (file, t, l, e, error);
+  return train (file, t, l, e, error) && check_link_credits (file, t, l, e, error)
+         && check_link_unscaled (file, t, l, e, error);
 }
 
 /* --- the graph ------------------------------------------------------------------------------------------------ */

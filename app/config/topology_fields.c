@@ -35,7 +35,8 @@ static const struct {
   { "topology.links[].b", "node or node.port", "(required)", "", "the end farther from the root complex" },
   { "topology.links[].name", "name", "A-B", "", "the link's name in reports and in --set links.NAME.KEY=VALUE" },
   { "topology.links[].a_rx_credits", "mapping of ph/pd/nph/npd/cplh/cpld", "(the end's)", "credits",
-    "what end a advertises, the types given (at least one max-size TLP of data, spec §3.4.2)" },
+    "what end a advertises, the types given (at least one max-size TLP of data, spec §3.4.2; without scaled "
+    "flow control on the link, at most 127 header and 2047 data credits, spec §2.6.1)" },
   { "topology.links[].b_rx_credits", "mapping of ph/pd/nph/npd/cplh/cpld", "(the end's)", "credits",
     "what end b advertises, the types given" },
   { "topology.links[].KEY", "a link.* key", "(the file's)", "", "the link's own link.KEY (gen, lanes, max_payload, …)" },

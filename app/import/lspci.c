@@ -622,6 +622,14 @@ write_config (GString *o, const Text *t, const Text *tt, const GArray *td, GArra
   put (o, "", inc, NULL, NULL, host_note);
   g_string_append (o, "link:\n");
   put_gen_lanes (o, "  ", t->name, &v->sta, v->link_why);
+  if (v->cap.gen > v->sta.gen) {
+    /* A port keeps what it supports when it trains lower: one that supports 16 GT/s uses the simplified
+     * REPLAY_TIMER at every rate (spec §3.6.2.1), and 10-bit tags come with that revision. */
+    char sg[32];
+    g_snprintf (sg, sizeof sg, "supported_gen: %" G_GINT64_FORMAT, v->cap.gen);
+    put (o, "  ", sg, t->name, &v->cap.speed, "LnkCap's Max Link Speed (the port above is taken to support as much: "
+         "the dump does not say)");
+  }
   if (v->sta.gen != v->cap.gen || v->sta.lanes != v->cap.lanes) {
     g_string_append_printf (o, "  # capable of Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT ": %s:%d ", v->cap.gen,
                             v->cap.lanes, fname->str, v->cap.speed.line);

@@ -34,6 +34,7 @@ ps_build_link_params (const PsConfig *cfg, LinkParams *lp)
     .ecrc = cfg->link.ecrc,
     .flit_mode = cfg->link.flit_mode,
     .sris = cfg->link.sris,
+    .flit_selective_nak = cfg->link.flit_selective_nak,
     .ber = cfg->link.ber,
     .flit_lane_correlation = cfg->link.flit_lane_correlation,
     .retrain_ps = units_ns_to_ps (cfg->link.retrain_ns),

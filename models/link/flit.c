@@ -1,6 +1,8 @@
-/* flit.c — flit mode's parts of the link: DLLPs in the flits' DLP bytes, their arrival order, and the flit-mode
- * theoretical bound. */
+/* flit.c — flit mode's parts of the link: DLLPs in the flits' DLP bytes, their arrival order, packing TLPs into
+ * flits, replay by flits (standard and selective Nak), and the flit-mode theoretical bound. */
 #include "models/link/link_impl.h"
+
+#include <string.h>
 
 /* Flit mode only: a DLLP rides in the next flit's DLP bytes and so may arrive before a long TLP placed earlier
  * (whose last flit is later); it moves in ahead of it. Out of line: every other mode appends (arr_push()). */
@@ -149,22 +151,31 @@ flit_place_tlp (Dir *d, uint64_t base, uint32_t bytes, uint64_t seq, PhyPlacemen
   flit_placed (d, seq, pl);
 }
 
-/* The replay ring grew from old_cap to cap entries (replay_push(), which re-bases it at 0): the first-flit ring
- * beside it follows. */
+/* The replay ring grew from old_cap to cap entries (replay_push(), which re-bases it at 0): the rings beside it
+ * follow. */
+static void *
+ring_regrow (void *ring, size_t size, const Dir *d, uint32_t old_cap, uint32_t cap)
+{
+  char *n = g_malloc (size * cap);
+  uint32_t len = (uint32_t) (d->tx_seq - d->acked_seq);
+  for (uint32_t i = 0; i < len && old_cap; i++)
+    memcpy (n + i * size, (char *) ring + ((d->replay_head + i) & (old_cap - 1)) * size, size);
+  g_free (ring);
+  return n;
+}
+
 void
 flit_replay_grow (Dir *d, uint32_t old_cap, uint32_t cap)
 {
-  uint64_t *n = g_new (uint64_t, cap);
-  uint32_t len = (uint32_t) (d->tx_seq - d->acked_seq);
-  for (uint32_t i = 0; i < len && old_cap; i++)
-    n[i] = d->rflit[(d->replay_head + i) & (old_cap - 1)];
-  g_free (d->rflit);
-  d->rflit = n;
+  d->rflit = ring_regrow (d->rflit, sizeof *d->rflit, d, old_cap, cap);
+  d->rlast = ring_regrow (d->rlast, sizeof *d->rlast, d, old_cap, cap);
+  d->rlost = ring_regrow (d->rlost, sizeof *d->rlost, d, old_cap, cap);
+  d->rat = ring_regrow (d->rat, sizeof *d->rat, d, old_cap, cap);
 }
 
-/* TLP `seq` (new or replayed) went into flits first_flit..last_flit. Only flits holding TLP bytes take flit
- * sequence numbers and a place in the retry buffer (IDLE flits are not replayed), so the TLP's first flit is
- * numbered among those: the ring beside the replay ring keeps that number. A replayed TLP moves to its new flits. */
+/* TLP `seq` went into flits first_flit..last_flit. Only flits holding TLP bytes take flit sequence numbers and a
+ * place in the retry buffer (IDLE flits are not replayed), so the TLP's flits are numbered among those: the rings
+ * beside the replay ring keep its first and last. */
 static void
 flit_placed (Dir *d, uint64_t seq, const PhyPlacement *pl)
 {
@@ -173,8 +184,110 @@ flit_placed (Dir *d, uint64_t seq, const PhyPlacement *pl)
   uint64_t number = shares ? d->tlp_flits - 1 : d->tlp_flits;
   if (pl->last_flit >= first_new)
     d->tlp_flits += pl->last_flit + 1 - first_new;
-  d->rflit[(d->replay_head + (uint32_t) (seq - d->acked_seq)) & (d->replay_cap - 1)] = number;
+  uint32_t x = replay_slot (d, seq);
+  d->rflit[x] = number;
+  d->rlast[x] = number + (pl->last_flit - pl->first_flit);
+  d->rlost[x] = FLIT_NONE;
   d->last_tlp_flit = MAX (d->last_tlp_flit, pl->last_flit);
+}
+
+/* ---- replay by flits (spec §4.2.3.4.2, pcie-protocol.md §10) ---- */
+
+/* A Nak reached transmitter d: it names the lost flit (a.b, + 1; 0 when the receiver knew none, from the oldest
+ * unacknowledged), and a selective one (a.cls) asks for that flit alone. replay_start() follows. */
+void
+flit_nak (Dir *d, const Arrival *a)
+{
+  d->replay_from_flit = a->b ? a->b - 1 : 0;
+  d->replay_selective = a->cls && a->b;
+}
+
+/* When wire flit w is in at the far data link layer. */
+static SimTime
+flit_in_ps (const Dir *d, uint64_t w)
+{
+  const Phy *phy = &d->link->phy;
+  return slot_sym_end_ps (phy, phy_flit_start (phy, w) + PHY_FLIT_BYTES) + d->link->latency_ps[d->dir];
+}
+
+/* The fate of flit j of a replay, drawn once each, in order (j = *drawn - 1 is the last drawn, *bad its fate). */
+static gboolean
+replay_flit_bad (Dir *d, uint64_t j, uint64_t *drawn, gboolean *bad)
+{
+  if (j >= *drawn) {
+    *bad = d->link->p.ber > 0 && g_rand_double (d->rand) < d->link->p_flit_bad;
+    d->errs.flit_errors += *bad;
+    *drawn = j + 1;
+  }
+  return *bad;
+}
+
+/* The replay owed, placed at once as whole flits from the first one free at `base`: the flits keep their numbers
+ * and contents, so none is repacked, and the next new TLP starts a flit of its own. A standard Nak or a REPLAY_TIMER
+ * expiry resends every flit from the lost one (the oldest unacknowledged one) to the last sent, and each TLP is in
+ * again when its last resent flit is; a selective Nak resends the lost flit alone, and the TLPs after it, which the
+ * receiver kept, go on with it (in order, no sooner than they first came). The receiver's data link layer sees each
+ * unacknowledged TLP again (an Arrival, a copy), with the fate of its resent flits, or, kept, its first one's. A
+ * TLP with a second lost flit in the one a selective Nak asked for counts as whole once that one is good: the one
+ * approximation here. */
+G_GNUC_NO_INLINE void
+flit_replay_place (Dir *d, uint64_t base)
+{
+  Link *l = d->link;
+  const Phy *phy = &l->phy;
+  uint32_t unacked = (uint32_t) (d->tx_seq - d->acked_seq);
+  uint64_t from = CLAMP (d->replay_from_flit, d->rflit[d->replay_head], d->tlp_flits - 1);
+  gboolean selective = d->replay_selective;
+  uint64_t n = selective ? 1 : d->tlp_flits - from;
+  base = MAX (base, d->retrain_end_slot);
+  uint64_t r = phy_flit_dlp_at_or_after (phy, base);
+  if (phy_flit_start (phy, r) < base)
+    r++;
+  uint64_t drawn = 0;
+  gboolean bad = FALSE;
+  SimTime first_in = flit_in_ps (d, r), pin = 0;
+  for (uint32_t i = 0; i < unacked; i++) {
+    uint64_t seq = d->acked_seq + i;
+    uint32_t x = replay_slot (d, seq);
+    uint64_t first = d->rflit[x], last = d->rlast[x], lost = FLIT_NONE, w = r;
+    gboolean resent = !selective || first <= from;
+    gboolean injected = resent && l->lcrc_times && l->lcrc_dir == d->dir && l->lcrc_seq == seq;
+    if (selective) {
+      lost = first <= from ? (replay_flit_bad (d, 0, &drawn, &bad) || injected ? from : FLIT_NONE) : d->rlost[x];
+      d->rat[x] = MAX (d->rat[x], first_in);
+    } else {
+      for (uint64_t f = MAX (first, from); f <= last; f++)
+        if (replay_flit_bad (d, f - from, &drawn, &bad) && lost == FLIT_NONE)
+          lost = f;
+      if (injected && lost == FLIT_NONE)
+        lost = last; /* link_inject_lcrc(): the flit holding its last byte */
+      w = r + (last - from);
+      d->rat[x] = flit_in_ps (d, w);
+    }
+    l->lcrc_times -= injected;
+    d->rlost[x] = lost;
+    d->errs.replayed_tlps += resent;
+    Tlp *t = d->rtlp[x];
+    Arrival a = { .kind = ARR_TLP, .cls = tlp_fc_class (t->kind), .tlp = tlp_copy (l, t), .a = seq, .at = d->rat[x],
+                  .bad = lost != FLIT_NONE ? ARR_BAD_CRC : 0, .b = lost != FLIT_NONE ? lost + 1 : 0 };
+    arr_push (d, &a);
+    pin = slot_sym_end_ps (phy, phy_flit_start (phy, w) + PHY_FLIT_BYTES) + l->tx_pipe_ps[d->dir];
+    d->rpin[x] = pin;
+  }
+  uint64_t start = phy_flit_start (phy, r), end = phy_flit_start (phy, r + n - 1) + PHY_FLIT_BYTES;
+  stall_busy (&d->stall, slot_ps (phy, start), slot_ps (phy, end));
+  d->errs.replayed_bytes += n * PHY_FLIT_BYTES;
+  d->s_overhead += n * PHY_FLIT_BYTES;
+  d->cursor = end;
+  d->charged_flit = MAX (d->charged_flit, r + n);
+  d->last_tlp_flit = MAX (d->last_tlp_flit, r + n - 1);
+  d->drawn_flit = MAX (d->drawn_flit, r + n);
+  d->pack_half = UINT64_MAX;
+  d->pack_count = 0;
+  d->replay_pos = unacked;
+  if (G_UNLIKELY (l->trace != NULL))
+    trace_replay_bytes (l->trace, &d->tr, sim_now (l->engine), d->replay_bytes);
+  replay_timer_start (d, pin);
 }
 
 /* Spec §3.6.2.1, flit mode: the unacknowledged flits (from the oldest unacknowledged TLP's first flit to the last

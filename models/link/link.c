@@ -38,8 +38,7 @@
  * saves and stack frames (issue #28: the modes added since round one cost the plain link about a fifth).
  *
  * Not modelled (links start trained): InitFC exchange, the 12-bit modular sequence and credit fields (absolute
- * counters are used instead, with the 2048-TLP window enforced), flit replay as flits (a lost flit's TLPs are
- * replayed as TLPs).
+ * counters are used instead, with the 2048-TLP window enforced). Flit mode replays flits (flit.c).
  * Known approximation: a packet that becomes ready exactly as the previous one ends mid-symbol (x8/x16) is
  * placed back to back in the same symbol, although its decision instant is up to half a symbol late.
  */
@@ -273,20 +272,36 @@ place_dllp (Dir *d, uint64_t base, TraceWire what)
   return pl.end_slot;
 }
 
-/* §3: the Ack timer of direction d's receiver starts with the first TLP not yet covered by a scheduled Ack. The
- * limit runs pin to pin (spec §3.6.3.1), and its InternalDelay covers the receiver's own pipelines, so a receiver
- * meets it whatever its configured pipelines: the Ack's first symbol leaves the pins one limit after the TLP's
- * last symbol arrived there. The model's transmit pipeline sits after the serialiser (top of file), so the Ack
- * enters the serialiser tx_pipeline_ps before that, possibly before the TLP has reached the pins at all; that is
- * never before the TLP left the far serialiser (the limit outlasts no flight), so the timer is started then. */
+/* §3: the Ack timer (AckNak_LATENCY_TIMER) of direction d's receiver starts when its data link layer checks a TLP
+ * (at `check_ps`) that no scheduled Ack covers, and the Ack is scheduled when it expires (spec §3.6.3.1). The
+ * limit runs pin to pin, and its InternalDelay covers the receiver's own pipelines: the Ack's first symbol leaves
+ * the pins one limit after the TLP's last symbol arrived there, so the timer, at the data link layer, is the limit
+ * less the receiving end's receive pipeline up to it and its transmit pipeline. A receiver whose pipelines outlast
+ * the limit cannot meet it: its timer is nil, the Ack is scheduled as the TLP is checked, and it leaves the pins
+ * one pipeline after that, late by the excess (docs/limits.md). */
 G_GNUC_NO_INLINE void
-ack_timer_start (Dir *d, SimTime pin_ps)
+ack_timer_start (Dir *d, SimTime check_ps)
 {
   Link *l = d->link;
-  SimTime due = phy_sym_ps (&l->phy, phy_sym_at_or_after (&l->phy, pin_ps) + l->ack_limit_symbols);
+  SimTime pin = check_ps - l->rx_pipe_ps[1 - d->dir];
+  SimTime due = phy_sym_ps (&l->phy, phy_sym_at_or_after (&l->phy, pin) + l->ack_limit_symbols);
   SimTime tx = l->tx_pipe_ps[1 - d->dir]; /* of the receiving end, which sends the Ack */
-  due = MAX (due - MIN (due, tx), sim_now (l->engine));
+  due = MAX (due - MIN (due, tx), MAX (check_ps, sim_now (l->engine)));
   d->ack_ev = sim_schedule_at (l->engine, due, ack_fire, d, 0);
+}
+
+/* An Ack left out the TLP a cut-through port took at its header, its tail still on its way (ack_count()): once
+ * that is in, the TLP needs an Ack of its own, as if it were checked then. */
+G_GNUC_NO_INLINE void
+ack_left_out (Dir *d)
+{
+  Link *l = d->link;
+  if (sim_event_pending (l->engine, d->ack_ev))
+    return;
+  if (l->ack_timer[d->dir])
+    ack_timer_start (d, d->rx_whole_ps);
+  else
+    d->ack_ev = sim_schedule_at (l->engine, d->rx_whole_ps, ack_fire, d, 0);
 }
 
 /* ---- the serialiser ---- */
@@ -367,6 +382,8 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
     uint64_t end = place_dllp (d, base, (TraceWire) (TRACE_WIRE_UPDATEFC_P + c));
     Arrival a = updatefc_build (d, o, c, now);
     send_to_far_side (d, end, &a);
+  } else if (G_UNLIKELY (d->flit && d->errors && d->replay_pos < d->tx_seq - d->acked_seq)) {
+    flit_replay_place (d, base);
   } else if (has_ready (d)) {
     uint32_t bytes;
     uint64_t seq;
@@ -417,10 +434,12 @@ wire_fire (SimEngine *e, void *ctx, uint64_t arg)
       a.at = at = end_ps + l->latency_ps[d->dir];
       arr_push (d, &a);
     } else {
+      if (d->errors)
+        a.b = a.bad ? d->rlost[replay_slot (d, seq)] + 1 : 0; /* the lost flit, which the Nak will name */
       at = send_to_far_side (d, pl.avail_slot, &a);
+      if (d->errors)
+        d->rat[replay_slot (d, seq)] = at;
     }
-    if (l->ack_timer[d->dir] && !o->ack_due && !sim_event_pending (e, d->ack_ev))
-      ack_timer_start (d, at - l->rx_pipe_ps[1 - d->dir]);
     if (d->errors) {
       SimTime pin = end_ps + l->tx_pipe_ps[d->dir];
       d->rpin[(d->replay_head + (seq - d->acked_seq)) & (d->replay_cap - 1)] = pin;
@@ -579,6 +598,8 @@ receive_tlp (Dir *d, Tlp *t, SimTime whole_ps)
                 d->dir == LINK_UPSTREAM ? "upstream" : "downstream", t->seq, (unsigned) (d->rx_seq & 0xfff),
                 d->rx_seq);
   d->rx_seq++;
+  /* Checked once in whole: a cut-through port has it at its header, and its tail comes later (ack_count()). */
+  d->rx_whole_ps = whole_ps;
   /* The receiving end decides its Ack policy: upstream TLPs land at the DSP. */
   uint32_t every = l->p.ack_every_tlps[1 - d->dir];
   if (every && ++d->rx_unacked >= every && !d->opp->ack_due) {
@@ -588,7 +609,12 @@ receive_tlp (Dir *d, Tlp *t, SimTime whole_ps)
      * starts no timer, makes no call per TLP to cancel none. */
     if (d->ack_ev.slot != SIM_EVENT_NONE.slot)
       sim_cancel (e, d->ack_ev);
-    ack_fire (e, d, 0);
+    if (G_LIKELY (whole_ps <= sim_now (e)))
+      ack_fire (e, d, 0);
+    else
+      d->ack_ev = sim_schedule_at (e, whole_ps, ack_fire, d, 0);
+  } else if (l->ack_timer[d->dir] && !d->opp->ack_due && !sim_event_pending (e, d->ack_ev)) {
+    ack_timer_start (d, whole_ps);
   }
   SimTime tl = l->tl_pipe_ps[1 - d->dir];
   if (G_LIKELY (tl == 0))
@@ -663,7 +689,9 @@ arr_fire (SimEngine *e, void *ctx, uint64_t arg)
       break;
     case ARR_NAK:
       receive_ack (d, a.a);
-      replay_start (&d->link->d[1 - d->dir], FALSE);
+      if (d->flit)
+        flit_nak (d->opp, &a);
+      replay_start (d->opp, FALSE);
       break;
     case ARR_UPDATEFC: {
       Dir *o = d->opp;

@@ -62,7 +62,9 @@ typedef struct {
   SimTime end_tx_pipeline_ps[2], end_rx_pipeline_ps[2];
   /* Of the receive pipeline, the part after the data link layer (the transaction layer's), by LinkEnd: DLLPs act
    * and TLPs are checked and acknowledged (spec §3.6.3.1: AckNak_Seq_Num is NEXT_RCV_SEQ - 1) that much before a
-   * TLP is delivered. 0 = none: the data link layer sits at the end of the pipeline. At most the pipeline. */
+   * TLP is delivered. 0 = none: the data link layer sits at the end of the pipeline. At most the pipeline. The
+   * link takes at least the receive pipeline less (the Ack latency limit less the end's transmit pipeline): an Ack
+   * waits for the check and must leave the pins within the limit (link_new()). */
   SimTime rx_tl_pipeline_ps[2];
   SimTime flight_ps; /* channel propagation, each way */
   uint32_t replay_buffer_bytes; /* transmit replay buffer; 0 = unlimited */
@@ -97,6 +99,10 @@ typedef struct {
   double ber;
   /* Flit mode: the fraction of error events that hit the same bytes of every lane (phy_flit_error_prob()). */
   double flit_lane_correlation;
+  /* Flit mode: the receivers answer a lost flit with a selective Nak, so the transmitter resends that flit alone and
+   * the good flits after it wait in the receiver (spec §4.2.3.4.2, pcie-protocol.md §10); else a standard Nak, and
+   * every flit from the lost one on goes again. */
+  gboolean flit_selective_nak;
   SimTime retrain_ps; /* LTSSM Recovery after a REPLAY_NUM rollover, link idle; 0 = LINK_RETRAIN_PS_DEFAULT */
   uint32_t replay_timer_symbols; /* REPLAY_TIMER limit; 0 = the spec's (link.c) */
   /* The highest rate both ports support, as a generation (>= gen; 0 = gen): it, not the trained rate, picks the
@@ -185,8 +191,8 @@ typedef struct {
  * DLLPs on this direction discarded for a bad CRC (or lost with their flit); naks: Naks this direction's
  * receiver sent; replays: replays this direction's transmitter started (after a Nak or a timeout), of which
  * replay_timeouts by the REPLAY_TIMER; retrains: REPLAY_NUM rollovers it caused; replayed_tlps and
- * replayed_bytes: what the replays sent again (wire bytes), the goodput lost; flit_errors: flit mode, flits
- * holding TLP bytes that FEC could not correct. */
+ * replayed_bytes: what the replays sent again (wire bytes), the goodput lost (flit mode: whole flits resent, and the
+ * TLPs with bytes in them); flit_errors: flit mode, flits holding TLP bytes that FEC could not correct. */
 typedef struct {
   uint64_t tlp_errors, dllp_errors, naks, replays, replay_timeouts, retrains;
   uint64_t replayed_tlps, replayed_bytes, flit_errors;

@@ -48,11 +48,38 @@ dllp_draw_framing (Dir *d, const PhyPlacement *pl)
     d->dllp_framing = framing_draw (d, pl, 2) ? ARR_BAD_FRAMING : 0;
 }
 
+/* Flit mode: the flits of the TLP just placed, drawn once each and in order (a flit it shares with the TLP before
+ * it already was: its fate is drawn_bad), `injected` losing its last; the first lost one, numbered among the
+ * flits holding TLP bytes, goes beside the replay ring. */
+static uint8_t
+flit_draw_bad (Dir *d, const PhyPlacement *pl, uint64_t seq, gboolean injected)
+{
+  Link *l = d->link;
+  uint32_t x = replay_slot (d, seq);
+  uint64_t lost = FLIT_NONE;
+  for (uint64_t k = pl->first_flit; k <= pl->last_flit; k++) {
+    if (k >= d->drawn_flit) {
+      d->drawn_bad = (l->p.ber > 0 && g_rand_double (d->rand) < l->p_flit_bad) || (injected && k == pl->last_flit);
+      d->drawn_flit = k + 1;
+      d->errs.flit_errors += d->drawn_bad;
+    } else if (k + 1 != d->drawn_flit) {
+      continue;
+    }
+    if (d->drawn_bad && lost == FLIT_NONE)
+      lost = d->rflit[x] + (k - pl->first_flit);
+  }
+  if (injected && lost == FLIT_NONE)
+    lost = d->rflit[x] + (pl->last_flit - pl->first_flit); /* its last flit was drawn with the TLP before it */
+  d->rlost[x] = lost;
+  return lost != FLIT_NONE ? ARR_BAD_CRC : 0;
+}
+
 /* Whether the TLP just placed arrives corrupted, and how. Non-flit: at 128b/130b a framing error first (its STP
  * token, 4 bytes, and the wire before it), then any wrong bit of its other wire bytes fails the LCRC; at 8b/10b
  * any wrong line bit of its wire bytes, 10 per byte, fails it (pcie-protocol.md §10). Flit mode: any flit holding
  * its bytes lost (FEC could not correct it); each flit is drawn once, in order, so TLPs sharing a flit share its
- * fate. */
+ * fate, and the first lost one is kept beside the replay ring (the Nak names it, flit.c). link_inject_lcrc() loses
+ * the flit holding the TLP's last byte in flit mode (and so the TLP after it, if it starts in that flit). */
 G_GNUC_NO_INLINE uint8_t
 tlp_draw_bad (Dir *d, uint32_t bytes, const PhyPlacement *pl, uint64_t seq)
 {
@@ -64,26 +91,17 @@ tlp_draw_bad (Dir *d, uint32_t bytes, const PhyPlacement *pl, uint64_t seq)
   }
   if (fault_hits (l, LINK_FAULT_FRAMING, d->dir))
     return ARR_BAD_FRAMING;
+  if (l->phy.flit)
+    return flit_draw_bad (d, pl, seq, bad);
   if (l->p.ber <= 0)
     return bad ? ARR_BAD_CRC : 0;
-  if (!l->phy.flit) {
-    uint32_t crc_bytes = bytes;
-    if (l->phy.gen >= 3) {
-      if (framing_draw (d, pl, 4))
-        return ARR_BAD_FRAMING;
-      crc_bytes -= 4;
-    }
-    return g_rand_double (d->rand) < -expm1 (l->bits_per_byte * crc_bytes * l->log_q) || bad ? ARR_BAD_CRC : 0;
+  uint32_t crc_bytes = bytes;
+  if (l->phy.gen >= 3) {
+    if (framing_draw (d, pl, 4))
+      return ARR_BAD_FRAMING;
+    crc_bytes -= 4;
   }
-  for (uint64_t k = MAX (pl->first_flit, d->drawn_flit); k <= pl->last_flit; k++) {
-    if (k >= d->drawn_flit) {
-      d->drawn_bad = g_rand_double (d->rand) < l->p_flit_bad;
-      d->drawn_flit = k + 1;
-      d->errs.flit_errors += d->drawn_bad;
-    }
-    bad = bad || d->drawn_bad;
-  }
-  return bad ? ARR_BAD_CRC : 0;
+  return g_rand_double (d->rand) < -expm1 (l->bits_per_byte * crc_bytes * l->log_q) || bad ? ARR_BAD_CRC : 0;
 }
 
 static void replay_fire (SimEngine *engine, void *ctx, uint64_t arg);
@@ -185,6 +203,11 @@ replay_start (Dir *d, gboolean timeout)
   d->replay_ev = SIM_EVENT_NONE;
   d->errs.replays++;
   d->errs.replay_timeouts += timeout;
+  if (timeout) {
+    /* Flit mode: every unacknowledged flit goes again (flit_replay_place() starts at the oldest). */
+    d->replay_from_flit = 0;
+    d->replay_selective = FALSE;
+  }
   if (++d->replay_num == 4) {
     d->replay_num = 0;
     retrain (l, d);
@@ -238,6 +261,7 @@ dll_accept (Dir *d, const Arrival *a)
     rev->ack_due = TRUE;
   } else if (!d->nak_scheduled) {
     d->nak_scheduled = TRUE;
+    d->nak_flit = d->flit ? a->b : 0; /* flit mode: the lost flit, + 1 (flit_draw_bad()) */
     d->errs.naks++;
     rev->nak_due = TRUE;
   }

@@ -20,6 +20,8 @@
 /* Spec §3.6.2.1 (pcie-protocol.md §10, flit mode): flit sequence numbers are 10 bits and a transmitter keeps at
  * most MAX_UNACKNOWLEDGED_FLITS = min(its retry buffer in flits, 511) unacknowledged (flit.c). */
 #define LINK_FLIT_WINDOW 511u
+/* A flit number that is none (flit.c: no flit of the TLP lost). */
+#define FLIT_NONE UINT64_MAX
 /* Spec §3.6.2.1 (pcie-protocol.md §10): the simplified REPLAY_TIMER limit, required in non-flit mode of a port
  * that supports 16 GT/s or more, is 24,000 to 31,000 symbol times (Extended Synch clear). Where in the range a
  * port sits is its designer's choice (ASSUMPTION): the low end, the soonest a compliant port may replay. */
@@ -118,6 +120,7 @@ struct Dir {
   SimEventId tlq_ev;
   FcRx fc_rx;
   uint64_t rx_seq; /* TLPs received */
+  SimTime rx_whole_ps; /* when the last TLP received is in whole, checked (later than now only at a cut-through port) */
   SimEventId ack_ev; /* Ack latency timer, running while TLPs await an Ack */
   uint32_t rx_unacked; /* TLPs received since the last Ack was scheduled */
   SimEventId fc_timer[FC_CLASS_COUNT]; /* periodic refresh */
@@ -160,6 +163,14 @@ struct Dir {
   uint32_t pack_count;
   uint64_t *rflit;
   uint64_t tlp_flits, last_tlp_flit;
+  /* Flit mode with errors, beside rflit: each unacknowledged TLP's last flit (numbered so), its first lost flit
+   * (FLIT_NONE: none) and when it reached, or reaches, the far data link layer last; a replay owed (replay_pos
+   * below the unacknowledged TLPs) resends flits from replay_from_flit, all of them or (replay_selective) that one
+   * alone (flit.c). Receiver: the lost flit the Nak it owes names, + 1 (0: none known). */
+  uint64_t *rlast, *rlost;
+  SimTime *rat;
+  uint64_t replay_from_flit, nak_flit;
+  gboolean replay_selective;
   uint64_t retrain_end_slot; /* nothing goes on the wire before this slot (a retrain) */
   /* Non-flit 128b/130b framing errors (link_errors.c): the wire up to this slot has had its framing drawn, and the
    * DLLP just placed met one (read by the DLLP's build). */
@@ -177,12 +188,11 @@ struct Link {
   uint32_t ack_limit_symbols; /* pcie-protocol.md §3; fixed by generation, width and MPS */
   uint32_t updatefc_latency_symbols[2]; /* by receiving LinkEnd, resolved from LinkParams; 0 = off */
   /* By LinkEnd: the transmit pipeline, the receive pipeline up to the data link layer (DLLPs' whole latency), and
-   * the transaction layer's part after it (TLPs only, LinkParams.rx_tl_pipeline_ps). */
+   * the transaction layer's part after it (TLPs only, LinkParams.rx_tl_pipeline_ps, or more: link_new()). */
   SimTime tx_pipe_ps[2], rx_pipe_ps[2], tl_pipe_ps[2];
   SimTime latency_ps[2]; /* by LinkDir, serialiser end -> far data link layer: tx pipeline + flight + rx_pipe_ps */
-  /* Per receiving direction: whether TLPs start Ack timers. Not for a receiver that Acks every TLP on delivery
-   * when its pipelines fit the Ack limit: its count trigger always comes first, and a timer would only be
-   * cancelled. */
+  /* Per receiving direction: whether TLPs start Ack timers. Not for a receiver that Acks every TLP once checked:
+   * its count trigger always comes first, and a timer would only be cancelled. */
   gboolean ack_timer[2];
   /* Error model: on with ber > 0 or an injected error; otherwise none of its code runs and nothing is drawn.
    * Dir.errors copies it. */
@@ -227,7 +237,8 @@ fault_hits (Link *l, LinkFault kind, LinkDir dir)
 /* link.c */
 void arr_grow (Dir *d);
 void arr_fire (SimEngine *engine, void *ctx, uint64_t arg);
-void ack_timer_start (Dir *d, SimTime pin_ps);
+void ack_timer_start (Dir *d, SimTime check_ps);
+void ack_left_out (Dir *d);
 void wire_kick (Dir *d);
 void skp_catch_up (Dir *d, uint64_t now_sym);
 void fc_hold (Dir *d, FcClass c, SimTime now);
@@ -237,6 +248,8 @@ void flit_dllps (Dir *d);
 void flit_place_tlp (Dir *d, uint64_t base, uint32_t bytes, uint64_t seq, PhyPlacement *pl);
 void flit_replay_grow (Dir *d, uint32_t old_cap, uint32_t cap);
 gboolean flit_window_fits (const Link *l, const Dir *d, uint32_t bytes);
+void flit_replay_place (Dir *d, uint64_t base);
+void flit_nak (Dir *d, const Arrival *a);
 double flit_payload_per_flit (uint32_t tlp_bytes, uint32_t payload_bytes);
 /* link_errors.c */
 uint8_t tlp_draw_bad (Dir *d, uint32_t bytes, const PhyPlacement *pl, uint64_t seq);
@@ -251,6 +264,13 @@ void trace_fc (Link *l, Dir *d, FcClass c, SimTime now);
 void trace_tlp (Link *l, Dir *d, const Tlp *t, const PhyPlacement *pl, gboolean replayed);
 
 /* ---- per-packet helpers ---- */
+
+/* The replay ring's slot of unacknowledged TLP `seq` (the rings beside it share it). */
+static inline uint32_t
+replay_slot (const Dir *d, uint64_t seq)
+{
+  return (d->replay_head + (uint32_t) (seq - d->acked_seq)) & (d->replay_cap - 1);
+}
 
 /* Start of a slot in ps, exactly (floor): slot / lanes symbol times. Two packets sharing a symbol time (x8, x16)
  * meet at a slot, so their slices never overlap. */
@@ -304,38 +324,15 @@ send_to_far_side (Dir *d, uint64_t end_slot, Arrival *a)
   return a->at;
 }
 
-/* What an Ack placed now acknowledges: the TLPs its data link layer took, and those behind them whose last symbol
- * reached the pins before the Ack's first symbol leaves them (now + tx pipeline), though still in the receive
- * pipeline up to it. Strictly before, so with no pipelines it counts none beyond the delivered. The first TLP it
- * leaves out starts the timer again. (The spec's Ack names only TLPs already checked, NEXT_RCV_SEQ - 1, §3.6.3.1:
- * counting those on their way is the model's way of meeting the Ack latency limit with any pipeline; docs/limits.md.) */
+/* What an Ack placed now acknowledges: the TLPs its data link layer has checked, AckNak_Seq_Num = NEXT_RCV_SEQ - 1
+ * (spec §3.6.3.1, pcie-protocol.md §3), read as it goes on the wire, so TLPs checked while it waited for the wire
+ * ride along. A TLP a cut-through port took at its header (receive_tlp()) is checked only once its tail is in: the
+ * last one received, while its tail is on its way. TLPs still in the receive pipeline are never covered; the first
+ * of them starts the Ack timer again when it is checked (receive_tlp()). */
 static inline __attribute__ ((always_inline)) uint64_t
-ack_count (Dir *d, SimTime now)
+ack_count (const Dir *d, SimTime now)
 {
-  Link *l = d->link;
-  uint64_t n = d->rx_seq;
-  SimTime rx = l->rx_pipe_ps[1 - d->dir], out = now + l->tx_pipe_ps[1 - d->dir];
-  /* Arrivals are in time order (but for flit-mode DLLPs, which are not counted): a head not yet at the pins
-   * ends the search at once, as it mostly does, unless the loop below has a timer to start. */
-  if (!d->arr_len
-      || (d->arr[d->arr_head].at >= out + rx
-          && (!l->ack_timer[d->dir] || sim_event_pending (l->engine, d->ack_ev))))
-    return n;
-  for (uint32_t k = 0; k < d->arr_len; k++) {
-    const Arrival *a = &d->arr[(d->arr_head + k) & (d->arr_cap - 1)];
-    if (a->kind != ARR_TLP)
-      continue;
-    SimTime whole = a->b ? a->b : a->at;
-    if (whole - rx < out && !a->bad && a->a == n) {
-      n++;
-      continue;
-    }
-    /* A bad or out-of-order TLP gets a Nak when it is delivered, not an Ack. */
-    if (!a->bad && a->a == n && l->ack_timer[d->dir] && !sim_event_pending (l->engine, d->ack_ev))
-      ack_timer_start (d, whole - rx);
-    break;
-  }
-  return n;
+  return d->rx_seq - (d->rx_whole_ps > now);
 }
 
 /* Error model: whether a DLLP just placed on d arrives with a bad CRC (or in a lost flit), or met a framing error
@@ -360,6 +357,13 @@ ack_build (Dir *d, Dir *o, ArrivalKind kind, SimTime now)
   d->cnt.acks++;
   o->rx_unacked = 0; /* TLPs counted while the Ack waited for the wire ride on it too */
   Arrival a = { .kind = kind, .a = kind == ARR_NAK ? o->rx_seq : ack_count (o, now) };
+  if (G_UNLIKELY (kind == ARR_NAK) && d->flit) {
+    /* Flit mode: the Nak names the lost flit; a selective one asks for it alone (flit.c). */
+    a.b = o->nak_flit;
+    a.cls = d->link->p.flit_selective_nak && o->nak_flit;
+  }
+  if (G_UNLIKELY (a.a < o->rx_seq))
+    ack_left_out (o);
   if (d->errors) {
     a.bad = dllp_draw_bad (d);
     if (!a.bad && kind == ARR_ACK && fault_hits (d->link, LINK_FAULT_LOST_ACK, d->dir))

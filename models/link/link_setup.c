@@ -137,12 +137,20 @@ link_new (SimEngine *engine, const LinkParams *params, TlpPool *pool)
     /* The link's arrivals are at the data link layer; a TLP waits the transaction layer's part after it. */
     l->tl_pipe_ps[end] = MIN (params->rx_tl_pipeline_ps[end], l->rx_pipe_ps[end]);
     l->rx_pipe_ps[end] -= l->tl_pipe_ps[end];
+    /* The end's Ack must leave its pins one Ack latency limit after a TLP arrived there (spec §3.6.3.1), and it is
+     * scheduled only once the TLP is checked: the check sits at most the limit less the transmit pipeline behind
+     * the pins, and what the receive pipeline has beyond that is the transaction layer's. */
+    SimTime limit = phy_sym_ps (&l->phy, l->ack_limit_symbols);
+    SimTime room = limit > l->tx_pipe_ps[end] ? limit - l->tx_pipe_ps[end] : 0;
+    if (l->rx_pipe_ps[end] > room) {
+      l->tl_pipe_ps[end] += l->rx_pipe_ps[end] - room;
+      l->rx_pipe_ps[end] = room;
+    }
   }
   /* Direction d is sent by LinkEnd d and received at the end that does not transmit on it: LinkEnd 1 - d. */
   for (int dir = 0; dir < 2; dir++) {
     l->latency_ps[dir] = l->tx_pipe_ps[dir] + params->flight_ps + l->rx_pipe_ps[1 - dir];
-    gboolean fits = l->tx_pipe_ps[1 - dir] + l->rx_pipe_ps[1 - dir] <= phy_sym_ps (&l->phy, l->ack_limit_symbols);
-    l->ack_timer[dir] = !(params->ack_every_tlps[1 - dir] == 1 && fits);
+    l->ack_timer[dir] = params->ack_every_tlps[1 - dir] != 1;
   }
   FcPolicy policy = {
     .mps_data_credits = params->max_payload_bytes / 16, /* spec §2.6.1: 16 bytes per data credit */
@@ -213,6 +221,9 @@ link_free (Link *link)
     g_free (d->rtlp);
     g_free (d->rpin);
     g_free (d->rflit);
+    g_free (d->rlast);
+    g_free (d->rlost);
+    g_free (d->rat);
     g_free (d->arr);
     g_free (d->replay);
   }

@@ -119,6 +119,12 @@ node_key (PsNode *node, const PsNodeKind *kind, YNode *overlay, const YNode *k, 
   if (f < kind->n_fields) {
     if (!topo_read_double (val, k->value, kind->fields[f].min, kind->fields[f].max, &node->field[f], error))
       return FALSE;
+    /* A count or a size in whole units (a block of sectors): the step is the unit. */
+    double step = kind->fields[f].step;
+    if (step > 0 && fmod (node->field[f], step) != 0) {
+      ytree_error (error, PS_ERROR_DATA, val, "%s must be a multiple of %g (got %s)", k->value, step, val->value);
+      return FALSE;
+    }
     node->fields_given |= 1u << f;
     return TRUE;
   }

@@ -250,8 +250,15 @@ figures_table (GString *o, const PsRunResult *r, gboolean markdown)
       g_string_append (o, " | | | |");
     g_string_append (o, markdown ? " |\n" : "\n");
   }
-  g_string_append_printf (o, "\nprotocol limit %.1f MB/s (MWr data, 4-DW headers), %.1f MB/s (CplD data)\n",
-                          r->protocol_limit_mbps, r->protocol_limit_read_mbps);
+  g_string_append_printf (o, "\nlink usage of %s's link        payload  TLP ovh     DLLP  ord.sets     idle\n", fr->node);
+  const PsUsage *u[2] = { &fr->upstream, &fr->downstream };
+  for (int d = 0; d < 2; d++)
+    g_string_append_printf (o, "  %-28s%7.2f%% %7.2f%% %7.2f%% %7.2f%% %7.2f%%\n", d ? "downstream" : "upstream",
+                            u[d]->payload * 100, u[d]->tlp_overhead * 100, u[d]->dllp * 100, u[d]->ordered_sets * 100,
+                            u[d]->idle * 100);
+  g_string_append_printf (o, "protocol limit %.1f MB/s (MWr data, %s headers), %.1f MB/s (CplD data)\n",
+                          r->protocol_limit_mbps, c->link.address_bits == 64 ? "4-DW" : "3-DW",
+                          r->protocol_limit_read_mbps);
 }
 
 /* The human table: one line per figure that ran, then the headline mode's link usage per direction. Markdown

@@ -206,6 +206,7 @@ typedef struct {
   const char *node; /* the node it ran on */
   guint n;
   PsNamedFigure fig[PS_MAX_NAMED_FIGURES];
+  PsUsage upstream, downstream; /* the node's link, over the figures' window */
   uint64_t events;
   double sim_time_ns;
 } PsFiguresResult;

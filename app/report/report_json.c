@@ -375,8 +375,9 @@ ps_report_render_json (GString *o, const PsRunResult *r, gboolean with_wall)
   if (h) {
     ps_json_key (&j, "link_usage");
     json_directions (&j, h, 17);
-  } else if (r->microbench.ran) {
-    PsModeResult u = { .upstream = r->microbench.upstream, .downstream = r->microbench.downstream };
+  } else if (r->microbench.ran || r->figures.ran) {
+    PsModeResult u = { .upstream = r->microbench.ran ? r->microbench.upstream : r->figures.upstream,
+                       .downstream = r->microbench.ran ? r->microbench.downstream : r->figures.downstream };
     ps_json_key (&j, "link_usage");
     json_directions (&j, &u, 17);
   }

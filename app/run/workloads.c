@@ -69,6 +69,11 @@ run_nvme (const PsConfig *cfg, guint node, uint64_t seed, SimTrace *trace, PsFig
   figure (out, k, 1, r.mbps, NULL);
   figure (out, k, 2, r.latency.mean_ns, &r.latency);
   figure (out, k, 3, (double) r.interrupts / (double) r.commands, NULL);
+  const LinkUsage *u = r.usage;
+  out->upstream = (PsUsage) { u[LINK_UPSTREAM].payload, u[LINK_UPSTREAM].tlp_overhead, u[LINK_UPSTREAM].dllp,
+                              u[LINK_UPSTREAM].ordered_sets, u[LINK_UPSTREAM].idle };
+  out->downstream = (PsUsage) { u[LINK_DOWNSTREAM].payload, u[LINK_DOWNSTREAM].tlp_overhead, u[LINK_DOWNSTREAM].dllp,
+                                u[LINK_DOWNSTREAM].ordered_sets, u[LINK_DOWNSTREAM].idle };
   out->events = r.stats.events;
   out->sim_time_ns = (double) r.end_ps / 1000.0;
   return TRUE;

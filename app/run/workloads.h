@@ -1,5 +1,5 @@
 /* workloads.h — the registry of devices' workloads: what a topology without flows: runs when one of its nodes is
- * of a kind that names a workload (PsNodeKind.workload, nodes.h), as the NVMe SSD names its host driver's run.
+ * of a kind that names a workload (PsNodeKind.workload, nodes.h), as a drive names its host driver's run.
  * A new device with a workload of its own is one row here and its runner; the builder dispatches by the row.
  *
  * Contract:

@@ -104,7 +104,10 @@ submit (Driver *drv, DrvQueue *q)
 static void
 finished (SimEngine *e, void *ctx, uint64_t arg)
 {
-  run_finished (((Driver *) ctx)->run);
+  Driver *drv = ctx;
+  for (int d = 0; d < 2; d++)
+    drv->out->usage[d] = link_usage (fabric_uplink (nvme_component (drv->d)), (LinkDir) d);
+  run_finished (drv->run);
 }
 
 /* Queue q's MSI-X: reap what it covers, refill, then the CQ head doorbell. */
@@ -144,6 +147,7 @@ start (void *self, RunCtx *run)
 {
   Driver *drv = self;
   drv->run = run;
+  link_stats_reset (fabric_uplink (nvme_component (drv->d)));
   for (uint32_t i = 0; i < drv->queues; i++)
     for (uint32_t k = 0; k < drv->depth && drv->submitted < drv->p.commands; k++)
       submit (drv, &drv->q[i]);

@@ -16,7 +16,8 @@
  * - Commands: block_bytes each, 4 KB pages laid out 8 KB apart (so PRP entries are really scattered: no page
  *   follows another), a write to flash for a write_percent share spread evenly (command k writes when
  *   floor((k + 1) p / 100) > floor(k p / 100)), else a read. Addresses above 4 GB (4-DW headers).
- * - Figures: window = from the first submission's start to the last reaping's end; IOPS = commands / window,
+ * - Figures: window = from the first submission's start to the last reaping's end (the device's link's usage over
+ *   it too); IOPS = commands / window,
  *   MB/s = data bytes / window; latency per command from its submission's start to its reaping's end (mean,
  *   p50, p99, max: LatHist, stall.h).
  * - Checks: the harness's (run.h), and the ledger of host memory: the completions it sent (command fetches, PRP
@@ -47,6 +48,7 @@ typedef struct {
   SimTime window_ps;
   RunStats stats;
   SimTime end_ps;
+  LinkUsage usage[2]; /* the device's link, by LinkDir, over the window */
 } NvmeResult;
 
 gboolean nvme_driver_params_check (const NvmeDriverParams *p, GError **error);

@@ -5,6 +5,7 @@
 
 #include "models/devices/endpoint.h"
 #include "models/devices/memdev.h"
+#include "models/devices/cpu.h"
 #include "models/devices/nvme.h"
 #include "models/fabric/switch.h"
 #include "models/base/units.h"
@@ -91,8 +92,8 @@ build_memory (const PsNodeBuild *b, GError **error)
  * is (queues it serves, tags, flash, interrupt coalescing) and what the run asks of it, as fio would (queue pairs,
  * depth, block size, read/write mix, commands), in one node. */
 static const PsNodeField nvme_fields[] = {
-  { "queues", "queues", 1, NVME_MAX_QUEUES, 4, "I/O queue pairs the driver creates, one per core (Linux's blk-mq; "
-    "fio's numjobs): a choice of the run", 0, 0, 1 },
+  { "queues", "queues", 1, CPU_MAX_THREADS, 4, "I/O queue pairs the driver creates, one per core of the host's CPU "
+    "(Linux's blk-mq; fio's numjobs): a choice of the run", 0, 0, 1 },
   { "queue_depth", "commands", 1, 4096, 32, "commands each queue keeps in flight (fio's iodepth): a choice of the "
     "run", 0, 0, 1 },
   { "block_bytes", "bytes", 512, 1048576, 4096, "data per command, whole 512-byte sectors (fio's bs): a choice of "

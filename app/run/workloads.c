@@ -40,6 +40,16 @@ run_nvme (const PsConfig *cfg, guint node, uint64_t seed, SimTrace *trace, PsFig
                          .commands = (uint64_t) ps_node_field (n, "commands"),
                          .submit_ns = ps_node_field (n, "submit_ns"), .complete_ns = ps_node_field (n, "complete_ns"),
                          .watchdog_ps = units_ns_to_ps (cfg->benchmark.watchdog_ns) };
+  /* The host's CPU: the file's cpu.* keys (its interrupt and wake-up times), as the chaining DMA's driver has. */
+  SystemParams sp;
+  ps_build_system_params (cfg, &sp);
+  g_autoptr (Dist) interrupt = ps_build_dist (&cfg->cpu.interrupt, error);
+  g_autoptr (Dist) wakeup = interrupt ? ps_build_dist (&cfg->cpu.wakeup, error) : NULL;
+  if (!wakeup)
+    return FALSE;
+  p.cpu = sp.cpu;
+  p.cpu.interrupt = interrupt;
+  p.cpu.wakeup = wakeup;
   g_autofree Component **comp = g_new0 (Component *, t->n_nodes);
   g_autofree Endpoint **eps = g_new0 (Endpoint *, t->n_nodes);
   g_autofree LinkParams *lps = g_new0 (LinkParams, MAX (t->n_links, 1));

@@ -31,7 +31,7 @@ typedef struct {
 
 typedef struct {
   uint64_t sq_address, cq_address, msix_address;
-  uint32_t entries;
+  uint32_t entries, cq_entries; /* of its SQ, of its CQ */
   const NvmeSqe *ring;
   uint16_t *cq_ring;
   uint32_t sq_tail, sq_head; /* doorbell; next to fetch */
@@ -157,11 +157,11 @@ complete (Nvme *d, uint32_t i)
 {
   Cmd *m = &d->cmd[i];
   Queue *q = &d->q[m->queue];
-  SIM_INVARIANT (q->cq_posted - q->cq_head < q->entries, "%s: queue %u's CQ is full", d->base.name, m->queue);
+  SIM_INVARIANT (q->cq_posted - q->cq_head < q->cq_entries, "%s: queue %u's CQ is full", d->base.name, m->queue);
   Tlp *t = tlp_alloc (d->pool);
-  tlp_set (t, TLP_MWR, TRUE, q->cq_address + (q->cq_posted % q->entries) * NVME_CQE_BYTES, NVME_CQE_BYTES);
+  tlp_set (t, TLP_MWR, TRUE, q->cq_address + (q->cq_posted % q->cq_entries) * NVME_CQE_BYTES, NVME_CQE_BYTES);
   t->cookie = m->sqe.cid;
-  q->cq_ring[q->cq_posted % q->entries] = m->sqe.cid;
+  q->cq_ring[q->cq_posted % q->cq_entries] = m->sqe.cid;
   post (d, t);
   q->cq_posted++;
   d->c.cqes++;
@@ -368,11 +368,13 @@ receive (Component *comp, FabricPort *port, Tlp *t)
                    tlp_kind_name (t->kind), t->address);
     Queue *q = &d->q[(off - NVME_DOORBELL_BASE) / 8];
     uint32_t v = (uint32_t) t->cookie;
-    SIM_INVARIANT (v < q->entries, "%s: doorbell value %u beyond its queue's %u entries", comp->name, v, q->entries);
-    if ((off - NVME_DOORBELL_BASE) % 8 == 0)
+    gboolean sq = (off - NVME_DOORBELL_BASE) % 8 == 0;
+    uint32_t n = sq ? q->entries : q->cq_entries;
+    SIM_INVARIANT (v < n, "%s: doorbell value %u beyond its queue's %u entries", comp->name, v, n);
+    if (sq)
       q->sq_tail = v;
     else
-      q->cq_head += (v + q->entries - q->cq_head % q->entries) % q->entries;
+      q->cq_head += (v + n - q->cq_head % n) % n;
   }
   tlp_free (d->pool, t);
   pump (d);
@@ -506,11 +508,11 @@ nvme_params (const Nvme *d)
 
 void
 nvme_create_queue (Nvme *d, uint32_t qi, uint64_t sq_address, uint64_t cq_address, uint32_t entries,
-  const NvmeSqe *ring, uint16_t *cq_ring, uint64_t msix_address)
+  uint32_t cq_entries, const NvmeSqe *ring, uint16_t *cq_ring, uint64_t msix_address)
 {
-  g_assert (qi < d->p.queues && entries > d->p.queue_depth);
+  g_assert (qi < d->p.queues && entries > d->p.queue_depth && cq_entries > d->p.queue_depth);
   d->q[qi] = (Queue) { .sq_address = sq_address, .cq_address = cq_address, .msix_address = msix_address,
-                       .entries = entries, .ring = ring, .cq_ring = cq_ring, .timer = SIM_EVENT_NONE };
+                       .entries = entries, .cq_entries = cq_entries, .ring = ring, .cq_ring = cq_ring, .timer = SIM_EVENT_NONE };
 }
 
 uint64_t

@@ -71,11 +71,12 @@ Component *nvme_component (Nvme *d);
 Nvme *nvme_from_component (Component *c);
 const NvmeParams *nvme_params (const Nvme *d);
 /* Queue pair q (before traffic): its SQ of `entries` 64-byte entries at sq_address (ring, borrowed: the driver's
- * copy of that memory), its CQ of `entries` 16-byte entries at cq_address (cq_ring, borrowed, the entries' command
- * IDs: that memory, which the device fills as it sends each entry), its MSI-X vector's message address
- * (the host routes by it: host_route_msi()). entries > queue_depth. */
+ * copy of that memory), its CQ of `cq_entries` 16-byte entries at cq_address (cq_ring, borrowed, the entries'
+ * command IDs: that memory, which the device fills as it sends each entry), its MSI-X vector's message address
+ * (the host routes by it: host_route_msi()). Both sizes above queue_depth (NVMe 2.0 §4.1: a full queue keeps one
+ * entry empty); an entry posted into a full CQ is a model bug (exit 70). */
 void nvme_create_queue (Nvme *d, uint32_t q, uint64_t sq_address, uint64_t cq_address, uint32_t entries,
-  const NvmeSqe *ring, uint16_t *cq_ring, uint64_t msix_address);
+  uint32_t cq_entries, const NvmeSqe *ring, uint16_t *cq_ring, uint64_t msix_address);
 /* BAR0's address of queue q's SQ tail (cq FALSE) or CQ head doorbell, once enumerated. */
 uint64_t nvme_doorbell (const Nvme *d, uint32_t q, gboolean cq);
 

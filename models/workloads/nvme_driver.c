@@ -4,6 +4,8 @@
 #include "models/base/pattern.h"
 #include "models/base/units.h"
 
+#include <string.h>
+
 #define SQ_BASE UINT64_C (0x100000000) /* 4 GB: each queue's SQ, then its CQ, in a 16 MB region of its own */
 #define QUEUE_REGION UINT64_C (0x1000000)
 #define PRP_BASE UINT64_C (0x180000000) /* one 4 KB page of PRP list per command slot */
@@ -17,11 +19,12 @@ typedef struct {
   uint32_t index;
   NvmeSqe *sq;
   uint16_t *cq;
-  uint32_t entries, sq_tail;
+  uint32_t entries, cq_entries, sq_tail;
   uint64_t reaped;
   uint16_t *free_cid;
   uint32_t n_free;
-  SimTime core_ps; /* when its core is free */
+  uint64_t covered; /* entries the latest interrupt covers: the CQ head doorbell goes when they are reaped */
+  uint64_t head_sent; /* entries reaped as of the last CQ head doorbell */
   SimTime *start_ps; /* by command ID */
 } DrvQueue;
 
@@ -32,10 +35,12 @@ struct Driver {
   Nvme *d;
   SimEngine *engine;
   RunCtx *run;
+  Cpu *cpu;
   uint32_t queues, depth;
   DrvQueue *q;
   uint64_t submitted, completed, writes_submitted;
   SimTime submit_ps, complete_ps, last_end_ps;
+  gboolean cpu_done;
   LatHist *lat;
   uint64_t interrupts, doorbells, bytes;
   /* What host memory must have sent and taken in (the ledger). */
@@ -48,7 +53,7 @@ nvme_driver_params_check (const NvmeDriverParams *p, GError **error)
 {
   if (p->block_bytes == 0 || p->block_bytes % 512 != 0 || p->block_bytes > NVME_MAX_BLOCK_BYTES || p->commands == 0
       || !(p->write_percent >= 0 && p->write_percent <= 100) || !(p->submit_ns >= 0 && p->submit_ns < 1e9)
-      || !(p->complete_ns >= 0 && p->complete_ns < 1e9)) {
+      || !(p->complete_ns >= 0 && p->complete_ns < 1e9) || p->commands > (uint64_t) UINT32_MAX) {
     g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "NVMe driver: block of %u bytes (a multiple of 512 up to %u), "
                  "%" G_GUINT64_FORMAT " commands (at least 1), %g%% writes, %g and %g ns per command",
                  p->block_bytes, NVME_MAX_BLOCK_BYTES, p->commands, p->write_percent, p->submit_ns, p->complete_ns);
@@ -57,18 +62,13 @@ nvme_driver_params_check (const NvmeDriverParams *p, GError **error)
   return TRUE;
 }
 
-static SimTime
-core_take (DrvQueue *q, SimTime now, SimTime work)
-{
-  q->core_ps = MAX (q->core_ps, now) + work;
-  return q->core_ps;
-}
-
-/* One command into queue q's SQ and its doorbell when the core has built it. */
+/* Its core has built a command (MARK after submit_ns, at the thread's time `ps`): the entry into the SQ ring, then
+ * the SQ tail doorbell. */
 static void
-submit (Driver *drv, DrvQueue *q)
+on_submit (void *ctx, guint thread, uint64_t arg, SimTime ps)
 {
-  SimTime now = sim_now (drv->engine);
+  Driver *drv = ctx;
+  DrvQueue *q = &drv->q[thread];
   uint16_t cid = q->free_cid[--q->n_free];
   uint64_t k = drv->submitted++;
   gboolean write = (uint64_t) ((double) (k + 1) * drv->p.write_percent / 100.0)
@@ -95,51 +95,90 @@ submit (Driver *drv, DrvQueue *q)
   drv->writes_submitted += write;
   q->sq[q->sq_tail] = s;
   q->sq_tail = (q->sq_tail + 1) % q->entries;
-  q->start_ps[cid] = MAX (q->core_ps, now);
-  SimTime ready = core_take (q, now, drv->submit_ps);
-  host_pio_write (drv->host, ready - now, nvme_doorbell (drv->d, q->index, FALSE), TRUE, q->sq_tail);
+  q->start_ps[cid] = ps - drv->submit_ps;
+  host_pio_write (drv->host, ps - sim_now (drv->engine), nvme_doorbell (drv->d, q->index, FALSE), TRUE, q->sq_tail);
   drv->doorbells++;
 }
 
+/* Its core has reaped the next entry (MARK after complete_ns): the command's latency ends; the last entry an
+ * interrupt covered writes the CQ head doorbell. */
 static void
-finished (SimEngine *e, void *ctx, uint64_t arg)
+on_reap (void *ctx, guint thread, uint64_t arg, SimTime ps)
 {
   Driver *drv = ctx;
-  for (int d = 0; d < 2; d++)
-    drv->out->usage[d] = link_usage (fabric_uplink (nvme_component (drv->d)), (LinkDir) d);
-  run_finished (drv->run);
+  DrvQueue *q = &drv->q[thread];
+  uint64_t a = SQ_BASE + q->index * QUEUE_REGION + QUEUE_REGION / 2 + (q->reaped % q->cq_entries) * NVME_CQE_BYTES;
+  drv->mem_bytes += NVME_CQE_BYTES;
+  drv->mem_sum += pattern_sum (a, NVME_CQE_BYTES);
+  uint16_t cid = q->cq[q->reaped % q->cq_entries];
+  q->reaped++;
+  lat_add (drv->lat, ps - q->start_ps[cid]);
+  q->free_cid[q->n_free++] = cid;
+  drv->completed++;
+  drv->bytes += drv->p.block_bytes;
+  drv->last_end_ps = MAX (drv->last_end_ps, ps);
+  /* The CQ holds twice the queue depth: with at most queue_depth entries unreaped, the device never finds it full
+   * while the doorbell lags by fewer than queue_depth reapings. */
+  if (q->reaped == q->covered || q->reaped - q->head_sent >= MAX (drv->depth / 2, 1u)) {
+    host_pio_write (drv->host, ps - sim_now (drv->engine), nvme_doorbell (drv->d, q->index, TRUE), TRUE,
+                    (uint32_t) (q->reaped % q->cq_entries));
+    q->head_sent = q->reaped;
+    drv->doorbells++;
+  }
 }
 
-/* Queue q's MSI-X: reap what it covers, refill, then the CQ head doorbell. */
+/* Queue q's MSI-X, once the CPU's interrupt and wake-up times have passed (host_set_irq_delay): one signal to its
+ * core per entry it covers, each reaped in turn. A coalescing timer's interrupt may cover nothing new. */
 static void
 handler (void *ctx, uint64_t address, uint32_t posted)
 {
   DrvQueue *q = ctx;
   Driver *drv = q->drv;
-  SimTime now = sim_now (drv->engine);
   drv->interrupts++;
-  uint64_t upto = q->reaped + (uint32_t) (posted - (uint32_t) q->reaped);
-  if (upto == q->reaped)
-    return; /* a coalescing timer's interrupt for entries an earlier one covered */
-  for (; q->reaped < upto; q->reaped++) {
-    uint64_t a = SQ_BASE + q->index * QUEUE_REGION + QUEUE_REGION / 2 + (q->reaped % q->entries) * NVME_CQE_BYTES;
-    drv->mem_bytes += NVME_CQE_BYTES;
-    drv->mem_sum += pattern_sum (a, NVME_CQE_BYTES);
-    uint16_t cid = q->cq[q->reaped % q->entries];
-    SimTime end = core_take (q, now, drv->complete_ps);
-    lat_add (drv->lat, end - q->start_ps[cid]);
-    q->free_cid[q->n_free++] = cid;
-    drv->completed++;
-    drv->bytes += drv->p.block_bytes;
-    drv->last_end_ps = MAX (drv->last_end_ps, end);
-    if (drv->submitted < drv->p.commands)
-      submit (drv, q);
+  uint64_t upto = q->covered + (uint32_t) (posted - (uint32_t) q->covered);
+  for (; q->covered < upto; q->covered++)
+    cpu_signal (drv->cpu, q->index);
+}
+
+static void
+cpu_done (void *ctx)
+{
+  Driver *drv = ctx;
+  drv->cpu_done = TRUE;
+  for (int d = 0; d < 2; d++)
+    drv->out->usage[d] = link_usage (fabric_uplink (nvme_component (drv->d)), (LinkDir) d);
+  run_finished (drv->run);
+}
+
+/* Queue q's core (nvme_driver.h): its first commands, then per completion a reaping and the next command while
+ * the queue has some left, then the last reapings. LOOP counts are rounds (cpu.h). */
+static void
+program (Driver *drv, uint32_t qi, uint64_t commands)
+{
+  uint32_t first = (uint32_t) MIN ((uint64_t) drv->depth, commands);
+  uint32_t steady = (uint32_t) (commands - first);
+  const CpuOp submit[2] = { { .kind = CPU_OP_COMPUTE, .ns = drv->p.submit_ns },
+                            { .kind = CPU_OP_MARK, .hook = on_submit, .ctx = drv } };
+  const CpuOp reap[3] = { { .kind = CPU_OP_WAIT, .count = 1 }, { .kind = CPU_OP_COMPUTE, .ns = drv->p.complete_ns },
+                          { .kind = CPU_OP_MARK, .hook = on_reap, .ctx = drv } };
+  CpuOp ops[13]; /* 3 + 6 + 4 */
+  guint n = 0;
+  memcpy (&ops[n], submit, sizeof submit);
+  n += 2;
+  ops[n++] = (CpuOp) { .kind = CPU_OP_LOOP, .target = 0, .count = first };
+  if (steady > 0) {
+    guint top = n;
+    memcpy (&ops[n], reap, sizeof reap);
+    memcpy (&ops[n + 3], submit, sizeof submit);
+    n += 5;
+    ops[n++] = (CpuOp) { .kind = CPU_OP_LOOP, .target = top, .count = steady };
   }
-  host_pio_write (drv->host, q->core_ps - now, nvme_doorbell (drv->d, q->index, TRUE), TRUE,
-                  (uint32_t) (q->reaped % q->entries));
-  drv->doorbells++;
-  if (drv->completed == drv->p.commands)
-    sim_schedule_at (drv->engine, drv->last_end_ps, finished, drv, 0);
+  guint top = n;
+  memcpy (&ops[n], reap, sizeof reap);
+  n += 3;
+  ops[n++] = (CpuOp) { .kind = CPU_OP_LOOP, .target = top, .count = first };
+  guint t = cpu_add_thread (drv->cpu, ops, n);
+  g_assert (t == qi);
 }
 
 static void
@@ -148,23 +187,21 @@ start (void *self, RunCtx *run)
   Driver *drv = self;
   drv->run = run;
   link_stats_reset (fabric_uplink (nvme_component (drv->d)));
-  for (uint32_t i = 0; i < drv->queues; i++)
-    for (uint32_t k = 0; k < drv->depth && drv->submitted < drv->p.commands; k++)
-      submit (drv, &drv->q[i]);
+  cpu_start (drv->cpu, cpu_done, drv);
 }
 
 static gboolean
 owed (void *self)
 {
   Driver *drv = self;
-  return drv->completed < drv->submitted;
+  return !drv->cpu_done;
 }
 
 static uint64_t
 progress (void *self)
 {
   Driver *drv = self;
-  return drv->submitted + drv->completed + drv->interrupts;
+  return drv->submitted + drv->completed + drv->interrupts + cpu_progress (drv->cpu);
 }
 
 /* The device's silence, then every command of a queue reaped and resubmitted one after another. */
@@ -173,8 +210,10 @@ quiet (void *self)
 {
   Driver *drv = self;
   const Component *c = nvme_component (drv->d);
+  const CpuParams *cp = &drv->p.cpu;
+  double irq_ns = (cp->interrupt ? dist_bound_ns (cp->interrupt) : 0) + (cp->wakeup ? dist_bound_ns (cp->wakeup) : 0);
   return c->kind->silence_ps (c) + (SimTime) drv->depth * (drv->submit_ps + drv->complete_ps)
-         + units_ns_to_ps (host_params (drv->host)->msi_latency_ns);
+         + units_ns_to_ps (host_params (drv->host)->msi_latency_ns + irq_ns);
 }
 
 static SimTime
@@ -192,10 +231,18 @@ where (void *self, GString *out)
                           drv->completed, drv->p.commands);
 }
 
+static void
+describe_wait (void *self, GString *out)
+{
+  cpu_describe_wait (((Driver *) self)->cpu, out);
+}
+
 static gboolean
 check (void *self, RunLedger *ledger, GError **error)
 {
   Driver *drv = self;
+  if (!cpu_check_invariants (drv->cpu, error))
+    return FALSE;
   NvmeCounters c = nvme_counters (drv->d);
   if (c.commands != drv->p.commands || drv->completed != drv->p.commands
       || c.writes != drv->writes_submitted) {
@@ -233,34 +280,42 @@ result (void *self, const RunCtx *run, gboolean ok)
 
 static const RunWorkload nvme_workload = {
   .start = start, .owed = owed, .progress = progress, .quiet_ps = quiet, .budget_ps = budget, .where = where,
-  .check = check, .result = result,
+  .describe_wait = describe_wait, .check = check, .result = result,
 };
 
 gboolean
 nvme_run (Fabric *f, Host *host, Nvme *d, const NvmeDriverParams *p, NvmeResult *out, GError **error)
 {
-  if (!nvme_driver_params_check (p, error))
+  if (!nvme_driver_params_check (p, error) || !cpu_params_check (&p->cpu, error))
     return FALSE;
+  if (nvme_params (d)->queues > CPU_MAX_THREADS) {
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "NVMe driver: %u queues, a core each: at most %u",
+                 nvme_params (d)->queues, CPU_MAX_THREADS);
+    return FALSE;
+  }
   *out = (NvmeResult) { 0 };
   const NvmeParams *np = nvme_params (d);
   Driver drv = { .p = *p, .f = f, .host = host, .d = d, .engine = fabric_engine (f), .queues = np->queues,
                  .depth = np->queue_depth, .submit_ps = units_ns_to_ps (p->submit_ns),
                  .complete_ps = units_ns_to_ps (p->complete_ns), .out = out };
   drv.lat = g_new0 (LatHist, 1);
+  drv.cpu = cpu_new (drv.engine, host, &p->cpu);
+  host_set_irq_delay (host, cpu_irq_delay_ps, drv.cpu);
   drv.q = g_new0 (DrvQueue, drv.queues);
   for (uint32_t i = 0; i < drv.queues; i++) {
     DrvQueue *q = &drv.q[i];
-    *q = (DrvQueue) { .drv = &drv, .index = i, .entries = drv.depth + 1 };
+    *q = (DrvQueue) { .drv = &drv, .index = i, .entries = drv.depth + 1, .cq_entries = 2 * drv.depth };
     q->sq = g_new0 (NvmeSqe, q->entries);
-    q->cq = g_new0 (uint16_t, q->entries);
+    q->cq = g_new0 (uint16_t, q->cq_entries);
     q->free_cid = g_new (uint16_t, drv.depth);
     q->start_ps = g_new0 (SimTime, drv.depth);
     for (uint32_t k = 0; k < drv.depth; k++)
       q->free_cid[q->n_free++] = (uint16_t) (drv.depth - 1 - k);
     uint64_t msix = MSIX_BASE + ((uint64_t) i << 12);
     nvme_create_queue (d, i, SQ_BASE + i * QUEUE_REGION, SQ_BASE + i * QUEUE_REGION + QUEUE_REGION / 2, q->entries,
-                       q->sq, q->cq, msix);
+                       q->cq_entries, q->sq, q->cq, msix);
     host_route_msi (host, msix, handler, q);
+    program (&drv, i, p->commands / drv.queues + (i < p->commands % drv.queues));
   }
   gboolean ok = run_go (f, &nvme_workload, &drv, p->watchdog_ps, error);
   for (uint32_t i = 0; i < drv.queues; i++) {
@@ -271,5 +326,6 @@ nvme_run (Fabric *f, Host *host, Nvme *d, const NvmeDriverParams *p, NvmeResult 
   }
   g_free (drv.q);
   g_free (drv.lat);
+  cpu_free (drv.cpu);
   return ok;
 }

@@ -4,15 +4,16 @@
  * command's latency.
  *
  * Contract:
- * - One core per queue pair (as Linux's blk-mq maps queues to CPUs): a core does one thing at a time, submit_ns
- *   to build and submit a command, complete_ns to reap one; work that finds its core busy waits for it.
- * - Submission: a command's entry goes into the SQ ring, then the SQ tail doorbell is written (host_pio_write(): a
- *   1-DW MWr into BAR0) when its submit_ns ends; one doorbell per command. At the start each queue takes commands
- *   until it holds queue_depth or the run's `commands` are all submitted; afterwards a command is submitted for
- *   each one reaped while some remain, so each queue keeps queue_depth in flight.
- * - Completion: queue q's MSI-X (host_route_msi(), its own address) runs its handler, which reaps the entries the
- *   interrupt covers (the count in its message, nvme.h), each complete_ns, submits the new commands, then writes
- *   the CQ head doorbell once.
+ * - The driver runs on the host's CPU (cpu.h): one thread per queue pair, each on a core of its own (as Linux's
+ *   blk-mq maps queues to CPUs), at most CPU_MAX_THREADS. Its program: submit min(queue_depth, its commands)
+ *   commands, each COMPUTE submit_ns then a MARK that writes the entry into the SQ ring and the SQ tail doorbell
+ *   (host_pio_write(): a 1-DW MWr into BAR0, one per command); then, per completion, WAIT for its signal,
+ *   COMPUTE complete_ns, MARK the reaping, and submit the next command while the queue has some left. The run's
+ *   `commands` are shared out evenly, the first queues taking one more.
+ * - Completion: queue q's MSI-X (host_route_msi(), its own address) reaches its handler msi_latency_ns plus the
+ *   CPU's interrupt and wake-up draws after it drained (host_set_irq_delay(), cpu_irq_delay_ps()); the handler
+ *   signals the queue's core once per entry the interrupt covers (the count in its message, nvme.h); the reaping
+ *   of the last of them writes the CQ head doorbell.
  * - Commands: block_bytes each, 4 KB pages laid out 8 KB apart (so PRP entries are really scattered: no page
  *   follows another), a write to flash for a write_percent share spread evenly (command k writes when
  *   floor((k + 1) p / 100) > floor(k p / 100)), else a read. Addresses above 4 GB (4-DW headers).
@@ -22,10 +23,12 @@
  *   p50, p99, max: LatHist, stall.h).
  * - Checks: the harness's (run.h), and the ledger of host memory: the completions it sent (command fetches, PRP
  *   lists, write data) and the writes it took in (read data, completion entries), bytes and pattern sums.
- * - MODEL_ERROR_PARAM for parameters the run cannot use (block size not a multiple of 512, above 1 MB, no commands).
+ * - MODEL_ERROR_PARAM for parameters the run cannot use (block size not a multiple of 512, above 1 MB, no commands,
+ *   more queues than CPU_MAX_THREADS).
  */
 #pragma once
 
+#include "models/devices/cpu.h"
 #include "models/devices/host.h"
 #include "models/devices/nvme.h"
 #include "models/fabric/run.h"
@@ -38,6 +41,7 @@ typedef struct {
   double write_percent; /* 0..100 */
   uint64_t commands; /* in the run, every queue together */
   double submit_ns, complete_ns; /* the driver's core time per command */
+  CpuParams cpu; /* the host's CPU (cpu.h): its interrupt and wake-up times; distributions borrowed */
   SimTime watchdog_ps;
 } NvmeDriverParams;
 

@@ -1,6 +1,7 @@
 /* nodes.c — the node-kind registry and its factories (contract in nodes.h). */
 #include "app/config/nodes.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "models/devices/endpoint.h"
@@ -181,6 +182,18 @@ ps_node_field (const PsNode *n, const char *name)
     if (strcmp (k->fields[i].name, name) == 0)
       return n->field[i];
   g_error ("node kind %s has no field %s", k->type, name);
+}
+
+double
+ps_node_field_snap (const char *field, double v)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+    for (guint f = 0; f < kinds[i].n_fields; f++) {
+      const PsNodeField *nf = &kinds[i].fields[f];
+      if (strcmp (nf->name, field) == 0 && nf->step > 0)
+        return MIN (MAX (round (v / nf->step) * nf->step, nf->min), nf->max);
+    }
+  return v;
 }
 
 const PsNodeKind *

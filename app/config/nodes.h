@@ -59,6 +59,9 @@ const PsNodeKind *ps_node_kind_find (const char *type, guint *index);
 const PsNodeKind *ps_node_kind (guint index);
 /* Field `name` of node `n` (its kind's; asserted to exist). */
 double ps_node_field (const PsNode *n, const char *name);
+/* `v` as node field `field` accepts it (a whole multiple of its step, within its range: what --ranges varies),
+ * by the first kind that has such a field with a step; else `v`. */
+double ps_node_field_snap (const char *field, double v);
 /* The type words, NULL-terminated, in row order. */
 const char *const *ps_node_kind_words (void);
 /* Flow-control credits as the models take them (the config's ranges keep the casts lossless). */

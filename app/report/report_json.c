@@ -227,7 +227,7 @@ json_microbench (PsJson *j, const PsRunResult *r)
  * (a latency one as NAME_ns, its distribution), and then the list itself with units, for a reader that knows no
  * workload. */
 static void
-json_figures (PsJson *j, const PsFiguresResult *fr)
+json_figures (PsJson *j, const PsFiguresResult *fr, const PsRanges *ranges)
 {
   ps_json_key (j, fr->workload);
   ps_json_object (j, 0);
@@ -257,6 +257,8 @@ json_figures (PsJson *j, const PsFiguresResult *fr)
       ps_json_key (j, "limited_by");
       ps_report_json_verdict (j, &f->verdict);
     }
+    if (ranges)
+      ps_ranges_json_members (j, ranges, PS_RANGE_FIG + (int) i, "");
     ps_json_end (j);
   }
   ps_json_end (j);
@@ -366,7 +368,7 @@ ps_report_render_json (GString *o, const PsRunResult *r, gboolean with_wall)
   if (r->microbench.ran)
     json_microbench (&j, r);
   if (r->figures.ran)
-    json_figures (&j, &r->figures);
+    json_figures (&j, &r->figures, r->ranges);
   ps_json_end (&j);
   if (r->ranges)
     ps_ranges_json_assumptions (&j, r->ranges, c);

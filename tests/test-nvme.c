@@ -100,6 +100,31 @@ START_TEST (test_deep_queue_is_wire_bound)
 }
 END_TEST
 
+/* (a') The same for writes to flash: their data comes down in the host's completions, cut at MPS (RCB 64 and MPS
+ * 256, 4 KB pages read in MRRS-512 MRds: each answered by two 256-byte CplDs with 3-DW headers). Downstream per
+ * 4 KB write command:
+ *   the SQ doorbell, a 1-DW MWr to the 64-bit BAR0:           4 + 16 + 8         =   28
+ *   the fetch's CplD:                                         64 + 12 + 8        =   84
+ *   16 data CplDs:                                       16 x (256 + 12 + 8)     = 4416
+ *   the CQ doorbell:                                          4 + 16 + 8         =   28
+ *   total 4556, of which 4096 data; the wire's rate is the protocol limit of 3-DW-header MPS TLPs over 256 / 276.
+ * The upstream TLPs (the fetch, 8 data MRds, the entry, the MSI-X: 11 a command) cost the downstream direction
+ * their Acks, at most 11 x 8 bytes. */
+START_TEST (test_deep_queue_writes_wire_bound)
+{
+  Rig r;
+  rig_build (&r, 4, 64, 0, 1, 0);
+  NvmeResult o = rig_run (&r, 4096, 20000, 0, 100);
+  LinkParams lp = gen4x4 ();
+  double wire = link_protocol_limit_mbps (&lp, 12) * (256.0 + 12 + FRAMING) / 256.0;
+  double per_cmd = (4 + 16 + FRAMING) + (64 + 12 + FRAMING) + 16 * (256 + 12 + FRAMING) + (4 + 16 + FRAMING);
+  double want = wire * 4096.0 / per_cmd, low = wire * 4096.0 / (per_cmd + 11 * 8);
+  ck_assert_msg (o.mbps <= want * 1.0005 && o.mbps >= low, "deep queue writes: %.1f MB/s, by hand %.1f to %.1f",
+                 o.mbps, low, want);
+  rig_free (&r);
+}
+END_TEST
+
 /* (b) Queue depth 1: a command's time is its submission, the doorbell's way down, the fetch's round trip, its
  * flash time, its data, completion entry and MSI-X up, and its reaping; IOPS = 1 / that. On this link each TLP
  * takes its bytes' time on the wire and nothing else (no pipelines, no flight, no host latency):
@@ -178,6 +203,7 @@ main (void)
   TCase *tc = tcase_create ("nvme");
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, test_deep_queue_is_wire_bound);
+  tcase_add_test (tc, test_deep_queue_writes_wire_bound);
   tcase_add_test (tc, test_queue_depth_one);
   tcase_add_test (tc, test_flash_time_adds);
   tcase_add_test (tc, test_coalescing_threshold);

@@ -249,6 +249,9 @@ figures_table (GString *o, const PsRunResult *r, gboolean markdown)
     else if (markdown)
       g_string_append (o, " | | | |");
     g_string_append (o, markdown ? " |\n" : "\n");
+    /* A workload that says why a figure is what it is gets its verdict under it, as the modes' figures do. */
+    if (f->verdict.valid && !markdown)
+      g_string_append_printf (o, "  limited by %s: %s\n", f->verdict.cause, f->verdict.text);
   }
   g_string_append_printf (o, "\nlink usage of %s's link        payload  TLP ovh     DLLP  ord.sets     idle\n", fr->node);
   const PsUsage *u[2] = { &fr->upstream, &fr->downstream };

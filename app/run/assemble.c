@@ -80,15 +80,21 @@ ps_build_fabric (const PsConfig *cfg, const PsTopology *t, int dma_mode, uint64_
 /* A traced fabric or microbenchmark (--trace): every link's tracks (models/observe/pcie_trace.h), then the trace starts. A link's
  * scope is "linkN" as in a one-link run, with the topology's name of it after (a trace name is [A-Za-z0-9_], so
  * its other characters become '_'; the index keeps scopes apart). Nothing when `trace` is NULL. */
+void
+ps_trace_declare_links (Fabric *f, SimTrace *trace, const PsTopology *t)
+{
+  for (guint i = 0; trace && i < fabric_n_links (f); i++) {
+    g_autofree char *scope = t ? g_strdup_printf ("link%u_%s", i, t->links[i].name) : g_strdup_printf ("link%u", i);
+    g_strcanon (scope, G_CSET_A_2_Z G_CSET_a_2_z G_CSET_DIGITS "_", '_');
+    link_trace_declare (fabric_link (f, i), trace, scope);
+  }
+}
+
 gboolean
 ps_trace_links (Fabric *f, SimTrace *trace, const PsTopology *t, GError **error)
 {
   if (trace == NULL)
     return TRUE;
-  for (guint i = 0; i < fabric_n_links (f); i++) {
-    g_autofree char *scope = t ? g_strdup_printf ("link%u_%s", i, t->links[i].name) : g_strdup_printf ("link%u", i);
-    g_strcanon (scope, G_CSET_A_2_Z G_CSET_a_2_z G_CSET_DIGITS "_", '_');
-    link_trace_declare (fabric_link (f, i), trace, scope);
-  }
+  ps_trace_declare_links (f, trace, t);
   return sim_trace_start (trace, error);
 }

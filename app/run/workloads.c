@@ -58,8 +58,9 @@ run_nvme (const PsConfig *cfg, guint node, uint64_t seed, SimTrace *trace, PsFig
   if (!f)
     return FALSE;
   NvmeResult r;
-  gboolean ok = ps_trace_links (f, trace, t, error)
-                && nvme_run (f, host, nvme_from_component (comp[node]), &p, &r, error);
+  ps_trace_declare_links (f, trace, t);
+  p.trace = trace;
+  gboolean ok = nvme_run (f, host, nvme_from_component (comp[node]), &p, &r, error);
   fabric_free (f);
   if (!ok)
     return FALSE;

@@ -317,7 +317,9 @@ nvme_run (Fabric *f, Host *host, Nvme *d, const NvmeDriverParams *p, NvmeResult 
     host_route_msi (host, msix, handler, q);
     program (&drv, i, p->commands / drv.queues + (i < p->commands % drv.queues));
   }
-  gboolean ok = run_go (f, &nvme_workload, &drv, p->watchdog_ps, error);
+  cpu_trace_declare (drv.cpu, p->trace, "cpu");
+  gboolean ok = (p->trace == NULL || sim_trace_start (p->trace, error))
+                && run_go (f, &nvme_workload, &drv, p->watchdog_ps, error);
   for (uint32_t i = 0; i < drv.queues; i++) {
     g_free (drv.q[i].sq);
     g_free (drv.q[i].cq);

@@ -42,6 +42,7 @@ typedef struct {
   uint64_t commands; /* in the run, every queue together */
   double submit_ns, complete_ns; /* the driver's core time per command */
   CpuParams cpu; /* the host's CPU (cpu.h): its interrupt and wake-up times; distributions borrowed */
+  SimTrace *trace; /* NULL, or opened and not started: the run declares the CPU's tracks and starts it */
   SimTime watchdog_ps;
 } NvmeDriverParams;
 

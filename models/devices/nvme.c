@@ -16,7 +16,7 @@ typedef struct {
   CmdPhase phase;
   uint32_t queue;
   uint64_t issued, got; /* data bytes requested or sent; data bytes back (a write's reads) */
-  uint32_t prp_got;
+  uint32_t prp_issued, prp_got; /* of its PRP list's bytes */
 } Cmd;
 
 typedef enum { TAG_FETCH, TAG_PRP, TAG_DATA } TagUse;
@@ -93,16 +93,23 @@ pages_of (const NvmeSqe *s)
   return (s->bytes + NVME_PAGE_BYTES - 1) / NVME_PAGE_BYTES;
 }
 
-/* The one place the device cuts its DMA into requests: a page's bytes from `offset` of the command's data, at MPS
- * (MWr) or MRRS (MRd) and never across the page's 4 KB (spec §2.2.7, split.h). */
+/* The one place the device cuts its DMA into requests (command fetches, PRP lists, data): the next request of
+ * `remaining` bytes at `address`, at MRRS (an MRd) or MPS (an MWr), never across a 4 KB page (spec §2.2.7,
+ * split.h), so never across a PRP page either. */
 static uint32_t
-next_cut (const Nvme *d, const Cmd *m, uint64_t *address)
+cut (const Nvme *d, uint64_t address, uint64_t remaining, gboolean read)
 {
   /* txn: moves to models/txn's requester */
+  return split_next_request (address, remaining, read ? d->p.max_read_request_bytes : d->mps);
+}
+
+/* The next data request of a command: where its data stands (page by page, PRP-style) and how much of it. */
+static uint32_t
+next_data (const Nvme *d, const Cmd *m, uint64_t *address)
+{
   uint64_t off = m->issued % NVME_PAGE_BYTES;
-  uint64_t left = MIN ((uint64_t) NVME_PAGE_BYTES - off, m->sqe.bytes - m->issued);
   *address = page_address (&m->sqe, (uint32_t) (m->issued / NVME_PAGE_BYTES)) + off;
-  return split_next_request (*address, left, m->sqe.write ? d->p.max_read_request_bytes : d->mps);
+  return cut (d, *address, MIN ((uint64_t) NVME_PAGE_BYTES - off, m->sqe.bytes - m->issued), m->sqe.write);
 }
 
 static void pump (Nvme *d);
@@ -237,8 +244,10 @@ send_one (Nvme *d)
       Queue *q = &d->q[qi];
       if (q->sq_head == q->sq_tail)
         continue;
-      tlp_set (&probe, TLP_MRD, TRUE, q->sq_address + (uint64_t) q->sq_head * NVME_SQE_BYTES, 0);
-      probe.length_bytes = NVME_SQE_BYTES;
+      uint64_t a = q->sq_address + (uint64_t) q->sq_head * NVME_SQE_BYTES;
+      tlp_set (&probe, TLP_MRD, TRUE, a, 0);
+      probe.length_bytes = cut (d, a, NVME_SQE_BYTES, TRUE);
+      g_assert (probe.length_bytes == NVME_SQE_BYTES); /* an entry is 64-byte aligned: one request */
       if (!link_port_can_send (d->port, &probe))
         return FALSE;
       link_port_send (d->port, mrd (d, &probe, (TagState) { .use = TAG_FETCH, .cmd = qi, .slot = q->sq_head }));
@@ -249,15 +258,20 @@ send_one (Nvme *d)
     }
   if (d->n_free_tags > 0 && d->prp_len > 0) {
     uint32_t i = d->prp_ring[d->prp_head];
-    const NvmeSqe *s = &d->cmd[i].sqe;
-    tlp_set (&probe, TLP_MRD, TRUE, s->prp_list, 0);
-    probe.length_bytes = (pages_of (s) - 1) * NVME_PRP_BYTES;
+    Cmd *m = &d->cmd[i];
+    uint32_t list = (pages_of (&m->sqe) - 1) * NVME_PRP_BYTES;
+    uint64_t a = m->sqe.prp_list + m->prp_issued;
+    tlp_set (&probe, TLP_MRD, TRUE, a, 0);
+    probe.length_bytes = cut (d, a, list - m->prp_issued, TRUE);
     if (!link_port_can_send (d->port, &probe))
       return FALSE;
     link_port_send (d->port, mrd (d, &probe, (TagState) { .use = TAG_PRP, .cmd = i }));
-    d->prp_head = (d->prp_head + 1) % n_cmds (d);
-    d->prp_len--;
-    d->c.prp_lists++;
+    m->prp_issued += probe.length_bytes;
+    if (m->prp_issued == list) {
+      d->prp_head = (d->prp_head + 1) % n_cmds (d);
+      d->prp_len--;
+      d->c.prp_lists++;
+    }
     return TRUE;
   }
   if (d->data_len == 0)
@@ -265,7 +279,7 @@ send_one (Nvme *d)
   uint32_t i = d->data_ring[d->data_head];
   Cmd *m = &d->cmd[i];
   uint64_t address;
-  uint32_t size = next_cut (d, m, &address);
+  uint32_t size = next_data (d, m, &address);
   if (m->sqe.write) {
     if (d->n_free_tags == 0)
       return FALSE;
@@ -335,6 +349,12 @@ completion (Nvme *d, const Tlp *t)
   ts->next_address += t->payload_bytes;
   ts->remaining -= t->payload_bytes;
   d->c.bytes_from_host += ts->use == TAG_DATA ? t->payload_bytes : 0;
+  gboolean listed = FALSE;
+  if (ts->use == TAG_PRP) {
+    Cmd *m = &d->cmd[ts->cmd];
+    m->prp_got += t->payload_bytes;
+    listed = m->prp_got == (pages_of (&m->sqe) - 1) * NVME_PRP_BYTES;
+  }
   if (ts->use == TAG_DATA) {
     Cmd *m = &d->cmd[ts->cmd];
     m->got += t->payload_bytes;
@@ -348,7 +368,7 @@ completion (Nvme *d, const Tlp *t)
   d->free_tags[d->n_free_tags++] = t->tag;
   if (ts->use == TAG_FETCH)
     fetched (d, ts->cmd, ts->slot);
-  else if (ts->use == TAG_PRP)
+  else if (listed)
     start (d, ts->cmd);
 }
 

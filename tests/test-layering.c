@@ -482,6 +482,67 @@ START_TEST (test_only_txn_cuts)
 }
 END_TEST
 
+/* A device kind's footprint (docs/adding-a-device.md): the source files outside its own that name it. Each shipped
+ * device is listed with those files; a device that comes to need one more file (a branch over kinds in the
+ * builder, a case in a report) fails here, and so does a listed file that no longer names it, so the lists only
+ * shrink. Its own files, its config, scenario and tests are not counted: they are the device. */
+static const struct {
+  const char *word; /* as its sources name it, matched case-insensitively */
+  const char *own[3]; /* path prefixes of its own files */
+  const char *outside[4]; /* the files outside them that may name it, sorted */
+} footprints[] = {
+  { "memdev", { "models/devices/memdev." }, { "app/config/nodes.c", "models/meson.build" } },
+  { "nvme", { "models/devices/nvme.", "models/workloads/nvme_driver." },
+    { "app/config/nodes.c", "app/run/workloads.c", "models/meson.build" } },
+};
+
+static void
+footprint_scan (const char *folder, const char *word, GPtrArray *hits)
+{
+  g_autofree char *dir = g_build_filename (source_root (), folder, NULL);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  ck_assert_msg (d != NULL, "cannot open %s", dir);
+  for (const char *name; (name = g_dir_read_name (d)) != NULL;) {
+    if (!g_str_has_suffix (name, ".c") && !g_str_has_suffix (name, ".h") && strcmp (name, "meson.build") != 0)
+      continue;
+    g_autofree char *path = g_build_filename (dir, name, NULL);
+    g_autofree char *text = slurp (path);
+    g_autofree char *lower = g_ascii_strdown (text, -1);
+    if (strstr (lower, word))
+      g_ptr_array_add (hits, g_build_filename (folder, name, NULL));
+  }
+}
+
+START_TEST (test_device_footprint)
+{
+  g_autoptr (GString) bad = g_string_new (NULL);
+  for (guint k = 0; k < G_N_ELEMENTS (footprints); k++) {
+    g_autoptr (GPtrArray) hits = g_ptr_array_new_with_free_func (g_free);
+    for (guint i = 0; i < G_N_ELEMENTS (order); i++)
+      footprint_scan (order[i], footprints[k].word, hits);
+    footprint_scan ("models", footprints[k].word, hits);
+    footprint_scan ("app", footprints[k].word, hits);
+    g_ptr_array_sort (hits, cmp_paths);
+    g_autoptr (GString) outside = g_string_new (NULL);
+    for (guint i = 0; i < hits->len; i++) {
+      const char *h = g_ptr_array_index (hits, i);
+      gboolean own = FALSE;
+      for (guint o = 0; o < G_N_ELEMENTS (footprints[k].own) && footprints[k].own[o]; o++)
+        own |= g_str_has_prefix (h, footprints[k].own[o]);
+      if (!own)
+        g_string_append_printf (outside, " %s", h);
+    }
+    g_autoptr (GString) want = g_string_new (NULL);
+    for (guint o = 0; o < G_N_ELEMENTS (footprints[k].outside) && footprints[k].outside[o]; o++)
+      g_string_append_printf (want, " %s", footprints[k].outside[o]);
+    if (strcmp (outside->str, want->str) != 0)
+      g_string_append_printf (bad, "%s is named outside its own files by%s; listed:%s\n", footprints[k].word,
+                              outside->str, want->str);
+  }
+  ck_assert_msg (bad->len == 0, "%s", bad->str);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -494,6 +555,7 @@ main (void)
   tcase_add_test (tc, test_files_and_functions_within_bounds);
   tcase_add_test (tc, test_models_have_one_error_domain);
   tcase_add_test (tc, test_only_txn_cuts);
+  tcase_add_test (tc, test_device_footprint);
   tcase_add_test (tc, test_scanner_catches);
   tcase_add_loop_test (tc, test_config_does_not_include_topology, 0, G_N_ELEMENTS (config_files));
   suite_add_tcase (s, tc);

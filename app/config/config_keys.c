@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "app/config/config_private.h"
+#include "app/config/nodes.h"
 #include "app/base/error.h"
 
 /* The table addresses PsConfig fields by offset so one generic converter serves every key. */
@@ -691,6 +692,8 @@ double
 ps_config_snap (const char *path, double v)
 {
   const KeyDef *k = cfg_find_key (own_key (path));
+  if (!k && g_str_has_prefix (path, "nodes.") && strrchr (path, '.'))
+    return ps_node_field_snap (strrchr (path, '.') + 1, v);
   if (!k || k->type != K_INT)
     return v;
   double best = round (v);

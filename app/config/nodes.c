@@ -1,10 +1,13 @@
 /* nodes.c — the node-kind registry and its factories (contract in nodes.h). */
 #include "app/config/nodes.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "models/devices/endpoint.h"
 #include "models/devices/memdev.h"
+#include "models/devices/cpu.h"
+#include "models/devices/nvme.h"
 #include "models/fabric/switch.h"
 #include "models/base/units.h"
 
@@ -72,7 +75,7 @@ build_endpoint (const PsNodeBuild *b, GError **error)
 static const PsNodeField memory_fields[] = {
   { "access_latency_ns", "ns", 0, 1e9, 100,
     "a read's arrival to its first completion ready. ASSUMPTION: a DRAM-backed device, 50-200 ns (a DDR access of "
-    "about 50 ns and its controller's queue)", 50, 200 },
+    "about 50 ns and its controller's queue)", 50, 200, 0 },
 };
 
 static Component *
@@ -86,6 +89,71 @@ build_memory (const PsNodeBuild *b, GError **error)
   return memdev_component (memdev_new (b->f, b->node->name, &p));
 }
 
+/* The NVMe SSD (models/devices/nvme.h) and its host driver's run (models/workloads/nvme_driver.h): what the device
+ * is (queues it serves, tags, flash, interrupt coalescing) and what the run asks of it, as fio would (queue pairs,
+ * depth, block size, read/write mix, commands), in one node. */
+static const PsNodeField nvme_fields[] = {
+  { "queues", "queues", 1, CPU_MAX_THREADS, 4, "I/O queue pairs the driver creates, one per core of the host's CPU "
+    "(Linux's blk-mq; fio's numjobs): a choice of the run", 0, 0, 1 },
+  { "queue_depth", "commands", 1, 4096, 32, "commands each queue keeps in flight (fio's iodepth): a choice of the "
+    "run", 0, 0, 1 },
+  { "block_bytes", "bytes", 512, 1048576, 4096, "data per command, whole 512-byte sectors (fio's bs): a choice of "
+    "the run", 0, 0, 512 },
+  { "write_percent", "%", 0, 100, 0, "share of commands that write to flash, spread evenly (fio's rwmixwrite): a "
+    "choice of the run", 0, 0, 0 },
+  { "commands", "commands", 1, 1e7, 20000, "commands in the run, every queue together", 0, 0, 1 },
+  { "flash_read_ns", "ns", 0, 1e7, 70000, "a read command's time in the drive between its fetch and its data "
+    "(median): NAND page read, ECC, FTL lookup. ASSUMPTION: TLC NAND reads a page in 50-100 us with its controller's "
+    "work", 50000, 100000, 0 },
+  { "flash_read_spread", "ratio", 1, 100, 1.3, "p99 / median of flash_read_ns, a lognormal (models/base/dist.h); 1: "
+    "every read takes the median. ASSUMPTION: 1.1-2 (die collisions, read retries)", 1.1, 2, 0 },
+  { "flash_program_ns", "ns", 0, 1e7, 20000, "a write command's time in the drive between its data and its "
+    "completion (median). ASSUMPTION: a data-centre drive acknowledges a write once it is in its power-loss "
+    "protected DRAM, which hides the NAND program time (hundreds of us): 10-30 us", 10000, 30000, 0 },
+  { "flash_program_spread", "ratio", 1, 100, 1.3, "p99 / median of flash_program_ns, a lognormal; 1: fixed. "
+    "ASSUMPTION: 1.1-2", 1.1, 2, 0 },
+  { "coalesce_threshold", "entries", 1, 256, 1, "completion entries per interrupt (NVMe 2.0 §5.27.1.5, Interrupt "
+    "Coalescing's aggregation threshold); 1, the default: an interrupt per entry, as Linux's nvme driver leaves it",
+    0, 0, 1 },
+  { "coalesce_time_ns", "ns", 0, 25.5e6, 0, "the oldest unsignalled entry waits at most this for its interrupt "
+    "(the aggregation time, 100 us units in the spec); 0: no wait", 0, 0, 0 },
+  { "submit_ns", "ns", 0, 1e6, 1500, "the driver's core time to build and submit one command, doorbell write "
+    "included. ASSUMPTION: Linux's block layer and nvme driver take 1-3 us of a core per I/O", 1000, 3000, 0 },
+  { "complete_ns", "ns", 0, 1e6, 1500, "the driver's core time to reap one completion in the interrupt handler. "
+    "ASSUMPTION: 1-3 us of a core per I/O, as submit_ns", 1000, 3000, 0 },
+  { "tags", "tags", 1, 256, 256, "MRds the controller has outstanding at once (command fetches, PRP lists, write "
+    "data): 8-bit tags (spec §2.2.6.2). ASSUMPTION: it uses all 256, 64-256", 64, 256, 1 },
+};
+
+/* A lognormal of median and p99 = median x spread; spread 1: fixed. */
+static Dist *
+flash_dist (double median_ns, double spread, GError **error)
+{
+  return spread > 1 && median_ns > 0 ? dist_new_lognormal (median_ns, median_ns * spread, error)
+                                     : dist_new_fixed (median_ns, error);
+}
+
+static Component *
+build_nvme (const PsNodeBuild *b, GError **error)
+{
+  const PsNode *n = b->node;
+  g_autoptr (Dist) rd = flash_dist (ps_node_field (n, "flash_read_ns"), ps_node_field (n, "flash_read_spread"), error);
+  g_autoptr (Dist) wr = rd ? flash_dist (ps_node_field (n, "flash_program_ns"),
+                                         ps_node_field (n, "flash_program_spread"), error) : NULL;
+  if (!wr)
+    return NULL;
+  NvmeParams p = { .queues = (uint32_t) ps_node_field (n, "queues"),
+                   .queue_depth = (uint32_t) ps_node_field (n, "queue_depth"),
+                   .tags = (uint32_t) ps_node_field (n, "tags"),
+                   .max_read_request_bytes = (uint32_t) b->cfg->link.max_read_request,
+                   .coalesce_threshold = (uint32_t) ps_node_field (n, "coalesce_threshold"),
+                   .coalesce_time_ns = ps_node_field (n, "coalesce_time_ns"), .read_latency = rd,
+                   .program_latency = wr };
+  if (!nvme_params_check (&p, error))
+    return NULL;
+  return nvme_component (nvme_new (b->f, n->name, &p));
+}
+
 static const PsNodeKind kinds[] = {
   { .type = "root_complex", .role = PS_NODE_ROOT_COMPLEX, .section = "host", .build = build_root_complex },
   { .type = "switch", .role = PS_NODE_SWITCH, .section = "switch", .build = build_switch },
@@ -93,7 +161,10 @@ static const PsNodeKind kinds[] = {
     .requests = TRUE, .functions = TRUE },
   { .type = "memory", .role = PS_NODE_ENDPOINT, .section = NULL, .build = build_memory, .fields = memory_fields,
     .n_fields = G_N_ELEMENTS (memory_fields) },
+  { .type = "nvme", .role = PS_NODE_ENDPOINT, .section = NULL, .build = build_nvme, .fields = nvme_fields,
+    .n_fields = G_N_ELEMENTS (nvme_fields), .workload = "nvme" },
 };
+G_STATIC_ASSERT (G_N_ELEMENTS (nvme_fields) <= PS_NODE_MAX_FIELDS);
 G_STATIC_ASSERT (PS_NODE_ROOT_COMPLEX == 0 && PS_NODE_SWITCH == 1 && PS_NODE_ENDPOINT == 2);
 
 const PsNodeKind *
@@ -101,6 +172,28 @@ ps_node_kind (guint index)
 {
   g_assert (index < G_N_ELEMENTS (kinds));
   return &kinds[index];
+}
+
+double
+ps_node_field (const PsNode *n, const char *name)
+{
+  const PsNodeKind *k = ps_node_kind (n->kind);
+  for (guint i = 0; i < k->n_fields; i++)
+    if (strcmp (k->fields[i].name, name) == 0)
+      return n->field[i];
+  g_error ("node kind %s has no field %s", k->type, name);
+}
+
+double
+ps_node_field_snap (const char *field, double v)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+    for (guint f = 0; f < kinds[i].n_fields; f++) {
+      const PsNodeField *nf = &kinds[i].fields[f];
+      if (strcmp (nf->name, field) == 0 && nf->step > 0)
+        return MIN (MAX (round (v / nf->step) * nf->step, nf->min), nf->max);
+    }
+  return v;
 }
 
 const PsNodeKind *

@@ -35,6 +35,8 @@ typedef struct {
   /* A default that is an ASSUMPTION: its range as data (lo < hi), which a node keeping the default gets as its
    * assumption nodes.NAME.FIELD (load.c), as a config keeping a ranged default of the key table does; else 0, 0. */
   double lo, hi;
+  /* > 0: the value is a whole multiple of it (a count: 1; a block of 512-byte sectors: 512), a located error else. */
+  double step;
 } PsNodeField;
 
 typedef struct {
@@ -47,11 +49,19 @@ typedef struct {
   /* What the kind can do, asked by the topology's checks instead of its type word: issue requests (be a flow's
    * source), have several functions (functions:, each a requester of its own). */
   gboolean requests, functions;
+  /* The workload a topology without flows: runs on a node of this kind (a row of app/run/workloads.h, which runs
+   * on the first such node); NULL: the benchmark's chaining DMA, on the one endpoint. */
+  const char *workload;
 } PsNodeKind;
 
 /* The row of type word `type`, or NULL; its index in *index. */
 const PsNodeKind *ps_node_kind_find (const char *type, guint *index);
 const PsNodeKind *ps_node_kind (guint index);
+/* Field `name` of node `n` (its kind's; asserted to exist). */
+double ps_node_field (const PsNode *n, const char *name);
+/* `v` as node field `field` accepts it (a whole multiple of its step, within its range: what --ranges varies),
+ * by the first kind that has such a field with a step; else `v`. */
+double ps_node_field_snap (const char *field, double v);
 /* The type words, NULL-terminated, in row order. */
 const char *const *ps_node_kind_words (void);
 /* Flow-control credits as the models take them (the config's ranges keep the casts lossless). */

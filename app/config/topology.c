@@ -119,6 +119,12 @@ node_key (PsNode *node, const PsNodeKind *kind, YNode *overlay, const YNode *k, 
   if (f < kind->n_fields) {
     if (!topo_read_double (val, k->value, kind->fields[f].min, kind->fields[f].max, &node->field[f], error))
       return FALSE;
+    /* A count or a size in whole units (a block of sectors): the step is the unit. */
+    double step = kind->fields[f].step;
+    if (step > 0 && fmod (node->field[f], step) != 0) {
+      ytree_error (error, PS_ERROR_DATA, val, "%s must be a multiple of %g (got %s)", k->value, step, val->value);
+      return FALSE;
+    }
     node->fields_given |= 1u << f;
     return TRUE;
   }
@@ -742,11 +748,19 @@ ps_topology_parse (const PsConfig *file, const YNode *topology, const YNode *flo
     if (!topo_parse_flow (file, t, i, flows->items->pdata[i], error))
       return NULL;
   }
-  /* Without flows the config's benchmark (the chaining DMA) runs on the fabric's endpoint: there must be one. */
-  guint endpoints = 0;
-  for (guint i = 0; i < t->n_nodes; i++)
+  /* Without flows a node whose kind has a workload of its own runs it (nodes.h), one such node; else the config's
+   * benchmark (the chaining DMA) runs on the fabric's endpoint: there must be one. */
+  guint endpoints = 0, workloads = 0;
+  for (guint i = 0; i < t->n_nodes; i++) {
     endpoints += t->nodes[i].type == PS_NODE_ENDPOINT;
-  if (t->n_flows == 0 && (flows != NULL || endpoints != 1)) {
+    workloads += ps_node_kind (t->nodes[i].kind)->workload != NULL;
+  }
+  if (t->n_flows == 0 && flows == NULL && workloads > 1) {
+    ytree_error (error, PS_ERROR_DATA, topology, "a fabric without flows runs one device's own workload: here %u "
+                 "nodes have one", workloads);
+    return NULL;
+  }
+  if (t->n_flows == 0 && (flows != NULL || (endpoints != 1 && workloads == 0))) {
     ytree_error (error, PS_ERROR_DATA, flows ? flows : topology, "a fabric needs flows: a list of who moves what, or "
                  "exactly one endpoint for the chaining DMA to run on (here %u)", endpoints);
     return NULL;

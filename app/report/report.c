@@ -220,6 +220,50 @@ table_usage (GString *o, const PsRunResult *r)
   }
 }
 
+/* A device workload's figures (report.h's PsFiguresResult), one row each: a value with its unit, or a latency's
+ * distribution. */
+static void
+figures_table (GString *o, const PsRunResult *r, gboolean markdown)
+{
+  const PsFiguresResult *fr = &r->figures;
+  const PsConfig *c = r->config;
+  g_string_append_printf (o, "%s: %s on node %s, Gen%" G_GINT64_FORMAT " x%" G_GINT64_FORMAT ", MPS %" G_GINT64_FORMAT
+                          ", MRRS %" G_GINT64_FORMAT " (%s)\n\n", c->name, fr->workload, fr->node, c->link.gen,
+                          c->link.lanes, c->link.max_payload, c->link.max_read_request, r->model);
+  const char *sep = markdown ? " | " : "  ";
+  if (markdown)
+    g_string_append (o, "| figure | value | unit | mean ns | p50 ns | p99 ns | max ns |\n|---|---:|---|---:|---:|---:|---:|\n");
+  else
+    g_string_append_printf (o, "%-24s%s%14s%s%-6s%s%12s%s%12s%s%12s%s%12s\n", "figure", sep, "value", sep, "unit", sep,
+                            "mean ns", sep, "p50 ns", sep, "p99 ns", sep, "max ns");
+  for (guint i = 0; i < fr->n; i++) {
+    const PsNamedFigure *f = &fr->fig[i];
+    const PsLatency *l = &f->latency;
+    if (markdown)
+      g_string_append_c (o, '|'), g_string_append_c (o, ' ');
+    g_string_append_printf (o, l->valid || markdown ? "%-24s%s%14.1f%s%-6s" : "%-24s%s%14.1f%s%s", f->name, sep,
+                            f->value, sep, f->unit);
+    if (l->valid)
+      g_string_append_printf (o, "%s%12.1f%s%12.1f%s%12.1f%s%12.1f", sep, l->mean_ns, sep, l->p50_ns, sep, l->p99_ns,
+                              sep, l->max_ns);
+    else if (markdown)
+      g_string_append (o, " | | | |");
+    g_string_append (o, markdown ? " |\n" : "\n");
+    /* A workload that says why a figure is what it is gets its verdict under it, as the modes' figures do. */
+    if (f->verdict.valid && !markdown)
+      g_string_append_printf (o, "  limited by %s: %s\n", f->verdict.cause, f->verdict.text);
+  }
+  g_string_append_printf (o, "\nlink usage of %s's link        payload  TLP ovh     DLLP  ord.sets     idle\n", fr->node);
+  const PsUsage *u[2] = { &fr->upstream, &fr->downstream };
+  for (int d = 0; d < 2; d++)
+    g_string_append_printf (o, "  %-28s%7.2f%% %7.2f%% %7.2f%% %7.2f%% %7.2f%%\n", d ? "downstream" : "upstream",
+                            u[d]->payload * 100, u[d]->tlp_overhead * 100, u[d]->dllp * 100, u[d]->ordered_sets * 100,
+                            u[d]->idle * 100);
+  g_string_append_printf (o, "protocol limit %.1f MB/s (MWr data, %s headers), %.1f MB/s (CplD data)\n",
+                          r->protocol_limit_mbps, c->link.address_bits == 64 ? "4-DW" : "3-DW",
+                          r->protocol_limit_read_mbps);
+}
+
 /* The human table: one line per figure that ran, then the headline mode's link usage per direction. Markdown
  * shares the figure rows so the manual's tables (docs/) and terminal output cannot disagree. */
 static void
@@ -232,6 +276,10 @@ render_table (GString *o, const PsRunResult *r, gboolean markdown)
   }
   if (r->microbench.ran) {
     microbench_table (o, r, markdown);
+    return;
+  }
+  if (r->figures.ran) {
+    figures_table (o, r, markdown);
     return;
   }
   PsFigure f[PS_N_FIGURES];
@@ -338,6 +386,21 @@ render_csv (GString *o, const PsRunResult *r)
   ps_config_write_comments (r->config, o);
   if (r->fabric.ran) {
     ps_report_fabric_csv (o, r);
+    return;
+  }
+  if (r->figures.ran) {
+    g_string_append (o, "config,workload,node,figure,unit,value,latency_mean_ns,latency_p50_ns,latency_p99_ns,"
+                        "latency_max_ns\n");
+    for (guint i = 0; i < r->figures.n; i++) {
+      const PsNamedFigure *nf = &r->figures.fig[i];
+      ps_csv_cell (o, r->config->name);
+      g_string_append_printf (o, ",%s,%s,%s,%s", r->figures.workload, r->figures.node, nf->name, nf->unit);
+      csv_num (o, nf->value);
+      const double l[4] = { nf->latency.mean_ns, nf->latency.p50_ns, nf->latency.p99_ns, nf->latency.max_ns };
+      for (int k = 0; k < 4; k++)
+        csv_num (o, nf->latency.valid ? l[k] : NAN);
+      g_string_append_c (o, '\n');
+    }
     return;
   }
   if (r->microbench.ran) {

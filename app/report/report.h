@@ -186,6 +186,31 @@ typedef struct {
   unsigned uses; /* PS_USE_*, as PsModeResult's */
 } PsMicrobenchResult;
 
+/* A device's workload (app/run/workloads.h: one a node kind names, run on a topology without flows:): its results
+ * as a list of named figures, which every format renders without knowing the workload. A figure is a value with
+ * its unit, or a latency distribution (latency.valid: value is then its mean, in ns), with a verdict when the
+ * workload gives one. */
+typedef struct {
+  const char *name; /* [a-z0-9_]: a JSON member, a CSV cell, a sweep's metric */
+  const char *unit;
+  double value;
+  PsLatency latency;
+  PsVerdict verdict;
+} PsNamedFigure;
+
+#define PS_MAX_NAMED_FIGURES 8
+
+typedef struct {
+  bool ran;
+  const char *workload; /* its registry name, the key of its members under "results" */
+  const char *node; /* the node it ran on */
+  guint n;
+  PsNamedFigure fig[PS_MAX_NAMED_FIGURES];
+  PsUsage upstream, downstream; /* the node's link, over the figures' window */
+  uint64_t events;
+  double sim_time_ns;
+} PsFiguresResult;
+
 /* Mechanisms that read some keys only when they work, so a run in which one did no work read none of its keys
  * (ps_key_use() in builder.h says which keys; a run's `uses` which worked): the CPU's interrupt and wake-up
  * draws (cpu.interrupt.*, cpu.wakeup.*: one of each per interrupt), the host's polls (host.poll_interval_ns: a
@@ -216,6 +241,7 @@ typedef struct {
   PsModeResult modes[PS_N_MODES];
   PsFabricResult fabric; /* a config with a topology: runs its flows instead of the modes */
   PsMicrobenchResult microbench; /* benchmark.workload microbench runs this instead of the modes */
+  PsFiguresResult figures; /* a device's workload runs this instead of the modes */
   uint64_t seed;
   double wall_s;
   /* NULL but in a run with --ranges, whose JSON then gives each figure its range and sensitivity (ranges.h). */

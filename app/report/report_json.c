@@ -223,6 +223,48 @@ json_microbench (PsJson *j, const PsRunResult *r)
   ps_json_end (j);
 }
 
+/* A device workload's named figures under "results", as one member named after the workload: each figure a member
+ * (a latency one as NAME_ns, its distribution), and then the list itself with units, for a reader that knows no
+ * workload. */
+static void
+json_figures (PsJson *j, const PsFiguresResult *fr, const PsRanges *ranges)
+{
+  ps_json_key (j, fr->workload);
+  ps_json_object (j, 0);
+  ps_json_string_member (j, "node", fr->node);
+  for (guint i = 0; i < fr->n; i++) {
+    const PsNamedFigure *f = &fr->fig[i];
+    if (f->latency.valid) {
+      g_autofree char *k = g_strdup_printf ("%s_ns", f->name);
+      ps_json_key (j, k);
+      ps_report_json_latency (j, &f->latency);
+    } else
+      ps_json_fixed_member (j, f->name, f->value, 3);
+  }
+  ps_json_key (j, "figures");
+  ps_json_array (j, 6);
+  for (guint i = 0; i < fr->n; i++) {
+    const PsNamedFigure *f = &fr->fig[i];
+    ps_json_object (j, 0);
+    ps_json_string_member (j, "name", f->name);
+    ps_json_string_member (j, "unit", f->unit);
+    ps_json_fixed_member (j, "value", f->value, 3);
+    if (f->latency.valid) {
+      ps_json_key (j, "latency_ns");
+      ps_report_json_latency (j, &f->latency);
+    }
+    if (f->verdict.valid) {
+      ps_json_key (j, "limited_by");
+      ps_report_json_verdict (j, &f->verdict);
+    }
+    if (ranges)
+      ps_ranges_json_members (j, ranges, PS_RANGE_FIG + (int) i, "");
+    ps_json_end (j);
+  }
+  ps_json_end (j);
+  ps_json_end (j);
+}
+
 /* The published figures are repeated from the config so the file is self-contained: a script compares without
  * reading YAML. Only figures the config gives appear (a partial published: block is legal), and none for a
  * workload that ps_result_figures() does not compare; "comparison" then holds only figures with both values. */
@@ -325,6 +367,8 @@ ps_report_render_json (GString *o, const PsRunResult *r, gboolean with_wall)
       json_mode (&j, r, i);
   if (r->microbench.ran)
     json_microbench (&j, r);
+  if (r->figures.ran)
+    json_figures (&j, &r->figures, r->ranges);
   ps_json_end (&j);
   if (r->ranges)
     ps_ranges_json_assumptions (&j, r->ranges, c);
@@ -333,8 +377,9 @@ ps_report_render_json (GString *o, const PsRunResult *r, gboolean with_wall)
   if (h) {
     ps_json_key (&j, "link_usage");
     json_directions (&j, h, 17);
-  } else if (r->microbench.ran) {
-    PsModeResult u = { .upstream = r->microbench.upstream, .downstream = r->microbench.downstream };
+  } else if (r->microbench.ran || r->figures.ran) {
+    PsModeResult u = { .upstream = r->microbench.ran ? r->microbench.upstream : r->figures.upstream,
+                       .downstream = r->microbench.ran ? r->microbench.downstream : r->figures.downstream };
     ps_json_key (&j, "link_usage");
     json_directions (&j, &u, 17);
   }
@@ -350,8 +395,8 @@ ps_report_render_json (GString *o, const PsRunResult *r, gboolean with_wall)
   ps_config_write_json (c, &j, 4);
 
   /* stats sum over modes: each mode ran on its own engine, so events and simulated time add up. */
-  uint64_t events = r->fabric.events + r->microbench.events;
-  double sim_ns = r->fabric.sim_time_ns + r->microbench.sim_time_ns;
+  uint64_t events = r->fabric.events + r->microbench.events + r->figures.events;
+  double sim_ns = r->fabric.sim_time_ns + r->microbench.sim_time_ns + r->figures.sim_time_ns;
   for (int i = 0; i < PS_N_MODES; i++) {
     events += r->modes[i].events;
     sim_ns += r->modes[i].sim_time_ns;

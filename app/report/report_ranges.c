@@ -24,6 +24,8 @@ ps_ranges_figures (const PsRunResult *r, double out[PS_RANGE_N])
     out[PS_RANGE_MB_GBPS] = r->microbench.gbps;
     out[PS_RANGE_MB_P50] = r->microbench.latency.p50_ns;
   }
+  for (guint i = 0; r->figures.ran && i < r->figures.n; i++)
+    out[PS_RANGE_FIG + i] = r->figures.fig[i].value;
 }
 
 /* --- writing them ---------------------------------------------------------------------------------------- */
@@ -32,7 +34,7 @@ ps_ranges_figures (const PsRunResult *r, double out[PS_RANGE_N])
 static int
 decimals (int f)
 {
-  return f == PS_RANGE_MB_GBPS || f == PS_RANGE_MB_P50 ? 3 : 2;
+  return f == PS_RANGE_MB_GBPS || f >= PS_RANGE_MB_P50 ? 3 : 2;
 }
 
 /* In the text: MB/s and ns to 0.1, Gb/s to 0.001, as the tables write them. */
@@ -149,7 +151,10 @@ static void
 figure_name (const PsRunResult *res, int f, const char **name, const char **unit, char *buf, size_t n)
 {
   *unit = "MB/s";
-  if (f < PS_RANGE_FLOW) {
+  if (f >= PS_RANGE_FIG) {
+    *name = res->figures.fig[f - PS_RANGE_FIG].name;
+    *unit = res->figures.fig[f - PS_RANGE_FIG].unit;
+  } else if (f < PS_RANGE_FLOW) {
     *name = mode_labels[(f - PS_RANGE_MODE) / 2][(f - PS_RANGE_MODE) % 2];
   } else if (f < PS_RANGE_MB_GBPS) {
     g_snprintf (buf, n, "flow %s", res->fabric.flows[f - PS_RANGE_FLOW].name);

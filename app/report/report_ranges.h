@@ -31,9 +31,10 @@ typedef struct {
 } PsFigureRange;
 
 /* The figures that get an interval: per mode its MB/s (simultaneous: read, then write), per flow its MB/s, the
- * microbench's Gb/s and its median latency. */
+ * microbench's Gb/s and its median latency, a device workload's named figures (a latency's: its mean). */
 enum { PS_RANGE_MODE = 0, PS_RANGE_FLOW = PS_RANGE_MODE + 2 * PS_N_MODES,
-       PS_RANGE_MB_GBPS = PS_RANGE_FLOW + PS_TOPOLOGY_MAX_FLOWS, PS_RANGE_MB_P50, PS_RANGE_N };
+       PS_RANGE_MB_GBPS = PS_RANGE_FLOW + PS_TOPOLOGY_MAX_FLOWS, PS_RANGE_MB_P50,
+       PS_RANGE_FIG, PS_RANGE_N = PS_RANGE_FIG + PS_MAX_NAMED_FIGURES };
 
 struct PsRanges {
   guint n_assumptions;

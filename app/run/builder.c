@@ -15,6 +15,9 @@
  */
 #include "app/run/builder.h"
 
+#include "app/run/assemble.h"
+#include "app/run/workloads.h"
+
 #include "models/base/dist.h"
 #include "models/base/model_error.h"
 #include "models/workloads/flow.h"
@@ -148,8 +151,6 @@ times_of (PsTransferTimes *out, const SystemTransferStats *t)
   *out = (PsTransferTimes) { t->valid, t->mean_ns, t->p50_ns, t->p99_ns };
 }
 
-static Fabric *build_fabric (const PsConfig *cfg, const PsTopology *t, int dma_mode, uint64_t seed, Component **comp,
-  Endpoint **eps, Host **host, LinkParams *lps, GError **error);
 
 /* The one-link system as a topology: what every config without a topology: describes (root complex "host",
  * endpoint "endpoint", one link trained to the config's link.gen and link.lanes), so one builder builds both. */
@@ -180,7 +181,7 @@ ps_build_system_fabric (const PsConfig *cfg, SystemMode mode, uint64_t seed, Hos
   g_autofree Component **comp = g_new0 (Component *, t->n_nodes);
   g_autofree Endpoint **eps = g_new0 (Endpoint *, t->n_nodes);
   g_autofree LinkParams *lps = g_new0 (LinkParams, t->n_links);
-  Fabric *f = build_fabric (cfg, t, (int) mode, seed, comp, eps, host, lps, error);
+  Fabric *f = ps_build_fabric (cfg, t, (int) mode, seed, comp, eps, host, lps, error);
   *endpoint = f ? eps[ps_topology_endpoint (t)] : NULL;
   if (f != NULL && *endpoint == NULL) {
     g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "node %s: a %s, not an endpoint the benchmark's DMA can run on",
@@ -345,22 +346,6 @@ run_stream (const PsConfig *cfg, int mode, uint64_t seed, SimTrace *trace, PsMod
  * and an endpoint with its datapath but no DMA engine, running the test as flows in DMA mode (models/workloads/flow.h).
  * A cold cache is host latency: host.cold_cache_latency_ns more for every read. bw_rdwr is a read flow and a
  * write flow at once, each with its own window and microbench.outstanding DMAs. */
-/* A traced fabric or microbenchmark (--trace): every link's tracks (models/observe/pcie_trace.h), then the trace starts. A link's
- * scope is "linkN" as in a one-link run, with the topology's name of it after (a trace name is [A-Za-z0-9_], so
- * its other characters become '_'; the index keeps scopes apart). Nothing when `trace` is NULL. */
-static gboolean
-trace_links (Fabric *f, SimTrace *trace, const PsTopology *t, GError **error)
-{
-  if (trace == NULL)
-    return TRUE;
-  for (guint i = 0; i < fabric_n_links (f); i++) {
-    g_autofree char *scope = t ? g_strdup_printf ("link%u_%s", i, t->links[i].name) : g_strdup_printf ("link%u", i);
-    g_strcanon (scope, G_CSET_A_2_Z G_CSET_a_2_z G_CSET_DIGITS "_", '_');
-    link_trace_declare (fabric_link (f, i), trace, scope);
-  }
-  return sim_trace_start (trace, error);
-}
-
 /* The verdict (models/analysis/why.h) of the first flow's data: its TLPs (a DMA of transfer_bytes, cut at MPS) on
  * the one link, against the datapath side that moves them and the engine's command rate (one DMA per
  * issue_gap_ps, before any partial-word cost of a read). */
@@ -469,7 +454,7 @@ run_microbench (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsMicrobenc
   FlowResult fr[2];
   FlowLinkResult lr[1];
   FlowRunStats st;
-  ok = ok && trace_links (f, trace, NULL, error)
+  ok = ok && ps_trace_links (f, trace, NULL, error)
        && flows_run (f, host, specs, n, units_ns_to_ps (cfg->benchmark.watchdog_ns), fr, lr, &st, error);
   for (guint k = 0; k < 2; k++)
     if (rand[k])
@@ -527,6 +512,29 @@ ps_run_config (const PsConfig *cfg, unsigned modes, uint64_t seed, PsRunResult *
 static gboolean run_fabric (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsFabricResult *out,
   GError **error);
 
+/* A device's workload (workloads.h) on the config's topology: the vendor figure and the protocol limit from the
+ * file's link keys as for every run, then the row's runner. */
+static gboolean
+run_device_workload (const PsConfig *cfg, const PsWorkloadKind *wk, const LinkParams *lp, uint64_t seed,
+  SimTrace *trace, PsRunResult *out, GError **error)
+{
+  out->model = wk->name;
+  out->theoretical_mbps = lp->flit_mode || lp->gen == 6
+                              ? link_theoretical_flit_mbps (lp->gen, lp->lanes, lp->max_payload_bytes)
+                              : link_theoretical_mbps (lp->gen, lp->lanes, lp->max_payload_bytes);
+  out->protocol_limit_mbps = link_protocol_limit_mbps (lp, cfg->link.address_bits == 64 ? 16 : 12);
+  out->protocol_limit_read_mbps = link_protocol_limit_mbps (lp, 12);
+  PsFiguresResult *fr = &out->figures;
+  *fr = (PsFiguresResult) { .workload = wk->name,
+                            .node = cfg->topology->nodes[ps_topology_workload_node (cfg->topology)].name };
+  if (!wk->run (cfg, (guint) ps_topology_workload_node (cfg->topology), seed, trace, fr, error)) {
+    ps_error_from_model (error, cfg->path);
+    return FALSE;
+  }
+  fr->ran = true;
+  return TRUE;
+}
+
 gboolean
 ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTrace *trace, PsRunResult *out,
   GError **error)
@@ -539,6 +547,10 @@ ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTra
   out->seed = seed;
   gboolean stream = cfg->benchmark.workload == PS_WORKLOAD_STREAM;
   gboolean flows = ps_config_runs_flows (cfg);
+  /* A node whose kind has a workload of its own runs it (workloads.h): the registry's row, not a branch here. */
+  const PsWorkloadKind *wk = ps_config_workload (cfg);
+  if (wk != NULL)
+    return run_device_workload (cfg, wk, &lp, seed, trace, out, error);
   /* Without flows a fabric runs the benchmark on its endpoint: the chaining DMA's, whose driver knows fabrics. */
   if (cfg->topology && !flows && cfg->benchmark.workload != PS_WORKLOAD_CHAINING_DMA) {
     ps_error_plain (error, PS_ERROR_DATA, "%s: the %s workload runs on a one-link config: a topology: without flows: "
@@ -605,77 +617,6 @@ ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTra
 }
 
 /* --- fabrics --------------------------------------------------------------------------------------------------- */
-
-/* One end of a link as the device there makes it: a switch port through the switch (its latency, its credits); a
- * root port or an endpoint with its own pipelines, credits and Ack policy from its node's config. */
-static void
-link_end (const PsConfig *nc, const PsNode *node, Switch *sw, LinkParams *lp, LinkEnd end)
-{
-  if (sw) {
-    switch_link_params (sw, lp, end);
-    lp->ack_every_tlps[end] = 0;
-    lp->rx_tl_pipeline_ps[end] = 0; /* the switch holds its TLPs itself (switch.h) */
-    return;
-  }
-  gboolean root = node->type == PS_NODE_ROOT_COMPLEX;
-  lp->end_pipelines[end] = TRUE;
-  lp->end_tx_pipeline_ps[end] = units_ns_to_ps (nc->link.tx_pipeline_ns);
-  lp->end_rx_pipeline_ps[end] = units_ns_to_ps (nc->link.rx_pipeline_ns);
-  lp->rx_tl_pipeline_ps[end] = units_ns_to_ps (nc->link.rx_transaction_ns);
-  lp->rx_credits[end] = ps_credits (root ? &nc->host.rx_credits : &nc->endpoint.rx_credits);
-  lp->ack_every_tlps[end] = (uint32_t) (root ? nc->host.ack_every_tlps : nc->endpoint.ack_every_tlps);
-}
-
-/* The fabric's components and links; NULL with the error of the first model that refuses its parameters, prefixed
- * with the node's or link's name. */
-static Fabric *
-build_fabric (const PsConfig *cfg, const PsTopology *t, int dma_mode, uint64_t seed, Component **comp, Endpoint **eps,
-  Host **host, LinkParams *lps, GError **error)
-{
-  Fabric *f = fabric_new (seed);
-  for (guint i = 0; i < t->n_nodes; i++) {
-    const PsNode *n = &t->nodes[i];
-    const PsConfig *nc = n->cfg ? n->cfg : cfg;
-    SystemParams sp;
-    ps_build_system_params (nc, &sp);
-    PsNodeBuild b = { .f = f, .node = n, .cfg = nc, .sp = &sp, .dma_mode = dma_mode };
-    comp[i] = ps_node_kind (n->kind)->build (&b, error);
-    gboolean ok = comp[i] != NULL;
-    if (ok && n->type == PS_NODE_ROOT_COMPLEX)
-      *host = host_from_component (comp[i]);
-    if (ok && n->type == PS_NODE_ENDPOINT)
-      eps[i] = endpoint_from_component (comp[i]);
-    if (!ok) {
-      g_prefix_error (error, "node %s: ", n->name);
-      fabric_free (f);
-      return NULL;
-    }
-  }
-  for (guint i = 0; i < t->n_links; i++) {
-    const PsLink *l = &t->links[i];
-    LinkParams *lp = &lps[i];
-    ps_build_link_params (l->cfg ? l->cfg : cfg, lp);
-    lp->gen = (int) l->gen;
-    lp->lanes = (int) l->lanes;
-    const PsNode *ends[2] = { &t->nodes[l->a], &t->nodes[l->b] };
-    for (int e = 0; e < 2; e++) {
-      const PsConfig *nc = ends[e]->cfg ? ends[e]->cfg : cfg;
-      link_end (nc, ends[e], switch_from_component (comp[e ? l->b : l->a]), lp, e ? LINK_USP : LINK_DSP);
-      if (l->has_credits[e])
-        lp->rx_credits[e ? LINK_USP : LINK_DSP] = ps_credits (&l->credits[e]);
-    }
-    if (!fabric_connect (f, comp[l->a], l->a_port, comp[l->b], l->b_port, lp, error)) {
-      g_prefix_error (error, "link %s: ", l->name);
-      fabric_free (f);
-      return NULL;
-    }
-  }
-  if (!fabric_enumerate (f, error)) {
-    fabric_free (f);
-    return NULL;
-  }
-  return f;
-}
 
 /* No flow may carry more than every link on its path allows its data: posted writes with their MWr header, read
  * data in 3-DW CplDs (link.h), over the flow's own window. A TLP carries the ECRC its originator's link gave it
@@ -779,7 +720,7 @@ run_fabric (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsFabricResult 
   g_autofree Endpoint **eps = g_new0 (Endpoint *, t->n_nodes);
   g_autofree LinkParams *lps = g_new0 (LinkParams, MAX (t->n_links, 1));
   Host *host = NULL;
-  Fabric *f = build_fabric (cfg, t, -1, seed, comp, eps, &host, lps, error);
+  Fabric *f = ps_build_fabric (cfg, t, -1, seed, comp, eps, &host, lps, error);
   if (!f) {
     ps_error_from_model (error, cfg->path);
     return FALSE;
@@ -802,7 +743,7 @@ run_fabric (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsFabricResult 
   FlowResult fr[PS_TOPOLOGY_MAX_FLOWS];
   g_autofree FlowLinkResult *lr = g_new0 (FlowLinkResult, MAX (t->n_links, 1));
   FlowRunStats st;
-  gboolean ok = trace_links (f, trace, t, error)
+  gboolean ok = ps_trace_links (f, trace, t, error)
                 && flows_run (f, host, specs, n, units_ns_to_ps (cfg->benchmark.watchdog_ns), fr, lr, &st, error);
   /* The sources' IDs, as enumerated, for the flows of multi-function devices (report.h). */
   g_autofree uint16_t *ids = g_new0 (uint16_t, t->n_nodes);

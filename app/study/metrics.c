@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "app/base/error.h"
+#include "app/run/workloads.h"
 #include "app/study/ranges.h"
 
 /* Metric names form a closed vocabulary built from the modes and usage categories, so a misspelt metric is an
@@ -225,6 +226,45 @@ fabric_metric (const PsTopology *t, const char *name, PsMetric *out)
   return FALSE;
 }
 
+/* A device workload's metrics (workloads.h), by its figures' names: NAME for each, and NAME_mean_ns, _p50_ns,
+ * _p99_ns, _max_ns for a latency's distribution. */
+static const char *const latency_words[4] = { "mean", "p50", "p99", "max" };
+
+static gboolean
+figure_metric (const PsWorkloadKind *wk, const char *name, PsMetric *out)
+{
+  for (guint i = 0; i < wk->n_figures; i++)
+    for (int c = 0; c < (wk->figures[i].latency ? 5 : 1); c++) {
+      g_autofree char *n = c ? g_strdup_printf ("%s_%s_ns", wk->figures[i].name, latency_words[c - 1])
+                             : g_strdup (wk->figures[i].name);
+      if (strcmp (n, name) == 0) {
+        *out = (PsMetric) { (char *) name, PS_METRIC_FIGURE, -1, (int) i, 0, c };
+        return TRUE;
+      }
+    }
+  return FALSE;
+}
+
+/* A device workload runs no mode, flow or microbenchmark: its own figures, and the link's two analytic limits. */
+static gboolean
+figure_resolve (const YNode *n, const PsWorkloadKind *wk, PsMetric *out, GError **error)
+{
+  const PsMetric *m = metric_find (n->value);
+  if (m && (m->kind == PS_METRIC_THEORETICAL || m->kind == PS_METRIC_PROTOCOL_LIMIT)) {
+    *out = *m;
+    return TRUE;
+  }
+  if (figure_metric (wk, n->value, out))
+    return TRUE;
+  g_autoptr (GString) names = g_string_new (NULL);
+  for (guint i = 0; i < wk->n_figures; i++)
+    g_string_append_printf (names, "%s%s%s", i ? ", " : "", wk->figures[i].name,
+                            wk->figures[i].latency ? " (and _mean_ns, _p50_ns, _p99_ns, _max_ns)" : "");
+  ytree_error (error, PS_ERROR_DATA, n, "unknown metric '%s': the base config runs the %s workload, whose metrics are "
+               "%s", n->value, wk->name, names->str);
+  return FALSE;
+}
+
 /* The scenario owns copies so that freeing it never touches the shared table. */
 void
 ps_metric_add (GArray *metrics, const PsMetric *m)
@@ -244,6 +284,18 @@ void
 ps_metric_defaults (GArray *metrics, const PsConfig *base, unsigned modes)
 {
   GArray *t = metric_table ();
+  /* A device workload: each figure's value, and a latency's p50 and p99. */
+  const PsWorkloadKind *wk = ps_config_workload (base);
+  for (guint i = 0; wk && i < wk->n_figures; i++)
+    for (int c = 0; c < (wk->figures[i].latency ? 5 : 1); c++)
+      if (c == 0 || c == 2 || c == 3) {
+        g_autofree char *n = c ? g_strdup_printf ("%s_%s_ns", wk->figures[i].name, latency_words[c - 1])
+                               : g_strdup (wk->figures[i].name);
+        PsMetric m = { n, PS_METRIC_FIGURE, -1, (int) i, 0, c };
+        ps_metric_add (metrics, &m);
+      }
+  if (wk)
+    return;
   /* A fabric with flows: the flows together, then each flow's throughput, median and first-TLP latency (without
    * flows a fabric runs the benchmark's modes, as a one-link config). */
   if (ps_config_runs_flows (base)) {
@@ -282,6 +334,9 @@ ps_metric_resolve (const YNode *n, const PsConfig *base, unsigned modes, const c
                  ytree_kind_name (n->kind));
     return FALSE;
   }
+  const PsWorkloadKind *wk = ps_config_workload (base);
+  if (wk)
+    return figure_resolve (n, wk, out, error);
   const PsMetric *m = metric_find (n->value);
   if (!m && fabric_metric (base->topology, n->value, out))
     m = out;
@@ -382,6 +437,13 @@ ps_metric_value (const PsMetric *m, const PsRunResult *r)
   }
   if (m->kind == PS_METRIC_LIMITED_BY)
     return NAN;
+  if (m->kind == PS_METRIC_FIGURE) {
+    if (!r->figures.ran || (guint) m->figure >= r->figures.n)
+      return NAN;
+    const PsNamedFigure *f = &r->figures.fig[m->figure];
+    const double v[5] = { f->value, f->latency.mean_ns, f->latency.p50_ns, f->latency.p99_ns, f->latency.max_ns };
+    return m->category == 0 || f->latency.valid ? v[m->category] : NAN;
+  }
   if (m->kind == PS_METRIC_MICROBENCH) {
     const PsMicrobenchResult *mb = &r->microbench;
     const double v[7] = { mb->gbps, mb->latency.mean_ns, mb->latency.p50_ns, mb->latency.p99_ns, mb->latency.max_ns,
@@ -437,5 +499,5 @@ ps_metric_decimals (const PsMetric *m)
   return m->kind == PS_METRIC_EVENTS || m->kind == PS_METRIC_ERRORS ? 0
          : m->kind == PS_METRIC_SIM_TIME || m->kind == PS_METRIC_LATENCY_P99 || m->kind == PS_METRIC_TRANSFER
                 || m->kind == PS_METRIC_MICROBENCH || (m->kind == PS_METRIC_FLOW && m->category > 0)
-                || (m->kind == PS_METRIC_RANGE && m->mode < 0) ? 3 : 2;
+                || (m->kind == PS_METRIC_RANGE && m->mode < 0) || m->kind == PS_METRIC_FIGURE ? 3 : 2;
 }

@@ -23,7 +23,9 @@ typedef enum { PS_METRIC_THEORETICAL, PS_METRIC_PROTOCOL_LIMIT, PS_METRIC_MBPS, 
                PS_METRIC_USAGE, PS_METRIC_EVENTS, PS_METRIC_SIM_TIME, PS_METRIC_ERRORS,
                PS_METRIC_LATENCY_P99, PS_METRIC_TRANSFER, PS_METRIC_MICROBENCH, PS_METRIC_RANGE,
                PS_METRIC_LIMITED_BY, PS_METRIC_FLOWS, PS_METRIC_FLOW,
-               PS_METRIC_LINK } PsMetricKind; /* the fabric's kinds last */
+               PS_METRIC_LINK, /* the fabric's kinds last, then: */
+               PS_METRIC_FIGURE /* a device workload's named figure (workloads.h): `figure` its index, `category` 0
+                                 * the value, 1..4 a latency's mean, p50, p99, max */ } PsMetricKind;
 
 typedef struct {
   char *name;

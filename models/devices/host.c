@@ -173,8 +173,16 @@ static void
 msi_fire (SimEngine *e, void *ctx, uint64_t arg)
 {
   Host *h = ctx;
+  uint64_t address = arg & 0xffffffffu;
+  for (guint i = 0; i < h->msi_routes->len; i++) {
+    const Watch *w = &g_array_index (h->msi_routes, Watch, i);
+    if (w->address == address) {
+      w->fn (w->ctx, address, (uint32_t) (arg >> 32));
+      return;
+    }
+  }
   if (h->msi_fn != NULL)
-    h->msi_fn (h->msi_ctx, arg & 0xffffffffu, (uint32_t) (arg >> 32));
+    h->msi_fn (h->msi_ctx, address, (uint32_t) (arg >> 32));
 }
 
 static void
@@ -625,6 +633,13 @@ host_watch_status (Host *h, uint64_t address, HostEventFn fn, void *ctx)
 }
 
 void
+host_route_msi (Host *h, uint64_t address, HostEventFn fn, void *ctx)
+{
+  Watch w = { address, fn, ctx };
+  g_array_append_val (h->msi_routes, w);
+}
+
+void
 host_set_msi (Host *h, HostEventFn fn, void *ctx)
 {
   h->msi_fn = fn;
@@ -713,6 +728,7 @@ host_free (Component *comp)
   g_array_free (h->watch, TRUE);
   txn_tags_clear (&h->tags);
   txn_cpl_clear (&h->cpl, NULL);
+  g_array_free (h->msi_routes, TRUE);
   g_free (h->iotlb);
   g_free (h->rp);
   g_free (h);
@@ -745,6 +761,7 @@ host_new (Fabric *f, const char *name, const HostParams *params, uint32_t root_p
   h->rp = g_new0 (RootPort, root_ports);
   h->peer_routing = root_ports > 1;
   h->watch = g_array_new (FALSE, FALSE, sizeof (Watch));
+  h->msi_routes = g_array_new (FALSE, FALSE, sizeof (Watch));
   /* Converted once: the per-TLP paths only multiply. Rates of 0 become 0 ps per byte, i.e. no limit. */
   h->llc_hi = UINT64_MAX;
   h->llc_miss_ps = units_ns_to_ps (params->llc_miss_ns);

@@ -127,6 +127,9 @@ SimTime host_pio_write (Host *host, SimTime delay_ps, uint64_t address, gboolean
 /* Software learns of a write to `address` by polling (used when MSI is off). */
 void host_watch_status (Host *host, uint64_t address, HostEventFn fn, void *ctx);
 void host_set_msi (Host *host, HostEventFn fn, void *ctx);
+/* Interrupts by vector: an MSI or MSI-X whose message address is `address` (a vector's, 32-bit) runs `fn`, the
+ * device's own handler, instead of the one host_set_msi() set; so devices with interrupts share the host. */
+void host_route_msi (Host *host, uint64_t address, HostEventFn fn, void *ctx);
 
 /* The CPU that sits behind the root complex (cpu.h). */
 typedef struct {

@@ -67,6 +67,7 @@ struct Host {
   GArray *watch; /* Watch: status words software polls */
   HostEventFn msi_fn;
   void *msi_ctx;
+  GArray *msi_routes; /* Watch: an MSI to its address goes to its handler (host_route_msi), else to msi_fn */
   HostIrqDelayFn irq_delay_fn;
   void *irq_delay_ctx;
 

@@ -188,6 +188,7 @@ ps_build_stream_params (const PsConfig *cfg, StreamMode mode, StreamParams *sp)
     .completion_bytes = (uint32_t) cfg->host.completion_bytes,
     .completer_latency_ps = units_ns_to_ps (cfg->host.read_latency_ns),
     .tlp_payload_bytes = (uint32_t) cfg->benchmark.stream_payload_bytes,
+    .watchdog_ps = units_ns_to_ps (cfg->benchmark.watchdog_ns),
   };
   ps_build_link_params (cfg, &sp->link);
 }

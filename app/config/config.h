@@ -179,6 +179,7 @@ typedef struct {
       bool enabled;
       int64_t iotlb_entries, page_bytes;
       double walk_ns; /* per IOTLB miss */
+      int64_t walks_in_flight; /* page walkers */
     } iommu;
     struct {
       bool buffer_remote; /* the DMA buffer is in the other socket's memory */

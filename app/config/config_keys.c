@@ -323,6 +323,10 @@ const KeyDef cfg_keys[] = {
   KEY_DOUBLE ("host.iommu.walk_ns", host.iommu.walk_ns, 0, 1e6, "0", "ns",
     "an IOTLB miss: the page walk's dependent memory reads; one walker, so walks queue behind one another, and "
     "the request (and every posted write behind a write) waits for its translation"),
+  KEY_INT ("host.iommu.walks_in_flight", host.iommu.walks_in_flight, 1, 64, "1", "walks",
+    "page walks the IOMMU works on at once: a miss takes the first walker free, so with several the misses of "
+    "requests that arrive together overlap (host.iommu.walk_ns each) and a request behind waits only if all are "
+    "busy; 1: one walk after another"),
   KEY_INT ("host.ack_every_tlps", host.ack_every_tlps, 0, 4096, "0", "TLPs",
     "the root port Acks at the latest after this many TLPs; 0 = Ack latency timer only"),
   KEY_DOUBLE ("host.write_drain_mbps", host.write_drain_mbps, 0, 1e6, "0", "MB/s",

@@ -385,6 +385,29 @@ START_TEST (test_engine_costs)
 }
 END_TEST
 
+/* The device offset (microbench.device_offset), on test_device_issue_rate's server link:
+ * - a 64-byte read starting 1 byte into an 8-byte word of the device's memory has a partial word at each end:
+ *   dma_read_partial_ns (20) twice on the engine's 20 ns, one per 60 ns, 64 x 8 / 60 = 8.533 Gb/s; at offset 8
+ *   (whole words) it keeps 20 ns (25.6 Gb/s);
+ * - a 128-byte write with 128-byte pieces, one piece per dma_write_gap_ns (20): at offset 0 one piece per DMA,
+ *   128 x 8 / 20 = 51.2 Gb/s; at offset 1 its 17 words need two pieces, one DMA per 40 ns, 25.6 Gb/s. */
+START_TEST (test_device_offset)
+{
+  const char *rd1[] = { "endpoint.dma_issue_cycles=10", "endpoint.dma_read_partial_ns=20",
+                        "microbench.device_offset=1", NULL };
+  const char *rd8[] = { "endpoint.dma_issue_cycles=10", "endpoint.dma_read_partial_ns=20",
+                        "microbench.device_offset=8", NULL };
+  assert_near (server_gbps ("do_rd1", rd1), 8.533, 0.01, "64-byte reads at device offset 1, one per 60 ns");
+  assert_near (server_gbps ("do_rd8", rd8), 25.6, 0.01, "64-byte reads at device offset 8, one per 20 ns");
+  const char *wr0[] = { "microbench.test=bw_wr", "microbench.transfer_bytes=128", "endpoint.dma_write_max_bytes=128",
+                        "endpoint.dma_write_gap_ns=20", NULL };
+  const char *wr1[] = { "microbench.test=bw_wr", "microbench.transfer_bytes=128", "endpoint.dma_write_max_bytes=128",
+                        "endpoint.dma_write_gap_ns=20", "microbench.device_offset=1", NULL };
+  assert_near (server_gbps ("do_wr0", wr0), 51.2, 0.01, "128-byte writes, one piece each");
+  assert_near (server_gbps ("do_wr1", wr1), 25.6, 0.01, "128-byte writes at device offset 1, two pieces each");
+}
+END_TEST
+
 /* NUMA (host.numa.*): a buffer in the other socket's memory adds host.numa.remote_ns (100) to one read's round
  * trip on the idle link, give or take the datapath's 4 ns clock; the same latency with the buffer local, or remote
  * at 0 ns, adds nothing. */
@@ -488,6 +511,7 @@ main (void)
   tcase_add_test (tc, test_byte_enables);
   tcase_add_test (tc, test_llc_window);
   tcase_add_test (tc, test_engine_costs);
+  tcase_add_test (tc, test_device_offset);
   tcase_add_test (tc, test_numa_remote);
   tcase_add_test (tc, test_json);
   tcase_add_test (tc, test_sweep_metrics);

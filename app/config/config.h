@@ -239,6 +239,7 @@ typedef struct {
     int offsets; /* 0 sequential, 1 random */
     int cache; /* PsMicrobenchCache */
     int64_t host_offset; /* bytes from a 64-byte cache line (pcie-bench's HO) */
+    int64_t device_offset; /* bytes from a 64-byte boundary of the device's memory (pcie-bench's DO) */
   } microbench;
 
   struct {

@@ -407,6 +407,24 @@ microbench_within_limits (const PsConfig *cfg, const LinkParams *link, const Flo
   return TRUE;
 }
 
+/* The device's side of a DMA (microbench.device_offset): its engine moves whole 8-byte words of its memory. A read
+ * whose first or last byte lies inside a word writes that word in part, a read-modify-write that lengthens its
+ * issue (endpoint.dma_read_partial_ns, once per such word); a write's pieces (endpoint.dma_write_max_bytes) count
+ * the words, so an offset inside a word leaves the first piece that much, in whole DWs, shorter. */
+static void
+device_words (const PsConfig *cfg, gboolean cmd, int test, FlowSpec specs[2])
+{
+  if (cmd)
+    return;
+  uint32_t dof = (uint32_t) cfg->microbench.device_offset % 8, asked = (uint32_t) cfg->microbench.transfer_bytes;
+  unsigned partial = (dof != 0) + ((dof + asked) % 8 != 0);
+  if (test != PS_MB_BW_WR)
+    specs[0].dma_gap_ps += partial * units_ns_to_ps (cfg->endpoint.dma_read_partial_ns);
+  if (cfg->endpoint.dma_write_max_bytes > 0)
+    for (int k = 0; k < 2; k++)
+      specs[k].write_head_skew_bytes = (dof + 3) / 4 * 4;
+}
+
 static gboolean
 run_microbench (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsMicrobenchResult *out, GError **error)
 {
@@ -458,10 +476,7 @@ run_microbench (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsMicrobenc
   };
   FlowSpec specs[2] = { spec, spec };
   specs[1].op = FLOW_WRITE;
-  /* A read that ends inside an 8-byte word of the device's memory writes that word in part: the engine's
-   * read-modify-write lengthens its issue (endpoint.dma_read_partial_ns); a write reads its memory whole. */
-  if (!cmd && test != PS_MB_BW_WR && asked % 8 != 0)
-    specs[0].dma_gap_ps += units_ns_to_ps (cfg->endpoint.dma_read_partial_ns);
+  device_words (cfg, cmd, test, specs);
   guint n = test == PS_MB_BW_RDWR ? 2 : 1;
   GRand *rand[2] = { NULL, NULL };
   for (guint k = 0; ok && k < n && cfg->microbench.offsets == 1; k++)

@@ -145,6 +145,15 @@ next_offset (Flow *fl)
     fl->dma_off = fl->dma_off + 2 * tb > s->bytes ? 0 : fl->dma_off + tb;
 }
 
+/* The most a write flow's next MWr may carry: the engine's piece (mps), less the skew for a DMA's first. */
+static uint32_t
+write_piece_max (const Flow *fl, FlowOp op)
+{
+  uint32_t skew = fl->s->write_head_skew_bytes;
+  gboolean head = fl->s->transfer_bytes > 0 && fl->dma_pos % fl->s->transfer_bytes == 0;
+  return op == FLOW_WRITE && head && skew > 0 && skew < fl->mps ? fl->mps - skew : fl->mps;
+}
+
 static gboolean
 flow_peek (void *ctx, Tlp *probe)
 {
@@ -177,7 +186,7 @@ flow_peek (void *ctx, Tlp *probe)
     }
     return FALSE;
   }
-  uint32_t size = split_next_request (addr, left, op == FLOW_WRITE ? fl->mps : s->max_read_request_bytes);
+  uint32_t size = split_next_request (addr, left, op == FLOW_WRITE ? write_piece_max (fl, op) : s->max_read_request_bytes);
   *probe = (Tlp) { 0 };
   tlp_set (probe, op == FLOW_WRITE ? TLP_MWR : TLP_MRD, addr > UINT32_MAX, addr, size);
   return TRUE;

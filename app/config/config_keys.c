@@ -323,8 +323,8 @@ const KeyDef cfg_keys[] = {
     "DMA addresses are translated by an IOMMU (Intel VT-d): every DMA request to host memory looks its page up in "
     "the IOTLB, and a miss waits for a page walk (docs/host-model.md §3)"),
   KEY_INT ("host.iommu.iotlb_entries", host.iommu.iotlb_entries, 1, 4096, "64", "entries",
-    "translations the IOTLB holds, least recently used replaced; its reach is entries x page_bytes (pcie-bench's "
-    "knee near 256 KB of 4 KB pages: about 64, docs/host-model.md §3)"),
+    "translations the IOTLB holds, least recently used replaced; its reach is entries x page_bytes (the T630 reads "
+    "about 112 off pcie-bench's latency by window with 4 KB pages, docs/host-model.md §3)"),
   KEY_ONE_OF ("host.iommu.page_bytes", host.iommu.page_bytes, 4096, 1073741824, page_allowed, "4096", "bytes",
     "the page one IOTLB entry translates: 4 KB, 2 MB or 1 GB (the DMA buffer's mapping)"),
   KEY_DOUBLE ("host.iommu.walk_ns", host.iommu.walk_ns, 0, 1e6, "0", "ns",

@@ -55,19 +55,21 @@ def wire_mbps(gen, lanes):
 # --- the generator -----------------------------------------------------------------------------------------------
 
 
-def credits(rng, mps, mrrs, switch_end):
+def credits(rng, mps, mrrs, switch_end, scaled):
     """A per-link advertisement within the legal range: finite data credits hold one max-size TLP (spec §3.4.2),
-    a switch port's header credits are finite; 0 (infinite) elsewhere now and then."""
+    a switch port's header credits are finite; 0 (infinite) elsewhere now and then. Without scaled flow control
+    (a link whose ends both train at 16 GT/s or more has it: the link trains to the lower end) at most 127 header
+    and 2047 data credits (spec §2.6.1, #39 point 6)."""
     c = {}
     for t in rng.sample(["ph", "pd", "nph", "npd", "cplh", "cpld"], rng.randint(1, 3)):
         hdr = t in ("ph", "nph", "cplh")
         if not switch_end and rng.random() < 0.2 or (switch_end and not hdr and rng.random() < 0.1):
             c[t] = 0
         elif hdr:
-            c[t] = rng.choice([1, 2, 4, 16, 64, 2032])
+            c[t] = rng.choice([1, 2, 4, 16, 64, 2032 if scaled else 127])
         else:
             least = {"pd": mps // 16, "cpld": min(mps, mrrs) // 16, "npd": 1}[t]
-            c[t] = min(32752, rng.choice([least, least + 1, 2 * least, 8 * least, 32752]))
+            c[t] = min(32752 if scaled else 2047, rng.choice([least, least + 1, 2 * least, 8 * least, 32752]))
     return c
 
 
@@ -152,9 +154,9 @@ def generate(seed):
             n["weights"] = [rng.randint(1, 4) for _ in range(children(case, n) + 1)]
         lk = {}
         if rng.random() < 0.3:
-            lk["a_rx_credits"] = credits(rng, mps, mrrs, parent_of(case, n)["type"] == "switch")
+            lk["a_rx_credits"] = credits(rng, mps, mrrs, parent_of(case, n)["type"] == "switch", min(gen_of(case, parent_of(case, n)), gen_of(case, n)) >= 4)
         if rng.random() < 0.3:
-            lk["b_rx_credits"] = credits(rng, mps, mrrs, n["type"] == "switch")
+            lk["b_rx_credits"] = credits(rng, mps, mrrs, n["type"] == "switch", min(gen_of(case, parent_of(case, n)), gen_of(case, n)) >= 4)
         # Errors need store-and-forward at a switch end (nullified TLPs are not modelled at a cut-through one).
         ends = [parent_of(case, n), n]
         cut = any(e["type"] == "switch" and e.get("switch", {}).get("forwarding", sw.get("forwarding", "cut_through"))

@@ -432,29 +432,55 @@ END_TEST
 /* A miss costs its read the walk: the first read of a page completes walk_ns (300) later than without the IOMMU,
  * and a second read of the same page, sent right behind it, waits for that same walk, not another one: its
  * completion follows the first by its wire time (~20 ns for a 64-byte CplD at Gen2 x8), as without the IOMMU. */
-START_TEST (test_iommu_walk_time)
+/* Two 64-byte reads, at 0x70000 and `second`, without (t[0]) and with (t[1]) an IOMMU of 300-ns walks and
+ * `walkers` walkers: when each one's data arrives. */
+static void
+two_reads (uint64_t second, uint32_t walkers, SimTime t[2][2])
 {
   HostParams hp = base_host_params ();
-  SimTime t[2][2];
   for (int on = 0; on < 2; on++) {
     hp.iommu_enabled = on;
     hp.iotlb_entries = 4;
     hp.iommu_page_bytes = 4096;
     hp.iommu_walk_ns = 300;
+    hp.iommu_walks = walkers;
     Rig r;
     rig_init (&r, &hp);
     dev_read (&r, 0x70000, 64, 1);
-    dev_read (&r, 0x70040, 64, 2);
+    dev_read (&r, second, 64, 2);
     sim_run_until (r.engine, 50 * SIM_US);
     ck_assert_uint_eq (r.n, 2);
     t[on][0] = r.seen[0].at;
     t[on][1] = r.seen[1].at;
     rig_finish (&r);
   }
+}
+
+START_TEST (test_iommu_walk_time)
+{
+  SimTime t[2][2];
+  two_reads (0x70040, 1, t);
   ck_assert_msg (t[1][0] - t[0][0] == 300 * SIM_NS, "first read %" G_GINT64_FORMAT " ps later with the IOMMU",
                  (gint64) (t[1][0] - t[0][0]));
   ck_assert_msg (t[1][1] - t[1][0] == t[0][1] - t[0][0], "second read %" G_GINT64_FORMAT " ps behind the first, %"
                  G_GINT64_FORMAT " ps without the IOMMU", (gint64) (t[1][1] - t[1][0]), (gint64) (t[0][1] - t[0][0]));
+}
+END_TEST
+
+/* Two misses on different pages arriving together: with two walkers both walks run at once, so each read comes
+ * exactly one walk later than without the IOMMU; with one, the second walk waits for the first (host.h). */
+START_TEST (test_iommu_walkers_overlap)
+{
+  SimTime t[2][2];
+  two_reads (0x90000, (uint32_t) (_i + 1), t);
+  ck_assert_msg (t[1][0] - t[0][0] == 300 * SIM_NS, "first read %" G_GINT64_FORMAT " ps later",
+                 (gint64) (t[1][0] - t[0][0]));
+  if (_i == 1)
+    ck_assert_msg (t[1][1] - t[0][1] == 300 * SIM_NS, "second read %" G_GINT64_FORMAT " ps later with two walkers",
+                   (gint64) (t[1][1] - t[0][1]));
+  else
+    ck_assert_msg (t[1][1] - t[0][1] > 300 * SIM_NS, "second read only %" G_GINT64_FORMAT " ps later with one walker",
+                   (gint64) (t[1][1] - t[0][1]));
 }
 END_TEST
 
@@ -472,6 +498,7 @@ main (void)
   tcase_add_test (tc, test_iotlb_lru_order);
   tcase_add_loop_test (tc, test_slow_read_does_not_hold_back_a_ready_one, 0, 2);
   tcase_add_test (tc, test_iommu_walk_time);
+  tcase_add_loop_test (tc, test_iommu_walkers_overlap, 0, 2);
   tcase_add_exit_test (tc, test_tag_reuse_exits_70, 70);
   suite_add_tcase (s, tc);
     return run_suite (s);

@@ -75,9 +75,12 @@ START_TEST (test_folders)
   ck_assert_msg (strstr (text, "microbench.transfer_bytes: 8, microbench.window_bytes: 8192, microbench.offsets: "
                          "sequential, microbench.cache: warm}, microbench_latency_p50_ns: 533.3333333333334}   # "
                          "lat_dma_sizes.csv:3\n"), "lat row missing");
-  /* A 63-byte DMA (bw_dma_sz_sweep.csv line 4) is a comment today, with the reason. */
-  ck_assert_msg (strstr (text, "  # not run by this pciesim (") && strstr (text, "# bw_dma_sz_sweep.csv:4\n"),
-                 "63-byte row");
+  /* Every row runs now, the device offsets' too: bw_dma_off_rd.csv line 18 (64-byte sequential reads 1 byte into
+   * the device's word, 12.69… Gb/s). */
+  ck_assert_msg (refused == 0, "%u rows refused", refused);
+  ck_assert_msg (strstr (text, "microbench.transfer_bytes: 64, microbench.window_bytes: 8192, microbench.offsets: "
+                         "sequential, microbench.cache: warm, microbench.device_offset: 1}, microbench_gbps: "
+                         "12.69287143604409}   # bw_dma_off_rd.csv:18\n"), "device offset row missing");
   /* fit accepts the file: its first measurements, one parameter with a range in the host file. */
   g_autoptr (GString) small = g_string_new ("base: m.base.yaml\nparameters: [host.cold_cache_latency_ns]\n"
                                             "measurements:\n");

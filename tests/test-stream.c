@@ -1,7 +1,7 @@
 /* test-stream.c — the streaming workload (stream.c) itself: its parameters and defaults, its measurement window,
- * its read-side completer and tag limit, and its stall report. test-link.c uses the stream as a driver for the
- * link's own figures; here the expected figures follow from stream.h's contract and the link's wire times
- * (pcie-protocol.md §1-§2), worked out in each test's comment. */
+ * its read-side completer and tag limit, and what the run harness finds in it (a stall, a misplaced write).
+ * test-link.c uses the stream as a driver for the link's own figures; here the expected figures follow from
+ * stream.h's contract and the link's wire times (pcie-protocol.md §1-§2), worked out in each test's comment. */
 #include <check.h>
 #include <math.h>
 #include <string.h>
@@ -231,20 +231,52 @@ START_TEST (test_tags_latency)
 }
 END_TEST
 
-/* ---- a stream that cannot move says what it waits for ---- */
+/* ---- the run harness (run.h): stalls, slow consumers, the ledger ---- */
 
 START_TEST (test_stall)
 {
-  /* The device advertises 8 completion-data credits (128 bytes), less than one 256-byte CplD needs: the
-   * completer can never send, the engine runs dry, and the error names the credit type. */
-  StreamParams sp = { .link = gen2x8 (), .mode = STREAM_READ, .total_bytes = 4096 };
+  /* The device advertises 8 completion-data credits (128 bytes), less than one 256-byte CplD needs: the completer
+   * can never send. The harness's watchdog finds it, with a 100 us bound (the completer's latency is 0, so nothing
+   * stretches it): its first tick at 100 us sees the 4096 bytes requested at t = 0 as progress, its second at
+   * 200 us sees none and stops the run, located and worded by the harness, the credit type named. */
+  StreamParams sp = { .link = gen2x8 (), .mode = STREAM_READ, .total_bytes = 4096, .watchdog_ps = 100 * SIM_US };
   sp.link.rx_credits[LINK_USP].cpld = 8;
   StreamResult r;
   g_autoptr (GError) e = NULL;
   ck_assert (!stream_run (&sp, 1, &r, &e));
   ck_assert_msg (g_error_matches (e, MODEL_ERROR, MODEL_ERROR_DEADLOCK), "%s", e->message);
-  ck_assert_msg (strstr (e->message, "stream stalled: 0 of 4096 bytes") != NULL, "%s", e->message);
+  ck_assert_msg (g_str_has_prefix (e->message, "deadlock in the read stream, 0 of 4096 bytes delivered, t = 200.000 "
+                                   "us: nothing delivered for 100.000 us; waiting: "), "%s", e->message);
+  ck_assert_msg (strstr (e->message, "4096 of 4096 bytes requested") != NULL, "%s", e->message);
   ck_assert_msg (strstr (e->message, "CplD credits 8 of 8") != NULL, "%s", e->message);
+}
+END_TEST
+
+START_TEST (test_slow_consumer_is_not_a_deadlock)
+{
+  /* A 1 MB/s consumer takes 256 us per 256-byte MWr, over twenty 10 us watchdog bounds with nothing delivered, yet
+   * legal: the harness stretches the bound by one TLP's drain. The transfer window runs from t = 0 to the last of
+   * 16 drains, each starting as the previous ends, after the first MWr's wire time (under 1 us): 4096 bytes in
+   * 4096 us and under 1 us more, 1 MB/s within 0.03%. */
+  StreamParams sp = { .link = gen2x8 (), .mode = STREAM_WRITE, .total_bytes = 4096, .consumer_mbps = 1.0,
+                      .window = STREAM_WINDOW_TRANSFER, .watchdog_ps = 10 * SIM_US };
+  StreamResult r;
+  run_ok (&sp, &r, "slow consumer");
+  ck_assert_msg (fabs (r.mbps - 1.0) < 3e-4, "%.6f MB/s", r.mbps);
+}
+END_TEST
+
+START_TEST (test_ledger_catches_misplaced_write)
+{
+  /* The MWr at offset 1024 lands one DW past its address: the link and the host take it as well-formed and the
+   * byte counts add up, but the host memory's pattern sum (the harness's ledger) differs from the transfer's. */
+  StreamParams sp = { .link = gen2x8 (), .mode = STREAM_WRITE, .total_bytes = 4096, .misplace = TRUE,
+                      .misplace_offset = 1024 };
+  StreamResult r;
+  g_autoptr (GError) e = NULL;
+  ck_assert_msg (!stream_run (&sp, 1, &r, &e), "a misplaced write passed the run's checks");
+  ck_assert_msg (g_error_matches (e, MODEL_ERROR, MODEL_ERROR_INVARIANT), "%s", e->message);
+  ck_assert_msg (g_str_has_prefix (e->message, "data integrity: checksum mismatch (host memory "), "%s", e->message);
 }
 END_TEST
 
@@ -263,6 +295,8 @@ main (void)
   tcase_add_loop_test (tc, test_completion_sizes, 0, G_N_ELEMENTS (cpl_cases));
   tcase_add_loop_test (tc, test_tags_latency, 0, 2);
   tcase_add_test (tc, test_stall);
+  tcase_add_test (tc, test_slow_consumer_is_not_a_deadlock);
+  tcase_add_test (tc, test_ledger_catches_misplaced_write);
   suite_add_tcase (s, tc);
     return run_suite (s);
 }

@@ -179,6 +179,7 @@ typedef struct {
       bool enabled;
       int64_t iotlb_entries, page_bytes;
       double walk_ns; /* per IOTLB miss */
+      int64_t walks_in_flight; /* page walkers */
     } iommu;
     struct {
       bool buffer_remote; /* the DMA buffer is in the other socket's memory */
@@ -238,6 +239,7 @@ typedef struct {
     int offsets; /* 0 sequential, 1 random */
     int cache; /* PsMicrobenchCache */
     int64_t host_offset; /* bytes from a 64-byte cache line (pcie-bench's HO) */
+    int64_t device_offset; /* bytes from a 64-byte boundary of the device's memory (pcie-bench's DO) */
   } microbench;
 
   struct {

@@ -330,6 +330,10 @@ const KeyDef cfg_keys[] = {
   KEY_DOUBLE ("host.iommu.walk_ns", host.iommu.walk_ns, 0, 1e6, "0", "ns",
     "an IOTLB miss: the page walk's dependent memory reads; one walker, so walks queue behind one another, and "
     "the request (and every posted write behind a write) waits for its translation"),
+  KEY_INT ("host.iommu.walks_in_flight", host.iommu.walks_in_flight, 1, 64, "1", "walks",
+    "page walks the IOMMU works on at once: a miss takes the first walker free, so with several the misses of "
+    "requests that arrive together overlap (host.iommu.walk_ns each) and a request behind waits only if all are "
+    "busy; 1: one walk after another"),
   KEY_INT ("host.ack_every_tlps", host.ack_every_tlps, 0, 4096, "0", "TLPs",
     "the root port Acks at the latest after this many TLPs; 0 = Ack latency timer only"),
   KEY_DOUBLE ("host.write_drain_mbps", host.write_drain_mbps, 0, 1e6, "0", "MB/s",
@@ -469,6 +473,11 @@ const KeyDef cfg_keys[] = {
   KEY_INT ("microbench.host_offset", microbench.host_offset, 0, 63, "0", "bytes",
     "microbench: where each DMA starts in its host cache line, bytes from the 64-byte boundary (pcie-bench's HO); "
     "the slots themselves start on cache lines"),
+  KEY_INT ("microbench.device_offset", microbench.device_offset, 0, 63, "0", "bytes",
+    "microbench: where each DMA starts in the device's memory, bytes from a 64-byte boundary (pcie-bench's DO): "
+    "the engine moves whole 8-byte words there, so an offset inside a word costs a read its partial word "
+    "(endpoint.dma_read_partial_ns) and shifts where a write's MWrs are cut (endpoint.dma_write_max_bytes counts "
+    "the words); the host addresses are microbench.host_offset's"),
   KEY_INT ("microbench.outstanding", microbench.outstanding, 1, 65535, "64", "DMAs",
     "microbench bw_*: DMAs in flight at once (lat_* run one at a time); the tags still bound the reads"),
   KEY_INT ("microbench.dmas", microbench.dmas, 1, 10000000, "1000", "DMAs",
@@ -597,7 +606,8 @@ ps_config_key_off_by_default (const char *path)
          || strcmp (path, "endpoint.dma_write_gap_ns") == 0 || strcmp (path, "endpoint.dma_write_max_bytes") == 0
          || strcmp (path, "endpoint.dma_overhead_ns") == 0 || strcmp (path, "endpoint.dma_ps_per_byte") == 0
          || strcmp (path, "endpoint.dma_read_partial_ns") == 0 || strcmp (path, "host.llc_bytes") == 0
-         || strcmp (path, "microbench.host_offset") == 0 || g_str_has_prefix (path, "host.numa.");
+         || strcmp (path, "microbench.host_offset") == 0 || strcmp (path, "microbench.device_offset") == 0
+         || g_str_has_prefix (path, "host.numa.");
 }
 
 /* Closest key or section name directly under `prefix` ("" for the top level), or NULL if none is close. A

@@ -391,6 +391,30 @@ microbench_within_limits (const PsConfig *cfg, const LinkParams *link, const Flo
   return TRUE;
 }
 
+/* The device's side of a DMA (microbench.device_offset): its engine moves whole 8-byte words of its memory. A read
+ * whose first or last byte lies inside a word writes that word in part, a read-modify-write that lengthens its
+ * issue (endpoint.dma_read_partial_ns, once per such word); a write's pieces (endpoint.dma_write_max_bytes) count
+ * the words, so an offset inside a word leaves the first piece that much, in whole DWs, shorter. */
+static void
+device_words (const PsConfig *cfg, gboolean cmd, int test, FlowSpec specs[2])
+{
+  if (cmd)
+    return;
+  uint32_t dof = (uint32_t) cfg->microbench.device_offset % 8, asked = (uint32_t) cfg->microbench.transfer_bytes;
+  unsigned partial = (dof != 0) + ((dof + asked) % 8 != 0);
+  if (test != PS_MB_BW_WR)
+    specs[0].dma_gap_ps += partial * units_ns_to_ps (cfg->endpoint.dma_read_partial_ns);
+  if (cfg->endpoint.dma_write_max_bytes > 0)
+    for (int k = 0; k < 2; k++)
+      specs[k].write_head_skew_bytes = (dof + 3) / 4 * 4;
+  /* A write's data leaves the card's memory through its interface (endpoint.datapath_bits at clock_mhz) before the
+   * engine takes its next command: a write DMA issues that much after the last, on top of the command's cycles. */
+  SimTime data_ps = (SimTime) llround (asked * 8.0 * 1e6 / (cfg->endpoint.datapath_bits * cfg->endpoint.clock_mhz));
+  for (int k = 0; k < 2; k++)
+    if (specs[k].op == FLOW_WRITE && specs[k].dma_gap_ps > 0)
+      specs[k].dma_gap_ps += data_ps;
+}
+
 gboolean
 ps_run_microbench (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsMicrobenchResult *out, GError **error)
 {
@@ -443,10 +467,7 @@ ps_run_microbench (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsMicrob
   };
   FlowSpec specs[2] = { spec, spec };
   specs[1].op = FLOW_WRITE;
-  /* A read that ends inside an 8-byte word of the device's memory writes that word in part: the engine's
-   * read-modify-write lengthens its issue (endpoint.dma_read_partial_ns); a write reads its memory whole. */
-  if (!cmd && test != PS_MB_BW_WR && asked % 8 != 0)
-    specs[0].dma_gap_ps += units_ns_to_ps (cfg->endpoint.dma_read_partial_ns);
+  device_words (cfg, cmd, test, specs);
   guint n = test == PS_MB_BW_RDWR ? 2 : 1;
   GRand *rand[2] = { NULL, NULL };
   for (guint k = 0; ok && k < n && cfg->microbench.offsets == 1; k++)
@@ -497,7 +518,7 @@ ps_run_microbench (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsMicrob
   };
   usage_of (&out->upstream, &lr[0].usage[LINK_UPSTREAM]);
   usage_of (&out->downstream, &lr[0].usage[LINK_DOWNSTREAM]);
-  microbench_verdict (&sp, specs, spec.dma_gap_ps, fr, lr, end - start, out);
+  microbench_verdict (&sp, specs, specs[0].dma_gap_ps, fr, lr, end - start, out);
   return microbench_within_limits (cfg, &sp.link, specs, fr, n, test, end - start, out->test, error);
 }
 

@@ -75,6 +75,7 @@ ps_build_system_params (const PsConfig *cfg, SystemParams *sp)
     .iotlb_entries = (uint32_t) cfg->host.iommu.iotlb_entries,
     .iommu_page_bytes = (uint64_t) cfg->host.iommu.page_bytes,
     .iommu_walk_ns = cfg->host.iommu.walk_ns,
+    .iommu_walks = (uint32_t) cfg->host.iommu.walks_in_flight,
     .write_drain_mbps = cfg->host.write_drain_mbps,
     .write_latency_ns = cfg->host.write_latency_ns,
     .sw_pio_latency_ns = cfg->host.pio_latency_ns,
@@ -188,6 +189,7 @@ ps_build_stream_params (const PsConfig *cfg, StreamMode mode, StreamParams *sp)
     .completion_bytes = (uint32_t) cfg->host.completion_bytes,
     .completer_latency_ps = units_ns_to_ps (cfg->host.read_latency_ns),
     .tlp_payload_bytes = (uint32_t) cfg->benchmark.stream_payload_bytes,
+    .watchdog_ps = units_ns_to_ps (cfg->benchmark.watchdog_ns),
   };
   ps_build_link_params (cfg, &sp->link);
 }

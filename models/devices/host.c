@@ -398,9 +398,9 @@ host_set_irq_delay (Host *h, HostIrqDelayFn fn, void *ctx)
 
 /* --- IOMMU ------------------------------------------------------------------------------------------------- */
 
-/* When the translation of `address` is ready (host.h). A linear search: the IOTLB is small (tens of entries on
- * the parts modelled) and is searched only with the IOMMU on. The walker is one serial resource, as the return
- * path is: a walk starts when the previous one ends. */
+/* When the translation of `address` is ready (host.h). A linear search: the IOTLB is small (tens to a hundred
+ * entries on the parts modelled) and is searched only with the IOMMU on. Each walker is a serial resource, as the
+ * return path is: a miss takes the walker free first, and its walk starts when that walker's previous one ends. */
 static SimTime
 iommu_translate (Host *h, uint64_t address)
 {
@@ -418,9 +418,13 @@ iommu_translate (Host *h, uint64_t address)
       victim = e;
   }
   h->c.iotlb_misses++;
-  h->walker_free = MAX (now, h->walker_free) + h->walk_ps;
-  *victim = (IotlbEntry) { .page = page, .used = ++h->iotlb_clock, .ready_ps = h->walker_free };
-  return h->walker_free;
+  SimTime *walker = &h->walker_free[0];
+  for (uint32_t i = 1; i < MAX (h->p.iommu_walks, 1u); i++)
+    if (h->walker_free[i] < *walker)
+      walker = &h->walker_free[i];
+  *walker = MAX (now, *walker) + h->walk_ps;
+  *victim = (IotlbEntry) { .page = page, .used = ++h->iotlb_clock, .ready_ps = *walker };
+  return *walker;
 }
 
 /* --- memory: the last-level cache ----------------------------------------------------------------------- */
@@ -730,6 +734,7 @@ host_free (Component *comp)
   txn_cpl_clear (&h->cpl, NULL);
   g_array_free (h->msi_routes, TRUE);
   g_free (h->iotlb);
+  g_free (h->walker_free);
   g_free (h->rp);
   g_free (h);
 }
@@ -776,6 +781,7 @@ host_new (Fabric *f, const char *name, const HostParams *params, uint32_t root_p
     for (uint32_t i = 0; i < params->iotlb_entries; i++)
       h->iotlb[i].page = UINT64_MAX;
     h->walk_ps = units_ns_to_ps (params->iommu_walk_ns);
+    h->walker_free = g_new0 (SimTime, MAX (params->iommu_walks, 1u));
   }
   fabric_add (f, &h->base, &host_kind, COMPONENT_ROOT_COMPLEX, name, root_ports);
   TxnCplParams cp = { .rcb_bytes = params->rcb_bytes, .policy = params->cpl_policy, .in_order = params->cpl_in_order,

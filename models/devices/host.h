@@ -22,7 +22,8 @@
  *   credits a root port advertises are its link's rx_credits[LINK_DSP] (finite P/NP, infinite Cpl).
  * - IOMMU (iommu_enabled). Every MRd and MWr for host memory (not an MSI, not a peer's) looks its page
  *   (address / iommu_page_bytes) up in an IOTLB of iotlb_entries translations, least recently used replaced. A
- *   miss is a page walk of iommu_walk_ns by the one walker, after any walk before it; the entry is filled at once
+ *   miss is a page walk of iommu_walk_ns by the first of iommu_walks walkers free, after any walk before it there
+ *   (one walker: walks one after another); the entry is filled at once
  *   and is ready when its walk ends, so a later request for a page being walked waits for that walk, not another.
  *   A read starts no earlier than its translation is ready; a write drains no earlier, and the writes behind it
  *   wait with it (posted writes drain in order). Off, nothing is looked up and nothing waits.
@@ -83,7 +84,8 @@ typedef struct {
   gboolean iommu_enabled;
   uint32_t iotlb_entries; /* translations cached, least recently used replaced */
   uint64_t iommu_page_bytes; /* a power of two, at least 4096: a TLP never spans two pages (split.h) */
-  double iommu_walk_ns; /* an IOTLB miss's page walk; one walker, walks queue */
+  double iommu_walk_ns; /* an IOTLB miss's page walk, from its start to the translation */
+  uint32_t iommu_walks; /* walks in flight at once (0 counts as 1); more queue for the first walker free */
   /* Last-level cache (host_set_llc): a read of a line the LLC does not hold takes this much longer (DRAM). */
   double llc_miss_ns;
   /* Posted-write sink. */

@@ -1,5 +1,5 @@
 /* run.h — the run harness: what every workload on a fabric (the chaining-DMA driver, the PIO program, flows and
- * the microbenchmarks built on them) needs besides its own traffic, written once.
+ * the microbenchmarks built on them, the stream) needs besides its own traffic, written once.
  *
  * A figure printed from a broken run looks exactly like a result, so a workload returns none before the harness
  * has checked the run: a watchdog for runs that stop moving, a time budget for runs that keep moving and never
@@ -20,10 +20,12 @@
  *   on every delivery: re-arming would put a cancel and a schedule on the per-TLP hot path, while a tick costs one
  *   event per period; a stall is reported between one and two bounds after the last delivery.
  * - A finished run settles (200 us at a time, until the links are quiet, at most a simulated second: the last Acks
- *   and UpdateFCs) and is checked: the fabric's invariants, no event in the past, the workload's check, then its
- *   ledger (per memory: bytes and pattern sums of the completions it sent and of the writes it took in, against what
- *   the workload asked for, read through the component's memory hook, fabric.h), then the TLP pool empty. The
- *   workload's result() is called either way, with ok: figures only from a run that passed.
+ *   and UpdateFCs) and is checked; a workload that asks to drain (the stream, whose figures are those of the drained
+ *   run) has the watchdog stopped and the engine run dry instead, within the same simulated second. Then: the
+ *   fabric's invariants, no event in the past, the workload's check, then its ledger (per memory: bytes and pattern
+ *   sums of the completions it sent and of the writes it took in, against what the workload asked for, read through
+ *   the component's memory hook, fabric.h), then the TLP pool empty. The workload's result() is called either way,
+ *   with ok: figures only from a run that passed.
  * - Usage sums (RunUsage): link usage over measurement windows, each window's fractions weighted by its length, so
  *   the result is the share of all the windows' time; counters summed as they are.
  * - One error domain for what a run finds: MODEL_ERROR with PARAM (a parameter the workload cannot use), INVARIANT and
@@ -60,6 +62,8 @@ typedef struct {
   gboolean (*check) (void *self, RunLedger *ledger, GError **error);
   /* Figures from a run that passed (ok), the run's counts either way. */
   void (*result) (void *self, const RunCtx *run, gboolean ok);
+  /* Once finished, run the engine dry rather than settle (see the contract). */
+  gboolean drain;
 } RunWorkload;
 
 /* Runs `w` on `f` (enumerated; the workload set up on it) to its end and checks it (see the contract). */
@@ -67,10 +71,10 @@ gboolean run_go (Fabric *f, const RunWorkload *w, void *self, SimTime watchdog_p
 /* The workload's last work has ended: the run stops (and then settles). */
 void run_finished (RunCtx *run);
 
-/* The run's counts, for the workload's result: engine events (the settle included), TLPs delivered over links, TLP
- * structs ever allocated. */
+/* The run's counts, for the workload's result: engine events (the settle included), of those the watchdog's own
+ * ticks (so a workload can count only the model's), TLPs delivered over links, TLP structs ever allocated. */
 typedef struct {
-  uint64_t events, tlps;
+  uint64_t events, ticks, tlps;
   size_t tlp_pool_capacity;
 } RunStats;
 RunStats run_stats (const RunCtx *run);

@@ -89,6 +89,17 @@ txn_req_size (const TxnRequester *q, TlpKind kind, uint64_t addr, uint64_t left)
   return split_next_request (addr, left, max);
 }
 
+/* The same for a source that cuts finer than MPS/MRRS on its own (an engine whose pieces are smaller, or whose first
+ * piece of a DMA is short): at most `piece` bytes, never more than the requester's maximum. */
+static inline uint32_t
+txn_req_size_within (const TxnRequester *q, TlpKind kind, uint64_t addr, uint64_t left, uint32_t piece)
+{
+  uint32_t max = MIN (piece, kind == TLP_MRD ? q->p.max_read_request_bytes : q->p.max_payload_bytes);
+  if (G_UNLIKELY (q->p.align))
+    max -= (uint32_t) (addr & (max - 1));
+  return split_next_request (addr, left, max);
+}
+
 /* First and last DW byte enables of a request of `len` bytes at byte address `addr` (spec §2.2.5): 1 bit per byte,
  * bit 0 the DW's lowest byte; a request within one DW has last_be 0. */
 void txn_req_byte_enables (uint64_t addr, uint32_t len, uint8_t *first_be, uint8_t *last_be);

@@ -143,6 +143,15 @@ next_offset (Flow *fl)
     fl->dma_off = fl->dma_off + 2 * tb > s->bytes ? 0 : fl->dma_off + tb;
 }
 
+/* The most a write flow's next MWr may carry: the engine's piece (mps), less the skew for a DMA's first. */
+static uint32_t
+write_piece_max (const Flow *fl, FlowOp op)
+{
+  uint32_t skew = fl->s->write_head_skew_bytes;
+  gboolean head = fl->s->transfer_bytes > 0 && fl->dma_pos % fl->s->transfer_bytes == 0;
+  return op == FLOW_WRITE && head && skew > 0 && skew < fl->mps ? fl->mps - skew : fl->mps;
+}
+
 static gboolean
 flow_peek (void *ctx, Tlp *probe)
 {
@@ -175,7 +184,8 @@ flow_peek (void *ctx, Tlp *probe)
     }
     return FALSE;
   }
-  uint32_t size = txn_req_size (&fl->rq, op == FLOW_WRITE ? TLP_MWR : TLP_MRD, addr, left);
+  uint32_t size = op == FLOW_WRITE ? txn_req_size_within (&fl->rq, TLP_MWR, addr, left, write_piece_max (fl, op))
+                                    : txn_req_size (&fl->rq, TLP_MRD, addr, left);
   *probe = (Tlp) { 0 };
   tlp_set (probe, op == FLOW_WRITE ? TLP_MWR : TLP_MRD, addr > UINT32_MAX, addr, size);
   return TRUE;

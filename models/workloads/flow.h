@@ -90,6 +90,9 @@ typedef struct {
    * per DMA, its own time outside the PCIe core, dma_overhead_ps (twice with write_first) + dma_ps_per_byte x the
    * DMA's bytes. */
   uint32_t write_max_bytes;
+  /* The device-side bytes before a DMA's first byte in its engine's first write piece (its offset inside the
+   * engine's memory word, whole DWs): that piece carries this much less than write_max_bytes. */
+  uint32_t write_head_skew_bytes;
   SimTime write_gap_ps, dma_overhead_ps;
   double dma_ps_per_byte;
 } FlowSpec;

@@ -7,12 +7,19 @@
  *
  * The two ends are two components of a one-link fabric (fabric.h), of kinds of their own: a root complex whose
  * memory is the minimal sink and completer, and an endpoint whose application sends straight to the link. They
- * share one Stream, which holds the measurement. */
+ * share one Stream, which holds the measurement.
+ *
+ * The run is the harness's (run.h), like every other workload's: its watchdog judges a stream that stops moving,
+ * its checks cover the link and the TLP pool, and its ledger the host's memory, whose completions sent (read) and
+ * writes taken in (write) carry address-pattern sums. The stream asks the harness to drain: its figures (events,
+ * simulated time) are those of the run drained to its last Ack, as they were before it ran in the harness. */
 #include "models/workloads/stream.h"
 
 #include <math.h>
 
+#include "models/base/pattern.h"
 #include "models/fabric/fabric.h"
+#include "models/fabric/run.h"
 #include "models/observe/stall.h"
 #include "models/txn/completer.h"
 #include "models/txn/requester.h"
@@ -51,6 +58,9 @@ struct Stream {
   SimEventId req_ev;
   /* measurement */
   uint64_t delivered; /* payload taken by the host's consumer (write) or by the device (read) */
+  uint64_t read_sum; /* read: pattern sum of the completions the device took in */
+  FabricMemory mem; /* the host's memory: completions sent, writes taken in (the ledger's) */
+  RunCtx *run;
   gboolean in_window;
   SimTime t0; /* window start, and the bytes already delivered then */
   uint64_t b0;
@@ -86,7 +96,16 @@ measure (Stream *s, uint32_t bytes)
       o->usage[d] = link_usage (s->link, (LinkDir) d);
       o->counters[d] = link_counters (s->link, (LinkDir) d);
     }
+    run_finished (s->run);
   }
+}
+
+/* The host's memory takes in a write's payload (write mode). */
+static void
+host_took (Stream *s, const Tlp *t)
+{
+  s->mem.bytes_written += t->payload_bytes;
+  s->mem.write_checksum += pattern_sum (t->address, t->payload_bytes);
 }
 
 /* A TLP's latency, counted once the window is open (stamp: hand-off to the link, kept in `cookie`). */
@@ -117,6 +136,7 @@ sink_fire (SimEngine *e, void *ctx, uint64_t arg)
   s->sink_ev = SIM_EVENT_NONE;
   Tlp *t = tlp_fifo_pop (&s->sink);
   link_port_consume (s->host, t);
+  host_took (s, t);
   latency (s, t->cookie);
   measure (s, t->payload_bytes);
   tlp_free (s->pool, t);
@@ -136,6 +156,7 @@ host_rx_write (void *ctx, LinkPort *port, Tlp *tlp)
   Stream *s = ctx;
   if (!s->p.consumer_mbps) {
     link_port_consume (s->host, tlp);
+    host_took (s, tlp);
     latency (s, tlp->cookie);
     measure (s, tlp->payload_bytes);
     tlp_free (s->pool, tlp);
@@ -195,7 +216,10 @@ completer_pump (Stream *s)
       return; /* the tx-ready callback resumes us */
     /* The completion carries the request's cookie: its hand-off time, for its latency. */
     gboolean last;
-    link_port_send (s->host, txn_cpl_emit (&s->cpl, r, chunk, s->pool, &last));
+    Tlp *c = txn_cpl_emit (&s->cpl, r, chunk, s->pool, &last);
+    s->mem.cpl_bytes += c->payload_bytes;
+    s->mem.cpl_checksum += pattern_sum (c->address, c->payload_bytes);
+    link_port_send (s->host, c);
   }
 }
 
@@ -213,6 +237,7 @@ dev_rx_read (void *ctx, LinkPort *port, Tlp *tlp)
                  G_GINT64_MODIFIER "x (byte count %u) it did not expect", tlp->tag, tlp->address, tlp->length_bytes);
   if (last)
     latency (s, tlp->cookie);
+  s->read_sum += pattern_sum (tlp->address, bytes);
   tlp_free (s->pool, tlp);
   measure (s, bytes);
   if (last)
@@ -239,6 +264,8 @@ source_pump (Stream *s)
     *t = probe;
     t->cookie = sim_now (s->engine);
     t->requester = s->source_end.base.id;
+    if (write && s->p.misplace && s->issued_bytes == s->p.misplace_offset)
+      t->address += 4;
     if (!write)
       t->tag = txn_req_issue (&s->rq, t->address, n, t->cookie);
     s->issued_bytes += n;
@@ -274,10 +301,40 @@ host_tx_ready (Component *c, FabricPort *port)
   completer_pump (((StreamEnd *) c)->s);
 }
 
-/* The run's own checks (stream_run) cover both ends: these kinds need no table entries beyond traffic. */
-static const ComponentKind host_kind = { .name = "stream host", .receive = host_receive, .tx_ready = host_tx_ready };
+/* What each end holds, for the harness's deadlock message (the link adds its credits and replay space). */
+static void
+source_describe_wait (const Component *c, GString *out)
+{
+  const Stream *s = ((const StreamEnd *) c)->s;
+  if (s->delivered == s->p.total_bytes)
+    return;
+  g_string_append_printf (out, "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " bytes %s", s->issued_bytes,
+                          s->p.total_bytes, s->p.mode == STREAM_WRITE ? "sent" : "requested");
+  if (s->p.mode == STREAM_READ)
+    g_string_append_printf (out, ", %u of %u tags free", s->rq.n_free, s->p.tags);
+}
+
+static void
+host_describe_wait (const Component *c, GString *out)
+{
+  const Stream *s = ((const StreamEnd *) c)->s;
+  if (s->p.mode == STREAM_WRITE && s->sink.head)
+    g_string_append (out, "TLPs queued for the consumer");
+  else if (s->p.mode == STREAM_READ && txn_cpl_next (&s->cpl))
+    g_string_append (out, "read requests to complete");
+}
+
+static void
+host_memory (const Component *c, FabricMemory *out)
+{
+  *out = ((const StreamEnd *) c)->s->mem;
+}
+
+/* The harness's checks cover both ends (the workload's own below): the host needs only its memory for the ledger. */
+static const ComponentKind host_kind = { .name = "stream host", .receive = host_receive, .tx_ready = host_tx_ready,
+                                         .describe_wait = host_describe_wait, .memory = host_memory };
 static const ComponentKind source_kind = { .name = "stream source", .receive = source_receive,
-                                           .tx_ready = source_tx_ready };
+                                           .tx_ready = source_tx_ready, .describe_wait = source_describe_wait };
 
 /* Fills the documented defaults in place, then checks ranges from pcie-protocol.md §6. Defaults first, so a
  * message reports the value the run would have used. */
@@ -342,6 +399,106 @@ validate (StreamParams *p, GError **error)
   return TRUE;
 }
 
+/* --- the run (run.h) ----------------------------------------------------------------------------------------- */
+
+static void
+start (void *self, RunCtx *run)
+{
+  Stream *s = self;
+  s->run = run;
+  source_pump (s);
+}
+
+/* The stream starts at t = 0 and owes every byte until the last is delivered. */
+static gboolean
+owed (void *self)
+{
+  const Stream *s = self;
+  return s->delivered < s->p.total_bytes;
+}
+
+/* Bytes sent or requested and bytes delivered: the link's own traffic (Acks, UpdateFCs) is no sign of the stream's
+ * life. The stream's ends count nothing themselves, so this is the whole count. */
+static uint64_t
+progress (void *self)
+{
+  const Stream *s = self;
+  return s->issued_bytes + s->delivered;
+}
+
+/* A healthy stream is silent at most while its consumer drains one TLP (write) or its completer waits out its
+ * latency (read). */
+static SimTime
+quiet (void *self)
+{
+  const Stream *s = self;
+  if (s->p.mode == STREAM_READ)
+    return s->p.completer_latency_ps;
+  return s->p.consumer_mbps ? (SimTime) ((double) s->p.link.max_payload_bytes * 1e6 / s->p.consumer_mbps) : 0;
+}
+
+/* Only a backstop for a stream that keeps delivering and never ends: a microsecond a byte (1 MB/s, far below any
+ * link), twice the consumer's time for the transfer, and every request's latency one after another. */
+static SimTime
+budget (void *self)
+{
+  const Stream *s = self;
+  double total = (double) s->p.total_bytes, ps = 1000.0 * SIM_MS + total * SIM_US;
+  if (s->p.consumer_mbps)
+    ps += 2.0 * total * SIM_US / s->p.consumer_mbps;
+  if (s->p.mode == STREAM_READ)
+    ps += (total / 4.0 + 1.0) * (double) s->p.completer_latency_ps;
+  return ps < (double) (SIM_TIME_MAX / 2) ? (SimTime) ps : SIM_TIME_MAX / 2;
+}
+
+static void
+where (void *self, GString *out)
+{
+  const Stream *s = self;
+  g_string_append_printf (out, "the %s stream, %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " bytes delivered",
+                          s->p.mode == STREAM_WRITE ? "write" : "read", s->delivered, s->p.total_bytes);
+}
+
+/* Addresses run from 0 over total_bytes, so what the host's memory must have sent (read) or taken in (write), and
+ * what the device must have read, is one range's pattern sum (pattern.h). */
+static gboolean
+check (void *self, RunLedger *ledger, GError **error)
+{
+  const Stream *s = self;
+  gboolean write = s->p.mode == STREAM_WRITE;
+  uint64_t total = s->p.total_bytes, sum = pattern_sum (0, total);
+  if (!write && s->read_sum != sum)
+    return run_integrity_error (error, "endpoint", "read data", s->read_sum, sum);
+  RunMemory *m = run_ledger_at (ledger, &s->host_end.base, TRUE);
+  m->cpl_bytes = write ? 0 : total;
+  m->cpl_sum = write ? 0 : sum;
+  m->mem_bytes = write ? total : 0;
+  m->mem_sum = write ? sum : 0;
+  return TRUE;
+}
+
+/* The counts are the model's: the watchdog's ticks are the harness's, not the stream's. */
+static void
+result (void *self, const RunCtx *run, gboolean ok)
+{
+  (void) ok;
+  Stream *s = self;
+  RunStats st = run_stats (run);
+  StreamResult *out = s->out;
+  out->payload_bytes = s->delivered;
+  out->latency_p99_ns = s->lat->count ? lat_percentile_ps (s->lat, 0.99) / 1000.0 : NAN;
+  for (int d = 0; d < 2; d++)
+    out->errors[d] = link_errors (s->link, (LinkDir) d);
+  out->sim_time_ps = sim_now (s->engine);
+  out->events = st.events - st.ticks;
+  out->tlps = st.tlps;
+}
+
+static const RunWorkload stream_workload = {
+  .start = start, .owed = owed, .progress = progress, .quiet_ps = quiet, .budget_ps = budget, .where = where,
+  .check = check, .result = result, .drain = TRUE,
+};
+
 gboolean
 stream_run (const StreamParams *params, uint64_t seed, StreamResult *out, GError **error)
 {
@@ -381,37 +538,8 @@ stream_run (const StreamParams *params, uint64_t seed, StreamResult *out, GError
                       .latency_ps = s.p.completer_latency_ps };
   txn_cpl_init (&s.cpl, "stream host", &cp, s.p.completion_bytes, s.engine, NULL, NULL);
   s.lat = g_new0 (LatHist, 1);
-  source_pump (&s);
-  /* Run to exhaustion, not to the last delivery: the final Acks and UpdateFCs must land for the invariants.
-   * The link arms its timers only on traffic (link.c), so a stuck run also empties the event queue: running dry
-   * short of total_bytes is the stall signal, and the stream needs no watchdog. */
-  sim_run (s.engine);
-  gboolean ok = TRUE;
-  if (s.delivered != s.p.total_bytes) {
-    /* The engine ran dry: a deadlock. Say what the link waits for, as the DMA system's watchdog does. */
-    g_autoptr (GString) why = g_string_new (NULL);
-    link_describe_wait (s.link, why);
-    g_set_error (error, MODEL_ERROR, MODEL_ERROR_DEADLOCK, "stream stalled: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
-                 " bytes delivered; waiting: %s", s.delivered, s.p.total_bytes, why->len ? why->str : "nothing");
-    ok = FALSE;
-  } else if (!link_check_invariants (s.link, error)) {
-    ok = FALSE;
-  }
-  out->payload_bytes = s.delivered;
-  out->latency_p99_ns = NAN;
-  if (s.lat->count)
-    out->latency_p99_ns = lat_percentile_ps (s.lat, 0.99) / 1000.0;
+  gboolean ok = run_go (s.f, &stream_workload, &s, s.p.watchdog_ps, error);
   g_free (s.lat);
-  for (int d = 0; d < 2; d++)
-    out->errors[d] = link_errors (s.link, (LinkDir) d);
-  out->sim_time_ps = sim_now (s.engine);
-  out->events = sim_events_executed (s.engine);
-  out->tlps = fabric_tlps_delivered (s.f);
-  /* The link holds nothing after a drained run; a TLP still live is one this file lost. */
-  if (ok && tlp_pool_live (s.pool) != 0) {
-    g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVARIANT, "%zu TLPs leaked", tlp_pool_live (s.pool));
-    ok = FALSE;
-  }
   txn_cpl_clear (&s.cpl, s.pool);
   txn_req_clear (&s.rq);
   fabric_free (s.f);

@@ -14,7 +14,10 @@
  * - Its two ends are the components of a one-link fabric (fabric.h): the source is an endpoint whose requests carry
  *   its requester ID and tags no two outstanding requests share, the host a root complex of its own kind.
  * - Deterministic: no randomness is used; the seed only seeds the engine, for symmetry with other runs.
- * - The run drains completely and then checks link_check_invariants(), so every TLP was acknowledged.
+ * - It runs in the run harness (run.h): a stream that stops moving is a deadlock found by the harness's watchdog
+ *   (watchdog_ps, as every workload's), located and worded by the harness; the drained run is checked by the
+ *   harness (the link's invariants, so every TLP was acknowledged; every TLP back in the pool; the host memory's
+ *   completions sent and writes taken in, in bytes and address-pattern sums, against the transfer).
  */
 #pragma once
 
@@ -40,6 +43,11 @@ typedef struct {
   /* Bytes each TLP moves: the MWr payload (write) or the read request (read); 0 = max payload (write) or
    * max_read_request_bytes (read). Small ones show per-TLP overheads, e.g. flit against non-flit framing. */
   uint32_t tlp_payload_bytes;
+  SimTime watchdog_ps; /* the harness's deadlock watchdog (run.h); 0 = RUN_WATCHDOG_DEFAULT_PS */
+  /* Tests: the source sends the MWr that starts at misplace_offset one DW past its address, a write the link and
+   * the host take as well-formed, so only the ledger's pattern sums can catch it. */
+  gboolean misplace;
+  uint64_t misplace_offset;
   SimTrace *trace; /* opened, not started: the run declares its link ("link0", models/observe/pcie_trace.h) and starts it;
                     * NULL = no trace */
 } StreamParams;
@@ -54,7 +62,7 @@ typedef struct {
   uint64_t payload_bytes; /* whole run */
   SimTime window_ps; /* measurement window */
   SimTime sim_time_ps; /* end of the drained run */
-  uint64_t events;
+  uint64_t events; /* the model's: the harness's watchdog ticks left out */
   uint64_t tlps; /* TLPs delivered over the link, whole run (fabric_tlps_delivered) */
   LinkUsage usage[2]; /* by LinkDir, over the window */
   LinkCounters counters[2]; /* by LinkDir, over the window */

@@ -10,7 +10,9 @@
 #define TMPDIR_TEMPLATE "pciesim-test-builder-XXXXXX"
 #include "tests/common.h"
 #include "models/link/phy.h"
+#include "app/run/assemble.h"
 #include "app/run/builder.h"
+#include "app/config/nodes.h"
 #include "app/config/config.h"
 #include "app/config/load.h"
 #include "app/base/error.h"
@@ -596,6 +598,69 @@ START_TEST (test_fabric_sris_long_tlp)
 }
 END_TEST
 
+/* The registry of workloads (workloads.h) chooses a config's row by the contract's rule, in its order: flows first,
+ * then a node whose kind names a workload, then benchmark.workload; every row has exactly one way to run. */
+START_TEST (test_workload_rows)
+{
+  static const char topo[] = "link: {gen: 4, lanes: 4}\ntopology:\n  nodes:\n    host: {type: root_complex}\n"
+                             "    ep: {type: endpoint}\n    ssd: {type: nvme}\n  links:\n    - [host, ep]\n"
+                             "    - [host, ssd]\n";
+  g_autofree char *flows
+    = g_strconcat (topo, "flows:\n  - {name: f, source: ep, target: host, op: write, bytes: 4096}\n", NULL);
+  const struct {
+    const char *yaml, *set, *row;
+  } cases[] = {
+    { small_yaml, NULL, "chaining-dma" },       { small_yaml, "benchmark.workload=stream", "stream" },
+    { small_yaml, "benchmark.workload=microbench", "microbench" }, { topo, "benchmark.workload=stream", "nvme" },
+    { flows, "benchmark.workload=microbench", "fabric" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    const char *sets[] = { cases[i].set, NULL };
+    g_autofree char *name = g_strdup_printf ("workload_row_%u", i);
+    g_autoptr (PsConfig) cfg = load (name, cases[i].yaml, sets);
+    const PsWorkloadKind *k = ps_config_workload (cfg);
+    ck_assert_msg (k != NULL && strcmp (k->name, cases[i].row) == 0, "case %u: row %s, want %s", i,
+                   k ? k->name : "none", cases[i].row);
+    ck_assert_int_eq ((k->run != NULL) + (k->run_whole != NULL) + (k->run_mode != NULL), 1);
+    ck_assert_ptr_eq (ps_workload_find (cases[i].row), k);
+  }
+}
+END_TEST
+
+/* What a node kind declares it can do (nodes.h: requests, which the topology checks ask) is what its model's kind
+ * provides (fabric.h: the requests face a flow sends through): one node of every registered kind, built. */
+START_TEST (test_kinds_declare_requests)
+{
+  g_autoptr (GString) y = g_string_new ("link: {gen: 4, lanes: 4}\ntopology:\n  nodes:\n"
+                                        "    host: {type: root_complex}\n    sw: {type: switch}\n");
+  g_autoptr (GString) links = g_string_new ("  links:\n    - [host, sw]\n");
+  const char *const *words = ps_node_kind_words ();
+  for (guint i = 0; words[i]; i++)
+    if (strcmp (words[i], "root_complex") != 0 && strcmp (words[i], "switch") != 0) {
+      g_string_append_printf (y, "    n%u: {type: %s}\n", i, words[i]);
+      g_string_append_printf (links, "    - [sw, n%u]\n", i);
+    }
+  g_string_append (y, links->str);
+  g_autoptr (PsConfig) cfg = load ("kinds_requests", y->str, NULL);
+  const PsTopology *t = cfg->topology;
+  g_autofree Component **comp = g_new0 (Component *, t->n_nodes);
+  g_autofree LinkParams *lps = g_new0 (LinkParams, t->n_links);
+  Host *host = NULL;
+  g_autoptr (GError) e = NULL;
+  Fabric *f = ps_build_fabric (cfg, t, -1, 1, comp, NULL, &host, lps, &e);
+  ck_assert_msg (f != NULL, "%s", e ? e->message : "");
+  guint requesting = 0;
+  for (guint i = 0; i < t->n_nodes; i++) {
+    const PsNodeKind *k = ps_node_kind (t->nodes[i].kind);
+    ck_assert_msg (k->requests == (comp[i]->kind->requests != NULL), "kind %s declares requests %d, its model %s",
+                   k->type, k->requests, comp[i]->kind->requests ? "has the face" : "has none");
+    requesting += k->requests;
+  }
+  ck_assert_uint_ge (requesting, 1);
+  fabric_free (f);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -619,6 +684,8 @@ main (void)
   tcase_add_test (tc, test_fabric_tags_flit_limit);
   tcase_add_test (tc, test_fabric_slow_link_drains);
   tcase_add_test (tc, test_fabric_sris_long_tlp);
+  tcase_add_test (tc, test_workload_rows);
+  tcase_add_test (tc, test_kinds_declare_requests);
   suite_add_tcase (s, tc);
     return run_suite (s);
 }

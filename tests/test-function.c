@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "models/devices/endpoint.h"
 #include "models/workloads/flow.h"
 #define TMPDIR_TEMPLATE "pciesim-test-function-XXXXXX"
 #include "tests/common.h"
@@ -172,7 +173,7 @@ read_mbps (Rig *r, guint n, const guint *dev, const uint32_t *fn, FlowResult *ou
 {
   FlowSpec fs[4];
   for (guint k = 0; k < n; k++)
-    fs[k] = (FlowSpec) { .name = k ? "b" : "a", .source = r->ep[dev[k]], .function = fn[k], .op = FLOW_READ,
+    fs[k] = (FlowSpec) { .name = k ? "b" : "a", .source = endpoint_component (r->ep[dev[k]]), .function = fn[k], .op = FLOW_READ,
                          .bytes = FLOW_BYTES, .iterations = 1, .max_read_request_bytes = MRRS, .tags = TAGS };
   g_autofree FlowLinkResult *links = g_new0 (FlowLinkResult, fabric_n_links (r->f));
   FlowRunStats st;
@@ -234,7 +235,7 @@ START_TEST (test_flow_from_missing_function)
 {
   Rig r;
   rig_build (&r, 1, 2, 1000);
-  FlowSpec fs = { .name = "x", .source = r.ep[0], .function = 2, .op = FLOW_READ, .bytes = 4096, .iterations = 1,
+  FlowSpec fs = { .name = "x", .source = endpoint_component (r.ep[0]), .function = 2, .op = FLOW_READ, .bytes = 4096, .iterations = 1,
                   .max_read_request_bytes = MRRS, .tags = TAGS };
   FlowResult out;
   FlowLinkResult links[1];

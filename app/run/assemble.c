@@ -43,7 +43,7 @@ ps_build_fabric (const PsConfig *cfg, const PsTopology *t, int dma_mode, uint64_
     gboolean ok = comp[i] != NULL;
     if (ok && n->type == PS_NODE_ROOT_COMPLEX)
       *host = host_from_component (comp[i]);
-    if (ok && n->type == PS_NODE_ENDPOINT)
+    if (ok && eps && n->type == PS_NODE_ENDPOINT)
       eps[i] = endpoint_from_component (comp[i]);
     if (!ok) {
       g_prefix_error (error, "node %s: ", n->name);

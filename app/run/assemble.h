@@ -2,8 +2,9 @@
  * each link's parameters from the link keys of the file, the link's own and its two ends' devices; the one fabric
  * builder every workload's runner uses (builder.c's, workloads.c's).
  *
- * Contract: ps_build_fabric() returns the fabric enumerated, not yet run (the caller frees it), with comp[i] node i's
- * component, eps[i] its endpoint when it is one (else NULL), *host the root complex and lps[l] link l's parameters;
+ * Contract: ps_build_fabric() returns the fabric enumerated, not yet run (the caller frees it), with comp[i] node
+ * i's component, eps[i] its endpoint when it is one (else NULL; eps may be NULL), *host the root complex and lps[l]
+ * link l's parameters;
  * NULL with the first model error, prefixed with the node's or link's name. dma_mode >= 0 makes the benchmark's
  * endpoint carry the chaining DMA of that mode. ps_trace_links() declares every link's tracks and starts `trace`
  * (nothing when NULL); ps_trace_declare_links() leaves the start to the run. */

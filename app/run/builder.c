@@ -16,7 +16,6 @@
 #include "app/run/builder.h"
 
 #include "app/run/assemble.h"
-#include "app/run/workloads.h"
 
 #include "models/base/dist.h"
 #include "models/base/model_error.h"
@@ -249,8 +248,8 @@ ps_key_use (const char *key)
  * gets the same seed, so `--mode write` prints the same write figure as `--mode all`. The CPU's random times are
  * built here from their keys and live as long as the run. A DMA moves whole DWs: a transfer that is no multiple of
  * 4 bytes moves the DWs around it, and its figures count the bytes asked for (as software timing it would). */
-static gboolean
-run_dma (const PsConfig *cfg, int mode, uint64_t seed, SimTrace *trace, PsModeResult *m, GError **error)
+gboolean
+ps_run_dma_mode (const PsConfig *cfg, int mode, uint64_t seed, SimTrace *trace, PsModeResult *m, GError **error)
 {
   SystemParams sp;
   ps_build_system_params (cfg, &sp);
@@ -309,8 +308,8 @@ run_dma (const PsConfig *cfg, int mode, uint64_t seed, SimTrace *trace, PsModeRe
 
 /* The streaming source has no engines to run at once, so simultaneous mode is not offered. A parameter the
  * stream refuses is bad input (exit 65); any other failure of the stream is a model error. */
-static gboolean
-run_stream (const PsConfig *cfg, int mode, uint64_t seed, SimTrace *trace, PsModeResult *m, GError **error)
+gboolean
+ps_run_stream_mode (const PsConfig *cfg, int mode, uint64_t seed, SimTrace *trace, PsModeResult *m, GError **error)
 {
   if (mode != PS_READ && mode != PS_WRITE)
     return TRUE;
@@ -416,8 +415,8 @@ device_words (const PsConfig *cfg, gboolean cmd, int test, FlowSpec specs[2])
       specs[k].dma_gap_ps += data_ps;
 }
 
-static gboolean
-run_microbench (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsMicrobenchResult *out, GError **error)
+gboolean
+ps_run_microbench (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsMicrobenchResult *out, GError **error)
 {
   SystemParams sp;
   ps_build_system_params (cfg, &sp);
@@ -448,7 +447,8 @@ run_microbench (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsMicrobenc
   uint32_t asked = (uint32_t) cfg->microbench.transfer_bytes, ho = (uint32_t) cfg->microbench.host_offset;
   uint32_t dws = (ho % 4 + asked + 3) / 4 * 4;
   FlowSpec spec = {
-    .name = ps_microbench_test_words[cfg->microbench.test], .source = ep, .op = test == PS_MB_BW_WR ? FLOW_WRITE : FLOW_READ,
+    .name = ps_microbench_test_words[cfg->microbench.test], .source = endpoint_component (ep),
+    .op = test == PS_MB_BW_WR ? FLOW_WRITE : FLOW_READ,
     .bytes = (uint64_t) cfg->microbench.window_bytes, .iterations = (uint32_t) cfg->microbench.dmas,
     .max_read_request_bytes = (uint32_t) cfg->link.max_read_request, .tags = (uint32_t) cfg->endpoint.tags,
     .addr64 = cfg->link.address_bits == 64, .transfer_bytes = dws,
@@ -520,121 +520,6 @@ run_microbench (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsMicrobenc
   usage_of (&out->downstream, &lr[0].usage[LINK_DOWNSTREAM]);
   microbench_verdict (&sp, specs, specs[0].dma_gap_ps, fr, lr, end - start, out);
   return microbench_within_limits (cfg, &sp.link, specs, fr, n, test, end - start, out->test, error);
-}
-
-/* Runs the requested modes in a fixed order (read, write, simultaneous) so output order never depends on how
- * the modes were asked for. */
-gboolean
-ps_run_config (const PsConfig *cfg, unsigned modes, uint64_t seed, PsRunResult *out, GError **error)
-{
-  return ps_run_config_traced (cfg, modes, seed, NULL, out, error);
-}
-
-static gboolean run_fabric (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsFabricResult *out,
-  GError **error);
-
-/* A device's workload (workloads.h) on the config's topology: the vendor figure and the protocol limit from the
- * file's link keys as for every run, then the row's runner. */
-static gboolean
-run_device_workload (const PsConfig *cfg, const PsWorkloadKind *wk, const LinkParams *lp, uint64_t seed,
-  SimTrace *trace, PsRunResult *out, GError **error)
-{
-  out->model = wk->name;
-  out->theoretical_mbps = lp->flit_mode || lp->gen == 6
-                              ? link_theoretical_flit_mbps (lp->gen, lp->lanes, lp->max_payload_bytes)
-                              : link_theoretical_mbps (lp->gen, lp->lanes, lp->max_payload_bytes);
-  out->protocol_limit_mbps = link_protocol_limit_mbps (lp, cfg->link.address_bits == 64 ? 16 : 12);
-  out->protocol_limit_read_mbps = link_protocol_limit_mbps (lp, 12);
-  PsFiguresResult *fr = &out->figures;
-  *fr = (PsFiguresResult) { .workload = wk->name,
-                            .node = cfg->topology->nodes[ps_topology_workload_node (cfg->topology)].name };
-  if (!wk->run (cfg, (guint) ps_topology_workload_node (cfg->topology), seed, trace, fr, error)) {
-    ps_error_from_model (error, cfg->path);
-    return FALSE;
-  }
-  fr->ran = true;
-  return TRUE;
-}
-
-gboolean
-ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTrace *trace, PsRunResult *out,
-  GError **error)
-{
-  /* The vendor figure and the protocol limit follow from the link parameters alone, so they are filled in
-   * whichever modes run. */
-  LinkParams lp;
-  ps_build_link_params (cfg, &lp);
-  out->config = cfg;
-  out->seed = seed;
-  gboolean stream = cfg->benchmark.workload == PS_WORKLOAD_STREAM;
-  gboolean flows = ps_config_runs_flows (cfg);
-  /* A node whose kind has a workload of its own runs it (workloads.h): the registry's row, not a branch here. */
-  const PsWorkloadKind *wk = ps_config_workload (cfg);
-  if (wk != NULL)
-    return run_device_workload (cfg, wk, &lp, seed, trace, out, error);
-  /* Without flows a fabric runs the benchmark on its endpoint: the chaining DMA's, whose driver knows fabrics. */
-  if (cfg->topology && !flows && cfg->benchmark.workload != PS_WORKLOAD_CHAINING_DMA) {
-    ps_error_plain (error, PS_ERROR_DATA, "%s: the %s workload runs on a one-link config: a topology: without flows: "
-                    "runs the chaining DMA", cfg->path, stream ? "stream" : "microbench");
-    return FALSE;
-  }
-  out->model = flows                                                    ? "fabric"
-               : stream                                                 ? "stream"
-               : cfg->benchmark.workload == PS_WORKLOAD_MICROBENCH ? "microbench"
-                                                                        : "chaining-dma";
-  /* In flit mode the vendor formula's per-TLP framing does not exist: the flit's own overhead stands for it. */
-  out->theoretical_mbps = lp.flit_mode || lp.gen == 6 ? link_theoretical_flit_mbps (lp.gen, lp.lanes, lp.max_payload_bytes)
-                                                      : link_theoretical_mbps (lp.gen, lp.lanes, lp.max_payload_bytes);
-  /* Each figure's limit has the header its data travels with (report.h): MWrs that of their addresses (the DMA
-   * and the stream put their buffers above 4 GB exactly when link.address_bits is 64), CplDs 3 DW. */
-  uint32_t write_hdr = cfg->link.address_bits == 64 ? 16 : 12;
-  out->protocol_limit_mbps = link_protocol_limit_mbps (&lp, write_hdr);
-  out->protocol_limit_read_mbps = link_protocol_limit_mbps (&lp, 12);
-  if (flows)
-    return run_fabric (cfg, seed, trace, &out->fabric, error);
-  if (cfg->benchmark.workload == PS_WORKLOAD_MICROBENCH)
-    return run_microbench (cfg, seed, trace, &out->microbench, error);
-  static const unsigned bits[PS_N_MODES] = { PS_MODE_READ, PS_MODE_WRITE, PS_MODE_SIMULTANEOUS, PS_MODE_PIO_READ,
-                                              PS_MODE_PIO_WRITE };
-  for (int i = 0; i < PS_N_MODES; i++) {
-    if (!(modes & bits[i]))
-      continue;
-    if (!(stream ? run_stream (cfg, i, seed, trace, &out->modes[i], error)
-                 : run_dma (cfg, i, seed, trace, &out->modes[i], error)))
-      return FALSE;
-    if (out->modes[i].ran)
-      trace = NULL; /* the first mode run is the one traced */
-
-    /* The protocol limit is an analytic upper bound for one direction: a figure above it means a model lets data
-     * through faster than the wire can carry it (e.g. a counter stopped before the data left), never a result.
-     * The printed limit is a long-run average over SKP intervals; a finite window can hold fewer SKP ordered
-     * sets than its share, so each figure is held to the bound for its own window (link.h), which for a
-     * one-TLP transfer is the wire without ordered sets and for a 100 KB one within 0.05% of the printed limit. */
-    const PsModeResult *m = &out->modes[i];
-    gboolean reads = i == PS_READ || i == PS_PIO_READ, writes = i == PS_WRITE || i == PS_PIO_WRITE;
-    const struct {
-      double mbps, window_ns;
-      uint32_t header_bytes;
-      const char *what;
-    } fig[2] = { { writes ? 0 : reads ? m->mbps : m->read_mbps, m->read_window_ns, 12, "read" },
-                 { reads ? 0 : writes ? m->mbps : m->write_mbps, m->write_window_ns, write_hdr, "write" } };
-    for (int k = 0; k < 2; k++) {
-      double limit = link_protocol_limit_window_mbps (&lp, fig[k].header_bytes, units_ns_to_ps (fig[k].window_ns));
-      if (fig[k].mbps > limit) {
-        ps_error_plain (error, PS_ERROR_INTERNAL, "%s: %s mode simulated %.1f MB/s %s, above the protocol limit of "
-                        "%.1f MB/s for its %.1f ns window: a model is wrong", cfg->path, ps_mode_name (bits[i]),
-                        fig[k].mbps, fig[k].what, limit, fig[k].window_ns);
-        return FALSE;
-      }
-    }
-  }
-  /* Only the stream skips modes (it runs read and write alone): then no run may have taken the trace. */
-  if (trace != NULL) {
-    ps_error_plain (error, PS_ERROR_USAGE, "%s: --trace: none of the modes asked for runs here (the stream workload "
-                    "runs read and write only)", cfg->path);
-    return FALSE;
-  }
-  return TRUE;
 }
 
 /* --- fabrics --------------------------------------------------------------------------------------------------- */
@@ -729,19 +614,18 @@ flow_verdict (const PsConfig *cfg, const PsFlow *fl, const FlowLinkResult *lr, c
 gboolean
 ps_run_fabric (const PsConfig *cfg, uint64_t seed, PsFabricResult *out, GError **error)
 {
-  return run_fabric (cfg, seed, NULL, out, error);
+  return ps_run_fabric_traced (cfg, seed, NULL, out, error);
 }
 
-static gboolean
-run_fabric (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsFabricResult *out, GError **error)
+gboolean
+ps_run_fabric_traced (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsFabricResult *out, GError **error)
 {
   const PsTopology *t = cfg->topology;
   *out = (PsFabricResult) { .n_flows = t->n_flows, .n_links = t->n_links };
   g_autofree Component **comp = g_new0 (Component *, t->n_nodes);
-  g_autofree Endpoint **eps = g_new0 (Endpoint *, t->n_nodes);
   g_autofree LinkParams *lps = g_new0 (LinkParams, MAX (t->n_links, 1));
   Host *host = NULL;
-  Fabric *f = ps_build_fabric (cfg, t, -1, seed, comp, eps, &host, lps, error);
+  Fabric *f = ps_build_fabric (cfg, t, -1, seed, comp, NULL, &host, lps, error);
   if (!f) {
     ps_error_from_model (error, cfg->path);
     return FALSE;
@@ -753,7 +637,7 @@ run_fabric (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsFabricResult 
     const PsNode *src = &t->nodes[fl->source];
     const PsConfig *sc = src->cfg ? src->cfg : cfg;
     specs[k] = (FlowSpec) {
-      .name = fl->name, .source = eps[fl->source], .function = fl->function, .bar = fl->bar,
+      .name = fl->name, .source = comp[fl->source], .function = fl->function, .bar = fl->bar,
       .target = t->nodes[fl->target].type == PS_NODE_ROOT_COMPLEX ? NULL : comp[fl->target],
       .op = fl->op == PS_FLOW_READ ? FLOW_READ : FLOW_WRITE, .bytes = (uint64_t) fl->bytes,
       .iterations = (uint32_t) fl->iterations, .start_ps = units_ns_to_ps (fl->start_ns), .rate_mbps = fl->rate_mbps,

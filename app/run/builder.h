@@ -13,6 +13,7 @@
 #include "app/config/config.h"
 #include "app/report/report.h"
 #include "app/run/params.h"
+#include "app/run/workloads.h"
 
 /* The fabric the benchmark (chaining DMA or PIO, `mode`) runs on: the config's topology: (one without flows: its one
  * endpoint carries the DMA) or, without one, the one-link system as a topology of two nodes, "host" and
@@ -23,17 +24,11 @@ Fabric *ps_build_system_fabric (const PsConfig *cfg, SystemMode mode, uint64_t s
 /* A model's error as the PsErrorCode its exit status is (see the contract), its message prefixed with `prefix`
  * (e.g. the config's path) when not NULL. An error already in PS_ERROR is left alone. */
 void ps_error_from_model (GError **error, const char *prefix);
-gboolean ps_run_config (const PsConfig *cfg, unsigned modes, uint64_t seed, PsRunResult *out, GError **error);
 /* The mechanism (PS_USE_*, report.h) that is the only reader of key `key` in a run, or 0 for a key any run may
  * read. A run whose result's `uses` lacks that bit read nothing the key sets: its figures are those of the same
  * run with any other value of the key (same seed), and --ranges does not run the key's ends there. A fabric's
  * run (flows) does not say: every key is read. */
 unsigned ps_key_use (const char *key);
-/* The same, writing the first mode run (a fabric's or a microbenchmark's run) to `trace` (opened, not started: the
- * run declares and starts it; the caller closes it on success, aborts it on failure). Every workload is traced.
- * Figures are those of the untraced run, to the byte. */
-gboolean ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t seed, SimTrace *trace,
-  PsRunResult *out, GError **error);
 
 /* A config with a topology: (topology.h) as a fabric (models/fabric/fabric.h, switch.h, flow.h): each node's model from its
  * own config, each link's parameters from the file's link.* keys, the link's own, and per end the pipelines and
@@ -42,3 +37,15 @@ gboolean ps_run_config_traced (const PsConfig *cfg, unsigned modes, uint64_t see
  * config (one with flows), whatever the modes; a topology without flows runs the benchmark's modes on its endpoint
  * (ps_build_system_fabric()). */
 gboolean ps_run_fabric (const PsConfig *cfg, uint64_t seed, PsFabricResult *out, GError **error);
+
+/* The built-in workloads' runners, rows of the registry (workloads.h), which the dispatch (ps_run_config()) calls:
+ * one benchmark mode (PS_READ.. PS_PIO_WRITE) of the chaining DMA (its PIO modes too) or of the stream into
+ * `m`, a microbenchmark, a topology's flows (traced when `trace`). Errors already in PS_ERROR terms. */
+gboolean ps_run_dma_mode (const PsConfig *cfg, int mode, uint64_t seed, SimTrace *trace, PsModeResult *m,
+  GError **error);
+gboolean ps_run_stream_mode (const PsConfig *cfg, int mode, uint64_t seed, SimTrace *trace, PsModeResult *m,
+  GError **error);
+gboolean ps_run_microbench (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsMicrobenchResult *out,
+  GError **error);
+gboolean ps_run_fabric_traced (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsFabricResult *out,
+  GError **error);

@@ -286,7 +286,7 @@ ps_metric_defaults (GArray *metrics, const PsConfig *base, unsigned modes)
   GArray *t = metric_table ();
   /* A device workload: each figure's value, and a latency's p50 and p99. */
   const PsWorkloadKind *wk = ps_config_workload (base);
-  for (guint i = 0; wk && i < wk->n_figures; i++)
+  for (guint i = 0; i < wk->n_figures; i++)
     for (int c = 0; c < (wk->figures[i].latency ? 5 : 1); c++)
       if (c == 0 || c == 2 || c == 3) {
         g_autofree char *n = c ? g_strdup_printf ("%s_%s_ns", wk->figures[i].name, latency_words[c - 1])
@@ -294,7 +294,7 @@ ps_metric_defaults (GArray *metrics, const PsConfig *base, unsigned modes)
         PsMetric m = { n, PS_METRIC_FIGURE, -1, (int) i, 0, c };
         ps_metric_add (metrics, &m);
       }
-  if (wk)
+  if (wk->figures)
     return;
   /* A fabric with flows: the flows together, then each flow's throughput, median and first-TLP latency (without
    * flows a fabric runs the benchmark's modes, as a one-link config). */
@@ -335,7 +335,7 @@ ps_metric_resolve (const YNode *n, const PsConfig *base, unsigned modes, const c
     return FALSE;
   }
   const PsWorkloadKind *wk = ps_config_workload (base);
-  if (wk)
+  if (wk->figures)
     return figure_resolve (n, wk, out, error);
   const PsMetric *m = metric_find (n->value);
   if (!m && fabric_metric (base->topology, n->value, out))

@@ -34,6 +34,7 @@
 #pragma once
 
 #include "models/base/model_error.h"
+#include "models/fabric/fabric.h"
 #include "models/link/link.h"
 
 typedef enum {
@@ -67,19 +68,8 @@ typedef struct App App;
 
 /* app_params_check() refuses parameters with MODEL_ERROR_PARAM. */
 
-typedef struct {
-  /* Describe the next TLP in *probe, every field (take() gets the probe back); FALSE when nothing to send. */
-  gboolean (*peek) (void *ctx, Tlp *probe);
-  /* Commit and return that TLP, allocated from the pool and matching the probe: `probe` is what peek() filled in
-   * the same arbitration, nothing having changed in between, so a client need not describe it again. */
-  Tlp *(*take) (void *ctx, const Tlp *probe);
-  /* The TLP's last beat has left the application layer and the link owns it (may be NULL). */
-  void (*sent) (void *ctx, const Tlp *tlp);
-  /* Why the client has nothing to send now (peek said no), STALL_IDLE when it has no work (may be NULL). */
-  StallCause (*why) (void *ctx);
-  /* The link refused the client's TLP (its probe, or the TLP after its beats) for `why` (may be NULL). */
-  void (*refused) (void *ctx, StallCause why);
-} AppTxClient;
+/* The datapath's transmit clients are those of a requesting component's transmit side (fabric.h). */
+typedef FabricTxClient AppTxClient;
 
 typedef void (*AppRxFn) (void *ctx, const Tlp *tlp);
 

@@ -255,6 +255,30 @@ ep_free (Component *c)
   g_free (ep);
 }
 
+/* The endpoint as the source of another's workload (fabric.h, a flow's): its datapath's transmit clients, and the
+ * completions it does not give its DMA. */
+static void
+ep_add_client (Component *c, const FabricTxClient *client, void *ctx)
+{
+  app_add_client (((Endpoint *) c)->app, client, ctx);
+}
+
+static void
+ep_kick (Component *c)
+{
+  app_kick (((Endpoint *) c)->app);
+}
+
+static void
+ep_set_completions (Component *c, FabricCplFn fn, void *ctx)
+{
+  endpoint_set_requester ((Endpoint *) c, fn, ctx);
+}
+
+static const ComponentRequests endpoint_requests = {
+  .add_client = ep_add_client, .kick = ep_kick, .set_completions = ep_set_completions,
+};
+
 static const ComponentKind endpoint_kind = {
   .name = "endpoint",
   .receive = ep_receive,
@@ -266,6 +290,7 @@ static const ComponentKind endpoint_kind = {
   .describe_wait = ep_describe,
   .silence_ps = ep_silence,
   .reserved_bytes = ep_reserved,
+  .requests = &endpoint_requests,
   .memory = ep_memory,
   .free = ep_free,
 };

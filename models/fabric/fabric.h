@@ -30,6 +30,10 @@
  *   number only matters inside the device, which hands the completion to that function). fabric_route_address() and
  *   fabric_route_id() name the downstream-facing port of a component whose window or bus range holds the address
  *   or the ID, or NULL: a loop over the component's ports with a few compares each, no hashing, no allocation.
+ * - A kind that makes requests of its own for a workload it does not drive itself (a flow's source, flow.h) says so
+ *   by its requests face (ComponentRequests): a client joins its transmit side, which asks it for TLPs when it can
+ *   send them, and its completions are handed back. A kind without one (a root complex, a switch, a memory, a
+ *   drive that runs its own workload) is no such source, whatever its role.
  * - Errors: MODEL_ERROR_PARAM for a graph or parameter that cannot be built; a component's checks raise
  *   MODEL_ERROR_INVARIANT (models/base/model_error.h, the models' one domain).
  */
@@ -93,6 +97,36 @@ typedef struct {
   uint64_t cpl_bytes, cpl_checksum, bytes_written, write_checksum;
 } FabricMemory;
 
+/* A client of a requesting component's transmit side (ComponentRequests): the side's arbiter asks it for its next
+ * TLP when it could send one (an endpoint's datapath, datapath.h, whose clients these are). */
+typedef struct {
+  /* Describe the next TLP in *probe, every field (take() gets the probe back); FALSE when nothing to send. */
+  gboolean (*peek) (void *ctx, Tlp *probe);
+  /* Commit and return that TLP, allocated from the pool and matching the probe: `probe` is what peek() filled in
+   * the same arbitration, nothing having changed in between, so a client need not describe it again. */
+  Tlp *(*take) (void *ctx, const Tlp *probe);
+  /* The TLP's last beat has left the application layer and the link owns it (may be NULL). */
+  void (*sent) (void *ctx, const Tlp *tlp);
+  /* Why the client has nothing to send now (peek said no), STALL_IDLE when it has no work (may be NULL). */
+  StallCause (*why) (void *ctx);
+  /* The link refused the client's TLP (its probe, or the TLP after its beats) for `why` (may be NULL). */
+  void (*refused) (void *ctx, StallCause why);
+} FabricTxClient;
+
+/* A completion for one of a requesting component's functions, after its receive side. */
+typedef void (*FabricCplFn) (void *ctx, const Tlp *cpl);
+
+/* What a kind that can make requests for another's workload provides (see the contract). */
+typedef struct {
+  /* `client` joins the transmit side, after those before it (their order is its priority). */
+  void (*add_client) (Component *c, const FabricTxClient *client, void *ctx);
+  /* A client has new work (or was unblocked): the side looks again if it is idle. */
+  void (*kick) (Component *c);
+  /* The completions of every function of the device go to `fn`, which tells them apart by requester ID and tag,
+   * instead of to the kind's own engine. */
+  void (*set_completions) (Component *c, FabricCplFn fn, void *ctx);
+} ComponentRequests;
+
 typedef struct {
   const char *name; /* "root complex", "endpoint", … */
   /* A TLP arrived on `port`; the component owns it (see the contract). */
@@ -115,6 +149,9 @@ typedef struct {
   /* Bytes at the start of BAR `bar` that are registers, not memory a workload may lay buffers in (a DMA engine's
    * register block). NULL: none. */
   uint64_t (*reserved_bytes) (const Component *c, uint32_t bar);
+  /* A kind that can make requests for a workload it does not drive itself: its face (see the contract). NULL: it
+   * cannot. */
+  const ComponentRequests *requests;
   /* A component with memory: its counts so far (FabricMemory). NULL: none. */
   void (*memory) (const Component *c, FabricMemory *out);
   /* Free the component's own state and the struct itself (it was allocated by its constructor). May be NULL for a

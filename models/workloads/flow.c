@@ -1,10 +1,11 @@
 /* flow.c — flows across a fabric: their sources, their measurement and their run (contract in flow.h).
  *
- * A flow is a transmit client of its source endpoint's datapath that issues its requests one at a time when the
- * datapath asks (peek/take, datapath.h), and a set of counters. Requests carry the flow's number in their cookie and
- * the time they entered the source's transmit interface in their stamp; the fabric's observer (fabric.h) sees
- * them arrive at their target, which gives the one-way latencies and, for writes, the end of the flow. Read data
- * comes back as completions through the source's receive interface (endpoint_set_requester()), checked per tag.
+ * A flow is a client of its source's transmit side (an endpoint's datapath) that issues its requests one at a time
+ * when the side asks (peek/take, fabric.h's FabricTxClient), and a set of counters. Requests carry the flow's
+ * number in their cookie and the time they entered the source's transmit interface in their stamp; the fabric's
+ * observer (fabric.h) sees them arrive at their target, which gives the one-way latencies and, for writes, the end
+ * of the flow. Read data comes back as completions through the source's receive interface (its kind's requests
+ * face, fabric.h), checked per tag.
  *
  * The run is a workload of the run harness (run.h), as the DMA benchmark is: its watchdog, settle and checks.
  */
@@ -32,8 +33,8 @@ typedef struct {
   Flows *run;
   const FlowSpec *s;
   guint index;
-  App *app;
-  const Component *source, *target;
+  Component *source; /* its kind's requests face (fabric.h) is how the flow sends and gets its completions */
+  const Component *target;
   uint16_t requester; /* the source function's ID: the device's with the spec's function number */
   uint64_t base; /* the buffer */
   uint32_t mps;
@@ -102,7 +103,7 @@ flow_wake (SimEngine *e, void *ctx, uint64_t arg)
 {
   Flow *fl = ctx;
   fl->wake_pending = FALSE;
-  app_kick (fl->app);
+  fl->source->kind->requests->kick (fl->source);
 }
 
 /* When the next request may enter the transmit interface: the start time, and with a rate cap the byte it starts
@@ -260,7 +261,7 @@ flow_why (void *ctx)
   return fl->wake_pending ? STALL_DATAPATH_TX : STALL_IDLE;
 }
 
-static const AppTxClient flow_client = { .peek = flow_peek, .take = flow_take, .why = flow_why };
+static const FabricTxClient flow_client = { .peek = flow_peek, .take = flow_take, .why = flow_why };
 
 /* --- measurement ------------------------------------------------------------------------------------------ */
 
@@ -314,7 +315,7 @@ dma_end (Flow *fl, uint32_t slot)
 {
   add_latency (fl, sim_now (fl->run->engine) - fl->dma_start[slot]);
   fl->dma_free[fl->n_dma_free++] = slot;
-  app_kick (fl->app);
+  fl->source->kind->requests->kick (fl->source);
 }
 
 /* Every byte delivered and, with the engine's own time, every DMA ended too. */
@@ -378,7 +379,7 @@ observe (void *ctx, const Component *c, const Tlp *t)
   }
 }
 
-/* A completion for one of the source endpoint's read flows, out of its receive interface: each completion of a
+/* A completion for one of the source's read flows, out of its receive interface: each completion of a
  * request carries the next address of it and the bytes still owed (spec §2.2.9), and the last frees the tag. */
 static void
 on_completion (void *ctx, const Tlp *t)
@@ -406,7 +407,7 @@ on_completion (void *ctx, const Tlp *t)
     dma_delivered (fl, fl->tag_dma[t->tag - fl->tag_base], t->payload_bytes);
   if (last) {
     lat_add (fl->rtt, sim_now (r->engine) - g->issued_ps); /* the tag's record outlives its release */
-    app_kick (fl->app);
+    fl->source->kind->requests->kick (fl->source);
   }
   if (all_done (fl))
     flow_finish (fl);
@@ -509,7 +510,7 @@ lay_out (Flows *r, GError **error)
       host_next[h] += room;
     } else {
       const FabricBar *bar = s->bar < FABRIC_MAX_BARS ? &fl->target->bars[s->bar] : NULL;
-      if (bar == NULL || bar->size_bytes == 0 || s->target == endpoint_component (s->source)) {
+      if (bar == NULL || bar->size_bytes == 0 || s->target == s->source) {
         g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "flow %s: %s has no BAR%u to hold its buffer", s->name,
                      fl->target->name, s->bar);
         return FALSE;
@@ -547,9 +548,15 @@ lay_out (Flows *r, GError **error)
 static gboolean
 check_spec (const FlowSpec *s, GError **error)
 {
-  const Component *src = s->source ? endpoint_component (s->source) : NULL;
+  const Component *src = s->source;
   if (src == NULL || fabric_uplink (src) == NULL || !src->enumerated) {
-    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "flow %s: its source is no endpoint on the fabric", s->name);
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "flow %s: its source is no device on the fabric", s->name);
+    return FALSE;
+  }
+  /* What the kind declares, not which kind it is: a drive that runs its own workload has no face to lend. */
+  if (src->kind->requests == NULL) {
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "flow %s: its source %s is a %s, which makes no requests "
+                 "for a flow", s->name, src->name, src->kind->name);
     return FALSE;
   }
   if (s->function >= src->n_functions) {
@@ -613,7 +620,7 @@ start (void *self, RunCtx *run)
     first = MIN (first, r->flow[k].s->start_ps);
   sim_schedule_at (r->engine, first, open_window, r, 0);
   for (guint k = 0; k < r->n; k++)
-    app_kick (r->flow[k].app);
+    r->flow[k].source->kind->requests->kick (r->flow[k].source);
 }
 
 /* The budget only backstops a run that keeps delivering and never ends (the watchdog judges progress): it is far
@@ -689,11 +696,10 @@ flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchd
   for (guint k = 0; k < n; k++) {
     const FlowSpec *s = &specs[k];
     Flow *fl = &flow[k];
-    *fl = (Flow) { .run = &r, .s = s, .index = k, .app = endpoint_app (s->source),
-                   .source = endpoint_component (s->source),
-                   .requester = (uint16_t) (endpoint_component (s->source)->id | s->function),
+    *fl = (Flow) { .run = &r, .s = s, .index = k, .source = s->source,
+                   .requester = (uint16_t) (s->source->id | s->function),
                    .target = s->target ? s->target : host_component (host),
-                   .mps = link_params (fabric_uplink (endpoint_component (s->source)))->max_payload_bytes,
+                   .mps = link_params (fabric_uplink (s->source))->max_payload_bytes,
                    .dma_tail_ps = s->dma_overhead_ps * (s->write_first ? 2 : 1)
                                   + (SimTime) llround (s->dma_ps_per_byte * (double) dma_bytes (s)),
                    .total = s->transfer_bytes ? dma_bytes (s) * s->iterations : s->bytes * s->iterations,
@@ -722,7 +728,7 @@ flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchd
     if (read) {
       uint32_t t = fl->s->tags;
       reads[r.n_reads++] = (ReadTags) { fl->requester, fl->tag_base, fl->tag_base + t, fl };
-      endpoint_set_requester (fl->s->source, on_completion, &r);
+      fl->source->kind->requests->set_completions (fl->source, on_completion, &r);
       fl->tag_dma = g_new0 (uint32_t, t);
     }
     if (fl->s->transfer_bytes > 0) {
@@ -734,7 +740,7 @@ flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchd
       if (fl->s->offsets)
         next_offset (fl);
     }
-    app_add_client (fl->app, &flow_client, fl);
+    fl->source->kind->requests->add_client (fl->source, &flow_client, fl);
   }
   if (ok) {
     fabric_set_observer (f, observe, &r);

@@ -1,14 +1,16 @@
-/* flow.h — flows of traffic across a fabric: who moves what (a source endpoint writing to, or reading from, host
- * memory or another endpoint's BAR), and the run that moves them all at once and measures each.
+/* flow.h — flows of traffic across a fabric: who moves what (a source device writing to, or reading from, host
+ * memory or another device's BAR), and the run that moves them all at once and measures each.
  *
  * Contract:
- * - A flow's source is a function of an endpoint (function 0 unless FlowSpec.function says otherwise): its requests
- *   carry that function's requester ID, and a function's read flows take tag ranges of its own (each function of a
- *   device has its own tags, spec §2.2.6.2); its requests go through the source's application datapath as one more
- *   transmit client (datapath.h), so the datapath's width, clock and arbitration apply. A write flow sends MWrs of up to
+ * - A flow's source is a function of any component whose kind can make requests for it (ComponentKind.requests,
+ *   fabric.h: an endpoint's), function 0 unless FlowSpec.function says otherwise: its requests carry that
+ *   function's requester ID, and a function's read flows take tag ranges of its own (each function of a device has
+ *   its own tags, spec §2.2.6.2); its requests go through the source's transmit side as one more client (an
+ *   endpoint's application datapath, datapath.h, so the datapath's width, clock and arbitration apply). A source of
+ *   a kind without that face is refused (MODEL_ERROR_PARAM). A write flow sends MWrs of up to
  *   the source link's Max_Payload_Size, a read flow MRds of up to max_read_request_bytes with at most `tags`
  *   outstanding; neither crosses a 4 KB boundary (split.h). Its completions come back through the source's receive
- *   interface (endpoint_set_requester()).
+ *   interface (ComponentRequests.set_completions).
  * - The target is host memory (the root complex's completer and posted-write sink, host.h) or a BAR of another
  *   endpoint (its memory target, endpoint.h): peer-to-peer. Each flow has its own buffer there, laid out in flow
  *   order, 4 KB aligned: host memory from 4 GB up with 64-bit addresses (4-DW headers), else from 512 MB up to the
@@ -51,7 +53,6 @@
 #pragma once
 
 #include "models/base/model_error.h"
-#include "models/devices/endpoint.h"
 #include "models/devices/host.h"
 #include "models/fabric/run.h"
 #include "models/observe/stall.h"
@@ -60,7 +61,7 @@ typedef enum { FLOW_WRITE, FLOW_READ } FlowOp;
 
 typedef struct {
   const char *name;
-  Endpoint *source;
+  Component *source; /* of a kind with ComponentKind.requests */
   uint32_t function; /* the source device's function that makes the requests (its requester ID and tags), 0..7 */
   Component *target; /* NULL: host memory; else a BAR's memory: an endpoint's memory target, or any device with
                       * memory (fabric_memory) */

@@ -1048,6 +1048,62 @@ START_TEST (test_fit_unexplained)
 }
 END_TEST
 
+/* A measurement without uncertainty_pct gets no verdict, and says so: the row, the last lines and the JSON (issue
+ * #37: a tolerance the user did not state would be the program's guess). Its residual is still given, so a bad fit
+ * does not pass for an unjudged one: 5 us where every value in the range gives about 600 ns is a residual beyond
+ * 80%, by the numbers alone. The same fit on 1, 2 and 3 threads prints the same bytes: restarts and profiles run
+ * as parallel tasks, whose points (and the evaluations the report counts) must not depend on which ran first. */
+START_TEST (test_fit_no_verdict)
+{
+  g_autofree char *dir = g_build_filename (tmpdir_root, "noverdict", NULL);
+  g_autofree char *base = g_build_filename (source_root (), "configs", "nfp6000_g3_x8.yaml", NULL);
+  g_autofree char *text = g_strdup_printf (
+      "base: %s\nparameters: [link.tx_pipeline_ns, host.read_latency_ps_per_byte]\nmeasurements:\n"
+      "  - {set: {microbench.test: lat_rd, microbench.transfer_bytes: 8}, microbench_latency_p50_ns: 533, "
+      "uncertainty_pct: 20}\n"
+      "  - {set: {microbench.test: lat_rd, microbench.transfer_bytes: 64}, microbench_latency_p50_ns: 5000}\n", base);
+  g_autofree char *path = write_file (dir, "noverdict.yaml", text);
+  g_auto (TestRun) r;
+  PCIESIM (&r, "fit", path, "--jobs", "1");
+  ck_assert_msg (r.status == 0, "%d: %s%s", r.status, r.out, r.err);
+  ck_assert_msg (strstr (r.out, "(no uncertainty: no verdict)"), "%s", r.out);
+  ck_assert_msg (strstr (r.out, "the fit explains only the measurements with an uncertainty: each of the 1 is within it\n"
+                         "1 measurement gives no uncertainty_pct: no verdict on it"), "%s", r.out);
+  for (const char *jobs = "2"; jobs; jobs = strcmp (jobs, "2") == 0 ? "3" : NULL) {
+    g_auto (TestRun) q;
+    PCIESIM (&q, "fit", path, "--jobs", jobs);
+    ck_assert_msg (strcmp (q.out, r.out) == 0, "--jobs %s:\n%s--jobs 1:\n%s", jobs, q.out, r.out);
+  }
+  g_auto (TestRun) j;
+  PCIESIM (&j, "fit", path, "--jobs", "2", "--format", "json");
+  ck_assert_int_eq (j.status, 0);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  ck_assert_msg (json_parser_load_from_data (p, j.out, -1, NULL), "%s", j.out);
+  JsonObject *o = json_node_get_object (json_parser_get_root (p));
+  ck_assert_int_eq (json_object_get_int_member (o, "unjudged"), 1);
+  ck_assert_str_eq (json_object_get_string_member (o, "verdict"), "explains_judged_only");
+  JsonObject *m1 = json_array_get_object_element (json_object_get_array_member (o, "measurements"), 1);
+  ck_assert_str_eq (json_object_get_string_member (m1, "verdict"), "no_uncertainty");
+  ck_assert (!json_object_has_member (m1, "within_uncertainty"));
+  ck_assert_double_lt (json_object_get_double_member (m1, "residual_pct"), -80);
+  /* Neither measurement with an uncertainty: no verdict at all, exit 0. */
+  g_autofree char *none = g_strdup_printf ("base: %s\nparameters: [link.tx_pipeline_ns]\nmeasurements:\n"
+                                           "  - {set: {microbench.test: lat_rd, microbench.transfer_bytes: 64}, "
+                                           "microbench_latency_p50_ns: 5000}\n", base);
+  g_autofree char *npath = write_file (dir, "none.yaml", none);
+  g_auto (TestRun) n;
+  PCIESIM (&n, "fit", npath, "--jobs", "2", "--format", "json");
+  ck_assert_int_eq (n.status, 0);
+  g_autoptr (JsonParser) np = json_parser_new ();
+  ck_assert_msg (json_parser_load_from_data (np, n.out, -1, NULL), "%s", n.out);
+  ck_assert_str_eq (json_object_get_string_member (json_node_get_object (json_parser_get_root (np)), "verdict"),
+                    "no_verdict");
+  g_auto (TestRun) t;
+  PCIESIM (&t, "fit", npath, "--jobs", "2");
+  ck_assert_msg (strstr (t.out, "no verdict: no measurement gives uncertainty_pct"), "%s", t.out);
+}
+END_TEST
+
 /* The base: a directory is missing input (66) named as what it is; a fit file named as the base is said to be one
  * (not "a scenario file"); the fitted file's "was V at FILE:LINE" is where the value is set, not its range; and -o
  * that cannot be written names the file asked for, not GLib's temporary one beside it (issue #37). */
@@ -1191,6 +1247,7 @@ main (void)
   tcase_add_test (tc, test_node_switch_set);
   tcase_add_test (tc, test_fit_rescreen);
   tcase_add_test (tc, test_fit_unexplained);
+  tcase_add_test (tc, test_fit_no_verdict);
   suite_add_tcase (s, tc);
   return run_suite (s);
 }

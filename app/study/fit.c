@@ -2,7 +2,6 @@
 #include "app/study/fit.h"
 
 #include <math.h>
-#include <nlopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,423 +15,6 @@
 #include "app/config/ytree.h"
 
 #include "app/study/fit_impl.h"
-
-/* --- evaluations ----------------------------------------------------------------------------------------- */
-
-static void
-eval_one (guint i, gpointer user)
-{
-  Fit *f = user;
-  const Measurement *m = &g_array_index (f->m, Measurement, i);
-  g_autoptr (GPtrArray) sets = g_ptr_array_new_with_free_func (g_free);
-  for (char **s = m->sets; *s; s++)
-    g_ptr_array_add (sets, g_strdup (*s));
-  for (guint k = 0; k < f->p->len; k++)
-    g_ptr_array_add (sets, ps_config_set_text (g_array_index (f->p, Parameter, k).a->key, f->values[k]));
-  g_ptr_array_add (sets, NULL);
-  GError *e = NULL;
-  g_autoptr (PsConfig) cfg = fit_load_at (f->base->path, (const char *const *) sets->pdata, m->at, &e);
-  PsRunResult r = { 0 };
-  if (cfg && ps_run_config (cfg, cfg->benchmark.modes, f->opt->seed, &r, &e)) {
-    f->figures[i] = ps_metric_value (&m->metric, &r);
-    return;
-  }
-  ps_first_error_keep (&f->first, i, e);
-}
-
-/* The figures of every measurement with the parameters at `values` (snapped); NULL after an error (f->fail). */
-static const double *
-evaluate (Fit *f, double *values)
-{
-  GString *key = g_string_new (NULL);
-  for (guint k = 0; k < f->p->len; k++) {
-    values[k] = ps_config_snap (g_array_index (f->p, Parameter, k).a->key, values[k]);
-    g_string_append_printf (key, "%.17g,", values[k]);
-  }
-  const double *hit = g_hash_table_lookup (f->cache, key->str);
-  if (hit) {
-    g_string_free (key, TRUE);
-    return hit;
-  }
-  double *figures = g_new (double, f->m->len);
-  f->values = values;
-  f->figures = figures;
-  ps_sweep_parallel (f->m->len, f->opt->jobs, eval_one, f);
-  f->evaluations++;
-  f->fail = g_steal_pointer (&f->first.error);
-  if (f->fail) {
-    g_free (figures);
-    g_string_free (key, TRUE);
-    return NULL;
-  }
-  g_hash_table_insert (f->cache, g_string_free (key, FALSE), figures);
-  return figures;
-}
-
-/* The sum of squared relative errors; +inf after an error, which stops the search. */
-static double
-cost (Fit *f, const double *figures)
-{
-  if (!figures)
-    return HUGE_VAL;
-  double s = 0;
-  for (guint i = 0; i < f->m->len; i++) {
-    double m = g_array_index (f->m, Measurement, i).measured, e = (figures[i] - m) / m;
-    s += isfinite (e) ? e * e : 1e6;
-  }
-  if (!(s >= f->best_cost))
-    f->best_cost = s;
-  /* A line on a terminal, rewritten at most five times a second: a fit takes minutes, silence looks like a hang. */
-  gint64 now = f->opt->progress ? g_get_monotonic_time () : 0;
-  if (f->opt->progress && now - f->progress_at > 200000) {
-    f->progress_at = now;
-    fprintf (stderr, "\rfit: %u evaluations, %u restart%s, best relative RMS error %.3f%%   ", f->evaluations,
-             f->restarts, f->restarts == 1 ? "" : "s", sqrt (f->best_cost / f->m->len) * 100);
-    fflush (stderr);
-  }
-  return s;
-}
-
-/* FALSE, with the failure of a run the search made (Fit.fail) moved to `error`, if there was one. */
-static gboolean
-no_failure (Fit *f, GError **error)
-{
-  if (!f->fail)
-    return TRUE;
-  g_propagate_error (error, g_steal_pointer (&f->fail));
-  return FALSE;
-}
-
-/* The relative RMS error in per cent, from a cost (the sum of squared relative errors). */
-static double
-rms_pct (const Fit *f, double c)
-{
-  return sqrt (c / f->m->len) * 100;
-}
-
-/* NLopt's objective: u in [0, 1] per searched parameter. */
-static double
-objective (unsigned n, const double *u, double *grad, void *data)
-{
-  Fit *f = data;
-  (void) grad; /* derivative-free */
-  g_autofree double *v = g_new (double, f->p->len);
-  for (guint k = 0; k < f->p->len; k++)
-    v[k] = g_array_index (f->p, Parameter, k).value;
-  for (unsigned j = 0; j < n; j++) {
-    const PsAssumption *a = g_array_index (f->p, Parameter, f->free_idx[j]).a;
-    v[f->free_idx[j]] = a->lo + u[j] * (a->hi - a->lo);
-  }
-  double c = cost (f, evaluate (f, v));
-  if (f->fail)
-    nlopt_force_stop (f->nlopt);
-  return c;
-}
-
-/* Parameter k's next value the key accepts above (dir 1) or below (-1) `v`, within its range; v when none. */
-static double
-step (const Parameter *p, double v, int dir)
-{
-  for (double d = 1; d <= p->a->hi - p->a->lo; d *= 2) {
-    double w = ps_config_snap (p->a->key, v + dir * d);
-    if (w != v)
-      return w < p->a->lo || w > p->a->hi ? v : w;
-  }
-  return v;
-}
-
-/* The simplex over the constrained parameters from v (every parameter's value; the result replaces it). */
-static void
-simplex (Fit *f, double *v)
-{
-  guint n = f->n_free;
-  nlopt_opt o = f->nlopt = nlopt_create (NLOPT_LN_NELDERMEAD, n);
-  g_autofree double *u = g_new (double, n), *lo = g_new (double, n), *hi = g_new (double, n), *dx = g_new (double, n);
-  for (guint j = 0; j < n; j++) {
-    const Parameter *p = &g_array_index (f->p, Parameter, f->free_idx[j]);
-    u[j] = (v[f->free_idx[j]] - p->a->lo) / (p->a->hi - p->a->lo);
-    lo[j] = 0;
-    hi[j] = 1;
-    /* The first simplex spans a quarter of each range, towards the middle, so it leaves the start at once. */
-    dx[j] = u[j] < 0.5 ? 0.25 : -0.25;
-  }
-  /* The objective reads the parameters it does not search from p->value. */
-  for (guint k = 0; k < f->p->len; k++)
-    g_array_index (f->p, Parameter, k).value = v[k];
-  nlopt_set_lower_bounds (o, lo);
-  nlopt_set_upper_bounds (o, hi);
-  nlopt_set_initial_step (o, dx);
-  nlopt_set_min_objective (o, objective, f);
-  nlopt_set_xtol_abs1 (o, 1e-4);
-  nlopt_set_ftol_abs (o, 1e-10);
-  nlopt_set_maxeval (o, f->maxeval ? f->maxeval : 60 + 30 * (int) n);
-  double best = 0;
-  nlopt_optimize (o, u, &best);
-  nlopt_destroy (o);
-  f->nlopt = NULL;
-  for (guint j = 0; j < n; j++) {
-    const Parameter *p = &g_array_index (f->p, Parameter, f->free_idx[j]);
-    v[f->free_idx[j]] = ps_config_snap (p->a->key, p->a->lo + u[j] * (p->a->hi - p->a->lo));
-  }
-}
-
-/* Integers, one at a time while the cost falls: the simplex sees only plateaus there, and a figure a resource
- * bounds stops moving once another binds (a plateau that can hold the simplex far from the answer). Each pass
- * tries a geometric grid over the range (four values per doubling) and then single steps around the best.
- * Whether an integer moved. */
-static gboolean
-integer_passes (Fit *f, double *v, double *c)
-{
-  gboolean moved_any = FALSE;
-  for (guint pass = 0, better = TRUE; better && pass < 4 && !f->fail; pass++) {
-    better = FALSE;
-    for (guint j = 0; j < f->n_free && !f->fail; j++) {
-      Parameter *p = &g_array_index (f->p, Parameter, f->free_idx[j]);
-      double *x = &v[f->free_idx[j]];
-      if (!p->integer)
-        continue;
-      for (double g = MAX (p->a->lo, 1); g <= p->a->hi && !f->fail; g = MAX (g + 1, g * 1.19)) {
-        double old = *x;
-        *x = ps_config_snap (p->a->key, g);
-        double c2 = *x != old ? cost (f, evaluate (f, v)) : *c;
-        if (c2 < *c) {
-          *c = c2;
-          better = moved_any = TRUE;
-        } else {
-          *x = old;
-        }
-      }
-      for (int dir = -1; dir <= 1 && !f->fail; dir += 2)
-        for (gboolean moved = TRUE; moved && !f->fail;) {
-          double old = *x;
-          *x = step (p, old, dir);
-          double c2 = *x != old ? cost (f, evaluate (f, v)) : *c;
-          moved = c2 < *c;
-          if (moved) {
-            *c = c2;
-            better = moved_any = TRUE;
-          } else {
-            *x = old;
-          }
-        }
-    }
-  }
-  return moved_any;
-}
-
-/* One descent from v: the simplex, then the integers; when an integer moved, the simplex again from there (the
- * other parameters were fitted around the integer's old value and may be compensating for it). The cost at v. */
-static double
-descend (Fit *f, double *v)
-{
-  double c = HUGE_VAL;
-  for (guint round = 0; round < 3 && !f->fail; round++) {
-    simplex (f, v);
-    c = cost (f, evaluate (f, v));
-    if (!integer_passes (f, v, &c))
-      break;
-  }
-  return c;
-}
-
-/* A fit that leaves more than this relative RMS error starts again elsewhere: the simplex is local, and a model
- * whose figures a different resource bounds in different parts of the range has more than one valley. */
-#define FIT_GOOD_RMS_PCT 0.1
-#define FIT_RESTARTS 4
-
-static gboolean
-search (Fit *f, GError **error)
-{
-  g_autofree double *v = g_new (double, f->p->len), *w = g_new (double, f->p->len);
-  for (guint k = 0; k < f->p->len; k++)
-    v[k] = g_array_index (f->p, Parameter, k).file_value;
-  double c = cost (f, evaluate (f, v));
-  if (f->n_free > 0) {
-    c = descend (f, v);
-    /* Restarts from a Latin-hypercube sample of the constrained parameters' ranges, drawn from the seed (the same
-     * file and seed, the same fit), while the best fit is not yet good. */
-    g_autoptr (GRand) rng = g_rand_new_with_seed ((guint32) (f->opt->seed ^ (f->opt->seed >> 32) ^ 0x66697431u));
-    g_autofree guint *perm = g_new (guint, (gsize) f->n_free * FIT_RESTARTS);
-    for (guint j = 0; j < f->n_free; j++) {
-      guint *pj = perm + (gsize) j * FIT_RESTARTS;
-      for (guint r = 0; r < FIT_RESTARTS; r++)
-        pj[r] = r;
-      for (guint r = FIT_RESTARTS - 1; r > 0; r--) {
-        guint q = (guint) g_rand_int_range (rng, 0, (gint32) r + 1), t = pj[r];
-        pj[r] = pj[q];
-        pj[q] = t;
-      }
-    }
-    for (guint r = 0; r < FIT_RESTARTS && !f->fail && rms_pct (f, c) > FIT_GOOD_RMS_PCT; r++) {
-      memcpy (w, v, f->p->len * sizeof *w);
-      for (guint j = 0; j < f->n_free; j++) {
-        const Parameter *p = &g_array_index (f->p, Parameter, f->free_idx[j]);
-        double u = (perm[(gsize) j * FIT_RESTARTS + r] + g_rand_double (rng)) / FIT_RESTARTS;
-        w[f->free_idx[j]] = ps_config_snap (p->a->key, p->a->lo + u * (p->a->hi - p->a->lo));
-      }
-      f->restarts++;
-      g_array_append_vals (f->starts, w, f->p->len);
-      double c2 = descend (f, w);
-      if (c2 < c) {
-        c = c2;
-        memcpy (v, w, f->p->len * sizeof *v);
-      }
-    }
-  }
-  if (!no_failure (f, error))
-    return FALSE;
-  for (guint k = 0; k < f->p->len; k++)
-    g_array_index (f->p, Parameter, k).value = v[k];
-  return TRUE;
-}
-
-/* How far each constrained parameter can move, the others re-fitted (as_good_profile()), while the fit stays within
- * FIT_AS_WELL percentage points of relative RMS error of the best: probes at growing fractions of the way to each
- * end of its range, the interval ending at the last probe that still fits (a plateau, where another resource
- * bounds every measured figure, shows as an interval reaching the range's end), then halving the gap to the first
- * probe that does not fit. */
-#define FIT_AS_WELL 0.1
-/* Halvings of the gap between the last probe that fits and the first that does not: 1/256 of it. */
-#define FIT_HALVINGS 8
-
-/* Whether the parameters at v fit within FIT_AS_WELL points of `best` (the fit's relative RMS error, per cent). */
-static gboolean
-as_good (Fit *f, double *v, double best)
-{
-  return rms_pct (f, cost (f, evaluate (f, v))) <= best + FIT_AS_WELL;
-}
-
-/* The same for a profile: parameter `fixed` (a position in free_idx) at its value in v, the other constrained ones
- * re-fitted from v by a short simplex (issue #37: with the others held, two parameters that trade off each look
- * pinned). A probe that fits with the others held needs no re-fit. v is left as it was. */
-static gboolean
-as_good_profile (Fit *f, double *v, guint fixed, double best)
-{
-  if (as_good (f, v, best) || f->n_free < 2 || f->fail)
-    return !f->fail && as_good (f, v, best);
-  g_autofree double *w = g_memdup2 (v, f->p->len * sizeof *w);
-  g_autofree double *kept = g_new (double, f->p->len);
-  for (guint k = 0; k < f->p->len; k++)
-    kept[k] = g_array_index (f->p, Parameter, k).value;
-  /* The simplex searches free_idx[0 .. n_free): the fixed one is swapped out of it for the re-fit. */
-  guint *idx = f->free_idx, n = f->n_free, last = idx[n - 1];
-  idx[n - 1] = idx[fixed];
-  idx[fixed] = last;
-  f->n_free = n - 1;
-  f->maxeval = 20 + 10 * (int) (n - 1);
-  simplex (f, w);
-  f->maxeval = 0;
-  f->n_free = n;
-  idx[fixed] = idx[n - 1];
-  idx[n - 1] = last;
-  for (guint k = 0; k < f->p->len; k++)
-    g_array_index (f->p, Parameter, k).value = kept[k];
-  return !f->fail && as_good (f, w, best);
-}
-
-static gboolean
-fits_as_well (Fit *f, GError **error)
-{
-  static const double frac[] = { 1.0 / 32, 1.0 / 8, 1.0 / 4, 1.0 / 2, 3.0 / 4, 1 };
-  g_autofree double *v = g_new (double, f->p->len);
-  for (guint k = 0; k < f->p->len; k++)
-    v[k] = g_array_index (f->p, Parameter, k).value;
-  double best = rms_pct (f, cost (f, evaluate (f, v)));
-  for (guint j = 0; j < f->n_free && !f->fail; j++) {
-    Parameter *p = &g_array_index (f->p, Parameter, f->free_idx[j]);
-    double *x = &v[f->free_idx[j]];
-    for (int dir = -1; dir <= 1; dir += 2) {
-      double end = dir < 0 ? p->a->lo : p->a->hi, good = p->value, bad = NAN;
-      for (guint i = 0; i < G_N_ELEMENTS (frac) && !f->fail && isnan (bad); i++) {
-        *x = ps_config_snap (p->a->key, p->value + frac[i] * (end - p->value));
-        if (*x == good)
-          continue;
-        *(as_good_profile (f, v, j, best) ? &good : &bad) = *x;
-      }
-      /* Then halving the gap between the last probe that fits and the first that does not, five times. */
-      for (guint b = 0; b < FIT_HALVINGS && !isnan (bad) && !f->fail; b++) {
-        *x = ps_config_snap (p->a->key, (good + bad) / 2);
-        if (*x == good || *x == bad)
-          break;
-        *(as_good_profile (f, v, j, best) ? &good : &bad) = *x;
-      }
-      *(dir < 0 ? &p->fits_lo : &p->fits_hi) = good;
-      *x = p->value;
-    }
-  }
-  return no_failure (f, error);
-}
-
-/* Which parameters not yet constrained move a measured figure at `at` (every parameter's value): each at its low
- * and its high end, the others at `at`. Those that do join the searched ones; *added counts them. */
-static gboolean
-screen_at (Fit *f, const double *at, guint *added, GError **error)
-{
-  g_autofree double *v = g_new (double, f->p->len);
-  if (!f->free_idx)
-    f->free_idx = g_new (guint, f->p->len);
-  for (guint k = 0; k < f->p->len; k++) {
-    Parameter *p = &g_array_index (f->p, Parameter, k);
-    if (p->constrained)
-      continue;
-    memcpy (v, at, f->p->len * sizeof *v);
-    v[k] = p->a->lo;
-    const double *a = evaluate (f, v);
-    g_autofree double *lo = a ? g_memdup2 (a, f->m->len * sizeof (double)) : NULL;
-    v[k] = p->a->hi;
-    const double *hi = lo ? evaluate (f, v) : NULL;
-    if (!hi) {
-      g_propagate_error (error, g_steal_pointer (&f->fail));
-      return FALSE;
-    }
-    for (guint i = 0; i < f->m->len; i++)
-      p->constrained |= lo[i] != hi[i];
-    if (p->constrained) {
-      f->free_idx[f->n_free++] = k;
-      ++*added;
-    }
-  }
-  return TRUE;
-}
-
-/* The first screening, at the file values. */
-static gboolean
-screen (Fit *f, GError **error)
-{
-  g_autofree double *v = g_new (double, f->p->len);
-  for (guint k = 0; k < f->p->len; k++)
-    v[k] = g_array_index (f->p, Parameter, k).file_value;
-  guint added = 0;
-  return screen_at (f, v, &added, error);
-}
-
-/* A parameter that moved nothing at the file values may move a figure once another has moved (a write latency
- * that only matters once the credits are few): screened again at the fitted point and at each restart's start,
- * and when one joins, the search descends again from the fitted point with it (issue #37). */
-static gboolean
-rescreen (Fit *f, GError **error)
-{
-  for (guint round = 0; round < 3; round++) {
-    g_autofree double *v = g_new (double, f->p->len);
-    for (guint k = 0; k < f->p->len; k++)
-      v[k] = g_array_index (f->p, Parameter, k).value;
-    guint added = 0;
-    if (!screen_at (f, v, &added, error))
-      return FALSE;
-    for (guint r = 0; r < f->starts->len / MAX (f->p->len, 1); r++)
-      if (!screen_at (f, &g_array_index (f->starts, double, (gsize) r * f->p->len), &added, error))
-        return FALSE;
-    if (added == 0)
-      return TRUE;
-    double before = cost (f, evaluate (f, v)), after = descend (f, v);
-    if (!no_failure (f, error))
-      return FALSE;
-    if (after < before)
-      for (guint k = 0; k < f->p->len; k++)
-        g_array_index (f->p, Parameter, k).value = v[k];
-  }
-  return TRUE;
-}
 
 /* --- output ---------------------------------------------------------------------------------------------- */
 
@@ -528,6 +110,8 @@ fit_text (const Fit *f, GString *report, const double *fig, double rms, guint ju
     if (m->has_uncertainty)
       g_string_append_printf (report, "  (±%g%%%s)", m->uncertainty_pct,
                               beyond_uncertainty (m, fig[i]) ? ": DISAGREES" : "");
+    else
+      g_string_append (report, "  (no uncertainty: no verdict)");
     g_string_append_c (report, '\n');
   }
   g_string_append (report, "\nparameter                        range              file value      fitted   by the data\n");
@@ -554,12 +138,23 @@ fit_text (const Fit *f, GString *report, const double *fig, double rms, guint ju
                             "(a profile), within %.1f percentage points of the fit's relative RMS error.\n", FIT_AS_WELL);
   /* "Unconstrained" was judged at the file values, the fitted point and every restart's start (rescreen()). */
   g_string_append_printf (report, "\nrelative RMS error %.3f%%\n", rms);
+  /* No uncertainty, no verdict: a tolerance the user did not state would be ours, not the data's. The largest
+   * such residual is still said, so that a bad fit cannot pass for an unjudged good one. */
+  guint unjudged = f->m->len - judged;
+  double worst = 0;
+  for (guint i = 0; i < f->m->len; i++)
+    if (!g_array_index (f->m, Measurement, i).has_uncertainty)
+      worst = MAX (worst, fabs (residual_pct (&g_array_index (f->m, Measurement, i), fig[i])));
   if (judged == 0)
-    g_string_append (report, "no measurement gives uncertainty_pct: whether the fit explains the data within their "
-                             "uncertainty is not judged\n");
-  else if (off == 0)
+    g_string_append_printf (report, "no verdict: no measurement gives uncertainty_pct, so whether the fit explains the "
+                            "data is not judged (largest residual %.2f%%; give each measurement its uncertainty_pct: "
+                            "to have one)\n", worst);
+  else if (off == 0 && unjudged == 0)
     g_string_append_printf (report, "the fit explains the data: every one of the %u measurement%s with an "
                             "uncertainty is within it\n", judged, judged == 1 ? "" : "s");
+  else if (off == 0)
+    g_string_append_printf (report, "the fit explains only the measurements with an uncertainty: each of the %u is "
+                            "within it\n", judged);
   else {
     g_string_append_printf (report, "the fit does NOT explain the data: %u of the %u measurement%s with an uncertainty "
                             "disagree%s beyond it (contradictory, or out of the model's reach within the ranges):\n",
@@ -572,10 +167,14 @@ fit_text (const Fit *f, GString *report, const double *fig, double rms, guint ju
                                 residual_pct (m, fig[i]), m->uncertainty_pct);
     }
   }
+  if (judged > 0 && unjudged > 0)
+    g_string_append_printf (report, "%u measurement%s give%s no uncertainty_pct: no verdict on %s (largest residual "
+                            "%.2f%%)\n", unjudged, unjudged == 1 ? "" : "s", unjudged == 1 ? "s" : "",
+                            unjudged == 1 ? "it" : "them", worst);
 }
 
 /* The same as JSON: parameters (key, range, start, fitted, interval, constrained), measurements (set, metric,
- * measured, fitted, residual), rms. */
+ * measured, fitted, residual, uncertainty and verdict), rms, and the verdict on the whole. */
 static void
 fit_json (const Fit *f, GString *report, const double *fig, double rms, guint judged, guint off)
 {
@@ -638,12 +237,17 @@ fit_json (const Fit *f, GString *report, const double *fig, double rms, guint ju
       ps_json_general (&j, m->uncertainty_pct, 15);
       ps_json_bool_member (&j, "within_uncertainty", !beyond_uncertainty (m, fig[i]));
     }
+    ps_json_string_member (&j, "verdict", !m->has_uncertainty ? "no_uncertainty"
+                                          : beyond_uncertainty (m, fig[i]) ? "disagrees" : "within");
     ps_json_end (&j);
   }
   ps_json_end (&j);
   ps_json_fixed_member (&j, "rms_pct", rms, 3);
   ps_json_uint_member (&j, "judged", judged);
   ps_json_uint_member (&j, "disagree", off);
+  ps_json_uint_member (&j, "unjudged", f->m->len - judged);
+  ps_json_string_member (&j, "verdict", judged == 0 ? "no_verdict" : off > 0 ? "does_not_explain"
+                                        : judged < f->m->len ? "explains_judged_only" : "explains");
   ps_json_end (&j);
   g_string_append_c (report, '\n');
 }
@@ -662,11 +266,11 @@ ps_fit_run (const PsFit *opt, GString *report, gboolean *disagree, GError **erro
             .cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free),
             .starts = g_array_new (FALSE, FALSE, sizeof (double)), .best_cost = HUGE_VAL };
   g_array_set_clear_func (f.m, fit_measurement_clear);
-  g_mutex_init (&f.first.lock);
+  g_mutex_init (&f.progress_lock);
   /* Every evaluation loads the base again with its values as --sets: its files are parsed once (ytree.h). */
   ytree_cache_begin ();
-  gboolean ok = fit_load_file (&f, root, error) && screen (&f, error) && search (&f, error) && rescreen (&f, error)
-                && fits_as_well (&f, error);
+  gboolean ok = fit_load_file (&f, root, error) && fit_screen (&f, error) && fit_search (&f, error)
+                && fit_rescreen (&f, error) && fit_profiles (&f, error);
   if (f.progress_at)
     fputs ("\n", stderr);
   g_autofree double *v = g_new (double, f.p->len + 1);
@@ -674,14 +278,17 @@ ps_fit_run (const PsFit *opt, GString *report, gboolean *disagree, GError **erro
   if (ok) {
     for (guint k = 0; k < f.p->len; k++)
       v[k] = g_array_index (f.p, Parameter, k).value;
-    fig = evaluate (&f, v);
+    Search s;
+    fit_search_init (&s, &f);
+    fig = fit_evaluate (&s, v);
     ok = fig != NULL;
     if (!ok)
-      g_propagate_error (error, g_steal_pointer (&f.fail));
+      g_propagate_error (error, g_steal_pointer (&s.fail));
+    fit_search_clear (&s);
   }
   ytree_cache_end ();
   if (ok) {
-    double rms = rms_pct (&f, cost (&f, fig));
+    double rms = fit_rms_pct (&f, fit_cost (&f, fig));
     /* Whether the fit explains the data: each measurement that says how far it may be off, against its residual. */
     guint judged = 0, off = 0;
     for (guint i = 0; i < f.m->len; i++) {
@@ -701,8 +308,7 @@ ps_fit_run (const PsFit *opt, GString *report, gboolean *disagree, GError **erro
       ok = ps_write_output (opt->output, cfg, error);
     }
   }
-  g_clear_error (&f.fail);
-  g_mutex_clear (&f.first.lock);
+  g_mutex_clear (&f.progress_lock);
   g_array_unref (f.m);
   g_array_unref (f.p);
   g_free (f.free_idx);

@@ -17,18 +17,23 @@
  *   [0, 1], from the file values, minimising the sum of squared relative errors; integer parameters are rounded at
  *   every evaluation (ps_config_snap()) and then improved one at a time over a geometric grid of their range and
  *   by single steps (a plateau, where another resource binds, can hold the simplex); when an integer moved, the
- *   simplex runs again from there. While the relative RMS error stays above 0.1%, up to four restarts from a
+ *   simplex runs again from there. When the relative RMS error stays above 0.1%, four restarts from a
  *   Latin-hypercube sample of the ranges drawn from the seed; the best fit wins. Deterministic: same file and
  *   seed, same result.
  * - Each constrained parameter's values that fit as well: a profile, the parameter fixed at each probe and the
  *   other constrained ones re-fitted from their fitted values by a short simplex (where the probe does not fit
  *   with them held), within 0.1 percentage points of the fit's relative RMS error (probes towards each end of its
- *   range, then 8 halvings to the first that does not fit); an interval reaching a range's end is a plateau.
+ *   range, then 8 halvings to the first that does not fit; a re-fit stops at the first point that fits as well);
+ *   an interval reaching a range's end is a plateau.
  * - Every evaluation runs each measurement's config (base, the measurement's sets, the parameters' values as
- *   --sets) through ps_sweep_parallel() on `jobs` threads.
+ *   --sets), only the mode its metric reads, through ps_sweep_parallel() on `jobs` threads: one point's runs, a
+ *   batch of points known in advance (screening, an integer's grid) at once; the restarts (all four, when the
+ *   first descent is not good) and the profiles (one per parameter and direction) as parallel tasks, each keeping
+ *   its points to itself until all are done. The result and the evaluations counted do not depend on `jobs`.
  * - Each measurement with an uncertainty_pct is judged at the fit: off by more than it, it is named and
- *   *disagree is set (exit 1); the report says when none gives one that nothing was judged. The report is a table
- *   or JSON (PsFit.format); a progress line goes to stderr while it runs when PsFit.progress.
+ *   *disagree is set (exit 1). One without gets no verdict, said on its row and in the last lines with the largest
+ *   such residual; no default tolerance is assumed. The report is a table or JSON (PsFit.format); a progress line
+ *   goes to stderr while it runs when PsFit.progress.
  * - The output config includes the base (a path relative to the output) and sets each constrained parameter to its
  *   fitted value with a comment naming the fit; it is written atomically. The report (stdout) gives each
  *   measurement's residual and each parameter's value and whether the data constrain it.

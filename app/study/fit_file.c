@@ -162,6 +162,10 @@ load_measurement (Fit *f, const YNode *n, GError **error)
     fit_measurement_clear (&m);
     return FALSE;
   }
+  /* A mode's figure needs that mode's run alone: modes run on fresh engines and never move each other's figures
+   * (builder.h), and a fit runs each measurement hundreds of times. */
+  G_STATIC_ASSERT (PS_MODE_READ == 1u << PS_READ && PS_MODE_PIO_WRITE == 1u << PS_PIO_WRITE);
+  m.modes = m.metric.mode >= 0 ? 1u << m.metric.mode : cfg->benchmark.modes;
   m.label = m.sets[0] ? g_strjoinv (" ", m.sets) : g_strdup ("(the base as it is)");
   g_array_append_val (f->m, m);
   return TRUE;

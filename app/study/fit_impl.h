@@ -12,6 +12,7 @@
 
 typedef struct {
   const YNode *at; /* the measurement's mapping */
+  unsigned modes; /* the modes its run needs: its metric's alone, or the config's (PsModeMask) */
   char **sets; /* its set: as KEY=VALUE, NULL-terminated */
   GPtrArray *set_nodes; /* the key node of each of sets (borrowed from the file's tree) */
   const YNode *value_node; /* the measured value */
@@ -27,7 +28,7 @@ typedef struct {
   const PsAssumption *a; /* the base config's */
   const YNode *at; /* where the fit file names it (NULL: by default) */
   double file_value, value;
-  double fits_lo, fits_hi; /* the values that fit as well as `value`, the others at theirs (fits_as_well()) */
+  double fits_lo, fits_hi; /* the values that fit as well as `value`, the others re-fitted (fit_profiles()) */
   gboolean integer, constrained;
 } Parameter;
 
@@ -37,19 +38,31 @@ typedef struct {
   GArray *m; /* Measurement */
   GArray *p; /* Parameter */
   guint *free_idx, n_free; /* the constrained parameters, searched */
-  /* One evaluation: the values of every parameter, the figures of every measurement. */
-  const double *values;
-  double *figures;
-  PsFirstError first; /* of one evaluation's runs; moved to fail after it */
-  GError *fail;
   guint evaluations, restarts;
   GArray *starts; /* of doubles, p->len per restart: where each restart began (screened after the search) */
-  int maxeval; /* the simplex's budget of evaluations; 0: its full one (a profile's re-fits take a smaller one) */
-  double best_cost; /* the lowest cost so far, for the progress line */
+  /* "v1,v2,…" -> double[] figures of every point evaluated (snapped values repeat: integers, bounds). Only read
+   * while a parallel phase runs: each task keeps its own points (Search.own), merged in afterwards. */
+  GHashTable *cache;
+  GMutex progress_lock; /* for the three below, which only the progress line reads */
+  double best_cost; /* the lowest cost so far */
+  guint progress_evals; /* evaluations so far, those of running tasks included */
   gint64 progress_at; /* when the progress line was last written (monotonic µs), 0 = never */
-  nlopt_opt nlopt; /* while searching: stopped when a run fails */
-  GHashTable *cache; /* "v1,v2,…" -> double[] figures (snapped values repeat: integers, bounds) */
 } Fit;
+
+/* One line of search: a descent, a restart, a profile's probes. What it changes is its own, so that the tasks of
+ * a parallel phase share only the Fit, which they read. */
+typedef struct {
+  Fit *f;
+  double *held; /* every parameter's value: the simplex reads those it does not search from here */
+  guint *free_idx, n_free; /* the parameters it searches (a profile's re-fit leaves one out) */
+  int maxeval; /* the simplex's budget of evaluations; 0: its full one (a profile's re-fits take a smaller one) */
+  double stopval; /* a cost the simplex may stop at (a profile's re-fit needs only to fit as well); 0: none */
+  int jobs; /* threads for one batch of runs */
+  nlopt_opt nlopt; /* while searching: stopped when a run fails */
+  GHashTable *own; /* the points it evaluated; Fit.cache itself for the search that runs alone */
+  guint evaluations; /* points it ran (cache misses) */
+  GError *fail; /* the first failed run's, which stops it */
+} Search;
 
 /* A Measurement's own memory (the GArray's clear function). */
 void fit_measurement_clear (gpointer data);
@@ -57,3 +70,24 @@ void fit_measurement_clear (gpointer data);
 PsConfig *fit_load_at (const char *path, const char *const *sets, const YNode *at, GError **error);
 /* The fit file's tree into f: the base config, the measurements and the parameters, every refusal located. */
 gboolean fit_load_file (Fit *f, YNode *root, GError **error);
+
+/* "Fit as well": within this many percentage points of the fit's relative RMS error (the profiles, the report). */
+#define FIT_AS_WELL 0.1
+
+/* fit_search.c: the search, alone or in parallel tasks (fit.h's contract). A Search that runs alone on f's jobs
+ * and keeps its points in f->cache; free with fit_search_clear(). */
+void fit_search_init (Search *s, Fit *f);
+void fit_search_clear (Search *s);
+/* The figures of every measurement at `values` (every parameter's, snapped in place), borrowed from a cache; NULL
+ * after a run failed (s->fail). */
+const double *fit_evaluate (Search *s, double *values);
+/* The sum of squared relative errors of `figures`; +inf for NULL. */
+double fit_cost (Fit *f, const double *figures);
+/* The relative RMS error in per cent, from a cost. */
+double fit_rms_pct (const Fit *f, double c);
+/* Screening, the search with its restarts, rescreening at the fitted point and the restarts' starts, and the
+ * profiles: each FALSE with `error` set when a run failed. */
+gboolean fit_screen (Fit *f, GError **error);
+gboolean fit_search (Fit *f, GError **error);
+gboolean fit_rescreen (Fit *f, GError **error);
+gboolean fit_profiles (Fit *f, GError **error);

@@ -174,7 +174,6 @@ static const char *const known_circles[][2] = {
   { "models/link/link.c", "models/link/link_stats.c" },
   { "models/link/link.c", "models/link/link_errors.c" },
   { "models/link/link.c", "models/link/flit.c" },
-  { "models/link/flit.c", "models/link/link_limits.c" },
 };
 
 typedef struct {

@@ -59,15 +59,6 @@ flit_dllps (Dir *d)
   }
 }
 
-double
-link_theoretical_flit_mbps (int gen, int lanes, uint32_t max_payload_bytes)
-{
-  /* The per-lane rates of link_theoretical_mbps(); a flit's 256 bytes carry 236 of TLPs (6 DLP, 8 CRC, 6 ECC),
-   * packed as the serialiser packs them (flit_payload_per_flit()). */
-  double raw = link_theoretical_mbps (gen, lanes, max_payload_bytes) * (max_payload_bytes + 20.0) / max_payload_bytes;
-  return raw * flit_payload_per_flit (max_payload_bytes + 12, max_payload_bytes) / PHY_FLIT_BYTES;
-}
-
 /* ---- packing TLPs into flits ---- */
 
 static void flit_placed (Dir *d, uint64_t seq, const PhyPlacement *pl);

@@ -15,6 +15,15 @@ link_theoretical_mbps (int gen, int lanes, uint32_t max_payload_bytes)
   return lanes * lane_mbps[gen] * max_payload_bytes / (max_payload_bytes + 20.0);
 }
 
+double
+link_theoretical_flit_mbps (int gen, int lanes, uint32_t max_payload_bytes)
+{
+  /* The per-lane rates of link_theoretical_mbps(); a flit's 256 bytes carry 236 of TLPs (6 DLP, 8 CRC, 6 ECC),
+   * packed as the serialiser packs them (flit_payload_per_flit()). */
+  double raw = link_theoretical_mbps (gen, lanes, max_payload_bytes) * (max_payload_bytes + 20.0) / max_payload_bytes;
+  return raw * flit_payload_per_flit (max_payload_bytes + 12, max_payload_bytes) / PHY_FLIT_BYTES;
+}
+
 /* The parts of the bound: the MB/s of payload a wire with no ordered sets carries in back-to-back MPS TLPs with
  * header_bytes of header, the share of the wire SKP ordered sets take, and one SKP ordered set's duration in ps
  * (EDS included). 0 on parameters phy_init_mode() refuses. */

@@ -171,7 +171,6 @@ END_TEST
  * at the start of a line, as this project writes every definition. The circles still to break are listed, each
  * side in either order; a listed one that no longer holds fails too, so the list only shrinks. */
 static const char *const known_circles[][2] = {
-  { "models/link/link.c", "models/link/link_stats.c" },
   { "models/link/link.c", "models/link/link_errors.c" },
   { "models/link/link.c", "models/link/flit.c" },
 };

@@ -133,7 +133,8 @@ rig_build (Rig *r, guint depth, const SwitchParams *sp, guint n, const guint *pl
 static FlowSpec
 flow (Rig *r, guint src, int dst, FlowOp op, uint64_t bytes, uint32_t iterations)
 {
-  return (FlowSpec) { .name = "f", .source = endpoint_component (r->ep[src]),
+  /* A spec may name an endpoint the rig did not build (a run of fewer flows than specs): no component then. */
+  return (FlowSpec) { .name = "f", .source = r->ep[src] ? endpoint_component (r->ep[src]) : NULL,
                       .target = dst < 0 ? NULL : endpoint_component (r->ep[dst]), .op = op, .bytes = bytes,
                       .iterations = iterations, .max_read_request_bytes = 512, .tags = 32 };
 }

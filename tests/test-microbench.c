@@ -351,7 +351,11 @@ END_TEST
  *   ns: one per 40 ns, 63 x 8 / 40 = 12.6 Gb/s; a 64-byte one keeps 20 ns (25.6 Gb/s);
  * - the engine's time outside the core (dma_overhead_ns 50, dma_ps_per_byte 1000) adds 50 + 64 = 114 ns to one
  *   64-byte read's round trip on the idle link, and 2 x 50 + 128 = 228 ns to a write-then-read's, and nothing to
- *   lat_cmd_rd's (the direct command path). */
+ *   lat_cmd_rd's (the direct command path); a write's own 30 more (dma_write_extra_ns) makes that 258, the read 114;
+ * - the engine keeps its write pace in its own time, not the interface's 2-ns edges: 2048-byte writes in 64-byte
+ *   MWrs 13 ns apart run at 64 x 8 / 13 = 39.38 Gb/s (each gap rounded to an edge would give 14 ns, 36.57); with
+ *   dma_write_switch_ns 5, 128-byte writes (two MWrs) take 13 + 18 = 31 ns each, 128 x 8 / 31 = 33.03 Gb/s (edges:
+ *   32 ns, 32.0). The link (64-byte MWrs: 7876.92 x 64 / 84 MB/s = 48.0 Gb/s) bounds neither. */
 START_TEST (test_engine_costs)
 {
   const char *gap[] = { "microbench.test=bw_wr", "endpoint.dma_write_gap_ns=20", NULL };
@@ -377,6 +381,19 @@ START_TEST (test_engine_costs)
   double d = run (e, 1).latency.mean_ns - run (b, 1).latency.mean_ns;
   double dw = run (ew, 1).latency.mean_ns - run (bw, 1).latency.mean_ns;
   ck_assert_msg (fabs (d - 114) < 1e-6 && fabs (dw - 228) < 1e-6, "lat_rd +%.4f ns, lat_wrrd +%.4f ns", d, dw);
+  const char *xr[] = { "endpoint.dma_write_extra_ns=30", NULL };
+  const char *xw[] = { "endpoint.dma_write_extra_ns=30", "microbench.test=lat_wrrd", NULL };
+  g_autoptr (PsConfig) xrc = load ("eng5", lat_yaml, xr);
+  g_autoptr (PsConfig) xwc = load ("eng6", lat_yaml, xw);
+  ck_assert_msg (run (xrc, 1).latency.mean_ns == run (b, 1).latency.mean_ns
+                 && fabs (run (xwc, 1).latency.mean_ns - run (bw, 1).latency.mean_ns - 30) < 1e-6,
+                 "a write's extra 30 ns: on lat_wrrd only");
+  const char *pace[] = { "microbench.test=bw_wr", "microbench.transfer_bytes=2048", "endpoint.dma_write_max_bytes=64",
+                         "endpoint.dma_write_gap_ns=13", NULL };
+  const char *sw[] = { "microbench.test=bw_wr", "microbench.transfer_bytes=128", "endpoint.dma_write_max_bytes=64",
+                       "endpoint.dma_write_gap_ns=13", "endpoint.dma_write_switch_ns=5", NULL };
+  assert_near (server_gbps ("wpace", pace), 39.38, 0.01, "64-byte MWrs 13 ns apart in the engine's time");
+  assert_near (server_gbps ("wswitch", sw), 33.03, 0.01, "two MWrs per DMA, 13 + 18 ns");
   /* The direct command path has none of the engine's costs: lat_cmd_rd with them is lat_rd without. */
   const char *cmd[] = { "endpoint.dma_overhead_ns=50", "endpoint.dma_ps_per_byte=1000", "microbench.test=lat_cmd_rd",
                         NULL };

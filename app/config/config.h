@@ -147,8 +147,10 @@ typedef struct {
     double memory_read_latency_ns; /* a fabric's memory target: MRd taken in -> data ready */
     int64_t dma_issue_cycles; /* microbench: cycles between DMA command starts; 0 = no limit */
     double dma_write_gap_ns; /* microbench: time between a DMA engine's MWrs; 0 = no limit */
+    double dma_write_switch_ns; /* microbench: more before a DMA's first MWr after another DMA's */
     int64_t dma_write_max_bytes; /* microbench: the engine's largest MWr; 0 = MPS */
     double dma_overhead_ns; /* microbench: the engine's own time per DMA, outside the PCIe core */
+    double dma_write_extra_ns; /* microbench: a write DMA's own time beyond dma_overhead_ns */
     double dma_ps_per_byte; /* microbench: the same, per byte (moving it to or from the device's memory) */
     double dma_read_partial_ns; /* microbench: more issue time for a read DMA that ends inside an 8-byte word */
   } endpoint;

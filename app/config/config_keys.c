@@ -244,6 +244,9 @@ const KeyDef cfg_keys[] = {
   KEY_DOUBLE ("endpoint.dma_write_gap_ns", endpoint.dma_write_gap_ns, 0, 1e6, "0", "ns",
     "microbench workload: the device's DMA engine sends an MWr at most once per this time, whatever its size "
     "(the engine's per-TLP cost on its write path, in its own clock rather than the interface's); 0 = no limit"),
+  KEY_DOUBLE ("endpoint.dma_write_switch_ns", endpoint.dma_write_switch_ns, 0, 1e6, "0", "ns",
+    "microbench workload: the time a DMA's first MWr waits after the previous DMA's last MWr on top of "
+    "endpoint.dma_write_gap_ns (the engine turning to its next command's data)"),
   KEY_POW2 ("endpoint.dma_write_max_bytes", endpoint.dma_write_max_bytes, 0, 4096, "0", "bytes",
     "microbench workload: the largest MWr payload the device's DMA engine makes, a power of two, when smaller than "
     "link.max_payload (an engine that moves its memory in fixed bursts); 0 = link.max_payload"),
@@ -251,6 +254,9 @@ const KeyDef cfg_keys[] = {
     "microbench workload: the DMA engine's own time per DMA outside the PCIe core (taking the command, "
     "signalling its end): part of a DMA's latency (lat_wrrd: twice, a write DMA then a read DMA) and of its slot "
     "among microbench.outstanding, never of a tag's time; 0 = none"),
+  KEY_DOUBLE ("endpoint.dma_write_extra_ns", endpoint.dma_write_extra_ns, 0, 1e6, "0", "ns",
+    "microbench workload: a write DMA's own time beyond endpoint.dma_overhead_ns (its end signalled only once "
+    "its data has left the card), counted as that is (bw_wr, and lat_wrrd's write half); 0 = none"),
   KEY_DOUBLE ("endpoint.dma_ps_per_byte", endpoint.dma_ps_per_byte, 0, 1e6, "0", "ps per byte",
     "microbench workload: the DMA engine's time per byte moving a DMA's data between the PCIe core and the "
     "device's own memory, as endpoint.dma_overhead_ns is counted (lat_wrrd: both halves' bytes); 0 = none"),
@@ -604,7 +610,9 @@ ps_config_key_off_by_default (const char *path)
 {
   return g_str_has_prefix (path, "host.iommu.") || strcmp (path, "endpoint.dma_issue_cycles") == 0
          || strcmp (path, "endpoint.dma_write_gap_ns") == 0 || strcmp (path, "endpoint.dma_write_max_bytes") == 0
-         || strcmp (path, "endpoint.dma_overhead_ns") == 0 || strcmp (path, "endpoint.dma_ps_per_byte") == 0
+         || strcmp (path, "endpoint.dma_write_switch_ns") == 0
+         || strcmp (path, "endpoint.dma_overhead_ns") == 0
+         || strcmp (path, "endpoint.dma_write_extra_ns") == 0 || strcmp (path, "endpoint.dma_ps_per_byte") == 0
          || strcmp (path, "endpoint.dma_read_partial_ns") == 0 || strcmp (path, "host.llc_bytes") == 0
          || strcmp (path, "microbench.host_offset") == 0 || strcmp (path, "microbench.device_offset") == 0
          || g_str_has_prefix (path, "host.numa.");

@@ -462,7 +462,9 @@ ps_run_microbench (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsMicrob
     /* Its write path and its own time per DMA outside the PCIe core (endpoint.dma_*). */
     .write_max_bytes = cmd ? 0 : (uint32_t) cfg->endpoint.dma_write_max_bytes,
     .write_gap_ps = cmd ? 0 : units_ns_to_ps (cfg->endpoint.dma_write_gap_ns),
+    .write_switch_ps = cmd ? 0 : units_ns_to_ps (cfg->endpoint.dma_write_switch_ns),
     .dma_overhead_ps = cmd ? 0 : units_ns_to_ps (cfg->endpoint.dma_overhead_ns),
+    .dma_write_extra_ps = cmd ? 0 : units_ns_to_ps (cfg->endpoint.dma_write_extra_ns),
     .dma_ps_per_byte = cmd ? 0 : cfg->endpoint.dma_ps_per_byte,
   };
   FlowSpec specs[2] = { spec, spec };

@@ -152,6 +152,25 @@ write_piece_max (const Flow *fl, FlowOp op)
   return op == FLOW_WRITE && head && skew > 0 && skew < fl->mps ? fl->mps - skew : fl->mps;
 }
 
+/* When an engine paced at gap after last counts its next issue from, having issued at now: its own schedule
+ * (last + gap) when now is late by up to two clock edges of the transmit interface (edge: the wake and the
+ * arbitration each wait for one), which delayed the
+ * issue, not the engine, so the edges do not add up to a slower pace; now when it was held back longer. */
+static SimTime
+paced_from (SimTime last, SimTime gap, SimTime edge, SimTime now)
+{
+  if (last == UINT64_MAX || gap == 0 || now > last + gap + 2 * edge)
+    return now;
+  return last + gap;
+}
+
+/* The least time from the last MWr to the next: a DMA's first waits write_switch_ps more. */
+static SimTime
+write_gap (const Flow *fl)
+{
+  return fl->s->write_gap_ps + (fl->s->transfer_bytes > 0 && fl->dma_pos == 0 ? fl->s->write_switch_ps : 0);
+}
+
 static gboolean
 flow_peek (void *ctx, Tlp *probe)
 {
@@ -175,7 +194,7 @@ flow_peek (void *ctx, Tlp *probe)
   if (s->transfer_bytes > 0 && fl->dma_pos == 0 && fl->last_dma_ps != UINT64_MAX)
     at = MAX (at, fl->last_dma_ps + s->dma_gap_ps);
   if (op == FLOW_WRITE && fl->last_write_ps != UINT64_MAX)
-    at = MAX (at, fl->last_write_ps + s->write_gap_ps);
+    at = MAX (at, fl->last_write_ps + write_gap (fl));
   if (sim_now (fl->run->engine) < at) {
     /* Nothing else would bring the datapath back at that time. */
     if (!fl->wake_pending) {
@@ -195,7 +214,7 @@ static Tlp *
 flow_take (void *ctx, const Tlp *probe)
 {
   Flow *fl = ctx;
-  SimTime now = sim_now (fl->run->engine);
+  SimTime now = sim_now (fl->run->engine), gap = write_gap (fl);
   Tlp *t = tlp_alloc_copy (fl->run->pool, probe);
   t->requester = fl->requester;
   t->cookie = FLOW_MAGIC << 32 | fl->index;
@@ -205,7 +224,7 @@ flow_take (void *ctx, const Tlp *probe)
     if (fl->dma_pos == 0) {
       fl->dma_slot = fl->dma_free[--fl->n_dma_free];
       fl->dma_start[fl->dma_slot] = now;
-      fl->last_dma_ps = now;
+      fl->last_dma_ps = paced_from (fl->last_dma_ps, fl->s->dma_gap_ps, app_unit_ps (fl->app), now);
       fl->dma_left[fl->dma_slot] = dma_bytes (fl->s);
     }
     t->cookie |= (uint64_t) fl->dma_slot << 16;
@@ -218,7 +237,7 @@ flow_take (void *ctx, const Tlp *probe)
   uint32_t size = t->kind == TLP_MWR ? t->payload_bytes : t->length_bytes;
   if (t->kind == TLP_MWR) {
     fl->want_write_sum += pattern_sum (t->address, size);
-    fl->last_write_ps = now;
+    fl->last_write_ps = paced_from (fl->last_write_ps, gap, app_unit_ps (fl->app), now);
   }
   else
     fl->want_read_sum += pattern_sum (t->address, size);
@@ -701,6 +720,7 @@ flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchd
                    .target = s->target ? s->target : host_component (host),
                    .mps = link_params (fabric_uplink (s->source))->max_payload_bytes,
                    .dma_tail_ps = s->dma_overhead_ps * (s->write_first ? 2 : 1)
+                                  + (s->write_first || s->op == FLOW_WRITE ? s->dma_write_extra_ps : 0)
                                   + (SimTime) llround (s->dma_ps_per_byte * (double) dma_bytes (s)),
                    .total = s->transfer_bytes ? dma_bytes (s) * s->iterations : s->bytes * s->iterations,
                    .first_ps = UINT64_MAX, .last_dma_ps = UINT64_MAX, .last_write_ps = UINT64_MAX,

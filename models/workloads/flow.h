@@ -39,10 +39,12 @@
  *   with dma_gap_ps, DMAs start (their first request enters the transmit interface) at least that far apart:
  *   a device's DMA engine that takes one command per so many cycles.
  *   A write flow's MWrs carry at most write_max_bytes and enter the transmit interface at least write_gap_ps
- *   apart (a device engine's write path). The engine's own time per DMA outside the PCIe core (taking the
- *   command, moving the data to or from its memory, signalling the end: dma_overhead_ps + dma_ps_per_byte x
- *   bytes) comes after the DMA's last byte is delivered: its latency ends and its slot frees only then, while its
- *   tags were freed with its data.
+ *   apart, a DMA's first MWr write_switch_ps more (a device engine's write path); these paces and dma_gap_ps run
+ *   in the engine's own time, so an issue the interface's clock edge delays does not delay the next. The
+ *   engine's own time per DMA outside the PCIe core (taking the command, moving the data to or from its memory,
+ *   signalling the end: dma_overhead_ps, dma_write_extra_ps more for a write, + dma_ps_per_byte x bytes) comes
+ *   after the DMA's last byte is delivered: its latency ends and its slot frees only then, while its tags were
+ *   freed with its data.
  *   With write_first (a read flow), each DMA writes its slot and then reads it back. Latency is then per DMA: from
  *   its first request entering the transmit interface to its last byte delivered (a read's last completion out
  *   of the receive interface, a write's last MWr at the target); MB/s counts every byte moved, both ways.
@@ -93,7 +95,10 @@ typedef struct {
   /* The device-side bytes before a DMA's first byte in its engine's first write piece (its offset inside the
    * engine's memory word, whole DWs): that piece carries this much less than write_max_bytes. */
   uint32_t write_head_skew_bytes;
-  SimTime write_gap_ps, dma_overhead_ps;
+  /* write_switch_ps: more before a DMA's first MWr, after the last DMA's last (its engine turning to a new
+   * command). */
+  /* dma_write_extra_ps: a write DMA's (or write_first half's) own time beyond dma_overhead_ps. */
+  SimTime write_gap_ps, write_switch_ps, dma_overhead_ps, dma_write_extra_ps;
   double dma_ps_per_byte;
 } FlowSpec;
 

@@ -16,8 +16,10 @@
  * - The search: NLopt's Nelder-Mead simplex (derivative-free, bounded) over the constrained parameters scaled to
  *   [0, 1], from the file values, minimising the sum of squared relative errors; integer parameters are rounded at
  *   every evaluation (ps_config_snap()) and then improved one at a time over a geometric grid of their range and
- *   by single steps (a plateau, where another resource binds, can hold the simplex); when an integer moved, the
- *   simplex runs again from there. When the relative RMS error stays above 0.1%, four restarts from a
+ *   by single steps (a plateau, where another resource binds, can hold the simplex); the continuous ones then
+ *   one at a time by probes at 1/8 to 1/1024 of their range on each side (a figure a clocked part bounds is a
+ *   staircase in them, whose steps hold the simplex too); when either moved, the simplex runs again from there.
+ *   When the relative RMS error stays above 0.1%, four restarts from a
  *   Latin-hypercube sample of the ranges drawn from the seed; the best fit wins. Deterministic: same file and
  *   seed, same result.
  * - Each constrained parameter's values that fit as well: a profile, the parameter fixed at each probe and the

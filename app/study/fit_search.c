@@ -349,6 +349,52 @@ integer_passes (Search *s, double *v, double *c)
   return moved_any;
 }
 
+/* Probes of a continuous parameter on each side of its value: 1/8, 1/16, ... 1/1024 of its range. */
+#define FIT_PROBE_LEVELS 8
+
+/* The continuous parameters, one at a time while the cost falls. A figure a clocked part bounds (a device that
+ * issues on its interface's edges, a credit loop that closes on them) is a staircase in the parameters, and one
+ * that aliases two periods (a DMA's length against the credit returns') jumps between neighbouring values: the
+ * simplex stops on a step (all its vertices cost the same) next to a lower one. Each pass probes every level on
+ * both sides at once (a batch, as no probe depends on another) and moves to the first of the lowest below *c,
+ * again from there while that falls. Whether one moved. */
+static gboolean
+continuous_passes (Search *s, double *v, double *c)
+{
+  guint np = s->f->p->len, n = 2 * FIT_PROBE_LEVELS;
+  gboolean moved_any = FALSE;
+  g_autofree double *pts = g_new (double, (gsize) n * np);
+  g_autofree double **rows = g_new (double *, n);
+  g_autofree const double **figs = g_new (const double *, n);
+  for (guint pass = 0, better = TRUE; better && pass < 4 && !s->fail; pass++) {
+    better = FALSE;
+    for (guint j = 0; j < s->n_free && !s->fail; j++) {
+      const Parameter *p = &g_array_index (s->f->p, Parameter, s->free_idx[j]);
+      guint k = s->free_idx[j];
+      for (gboolean moved = !p->integer; moved && !s->fail;) {
+        moved = FALSE;
+        for (guint q = 0; q < n; q++) {
+          double d = (p->a->hi - p->a->lo) / (double) (8u << (q / 2)) * (q % 2 ? -1 : 1);
+          rows[q] = pts + (gsize) q * np;
+          memcpy (rows[q], v, np * sizeof *v);
+          rows[q][k] = CLAMP (v[k] + d, p->a->lo, p->a->hi);
+        }
+        if (!evaluate_points (s, rows, n, figs))
+          break;
+        for (guint q = 0; q < n; q++) {
+          double c2 = fit_cost (s->f, figs[q]);
+          if (c2 < *c) {
+            *c = c2;
+            v[k] = rows[q][k];
+            moved = better = moved_any = TRUE;
+          }
+        }
+      }
+    }
+  }
+  return moved_any;
+}
+
 /* One descent from v: the simplex, then the integers; when an integer moved, the simplex again from there (the
  * other parameters were fitted around the integer's old value and may be compensating for it). The cost at v. */
 static double
@@ -358,7 +404,8 @@ descend (Search *s, double *v)
   for (guint round = 0; round < 3 && !s->fail; round++) {
     simplex (s, v);
     c = fit_cost (s->f, fit_evaluate (s, v));
-    if (!integer_passes (s, v, &c))
+    gboolean ints = integer_passes (s, v, &c);
+    if (!continuous_passes (s, v, &c) && !ints)
       break;
   }
   return c;

@@ -125,6 +125,9 @@ typedef struct {
   /* The completions of every function of the device go to `fn`, which tells them apart by requester ID and tag,
    * instead of to the kind's own engine. */
   void (*set_completions) (Component *c, FabricCplFn fn, void *ctx);
+  /* The transmit side's clock edge (its interface's unit): a client's own paces run in it, an issue the edge
+   * delays does not delay the next (flow.h). */
+  SimTime (*unit_ps) (const Component *c);
 } ComponentRequests;
 
 typedef struct {

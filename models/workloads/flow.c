@@ -164,6 +164,12 @@ paced_from (SimTime last, SimTime gap, SimTime edge, SimTime now)
   return last + gap;
 }
 
+static SimTime
+source_unit (const Flow *fl)
+{
+  return fl->source->kind->requests->unit_ps (fl->source);
+}
+
 /* The least time from the last MWr to the next: a DMA's first waits write_switch_ps more. */
 static SimTime
 write_gap (const Flow *fl)
@@ -224,7 +230,7 @@ flow_take (void *ctx, const Tlp *probe)
     if (fl->dma_pos == 0) {
       fl->dma_slot = fl->dma_free[--fl->n_dma_free];
       fl->dma_start[fl->dma_slot] = now;
-      fl->last_dma_ps = paced_from (fl->last_dma_ps, fl->s->dma_gap_ps, app_unit_ps (fl->app), now);
+      fl->last_dma_ps = paced_from (fl->last_dma_ps, fl->s->dma_gap_ps, source_unit (fl), now);
       fl->dma_left[fl->dma_slot] = dma_bytes (fl->s);
     }
     t->cookie |= (uint64_t) fl->dma_slot << 16;
@@ -237,7 +243,7 @@ flow_take (void *ctx, const Tlp *probe)
   uint32_t size = t->kind == TLP_MWR ? t->payload_bytes : t->length_bytes;
   if (t->kind == TLP_MWR) {
     fl->want_write_sum += pattern_sum (t->address, size);
-    fl->last_write_ps = paced_from (fl->last_write_ps, gap, app_unit_ps (fl->app), now);
+    fl->last_write_ps = paced_from (fl->last_write_ps, gap, source_unit (fl), now);
   }
   else
     fl->want_read_sum += pattern_sum (t->address, size);

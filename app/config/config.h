@@ -181,6 +181,7 @@ typedef struct {
       bool enabled;
       int64_t iotlb_entries, page_bytes;
       double walk_ns; /* per IOTLB miss */
+      double read_resume_ns; /* a read that waited for a walk: from the translation to its start */
       int64_t walks_in_flight; /* page walkers */
     } iommu;
     struct {

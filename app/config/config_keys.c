@@ -340,6 +340,9 @@ const KeyDef cfg_keys[] = {
     "page walks the IOMMU works on at once: a miss takes the first walker free, so with several the misses of "
     "requests that arrive together overlap (host.iommu.walk_ns each) and a request behind waits only if all are "
     "busy; 1: one walk after another"),
+  KEY_DOUBLE ("host.iommu.read_resume_ns", host.iommu.read_resume_ns, 0, 1e6, "0", "ns",
+    "a read whose translation was not ready when it arrived starts this much after the translation (its request "
+    "taken up again by the walker that translated it, busy until then); a posted write drains at once"),
   KEY_INT ("host.ack_every_tlps", host.ack_every_tlps, 0, 4096, "0", "TLPs",
     "the root port Acks at the latest after this many TLPs; 0 = Ack latency timer only"),
   KEY_DOUBLE ("host.write_drain_mbps", host.write_drain_mbps, 0, 1e6, "0", "MB/s",

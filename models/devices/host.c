@@ -398,11 +398,12 @@ host_set_irq_delay (Host *h, HostIrqDelayFn fn, void *ctx)
 
 /* --- IOMMU ------------------------------------------------------------------------------------------------- */
 
-/* When the translation of `address` is ready (host.h). A linear search: the IOTLB is small (tens to a hundred
- * entries on the parts modelled) and is searched only with the IOMMU on. Each walker is a serial resource, as the
- * return path is: a miss takes the walker free first, and its walk starts when that walker's previous one ends. */
+/* When the translation of `address` is ready for a request that resumes `resume` after it (host.h). A linear
+ * search: the IOTLB is small (tens to a hundred entries on the parts modelled) and is searched only with the IOMMU
+ * on. Each walker is a serial resource, as the return path is: a miss takes the walker free first, and its walk
+ * starts when that walker's previous one ends; the walker is busy until the request has resumed. */
 static SimTime
-iommu_translate (Host *h, uint64_t address)
+iommu_translate (Host *h, uint64_t address, SimTime resume)
 {
   SimTime now = sim_now (h->engine);
   uint64_t page = address / h->p.iommu_page_bytes;
@@ -412,7 +413,7 @@ iommu_translate (Host *h, uint64_t address)
     if (e->page == page) {
       e->used = ++h->iotlb_clock;
       h->c.iotlb_hits++;
-      return MAX (now, e->ready_ps);
+      return e->ready_ps > now ? e->ready_ps + resume : now;
     }
     if (e->used < victim->used)
       victim = e;
@@ -422,9 +423,10 @@ iommu_translate (Host *h, uint64_t address)
   for (uint32_t i = 1; i < MAX (h->p.iommu_walks, 1u); i++)
     if (h->walker_free[i] < *walker)
       walker = &h->walker_free[i];
-  *walker = MAX (now, *walker) + h->walk_ps;
-  *victim = (IotlbEntry) { .page = page, .used = ++h->iotlb_clock, .ready_ps = *walker };
-  return *walker;
+  SimTime ready = MAX (now, *walker) + h->walk_ps;
+  *walker = ready + resume;
+  *victim = (IotlbEntry) { .page = page, .used = ++h->iotlb_clock, .ready_ps = ready };
+  return ready + resume;
 }
 
 /* --- memory: the last-level cache ----------------------------------------------------------------------- */
@@ -574,7 +576,7 @@ host_receive (Component *comp, FabricPort *port, Tlp *t)
      * and still unreleased: the read may not start before it (host_accept_read). */
     t->stamp_ps = h->sink.tail != NULL ? h->sink.tail->stamp_ps : 0;
     if (h->p.iommu_enabled) {
-      SimTime ready = iommu_translate (h, t->address); /* once: MAX evaluates its arguments twice */
+      SimTime ready = iommu_translate (h, t->address, h->read_resume_ps); /* once: MAX evaluates twice */
       t->stamp_ps = MAX (t->stamp_ps, ready);
     }
     if (!txn_cpl_full (&h->cpl))
@@ -587,7 +589,7 @@ host_receive (Component *comp, FabricPort *port, Tlp *t)
   /* Data drains behind what is already draining (sink_free); the slot is held write_latency_ns beyond that. */
   SimTime from = MAX (now, h->sink_free);
   if (h->p.iommu_enabled && t->kind == TLP_MWR) {
-    SimTime ready = iommu_translate (h, t->address);
+    SimTime ready = iommu_translate (h, t->address, 0);
     from = MAX (from, ready);
   }
   SimTime drained = from + drain_ps (h, t->payload_bytes);
@@ -781,6 +783,7 @@ host_new (Fabric *f, const char *name, const HostParams *params, uint32_t root_p
     for (uint32_t i = 0; i < params->iotlb_entries; i++)
       h->iotlb[i].page = UINT64_MAX;
     h->walk_ps = units_ns_to_ps (params->iommu_walk_ns);
+    h->read_resume_ps = units_ns_to_ps (params->iommu_read_resume_ns);
     h->walker_free = g_new0 (SimTime, MAX (params->iommu_walks, 1u));
   }
   fabric_add (f, &h->base, &host_kind, COMPONENT_ROOT_COMPLEX, name, root_ports);

@@ -86,6 +86,7 @@ typedef struct {
   uint64_t iommu_page_bytes; /* a power of two, at least 4096: a TLP never spans two pages (split.h) */
   double iommu_walk_ns; /* an IOTLB miss's page walk, from its start to the translation */
   uint32_t iommu_walks; /* walks in flight at once (0 counts as 1); more queue for the first walker free */
+  double iommu_read_resume_ns; /* a read that waited for its translation starts this much after it */
   /* Last-level cache (host_set_llc): a read of a line the LLC does not hold takes this much longer (DRAM). */
   double llc_miss_ns;
   /* Posted-write sink. */

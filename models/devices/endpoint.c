@@ -275,8 +275,14 @@ ep_set_completions (Component *c, FabricCplFn fn, void *ctx)
   endpoint_set_requester ((Endpoint *) c, fn, ctx);
 }
 
+static SimTime
+ep_unit_ps (const Component *c)
+{
+  return app_unit_ps (((const Endpoint *) c)->app);
+}
+
 static const ComponentRequests endpoint_requests = {
-  .add_client = ep_add_client, .kick = ep_kick, .set_completions = ep_set_completions,
+  .add_client = ep_add_client, .kick = ep_kick, .set_completions = ep_set_completions, .unit_ps = ep_unit_ps,
 };
 
 static const ComponentKind endpoint_kind = {

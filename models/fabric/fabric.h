@@ -125,6 +125,8 @@ typedef struct {
   /* The completions of every function of the device go to `fn`, which tells them apart by requester ID and tag,
    * instead of to the kind's own engine. */
   void (*set_completions) (Component *c, FabricCplFn fn, void *ctx);
+  /* The transmit side's clock edge (an endpoint's datapath unit, datapath.h): what delays a paced client's issue. */
+  SimTime (*unit_ps) (const Component *c);
 } ComponentRequests;
 
 typedef struct {

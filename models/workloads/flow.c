@@ -224,7 +224,7 @@ flow_take (void *ctx, const Tlp *probe)
     if (fl->dma_pos == 0) {
       fl->dma_slot = fl->dma_free[--fl->n_dma_free];
       fl->dma_start[fl->dma_slot] = now;
-      fl->last_dma_ps = paced_from (fl->last_dma_ps, fl->s->dma_gap_ps, app_unit_ps (fl->app), now);
+      fl->last_dma_ps = paced_from (fl->last_dma_ps, fl->s->dma_gap_ps, fl->source->kind->requests->unit_ps (fl->source), now);
       fl->dma_left[fl->dma_slot] = dma_bytes (fl->s);
     }
     t->cookie |= (uint64_t) fl->dma_slot << 16;
@@ -237,7 +237,7 @@ flow_take (void *ctx, const Tlp *probe)
   uint32_t size = t->kind == TLP_MWR ? t->payload_bytes : t->length_bytes;
   if (t->kind == TLP_MWR) {
     fl->want_write_sum += pattern_sum (t->address, size);
-    fl->last_write_ps = paced_from (fl->last_write_ps, gap, app_unit_ps (fl->app), now);
+    fl->last_write_ps = paced_from (fl->last_write_ps, gap, fl->source->kind->requests->unit_ps (fl->source), now);
   }
   else
     fl->want_read_sum += pattern_sum (t->address, size);

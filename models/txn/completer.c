@@ -198,8 +198,8 @@ txn_cpl_plan (TxnCompleter *c)
   }
   c->plan_req = r;
   c->prev_free_ps = c->free_ps;
-  SimTime start = MAX (MAX (now, r->stamp_ps), c->free_ps);
   uint32_t size = txn_cpl_size (c, r);
+  SimTime start = MAX (MAX (now, r->stamp_ps), c->free_ps);
   SimTime done = start + c->p.cpl_overhead_ps + (SimTime) llround (size * c->p.cpl_ps_per_byte);
   c->start_ps = start;
   c->free_ps = done;

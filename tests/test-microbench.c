@@ -161,6 +161,32 @@ assert_near (double got, double hand, double tolerance, const char *what)
   ck_assert_msg (fabs (got - hand) <= tolerance * hand, "%s: %.3f Gb/s, by hand %.3f", what, got, hand);
 }
 
+/* Full blocks (host.completion_full_block_bytes, docs/host-model.md §1): 512-byte reads at random 512-byte slots
+ * from a root complex that returns one completion per 64-byte line, nothing else in the way. By hand, with the
+ * link's 7876.92 MB/s of symbols and 20 bytes of framing and header per completion: line by line a read is eight
+ * completions, 8 x (64 + 20) = 672 bytes, at most 7876.92 x 512 / 672 = 6001.5 MB/s = 48.01 Gb/s; with blocks of
+ * 512 every read is a whole block, one line and then up to MPS, 64 + 256 + 192, 512 + 3 x 20 = 572 bytes, at most
+ * 7876.92 x 512 / 572 = 7050.6 MB/s = 56.41 Gb/s. Acks and UpdateFCs take a little more (under 2%). */
+START_TEST (test_full_block_completions)
+{
+  const char *line[] = { "microbench.transfer_bytes=512", "host.completion_bytes=64", NULL };
+  const char *block[] = { "microbench.transfer_bytes=512", "host.completion_bytes=64",
+                          "host.completion_full_block_bytes=512", NULL };
+  const char *half[] = { "microbench.transfer_bytes=256", "host.completion_bytes=64",
+                         "host.completion_full_block_bytes=512", NULL };
+  const double link = 8 * 8e3 * 128 / 130 / 8, by_line = link * 512 / 672 * 8 / 1000;
+  const double by_block = link * 512 / 572 * 8 / 1000, by_line_256 = link * 256 / 336 * 8 / 1000;
+  double g = server_gbps ("line", line);
+  ck_assert_msg (g <= by_line && g > 0.98 * by_line, "line by line: %.3f Gb/s, by hand at most %.3f", g, by_line);
+  g = server_gbps ("block", block);
+  ck_assert_msg (g <= by_block && g > 0.98 * by_block, "full blocks: %.3f Gb/s, by hand at most %.3f", g, by_block);
+  /* 256-byte reads cover half a block: line by line still. */
+  g = server_gbps ("half", half);
+  ck_assert_msg (g <= by_line_256 && g > 0.98 * by_line_256, "half blocks: %.3f Gb/s, by hand at most %.3f", g,
+                 by_line_256);
+}
+END_TEST
+
 /* Read concurrency: 64 tags keep far more reads in flight than the root complex works on, so it holds `depth`
  * reads at a time, each for its latency (the completion leaves at once: no return-path time), and small reads
  * run at depth x bytes / latency: 8 x 64 B / 1000 ns = 0.512 B/ns = 4.096 Gb/s; 16 reads, 8.192 Gb/s. A cold
@@ -528,6 +554,7 @@ main (void)
   tcase_add_test (tc, test_bw_wr_protocol_limit);
   tcase_add_test (tc, test_random_offsets_seeded);
   tcase_add_test (tc, test_read_concurrency);
+  tcase_add_test (tc, test_full_block_completions);
   tcase_add_test (tc, test_posted_write_acceptance);
   tcase_add_test (tc, test_iommu_knee_bandwidth);
   tcase_add_test (tc, test_device_issue_rate);

@@ -346,6 +346,44 @@ START_TEST (test_completions_rcb_policy)
 }
 END_TEST
 
+/* Full blocks (completer.h, Cut) with RCB 64, MPS 256, blocks of 512: a read covering every line of an aligned
+ * 512-byte block gets one line first, then completions up to MPS on RCB multiples; any other read one per line.
+ * By hand: [0, 512): 64 (to 0x40), then 256 (to 0x140), then the 192 left. [40, 460) (pcie-bench's 416 bytes 41
+ * into a 512-byte slot, whole DWs): its lines 0-7 are the block's all: 24 (to 0x40), 256 (to 0x140), 140. [64,
+ * 576): lines 1-8, neither block whole: eight 64-byte completions. [0, 256): half a block: four of 64. The same
+ * reads with full_block_bytes 0 are all cut line by line. */
+START_TEST (test_completions_full_block)
+{
+  const struct {
+    uint64_t addr;
+    uint32_t len, n;
+    uint32_t want[8];
+  } c[] = {
+    { 0x10000, 512, 3, { 64, 256, 192 } },
+    { 0x10028, 420, 3, { 24, 256, 140 } },
+    { 0x10040, 512, 8, { 64, 64, 64, 64, 64, 64, 64, 64 } },
+    { 0x10000, 256, 4, { 64, 64, 64, 64 } },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (c); k++)
+    for (uint32_t block = 0; block <= 512; block += 512) {
+      CplRig r;
+      rig_open (&r, &(TxnCplParams) { .rcb_bytes = 64, .policy = CPL_POLICY_RCB, .full_block_bytes = block,
+                                      .in_order = TRUE });
+      txn_cpl_accept (&r.c, read_req (r.pool, c[k].addr, c[k].len, 0x0200, 7), 0, 0);
+      uint32_t size[16], count[16];
+      guint n = drain (&r.c, r.pool, size, count, 16);
+      guint lines = (guint) ((c[k].addr + c[k].len + 63) / 64 - c[k].addr / 64);
+      if (block == 0)
+        ck_assert_msg (n == lines, "read %u without full blocks: %u completions, want one per line (%u)", k, n, lines);
+      else
+        assert_sizes (size, n, c[k].want, c[k].n);
+      rig_close (&r);
+    }
+  ck_assert (txn_cpl_full_block (0x10028, 420, 64, 512) && !txn_cpl_full_block (0x10028, 408, 64, 512));
+  ck_assert (txn_cpl_full_block (0x1fe00, 4100, 64, 4096) == FALSE && txn_cpl_full_block (0, 4096, 64, 4096));
+}
+END_TEST
+
 /* Ready time = accepted + latency + extra + bytes x per-byte cost: 100 ns + 40 ns + 256 x 2.5 ps = 140 640 ps, from
  * not_before when that is later. */
 START_TEST (test_latency)
@@ -484,6 +522,7 @@ main (void)
   tcase_add_test (tc, test_msi);
   tcase_add_test (tc, test_completions_rcb);
   tcase_add_test (tc, test_completions_rcb_policy);
+  tcase_add_test (tc, test_completions_full_block);
   tcase_add_test (tc, test_latency);
   tcase_add_test (tc, test_order);
   tcase_add_test (tc, test_return_path);

@@ -173,6 +173,7 @@ typedef struct {
     double cold_cache_latency_ns; /* microbench.cache cold: added to read_latency_ns (data from DRAM, not the LLC) */
     int64_t llc_bytes; /* last-level cache a warmed window can stay in; 0 = any window fits */
     int64_t completion_bytes; /* 0 = up to MPS; else the chunk size the root complex returns */
+    int64_t completion_full_block_bytes; /* a read covering an aligned block this large: MPS-sized completions */
     double completion_mbps; /* 0 = unlimited */
     double completion_overhead_ns;
     int64_t read_queue_depth;

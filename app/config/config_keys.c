@@ -307,6 +307,10 @@ const KeyDef cfg_keys[] = {
     "datasheet: its shared L3 size); 0 = every window fits"),
   KEY_INT ("host.completion_bytes", host.completion_bytes, 0, 4096, "0", "bytes",
     "completion size policy: 0 = up to MPS; else the chunk size the chipset returns (often 64, a cache line)"),
+  KEY_POW2 ("host.completion_full_block_bytes", host.completion_full_block_bytes, 0, 4096, "0", "bytes",
+    "with host.completion_bytes at the read completion boundary: a read that covers every cache line of a naturally "
+    "aligned block of this many bytes is answered by its first line and then completions of up to MPS, cut on RCB "
+    "multiples (docs/host-model.md §1); 0 = never"),
   KEY_DOUBLE ("host.completion_mbps", host.completion_mbps, 0, 1e6, "0", "MB/s",
     "rate at which the host can return completion data; 0 = unlimited"),
   KEY_DOUBLE ("host.completion_overhead_ns", host.completion_overhead_ns, 0, 1e6, "0", "ns",

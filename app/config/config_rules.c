@@ -447,6 +447,14 @@ check_host_rules (Walk *w, const YNode *root, GError **error)
                  "modelled", cb, c->link.read_completion_boundary, c->link.max_payload);
     return FALSE;
   }
+  int64_t fb = c->host.completion_full_block_bytes;
+  if (fb != 0 && fb < c->link.read_completion_boundary) {
+    at = g_hash_table_lookup (w->seen, "host.completion_full_block_bytes");
+    ytree_error (error, PS_ERROR_DATA, at ? at : root,
+                 "host.completion_full_block_bytes (%" G_GINT64_FORMAT ") is smaller than the read completion "
+                 "boundary (%" G_GINT64_FORMAT "): a block is whole lines", fb, c->link.read_completion_boundary);
+    return FALSE;
+  }
   if (c->host.cpu_write_post_ns > c->host.cpu_access_ns) {
     at = g_hash_table_lookup (w->seen, "host.cpu_write_post_ns");
     ytree_error (error, PS_ERROR_DATA, at ? at : root, "host.cpu_write_post_ns (%g) is longer than the whole path "

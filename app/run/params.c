@@ -65,6 +65,7 @@ ps_build_system_params (const PsConfig *cfg, SystemParams *sp)
     .rcb_bytes = (uint32_t) cfg->link.read_completion_boundary,
     .cpl_policy = cb != 0 && cb == cfg->link.read_completion_boundary && cb != cfg->link.max_payload
                       ? CPL_POLICY_RCB : CPL_POLICY_MPS,
+    .full_block_bytes = (uint32_t) cfg->host.completion_full_block_bytes,
     .read_latency_ns = cfg->host.read_latency_ns,
     .read_latency_per_byte_ps = cfg->host.read_latency_ps_per_byte,
     .cpl_rate_mbps = cfg->host.completion_mbps,

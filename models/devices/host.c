@@ -49,6 +49,12 @@ host_params_check (const HostParams *p, uint32_t mps, GError **error)
       p->rcb_bytes);
     return FALSE;
   }
+  uint32_t fb = p->full_block_bytes;
+  if (fb != 0 && (fb < p->rcb_bytes || fb > SPLIT_PAGE_BYTES || (fb & (fb - 1)) != 0)) {
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "full-block completions over %u bytes: must be a power of "
+      "two of RCB %u to %u", fb, p->rcb_bytes, SPLIT_PAGE_BYTES);
+    return FALSE;
+  }
   if (p->iommu_enabled && (p->iotlb_entries == 0 || p->iotlb_entries > 4096 || p->iommu_page_bytes < 4096
                            || (p->iommu_page_bytes & (p->iommu_page_bytes - 1)) != 0)) {
     g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "IOMMU with %u IOTLB entries of %" G_GUINT64_FORMAT " bytes: "
@@ -787,7 +793,8 @@ host_new (Fabric *f, const char *name, const HostParams *params, uint32_t root_p
     h->walker_free = g_new0 (SimTime, MAX (params->iommu_walks, 1u));
   }
   fabric_add (f, &h->base, &host_kind, COMPONENT_ROOT_COMPLEX, name, root_ports);
-  TxnCplParams cp = { .rcb_bytes = params->rcb_bytes, .policy = params->cpl_policy, .in_order = params->cpl_in_order,
+  TxnCplParams cp = { .rcb_bytes = params->rcb_bytes, .policy = params->cpl_policy,
+                      .full_block_bytes = params->full_block_bytes, .in_order = params->cpl_in_order,
                       .depth = params->read_queue_depth, .latency_ps = units_ns_to_ps (params->read_latency_ns),
                       .ps_per_byte = params->read_latency_per_byte_ps,
                       .cpl_overhead_ps = units_ns_to_ps (params->cpl_overhead_ns),

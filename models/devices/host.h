@@ -71,6 +71,10 @@ typedef struct {
   /* Completer (root complex + memory controller). */
   uint32_t rcb_bytes; /* read completion boundary, 64 or 128 (Link Control bit 3, spec §2.3.1.1) */
   CplPolicy cpl_policy; /* MPS-sized completions or one per RCB block ("cache-line" chipsets) */
+  /* With the RCB policy, a read that covers every line of a naturally aligned block of this many bytes is answered
+   * by its first line and then MPS-sized completions (completer.h, Cut); 0: never. A power of two >= rcb_bytes,
+   * <= 4096. */
+  uint32_t full_block_bytes;
   double read_latency_ns; /* MRd delivered by the root port -> its first data ready (memory + coherency) */
   double read_latency_per_byte_ps; /* size-dependent part of the same (pcie-bench: ~0.3 ns/B on SNB-EP) */
   double cpl_rate_mbps; /* how fast the root complex can return completion data; 0 = unlimited */

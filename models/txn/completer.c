@@ -102,6 +102,14 @@ check_tag (const TxnCompleter *c, const Tlp *t)
                    "%04x reuses tag %u while a read with it is outstanding", c->name, t->requester, t->tag);
 }
 
+gboolean
+txn_cpl_full_block (uint64_t addr, uint32_t len, uint32_t rcb_bytes, uint32_t block)
+{
+  /* The read's RCB blocks span [first, end); the first aligned block at or after `first` must end by `end`. */
+  uint64_t first = addr / rcb_bytes * rcb_bytes, end = (addr + len + rcb_bytes - 1) / rcb_bytes * rcb_bytes;
+  return len > 0 && (first + block - 1) / block * block + block <= end;
+}
+
 SimTime
 txn_cpl_accept (TxnCompleter *c, Tlp *r, SimTime not_before, SimTime extra_ps)
 {
@@ -109,6 +117,9 @@ txn_cpl_accept (TxnCompleter *c, Tlp *r, SimTime not_before, SimTime extra_ps)
     txn_tags_claim (c->tags, r->requester, r->tag);
   else if (c->p.check_tags)
     check_tag (c, r);
+  if (c->p.full_block_bytes != 0)
+    r->order = txn_cpl_full_block (r->address, r->length_bytes, c->p.rcb_bytes, c->p.full_block_bytes)
+                 ? TXN_CPL_BLOCK_FIRST : TXN_CPL_BLOCK_NO;
   SimTime start = MAX (sim_now (c->engine), not_before);
   r->stamp_ps = start + c->p.latency_ps + extra_ps;
   if (c->p.ps_per_byte != 0) /* llround() costs as much as the rest of the acceptance */
@@ -144,6 +155,8 @@ txn_cpl_emit (TxnCompleter *c, Tlp *r, uint32_t size, TlpPool *pool, gboolean *l
   cpl->cookie = r->cookie;
   r->address += size;
   r->length_bytes -= size;
+  if (c->p.full_block_bytes != 0 && r->order == TXN_CPL_BLOCK_FIRST)
+    r->order = TXN_CPL_BLOCK_REST;
   *last = r->length_bytes == 0;
   if (*last) {
     if (c->p.check_tags && c->tags != NULL)

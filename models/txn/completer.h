@@ -14,6 +14,11 @@
  *   transaction). A read's own completions always leave in increasing address order (spec §2.3.1.1). The any-order
  *   pick is a binary heap keyed on (ready time, arrival number), O(log n) per completion, no allocation once the
  *   heap has grown to the working set.
+ * - Cut: p.policy, but a read whose RCB blocks include every one of a naturally aligned block of p.full_block_bytes
+ *   (when not 0) goes out as its first RCB block and then by CPL_POLICY_MPS: a root complex that sends a read's
+ *   first line at once and the lines gathered meanwhile together, for whole blocks only (line by line otherwise).
+ *   Decided at acceptance from the whole read and kept in the read's `order` (TXN_CPL_BLOCK_*), which no one else
+ *   reads while the completer owns the read.
  * - Tag reuse (spec §2.2.6.2: a requester never holds one tag twice): with check_tags, a read whose requester and
  *   tag match one the completer holds is a model bug (SIM_INVARIANT): through `tags` (a bitmap, tags.h) when the
  *   component gave one, else by a walk of the reads held, for completers that hold few. The root complex checks
@@ -33,6 +38,7 @@
 typedef struct {
   uint32_t rcb_bytes; /* 64 or 128 (spec §2.3.1.1) */
   CplPolicy policy;
+  uint32_t full_block_bytes; /* 0, or a power of two >= rcb_bytes: see Cut */
   gboolean in_order; /* serve reads in arrival order; else the one ready first */
   gboolean check_tags; /* refuse a requester's tag while a read with it is held */
   uint32_t depth; /* reads it works on at once (0: no limit); the component holds back the rest (txn_cpl_full()) */
@@ -42,6 +48,9 @@ typedef struct {
   SimTime cpl_overhead_ps;
   double cpl_ps_per_byte;
 } TxnCplParams;
+
+/* A read's `order` while a completer with full_block_bytes holds it (Cut). */
+enum { TXN_CPL_BLOCK_NO, TXN_CPL_BLOCK_FIRST, TXN_CPL_BLOCK_REST };
 
 /* One entry of the any-order heap: the arrival number breaks ties between equal ready times. */
 typedef struct {
@@ -108,7 +117,8 @@ static inline uint32_t
 txn_cpl_size (const TxnCompleter *c, const Tlp *r)
 {
   uint32_t mps = c->port_mps != NULL ? c->port_mps[r->port - 1] : c->mps;
-  return split_next_completion (r->address, r->length_bytes, c->p.rcb_bytes, mps, c->p.policy);
+  CplPolicy policy = c->p.full_block_bytes != 0 && r->order == TXN_CPL_BLOCK_REST ? CPL_POLICY_MPS : c->p.policy;
+  return split_next_completion (r->address, r->length_bytes, c->p.rcb_bytes, mps, policy);
 }
 /* Read r's next completion, `size` bytes, from `pool`: a CplD echoing the read's requester, tag and cookie, its
  * byte count what remains. The read advances; after its last completion it leaves the completer and goes back to
@@ -123,5 +133,8 @@ void txn_cpl_plan (TxnCompleter *c);
 Tlp *txn_cpl_emit_planned (TxnCompleter *c, TlpPool *pool, gboolean *last);
 void txn_cpl_plan_done (TxnCompleter *c);
 
+/* Whether a read of `len` bytes at `addr` has every RCB block of a naturally aligned block of `block` bytes among
+ * its own (see Cut). */
+gboolean txn_cpl_full_block (uint64_t addr, uint32_t len, uint32_t rcb_bytes, uint32_t block);
 /* A read's completions as the completer would cut them, without a completer: for tools that predict the wire. */
 uint32_t txn_cpl_predict (uint64_t addr, uint32_t remaining, uint32_t rcb_bytes, uint32_t mps, CplPolicy policy);

@@ -24,10 +24,11 @@
  *   Deterministic: same file and seed, same result.
  * - Each constrained parameter's values that fit as well: a profile, the parameter fixed at each probe and the
  *   other constrained ones re-fitted, within 0.1 percentage points of the fit's relative RMS error (probes towards
- *   each end of its range, then 8 halvings to the first that does not fit). A re-fit starts from the last probe
- *   that fit, the others moved by the figures' derivatives at the fitted point (two runs per parameter), then up
- *   to three Gauss-Newton steps; a short simplex only when those leave it unfit within 5 points of the fit's
- *   error; each stops at the first point that fits as well. An interval reaching a range's end is a plateau.
+ *   each end of its range, then up to 8 halvings to the first that does not fit, until the gap is a sixteenth of
+ *   the interval's half). A re-fit starts from the last probe that fit, the others moved by the figures'
+ *   derivatives at the fitted point (two runs per parameter), then up to three Gauss-Newton steps; a short simplex
+ *   (20 + 10 evaluations per re-fitted parameter, up to three) only when those leave it unfit within 5 points of
+ *   the fit's error, at most twice per end; each stops at the first point that fits as well. An interval reaching a range's end is a plateau.
  * - Every evaluation runs each measurement's config (base, the measurement's sets, the parameters' values as
  *   --sets), only the mode its metric reads, through ps_sweep_parallel() on `jobs` threads: one point's runs, a
  *   batch of points known in advance (screening, an integer's grid) at once; the restarts (all four, when the

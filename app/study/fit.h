@@ -19,14 +19,17 @@
  *   by single steps (a plateau, where another resource binds, can hold the simplex); the continuous ones then
  *   one at a time by probes at 1/8 to 1/1024 of their range on each side (a figure a clocked part bounds is a
  *   staircase in them, whose steps hold the simplex too); when either moved, the simplex runs again from there.
- *   When the relative RMS error stays above 0.1%, four restarts from a
- *   Latin-hypercube sample of the ranges drawn from the seed; the best fit wins. Deterministic: same file and
- *   seed, same result.
+ *   When the relative RMS error stays above 0.1%, four restarts from a Latin-hypercube sample of the ranges drawn
+ *   from the seed; the best fit wins. No restarts when every measurement carries an uncertainty_pct and the fit is
+ *   within each, or each one beyond it stays beyond it on the same side at the corner its derivatives at the fit
+ *   point to (out of reach: no restart can bring it in). Deterministic: same file and seed, same result.
  * - Each constrained parameter's values that fit as well: a profile, the parameter fixed at each probe and the
- *   other constrained ones re-fitted from their fitted values by a short simplex (where the probe does not fit
- *   with them held), within 0.1 percentage points of the fit's relative RMS error (probes towards each end of its
- *   range, then 8 halvings to the first that does not fit; a re-fit stops at the first point that fits as well);
- *   an interval reaching a range's end is a plateau.
+ *   other constrained ones re-fitted, within 0.1 percentage points of the fit's relative RMS error (probes towards
+ *   each end of its range, then up to 8 halvings to the first that does not fit, until the gap is a sixteenth of
+ *   the interval's half). A re-fit starts from the last probe that fit, the others moved by the figures'
+ *   derivatives at the fitted point (two runs per parameter), then up to three Gauss-Newton steps; a short simplex
+ *   (20 + 10 evaluations per re-fitted parameter, up to three) only when those leave it unfit within 5 points of
+ *   the fit's error, at most twice per end; each stops at the first point that fits as well. An interval reaching a range's end is a plateau.
  * - Every evaluation runs each measurement's config (base, the measurement's sets, the parameters' values as
  *   --sets), only the mode its metric reads, through ps_sweep_parallel() on `jobs` threads: one point's runs, a
  *   batch of points known in advance (screening, an integer's grid) at once; the restarts (all four, when the

@@ -81,6 +81,32 @@ void fit_search_clear (Search *s);
 /* The figures of every measurement at `values` (every parameter's, snapped in place), borrowed from a cache; NULL
  * after a run failed (s->fail). */
 const double *fit_evaluate (Search *s, double *values);
+/* The figures at each of n points (each p->len values, snapped in place) into figs[], borrowed from a cache: the
+ * points no cache holds run at once, every measurement of each. FALSE after a run failed (s->fail). */
+gboolean fit_evaluate_points (Search *s, double *const *points, guint n, const double **figs);
+/* The same for a batch of points run alone on f's jobs (the figures borrowed from f->cache), its evaluations
+ * counted; FALSE with `error` set when a run failed. */
+gboolean fit_evaluate_batch (Fit *f, GPtrArray *pts, const double **figs, GError **error);
+/* The simplex over s's searched parameters from v (every parameter's value; the result replaces it), within
+ * s->maxeval evaluations (0: its full budget) and stopping at s->stopval (0: none). */
+void fit_simplex (Search *s, double *v);
+/* FALSE, with the failure of a run the search made (Search.fail) moved to `error`, if there was one. */
+gboolean fit_no_failure (Search *s, GError **error);
+/* A task of a parallel phase: its own cache, `jobs` threads for its runs. */
+void fit_task_init (Search *s, Fit *f, int jobs);
+/* A phase's n tasks done: their points join the cache (a point's figures are the same whoever ran it, so the order
+ * does not matter) and their evaluations the count; the lowest-numbered task's failure, if any, moves to `error`.
+ * Each task is cleared. */
+gboolean fit_tasks_end (Fit *f, Search *tasks, guint n, GError **error);
+/* Worker threads of a phase of n tasks, and each task's threads for its runs: --jobs shared between them. */
+int fit_outer_jobs (const Fit *f, guint n);
+int fit_inner_jobs (const Fit *f, guint n);
+/* Parameter p's next value its key accepts above (dir 1) or below (-1) `v`, within its range; v when none. */
+double fit_step (const Parameter *p, double v, int dir);
+/* The derivatives' step: this fraction of each range (at least one step of an integer). */
+#define FIT_DERIV_STEP (1.0 / 64)
+/* Into pts: x, then each searched parameter a step down and a step up from it (to its range's end when nearer). */
+void fit_derivative_points (const Fit *f, const double *x, GPtrArray *pts);
 /* The sum of squared relative errors of `figures`; +inf for NULL. */
 double fit_cost (Fit *f, const double *figures);
 /* The relative RMS error in per cent, from a cost. */
@@ -90,4 +116,5 @@ double fit_rms_pct (const Fit *f, double c);
 gboolean fit_screen (Fit *f, GError **error);
 gboolean fit_search (Fit *f, GError **error);
 gboolean fit_rescreen (Fit *f, GError **error);
+/* fit_profile.c: each constrained parameter's values that fit as well (Parameter.fits_lo, fits_hi). */
 gboolean fit_profiles (Fit *f, GError **error);

@@ -1,9 +1,10 @@
-/* fit_search.c — `pciesim fit`'s search (fit.h's contract): evaluations, the simplex and the integers, restarts,
- * screening and profiles, on --jobs threads with results that do not depend on their number.
+/* fit_search.c — `pciesim fit`'s search (fit.h's contract): evaluations, the simplex and the integers, restarts
+ * and screening (the profiles are fit_profile.c's), on --jobs threads with results that do not depend on their
+ * number.
  *
  * What runs at once: every batch of points whose values are known before any is run — the screening's ends, an
- * integer's grid, the rescreening at the fitted point and the restarts' starts — runs as one flat set of runs
- * (points × measurements); the restarts run as parallel tasks, and so do the profiles (one task per parameter and
+ * integer's grid, the derivatives' steps, the rescreening at the fitted point and the restarts' starts — runs as
+ * one flat set of runs (points × measurements); the restarts run as parallel tasks, and so do the profiles (one task per parameter and
  * direction); the simplex, which needs each point's cost before it chooses the next, runs one point's
  * measurements at once. A task keeps the points it evaluates to itself and reads the fit's cache frozen, so what
  * it finds, and the evaluations it counts, are the same on one thread or many; its points join the cache after
@@ -36,19 +37,16 @@ fit_search_clear (Search *s)
   g_clear_error (&s->fail);
 }
 
-/* A task of a parallel phase: its own cache, `jobs` threads for its runs. */
-static void
-search_task_init (Search *s, Fit *f, int jobs)
+void
+fit_task_init (Search *s, Fit *f, int jobs)
 {
   fit_search_init (s, f);
   s->jobs = jobs;
   s->own = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 }
 
-/* A phase's tasks done: their points join the cache (a point's figures are the same whoever ran it, so the order
- * does not matter) and their evaluations the count; the lowest-numbered task's failure, if any, moves to `error`. */
-static gboolean
-search_tasks_end (Fit *f, Search *tasks, guint n, GError **error)
+gboolean
+fit_tasks_end (Fit *f, Search *tasks, guint n, GError **error)
 {
   gboolean ok = TRUE;
   for (guint t = 0; t < n; t++) {
@@ -74,19 +72,18 @@ search_tasks_end (Fit *f, Search *tasks, guint n, GError **error)
   return ok;
 }
 
-/* Worker threads of a phase of n tasks, and each task's threads for its runs: --jobs shared between them. */
-static int
-outer_jobs (const Fit *f, guint n)
+int
+fit_outer_jobs (const Fit *f, guint n)
 {
   int jobs = f->opt->jobs > 0 ? f->opt->jobs : (int) g_get_num_processors ();
   return (int) MAX (1, MIN ((guint) jobs, n));
 }
 
-static int
-inner_jobs (const Fit *f, guint n)
+int
+fit_inner_jobs (const Fit *f, guint n)
 {
   int jobs = f->opt->jobs > 0 ? f->opt->jobs : (int) g_get_num_processors ();
-  return MAX (1, jobs / outer_jobs (f, n));
+  return MAX (1, jobs / fit_outer_jobs (f, n));
 }
 
 /* The runs of one batch: measurement i % M at point i / M. */
@@ -119,10 +116,8 @@ batch_one (guint i, gpointer user)
   ps_first_error_keep (&b->first, i, e);
 }
 
-/* The figures at each of n points (each p->len values, snapped in place) into figs[], borrowed from a cache: the
- * points no cache holds run at once, every measurement of each. FALSE after a run failed (s->fail). */
-static gboolean
-evaluate_points (Search *s, double *const *points, guint n, const double **figs)
+gboolean
+fit_evaluate_points (Search *s, double *const *points, guint n, const double **figs)
 {
   Fit *f = s->f;
   g_autoptr (GPtrArray) keys = g_ptr_array_new_with_free_func (g_free);
@@ -173,11 +168,23 @@ evaluate_points (Search *s, double *const *points, guint n, const double **figs)
   return TRUE;
 }
 
+gboolean
+fit_evaluate_batch (Fit *f, GPtrArray *pts, const double **figs, GError **error)
+{
+  Search s;
+  fit_search_init (&s, f);
+  gboolean ok = fit_evaluate_points (&s, (double *const *) pts->pdata, pts->len, figs);
+  f->evaluations += s.evaluations;
+  ok = ok && fit_no_failure (&s, error);
+  fit_search_clear (&s);
+  return ok;
+}
+
 const double *
 fit_evaluate (Search *s, double *values)
 {
   const double *fig = NULL;
-  return evaluate_points (s, &values, 1, &fig) ? fig : NULL;
+  return fit_evaluate_points (s, &values, 1, &fig) ? fig : NULL;
 }
 
 double
@@ -211,9 +218,8 @@ fit_rms_pct (const Fit *f, double c)
   return sqrt (c / f->m->len) * 100;
 }
 
-/* FALSE, with the failure of a run the search made (Search.fail) moved to `error`, if there was one. */
-static gboolean
-no_failure (Search *s, GError **error)
+gboolean
+fit_no_failure (Search *s, GError **error)
 {
   if (!s->fail)
     return TRUE;
@@ -240,9 +246,8 @@ objective (unsigned n, const double *u, double *grad, void *data)
   return c;
 }
 
-/* Parameter k's next value the key accepts above (dir 1) or below (-1) `v`, within its range; v when none. */
-static double
-step (const Parameter *p, double v, int dir)
+double
+fit_step (const Parameter *p, double v, int dir)
 {
   for (double d = 1; d <= p->a->hi - p->a->lo; d *= 2) {
     double w = ps_config_snap (p->a->key, v + dir * d);
@@ -252,9 +257,8 @@ step (const Parameter *p, double v, int dir)
   return v;
 }
 
-/* The simplex over the searched parameters from v (every parameter's value; the result replaces it). */
-static void
-simplex (Search *s, double *v)
+void
+fit_simplex (Search *s, double *v)
 {
   const Fit *f = s->f;
   guint n = s->n_free;
@@ -301,7 +305,7 @@ integer_grid (Search *s, const Parameter *p, double *v, double *x, double *c)
     g_ptr_array_add (pts, w);
   }
   g_autofree const double **figs = g_new (const double *, MAX (pts->len, 1));
-  if (!evaluate_points (s, (double *const *) pts->pdata, pts->len, figs))
+  if (!fit_evaluate_points (s, (double *const *) pts->pdata, pts->len, figs))
     return FALSE;
   gboolean moved = FALSE;
   for (guint q = 0; q < pts->len; q++) {
@@ -334,7 +338,7 @@ integer_passes (Search *s, double *v, double *c)
       for (int dir = -1; dir <= 1 && !s->fail; dir += 2)
         for (gboolean moved = TRUE; moved && !s->fail;) {
           double old = *x;
-          *x = step (p, old, dir);
+          *x = fit_step (p, old, dir);
           double c2 = *x != old ? fit_cost (s->f, fit_evaluate (s, v)) : *c;
           moved = c2 < *c;
           if (moved) {
@@ -402,7 +406,7 @@ descend (Search *s, double *v)
 {
   double c = HUGE_VAL;
   for (guint round = 0; round < 3 && !s->fail; round++) {
-    simplex (s, v);
+    fit_simplex (s, v);
     c = fit_cost (s->f, fit_evaluate (s, v));
     gboolean ints = integer_passes (s, v, &c);
     if (!continuous_passes (s, v, &c) && !ints)
@@ -462,12 +466,12 @@ restarts (Fit *f, double *v, double *c, GError **error)
       w[f->free_idx[j]] = ps_config_snap (p->a->key, p->a->lo + u * (p->a->hi - p->a->lo));
     }
     g_array_append_vals (f->starts, w, np);
-    search_task_init (&tasks[r], f, inner_jobs (f, FIT_RESTARTS));
+    fit_task_init (&tasks[r], f, fit_inner_jobs (f, FIT_RESTARTS));
   }
   f->restarts += FIT_RESTARTS;
   Restarts rs = { tasks, starts, costs };
-  ps_sweep_parallel (FIT_RESTARTS, outer_jobs (f, FIT_RESTARTS), restart_one, &rs);
-  if (!search_tasks_end (f, tasks, FIT_RESTARTS, error))
+  ps_sweep_parallel (FIT_RESTARTS, fit_outer_jobs (f, FIT_RESTARTS), restart_one, &rs);
+  if (!fit_tasks_end (f, tasks, FIT_RESTARTS, error))
     return FALSE;
   for (guint r = 0; r < FIT_RESTARTS; r++)
     if (costs[r] < *c) {
@@ -475,6 +479,74 @@ restarts (Fit *f, double *v, double *c, GError **error)
       memcpy (v, starts + (gsize) r * np, np * sizeof *v);
     }
   return TRUE;
+}
+
+void
+fit_derivative_points (const Fit *f, const double *x, GPtrArray *pts)
+{
+  guint np = f->p->len;
+  g_ptr_array_add (pts, g_memdup2 (x, np * sizeof (double)));
+  for (guint j = 0; j < f->n_free; j++)
+    for (int side = 0; side < 2; side++) {
+      const Parameter *p = &g_array_index (f->p, Parameter, f->free_idx[j]);
+      double *w = g_memdup2 (x, np * sizeof (double)), *y = &w[f->free_idx[j]];
+      double to = ps_config_snap (p->a->key, *y + (side ? 1 : -1) * FIT_DERIV_STEP * (p->a->hi - p->a->lo));
+      *y = to != *y && to >= p->a->lo && to <= p->a->hi ? to : fit_step (p, *y, side ? 1 : -1);
+      g_ptr_array_add (pts, w);
+    }
+}
+
+/* Whether restarts could change the answer at v (cost c). Not when the fit is good: within FIT_GOOD_RMS_PCT, or
+ * every measurement within its uncertainty. Nor when every measurement is judged and each one beyond its
+ * uncertainty stays beyond it on the same side at the corner that moves it most towards its value: each searched
+ * parameter at the end of its range its derivatives at v say helps it (issue #37: xdma_g3_x8's C2H writes, under
+ * 6.9 GB/s at every value in the ranges, made every fit restart four times, for nothing). Those derivatives are
+ * the profiles' (fit_profile.c), which find them in the cache when no restart moves v. */
+static gboolean
+worth_restarting (Fit *f, Search *s, double *v, double c)
+{
+  guint m = f->m->len, n = f->n_free;
+  if (fit_rms_pct (f, c) <= FIT_GOOD_RMS_PCT)
+    return FALSE;
+  for (guint i = 0; i < m; i++)
+    if (!g_array_index (f->m, Measurement, i).has_uncertainty)
+      return TRUE;
+  g_autoptr (GPtrArray) pts = g_ptr_array_new_with_free_func (g_free);
+  fit_derivative_points (f, v, pts);
+  g_autofree const double **figs = g_new (const double *, pts->len);
+  if (!fit_evaluate_points (s, (double *const *) pts->pdata, pts->len, figs))
+    return FALSE;
+  g_autoptr (GPtrArray) corners = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GArray) which = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < m; i++) {
+    const Measurement *me = &g_array_index (f->m, Measurement, i);
+    double r = (figs[0][i] - me->measured) / me->measured;
+    if (fabs (r) * 100 <= me->uncertainty_pct)
+      continue;
+    double *w = g_memdup2 (v, f->p->len * sizeof *w);
+    for (guint j = 0; j < n; j++) {
+      const Parameter *p = &g_array_index (f->p, Parameter, f->free_idx[j]);
+      double down = (figs[1 + 2 * j][i] - figs[0][i]) * (r > 0 ? 1 : -1);
+      double up = (figs[2 + 2 * j][i] - figs[0][i]) * (r > 0 ? 1 : -1);
+      if (MIN (down, up) < 0)
+        w[f->free_idx[j]] = down < up ? p->a->lo : p->a->hi;
+    }
+    g_ptr_array_add (corners, w);
+    g_array_append_val (which, i);
+  }
+  if (corners->len == 0)
+    return FALSE;
+  g_autofree const double **cf = g_new (const double *, corners->len);
+  if (!fit_evaluate_points (s, (double *const *) corners->pdata, corners->len, cf))
+    return FALSE;
+  for (guint q = 0; q < corners->len; q++) {
+    guint i = g_array_index (which, guint, q);
+    const Measurement *me = &g_array_index (f->m, Measurement, i);
+    double r = (figs[0][i] - me->measured) / me->measured, rc = (cf[q][i] - me->measured) / me->measured;
+    if (!(r * rc > 0 && fabs (rc) * 100 > me->uncertainty_pct))
+      return TRUE;
+  }
+  return FALSE;
 }
 
 gboolean
@@ -486,125 +558,21 @@ fit_search (Fit *f, GError **error)
   for (guint k = 0; k < f->p->len; k++)
     v[k] = g_array_index (f->p, Parameter, k).file_value;
   double c = fit_cost (f, fit_evaluate (&s, v));
-  if (f->n_free > 0)
+  gboolean again = FALSE;
+  if (f->n_free > 0) {
     c = descend (&s, v);
+    again = !s.fail && worth_restarting (f, &s, v, c);
+  }
   f->evaluations += s.evaluations;
-  gboolean ok = no_failure (&s, error);
+  gboolean ok = fit_no_failure (&s, error);
   fit_search_clear (&s);
-  if (ok && f->n_free > 0 && fit_rms_pct (f, c) > FIT_GOOD_RMS_PCT)
+  if (ok && again)
     ok = restarts (f, v, &c, error);
   if (!ok)
     return FALSE;
   for (guint k = 0; k < f->p->len; k++)
     g_array_index (f->p, Parameter, k).value = v[k];
   return TRUE;
-}
-
-/* --- profiles -------------------------------------------------------------------------------------------- */
-
-/* How far each constrained parameter can move, the others re-fitted (as_good_profile()), while the fit stays within
- * FIT_AS_WELL percentage points of relative RMS error of the best: probes at growing fractions of the way to each
- * end of its range, the interval ending at the last probe that still fits (a plateau, where another resource
- * bounds every measured figure, shows as an interval reaching the range's end), then halving the gap to the first
- * probe that does not fit. */
-/* Halvings of the gap between the last probe that fits and the first that does not: 1/256 of it. */
-#define FIT_HALVINGS 8
-
-/* Whether the parameters at v fit within FIT_AS_WELL points of `best` (the fit's relative RMS error, per cent). */
-static gboolean
-as_good (Search *s, double *v, double best)
-{
-  return fit_rms_pct (s->f, fit_cost (s->f, fit_evaluate (s, v))) <= best + FIT_AS_WELL;
-}
-
-/* The same for a profile: parameter `fixed` (a position in s->free_idx) at its value in v, the other searched ones
- * re-fitted from v by a short simplex (issue #37: with the others held, two parameters that trade off each look
- * pinned). A probe that fits with the others held needs no re-fit. v is left as it was. */
-static gboolean
-as_good_profile (Search *s, double *v, guint fixed, double best)
-{
-  if (as_good (s, v, best) || s->n_free < 2 || s->fail)
-    return !s->fail && as_good (s, v, best);
-  g_autofree double *w = g_memdup2 (v, s->f->p->len * sizeof *w);
-  /* The simplex searches free_idx[0 .. n_free): the fixed one is swapped out of it for the re-fit. */
-  guint *idx = s->free_idx, n = s->n_free, last = idx[n - 1];
-  idx[n - 1] = idx[fixed];
-  idx[fixed] = last;
-  s->n_free = n - 1;
-  s->maxeval = 20 + 10 * (int) (n - 1);
-  /* Whether some re-fit fits as well is the question, not the best re-fit: the simplex stops at the first point
-   * that does (a hair inside the bound, so that as_good() agrees with it whatever the rounding). Its best only
-   * falls, so stopping there answers as the whole budget would. */
-  double bound = (best + FIT_AS_WELL) / 100;
-  s->stopval = bound * bound * s->f->m->len * (1 - 1e-9);
-  simplex (s, w);
-  s->maxeval = 0;
-  s->stopval = 0;
-  s->n_free = n;
-  idx[fixed] = idx[n - 1];
-  idx[n - 1] = last;
-  return !s->fail && as_good (s, w, best);
-}
-
-typedef struct {
-  Search *tasks; /* 2 per constrained parameter: towards its low end, then its high end */
-  double best;
-} Profiles;
-
-/* Task t: constrained parameter t / 2 towards the end of its range t % 2 names. */
-static void
-profile_one (guint t, gpointer user)
-{
-  static const double frac[] = { 1.0 / 32, 1.0 / 8, 1.0 / 4, 1.0 / 2, 3.0 / 4, 1 };
-  Profiles *pr = user;
-  Search *s = &pr->tasks[t];
-  guint j = t / 2;
-  int dir = t % 2 ? 1 : -1;
-  Parameter *p = &g_array_index (s->f->p, Parameter, s->free_idx[j]);
-  g_autofree double *v = g_new (double, s->f->p->len);
-  for (guint k = 0; k < s->f->p->len; k++)
-    v[k] = g_array_index (s->f->p, Parameter, k).value;
-  double *x = &v[s->free_idx[j]];
-  double end = dir < 0 ? p->a->lo : p->a->hi, good = p->value, bad = NAN;
-  for (guint i = 0; i < G_N_ELEMENTS (frac) && !s->fail && isnan (bad); i++) {
-    *x = ps_config_snap (p->a->key, p->value + frac[i] * (end - p->value));
-    if (*x == good)
-      continue;
-    *(as_good_profile (s, v, j, pr->best) ? &good : &bad) = *x;
-  }
-  /* Then halving the gap between the last probe that fits and the first that does not. */
-  for (guint b = 0; b < FIT_HALVINGS && !isnan (bad) && !s->fail; b++) {
-    *x = ps_config_snap (p->a->key, (good + bad) / 2);
-    if (*x == good || *x == bad)
-      break;
-    *(as_good_profile (s, v, j, pr->best) ? &good : &bad) = *x;
-  }
-  *(dir < 0 ? &p->fits_lo : &p->fits_hi) = good;
-}
-
-gboolean
-fit_profiles (Fit *f, GError **error)
-{
-  if (f->n_free == 0)
-    return TRUE;
-  g_autofree double *v = g_new (double, f->p->len);
-  for (guint k = 0; k < f->p->len; k++)
-    v[k] = g_array_index (f->p, Parameter, k).value;
-  Search s;
-  fit_search_init (&s, f);
-  double best = fit_rms_pct (f, fit_cost (f, fit_evaluate (&s, v)));
-  f->evaluations += s.evaluations;
-  gboolean ok = no_failure (&s, error);
-  fit_search_clear (&s);
-  if (!ok)
-    return FALSE;
-  guint n = 2 * f->n_free;
-  g_autofree Search *tasks = g_new (Search, n);
-  for (guint t = 0; t < n; t++)
-    search_task_init (&tasks[t], f, inner_jobs (f, n));
-  Profiles pr = { tasks, best };
-  ps_sweep_parallel (n, outer_jobs (f, n), profile_one, &pr);
-  return search_tasks_end (f, tasks, n, error);
 }
 
 /* --- screening ------------------------------------------------------------------------------------------- */
@@ -632,14 +600,8 @@ screen_at (Fit *f, const double *const *at, guint n, guint *added, GError **erro
       }
     g_array_append_val (which, k);
   }
-  Search s;
-  fit_search_init (&s, f);
   g_autofree const double **figs = g_new (const double *, MAX (pts->len, 1));
-  gboolean ok = evaluate_points (&s, (double *const *) pts->pdata, pts->len, figs);
-  f->evaluations += s.evaluations;
-  ok = ok && no_failure (&s, error);
-  fit_search_clear (&s);
-  if (!ok)
+  if (!fit_evaluate_batch (f, pts, figs, error))
     return FALSE;
   for (guint w = 0; w < which->len; w++) {
     Parameter *p = &g_array_index (f->p, Parameter, g_array_index (which, guint, w));
@@ -689,7 +651,7 @@ fit_rescreen (Fit *f, GError **error)
     fit_search_init (&s, f);
     double before = fit_cost (f, fit_evaluate (&s, v)), after = descend (&s, v);
     f->evaluations += s.evaluations;
-    gboolean ok = no_failure (&s, error);
+    gboolean ok = fit_no_failure (&s, error);
     fit_search_clear (&s);
     if (!ok)
       return FALSE;

@@ -383,7 +383,7 @@ continuous_passes (Search *s, double *v, double *c)
           memcpy (rows[q], v, np * sizeof *v);
           rows[q][k] = CLAMP (v[k] + d, p->a->lo, p->a->hi);
         }
-        if (!evaluate_points (s, rows, n, figs))
+        if (!fit_evaluate_points (s, rows, n, figs))
           break;
         for (guint q = 0; q < n; q++) {
           double c2 = fit_cost (s->f, figs[q]);

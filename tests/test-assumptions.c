@@ -848,12 +848,13 @@ START_TEST (test_fit_recovers)
   g_autofree char *name = g_strdup_printf ("fit%d", _i);
   g_autofree char *dir = g_build_filename (tmpdir_root, name, NULL);
   /* The NFP-6000 on a host of the test's own, whose read concurrency and posted-write path bind the figures (a
-   * workstation's: 8 reads at once, 16 posted TLPs of 256 bytes held 350 ns each), so each parameter moves a
-   * measured figure whatever the shipped host file says. */
+   * workstation's: 8 reads at once, 16 posted TLPs of 256 bytes held 350 ns each, 20 ns per completion and no
+   * return-path rate), so each parameter moves a measured figure whatever the shipped host file says. */
   g_autofree char *nfp = g_build_filename (source_root (), "configs", "nfp6000_g3_x8.yaml", NULL);
   g_autofree char *base_text = g_strdup_printf (
       "include: [%s]\nhost: {read_queue_depth: 8, write_latency_ns: 350, completion_overhead_ns: 20, "
-      "write_drain_mbps: 0, rx_credits: {ph: 16, pd: 256}}\nassumptions:\n  host.read_queue_depth: [4, 128]\n"
+      "completion_group_tlps: 1, completion_mbps: 0, write_drain_mbps: 0, rx_credits: {ph: 16, pd: 256}}\n"
+      "assumptions:\n  host.read_queue_depth: [4, 128]\n"
       "  host.write_latency_ns: [50, 500]\n  link.tx_pipeline_ns: [50, 300]\n  host.cold_cache_latency_ns: [30, 120]\n",
       nfp);
   g_autofree char *base = write_file (dir, "base.yaml", base_text);

@@ -462,6 +462,32 @@ START_TEST (test_return_path)
 }
 END_TEST
 
+/* Groups of two (cpl_group_tlps): a read's first, third, ... completion pays the overhead, the others only their
+ * bytes, and each read starts a group of its own. 192 bytes then 64 in 64-byte completions, both ready at 100 ns,
+ * 10 ns + 0.25 ps/B: 100 + 10 + 16 = 126, + 16 = 142, + 10 + 16 = 168, and the second read's 168 + 26 = 194 (with
+ * every completion paying: 126, 152, 178, 204). */
+START_TEST (test_return_path_groups)
+{
+  g_autoptr (SimEngine) e = sim_engine_new (1);
+  PathRig r = { .pool = tlp_pool_new () };
+  TxnCplParams p = { .rcb_bytes = 64, .latency_ps = 100000, .cpl_overhead_ps = 10000, .cpl_ps_per_byte = 250,
+                     .cpl_group_tlps = 2 };
+  txn_cpl_init (&r.c, "t", &p, 64, e, path_fire, &r);
+  txn_cpl_accept (&r.c, read_req (r.pool, 0, 192, 1, 1), 0, 0);
+  txn_cpl_accept (&r.c, read_req (r.pool, 4096, 64, 1, 2), 0, 0);
+  txn_cpl_plan (&r.c);
+  sim_run (e);
+  ck_assert_uint_eq (r.n, 4);
+  const SimTime want[] = { 126000, 142000, 168000, 194000 };
+  for (guint i = 0; i < 4; i++) {
+    ck_assert_uint_eq (r.at[i], want[i]);
+    ck_assert_uint_eq (r.size[i], 64);
+  }
+  txn_cpl_clear (&r.c, r.pool);
+  tlp_pool_free (r.pool);
+}
+END_TEST
+
 /* §2.2.6.2: a requester never holds one tag twice, so a second read with requester 0x0100's tag 5 while the first
  * is held is a model bug: exit 70 (SIM_INVARIANT). Another requester's tag 5 is fine. Runs in Check's child. */
 START_TEST (test_tag_reuse_exits_70)
@@ -526,6 +552,7 @@ main (void)
   tcase_add_test (tc, test_latency);
   tcase_add_test (tc, test_order);
   tcase_add_test (tc, test_return_path);
+  tcase_add_test (tc, test_return_path_groups);
   tcase_add_exit_test (tc, test_tag_reuse_exits_70, 70);
   tcase_add_test (tc, test_tag_set);
   tcase_add_loop_exit_test (tc, test_tag_set_refuses_exits_70, 70, 0, 2);

@@ -315,6 +315,9 @@ const KeyDef cfg_keys[] = {
     "rate at which the host can return completion data; 0 = unlimited"),
   KEY_DOUBLE ("host.completion_overhead_ns", host.completion_overhead_ns, 0, 1e6, "0", "ns",
     "fixed return-path time per completion TLP, on top of the data rate"),
+  KEY_INT ("host.completion_group_tlps", host.completion_group_tlps, 0, 64, "1", "TLPs",
+    "a read's completions cross the return path in groups of this many, host.completion_overhead_ns once per group "
+    "(the first of each); 0 or 1 = every completion pays it"),
   KEY_INT ("host.read_queue_depth", host.read_queue_depth, 0, 4096, "0", "requests",
     "reads the root complex works on at once; more wait in the root port holding their NP credit; 0 = unlimited"),
   KEY_BOOL ("host.completions_in_order", host.completions_in_order, "false",

@@ -70,6 +70,7 @@ ps_build_system_params (const PsConfig *cfg, SystemParams *sp)
     .read_latency_per_byte_ps = cfg->host.read_latency_ps_per_byte,
     .cpl_rate_mbps = cfg->host.completion_mbps,
     .cpl_overhead_ns = cfg->host.completion_overhead_ns,
+    .cpl_group_tlps = (uint32_t) cfg->host.completion_group_tlps,
     .read_queue_depth = (uint32_t) cfg->host.read_queue_depth,
     .cpl_in_order = cfg->host.completions_in_order,
     .iommu_enabled = cfg->host.iommu.enabled,

@@ -798,6 +798,7 @@ host_new (Fabric *f, const char *name, const HostParams *params, uint32_t root_p
                       .depth = params->read_queue_depth, .latency_ps = units_ns_to_ps (params->read_latency_ns),
                       .ps_per_byte = params->read_latency_per_byte_ps,
                       .cpl_overhead_ps = units_ns_to_ps (params->cpl_overhead_ns),
+                      .cpl_group_tlps = params->cpl_group_tlps,
                       .cpl_ps_per_byte = ps_per_byte (params->cpl_rate_mbps) };
   txn_cpl_init (&h->cpl, h->base.name, &cp, 0, h->engine, host_ret_emit, h);
   return h;

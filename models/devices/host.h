@@ -79,6 +79,7 @@ typedef struct {
   double read_latency_per_byte_ps; /* size-dependent part of the same (pcie-bench: ~0.3 ns/B on SNB-EP) */
   double cpl_rate_mbps; /* how fast the root complex can return completion data; 0 = unlimited */
   double cpl_overhead_ns; /* fixed return-path time per completion TLP, on top of the data rate */
+  uint32_t cpl_group_tlps; /* a read's completions per cpl_overhead_ns (0 or 1: each) */
   uint32_t read_queue_depth; /* reads the root complex works on at once; more wait in the root port's receive
                               * buffer holding their NP credits; 0 = unlimited */
   /* The return path serves the read whose data is ready first (completions for different requests may return in

@@ -120,6 +120,7 @@ txn_cpl_accept (TxnCompleter *c, Tlp *r, SimTime not_before, SimTime extra_ps)
   if (c->p.full_block_bytes != 0)
     r->order = txn_cpl_full_block (r->address, r->length_bytes, c->p.rcb_bytes, c->p.full_block_bytes)
                  ? TXN_CPL_BLOCK_FIRST : TXN_CPL_BLOCK_NO;
+  r->hold_ps = 0; /* completions sent (the return path's groups) */
   SimTime start = MAX (sim_now (c->engine), not_before);
   r->stamp_ps = start + c->p.latency_ps + extra_ps;
   if (c->p.ps_per_byte != 0) /* llround() costs as much as the rest of the acceptance */
@@ -155,6 +156,7 @@ txn_cpl_emit (TxnCompleter *c, Tlp *r, uint32_t size, TlpPool *pool, gboolean *l
   cpl->cookie = r->cookie;
   r->address += size;
   r->length_bytes -= size;
+  r->hold_ps++;
   if (c->p.full_block_bytes != 0 && r->order == TXN_CPL_BLOCK_FIRST)
     r->order = TXN_CPL_BLOCK_REST;
   *last = r->length_bytes == 0;
@@ -200,7 +202,8 @@ txn_cpl_plan (TxnCompleter *c)
   c->prev_free_ps = c->free_ps;
   uint32_t size = txn_cpl_size (c, r);
   SimTime start = MAX (MAX (now, r->stamp_ps), c->free_ps);
-  SimTime done = start + c->p.cpl_overhead_ps + (SimTime) llround (size * c->p.cpl_ps_per_byte);
+  gboolean opens = c->p.cpl_group_tlps <= 1 || r->hold_ps % c->p.cpl_group_tlps == 0;
+  SimTime done = start + (opens ? c->p.cpl_overhead_ps : 0) + (SimTime) llround (size * c->p.cpl_ps_per_byte);
   c->start_ps = start;
   c->free_ps = done;
   c->pending = TRUE;

@@ -25,7 +25,8 @@
  *   its reads with a set of its own, held ones included.
  * - Pull completers (the link takes a completion when it has room) call txn_cpl_next() / txn_cpl_size() /
  *   txn_cpl_emit() themselves. The return path (txn_cpl_plan()) is for a completer whose completions leave one
- *   at a time through a serial resource: each costs overhead + size x per-byte cost, one event per completion,
+ *   at a time through a serial resource: each costs size x per-byte cost, and the overhead when it opens a group of
+ *   p.cpl_group_tlps of its read's completions (every completion with groups of 0 or 1), one event per completion,
  *   and a plan not yet started yields to a read that became ready before it.
  */
 #pragma once
@@ -47,6 +48,9 @@ typedef struct {
   /* Return path (txn_cpl_plan()): per completion, and per completion byte. */
   SimTime cpl_overhead_ps;
   double cpl_ps_per_byte;
+  /* A read's completions cross in groups of this many, the overhead paid by each group's first (0 or 1: by every
+   * completion); the count lives in the read's hold_ps while the completer owns it. */
+  uint32_t cpl_group_tlps;
 } TxnCplParams;
 
 /* A read's `order` while a completer with full_block_bytes holds it (Cut). */

@@ -126,7 +126,7 @@ typedef struct {
    * instead of to the kind's own engine. */
   void (*set_completions) (Component *c, FabricCplFn fn, void *ctx);
   /* The transmit side's clock edge (its interface's unit): a client's own paces run in it, an issue the edge
-   * delays does not delay the next (flow.h). */
+   * delays does not delay the next (flow.h); read once, when a flow is made. NULL: no clock edge (0). */
   SimTime (*unit_ps) (const Component *c);
 } ComponentRequests;
 

@@ -45,6 +45,7 @@ typedef struct {
   SimTime first_ps; /* first request taken; UINT64_MAX before */
   SimTime last_dma_ps; /* DMA mode: when the last DMA started; UINT64_MAX before the first */
   SimTime last_write_ps; /* when the last MWr was taken; UINT64_MAX before the first */
+  SimTime edge_ps; /* the source's transmit clock edge (fabric.h unit_ps; 0 when its kind has none): paced_from() */
   SimTime dma_tail_ps; /* DMA mode: the engine's own time after a DMA's last byte (flow.h) */
   gboolean wake_pending;
   /* The flow's requester (requester.h): its cuts, and for a read tags tag_base.. tag_base + tags - 1, each with
@@ -154,20 +155,14 @@ write_piece_max (const Flow *fl, FlowOp op)
 
 /* When an engine paced at gap after last counts its next issue from, having issued at now: its own schedule
  * (last + gap) when now is late by up to two clock edges of the transmit interface (edge: the wake and the
- * arbitration each wait for one), which delayed the
- * issue, not the engine, so the edges do not add up to a slower pace; now when it was held back longer. */
+ * arbitration each wait for one), which delayed the issue, not the engine, so the edges do not add up to a slower
+ * pace; now when it was held back longer. */
 static SimTime
 paced_from (SimTime last, SimTime gap, SimTime edge, SimTime now)
 {
   if (last == UINT64_MAX || gap == 0 || now > last + gap + 2 * edge)
     return now;
   return last + gap;
-}
-
-static SimTime
-source_unit (const Flow *fl)
-{
-  return fl->source->kind->requests->unit_ps (fl->source);
 }
 
 /* The least time from the last MWr to the next: a DMA's first waits write_switch_ps more. */
@@ -230,7 +225,7 @@ flow_take (void *ctx, const Tlp *probe)
     if (fl->dma_pos == 0) {
       fl->dma_slot = fl->dma_free[--fl->n_dma_free];
       fl->dma_start[fl->dma_slot] = now;
-      fl->last_dma_ps = paced_from (fl->last_dma_ps, fl->s->dma_gap_ps, source_unit (fl), now);
+      fl->last_dma_ps = paced_from (fl->last_dma_ps, fl->s->dma_gap_ps, fl->edge_ps, now);
       fl->dma_left[fl->dma_slot] = dma_bytes (fl->s);
     }
     t->cookie |= (uint64_t) fl->dma_slot << 16;
@@ -243,7 +238,7 @@ flow_take (void *ctx, const Tlp *probe)
   uint32_t size = t->kind == TLP_MWR ? t->payload_bytes : t->length_bytes;
   if (t->kind == TLP_MWR) {
     fl->want_write_sum += pattern_sum (t->address, size);
-    fl->last_write_ps = paced_from (fl->last_write_ps, gap, source_unit (fl), now);
+    fl->last_write_ps = paced_from (fl->last_write_ps, gap, fl->edge_ps, now);
   }
   else
     fl->want_read_sum += pattern_sum (t->address, size);
@@ -730,6 +725,8 @@ flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchd
                                   + (SimTime) llround (s->dma_ps_per_byte * (double) dma_bytes (s)),
                    .total = s->transfer_bytes ? dma_bytes (s) * s->iterations : s->bytes * s->iterations,
                    .first_ps = UINT64_MAX, .last_dma_ps = UINT64_MAX, .last_write_ps = UINT64_MAX,
+                   .edge_ps = s->source->kind->requests->unit_ps ? s->source->kind->requests->unit_ps (s->source)
+                                                                 : 0,
                    .lat = &lat[k] };
     if (s->write_max_bytes > 0)
       flow[k].mps = MIN (flow[k].mps, s->write_max_bytes);

@@ -365,13 +365,17 @@ explain (const Why *w, DmaDir dir, const LinkUsage *u, WhyVerdict *v)
     break;
   }
   case STALL_HOST_COMPLETION_RATE: {
-    /* The return path's time per steady completion: its fixed part and its bytes at the host's rate. */
+    /* The return path's time per steady completion: its fixed part and its bytes at the host's rate. The fixed
+     * part is paid once per group of a read's completions (host.h cpl_group_tlps): its share per completion. */
     uint32_t size = txn_cpl_predict (0, mrrs, w->hp->rcb_bytes, w->dp->max_payload_bytes, w->hp->cpl_policy);
-    double ps = w->hp->cpl_overhead_ns * 1000 + (w->hp->cpl_rate_mbps > 0 ? size * 1e6 / w->hp->cpl_rate_mbps : 0);
+    uint32_t per_read = (mrrs + size - 1) / size, group = MAX (w->hp->cpl_group_tlps, 1u);
+    uint32_t groups = (per_read + group - 1) / group;
+    double overhead_ns = w->hp->cpl_overhead_ns * (group > 1 ? (double) groups / per_read : 1);
+    double ps = overhead_ns * 1000 + (w->hp->cpl_rate_mbps > 0 ? size * 1e6 / w->hp->cpl_rate_mbps : 0);
     v->bound_mbps = mbps_of (size, ps);
     g_snprintf (s, n, "limited by the root complex's completion rate: %.0f%% of the figure's time; %u-byte "
       "completions, %.0f ns each (%.0f ns per completion, %g MB/s) -> %.0f MB/s", share, size, ps / 1000,
-      w->hp->cpl_overhead_ns, w->hp->cpl_rate_mbps, v->bound_mbps);
+      overhead_ns, w->hp->cpl_rate_mbps, v->bound_mbps);
     break;
   }
   case STALL_HOST_LATENCY: {

@@ -184,6 +184,7 @@ typedef struct {
       int64_t iotlb_entries, page_bytes;
       double walk_ns; /* per IOTLB miss */
       double read_resume_ns; /* a read that waited for a walk: from the translation to its start */
+      double read_resume_group_ns; /* and this much more per group of its completions after the first */
       int64_t walks_in_flight; /* page walkers */
     } iommu;
     struct {

@@ -350,6 +350,10 @@ const KeyDef cfg_keys[] = {
   KEY_DOUBLE ("host.iommu.read_resume_ns", host.iommu.read_resume_ns, 0, 1e6, "0", "ns",
     "a read whose translation was not ready when it arrived starts this much after the translation (its request "
     "taken up again by the walker that translated it, busy until then); a posted write drains at once"),
+  KEY_DOUBLE ("host.iommu.read_resume_group_ns", host.iommu.read_resume_group_ns, 0, 1e6, "0", "ns",
+    "such a read whose completions cross the return path in several groups (host.completion_group_tlps) starts "
+    "this much later again for each group after the first: its walker hands it back a group at a time, busy until "
+    "the last; 0: the whole read at once"),
   KEY_INT ("host.ack_every_tlps", host.ack_every_tlps, 0, 4096, "0", "TLPs",
     "the root port Acks at the latest after this many TLPs; 0 = Ack latency timer only"),
   KEY_DOUBLE ("host.write_drain_mbps", host.write_drain_mbps, 0, 1e6, "0", "MB/s",

@@ -79,6 +79,7 @@ ps_build_system_params (const PsConfig *cfg, SystemParams *sp)
     .iommu_walk_ns = cfg->host.iommu.walk_ns,
     .iommu_walks = (uint32_t) cfg->host.iommu.walks_in_flight,
     .iommu_read_resume_ns = cfg->host.iommu.read_resume_ns,
+    .iommu_read_resume_group_ns = cfg->host.iommu.read_resume_group_ns,
     .write_drain_mbps = cfg->host.write_drain_mbps,
     .write_latency_ns = cfg->host.write_latency_ns,
     .sw_pio_latency_ns = cfg->host.pio_latency_ns,

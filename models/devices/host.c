@@ -582,7 +582,13 @@ host_receive (Component *comp, FabricPort *port, Tlp *t)
      * and still unreleased: the read may not start before it (host_accept_read). */
     t->stamp_ps = h->sink.tail != NULL ? h->sink.tail->stamp_ps : 0;
     if (h->p.iommu_enabled) {
-      SimTime ready = iommu_translate (h, t->address, h->read_resume_ps); /* once: MAX evaluates twice */
+      SimTime resume = h->read_resume_ps;
+      if (h->read_resume_group_ps != 0) {
+        /* Its walker hands the read back one group of its completions at a time (host.h). */
+        uint32_t group = MAX (h->p.cpl_group_tlps, 1u), groups = (txn_cpl_count (&h->cpl, t) + group - 1) / group;
+        resume += (groups - 1) * h->read_resume_group_ps;
+      }
+      SimTime ready = iommu_translate (h, t->address, resume); /* once: MAX evaluates twice */
       t->stamp_ps = MAX (t->stamp_ps, ready);
     }
     if (!txn_cpl_full (&h->cpl))
@@ -790,6 +796,7 @@ host_new (Fabric *f, const char *name, const HostParams *params, uint32_t root_p
       h->iotlb[i].page = UINT64_MAX;
     h->walk_ps = units_ns_to_ps (params->iommu_walk_ns);
     h->read_resume_ps = units_ns_to_ps (params->iommu_read_resume_ns);
+    h->read_resume_group_ps = units_ns_to_ps (params->iommu_read_resume_group_ns);
     h->walker_free = g_new0 (SimTime, MAX (params->iommu_walks, 1u));
   }
   fabric_add (f, &h->base, &host_kind, COMPONENT_ROOT_COMPLEX, name, root_ports);

@@ -59,7 +59,7 @@ struct Host {
    * its use clock, and when each of the iommu_walks page walkers is free. */
   IotlbEntry *iotlb;
   uint64_t iotlb_clock;
-  SimTime *walker_free, walk_ps, read_resume_ps;
+  SimTime *walker_free, walk_ps, read_resume_ps, read_resume_group_ps;
   /* Last-level cache: the range it holds, and what a read outside it adds (host_memory_ps()). */
   uint64_t llc_lo, llc_hi;
   SimTime llc_miss_ps;

@@ -175,6 +175,19 @@ txn_cpl_emit (TxnCompleter *c, Tlp *r, uint32_t size, TlpPool *pool, gboolean *l
 }
 
 uint32_t
+txn_cpl_count (const TxnCompleter *c, const Tlp *r)
+{
+  uint32_t mps = c->port_mps != NULL ? c->port_mps[r->port - 1] : c->mps;
+  if (c->p.full_block_bytes == 0 || !txn_cpl_full_block (r->address, r->length_bytes, c->p.rcb_bytes,
+                                                         c->p.full_block_bytes))
+    return split_completions (r->address, r->length_bytes, c->p.rcb_bytes, mps, c->p.policy, NULL, 0);
+  /* A whole block's read: its first completion as any other, then the rest by MPS (Cut). */
+  uint32_t first = split_next_completion (r->address, r->length_bytes, c->p.rcb_bytes, mps, c->p.policy);
+  return 1 + split_completions (r->address + first, r->length_bytes - first, c->p.rcb_bytes, mps, CPL_POLICY_MPS,
+                                NULL, 0);
+}
+
+uint32_t
 txn_cpl_predict (uint64_t addr, uint32_t remaining, uint32_t rcb_bytes, uint32_t mps, CplPolicy policy)
 {
   return split_next_completion (addr, remaining, rcb_bytes, mps, policy);

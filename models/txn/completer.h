@@ -140,5 +140,7 @@ void txn_cpl_plan_done (TxnCompleter *c);
 /* Whether a read of `len` bytes at `addr` has every RCB block of a naturally aligned block of `block` bytes among
  * its own (see Cut). */
 gboolean txn_cpl_full_block (uint64_t addr, uint32_t len, uint32_t rcb_bytes, uint32_t block);
+/* How many completions read `r` (not yet accepted: its address, length and port) will leave as, cut as above. */
+uint32_t txn_cpl_count (const TxnCompleter *c, const Tlp *r);
 /* A read's completions as the completer would cut them, without a completer: for tools that predict the wire. */
 uint32_t txn_cpl_predict (uint64_t addr, uint32_t remaining, uint32_t rcb_bytes, uint32_t mps, CplPolicy policy);

@@ -209,6 +209,30 @@ START_TEST (test_completion_groups)
 }
 END_TEST
 
+/* The fence (host.completion_fence_ns, docs/host-model.md §2): 128-byte reads and writes alternating (bw_rdwr),
+ * the reads' two line completions one group of the return path, 30 ns, slower than anything else: the link takes
+ * them in 2 x (64 + 20) / 7.877 = 21.3 ns, a 128-byte MWr (20 bytes of header and framing below 4 GB) and an MRd
+ * upstream the same 21.3, and no engine limit is set. Every read comes in behind a write, so each pays the fence,
+ * 20 ns, before its first completion: a pair takes 30 + 20 = 50 ns on the path, 128 x 8 / 50 = 20.48 Gb/s each
+ * way, where without it 30 ns give 34.13. Reads alone (bw_rd) follow no write: 30 ns, 34.13 Gb/s. */
+START_TEST (test_completion_fence)
+{
+  const char *rdwr[] = { "microbench.test=bw_rdwr", "microbench.transfer_bytes=128", "host.completion_bytes=64",
+                         "host.completion_overhead_ns=30", "host.completion_group_tlps=2",
+                         "host.completion_fence_ns=20", NULL };
+  g_autoptr (PsConfig) cfg = load ("fence", server_yaml, rdwr);
+  PsMicrobenchResult m = run (cfg, 1);
+  double hand = 128 * 8 / 50.0;
+  ck_assert_msg (m.read_gbps <= hand && m.read_gbps > 0.98 * hand, "fenced reads: %.3f Gb/s, by hand at most %.3f",
+                 m.read_gbps, hand);
+  const char *rd[] = { "microbench.transfer_bytes=128", "host.completion_bytes=64", "host.completion_overhead_ns=30",
+                       "host.completion_group_tlps=2", "host.completion_fence_ns=20", NULL };
+  double g = server_gbps ("nofence", rd);
+  hand = 128 * 8 / 30.0;
+  ck_assert_msg (g <= hand && g > 0.98 * hand, "reads alone: %.3f Gb/s, by hand at most %.3f", g, hand);
+}
+END_TEST
+
 /* Read concurrency: 64 tags keep far more reads in flight than the root complex works on, so it holds `depth`
  * reads at a time, each for its latency (the completion leaves at once: no return-path time), and small reads
  * run at depth x bytes / latency: 8 x 64 B / 1000 ns = 0.512 B/ns = 4.096 Gb/s; 16 reads, 8.192 Gb/s. A cold
@@ -603,6 +627,7 @@ main (void)
   tcase_add_test (tc, test_read_concurrency);
   tcase_add_test (tc, test_full_block_completions);
   tcase_add_test (tc, test_completion_groups);
+  tcase_add_test (tc, test_completion_fence);
   tcase_add_test (tc, test_posted_write_acceptance);
   tcase_add_test (tc, test_iommu_knee_bandwidth);
   tcase_add_test (tc, test_iommu_read_resume_groups_bandwidth);

@@ -315,6 +315,10 @@ const KeyDef cfg_keys[] = {
     "rate at which the host can return completion data; 0 = unlimited"),
   KEY_DOUBLE ("host.completion_overhead_ns", host.completion_overhead_ns, 0, 1e6, "0", "ns",
     "fixed return-path time per completion TLP, on top of the data rate"),
+  KEY_DOUBLE ("host.completion_fence_ns", host.completion_fence_ns, 0, 1e6, "0", "ns",
+    "return-path time before the first completion of a read received behind posted writes, once per such read: the "
+    "root complex confirms they are committed, since the read's completion may not overtake them (spec §2.4.1; "
+    "docs/host-model.md §2); 0 = none"),
   KEY_INT ("host.completion_group_tlps", host.completion_group_tlps, 0, 64, "1", "TLPs",
     "a read's completions cross the return path in groups of this many, host.completion_overhead_ns once per group "
     "(the first of each); 0 or 1 = every completion pays it"),

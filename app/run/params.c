@@ -71,6 +71,7 @@ ps_build_system_params (const PsConfig *cfg, SystemParams *sp)
     .cpl_rate_mbps = cfg->host.completion_mbps,
     .cpl_overhead_ns = cfg->host.completion_overhead_ns,
     .cpl_group_tlps = (uint32_t) cfg->host.completion_group_tlps,
+    .cpl_fence_ns = cfg->host.completion_fence_ns,
     .read_queue_depth = (uint32_t) cfg->host.read_queue_depth,
     .cpl_in_order = cfg->host.completions_in_order,
     .iommu_enabled = cfg->host.iommu.enabled,

@@ -83,6 +83,9 @@ typedef struct {
   double cpl_rate_mbps; /* how fast the root complex can return completion data; 0 = unlimited */
   double cpl_overhead_ns; /* fixed return-path time per completion TLP, on top of the data rate */
   uint32_t cpl_group_tlps; /* a read's completions per cpl_overhead_ns (0 or 1: each) */
+  /* The return path's turn before the first completion of a read received behind posted writes (spec §2.4.1: its
+   * completion may not overtake them), once per such read; 0: none. */
+  double cpl_fence_ns;
   uint32_t read_queue_depth; /* reads the root complex works on at once; more wait in the root port's receive
                               * buffer holding their NP credits; 0 = unlimited */
   /* The return path serves the read whose data is ready first (completions for different requests may return in

@@ -54,6 +54,7 @@ struct Host {
   /* Sink: received MWr/MSI; stamp_ps = when each releases its buffer slot. */
   TlpFifo sink;
   SimTime sink_free; /* when memory has absorbed every posted byte received so far (drain is serial) */
+  gboolean posted_since_read; /* a posted request came in after the last read (the next read is fenced) */
 
   /* IOMMU: the IOTLB (iotlb_entries, an empty one has page UINT64_MAX and used 0, so it is the first replaced),
    * its use clock, and when each of the iommu_walks page walkers is free. */

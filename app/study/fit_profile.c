@@ -267,9 +267,10 @@ probe (Search *s, const Model *md, const double *from, double t, guint j, double
   idx[j] = last;
   s->n_free = n - 1;
   /* Its budget grows with the parameters it re-fits up to three. In more, a re-fit that fits does so among the
-   * simplex's first vertices, each one parameter a quarter of its range away (xdma_g3_x8's posted credits, held
-   * low: from 6.1% RMS to 1.77 in 10 evaluations), and one that does not spent any budget and came back unfit. */
-  s->maxeval = n - 1 <= 3 ? 20 + 10 * (int) (n - 1) : (int) n + 15;
+   * simplex's first vertices, each one parameter a quarter of its range away (xdma_g3_x8's posted-header credits
+   * held low: from 6.1% RMS to 1.77% at the posted-data credits' vertex), and the steps after them, 15 or 40
+   * evaluations, brought no probe back (6 of 6 there): the vertices alone, n evaluations. */
+  s->maxeval = n - 1 <= 3 ? 20 + 10 * (int) (n - 1) : (int) n;
   s->stopval = md->bound;
   fit_simplex (s, found);
   s->maxeval = 0;

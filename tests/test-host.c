@@ -432,19 +432,27 @@ END_TEST
 /* A miss costs its read the walk: the first read of a page completes walk_ns (300) later than without the IOMMU,
  * and a second read of the same page, sent right behind it, waits for that same walk, not another one: its
  * completion follows the first by its wire time (~20 ns for a 64-byte CplD at Gen2 x8), as without the IOMMU. */
-/* Two 64-byte reads, at 0x70000 and `second`, without (t[0]) and with (t[1]) an IOMMU of 300-ns walks,
- * `walkers` walkers and reads resuming `resume_ns` after their walk: when each one's data arrives. */
+/* The tests' IOMMU (on or off): 4 entries of 4 KB, 300-ns walks, `walkers` walkers, reads resuming `resume_ns`
+ * after their walk. */
+static void
+iommu_set (HostParams *hp, gboolean on, uint32_t walkers, double resume_ns)
+{
+  hp->iommu_enabled = on;
+  hp->iotlb_entries = 4;
+  hp->iommu_page_bytes = 4096;
+  hp->iommu_walk_ns = 300;
+  hp->iommu_walks = walkers;
+  hp->iommu_read_resume_ns = resume_ns;
+}
+
+/* Two 64-byte reads, at 0x70000 and `second`, without (t[0]) and with (t[1]) the tests' IOMMU: when each one's
+ * data arrives. */
 static void
 two_reads (uint64_t second, uint32_t walkers, double resume_ns, SimTime t[2][2])
 {
   HostParams hp = base_host_params ();
   for (int on = 0; on < 2; on++) {
-    hp.iommu_enabled = on;
-    hp.iotlb_entries = 4;
-    hp.iommu_page_bytes = 4096;
-    hp.iommu_walk_ns = 300;
-    hp.iommu_walks = walkers;
-    hp.iommu_read_resume_ns = resume_ns;
+    iommu_set (&hp, on, walkers, resume_ns);
     Rig r;
     rig_init (&r, &hp);
     dev_read (&r, 0x70000, 64, 1);
@@ -506,15 +514,54 @@ START_TEST (test_iommu_read_resume)
   HostParams hp = base_host_params ();
   hp.write_latency_ns = 2000;
   SimTime plain = read_after (&hp, "wr");
-  hp.iommu_enabled = TRUE;
-  hp.iotlb_entries = 4;
-  hp.iommu_page_bytes = 4096;
-  hp.iommu_walk_ns = 300;
-  hp.iommu_walks = 2;
-  hp.iommu_read_resume_ns = 50;
+  iommu_set (&hp, TRUE, 2, 50);
   SimTime translated = read_after (&hp, "wr");
   ck_assert_msg (translated - plain == 300 * SIM_NS, "read behind a missing write: %" G_GINT64_FORMAT " ps later",
                  (gint64) (translated - plain));
+}
+END_TEST
+
+/* How much later than without the IOMMU the last completion of one read of `len` bytes at 0x70000 arrives: a miss,
+ * with walks of 300 ns, reads resuming 50 ns after and 20 more per further group of two completions, one per
+ * 64-byte line (`full_block` 0) or, with a 512-byte block, a whole block's first line and then MPS-sized ones. */
+static SimTime
+group_resume_delay (uint32_t len, uint32_t full_block, double group_ns)
+{
+  HostParams hp = base_host_params ();
+  hp.cpl_policy = CPL_POLICY_RCB;
+  hp.cpl_group_tlps = 2;
+  hp.full_block_bytes = full_block;
+  SimTime last[2];
+  for (int on = 0; on < 2; on++) {
+    iommu_set (&hp, on, 1, 50);
+    hp.iommu_read_resume_group_ns = group_ns;
+    Rig r;
+    rig_init (&r, &hp);
+    dev_read (&r, 0x70000, len, 1);
+    sim_run_until (r.engine, 50 * SIM_US);
+    ck_assert (r.n > 0 && r.seen[r.n - 1].byte_count == r.seen[r.n - 1].payload);
+    last[on] = r.seen[r.n - 1].at;
+    rig_finish (&r);
+  }
+  return last[1] - last[0];
+}
+
+/* A read that missed is handed back by its walker one group of its completions at a time, read_resume_ns (50) for
+ * the first and read_resume_group_ns (20) for each further one. By hand, line by line in pairs: 64 and 128 bytes
+ * (one and two lines, one group) 300 + 50 = 350 ns later than without the IOMMU, 192 and 256 bytes (three and four
+ * lines, two groups) 370, 512 bytes (eight lines, four groups) 410; a whole 512-byte block leaves as 64 + 256 +
+ * 192 (three completions, two groups): 370. Without the group time (0) every size is 350 later. */
+START_TEST (test_iommu_read_resume_groups)
+{
+  const struct { uint32_t len, block; SimTime later_ns; } cases[] = {
+    { 64, 0, 350 }, { 128, 0, 350 }, { 192, 0, 370 }, { 256, 0, 370 }, { 512, 0, 410 }, { 512, 512, 370 },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS (cases); i++) {
+    SimTime d = group_resume_delay (cases[i].len, cases[i].block, 20);
+    ck_assert_msg (d == cases[i].later_ns * SIM_NS, "%u bytes (block %u): %" G_GINT64_FORMAT " ps later, by hand %"
+                   G_GINT64_FORMAT " ns", cases[i].len, cases[i].block, (gint64) d, (gint64) cases[i].later_ns);
+    ck_assert (group_resume_delay (cases[i].len, cases[i].block, 0) == 350 * SIM_NS);
+  }
 }
 END_TEST
 
@@ -534,6 +581,7 @@ main (void)
   tcase_add_test (tc, test_iommu_walk_time);
   tcase_add_loop_test (tc, test_iommu_walkers_overlap, 0, 2);
   tcase_add_test (tc, test_iommu_read_resume);
+  tcase_add_test (tc, test_iommu_read_resume_groups);
   tcase_add_exit_test (tc, test_tag_reuse_exits_70, 70);
   suite_add_tcase (s, tc);
     return run_suite (s);

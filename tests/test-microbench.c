@@ -209,6 +209,30 @@ START_TEST (test_completion_groups)
 }
 END_TEST
 
+/* The fence (host.completion_fence_ns, docs/host-model.md §2): 128-byte reads and writes alternating (bw_rdwr),
+ * the reads' two line completions one group of the return path, 30 ns, slower than anything else: the link takes
+ * them in 2 x (64 + 20) / 7.877 = 21.3 ns, a 128-byte MWr (20 bytes of header and framing below 4 GB) and an MRd
+ * upstream the same 21.3, and no engine limit is set. Every read comes in behind a write, so each pays the fence,
+ * 20 ns, before its first completion: a pair takes 30 + 20 = 50 ns on the path, 128 x 8 / 50 = 20.48 Gb/s each
+ * way, where without it 30 ns give 34.13. Reads alone (bw_rd) follow no write: 30 ns, 34.13 Gb/s. */
+START_TEST (test_completion_fence)
+{
+  const char *rdwr[] = { "microbench.test=bw_rdwr", "microbench.transfer_bytes=128", "host.completion_bytes=64",
+                         "host.completion_overhead_ns=30", "host.completion_group_tlps=2",
+                         "host.completion_fence_ns=20", NULL };
+  g_autoptr (PsConfig) cfg = load ("fence", server_yaml, rdwr);
+  PsMicrobenchResult m = run (cfg, 1);
+  double hand = 128 * 8 / 50.0;
+  ck_assert_msg (m.read_gbps <= hand && m.read_gbps > 0.98 * hand, "fenced reads: %.3f Gb/s, by hand at most %.3f",
+                 m.read_gbps, hand);
+  const char *rd[] = { "microbench.transfer_bytes=128", "host.completion_bytes=64", "host.completion_overhead_ns=30",
+                       "host.completion_group_tlps=2", "host.completion_fence_ns=20", NULL };
+  double g = server_gbps ("nofence", rd);
+  hand = 128 * 8 / 30.0;
+  ck_assert_msg (g <= hand && g > 0.98 * hand, "reads alone: %.3f Gb/s, by hand at most %.3f", g, hand);
+}
+END_TEST
+
 /* Read concurrency: 64 tags keep far more reads in flight than the root complex works on, so it holds `depth`
  * reads at a time, each for its latency (the completion leaves at once: no return-path time), and small reads
  * run at depth x bytes / latency: 8 x 64 B / 1000 ns = 0.512 B/ns = 4.096 Gb/s; 16 reads, 8.192 Gb/s. A cold
@@ -265,6 +289,31 @@ START_TEST (test_iommu_knee_bandwidth)
   double base = server_gbps ("iommu_off", off), fits = server_gbps ("iommu_in", in);
   ck_assert_msg (fits <= base && fits >= 0.94 * base, "window = reach: %.3f Gb/s, without IOMMU %.3f", fits, base);
   assert_near (server_gbps ("iommu_out", out), 32.768, 0.01, "window = reach + 4 KB");
+}
+END_TEST
+
+/* A read that missed is handed back a group of its completions at a time (host.iommu.read_resume_group_ns,
+ * docs/host-model.md §3): random reads over 64 MB against one IOTLB entry all miss (but one in 16384), and one
+ * walker of 1000 ns, 100 more for a read's first group of two line completions and 100 for each further one, is the
+ * bound. By hand: 128 bytes (two lines, one group) one read per 1100 ns, 0.931 Gb/s; 256 bytes (four lines, two
+ * groups) per 1200 ns, 1.707 Gb/s (1.862 without the groups' time); 512 bytes line by line (four groups) per
+ * 1400 ns, 2.926 Gb/s, and a whole block (64 + 256 + 192: two groups) per 1200, 3.413 Gb/s. */
+START_TEST (test_iommu_read_resume_groups_bandwidth)
+{
+  static const struct { const char *bytes, *block; double hand; } cases[] = {
+    { "128", "0", 128 * 8 / 1100.0 }, { "256", "0", 256 * 8 / 1200.0 }, { "512", "0", 512 * 8 / 1400.0 },
+    { "512", "512", 512 * 8 / 1200.0 },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autofree char *bytes = g_strconcat ("microbench.transfer_bytes=", cases[i].bytes, NULL);
+    g_autofree char *block = g_strconcat ("host.completion_full_block_bytes=", cases[i].block, NULL);
+    const char *sets[] = { bytes, block, "microbench.window_bytes=67108864", "microbench.offsets=random",
+                           "host.completion_bytes=64", "host.completion_group_tlps=2", "host.iommu.enabled=true",
+                           "host.iommu.iotlb_entries=1", "host.iommu.walk_ns=1000", "host.iommu.read_resume_ns=100",
+                           "host.iommu.read_resume_group_ns=100", NULL };
+    g_autofree char *what = g_strdup_printf ("%s bytes, block %s", cases[i].bytes, cases[i].block);
+    assert_near (server_gbps ("groups", sets), cases[i].hand, 0.01, what);
+  }
 }
 END_TEST
 
@@ -578,8 +627,10 @@ main (void)
   tcase_add_test (tc, test_read_concurrency);
   tcase_add_test (tc, test_full_block_completions);
   tcase_add_test (tc, test_completion_groups);
+  tcase_add_test (tc, test_completion_fence);
   tcase_add_test (tc, test_posted_write_acceptance);
   tcase_add_test (tc, test_iommu_knee_bandwidth);
+  tcase_add_test (tc, test_iommu_read_resume_groups_bandwidth);
   tcase_add_test (tc, test_device_issue_rate);
   tcase_add_test (tc, test_bw_rdwr_split);
   tcase_add_test (tc, test_byte_enables);

@@ -176,6 +176,7 @@ typedef struct {
     int64_t completion_full_block_bytes; /* a read covering an aligned block this large: MPS-sized completions */
     double completion_mbps; /* 0 = unlimited */
     double completion_overhead_ns;
+    double completion_fence_ns;
     int64_t completion_group_tlps; /* completions per return-path overhead, of one read */
     int64_t read_queue_depth;
     bool completions_in_order; /* the return path serves reads in arrival order, not the first ready first */
@@ -184,6 +185,7 @@ typedef struct {
       int64_t iotlb_entries, page_bytes;
       double walk_ns; /* per IOTLB miss */
       double read_resume_ns; /* a read that waited for a walk: from the translation to its start */
+      double read_resume_group_ns; /* and this much more per group of its completions after the first */
       int64_t walks_in_flight; /* page walkers */
     } iommu;
     struct {

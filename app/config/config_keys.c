@@ -315,6 +315,10 @@ const KeyDef cfg_keys[] = {
     "rate at which the host can return completion data; 0 = unlimited"),
   KEY_DOUBLE ("host.completion_overhead_ns", host.completion_overhead_ns, 0, 1e6, "0", "ns",
     "fixed return-path time per completion TLP, on top of the data rate"),
+  KEY_DOUBLE ("host.completion_fence_ns", host.completion_fence_ns, 0, 1e6, "0", "ns",
+    "return-path time before the first completion of a read received behind posted writes, once per such read: the "
+    "root complex confirms they are committed, since the read's completion may not overtake them (spec §2.4.1; "
+    "docs/host-model.md §2); 0 = none"),
   KEY_INT ("host.completion_group_tlps", host.completion_group_tlps, 0, 64, "1", "TLPs",
     "a read's completions cross the return path in groups of this many, host.completion_overhead_ns once per group "
     "(the first of each); 0 or 1 = every completion pays it"),
@@ -350,6 +354,10 @@ const KeyDef cfg_keys[] = {
   KEY_DOUBLE ("host.iommu.read_resume_ns", host.iommu.read_resume_ns, 0, 1e6, "0", "ns",
     "a read whose translation was not ready when it arrived starts this much after the translation (its request "
     "taken up again by the walker that translated it, busy until then); a posted write drains at once"),
+  KEY_DOUBLE ("host.iommu.read_resume_group_ns", host.iommu.read_resume_group_ns, 0, 1e6, "0", "ns",
+    "such a read whose completions cross the return path in several groups (host.completion_group_tlps) starts "
+    "this much later again for each group after the first: its walker hands it back a group at a time, busy until "
+    "the last; 0: the whole read at once"),
   KEY_INT ("host.ack_every_tlps", host.ack_every_tlps, 0, 4096, "0", "TLPs",
     "the root port Acks at the latest after this many TLPs; 0 = Ack latency timer only"),
   KEY_DOUBLE ("host.write_drain_mbps", host.write_drain_mbps, 0, 1e6, "0", "MB/s",

@@ -236,7 +236,8 @@ ps_key_use (const char *key)
   if (strcmp (key, "host.numa.remote_ns") == 0)
     return PS_USE_NUMA;
   static const char *const completer[] = { "host.read_latency_ns", "host.read_latency_ps_per_byte",
-                                           "host.completion_overhead_ns", "host.completion_mbps",
+                                           "host.completion_overhead_ns", "host.completion_fence_ns",
+                                           "host.completion_mbps",
                                            "host.completion_group_tlps", "host.completion_bytes",
                                            "host.completion_full_block_bytes",
                                            "host.read_queue_depth" };
@@ -473,6 +474,8 @@ ps_run_microbench (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsMicrob
   specs[1].op = FLOW_WRITE;
   device_words (cfg, cmd, test, specs);
   guint n = test == PS_MB_BW_RDWR ? 2 : 1;
+  /* pcie-bench's bw_rdwr alternates its reads and writes: DMA k of each in turn. */
+  specs[0].alternate = specs[1].alternate = n == 2;
   GRand *rand[2] = { NULL, NULL };
   for (guint k = 0; ok && k < n && cfg->microbench.offsets == 1; k++)
     specs[k].offsets = rand[k] = sim_rand_new (fabric_engine (f), FLOW_RAND_ID (k));

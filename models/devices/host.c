@@ -61,7 +61,7 @@ host_params_check (const HostParams *p, uint32_t mps, GError **error)
       "needs 1..4096 entries and pages of a power of two, at least 4096 bytes", p->iotlb_entries, p->iommu_page_bytes);
     return FALSE;
   }
-  const double v[] = { p->read_latency_ns, p->read_latency_per_byte_ps, p->cpl_rate_mbps, p->cpl_overhead_ns,
+  const double v[] = { p->read_latency_ns, p->read_latency_per_byte_ps, p->cpl_rate_mbps, p->cpl_overhead_ns, p->cpl_fence_ns,
                        p->write_drain_mbps, p->write_latency_ns, p->sw_pio_latency_ns, p->sw_pio_gap_ns,
                        p->msi_latency_ns, p->poll_interval_ns, p->iteration_gap_ns, p->cpu_write_path_ns,
                        p->iommu_walk_ns, p->llc_miss_ns };
@@ -581,8 +581,18 @@ host_receive (Component *comp, FabricPort *port, Tlp *t)
     /* Writes release in arrival order, so the sink's tail is the last posted write received before this read
      * and still unreleased: the read may not start before it (host_accept_read). */
     t->stamp_ps = h->sink.tail != NULL ? h->sink.tail->stamp_ps : 0;
+    /* And its completions wait for the return path to confirm those writes committed (HostParams.cpl_fence_ns):
+     * once per turn from posted writes to a read, whatever was released meanwhile. */
+    t->order = h->posted_since_read ? TXN_CPL_FENCE : 0;
+    h->posted_since_read = FALSE;
     if (h->p.iommu_enabled) {
-      SimTime ready = iommu_translate (h, t->address, h->read_resume_ps); /* once: MAX evaluates twice */
+      SimTime resume = h->read_resume_ps;
+      if (h->read_resume_group_ps != 0) {
+        /* Its walker hands the read back one group of its completions at a time (host.h). */
+        uint32_t group = MAX (h->p.cpl_group_tlps, 1u), groups = (txn_cpl_count (&h->cpl, t) + group - 1) / group;
+        resume += (groups - 1) * h->read_resume_group_ps;
+      }
+      SimTime ready = iommu_translate (h, t->address, resume); /* once: MAX evaluates twice */
       t->stamp_ps = MAX (t->stamp_ps, ready);
     }
     if (!txn_cpl_full (&h->cpl))
@@ -593,6 +603,7 @@ host_receive (Component *comp, FabricPort *port, Tlp *t)
     return;
   }
   /* Data drains behind what is already draining (sink_free); the slot is held write_latency_ns beyond that. */
+  h->posted_since_read = TRUE;
   SimTime from = MAX (now, h->sink_free);
   if (h->p.iommu_enabled && t->kind == TLP_MWR) {
     SimTime ready = iommu_translate (h, t->address, 0);
@@ -790,6 +801,7 @@ host_new (Fabric *f, const char *name, const HostParams *params, uint32_t root_p
       h->iotlb[i].page = UINT64_MAX;
     h->walk_ps = units_ns_to_ps (params->iommu_walk_ns);
     h->read_resume_ps = units_ns_to_ps (params->iommu_read_resume_ns);
+    h->read_resume_group_ps = units_ns_to_ps (params->iommu_read_resume_group_ns);
     h->walker_free = g_new0 (SimTime, MAX (params->iommu_walks, 1u));
   }
   fabric_add (f, &h->base, &host_kind, COMPONENT_ROOT_COMPLEX, name, root_ports);
@@ -798,7 +810,7 @@ host_new (Fabric *f, const char *name, const HostParams *params, uint32_t root_p
                       .depth = params->read_queue_depth, .latency_ps = units_ns_to_ps (params->read_latency_ns),
                       .ps_per_byte = params->read_latency_per_byte_ps,
                       .cpl_overhead_ps = units_ns_to_ps (params->cpl_overhead_ns),
-                      .cpl_group_tlps = params->cpl_group_tlps,
+                      .cpl_group_tlps = params->cpl_group_tlps, .fence_ps = units_ns_to_ps (params->cpl_fence_ns),
                       .cpl_ps_per_byte = ps_per_byte (params->cpl_rate_mbps) };
   txn_cpl_init (&h->cpl, h->base.name, &cp, 0, h->engine, host_ret_emit, h);
   return h;

@@ -26,7 +26,10 @@
  *   (one walker: walks one after another); the entry is filled at once
  *   and is ready when its walk ends, so a later request for a page being walked waits for that walk, not another.
  *   A read starts no earlier than its translation is ready; a write drains no earlier, and the writes behind it
- *   wait with it (posted writes drain in order). Off, nothing is looked up and nothing waits.
+ *   wait with it (posted writes drain in order). A read whose translation was not ready on arrival starts
+ *   iommu_read_resume_ns after it, and iommu_read_resume_group_ns more for each group of cpl_group_tlps of its
+ *   completions (cut as the completer will) after the first; the walker that walked for it is busy until then.
+ *   Off, nothing is looked up and nothing waits.
  * - Last-level cache. host_set_llc() names the one range of host memory the LLC holds; a read whose first byte
  *   lies outside it is served from DRAM, llc_miss_ns later than read_latency_ns says. Never called, the LLC holds
  *   everything (what every host without the parameter models).
@@ -80,6 +83,9 @@ typedef struct {
   double cpl_rate_mbps; /* how fast the root complex can return completion data; 0 = unlimited */
   double cpl_overhead_ns; /* fixed return-path time per completion TLP, on top of the data rate */
   uint32_t cpl_group_tlps; /* a read's completions per cpl_overhead_ns (0 or 1: each) */
+  /* The return path's turn before the first completion of a read received behind posted writes (spec §2.4.1: its
+   * completion may not overtake them), once per such read; 0: none. */
+  double cpl_fence_ns;
   uint32_t read_queue_depth; /* reads the root complex works on at once; more wait in the root port's receive
                               * buffer holding their NP credits; 0 = unlimited */
   /* The return path serves the read whose data is ready first (completions for different requests may return in
@@ -92,6 +98,7 @@ typedef struct {
   double iommu_walk_ns; /* an IOTLB miss's page walk, from its start to the translation */
   uint32_t iommu_walks; /* walks in flight at once (0 counts as 1); more queue for the first walker free */
   double iommu_read_resume_ns; /* a read that waited for its translation starts this much after it */
+  double iommu_read_resume_group_ns; /* and this much more per group of its completions after the first */
   /* Last-level cache (host_set_llc): a read of a line the LLC does not hold takes this much longer (DRAM). */
   double llc_miss_ns;
   /* Posted-write sink. */

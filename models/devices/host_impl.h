@@ -54,12 +54,13 @@ struct Host {
   /* Sink: received MWr/MSI; stamp_ps = when each releases its buffer slot. */
   TlpFifo sink;
   SimTime sink_free; /* when memory has absorbed every posted byte received so far (drain is serial) */
+  gboolean posted_since_read; /* a posted request came in after the last read (the next read is fenced) */
 
   /* IOMMU: the IOTLB (iotlb_entries, an empty one has page UINT64_MAX and used 0, so it is the first replaced),
    * its use clock, and when each of the iommu_walks page walkers is free. */
   IotlbEntry *iotlb;
   uint64_t iotlb_clock;
-  SimTime *walker_free, walk_ps, read_resume_ps;
+  SimTime *walker_free, walk_ps, read_resume_ps, read_resume_group_ps;
   /* Last-level cache: the range it holds, and what a read outside it adds (host_memory_ps()). */
   uint64_t llc_lo, llc_hi;
   SimTime llc_miss_ps;

@@ -50,7 +50,8 @@ typedef enum {
   STALL_SOFTWARE, /* waiting for software: a driver, the CPU (#14) */
   STALL_COMPLETION_BUFFER, /* the requester's completion buffer has no room for another read's data */
   STALL_HOST_COMPLETION_RATE, /* the root complex's return path is producing a completion (its per-TLP and per-byte
-                               * time, host.completion_overhead_ns and host.completion_mbps) */
+                               * time, host.completion_overhead_ns and host.completion_mbps, and the fence of a
+                               * read behind posted writes, host.completion_fence_ns) */
   STALL_SWITCH_PORT, /* a switch's egress port: its arbitration among ingress ports, or its buffer */
   STALL_DATAPATH_TX, /* the transmit side's own rate: in a verdict its beats, turnarounds and gaps; on a clock a
                       * source pacing its requests (a flow's rate cap, a device's DMA command rate) */

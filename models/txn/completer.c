@@ -117,9 +117,12 @@ txn_cpl_accept (TxnCompleter *c, Tlp *r, SimTime not_before, SimTime extra_ps)
     txn_tags_claim (c->tags, r->requester, r->tag);
   else if (c->p.check_tags)
     check_tag (c, r);
-  if (c->p.full_block_bytes != 0)
-    r->order = txn_cpl_full_block (r->address, r->length_bytes, c->p.rcb_bytes, c->p.full_block_bytes)
-                 ? TXN_CPL_BLOCK_FIRST : TXN_CPL_BLOCK_NO;
+  if (c->p.full_block_bytes != 0 || c->p.fence_ps != 0) {
+    uint16_t fence = c->p.fence_ps != 0 ? r->order & TXN_CPL_FENCE : 0;
+    gboolean block = c->p.full_block_bytes != 0
+                     && txn_cpl_full_block (r->address, r->length_bytes, c->p.rcb_bytes, c->p.full_block_bytes);
+    r->order = (uint16_t) ((block ? TXN_CPL_BLOCK_FIRST : TXN_CPL_BLOCK_NO) | fence);
+  }
   r->hold_ps = 0; /* completions sent (the return path's groups) */
   SimTime start = MAX (sim_now (c->engine), not_before);
   r->stamp_ps = start + c->p.latency_ps + extra_ps;
@@ -157,8 +160,8 @@ txn_cpl_emit (TxnCompleter *c, Tlp *r, uint32_t size, TlpPool *pool, gboolean *l
   r->address += size;
   r->length_bytes -= size;
   r->hold_ps++;
-  if (c->p.full_block_bytes != 0 && r->order == TXN_CPL_BLOCK_FIRST)
-    r->order = TXN_CPL_BLOCK_REST;
+  if (c->p.full_block_bytes != 0 && (r->order & TXN_CPL_BLOCK_MASK) == TXN_CPL_BLOCK_FIRST)
+    r->order = (uint16_t) ((r->order & ~TXN_CPL_BLOCK_MASK) | TXN_CPL_BLOCK_REST);
   *last = r->length_bytes == 0;
   if (*last) {
     if (c->p.check_tags && c->tags != NULL)
@@ -172,6 +175,19 @@ txn_cpl_emit (TxnCompleter *c, Tlp *r, uint32_t size, TlpPool *pool, gboolean *l
     tlp_free (pool, r);
   }
   return cpl;
+}
+
+uint32_t
+txn_cpl_count (const TxnCompleter *c, const Tlp *r)
+{
+  uint32_t mps = c->port_mps != NULL ? c->port_mps[r->port - 1] : c->mps;
+  if (c->p.full_block_bytes == 0 || !txn_cpl_full_block (r->address, r->length_bytes, c->p.rcb_bytes,
+                                                         c->p.full_block_bytes))
+    return split_completions (r->address, r->length_bytes, c->p.rcb_bytes, mps, c->p.policy, NULL, 0);
+  /* A whole block's read: its first completion as any other, then the rest by MPS (Cut). */
+  uint32_t first = split_next_completion (r->address, r->length_bytes, c->p.rcb_bytes, mps, c->p.policy);
+  return 1 + split_completions (r->address + first, r->length_bytes - first, c->p.rcb_bytes, mps, CPL_POLICY_MPS,
+                                NULL, 0);
 }
 
 uint32_t
@@ -203,7 +219,9 @@ txn_cpl_plan (TxnCompleter *c)
   uint32_t size = txn_cpl_size (c, r);
   SimTime start = MAX (MAX (now, r->stamp_ps), c->free_ps);
   gboolean opens = c->p.cpl_group_tlps <= 1 || r->hold_ps % c->p.cpl_group_tlps == 0;
-  SimTime done = start + (opens ? c->p.cpl_overhead_ps : 0) + (SimTime) llround (size * c->p.cpl_ps_per_byte);
+  /* A fenced read's turn comes before its first completion (a plan replaced before it started undoes it too). */
+  SimTime fence = c->p.fence_ps != 0 && r->hold_ps == 0 && (r->order & TXN_CPL_FENCE) ? c->p.fence_ps : 0;
+  SimTime done = start + fence + (opens ? c->p.cpl_overhead_ps : 0) + (SimTime) llround (size * c->p.cpl_ps_per_byte);
   c->start_ps = start;
   c->free_ps = done;
   c->pending = TRUE;

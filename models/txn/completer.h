@@ -28,6 +28,9 @@
  *   at a time through a serial resource: each costs size x per-byte cost, and the overhead when it opens a group of
  *   p.cpl_group_tlps of its read's completions (every completion with groups of 0 or 1), one event per completion,
  *   and a plan not yet started yields to a read that became ready before it.
+ * - Fence: with p.fence_ps, a read whose `order` carries TXN_CPL_FENCE when accepted (the component's mark: the
+ *   root complex's for a read received behind posted writes) holds the return path p.fence_ps more before its
+ *   first completion; the component sets or clears the mark on every read it accepts.
  */
 #pragma once
 
@@ -51,10 +54,13 @@ typedef struct {
   /* A read's completions cross in groups of this many, the overhead paid by each group's first (0 or 1: by every
    * completion); the count lives in the read's hold_ps while the completer owns it. */
   uint32_t cpl_group_tlps;
+  /* The return path's time before the first completion of a read accepted with TXN_CPL_FENCE (Fence); 0: none. */
+  SimTime fence_ps;
 } TxnCplParams;
 
-/* A read's `order` while a completer with full_block_bytes holds it (Cut). */
-enum { TXN_CPL_BLOCK_NO, TXN_CPL_BLOCK_FIRST, TXN_CPL_BLOCK_REST };
+/* A read's `order` while a completer with full_block_bytes holds it (Cut), in its low bits; TXN_CPL_FENCE (Fence)
+ * beside them. */
+enum { TXN_CPL_BLOCK_NO, TXN_CPL_BLOCK_FIRST, TXN_CPL_BLOCK_REST, TXN_CPL_BLOCK_MASK = 3, TXN_CPL_FENCE = 4 };
 
 /* One entry of the any-order heap: the arrival number breaks ties between equal ready times. */
 typedef struct {
@@ -121,7 +127,8 @@ static inline uint32_t
 txn_cpl_size (const TxnCompleter *c, const Tlp *r)
 {
   uint32_t mps = c->port_mps != NULL ? c->port_mps[r->port - 1] : c->mps;
-  CplPolicy policy = c->p.full_block_bytes != 0 && r->order == TXN_CPL_BLOCK_REST ? CPL_POLICY_MPS : c->p.policy;
+  CplPolicy policy = c->p.full_block_bytes != 0 && (r->order & TXN_CPL_BLOCK_MASK) == TXN_CPL_BLOCK_REST
+                        ? CPL_POLICY_MPS : c->p.policy;
   return split_next_completion (r->address, r->length_bytes, c->p.rcb_bytes, mps, policy);
 }
 /* Read r's next completion, `size` bytes, from `pool`: a CplD echoing the read's requester, tag and cookie, its
@@ -140,5 +147,7 @@ void txn_cpl_plan_done (TxnCompleter *c);
 /* Whether a read of `len` bytes at `addr` has every RCB block of a naturally aligned block of `block` bytes among
  * its own (see Cut). */
 gboolean txn_cpl_full_block (uint64_t addr, uint32_t len, uint32_t rcb_bytes, uint32_t block);
+/* How many completions read `r` (not yet accepted: its address, length and port) will leave as, cut as above. */
+uint32_t txn_cpl_count (const TxnCompleter *c, const Tlp *r);
 /* A read's completions as the completer would cut them, without a completer: for tools that predict the wire. */
 uint32_t txn_cpl_predict (uint64_t addr, uint32_t remaining, uint32_t rcb_bytes, uint32_t mps, CplPolicy policy);

@@ -56,6 +56,7 @@ typedef struct {
   /* DMA mode (flow.h): the DMA being issued, its offset in the window and the bytes of it issued; per DMA in
    * flight (by slot) its start and the bytes still to arrive, and per tag the slot its request belongs to. */
   uint64_t dma_off, dma_pos;
+  uint32_t dma_started; /* DMAs started (FlowSpec.alternate) */
   uint32_t dma_slot, n_dma_free;
   uint32_t *dma_free, *tag_dma;
   SimTime *dma_start;
@@ -172,6 +173,17 @@ write_gap (const Flow *fl)
   return fl->s->write_gap_ps + (fl->s->transfer_bytes > 0 && fl->dma_pos == 0 ? fl->s->write_switch_ps : 0);
 }
 
+/* FlowSpec.alternate: whether the flow's next DMA may start, the other flow's turn being over. */
+static gboolean
+alternate_turn (const Flow *fl)
+{
+  if (!fl->s->alternate)
+    return TRUE;
+  const Flow *other = &fl->run->flow[1 - fl->index];
+  uint32_t need = fl->dma_started + (fl->index == 0 ? 0 : 1);
+  return other->dma_started >= MIN (need, other->s->iterations);
+}
+
 static gboolean
 flow_peek (void *ctx, Tlp *probe)
 {
@@ -181,7 +193,7 @@ flow_peek (void *ctx, Tlp *probe)
   uint64_t addr = fl->base + fl->cursor, left = s->bytes - fl->cursor;
   if (s->transfer_bytes > 0 && fl->iter < s->iterations) {
     /* A new DMA waits for a slot; the write half of a write_first DMA comes first. */
-    if (fl->dma_pos == 0 && fl->n_dma_free == 0)
+    if (fl->dma_pos == 0 && (fl->n_dma_free == 0 || !alternate_turn (fl)))
       return FALSE;
     uint64_t pos = fl->dma_pos % s->transfer_bytes;
     if (s->write_first && fl->dma_pos < s->transfer_bytes)
@@ -227,6 +239,13 @@ flow_take (void *ctx, const Tlp *probe)
       fl->dma_start[fl->dma_slot] = now;
       fl->last_dma_ps = paced_from (fl->last_dma_ps, fl->s->dma_gap_ps, fl->edge_ps, now);
       fl->dma_left[fl->dma_slot] = dma_bytes (fl->s);
+      fl->dma_started++;
+      /* The other flow's turn has come: its source's transmit side may have found it waiting. */
+      Flow *other = fl->s->alternate ? &fl->run->flow[1 - fl->index] : NULL;
+      if (other != NULL && !other->wake_pending) {
+        other->wake_pending = TRUE;
+        sim_schedule_at (fl->run->engine, now, flow_wake, other, 0);
+      }
     }
     t->cookie |= (uint64_t) fl->dma_slot << 16;
   }
@@ -698,9 +717,15 @@ flows_run (Fabric *f, Host *host, const FlowSpec *specs, guint n, SimTime watchd
   FlowLinkResult *links, FlowRunStats *stats, GError **error)
 {
   g_assert (n >= 1);
-  for (guint k = 0; k < n; k++)
+  for (guint k = 0; k < n; k++) {
     if (!check_spec (&specs[k], error))
       return FALSE;
+    if (specs[k].alternate && (n != 2 || specs[k].transfer_bytes == 0 || !specs[1 - k].alternate)) {
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "flow %s alternates: needs two flows in DMA mode, both "
+                   "alternating", specs[k].name);
+      return FALSE;
+    }
+  }
   Flows r = { .f = f, .host = host, .engine = fabric_engine (f), .pool = fabric_pool (f), .n = n, .links = links,
               .stats = stats, .out = out };
   *stats = (FlowRunStats) { 0 };

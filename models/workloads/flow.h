@@ -81,6 +81,9 @@ typedef struct {
   uint32_t outstanding; /* DMAs in flight, at least 1 */
   GRand *offsets; /* random slots from this stream (borrowed, e.g. FLOW_RAND_ID's); NULL = sequential */
   gboolean write_first; /* read flow: each DMA is a write of its slot, then a read of it */
+  /* DMA mode, flows 0 and 1 of the run (pcie-bench's bw_rdwr): their DMAs start in turn, flow 0's DMA k once flow
+   * 1's DMA k - 1 has started, flow 1's once flow 0's DMA k has (until the other has started all of its own). */
+  gboolean alternate;
   SimTime dma_gap_ps; /* a DMA's first request no earlier than this after the previous DMA's; 0 = no limit */
   /* DMA mode: the window's slots are dma_stride_bytes apart (0: transfer_bytes), and each DMA starts
    * dma_offset_bytes into its slot; both whole DWs, offset + transfer_bytes within the stride. */

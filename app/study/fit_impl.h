@@ -62,7 +62,15 @@ typedef struct {
   GHashTable *own; /* the points it evaluated; Fit.cache itself for the search that runs alone */
   guint evaluations; /* points it ran (cache misses) */
   GError *fail; /* the first failed run's, which stops it */
+  /* While the simplex runs: its lowest cost and where (in units of the ranges), and the last cost that fell by
+   * FIT_STALL_GAIN with the evaluation count then. */
+  double best_c, *best_u, stall_best;
+  guint stall_at;
 } Search;
+
+/* The simplex stops once its cost has not fallen by this fraction in this many evaluations (n parameters). */
+#define FIT_STALL_GAIN 1e-3
+#define FIT_STALL_EVALS(n) (10 + 5 * ((guint) (n) + 1))
 
 /* A Measurement's own memory (the GArray's clear function). */
 void fit_measurement_clear (gpointer data);

@@ -277,12 +277,11 @@ replay_slot (const Dir *d, uint64_t seq)
 static inline SimTime
 slot_ps (const Phy *phy, uint64_t slot)
 {
-  uint64_t dl = phy->sym_den * phy->lanes;
   /* Two per packet (stall_busy()): at every width but x12 the divisor is a power of two, and a shift gives the
    * same floor as the division, at a fraction of its latency. */
-  if ((dl & (dl - 1)) == 0)
-    return slot * phy->sym_num_ps >> __builtin_ctzll (dl);
-  return slot * phy->sym_num_ps / dl;
+  if (G_LIKELY (phy->slot_den_shift >= 0))
+    return slot * phy->sym_num_ps >> phy->slot_den_shift;
+  return slot * phy->sym_num_ps / (phy->sym_den * phy->lanes);
 }
 
 static inline uint64_t

@@ -10,9 +10,6 @@
  * while a sweep that creates many pools does not pay for a large first chunk. */
 #define TLP_POOL_CHUNK 256
 
-/* Spec §2.6.1 (pcie-protocol.md §5): one data credit = 4 DW = 16 bytes. */
-#define TLP_DATA_CREDIT_BYTES 16u
-
 struct TlpPool {
   Tlp *free_list;
   GPtrArray *chunks; /* each a g_new0 (Tlp, TLP_POOL_CHUNK) block */
@@ -104,49 +101,10 @@ tlp_pool_capacity (const TlpPool *pool)
   return pool->capacity;
 }
 
-FcClass
-tlp_fc_class (TlpKind kind)
+void
+tlp_fc_class_bad (TlpKind kind)
 {
-  /* Spec §2.6.1, pcie-protocol.md §5 "Costs": writes and messages are posted, reads non-posted. */
-  switch (kind) {
-  case TLP_MWR:
-  case TLP_MSI:
-    return FC_P;
-  case TLP_MRD:
-    return FC_NP;
-  case TLP_CPLD:
-  case TLP_CPL:
-    return FC_CPL;
-  case TLP_KIND_COUNT:
-  default:
-    break;
-  }
-  /* Charging a bad kind to some class would corrupt the credit books silently: abort instead. */
   g_error ("tlp_fc_class: bad kind %d", (int) kind);
-  return FC_P;
-}
-
-/* Partial credits round up, because a receiver buffers whole 16-byte units: a 4-byte MSI takes a full credit,
- * a 260-byte write 17. Kinds without data (MRd, Cpl) cost none. */
-uint32_t
-tlp_data_credits (const Tlp *tlp)
-{
-  return (tlp->payload_bytes + TLP_DATA_CREDIT_BYTES - 1) / TLP_DATA_CREDIT_BYTES;
-}
-
-uint32_t
-tlp_header_credits (const Tlp *tlp)
-{
-  (void) tlp;
-  return 1; /* spec §2.6.1: every TLP costs one header credit of its class */
-}
-
-/* Sequence number, LCRC and framing tokens belong to the data link and physical layers (phy.c adds them), which
- * is why they are not here; ECRC is end-to-end, a transaction-layer field, so it is. */
-uint32_t
-tlp_transaction_bytes (const Tlp *tlp)
-{
-  return tlp->header_bytes + (tlp->ecrc ? TLP_ECRC_BYTES : 0) + tlp->payload_bytes;
 }
 
 const char *

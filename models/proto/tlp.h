@@ -17,6 +17,8 @@
 
 /* Spec §2.7: the optional end-to-end CRC is one DW. */
 #define TLP_ECRC_BYTES 4u
+/* Spec §2.6.1 (pcie-protocol.md §5): one data credit = 4 DW = 16 bytes. */
+#define TLP_DATA_CREDIT_BYTES 16u
 
 typedef enum {
   TLP_MWR, /* posted memory write with data */
@@ -65,13 +67,57 @@ size_t tlp_pool_live (const TlpPool *pool);
 /* TLP structs ever allocated (memory check). */
 size_t tlp_pool_capacity (const TlpPool *pool);
 
-FcClass tlp_fc_class (TlpKind kind);
-/* Data credits: ceil(payload / 16 bytes), spec §2.6.1 ("4 DW = 1 data credit"). */
-uint32_t tlp_data_credits (const Tlp *tlp);
+/* The size and credit figures below are inline: the link asks them several times per TLP (can_send, send, the
+ * serialiser, the receiver, the consumer), and out of line each was a call for a handful of instructions. */
+
+/* A kind outside TlpKind: charging it to some class would corrupt the credit books silently, so it aborts. */
+G_GNUC_NORETURN void tlp_fc_class_bad (TlpKind kind);
+
+static inline FcClass
+tlp_fc_class (TlpKind kind)
+{
+  /* Spec §2.6.1, pcie-protocol.md §5 "Costs": writes and messages are posted, reads non-posted. */
+  switch (kind) {
+  case TLP_MWR:
+  case TLP_MSI:
+    return FC_P;
+  case TLP_MRD:
+    return FC_NP;
+  case TLP_CPLD:
+  case TLP_CPL:
+    return FC_CPL;
+  case TLP_KIND_COUNT:
+  default:
+    break;
+  }
+  tlp_fc_class_bad (kind);
+}
+
+/* Data credits: ceil(payload / 16 bytes), spec §2.6.1 ("4 DW = 1 data credit"). Partial credits round up, because
+ * a receiver buffers whole 16-byte units: a 4-byte MSI takes a full credit, a 260-byte write 17. Kinds without
+ * data (MRd, Cpl) cost none. */
+static inline uint32_t
+tlp_data_credits (const Tlp *tlp)
+{
+  return (tlp->payload_bytes + TLP_DATA_CREDIT_BYTES - 1) / TLP_DATA_CREDIT_BYTES;
+}
+
 /* Header credits: always 1 per TLP (spec §2.6.1). */
-uint32_t tlp_header_credits (const Tlp *tlp);
-/* Header + optional ECRC + payload: what the transaction layer hands the data link layer. */
-uint32_t tlp_transaction_bytes (const Tlp *tlp);
+static inline uint32_t
+tlp_header_credits (const Tlp *tlp)
+{
+  (void) tlp;
+  return 1;
+}
+
+/* Header + optional ECRC + payload: what the transaction layer hands the data link layer. Sequence number, LCRC
+ * and framing tokens belong to the data link and physical layers (phy.c adds them), which is why they are not
+ * here; ECRC is end-to-end, a transaction-layer field, so it is. */
+static inline uint32_t
+tlp_transaction_bytes (const Tlp *tlp)
+{
+  return tlp->header_bytes + (tlp->ecrc ? TLP_ECRC_BYTES : 0) + tlp->payload_bytes;
+}
 const char *tlp_kind_name (TlpKind kind);
 /* A FIFO of TLPs threaded through Tlp.next, for every queue a model keeps (link, host, app, stream): a TLP sits
  * on at most one list at a time (tlp.h's ownership rule), so queueing needs no allocation per TLP. Zero-filled

@@ -105,6 +105,14 @@ replay_push (Dir *d, uint32_t bytes, Tlp *t)
   d->replay_bytes += bytes;
 }
 
+/* link_port_tx_full(), inline for the link's own per-TLP calls (can_send, send). */
+static inline gboolean
+port_tx_full (const LinkPort *port)
+{
+  const Link *l = port->link;
+  return l->p.tx_queue_tlps && port->tx->q_len >= l->p.tx_queue_tlps;
+}
+
 /* What can turn a refusal into an acceptance, outside flit mode and errors: a TLP leaving the transmit queue (a
  * full queue), an Ack (replay space, sequence numbers: the window), an UpdateFC (credits). A TLP leaving the queue
  * moves its bytes from the queue to the replay buffer and its count from q_len to tx_seq, so the window's sums do
@@ -159,18 +167,6 @@ place_packet (const Phy *phy, uint64_t base, uint32_t bytes, PhyPlacement *pl)
 }
 
 /* ---- credits held ---- */
-
-/* Credits held (consumed, not yet returned) integrated up to now, before class c's consumed or limit changes. */
-void
-fc_hold (Dir *d, FcClass c, SimTime now)
-{
-  const FcTx *tx = &d->fc_tx;
-  SimTime dt = now - d->fc_t[c];
-  d->fc_t[c] = now;
-  for (int p = 0; p < 2; p++)
-    if (!tx->infinite[c][p])
-      d->fc_area[c][p] += (tx->consumed[c][p] + d->fc_rx.advertised[c][p] - tx->limit[c][p]) * dt;
-}
 
 /* ---- transmitter ---- */
 
@@ -801,7 +797,7 @@ link_port_can_send (LinkPort *port, const Tlp *tlp)
   Dir *d = port->tx;
   /* A full transmit queue is the usual refusal of a busy sender: answered before the rest is worked out (and
    * before the TLP is looked at, which link_port_tx_full() promises). */
-  if (link_port_tx_full (port))
+  if (port_tx_full (port))
     return refuse (port, d, STALL_LINK);
   /* §3: a full replay buffer stalls new TLPs; queued TLPs already hold their future replay space. */
   uint32_t bytes = wire_bytes (l, !port->forwards, tlp);
@@ -822,7 +818,7 @@ link_port_send (LinkPort *port, Tlp *tlp)
   Dir *d = port->tx;
   /* Counted with the ECRC that the TLP is marked with below, as link_port_can_send() counted it. */
   uint32_t bytes = wire_bytes (l, !port->forwards, tlp);
-  SIM_INVARIANT (!link_port_tx_full (port) && tx_fits (l, d, tlp, bytes), "link_port_send of a %s without credits or "
+  SIM_INVARIANT (!port_tx_full (port) && tx_fits (l, d, tlp, bytes), "link_port_send of a %s without credits or "
                  "space", tlp_kind_name (tlp->kind));
   /* §2.6.1: the transmitter consumes the receiver's credits when it commits to sending. */
   FcClass c = tlp_fc_class (tlp->kind);
@@ -881,6 +877,5 @@ link_port_tx_queued (const LinkPort *port)
 gboolean
 link_port_tx_full (const LinkPort *port)
 {
-  const Link *l = port->link;
-  return l->p.tx_queue_tlps && port->tx->q_len >= l->p.tx_queue_tlps;
+  return port_tx_full (port);
 }

@@ -181,9 +181,9 @@ read_blocker (const DmaChain *d, uint64_t address, uint32_t bytes, gboolean desc
 {
   uint32_t reserve = 0;
   if (!desc && d->p.tags >= 2)
-    for (uint32_t i = 0; i < d->n_eng; i++)
+    for (uint32_t i = 0; i < d->n_eng && !reserve; i++)
       if (d->eng[i].running && desc_fetch_bytes (&d->eng[i]) > 0)
-        reserve = 1;
+        reserve = 1; /* one due fetch is enough: the rest need not be asked (each asks its requester) */
   TxnReqBlock b = txn_req_fits (&d->txn, address, bytes, reserve);
   return b == TXN_REQ_NO_TAG ? STALL_TAGS : b == TXN_REQ_NO_BUFFER ? STALL_COMPLETION_BUFFER : STALL_IDLE;
 }

@@ -10,13 +10,6 @@
  * while a sweep that creates many pools does not pay for a large first chunk. */
 #define TLP_POOL_CHUNK 256
 
-struct TlpPool {
-  Tlp *free_list;
-  GPtrArray *chunks; /* each a g_new0 (Tlp, TLP_POOL_CHUNK) block */
-  size_t live; /* handed out and not yet freed: 0 at the end of a run, or something leaked a TLP */
-  size_t capacity;
-};
-
 TlpPool *
 tlp_pool_new (void)
 {
@@ -35,8 +28,8 @@ tlp_pool_free (TlpPool *pool)
   g_free (pool);
 }
 
-static void
-pool_grow (TlpPool *pool)
+void
+tlp_pool_grow (TlpPool *pool)
 {
   Tlp *chunk = g_new0 (Tlp, TLP_POOL_CHUNK);
   g_ptr_array_add (pool->chunks, chunk);
@@ -46,47 +39,6 @@ pool_grow (TlpPool *pool)
     pool->free_list = &chunk[i];
   }
   pool->capacity += TLP_POOL_CHUNK;
-}
-
-/* Zero-filled so stale fields of a recycled TLP (tag, requester, cookie) never leak into a new one. */
-Tlp *
-tlp_alloc (TlpPool *pool)
-{
-  if (G_UNLIKELY (!pool->free_list))
-    pool_grow (pool);
-  Tlp *tlp = pool->free_list;
-  pool->free_list = tlp->next;
-  memset (tlp, 0, sizeof *tlp);
-  pool->live++;
-  return tlp;
-}
-
-/* A TLP made from a description every field of which its owner set (an arbiter's probe): copied over the recycled
- * struct, whose stale fields it replaces, so the zero fill of tlp_alloc() would be written twice. */
-Tlp *
-tlp_alloc_copy (TlpPool *pool, const Tlp *from)
-{
-  if (G_UNLIKELY (!pool->free_list))
-    pool_grow (pool);
-  Tlp *tlp = pool->free_list;
-  pool->free_list = tlp->next;
-  *tlp = *from;
-  tlp->next = NULL;
-  pool->live++;
-  return tlp;
-}
-
-/* LIFO reuse keeps the hottest structs in cache; `live` is the leak check of tlp_pool_live(). */
-void
-tlp_free (TlpPool *pool, Tlp *tlp)
-{
-  if (!tlp)
-    return;
-  /* Frees outnumbering allocations betray a double free (or a TLP from another pool). */
-  g_assert (pool->live > 0);
-  tlp->next = pool->free_list;
-  pool->free_list = tlp;
-  pool->live--;
 }
 
 size_t

@@ -12,6 +12,7 @@
 #include <glib.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "models/proto/fc.h"
 
@@ -55,13 +56,60 @@ struct Tlp {
   uint64_t cookie; /* owner-defined */
 };
 
+/* Public only for the inline allocation and release below (every TLP passes both); nothing else reads it. */
 typedef struct TlpPool TlpPool;
+struct TlpPool {
+  Tlp *free_list;
+  GPtrArray *chunks; /* each a g_new0 (Tlp, TLP_POOL_CHUNK) block */
+  size_t live; /* handed out and not yet freed: 0 at the end of a run, or something leaked a TLP */
+  size_t capacity;
+};
 
 TlpPool *tlp_pool_new (void);
 void tlp_pool_free (TlpPool *pool);
-Tlp *tlp_alloc (TlpPool *pool); /* zero-filled */
-Tlp *tlp_alloc_copy (TlpPool *pool, const Tlp *from); /* a copy of *from, next NULL */
-void tlp_free (TlpPool *pool, Tlp *tlp);
+/* Another chunk of structs onto the free list (tlp_alloc() when it is empty). */
+void tlp_pool_grow (TlpPool *pool);
+
+/* Zero-filled so stale fields of a recycled TLP (tag, requester, cookie) never leak into a new one. */
+static inline Tlp *
+tlp_alloc (TlpPool *pool)
+{
+  if (G_UNLIKELY (!pool->free_list))
+    tlp_pool_grow (pool);
+  Tlp *tlp = pool->free_list;
+  pool->free_list = tlp->next;
+  memset (tlp, 0, sizeof *tlp);
+  pool->live++;
+  return tlp;
+}
+
+/* A TLP made from a description every field of which its owner set (an arbiter's probe): copied over the recycled
+ * struct, whose stale fields it replaces, so the zero fill of tlp_alloc() would be written twice. Next NULL. */
+static inline Tlp *
+tlp_alloc_copy (TlpPool *pool, const Tlp *from)
+{
+  if (G_UNLIKELY (!pool->free_list))
+    tlp_pool_grow (pool);
+  Tlp *tlp = pool->free_list;
+  pool->free_list = tlp->next;
+  *tlp = *from;
+  tlp->next = NULL;
+  pool->live++;
+  return tlp;
+}
+
+/* LIFO reuse keeps the hottest structs in cache; `live` is the leak check of tlp_pool_live(). */
+static inline void
+tlp_free (TlpPool *pool, Tlp *tlp)
+{
+  if (!tlp)
+    return;
+  /* Frees outnumbering allocations betray a double free (or a TLP from another pool). */
+  g_assert (pool->live > 0);
+  tlp->next = pool->free_list;
+  pool->free_list = tlp;
+  pool->live--;
+}
 /* TLPs currently handed out (leak check at the end of a run). */
 size_t tlp_pool_live (const TlpPool *pool);
 /* TLP structs ever allocated (memory check). */

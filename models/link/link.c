@@ -198,7 +198,9 @@ wire_kick (Dir *d)
     return;
   SimEngine *e = d->link->engine;
   SimTime at = MAX (sim_now (e), wire_free_ps (d));
-  if (sim_event_pending (e, d->wire_ev)) {
+  /* wire_fire() clears the id as it runs, and only here is one scheduled or cancelled: an id that is not
+   * SIM_EVENT_NONE is pending, which one comparison says. */
+  if (d->wire_ev.slot != SIM_EVENT_NONE.slot) {
     if (d->wire_ev_at <= at)
       return;
     sim_cancel (e, d->wire_ev);
@@ -712,7 +714,9 @@ arr_fire (SimEngine *e, void *ctx, uint64_t arg)
       g_assert_not_reached ();
     }
   }
-  if (d->arr_len && !sim_event_pending (e, d->arr_ev))
+  /* As wire_ev: cleared above, replaced whenever it is scheduled or cancelled (arr_push(), flit.c), so an id that
+   * is not SIM_EVENT_NONE is pending: a handler above pushed an arrival and scheduled this event already. */
+  if (d->arr_len && d->arr_ev.slot == SIM_EVENT_NONE.slot)
     d->arr_ev = sim_schedule_at (e, d->arr[d->arr_head].at, arr_fire, d, 0);
 }
 

@@ -73,6 +73,7 @@ struct DmaEngine {
 struct DmaChain {
   SimEngine *engine;
   DmaParams p;
+  PatternMemo read_sum_memo; /* read data completions' checksums, mostly of one length (pattern.h) */
   App *app;
   TlpPool *pool;
   uint16_t requester; /* the endpoint's ID, on every request */
@@ -573,7 +574,7 @@ dma_chain_completion (DmaChain *d, const Tlp *t)
   if (bad & (TXN_CPL_ADDRESS | TXN_CPL_EXCESS))
     d->c.out_of_order_cpls++;
   if (!g->desc) {
-    d->c.read_checksum += pattern_sum (t->address, t->payload_bytes);
+    d->c.read_checksum += pattern_sum_memo (&d->read_sum_memo, t->address, t->payload_bytes);
     e->completed += t->payload_bytes;
     d->c.read_bytes_completed += t->payload_bytes;
     d->c.ep_bytes_written += t->payload_bytes; /* endpoint memory is written as the data streams in */

@@ -35,6 +35,7 @@
 #include "sim/engine.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -75,29 +76,15 @@ typedef struct {
   uint32_t gen;
 } NowEntry;
 
-/* The generation is bumped whenever the slot is released (fired or cancelled), which invalidates every copy of
- * the old SimEventId at once without the engine having to know who holds one. time and seq are the key of a
- * calendar record (a heap entry carries its own copy). */
-typedef struct {
-  SimTime time;
-  uint64_t seq;
-  SimEventFn fn;
-  void *ctx;
-  uint64_t arg;
-  uint32_t gen;
-  /* Position in heap while pending there, CAL_AT + bucket in the calendar, IN_FIFO in the FIFO, NO_SLOT free. */
-  uint32_t where;
-  /* Calendar: the bucket's ring, next and previous (the head's prev is the tail). Free: next is the free list. */
-  uint32_t next, prev;
-  /* To a cache line (56 bytes of fields): with many links pending, a calendar walk or a firing touches records
-   * all over the array, and a record split over two lines costs two misses. */
-  uint64_t pad;
-} EventRec;
+/* The record (SimEventRec) and the engine's first fields (SimEngineHead) are in engine.h, for its inline accessors. */
+typedef SimEventRec EventRec;
 
 G_STATIC_ASSERT (sizeof (EventRec) == 64);
 
 struct SimEngine {
-  SimTime now;
+  /* now, and the records: first, so that engine.h's accessors read them through a SimEngineHead pointer. Records
+   * are addressed by slot index, never by a kept pointer: growing moves the array. */
+  SimEngineHead h;
   uint64_t seed;
   uint64_t next_seq; /* never reset, so ties keep scheduling order across run loops (64 bits never wrap) */
   uint64_t executed;
@@ -113,9 +100,6 @@ struct SimEngine {
   uint32_t heap_len;
   uint32_t heap_cap;
 
-  /* Records are addressed by slot index, never by a kept pointer: growing moves the array. */
-  EventRec *recs;
-  uint32_t recs_cap;
   uint32_t free_head;
 
   NowEntry *fifo; /* ring of events due at `now`, in scheduling order; capacity a power of two (index by mask) */
@@ -131,9 +115,11 @@ struct SimEngine {
   uint32_t cal[CAL_N];
 };
 
+G_STATIC_ASSERT (offsetof (struct SimEngine, h) == 0); /* engine.h reads the head through the engine pointer */
+
 /* Sentinels at the top of the uint32 range: the record count stops doubling at 2^31 (grow_records()), so no real
  * slot or heap position can collide with them. NO_SLOT also ends the free list and marks an empty bucket. */
-#define NO_SLOT UINT32_MAX
+#define NO_SLOT SIM_REC_FREE
 #define IN_FIFO (UINT32_MAX - 1)
 #define CAL_AT 0x80000000u
 
@@ -151,7 +137,7 @@ static inline void
 heap_place (SimEngine *e, uint32_t pos, HeapEntry entry)
 {
   e->heap[pos] = entry;
-  e->recs[entry.slot].where = pos;
+  e->h.recs[entry.slot].where = pos;
 }
 
 /* Both sifts carry the moving entry in a local and shift the others into the hole: one write per level where a
@@ -210,7 +196,7 @@ heap_remove (SimEngine *e, uint32_t pos)
 static inline uint32_t
 cal_first (const SimEngine *e)
 {
-  uint32_t i0 = (uint32_t) (e->now >> CAL_SHIFT) & CAL_MASK;
+  uint32_t i0 = (uint32_t) (e->h.now >> CAL_SHIFT) & CAL_MASK;
   uint32_t w = i0 >> 6;
   uint64_t m = e->cal_bits[w] & (~(uint64_t) 0 << (i0 & 63));
   if (m)
@@ -235,7 +221,7 @@ static inline __attribute__ ((always_inline)) void
 cal_link_alone (SimEngine *e, uint32_t slot, uint32_t b)
 {
   e->cal[b] = slot;
-  e->recs[slot].next = e->recs[slot].prev = slot;
+  e->h.recs[slot].next = e->h.recs[slot].prev = slot;
   cal_mark (e, b);
 }
 
@@ -243,10 +229,10 @@ cal_link_alone (SimEngine *e, uint32_t slot, uint32_t b)
 static inline __attribute__ ((always_inline)) void
 cal_link_between (SimEngine *e, uint32_t slot, uint32_t after, uint32_t before)
 {
-  e->recs[slot].prev = after;
-  e->recs[slot].next = before;
-  e->recs[after].next = slot;
-  e->recs[before].prev = slot;
+  e->h.recs[slot].prev = after;
+  e->h.recs[slot].next = before;
+  e->h.recs[after].next = slot;
+  e->h.recs[before].prev = slot;
 }
 
 /* Link a fresh record (the largest sequence number yet) into the calendar, or return FALSE when its bucket is
@@ -255,25 +241,25 @@ static inline gboolean
 cal_insert (SimEngine *e, uint32_t slot, SimTime at)
 {
   uint32_t b = (uint32_t) (at >> CAL_SHIFT) & CAL_MASK;
-  EventRec *r = &e->recs[slot];
+  EventRec *r = &e->h.recs[slot];
   uint32_t head = e->cal[b];
   if (head == NO_SLOT) {
     cal_link_alone (e, slot, b);
   } else {
     /* Walk back from the tail over records due later (equal times stay ahead: they were scheduled earlier). */
-    uint32_t after = e->recs[head].prev;
-    for (int steps = 0; e->recs[after].time > at; steps++) {
+    uint32_t after = e->h.recs[head].prev;
+    for (int steps = 0; e->h.recs[after].time > at; steps++) {
       if (after == head) {
         /* Earlier than everything in the bucket: the new head, linked in front of the old one. */
-        after = e->recs[head].prev;
+        after = e->h.recs[head].prev;
         e->cal[b] = slot;
         break;
       }
       if (steps == CAL_CROWD)
         return FALSE;
-      after = e->recs[after].prev;
+      after = e->h.recs[after].prev;
     }
-    cal_link_between (e, slot, after, e->recs[after].next);
+    cal_link_between (e, slot, after, e->h.recs[after].next);
   }
   r->where = CAL_AT + b;
   e->cal_len++;
@@ -286,12 +272,12 @@ cal_insert (SimEngine *e, uint32_t slot, SimTime at)
 static inline void
 cal_remove (SimEngine *e, uint32_t slot)
 {
-  EventRec *r = &e->recs[slot];
+  EventRec *r = &e->h.recs[slot];
   uint32_t b = r->where - CAL_AT;
   uint32_t next = r->next, prev = r->prev;
   uint64_t alone = next == slot;
-  e->recs[prev].next = next;
-  e->recs[next].prev = prev;
+  e->h.recs[prev].next = next;
+  e->h.recs[next].prev = prev;
   uint32_t head = e->cal[b];
   uint32_t after = alone ? NO_SLOT : next;
   e->cal[b] = head == slot ? after : head;
@@ -307,16 +293,16 @@ cal_remove (SimEngine *e, uint32_t slot)
 static void
 grow_records (SimEngine *e)
 {
-  uint32_t old = e->recs_cap;
+  uint32_t old = e->h.recs_cap;
   uint32_t cap = old ? old * 2 : 256;
   if (cap <= old)
     g_error ("event pool exhausted at %u records", old);
   /* Aligned to the record size, so no record straddles two cache lines (g_renew keeps no alignment). */
   EventRec *recs = g_aligned_alloc (cap, sizeof (EventRec), sizeof (EventRec));
   if (old)
-    memcpy (recs, e->recs, old * sizeof (EventRec));
-  g_aligned_free (e->recs);
-  e->recs = recs;
+    memcpy (recs, e->h.recs, old * sizeof (EventRec));
+  g_aligned_free (e->h.recs);
+  e->h.recs = recs;
   /* One more than the records: the sentinel after the last entry. */
   e->heap = g_renew (HeapEntry, e->heap, cap + 1);
   e->heap[e->heap_len] = HEAP_END;
@@ -324,10 +310,10 @@ grow_records (SimEngine *e)
   /* Thread the new records onto the free list in ascending order so slot reuse is deterministic. Generations
    * start at 1 so that a zero-filled SimEventId (a g_new0'd model field) never names a live event. */
   for (uint32_t i = old; i < cap; i++) {
-    e->recs[i] = (EventRec) { .gen = 1, .where = NO_SLOT, .next = i + 1 < cap ? i + 1 : e->free_head };
+    e->h.recs[i] = (EventRec) { .gen = 1, .where = NO_SLOT, .next = i + 1 < cap ? i + 1 : e->free_head };
   }
   e->free_head = old;
-  e->recs_cap = cap;
+  e->h.recs_cap = cap;
 }
 
 /* The engine draws no random numbers itself: it keeps the run seed only to derive per-component streams
@@ -350,15 +336,9 @@ sim_engine_free (SimEngine *engine)
   if (!engine)
     return;
   g_free (engine->heap);
-  g_aligned_free (engine->recs);
+  g_aligned_free (engine->h.recs);
   g_free (engine->fifo);
   g_free (engine);
-}
-
-SimTime
-sim_now (const SimEngine *engine)
-{
-  return engine->now;
 }
 
 uint64_t
@@ -391,7 +371,7 @@ static G_GNUC_NO_INLINE G_GNUC_NORETURN void
 schedule_past (const SimEngine *e, SimTime at)
 {
   sim_invariant_failed (__FILE__, __LINE__, "event scheduled in the past: %" G_GUINT64_FORMAT " ps < now %"
-                        G_GUINT64_FORMAT " ps", at, e->now);
+                        G_GUINT64_FORMAT " ps", at, e->h.now);
 }
 
 /* No free record or no FIFO room: grow, then schedule as usual (rare: the pools double). */
@@ -400,7 +380,7 @@ schedule_grow (SimEngine *e, SimTime at, SimEventFn fn, void *ctx, uint64_t arg)
 {
   if (e->free_head == NO_SLOT)
     grow_records (e);
-  if (at == e->now && e->fifo_len == e->fifo_cap)
+  if (at == e->h.now && e->fifo_len == e->fifo_cap)
     fifo_grow (e);
   return sim_schedule_at (e, at, fn, ctx, arg);
 }
@@ -443,10 +423,10 @@ schedule_timed (SimEngine *e, SimTime at, uint64_t seq, SimEventId id)
 {
   /* A small heap first; then the calendar, inside its window: buckets from now's on, fewer than CAL_N of them
    * (the difference of bucket numbers cannot overflow: at >= now). */
-  if (e->heap_len < HEAP_SMALL || (at >> CAL_SHIFT) - (e->now >> CAL_SHIFT) >= CAL_N)
+  if (e->heap_len < HEAP_SMALL || (at >> CAL_SHIFT) - (e->h.now >> CAL_SHIFT) >= CAL_N)
     return schedule_heap (e, at, seq, id);
   uint32_t slot = id.slot;
-  EventRec *r = &e->recs[slot];
+  EventRec *r = &e->h.recs[slot];
   r->time = at;
   r->seq = seq;
   uint32_t b = (uint32_t) (at >> CAL_SHIFT) & CAL_MASK;
@@ -457,11 +437,11 @@ schedule_timed (SimEngine *e, SimTime at, uint64_t seq, SimEventId id)
   uint32_t before = head == NO_SLOT ? slot : head;
   /* Hides the value from the optimiser, which otherwise branches on the select to skip the time test below. */
   __asm__ ("" : "+r" (before));
-  uint32_t tail = e->recs[before].prev;
-  SimTime head_time = e->recs[before].time;
+  uint32_t tail = e->h.recs[before].prev;
+  SimTime head_time = e->h.recs[before].time;
   /* Due inside the bucket's span: the walk. Else after the tail, or before the head (the new head, a select: about
    * a sixth of inserts, at random, were earlier than the tail). */
-  uint32_t walk = (e->recs[tail].time > at) & (head_time <= at);
+  uint32_t walk = (e->h.recs[tail].time > at) & (head_time <= at);
   __asm__ ("" : "+r" (walk)); /* one branch, not two (GCC splits the AND) */
   if (walk)
     return schedule_walk (e, at, seq, id);
@@ -479,12 +459,12 @@ SimEventId
 sim_schedule_at (SimEngine *e, SimTime at, SimEventFn fn, void *ctx, uint64_t arg)
 {
   /* Always checked, NDEBUG or not: one comparison, and an event in the past would silently reorder time. */
-  if (G_UNLIKELY (at < e->now))
+  if (G_UNLIKELY (at < e->h.now))
     schedule_past (e, at);
-  if (G_UNLIKELY (e->free_head == NO_SLOT || (at == e->now && e->fifo_len == e->fifo_cap)))
+  if (G_UNLIKELY (e->free_head == NO_SLOT || (at == e->h.now && e->fifo_len == e->fifo_cap)))
     return schedule_grow (e, at, fn, ctx, arg);
   uint32_t slot = e->free_head;
-  EventRec *r = &e->recs[slot];
+  EventRec *r = &e->h.recs[slot];
   e->free_head = r->next;
   r->fn = fn;
   r->ctx = ctx;
@@ -492,7 +472,7 @@ sim_schedule_at (SimEngine *e, SimTime at, SimEventFn fn, void *ctx, uint64_t ar
   /* The sequence number advances for FIFO entries too, so heap ties keep meaning scheduling order. */
   uint64_t seq = e->next_seq++;
   SimEventId id = { slot, r->gen };
-  if (at == e->now) {
+  if (at == e->h.now) {
     e->fifo[(e->fifo_head + e->fifo_len++) & (e->fifo_cap - 1)] = (NowEntry) { slot, r->gen };
     e->fifo_live++;
     r->where = IN_FIFO;
@@ -512,30 +492,21 @@ sim_schedule_at (SimEngine *e, SimTime at, SimEventFn fn, void *ctx, uint64_t ar
 SimEventId
 sim_schedule_in (SimEngine *e, SimTime delay, SimEventFn fn, void *ctx, uint64_t arg)
 {
-  if (G_UNLIKELY (delay > SIM_TIME_MAX - e->now))
+  if (G_UNLIKELY (delay > SIM_TIME_MAX - e->h.now))
     sim_invariant_failed (__FILE__, __LINE__, "event delay of %" G_GUINT64_FORMAT " ps overflows simulated time",
                          delay);
-  return sim_schedule_at (e, e->now + delay, fn, ctx, arg);
+  return sim_schedule_at (e, e->h.now + delay, fn, ctx, arg);
 }
 
 /* LIFO reuse: the slot freed last is handed out next, which keeps the records a run touches few and cached. */
 static void
 release_slot (SimEngine *e, uint32_t slot)
 {
-  EventRec *r = &e->recs[slot];
+  EventRec *r = &e->h.recs[slot];
   r->gen++;
   r->where = NO_SLOT;
   r->next = e->free_head;
   e->free_head = slot;
-}
-
-/* The bound check comes first so SIM_EVENT_NONE (slot UINT32_MAX) is simply not pending, never an out-of-range
- * read; a fired or cancelled event fails on the generation, and a free record is never pending whatever its
- * generation. */
-gboolean
-sim_event_pending (const SimEngine *e, SimEventId id)
-{
-  return id.slot < e->recs_cap && e->recs[id.slot].gen == id.gen && e->recs[id.slot].where != NO_SLOT;
 }
 
 gboolean
@@ -543,7 +514,7 @@ sim_cancel (SimEngine *e, SimEventId id)
 {
   if (!sim_event_pending (e, id))
     return FALSE;
-  uint32_t where = e->recs[id.slot].where;
+  uint32_t where = e->h.recs[id.slot].where;
   /* A ring cannot drop an entry from its middle: a FIFO entry stays where it is and is skipped when reached,
    * recognised by the generation that release_slot() is about to bump. Only the live count changes now. */
   if (where == IN_FIFO)
@@ -560,7 +531,7 @@ sim_cancel (SimEngine *e, SimEventId id)
 static inline SimTime
 cal_next_time (const SimEngine *e)
 {
-  return e->recs[e->cal[cal_first (e)]].time;
+  return e->h.recs[e->cal[cal_first (e)]].time;
 }
 
 /* Whether a calendar or heap event is due at the current time: such an event precedes the FIFO (see the top of
@@ -568,10 +539,10 @@ cal_next_time (const SimEngine *e)
 static inline gboolean
 timed_due_now (const SimEngine *e)
 {
-  if (e->heap_len > 0 && e->heap[0].time == e->now)
+  if (e->heap_len > 0 && e->heap[0].time == e->h.now)
     return TRUE;
-  uint32_t h = e->cal_len > 0 ? e->cal[(e->now >> CAL_SHIFT) & CAL_MASK] : NO_SLOT;
-  return h != NO_SLOT && e->recs[h].time == e->now;
+  uint32_t h = e->cal_len > 0 ? e->cal[(e->h.now >> CAL_SHIFT) & CAL_MASK] : NO_SLOT;
+  return h != NO_SLOT && e->h.recs[h].time == e->h.now;
 }
 
 uint64_t
@@ -595,8 +566,8 @@ sim_run_until (SimEngine *e, SimTime limit)
         ne = e->fifo[e->fifo_head];
         e->fifo_head = (e->fifo_head + 1) & (e->fifo_cap - 1);
         e->fifo_len--;
-      } while (e->recs[ne.slot].gen != ne.gen);
-      at = e->now;
+      } while (e->h.recs[ne.slot].gen != ne.gen);
+      at = e->h.now;
       if (at > limit) {
         /* Put it back: only a caller's limit below the current time gets here. */
         e->fifo_head = (e->fifo_head - 1) & (e->fifo_cap - 1);
@@ -616,14 +587,14 @@ sim_run_until (SimEngine *e, SimTime limit)
       uint32_t first = NO_SLOT;
       if (e->cal_len > 0) {
         first = e->cal[cal_first (e)];
-        const EventRec *c = &e->recs[first];
+        const EventRec *c = &e->h.recs[first];
         if (e->heap_len > 0 && entry_less (&e->heap[0], &(HeapEntry) { c->time, c->seq, first }))
           first = NO_SLOT;
       } else if (e->heap_len == 0) {
         break;
       }
       if (first != NO_SLOT) {
-        at = e->recs[first].time;
+        at = e->h.recs[first].time;
         if (at > limit)
           break;
         slot = first;
@@ -636,14 +607,14 @@ sim_run_until (SimEngine *e, SimTime limit)
         e->top_spent = TRUE;
       }
     }
-    EventRec *r = &e->recs[slot];
+    EventRec *r = &e->h.recs[slot];
     SimEventFn fn = r->fn;
     void *ctx = r->ctx;
     uint64_t arg = r->arg;
     /* Free before calling so the handler can reuse the slot when it reschedules itself. fn, ctx and arg were
      * copied out first: that reuse overwrites the record, and a growth of the pool would leave `r` dangling. */
     release_slot (e, slot);
-    e->now = at;
+    e->h.now = at;
     fn (e, ctx, arg);
     if (e->top_spent) {
       e->top_spent = FALSE;
@@ -686,7 +657,7 @@ SimTime
 sim_next_time (const SimEngine *e)
 {
   if (e->fifo_live > 0)
-    return e->now;
+    return e->h.now;
   SimTime t = e->cal_len > 0 ? cal_next_time (e) : SIM_TIME_MAX;
   if (!e->top_spent)
     return e->heap_len > 0 ? MIN (t, e->heap[0].time) : t;
@@ -705,7 +676,7 @@ sim_events_executed (const SimEngine *e)
 size_t
 sim_event_capacity (const SimEngine *e)
 {
-  return e->recs_cap;
+  return e->h.recs_cap;
 }
 
 /* SplitMix64 finaliser: a cheap bijective mix so nearby (seed, id) pairs give unrelated streams. */

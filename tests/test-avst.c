@@ -1,4 +1,4 @@
-/* test-avst.c — beats a TLP occupies on the Avalon-ST application interface (avst.c).
+/* test-avst.c — beats a TLP occupies on the Avalon-ST application interface (avst.h).
  *
  * Expected counts come from the Altera tx_st_data cycle-definition tables cited in avst.h for 64 and 128 bits,
  * from pcie-protocol.md §7 for the 256-bit header-own-beat layout, and for 512 bits from avst.h's rule worked by

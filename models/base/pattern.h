@@ -22,16 +22,13 @@ pattern_dw (uint64_t address)
   return address * (PATTERN_K1 + PATTERN_K2 * address);
 }
 
-static inline uint64_t
-pattern_sum (uint64_t address, uint64_t bytes)
+/* The two sums over k < n that pattern_sum() needs, T1 = n (n - 1) / 2 and T2 = (n - 1) n (2n - 1) / 6, mod 2^64.
+ * The divisions are exact only before wrapping, so they are taken out of the factors first: one of n - 1, n is
+ * even, and one of the three is a multiple of 3. */
+static inline void
+pattern_terms (uint64_t n, uint64_t *t1, uint64_t *t2)
 {
-  uint64_t n = bytes / 4;
-  if (n == 0)
-    return 0;
-  /* Over the DWs a + 4k, k < n: sum a + 4k = n a + 4 T1 and sum (a + 4k)^2 = n a^2 + 8 a T1 + 16 T2, where
-   * T1 = n (n - 1) / 2 and T2 = (n - 1) n (2n - 1) / 6. The divisions are exact only before wrapping, so they
-   * are taken out of the factors first: one of n - 1, n is even, and one of the three is a multiple of 3. */
-  uint64_t t1 = n % 2 == 0 ? n / 2 * (n - 1) : (n - 1) / 2 * n;
+  *t1 = n % 2 == 0 ? n / 2 * (n - 1) : (n - 1) / 2 * n;
   uint64_t f[3] = { n - 1, n, 2 * n - 1 };
   for (int i = 0; i < 2; i++)
     if (f[i] % 2 == 0) {
@@ -43,8 +40,44 @@ pattern_sum (uint64_t address, uint64_t bytes)
       f[i] /= 3;
       break;
     }
-  uint64_t t2 = f[0] * f[1] * f[2];
+  *t2 = f[0] * f[1] * f[2];
+}
+
+/* Over the DWs a + 4k, k < n: sum a + 4k = n a + 4 T1 and sum (a + 4k)^2 = n a^2 + 8 a T1 + 16 T2. */
+static inline uint64_t
+pattern_sum_of (uint64_t address, uint64_t n, uint64_t t1, uint64_t t2)
+{
   uint64_t s1 = n * address + 4 * t1;
   uint64_t s2 = n * address * address + 8 * address * t1 + 16 * t2;
   return PATTERN_K1 * s1 + PATTERN_K2 * s2;
+}
+
+static inline uint64_t
+pattern_sum (uint64_t address, uint64_t bytes)
+{
+  uint64_t n = bytes / 4;
+  if (n == 0)
+    return 0;
+  uint64_t t1, t2;
+  pattern_terms (n, &t1, &t2);
+  return pattern_sum_of (address, n, t1, t2);
+}
+
+/* pattern_sum() for a receiver that sums many payloads of one length (every completion of MPS bytes): the terms of
+ * the last length are kept here, and a sum of the same length is a few multiplications. Zero-filled is empty. */
+typedef struct {
+  uint64_t n, t1, t2;
+} PatternMemo;
+
+static inline uint64_t
+pattern_sum_memo (PatternMemo *m, uint64_t address, uint64_t bytes)
+{
+  uint64_t n = bytes / 4;
+  if (n == 0)
+    return 0;
+  if (n != m->n) {
+    m->n = n;
+    pattern_terms (n, &m->t1, &m->t2);
+  }
+  return pattern_sum_of (address, n, m->t1, m->t2);
 }

@@ -7,7 +7,7 @@
  * Transmit decides late: the arbiter picks a TLP only when the interface is free, and asks the clients then. A
  * TLP chosen beats ahead would have been sized against credits, tags and descriptors that have since changed,
  * and a client that became ready during the previous TLP could not compete for the next grant. Transmit costs
- * beats (avst.c), the engine-switch turnaround and the per-TLP gap; receive costs beats plus a per-TLP overhead.
+ * beats (avst.h), the engine-switch turnaround and the per-TLP gap; receive costs beats plus a per-TLP overhead.
  * They matter only where the datapath runs at about the link's rate (x4/x8 rows); on x1 links it is 2-4x faster
  * than the wire (docs/validation.md: "Which mechanism costs what").
  *
@@ -78,7 +78,7 @@ struct App {
 gboolean
 app_params_check (const AppParams *p, GError **error)
 {
-  /* 512 and 1024 bits are the Gen4/Gen5 hard IPs' widths (pcie-protocol.md §7); the beat rule of avst.c scales
+  /* 512 and 1024 bits are the Gen4/Gen5 hard IPs' widths (pcie-protocol.md §7); the beat rule of avst.h scales
    * to them. */
   if (p->width_bits != 64 && p->width_bits != 128 && p->width_bits != 256 && p->width_bits != 512
       && p->width_bits != 1024) {

@@ -73,6 +73,7 @@ struct DmaEngine {
 struct DmaChain {
   SimEngine *engine;
   DmaParams p;
+  PatternMemo read_sum_memo; /* read data completions' checksums, mostly of one length (pattern.h) */
   App *app;
   TlpPool *pool;
   uint16_t requester; /* the endpoint's ID, on every request */
@@ -181,9 +182,9 @@ read_blocker (const DmaChain *d, uint64_t address, uint32_t bytes, gboolean desc
 {
   uint32_t reserve = 0;
   if (!desc && d->p.tags >= 2)
-    for (uint32_t i = 0; i < d->n_eng; i++)
+    for (uint32_t i = 0; i < d->n_eng && !reserve; i++)
       if (d->eng[i].running && desc_fetch_bytes (&d->eng[i]) > 0)
-        reserve = 1;
+        reserve = 1; /* one due fetch is enough: the rest need not be asked (each asks its requester) */
   TxnReqBlock b = txn_req_fits (&d->txn, address, bytes, reserve);
   return b == TXN_REQ_NO_TAG ? STALL_TAGS : b == TXN_REQ_NO_BUFFER ? STALL_COMPLETION_BUFFER : STALL_IDLE;
 }
@@ -573,7 +574,7 @@ dma_chain_completion (DmaChain *d, const Tlp *t)
   if (bad & (TXN_CPL_ADDRESS | TXN_CPL_EXCESS))
     d->c.out_of_order_cpls++;
   if (!g->desc) {
-    d->c.read_checksum += pattern_sum (t->address, t->payload_bytes);
+    d->c.read_checksum += pattern_sum_memo (&d->read_sum_memo, t->address, t->payload_bytes);
     e->completed += t->payload_bytes;
     d->c.read_bytes_completed += t->payload_bytes;
     d->c.ep_bytes_written += t->payload_bytes; /* endpoint memory is written as the data streams in */

@@ -499,7 +499,7 @@ host_ret_emit (SimEngine *e, void *ctx, uint64_t size)
   Tlp *c = txn_cpl_emit_planned (&h->cpl, h->pool, &last);
   h->c.cpls++;
   h->c.cpl_bytes += size;
-  h->c.cpl_checksum += pattern_sum (c->address, size);
+  h->c.cpl_checksum += pattern_sum_memo (&h->cpl_sum_memo, c->address, size);
   /* The last completion frees a place in the root complex for the oldest held MRd, whose latency starts only
    * now. The plan is still pending here, so host_accept_read()'s txn_cpl_plan() returns at once and
    * txn_cpl_plan_done() below plans the next completion, whichever request is first by then. */

@@ -6,6 +6,7 @@
  */
 #pragma once
 
+#include "models/base/pattern.h"
 #include "models/devices/host.h"
 #include "models/txn/completer.h"
 #include "models/txn/tags.h"
@@ -45,6 +46,7 @@ struct Host {
    * cost of the root complex. */
   uint32_t drain_memo_bytes;
   SimTime drain_memo_ps;
+  PatternMemo cpl_sum_memo; /* the completions' checksums, mostly of one length (pattern.h) */
 
   /* Completer (completer.h): consumed MRds whose data is still to return; the read whose data is ready first
    * leaves first (or arrival order, cpl_in_order), one completion at a time through the return path. */

@@ -105,6 +105,14 @@ replay_push (Dir *d, uint32_t bytes, Tlp *t)
   d->replay_bytes += bytes;
 }
 
+/* link_port_tx_full(), inline for the link's own per-TLP calls (can_send, send). */
+static inline gboolean
+port_tx_full (const LinkPort *port)
+{
+  const Link *l = port->link;
+  return l->p.tx_queue_tlps && port->tx->q_len >= l->p.tx_queue_tlps;
+}
+
 /* What can turn a refusal into an acceptance, outside flit mode and errors: a TLP leaving the transmit queue (a
  * full queue), an Ack (replay space, sequence numbers: the window), an UpdateFC (credits). A TLP leaving the queue
  * moves its bytes from the queue to the replay buffer and its count from q_len to tx_seq, so the window's sums do
@@ -160,18 +168,6 @@ place_packet (const Phy *phy, uint64_t base, uint32_t bytes, PhyPlacement *pl)
 
 /* ---- credits held ---- */
 
-/* Credits held (consumed, not yet returned) integrated up to now, before class c's consumed or limit changes. */
-void
-fc_hold (Dir *d, FcClass c, SimTime now)
-{
-  const FcTx *tx = &d->fc_tx;
-  SimTime dt = now - d->fc_t[c];
-  d->fc_t[c] = now;
-  for (int p = 0; p < 2; p++)
-    if (!tx->infinite[c][p])
-      d->fc_area[c][p] += (tx->consumed[c][p] + d->fc_rx.advertised[c][p] - tx->limit[c][p]) * dt;
-}
-
 /* ---- transmitter ---- */
 
 /* A packet ending mid-symbol keeps the wire until that symbol time ends: the next decision is at its boundary. */
@@ -202,7 +198,9 @@ wire_kick (Dir *d)
     return;
   SimEngine *e = d->link->engine;
   SimTime at = MAX (sim_now (e), wire_free_ps (d));
-  if (sim_event_pending (e, d->wire_ev)) {
+  /* wire_fire() clears the id as it runs, and only here is one scheduled or cancelled: an id that is not
+   * SIM_EVENT_NONE is pending, which one comparison says. */
+  if (d->wire_ev.slot != SIM_EVENT_NONE.slot) {
     if (d->wire_ev_at <= at)
       return;
     sim_cancel (e, d->wire_ev);
@@ -716,7 +714,9 @@ arr_fire (SimEngine *e, void *ctx, uint64_t arg)
       g_assert_not_reached ();
     }
   }
-  if (d->arr_len && !sim_event_pending (e, d->arr_ev))
+  /* As wire_ev: cleared above, replaced whenever it is scheduled or cancelled (arr_push(), flit.c), so an id that
+   * is not SIM_EVENT_NONE is pending: a handler above pushed an arrival and scheduled this event already. */
+  if (d->arr_len && d->arr_ev.slot == SIM_EVENT_NONE.slot)
     d->arr_ev = sim_schedule_at (e, d->arr[d->arr_head].at, arr_fire, d, 0);
 }
 
@@ -801,7 +801,7 @@ link_port_can_send (LinkPort *port, const Tlp *tlp)
   Dir *d = port->tx;
   /* A full transmit queue is the usual refusal of a busy sender: answered before the rest is worked out (and
    * before the TLP is looked at, which link_port_tx_full() promises). */
-  if (link_port_tx_full (port))
+  if (port_tx_full (port))
     return refuse (port, d, STALL_LINK);
   /* §3: a full replay buffer stalls new TLPs; queued TLPs already hold their future replay space. */
   uint32_t bytes = wire_bytes (l, !port->forwards, tlp);
@@ -822,7 +822,7 @@ link_port_send (LinkPort *port, Tlp *tlp)
   Dir *d = port->tx;
   /* Counted with the ECRC that the TLP is marked with below, as link_port_can_send() counted it. */
   uint32_t bytes = wire_bytes (l, !port->forwards, tlp);
-  SIM_INVARIANT (!link_port_tx_full (port) && tx_fits (l, d, tlp, bytes), "link_port_send of a %s without credits or "
+  SIM_INVARIANT (!port_tx_full (port) && tx_fits (l, d, tlp, bytes), "link_port_send of a %s without credits or "
                  "space", tlp_kind_name (tlp->kind));
   /* §2.6.1: the transmitter consumes the receiver's credits when it commits to sending. */
   FcClass c = tlp_fc_class (tlp->kind);
@@ -881,6 +881,5 @@ link_port_tx_queued (const LinkPort *port)
 gboolean
 link_port_tx_full (const LinkPort *port)
 {
-  const Link *l = port->link;
-  return l->p.tx_queue_tlps && port->tx->q_len >= l->p.tx_queue_tlps;
+  return port_tx_full (port);
 }

@@ -241,7 +241,6 @@ void ack_timer_start (Dir *d, SimTime check_ps);
 void ack_left_out (Dir *d);
 void wire_kick (Dir *d);
 void skp_catch_up (Dir *d, uint64_t now_sym);
-void fc_hold (Dir *d, FcClass c, SimTime now);
 /* flit.c */
 void arr_insert_sorted (Dir *d, const Arrival *a);
 void flit_dllps (Dir *d);
@@ -265,6 +264,18 @@ void trace_tlp (Link *l, Dir *d, const Tlp *t, const PhyPlacement *pl, gboolean 
 
 /* ---- per-packet helpers ---- */
 
+/* Credits held (consumed, not yet returned) integrated up to now, before class c's consumed or limit changes. */
+static inline void
+fc_hold (Dir *d, FcClass c, SimTime now)
+{
+  const FcTx *tx = &d->fc_tx;
+  SimTime dt = now - d->fc_t[c];
+  d->fc_t[c] = now;
+  for (int p = 0; p < 2; p++)
+    if (!tx->infinite[c][p])
+      d->fc_area[c][p] += (tx->consumed[c][p] + d->fc_rx.advertised[c][p] - tx->limit[c][p]) * dt;
+}
+
 /* The replay ring's slot of unacknowledged TLP `seq` (the rings beside it share it). */
 static inline uint32_t
 replay_slot (const Dir *d, uint64_t seq)
@@ -277,12 +288,11 @@ replay_slot (const Dir *d, uint64_t seq)
 static inline SimTime
 slot_ps (const Phy *phy, uint64_t slot)
 {
-  uint64_t dl = phy->sym_den * phy->lanes;
   /* Two per packet (stall_busy()): at every width but x12 the divisor is a power of two, and a shift gives the
    * same floor as the division, at a fraction of its latency. */
-  if ((dl & (dl - 1)) == 0)
-    return slot * phy->sym_num_ps >> __builtin_ctzll (dl);
-  return slot * phy->sym_num_ps / dl;
+  if (G_LIKELY (phy->slot_den_shift >= 0))
+    return slot * phy->sym_num_ps >> phy->slot_den_shift;
+  return slot * phy->sym_num_ps / (phy->sym_den * phy->lanes);
 }
 
 static inline uint64_t

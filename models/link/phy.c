@@ -78,6 +78,13 @@ gcd64 (uint64_t a, uint64_t b)
   return a;
 }
 
+/* log2 (x) for a power of two, else -1 (Phy.sym_den_shift). */
+static int
+power_of_two_log (uint64_t x)
+{
+  return (x & (x - 1)) == 0 ? __builtin_ctzll (x) : -1;
+}
+
 static uint64_t
 round_up (uint64_t x, uint64_t m)
 {
@@ -305,6 +312,8 @@ phy_init_mode (Phy *phy, int gen, int lanes, gboolean flit, gboolean sris, uint3
   uint64_t g = gcd64 (num, den);
   phy->sym_num_ps = num / g;
   phy->sym_den = den / g;
+  phy->sym_den_shift = power_of_two_log (phy->sym_den);
+  phy->slot_den_shift = power_of_two_log (phy->sym_den * phy->lanes);
   phy->start_granule_lanes = lanes > 4 ? LANE_GROUP : (uint32_t) lanes;
   phy->tlp_framing_bytes = flit ? 0 : TLP_FRAMING_BYTES_NONFLIT;
   phy->dllp_bytes = flit ? 0 : DLLP_BYTES_NONFLIT;
@@ -346,31 +355,6 @@ phy_init_mode (Phy *phy, int gen, int lanes, gboolean flit, gboolean sris, uint3
   }
   phy->internal_delay_symbols = gi->internal_delay_symbols;
   return TRUE;
-}
-
-SimTime
-phy_sym_ps (const Phy *phy, uint64_t n)
-{
-  /* Split n so the products stay below 2^64 for any n: (q·den + r)·num/den = q·num + r·num/den. */
-  uint64_t den = phy->sym_den;
-  if ((den & (den - 1)) == 0) {
-    /* Every generation's reduced denominator is a power of two (1 at 8b/10b, 8..32 at 128b/130b): shifts give
-     * the same floors as the divisions, which cost more than the rest of the per-packet arithmetic. */
-    unsigned sh = (unsigned) __builtin_ctzll (den);
-    return (n >> sh) * phy->sym_num_ps + (((n & (den - 1)) * phy->sym_num_ps) >> sh);
-  }
-  uint64_t q = n / den, r = n % den;
-  return q * phy->sym_num_ps + r * phy->sym_num_ps / den;
-}
-
-uint64_t
-phy_sym_at_or_after (const Phy *phy, SimTime t)
-{
-  /* The least n with floor(n·num/den) >= t is ceil(t·den/num), as t is whole; split t = q·num + r so nothing
-   * overflows (r·den < num·den, a few hundred thousand). */
-  uint64_t num = phy->sym_num_ps, den = phy->sym_den;
-  uint64_t q = t / num, r = t % num;
-  return q * den + (r * den + num - 1) / num;
 }
 
 uint32_t

@@ -52,6 +52,9 @@ struct Phy {
   uint64_t group_slots; /* flit mode: skp_flits flits and one SKP, the period of the grid */
   uint32_t mt_per_s; /* transfer rate per lane in MT/s (spec Table 1-1) */
   uint64_t sym_num_ps, sym_den; /* one symbol time = sym_num_ps / sym_den picoseconds, reduced */
+  /* log2 of sym_den and of sym_den × lanes where they are powers of two (every generation's sym_den is: 1 at
+   * 8b/10b, 8..32 at 128b/130b; every width but x12), else -1: worked out once here, not per packet. */
+  int sym_den_shift, slot_den_shift;
   uint32_t start_granule_lanes; /* packets start on lane multiples of this (pcie-protocol.md §2, lane placement) */
   uint32_t tlp_framing_bytes; /* added to each TLP's transaction bytes (§2) */
   uint32_t dllp_bytes; /* §3 */
@@ -98,10 +101,32 @@ double phy_flit_error_prob (const Phy *phy, double ber, double lane_correlation)
 #define PHY_FLIT_TLP_BYTES 236u
 #define PHY_FLIT_DLP_BYTES 6u
 
-/* Start of symbol time n in picoseconds (exact, floor of the rational). */
-SimTime phy_sym_ps (const Phy *phy, uint64_t n);
+/* Start of symbol time n in picoseconds (exact, floor of the rational). Inline, as the next one: the link converts
+ * between symbols and picoseconds several times per packet. */
+static inline SimTime
+phy_sym_ps (const Phy *phy, uint64_t n)
+{
+  /* Split n so the products stay below 2^64 for any n: (q·den + r)·num/den = q·num + r·num/den. */
+  uint64_t den = phy->sym_den;
+  if (G_LIKELY (phy->sym_den_shift >= 0)) {
+    /* Shifts give the same floors as the divisions, which cost more than the rest of the per-packet arithmetic. */
+    int sh = phy->sym_den_shift;
+    return (n >> sh) * phy->sym_num_ps + (((n & (den - 1)) * phy->sym_num_ps) >> sh);
+  }
+  uint64_t q = n / den, r = n % den;
+  return q * phy->sym_num_ps + r * phy->sym_num_ps / den;
+}
+
 /* Smallest n with phy_sym_ps(n) >= t: the first symbol boundary at or after t. */
-uint64_t phy_sym_at_or_after (const Phy *phy, SimTime t);
+static inline uint64_t
+phy_sym_at_or_after (const Phy *phy, SimTime t)
+{
+  /* The least n with floor(n·num/den) >= t is ceil(t·den/num), as t is whole; split t = q·num + r so nothing
+   * overflows (r·den < num·den, a few hundred thousand). */
+  uint64_t num = phy->sym_num_ps, den = phy->sym_den;
+  uint64_t q = t / num, r = t % num;
+  return q * den + (r * den + num - 1) / num;
+}
 /* Ack latency limit in symbol times: (MPS+28)·AckFactor/width + InternalDelay (pcie-protocol.md §3). */
 uint32_t phy_ack_limit_symbols (const Phy *phy, uint32_t max_payload_bytes);
 /* Raw symbol rate of all lanes after encoding, in MB/s (10^6 bytes/s): lanes × 10^12 / symbol_ps / 10^6. */

@@ -21,33 +21,6 @@ fc_tx_init (FcTx *tx, const FcAmounts *credits)
     }
 }
 
-/* Absolute counters: "consumed + n <= limit" is the spec's modular test without the modulus. */
-static gboolean
-tx_part_ok (const FcTx *tx, FcClass cls, FcPart p, uint32_t n)
-{
-  return tx->infinite[cls][p] || tx->consumed[cls][p] + n <= tx->limit[cls][p];
-}
-
-/* A TLP goes only when both its header and its data credits are there (spec §2.6.1): headers and data sit in
- * separate receive buffers, and either could overflow. Data-less kinds pass data 0, which always fits. */
-gboolean
-fc_tx_can (const FcTx *tx, FcClass cls, uint32_t hdr, uint32_t data)
-{
-  return tx_part_ok (tx, cls, FC_HDR, hdr) && tx_part_ok (tx, cls, FC_DATA, data);
-}
-
-void
-fc_tx_consume (FcTx *tx, FcClass cls, uint32_t hdr, uint32_t data)
-{
-  SIM_INVARIANT (fc_tx_can (tx, cls, hdr, data),
-                "credits: transmitter consumed class %d %u hdr + %u data beyond its limits %" G_GUINT64_FORMAT
-                "/%" G_GUINT64_FORMAT " (consumed %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT ")",
-                cls, hdr, data, tx->limit[cls][FC_HDR], tx->limit[cls][FC_DATA], tx->consumed[cls][FC_HDR],
-                tx->consumed[cls][FC_DATA]);
-  tx->consumed[cls][FC_HDR] += hdr;
-  tx->consumed[cls][FC_DATA] += data;
-}
-
 void
 fc_tx_update (FcTx *tx, FcClass cls, uint64_t hdr_limit, uint64_t data_limit)
 {
@@ -80,51 +53,6 @@ fc_rx_init (FcRx *rx, const FcAmounts *credits, const FcPolicy *policy)
     }
 }
 
-/* Overflow is an internal error: it can only mean a transmitter ignored credits, a model bug that must not be
- * averaged away. */
-void
-fc_rx_receive (FcRx *rx, FcClass cls, uint32_t hdr, uint32_t data)
-{
-  rx->received[cls][FC_HDR] += hdr;
-  rx->received[cls][FC_DATA] += data;
-  for (int p = 0; p < 2; p++)
-    SIM_INVARIANT (rx->infinite[cls][p] || rx->received[cls][p] - rx->freed[cls][p] <= rx->advertised[cls][p],
-                  "credits: receive buffer overflow, class %d part %d holds %" G_GUINT64_FORMAT " > %u advertised",
-                  cls, p, rx->received[cls][p] - rx->freed[cls][p], rx->advertised[cls][p]);
-}
-
-/* Two triggers, either one enough. The spec's (§2.6.1.2): if the limit last sent leaves the transmitter too few
- * credits for another TLP, it is stuck until told, so freeing any owes an UpdateFC now. The optional threshold
- * counts credits freed but not yet announced, to return them before the transmitter runs dry. */
-gboolean
-fc_rx_free (FcRx *rx, FcClass cls, uint32_t hdr, uint32_t data)
-{
-  uint32_t n[2] = { hdr, data };
-  gboolean want = FALSE;
-  for (int p = 0; p < 2; p++) {
-    /* Infinite types are never announced (pcie-protocol.md §5); a part this TLP did not use frees nothing. */
-    if (rx->infinite[cls][p] || n[p] == 0)
-      continue;
-    SIM_INVARIANT (rx->freed[cls][p] + n[p] <= rx->received[cls][p],
-                  "credits: class %d part %d freeing %u with %" G_GUINT64_FORMAT " freed of %" G_GUINT64_FORMAT
-                  " received (more returned than taken)", cls, p, n[p], rx->freed[cls][p], rx->received[cls][p]);
-    /* Spec §2.6.1.2: what the transmitter may still send, as far as this receiver knows (it may have sent
-     * less than we think only if TLPs are still on the wire, which only delays the rule by one flight). */
-    uint64_t left = rx->limit_sent[cls][p] - MIN (rx->limit_sent[cls][p], rx->received[cls][p]);
-    /* Headers: none left. Data: fewer than one max-payload TLP needs (a smaller TLP might still fit, a full-size
-     * one would wait); without an MPS the data rule falls back to the header one. */
-    uint64_t exhausted_below = p == FC_HDR ? 1 : MAX (rx->policy.mps_data_credits, 1u);
-    if (left < exhausted_below)
-      want = TRUE;
-    rx->freed[cls][p] += n[p];
-    uint32_t threshold = p == FC_HDR ? rx->policy.hdr_threshold_credits : rx->policy.data_threshold_credits;
-    uint64_t granted_unsent = rx->advertised[cls][p] + rx->freed[cls][p] - rx->limit_sent[cls][p];
-    if (threshold && granted_unsent >= threshold)
-      want = TRUE;
-  }
-  return want;
-}
-
 /* A receiver can grant its whole buffer minus what it still holds: advertised + freed, as an absolute limit. */
 void
 fc_rx_current_limit (const FcRx *rx, FcClass cls, uint64_t *hdr_limit, uint64_t *data_limit)
@@ -139,13 +67,6 @@ void
 fc_rx_mark_sent (FcRx *rx, FcClass cls)
 {
   fc_rx_current_limit (rx, cls, &rx->limit_sent[cls][FC_HDR], &rx->limit_sent[cls][FC_DATA]);
-}
-
-/* One finite type is enough: an UpdateFC carries the header and the data limit of its class together. */
-gboolean
-fc_rx_class_finite (const FcRx *rx, FcClass cls)
-{
-  return !rx->infinite[cls][FC_HDR] || !rx->infinite[cls][FC_DATA];
 }
 
 uint64_t

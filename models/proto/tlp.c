@@ -10,16 +10,6 @@
  * while a sweep that creates many pools does not pay for a large first chunk. */
 #define TLP_POOL_CHUNK 256
 
-/* Spec §2.6.1 (pcie-protocol.md §5): one data credit = 4 DW = 16 bytes. */
-#define TLP_DATA_CREDIT_BYTES 16u
-
-struct TlpPool {
-  Tlp *free_list;
-  GPtrArray *chunks; /* each a g_new0 (Tlp, TLP_POOL_CHUNK) block */
-  size_t live; /* handed out and not yet freed: 0 at the end of a run, or something leaked a TLP */
-  size_t capacity;
-};
-
 TlpPool *
 tlp_pool_new (void)
 {
@@ -38,8 +28,8 @@ tlp_pool_free (TlpPool *pool)
   g_free (pool);
 }
 
-static void
-pool_grow (TlpPool *pool)
+void
+tlp_pool_grow (TlpPool *pool)
 {
   Tlp *chunk = g_new0 (Tlp, TLP_POOL_CHUNK);
   g_ptr_array_add (pool->chunks, chunk);
@@ -49,47 +39,6 @@ pool_grow (TlpPool *pool)
     pool->free_list = &chunk[i];
   }
   pool->capacity += TLP_POOL_CHUNK;
-}
-
-/* Zero-filled so stale fields of a recycled TLP (tag, requester, cookie) never leak into a new one. */
-Tlp *
-tlp_alloc (TlpPool *pool)
-{
-  if (G_UNLIKELY (!pool->free_list))
-    pool_grow (pool);
-  Tlp *tlp = pool->free_list;
-  pool->free_list = tlp->next;
-  memset (tlp, 0, sizeof *tlp);
-  pool->live++;
-  return tlp;
-}
-
-/* A TLP made from a description every field of which its owner set (an arbiter's probe): copied over the recycled
- * struct, whose stale fields it replaces, so the zero fill of tlp_alloc() would be written twice. */
-Tlp *
-tlp_alloc_copy (TlpPool *pool, const Tlp *from)
-{
-  if (G_UNLIKELY (!pool->free_list))
-    pool_grow (pool);
-  Tlp *tlp = pool->free_list;
-  pool->free_list = tlp->next;
-  *tlp = *from;
-  tlp->next = NULL;
-  pool->live++;
-  return tlp;
-}
-
-/* LIFO reuse keeps the hottest structs in cache; `live` is the leak check of tlp_pool_live(). */
-void
-tlp_free (TlpPool *pool, Tlp *tlp)
-{
-  if (!tlp)
-    return;
-  /* Frees outnumbering allocations betray a double free (or a TLP from another pool). */
-  g_assert (pool->live > 0);
-  tlp->next = pool->free_list;
-  pool->free_list = tlp;
-  pool->live--;
 }
 
 size_t
@@ -104,49 +53,10 @@ tlp_pool_capacity (const TlpPool *pool)
   return pool->capacity;
 }
 
-FcClass
-tlp_fc_class (TlpKind kind)
+void
+tlp_fc_class_bad (TlpKind kind)
 {
-  /* Spec §2.6.1, pcie-protocol.md §5 "Costs": writes and messages are posted, reads non-posted. */
-  switch (kind) {
-  case TLP_MWR:
-  case TLP_MSI:
-    return FC_P;
-  case TLP_MRD:
-    return FC_NP;
-  case TLP_CPLD:
-  case TLP_CPL:
-    return FC_CPL;
-  case TLP_KIND_COUNT:
-  default:
-    break;
-  }
-  /* Charging a bad kind to some class would corrupt the credit books silently: abort instead. */
   g_error ("tlp_fc_class: bad kind %d", (int) kind);
-  return FC_P;
-}
-
-/* Partial credits round up, because a receiver buffers whole 16-byte units: a 4-byte MSI takes a full credit,
- * a 260-byte write 17. Kinds without data (MRd, Cpl) cost none. */
-uint32_t
-tlp_data_credits (const Tlp *tlp)
-{
-  return (tlp->payload_bytes + TLP_DATA_CREDIT_BYTES - 1) / TLP_DATA_CREDIT_BYTES;
-}
-
-uint32_t
-tlp_header_credits (const Tlp *tlp)
-{
-  (void) tlp;
-  return 1; /* spec §2.6.1: every TLP costs one header credit of its class */
-}
-
-/* Sequence number, LCRC and framing tokens belong to the data link and physical layers (phy.c adds them), which
- * is why they are not here; ECRC is end-to-end, a transaction-layer field, so it is. */
-uint32_t
-tlp_transaction_bytes (const Tlp *tlp)
-{
-  return tlp->header_bytes + (tlp->ecrc ? TLP_ECRC_BYTES : 0) + tlp->payload_bytes;
 }
 
 const char *

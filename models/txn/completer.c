@@ -10,7 +10,7 @@ txn_cpl_init (TxnCompleter *c, const char *name, const TxnCplParams *p, uint32_t
   SimEventFn fire, void *ctx)
 {
   *c = (TxnCompleter) { .p = *p, .mps = mps, .name = name, .engine = engine, .fire = fire, .fire_ctx = ctx,
-                        .plan_ev = SIM_EVENT_NONE };
+                        .plan_ev = SIM_EVENT_NONE, .rate_memo_bytes = UINT32_MAX };
 }
 
 void
@@ -221,7 +221,11 @@ txn_cpl_plan (TxnCompleter *c)
   gboolean opens = c->p.cpl_group_tlps <= 1 || r->hold_ps % c->p.cpl_group_tlps == 0;
   /* A fenced read's turn comes before its first completion (a plan replaced before it started undoes it too). */
   SimTime fence = c->p.fence_ps != 0 && r->hold_ps == 0 && (r->order & TXN_CPL_FENCE) ? c->p.fence_ps : 0;
-  SimTime done = start + fence + (opens ? c->p.cpl_overhead_ps : 0) + (SimTime) llround (size * c->p.cpl_ps_per_byte);
+  if (size != c->rate_memo_bytes) {
+    c->rate_memo_bytes = size;
+    c->rate_memo_ps = (SimTime) llround (size * c->p.cpl_ps_per_byte);
+  }
+  SimTime done = start + fence + (opens ? c->p.cpl_overhead_ps : 0) + c->rate_memo_ps;
   c->start_ps = start;
   c->free_ps = done;
   c->pending = TRUE;

@@ -93,6 +93,10 @@ typedef struct {
   Tlp *plan_req;
   uint32_t plan_bytes;
   SimEventId plan_ev;
+  /* The return path's time for the last completion size (llround() of size × cpl_ps_per_byte): completions are
+   * mostly of one size, and the libm call cost a fifth of planning one. size UINT32_MAX: none yet. */
+  uint32_t rate_memo_bytes;
+  SimTime rate_memo_ps;
 } TxnCompleter;
 
 /* An empty completer. `name` must outlive it; `fire` (with `ctx`) is the return path's event, unused (NULL) by pull

@@ -57,6 +57,24 @@ START_TEST (test_help)
 }
 END_TEST
 
+/* bw_rdwr's Gb/s adds its two directions, each within the link's limit for its own TLPs: the limit printed beside the
+ * total says it is per direction, and each direction's figure is below it (a Gen3 x8 link: 8 GT/s x 8 lanes x
+ * 128/130 = 63.0 Gb/s of symbols, less than that of data). */
+START_TEST (test_rdwr_limit_per_direction)
+{
+  g_auto (TestRun) r;
+  PCIESIM (&r, "configs/nfp6000_g3_x8.yaml", "--set", "microbench.test=bw_rdwr", "--set",
+           "microbench.transfer_bytes=128");
+  ck_assert_msg (r.status == 0, "%s", r.err);
+  double total, rd, wr, limit;
+  const char *row = strstr (r.out, "\nbw_rdwr "), *lim = strstr (r.out, "protocol limit ");
+  ck_assert_msg (row && lim && sscanf (row, "\nbw_rdwr %*d %lf %lf %lf", &total, &rd, &wr) == 3
+                 && sscanf (lim, "protocol limit %lf", &limit) == 1, "%s", r.out);
+  ck_assert_msg (g_str_has_prefix (strstr (lim, "Gb/s"), "Gb/s per direction"), "%s", r.out);
+  ck_assert (rd <= limit && wr <= limit && limit < 63.016 && total > limit);
+}
+END_TEST
+
 START_TEST (test_version)
 {
   g_auto (TestRun) r;
@@ -769,6 +787,7 @@ main (void)
   tcase_add_unchecked_fixture (tc, tmpdir_setup, tmpdir_teardown);
   tcase_add_test (tc, test_help);
   tcase_add_test (tc, test_version);
+  tcase_add_test (tc, test_rdwr_limit_per_direction);
   tcase_add_loop_test (tc, test_usage_errors, 0, G_N_ELEMENTS (usage_cases));
   tcase_add_test (tc, test_trace_window_past_end);
   tcase_add_test (tc, test_fabric_report_parts);

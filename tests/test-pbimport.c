@@ -75,6 +75,11 @@ START_TEST (test_folders)
   ck_assert_msg (strstr (text, "microbench.transfer_bytes: 8, microbench.window_bytes: 8192, microbench.offsets: "
                          "sequential, microbench.cache: warm}, microbench_latency_p50_ns: 533.3333333333334}   # "
                          "lat_dma_sizes.csv:3\n"), "lat row missing");
+  /* bw_dma_sz_sweep.csv line 83: 32-byte reads and writes in turn, 11.567… Gb/s of one direction's bytes, compared
+   * with the run's reads alone (microbench_gbps adds both directions: twice the figure). */
+  ck_assert_msg (strstr (text, "  - {set: {microbench.test: bw_rdwr, microbench.transfer_bytes: 32, "
+                         "microbench.window_bytes: 8192, microbench.offsets: random, microbench.cache: warm}, "
+                         "microbench_read_gbps: 11.567703250896802}   # bw_dma_sz_sweep.csv:83\n"), "rdwr row missing");
   /* Every row runs now, the device offsets' too: bw_dma_off_rd.csv line 18 (64-byte sequential reads 1 byte into
    * the device's word, 12.69… Gb/s). */
   ck_assert_msg (refused == 0, "%u rows refused", refused);

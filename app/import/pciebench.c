@@ -207,7 +207,11 @@ read_csv (const char *path, const char *shown, const char *base_path, GString *o
       const char *eq = strchr (s, '=');
       g_string_append_printf (m, "%s%.*s: %s", k ? ", " : "", (int) (eq - s), s, eq + 1);
     }
-    g_string_append_printf (m, "}, %s: %s}", bw ? "microbench_gbps" : "microbench_latency_p50_ns", fig);
+    /* BW_DMA_RW's figure is one direction's bytes over the time (pcie-bench counts the pairs): the run's reads',
+     * microbench_read_gbps, where microbench_gbps adds both directions (issue #25's split). */
+    const char *metric = !bw ? "microbench_latency_p50_ns"
+                         : strcmp (test, "bw_rdwr") == 0 ? "microbench_read_gbps" : "microbench_gbps";
+    g_string_append_printf (m, "}, %s: %s}", metric, fig);
     /* Loaded as fit will load it: a row this pciesim cannot run stays a comment, with the reason. */
     g_autoptr (GError) le = NULL;
     g_autoptr (PsConfig) cfg = ps_config_load (base_path, (const char *const *) sets->pdata, &le);
@@ -324,7 +328,8 @@ ps_pciebench_import (const PsPciebenchImport *imp, GError **error)
     g_string_append_printf (o, "#   %u rows refused at %s, as: %s\n", r->count, (const char *) k->data, r->example);
   }
   g_string_append_printf (o, "# pcie-bench's \"BW (GB/s)\" column holds Gb/s (8 x bytes / ns), as microbench_gbps "
-                          "does; BW_DMA_RW counts one direction's bytes. Latencies: the median, Med(ns).\n# The base "
+                          "does; BW_DMA_RW counts one direction's bytes, as microbench_read_gbps does. Latencies: the median, "
+                          "Med(ns).\n# The base "
                           "is %s's %s imported from its sys-lspci.txt. `pciesim fit %s -o fitted.yaml`.\n", imp->dir,
                           device, imp->output);
   g_string_append_printf (o, "base: %s\nmeasurements:\n%s", base_rel, rows->str);

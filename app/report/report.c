@@ -136,7 +136,8 @@ microbench_table (GString *o, const PsRunResult *r, gboolean markdown)
      * directions, each within its own limit: said so, lest the total read as beyond the wire. */
     if (mb->verdict.valid)
       g_string_append_printf (o, "  protocol limit %.3f Gb/s%s; %s\n", mb->limit_gbps,
-                              c->microbench.test == PS_MB_BW_RDWR ? " per direction (the reads' and the writes' each)" : "",
+                              c->microbench.test == PS_MB_BW_RDWR ? " per direction (the reads' and the writes' each)"
+                                                                  : "",
                               mb->verdict.text);
   } else {
     g_string_append (o, "| test | bytes | Gb/s | read Gb/s | write Gb/s | mean ns | p50 ns | p99 ns | max ns |\n"

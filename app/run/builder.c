@@ -237,9 +237,8 @@ ps_key_use (const char *key)
     return PS_USE_NUMA;
   static const char *const completer[] = { "host.read_latency_ns", "host.read_latency_ps_per_byte",
                                            "host.completion_overhead_ns", "host.completion_fence_ns",
-                                           "host.completion_mbps",
-                                           "host.completion_group_tlps", "host.completion_bytes",
-                                           "host.completion_full_block_bytes",
+                                           "host.completion_mbps", "host.completion_group_tlps",
+                                           "host.completion_bytes", "host.completion_full_block_bytes",
                                            "host.read_queue_depth" };
   for (size_t i = 0; i < G_N_ELEMENTS (completer); i++)
     if (strcmp (key, completer[i]) == 0)

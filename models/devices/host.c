@@ -61,10 +61,11 @@ host_params_check (const HostParams *p, uint32_t mps, GError **error)
       "needs 1..4096 entries and pages of a power of two, at least 4096 bytes", p->iotlb_entries, p->iommu_page_bytes);
     return FALSE;
   }
-  const double v[] = { p->read_latency_ns, p->read_latency_per_byte_ps, p->cpl_rate_mbps, p->cpl_overhead_ns, p->cpl_fence_ns,
-                       p->write_drain_mbps, p->write_latency_ns, p->sw_pio_latency_ns, p->sw_pio_gap_ns,
-                       p->msi_latency_ns, p->poll_interval_ns, p->iteration_gap_ns, p->cpu_write_path_ns,
-                       p->iommu_walk_ns, p->llc_miss_ns };
+  const double v[] = { p->read_latency_ns, p->read_latency_per_byte_ps, p->cpl_rate_mbps, p->cpl_overhead_ns,
+                       p->cpl_fence_ns, p->write_drain_mbps, p->write_latency_ns, p->sw_pio_latency_ns,
+                       p->sw_pio_gap_ns, p->msi_latency_ns, p->poll_interval_ns, p->iteration_gap_ns,
+                       p->cpu_write_path_ns, p->iommu_walk_ns, p->iommu_read_resume_ns,
+                       p->iommu_read_resume_group_ns, p->llc_miss_ns };
   /* 0 is legal for every one (no latency, or a rate that does not limit). The negated test also rejects NaN;
    * the bound (1e12 ns is over 16 minutes) keeps every conversion to picoseconds far inside SimTime. */
   for (guint i = 0; i < G_N_ELEMENTS (v); i++)

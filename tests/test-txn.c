@@ -384,6 +384,34 @@ START_TEST (test_completions_full_block)
 }
 END_TEST
 
+/* Room (completer.h): with queue_tlps 6, line by line (RCB 64, MPS 256), a completer with nothing held takes
+ * even a read of more completions (512 bytes, eight); holding a 256-byte read's four, it takes a 128-byte read
+ * (4 + 2 = 6) and not a 192-byte one (4 + 3 = 7), until one of the four has left (3 + 3 = 6). A whole 512-byte block
+ * counts as its three completions (64 + 256 + 192): 3 + 3 = 6 fits. depth still bounds the reads held. */
+START_TEST (test_completion_room)
+{
+  CplRig r;
+  rig_open (&r, &(TxnCplParams) { .rcb_bytes = 64, .policy = CPL_POLICY_RCB, .full_block_bytes = 512,
+                                  .in_order = TRUE, .queue_tlps = 6 });
+  Tlp *big = read_req (r.pool, 0x10040, 512, 0x0200, 7), *small = read_req (r.pool, 0x20000, 128, 0x0200, 8);
+  Tlp *three = read_req (r.pool, 0x30000, 192, 0x0200, 9), *block = read_req (r.pool, 0x40000, 512, 0x0200, 10);
+  ck_assert (txn_cpl_room (&r.c, big));
+  txn_cpl_accept (&r.c, read_req (r.pool, 0x10000, 256, 0x0200, 7), 0, 0);
+  ck_assert (txn_cpl_room (&r.c, small));
+  ck_assert (!txn_cpl_room (&r.c, three));
+  ck_assert (!txn_cpl_room (&r.c, block));
+  Tlp *head = txn_cpl_next (&r.c);
+  gboolean last;
+  tlp_free (r.pool, txn_cpl_emit (&r.c, head, txn_cpl_size (&r.c, head), r.pool, &last));
+  ck_assert (!last && txn_cpl_room (&r.c, three) && txn_cpl_room (&r.c, block));
+  r.c.p.depth = 1;
+  ck_assert (!txn_cpl_room (&r.c, small));
+  for (Tlp **t = (Tlp *[]) { big, small, three, block, NULL }; *t != NULL; t++)
+    tlp_free (r.pool, *t);
+  rig_close (&r);
+}
+END_TEST
+
 /* Ready time = accepted + latency + extra + bytes x per-byte cost: 100 ns + 40 ns + 256 x 2.5 ps = 140 640 ps, from
  * not_before when that is later. */
 START_TEST (test_latency)
@@ -549,6 +577,7 @@ main (void)
   tcase_add_test (tc, test_completions_rcb);
   tcase_add_test (tc, test_completions_rcb_policy);
   tcase_add_test (tc, test_completions_full_block);
+  tcase_add_test (tc, test_completion_room);
   tcase_add_test (tc, test_latency);
   tcase_add_test (tc, test_order);
   tcase_add_test (tc, test_return_path);

@@ -179,6 +179,7 @@ typedef struct {
     double completion_fence_ns;
     int64_t completion_group_tlps; /* completions per return-path overhead, of one read */
     int64_t read_queue_depth;
+    int64_t completion_queue_tlps; /* completions of the reads taken in and not yet answered; 0 = unlimited */
     bool completions_in_order; /* the return path serves reads in arrival order, not the first ready first */
     struct {
       bool enabled;

@@ -324,6 +324,10 @@ const KeyDef cfg_keys[] = {
     "(the first of each); 0 or 1 = every completion pays it"),
   KEY_INT ("host.read_queue_depth", host.read_queue_depth, 0, 4096, "0", "requests",
     "reads the root complex works on at once; more wait in the root port holding their NP credit; 0 = unlimited"),
+  KEY_INT ("host.completion_queue_tlps", host.completion_queue_tlps, 0, 65536, "0", "TLPs",
+    "completions the root complex holds for the reads it has taken in and not yet answered: it takes a read in "
+    "(starts its page walk and its memory access) only when the read's completions fit beside them, or when it "
+    "holds none; more wait in the root port, in arrival order (docs/host-model.md §1); 0 = unlimited"),
   KEY_BOOL ("host.completions_in_order", host.completions_in_order, "false",
     "the root complex returns reads strictly in the order they arrived; false: the read whose data is ready first "
     "goes first (completions of different requests may pass each other, spec §2.4.1 Table 2-40; one request's "

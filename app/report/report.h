@@ -217,9 +217,9 @@ typedef struct {
  * write to a watched address), the IOMMU's translations (host.iommu.*), the microbench's cold cache
  * (host.cold_cache_latency_ns) and the root complex's completer (host.read_latency_ns and _ps_per_byte,
  * host.completion_overhead_ns, host.completion_fence_ns, host.completion_mbps, host.completion_group_tlps,
- * host.completion_bytes, host.read_queue_depth: an MRd that reached host memory). The deadlock watchdog's quiet bound and the limited-by
- * verdicts read some of these keys too, but neither moves a figure: the bound only stops a run that delivers
- * nothing. */
+ * host.completion_bytes, host.read_queue_depth, host.completion_queue_tlps: an MRd that reached host memory).
+ * The deadlock watchdog's quiet bound and the limited-by verdicts read some of these keys too, but neither moves a
+ * figure: the bound only stops a run that delivers nothing. */
 enum { PS_USE_IRQ = 1u << 0, PS_USE_POLL = 1u << 1, PS_USE_IOMMU = 1u << 2, PS_USE_COLD_CACHE = 1u << 3,
        PS_USE_HOST_READ = 1u << 4, PS_USE_NUMA = 1u << 5 /* host.numa.buffer_remote */ };
 

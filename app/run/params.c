@@ -73,6 +73,7 @@ ps_build_system_params (const PsConfig *cfg, SystemParams *sp)
     .cpl_group_tlps = (uint32_t) cfg->host.completion_group_tlps,
     .cpl_fence_ns = cfg->host.completion_fence_ns,
     .read_queue_depth = (uint32_t) cfg->host.read_queue_depth,
+    .cpl_queue_tlps = (uint32_t) cfg->host.completion_queue_tlps,
     .cpl_in_order = cfg->host.completions_in_order,
     .iommu_enabled = cfg->host.iommu.enabled,
     .iotlb_entries = (uint32_t) cfg->host.iommu.iotlb_entries,

@@ -476,6 +476,17 @@ host_accept_read (Host *h, Tlp *t)
   FabricPort *out = fabric_route_id (&h->base, t->requester);
   SIM_INVARIANT (out != NULL, "%s: no root port leads to requester %04x", h->base.name, t->requester);
   t->port = (uint16_t) (out->index + 1);
+  /* The walk of a read that misses starts when the root complex takes the read in, not while it waits outside. */
+  if (h->p.iommu_enabled) {
+    SimTime resume = h->read_resume_ps;
+    if (h->read_resume_group_ps != 0) {
+      /* Its walker hands the read back one group of its completions at a time (host.h). */
+      uint32_t group = MAX (h->p.cpl_group_tlps, 1u), groups = (txn_cpl_count (&h->cpl, t) + group - 1) / group;
+      resume += (groups - 1) * h->read_resume_group_ps;
+    }
+    SimTime ready = iommu_translate (h, t->address, resume); /* once: MAX evaluates twice */
+    t->stamp_ps = MAX (t->stamp_ps, ready);
+  }
   /* A read must not pass a posted write received before it (spec §2.4.1, Table 2-40: a non-posted request never
    * passes a posted one): on_rx() left in stamp_ps when the last such write is handed on, and the root complex
    * starts the read no earlier. */
@@ -501,14 +512,14 @@ host_ret_emit (SimEngine *e, void *ctx, uint64_t size)
   h->c.cpls++;
   h->c.cpl_bytes += size;
   h->c.cpl_checksum += pattern_sum_memo (&h->cpl_sum_memo, c->address, size);
-  /* The last completion frees a place in the root complex for the oldest held MRd, whose latency starts only
+  /* The last completion frees a place in the root complex for the oldest held MRd, and every completion a slot
+   * (host.completion_queue_tlps): the held MRds it makes room for, in order, start their walk and latency only
    * now. The plan is still pending here, so host_accept_read()'s txn_cpl_plan() returns at once and
    * txn_cpl_plan_done() below plans the next completion, whichever request is first by then. */
-  if (last) {
+  if (last)
     txn_tags_release (&h->tags, c->requester, c->tag);
-    if (h->held.head != NULL)
-      host_accept_read (h, tlp_fifo_pop (&h->held));
-  }
+  while (h->held.head != NULL && txn_cpl_room (&h->cpl, h->held.head))
+    host_accept_read (h, tlp_fifo_pop (&h->held));
   /* Test faults act after the counters above: the host's tallies describe what it meant to send, so catching the
    * difference is left to the endpoint's tag, order and checksum checks, which is what the tests want to see. */
   if (h->fault == HOST_FAULT_NONE || h->cpl_index++ != h->fault_at) {
@@ -586,17 +597,8 @@ host_receive (Component *comp, FabricPort *port, Tlp *t)
      * once per turn from posted writes to a read, whatever was released meanwhile. */
     t->order = h->posted_since_read ? TXN_CPL_FENCE : 0;
     h->posted_since_read = FALSE;
-    if (h->p.iommu_enabled) {
-      SimTime resume = h->read_resume_ps;
-      if (h->read_resume_group_ps != 0) {
-        /* Its walker hands the read back one group of its completions at a time (host.h). */
-        uint32_t group = MAX (h->p.cpl_group_tlps, 1u), groups = (txn_cpl_count (&h->cpl, t) + group - 1) / group;
-        resume += (groups - 1) * h->read_resume_group_ps;
-      }
-      SimTime ready = iommu_translate (h, t->address, resume); /* once: MAX evaluates twice */
-      t->stamp_ps = MAX (t->stamp_ps, ready);
-    }
-    if (!txn_cpl_full (&h->cpl))
+    /* Behind a held read, or without room for its completions (completer.h, Room), it waits in arrival order. */
+    if (h->held.head == NULL && txn_cpl_room (&h->cpl, t))
       host_accept_read (h, t);
     else
       tlp_fifo_push (&h->held, t);
@@ -687,7 +689,7 @@ host_attached (Component *comp, FabricPort *port)
 
 /* Why (stall.h) a root port with an empty transmit FIFO sends nothing: the return path producing a completion
  * whose data is ready (its per-TLP and per-byte time), reads in the root complex whose data is not ready (more
- * waiting behind read_queue_depth: the queue), or none at all. The reads are counted whichever port they came
+ * waiting behind read_queue_depth or the completion slots: the queue), or none at all. The reads are counted whichever port they came
  * from: one root port is what every config has. */
 void
 host_stall (Host *h, uint32_t port)
@@ -808,7 +810,8 @@ host_new (Fabric *f, const char *name, const HostParams *params, uint32_t root_p
   fabric_add (f, &h->base, &host_kind, COMPONENT_ROOT_COMPLEX, name, root_ports);
   TxnCplParams cp = { .rcb_bytes = params->rcb_bytes, .policy = params->cpl_policy,
                       .full_block_bytes = params->full_block_bytes, .in_order = params->cpl_in_order,
-                      .depth = params->read_queue_depth, .latency_ps = units_ns_to_ps (params->read_latency_ns),
+                      .depth = params->read_queue_depth, .queue_tlps = params->cpl_queue_tlps,
+                      .latency_ps = units_ns_to_ps (params->read_latency_ns),
                       .ps_per_byte = params->read_latency_per_byte_ps,
                       .cpl_overhead_ps = units_ns_to_ps (params->cpl_overhead_ns),
                       .cpl_group_tlps = params->cpl_group_tlps, .fence_ps = units_ns_to_ps (params->cpl_fence_ns),

@@ -9,8 +9,9 @@
  *   link takes it); every other memory request is host memory's, and an MSI the interrupt controller's. A request
  *   for the root port's own subtree, or a completion nobody below asked for, is a model bug (exit 70).
  * - Completer. An MRd is taken out of the root port's receive buffer as soon as it arrives (its NP credit is
- *   freed then) unless read_queue_depth requests are already in the root complex; then it waits there, in
- *   arrival order, until one finishes. Its data is ready read_latency_ns +
+ *   freed then) unless read_queue_depth requests are already in the root complex, or its completions do not fit
+ *   in the cpl_queue_tlps slots beside theirs; then it waits there, in arrival order, until one finishes (each
+ *   completion sent frees a slot). With the IOMMU its translation starts when it is taken in. Its data is ready read_latency_ns +
  *   read_latency_per_byte_ps x length after it is taken in, or after the last posted write received before it
  *   has given back its slot if that is later (a read never passes a posted write, spec §2.4.1); requests
  *   overlap in that latency (memory-level
@@ -88,6 +89,10 @@ typedef struct {
   double cpl_fence_ns;
   uint32_t read_queue_depth; /* reads the root complex works on at once; more wait in the root port's receive
                               * buffer holding their NP credits; 0 = unlimited */
+  /* And only while the completions of the reads it has taken and not yet answered, a new one's included, are at
+   * most this many (completer.h, Room): it reserves a read's completion slots when it starts the read; 0 =
+   * unlimited. */
+  uint32_t cpl_queue_tlps;
   /* The return path serves the read whose data is ready first (completions for different requests may return in
    * any order, spec §2.4.1; one request's in address order, §2.3.1.1); TRUE: strictly in arrival order. */
   gboolean cpl_in_order;

@@ -124,6 +124,8 @@ txn_cpl_accept (TxnCompleter *c, Tlp *r, SimTime not_before, SimTime extra_ps)
     r->order = (uint16_t) ((block ? TXN_CPL_BLOCK_FIRST : TXN_CPL_BLOCK_NO) | fence);
   }
   r->hold_ps = 0; /* completions sent (the return path's groups) */
+  if (c->p.queue_tlps != 0)
+    c->cpl_held += txn_cpl_count (c, r);
   SimTime start = MAX (sim_now (c->engine), not_before);
   r->stamp_ps = start + c->p.latency_ps + extra_ps;
   if (c->p.ps_per_byte != 0) /* llround() costs as much as the rest of the acceptance */
@@ -160,6 +162,10 @@ txn_cpl_emit (TxnCompleter *c, Tlp *r, uint32_t size, TlpPool *pool, gboolean *l
   r->address += size;
   r->length_bytes -= size;
   r->hold_ps++;
+  if (c->p.queue_tlps != 0) {
+    SIM_INVARIANT (c->cpl_held > 0, "%s: a completion sent beyond those its reads were counted for", c->name);
+    c->cpl_held--;
+  }
   if (c->p.full_block_bytes != 0 && (r->order & TXN_CPL_BLOCK_MASK) == TXN_CPL_BLOCK_FIRST)
     r->order = (uint16_t) ((r->order & ~TXN_CPL_BLOCK_MASK) | TXN_CPL_BLOCK_REST);
   *last = r->length_bytes == 0;

@@ -28,6 +28,10 @@
  *   at a time through a serial resource: each costs size x per-byte cost, and the overhead when it opens a group of
  *   p.cpl_group_tlps of its read's completions (every completion with groups of 0 or 1), one event per completion,
  *   and a plan not yet started yields to a read that became ready before it.
+ * - Room: with p.queue_tlps, a read is taken in only when its completions (txn_cpl_count()) fit beside those of
+ *   the reads held and not yet sent, or when it holds none: a completer that reserves a read's completion slots
+ *   when it starts the read, as a requester reserves completion space before it sends one (spec §2.3.1.1 and
+ *   §2.6.1). txn_cpl_room() says whether the component may hand it the next read; each completion sent frees one.
  * - Fence: with p.fence_ps, a read whose `order` carries TXN_CPL_FENCE when accepted (the component's mark: the
  *   root complex's for a read received behind posted writes) holds the return path p.fence_ps more before its
  *   first completion; the component sets or clears the mark on every read it accepts.
@@ -46,6 +50,8 @@ typedef struct {
   gboolean in_order; /* serve reads in arrival order; else the one ready first */
   gboolean check_tags; /* refuse a requester's tag while a read with it is held */
   uint32_t depth; /* reads it works on at once (0: no limit); the component holds back the rest (txn_cpl_full()) */
+  /* The completions of the reads it holds, not yet sent, at most (0: no limit): see Room. */
+  uint32_t queue_tlps;
   SimTime latency_ps; /* from acceptance to the first data */
   double ps_per_byte; /* per requested byte, added to the latency */
   /* Return path (txn_cpl_plan()): per completion, and per completion byte. */
@@ -77,6 +83,7 @@ typedef struct {
   const char *name; /* for invariant messages */
   TxnTagSet *tags; /* check_tags through this set when not NULL (the component's, set once enumerated) */
   uint32_t n; /* reads held */
+  uint32_t cpl_held; /* with p.queue_tlps: the completions of the reads held, not yet sent (Room) */
   TlpFifo fifo; /* in_order: the reads in arrival order */
   TxnCplSlot *heap; /* any order: a binary heap on (ready_ps, arrival) */
   uint32_t heap_cap;
@@ -118,6 +125,15 @@ txn_cpl_full (const TxnCompleter *c)
 {
   return c->p.depth != 0 && c->n >= c->p.depth;
 }
+uint32_t txn_cpl_count (const TxnCompleter *c, const Tlp *r);
+/* Whether read `r` may be taken in now: not full, and its completions fit (Room). */
+static inline gboolean
+txn_cpl_room (const TxnCompleter *c, const Tlp *r)
+{
+  if (txn_cpl_full (c))
+    return FALSE;
+  return c->p.queue_tlps == 0 || c->n == 0 || c->cpl_held + txn_cpl_count (c, r) <= c->p.queue_tlps;
+}
 /* The read answered next (see Order), or NULL when none is held. Inline, as the two below: every completion asks. */
 static inline Tlp *
 txn_cpl_next (const TxnCompleter *c)
@@ -151,7 +167,7 @@ void txn_cpl_plan_done (TxnCompleter *c);
 /* Whether a read of `len` bytes at `addr` has every RCB block of a naturally aligned block of `block` bytes among
  * its own (see Cut). */
 gboolean txn_cpl_full_block (uint64_t addr, uint32_t len, uint32_t rcb_bytes, uint32_t block);
-/* How many completions read `r` (not yet accepted: its address, length and port) will leave as, cut as above. */
-uint32_t txn_cpl_count (const TxnCompleter *c, const Tlp *r);
+/* How many completions read `r` (not yet accepted: its address, length and port) will leave as, cut as above
+ * (declared above txn_cpl_room()). */
 /* A read's completions as the completer would cut them, without a completer: for tools that predict the wire. */
 uint32_t txn_cpl_predict (uint64_t addr, uint32_t remaining, uint32_t rcb_bytes, uint32_t mps, CplPolicy policy);

@@ -94,6 +94,10 @@ static const Row matrix[] = {
     PS_READ, TRUE, "host_latency", NAN, DMA, 0 },
   { "host read concurrency", "configs/svgx_g2_x8.yaml", { "host.read_queue_depth=1", "host.read_latency_ns=2000",
     NULL }, PS_READ, TRUE, "host_queue", 512 / 2000e-9 / 1e6, DMA, 0 },
+  /* Two completion slots (host.completion_queue_tlps), 512-byte reads of two 256-byte completions: one read at a
+   * time, as a read queue of one. */
+  { "host completion slots", "configs/svgx_g2_x8.yaml", { "host.completion_queue_tlps=2",
+    "host.read_latency_ns=2000", NULL }, PS_READ, TRUE, "host_queue", 512 / 2000e-9 / 1e6, DMA, 0 },
   { "host completion rate", "configs/svgx_g2_x8.yaml", { "host.completion_mbps=1000", NULL }, PS_READ, TRUE,
     "host_completion_rate", 256 / 276e-9 / 1e6, DMA, 0 },
   /* The same in pairs (host.completion_group_tlps 2): a 512-byte read's two completions pay 20 ns once, 10 each. */

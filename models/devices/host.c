@@ -481,7 +481,9 @@ host_accept_read (Host *h, Tlp *t)
     SimTime resume = h->read_resume_ps;
     if (h->read_resume_group_ps != 0) {
       /* Its walker hands the read back one group of its completions at a time (host.h). */
-      uint32_t group = MAX (h->p.cpl_group_tlps, 1u), groups = (txn_cpl_count (&h->cpl, t) + group - 1) / group;
+      /* (the count txn_cpl_room() noted in hold_ps, when it was asked) */
+      uint32_t cpls = t->hold_ps != 0 ? (uint32_t) t->hold_ps : txn_cpl_count (&h->cpl, t);
+      uint32_t group = MAX (h->p.cpl_group_tlps, 1u), groups = (cpls + group - 1) / group;
       resume += (groups - 1) * h->read_resume_group_ps;
     }
     SimTime ready = iommu_translate (h, t->address, resume); /* once: MAX evaluates twice */
@@ -597,6 +599,7 @@ host_receive (Component *comp, FabricPort *port, Tlp *t)
      * once per turn from posted writes to a read, whatever was released meanwhile. */
     t->order = h->posted_since_read ? TXN_CPL_FENCE : 0;
     h->posted_since_read = FALSE;
+    t->hold_ps = 0; /* the completer's from here (txn_cpl_room()); a switch on the way left its time in it */
     /* Behind a held read, or without room for its completions (completer.h, Room), it waits in arrival order. */
     if (h->held.head == NULL && txn_cpl_room (&h->cpl, t))
       host_accept_read (h, t);

@@ -126,13 +126,19 @@ txn_cpl_full (const TxnCompleter *c)
   return c->p.depth != 0 && c->n >= c->p.depth;
 }
 uint32_t txn_cpl_count (const TxnCompleter *c, const Tlp *r);
-/* Whether read `r` may be taken in now: not full, and its completions fit (Room). */
+/* Whether read `r` may be taken in now: not full, and its completions fit (Room). With p.queue_tlps it notes the
+ * read's completion count in r->hold_ps for the checks after it and txn_cpl_accept() (a held read is checked at
+ * every completion): a component that asks clears hold_ps when it takes the read off its port. */
 static inline gboolean
-txn_cpl_room (const TxnCompleter *c, const Tlp *r)
+txn_cpl_room (const TxnCompleter *c, Tlp *r)
 {
   if (txn_cpl_full (c))
     return FALSE;
-  return c->p.queue_tlps == 0 || c->n == 0 || c->cpl_held + txn_cpl_count (c, r) <= c->p.queue_tlps;
+  if (c->p.queue_tlps == 0)
+    return TRUE;
+  if (r->hold_ps == 0)
+    r->hold_ps = txn_cpl_count (c, r);
+  return c->n == 0 || c->cpl_held + r->hold_ps <= c->p.queue_tlps;
 }
 /* The read answered next (see Order), or NULL when none is held. Inline, as the two below: every completion asks. */
 static inline Tlp *

@@ -300,6 +300,33 @@ explain_software (const Why *w, DmaDir dir, double share, WhyVerdict *v)
     v->software_ns[WHY_SW_POLL] / 1000, why_software_phase_names[top], v->bound_mbps);
 }
 
+/* Reads wait outside the root complex for a place (read_queue_depth) or for completion slots (cpl_queue_tlps): the
+ * smaller number of reads at once binds. A read is at least ceil(MRRS / MPS) completions, so the slots' reads are
+ * at most that many: still an upper bound, whatever the completer's cut. */
+static void
+explain_host_queue (const Why *w, double share, WhyVerdict *v)
+{
+  char *s = v->text;
+  const size_t n = sizeof v->text;
+  const uint32_t mrrs = w->dp->max_read_request_bytes;
+  double lat_ps = (w->hp->read_latency_ns * 1000 + w->hp->read_latency_per_byte_ps * mrrs);
+  uint32_t least = MAX ((mrrs + w->dp->max_payload_bytes - 1) / MAX (w->dp->max_payload_bytes, 1u), 1u);
+  double by_depth = w->hp->read_queue_depth != 0 ? w->hp->read_queue_depth : INFINITY;
+  double by_slots = w->hp->cpl_queue_tlps != 0 ? MAX (w->hp->cpl_queue_tlps / least, 1u) : INFINITY;
+  if (by_slots < by_depth) {
+    v->bound_mbps = mbps_of (by_slots * mrrs, lat_ps);
+    g_snprintf (s, n, "limited by the root complex's completion slots: %.0f%% of the figure's time; %u slots, a "
+      "%u-byte read at least %u completions, so at most %.0f at once: %.0f x %u bytes per %.0f ns of read latency "
+      "-> %.0f MB/s", share, w->hp->cpl_queue_tlps, mrrs, least, by_slots, by_slots, mrrs, lat_ps / 1000,
+      v->bound_mbps);
+    return;
+  }
+  v->bound_mbps = mbps_of (by_depth * mrrs, lat_ps);
+  g_snprintf (s, n, "limited by the root complex's read queue: %.0f%% of the figure's time; it works on %u reads at "
+    "once, %u x %u bytes per %.0f ns of read latency -> %.0f MB/s", share, w->hp->read_queue_depth,
+    w->hp->read_queue_depth, mrrs, lat_ps / 1000, v->bound_mbps);
+}
+
 /* The bound and its explanation: where the resource has a capacity of its own, what it alone allows; the text
  * ends with what the link alone would allow, unless the link is the bound. */
 static void
@@ -356,28 +383,9 @@ explain (const Why *w, DmaDir dir, const LinkUsage *u, WhyVerdict *v)
       "in flight, %.2f us mean read round trip -> %.0f MB/s", share, w->dp->cpl_buffer_bytes, rtt.mean_ns / 1000,
       v->bound_mbps);
     break;
-  case STALL_HOST_QUEUE: {
-    double lat_ps = (w->hp->read_latency_ns * 1000 + w->hp->read_latency_per_byte_ps * mrrs);
-    /* Reads wait outside for a place (read_queue_depth) or for completion slots (cpl_queue_tlps): the smaller
-     * number of reads at once binds. A read is at least ceil(MRRS / MPS) completions, so the slots' reads are at
-     * most that many fewer: still an upper bound, whatever the completer's cut. */
-    uint32_t least = MAX ((mrrs + w->dp->max_payload_bytes - 1) / MAX (w->dp->max_payload_bytes, 1u), 1u);
-    double by_depth = w->hp->read_queue_depth != 0 ? w->hp->read_queue_depth : INFINITY;
-    double by_slots = w->hp->cpl_queue_tlps != 0 ? MAX (w->hp->cpl_queue_tlps / least, 1u) : INFINITY;
-    if (by_slots < by_depth) {
-      v->bound_mbps = mbps_of (by_slots * mrrs, lat_ps);
-      g_snprintf (s, n, "limited by the root complex's completion slots: %.0f%% of the figure's time; %u slots, "
-        "a %u-byte read at least %u completions, so at most %.0f at once: %.0f x %u bytes per %.0f ns of read "
-        "latency -> %.0f MB/s", share, w->hp->cpl_queue_tlps, mrrs, least, by_slots, by_slots, mrrs, lat_ps / 1000,
-        v->bound_mbps);
-      break;
-    }
-    v->bound_mbps = mbps_of (by_depth * mrrs, lat_ps);
-    g_snprintf (s, n, "limited by the root complex's read queue: %.0f%% of the figure's time; it works on %u reads "
-      "at once, %u x %u bytes per %.0f ns of read latency -> %.0f MB/s", share, w->hp->read_queue_depth,
-      w->hp->read_queue_depth, mrrs, lat_ps / 1000, v->bound_mbps);
+  case STALL_HOST_QUEUE:
+    explain_host_queue (w, share, v);
     break;
-  }
   case STALL_HOST_COMPLETION_RATE: {
     /* The return path's time per steady completion: its fixed part and its bytes at the host's rate. The fixed
      * part is paid once per group of a read's completions (host.h cpl_group_tlps): its share per completion. */

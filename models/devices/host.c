@@ -480,8 +480,8 @@ host_accept_read (Host *h, Tlp *t)
   if (h->p.iommu_enabled) {
     SimTime resume = h->read_resume_ps;
     if (h->read_resume_group_ps != 0) {
-      /* Its walker hands the read back one group of its completions at a time (host.h). */
-      /* (the count txn_cpl_room() noted in hold_ps, when it was asked) */
+      /* Its walker hands the read back one group of its completions at a time (host.h); txn_cpl_room() left
+       * their count in hold_ps when it was asked. */
       uint32_t cpls = t->hold_ps != 0 ? (uint32_t) t->hold_ps : txn_cpl_count (&h->cpl, t);
       uint32_t group = MAX (h->p.cpl_group_tlps, 1u), groups = (cpls + group - 1) / group;
       resume += (groups - 1) * h->read_resume_group_ps;
@@ -692,8 +692,8 @@ host_attached (Component *comp, FabricPort *port)
 
 /* Why (stall.h) a root port with an empty transmit FIFO sends nothing: the return path producing a completion
  * whose data is ready (its per-TLP and per-byte time), reads in the root complex whose data is not ready (more
- * waiting behind read_queue_depth or the completion slots: the queue), or none at all. The reads are counted whichever port they came
- * from: one root port is what every config has. */
+ * waiting behind read_queue_depth or the completion slots: the queue), or none at all. The reads are counted
+ * whichever port they came from: one root port is what every config has. */
 void
 host_stall (Host *h, uint32_t port)
 {

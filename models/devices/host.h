@@ -11,13 +11,12 @@
  * - Completer. An MRd is taken out of the root port's receive buffer as soon as it arrives (its NP credit is
  *   freed then) unless read_queue_depth requests are already in the root complex, or its completions do not fit
  *   in the cpl_queue_tlps slots beside theirs; then it waits there, in arrival order, until one finishes (each
- *   completion sent frees a slot). With the IOMMU its translation starts when it is taken in. Its data is ready read_latency_ns +
- *   read_latency_per_byte_ps x length after it is taken in, or after the last posted write received before it
- *   has given back its slot if that is later (a read never passes a posted write, spec §2.4.1); requests
- *   overlap in that latency (memory-level
- *   parallelism) but their data leaves through one return path, the read whose data is ready first going first
- *   (completions_in_order: in arrival order), at cpl_rate_mbps plus
- *   cpl_overhead_ns per completion. Completions are cut by the completer (models/txn/completer.h: RCB/MPS rules).
+ *   completion sent frees a slot). With the IOMMU its translation starts when it is taken in. Its data is ready
+ *   read_latency_ns + read_latency_per_byte_ps x length after it is taken in, or after the last posted write
+ *   received before it has given back its slot if that is later (a read never passes a posted write, spec
+ *   §2.4.1); requests overlap in that latency (memory-level parallelism) but their data leaves through one return
+ *   path, the read whose data is ready first going first (completions_in_order: in arrival order), at
+ *   cpl_rate_mbps plus cpl_overhead_ns per completion. Completions are cut by the completer (models/txn/completer.h: RCB/MPS rules).
  * - Posted-write sink. MWr/MSI data drains into memory at write_drain_mbps, one TLP after another; a TLP's
  *   receive-buffer slot, and so its P credits, come back write_latency_ns after its data has drained. The
  *   credits a root port advertises are its link's rx_credits[LINK_DSP] (finite P/NP, infinite Cpl).

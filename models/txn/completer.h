@@ -30,8 +30,9 @@
  *   and a plan not yet started yields to a read that became ready before it.
  * - Room: with p.queue_tlps, a read is taken in only when its completions (txn_cpl_count()) fit beside those of
  *   the reads held and not yet sent, or when it holds none: a completer that reserves a read's completion slots
- *   when it starts the read, as a requester reserves completion space before it sends one (spec §2.3.1.1 and
- *   §2.6.1). txn_cpl_room() says whether the component may hand it the next read; each completion sent frees one.
+ *   when it starts the read, as a requester reserves completion space before it sends one (spec §2.6.1).
+ *   txn_cpl_room() says whether the component may hand it the next read, and keeps the read's count in its hold_ps
+ *   until txn_cpl_accept(); each completion sent frees a slot.
  * - Fence: with p.fence_ps, a read whose `order` carries TXN_CPL_FENCE when accepted (the component's mark: the
  *   root complex's for a read received behind posted writes) holds the return path p.fence_ps more before its
  *   first completion; the component sets or clears the mark on every read it accepts.
@@ -125,6 +126,7 @@ txn_cpl_full (const TxnCompleter *c)
 {
   return c->p.depth != 0 && c->n >= c->p.depth;
 }
+/* How many completions read `r` (not yet accepted: its address, length and port) will leave as, cut as below. */
 uint32_t txn_cpl_count (const TxnCompleter *c, const Tlp *r);
 /* Whether read `r` may be taken in now: not full, and its completions fit (Room). With p.queue_tlps it notes the
  * read's completion count in r->hold_ps for the checks after it and txn_cpl_accept() (a held read is checked at
@@ -173,7 +175,5 @@ void txn_cpl_plan_done (TxnCompleter *c);
 /* Whether a read of `len` bytes at `addr` has every RCB block of a naturally aligned block of `block` bytes among
  * its own (see Cut). */
 gboolean txn_cpl_full_block (uint64_t addr, uint32_t len, uint32_t rcb_bytes, uint32_t block);
-/* How many completions read `r` (not yet accepted: its address, length and port) will leave as, cut as above
- * (declared above txn_cpl_room()). */
 /* A read's completions as the completer would cut them, without a completer: for tools that predict the wire. */
 uint32_t txn_cpl_predict (uint64_t addr, uint32_t remaining, uint32_t rcb_bytes, uint32_t mps, CplPolicy policy);

@@ -329,8 +329,8 @@ ps_pciebench_import (const PsPciebenchImport *imp, GError **error)
   }
   g_string_append_printf (o, "# pcie-bench's \"BW (GB/s)\" column holds Gb/s (8 x bytes / ns), as microbench_gbps "
                           "does; BW_DMA_RW counts one direction's bytes, as microbench_read_gbps does. Latencies: "
-                          "the median, Med(ns).\n# The base is %s's %s imported from its sys-lspci.txt. `pciesim fit %s -o fitted.yaml`.\n", imp->dir,
-                          device, imp->output);
+                          "the median, Med(ns).\n# The base is %s's %s imported from its sys-lspci.txt. "
+                          "`pciesim fit %s -o fitted.yaml`.\n", imp->dir, device, imp->output);
   g_string_append_printf (o, "base: %s\nmeasurements:\n%s", base_rel, rows->str);
   g_hash_table_unref (tally.reasons);
   return ps_write_output (imp->output, o, error);

@@ -480,10 +480,9 @@ host_accept_read (Host *h, Tlp *t)
   if (h->p.iommu_enabled) {
     SimTime resume = h->read_resume_ps;
     if (h->read_resume_group_ps != 0) {
-      /* Its walker hands the read back one group of its completions at a time (host.h); txn_cpl_room() left
-       * their count in hold_ps when it was asked. */
-      uint32_t cpls = t->hold_ps != 0 ? (uint32_t) t->hold_ps : txn_cpl_count (&h->cpl, t);
-      uint32_t group = MAX (h->p.cpl_group_tlps, 1u), groups = (cpls + group - 1) / group;
+      /* Its walker hands the read back one group of its completions at a time (host.h). */
+      uint32_t group = MAX (h->p.cpl_group_tlps, 1u);
+      uint32_t groups = (txn_cpl_count_noted (&h->cpl, t) + group - 1) / group;
       resume += (groups - 1) * h->read_resume_group_ps;
     }
     SimTime ready = iommu_translate (h, t->address, resume); /* once: MAX evaluates twice */

@@ -16,7 +16,8 @@
  *   received before it has given back its slot if that is later (a read never passes a posted write, spec
  *   §2.4.1); requests overlap in that latency (memory-level parallelism) but their data leaves through one return
  *   path, the read whose data is ready first going first (completions_in_order: in arrival order), at
- *   cpl_rate_mbps plus cpl_overhead_ns per completion. Completions are cut by the completer (models/txn/completer.h: RCB/MPS rules).
+ *   cpl_rate_mbps plus cpl_overhead_ns per completion. Completions are cut by the completer
+ *   (models/txn/completer.h: RCB/MPS rules).
  * - Posted-write sink. MWr/MSI data drains into memory at write_drain_mbps, one TLP after another; a TLP's
  *   receive-buffer slot, and so its P credits, come back write_latency_ns after its data has drained. The
  *   credits a root port advertises are its link's rx_credits[LINK_DSP] (finite P/NP, infinite Cpl).

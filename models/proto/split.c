@@ -22,6 +22,10 @@ guint
 split_completions (uint64_t addr, uint32_t len, uint32_t rcb, uint32_t mps, CplPolicy policy, uint32_t *out,
   guint max)
 {
+  /* Counted alone, line by line: one per RCB block the range touches (an RCB block never crosses 4 KB). A root
+   * complex with completion slots counts every read it takes in (completer.h, Room). */
+  if (max == 0 && policy == CPL_POLICY_RCB && len > 0)
+    return (guint) ((addr + len + rcb - 1) / rcb - addr / rcb);
   guint n = 0;
   while (len > 0) {
     uint32_t s = split_next_completion (addr, len, rcb, mps, policy);

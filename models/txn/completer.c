@@ -124,7 +124,7 @@ txn_cpl_accept (TxnCompleter *c, Tlp *r, SimTime not_before, SimTime extra_ps)
     r->order = (uint16_t) ((block ? TXN_CPL_BLOCK_FIRST : TXN_CPL_BLOCK_NO) | fence);
   }
   if (c->p.queue_tlps != 0) /* txn_cpl_room()'s count when it was asked (Room) */
-    c->cpl_held += r->hold_ps != 0 ? (uint32_t) r->hold_ps : txn_cpl_count (c, r);
+    c->cpl_held += txn_cpl_count_noted (c, r);
   r->hold_ps = 0; /* completions sent (the return path's groups) */
   SimTime start = MAX (sim_now (c->engine), not_before);
   r->stamp_ps = start + c->p.latency_ps + extra_ps;
@@ -188,14 +188,8 @@ txn_cpl_count (const TxnCompleter *c, const Tlp *r)
 {
   uint32_t mps = c->port_mps != NULL ? c->port_mps[r->port - 1] : c->mps;
   if (c->p.full_block_bytes == 0 || !txn_cpl_full_block (r->address, r->length_bytes, c->p.rcb_bytes,
-                                                         c->p.full_block_bytes)) {
-    /* Line by line, one per RCB block it touches (an RCB block never crosses 4 KB): asked once per read with
-     * completion slots, where the loop below was a per-read cost the instruction guard saw. */
-    if (c->p.policy == CPL_POLICY_RCB && r->length_bytes > 0)
-      return (uint32_t) ((r->address + r->length_bytes + c->p.rcb_bytes - 1) / c->p.rcb_bytes
-                         - r->address / c->p.rcb_bytes);
+                                                         c->p.full_block_bytes))
     return split_completions (r->address, r->length_bytes, c->p.rcb_bytes, mps, c->p.policy, NULL, 0);
-  }
   /* A whole block's read: its first completion as any other, then the rest by MPS (Cut). */
   uint32_t first = split_next_completion (r->address, r->length_bytes, c->p.rcb_bytes, mps, c->p.policy);
   return 1 + split_completions (r->address + first, r->length_bytes - first, c->p.rcb_bytes, mps, CPL_POLICY_MPS,

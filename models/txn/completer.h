@@ -128,6 +128,12 @@ txn_cpl_full (const TxnCompleter *c)
 }
 /* How many completions read `r` (not yet accepted: its address, length and port) will leave as, cut as below. */
 uint32_t txn_cpl_count (const TxnCompleter *c, const Tlp *r);
+/* Read r's completion count: the one txn_cpl_room() noted in its hold_ps before txn_cpl_accept(), else counted. */
+static inline uint32_t
+txn_cpl_count_noted (const TxnCompleter *c, const Tlp *r)
+{
+  return r->hold_ps != 0 ? (uint32_t) r->hold_ps : txn_cpl_count (c, r);
+}
 /* Whether read `r` may be taken in now: not full, and its completions fit (Room). With p.queue_tlps it notes the
  * read's completion count in r->hold_ps for the checks after it and txn_cpl_accept() (a held read is checked at
  * every completion): a component that asks clears hold_ps when it takes the read off its port. */

@@ -1,7 +1,7 @@
 /* host_impl.h — the root complex's private state and the helpers host.c uses before it defines them (root ports,
  * routing, the posted-write sink, the CPU's path, the IOMMU and the joins to its completer, models/txn/).
  *
- * Contract: nothing but models/devices/host.c includes this; the rest of pciesim sees host.h only. It is a header
+ * Contract: nothing but models/devices/host.c and host_cpu.c include this; the rest of pciesim sees host.h only. It is a header
  * of its own so that the state's commentary does not push host.c past the size bound (test-layering.c).
  */
 #pragma once
@@ -103,6 +103,15 @@ struct Host {
   uint64_t fault_at, cpl_index;
   Tlp *swapped;
 };
+
+/* Marks a CPU write's MWr (the cookie of the root complex's register writes holds a 32-bit value, host_pio_write). */
+#define CPU_WRITE_COOKIE (UINT64_C (0x43505557) << 32)
+
+static inline gboolean
+rp_empty (const RootPort *rp)
+{
+  return !rp->q[FC_P].head && !rp->q[FC_NP].head && !rp->q[FC_CPL].head;
+}
 
 /* Queue `t` at root port `port`, in its flow-control class's FIFO; hold_ps is its place in the port's
  * production order (rp_pick()). */

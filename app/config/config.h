@@ -196,6 +196,8 @@ typedef struct {
     int64_t ack_every_tlps;
     double write_drain_mbps; /* 0 = unlimited */
     double write_latency_ns;
+    int64_t write_block_bytes; /* 0 = off */
+    double write_partial_block_ns; /* per run edge inside such a block */
     double pio_latency_ns;
     double pio_gap_ns;
     double msi_latency_ns;

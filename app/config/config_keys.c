@@ -368,6 +368,12 @@ const KeyDef cfg_keys[] = {
     "rate at which the host drains posted writes from its receive buffer; 0 = unlimited"),
   KEY_DOUBLE ("host.write_latency_ns", host.write_latency_ns, 0, 1e6, "0", "ns",
     "posted write drained -> its receive-buffer slot and P credits released"),
+  KEY_POW2 ("host.write_block_bytes", host.write_block_bytes, 0, 4096, "0", "bytes",
+    "posted writes are seen as runs of contiguous MWrs: each edge of a run inside a naturally aligned block of "
+    "this many bytes (its start, or its end, seen when the next write does not continue it) drains "
+    "host.write_partial_block_ns longer (docs/host-model.md §2); 0 = no edge costs anything"),
+  KEY_DOUBLE ("host.write_partial_block_ns", host.write_partial_block_ns, 0, 1e6, "0", "ns",
+    "drain time a posted write adds per run edge inside a host.write_block_bytes block"),
   KEY_DOUBLE ("host.pio_latency_ns", host.pio_latency_ns, 0, 1e7, "0", "ns",
     "software: decision to start a DMA -> its first PIO write leaves the root port"),
   KEY_DOUBLE ("host.pio_gap_ns", host.pio_gap_ns, 0, 1e7, "0", "ns",

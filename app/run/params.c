@@ -84,6 +84,8 @@ ps_build_system_params (const PsConfig *cfg, SystemParams *sp)
     .iommu_read_resume_group_ns = cfg->host.iommu.read_resume_group_ns,
     .write_drain_mbps = cfg->host.write_drain_mbps,
     .write_latency_ns = cfg->host.write_latency_ns,
+    .write_block_bytes = (uint32_t) cfg->host.write_block_bytes,
+    .write_partial_block_ns = cfg->host.write_partial_block_ns,
     .sw_pio_latency_ns = cfg->host.pio_latency_ns,
     .sw_pio_gap_ns = cfg->host.pio_gap_ns,
     .msi_latency_ns = cfg->host.msi_latency_ns,

@@ -53,6 +53,12 @@ host_params_check (const HostParams *p, uint32_t mps, GError **error)
       "two of RCB %u to %u", fb, p->rcb_bytes, SPLIT_PAGE_BYTES);
     return FALSE;
   }
+  uint32_t wb = p->write_block_bytes;
+  if (wb != 0 && (wb < 64 || wb > SPLIT_PAGE_BYTES || (wb & (wb - 1)) != 0)) {
+    g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "posted-write blocks of %u bytes: must be a power of two of "
+      "64 to %u", wb, SPLIT_PAGE_BYTES);
+    return FALSE;
+  }
   if (p->iommu_enabled && (p->iotlb_entries == 0 || p->iotlb_entries > 4096 || p->iommu_page_bytes < 4096
                            || (p->iommu_page_bytes & (p->iommu_page_bytes - 1)) != 0)) {
     g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARAM, "IOMMU with %u IOTLB entries of %" G_GUINT64_FORMAT " bytes: "
@@ -63,7 +69,7 @@ host_params_check (const HostParams *p, uint32_t mps, GError **error)
                        p->cpl_fence_ns, p->write_drain_mbps, p->write_latency_ns, p->sw_pio_latency_ns,
                        p->sw_pio_gap_ns, p->msi_latency_ns, p->poll_interval_ns, p->iteration_gap_ns,
                        p->cpu_write_path_ns, p->iommu_walk_ns, p->iommu_read_resume_ns,
-                       p->iommu_read_resume_group_ns, p->llc_miss_ns };
+                       p->iommu_read_resume_group_ns, p->llc_miss_ns, p->write_partial_block_ns };
   /* 0 is legal for every one (no latency, or a rate that does not limit). The negated test also rejects NaN;
    * the bound (1e12 ns is over 16 minutes) keeps every conversion to picoseconds far inside SimTime. */
   for (guint i = 0; i < G_N_ELEMENTS (v); i++)
@@ -335,6 +341,22 @@ drain_ps (Host *h, uint32_t bytes)
   return h->drain_memo_ps;
 }
 
+/* The drain time a posted write adds for the edges of write runs it makes inside a block (host.h, Posted-write
+ * sink): its run's start if it starts one, and the run before it if that ended inside one. A write stream of whole
+ * blocks pays nothing; the root complex's memory side, not the link, sees the edges. */
+static SimTime
+partial_block_ps (Host *h, const Tlp *t)
+{
+  uint32_t block = h->p.write_block_bytes;
+  if (block == 0 || t->kind != TLP_MWR)
+    return 0;
+  uint32_t edges = 0;
+  if (t->address != h->write_run_end)
+    edges = (h->write_run_end % block != 0 && h->write_run_end != UINT64_MAX) + (t->address % block != 0);
+  h->write_run_end = t->address + t->payload_bytes;
+  return edges * h->write_partial_ps;
+}
+
 /* Take an MRd into the root complex's request queue: only now is its receive-buffer slot (and NP credit) free,
  * and only now does its latency start — a held request waits for the root complex, it is not being served.
  * The per-byte term prices larger reads' first data later (pcie-bench's 8 -> 512-byte medians grow ~0.3 ns/B,
@@ -485,7 +507,7 @@ host_receive (Component *comp, FabricPort *port, Tlp *t)
     SimTime ready = iommu_translate (h, t->address, 0);
     from = MAX (from, ready);
   }
-  SimTime drained = from + drain_ps (h, t->payload_bytes);
+  SimTime drained = from + drain_ps (h, t->payload_bytes) + partial_block_ps (h, t);
   h->sink_free = drained;
   t->stamp_ps = drained + h->write_latency_ps;
   /* A non-empty sink already has its head's event; the head's release schedules the next one. */
@@ -668,6 +690,8 @@ host_new (Fabric *f, const char *name, const HostParams *params, uint32_t root_p
   h->drain_ps_per_byte = ps_per_byte (params->write_drain_mbps);
   h->drain_memo_bytes = UINT32_MAX; /* no payload is that large: the first drain_ps() computes */
   h->write_latency_ps = units_ns_to_ps (params->write_latency_ns);
+  h->write_partial_ps = units_ns_to_ps (params->write_partial_block_ns);
+  h->write_run_end = UINT64_MAX; /* no run yet: the first write's start is an edge only inside a block */
   h->msi_latency_ps = units_ns_to_ps (params->msi_latency_ns);
   h->poll_ps = units_ns_to_ps (params->poll_interval_ns);
   h->cpu_path_ps = units_ns_to_ps (params->cpu_write_path_ns);

@@ -19,8 +19,11 @@
  *   cpl_rate_mbps plus cpl_overhead_ns per completion. Completions are cut by the completer
  *   (models/txn/completer.h: RCB/MPS rules).
  * - Posted-write sink. MWr/MSI data drains into memory at write_drain_mbps, one TLP after another; a TLP's
- *   receive-buffer slot, and so its P credits, come back write_latency_ns after its data has drained. The
- *   credits a root port advertises are its link's rx_credits[LINK_DSP] (finite P/NP, infinite Cpl).
+ *   receive-buffer slot, and so its P credits, come back write_latency_ns after its data has drained. With
+ *   write_block_bytes set, writes are seen as runs (an MWr starting where the last one ended continues a run):
+ *   an MWr that starts a run inside an aligned block of that size, or follows a run that ended inside one,
+ *   drains write_partial_block_ns longer for each such edge. The credits a root port advertises are its link's
+ *   rx_credits[LINK_DSP] (finite P/NP, infinite Cpl).
  * - IOMMU (iommu_enabled). Every MRd and MWr for host memory (not an MSI, not a peer's) looks its page
  *   (address / iommu_page_bytes) up in an IOTLB of iotlb_entries translations, least recently used replaced. A
  *   miss is a page walk of iommu_walk_ns by the first of iommu_walks walkers free, after any walk before it there
@@ -109,6 +112,8 @@ typedef struct {
   /* Posted-write sink. */
   double write_drain_mbps; /* rate at which posted data is absorbed into memory; 0 = unlimited */
   double write_latency_ns; /* drained -> receive-buffer slot (and its P credits) released */
+  uint32_t write_block_bytes; /* a power of two: the unit whose partly written edges cost more; 0 = none */
+  double write_partial_block_ns; /* drain time added per run edge inside a block (above) */
   /* Software. */
   double sw_pio_latency_ns; /* software decides to start -> first PIO register write leaves the root port */
   double sw_pio_gap_ns; /* between consecutive uncached register writes */

@@ -57,6 +57,8 @@ struct Host {
   TlpFifo sink;
   SimTime sink_free; /* when memory has absorbed every posted byte received so far (drain is serial) */
   gboolean posted_since_read; /* a posted request came in after the last read (the next read is fenced) */
+  uint64_t write_run_end; /* where the last MWr ended: the next continues its run if it starts there */
+  SimTime write_partial_ps; /* HostParams.write_partial_block_ns */
 
   /* IOMMU: the IOTLB (iotlb_entries, an empty one has page UINT64_MAX and used 0, so it is the first replaced),
    * its use clock, and when each of the iommu_walks page walkers is free. */

@@ -47,8 +47,8 @@ static const int64_t lanes_allowed[] = { 1, 2, 4, 8, 12, 16, 32, -1 };
 static const int64_t rcb_allowed[] = { 64, 128, -1 };
 static const int64_t addr_allowed[] = { 32, 64, -1 };
 static const int64_t width_allowed[] = { 64, 128, 256, 512, 1024, -1 };
-/* 0 (off) or a power of two of whole lines: a list rather than KEY_POW2, so that a range over it ([0, 512]) meets
- * only values a block can have (ps_config_snap). */
+/* A block of whole lines, read or written: 0 (off) or a power of two of 64 to 4096. A list rather than KEY_POW2,
+ * so that a range over it ([0, 512]) meets only values a block can have (ps_config_snap). */
 static const int64_t block_allowed[] = { 0, 64, 128, 256, 512, 1024, 2048, 4096, -1 };
 static const char *const arbitration_words[] = { "round_robin", "priority", "read_priority", NULL };
 static const char *const counter_words[] = { "endpoint", "host", NULL };
@@ -310,7 +310,8 @@ const KeyDef cfg_keys[] = {
     "datasheet: its shared L3 size); 0 = every window fits"),
   KEY_INT ("host.completion_bytes", host.completion_bytes, 0, 4096, "0", "bytes",
     "completion size policy: 0 = up to MPS; else the chunk size the chipset returns (often 64, a cache line)"),
-  KEY_ONE_OF ("host.completion_full_block_bytes", host.completion_full_block_bytes, 0, 4096, block_allowed, "0", "bytes",
+  KEY_ONE_OF ("host.completion_full_block_bytes", host.completion_full_block_bytes, 0, 4096, block_allowed, "0",
+              "bytes",
     "with host.completion_bytes at the read completion boundary: a read that covers every cache line of a naturally "
     "aligned block of this many bytes is answered by its first line and then completions of up to MPS, cut on RCB "
     "multiples (docs/host-model.md §1); 0 = never"),
@@ -371,7 +372,8 @@ const KeyDef cfg_keys[] = {
     "rate at which the host drains posted writes from its receive buffer; 0 = unlimited"),
   KEY_DOUBLE ("host.write_latency_ns", host.write_latency_ns, 0, 1e6, "0", "ns",
     "posted write drained -> its receive-buffer slot and P credits released"),
-  KEY_POW2 ("host.write_block_bytes", host.write_block_bytes, 0, 4096, "0", "bytes",
+  KEY_ONE_OF ("host.write_block_bytes", host.write_block_bytes, 0, 4096, block_allowed, "0",
+              "bytes",
     "posted writes are seen as runs of contiguous MWrs: each edge of a run inside a naturally aligned block of "
     "this many bytes (its start, or its end, seen when the next write does not continue it) drains "
     "host.write_partial_block_ns longer (docs/host-model.md §2); 0 = no edge costs anything"),

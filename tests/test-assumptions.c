@@ -91,7 +91,8 @@ check_file (const char *path, const char *rel)
       }
       indents[depth] = ind;
       names[depth++] = g_strdup (name);
-    } else if ((trail || from_block || in_section) && ps_config_key_numeric (full->str)
+    } else if ((trail || from_block || in_section)
+               && (ps_config_key_numeric (full->str) || ps_config_key_boolean (full->str))
                && !(exempt || (in_section && mark_section_exempt && !trail && !from_block))) {
       g_hash_table_insert (marked, g_strdup (full->str), GINT_TO_POINTER (i + 1));
     }
@@ -113,9 +114,11 @@ check_file (const char *path, const char *rel)
   GHashTableIter it;
   gpointer key, line;
   g_hash_table_iter_init (&it, marked);
+  /* A boolean's mark may be a behaviour's, with no range: only a quantity must have one. */
   while (g_hash_table_iter_next (&it, &key, &line))
-    g_string_append_printf (problems, "%s:%d: %s is marked as an assumption but has no range in assumptions:\n", rel,
-                            GPOINTER_TO_INT (line), (char *) key);
+    if (ps_config_key_numeric (key))
+      g_string_append_printf (problems, "%s:%d: %s is marked as an assumption but has no range in assumptions:\n",
+                              rel, GPOINTER_TO_INT (line), (char *) key);
   return g_string_free (problems, FALSE);
 }
 
@@ -319,6 +322,11 @@ static const struct {
     "host.read_queue_depth must be an integer" },
   { "link: {gen: 3, lanes: 8}\nassumptions: [host.read_queue_depth]\n", ":2:14: error: assumptions must be a "
     "mapping" },
+  /* A boolean's range is the one [false, true]: reversed or a number, it is refused where it stands. */
+  { "link: {gen: 3, lanes: 8}\nassumptions:\n  host.completions_in_order: [true, false]\n", ":3:30: error: "
+    "assumptions: the range of host.completions_in_order must be [false, true]" },
+  { "link: {gen: 3, lanes: 8}\nassumptions:\n  host.completions_in_order: [0, 1]\n", ":3:31: error: "
+    "host.completions_in_order must be true or false, got '0'" },
 };
 
 START_TEST (test_bad_range)
@@ -343,6 +351,14 @@ START_TEST (test_snap)
   ck_assert_double_eq (ps_config_snap ("host.write_latency_ns", 12.25), 12.25);
   g_autofree char *t = ps_config_set_text ("host.write_latency_ns", 0.1);
   ck_assert_str_eq (t, "host.write_latency_ns=0.10000000000000001");
+  /* A boolean is the choice 0 or 1, set by its words, so a search's midpoint reads back as a value. */
+  ck_assert (ps_config_key_integer ("host.completions_in_order"));
+  ck_assert_double_eq (ps_config_snap ("host.completions_in_order", 0.4), 0);
+  ck_assert_double_eq (ps_config_snap ("host.completions_in_order", 0.6), 1);
+  g_autofree char *b = ps_config_set_text ("host.completions_in_order", 0.7);
+  ck_assert_str_eq (b, "host.completions_in_order=true");
+  g_autofree char *f = ps_config_set_text ("host.completions_in_order", 0);
+  ck_assert_str_eq (f, "host.completions_in_order=false");
 }
 END_TEST
 
@@ -1020,6 +1036,42 @@ START_TEST (test_fit_rescreen)
 }
 END_TEST
 
+/* A boolean assumption is fitted as the choice 0 or 1 and written back as its word: a blind pcie-bench host's read
+ * order, with the figures the plain runs give in arrival order (five page walks at once and 128 IOTLB entries set,
+ * so that the walkers do not hide the order), comes back true, and the fitted config loads. */
+START_TEST (test_fit_boolean)
+{
+  g_autofree char *dir = g_build_filename (tmpdir_root, "boolean", NULL);
+  const char *rel = "configs/pciebench/bdw-Xeon-E5-2630v4-dell-t430-s0-s0-s0-iommu-nosp.yaml";
+  g_autofree char *base = g_build_filename (source_root (), rel, NULL);
+  const char *const windows[] = { "524288", "1048576" };
+  GString *file = g_string_new (NULL);
+  g_string_append_printf (file, "base: %s\nparameters: [host.completions_in_order]\nmeasurements:\n", base);
+  for (guint i = 0; i < G_N_ELEMENTS (windows); i++) {
+    g_autofree char *w = g_strdup_printf ("microbench.window_bytes=%s", windows[i]);
+    double in_order = plain_figure (rel, "gbps", (const char *const[]) { w, "host.iommu.walks_in_flight=5",
+                                    "host.iommu.iotlb_entries=128", "host.completions_in_order=true", NULL });
+    double any = plain_figure (rel, "gbps", (const char *const[]) { w, "host.iommu.walks_in_flight=5",
+                               "host.iommu.iotlb_entries=128", NULL });
+    ck_assert (fabs (in_order - any) > 0.02 * in_order);
+    g_string_append_printf (file, "  - {set: {microbench.window_bytes: %s, host.iommu.walks_in_flight: 5, "
+                            "host.iommu.iotlb_entries: 128}, microbench_gbps: %.17g}\n", windows[i], in_order);
+  }
+  g_autofree char *path = write_file (dir, "order.yaml", file->str);
+  g_string_free (file, TRUE);
+  g_autofree char *out = g_build_filename (dir, "fitted.yaml", NULL);
+  g_auto (TestRun) r;
+  PCIESIM (&r, "fit", path, "--jobs", "2", "-o", out);
+  ck_assert_msg (r.status == 0, "%s", r.err);
+  ck_assert_msg (strstr (r.out, "host.completions_in_order        [false, true]           false        true"),
+                 "%s", r.out);
+  GError *e = NULL;
+  g_autoptr (PsConfig) fitted = ps_config_load (out, NULL, &e);
+  ck_assert_msg (fitted != NULL, "%s", e ? e->message : "");
+  ck_assert (fitted->host.completions_in_order);
+}
+END_TEST
+
 /* Measurements that carry an uncertainty are judged against it: a fit that cannot reach one (a 64-byte read's
  * median latency of 5 us, where every value in the ranges gives about 600 ns) names it, exits 1 as validate does
  * for figures beyond tolerance, and still writes the fitted file; the one it reaches is within its 1%. */
@@ -1252,6 +1304,7 @@ main (void)
   tcase_add_test (tc, test_ranges_samples);
   tcase_add_test (tc, test_node_switch_set);
   tcase_add_test (tc, test_fit_rescreen);
+  tcase_add_test (tc, test_fit_boolean);
   tcase_add_test (tc, test_fit_unexplained);
   tcase_add_test (tc, test_fit_no_verdict);
   suite_add_tcase (s, tc);

@@ -231,6 +231,56 @@ START_TEST (test_bound_holds_issue_corner)
 }
 END_TEST
 
+/* A boolean's range, [false, true], is an assumption like a number's: a blind pcie-bench host's read order (the
+ * calibrated T630's in arrival order, the spec's either) is run at both ends, its effect named, and the bound holds
+ * both plain runs. With five page walks at once and 128 IOTLB entries given (so that the walkers do not hide the
+ * order), 64-byte reads at a 512 KB window with 4 KB pages move with it. */
+START_TEST (test_bound_holds_boolean)
+{
+  g_autofree char *path = g_build_filename (source_root (),
+                                            "configs/pciebench/bdw-Xeon-E5-2630v4-dell-t430-s0-s0-s0-iommu-nosp.yaml",
+                                            NULL);
+  const char *sets[] = { "microbench.window_bytes=524288", "host.iommu.walks_in_flight=5",
+                         "host.iommu.iotlb_entries=128", NULL };
+  GError *e = NULL;
+  g_autoptr (PsConfig) cfg = ps_config_load (path, sets, &e);
+  ck_assert_msg (cfg != NULL, "%s", e ? e->message : "");
+  double end[2];
+  for (int v = 0; v < 2; v++) {
+    const char *at_sets[] = { sets[0], sets[1], sets[2], v ? "host.completions_in_order=true"
+                                                           : "host.completions_in_order=false", NULL };
+    g_autoptr (PsConfig) at = ps_config_load (path, at_sets, &e);
+    ck_assert_msg (at != NULL, "%s", e ? e->message : "");
+    g_autofree PsRunResult *res = g_new0 (PsRunResult, 1);
+    ck_assert (ps_run_config (at, at->benchmark.modes, 1, res, &e));
+    double fig[PS_RANGE_N];
+    ps_ranges_figures (res, fig);
+    end[v] = fig[PS_RANGE_MB_GBPS];
+  }
+  /* The order matters here, or this test would not be looking at it. */
+  ck_assert_double_gt (fabs (end[1] - end[0]), 0.02 * end[0]);
+  g_autofree PsRunResult *plain = g_new0 (PsRunResult, 1);
+  PsRanges r;
+  ck_assert (ps_ranges_run (cfg, sets, cfg->benchmark.modes, 1, 2, 0, plain, &r, &e));
+  const PsFigureRange *gbps = &r.fig[PS_RANGE_MB_GBPS];
+  ck_assert (gbps->valid);
+  gboolean named = FALSE;
+  for (guint a = 0; a < r.n_assumptions; a++)
+    if (strcmp (gbps->sens[a].key, "host.completions_in_order") == 0) {
+      named = TRUE;
+      ck_assert_double_eq (gbps->sens[a].lo_value, 0);
+      ck_assert_double_eq (gbps->sens[a].hi_value, 1);
+      ck_assert_double_eq_tol (gbps->sens[a].lo_figure, end[0], 1e-9 * end[0]);
+      ck_assert_double_eq_tol (gbps->sens[a].hi_figure, end[1], 1e-9 * end[1]);
+    }
+  ck_assert_msg (named, "host.completions_in_order is not among the assumptions searched");
+  for (int v = 0; v < 2; v++)
+    ck_assert_msg (end[v] >= gbps->lo && end[v] <= gbps->hi, "%.3f Gb/s outside %.3f-%.3f", end[v], gbps->lo,
+                   gbps->hi);
+  ps_ranges_clear (&r);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -241,6 +291,7 @@ main (void)
   tcase_add_loop_test (tc, test_bound_holds, 0, (int) configs->len);
   tcase_add_test (tc, test_bound_seed_free);
   tcase_add_test (tc, test_bound_holds_issue_corner);
+  tcase_add_test (tc, test_bound_holds_boolean);
   suite_add_tcase (s, tc);
   return run_suite (s);
 }

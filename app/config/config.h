@@ -319,14 +319,17 @@ extern const char *const ps_microbench_test_words[]; /* PsMicrobenchTest order, 
 unsigned ps_mode_parse (const char *word);
 const char *ps_mode_name (unsigned single_mode);
 
-/* A numeric key's value as a double (NaN for a key that is not K_INT or K_DOUBLE). */
+/* A numeric key's value as a double, a boolean's as 0 or 1 (NaN for any other key). */
 double ps_config_number (const PsConfig *cfg, const char *path);
 /* TRUE if `path` is a numeric key (integer or number), the only kind a range may be given for. */
 gboolean ps_config_key_numeric (const char *path);
-/* TRUE if `path` is an integer key (so a range's samples are rounded, a fit keeps it whole). */
+/* TRUE if `path` is an integer key (so a range's samples are rounded, a fit keeps it whole); a boolean is one,
+ * 0 or 1, and its range is [false, true]. */
 gboolean ps_config_key_integer (const char *path);
+/* TRUE if `path` is a boolean key: its range's ends and its --set are written false and true. */
+gboolean ps_config_key_boolean (const char *path);
 /* The value of key `path` nearest to `v` that the key accepts: an integer key rounds (to a power of two, or to
- * its list of allowed values, when it has one). Doubles are returned as they are. */
+ * its list of allowed values, when it has one), a boolean to 0 or 1. Doubles are returned as they are. */
 double ps_config_snap (const char *path, double v);
 /* "KEY=VALUE" for a --set giving numeric key `path` the value `v` (snapped), written so it reads back exactly. */
 char *ps_config_set_text (const char *path, double v);

@@ -732,11 +732,19 @@ ps_config_key_numeric (const char *path)
   return k && (k->type == K_INT || k->type == K_DOUBLE);
 }
 
+/* A boolean is the integer choice 0 (false) or 1 (true): a range [false, true] is searched and fitted as one. */
 gboolean
 ps_config_key_integer (const char *path)
 {
   const KeyDef *k = cfg_find_key (own_key (path));
-  return k && k->type == K_INT;
+  return k && (k->type == K_INT || k->type == K_BOOL);
+}
+
+gboolean
+ps_config_key_boolean (const char *path)
+{
+  const KeyDef *k = cfg_find_key (own_key (path));
+  return k && k->type == K_BOOL;
 }
 
 double
@@ -745,6 +753,8 @@ ps_config_snap (const char *path, double v)
   const KeyDef *k = cfg_find_key (own_key (path));
   if (!k && g_str_has_prefix (path, "nodes.") && strrchr (path, '.'))
     return ps_node_field_snap (strrchr (path, '.') + 1, v);
+  if (k && k->type == K_BOOL)
+    return v >= 0.5 ? 1 : 0;
   if (!k || k->type != K_INT)
     return v;
   double best = round (v);
@@ -761,6 +771,8 @@ char *
 ps_config_set_text (const char *path, double v)
 {
   v = ps_config_snap (path, v);
+  if (ps_config_key_boolean (path))
+    return g_strdup_printf ("%s=%s", path, v > 0 ? "true" : "false");
   /* 17 significant digits give a double back exactly; an integer key's value is whole. */
   if (ps_config_key_integer (path))
     return g_strdup_printf ("%s=%" G_GINT64_FORMAT, path, (int64_t) v);

@@ -2,7 +2,8 @@
  *
  * cfg_convert_value() is the one converter behind file values, --set values and the table's defaults, so a
  * default can never be a value the file itself could not give. Every problem is located at the value's node
- * (FILE:LINE:COL or the --set) with PS_ERROR_DATA. An `assumptions:` section gives a numeric key a [LO, HI] range;
+ * (FILE:LINE:COL or the --set) with PS_ERROR_DATA. An `assumptions:` section gives a numeric key a [LO, HI] range
+ * (a boolean [false, true]: a behaviour that may or may not be there);
  * its ends go through the same converter, and a range belongs to the file that sets the value
  * (cfg_merge_assumptions()).
  */
@@ -45,6 +46,21 @@ want_scalar (const KeyDef *k, const YNode *n, const char *what, GError **error)
 }
 
 /* Integers are strict decimal (no 0x, no 8.0): configs are read by people, and sizes must be exact. */
+static gboolean
+convert_bool (const KeyDef *k, const YNode *n, bool *out, GError **error)
+{
+  if (!want_scalar (k, n, "true or false", error))
+    return FALSE;
+  /* Only lower-case true and false: YAML 1.1's yes/no/on/off/y/n are refused, as they turn answers and country
+   * codes (NO) into booleans by surprise, and YAML 1.1 and 1.2 readers disagree on them. */
+  if (strcmp (n->value, "true") == 0 || strcmp (n->value, "false") == 0) {
+    *out = n->value[0] == 't';
+    return TRUE;
+  }
+  ytree_error (error, PS_ERROR_DATA, n, "%s must be true or false, got '%s'", k->path, n->value);
+  return FALSE;
+}
+
 static gboolean
 convert_int (const KeyDef *k, const YNode *n, int64_t *out, GError **error)
 {
@@ -230,16 +246,7 @@ cfg_convert_value (const KeyDef *k, const YNode *n, PsConfig *cfg, GError **erro
   case K_DOUBLE:
     return convert_double (k, n, field, error);
   case K_BOOL:
-    if (!want_scalar (k, n, "true or false", error))
-      return FALSE;
-    /* Only lower-case true and false: YAML 1.1's yes/no/on/off/y/n are refused, as they turn answers and country
-     * codes (NO) into booleans by surprise, and YAML 1.1 and 1.2 readers disagree on them. */
-    if (strcmp (n->value, "true") == 0 || strcmp (n->value, "false") == 0) {
-      *(bool *) field = n->value[0] == 't';
-      return TRUE;
-    }
-    ytree_error (error, PS_ERROR_DATA, n, "%s must be true or false, got '%s'", k->path, n->value);
-    return FALSE;
+    return convert_bool (k, n, field, error);
   case K_STRING:
     if (!want_scalar (k, n, "a string", error))
       return FALSE;
@@ -291,11 +298,18 @@ range_end (const KeyDef *k, const YNode *n, double *out, GError **error)
     *out = (double) v;
     return TRUE;
   }
+  if (k->type == K_BOOL) {
+    bool b;
+    if (!convert_bool (k, n, &b, error))
+      return FALSE;
+    *out = b;
+    return TRUE;
+  }
   return convert_double (k, n, out, error);
 }
 
 /* A file's assumptions: section, checked on its own (before any merge, so errors point into the file): a mapping
- * of known numeric keys to [LO, HI] with LO < HI. */
+ * of known numeric keys to [LO, HI] with LO < HI, of boolean ones to [false, true]. */
 gboolean
 cfg_check_assumptions (const YNode *a, GError **error)
 {
@@ -319,9 +333,10 @@ cfg_check_assumptions (const YNode *a, GError **error)
                    "an input of the model: it has no range", kn->value);
       return FALSE;
     }
-    if (k->type != K_INT && k->type != K_DOUBLE) {
-      ytree_error (error, PS_ERROR_DATA, kn, "assumptions: '%s' is not numeric (%s): only a number has a range",
-                   kn->value, k->type == K_ENUM || k->type == K_WORDS ? "a choice of words" : cfg_type_name (k));
+    if (k->type != K_INT && k->type != K_DOUBLE && k->type != K_BOOL) {
+      ytree_error (error, PS_ERROR_DATA, kn, "assumptions: '%s' is not numeric (%s): only a number or a boolean "
+                   "has a range", kn->value, k->type == K_ENUM || k->type == K_WORDS ? "a choice of words"
+                                                                                       : cfg_type_name (k));
       return FALSE;
     }
     if (vn->kind != YNODE_SEQ || vn->items->len != 2) {
@@ -331,6 +346,10 @@ cfg_check_assumptions (const YNode *a, GError **error)
     double lo, hi;
     if (!range_end (k, vn->items->pdata[0], &lo, error) || !range_end (k, vn->items->pdata[1], &hi, error))
       return FALSE;
+    if (!(lo < hi) && k->type == K_BOOL) {
+      ytree_error (error, PS_ERROR_DATA, vn, "assumptions: the range of %s must be [false, true]", kn->value);
+      return FALSE;
+    }
     if (!(lo < hi)) {
       ytree_error (error, PS_ERROR_DATA, vn, "assumptions: the range of %s must have LO < HI (got [%g, %g])",
                    kn->value, lo, hi);
@@ -474,5 +493,6 @@ ps_config_number (const PsConfig *cfg, const char *path)
   const KeyDef *k = cfg_find_key (path);
   const void *field = k ? (const char *) cfg + k->offset : NULL;
   return !k ? NAN : k->type == K_INT ? (double) *(const int64_t *) field
-                  : k->type == K_DOUBLE ? *(const double *) field : NAN;
+                  : k->type == K_DOUBLE ? *(const double *) field
+                  : k->type == K_BOOL ? (double) *(const bool *) field : NAN;
 }

@@ -239,7 +239,8 @@ ps_key_use (const char *key)
                                            "host.completion_overhead_ns", "host.completion_fence_ns",
                                            "host.completion_mbps", "host.completion_group_tlps",
                                            "host.completion_bytes", "host.completion_full_block_bytes",
-                                           "host.read_queue_depth", "host.completion_queue_tlps" };
+                                           "host.read_queue_depth", "host.completion_queue_tlps",
+                                           "host.completions_in_order" };
   for (size_t i = 0; i < G_N_ELEMENTS (completer); i++)
     if (strcmp (key, completer[i]) == 0)
       return PS_USE_HOST_READ;

@@ -39,10 +39,27 @@ relative_to (const char *from, const char *target)
 static void
 value_text (GString *o, const Parameter *p)
 {
-  if (p->integer)
+  /* A boolean is searched as 0 or 1 but written as the word its key reads back. */
+  if (ps_config_key_boolean (p->a->key))
+    g_string_append (o, p->value > 0 ? "true" : "false");
+  else if (p->integer)
     g_string_append_printf (o, "%" G_GINT64_FORMAT, (int64_t) p->value);
   else
     g_string_append_printf (o, "%.6g", p->value);
+}
+
+/* A value as the report prints it: %g, a boolean's as its word. */
+static char *
+number_text (const Parameter *p, double v)
+{
+  return ps_config_key_boolean (p->a->key) ? g_strdup (v > 0 ? "true" : "false") : g_strdup_printf ("%g", v);
+}
+
+static char *
+range_text (const Parameter *p)
+{
+  g_autofree char *lo = number_text (p, p->a->lo), *hi = number_text (p, p->a->hi);
+  return g_strdup_printf ("[%s, %s]", lo, hi);
 }
 
 static void
@@ -74,8 +91,9 @@ write_config (const Fit *f, GString *o, double rms_pct)
     value_text (o, p);
     /* Where the value was set, not where its range is (PsAssumption.at). */
     const PsKeyOrigin *from = ps_config_origin (f->base, p->a->key);
-    g_string_append_printf (o, "   # fitted by pciesim fit %s within [%g, %g] (was %g at %s)\n", f->opt->path, p->a->lo,
-                            p->a->hi, p->file_value, from && from->at ? from->at : p->a->at);
+    g_autofree char *range = range_text (p), *was = number_text (p, p->file_value);
+    g_string_append_printf (o, "   # fitted by pciesim fit %s within %s (was %s at %s)\n", f->opt->path, range, was,
+                            from && from->at ? from->at : p->a->at);
     g_strfreev (prev);
     prev = g_steal_pointer (&parts);
   }
@@ -117,15 +135,21 @@ fit_text (const Fit *f, GString *report, const double *fig, double rms, guint ju
   g_string_append (report, "\nparameter                        range              file value      fitted   by the data\n");
   for (guint k = 0; k < f->p->len; k++) {
     const Parameter *p = &g_array_index (f->p, Parameter, k);
-    g_autofree char *range = g_strdup_printf ("[%g, %g]", p->a->lo, p->a->hi);
+    g_autofree char *range = range_text (p), *was = number_text (p, p->file_value);
+    g_autofree char *now = ps_config_key_boolean (p->a->key) ? number_text (p, p->value)
+                                                              : g_strdup_printf ("%.6g", p->value);
     if (!p->constrained) {
-      g_string_append_printf (report, "%-32s %-18s %10g %11.6g   unconstrained: it moves no measured figure; file "
-                              "value kept\n", p->a->key, range, p->file_value, p->value);
+      g_string_append_printf (report, "%-32s %-18s %10s %11s   unconstrained: it moves no measured figure; file "
+                              "value kept\n", p->a->key, range, was, now);
       continue;
     }
-    g_autofree char *fits = g_strdup_printf ("%.6g to %.6g", p->fits_lo, p->fits_hi);
-    g_string_append_printf (report, "%-32s %-18s %10g %11.6g   constrained: %s fit as well%s\n", p->a->key, range,
-                            p->file_value, p->value, fits,
+    g_autofree char *fits_lo = ps_config_key_boolean (p->a->key) ? number_text (p, p->fits_lo)
+                                                                  : g_strdup_printf ("%.6g", p->fits_lo);
+    g_autofree char *fits_hi = ps_config_key_boolean (p->a->key) ? number_text (p, p->fits_hi)
+                                                                  : g_strdup_printf ("%.6g", p->fits_hi);
+    g_autofree char *fits = g_strdup_printf ("%s to %s", fits_lo, fits_hi);
+    g_string_append_printf (report, "%-32s %-18s %10s %11s   constrained: %s fit as well%s\n", p->a->key, range,
+                            was, now, fits,
                             p->fits_lo == p->a->lo || p->fits_hi == p->a->hi ? " (to the range's end: a plateau)"
                                                                               : "");
   }

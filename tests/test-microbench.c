@@ -600,6 +600,42 @@ START_TEST (test_numa_remote)
 }
 END_TEST
 
+/* Where a warm line is cached decides what its read pays, the buffer's memory what a cold one pays (pcie-bench's
+ * sD-sB-sC, docs/host-model.md §3b). By hand with remote_ns 100 over the local figures: a local buffer warmed from
+ * the other socket is read 100 ns later; a remote one warmed from the device's socket as a local one, but cold 100
+ * ns later than local and cold; a write-then-read reads its own write from the buffer's memory, wherever the
+ * window was warmed; and the default, the buffer's socket, is the buffer's remote_ns. */
+START_TEST (test_numa_warm_cache)
+{
+  struct {
+    const char *sets[5];
+    double more_ns; /* over the same test local (no --set but remote_ns) */
+  } cases[] = {
+    { { "host.numa.warm_cache=other_socket", NULL }, 100 },
+    { { "host.numa.buffer_remote=true", "host.numa.warm_cache=device_socket", NULL }, 0 },
+    { { "host.numa.buffer_remote=true", "host.numa.warm_cache=device_socket", "microbench.cache=cold", NULL }, 100 },
+    { { "host.numa.warm_cache=other_socket", "microbench.test=lat_wrrd", NULL }, 0 },
+    { { "host.numa.buffer_remote=true", "host.numa.warm_cache=buffer_socket", NULL }, 100 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    /* The local run differs only in the NUMA keys: the same test and cache state. */
+    const char *with[7] = { "host.numa.remote_ns=100" }, *local[4] = { "host.numa.remote_ns=100" };
+    guint nw = 1, nl = 1;
+    for (guint k = 0; cases[i].sets[k]; k++) {
+      with[nw++] = cases[i].sets[k];
+      if (g_str_has_prefix (cases[i].sets[k], "microbench."))
+        local[nl++] = cases[i].sets[k];
+    }
+    g_autofree char *a = g_strdup_printf ("warm%u", i), *b = g_strdup_printf ("warm%u_local", i);
+    g_autoptr (PsConfig) w = load (a, lat_yaml, with);
+    g_autoptr (PsConfig) l = load (b, lat_yaml, local);
+    double got = run (w, 1).latency.mean_ns, base = run (l, 1).latency.mean_ns;
+    ck_assert_msg (fabs (got - base - cases[i].more_ns) <= 4, "case %u: %.3f ns against %.3f local, want +%g", i,
+                   got, base, cases[i].more_ns);
+  }
+}
+END_TEST
+
 /* The JSON contract: results.microbench {test, transfer_bytes, gbps, read_gbps, write_gbps, latency_ns {mean, p50,
  * p99, max}}. */
 START_TEST (test_json)
@@ -695,6 +731,7 @@ main (void)
   tcase_add_test (tc, test_engine_costs);
   tcase_add_test (tc, test_device_offset);
   tcase_add_test (tc, test_numa_remote);
+  tcase_add_test (tc, test_numa_warm_cache);
   tcase_add_test (tc, test_json);
   tcase_add_test (tc, test_sweep_metrics);
   suite_add_tcase (s, tc);

@@ -45,6 +45,8 @@ typedef enum {
 } PsMicrobenchTest;
 /* microbench.cache: pcie-bench's HWarm, Cold, DWarm, DThrash, in cache_words order. */
 typedef enum { PS_MB_WARM, PS_MB_COLD, PS_MB_DEVICE_WARM, PS_MB_DEVICE_THRASH } PsMicrobenchCache;
+/* host.numa.warm_cache, in its words' order. */
+typedef enum { PS_NUMA_CACHE_BUFFER, PS_NUMA_CACHE_DEVICE, PS_NUMA_CACHE_OTHER } PsNumaWarmCache;
 typedef enum { PS_UPDATEFC_MINIMUM, PS_UPDATEFC_RECOMMENDED } PsUpdateFcPolicy;
 typedef enum { PS_SWITCH_UPDATEFC_LINK, PS_SWITCH_UPDATEFC_MINIMUM, PS_SWITCH_UPDATEFC_RECOMMENDED } PsSwitchUpdateFc;
 typedef enum { PS_MAPPING_WC, PS_MAPPING_UC } PsMapping;
@@ -192,6 +194,7 @@ typedef struct {
     struct {
       bool buffer_remote; /* the DMA buffer is in the other socket's memory */
       double remote_ns; /* what reaching it adds to a read's latency and a posted write's slot time */
+      int warm_cache; /* PsNumaWarmCache: the socket whose LLC holds a warm window's lines */
     } numa;
     int64_t ack_every_tlps;
     double write_drain_mbps; /* 0 = unlimited */

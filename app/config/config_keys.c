@@ -61,6 +61,7 @@ const char *const ps_microbench_test_words[] = { "lat_rd", "lat_wrrd", "bw_rd", 
                                                  "lat_cmd_wrrd", NULL };
 static const char *const offsets_words[] = { "sequential", "random", NULL };
 static const char *const cache_words[] = { "warm", "cold", "device_warm", "device_thrash", NULL };
+static const char *const warm_cache_words[] = { "buffer_socket", "device_socket", "other_socket", NULL };
 static const char *const forwarding_words[] = { "cut_through", "store_and_forward", NULL };
 static const char *const switch_arbitration_words[] = { "round_robin", "weighted_round_robin", NULL };
 static const char *const buffer_words[] = { "per_port", "shared", NULL };
@@ -344,6 +345,13 @@ const KeyDef cfg_keys[] = {
     "with host.numa.buffer_remote: what the other socket adds to a read's latency (host.read_latency_ns) and to a "
     "posted write's slot time (host.write_latency_ns): a request's hop over QPI/UPI and its answer's back, the "
     "difference of a CPU's remote and local memory latency (Intel's Memory Latency Checker measures both)"),
+  KEY_ENUM ("host.numa.warm_cache", host.numa.warm_cache, warm_cache_words, "buffer_socket",
+    "the socket whose last-level cache holds a warm window's lines (microbench.cache warm): where the program that "
+    "warmed it ran (pcie-bench's sD-sB-sC: sC). buffer_socket: the buffer's own (a warm line is remote exactly "
+    "when the buffer is); device_socket: the device's, whose reads then hit it there, host.numa.remote_ns saved "
+    "even for a buffer in the other socket's memory; other_socket: the other one, every warm hit host.numa.remote_ns "
+    "more, even for a buffer in the device's socket. A line beyond the LLC, or a cold window, is read from the "
+    "buffer's memory (docs/host-model.md §3b)"),
   KEY_BOOL ("host.iommu.enabled", host.iommu.enabled, "false",
     "DMA addresses are translated by an IOMMU (Intel VT-d): every DMA request to host memory looks its page up in "
     "the IOTLB, and a miss waits for a page walk (docs/host-model.md §3)"),

@@ -418,18 +418,38 @@ device_words (const PsConfig *cfg, gboolean cmd, int test, FlowSpec specs[2])
       specs[k].dma_gap_ps += data_ps;
 }
 
+/* What a read of the window pays beyond the host's read latency, by the window's cache state and the sockets; TRUE
+ * if some read crosses to the other socket (host.numa.remote_ns is read). */
+static gboolean
+microbench_memory (const PsConfig *cfg, HostParams *hp)
+{
+  /* Cold, device-warm and thrashed windows are read from DRAM: an I/O read that misses the LLC does not allocate
+   * a line in it (Intel DDIO allocates on writes only), so the device's own reads leave the window as cold. */
+  gboolean cold = cfg->microbench.cache != PS_MB_WARM;
+  if (cold)
+    hp->read_latency_ns += cfg->host.cold_cache_latency_ns;
+  else
+    hp->llc_miss_ns = cfg->host.cold_cache_latency_ns;
+  /* A warm line is read from the socket whose LLC holds it (host.numa.warm_cache), a line beyond the LLC from the
+   * buffer's memory: ps_build_system_params() charged every read the buffer's socket, which a line cached in the
+   * other one is not (docs/host-model.md §3b). A write-then-read reads its own write, in the buffer's socket. */
+  int wc = cfg->host.numa.warm_cache;
+  gboolean wrrd = cfg->microbench.test == PS_MB_LAT_WRRD || cfg->microbench.test == PS_MB_LAT_CMD_WRRD;
+  if (!cold && wc != PS_NUMA_CACHE_BUFFER && !wrrd) {
+    double remote = cfg->host.numa.remote_ns, buffer = cfg->host.numa.buffer_remote ? remote : 0;
+    hp->read_latency_ns -= buffer;
+    hp->llc_miss_ns += buffer;
+    hp->llc_hit_ns = wc == PS_NUMA_CACHE_OTHER ? remote : 0;
+  }
+  return cfg->host.numa.buffer_remote || (!cold && wc == PS_NUMA_CACHE_OTHER && !wrrd);
+}
+
 gboolean
 ps_run_microbench (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsMicrobenchResult *out, GError **error)
 {
   SystemParams sp;
   ps_build_system_params (cfg, &sp);
-  /* Cold, device-warm and thrashed windows are read from DRAM: an I/O read that misses the LLC does not allocate
-   * a line in it (Intel DDIO allocates on writes only), so the device's own reads leave the window as cold. */
-  gboolean cold = cfg->microbench.cache != PS_MB_WARM;
-  if (cold)
-    sp.host.read_latency_ns += cfg->host.cold_cache_latency_ns;
-  else
-    sp.host.llc_miss_ns = cfg->host.cold_cache_latency_ns;
+  gboolean numa = microbench_memory (cfg, &sp.host), cold = cfg->microbench.cache != PS_MB_WARM;
   Fabric *f = NULL;
   Endpoint *ep = NULL;
   Host *host = NULL;
@@ -489,7 +509,7 @@ ps_run_microbench (const PsConfig *cfg, uint64_t seed, SimTrace *trace, PsMicrob
       g_rand_free (rand[k]);
   /* No CPU here: no interrupt draws. The cold cache is read above, for this test's every read. */
   HostCounters hc = ok ? host_counters (host) : (HostCounters) { 0 };
-  unsigned uses = uses_of (&hc, 0) | (cfg->host.numa.buffer_remote ? PS_USE_NUMA : 0u);
+  unsigned uses = uses_of (&hc, 0) | (numa ? PS_USE_NUMA : 0u);
   if (cold || (cfg->host.llc_bytes > 0 && cfg->host.llc_bytes < cfg->microbench.window_bytes))
     uses |= PS_USE_COLD_CACHE;
   fabric_free (f);

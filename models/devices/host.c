@@ -69,7 +69,7 @@ host_params_check (const HostParams *p, uint32_t mps, GError **error)
                        p->cpl_fence_ns, p->write_drain_mbps, p->write_latency_ns, p->sw_pio_latency_ns,
                        p->sw_pio_gap_ns, p->msi_latency_ns, p->poll_interval_ns, p->iteration_gap_ns,
                        p->cpu_write_path_ns, p->iommu_walk_ns, p->iommu_read_resume_ns,
-                       p->iommu_read_resume_group_ns, p->llc_miss_ns, p->write_partial_block_ns };
+                       p->iommu_read_resume_group_ns, p->llc_miss_ns, p->write_partial_block_ns, p->llc_hit_ns };
   /* 0 is legal for every one (no latency, or a rate that does not limit). The negated test also rejects NaN;
    * the bound (1e12 ns is over 16 minutes) keeps every conversion to picoseconds far inside SimTime. */
   for (guint i = 0; i < G_N_ELEMENTS (v); i++)
@@ -327,7 +327,7 @@ host_set_llc (Host *h, uint64_t lo, uint64_t hi)
 SimTime
 host_memory_ps (const Host *h, const Tlp *t)
 {
-  return t->address >= h->llc_lo && t->address < h->llc_hi ? 0 : h->llc_miss_ps;
+  return t->address >= h->llc_lo && t->address < h->llc_hi ? h->llc_hit_ps : h->llc_miss_ps;
 }
 
 /* The time the memory controller takes to drain `bytes` of posted data, rounded to the picosecond. */
@@ -687,6 +687,7 @@ host_new (Fabric *f, const char *name, const HostParams *params, uint32_t root_p
   /* Converted once: the per-TLP paths only multiply. Rates of 0 become 0 ps per byte, i.e. no limit. */
   h->llc_hi = UINT64_MAX;
   h->llc_miss_ps = units_ns_to_ps (params->llc_miss_ns);
+  h->llc_hit_ps = units_ns_to_ps (params->llc_hit_ns);
   h->drain_ps_per_byte = ps_per_byte (params->write_drain_mbps);
   h->drain_memo_bytes = UINT32_MAX; /* no payload is that large: the first drain_ps() computes */
   h->write_latency_ps = units_ns_to_ps (params->write_latency_ns);

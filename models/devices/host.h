@@ -35,8 +35,8 @@
  *   completions (cut as the completer will) after the first; the walker that walked for it is busy until then.
  *   Off, nothing is looked up and nothing waits.
  * - Last-level cache. host_set_llc() names the one range of host memory the LLC holds; a read whose first byte
- *   lies outside it is served from DRAM, llc_miss_ns later than read_latency_ns says. Never called, the LLC holds
- *   everything (what every host without the parameter models).
+ *   lies outside it is served from DRAM, llc_miss_ns later than read_latency_ns says, one inside it llc_hit_ns
+ *   later. Never called, the LLC holds everything (what every host without the parameter models).
  * - Tags: a requester never has two reads with one tag outstanding at host memory (checked on every MRd, exit 70);
  *   different requesters' tags are independent (spec §2.2.6.2), and HostCounters.tag_sharing_high_water counts
  *   how many requesters held one tag number at once.
@@ -107,8 +107,9 @@ typedef struct {
   uint32_t iommu_walks; /* walks in flight at once (0 counts as 1); more queue for the first walker free */
   double iommu_read_resume_ns; /* a read that waited for its translation starts this much after it */
   double iommu_read_resume_group_ns; /* and this much more per group of its completions after the first */
-  /* Last-level cache (host_set_llc): a read of a line the LLC does not hold takes this much longer (DRAM). */
-  double llc_miss_ns;
+  /* Last-level cache (host_set_llc): a read of a line the LLC does not hold takes this much longer (DRAM), and
+   * one of a line it holds llc_hit_ns longer (an LLC in the other socket: NUMA). */
+  double llc_miss_ns, llc_hit_ns;
   /* Posted-write sink. */
   double write_drain_mbps; /* rate at which posted data is absorbed into memory; 0 = unlimited */
   double write_latency_ns; /* drained -> receive-buffer slot (and its P credits) released */

@@ -67,7 +67,7 @@ struct Host {
   SimTime *walker_free, walk_ps, read_resume_ps, read_resume_group_ps;
   /* Last-level cache: the range it holds, and what a read outside it adds (host_memory_ps()). */
   uint64_t llc_lo, llc_hi;
-  SimTime llc_miss_ps;
+  SimTime llc_miss_ps, llc_hit_ps;
 
   GArray *watch; /* Watch: status words software polls */
   HostEventFn msi_fn;

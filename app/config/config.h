@@ -324,7 +324,7 @@ const char *ps_mode_name (unsigned single_mode);
 
 /* A numeric key's value as a double, a boolean's as 0 or 1 (NaN for any other key). */
 double ps_config_number (const PsConfig *cfg, const char *path);
-/* TRUE if `path` is a numeric key (integer or number), the only kind a range may be given for. */
+/* TRUE if `path` is a numeric key (integer or number); a range may be given for one, or for a boolean. */
 gboolean ps_config_key_numeric (const char *path);
 /* TRUE if `path` is an integer key (so a range's samples are rounded, a fit keeps it whole); a boolean is one,
  * 0 or 1, and its range is [false, true]. */

@@ -45,7 +45,6 @@ want_scalar (const KeyDef *k, const YNode *n, const char *what, GError **error)
   return TRUE;
 }
 
-/* Integers are strict decimal (no 0x, no 8.0): configs are read by people, and sizes must be exact. */
 static gboolean
 convert_bool (const KeyDef *k, const YNode *n, bool *out, GError **error)
 {
@@ -61,6 +60,7 @@ convert_bool (const KeyDef *k, const YNode *n, bool *out, GError **error)
   return FALSE;
 }
 
+/* Integers are strict decimal (no 0x, no 8.0): configs are read by people, and sizes must be exact. */
 static gboolean
 convert_int (const KeyDef *k, const YNode *n, int64_t *out, GError **error)
 {

@@ -331,6 +331,8 @@ gboolean ps_config_key_numeric (const char *path);
 gboolean ps_config_key_integer (const char *path);
 /* TRUE if `path` is a boolean key: its range's ends and its --set are written false and true. */
 gboolean ps_config_key_boolean (const char *path);
+/* Value `v` of key `path` as a report prints it: a boolean's word, any other number as %g. */
+char *ps_config_number_text (const char *path, double v);
 /* The value of key `path` nearest to `v` that the key accepts: an integer key rounds (to a power of two, or to
  * its list of allowed values, when it has one), a boolean to 0 or 1. Doubles are returned as they are. */
 double ps_config_snap (const char *path, double v);

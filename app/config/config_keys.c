@@ -755,6 +755,12 @@ ps_config_key_boolean (const char *path)
   return k && k->type == K_BOOL;
 }
 
+char *
+ps_config_number_text (const char *path, double v)
+{
+  return ps_config_key_boolean (path) ? g_strdup (v > 0 ? "true" : "false") : g_strdup_printf ("%g", v);
+}
+
 double
 ps_config_snap (const char *path, double v)
 {

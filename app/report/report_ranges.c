@@ -225,13 +225,9 @@ ps_ranges_render_text (GString *o, const PsRanges *r, const PsRunResult *res, gb
       if (!(fabs (s->hi_figure - s->lo_figure) > 0) || strcmp (lo_text, hi_text) == 0)
         break;
       /* A boolean's ends are its words; its JSON keeps 0 and 1, as every value there is a number. */
-      gboolean word = ps_config_key_boolean (s->key);
-      char lo_v[G_ASCII_DTOSTR_BUF_SIZE], hi_v[G_ASCII_DTOSTR_BUF_SIZE];
-      g_snprintf (lo_v, sizeof lo_v, "%g", s->lo_value);
-      g_snprintf (hi_v, sizeof hi_v, "%g", s->hi_value);
-      g_string_append_printf (most, "%s%s %s→%s: %s→%s", shown++ ? "; " : "", s->key,
-                              word ? (s->lo_value > 0 ? "true" : "false") : lo_v,
-                              word ? (s->hi_value > 0 ? "true" : "false") : hi_v, lo_text, hi_text);
+      g_autofree char *lo_v = ps_config_number_text (s->key, s->lo_value);
+      g_autofree char *hi_v = ps_config_number_text (s->key, s->hi_value);
+      g_string_append_printf (most, "%s%s %s→%s: %s→%s", shown++ ? "; " : "", s->key, lo_v, hi_v, lo_text, hi_text);
     }
     if (most->len)
       g_string_append_printf (o, "%s%-20s moved most by %s\n", markdown ? "  " : "  ", "", most->str);

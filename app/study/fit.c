@@ -48,17 +48,11 @@ value_text (GString *o, const Parameter *p)
     g_string_append_printf (o, "%.6g", p->value);
 }
 
-/* A value as the report prints it: %g, a boolean's as its word. */
-static char *
-number_text (const Parameter *p, double v)
-{
-  return ps_config_key_boolean (p->a->key) ? g_strdup (v > 0 ? "true" : "false") : g_strdup_printf ("%g", v);
-}
-
+/* A parameter's range as the report and the fitted file print it (a boolean's ends as words). */
 static char *
 range_text (const Parameter *p)
 {
-  g_autofree char *lo = number_text (p, p->a->lo), *hi = number_text (p, p->a->hi);
+  g_autofree char *lo = ps_config_number_text (p->a->key, p->a->lo), *hi = ps_config_number_text (p->a->key, p->a->hi);
   return g_strdup_printf ("[%s, %s]", lo, hi);
 }
 
@@ -91,7 +85,7 @@ write_config (const Fit *f, GString *o, double rms_pct)
     value_text (o, p);
     /* Where the value was set, not where its range is (PsAssumption.at). */
     const PsKeyOrigin *from = ps_config_origin (f->base, p->a->key);
-    g_autofree char *range = range_text (p), *was = number_text (p, p->file_value);
+    g_autofree char *range = range_text (p), *was = ps_config_number_text (p->a->key, p->file_value);
     g_string_append_printf (o, "   # fitted by pciesim fit %s within %s (was %s at %s)\n", f->opt->path, range, was,
                             from && from->at ? from->at : p->a->at);
     g_strfreev (prev);
@@ -135,18 +129,16 @@ fit_text (const Fit *f, GString *report, const double *fig, double rms, guint ju
   g_string_append (report, "\nparameter                        range              file value      fitted   by the data\n");
   for (guint k = 0; k < f->p->len; k++) {
     const Parameter *p = &g_array_index (f->p, Parameter, k);
-    g_autofree char *range = range_text (p), *was = number_text (p, p->file_value);
-    g_autofree char *now = ps_config_key_boolean (p->a->key) ? number_text (p, p->value)
-                                                              : g_strdup_printf ("%.6g", p->value);
+    /* %g is %.6g: the table's six significant digits. */
+    g_autofree char *range = range_text (p), *was = ps_config_number_text (p->a->key, p->file_value);
+    g_autofree char *now = ps_config_number_text (p->a->key, p->value);
     if (!p->constrained) {
       g_string_append_printf (report, "%-32s %-18s %10s %11s   unconstrained: it moves no measured figure; file "
                               "value kept\n", p->a->key, range, was, now);
       continue;
     }
-    g_autofree char *fits_lo = ps_config_key_boolean (p->a->key) ? number_text (p, p->fits_lo)
-                                                                  : g_strdup_printf ("%.6g", p->fits_lo);
-    g_autofree char *fits_hi = ps_config_key_boolean (p->a->key) ? number_text (p, p->fits_hi)
-                                                                  : g_strdup_printf ("%.6g", p->fits_hi);
+    g_autofree char *fits_lo = ps_config_number_text (p->a->key, p->fits_lo);
+    g_autofree char *fits_hi = ps_config_number_text (p->a->key, p->fits_hi);
     g_autofree char *fits = g_strdup_printf ("%s to %s", fits_lo, fits_hi);
     g_string_append_printf (report, "%-32s %-18s %10s %11s   constrained: %s fit as well%s\n", p->a->key, range,
                             was, now, fits,

@@ -1,8 +1,9 @@
 /* host_impl.h — the root complex's private state and the helpers host.c uses before it defines them (root ports,
  * routing, the posted-write sink, the CPU's path, the IOMMU and the joins to its completer, models/txn/).
  *
- * Contract: nothing but models/devices/host.c and host_cpu.c include this; the rest of pciesim sees host.h only. It is a header
- * of its own so that the state's commentary does not push host.c past the size bound (test-layering.c).
+ * Contract: nothing but models/devices/host.c and host_cpu.c include this; the rest of pciesim sees host.h only.
+ * It is a header of its own so that the state's commentary does not push host.c past the size bound
+ * (test-layering.c).
  */
 #pragma once
 
